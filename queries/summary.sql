@@ -1,0 +1,24 @@
+-- summary: the seed 000 §12 dashboard counts, one row per evaluation window.
+--   total_safe_outputs                 every safe output (executed or only requested)
+--   evaluable_outputs                  outputs whose state could be judged: status not in (skipped, unknown)
+--   accepted_strong|medium|weak        accepted outputs by evidence strength
+--   rejected, pending, ignored, unknown, skipped   outputs by status
+--   fallback_exists_only_count         outputs whose only evidence is that the target exists (signal target_exists_only)
+--   missing_type_specific_rule_count   outputs of a type that has no rule (signal no_type_specific_evaluator)
+SELECT
+  eval_window,
+  COUNT(*) AS total_safe_outputs,
+  SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_outputs,
+  SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS accepted_strong,
+  SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'medium' THEN 1 ELSE 0 END) AS accepted_medium,
+  SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'weak' THEN 1 ELSE 0 END) AS accepted_weak,
+  SUM(CASE WHEN outcome_status = 'rejected' THEN 1 ELSE 0 END) AS rejected,
+  SUM(CASE WHEN outcome_status = 'pending' THEN 1 ELSE 0 END) AS pending,
+  SUM(CASE WHEN outcome_status = 'ignored' THEN 1 ELSE 0 END) AS ignored,
+  SUM(CASE WHEN outcome_status = 'unknown' THEN 1 ELSE 0 END) AS unknown,
+  SUM(CASE WHEN outcome_status = 'skipped' THEN 1 ELSE 0 END) AS skipped,
+  SUM(CASE WHEN human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS fallback_exists_only_count,
+  SUM(CASE WHEN human_check_signal = 'no_type_specific_evaluator' THEN 1 ELSE 0 END) AS missing_type_specific_rule_count
+FROM outcomes
+GROUP BY eval_window, window_order
+ORDER BY window_order

@@ -1,0 +1,168 @@
+//! Command-line definitions. They become a validated [`Config`] before any work starts.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use hindsight::evaluate::{window, Policy, Window};
+use hindsight::pipeline::Study;
+use hindsight::report::Format;
+use hindsight::{Error, Result};
+
+#[derive(Parser, Debug)]
+#[command(name = "hindsight", version, about = "What became of AI agents' actions in GitHub repositories, judged offline on frozen snapshots.")]
+pub struct Cli {
+    /// No progress bars or summaries on stderr.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    /// Worker threads (default: all cores). Outputs are identical at any count.
+    #[arg(long, global = true, value_name = "N")]
+    threads: Option<usize>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Convert, evaluate and print the dashboard. With no inputs: the bundled demo study.
+    Run {
+        #[command(flatten)]
+        inputs: Inputs,
+        /// Dataset directory to write.
+        #[arg(long, default_value = "hindsight-out")]
+        out: PathBuf,
+        #[command(flatten)]
+        eval: EvalArgs,
+        #[arg(long, default_value = "table")]
+        format: String,
+    },
+    /// Read a snapshot and runs into a Parquet dataset.
+    Convert {
+        #[command(flatten)]
+        inputs: Inputs,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Judge every safe output in every window; writes outcomes.parquet.
+    Evaluate {
+        #[arg(long)]
+        dataset: PathBuf,
+        #[command(flatten)]
+        eval: EvalArgs,
+    },
+    /// Run the dashboard, a bundled query, a .sql file, or one SELECT over the dataset.
+    Report {
+        #[arg(long)]
+        dataset: PathBuf,
+        /// A bundled query name (summary, acceptance_by_window, acceptance_by_type) or a .sql file.
+        #[arg(long, conflicts_with = "sql")]
+        query: Option<String>,
+        /// One SQL statement over the dataset's tables.
+        #[arg(long)]
+        sql: Option<String>,
+        /// table, json, csv or markdown.
+        #[arg(long, default_value = "table")]
+        format: String,
+    },
+    /// Print the rules catalogue: every (type, condition, status, strength, signal) from the code.
+    Rules {
+        /// markdown or json.
+        #[arg(long, default_value = "markdown")]
+        format: String,
+    },
+    /// Print the policy in force (defaults, or FILE merged over them).
+    Policy {
+        #[arg(long)]
+        policy: Option<PathBuf>,
+    },
+}
+
+#[derive(Args, Debug)]
+struct Inputs {
+    /// Snapshot directory (snapshot.json + captures).
+    #[arg(long, requires = "runs")]
+    snapshot: Option<PathBuf>,
+    /// Runs directory (one sub-directory per workflow run).
+    #[arg(long, requires = "snapshot")]
+    runs: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct EvalArgs {
+    /// Windows after each output, comma-separated (`snapshot` is always added).
+    #[arg(long, default_value = "1h,24h,7d,30d")]
+    windows: String,
+    /// Policy file (JSON); see `hindsight policy`.
+    #[arg(long)]
+    policy: Option<PathBuf>,
+}
+
+/// Validated configuration.
+pub struct Config {
+    pub quiet: bool,
+    pub threads: Option<usize>,
+    pub task: Task,
+}
+
+pub enum Task {
+    Run { study: Option<Study>, out: PathBuf, windows: Vec<Window>, policy: Policy, format: Format },
+    Convert { study: Study, out: PathBuf },
+    Evaluate { dataset: PathBuf, windows: Vec<Window>, policy: Policy },
+    Report { dataset: PathBuf, sql: Option<String>, format: Format },
+    Rules { json: bool },
+    Policy { policy: Policy },
+}
+
+fn study(i: Inputs) -> Option<Study> {
+    match (i.snapshot, i.runs) {
+        (Some(snapshot), Some(runs)) => Some(Study { snapshot, runs }),
+        _ => None,
+    }
+}
+
+fn policy(p: Option<PathBuf>) -> Result<Policy> {
+    p.map(|p| Policy::load(&p)).transpose().map(Option::unwrap_or_default)
+}
+
+impl Cli {
+    pub fn into_config(self) -> Result<Config> {
+        if self.threads == Some(0) {
+            return Err(Error::Usage("--threads must be at least 1".into()));
+        }
+        let task = match self.command {
+            Command::Run { inputs, out, eval, format } => Task::Run {
+                study: study(inputs),
+                out,
+                windows: window::parse_list(&eval.windows)?,
+                policy: policy(eval.policy)?,
+                format: format.parse()?,
+            },
+            Command::Convert { inputs, out } => Task::Convert {
+                study: study(inputs).ok_or_else(|| Error::Usage("convert needs --snapshot DIR and --runs DIR".into()))?,
+                out,
+            },
+            Command::Evaluate { dataset, eval } => Task::Evaluate {
+                dataset,
+                windows: window::parse_list(&eval.windows)?,
+                policy: policy(eval.policy)?,
+            },
+            Command::Report { dataset, query, sql, format } => Task::Report {
+                dataset,
+                sql: match (query, sql) {
+                    (Some(q), _) => Some(hindsight::report::query_text(&q)?),
+                    (None, s) => s,
+                },
+                format: format.parse()?,
+            },
+            Command::Rules { format } => Task::Rules {
+                json: match format.as_str() {
+                    "json" => true,
+                    "markdown" | "md" => false,
+                    other => return Err(Error::Usage(format!("rules --format `{other}`: expected markdown or json"))),
+                },
+            },
+            Command::Policy { policy: p } => Task::Policy { policy: policy(p)? },
+        };
+        Ok(Config { quiet: self.quiet, threads: self.threads, task })
+    }
+}

@@ -1,0 +1,104 @@
+//! `manifest.json`: what went into a dataset and what came out, so a study can be re-run
+//! and checked years later.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::inputs::InputFile;
+
+pub const FORMAT: &str = "hindsight-dataset/1";
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct RecordCount {
+    pub input: usize,
+    pub used: usize,
+    pub quarantined: usize,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TableEntry {
+    pub rows: usize,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub format: String,
+    pub tool: BTreeMap<String, String>,
+    pub captured_at: String,
+    pub inputs: Vec<InputFileEntry>,
+    /// Per input (`snapshot`, `runs`): records read = used + quarantined.
+    pub records: BTreeMap<String, RecordCount>,
+    pub tables: BTreeMap<String, TableEntry>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct InputFileEntry {
+    pub input: String,
+    pub path: String,
+    pub size: u64,
+    pub sha256: String,
+    pub records: usize,
+}
+
+impl From<&InputFile> for InputFileEntry {
+    fn from(f: &InputFile) -> Self {
+        InputFileEntry {
+            input: f.input.clone(),
+            path: f.path.clone(),
+            size: f.size,
+            sha256: f.sha256.clone(),
+            records: f.records,
+        }
+    }
+}
+
+impl Manifest {
+    pub fn new(captured_at: String) -> Manifest {
+        let mut tool = BTreeMap::new();
+        tool.insert("name".into(), "hindsight".into());
+        tool.insert("version".into(), env!("CARGO_PKG_VERSION").into());
+        Manifest {
+            format: FORMAT.into(),
+            tool,
+            captured_at,
+            ..Manifest::default()
+        }
+    }
+
+    pub fn load(dataset: &Path) -> Result<Manifest> {
+        let p = dataset.join("manifest.json");
+        let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
+        serde_json::from_str(&text).map_err(|e| Error::Input {
+            path: p,
+            line: e.line(),
+            message: format!("not a hindsight manifest: {e}"),
+        })
+    }
+
+    pub fn save(&self, dataset: &Path) -> Result<()> {
+        let mut text = serde_json::to_string_pretty(self)?;
+        text.push('\n');
+        super::write_text(&dataset.join("manifest.json"), &text)
+    }
+
+    pub fn record_table(&mut self, name: &str, w: &super::Written) {
+        self.tables.insert(
+            name.to_string(),
+            TableEntry {
+                rows: w.rows,
+                bytes: w.bytes,
+                sha256: w.sha256.clone(),
+            },
+        );
+    }
+}

@@ -1,0 +1,86 @@
+//! Seed 000 §6: visible actor categories. Visible identity is not provenance: a non-bot
+//! login may still be AI-assisted, so this is "visible non-bot", not "human".
+
+use std::collections::BTreeSet;
+
+use crate::snapshot::github::Actor;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ActorClass {
+    /// The identity the workflow acted as, or the run's triggering actor (policy).
+    SameWorkflow,
+    /// GitHub itself (`github`, `ghost`, `web-flow`) or an organization.
+    System,
+    Bot,
+    VisibleNonBot,
+    /// No login visible.
+    Unknown,
+}
+
+impl ActorClass {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ActorClass::SameWorkflow => "same_workflow_actor",
+            ActorClass::System => "system_actor",
+            ActorClass::Bot => "bot_actor",
+            ActorClass::VisibleNonBot => "visible_non_bot_actor",
+            ActorClass::Unknown => "unknown_actor",
+        }
+    }
+}
+
+const SYSTEM_LOGINS: &[&str] = &["github", "ghost", "web-flow"];
+/// Agent and automation accounts GitHub does not mark `[bot]` in every response.
+const KNOWN_BOTS: &[&str] = &["copilot", "copilot-swe-agent", "github-actions", "dependabot", "renovate"];
+
+#[derive(Clone, Debug, Default)]
+pub struct Classifier {
+    workflow: BTreeSet<String>,
+}
+
+impl Classifier {
+    pub fn new<I: IntoIterator<Item = String>>(workflow_logins: I) -> Self {
+        Classifier {
+            workflow: workflow_logins.into_iter().map(|l| l.to_lowercase()).collect(),
+        }
+    }
+
+    pub fn add_workflow(&mut self, login: &str) {
+        self.workflow.insert(login.to_lowercase());
+    }
+
+    pub fn classify(&self, a: &Actor) -> ActorClass {
+        let Some(login) = a.login.as_deref().filter(|l| !l.is_empty()) else {
+            return ActorClass::Unknown;
+        };
+        let l = login.to_lowercase();
+        if self.workflow.contains(&l) {
+            ActorClass::SameWorkflow
+        } else if SYSTEM_LOGINS.contains(&l.as_str()) || a.kind.as_deref() == Some("Organization") {
+            ActorClass::System
+        } else if a.kind.as_deref() == Some("Bot") || l.ends_with("[bot]") || KNOWN_BOTS.contains(&l.as_str()) {
+            ActorClass::Bot
+        } else {
+            ActorClass::VisibleNonBot
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn a(login: &str, kind: Option<&str>) -> Actor {
+        Actor { login: Some(login.into()), kind: kind.map(str::to_string) }
+    }
+    #[test]
+    fn five_categories() {
+        let c = Classifier::new(["github-actions[bot]".to_string(), "Trigger".to_string()]);
+        assert_eq!(c.classify(&a("github-actions[bot]", Some("Bot"))), ActorClass::SameWorkflow);
+        assert_eq!(c.classify(&a("trigger", None)), ActorClass::SameWorkflow);
+        assert_eq!(c.classify(&a("web-flow", None)), ActorClass::System);
+        assert_eq!(c.classify(&a("stale[bot]", None)), ActorClass::Bot);
+        assert_eq!(c.classify(&a("some-app", Some("Bot"))), ActorClass::Bot);
+        assert_eq!(c.classify(&a("alice", Some("User"))), ActorClass::VisibleNonBot);
+        assert_eq!(c.classify(&Actor::default()), ActorClass::Unknown);
+    }
+}

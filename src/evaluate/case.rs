@@ -1,0 +1,422 @@
+//! One safe output in one window, with what the rules need to look at: target lookups,
+//! activity after the action, and state rebuilt as of the window's end.
+
+use serde_json::Value;
+
+use super::actors::{ActorClass, Classifier};
+use super::policy::Policy;
+use super::window::Window;
+use crate::runs::SafeOutput;
+use crate::snapshot::github::{list, Actor, Comment, Commit, Event, Reaction, Review};
+use crate::snapshot::SnapshotIndex;
+use crate::time::Instant;
+
+/// The result of looking a path up in the snapshot.
+#[derive(Clone, Debug)]
+pub enum Lookup<'a> {
+    Found(&'a Value),
+    /// 404 or 410: gone at capture time.
+    Gone(u16),
+    /// Any other non-2xx: the capture failed; never evidence of anything.
+    Failed(u16),
+    NotCaptured,
+}
+
+impl<'a> Lookup<'a> {
+    pub fn found(&self) -> Option<&'a Value> {
+        match self {
+            Lookup::Found(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+pub struct Case<'a> {
+    pub output: &'a SafeOutput,
+    pub window: Window,
+    pub index: &'a SnapshotIndex,
+    pub policy: &'a Policy,
+    pub captured_at: Instant,
+    /// When the action happened, if known.
+    pub t0: Option<Instant>,
+    /// The end of the window: T+W, or `captured_at` for the snapshot window.
+    pub as_of: Instant,
+    pub actors: Classifier,
+}
+
+/// Where an event falls relative to the window (T, as_of].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    Inside,
+    Outside,
+    /// No usable timestamp: it happened before capture, but when is unknown.
+    Undated,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ActKind {
+    Comment,
+    Review(String),
+    ReviewComment,
+    Reaction,
+    Commit,
+    Event(String),
+}
+
+/// Something someone did to the target.
+#[derive(Clone, Debug)]
+pub struct Act {
+    pub actor: Actor,
+    pub class: ActorClass,
+    pub at: Option<Instant>,
+    pub kind: ActKind,
+    pub detail: Option<String>,
+}
+
+/// All activity on one target, and which sources could be read.
+#[derive(Clone, Debug, Default)]
+pub struct Activity {
+    pub acts: Vec<Act>,
+    /// Sources read (paths relative to the repo).
+    pub read: Vec<String>,
+    /// Sources whose capture failed, or answered 404 while the target itself exists.
+    pub failed: Vec<(String, u16)>,
+    /// Timeline or issue events, merged and sorted by time, when either was captured.
+    pub events: Option<Vec<Event>>,
+}
+
+impl Activity {
+    pub fn any_read(&self) -> bool {
+        !self.read.is_empty()
+    }
+}
+
+/// Issue or PR lifecycle as of a moment.
+#[derive(Clone, Debug, Default)]
+pub struct Lifecycle {
+    pub closed: bool,
+    pub closed_at: Option<Instant>,
+    pub closer: Actor,
+    pub state_reason: Option<String>,
+    /// The close came with a commit (closed by a change).
+    pub closed_by_commit: bool,
+    pub merged: bool,
+    pub merged_at: Option<Instant>,
+    pub merger: Actor,
+    /// `events` (rebuilt from history), `final` (as captured) or `timestamps`.
+    pub basis: &'static str,
+}
+
+/// The final (captured) lifecycle fields of an issue or PR.
+#[derive(Clone, Debug, Default)]
+pub struct Final {
+    pub state: Option<String>,
+    pub state_reason: Option<String>,
+    pub closed_at: Option<Instant>,
+    pub closed_by: Actor,
+    pub merged: Option<bool>,
+    pub merged_at: Option<Instant>,
+    pub merged_by: Actor,
+}
+
+impl<'a> Case<'a> {
+    pub fn repo(&self) -> Option<&str> {
+        self.output.target_repo.as_deref()
+    }
+
+    pub fn lookup(&self, tail: &str) -> Lookup<'a> {
+        let Some(repo) = self.repo() else { return Lookup::NotCaptured };
+        match self.index.get(&crate::snapshot::paths::rest(repo, tail)) {
+            None => Lookup::NotCaptured,
+            Some(e) if e.ok() => Lookup::Found(&e.body),
+            Some(e) if e.gone() => Lookup::Gone(e.status),
+            Some(e) => Lookup::Failed(e.status),
+        }
+    }
+
+    pub fn place(&self, at: Option<Instant>) -> Placement {
+        match at {
+            None => Placement::Undated,
+            Some(t) => {
+                let after = self.t0.is_none_or(|t0| t > t0);
+                if after && t <= self.as_of {
+                    Placement::Inside
+                } else {
+                    Placement::Outside
+                }
+            }
+        }
+    }
+
+    /// Hours from the action to the window's end; `None` when the action time is unknown.
+    pub fn elapsed_hours(&self) -> Option<f64> {
+        self.t0.map(|t0| crate::time::hours_between(&t0, &self.as_of))
+    }
+
+    /// Long enough without a response to call it ignored (policy `ignore_after_hours`).
+    pub fn long_enough(&self) -> bool {
+        self.elapsed_hours().is_some_and(|h| h >= self.policy.ignore_after_hours as f64)
+    }
+
+    fn act(&self, actor: Actor, at: Option<Instant>, kind: ActKind, detail: Option<String>) -> Act {
+        let class = self.actors.classify(&actor);
+        Act { actor, class, at, kind, detail }
+    }
+
+    /// Read one list source into `acts`.
+    fn read_list(&self, tail: &str, parent_exists: bool, act: &mut Activity, f: &dyn Fn(&Value) -> Vec<Act>) {
+        match self.lookup(tail) {
+            Lookup::Found(v) => {
+                act.acts.extend(f(v));
+                act.read.push(tail.to_string());
+            }
+            // A list answering 404 while its issue exists is a capture problem, not an
+            // empty list.
+            Lookup::Gone(s) if parent_exists => act.failed.push((tail.to_string(), s)),
+            Lookup::Gone(_) | Lookup::NotCaptured => {}
+            Lookup::Failed(s) => act.failed.push((tail.to_string(), s)),
+        }
+    }
+
+    /// Activity on issue or PR `n`: comments, timeline/events, reactions, and for PRs
+    /// reviews, review comments and commits.
+    pub fn activity(&self, n: i64, pull: bool) -> Activity {
+        let mut a = Activity::default();
+        self.read_list(&format!("issues/{n}/comments"), true, &mut a, &|v| {
+            list(v, Comment::from)
+                .into_iter()
+                .map(|c| self.act(c.user, c.created_at, ActKind::Comment, c.id.map(|i| i.to_string())))
+                .collect()
+        });
+        self.read_list(&format!("issues/{n}/reactions"), true, &mut a, &|v| {
+            list(v, Reaction::from)
+                .into_iter()
+                .map(|r| self.act(r.user, r.created_at, ActKind::Reaction, r.content))
+                .collect()
+        });
+        let mut events: Option<Vec<Event>> = None;
+        for tail in [format!("issues/{n}/timeline"), format!("issues/{n}/events")] {
+            match self.lookup(&tail) {
+                Lookup::Found(v) => {
+                    let evs = list(v, Event::from);
+                    let all = events.get_or_insert_with(Vec::new);
+                    for e in evs {
+                        // The two sources overlap; an event with the same id counts once.
+                        if e.id.is_some() && all.iter().any(|x| x.id == e.id && x.event == e.event) {
+                            continue;
+                        }
+                        all.push(e);
+                    }
+                    a.read.push(tail);
+                }
+                Lookup::Gone(s) | Lookup::Failed(s) => a.failed.push((tail, s)),
+                Lookup::NotCaptured => {}
+            }
+        }
+        if let Some(evs) = &mut events {
+            evs.sort_by_key(|e| e.created_at);
+            for e in evs.iter() {
+                let kind = e.event.clone().unwrap_or_default();
+                // Timeline `commented`/`reviewed`/`committed` items repeat the comment,
+                // review and commit lists; keep them only when those lists are absent.
+                let listed = |tail: String| self.lookup(&tail).found().is_some();
+                let dup = match kind.as_str() {
+                    "commented" => listed(format!("issues/{n}/comments")),
+                    "reviewed" => pull && listed(format!("pulls/{n}/reviews")),
+                    "committed" => pull && listed(format!("pulls/{n}/commits")),
+                    _ => false,
+                };
+                if dup {
+                    continue;
+                }
+                let ak = match kind.as_str() {
+                    "commented" => ActKind::Comment,
+                    "reviewed" => ActKind::Review(e.review_state.clone().unwrap_or_default()),
+                    "committed" => ActKind::Commit,
+                    _ => ActKind::Event(kind),
+                };
+                let detail = e.label.clone().or(e.assignee.clone()).or(e.source_number.map(|n| n.to_string()));
+                a.acts.push(self.act(e.actor.clone(), e.created_at, ak, detail));
+            }
+        }
+        a.events = events;
+        if pull {
+            self.read_list(&format!("pulls/{n}/reviews"), true, &mut a, &|v| {
+                list(v, Review::from)
+                    .into_iter()
+                    .map(|r| {
+                        let st = r.state.clone().unwrap_or_default();
+                        self.act(r.user, r.submitted_at, ActKind::Review(st), r.id.map(|i| i.to_string()))
+                    })
+                    .collect()
+            });
+            self.read_list(&format!("pulls/{n}/comments"), true, &mut a, &|v| {
+                list(v, Comment::from)
+                    .into_iter()
+                    .map(|c| self.act(c.user, c.created_at, ActKind::ReviewComment, c.id.map(|i| i.to_string())))
+                    .collect()
+            });
+            self.read_list(&format!("pulls/{n}/commits"), true, &mut a, &|v| {
+                list(v, Commit::from)
+                    .into_iter()
+                    .map(|c| {
+                        let who = if c.author.login.is_some() { c.author } else { c.committer };
+                        self.act(who, c.committed_at.or(c.authored_at), ActKind::Commit, c.sha)
+                    })
+                    .collect()
+            });
+        }
+        a
+    }
+
+    /// Acts inside the window.
+    pub fn inside<'b>(&self, a: &'b Activity) -> impl Iterator<Item = &'b Act> + 'b {
+        let t0 = self.t0;
+        let as_of = self.as_of;
+        a.acts.iter().filter(move |x| match x.at {
+            Some(t) => t0.is_none_or(|t0| t > t0) && t <= as_of,
+            None => false,
+        })
+    }
+
+    /// Distinct (visible non-bot, bot) logins acting inside the window.
+    pub fn count_actors(&self, a: &Activity) -> (usize, usize) {
+        let mut humans = std::collections::BTreeSet::new();
+        let mut bots = std::collections::BTreeSet::new();
+        for x in self.inside(a) {
+            let login = x.actor.login.clone().unwrap_or_default().to_lowercase();
+            match x.class {
+                ActorClass::VisibleNonBot => {
+                    humans.insert(login);
+                }
+                ActorClass::Bot => {
+                    bots.insert(login);
+                }
+                _ => {}
+            }
+        }
+        (humans.len(), bots.len())
+    }
+
+    /// Lifecycle as of the window's end. `Err` names what is missing.
+    pub fn lifecycle(&self, f: &Final, events: Option<&[Event]>) -> Result<Lifecycle, &'static str> {
+        // Used for the snapshot window only, where an undated event still happened
+        // before capture.
+        let last_close = |evs: &[Event], until: Instant| -> Option<Event> {
+            evs.iter()
+                .filter(|e| e.event.as_deref() == Some("closed") && e.created_at.is_none_or(|t| t <= until))
+                .next_back()
+                .cloned()
+        };
+        if self.window.is_snapshot() {
+            let Some(state) = f.state.as_deref() else {
+                if f.merged == Some(true) {
+                    return Ok(Lifecycle { closed: true, merged: true, merged_at: f.merged_at, merger: f.merged_by.clone(), basis: "final", ..Lifecycle::default() });
+                }
+                return Err("state_missing");
+            };
+            let closed = state == "closed" || f.merged == Some(true);
+            let close_ev = events.and_then(|e| last_close(e, self.as_of));
+            let closer = close_ev
+                .as_ref()
+                .map(|e| e.actor.clone())
+                .filter(|a| a.login.is_some())
+                .unwrap_or_else(|| f.closed_by.clone());
+            return Ok(Lifecycle {
+                closed,
+                closed_at: f.closed_at.or(close_ev.as_ref().and_then(|e| e.created_at)),
+                closer,
+                state_reason: f.state_reason.clone().or(close_ev.as_ref().and_then(|e| e.state_reason.clone())),
+                closed_by_commit: close_ev.as_ref().is_some_and(|e| e.commit_id.is_some()),
+                merged: f.merged == Some(true),
+                merged_at: f.merged_at,
+                merger: f.merged_by.clone(),
+                basis: "final",
+            });
+        }
+        let merged_by_time = f.merged_at.is_some_and(|t| t <= self.as_of);
+        if let Some(evs) = events {
+            let relevant = |e: &&Event| matches!(e.event.as_deref(), Some("closed" | "reopened" | "merged"));
+            if evs.iter().filter(relevant).any(|e| e.created_at.is_none()) {
+                return Err("history_undated");
+            }
+            let mut lc = Lifecycle { basis: "events", ..Lifecycle::default() };
+            for e in evs.iter().filter(relevant) {
+                let Some(t) = e.created_at else { continue };
+                if t > self.as_of {
+                    break;
+                }
+                match e.event.as_deref() {
+                    Some("closed") => {
+                        lc.closed = true;
+                        lc.closed_at = Some(t);
+                        lc.closer = e.actor.clone();
+                        lc.state_reason = e.state_reason.clone();
+                        lc.closed_by_commit = e.commit_id.is_some();
+                    }
+                    Some("reopened") => {
+                        lc.closed = false;
+                        lc.closed_at = None;
+                        lc.closer = Actor::default();
+                        lc.state_reason = None;
+                        lc.closed_by_commit = false;
+                    }
+                    Some("merged") => {
+                        lc.merged = true;
+                        lc.merged_at = Some(t);
+                        lc.merger = e.actor.clone();
+                    }
+                    _ => {}
+                }
+            }
+            if merged_by_time && !lc.merged {
+                lc.merged = true;
+                lc.merged_at = f.merged_at;
+                lc.merger = f.merged_by.clone();
+            }
+            if lc.merged {
+                lc.closed = true;
+            }
+            // The captured state_reason belongs to the final close; it applies here when
+            // this close is that one (no close or reopen after the window).
+            if lc.closed && lc.state_reason.is_none() && f.state.as_deref() == Some("closed") {
+                let later = evs.iter().filter(relevant).any(|e| e.created_at.is_some_and(|t| t > self.as_of));
+                if !later {
+                    lc.state_reason = f.state_reason.clone();
+                    if lc.closer.login.is_none() {
+                        lc.closer = f.closed_by.clone();
+                    }
+                }
+            }
+            if lc.closer.login.is_none() && f.closed_by.login.is_some() && lc.closed && lc.closed_at == f.closed_at {
+                lc.closer = f.closed_by.clone();
+            }
+            return Ok(lc);
+        }
+        // No history: only timestamps that settle the question on their own.
+        if merged_by_time {
+            return Ok(Lifecycle {
+                closed: true,
+                closed_at: f.closed_at.or(f.merged_at),
+                merged: true,
+                merged_at: f.merged_at,
+                merger: f.merged_by.clone(),
+                basis: "timestamps",
+                ..Lifecycle::default()
+            });
+        }
+        // A final close at or before the window's end: closed ever since (a later reopen
+        // would have left the issue open, or moved closed_at).
+        if f.state.as_deref() == Some("closed") && f.merged != Some(true) && f.closed_at.is_some_and(|t| t <= self.as_of) {
+            return Ok(Lifecycle {
+                closed: true,
+                closed_at: f.closed_at,
+                closer: f.closed_by.clone(),
+                state_reason: f.state_reason.clone(),
+                basis: "timestamps",
+                ..Lifecycle::default()
+            });
+        }
+        Err("history_missing")
+    }
+}

@@ -1,0 +1,324 @@
+//! Outcome evaluation: for every safe output and window, what the repository did with it.
+//!
+//! One rule per safe-output type (`rules/<type>.rs`), each a table of rows that map a
+//! repository state to (status, evidence strength, signal). The framework handles what is
+//! common: outputs that were never executed, windows that cannot be observed yet, action
+//! times that are unknown, and types without a rule.
+
+pub mod actors;
+pub mod case;
+pub mod catalogue;
+pub mod outcome;
+pub mod policy;
+pub mod rules;
+pub mod window;
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::dataset::manifest::Manifest;
+use crate::error::{Error, Result};
+use crate::runs::{Execution, SafeOutput};
+use crate::snapshot::SnapshotIndex;
+use crate::table::{b, i, of, os, s, t, Kind, Table};
+use crate::time::{self, Instant};
+
+pub use case::Case;
+pub use outcome::{Confidence, EvidenceStrength, Status, Verdict};
+pub use policy::Policy;
+pub use window::Window;
+
+/// One row of a rule's table: a repository state and what it means. The rules catalogue
+/// is printed from these, so code and documentation cannot drift apart.
+#[derive(Clone, Copy, Debug)]
+pub struct Row {
+    pub id: &'static str,
+    /// The repository state, in words.
+    pub when: &'static str,
+    pub status: Status,
+    pub strength: EvidenceStrength,
+    pub signal: &'static str,
+    /// The seed 000 table row this implements ("" when the row is hindsight's own).
+    pub seed: &'static str,
+    /// The policy switch that can change the status, if any.
+    pub policy: Option<&'static str>,
+}
+
+/// An evaluator for one safe-output type.
+pub trait Rule: Sync + Send {
+    fn output_type(&self) -> &'static str;
+    /// What a person checks (seed 000's "Human check").
+    fn human_check(&self) -> &'static str;
+    fn rows(&self) -> &'static [Row];
+    /// When the action happened. Defaults to the recorded time; creating rules fall back
+    /// on the created object's own `created_at`.
+    fn action_time(&self, case: &Case) -> Option<Instant> {
+        case.output.created_at
+    }
+    fn evaluate(&self, case: &Case) -> Verdict;
+
+    /// The verdict of row `id`.
+    fn row(&self, id: &str) -> Verdict {
+        verdict(self.output_type(), self.rows(), id)
+    }
+}
+
+/// Build the verdict of a row. Row ids are fixed in code; a wrong id is a programming
+/// error that the per-row tests catch.
+pub fn verdict(ty: &str, rows: &[Row], id: &str) -> Verdict {
+    let r = rows
+        .iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("rule {ty} has no row `{id}`"));
+    Verdict {
+        status: r.status,
+        strength: r.strength,
+        signal: r.signal,
+        rule_id: format!("{ty}/{}", r.id),
+        confidence: Confidence::High,
+        target_resolved: false,
+        notes: Vec::new(),
+        details: serde_json::Map::new(),
+        decided_at: None,
+        partial_score: None,
+        visible_non_bot_actors: 0,
+        bot_actors: 0,
+    }
+}
+
+/// Rows every type shares: missing data and unobservable windows.
+pub const COMMON: &[Row] = &[
+    Row { id: "missing_reference", when: "The record names no target (no number, URL or temporary id)", status: Status::Unknown, strength: EvidenceStrength::None, signal: "missing_reference", seed: "Required target object or audit data could not be fetched", policy: None },
+    Row { id: "target_not_captured", when: "The target is not in the snapshot", status: Status::Unknown, strength: EvidenceStrength::None, signal: "target_not_captured", seed: "Required target object or audit data could not be fetched", policy: None },
+    Row { id: "capture_failed", when: "The capture of the target, or of history the rule needs, failed (non-2xx other than 404/410)", status: Status::Unknown, strength: EvidenceStrength::None, signal: "capture_failed", seed: "Required target object or audit data could not be fetched", policy: None },
+    Row { id: "target_deleted", when: "The target answered 404/410 at capture", status: Status::Unknown, strength: EvidenceStrength::None, signal: "target_deleted", seed: "Deleted or inaccessible: unknown or rejected, depending audit availability", policy: Some("deleted_target") },
+    Row { id: "history_missing", when: "The window ends before capture but the timestamped history needed to rebuild the state as of its end was not captured", status: Status::Unknown, strength: EvidenceStrength::None, signal: "history_missing", seed: "", policy: None },
+    Row { id: "window_not_observable", when: "The window ends after the snapshot was captured", status: Status::Unknown, strength: EvidenceStrength::None, signal: "window_not_yet_observable", seed: "", policy: None },
+    Row { id: "action_time_missing", when: "The action's time is not recorded, so T+W cannot be placed", status: Status::Unknown, strength: EvidenceStrength::None, signal: "action_time_missing", seed: "", policy: None },
+    Row { id: "missing_execution_state", when: "The execution-time metadata the rule compares against (labels added, commit SHAs, ...) was not recorded", status: Status::Unknown, strength: EvidenceStrength::None, signal: "missing_execution_state", seed: "No way to compare before and after", policy: None },
+    Row { id: "no_type_specific_evaluator", when: "No rule exists for this safe-output type", status: Status::Unknown, strength: EvidenceStrength::None, signal: "no_type_specific_evaluator", seed: "evaluator is None -> unknown(no_type_specific_evaluator)", policy: None },
+    Row { id: "not_executed", when: "Requested but not carried out (an error, a rejected request)", status: Status::Skipped, strength: EvidenceStrength::None, signal: "not_executed", seed: "", policy: None },
+    Row { id: "staged", when: "Requested in staged mode: previewed, never applied", status: Status::Skipped, strength: EvidenceStrength::None, signal: "staged_not_applied", seed: "", policy: None },
+    Row { id: "execution_unrecorded", when: "Requested in a run that kept no record of executed items", status: Status::Unknown, strength: EvidenceStrength::None, signal: "execution_unrecorded", seed: "", policy: None },
+];
+
+pub fn common(id: &str) -> Verdict {
+    verdict("common", COMMON, id)
+}
+
+/// Deleted target, under the `deleted_target` policy.
+pub fn deleted(case: &Case, status: u16) -> Verdict {
+    let mut v = common("target_deleted").detail("http_status", status);
+    v.status = case.policy.deleted_target.status();
+    if v.status == Status::Rejected {
+        v.strength = EvidenceStrength::Medium;
+        v.notes.push("policy deleted_target=rejected: a target gone at capture counts as removed".into());
+    }
+    v
+}
+
+/// Everything an evaluation run needs besides the outputs.
+pub struct Evaluation<'a> {
+    pub index: &'a SnapshotIndex,
+    pub captured_at: Instant,
+    pub policy: &'a Policy,
+    pub windows: &'a [Window],
+}
+
+/// One outcome row.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub output: SafeOutput,
+    pub window: Window,
+    pub evaluated_at: Option<Instant>,
+    pub verdict: Verdict,
+}
+
+impl Evaluation<'_> {
+    pub fn run(&self, outputs: &[SafeOutput], progress: &crate::progress::Progress) -> Vec<Outcome> {
+        let bar = progress.bar("evaluate", outputs.len() as u64);
+        let out: Vec<Outcome> = outputs
+            .par_iter()
+            .flat_map_iter(|o| {
+                let r = self.windows.iter().map(|w| self.one(o, *w)).collect::<Vec<_>>();
+                bar.inc(1);
+                r
+            })
+            .collect();
+        bar.finish_and_clear();
+        out
+    }
+
+    pub fn one(&self, o: &SafeOutput, window: Window) -> Outcome {
+        let rule = rules::find(&o.output_type);
+        let mut classifier = actors::Classifier::default();
+        if let Some(a) = &o.actor {
+            classifier.add_workflow(a);
+        }
+        if self.policy.triggering_actor_is_workflow {
+            if let Some(a) = &o.run_actor {
+                classifier.add_workflow(a);
+            }
+        }
+        let mut case = Case {
+            output: o,
+            window,
+            index: self.index,
+            policy: self.policy,
+            captured_at: self.captured_at,
+            t0: o.created_at,
+            as_of: self.captured_at,
+            actors: classifier,
+        };
+        let (verdict, evaluated_at) = self.judge(rule, &mut case);
+        Outcome {
+            output: o.clone(),
+            window,
+            evaluated_at,
+            verdict,
+        }
+    }
+
+    fn judge(&self, rule: Option<&dyn Rule>, case: &mut Case) -> (Verdict, Option<Instant>) {
+        let o = case.output;
+        // System outputs carry their own meaning whether or not they ran.
+        if let Some(v) = rules::system::evaluate(o) {
+            return (v, None);
+        }
+        match o.execution {
+            Execution::Executed => {}
+            Execution::Staged => return (common("staged"), None),
+            Execution::NotExecuted | Execution::RequestedOnly => return (common("not_executed"), None),
+            Execution::Unrecorded => return (common("execution_unrecorded"), None),
+        }
+        let Some(rule) = rule else {
+            let v = common("no_type_specific_evaluator")
+                .note(format!("no rule for `{}`; its outcome is not measured, never assumed", o.output_type));
+            return (v, None);
+        };
+        if o.target_number.is_none() && o.target_comment_id.is_none() && rules::needs_target(o) {
+            return (common("missing_reference"), None);
+        }
+        case.t0 = rule.action_time(case);
+        if let Window::Hours(h) = case.window {
+            let Some(t0) = case.t0 else {
+                return (common("action_time_missing"), None);
+            };
+            let end = t0 + chrono::Duration::hours(h);
+            if end > self.captured_at {
+                let v = common("window_not_observable").detail("window_end", time::format(&end));
+                return (v, Some(end));
+            }
+            case.as_of = end;
+        }
+        let mut v = rule.evaluate(case);
+        if case.t0.is_none() {
+            v.notes.push("action time unknown: all recorded activity before capture counted".into());
+            if v.confidence == Confidence::High {
+                v.confidence = Confidence::Medium;
+            }
+        }
+        (v, Some(case.as_of))
+    }
+}
+
+pub fn outcomes_table(outcomes: &[Outcome]) -> Table {
+    let mut tb = Table::new(
+        "outcomes",
+        &[
+            ("safe_output_id", Kind::Str),
+            ("run_id", Kind::Str),
+            ("item_index", Kind::Int),
+            ("workflow_name", Kind::Str),
+            ("safe_output_type", Kind::Str),
+            ("target_repo", Kind::Str),
+            ("target_kind", Kind::Str),
+            ("target_number", Kind::Int),
+            ("created_at", Kind::Time),
+            ("eval_window", Kind::Str),
+            ("window_order", Kind::Int),
+            ("evaluation_window_hours", Kind::Int),
+            ("evaluated_at", Kind::Time),
+            ("outcome_status", Kind::Str),
+            ("evidence_strength", Kind::Str),
+            ("human_check_signal", Kind::Str),
+            ("target_resolved", Kind::Bool),
+            ("confidence", Kind::Str),
+            ("visible_non_bot_actor_count", Kind::Int),
+            ("bot_actor_count", Kind::Int),
+            ("time_to_outcome_hours", Kind::Float),
+            ("partial_score", Kind::Float),
+            ("details", Kind::Str),
+            ("notes", Kind::Str),
+            ("rule_id", Kind::Str),
+        ],
+    );
+    for o in outcomes {
+        let v = &o.verdict;
+        let tto = match (o.output.created_at, v.decided_at) {
+            (Some(a), Some(b)) if b >= a => Some(time::hours_between(&a, &b)),
+            _ => None,
+        };
+        let order = match o.window {
+            Window::Hours(h) => h,
+            Window::Snapshot => i64::MAX,
+        };
+        tb.push(vec![
+            s(&o.output.safe_output_id),
+            s(&o.output.run_id),
+            i(o.output.item_index),
+            os(o.output.workflow_name.as_ref()),
+            s(&o.output.output_type),
+            os(o.output.target_repo.as_ref()),
+            os(o.output.target_kind.as_ref()),
+            crate::table::oi(o.output.target_number),
+            t(o.output.created_at),
+            s(o.window.to_string()),
+            i(order),
+            crate::table::oi(o.window.hours()),
+            t(o.evaluated_at),
+            s(v.status.as_str()),
+            s(v.strength.as_str()),
+            s(v.signal),
+            b(v.target_resolved),
+            s(v.confidence.as_str()),
+            i(v.visible_non_bot_actors as i64),
+            i(v.bot_actors as i64),
+            of(tto.map(|h| (h * 1000.0).round() / 1000.0)),
+            of(v.partial_score),
+            s(crate::json::canonical(&Value::Object(v.details.clone()))),
+            s(v.notes.join("; ")),
+            s(&v.rule_id),
+        ]);
+    }
+    tb.sort_by_columns(&["run_id", "item_index", "window_order"]);
+    tb
+}
+
+/// The evaluate stage on a dataset directory: reads `responses` and `safe_outputs`, writes
+/// `outcomes.parquet` and updates the manifest.
+pub fn evaluate_dataset(dataset: &Path, windows: &[Window], policy: &Policy, progress: &crate::progress::Progress) -> Result<Vec<Outcome>> {
+    let mut manifest = Manifest::load(dataset)?;
+    let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
+        path: dataset.join("manifest.json"),
+        message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
+    })?;
+    let index = SnapshotIndex::build(crate::dataset::read::responses(dataset)?);
+    let outputs = crate::dataset::read::safe_outputs(dataset)?;
+    let ev = Evaluation {
+        index: &index,
+        captured_at,
+        policy,
+        windows,
+    };
+    let outcomes = ev.run(&outputs, progress);
+    let table = outcomes_table(&outcomes);
+    let w = crate::dataset::write_table(dataset, &table)?;
+    manifest.record_table("outcomes", &w);
+    manifest.policy = Some(policy.to_json());
+    manifest.windows = windows.iter().map(|w| w.to_string()).collect();
+    manifest.save(dataset)?;
+    Ok(outcomes)
+}

@@ -1,0 +1,133 @@
+//! The vocabulary of an evaluation: status, evidence strength, confidence, and the verdict
+//! a rule returns for one safe output in one window.
+
+use serde_json::{Map, Value};
+
+use crate::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Status {
+    Accepted,
+    Rejected,
+    Pending,
+    Ignored,
+    Skipped,
+    Unknown,
+}
+
+impl Status {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Accepted => "accepted",
+            Status::Rejected => "rejected",
+            Status::Pending => "pending",
+            Status::Ignored => "ignored",
+            Status::Skipped => "skipped",
+            Status::Unknown => "unknown",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Status> {
+        Some(match s {
+            "accepted" => Status::Accepted,
+            "rejected" => Status::Rejected,
+            "pending" => Status::Pending,
+            "ignored" => Status::Ignored,
+            "skipped" => Status::Skipped,
+            "unknown" => Status::Unknown,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EvidenceStrength {
+    Strong,
+    Medium,
+    Weak,
+    None,
+}
+
+impl EvidenceStrength {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            EvidenceStrength::Strong => "strong",
+            EvidenceStrength::Medium => "medium",
+            EvidenceStrength::Weak => "weak",
+            EvidenceStrength::None => "none",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Confidence {
+    High,
+    Medium,
+    Low,
+}
+
+impl Confidence {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Confidence::High => "high",
+            Confidence::Medium => "medium",
+            Confidence::Low => "low",
+        }
+    }
+}
+
+/// What a rule concluded.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    pub status: Status,
+    pub strength: EvidenceStrength,
+    /// The concrete thing a person would check (`pull_request_merged`, ...).
+    pub signal: &'static str,
+    /// `<type>/<row>`: the rule row (and so the seed table row) that decided.
+    pub rule_id: String,
+    pub confidence: Confidence,
+    pub target_resolved: bool,
+    pub notes: Vec<String>,
+    pub details: Map<String, Value>,
+    /// When the deciding event happened, for time to outcome.
+    pub decided_at: Option<Instant>,
+    /// Share of the intended change that stuck, for partial outcomes.
+    pub partial_score: Option<f64>,
+    pub visible_non_bot_actors: usize,
+    pub bot_actors: usize,
+}
+
+impl Verdict {
+    pub fn note(mut self, n: impl Into<String>) -> Self {
+        self.notes.push(n.into());
+        self
+    }
+    pub fn detail(mut self, k: &str, v: impl Into<Value>) -> Self {
+        self.details.insert(k.to_string(), v.into());
+        self
+    }
+    pub fn at(mut self, t: Option<Instant>) -> Self {
+        self.decided_at = t;
+        self
+    }
+    pub fn resolved(mut self, r: bool) -> Self {
+        self.target_resolved = r;
+        self
+    }
+    pub fn confidence(mut self, c: Confidence) -> Self {
+        self.confidence = c;
+        self
+    }
+    pub fn status(mut self, s: Status) -> Self {
+        self.status = s;
+        self
+    }
+    pub fn partial(mut self, score: f64) -> Self {
+        self.partial_score = Some(score);
+        self
+    }
+    pub fn actors(mut self, non_bot: usize, bots: usize) -> Self {
+        self.visible_non_bot_actors = non_bot;
+        self.bot_actors = bots;
+        self
+    }
+}

@@ -1,0 +1,150 @@
+//! `add_comment`. Seed 000 lists it among the top five but gives it no table, so the rule
+//! is written down here.
+//!
+//! ## What a person checks
+//! Did anyone respond to the comment: a reply or a reaction from a visible non-bot actor
+//! after it was posted? Was it hidden or deleted?
+//!
+//! ## Rule
+//! - minimized (hidden) -> `rejected`, strong: someone judged it unwanted;
+//! - deleted (its URL answers 404/410) -> `rejected`, medium: removed, by whom unknown;
+//! - a later reply on the same thread by a visible non-bot actor -> `accepted`, medium;
+//! - a reaction by a visible non-bot actor -> `accepted`, medium (a reaction known only
+//!   as a count, without who or when, counts in the snapshot window at low confidence);
+//! - nothing within the window -> `ignored`, weak (policy `comment_without_response` can
+//!   make it `pending`).
+//!
+//! Bot replies, and the workflow's own follow-ups, are not responses.
+//!
+//! ## Example
+//! A comment posted at 10:00 that a maintainer answers at 10:40 is
+//! `accepted`/`medium`/`comment_replied` in every window from 1h on.
+
+use serde_json::Value;
+
+use super::missing;
+use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::{ActKind, Case, Lookup};
+use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::snapshot::github::{list, Comment, Reaction};
+use crate::time::Instant;
+
+pub struct AddComment;
+
+const ROWS: &[Row] = &[
+    Row { id: "minimized", when: "Comment minimized (hidden)", status: S::Rejected, strength: E::Strong, signal: "comment_minimized", seed: "(hide_comment, reply) Reply is deleted or minimized", policy: None },
+    Row { id: "deleted", when: "Comment gone at capture (404/410)", status: S::Rejected, strength: E::Medium, signal: "comment_deleted", seed: "(reply) Reply is deleted or minimized", policy: None },
+    Row { id: "replied", when: "A visible non-bot actor commented on the same thread after it", status: S::Accepted, strength: E::Medium, signal: "comment_replied", seed: "", policy: None },
+    Row { id: "reacted", when: "A visible non-bot actor reacted to it", status: S::Accepted, strength: E::Medium, signal: "comment_reacted", seed: "", policy: None },
+    Row { id: "reaction_count_only", when: "Reactions counted but who and when not captured (snapshot window only)", status: S::Accepted, strength: E::Medium, signal: "comment_reacted", seed: "", policy: None },
+    Row { id: "no_response", when: "No non-bot reply or reaction within the window", status: S::Ignored, strength: E::Weak, signal: "no_response", seed: "", policy: Some("comment_without_response") },
+];
+
+impl AddComment {
+    /// The comment itself: `issues/comments/ID`, else found by id in its thread's list.
+    fn comment<'a>(case: &Case<'a>) -> Result<(Value, Comment), Verdict> {
+        let o = case.output;
+        let Some(id) = o.target_comment_id else {
+            return Err(common("missing_reference").note("no comment id recorded (URL fragment or comment_id)"));
+        };
+        let look = case.lookup(&format!("issues/comments/{id}"));
+        match &look {
+            Lookup::Found(v) => return Ok(((*v).clone(), Comment::from(v))),
+            Lookup::Gone(_) => return Err(AddComment.row("deleted").detail("comment_id", id)),
+            Lookup::Failed(_) => return Err(missing(case, &look)),
+            Lookup::NotCaptured => {}
+        }
+        if let Some(n) = o.target_number {
+            if let Some(v) = case.lookup(&format!("issues/{n}/comments")).found() {
+                if let Some(c) = v.as_array().and_then(|a| a.iter().find(|c| crate::json::int_at(c, "id") == Some(id))) {
+                    return Ok((c.clone(), Comment::from(c)));
+                }
+            }
+        }
+        Err(common("target_not_captured").detail("comment_id", id))
+    }
+}
+
+impl Rule for AddComment {
+    fn output_type(&self) -> &'static str {
+        "add_comment"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did a visible non-bot actor reply or react after the comment? Was it hidden or deleted?"
+    }
+    fn rows(&self) -> &'static [Row] {
+        ROWS
+    }
+
+    fn action_time(&self, case: &Case) -> Option<Instant> {
+        case.output.created_at.or_else(|| Self::comment(case).ok().and_then(|(_, c)| c.created_at))
+    }
+
+    fn evaluate(&self, case: &Case) -> Verdict {
+        let (_, comment) = match Self::comment(case) {
+            Ok(c) => c,
+            Err(v) => return v,
+        };
+        let id = comment.id.or(case.output.target_comment_id);
+        if comment.minimized == Some(true) {
+            return self.row("minimized").resolved(true);
+        }
+        let Some(n) = case.output.target_number.or(comment.issue_number) else {
+            return common("missing_reference").note("the comment's issue or PR number is not recorded");
+        };
+        let mut actors = case.actors.clone();
+        if let Some(author) = &comment.user.login {
+            actors.add_workflow(author);
+        }
+        let case = Case { actors, ..super::create_pull_request::clone_case(case) };
+        let is_pull = case.lookup(&format!("pulls/{n}")).found().is_some();
+        let mut activity = case.activity(n, is_pull);
+        // Reactions to the comment itself.
+        let reactions_path = format!("issues/comments/{}/reactions", id.unwrap_or_default());
+        let reactions_listed = match case.lookup(&reactions_path) {
+            Lookup::Found(v) => {
+                for r in list(v, Reaction::from) {
+                    let class = case.actors.classify(&r.user);
+                    activity.acts.push(crate::evaluate::case::Act { actor: r.user, class, at: r.created_at, kind: ActKind::Reaction, detail: Some("comment".into()) });
+                }
+                true
+            }
+            _ => false,
+        };
+        let (humans, bots) = case.count_actors(&activity);
+        let done = |v: Verdict| v.resolved(true).actors(humans, bots);
+        let is_self = |a: &crate::evaluate::case::Act| a.detail.is_some() && a.detail == id.map(|i| i.to_string());
+        let reply = case
+            .inside(&activity)
+            .find(|a| a.class == ActorClass::VisibleNonBot && !is_self(a) && matches!(a.kind, ActKind::Comment | ActKind::Review(_) | ActKind::ReviewComment));
+        if let Some(a) = reply {
+            return done(self.row("replied").at(a.at).detail("replied_by", a.actor.login.clone()));
+        }
+        let reaction = case
+            .inside(&activity)
+            .find(|a| a.class == ActorClass::VisibleNonBot && a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
+        if let Some(a) = reaction {
+            return done(self.row("reacted").at(a.at).detail("reacted_by", a.actor.login.clone()));
+        }
+        if !reactions_listed && comment.reactions_total.unwrap_or(0) > 0 {
+            if case.window.is_snapshot() {
+                return done(
+                    self.row("reaction_count_only")
+                        .confidence(Confidence::Low)
+                        .detail("reactions_total", comment.reactions_total)
+                        .note("reactions known only as a count; who reacted and when are not captured"),
+                );
+            }
+            return common("history_missing").resolved(true).note("reactions known only as a count: cannot place them in this window");
+        }
+        if !activity.failed.is_empty() {
+            let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
+            return common("capture_failed").resolved(true).note(format!("activity capture failed: {}", paths.join(", ")));
+        }
+        if !activity.any_read() && !reactions_listed {
+            return common("history_missing").resolved(true).note("neither the thread nor the comment's reactions were captured");
+        }
+        done(self.row("no_response").status(case.policy.comment_without_response.status()))
+    }
+}

@@ -1,0 +1,150 @@
+//! `add_labels`: seed 000 §7, Labels, Metadata, and Planning.
+//!
+//! ## What a person checks
+//! Did the label classification stick?
+//!
+//! ## Why
+//! A label that survives triage is a classification the repository kept; labels removed
+//! by a person are a correction. The comparison is with the labels the workflow recorded
+//! adding (`labelsAdded`, `expected_state.labels_added`, or after minus before state), by
+//! name, case-insensitively as GitHub compares them. Without that record the output cannot
+//! be judged (`missing_execution_state`). For windows before capture, the label set is
+//! rebuilt from `labeled`/`unlabeled` events; without them the window says so.
+//!
+//! ## Example
+//! `labelsAdded: ["bug"]`, and the issue still carries `bug` at T+7d ->
+//! `accepted`/`medium`/`labels_retained`. Added `["bug", "p1"]`, `p1` removed by a
+//! maintainer -> `accepted`/`medium`/`labels_partially_retained`, `partial_score` 0.5.
+
+use super::{issue_final, missing, no_history, pull_final};
+use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::json::names;
+use crate::snapshot::github::{Event, Issue, PullRequest};
+
+pub struct AddLabels;
+
+const ROWS: &[Row] = &[
+    Row { id: "retained", when: "Every added label still set at the window's end", status: S::Accepted, strength: E::Medium, signal: "labels_retained", seed: "All labels retained after triage window", policy: None },
+    Row { id: "retained_closed", when: "Every added label still set, and the target closed or merged", status: S::Accepted, strength: E::Medium, signal: "labels_retained_target_closed", seed: "Target closed or merged while labels retained", policy: None },
+    Row { id: "partial", when: "Some added labels still set, some removed", status: S::Accepted, strength: E::Medium, signal: "labels_partially_retained", seed: "Some labels retained, some removed (mixed)", policy: Some("partial_labels") },
+    Row { id: "removed_by_person", when: "Every added label removed, by a visible non-bot actor", status: S::Rejected, strength: E::Strong, signal: "labels_removed", seed: "All labels removed by visible non-bot", policy: None },
+    Row { id: "removed", when: "Every added label removed, by a bot or by someone not captured", status: S::Rejected, strength: E::Medium, signal: "labels_removed", seed: "All labels removed by visible non-bot (actor not visible)", policy: None },
+    Row { id: "unreadable", when: "The labels could not be read (capture failed)", status: S::Unknown, strength: E::None, signal: "labels_unreadable", seed: "No permission to read labels", policy: None },
+];
+
+impl Rule for AddLabels {
+    fn output_type(&self) -> &'static str {
+        "add_labels"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the label classification stick?"
+    }
+    fn rows(&self) -> &'static [Row] {
+        ROWS
+    }
+
+    fn evaluate(&self, case: &Case) -> Verdict {
+        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let added: Vec<String> = case
+            .output
+            .expected()
+            .get("labels_added")
+            .and_then(names)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|l| l.to_lowercase())
+            .collect();
+        if added.is_empty() {
+            return common("missing_execution_state").note("no record of which labels were added");
+        }
+        // Final labels: the labels list, else the issue's or PR's own `labels`.
+        let issue_look = case.lookup(&format!("issues/{n}"));
+        let pull_look = case.lookup(&format!("pulls/{n}"));
+        let labels_look = case.lookup(&format!("issues/{n}/labels"));
+        let final_labels: Vec<String> = match &labels_look {
+            Lookup::Found(v) => names(v).unwrap_or_default(),
+            Lookup::Failed(s) => return self.row("unreadable").detail("http_status", *s),
+            _ => match (issue_look.found().and_then(|v| Issue::from(v).labels), pull_look.found().and_then(|v| PullRequest::from(v).labels)) {
+                (Some(l), _) | (None, Some(l)) => l,
+                _ => {
+                    return match (&issue_look, &labels_look) {
+                        (Lookup::NotCaptured, Lookup::Gone(s)) => missing(case, &Lookup::Gone(*s)),
+                        (Lookup::NotCaptured, _) => missing(case, &pull_look),
+                        (l, _) => missing(case, l),
+                    };
+                }
+            },
+        }
+        .into_iter()
+        .map(|l| l.to_lowercase())
+        .collect();
+
+        let is_pull = pull_look.found().is_some();
+        let activity = case.activity(n, is_pull);
+        let (humans, bots) = case.count_actors(&activity);
+        let labels = if case.window.is_snapshot() {
+            final_labels
+        } else {
+            match &activity.events {
+                Some(evs) => labels_as_of(final_labels, evs, case),
+                None => return no_history("history_missing").resolved(true).note("no labeled/unlabeled events captured"),
+            }
+        };
+        let kept: Vec<&String> = added.iter().filter(|l| labels.contains(l)).collect();
+        let removed: Vec<&String> = added.iter().filter(|l| !labels.contains(l)).collect();
+        let score = kept.len() as f64 / added.len() as f64;
+        let done = |v: Verdict| {
+            v.resolved(true)
+                .actors(humans, bots)
+                .detail("labels_added", added.clone())
+                .detail("labels_kept", kept.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+                .detail("labels_removed", removed.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        };
+        if removed.is_empty() {
+            let closed = issue_look
+                .found()
+                .map(|v| issue_final(&Issue::from(v)))
+                .or_else(|| pull_look.found().map(|v| pull_final(&PullRequest::from(v))))
+                .and_then(|f| case.lifecycle(&f, activity.events.as_deref()).ok())
+                .is_some_and(|lc| lc.closed);
+            return done(self.row(if closed { "retained_closed" } else { "retained" }).partial(1.0));
+        }
+        // Who removed them, from `unlabeled` events inside the window.
+        let remover = activity.events.as_deref().unwrap_or(&[]).iter().rev().find(|e| {
+            e.event.as_deref() == Some("unlabeled")
+                && e.label.as_ref().is_some_and(|l| removed.contains(&&l.to_lowercase()))
+                && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
+        });
+        let remover_class = remover.map(|e| case.actors.classify(&e.actor));
+        if kept.is_empty() {
+            let v = if remover_class == Some(ActorClass::VisibleNonBot) {
+                self.row("removed_by_person")
+            } else {
+                let v = self.row("removed");
+                if remover.is_none() { v.confidence(Confidence::Medium).note("who removed the labels was not captured") } else { v }
+            };
+            return done(v.at(remover.and_then(|e| e.created_at)).detail("removed_by", remover.and_then(|e| e.actor.login.clone())).partial(0.0));
+        }
+        done(self.row("partial").status(case.policy.partial_labels.status()).partial(score))
+    }
+}
+
+/// The label set at the window's end: undo, newest first, every label change after it.
+fn labels_as_of(mut labels: Vec<String>, events: &[Event], case: &Case) -> Vec<String> {
+    for e in events.iter().rev() {
+        let Some(t) = e.created_at else { continue };
+        if t <= case.as_of {
+            break;
+        }
+        let Some(l) = e.label.as_ref().map(|l| l.to_lowercase()) else { continue };
+        match e.event.as_deref() {
+            Some("labeled") => labels.retain(|x| *x != l),
+            Some("unlabeled") if !labels.contains(&l) => labels.push(l),
+            _ => {}
+        }
+    }
+    labels
+}

@@ -1,0 +1,142 @@
+//! `create_issue`: seed 000 §7, Issues and Discussions.
+//!
+//! ## What a person checks
+//! Did the issue receive meaningful triage, assignment, linkage, closure, or completion?
+//!
+//! ## Why
+//! An issue that still exists says nothing (seed 000 §8). Closing it as completed is the
+//! repository's acceptance; closing it as not planned or duplicate is rejection, unless a
+//! bot closed it (a stale/lifecycle sweep is nobody's decision) or the workflow closed
+//! its own issue. Triage by a visible non-bot actor (assignment, labels, milestone, a
+//! linked PR or commit) is medium acceptance; a comment or reaction alone is engagement,
+//! which policy `open_issue_engagement` reads as `pending` (default) or `accepted`.
+//!
+//! ## Example
+//! An issue opened at T and closed as `completed` by a maintainer at T+3d is `pending` at
+//! 1h and 24h (no response yet) and `accepted`/`strong`/`issue_closed_completed` at 7d.
+
+use super::{issue_final, missing, no_history};
+use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::{ActKind, Case};
+use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::snapshot::github::Issue;
+use crate::time::Instant;
+
+pub struct CreateIssue;
+
+const ROWS: &[Row] = &[
+    Row { id: "closed_completed", when: "Closed as completed", status: S::Accepted, strength: E::Strong, signal: "issue_closed_completed", seed: "Closed as completed or resolved", policy: None },
+    Row { id: "closed_by_change", when: "Closed by a commit or pull request (no reason recorded)", status: S::Accepted, strength: E::Strong, signal: "issue_closed_by_change", seed: "Closed as completed or resolved", policy: None },
+    Row { id: "triaged", when: "Assigned, labeled or milestoned by a visible non-bot actor, or linked from a PR or commit", status: S::Accepted, strength: E::Medium, signal: "issue_triaged", seed: "Assigned, labeled by non-bot, milestone added, linked to PR, referenced in commit or PR", policy: None },
+    Row { id: "engaged_open", when: "Open with a non-bot comment or reaction", status: S::Pending, strength: E::Medium, signal: "non_bot_engagement", seed: "Open with non-bot comment, reaction, or triage", policy: Some("open_issue_engagement") },
+    Row { id: "closed_not_planned", when: "Closed as not planned by someone other than a bot or the workflow", status: S::Rejected, strength: E::Strong, signal: "issue_closed_not_planned", seed: "Closed as duplicate, not planned, invalid, or spam", policy: None },
+    Row { id: "closed_duplicate", when: "Closed as duplicate by someone other than a bot or the workflow", status: S::Rejected, strength: E::Strong, signal: "issue_closed_duplicate", seed: "Closed as duplicate, not planned, invalid, or spam", policy: None },
+    Row { id: "closed_by_bot", when: "Closed by a bot (stale or lifecycle automation)", status: S::Ignored, strength: E::Weak, signal: "issue_closed_by_bot", seed: "(close_issue) Closed by stale or lifecycle bot only", policy: Some("bot_closed_not_planned") },
+    Row { id: "closed_by_workflow", when: "Closed by the workflow's own identity", status: S::Ignored, strength: E::Weak, signal: "issue_closed_by_workflow", seed: "§6: a signal counts when it comes from someone other than the workflow", policy: None },
+    Row { id: "close_reason_missing", when: "Closed, with no reason and no closing change recorded", status: S::Unknown, strength: E::Weak, signal: "close_reason_missing", seed: "", policy: None },
+    Row { id: "no_interaction", when: "Open with no non-bot interaction after ignore_after_hours", status: S::Ignored, strength: E::Weak, signal: "no_non_bot_interaction", seed: "Open with no non-bot interaction after window", policy: Some("ignore_after_hours") },
+    Row { id: "exists_only", when: "Open with no non-bot interaction yet, window shorter than ignore_after_hours (or activity not captured)", status: S::Pending, strength: E::Weak, signal: "target_exists_only", seed: "§8: target exists only", policy: Some("ignore_after_hours") },
+];
+
+const TRIAGE_EVENTS: &[&str] = &["assigned", "labeled", "milestoned", "connected"];
+const LINK_EVENTS: &[&str] = &["cross-referenced", "referenced"];
+
+impl Rule for CreateIssue {
+    fn output_type(&self) -> &'static str {
+        "create_issue"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the issue receive meaningful triage, assignment, linkage, closure, or completion?"
+    }
+    fn rows(&self) -> &'static [Row] {
+        ROWS
+    }
+
+    fn action_time(&self, case: &Case) -> Option<Instant> {
+        let n = case.output.target_number?;
+        case.output
+            .created_at
+            .or_else(|| case.lookup(&format!("issues/{n}")).found().and_then(|v| Issue::from(v).created_at))
+    }
+
+    fn evaluate(&self, case: &Case) -> Verdict {
+        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let look = case.lookup(&format!("issues/{n}"));
+        let Some(body) = look.found() else { return missing(case, &look) };
+        let issue = Issue::from(body);
+        let mut actors = case.actors.clone();
+        if let Some(author) = &issue.user.login {
+            actors.add_workflow(author);
+        }
+        let case = Case { actors, ..super::create_pull_request::clone_case(case) };
+        let activity = case.activity(n, issue.is_pull_request);
+        let (humans, bots) = case.count_actors(&activity);
+        let lc = match case.lifecycle(&issue_final(&issue), activity.events.as_deref()) {
+            Ok(lc) => lc,
+            Err(why) => return no_history(why).resolved(true),
+        };
+        let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis);
+        if lc.closed {
+            let closer = case.actors.classify(&lc.closer);
+            let reason = lc.state_reason.as_deref();
+            let rejecting = matches!(reason, Some("not_planned" | "duplicate"));
+            let v = match closer {
+                ActorClass::Bot => {
+                    let v = self.row("closed_by_bot");
+                    if rejecting { v.status(case.policy.bot_closed_not_planned.status()) } else { v }
+                }
+                ActorClass::SameWorkflow => self.row("closed_by_workflow"),
+                _ => {
+                    let v = match reason {
+                        Some("completed") => self.row("closed_completed"),
+                        Some("not_planned") => self.row("closed_not_planned"),
+                        Some("duplicate") => self.row("closed_duplicate"),
+                        _ if lc.closed_by_commit => self.row("closed_by_change"),
+                        _ => self.row("close_reason_missing"),
+                    };
+                    if closer == ActorClass::Unknown && v.status != S::Unknown {
+                        v.confidence(Confidence::Medium).note("who closed it was not captured; the recorded reason is taken as the decision")
+                    } else {
+                        v
+                    }
+                }
+            };
+            return done(v.at(lc.closed_at).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str()));
+        }
+        if !activity.failed.is_empty() {
+            let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
+            return common("capture_failed").resolved(true).note(format!("activity capture failed: {}", paths.join(", ")));
+        }
+        let by_person = |a: &&crate::evaluate::case::Act| a.class == ActorClass::VisibleNonBot;
+        let triage = case.inside(&activity).find(|a| match &a.kind {
+            ActKind::Event(e) if TRIAGE_EVENTS.contains(&e.as_str()) => by_person(a),
+            ActKind::Event(e) if LINK_EVENTS.contains(&e.as_str()) => a.class != ActorClass::SameWorkflow,
+            _ => false,
+        });
+        if let Some(a) = triage {
+            let what = match &a.kind {
+                ActKind::Event(e) => e.clone(),
+                _ => String::new(),
+            };
+            return done(self.row("triaged").at(a.at).detail("triage", what).detail("triaged_by", a.actor.login.clone()));
+        }
+        let engaged = case
+            .inside(&activity)
+            .find(|a| by_person(a) && matches!(a.kind, ActKind::Comment | ActKind::Reaction | ActKind::Review(_) | ActKind::ReviewComment));
+        if let Some(a) = engaged {
+            let v = self.row("engaged_open").status(case.policy.open_issue_engagement.status());
+            return done(v.at(a.at).detail("engaged_by", a.actor.login.clone()));
+        }
+        // Reactions known only as a count: who and when are not captured.
+        if case.window.is_snapshot() && issue.reactions_total.unwrap_or(0) > 0 && !activity.read.iter().any(|r| r.ends_with("/reactions")) {
+            let v = self.row("engaged_open").status(case.policy.open_issue_engagement.status());
+            return done(v.confidence(Confidence::Low).note("reactions known only as a count; who reacted and when are not captured"));
+        }
+        if activity.any_read() && case.long_enough() {
+            return done(self.row("no_interaction"));
+        }
+        let v = self.row("exists_only");
+        done(if activity.any_read() { v } else { v.note("no activity lists captured: cannot tell ignored from engaged") })
+    }
+}

@@ -1,0 +1,134 @@
+//! `create_pull_request`: seed 000 §7, Pull Requests.
+//!
+//! ## What a person checks
+//! Was the PR merged, closed unmerged, reviewed, or is it still pending?
+//!
+//! ## Why
+//! A merge by the repository is the strongest acceptance a code change can get; a PR that
+//! merely still exists is not acceptance (seed 000 §8), so an open PR is `pending` until
+//! someone acts on it, and `ignored` once it has sat untouched for the policy's
+//! `ignore_after_hours`. Activity counts only when it comes strictly after the PR was
+//! opened and from someone other than the workflow itself. When PR creation fell back to
+//! an issue (the recorded target is an issue URL, or `fallback: "issue"`), the output is
+//! evaluated by `create_issue`'s rows and marked `fallback_subtype = issue`.
+//!
+//! ## Example
+//! A PR opened at 10:00 and merged 30 hours later is `pending` at 1h and 24h and
+//! `accepted`/`strong`/`pull_request_merged` at 7d, with `time_to_outcome_hours = 30`.
+
+use super::{missing, no_history, pull_final};
+use crate::evaluate::case::{ActKind, Case, Lookup};
+use crate::evaluate::actors::ActorClass;
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::snapshot::github::PullRequest;
+use crate::time::Instant;
+
+pub struct CreatePullRequest;
+
+const ROWS: &[Row] = &[
+    Row { id: "merged", when: "Merged by the window's end", status: S::Accepted, strength: E::Strong, signal: "pull_request_merged", seed: "Merged", policy: None },
+    Row { id: "approved_open", when: "Open, approved by a visible non-bot reviewer, not merged yet", status: S::Pending, strength: E::Medium, signal: "pull_request_approved", seed: "Approved by visible non-bot but not merged yet", policy: None },
+    Row { id: "review_activity", when: "Open, with reviews or comments from a visible non-bot actor", status: S::Pending, strength: E::Medium, signal: "pull_request_review_activity", seed: "Open with review activity", policy: None },
+    Row { id: "closed_unmerged", when: "Closed without merge", status: S::Rejected, strength: E::Strong, signal: "pull_request_closed_unmerged", seed: "Closed unmerged", policy: None },
+    Row { id: "no_activity", when: "Open with no non-bot activity after ignore_after_hours", status: S::Ignored, strength: E::Weak, signal: "no_activity", seed: "Open with no activity after long window", policy: Some("ignore_after_hours") },
+    Row { id: "exists_only", when: "Open with no non-bot activity yet, window shorter than ignore_after_hours (or activity not captured)", status: S::Pending, strength: E::Weak, signal: "target_exists_only", seed: "§8: target exists only", policy: Some("ignore_after_hours") },
+];
+
+impl CreatePullRequest {
+    fn pull<'a>(case: &Case<'a>) -> Option<Lookup<'a>> {
+        case.output.target_number.map(|n| case.lookup(&format!("pulls/{n}")))
+    }
+
+    fn fell_back_to_issue(case: &Case) -> bool {
+        case.output.target_kind.as_deref() == Some("issue") || case.output.expected().get("fallback").and_then(|f| f.as_str()) == Some("issue")
+    }
+}
+
+impl Rule for CreatePullRequest {
+    fn output_type(&self) -> &'static str {
+        "create_pull_request"
+    }
+    fn human_check(&self) -> &'static str {
+        "Was the PR merged, closed unmerged, reviewed, or still pending? (A PR that fell back to an issue is judged as create_issue.)"
+    }
+    fn rows(&self) -> &'static [Row] {
+        ROWS
+    }
+
+    fn action_time(&self, case: &Case) -> Option<Instant> {
+        if Self::fell_back_to_issue(case) {
+            return super::create_issue::CreateIssue.action_time(case);
+        }
+        case.output.created_at.or_else(|| Self::pull(case)?.found().and_then(|v| PullRequest::from(v).created_at))
+    }
+
+    fn evaluate(&self, case: &Case) -> Verdict {
+        if Self::fell_back_to_issue(case) {
+            let mut v = super::create_issue::CreateIssue.evaluate(case);
+            v.rule_id = format!("create_pull_request/fallback_issue>{}", v.rule_id);
+            return v.detail("fallback_subtype", "issue");
+        }
+        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let Some(look) = Self::pull(case) else { return common("missing_reference") };
+        let Some(body) = look.found() else { return missing(case, &look) };
+        let pr = PullRequest::from(body);
+        let mut case_actors = case.actors.clone();
+        if let Some(author) = &pr.user.login {
+            case_actors.add_workflow(author);
+        }
+        let case = Case { actors: case_actors, ..clone_case(case) };
+        let activity = case.activity(n, true);
+        let (humans, bots) = case.count_actors(&activity);
+        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
+            Ok(lc) => lc,
+            Err(why) => return no_history(why).resolved(true),
+        };
+        let v = if lc.merged {
+            let class = case.actors.classify(&lc.merger);
+            self.row("merged")
+                .at(lc.merged_at)
+                .detail("merged", true)
+                .detail("merged_by", lc.merger.login.clone())
+                .detail("merged_by_type", class.as_str())
+        } else if lc.closed {
+            self.row("closed_unmerged")
+                .at(lc.closed_at)
+                .detail("merged", false)
+                .detail("closed_by", lc.closer.login.clone())
+        } else {
+            if !activity.failed.is_empty() {
+                let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
+                return common("capture_failed").resolved(true).note(format!("activity capture failed: {}", paths.join(", ")));
+            }
+            let human = |k: &dyn Fn(&ActKind) -> bool| {
+                case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && k(&a.kind)).map(|a| a.at)
+            };
+            if let Some(at) = human(&|k| matches!(k, ActKind::Review(s) if s == "APPROVED")) {
+                self.row("approved_open").at(at)
+            } else if let Some(at) = human(&|k| matches!(k, ActKind::Review(_) | ActKind::Comment | ActKind::ReviewComment)) {
+                self.row("review_activity").at(at)
+            } else if activity.any_read() && case.long_enough() {
+                self.row("no_activity")
+            } else {
+                let v = self.row("exists_only");
+                if activity.any_read() { v } else { v.note("no activity lists captured: cannot tell ignored from engaged") }
+            }
+        };
+        v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis)
+    }
+}
+
+/// A copy of a case (the case owns only references and small values).
+pub(crate) fn clone_case<'a>(c: &Case<'a>) -> Case<'a> {
+    Case {
+        output: c.output,
+        window: c.window,
+        index: c.index,
+        policy: c.policy,
+        captured_at: c.captured_at,
+        t0: c.t0,
+        as_of: c.as_of,
+        actors: c.actors.clone(),
+    }
+}

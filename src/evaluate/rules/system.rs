@@ -1,0 +1,25 @@
+//! System outputs: `noop`, `missing_tool`, `missing_data`, `report_incomplete`.
+//!
+//! ## What a person checks
+//! Nothing: these record that the agent did not act, or could not. Seed 000 marks them
+//! `skipped` with no evidence, so they never enter an acceptance rate.
+//!
+//! ## Example
+//! `{"type": "noop", "message": "nothing to do"}` -> skipped / none / `no_action_requested`.
+
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
+use crate::evaluate::{verdict, Row, Verdict};
+use crate::runs::SafeOutput;
+
+pub const ROWS: &[Row] = &[
+    Row { id: "noop", when: "noop: the agent decided no action was needed", status: S::Skipped, strength: E::None, signal: "no_action_requested", seed: "noop", policy: None },
+    Row { id: "missing_tool", when: "missing_tool: the agent lacked a tool", status: S::Skipped, strength: E::None, signal: "tool_unavailable", seed: "missing_tool", policy: None },
+    Row { id: "missing_data", when: "missing_data: the agent lacked data it needed", status: S::Skipped, strength: E::None, signal: "data_unavailable", seed: "", policy: None },
+    Row { id: "report_incomplete", when: "report_incomplete: the agent reported its work as incomplete", status: S::Skipped, strength: E::None, signal: "report_incomplete", seed: "", policy: None },
+];
+
+pub fn evaluate(o: &SafeOutput) -> Option<Verdict> {
+    ROWS.iter()
+        .find(|r| r.id == o.output_type)
+        .map(|r| verdict("system", ROWS, r.id))
+}

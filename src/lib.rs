@@ -1,0 +1,23 @@
+//! hindsight: what became of AI agents' actions ("safe outputs") in GitHub repositories,
+//! judged offline on frozen snapshots so a study re-runs bit-for-bit.
+//!
+//! Data flow, one module per stage: [`snapshot`] and [`runs`] read the inputs,
+//! [`dataset`] writes and reads the Parquet dataset, [`evaluate`] judges every output in
+//! every window, [`report`] runs the dashboard SQL. [`pipeline`] strings them together.
+
+pub mod dataset;
+pub mod demo;
+pub mod error;
+pub mod evaluate;
+pub mod inputs;
+pub mod json;
+pub mod pipeline;
+pub mod progress;
+pub mod quarantine;
+pub mod report;
+pub mod runs;
+pub mod snapshot;
+pub mod table;
+pub mod time;
+
+pub use error::{Error, Result};

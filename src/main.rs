@@ -1,0 +1,85 @@
+mod cli;
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+
+use cli::{Config, Task};
+use hindsight::demo::DemoStudy;
+use hindsight::pipeline::{self, Converted};
+use hindsight::progress::Progress;
+use hindsight::report;
+
+fn main() -> ExitCode {
+    let config = match cli::Cli::parse().into_config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("hindsight: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match execute(config) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("hindsight: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn execute(config: Config) -> anyhow::Result<u8> {
+    if let Some(n) = config.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("setting up worker threads")?;
+    }
+    let progress = Progress::new(config.quiet);
+    match config.task {
+        Task::Run { study, out, windows, policy, format } => {
+            let demo = if study.is_none() { Some(DemoStudy::extract()?) } else { None };
+            let study = study.unwrap_or_else(|| demo.as_ref().map(|d| d.study.clone()).unwrap_or_else(|| unreachable!()));
+            let c = pipeline::run(&study, &out, &windows, &policy, &progress)?;
+            summarize(&c, &out, config.quiet, demo.is_some());
+            print!("{}", report::dashboard(&out, format)?);
+        }
+        Task::Convert { study, out } => {
+            let c = pipeline::convert(&study, &out, &progress)?;
+            summarize(&c, &out, config.quiet, false);
+        }
+        Task::Evaluate { dataset, windows, policy } => {
+            let n = pipeline::evaluate(&dataset, &windows, &policy, &progress)?;
+            if !config.quiet {
+                eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
+            }
+        }
+        Task::Report { dataset, sql, format } => match sql {
+            None => print!("{}", report::dashboard(&dataset, format)?),
+            Some(sql) => {
+                let session = report::Session::open(&dataset)?;
+                print!("{}", report::format::render(&session.sql(&sql)?, format)?);
+            }
+        },
+        Task::Rules { json } => print!("{}", hindsight::evaluate::catalogue::render(json)),
+        Task::Policy { policy } => println!("{}", serde_json::to_string_pretty(&policy.to_json())?),
+    }
+    Ok(0)
+}
+
+/// What convert read, used and quarantined, on stderr.
+fn summarize(c: &Converted, out: &std::path::Path, quiet: bool, demo: bool) {
+    if quiet {
+        return;
+    }
+    if demo {
+        eprintln!("no --snapshot/--runs given: running the bundled demo study");
+    }
+    for (input, r) in &c.records {
+        eprintln!("{input:>9}: {} records read = {} used + {} quarantined", r.input, r.used, r.quarantined);
+    }
+    for q in c.quarantined.iter().take(20) {
+        eprintln!("  quarantined {}", q.describe());
+    }
+    if c.quarantined.len() > 20 {
+        eprintln!("  ... and {} more (see quarantine.parquet)", c.quarantined.len() - 20);
+    }
+    eprintln!("{:>9}: {} safe outputs, {} responses -> {}", "dataset", c.safe_outputs, c.responses, out.display());
+}

@@ -1,0 +1,109 @@
+//! The stages strung together: convert (inputs -> dataset), evaluate, report.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::dataset::manifest::{InputFileEntry, Manifest, RecordCount};
+use crate::dataset::{write_table, Staging};
+use crate::error::{Error, Result};
+use crate::evaluate::{Policy, Window};
+use crate::progress::Progress;
+use crate::quarantine::{self, Quarantined};
+use crate::snapshot::{self, SnapshotIndex};
+
+/// Where a study's inputs are.
+#[derive(Clone, Debug)]
+pub struct Study {
+    pub snapshot: PathBuf,
+    pub runs: PathBuf,
+}
+
+/// What convert did, for the terminal and for tests.
+#[derive(Clone, Debug)]
+pub struct Converted {
+    pub records: BTreeMap<String, RecordCount>,
+    pub quarantined: Vec<Quarantined>,
+    pub safe_outputs: usize,
+    pub responses: usize,
+}
+
+fn check_dir(p: &Path, what: &str) -> Result<()> {
+    if p.is_dir() {
+        Ok(())
+    } else {
+        Err(Error::Layout {
+            path: p.to_path_buf(),
+            message: format!("--{what} must be a directory"),
+        })
+    }
+}
+
+pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Converted> {
+    check_dir(&study.snapshot, "snapshot")?;
+    check_dir(&study.runs, "runs")?;
+    let bar = progress.bar("convert", 4);
+    let snap = snapshot::read(&study.snapshot)?;
+    bar.inc(1);
+    let runs = crate::runs::read(&study.runs)?;
+    bar.inc(1);
+
+    let staging = Staging::new(out)?;
+    let mut manifest = Manifest::new(crate::time::format(&snap.info.captured_at));
+    let mut files: Vec<InputFileEntry> = snap.files.iter().chain(runs.files.iter()).map(InputFileEntry::from).collect();
+    files.sort_by(|a, b| (&a.input, &a.path).cmp(&(&b.input, &b.path)));
+    manifest.inputs = files;
+
+    let mut quarantined = snap.quarantined.clone();
+    quarantined.extend(runs.quarantined.iter().cloned());
+    quarantined.sort();
+    let count = |input: &str, used: usize| RecordCount {
+        input: manifest.inputs.iter().filter(|f| f.input == input).map(|f| f.records).sum(),
+        used,
+        quarantined: quarantined.iter().filter(|q| q.input == input).count(),
+    };
+    let records: BTreeMap<String, RecordCount> = [
+        ("snapshot".to_string(), count("snapshot", snap.captures.len())),
+        ("runs".to_string(), count("runs", runs.used)),
+    ]
+    .into_iter()
+    .collect();
+    manifest.records = records.clone();
+
+    let index = SnapshotIndex::build(
+        snap.captures
+            .iter()
+            .map(|c| (c.path.clone(), c.page, c.status, c.captured_at, c.body.clone())),
+    );
+    let mut tables = vec![snapshot::tables::responses(&snap.captures)];
+    tables.extend(snapshot::tables::typed(&index));
+    tables.push(crate::runs::tables::safe_outputs(&runs.outputs));
+    tables.push(crate::runs::tables::runs(&runs.runs));
+    tables.push(crate::runs::tables::requests(&runs.requests));
+    tables.push(quarantine::table(&quarantined));
+    bar.inc(1);
+    for t in &tables {
+        let w = write_table(&staging.dir, t)?;
+        manifest.record_table(t.name, &w);
+    }
+    manifest.save(&staging.dir)?;
+    staging.commit()?;
+    bar.finish_and_clear();
+    Ok(Converted {
+        records,
+        quarantined,
+        safe_outputs: runs.outputs.len(),
+        responses: snap.captures.len(),
+    })
+}
+
+pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<usize> {
+    let outcomes = crate::evaluate::evaluate_dataset(dataset, windows, policy, progress)?;
+    Ok(outcomes.len())
+}
+
+/// convert + evaluate; the caller prints the dashboard.
+pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<Converted> {
+    let c = convert(study, out, progress)?;
+    evaluate(out, windows, policy, progress)?;
+    Ok(c)
+}

@@ -1,0 +1,36 @@
+//! Progress bars for long stages: shown on a terminal, silent when output is piped or
+//! `--quiet` is given.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    enabled: bool,
+}
+
+impl Progress {
+    /// Bars on stderr when it is a terminal and not `quiet`.
+    pub fn new(quiet: bool) -> Self {
+        Progress {
+            enabled: !quiet && std::io::stderr().is_terminal(),
+        }
+    }
+
+    pub fn hidden() -> Self {
+        Progress { enabled: false }
+    }
+
+    pub fn bar(&self, stage: &str, len: u64) -> ProgressBar {
+        if !self.enabled {
+            return ProgressBar::hidden();
+        }
+        let pb = ProgressBar::new(len);
+        if let Ok(style) = ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} {elapsed}") {
+            pb.set_style(style.progress_chars("=> "));
+        }
+        pb.set_prefix(stage.to_string());
+        pb
+    }
+}

@@ -1,0 +1,436 @@
+//! One safe output: what the agent's workflow did (or asked to do), normalized from any of
+//! the recorded shapes.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+
+use crate::json::{as_int, canonical, int_at, names, sha256_hex, str_at};
+use crate::snapshot::paths::parse_url;
+use crate::time::{self, Instant};
+
+/// Whether the output was carried out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Execution {
+    /// In the executed manifest.
+    Executed,
+    /// A system output (`noop`, `missing_tool`, ...) that is never executed by design.
+    RequestedOnly,
+    /// Requested in staged mode: previewed, not applied.
+    Staged,
+    /// Requested, but no executed item accounts for it (an error, a rejected request).
+    NotExecuted,
+    /// Requested in a run that has no executed-items record at all: unknown.
+    Unrecorded,
+}
+
+impl Execution {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Execution::Executed => "executed",
+            Execution::RequestedOnly => "requested_only",
+            Execution::Staged => "staged",
+            Execution::NotExecuted => "not_executed",
+            Execution::Unrecorded => "unrecorded",
+        }
+    }
+    pub fn parse(s: &str) -> Execution {
+        match s {
+            "requested_only" => Execution::RequestedOnly,
+            "staged" => Execution::Staged,
+            "not_executed" => Execution::NotExecuted,
+            "unrecorded" => Execution::Unrecorded,
+            _ => Execution::Executed,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// gh-aw `safe-output-items.jsonl`, thin or rich.
+    GhAw,
+    /// seed 000 §4 records in `safe-outputs.jsonl`.
+    Normalized,
+    /// An agent request (agent_output.json / safeoutputs.jsonl).
+    Request,
+}
+
+impl Format {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Format::GhAw => "gh-aw-manifest",
+            Format::Normalized => "normalized",
+            Format::Request => "agent-request",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct TempTarget {
+    pub repo: Option<String>,
+    pub number: Option<i64>,
+}
+
+pub struct RunContext {
+    pub run_id: String,
+    pub workflow_name: Option<String>,
+    pub repository: Option<String>,
+    pub actor: Option<String>,
+    pub staged: bool,
+    pub temp_ids: HashMap<String, TempTarget>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SafeOutput {
+    pub safe_output_id: String,
+    pub run_id: String,
+    pub item_index: i64,
+    pub workflow_name: Option<String>,
+    pub output_type: String,
+    pub execution: Execution,
+    pub target_repo: Option<String>,
+    pub target_kind: Option<String>,
+    pub target_number: Option<i64>,
+    pub target_comment_id: Option<i64>,
+    pub target_url: Option<String>,
+    /// How the target was found: `number`, `url`, `temporary_id`, `target`, `request`.
+    pub target_source: Option<String>,
+    pub temporary_id: Option<String>,
+    /// The identity the output was written as, when recorded.
+    pub actor: Option<String>,
+    /// The run's triggering actor (aw_info.json).
+    pub run_actor: Option<String>,
+    pub created_at: Option<Instant>,
+    pub payload_hash: String,
+    pub payload: String,
+    /// Execution-time evidence an evaluator compares with later state (labels added, commit
+    /// SHAs, requested reviewers, ...), as canonical JSON.
+    pub expected_state: String,
+    pub before_state: Option<String>,
+    pub after_state: Option<String>,
+    pub staged: bool,
+    pub source_format: String,
+    pub source_file: String,
+    pub source_line: i64,
+}
+
+impl SafeOutput {
+    pub fn expected(&self) -> Value {
+        serde_json::from_str(&self.expected_state).unwrap_or(Value::Null)
+    }
+    pub fn before(&self) -> Option<Value> {
+        self.before_state.as_deref().and_then(|s| serde_json::from_str(s).ok())
+    }
+    pub fn after(&self) -> Option<Value> {
+        self.after_state.as_deref().and_then(|s| serde_json::from_str(s).ok())
+    }
+}
+
+pub const SYSTEM_TYPES: &[&str] = &["noop", "missing_tool", "missing_data", "report_incomplete"];
+
+pub fn is_system_type(t: &str) -> bool {
+    SYSTEM_TYPES.contains(&t)
+}
+
+type FieldError = (&'static str, String);
+
+fn wrong(field: &'static str, expected: &str, v: &Value) -> FieldError {
+    (field, format!("expected {expected}, found {v}"))
+}
+
+/// An optional integer field: absent/null is fine, a non-integer is an error.
+fn opt_int(v: &Value, field: &'static str) -> Result<Option<i64>, FieldError> {
+    match v.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(x) => as_int(x).map(Some).ok_or_else(|| wrong(field, "an integer", x)),
+    }
+}
+
+fn opt_str<'a>(v: &'a Value, field: &'static str) -> Result<Option<&'a str>, FieldError> {
+    match v.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(x) => Err(wrong(field, "a string", x)),
+    }
+}
+
+fn opt_time(v: &Value, field: &'static str) -> Result<Option<Instant>, FieldError> {
+    match opt_str(v, field)? {
+        None => Ok(None),
+        Some(s) => time::parse(s)
+            .map(Some)
+            .ok_or_else(|| (field, format!("`{s}` is not an RFC 3339 time"))),
+    }
+}
+
+/// Default target kind of a type, when the record does not say.
+fn default_kind(t: &str) -> Option<&'static str> {
+    Some(match t {
+        "create_pull_request" | "push_to_pull_request_branch" | "update_pull_request" | "close_pull_request"
+        | "merge_pull_request" | "mark_pull_request_as_ready_for_review" | "add_reviewer"
+        | "submit_pull_request_review" | "dismiss_pull_request_review" => "pull_request",
+        "create_pull_request_review_comment" | "reply_to_pull_request_review_comment" => "review_comment",
+        "resolve_pull_request_review_thread" => "review_thread",
+        "add_comment" | "hide_comment" => "comment",
+        "create_discussion" | "update_discussion" | "close_discussion" => "discussion",
+        "dispatch_workflow" | "call_workflow" => "workflow_run",
+        "update_release" => "release",
+        "create_code_scanning_alert" | "autofix_code_scanning_alert" => "code_scanning_alert",
+        "update_project" | "create_project" | "create_project_status_update" => "project",
+        t if is_system_type(t) => return None,
+        _ => "issue",
+    })
+}
+
+/// A number-or-temporary-id field (`item_number: "aw_abc123"`).
+fn number_or_temp(v: &Value, field: &'static str, ctx: &RunContext) -> Result<Option<(i64, Option<String>, &'static str)>, FieldError> {
+    match v.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(x) => {
+            if let Some(n) = as_int(x) {
+                return Ok(Some((n, None, "number")));
+            }
+            match x.as_str() {
+                Some(s) => match ctx.temp_ids.get(s) {
+                    Some(t) => Ok(t.number.map(|n| (n, t.repo.clone(), "temporary_id"))),
+                    None => Ok(None),
+                },
+                None => Err(wrong(field, "a number or temporary id", x)),
+            }
+        }
+    }
+}
+
+fn labels_of(v: Option<&Value>) -> Option<Vec<String>> {
+    v.and_then(|s| s.get("labels")).and_then(names)
+}
+
+/// Build a safe output from one record. An error names the field at fault.
+pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, file: &str, line: usize) -> Result<SafeOutput, FieldError> {
+    let output_type = match v.get("type") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+        Some(Value::String(_)) => return Err(("type", "empty".into())),
+        Some(x) => return Err(wrong("type", "a string", x)),
+        None => return Err(("type", "missing: a safe output without a type cannot be evaluated".into())),
+    };
+    let metadata = v.get("metadata").filter(|m| m.is_object());
+    let run_id = match format {
+        Format::Normalized => match v.get("run_id") {
+            Some(Value::String(s)) if !s.is_empty() => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => ctx.run_id.clone(),
+        },
+        _ => ctx.run_id.clone(),
+    };
+
+    // Target, in order of precedence: explicit number, URL, temporary id.
+    let mut target_repo: Option<String> = opt_str(v, "repo")?.map(str::to_string);
+    let mut target_number = opt_int(v, "number")?;
+    let mut target_source = target_number.map(|_| "number");
+    if target_number.is_none() {
+        target_number = opt_int(v, "target_number")?;
+        target_source = target_source.or(target_number.map(|_| "number"));
+    }
+    let mut url = opt_str(v, "url")?.or(opt_str(v, "target_url")?).map(str::to_string);
+    let mut kind: Option<String> = None;
+    let mut comment_id = opt_int(v, "comment_id")?;
+    match v.get("target") {
+        Some(Value::Object(_)) => {
+            let t = &v["target"];
+            if target_number.is_none() {
+                target_number = int_at(t, "number");
+                target_source = target_number.map(|_| "target");
+            }
+            target_repo = target_repo.or(str_at(t, "repo").map(str::to_string));
+            url = url.or(str_at(t, "url").map(str::to_string));
+            kind = str_at(t, "kind").or(str_at(t, "type")).map(str::to_string);
+        }
+        Some(Value::String(s)) => {
+            if s.starts_with("http") {
+                url = url.or(Some(s.clone()));
+            } else if let Some((repo, n)) = s.split_once('#') {
+                target_repo = target_repo.or(Some(repo.to_string()));
+                if target_number.is_none() {
+                    target_number = n.parse().ok();
+                    target_source = target_number.map(|_| "target");
+                }
+            } else if target_number.is_none() {
+                target_number = s.parse().ok();
+                target_source = target_number.map(|_| "target");
+            }
+        }
+        Some(Value::Number(n)) if target_number.is_none() => {
+            target_number = n.as_i64();
+            target_source = target_number.map(|_| "target");
+        }
+        _ => {}
+    }
+    if let Some(u) = &url {
+        let p = parse_url(u);
+        if target_number.is_none() && p.number.is_some() {
+            target_number = p.number;
+            target_source = Some("url");
+        }
+        target_repo = target_repo.or(p.repo);
+        kind = kind.or(p.kind.map(str::to_string));
+        comment_id = comment_id.or(p.comment_id);
+    }
+    let temporary_id = opt_str(v, "temporaryId")?
+        .or(opt_str(v, "temporary_id")?)
+        .map(str::to_string);
+    if target_number.is_none() {
+        if let Some(t) = temporary_id.as_ref().and_then(|id| ctx.temp_ids.get(id)) {
+            target_number = t.number;
+            target_source = Some("temporary_id");
+            target_repo = target_repo.or(t.repo.clone());
+        }
+    }
+    // What the request named as its target (item_number may itself be a temporary id).
+    if target_number.is_none() {
+        for f in ["item_number", "issue_number", "pull_request_number", "pr_number", "discussion_number"] {
+            if let Some((n, repo, how)) = number_or_temp(v, f, ctx)? {
+                target_number = Some(n);
+                target_source = Some(if how == "number" { "request" } else { how });
+                target_repo = target_repo.or(repo);
+                break;
+            }
+        }
+    }
+    if let Some(m) = metadata {
+        if comment_id.is_none() {
+            comment_id = int_at(m, "comment_id");
+        }
+        if target_number.is_none() {
+            for f in ["number", "issue_number", "pull_request_number"] {
+                if let Some(n) = int_at(m, f) {
+                    target_number = Some(n);
+                    target_source = Some("metadata");
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(r) = &target_repo {
+        if r.split('/').filter(|p| !p.is_empty()).count() != 2 {
+            return Err(("repo", format!("`{r}` is not OWNER/NAME")));
+        }
+    }
+    let target_repo = target_repo.or(ctx.repository.clone());
+
+    let created_at = match opt_time(v, "timestamp")? {
+        Some(t) => Some(t),
+        None => opt_time(v, "created_at")?.or(metadata.and_then(|m| time::at(m, "created_at"))),
+    };
+
+    // Execution-time evidence.
+    let before = v.get("before_state").or(v.get("before")).filter(|x| !x.is_null());
+    let after = v.get("after_state").or(v.get("after")).filter(|x| !x.is_null());
+    let mut expected = Map::new();
+    if let Some(Value::Object(e)) = v.get("expected_state") {
+        expected.extend(e.clone());
+    }
+    if !expected.contains_key("labels_added") {
+        let added = v
+            .get("labelsAdded")
+            .or(v.get("labels_added"))
+            .or(metadata.and_then(|m| m.get("labels_added")))
+            .and_then(names)
+            .map(|l| (l, "labelsAdded"))
+            .or_else(|| {
+                let a = labels_of(after)?;
+                let b = labels_of(before).unwrap_or_default();
+                Some((a.into_iter().filter(|l| !b.contains(l)).collect(), "after_state"))
+            })
+            .or_else(|| {
+                (output_type == "add_labels")
+                    .then(|| v.get("labels").and_then(names))
+                    .flatten()
+                    .map(|l| (l, "labels"))
+            });
+        if let Some((l, src)) = added {
+            expected.insert("labels_added".into(), json!(l));
+            expected.insert("labels_added_source".into(), json!(src));
+        }
+    }
+    if !expected.contains_key("commit_shas") {
+        let mut shas: Vec<String> = Vec::new();
+        for src in [Some(v), metadata] {
+            let Some(src) = src else { continue };
+            for f in ["commit_sha", "head_sha", "commit"] {
+                if let Some(s) = str_at(src, f) {
+                    shas.push(s.to_string());
+                }
+            }
+            for f in ["commit_shas", "commits"] {
+                if let Some(a) = src.get(f).and_then(Value::as_array) {
+                    shas.extend(a.iter().filter_map(|c| c.as_str().or_else(|| str_at(c, "sha")).map(str::to_string)));
+                }
+            }
+        }
+        shas.dedup();
+        if !shas.is_empty() {
+            expected.insert("commit_shas".into(), json!(shas));
+        }
+    }
+    if let Some(m) = metadata.and_then(Value::as_object) {
+        for (k, val) in m {
+            expected.entry(format!("metadata.{k}")).or_insert(val.clone());
+        }
+    }
+    if let Some(b) = v.get("branch").and_then(Value::as_str) {
+        expected.entry("branch").or_insert(json!(b));
+    }
+    if let Some(c) = comment_id {
+        expected.entry("comment_id").or_insert(json!(c));
+    }
+    let fallback = v.get("fallback").or(metadata.and_then(|m| m.get("fallback"))).and_then(Value::as_str);
+    if let Some(f) = fallback {
+        expected.entry("fallback").or_insert(json!(f));
+    }
+
+    let target_kind = kind.or_else(|| default_kind(&output_type).map(str::to_string));
+    let staged = ctx.staged || v.get("staged").and_then(Value::as_bool).unwrap_or(false);
+    let execution = match format {
+        Format::Request => Execution::NotExecuted,
+        _ if is_system_type(&output_type) => Execution::RequestedOnly,
+        _ if staged => Execution::Staged,
+        _ => match str_at(v, "status").or(str_at(v, "result")) {
+            Some("error" | "failed" | "failure" | "skipped") => Execution::NotExecuted,
+            _ if v.get("error").is_some_and(|e| !e.is_null()) => Execution::NotExecuted,
+            _ => Execution::Executed,
+        },
+    };
+    let payload = canonical(v);
+    let payload_hash = match (format, str_at(v, "payload_hash")) {
+        (Format::Normalized, Some(h)) => h.to_string(),
+        _ => sha256_hex(payload.as_bytes()),
+    };
+    let actor = opt_str(v, "actor")?.map(str::to_string);
+    Ok(SafeOutput {
+        safe_output_id: format!("{run_id}:{index}"),
+        run_id,
+        item_index: index as i64,
+        workflow_name: opt_str(v, "workflow_name")?.map(str::to_string).or(ctx.workflow_name.clone()),
+        output_type,
+        execution,
+        target_repo,
+        target_kind,
+        target_number,
+        target_comment_id: comment_id,
+        target_url: url,
+        target_source: target_source.map(str::to_string),
+        temporary_id,
+        actor,
+        run_actor: ctx.actor.clone(),
+        created_at,
+        payload_hash,
+        payload,
+        expected_state: canonical(&Value::Object(expected)),
+        before_state: before.map(canonical),
+        after_state: after.map(canonical),
+        staged,
+        source_format: format.as_str().to_string(),
+        source_file: file.to_string(),
+        source_line: line as i64,
+    })
+}

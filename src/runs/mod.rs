@@ -1,0 +1,407 @@
+//! Safe-output logs: gh-aw run directories (`aw_info.json`, `safe-output-items.jsonl` in its
+//! older thin and newer rich shapes, `agent_output.json`, `safeoutputs.jsonl`,
+//! `temporary-id-map.json`) and runs holding seed 000 §4 normalized records
+//! (`safe-outputs.jsonl`).
+//!
+//! Targets come only from what was recorded (a number, a URL, a temporary-id mapping),
+//! never from a guess. Requested-but-not-executed items are kept, marked, and later
+//! evaluated as `skipped`.
+
+pub mod item;
+pub mod tables;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::inputs::InputFile;
+use crate::json::{int_at, str_at};
+use crate::quarantine::Quarantined;
+
+pub use item::{Execution, SafeOutput};
+
+pub const MANIFEST: &str = "safe-output-items.jsonl";
+pub const NORMALIZED: &str = "safe-outputs.jsonl";
+pub const AGENT_OUTPUT: &str = "agent_output.json";
+pub const REQUEST_LOG: &str = "safeoutputs.jsonl";
+pub const TEMP_ID_MAP: &str = "temporary-id-map.json";
+pub const AW_INFO: &str = "aw_info.json";
+
+/// One workflow run.
+#[derive(Clone, Debug, Default)]
+pub struct Run {
+    pub run_id: String,
+    pub run_id_source: &'static str,
+    pub workflow_name: Option<String>,
+    pub repository: Option<String>,
+    pub actor: Option<String>,
+    pub staged: bool,
+    pub dir: String,
+    pub executed_items: usize,
+    pub requested_items: usize,
+    pub errors: Vec<String>,
+    pub aw_info: Option<String>,
+}
+
+/// A request the agent made (agent_output.json item or safeoutputs.jsonl line).
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub run_id: String,
+    pub file: String,
+    pub position: usize,
+    pub request_type: Option<String>,
+    pub payload: String,
+}
+
+#[derive(Default)]
+pub struct RunsRead {
+    pub runs: Vec<Run>,
+    pub outputs: Vec<SafeOutput>,
+    pub requests: Vec<Request>,
+    pub quarantined: Vec<Quarantined>,
+    pub files: Vec<InputFile>,
+    /// Input records used (counted where each is used, so that input = used +
+    /// quarantined is a check, not a definition).
+    pub used: usize,
+}
+
+pub fn read(dir: &Path) -> Result<RunsRead> {
+    let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    let mut run_dirs = Vec::new();
+    for entry in rd {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        if entry.file_type().map_err(|e| Error::io(entry.path(), e))?.is_dir() {
+            run_dirs.push(entry.path());
+        }
+    }
+    run_dirs.sort();
+    let parts: Vec<Result<RunsRead>> = run_dirs.par_iter().map(|d| read_run(dir, d)).collect();
+    let mut out = RunsRead::default();
+    for p in parts {
+        let p = p?;
+        out.runs.extend(p.runs);
+        out.outputs.extend(p.outputs);
+        out.requests.extend(p.requests);
+        out.quarantined.extend(p.quarantined);
+        out.files.extend(p.files);
+        out.used += p.used;
+    }
+    // Two run directories claiming one run id would give colliding safe_output_ids.
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for r in &out.runs {
+        if let Some(prev) = seen.insert(r.run_id.clone(), r.dir.clone()) {
+            return Err(Error::Layout {
+                path: dir.join(&r.dir),
+                message: format!("run id {} is also claimed by run directory {prev}", r.run_id),
+            });
+        }
+    }
+    out.outputs.sort_by(|a, b| (&a.run_id, a.item_index).cmp(&(&b.run_id, b.item_index)));
+    Ok(out)
+}
+
+struct Lines {
+    file: String,
+    bytes: Vec<u8>,
+}
+
+impl Lines {
+    fn load(root: &Path, p: &Path) -> Result<Option<Lines>> {
+        match std::fs::read(p) {
+            Ok(bytes) => Ok(Some(Lines {
+                file: p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/"),
+                bytes,
+            })),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io(p, e)),
+        }
+    }
+
+    /// Non-blank lines as (1-based line number, text, is last line without newline).
+    fn records(&self) -> Vec<(usize, String, bool)> {
+        let text = String::from_utf8_lossy(&self.bytes);
+        let unterminated = !text.ends_with('\n');
+        let lines: Vec<&str> = text.lines().collect();
+        let n = lines.len();
+        lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| (i + 1, l.to_string(), unterminated && i + 1 == n))
+            .collect()
+    }
+}
+
+fn json_line(raw: &str, truncated_candidate: bool) -> std::result::Result<Value, String> {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(v) if v.is_object() => Ok(v),
+        Ok(_) => Err("not a JSON object".to_string()),
+        Err(e) if e.is_eof() && truncated_candidate => Err(format!(
+            "truncated line: the file ends before the JSON value is complete ({e})"
+        )),
+        Err(e) => Err(format!("not valid JSON: {e}")),
+    }
+}
+
+fn read_run(root: &Path, dir: &Path) -> Result<RunsRead> {
+    let mut out = RunsRead::default();
+    let dir_name = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let mut run = Run {
+        dir: dir_name.clone(),
+        run_id: dir_name.clone(),
+        run_id_source: "directory_name",
+        ..Run::default()
+    };
+
+    if let Some(f) = Lines::load(root, &dir.join(AW_INFO))? {
+        let text = String::from_utf8_lossy(&f.bytes).to_string();
+        out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, 1));
+        match serde_json::from_str::<Value>(&text) {
+            Ok(v) if v.is_object() => {
+                let id = v.get("run_id").and_then(|x| match x {
+                    Value::String(s) if !s.is_empty() => Some(s.clone()),
+                    Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                });
+                if let Some(id) = id {
+                    run.run_id = id;
+                    run.run_id_source = "aw_info";
+                }
+                run.workflow_name = str_at(&v, "workflow_name").map(str::to_string);
+                run.repository = str_at(&v, "repository").map(str::to_string);
+                run.actor = str_at(&v, "actor").map(str::to_string);
+                run.staged = v.get("staged").and_then(Value::as_bool).unwrap_or(false);
+                run.aw_info = Some(crate::json::canonical(&v));
+                out.used += 1;
+            }
+            Ok(_) => out.quarantined.push(Quarantined::new("runs", &f.file, Some(1), None, "not a JSON object", &text)),
+            Err(e) => out.quarantined.push(Quarantined::new(
+                "runs",
+                &f.file,
+                Some(e.line()),
+                None,
+                format!("not valid JSON: {e}; run metadata unknown, run id taken from the directory name"),
+                &text,
+            )),
+        }
+    }
+
+    let temp_ids = read_temp_ids(root, dir, &mut out)?;
+    let ctx = item::RunContext {
+        run_id: run.run_id.clone(),
+        workflow_name: run.workflow_name.clone(),
+        repository: run.repository.clone(),
+        actor: run.actor.clone(),
+        staged: run.staged,
+        temp_ids,
+    };
+
+    // Executed outputs: the gh-aw manifest, else normalized records.
+    let manifest = Lines::load(root, &dir.join(MANIFEST))?;
+    let normalized = Lines::load(root, &dir.join(NORMALIZED))?;
+    let mut executed_types: Vec<String> = Vec::new();
+    let mut next_index = 0usize;
+    let has_manifest = manifest.is_some() || normalized.is_some();
+    for (lines, format) in [(manifest, item::Format::GhAw), (normalized, item::Format::Normalized)] {
+        let Some(lines) = lines else { continue };
+        let records = lines.records();
+        out.files.push(InputFile::from_bytes("runs", lines.file.clone(), &lines.bytes, records.len()));
+        let mut seen: HashMap<String, String> = HashMap::new();
+        for (lineno, raw, last) in records {
+            let index = next_index;
+            next_index += 1;
+            let v = match json_line(&raw, last) {
+                Ok(v) => v,
+                Err(reason) => {
+                    out.quarantined.push(Quarantined::new("runs", &lines.file, Some(lineno), None, reason, &raw));
+                    continue;
+                }
+            };
+            let dup_key = match v.get("id") {
+                Some(id) if !id.is_null() => format!("id:{id}"),
+                _ => crate::json::canonical(&v),
+            };
+            let id = format!("{}:{index}", ctx.run_id);
+            if let Some(first) = seen.get(&dup_key) {
+                out.quarantined.push(Quarantined::new(
+                    "runs",
+                    &lines.file,
+                    Some(lineno),
+                    None,
+                    format!("duplicate item: same record as {first}"),
+                    &raw,
+                ));
+                continue;
+            }
+            seen.insert(dup_key, id);
+            match item::from_record(&ctx, &v, index, format, &lines.file, lineno) {
+                Ok(so) => {
+                    out.used += 1;
+                    executed_types.push(so.output_type.clone());
+                    out.outputs.push(so);
+                }
+                Err((field, reason)) => {
+                    out.quarantined.push(Quarantined::new("runs", &lines.file, Some(lineno), Some(field), reason, &raw));
+                }
+            }
+        }
+    }
+    run.executed_items = out.outputs.len();
+
+    // Requests: what the agent asked for. Those no executed item accounts for are kept as
+    // requested-only outputs (system types, staged mode, failures).
+    let requests = read_requests(root, dir, &ctx, &mut out)?;
+    run.requested_items = requests.len();
+    let mut executed_count: BTreeMap<String, usize> = BTreeMap::new();
+    for t in executed_types {
+        *executed_count.entry(t).or_default() += 1;
+    }
+    for (file, line, v) in requests {
+        let Some(ty) = str_at(&v, "type").map(str::to_string) else { continue };
+        let system = item::is_system_type(&ty);
+        if !system {
+            if let Some(n) = executed_count.get_mut(&ty) {
+                if *n > 0 {
+                    *n -= 1;
+                    continue;
+                }
+            }
+        }
+        let execution = if system {
+            Execution::RequestedOnly
+        } else if !has_manifest {
+            Execution::Unrecorded
+        } else if run.staged {
+            Execution::Staged
+        } else {
+            Execution::NotExecuted
+        };
+        let index = next_index;
+        next_index += 1;
+        match item::from_record(&ctx, &v, index, item::Format::Request, &file, line) {
+            Ok(mut so) => {
+                so.execution = execution;
+                out.outputs.push(so);
+            }
+            Err(_) => {
+                // Already kept in the requests table; a request too malformed to be an
+                // output is recorded there with its type, so nothing is lost.
+            }
+        }
+    }
+    run.errors = read_errors(root, dir)?;
+    out.runs.push(run);
+    Ok(out)
+}
+
+fn read_temp_ids(root: &Path, dir: &Path, out: &mut RunsRead) -> Result<HashMap<String, item::TempTarget>> {
+    let mut map = HashMap::new();
+    let Some(f) = Lines::load(root, &dir.join(TEMP_ID_MAP))? else { return Ok(map) };
+    let text = String::from_utf8_lossy(&f.bytes).to_string();
+    let v: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, 1));
+            out.quarantined.push(Quarantined::new("runs", &f.file, Some(e.line()), None, format!("not valid JSON: {e}"), &text));
+            return Ok(map);
+        }
+    };
+    let entries = v.as_object().cloned().unwrap_or_default();
+    out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, entries.len()));
+    for (k, val) in entries {
+        let t = match &val {
+            Value::Object(_) => item::TempTarget {
+                repo: str_at(&val, "repo").map(str::to_string),
+                number: int_at(&val, "number"),
+            },
+            other => item::TempTarget {
+                repo: None,
+                number: crate::json::as_int(other),
+            },
+        };
+        if t.number.is_none() {
+            out.quarantined.push(Quarantined::new(
+                "runs",
+                &f.file,
+                None,
+                Some(&k),
+                "temporary id maps to no number",
+                &crate::json::canonical(&val),
+            ));
+            continue;
+        }
+        map.insert(k, t);
+        out.used += 1;
+    }
+    Ok(map)
+}
+
+/// agent_output.json items, else safeoutputs.jsonl lines. Every request line is kept in the
+/// `requests` table; the returned list is what is matched against executed items.
+fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut RunsRead) -> Result<Vec<(String, usize, Value)>> {
+    let mut from_agent_output = Vec::new();
+    if let Some(f) = Lines::load(root, &dir.join(AGENT_OUTPUT))? {
+        let text = String::from_utf8_lossy(&f.bytes).to_string();
+        match serde_json::from_str::<Value>(&text) {
+            Ok(v) => {
+                let items = v.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+                let errors = v.get("errors").and_then(Value::as_array).map(Vec::len).unwrap_or(0);
+                out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, items.len() + errors));
+                // Every item is kept in `requests`, every error in the run's `errors`.
+                out.used += items.len() + errors;
+                for (i, it) in items.into_iter().enumerate() {
+                    out.requests.push(Request {
+                        run_id: ctx.run_id.clone(),
+                        file: f.file.clone(),
+                        position: i,
+                        request_type: str_at(&it, "type").map(str::to_string),
+                        payload: crate::json::canonical(&it),
+                    });
+                    from_agent_output.push((f.file.clone(), i + 1, it));
+                }
+            }
+            Err(e) => {
+                out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, 1));
+                out.quarantined.push(Quarantined::new("runs", &f.file, Some(e.line()), None, format!("not valid JSON: {e}"), &text));
+            }
+        }
+    }
+    let mut from_log = Vec::new();
+    if let Some(f) = Lines::load(root, &dir.join(REQUEST_LOG))? {
+        let records = f.records();
+        out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, records.len()));
+        for (lineno, raw, last) in records {
+            match json_line(&raw, last) {
+                Ok(v) => {
+                    out.used += 1;
+                    out.requests.push(Request {
+                        run_id: ctx.run_id.clone(),
+                        file: f.file.clone(),
+                        position: lineno,
+                        request_type: str_at(&v, "type").map(str::to_string),
+                        payload: crate::json::canonical(&v),
+                    });
+                    from_log.push((f.file.clone(), lineno, v));
+                }
+                Err(reason) => out.quarantined.push(Quarantined::new("runs", &f.file, Some(lineno), None, reason, &raw)),
+            }
+        }
+    }
+    Ok(if from_agent_output.is_empty() { from_log } else { from_agent_output })
+}
+
+fn read_errors(root: &Path, dir: &Path) -> Result<Vec<String>> {
+    let Some(f) = Lines::load(root, &dir.join(AGENT_OUTPUT))? else { return Ok(vec![]) };
+    let v: Value = serde_json::from_slice(&f.bytes).unwrap_or(Value::Null);
+    Ok(v.get("errors")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|e| e.as_str().map(str::to_string).unwrap_or_else(|| crate::json::canonical(e)))
+                .collect()
+        })
+        .unwrap_or_default())
+}

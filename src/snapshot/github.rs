@@ -1,0 +1,291 @@
+//! Typed views of the GitHub objects evaluators read. Built leniently from JSON: a missing
+//! or wrong-typed field is `None` (missing evidence), never a failure of the record.
+
+use serde_json::Value;
+
+use crate::json::{bool_at, int_at, names_at, str_at, str_path};
+use crate::time::{self, Instant};
+
+/// Who did something, as GitHub shows it. `None` login: the actor is not visible.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Actor {
+    pub login: Option<String>,
+    /// GitHub's `type`: `User`, `Bot`, `Organization`, `Mannequin`.
+    pub kind: Option<String>,
+}
+
+impl Actor {
+    pub fn from(v: Option<&Value>) -> Actor {
+        match v {
+            Some(v) if v.is_object() => Actor {
+                login: str_at(v, "login").map(str::to_string),
+                kind: str_at(v, "type").map(str::to_string),
+            },
+            _ => Actor::default(),
+        }
+    }
+}
+
+fn body_hash(v: &Value) -> Option<String> {
+    str_at(v, "body").map(normalized_body_hash)
+}
+
+/// sha256 of a body with CRLF -> LF, trailing blanks stripped from each line, and the
+/// whole trimmed, so an editor's line endings do not read as an edit.
+pub fn normalized_body_hash(body: &str) -> String {
+    let unix = body.replace("\r\n", "\n");
+    let joined = unix.lines().map(str::trim_end).collect::<Vec<_>>().join("\n");
+    crate::json::sha256_hex(joined.trim().as_bytes())
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Issue {
+    pub number: Option<i64>,
+    pub title: Option<String>,
+    pub body_hash: Option<String>,
+    pub state: Option<String>,
+    pub state_reason: Option<String>,
+    pub user: Actor,
+    pub created_at: Option<Instant>,
+    pub updated_at: Option<Instant>,
+    pub closed_at: Option<Instant>,
+    pub closed_by: Actor,
+    pub labels: Option<Vec<String>>,
+    pub assignees: Vec<String>,
+    pub milestone: Option<i64>,
+    pub is_pull_request: bool,
+    pub reactions_total: Option<i64>,
+    pub comments: Option<i64>,
+}
+
+impl Issue {
+    pub fn from(v: &Value) -> Issue {
+        Issue {
+            number: int_at(v, "number"),
+            title: str_at(v, "title").map(str::to_string),
+            body_hash: body_hash(v),
+            state: str_at(v, "state").map(str::to_lowercase),
+            state_reason: str_at(v, "state_reason").map(str::to_lowercase),
+            user: Actor::from(v.get("user")),
+            created_at: time::at(v, "created_at"),
+            updated_at: time::at(v, "updated_at"),
+            closed_at: time::at(v, "closed_at"),
+            closed_by: Actor::from(v.get("closed_by")),
+            labels: names_at(v, "labels"),
+            assignees: names_at(v, "assignees").unwrap_or_default(),
+            milestone: v.get("milestone").and_then(|m| int_at(m, "number")),
+            is_pull_request: v.get("pull_request").is_some_and(|p| !p.is_null()),
+            reactions_total: v.get("reactions").and_then(|r| int_at(r, "total_count")),
+            comments: int_at(v, "comments"),
+        }
+    }
+
+    pub fn is_closed(&self) -> Option<bool> {
+        self.state.as_deref().map(|s| s == "closed")
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct PullRequest {
+    pub number: Option<i64>,
+    pub title: Option<String>,
+    pub body_hash: Option<String>,
+    pub state: Option<String>,
+    pub merged: Option<bool>,
+    pub draft: Option<bool>,
+    pub user: Actor,
+    pub merged_by: Actor,
+    pub created_at: Option<Instant>,
+    pub closed_at: Option<Instant>,
+    pub merged_at: Option<Instant>,
+    pub merge_commit_sha: Option<String>,
+    pub head_ref: Option<String>,
+    pub head_sha: Option<String>,
+    pub base_ref: Option<String>,
+    pub labels: Option<Vec<String>>,
+}
+
+impl PullRequest {
+    pub fn from(v: &Value) -> PullRequest {
+        let merged_at = time::at(v, "merged_at");
+        PullRequest {
+            number: int_at(v, "number"),
+            title: str_at(v, "title").map(str::to_string),
+            body_hash: body_hash(v),
+            state: str_at(v, "state").map(str::to_lowercase),
+            // `merged` is absent from list responses; `merged_at` says the same.
+            merged: bool_at(v, "merged").or(merged_at.map(|_| true)),
+            draft: bool_at(v, "draft"),
+            user: Actor::from(v.get("user")),
+            merged_by: Actor::from(v.get("merged_by")),
+            created_at: time::at(v, "created_at"),
+            closed_at: time::at(v, "closed_at"),
+            merged_at,
+            merge_commit_sha: str_at(v, "merge_commit_sha").map(str::to_string),
+            head_ref: str_path(v, &["head", "ref"]).map(str::to_string),
+            head_sha: str_path(v, &["head", "sha"]).map(str::to_string),
+            base_ref: str_path(v, &["base", "ref"]).map(str::to_string),
+            labels: names_at(v, "labels"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Comment {
+    pub id: Option<i64>,
+    pub user: Actor,
+    pub created_at: Option<Instant>,
+    pub updated_at: Option<Instant>,
+    pub issue_number: Option<i64>,
+    pub reactions_total: Option<i64>,
+    pub in_reply_to_id: Option<i64>,
+    pub path: Option<String>,
+    /// GraphQL `isMinimized`, when a capture carries it.
+    pub minimized: Option<bool>,
+    pub body_hash: Option<String>,
+}
+
+impl Comment {
+    pub fn from(v: &Value) -> Comment {
+        let issue_number = str_at(v, "issue_url")
+            .and_then(|u| u.rsplit('/').next())
+            .and_then(|n| n.parse().ok());
+        Comment {
+            id: int_at(v, "id"),
+            user: Actor::from(v.get("user")),
+            created_at: time::at(v, "created_at"),
+            updated_at: time::at(v, "updated_at"),
+            issue_number,
+            reactions_total: v.get("reactions").and_then(|r| int_at(r, "total_count")),
+            in_reply_to_id: int_at(v, "in_reply_to_id"),
+            path: str_at(v, "path").map(str::to_string),
+            minimized: bool_at(v, "isMinimized").or_else(|| bool_at(v, "minimized")),
+            body_hash: body_hash(v),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Review {
+    pub id: Option<i64>,
+    pub user: Actor,
+    pub state: Option<String>,
+    /// `None` when absent *or* unparseable; `submitted_at_raw` keeps what was there.
+    pub submitted_at: Option<Instant>,
+    pub submitted_at_raw: Option<String>,
+    pub commit_id: Option<String>,
+}
+
+impl Review {
+    pub fn from(v: &Value) -> Review {
+        Review {
+            id: int_at(v, "id"),
+            user: Actor::from(v.get("user")),
+            state: str_at(v, "state").map(str::to_uppercase),
+            submitted_at: time::at(v, "submitted_at"),
+            submitted_at_raw: str_at(v, "submitted_at").map(str::to_string),
+            commit_id: str_at(v, "commit_id").map(str::to_string),
+        }
+    }
+}
+
+/// An issue event or a timeline item, normalized: timeline items name their actor `user`
+/// (comments, reviews) or `author` (commits) and their time `submitted_at` or a commit date.
+#[derive(Clone, Debug, Default)]
+pub struct Event {
+    pub id: Option<i64>,
+    pub event: Option<String>,
+    pub actor: Actor,
+    pub created_at: Option<Instant>,
+    pub label: Option<String>,
+    pub commit_id: Option<String>,
+    pub state_reason: Option<String>,
+    pub assignee: Option<String>,
+    pub milestone: Option<String>,
+    pub requested_reviewer: Option<String>,
+    pub source_number: Option<i64>,
+    pub source_is_pull_request: bool,
+    pub review_state: Option<String>,
+}
+
+impl Event {
+    pub fn from(v: &Value) -> Event {
+        let actor = match v.get("actor").filter(|a| a.is_object()) {
+            Some(a) => Actor::from(Some(a)),
+            None => Actor::from(v.get("user")),
+        };
+        let created_at = time::at(v, "created_at")
+            .or_else(|| time::at(v, "submitted_at"))
+            .or_else(|| time::at_path(v, &["committer", "date"]))
+            .or_else(|| time::at_path(v, &["author", "date"]));
+        let source_issue = v.get("source").and_then(|s| s.get("issue"));
+        Event {
+            id: int_at(v, "id"),
+            event: str_at(v, "event").map(str::to_string),
+            actor,
+            created_at,
+            label: str_path(v, &["label", "name"]).map(str::to_string),
+            commit_id: str_at(v, "commit_id").or_else(|| str_at(v, "sha")).map(str::to_string),
+            state_reason: str_at(v, "state_reason").map(str::to_lowercase),
+            assignee: str_path(v, &["assignee", "login"]).map(str::to_string),
+            milestone: str_path(v, &["milestone", "title"]).map(str::to_string),
+            requested_reviewer: str_path(v, &["requested_reviewer", "login"])
+                .or_else(|| str_path(v, &["requested_team", "slug"]))
+                .map(str::to_string),
+            source_number: source_issue.and_then(|i| int_at(i, "number")),
+            source_is_pull_request: source_issue.is_some_and(|i| i.get("pull_request").is_some()),
+            review_state: if str_at(v, "event") == Some("reviewed") {
+                str_at(v, "state").map(str::to_uppercase)
+            } else {
+                None
+            },
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Commit {
+    pub sha: Option<String>,
+    pub author: Actor,
+    pub committer: Actor,
+    pub authored_at: Option<Instant>,
+    pub committed_at: Option<Instant>,
+    pub message: Option<String>,
+}
+
+impl Commit {
+    pub fn from(v: &Value) -> Commit {
+        Commit {
+            sha: str_at(v, "sha").map(str::to_string),
+            author: Actor::from(v.get("author")),
+            committer: Actor::from(v.get("committer")),
+            authored_at: time::at_path(v, &["commit", "author", "date"]),
+            committed_at: time::at_path(v, &["commit", "committer", "date"]),
+            message: str_path(v, &["commit", "message"]).map(str::to_string),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Reaction {
+    pub id: Option<i64>,
+    pub user: Actor,
+    pub content: Option<String>,
+    pub created_at: Option<Instant>,
+}
+
+impl Reaction {
+    pub fn from(v: &Value) -> Reaction {
+        Reaction {
+            id: int_at(v, "id"),
+            user: Actor::from(v.get("user")),
+            content: str_at(v, "content").map(str::to_string),
+            created_at: time::at(v, "created_at"),
+        }
+    }
+}
+
+/// Elements of a list body; a non-array body gives an empty list.
+pub fn list<T>(v: &Value, f: fn(&Value) -> T) -> Vec<T> {
+    v.as_array().map(|a| a.iter().map(f).collect()).unwrap_or_default()
+}

@@ -1,0 +1,384 @@
+//! The frozen GitHub capture: `snapshot.json` plus REST/GraphQL responses, either as JSONL
+//! cassettes (one response per line) or as a directory tree (one file per path).
+//!
+//! Reading never fails a whole file for one odd line: a line that is not a usable response
+//! goes to quarantine with its file, line and reason, and the rest is read.
+
+pub mod github;
+pub mod paths;
+pub mod tables;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::inputs::InputFile;
+use crate::quarantine::Quarantined;
+use crate::time::{self, Instant};
+
+pub const FORMAT: &str = "hindsight-snapshot/1";
+
+/// `snapshot.json`.
+#[derive(Clone, Debug)]
+pub struct SnapshotInfo {
+    pub captured_at: Instant,
+    pub format: String,
+}
+
+/// One captured response, as read.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    pub path: String,
+    pub status: u16,
+    pub page: i64,
+    pub captured_at: Option<Instant>,
+    /// The body exactly as it stood in the input.
+    pub body: String,
+    pub file: String,
+    pub line: Option<usize>,
+}
+
+impl Capture {
+    /// 404 and 410: the object was gone at capture time.
+    pub fn is_gone(&self) -> bool {
+        matches!(self.status, 404 | 410)
+    }
+}
+
+pub struct SnapshotRead {
+    pub info: SnapshotInfo,
+    pub captures: Vec<Capture>,
+    pub quarantined: Vec<Quarantined>,
+    pub files: Vec<InputFile>,
+}
+
+pub fn read(dir: &Path) -> Result<SnapshotRead> {
+    let info_path = dir.join("snapshot.json");
+    let text = std::fs::read_to_string(&info_path).map_err(|e| Error::io(&info_path, e))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| Error::Input {
+        path: info_path.clone(),
+        line: e.line(),
+        message: format!("snapshot.json is not valid JSON: {e}"),
+    })?;
+    let captured_at = crate::json::str_at(&v, "captured_at")
+        .and_then(time::parse)
+        .ok_or_else(|| Error::Input {
+            path: info_path.clone(),
+            line: 1,
+            message: "field `captured_at`: missing or not an RFC 3339 time; without it no window can be judged".into(),
+        })?;
+    let format = crate::json::str_at(&v, "format").unwrap_or(FORMAT).to_string();
+    if !format.starts_with("hindsight-snapshot/") {
+        return Err(Error::Input {
+            path: info_path,
+            line: 1,
+            message: format!("field `format`: `{format}` is not a hindsight-snapshot format"),
+        });
+    }
+    let info = SnapshotInfo { captured_at, format };
+
+    let mut cassettes = Vec::new();
+    let mut tree_files = Vec::new();
+    collect_files(dir, dir, &mut cassettes, &mut tree_files)?;
+    cassettes.sort();
+    tree_files.sort();
+
+    let mut files = vec![InputFile::hash("snapshot", dir, &info_path, 0)?];
+    let results: Vec<Result<(Vec<Capture>, Vec<Quarantined>, InputFile)>> = cassettes
+        .par_iter()
+        .map(|p| read_cassette(dir, p))
+        .chain(tree_files.par_iter().map(|p| read_tree_file(dir, p)))
+        .collect();
+    let mut captures = Vec::new();
+    let mut quarantined = Vec::new();
+    for r in results {
+        let (c, q, f) = r?;
+        captures.extend(c);
+        quarantined.extend(q);
+        files.push(f);
+    }
+    dedupe(&mut captures, &mut quarantined);
+    Ok(SnapshotRead {
+        info,
+        captures,
+        quarantined,
+        files,
+    })
+}
+
+fn collect_files(root: &Path, dir: &Path, cassettes: &mut Vec<PathBuf>, tree: &mut Vec<PathBuf>) -> Result<()> {
+    let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    for entry in rd {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let p = entry.path();
+        let ft = entry.file_type().map_err(|e| Error::io(&p, e))?;
+        if ft.is_dir() {
+            collect_files(root, &p, cassettes, tree)?;
+        } else if dir == root {
+            if p.extension().is_some_and(|e| e == "jsonl") {
+                cassettes.push(p);
+            }
+        } else if p.extension().is_some_and(|e| e == "json") {
+            tree.push(p);
+        }
+    }
+    Ok(())
+}
+
+fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root)
+        .unwrap_or(p)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    path: Option<Value>,
+    status: Option<Value>,
+    page: Option<Value>,
+    captured_at: Option<Value>,
+    #[serde(borrow)]
+    body: Option<&'a RawValue>,
+}
+
+fn read_cassette(root: &Path, p: &Path) -> Result<(Vec<Capture>, Vec<Quarantined>, InputFile)> {
+    let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
+    let file = rel(root, p);
+    let text = String::from_utf8_lossy(&bytes);
+    let ends_with_newline = text.ends_with('\n');
+    let mut captures = Vec::new();
+    let mut quarantined = Vec::new();
+    let mut records = 0usize;
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines.len();
+    for (i, raw) in lines.iter().enumerate() {
+        let lineno = i + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        records += 1;
+        match parse_line(raw) {
+            Ok(mut c) => {
+                c.file = file.clone();
+                c.line = Some(lineno);
+                captures.push(c);
+            }
+            Err((field, reason, eof)) => {
+                let reason = if eof && lineno == last && !ends_with_newline {
+                    format!("truncated line: the file ends before the JSON value is complete ({reason})")
+                } else {
+                    reason
+                };
+                quarantined.push(Quarantined::new("snapshot", &file, Some(lineno), field, reason, raw));
+            }
+        }
+    }
+    let f = InputFile::from_bytes("snapshot", file, &bytes, records);
+    Ok((captures, quarantined, f))
+}
+
+type LineError = (Option<&'static str>, String, bool);
+
+fn parse_line(raw: &str) -> std::result::Result<Capture, LineError> {
+    let line: Line = serde_json::from_str(raw).map_err(|e| {
+        let eof = e.is_eof();
+        let msg = if e.is_data() {
+            format!("not a response object: {e}")
+        } else {
+            format!("not valid JSON: {e}")
+        };
+        (None, msg, eof)
+    })?;
+    let path = match &line.path {
+        Some(Value::String(s)) if !s.trim().is_empty() => normalize_path(s),
+        Some(Value::String(_)) => return Err((Some("path"), "empty".into(), false)),
+        Some(other) => return Err((Some("path"), format!("expected a string, found {}", kind(other)), false)),
+        None => return Err((Some("path"), "missing".into(), false)),
+    };
+    let status = match &line.status {
+        None | Some(Value::Null) => 200,
+        Some(v) => match crate::json::as_int(v).and_then(|n| u16::try_from(n).ok()) {
+            Some(n) if (100..600).contains(&n) => n,
+            _ => return Err((Some("status"), format!("expected an HTTP status, found {v}"), false)),
+        },
+    };
+    let page = match &line.page {
+        None | Some(Value::Null) => 1,
+        Some(v) => match crate::json::as_int(v) {
+            Some(n) if n >= 1 => n,
+            _ => return Err((Some("page"), format!("expected a page number >= 1, found {v}"), false)),
+        },
+    };
+    let captured_at = match &line.captured_at {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => match time::parse(s) {
+            Some(t) => Some(t),
+            None => return Err((Some("captured_at"), format!("`{s}` is not an RFC 3339 time"), false)),
+        },
+        Some(v) => return Err((Some("captured_at"), format!("expected a string, found {}", kind(v)), false)),
+    };
+    let body = match line.body {
+        Some(b) => b.get().to_string(),
+        None if (200..300).contains(&status) => return Err((Some("body"), "missing on a successful response".into(), false)),
+        None => "null".to_string(),
+    };
+    Ok(Capture {
+        path,
+        status,
+        page,
+        captured_at,
+        body,
+        file: String::new(),
+        line: None,
+    })
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Paths are compared without host, leading slash or query string.
+pub fn normalize_path(p: &str) -> String {
+    let p = p.trim();
+    let p = p
+        .strip_prefix("https://api.github.com")
+        .unwrap_or(p);
+    let p = p.split('?').next().unwrap_or(p);
+    p.trim_matches('/').to_string()
+}
+
+fn read_tree_file(root: &Path, p: &Path) -> Result<(Vec<Capture>, Vec<Quarantined>, InputFile)> {
+    let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
+    let file = rel(root, p);
+    let text = String::from_utf8_lossy(&bytes).to_string();
+    let f = InputFile::from_bytes("snapshot", file.clone(), &bytes, 1);
+    match serde_json::from_str::<&RawValue>(&text) {
+        Ok(body) => {
+            let path = file.trim_end_matches(".json").to_string();
+            Ok((
+                vec![Capture {
+                    path,
+                    status: 200,
+                    page: 1,
+                    captured_at: None,
+                    body: body.get().to_string(),
+                    file,
+                    line: None,
+                }],
+                vec![],
+                f,
+            ))
+        }
+        Err(e) => Ok((
+            vec![],
+            vec![Quarantined::new("snapshot", &file, Some(e.line()), None, format!("not valid JSON: {e}"), &text)],
+            f,
+        )),
+    }
+}
+
+/// The same (path, page) captured twice: the first in read order (file name, then line)
+/// is kept and later ones are quarantined, so a study never silently picks a copy.
+fn dedupe(captures: &mut Vec<Capture>, quarantined: &mut Vec<Quarantined>) {
+    captures.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    let mut seen: HashMap<(String, i64), (String, Option<usize>)> = HashMap::new();
+    let mut kept = Vec::with_capacity(captures.len());
+    for c in captures.drain(..) {
+        let key = (c.path.clone(), c.page);
+        if let Some((f, l)) = seen.get(&key) {
+            let at = match l {
+                Some(l) => format!("{f}:{l}"),
+                None => f.clone(),
+            };
+            quarantined.push(Quarantined::new(
+                "snapshot",
+                &c.file,
+                c.line,
+                Some("path"),
+                format!("duplicate capture of `{}` page {} (first at {at})", c.path, c.page),
+                &format!("{{\"path\":{:?},\"status\":{},\"body\":{}}}", c.path, c.status, c.body),
+            ));
+            continue;
+        }
+        seen.insert(key, (c.file.clone(), c.line));
+        kept.push(c);
+    }
+    kept.sort_by(|a, b| (&a.path, a.page).cmp(&(&b.path, b.page)));
+    *captures = kept;
+}
+
+/// What an evaluator sees of one path: the status and the body with pages joined.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub status: u16,
+    pub body: Value,
+    pub captured_at: Option<Instant>,
+}
+
+impl Entry {
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+    pub fn gone(&self) -> bool {
+        matches!(self.status, 404 | 410)
+    }
+}
+
+/// Path -> entry, built once per evaluation.
+#[derive(Default)]
+pub struct SnapshotIndex {
+    pub entries: HashMap<String, Entry>,
+}
+
+impl SnapshotIndex {
+    /// `captures` are (path, page, status, captured_at, body text); bodies that fail to
+    /// parse were already quarantined at convert time and are skipped here.
+    pub fn build<I>(captures: I) -> Self
+    where
+        I: IntoIterator<Item = (String, i64, u16, Option<Instant>, String)>,
+    {
+        let mut grouped: BTreeMap<String, Vec<(i64, u16, Option<Instant>, String)>> = BTreeMap::new();
+        for (path, page, status, at, body) in captures {
+            grouped.entry(path).or_default().push((page, status, at, body));
+        }
+        let entries = grouped
+            .into_par_iter()
+            .map(|(path, mut pages)| {
+                pages.sort_by_key(|p| p.0);
+                let status = pages.iter().map(|p| p.1).find(|s| !(200..300).contains(s)).unwrap_or(pages[0].1);
+                let captured_at = pages.iter().filter_map(|p| p.2).max();
+                let mut bodies: Vec<Value> = pages
+                    .iter()
+                    .map(|p| serde_json::from_str(&p.3).unwrap_or(Value::Null))
+                    .collect();
+                let body = if bodies.len() > 1 && bodies.iter().all(Value::is_array) {
+                    Value::Array(bodies.into_iter().flat_map(|b| match b {
+                        Value::Array(a) => a,
+                        _ => Vec::new(),
+                    }).collect())
+                } else {
+                    bodies.swap_remove(0)
+                };
+                (path, Entry { status, body, captured_at })
+            })
+            .collect();
+        SnapshotIndex { entries }
+    }
+
+    pub fn get(&self, path: &str) -> Option<&Entry> {
+        self.entries.get(path)
+    }
+}

@@ -1,0 +1,157 @@
+//! REST and GraphQL capture paths, and the GitHub web URLs safe outputs record.
+
+/// What a captured path holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resource {
+    Issue(i64),
+    IssueComments(i64),
+    IssueEvents(i64),
+    IssueTimeline(i64),
+    IssueLabels(i64),
+    IssueReactions(i64),
+    IssueComment(i64),
+    IssueCommentReactions(i64),
+    Pull(i64),
+    PullReviews(i64),
+    PullReviewComments(i64),
+    PullCommits(i64),
+    PullRequestedReviewers(i64),
+    Compare(String, String),
+    CheckRuns(String),
+    ActionsRun(i64),
+    Other(String),
+}
+
+/// `repos/OWNER/REPO/<rest>` -> (`OWNER/REPO`, resource). GraphQL and unknown paths give
+/// `None` or `Other`; they stay in the `responses` table.
+pub fn parse(path: &str) -> Option<(String, Resource)> {
+    let rest = path.strip_prefix("repos/")?;
+    let mut it = rest.splitn(3, '/');
+    let owner = it.next()?;
+    let repo = it.next()?;
+    let tail = it.next().unwrap_or("");
+    let repo_name = format!("{owner}/{repo}");
+    let seg: Vec<&str> = tail.split('/').collect();
+    let num = |s: &str| s.parse::<i64>().ok();
+    let r = match seg.as_slice() {
+        ["issues", n] => num(n).map(Resource::Issue),
+        ["issues", "comments", id] => num(id).map(Resource::IssueComment),
+        ["issues", "comments", id, "reactions"] => num(id).map(Resource::IssueCommentReactions),
+        ["issues", n, "comments"] => num(n).map(Resource::IssueComments),
+        ["issues", n, "events"] => num(n).map(Resource::IssueEvents),
+        ["issues", n, "timeline"] => num(n).map(Resource::IssueTimeline),
+        ["issues", n, "labels"] => num(n).map(Resource::IssueLabels),
+        ["issues", n, "reactions"] => num(n).map(Resource::IssueReactions),
+        ["pulls", n] => num(n).map(Resource::Pull),
+        ["pulls", n, "reviews"] => num(n).map(Resource::PullReviews),
+        ["pulls", n, "comments"] => num(n).map(Resource::PullReviewComments),
+        ["pulls", n, "commits"] => num(n).map(Resource::PullCommits),
+        ["pulls", n, "requested_reviewers"] => num(n).map(Resource::PullRequestedReviewers),
+        ["compare", spec] => spec
+            .split_once("...")
+            .map(|(a, b)| Resource::Compare(a.to_string(), b.to_string())),
+        ["commits", sha, "check-runs"] => Some(Resource::CheckRuns(sha.to_string())),
+        ["actions", "runs", id] => num(id).map(Resource::ActionsRun),
+        _ => None,
+    };
+    Some((repo_name, r.unwrap_or_else(|| Resource::Other(tail.to_string()))))
+}
+
+/// The REST path of a resource in a repository.
+pub fn rest(repo: &str, tail: &str) -> String {
+    format!("repos/{repo}/{tail}")
+}
+
+/// What a GitHub web or API URL points at.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct UrlTarget {
+    pub repo: Option<String>,
+    /// `issue`, `pull_request` or `discussion`.
+    pub kind: Option<&'static str>,
+    pub number: Option<i64>,
+    pub comment_id: Option<i64>,
+}
+
+/// Parses `https://github.com/O/R/pull/1`, `.../issues/1#issuecomment-7`,
+/// `.../pull/1#discussion_r9`, `.../pull/1/comments/456`, `.../discussions/5` and the
+/// `api.github.com/repos/...` forms. An unparseable URL gives an empty target, never a guess.
+pub fn parse_url(url: &str) -> UrlTarget {
+    let mut out = UrlTarget::default();
+    let u = url.trim();
+    let (u, fragment) = match u.split_once('#') {
+        Some((a, f)) => (a, Some(f)),
+        None => (u, None),
+    };
+    let u = u.split('?').next().unwrap_or(u);
+    let tail = if let Some(t) = u.strip_prefix("https://api.github.com/repos/") {
+        t
+    } else if let Some(t) = u.strip_prefix("https://github.com/") {
+        t
+    } else if let Some(t) = u.strip_prefix("http://github.com/") {
+        t
+    } else {
+        return out;
+    };
+    let seg: Vec<&str> = tail.trim_end_matches('/').split('/').collect();
+    if seg.len() < 2 {
+        return out;
+    }
+    out.repo = Some(format!("{}/{}", seg[0], seg[1]));
+    let num = |i: usize| seg.get(i).and_then(|s| s.parse::<i64>().ok());
+    match seg.get(2).copied() {
+        Some("pull") | Some("pulls") => {
+            out.kind = Some("pull_request");
+            out.number = num(3);
+        }
+        Some("issues") if seg.get(3) == Some(&"comments") => {
+            out.comment_id = num(4);
+        }
+        Some("issues") => {
+            out.kind = Some("issue");
+            out.number = num(3);
+        }
+        Some("discussions") => {
+            out.kind = Some("discussion");
+            out.number = num(3);
+        }
+        _ => {}
+    }
+    if let Some(f) = fragment {
+        for prefix in ["issuecomment-", "discussion_r", "discussioncomment-", "pullrequestreview-"] {
+            if let Some(id) = f.strip_prefix(prefix).and_then(|s| s.parse().ok()) {
+                out.comment_id = Some(id);
+            }
+        }
+    } else if out.comment_id.is_none() && seg.get(4) == Some(&"comments") {
+        // .../pull/1/comments/456: a review comment on PR 1
+        out.comment_id = num(5);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_resolve_to_their_object() {
+        let t = parse_url("https://github.com/acme/repo/issues/1#issuecomment-7");
+        assert_eq!((t.repo.as_deref(), t.kind, t.number, t.comment_id), (Some("acme/repo"), Some("issue"), Some(1), Some(7)));
+        let t = parse_url("https://github.com/acme/repo/pull/1/comments/456");
+        assert_eq!((t.kind, t.number, t.comment_id), (Some("pull_request"), Some(1), Some(456)));
+        let t = parse_url("https://api.github.com/repos/acme/repo/pulls/3");
+        assert_eq!((t.kind, t.number), (Some("pull_request"), Some(3)));
+        let t = parse_url("not a url");
+        assert_eq!(t, UrlTarget::default());
+    }
+
+    #[test]
+    fn paths_parse() {
+        assert_eq!(parse("repos/a/b/pulls/1/reviews"), Some(("a/b".into(), Resource::PullReviews(1))));
+        assert_eq!(
+            parse("repos/a/b/compare/x...y"),
+            Some(("a/b".into(), Resource::Compare("x".into(), "y".into())))
+        );
+        assert_eq!(parse("graphql/repos/a/b/discussions/5"), None);
+    }
+}

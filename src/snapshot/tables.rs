@@ -1,0 +1,347 @@
+//! Typed snapshot tables for SQL users. The evaluators read the same objects through
+//! `github.rs`; these tables are a flat, queryable copy, and `responses` keeps every body
+//! verbatim so nothing in the input is lost.
+
+use super::github::{list, Comment, Commit, Event, Issue, PullRequest, Reaction, Review};
+use super::paths::{self, Resource};
+use super::{Capture, SnapshotIndex};
+use crate::table::{b, i, oi, os, ob, s, t, Kind, Table};
+
+pub fn responses(captures: &[Capture]) -> Table {
+    let mut tb = Table::new(
+        "responses",
+        &[
+            ("path", Kind::Str),
+            ("page", Kind::Int),
+            ("status", Kind::Int),
+            ("repo", Kind::Str),
+            ("captured_at", Kind::Time),
+            ("body", Kind::Str),
+            ("source_file", Kind::Str),
+            ("source_line", Kind::Int),
+        ],
+    );
+    for c in captures {
+        let repo = paths::parse(&c.path).map(|(r, _)| r);
+        tb.push(vec![
+            s(&c.path),
+            i(c.page),
+            i(c.status as i64),
+            os(repo),
+            t(c.captured_at),
+            s(&c.body),
+            s(&c.file),
+            oi(c.line.map(|l| l as i64)),
+        ]);
+    }
+    tb
+}
+
+/// All typed tables, each sorted by its key.
+pub fn typed(index: &SnapshotIndex) -> Vec<Table> {
+    let mut issues = Table::new(
+        "issues",
+        &[
+            ("repo", Kind::Str),
+            ("number", Kind::Int),
+            ("is_pull_request", Kind::Bool),
+            ("title", Kind::Str),
+            ("state", Kind::Str),
+            ("state_reason", Kind::Str),
+            ("author", Kind::Str),
+            ("author_type", Kind::Str),
+            ("created_at", Kind::Time),
+            ("closed_at", Kind::Time),
+            ("closed_by", Kind::Str),
+            ("labels", Kind::Str),
+            ("assignees", Kind::Str),
+            ("milestone_number", Kind::Int),
+            ("comments", Kind::Int),
+            ("reactions_total", Kind::Int),
+            ("body_hash", Kind::Str),
+        ],
+    );
+    let mut pulls = Table::new(
+        "pull_requests",
+        &[
+            ("repo", Kind::Str),
+            ("number", Kind::Int),
+            ("title", Kind::Str),
+            ("state", Kind::Str),
+            ("merged", Kind::Bool),
+            ("draft", Kind::Bool),
+            ("author", Kind::Str),
+            ("author_type", Kind::Str),
+            ("merged_by", Kind::Str),
+            ("created_at", Kind::Time),
+            ("closed_at", Kind::Time),
+            ("merged_at", Kind::Time),
+            ("merge_commit_sha", Kind::Str),
+            ("head_ref", Kind::Str),
+            ("head_sha", Kind::Str),
+            ("base_ref", Kind::Str),
+            ("labels", Kind::Str),
+        ],
+    );
+    let mut comments = Table::new(
+        "issue_comments",
+        &[
+            ("repo", Kind::Str),
+            ("issue_number", Kind::Int),
+            ("comment_id", Kind::Int),
+            ("author", Kind::Str),
+            ("author_type", Kind::Str),
+            ("created_at", Kind::Time),
+            ("updated_at", Kind::Time),
+            ("reactions_total", Kind::Int),
+            ("minimized", Kind::Bool),
+        ],
+    );
+    let mut review_comments = Table::new(
+        "review_comments",
+        &[
+            ("repo", Kind::Str),
+            ("pull_number", Kind::Int),
+            ("comment_id", Kind::Int),
+            ("in_reply_to_id", Kind::Int),
+            ("path", Kind::Str),
+            ("author", Kind::Str),
+            ("author_type", Kind::Str),
+            ("created_at", Kind::Time),
+        ],
+    );
+    let mut reviews = Table::new(
+        "reviews",
+        &[
+            ("repo", Kind::Str),
+            ("pull_number", Kind::Int),
+            ("review_id", Kind::Int),
+            ("author", Kind::Str),
+            ("author_type", Kind::Str),
+            ("state", Kind::Str),
+            ("submitted_at", Kind::Time),
+            ("commit_id", Kind::Str),
+        ],
+    );
+    let mut commits = Table::new(
+        "commits",
+        &[
+            ("repo", Kind::Str),
+            ("pull_number", Kind::Int),
+            ("position", Kind::Int),
+            ("sha", Kind::Str),
+            ("author", Kind::Str),
+            ("committer", Kind::Str),
+            ("authored_at", Kind::Time),
+            ("committed_at", Kind::Time),
+            ("message", Kind::Str),
+        ],
+    );
+    let mut events = Table::new(
+        "timeline_events",
+        &[
+            ("repo", Kind::Str),
+            ("issue_number", Kind::Int),
+            ("source", Kind::Str),
+            ("position", Kind::Int),
+            ("event_id", Kind::Int),
+            ("event", Kind::Str),
+            ("actor", Kind::Str),
+            ("actor_type", Kind::Str),
+            ("created_at", Kind::Time),
+            ("label", Kind::Str),
+            ("commit_id", Kind::Str),
+            ("state_reason", Kind::Str),
+            ("assignee", Kind::Str),
+            ("source_number", Kind::Int),
+        ],
+    );
+    let mut reactions = Table::new(
+        "reactions",
+        &[
+            ("repo", Kind::Str),
+            ("subject", Kind::Str),
+            ("subject_id", Kind::Int),
+            ("reaction_id", Kind::Int),
+            ("author", Kind::Str),
+            ("author_type", Kind::Str),
+            ("content", Kind::Str),
+            ("created_at", Kind::Time),
+        ],
+    );
+    let mut labels = Table::new(
+        "issue_labels",
+        &[("repo", Kind::Str), ("issue_number", Kind::Int), ("label", Kind::Str)],
+    );
+
+    let mut keys: Vec<&String> = index.entries.keys().collect();
+    keys.sort();
+    for path in keys {
+        let e = &index.entries[path];
+        if !e.ok() {
+            continue;
+        }
+        let Some((repo, res)) = paths::parse(path) else { continue };
+        let v = &e.body;
+        match res {
+            Resource::Issue(n) => {
+                let x = Issue::from(v);
+                issues.push(vec![
+                    s(&repo),
+                    oi(x.number.or(Some(n))),
+                    b(x.is_pull_request),
+                    os(x.title),
+                    os(x.state),
+                    os(x.state_reason),
+                    os(x.user.login),
+                    os(x.user.kind),
+                    t(x.created_at),
+                    t(x.closed_at),
+                    os(x.closed_by.login),
+                    os(x.labels.map(|l| l.join(","))),
+                    s(x.assignees.join(",")),
+                    oi(x.milestone),
+                    oi(x.comments),
+                    oi(x.reactions_total),
+                    os(x.body_hash),
+                ]);
+            }
+            Resource::Pull(n) => {
+                let x = PullRequest::from(v);
+                pulls.push(vec![
+                    s(&repo),
+                    oi(x.number.or(Some(n))),
+                    os(x.title),
+                    os(x.state),
+                    ob(x.merged),
+                    ob(x.draft),
+                    os(x.user.login),
+                    os(x.user.kind),
+                    os(x.merged_by.login),
+                    t(x.created_at),
+                    t(x.closed_at),
+                    t(x.merged_at),
+                    os(x.merge_commit_sha),
+                    os(x.head_ref),
+                    os(x.head_sha),
+                    os(x.base_ref),
+                    os(x.labels.map(|l| l.join(","))),
+                ]);
+            }
+            Resource::IssueComments(n) => {
+                for c in list(v, Comment::from) {
+                    push_comment(&mut comments, &repo, Some(n), c);
+                }
+            }
+            Resource::IssueComment(_) => {
+                let c = Comment::from(v);
+                let n = c.issue_number;
+                push_comment(&mut comments, &repo, n, c);
+            }
+            Resource::PullReviewComments(n) => {
+                for c in list(v, Comment::from) {
+                    review_comments.push(vec![
+                        s(&repo),
+                        i(n),
+                        oi(c.id),
+                        oi(c.in_reply_to_id),
+                        os(c.path),
+                        os(c.user.login),
+                        os(c.user.kind),
+                        t(c.created_at),
+                    ]);
+                }
+            }
+            Resource::PullReviews(n) => {
+                for r in list(v, Review::from) {
+                    reviews.push(vec![
+                        s(&repo),
+                        i(n),
+                        oi(r.id),
+                        os(r.user.login),
+                        os(r.user.kind),
+                        os(r.state),
+                        t(r.submitted_at),
+                        os(r.commit_id),
+                    ]);
+                }
+            }
+            Resource::PullCommits(n) => {
+                for (pos, c) in list(v, Commit::from).into_iter().enumerate() {
+                    commits.push(vec![
+                        s(&repo),
+                        i(n),
+                        i(pos as i64),
+                        os(c.sha),
+                        os(c.author.login),
+                        os(c.committer.login),
+                        t(c.authored_at),
+                        t(c.committed_at),
+                        os(c.message),
+                    ]);
+                }
+            }
+            Resource::IssueEvents(n) | Resource::IssueTimeline(n) => {
+                let source = if path.ends_with("/timeline") { "timeline" } else { "events" };
+                for (pos, ev) in list(v, Event::from).into_iter().enumerate() {
+                    events.push(vec![
+                        s(&repo),
+                        i(n),
+                        s(source),
+                        i(pos as i64),
+                        oi(ev.id),
+                        os(ev.event),
+                        os(ev.actor.login),
+                        os(ev.actor.kind),
+                        t(ev.created_at),
+                        os(ev.label),
+                        os(ev.commit_id),
+                        os(ev.state_reason),
+                        os(ev.assignee),
+                        oi(ev.source_number),
+                    ]);
+                }
+            }
+            Resource::IssueReactions(id) | Resource::IssueCommentReactions(id) => {
+                let subject = if path.contains("/comments/") { "issue_comment" } else { "issue" };
+                for r in list(v, Reaction::from) {
+                    reactions.push(vec![
+                        s(&repo),
+                        s(subject),
+                        i(id),
+                        oi(r.id),
+                        os(r.user.login),
+                        os(r.user.kind),
+                        os(r.content),
+                        t(r.created_at),
+                    ]);
+                }
+            }
+            Resource::IssueLabels(n) => {
+                for l in crate::json::names(v).unwrap_or_default() {
+                    labels.push(vec![s(&repo), i(n), s(l)]);
+                }
+            }
+            _ => {}
+        }
+    }
+    // Comments captured both in a list and alone appear twice; keep one.
+    comments.sort_by_columns(&["repo", "comment_id", "issue_number"]);
+    comments.dedup_by_columns(&["repo", "comment_id"]);
+    comments.sort_by_columns(&["repo", "issue_number", "comment_id"]);
+    vec![issues, pulls, comments, review_comments, reviews, commits, events, reactions, labels]
+}
+
+fn push_comment(tb: &mut Table, repo: &str, issue: Option<i64>, c: Comment) {
+    tb.push(vec![
+        s(repo),
+        oi(issue),
+        oi(c.id),
+        os(c.user.login),
+        os(c.user.kind),
+        t(c.created_at),
+        t(c.updated_at),
+        oi(c.reactions_total),
+        ob(c.minimized),
+    ]);
+}
