@@ -33,7 +33,10 @@ pub struct Policy {
     /// the other choice for studies that read short windows as too early to tell.
     pub comment_without_response: Choice,
     /// Count the run's triggering actor (aw_info.json `actor`) as the workflow's own, so
-    /// their later actions are not independent evidence. Default true.
+    /// their later actions are not independent evidence. Default false: a maintainer who
+    /// started a workflow and later merged its PR still made a decision; the classifier
+    /// always treats the identity the output was written as (and the created object's
+    /// author) as the workflow's own.
     pub triggering_actor_is_workflow: bool,
 }
 
@@ -69,7 +72,7 @@ impl Default for Policy {
             partial_labels: Choice::Accepted,
             bot_closed_not_planned: Choice::Ignored,
             comment_without_response: Choice::Ignored,
-            triggering_actor_is_workflow: true,
+            triggering_actor_is_workflow: false,
         }
     }
 }
