@@ -1,1 +1,8 @@
+//! The integration tests: one binary (each extra binary re-links DataFusion).
 
+mod support;
+
+mod cli;
+mod pipeline;
+mod report;
+mod rules;

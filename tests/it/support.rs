@@ -1,0 +1,114 @@
+//! Shared helpers: rule cases in the fixture format, temporary studies, running the CLI.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use hindsight::evaluate::{Evaluation, Outcome, Policy, Window};
+use hindsight::runs::item::{self, Execution, RunContext, TempTarget};
+use hindsight::snapshot::SnapshotIndex;
+use serde_json::Value;
+
+pub const REPO: &str = "acme/repo";
+pub const CAPTURED_AT: &str = "2026-02-01T00:00:00Z";
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixture(rel: &str) -> PathBuf {
+    root().join("fixtures").join(rel)
+}
+
+/// Evaluate one fixture case in the given windows.
+pub fn evaluate_case(case: &Value, windows: &[Window]) -> Vec<Outcome> {
+    let mut caps = Vec::new();
+    let empty = serde_json::Map::new();
+    for (path, body) in case.get("responses").and_then(Value::as_object).unwrap_or(&empty) {
+        caps.push((format!("repos/{REPO}/{path}"), 1, 200u16, None, body.to_string()));
+    }
+    for (path, status) in case.get("errors").and_then(Value::as_object).unwrap_or(&empty) {
+        let s = status.as_u64().expect("error status") as u16;
+        caps.push((format!("repos/{REPO}/{path}"), 1, s, None, "{\"message\":\"error\"}".to_string()));
+    }
+    let index = SnapshotIndex::build(caps);
+    let captured_at = hindsight::time::parse(case.get("captured_at").and_then(Value::as_str).unwrap_or(CAPTURED_AT)).expect("captured_at");
+    let mut policy = Policy::default().to_json();
+    if let Some(p) = case.get("policy").and_then(Value::as_object) {
+        for (k, v) in p {
+            policy[k] = v.clone();
+        }
+    }
+    let policy: Policy = serde_json::from_value(policy).expect("policy");
+    let temp_ids: HashMap<String, TempTarget> = case
+        .get("temporary_ids")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), TempTarget { repo: v["repo"].as_str().map(str::to_string), number: v["number"].as_i64() }))
+                .collect()
+        })
+        .unwrap_or_default();
+    let ctx = RunContext {
+        run_id: "1".into(),
+        workflow_name: Some("fixture".into()),
+        repository: Some(REPO.into()),
+        actor: case.get("run_actor").and_then(Value::as_str).map(str::to_string),
+        staged: false,
+        temp_ids,
+    };
+    let mut output = item::from_record(&ctx, &case["item"], 0, item::Format::GhAw, "fixture.jsonl", 1).expect("item");
+    if let Some(e) = case.get("execution").and_then(Value::as_str) {
+        output.execution = Execution::parse(e);
+    }
+    let ev = Evaluation { index: &index, captured_at, policy: &policy, windows };
+    windows.iter().map(|w| ev.one(&output, *w)).collect()
+}
+
+/// The hindsight binary built for these tests.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_hindsight"))
+}
+
+pub fn run(args: &[&str], cwd: &Path) -> Output {
+    Command::new(bin()).args(args).current_dir(cwd).output().expect("run hindsight")
+}
+
+pub fn ok(args: &[&str], cwd: &Path) -> String {
+    let out = run(args, cwd);
+    assert!(
+        out.status.success(),
+        "hindsight {:?} failed ({}):\n{}\n{}",
+        args,
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// Copy a directory tree.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), dst).unwrap();
+        }
+    }
+}
+
+/// Every file of a directory with its bytes, sorted by name.
+pub fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().to_string(), std::fs::read(&p).unwrap()))
+        .collect();
+    out.sort();
+    out
+}
