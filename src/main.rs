@@ -81,5 +81,8 @@ fn summarize(c: &Converted, out: &std::path::Path, quiet: bool, demo: bool) {
     if c.quarantined.len() > 20 {
         eprintln!("  ... and {} more (see quarantine.parquet)", c.quarantined.len() - 20);
     }
+    for (ty, n) in &c.types_without_rule {
+        eprintln!("  no rule for type `{ty}` ({n} output(s)): evaluated as unknown, never accepted");
+    }
     eprintln!("{:>9}: {} safe outputs, {} responses -> {}", "dataset", c.safe_outputs, c.responses, out.display());
 }

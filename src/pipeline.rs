@@ -25,6 +25,9 @@ pub struct Converted {
     pub quarantined: Vec<Quarantined>,
     pub safe_outputs: usize,
     pub responses: usize,
+    /// Types with no rule (custom safe jobs, newer gh-aw types), with their output counts:
+    /// they are kept and evaluated as `unknown`, never dropped.
+    pub types_without_rule: BTreeMap<String, usize>,
 }
 
 fn check_dir(p: &Path, what: &str) -> Result<()> {
@@ -88,7 +91,14 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
     manifest.save(&staging.dir)?;
     staging.commit()?;
     bar.finish_and_clear();
+    let mut types_without_rule = BTreeMap::new();
+    for o in &runs.outputs {
+        if crate::evaluate::rules::find(&o.output_type).is_none() && !crate::runs::item::is_system_type(&o.output_type) {
+            *types_without_rule.entry(o.output_type.clone()).or_insert(0) += 1;
+        }
+    }
     Ok(Converted {
+        types_without_rule,
         records,
         quarantined,
         safe_outputs: runs.outputs.len(),

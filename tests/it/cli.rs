@@ -1,0 +1,98 @@
+//! The command line: defaults, formats, usage errors, the rules catalogue.
+
+use crate::support::{ok, root, run};
+
+#[test]
+fn run_with_no_arguments_runs_the_demo_from_any_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(&["run"], tmp.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for field in ["strict_acceptance_rate", "human_check_acceptance_rate", "sticky_artifact_rate", "total_safe_outputs"] {
+        assert!(stdout.contains(field), "dashboard lacks {field}:\n{stdout}");
+    }
+    for table in ["outcomes", "safe_outputs", "responses", "quarantine", "issues", "pull_requests"] {
+        assert!(tmp.path().join("hindsight-out").join(format!("{table}.parquet")).is_file(), "no {table}.parquet");
+    }
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bundled demo"));
+}
+
+#[test]
+fn report_formats() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    let sql = "SELECT eval_window, COUNT(*) AS n FROM outcomes GROUP BY eval_window, window_order ORDER BY window_order";
+    let csv = ok(&["report", "--dataset", "ds", "--sql", sql, "--format", "csv"], tmp.path());
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "eval_window,n");
+    assert_eq!(lines.len(), 6);
+    let n: Vec<&str> = lines[1..].iter().map(|l| l.split(',').nth(1).unwrap()).collect();
+    assert!(n.windows(2).all(|w| w[0] == w[1]), "every window has one row per output: {n:?}");
+    let json: serde_json::Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", sql, "--format", "json"], tmp.path())).unwrap();
+    assert_eq!(json[4]["eval_window"], "snapshot");
+    let md = ok(&["report", "--dataset", "ds", "--sql", sql, "--format", "markdown"], tmp.path());
+    assert!(md.starts_with("| eval_window | n |\n|---|---|\n| 1h |"), "{md}");
+    let dash: serde_json::Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    assert!(dash["acceptance_by_type"].as_array().is_some_and(|a| !a.is_empty()));
+    let named = ok(&["report", "--dataset", "ds", "--query", "summary", "--format", "csv"], tmp.path());
+    assert!(named.starts_with("eval_window,total_safe_outputs,evaluable_outputs"));
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["evaluate", "--dataset", "ds", "--windows", "7x"],
+        vec!["report", "--dataset", "nowhere", "--format", "yaml"],
+        vec!["report", "--dataset", "nowhere"],
+        vec!["frobnicate"],
+    ] {
+        let out = run(&args, tmp.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = run(&["run", "--out", "ds", "--quiet"], tmp.path());
+    assert!(out.status.success());
+    let out = run(&["report", "--dataset", "ds", "--sql", "SELECT 1; SELECT 2"], tmp.path());
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["report", "--dataset", "ds", "--sql", "SELECT nope FROM outcomes"], tmp.path());
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn policy_file_changes_the_outcome_and_is_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let defaults: serde_json::Value = serde_json::from_str(&ok(&["policy"], tmp.path())).unwrap();
+    assert_eq!(defaults["open_issue_engagement"], "pending");
+    std::fs::write(tmp.path().join("p.json"), r#"{"open_issue_engagement": "accepted"}"#).unwrap();
+    ok(&["run", "--out", "ds", "--policy", "p.json", "--quiet"], tmp.path());
+    let m = hindsight::dataset::manifest::Manifest::load(&tmp.path().join("ds")).unwrap();
+    assert_eq!(m.policy.as_ref().unwrap()["open_issue_engagement"], "accepted");
+    let engaged = ok(
+        &["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT outcome_status FROM outcomes WHERE human_check_signal = 'non_bot_engagement' AND eval_window = 'snapshot'"],
+        tmp.path(),
+    );
+    assert_eq!(engaged, "outcome_status\naccepted\n");
+    std::fs::write(tmp.path().join("bad.json"), r#"{"open_issue_engagement": "rejected"}"#).unwrap();
+    let out = run(&["policy", "--policy", "bad.json"], tmp.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("open_issue_engagement"));
+    std::fs::write(tmp.path().join("typo.json"), r#"{"open_issue_engagment": "accepted"}"#).unwrap();
+    assert_eq!(run(&["policy", "--policy", "typo.json"], tmp.path()).status.code(), Some(2));
+}
+
+/// docs/RULES.md is the catalogue printed from the code; it must not go stale.
+#[test]
+fn rules_catalogue_is_current() {
+    let tmp = tempfile::tempdir().unwrap();
+    let printed = ok(&["rules", "--format", "markdown"], tmp.path());
+    let committed = std::fs::read_to_string(root().join("docs/RULES.md")).unwrap_or_default();
+    assert!(
+        printed == committed,
+        "docs/RULES.md is stale: run `cargo run -q -- rules --format markdown > docs/RULES.md`"
+    );
+    for r in hindsight::evaluate::rules::all() {
+        for row in r.rows() {
+            assert!(printed.contains(&format!("`{}/{}`", r.output_type(), row.id)));
+        }
+    }
+}

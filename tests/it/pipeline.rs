@@ -1,0 +1,141 @@
+//! The whole pipeline through the CLI: bad input, record accounting, windows on the demo,
+//! determinism across thread counts.
+
+use std::path::Path;
+
+use hindsight::dataset::manifest::Manifest;
+use serde_json::Value;
+
+use crate::support::{files, fixture, ok, run};
+
+fn sql_json(dataset: &Path, sql: &str) -> Vec<Value> {
+    let out = ok(&["report", "--dataset", dataset.to_str().unwrap(), "--sql", sql, "--format", "json"], dataset.parent().unwrap());
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn bad_input_is_quarantined_and_nothing_is_lost() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = tmp.path().join("ds");
+    let snap = fixture("bad-input/snapshot");
+    let runs = fixture("bad-input/runs");
+    let out = run(&["run", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--out", ds.to_str().unwrap()], tmp.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("quarantined runs/run-1/safe-output-items.jsonl:2: field `number`"), "{stderr}");
+    assert!(stderr.contains("no rule for type `frobnicate_widgets`"), "{stderr}");
+
+    // Each bad record, with its file, line and why.
+    let q = sql_json(&ds, "SELECT input, file, line, field, reason FROM quarantine ORDER BY input, file, line");
+    let got: Vec<(String, i64, String)> = q
+        .iter()
+        .map(|r| (r["file"].as_str().unwrap().to_string(), r["line"].as_i64().unwrap(), r["reason"].as_str().unwrap().to_string()))
+        .collect();
+    let expect: &[(&str, i64, &str)] = &[
+        ("run-1/safe-output-items.jsonl", 2, "expected an integer, found \"twelve\""),
+        ("run-1/safe-output-items.jsonl", 4, "duplicate item"),
+        ("run-1/safe-output-items.jsonl", 5, "not valid JSON"),
+        ("run-1/safe-output-items.jsonl", 7, "missing"),
+        ("run-1/safe-output-items.jsonl", 8, "truncated line"),
+        ("capture.jsonl", 2, "not valid JSON"),
+        ("capture.jsonl", 3, "expected a string"),
+        ("capture.jsonl", 5, "duplicate capture"),
+        ("capture.jsonl", 6, "truncated line"),
+    ];
+    assert_eq!(got.len(), expect.len(), "{got:#?}");
+    for ((f, l, r), (ef, el, er)) in got.iter().zip(expect) {
+        assert_eq!((f.as_str(), *l), (*ef, *el));
+        assert!(r.contains(er), "line {l}: reason `{r}` lacks `{er}`");
+    }
+    let raw = sql_json(&ds, "SELECT raw FROM quarantine WHERE file = 'capture.jsonl' AND line = 2");
+    assert_eq!(raw[0]["raw"], "this line is not JSON");
+
+    // Input records = used + quarantined, counted independently, per input and per file.
+    let m = Manifest::load(&ds).unwrap();
+    for (input, r) in &m.records {
+        let in_files: usize = m.inputs.iter().filter(|f| &f.input == input).map(|f| f.records).sum();
+        assert_eq!(r.input, in_files, "{input}");
+        assert_eq!(r.input, r.used + r.quarantined, "{input}: {r:?}");
+        assert!(r.quarantined > 0, "{input}: nothing quarantined");
+    }
+    assert_eq!(m.records["snapshot"].used as i64, sql_json(&ds, "SELECT COUNT(*) AS n FROM responses")[0]["n"].as_i64().unwrap());
+    assert_eq!(m.tables["quarantine"].rows, m.records["snapshot"].quarantined + m.records["runs"].quarantined);
+
+    // The good records were evaluated; the unusable ones say why they are unknown.
+    let o = sql_json(&ds, "SELECT safe_output_id, outcome_status, human_check_signal FROM outcomes WHERE eval_window = 'snapshot' ORDER BY item_index");
+    let got: Vec<(&str, &str, &str)> = o
+        .iter()
+        .map(|r| (r["safe_output_id"].as_str().unwrap(), r["outcome_status"].as_str().unwrap(), r["human_check_signal"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("1:0", "accepted", "pull_request_merged"),
+            ("1:2", "unknown", "no_type_specific_evaluator"),
+            ("1:5", "unknown", "target_not_captured"),
+        ]
+    );
+}
+
+#[test]
+fn unreadable_input_is_exit_2_with_the_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run(&["convert", "--snapshot", "no/such/dir", "--runs", "no/such/runs", "--out", "x"], tmp.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/dir"));
+
+    std::fs::create_dir_all(tmp.path().join("snap")).unwrap();
+    std::fs::create_dir_all(tmp.path().join("runs")).unwrap();
+    std::fs::write(tmp.path().join("snap/snapshot.json"), "{\"format\": \"hindsight-snapshot/1\"}").unwrap();
+    let out = run(&["convert", "--snapshot", "snap", "--runs", "runs", "--out", "ds"], tmp.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("snapshot.json") && err.contains("captured_at"), "{err}");
+    assert!(!tmp.path().join("ds").exists(), "a failed convert left a dataset behind");
+}
+
+/// The demo's PR 101 merged 30 hours after it was opened.
+#[test]
+fn windows_rebuild_state_as_of_their_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    let ds = tmp.path().join("ds");
+    let rows = sql_json(
+        &ds,
+        "SELECT eval_window, outcome_status, evidence_strength, human_check_signal, time_to_outcome_hours FROM outcomes \
+         WHERE safe_output_type = 'create_pull_request' AND target_number = 101 ORDER BY window_order",
+    );
+    let got: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{} {} {} {}", r["eval_window"].as_str().unwrap(), r["outcome_status"].as_str().unwrap(), r["evidence_strength"].as_str().unwrap(), r["human_check_signal"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            "1h pending weak target_exists_only",
+            "24h pending medium pull_request_approved",
+            "7d accepted strong pull_request_merged",
+            "30d accepted strong pull_request_merged",
+            "snapshot accepted strong pull_request_merged",
+        ]
+    );
+    assert_eq!(rows[2]["time_to_outcome_hours"].as_f64(), Some(30.0));
+    // target_exists_only is never counted as accepted, anywhere in the demo.
+    let bad = sql_json(&ds, "SELECT COUNT(*) AS n FROM outcomes WHERE human_check_signal = 'target_exists_only' AND outcome_status = 'accepted'");
+    assert_eq!(bad[0]["n"].as_i64(), Some(0));
+}
+
+/// Same inputs, same bytes: twice, and at 1 and 2 threads.
+#[test]
+fn outputs_are_byte_identical_across_runs_and_thread_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = ok(&["run", "--out", "a", "--threads", "1", "--quiet"], tmp.path());
+    let b = ok(&["run", "--out", "b", "--threads", "2", "--quiet"], tmp.path());
+    let c = ok(&["run", "--out", "c", "--threads", "2", "--quiet"], tmp.path());
+    assert_eq!(a, b, "dashboards differ between 1 and 2 threads");
+    assert_eq!(b, c);
+    let fa = files(&tmp.path().join("a"));
+    assert!(fa.iter().any(|(n, _)| n == "outcomes.parquet"));
+    assert_eq!(fa, files(&tmp.path().join("b")), "datasets differ between 1 and 2 threads");
+    assert_eq!(fa, files(&tmp.path().join("c")), "datasets differ between two runs");
+}

@@ -1,0 +1,82 @@
+//! Dashboard SQL on a dataset small enough to count by eye, compared as pretty-printed
+//! tables.
+
+use hindsight::evaluate::{outcomes_table, Window};
+use hindsight::report::{query_text, Session};
+use serde_json::json;
+
+use crate::support::evaluate_case;
+
+/// Six outputs, snapshot window: merged PR (accepted/strong), labels retained
+/// (accepted/medium), PR open a day with no activity (pending/weak/target_exists_only),
+/// noop (skipped), PR not captured (unknown), PR closed unmerged (rejected/strong).
+/// Evaluable = 6 - skipped - unknown = 4: strict = 1/4, human-check = 2/4, sticky = 1/4.
+fn tiny_dataset(dir: &std::path::Path) {
+    let t = "2026-01-01T00:00:00Z";
+    let cases = [
+        json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t}, "responses": {"pulls/1": {"state": "closed", "merged": true}}}),
+        json!({"item": {"type": "add_labels", "number": 1, "labelsAdded": ["bug"]}, "responses": {"issues/1/labels": [{"name": "bug"}]}}),
+        json!({"captured_at": "2026-01-02T00:00:00Z", "item": {"type": "create_pull_request", "number": 1, "timestamp": t}, "responses": {"pulls/1": {"state": "open"}, "pulls/1/reviews": []}}),
+        json!({"item": {"type": "noop"}}),
+        json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t}}),
+        json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t}, "responses": {"pulls/1": {"state": "closed", "merged": false}}}),
+    ];
+    let mut outcomes = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        let mut o = evaluate_case(c, &[Window::Snapshot]).remove(0);
+        o.output.safe_output_id = format!("1:{i}");
+        o.output.item_index = i as i64;
+        outcomes.push(o);
+    }
+    hindsight::dataset::write_table(dir, &outcomes_table(&outcomes)).unwrap();
+}
+
+fn pretty(session: &Session, query: &str) -> String {
+    let batches = session.sql(&query_text(query).unwrap()).unwrap();
+    arrow::util::pretty::pretty_format_batches(&batches).unwrap().to_string()
+}
+
+#[test]
+fn acceptance_rates_by_window() {
+    let tmp = tempfile::tempdir().unwrap();
+    tiny_dataset(tmp.path());
+    let s = Session::open(tmp.path()).unwrap();
+    let expected = "\
++-------------+-------------------+------------------------+-----------------------------+----------------------+
+| eval_window | evaluable_outputs | strict_acceptance_rate | human_check_acceptance_rate | sticky_artifact_rate |
++-------------+-------------------+------------------------+-----------------------------+----------------------+
+| snapshot    | 4                 | 0.25                   | 0.5                         | 0.25                 |
++-------------+-------------------+------------------------+-----------------------------+----------------------+";
+    assert_eq!(pretty(&s, "acceptance_by_window"), expected);
+}
+
+#[test]
+fn summary_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    tiny_dataset(tmp.path());
+    let s = Session::open(tmp.path()).unwrap();
+    let expected = "\
++-------------+--------------------+-------------------+-----------------+-----------------+---------------+----------+---------+---------+---------+---------+----------------------------+----------------------------------+
+| eval_window | total_safe_outputs | evaluable_outputs | accepted_strong | accepted_medium | accepted_weak | rejected | pending | ignored | unknown | skipped | fallback_exists_only_count | missing_type_specific_rule_count |
++-------------+--------------------+-------------------+-----------------+-----------------+---------------+----------+---------+---------+---------+---------+----------------------------+----------------------------------+
+| snapshot    | 6                  | 4                 | 1               | 1               | 0             | 1        | 1       | 0       | 1       | 1       | 1                          | 0                                |
++-------------+--------------------+-------------------+-----------------+-----------------+---------------+----------+---------+---------+---------+---------+----------------------------+----------------------------------+";
+    assert_eq!(pretty(&s, "summary"), expected);
+}
+
+/// Per type: create_pull_request has 4 outputs (merged, open, not captured, closed):
+/// evaluable 3, strict 1/3, rejection 1/3, pending 1/3, unknown 1/4 (of non-skipped).
+#[test]
+fn rates_by_type() {
+    let tmp = tempfile::tempdir().unwrap();
+    tiny_dataset(tmp.path());
+    let s = Session::open(tmp.path()).unwrap();
+    let by_type = pretty(&s, "acceptance_by_type");
+    let pr = by_type.lines().find(|l| l.contains("create_pull_request")).unwrap();
+    let cells: Vec<&str> = pr.split('|').map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(cells[..4], ["create_pull_request", "snapshot", "4", "3"]);
+    assert_eq!(cells[4], "0.3333", "strict");
+    assert_eq!(cells[7], "0.3333", "rejection");
+    assert_eq!(cells[8], "0.3333", "pending");
+    assert_eq!(cells[9], "0.25", "unknown");
+}
