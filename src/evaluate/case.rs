@@ -120,6 +120,25 @@ pub struct Final {
 }
 
 impl<'a> Case<'a> {
+    /// The same case with `login` also counted as the workflow's own identity (the author
+    /// of the object the output created, say).
+    pub fn with_workflow_actor(&self, login: Option<&str>) -> Case<'a> {
+        let mut actors = self.actors.clone();
+        if let Some(l) = login {
+            actors.add_workflow(l);
+        }
+        Case {
+            output: self.output,
+            window: self.window,
+            index: self.index,
+            policy: self.policy,
+            captured_at: self.captured_at,
+            t0: self.t0,
+            as_of: self.as_of,
+            actors,
+        }
+    }
+
     pub fn repo(&self) -> Option<&str> {
         self.output.target_repo.as_deref()
     }

@@ -198,7 +198,7 @@ impl Evaluation<'_> {
                 .note(format!("no rule for `{}`; its outcome is not measured, never assumed", o.output_type));
             return (v, None);
         };
-        if o.target_number.is_none() && o.target_comment_id.is_none() && rules::needs_target(o) {
+        if o.target_number.is_none() && o.target_comment_id.is_none() {
             return (common("missing_reference"), None);
         }
         case.t0 = rule.action_time(case);

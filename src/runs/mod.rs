@@ -253,7 +253,8 @@ fn read_run(root: &Path, dir: &Path) -> Result<RunsRead> {
 
     // Requests: what the agent asked for. Those no executed item accounts for are kept as
     // requested-only outputs (system types, staged mode, failures).
-    let requests = read_requests(root, dir, &ctx, &mut out)?;
+    let (requests, errors) = read_requests(root, dir, &ctx, &mut out)?;
+    run.errors = errors;
     run.requested_items = requests.len();
     let mut executed_count: BTreeMap<String, usize> = BTreeMap::new();
     for t in executed_types {
@@ -292,7 +293,6 @@ fn read_run(root: &Path, dir: &Path) -> Result<RunsRead> {
             }
         }
     }
-    run.errors = read_errors(root, dir)?;
     out.runs.push(run);
     Ok(out)
 }
@@ -341,14 +341,21 @@ fn read_temp_ids(root: &Path, dir: &Path, out: &mut RunsRead) -> Result<HashMap<
 
 /// agent_output.json items, else safeoutputs.jsonl lines. Every request line is kept in the
 /// `requests` table; the returned list is what is matched against executed items.
-fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut RunsRead) -> Result<Vec<(String, usize, Value)>> {
+/// Also returns agent_output.json's `errors`.
+fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut RunsRead) -> Result<(Vec<(String, usize, Value)>, Vec<String>)> {
     let mut from_agent_output = Vec::new();
+    let mut errors_out = Vec::new();
     if let Some(f) = Lines::load(root, &dir.join(AGENT_OUTPUT))? {
         let text = String::from_utf8_lossy(&f.bytes).to_string();
         match serde_json::from_str::<Value>(&text) {
             Ok(v) => {
                 let items = v.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
-                let errors = v.get("errors").and_then(Value::as_array).map(Vec::len).unwrap_or(0);
+                errors_out = v
+                    .get("errors")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().map(|e| e.as_str().map(str::to_string).unwrap_or_else(|| crate::json::canonical(e))).collect())
+                    .unwrap_or_default();
+                let errors = errors_out.len();
                 out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, items.len() + errors));
                 // Every item is kept in `requests`, every error in the run's `errors`.
                 out.used += items.len() + errors;
@@ -390,18 +397,6 @@ fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut Runs
             }
         }
     }
-    Ok(if from_agent_output.is_empty() { from_log } else { from_agent_output })
-}
-
-fn read_errors(root: &Path, dir: &Path) -> Result<Vec<String>> {
-    let Some(f) = Lines::load(root, &dir.join(AGENT_OUTPUT))? else { return Ok(vec![]) };
-    let v: Value = serde_json::from_slice(&f.bytes).unwrap_or(Value::Null);
-    Ok(v.get("errors")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .map(|e| e.as_str().map(str::to_string).unwrap_or_else(|| crate::json::canonical(e)))
-                .collect()
-        })
-        .unwrap_or_default())
+    let requests = if from_agent_output.is_empty() { from_log } else { from_agent_output };
+    Ok((requests, errors_out))
 }

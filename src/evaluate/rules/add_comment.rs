@@ -93,11 +93,7 @@ impl Rule for AddComment {
         let Some(n) = case.output.target_number.or(comment.issue_number) else {
             return common("missing_reference").note("the comment's issue or PR number is not recorded");
         };
-        let mut actors = case.actors.clone();
-        if let Some(author) = &comment.user.login {
-            actors.add_workflow(author);
-        }
-        let case = Case { actors, ..super::create_pull_request::clone_case(case) };
+        let case = case.with_workflow_actor(comment.user.login.as_deref());
         let is_pull = case.lookup(&format!("pulls/{n}")).found().is_some();
         let mut activity = case.activity(n, is_pull);
         // Reactions to the comment itself.

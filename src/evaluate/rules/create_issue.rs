@@ -65,11 +65,7 @@ impl Rule for CreateIssue {
         let look = case.lookup(&format!("issues/{n}"));
         let Some(body) = look.found() else { return missing(case, &look) };
         let issue = Issue::from(body);
-        let mut actors = case.actors.clone();
-        if let Some(author) = &issue.user.login {
-            actors.add_workflow(author);
-        }
-        let case = Case { actors, ..super::create_pull_request::clone_case(case) };
+        let case = case.with_workflow_actor(issue.user.login.as_deref());
         let activity = case.activity(n, issue.is_pull_request);
         let (humans, bots) = case.count_actors(&activity);
         let lc = match case.lifecycle(&issue_final(&issue), activity.events.as_deref()) {

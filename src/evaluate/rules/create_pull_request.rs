@@ -73,11 +73,7 @@ impl Rule for CreatePullRequest {
         let Some(look) = Self::pull(case) else { return common("missing_reference") };
         let Some(body) = look.found() else { return missing(case, &look) };
         let pr = PullRequest::from(body);
-        let mut case_actors = case.actors.clone();
-        if let Some(author) = &pr.user.login {
-            case_actors.add_workflow(author);
-        }
-        let case = Case { actors: case_actors, ..clone_case(case) };
+        let case = case.with_workflow_actor(pr.user.login.as_deref());
         let activity = case.activity(n, true);
         let (humans, bots) = case.count_actors(&activity);
         let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
@@ -116,19 +112,5 @@ impl Rule for CreatePullRequest {
             }
         };
         v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis)
-    }
-}
-
-/// A copy of a case (the case owns only references and small values).
-pub(crate) fn clone_case<'a>(c: &Case<'a>) -> Case<'a> {
-    Case {
-        output: c.output,
-        window: c.window,
-        index: c.index,
-        policy: c.policy,
-        captured_at: c.captured_at,
-        t0: c.t0,
-        as_of: c.as_of,
-        actors: c.actors.clone(),
     }
 }

@@ -11,7 +11,6 @@ pub mod system;
 
 use super::case::{Case, Final, Lookup};
 use super::{common, deleted, Rule, Verdict};
-use crate::runs::SafeOutput;
 use crate::snapshot::github::{Issue, PullRequest};
 
 /// Every rule, in seed 000 §13 priority order.
@@ -27,11 +26,6 @@ pub fn all() -> &'static [&'static dyn Rule] {
 
 pub fn find(output_type: &str) -> Option<&'static dyn Rule> {
     all().iter().copied().find(|r| r.output_type() == output_type)
-}
-
-/// Types whose target is found some other way than a number (none yet).
-pub fn needs_target(_o: &SafeOutput) -> bool {
-    true
 }
 
 /// A lookup that is not `Found`, as the verdict it implies.
