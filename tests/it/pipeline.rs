@@ -139,3 +139,30 @@ fn outputs_are_byte_identical_across_runs_and_thread_counts() {
     assert_eq!(fa, files(&tmp.path().join("b")), "datasets differ between 1 and 2 threads");
     assert_eq!(fa, files(&tmp.path().join("c")), "datasets differ between two runs");
 }
+
+/// The demo holds every input layout: a paginated list, a directory-tree capture, thin and
+/// rich gh-aw manifests, normalized records, requests never executed, temporary ids.
+#[test]
+fn demo_reads_every_input_layout() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    let ds = tmp.path().join("ds");
+    // issues/204/comments came as two pages: all three comments are there, in order.
+    let c = sql_json(&ds, "SELECT comment_id FROM issue_comments WHERE repo = 'acme/api' AND issue_number = 204 ORDER BY comment_id");
+    assert_eq!(c.iter().map(|r| r["comment_id"].as_i64().unwrap()).collect::<Vec<_>>(), vec![6204, 6205, 6206]);
+    // acme/docs was captured as a directory tree.
+    let d = sql_json(&ds, "SELECT source_file FROM responses WHERE path = 'repos/acme/docs/pulls/7'");
+    assert_eq!(d[0]["source_file"], "repos/acme/docs/pulls/7.json");
+    let f = sql_json(&ds, "SELECT source_format, execution, COUNT(*) AS n FROM safe_outputs GROUP BY source_format, execution ORDER BY source_format, execution");
+    let got: Vec<String> = f.iter().map(|r| format!("{} {} {}", r["source_format"].as_str().unwrap(), r["execution"].as_str().unwrap(), r["n"])).collect();
+    assert_eq!(got, vec!["agent-request requested_only 2", "agent-request staged 1", "gh-aw-manifest executed 26", "normalized executed 2"]);
+    let t = sql_json(&ds, "SELECT target_source, COUNT(*) AS n FROM safe_outputs WHERE target_source IS NOT NULL GROUP BY target_source ORDER BY target_source");
+    let sources: Vec<&str> = t.iter().map(|r| r["target_source"].as_str().unwrap()).collect();
+    assert_eq!(sources, vec!["number", "target", "temporary_id", "url"]);
+    // Every output has a payload hash; gh-aw ones are sha256 of the canonical payload.
+    let h = sql_json(&ds, "SELECT payload, payload_hash FROM safe_outputs WHERE source_format = 'gh-aw-manifest'");
+    for r in h {
+        let p = r["payload"].as_str().unwrap();
+        assert_eq!(r["payload_hash"].as_str().unwrap(), hindsight::json::sha256_hex(p.as_bytes()));
+    }
+}
