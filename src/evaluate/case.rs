@@ -71,6 +71,8 @@ pub struct Act {
     pub at: Option<Instant>,
     pub kind: ActKind,
     pub detail: Option<String>,
+    /// A comment's or review's text, for rules that read what people said.
+    pub text: Option<String>,
 }
 
 /// All activity on one target, and which sources could be read.
@@ -145,7 +147,18 @@ impl<'a> Case<'a> {
 
     pub fn lookup(&self, tail: &str) -> Lookup<'a> {
         let Some(repo) = self.repo() else { return Lookup::NotCaptured };
-        match self.index.get(&crate::snapshot::paths::rest(repo, tail)) {
+        self.lookup_path(&crate::snapshot::paths::rest(repo, tail))
+    }
+
+    /// A GraphQL capture of this repository: `graphql/repos/OWNER/REPO/<tail>`.
+    pub fn graphql(&self, tail: &str) -> Lookup<'a> {
+        let Some(repo) = self.repo() else { return Lookup::NotCaptured };
+        self.lookup_path(&format!("graphql/repos/{repo}/{tail}"))
+    }
+
+    /// Any captured path.
+    pub fn lookup_path(&self, path: &str) -> Lookup<'a> {
+        match self.index.get(path) {
             None => Lookup::NotCaptured,
             Some(e) if e.ok() => Lookup::Found(&e.body),
             Some(e) if e.gone() => Lookup::Gone(e.status),
@@ -179,7 +192,14 @@ impl<'a> Case<'a> {
 
     fn act(&self, actor: Actor, at: Option<Instant>, kind: ActKind, detail: Option<String>) -> Act {
         let class = self.actors.classify(&actor);
-        Act { actor, class, at, kind, detail }
+        Act { actor, class, at, kind, detail, text: None }
+    }
+
+    fn comment_act(&self, v: &Value, kind: ActKind) -> Act {
+        let c = Comment::from(v);
+        let mut act = self.act(c.user, c.created_at, kind, c.id.map(|i| i.to_string()));
+        act.text = crate::json::str_at(v, "body").map(str::to_lowercase);
+        act
     }
 
     /// Read one list source into `acts`.
@@ -202,10 +222,9 @@ impl<'a> Case<'a> {
     pub fn activity(&self, n: i64, pull: bool) -> Activity {
         let mut a = Activity::default();
         self.read_list(&format!("issues/{n}/comments"), true, &mut a, &|v| {
-            list(v, Comment::from)
-                .into_iter()
-                .map(|c| self.act(c.user, c.created_at, ActKind::Comment, c.id.map(|i| i.to_string())))
-                .collect()
+            v.as_array()
+                .map(|arr| arr.iter().map(|c| self.comment_act(c, ActKind::Comment)).collect())
+                .unwrap_or_default()
         });
         self.read_list(&format!("issues/{n}/reactions"), true, &mut a, &|v| {
             list(v, Reaction::from)
@@ -270,10 +289,9 @@ impl<'a> Case<'a> {
                     .collect()
             });
             self.read_list(&format!("pulls/{n}/comments"), true, &mut a, &|v| {
-                list(v, Comment::from)
-                    .into_iter()
-                    .map(|c| self.act(c.user, c.created_at, ActKind::ReviewComment, c.id.map(|i| i.to_string())))
-                    .collect()
+                v.as_array()
+                    .map(|arr| arr.iter().map(|c| self.comment_act(c, ActKind::ReviewComment)).collect())
+                    .unwrap_or_default()
             });
             self.read_list(&format!("pulls/{n}/commits"), true, &mut a, &|v| {
                 list(v, Commit::from)
@@ -437,5 +455,47 @@ impl<'a> Case<'a> {
             });
         }
         Err("history_missing")
+    }
+
+    /// The label set (lower case) at the window's end: the captured set with every label
+    /// change after the window undone, newest first.
+    pub fn labels_as_of(&self, mut labels: Vec<String>, events: &[Event]) -> Vec<String> {
+        for e in events.iter().rev() {
+            let Some(t) = e.created_at else { continue };
+            if t <= self.as_of {
+                break;
+            }
+            let Some(l) = e.label.as_ref().map(|l| l.to_lowercase()) else { continue };
+            match e.event.as_deref() {
+                Some("labeled") => labels.retain(|x| *x != l),
+                Some("unlabeled") if !labels.contains(&l) => labels.push(l),
+                _ => {}
+            }
+        }
+        labels
+    }
+
+    /// Events of these kinds inside the window, oldest first.
+    pub fn events_inside<'b>(&self, events: Option<&'b [Event]>, kinds: &'b [&str]) -> impl Iterator<Item = &'b Event> + 'b {
+        let (t0, as_of) = (self.t0, self.as_of);
+        events.unwrap_or(&[]).iter().filter(move |e| {
+            e.event.as_deref().is_some_and(|k| kinds.contains(&k))
+                && e.created_at.is_some_and(|t| t0.is_none_or(|t0| t > t0) && t <= as_of)
+        })
+    }
+
+    /// Whether the captured value of a field also held at the window's end: always in the
+    /// snapshot window; otherwise when nothing at all changed after it (`updated_at`), or
+    /// when history was captured and no event of `kinds` came after it.
+    pub fn current_holds(&self, updated_at: Option<Instant>, events: Option<&[Event]>, kinds: &[&str]) -> bool {
+        if self.window.is_snapshot() || updated_at.is_some_and(|u| u <= self.as_of) {
+            return true;
+        }
+        match events {
+            Some(evs) => !evs.iter().any(|e| {
+                e.event.as_deref().is_some_and(|k| kinds.contains(&k)) && e.created_at.is_none_or(|t| t > self.as_of)
+            }),
+            None => false,
+        }
     }
 }

@@ -59,6 +59,18 @@ pub trait Rule: Sync + Send {
     }
     fn evaluate(&self, case: &Case) -> Verdict;
 
+    /// Whether the target is an issue, PR or comment found by number or comment id; rules
+    /// whose target is a workflow run, an alert or a project say `false` and check their
+    /// own reference.
+    fn targets_number(&self) -> bool {
+        true
+    }
+
+    /// Types with no repository outcome at all: skipped whatever the window.
+    fn skips(&self) -> bool {
+        false
+    }
+
     /// The verdict of row `id`.
     fn row(&self, id: &str) -> Verdict {
         verdict(self.output_type(), self.rows(), id)
@@ -198,7 +210,10 @@ impl Evaluation<'_> {
                 .note(format!("no rule for `{}`; its outcome is not measured, never assumed", o.output_type));
             return (v, None);
         };
-        if o.target_number.is_none() && o.target_comment_id.is_none() {
+        if rule.skips() {
+            return (rule.evaluate(case), None);
+        }
+        if rule.targets_number() && o.target_number.is_none() && o.target_comment_id.is_none() {
             return (common("missing_reference"), None);
         }
         case.t0 = rule.action_time(case);

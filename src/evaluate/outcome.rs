@@ -117,6 +117,10 @@ impl Verdict {
         self.confidence = c;
         self
     }
+    pub fn strength(mut self, s: EvidenceStrength) -> Self {
+        self.strength = s;
+        self
+    }
     pub fn status(mut self, s: Status) -> Self {
         self.status = s;
         self

@@ -38,6 +38,51 @@ pub struct Policy {
     /// always treats the identity the output was written as (and the created object's
     /// author) as the workflow's own.
     pub triggering_actor_is_workflow: bool,
+    /// close_issue closed by a stale or lifecycle bot: "accepted_weak or ignored".
+    /// Default `accepted` (with weak evidence: it counts only in the sticky rate).
+    pub lifecycle_close: Choice,
+    /// Milestone, issue type, issue field or project field changed to another value:
+    /// "rejected or mixed". Default `rejected`; `accepted` reads it as re-planning.
+    pub metadata_changed: Choice,
+    /// unassign_from_user, item closed after the unassignment ("contextual"). Default
+    /// `ignored`; `accepted` is the other choice.
+    pub closed_after_unassignment: Choice,
+    /// add_reviewer, PR merged without the requested reviewer acting: "ignored or
+    /// accepted_weak". Default `ignored`.
+    pub merged_without_reviewer: Choice,
+    /// mark_pull_request_as_ready_for_review, closed unmerged with no review: "rejected or
+    /// ignored". Default `rejected`.
+    pub ready_closed_unreviewed: Choice,
+    /// submit_pull_request_review contradicted by a later review: "rejected or mixed".
+    /// Default `rejected`; `ignored` is the other choice.
+    pub review_contradicted: Choice,
+    /// submit_pull_request_review, PR closed without addressing the review ("contextual").
+    /// Default `ignored`; `rejected` is the other choice.
+    pub review_pr_closed: Choice,
+    /// reply_to_pull_request_review_comment, thread unresolved and PR closed: "ignored or
+    /// rejected, depending context". Default `ignored`.
+    pub unresolved_reply_pr_closed: Choice,
+    /// resolve_pull_request_review_thread, PR closed unmerged after the resolution
+    /// ("contextual"). Default `ignored`; `accepted` or `rejected` are the others.
+    pub resolved_pr_closed: Choice,
+    /// link_sub_issue, sub-issue closed as duplicate or not planned: "rejected or ignored,
+    /// depending context". Default `rejected`.
+    pub sub_issue_closed_invalid: Choice,
+    /// assign_to_agent, issue completed without the agent's PR: "accepted_other_actor or
+    /// neutral". Default `ignored` (neutral); `accepted` credits the assignment.
+    pub solved_by_other: Choice,
+    /// dispatch_workflow succeeded without an expected artifact: "accepted_weak or mixed".
+    /// Default `accepted` (weak).
+    pub run_without_artifact: Choice,
+    /// autofix_code_scanning_alert: an alert still open this many hours after the autofix
+    /// is rejected ("pending or rejected, depending SLA"). Default 720 (30 days).
+    pub alert_sla_hours: i64,
+    /// create_code_scanning_alert dismissed with a reason by a person: "accepted or
+    /// rejected, depending expected semantics". Default `accepted` (the alert was triaged).
+    pub alert_dismissed_with_reason: Choice,
+    /// A revert counts against merged work only within this many hours of the merge.
+    /// Default 720 (30 days, seed 000 §5's long-term window).
+    pub durability_hours: i64,
 }
 
 /// A status a policy switch may choose.
@@ -73,6 +118,21 @@ impl Default for Policy {
             bot_closed_not_planned: Choice::Ignored,
             comment_without_response: Choice::Ignored,
             triggering_actor_is_workflow: false,
+            lifecycle_close: Choice::Accepted,
+            metadata_changed: Choice::Rejected,
+            closed_after_unassignment: Choice::Ignored,
+            merged_without_reviewer: Choice::Ignored,
+            ready_closed_unreviewed: Choice::Rejected,
+            review_contradicted: Choice::Rejected,
+            review_pr_closed: Choice::Ignored,
+            unresolved_reply_pr_closed: Choice::Ignored,
+            resolved_pr_closed: Choice::Ignored,
+            sub_issue_closed_invalid: Choice::Rejected,
+            solved_by_other: Choice::Ignored,
+            run_without_artifact: Choice::Accepted,
+            alert_sla_hours: 720,
+            alert_dismissed_with_reason: Choice::Accepted,
+            durability_hours: 720,
         }
     }
 }
@@ -106,11 +166,26 @@ impl Policy {
         check("partial_labels", self.partial_labels, &[Accepted, Rejected])?;
         check("bot_closed_not_planned", self.bot_closed_not_planned, &[Ignored, Rejected])?;
         check("comment_without_response", self.comment_without_response, &[Ignored, Pending])?;
-        if self.ignore_after_hours <= 0 {
-            return Err(Error::Policy {
-                path: path.to_path_buf(),
-                message: "`ignore_after_hours` must be positive".into(),
-            });
+        check("lifecycle_close", self.lifecycle_close, &[Accepted, Ignored])?;
+        check("metadata_changed", self.metadata_changed, &[Rejected, Accepted])?;
+        check("closed_after_unassignment", self.closed_after_unassignment, &[Ignored, Accepted])?;
+        check("merged_without_reviewer", self.merged_without_reviewer, &[Ignored, Accepted])?;
+        check("ready_closed_unreviewed", self.ready_closed_unreviewed, &[Rejected, Ignored])?;
+        check("review_contradicted", self.review_contradicted, &[Rejected, Ignored])?;
+        check("review_pr_closed", self.review_pr_closed, &[Ignored, Rejected])?;
+        check("unresolved_reply_pr_closed", self.unresolved_reply_pr_closed, &[Ignored, Rejected])?;
+        check("resolved_pr_closed", self.resolved_pr_closed, &[Ignored, Accepted, Rejected])?;
+        check("sub_issue_closed_invalid", self.sub_issue_closed_invalid, &[Rejected, Ignored])?;
+        check("solved_by_other", self.solved_by_other, &[Ignored, Accepted])?;
+        check("run_without_artifact", self.run_without_artifact, &[Accepted, Ignored])?;
+        check("alert_dismissed_with_reason", self.alert_dismissed_with_reason, &[Accepted, Rejected])?;
+        for (name, v) in [("ignore_after_hours", self.ignore_after_hours), ("alert_sla_hours", self.alert_sla_hours), ("durability_hours", self.durability_hours)] {
+            if v <= 0 {
+                return Err(Error::Policy {
+                    path: path.to_path_buf(),
+                    message: format!("`{name}` must be positive"),
+                });
+            }
         }
         Ok(())
     }

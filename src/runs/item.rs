@@ -273,7 +273,9 @@ pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, fi
         }
         target_repo = target_repo.or(p.repo);
         kind = kind.or(p.kind.map(str::to_string));
-        comment_id = comment_id.or(p.comment_id);
+        // The URL is the created object's own; a top-level comment_id may name the comment
+        // a reply answered.
+        comment_id = p.comment_id.or(comment_id);
     }
     let temporary_id = opt_str(v, "temporaryId")?
         .or(opt_str(v, "temporary_id")?)

@@ -96,6 +96,7 @@ pub struct PullRequest {
     pub user: Actor,
     pub merged_by: Actor,
     pub created_at: Option<Instant>,
+    pub updated_at: Option<Instant>,
     pub closed_at: Option<Instant>,
     pub merged_at: Option<Instant>,
     pub merge_commit_sha: Option<String>,
@@ -119,6 +120,7 @@ impl PullRequest {
             user: Actor::from(v.get("user")),
             merged_by: Actor::from(v.get("merged_by")),
             created_at: time::at(v, "created_at"),
+            updated_at: time::at(v, "updated_at"),
             closed_at: time::at(v, "closed_at"),
             merged_at,
             merge_commit_sha: str_at(v, "merge_commit_sha").map(str::to_string),
@@ -205,7 +207,14 @@ pub struct Event {
     pub requested_reviewer: Option<String>,
     pub source_number: Option<i64>,
     pub source_is_pull_request: bool,
+    /// Author of the referencing issue or PR (`cross-referenced`).
+    pub source_author: Option<String>,
     pub review_state: Option<String>,
+    /// `renamed`: the title before and after.
+    pub rename_from: Option<String>,
+    pub rename_to: Option<String>,
+    /// `review_dismissed`: the review's id.
+    pub dismissed_review_id: Option<i64>,
 }
 
 impl Event {
@@ -234,11 +243,15 @@ impl Event {
                 .map(str::to_string),
             source_number: source_issue.and_then(|i| int_at(i, "number")),
             source_is_pull_request: source_issue.is_some_and(|i| i.get("pull_request").is_some()),
+            source_author: source_issue.and_then(|i| str_path(i, &["user", "login"])).map(str::to_string),
             review_state: if str_at(v, "event") == Some("reviewed") {
                 str_at(v, "state").map(str::to_uppercase)
             } else {
                 None
             },
+            rename_from: str_path(v, &["rename", "from"]).map(str::to_string),
+            rename_to: str_path(v, &["rename", "to"]).map(str::to_string),
+            dismissed_review_id: v.get("dismissed_review").and_then(|d| int_at(d, "review_id")),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! goes to quarantine with its file, line and reason, and the rest is read.
 
 pub mod github;
+pub mod graphql;
 pub mod paths;
 pub mod tables;
 
@@ -341,6 +342,8 @@ impl Entry {
 #[derive(Default)]
 pub struct SnapshotIndex {
     pub entries: HashMap<String, Entry>,
+    /// Revert marks per repository, built on first use.
+    reverts: std::sync::OnceLock<HashMap<String, Vec<crate::evaluate::rules::durability::RevertMark>>>,
 }
 
 impl SnapshotIndex {
@@ -375,7 +378,11 @@ impl SnapshotIndex {
                 (path, Entry { status, body, captured_at })
             })
             .collect();
-        SnapshotIndex { entries }
+        SnapshotIndex { entries, reverts: Default::default() }
+    }
+
+    pub fn reverts(&self) -> &HashMap<String, Vec<crate::evaluate::rules::durability::RevertMark>> {
+        self.reverts.get_or_init(|| crate::evaluate::rules::durability::build(self))
     }
 
     pub fn get(&self, path: &str) -> Option<&Entry> {

@@ -102,7 +102,7 @@ impl Rule for AddComment {
             Lookup::Found(v) => {
                 for r in list(v, Reaction::from) {
                     let class = case.actors.classify(&r.user);
-                    activity.acts.push(crate::evaluate::case::Act { actor: r.user, class, at: r.created_at, kind: ActKind::Reaction, detail: Some("comment".into()) });
+                    activity.acts.push(crate::evaluate::case::Act { actor: r.user, class, at: r.created_at, kind: ActKind::Reaction, detail: Some("comment".into()), text: None });
                 }
                 true
             }

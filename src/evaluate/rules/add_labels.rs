@@ -22,7 +22,7 @@ use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, Row, Rule, Verdict};
 use crate::json::names;
-use crate::snapshot::github::{Event, Issue, PullRequest};
+use crate::snapshot::github::{Issue, PullRequest};
 
 pub struct AddLabels;
 
@@ -60,39 +60,11 @@ impl Rule for AddLabels {
         if added.is_empty() {
             return common("missing_execution_state").note("no record of which labels were added");
         }
-        // Final labels: the labels list, else the issue's or PR's own `labels`.
-        let issue_look = case.lookup(&format!("issues/{n}"));
-        let pull_look = case.lookup(&format!("pulls/{n}"));
-        let labels_look = case.lookup(&format!("issues/{n}/labels"));
-        let final_labels: Vec<String> = match &labels_look {
-            Lookup::Found(v) => names(v).unwrap_or_default(),
-            Lookup::Failed(s) => return self.row("unreadable").detail("http_status", *s),
-            _ => match (issue_look.found().and_then(|v| Issue::from(v).labels), pull_look.found().and_then(|v| PullRequest::from(v).labels)) {
-                (Some(l), _) | (None, Some(l)) => l,
-                _ => {
-                    return match (&issue_look, &labels_look) {
-                        (Lookup::NotCaptured, Lookup::Gone(s)) => missing(case, &Lookup::Gone(*s)),
-                        (Lookup::NotCaptured, _) => missing(case, &pull_look),
-                        (l, _) => missing(case, l),
-                    };
-                }
-            },
-        }
-        .into_iter()
-        .map(|l| l.to_lowercase())
-        .collect();
-
-        let is_pull = pull_look.found().is_some();
-        let activity = case.activity(n, is_pull);
-        let (humans, bots) = case.count_actors(&activity);
-        let labels = if case.window.is_snapshot() {
-            final_labels
-        } else {
-            match &activity.events {
-                Some(evs) => labels_as_of(final_labels, evs, case),
-                None => return no_history("history_missing").resolved(true).note("no labeled/unlabeled events captured"),
-            }
+        let (labels, activity, closed) = match labels_at(case, n) {
+            Ok(x) => x,
+            Err(v) => return v,
         };
+        let (humans, bots) = case.count_actors(&activity);
         let kept: Vec<&String> = added.iter().filter(|l| labels.contains(l)).collect();
         let removed: Vec<&String> = added.iter().filter(|l| !labels.contains(l)).collect();
         let score = kept.len() as f64 / added.len() as f64;
@@ -104,20 +76,9 @@ impl Rule for AddLabels {
                 .detail("labels_removed", removed.iter().map(|s| s.to_string()).collect::<Vec<_>>())
         };
         if removed.is_empty() {
-            let closed = issue_look
-                .found()
-                .map(|v| issue_final(&Issue::from(v)))
-                .or_else(|| pull_look.found().map(|v| pull_final(&PullRequest::from(v))))
-                .and_then(|f| case.lifecycle(&f, activity.events.as_deref()).ok())
-                .is_some_and(|lc| lc.closed);
             return done(self.row(if closed { "retained_closed" } else { "retained" }).partial(1.0));
         }
-        // Who removed them, from `unlabeled` events inside the window.
-        let remover = activity.events.as_deref().unwrap_or(&[]).iter().rev().find(|e| {
-            e.event.as_deref() == Some("unlabeled")
-                && e.label.as_ref().is_some_and(|l| removed.contains(&&l.to_lowercase()))
-                && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
-        });
+        let remover = label_changer(case, &activity, "unlabeled", &removed);
         let remover_class = remover.map(|e| case.actors.classify(&e.actor));
         if kept.is_empty() {
             let v = if remover_class == Some(ActorClass::VisibleNonBot) {
@@ -132,19 +93,53 @@ impl Rule for AddLabels {
     }
 }
 
-/// The label set at the window's end: undo, newest first, every label change after it.
-fn labels_as_of(mut labels: Vec<String>, events: &[Event], case: &Case) -> Vec<String> {
-    for e in events.iter().rev() {
-        let Some(t) = e.created_at else { continue };
-        if t <= case.as_of {
-            break;
-        }
-        let Some(l) = e.label.as_ref().map(|l| l.to_lowercase()) else { continue };
-        match e.event.as_deref() {
-            Some("labeled") => labels.retain(|x| *x != l),
-            Some("unlabeled") if !labels.contains(&l) => labels.push(l),
-            _ => {}
-        }
+/// The label set (lower case) as of the window's end, the target's activity, and whether
+/// it was closed then. The set comes from `issues/N/labels`, else the issue's or PR's own
+/// `labels`; windows before capture undo later `labeled`/`unlabeled` events.
+pub fn labels_at(case: &Case, n: i64) -> Result<(Vec<String>, crate::evaluate::case::Activity, bool), Verdict> {
+    let issue_look = case.lookup(&format!("issues/{n}"));
+    let pull_look = case.lookup(&format!("pulls/{n}"));
+    let labels_look = case.lookup(&format!("issues/{n}/labels"));
+    let final_labels: Vec<String> = match &labels_look {
+        Lookup::Found(v) => names(v).unwrap_or_default(),
+        Lookup::Failed(s) => return Err(AddLabels.row("unreadable").detail("http_status", *s)),
+        _ => match (issue_look.found().and_then(|v| Issue::from(v).labels), pull_look.found().and_then(|v| PullRequest::from(v).labels)) {
+            (Some(l), _) | (None, Some(l)) => l,
+            _ => {
+                return Err(match (&issue_look, &labels_look) {
+                    (Lookup::NotCaptured, Lookup::Gone(s)) => missing(case, &Lookup::Gone(*s)),
+                    (Lookup::NotCaptured, _) => missing(case, &pull_look),
+                    (l, _) => missing(case, l),
+                });
+            }
+        },
     }
-    labels
+    .into_iter()
+    .map(|l| l.to_lowercase())
+    .collect();
+    let activity = case.activity(n, pull_look.found().is_some());
+    let labels = if case.window.is_snapshot() {
+        final_labels
+    } else {
+        match &activity.events {
+            Some(evs) => case.labels_as_of(final_labels, evs),
+            None => return Err(no_history("history_missing").resolved(true).note("no labeled/unlabeled events captured")),
+        }
+    };
+    let closed = issue_look
+        .found()
+        .map(|v| issue_final(&Issue::from(v)))
+        .or_else(|| pull_look.found().map(|v| pull_final(&PullRequest::from(v))))
+        .and_then(|f| case.lifecycle(&f, activity.events.as_deref()).ok())
+        .is_some_and(|lc| lc.closed);
+    Ok((labels, activity, closed))
+}
+
+/// The latest `labeled`/`unlabeled` event inside the window that touched one of `labels`.
+pub fn label_changer<'b>(case: &Case, activity: &'b crate::evaluate::case::Activity, kind: &str, labels: &[&String]) -> Option<&'b crate::snapshot::github::Event> {
+    activity.events.as_deref().unwrap_or(&[]).iter().rev().find(|e| {
+        e.event.as_deref() == Some(kind)
+            && e.label.as_ref().is_some_and(|l| labels.iter().any(|x| **x == l.to_lowercase()))
+            && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
+    })
 }

@@ -12,6 +12,10 @@
 //! an issue (the recorded target is an issue URL, or `fallback: "issue"`), the output is
 //! evaluated by `create_issue`'s rows and marked `fallback_subtype = issue`.
 //!
+//! A merged PR that a later commit (`This reverts commit <sha>`) or a merged `Revert "<title>"`
+//! PR undoes, inside the window, is rejected (`reverted_after_merge`): accepted at 24h,
+//! rejected at 30d when the revert came in between.
+//!
 //! ## Example
 //! A PR opened at 10:00 and merged 30 hours later is `pending` at 1h and 24h and
 //! `accepted`/`strong`/`pull_request_merged` at 7d, with `time_to_outcome_hours = 30`.
@@ -28,6 +32,7 @@ pub struct CreatePullRequest;
 
 const ROWS: &[Row] = &[
     Row { id: "merged", when: "Merged by the window's end", status: S::Accepted, strength: E::Strong, signal: "pull_request_merged", seed: "Merged", policy: None },
+    Row { id: "reverted", when: "Merged, then reverted inside the window (within durability_hours of the merge)", status: S::Rejected, strength: E::Strong, signal: "reverted_after_merge", seed: "Merged then reverted within durability window", policy: Some("durability_hours") },
     Row { id: "approved_open", when: "Open, approved by a visible non-bot reviewer, not merged yet", status: S::Pending, strength: E::Medium, signal: "pull_request_approved", seed: "Approved by visible non-bot but not merged yet", policy: None },
     Row { id: "review_activity", when: "Open, with reviews or comments from a visible non-bot actor", status: S::Pending, strength: E::Medium, signal: "pull_request_review_activity", seed: "Open with review activity", policy: None },
     Row { id: "closed_unmerged", when: "Closed without merge", status: S::Rejected, strength: E::Strong, signal: "pull_request_closed_unmerged", seed: "Closed unmerged", policy: None },
@@ -81,6 +86,9 @@ impl Rule for CreatePullRequest {
             Err(why) => return no_history(why).resolved(true),
         };
         let v = if lc.merged {
+            if let Some(r) = super::durability::find_revert(&case, n, &pr) {
+                return self.row("reverted").resolved(true).actors(humans, bots).at(r.at).detail("reverted_by", r.describe()).detail("merged_at", lc.merged_at.map(|t| crate::time::format(&t)));
+            }
             let class = case.actors.classify(&lc.merger);
             self.row("merged")
                 .at(lc.merged_at)

@@ -4,16 +4,46 @@
 
 pub mod add_comment;
 pub mod add_labels;
+pub mod add_reviewer;
+pub mod assign_milestone;
+pub mod assign_to_agent;
+pub mod assign_to_user;
+pub mod close_issue;
+pub mod close_pull_request;
+pub mod code_scanning;
 pub mod create_issue;
 pub mod create_pull_request;
+pub mod discussion;
+pub mod dispatch_workflow;
+pub mod durability;
+pub mod fields;
+pub mod hide_comment;
+pub mod link_sub_issue;
+pub mod mark_pull_request_as_ready_for_review;
+pub mod merge_pull_request;
+pub mod not_observable;
 pub mod push_to_pull_request_branch;
+pub mod remove_labels;
+pub mod replace_label;
+pub mod review_comments;
+pub mod set_issue_field;
+pub mod set_issue_type;
+pub mod submit_pull_request_review;
 pub mod system;
+pub mod update_issue;
+pub mod update_project;
+pub mod update_pull_request;
+pub mod update_release;
 
-use super::case::{Case, Final, Lookup};
+use serde_json::Value;
+
+use super::actors::ActorClass;
+use super::case::{Act, Activity, Case, Final, Lookup};
 use super::{common, deleted, Rule, Verdict};
 use crate::snapshot::github::{Issue, PullRequest};
 
-/// Every rule, in seed 000 §13 priority order.
+/// Every rule: seed 000 §13 priority order first, then the rest of §7, then the gh-aw
+/// types the seed does not list.
 pub fn all() -> &'static [&'static dyn Rule] {
     &[
         &create_pull_request::CreatePullRequest,
@@ -21,6 +51,46 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &create_issue::CreateIssue,
         &add_comment::AddComment,
         &add_labels::AddLabels,
+        &update_issue::UpdateIssue,
+        &update_pull_request::UpdatePullRequest,
+        &add_reviewer::AddReviewer,
+        &submit_pull_request_review::SubmitReview,
+        &dispatch_workflow::DispatchWorkflow,
+        &code_scanning::AutofixAlert,
+        &update_project::UpdateProject,
+        &assign_milestone::AssignMilestone,
+        &set_issue_type::SetIssueType,
+        &set_issue_field::SetIssueField,
+        &discussion::CreateDiscussion,
+        &discussion::UpdateDiscussion,
+        &discussion::CloseDiscussion,
+        &hide_comment::HideComment,
+        &close_issue::CloseIssue,
+        &link_sub_issue::LinkSubIssue,
+        &close_pull_request::ClosePullRequest,
+        &review_comments::CreateReviewComment,
+        &review_comments::ReplyToReviewComment,
+        &review_comments::ResolveThread,
+        &mark_pull_request_as_ready_for_review::MarkReady,
+        &assign_to_agent::AssignToAgent,
+        &code_scanning::CreateAlert,
+        &update_release::UpdateRelease,
+        &assign_to_user::AssignToUser,
+        &assign_to_user::UnassignFromUser,
+        &remove_labels::RemoveLabels,
+        &replace_label::ReplaceLabel,
+        &merge_pull_request::MergePullRequest,
+        &submit_pull_request_review::DismissReview,
+        &dispatch_workflow::CallWorkflow,
+        &dispatch_workflow::DispatchRepository,
+        &update_project::CreateProject,
+        &not_observable::CREATE_AGENT_SESSION,
+        &not_observable::CREATE_CHECK_RUN,
+        &not_observable::CREATE_PROJECT_STATUS_UPDATE,
+        &not_observable::UPLOAD_ASSET,
+        &not_observable::UPLOAD_ARTIFACT,
+        &not_observable::COMMENT_MEMORY,
+        &not_observable::PUSH_REPO_MEMORY,
     ]
 }
 
@@ -60,6 +130,63 @@ pub fn pull_final(p: &PullRequest) -> Final {
         merged_at: p.merged_at,
         merged_by: p.merged_by.clone(),
     }
+}
+
+/// `issues/N`, or the verdict for why it cannot be read.
+pub fn load_issue<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Value, Issue), Verdict> {
+    let look = case.lookup(&format!("issues/{n}"));
+    match look.found() {
+        Some(v) => Ok((v, Issue::from(v))),
+        None => Err(missing(case, &look)),
+    }
+}
+
+/// `pulls/N`, or the verdict for why it cannot be read.
+pub fn load_pull<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Value, PullRequest), Verdict> {
+    let look = case.lookup(&format!("pulls/{n}"));
+    match look.found() {
+        Some(v) => Ok((v, PullRequest::from(v))),
+        None => Err(missing(case, &look)),
+    }
+}
+
+/// An activity source whose capture failed: the decision cannot rest on "no activity".
+pub fn capture_problem(a: &Activity) -> Option<Verdict> {
+    if a.failed.is_empty() {
+        return None;
+    }
+    let paths: Vec<String> = a.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
+    Some(common("capture_failed").resolved(true).note(format!("activity capture failed: {}", paths.join(", "))))
+}
+
+/// The first act inside the window by a visible non-bot actor that matches.
+pub fn person_act<'b>(case: &Case, a: &'b Activity, f: impl Fn(&Act) -> bool) -> Option<&'b Act> {
+    case.inside(a).find(|x| x.class == ActorClass::VisibleNonBot && f(x))
+}
+
+/// Phrases by which people say a close was wrong. Matching is on lower-cased comment text;
+/// it is a heuristic, and the signal says so.
+pub const CHALLENGE_PHRASES: &[&str] = &[
+    "closed by mistake",
+    "mistakenly closed",
+    "closed in error",
+    "closed prematurely",
+    "premature close",
+    "should not have been closed",
+    "shouldn't have been closed",
+    "should not be closed",
+    "please reopen",
+    "reopening this",
+    "not resolved",
+    "still happening",
+];
+
+/// A comment inside the window by a visible non-bot actor that says the close was wrong.
+pub fn challenge<'b>(case: &Case, a: &'b Activity) -> Option<&'b Act> {
+    person_act(case, a, |x| {
+        matches!(x.kind, super::case::ActKind::Comment | super::case::ActKind::ReviewComment)
+            && x.text.as_deref().is_some_and(|t| CHALLENGE_PHRASES.iter().any(|p| t.contains(p)))
+    })
 }
 
 /// The verdict for a lifecycle that could not be rebuilt.

@@ -31,6 +31,7 @@ const ROWS: &[Row] = &[
     Row { id: "merged_with_commits", when: "PR merged, pushed commits shown to be in what was merged", status: S::Accepted, strength: E::Strong, signal: "pushed_commits_merged", seed: "PR merged with pushed commits included", policy: None },
     Row { id: "merged_modified", when: "PR merged with the pushed commits, after later commits by someone else", status: S::Accepted, strength: E::Medium, signal: "pushed_commits_modified_then_merged", seed: "Pushed commits later modified but PR merged", policy: None },
     Row { id: "retention_unknown", when: "PR merged, but whether the pushed commits are in it cannot be shown", status: S::Unknown, strength: E::Weak, signal: "commit_retention_unknown", seed: "", policy: None },
+    Row { id: "reverted", when: "PR merged, then its merge or a pushed commit reverted inside the window", status: S::Rejected, strength: E::Strong, signal: "reverted_after_merge", seed: "Pushed commits reverted or dropped", policy: Some("durability_hours") },
     Row { id: "dropped", when: "The PR's commit list no longer holds a pushed commit", status: S::Rejected, strength: E::Strong, signal: "pushed_commits_dropped", seed: "Pushed commits reverted or dropped", policy: None },
     Row { id: "closed_unmerged", when: "PR closed unmerged", status: S::Rejected, strength: E::Strong, signal: "pull_request_closed_unmerged", seed: "PR closed unmerged", policy: None },
     Row { id: "open_activity", when: "PR open, with review or CI activity after the push", status: S::Pending, strength: E::Medium, signal: "pull_request_review_activity", seed: "PR open with review or CI activity", policy: None },
@@ -118,6 +119,9 @@ impl Rule for PushToPullRequestBranch {
             return done(self.row("dropped"));
         }
         if lc.merged {
+            if let Some(r) = super::durability::find_revert_of(case, n, &pr, &shas) {
+                return done(self.row("reverted").at(r.at).detail("reverted_by", r.describe()));
+            }
             if inclusion.iter().all(|i| *i == Inclusion::Included) {
                 let later = case.inside(&activity).any(|a| a.kind == ActKind::Commit && a.class == ActorClass::VisibleNonBot);
                 let row = if later { "merged_modified" } else { "merged_with_commits" };

@@ -1,0 +1,88 @@
+//! `assign_milestone`: seed 000 §7, Labels, Metadata, and Planning.
+//!
+//! ## What a person checks
+//! Did the milestone remain assigned?
+//!
+//! ## Why
+//! The intended milestone (metadata `milestone_number`, the request's `milestone_number`,
+//! or the after state) is compared with the target's milestone at the window's end. Work
+//! completed under it is the strongest sign; another milestone is a change of plan
+//! (policy `metadata_changed`, default rejected); no milestone is a removal.
+//!
+//! ## Example
+//! Milestone 2 set; at T+7d the issue is closed as completed in milestone 2 ->
+//! `accepted`/`strong`/`completed_under_milestone`.
+
+use serde_json::Value;
+
+use super::{issue_final, load_issue};
+use crate::evaluate::case::Case;
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::json::{as_int, int_at};
+
+pub struct AssignMilestone;
+
+const ROWS: &[Row] = &[
+    Row { id: "retained", when: "The intended milestone is still set", status: S::Accepted, strength: E::Medium, signal: "milestone_retained", seed: "Same milestone still set after window", policy: None },
+    Row { id: "completed", when: "Closed as completed (or merged) under the intended milestone", status: S::Accepted, strength: E::Strong, signal: "completed_under_milestone", seed: "Issue or PR completed under milestone", policy: None },
+    Row { id: "changed", when: "Another milestone is set", status: S::Rejected, strength: E::Medium, signal: "milestone_changed", seed: "Milestone changed by visible non-bot (rejected or mixed)", policy: Some("metadata_changed") },
+    Row { id: "removed", when: "No milestone is set", status: S::Rejected, strength: E::Strong, signal: "milestone_removed", seed: "Milestone removed", policy: None },
+];
+
+fn intended(case: &Case) -> Option<Value> {
+    let o = case.output;
+    let e = o.expected();
+    let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
+    e.get("metadata.milestone_number")
+        .or(e.get("metadata.milestone"))
+        .or(p.get("milestone_number"))
+        .or(p.get("milestone"))
+        .cloned()
+        .or_else(|| o.after().and_then(|a| a.get("milestone").cloned()))
+        .filter(|v| !v.is_null())
+}
+
+fn same(intended: &Value, milestone: &Value) -> bool {
+    match as_int(intended) {
+        Some(n) => int_at(milestone, "number") == Some(n),
+        None => intended.as_str().is_some_and(|t| crate::json::str_at(milestone, "title") == Some(t)),
+    }
+}
+
+impl Rule for AssignMilestone {
+    fn output_type(&self) -> &'static str {
+        "assign_milestone"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the milestone remain assigned?"
+    }
+    fn rows(&self) -> &'static [Row] {
+        ROWS
+    }
+    fn evaluate(&self, case: &Case) -> Verdict {
+        let Some(want) = intended(case) else {
+            return common("missing_execution_state").note("no record of which milestone was set");
+        };
+        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let (body, issue) = match load_issue(case, n) {
+            Ok(x) => x,
+            Err(v) => return v,
+        };
+        let activity = case.activity(n, issue.is_pull_request);
+        if !case.current_holds(issue.updated_at, activity.events.as_deref(), &["milestoned", "demilestoned"]) {
+            return super::no_history("history_missing").resolved(true);
+        }
+        let done = |v: Verdict| v.resolved(true).detail("intended", want.clone());
+        match body.get("milestone").filter(|m| !m.is_null()) {
+            None => done(self.row("removed")),
+            Some(m) if same(&want, m) => {
+                let completed = case
+                    .lifecycle(&issue_final(&issue), activity.events.as_deref())
+                    .is_ok_and(|lc| lc.closed && (lc.merged || lc.state_reason.as_deref() == Some("completed")));
+                done(self.row(if completed { "completed" } else { "retained" }))
+            }
+            Some(m) => done(self.row("changed").status(case.policy.metadata_changed.status()).detail("now", m.get("number").cloned())),
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! `close_issue`: seed 000 §7, Issues and Discussions.
+//!
+//! ## What a person checks
+//! Did the issue stay closed, or was it reopened?
+//!
+//! ## Why
+//! A close that sticks is a decision the repository kept. A reopen by a visible non-bot
+//! actor undoes it; a comment after the close saying it was wrong (matched against
+//! `CHALLENGE_PHRASES`) rejects it more weakly, since words are weaker than a reopen. A
+//! close carried out by a stale or lifecycle bot (a closing actor whose login names
+//! `stale` or `lifecycle`) is nobody's decision: policy `lifecycle_close` reads it as
+//! accepted with weak evidence (default) or ignored.
+//!
+//! ## Example
+//! Closed by the agent at T, reopened by a maintainer at T+2h: `accepted` at 1h,
+//! `rejected`/`strong`/`issue_reopened` from 24h on.
+
+use super::{challenge, issue_final, load_issue, no_history};
+use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::Case;
+use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+
+pub struct CloseIssue;
+
+const ROWS: &[Row] = &[
+    Row { id: "stayed_closed", when: "Still closed at the window's end", status: S::Accepted, strength: E::Medium, signal: "issue_stayed_closed", seed: "Still closed after evaluation window", policy: None },
+    Row { id: "reopened_by_person", when: "Reopened by a visible non-bot actor", status: S::Rejected, strength: E::Strong, signal: "issue_reopened", seed: "Reopened by visible non-bot", policy: None },
+    Row { id: "reopened", when: "Open again at the window's end; who reopened it is not visible", status: S::Rejected, strength: E::Medium, signal: "issue_reopened", seed: "Reopened by visible non-bot (actor not visible)", policy: None },
+    Row { id: "challenged", when: "Still closed, but a visible non-bot comment after the close says it was wrong", status: S::Rejected, strength: E::Medium, signal: "close_challenged", seed: "Closed then referenced as mistakenly closed", policy: None },
+    Row { id: "lifecycle_bot", when: "Closed by a stale or lifecycle bot", status: S::Accepted, strength: E::Weak, signal: "closed_by_lifecycle_bot", seed: "Closed by stale or lifecycle bot only", policy: Some("lifecycle_close") },
+];
+
+pub fn is_lifecycle_bot(login: Option<&str>) -> bool {
+    login.is_some_and(|l| {
+        let l = l.to_lowercase();
+        l.contains("stale") || l.contains("lifecycle")
+    })
+}
+
+impl Rule for CloseIssue {
+    fn output_type(&self) -> &'static str {
+        "close_issue"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the issue stay closed, or was it reopened?"
+    }
+    fn rows(&self) -> &'static [Row] {
+        ROWS
+    }
+
+    fn evaluate(&self, case: &Case) -> Verdict {
+        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let (_, issue) = match load_issue(case, n) {
+            Ok(x) => x,
+            Err(v) => return v,
+        };
+        let activity = case.activity(n, issue.is_pull_request);
+        let (humans, bots) = case.count_actors(&activity);
+        let lc = match case.lifecycle(&issue_final(&issue), activity.events.as_deref()) {
+            Ok(lc) => lc,
+            Err(why) => return no_history(why).resolved(true),
+        };
+        let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis);
+        if !lc.closed {
+            let reopen = case.events_inside(activity.events.as_deref(), &["reopened"]).last();
+            return done(match reopen {
+                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => {
+                    self.row("reopened_by_person").at(e.created_at).detail("reopened_by", e.actor.login.clone())
+                }
+                Some(e) => self.row("reopened").at(e.created_at).detail("reopened_by", e.actor.login.clone()),
+                None => self.row("reopened").confidence(Confidence::Medium).note("open again; no reopened event captured"),
+            });
+        }
+        if is_lifecycle_bot(lc.closer.login.as_deref()) {
+            let v = self.row("lifecycle_bot").detail("closed_by", lc.closer.login.clone());
+            return done(if case.policy.lifecycle_close == crate::evaluate::policy::Choice::Ignored { v.status(S::Ignored) } else { v });
+        }
+        if let Some(a) = challenge(case, &activity) {
+            return done(self.row("challenged").at(a.at).detail("challenged_by", a.actor.login.clone()).note("matched a phrase saying the close was wrong"));
+        }
+        done(self.row("stayed_closed").detail("closed_by", lc.closer.login.clone()))
+    }
+}

@@ -1,0 +1,72 @@
+//! `close_pull_request`: seed 000 §7, Pull Requests.
+//!
+//! ## What a person checks
+//! Did the PR stay closed, or was the close undone?
+//!
+//! ## Why
+//! Closing a PR unmerged is a decision against the change; a reopen, and even more a
+//! merge after reopening, undoes it. A comment after the close saying it was premature
+//! (matched against `CHALLENGE_PHRASES`) rejects it with medium evidence.
+//!
+//! ## Example
+//! Closed at T, still closed and unmerged at T+7d -> `accepted`/`medium`/
+//! `pull_request_stayed_closed`. Reopened and merged -> `rejected`/`strong`/
+//! `pull_request_merged_after_close`.
+
+use super::{challenge, load_pull, no_history, pull_final};
+use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::Case;
+use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+
+pub struct ClosePullRequest;
+
+const ROWS: &[Row] = &[
+    Row { id: "stayed_closed", when: "Still closed unmerged at the window's end", status: S::Accepted, strength: E::Medium, signal: "pull_request_stayed_closed", seed: "Still closed unmerged after window", policy: None },
+    Row { id: "reopened_by_person", when: "Reopened by a visible non-bot actor (open at the window's end)", status: S::Rejected, strength: E::Strong, signal: "pull_request_reopened", seed: "Reopened by visible non-bot", policy: None },
+    Row { id: "reopened", when: "Open again; who reopened it is not visible", status: S::Rejected, strength: E::Medium, signal: "pull_request_reopened", seed: "Reopened by visible non-bot (actor not visible)", policy: None },
+    Row { id: "merged", when: "Merged (after reopening)", status: S::Rejected, strength: E::Strong, signal: "pull_request_merged_after_close", seed: "Later merged after reopening", policy: None },
+    Row { id: "challenged", when: "Still closed, but a visible non-bot comment says the close was premature", status: S::Rejected, strength: E::Medium, signal: "close_challenged", seed: "Comment indicates premature close", policy: None },
+];
+
+impl Rule for ClosePullRequest {
+    fn output_type(&self) -> &'static str {
+        "close_pull_request"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the PR stay closed, or was the close undone?"
+    }
+    fn rows(&self) -> &'static [Row] {
+        ROWS
+    }
+
+    fn evaluate(&self, case: &Case) -> Verdict {
+        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let (_, pr) = match load_pull(case, n) {
+            Ok(x) => x,
+            Err(v) => return v,
+        };
+        let activity = case.activity(n, true);
+        let (humans, bots) = case.count_actors(&activity);
+        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
+            Ok(lc) => lc,
+            Err(why) => return no_history(why).resolved(true),
+        };
+        let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis);
+        if lc.merged {
+            return done(self.row("merged").at(lc.merged_at).detail("merged_by", lc.merger.login.clone()));
+        }
+        if !lc.closed {
+            let reopen = case.events_inside(activity.events.as_deref(), &["reopened"]).last();
+            return done(match reopen {
+                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("reopened_by_person").at(e.created_at),
+                Some(e) => self.row("reopened").at(e.created_at),
+                None => self.row("reopened").confidence(Confidence::Medium).note("open again; no reopened event captured"),
+            });
+        }
+        if let Some(a) = challenge(case, &activity) {
+            return done(self.row("challenged").at(a.at).detail("challenged_by", a.actor.login.clone()));
+        }
+        done(self.row("stayed_closed"))
+    }
+}

@@ -1,0 +1,137 @@
+//! Durability: did merged agent work survive? A merge later undone by a revert is
+//! rejected once the revert falls inside the window (and within the policy's
+//! `durability_hours` of the merge).
+//!
+//! Reverts are found in what the snapshot holds, indexed once per repository:
+//! - commits (`commits`, `commits/SHA`, `pulls/N/commits`) whose message says
+//!   `This reverts commit <sha>` of the PR's merge commit or one of its commits;
+//! - merged PRs titled `Revert "<title>"` of the PR, or whose body says
+//!   `Reverts OWNER/REPO#N` (GitHub's revert button writes both).
+
+use std::collections::HashMap;
+
+use crate::evaluate::case::Case;
+use crate::snapshot::github::{list, Actor, Commit, PullRequest};
+use crate::snapshot::paths::{self, Resource};
+use crate::snapshot::SnapshotIndex;
+use crate::time::Instant;
+
+/// Something in the snapshot that reverts earlier work.
+#[derive(Clone, Debug)]
+pub struct RevertMark {
+    pub sha: Option<String>,
+    pub pr: Option<i64>,
+    pub title: Option<String>,
+    pub at: Option<Instant>,
+    pub by: Actor,
+    /// `commit <sha>` or `pull request #M`.
+    pub source: String,
+}
+
+impl RevertMark {
+    pub fn describe(&self) -> String {
+        self.source.clone()
+    }
+}
+
+fn reverted_sha(message: &str) -> Option<String> {
+    let i = message.find("This reverts commit ")?;
+    let rest = &message[i + "This reverts commit ".len()..];
+    let sha: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+    (sha.len() >= 7).then_some(sha.to_lowercase())
+}
+
+fn reverted_pr(body: &str, repo: &str) -> Option<i64> {
+    let key = format!("Reverts {repo}#");
+    let i = body.find(&key)?;
+    body[i + key.len()..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()
+}
+
+/// Every revert mark of every repository, built by scanning the index once.
+pub fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
+    let mut out: HashMap<String, Vec<RevertMark>> = HashMap::new();
+    let mut keys: Vec<&String> = index.entries.keys().collect();
+    keys.sort();
+    for path in keys {
+        let e = &index.entries[path];
+        if !e.ok() {
+            continue;
+        }
+        let Some((repo, res)) = paths::parse(path) else { continue };
+        let commits: Vec<Commit> = match &res {
+            Resource::PullCommits(_) => list(&e.body, Commit::from),
+            Resource::Other(t) if t == "commits" => list(&e.body, Commit::from),
+            Resource::Other(t) if t.starts_with("commits/") && !t.contains("/check-runs") => vec![Commit::from(&e.body)],
+            _ => Vec::new(),
+        };
+        for c in commits {
+            if let Some(sha) = c.message.as_deref().and_then(reverted_sha) {
+                out.entry(repo.clone()).or_default().push(RevertMark {
+                    sha: Some(sha),
+                    pr: None,
+                    title: None,
+                    at: c.committed_at.or(c.authored_at),
+                    by: if c.author.login.is_some() { c.author.clone() } else { c.committer.clone() },
+                    source: format!("commit {}", c.sha.clone().unwrap_or_default()),
+                });
+            }
+        }
+        if let Resource::Pull(m) = res {
+            let pr = PullRequest::from(&e.body);
+            if pr.merged != Some(true) {
+                continue;
+            }
+            let title = pr.title.as_deref().and_then(|t| t.strip_prefix("Revert \"")).and_then(|t| t.strip_suffix('"')).map(str::to_string);
+            let body_ref = crate::json::str_at(&e.body, "body").and_then(|b| reverted_pr(b, &repo));
+            if title.is_some() || body_ref.is_some() {
+                out.entry(repo.clone()).or_default().push(RevertMark {
+                    sha: None,
+                    pr: body_ref,
+                    title,
+                    at: pr.merged_at,
+                    by: pr.merged_by.clone(),
+                    source: format!("pull request #{m}"),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn same_sha(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_lowercase(), b.to_lowercase());
+    a.len() >= 7 && b.len() >= 7 && (a.starts_with(&b) || b.starts_with(&a))
+}
+
+/// The first revert of merged PR `n` (or of `extra_shas`) after its merge, inside the
+/// window and within `durability_hours` of the merge.
+pub fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: &[String]) -> Option<RevertMark> {
+    let repo = case.repo()?;
+    let marks = case.index.reverts().get(repo)?;
+    let merged_at = pr.merged_at;
+    let mut shas: Vec<String> = extra_shas.to_vec();
+    shas.extend(pr.merge_commit_sha.clone());
+    if let Some(v) = case.lookup(&format!("pulls/{n}/commits")).found() {
+        shas.extend(list(v, Commit::from).into_iter().filter_map(|c| c.sha));
+    }
+    let limit = case.policy.durability_hours;
+    let mut hits: Vec<&RevertMark> = marks
+        .iter()
+        .filter(|m| {
+            m.sha.as_ref().is_some_and(|s| shas.iter().any(|x| same_sha(x, s)))
+                || m.pr == Some(n)
+                || (m.title.is_some() && m.title == pr.title)
+        })
+        .filter(|m| match (m.at, merged_at) {
+            (Some(t), Some(mt)) => t > mt && t <= case.as_of && (t - mt).num_hours() <= limit,
+            (Some(t), None) => t <= case.as_of,
+            (None, _) => case.window.is_snapshot(),
+        })
+        .collect();
+    hits.sort_by_key(|m| m.at);
+    hits.first().map(|m| (*m).clone())
+}
+
+pub fn find_revert(case: &Case, n: i64, pr: &PullRequest) -> Option<RevertMark> {
+    find_revert_of(case, n, pr, &[])
+}

@@ -1,0 +1,77 @@
+//! `mark_pull_request_as_ready_for_review`: seed 000 §7, Pull Requests.
+//!
+//! ## What a person checks
+//! Did readiness lead to actual review or merge activity?
+//!
+//! ## Why
+//! Marking a draft ready asks for review; a review by a visible non-bot actor strictly
+//! after the mark, or a merge, shows it worked. A review at the same instant (whatever its
+//! time zone) is not a response. Converted back to draft by a person undoes it. Closed
+//! unmerged with no review is, by policy `ready_closed_unreviewed`, rejected (default) or
+//! ignored; open with no review is pending until `ignore_after_hours`, then ignored.
+//!
+//! ## Example
+//! Marked ready at T, approved by a maintainer at T+1d -> `accepted`/`strong`/
+//! `reviewed_after_ready` from the 7d window on.
+
+use super::{pull_final, capture_problem};
+use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::{ActKind, Case};
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::snapshot::github::PullRequest;
+
+pub struct MarkReady;
+
+const ROWS: &[Row] = &[
+    Row { id: "reviewed", when: "Reviewed by a visible non-bot actor after the mark", status: S::Accepted, strength: E::Strong, signal: "reviewed_after_ready", seed: "Reviewed by visible non-bot after mark-ready", policy: None },
+    Row { id: "merged", when: "Merged after the mark", status: S::Accepted, strength: E::Strong, signal: "merged_after_ready", seed: "Merged after mark-ready", policy: None },
+    Row { id: "back_to_draft", when: "Converted back to draft by a visible non-bot actor", status: S::Rejected, strength: E::Strong, signal: "converted_to_draft", seed: "Converted back to draft by visible non-bot", policy: None },
+    Row { id: "closed_unreviewed", when: "Closed unmerged with no review", status: S::Rejected, strength: E::Medium, signal: "closed_without_review", seed: "Closed unmerged with no review (rejected or ignored)", policy: Some("ready_closed_unreviewed") },
+    Row { id: "no_review", when: "Open with no review after ignore_after_hours", status: S::Ignored, strength: E::Weak, signal: "no_review", seed: "Open with no review after window (pending or ignored)", policy: Some("ignore_after_hours") },
+    Row { id: "awaiting_review", when: "Open with no review yet", status: S::Pending, strength: E::Weak, signal: "awaiting_review", seed: "Open with no review after window (pending or ignored)", policy: Some("ignore_after_hours") },
+];
+
+impl Rule for MarkReady {
+    fn output_type(&self) -> &'static str {
+        "mark_pull_request_as_ready_for_review"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did readiness lead to actual review or merge activity?"
+    }
+    fn rows(&self) -> &'static [Row] {
+        ROWS
+    }
+    fn evaluate(&self, case: &Case) -> Verdict {
+        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let activity = case.activity(n, true);
+        let (h, b) = case.count_actors(&activity);
+        let done = |v: Verdict| v.resolved(true).actors(h, b);
+        if let Some(a) = case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && matches!(a.kind, ActKind::Review(_))) {
+            return done(self.row("reviewed").at(a.at).detail("reviewed_by", a.actor.login.clone()));
+        }
+        let look = case.lookup(&format!("pulls/{n}"));
+        let Some(body) = look.found() else {
+            return if activity.any_read() { common("target_not_captured").note("reviews captured, but not the PR's state") } else { super::missing(case, &look) };
+        };
+        if let Some(v) = capture_problem(&activity) {
+            return v;
+        }
+        let pr = PullRequest::from(body);
+        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
+            Ok(lc) => lc,
+            Err(why) => return super::no_history(why).resolved(true),
+        };
+        if lc.merged {
+            return done(self.row("merged").at(lc.merged_at));
+        }
+        let draft = case.events_inside(activity.events.as_deref(), &["convert_to_draft"]).find(|e| case.actors.classify(&e.actor) == ActorClass::VisibleNonBot);
+        if let Some(e) = draft {
+            return done(self.row("back_to_draft").at(e.created_at));
+        }
+        if lc.closed {
+            return done(self.row("closed_unreviewed").status(case.policy.ready_closed_unreviewed.status()).at(lc.closed_at));
+        }
+        done(self.row(if case.long_enough() { "no_review" } else { "awaiting_review" }))
+    }
+}

@@ -1,0 +1,59 @@
+//! `merge_pull_request` (a gh-aw type seed 000 does not list).
+//!
+//! ## What a person checks
+//! Did the merge the agent made stand?
+//!
+//! ## Why
+//! The agent merging a PR is its own act, so the merge itself is no human evidence; what
+//! a person can show is that it stood: not reverted within the window (see the revert
+//! detection of `create_pull_request`). A PR that is not merged means the merge did not
+//! happen: unknown, as the record says it executed.
+//!
+//! ## Example
+//! PR #5 merged by the workflow at T, no revert by T+30d -> `accepted`/`medium`/
+//! `merge_stood`.
+
+use super::durability::find_revert;
+use super::{load_pull, pull_final};
+use crate::evaluate::case::Case;
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+
+pub struct MergePullRequest;
+
+const ROWS: &[Row] = &[
+    Row { id: "stood", when: "Merged and not reverted by the window's end", status: S::Accepted, strength: E::Medium, signal: "merge_stood", seed: "", policy: None },
+    Row { id: "reverted", when: "Merged, then reverted within the window", status: S::Rejected, strength: E::Strong, signal: "reverted_after_merge", seed: "(create_pull_request) Merged then reverted within durability window", policy: None },
+    Row { id: "not_merged", when: "The PR is not merged", status: S::Unknown, strength: E::Weak, signal: "merge_not_observed", seed: "", policy: None },
+];
+
+impl Rule for MergePullRequest {
+    fn output_type(&self) -> &'static str {
+        "merge_pull_request"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the merge the agent made stand?"
+    }
+    fn rows(&self) -> &'static [Row] {
+        ROWS
+    }
+    fn evaluate(&self, case: &Case) -> Verdict {
+        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let (_, pr) = match load_pull(case, n) {
+            Ok(x) => x,
+            Err(v) => return v,
+        };
+        let activity = case.activity(n, true);
+        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
+            Ok(lc) => lc,
+            Err(why) => return super::no_history(why).resolved(true),
+        };
+        if !lc.merged {
+            return self.row("not_merged").resolved(true);
+        }
+        if let Some(r) = find_revert(case, n, &pr) {
+            return self.row("reverted").resolved(true).at(r.at).detail("reverted_by", r.describe());
+        }
+        self.row("stood").resolved(true).at(lc.merged_at)
+    }
+}

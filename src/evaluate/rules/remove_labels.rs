@@ -1,0 +1,87 @@
+//! `remove_labels` (a gh-aw type seed 000 does not list; the rule mirrors `add_labels`).
+//!
+//! ## What a person checks
+//! Did the labels stay removed?
+//!
+//! ## Why
+//! A removal that sticks is a classification the repository kept; labels added back by a
+//! person undo it. The removed labels come from the record (`labelsRemoved`, `labels`, or
+//! before minus after state).
+//!
+//! ## Example
+//! Removed `needs-triage`; still absent at T+7d -> `accepted`/`medium`/
+//! `labels_stay_removed`.
+
+use super::add_labels::{label_changer, labels_at};
+use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::Case;
+use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::json::names;
+
+pub struct RemoveLabels;
+
+const ROWS: &[Row] = &[
+    Row { id: "stay_removed", when: "Every removed label still absent", status: S::Accepted, strength: E::Medium, signal: "labels_stay_removed", seed: "(add_labels) All labels retained after triage window", policy: None },
+    Row { id: "partial", when: "Some removed labels back, some still absent", status: S::Accepted, strength: E::Medium, signal: "labels_partially_retained", seed: "(add_labels) Some labels retained, some removed", policy: Some("partial_labels") },
+    Row { id: "readded_by_person", when: "Every removed label added back by a visible non-bot actor", status: S::Rejected, strength: E::Strong, signal: "labels_readded", seed: "(add_labels) All labels removed by visible non-bot", policy: None },
+    Row { id: "readded", when: "Every removed label back; by a bot or someone not captured", status: S::Rejected, strength: E::Medium, signal: "labels_readded", seed: "", policy: None },
+];
+
+pub fn removed_labels(case: &Case) -> Vec<String> {
+    let o = case.output;
+    let p: serde_json::Value = serde_json::from_str(&o.payload).unwrap_or_default();
+    let from_states = || {
+        let b = o.before()?.get("labels").and_then(names)?;
+        let a = o.after().and_then(|a| a.get("labels").and_then(names)).unwrap_or_default();
+        Some(b.into_iter().filter(|l| !a.contains(l)).collect::<Vec<_>>())
+    };
+    p.get("labelsRemoved")
+        .or(p.get("labels_removed"))
+        .and_then(names)
+        .or_else(from_states)
+        .or_else(|| p.get("labels").and_then(names))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|l| l.to_lowercase())
+        .collect()
+}
+
+impl Rule for RemoveLabels {
+    fn output_type(&self) -> &'static str {
+        "remove_labels"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the labels stay removed?"
+    }
+    fn rows(&self) -> &'static [Row] {
+        ROWS
+    }
+    fn evaluate(&self, case: &Case) -> Verdict {
+        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let gone = removed_labels(case);
+        if gone.is_empty() {
+            return common("missing_execution_state").note("no record of which labels were removed");
+        }
+        let (labels, activity, _) = match labels_at(case, n) {
+            Ok(x) => x,
+            Err(v) => return v,
+        };
+        let back: Vec<&String> = gone.iter().filter(|l| labels.contains(l)).collect();
+        let score = 1.0 - back.len() as f64 / gone.len() as f64;
+        let v = if back.is_empty() {
+            self.row("stay_removed")
+        } else if back.len() < gone.len() {
+            self.row("partial").status(case.policy.partial_labels.status())
+        } else {
+            let who = label_changer(case, &activity, "labeled", &back);
+            match who {
+                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("readded_by_person").at(e.created_at),
+                Some(e) => self.row("readded").at(e.created_at),
+                None => self.row("readded").confidence(Confidence::Medium).note("who added them back was not captured"),
+            }
+        };
+        let (h, b) = case.count_actors(&activity);
+        v.resolved(true).actors(h, b).partial(score).detail("labels_removed", gone.clone())
+    }
+}

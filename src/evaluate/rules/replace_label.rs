@@ -1,0 +1,73 @@
+//! `replace_label` (a gh-aw type seed 000 does not list; mirrors `add_labels` both ways).
+//!
+//! ## What a person checks
+//! Did the new label stay and the old one stay gone?
+//!
+//! ## Why
+//! A replacement is two changes: labels in the after state that were not before must stay,
+//! labels before that are not after must stay gone. Labels neither touched are ignored.
+//!
+//! ## Example
+//! `old` -> `new`; at T+7d the issue carries `new` and `unrelated` -> `accepted`/`medium`/
+//! `state_retained`.
+
+use super::add_labels::{label_changer, labels_at};
+use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::Case;
+use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::json::names;
+
+pub struct ReplaceLabel;
+
+const ROWS: &[Row] = &[
+    Row { id: "retained", when: "New labels present and replaced labels absent", status: S::Accepted, strength: E::Medium, signal: "state_retained", seed: "(add_labels) All labels retained after triage window", policy: None },
+    Row { id: "partial", when: "Part of the replacement undone", status: S::Accepted, strength: E::Medium, signal: "labels_partially_retained", seed: "(add_labels) Some labels retained, some removed", policy: Some("partial_labels") },
+    Row { id: "reverted_by_person", when: "The replacement fully undone by a visible non-bot actor", status: S::Rejected, strength: E::Strong, signal: "state_reverted", seed: "(add_labels) All labels removed by visible non-bot", policy: None },
+    Row { id: "reverted", when: "The replacement fully undone; by a bot or someone not captured", status: S::Rejected, strength: E::Medium, signal: "state_reverted", seed: "", policy: None },
+];
+
+impl Rule for ReplaceLabel {
+    fn output_type(&self) -> &'static str {
+        "replace_label"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the new label stay and the old one stay gone?"
+    }
+    fn rows(&self) -> &'static [Row] {
+        ROWS
+    }
+    fn evaluate(&self, case: &Case) -> Verdict {
+        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let lower = |v: Option<Vec<String>>| v.unwrap_or_default().into_iter().map(|l| l.to_lowercase()).collect::<Vec<_>>();
+        let before = lower(case.output.before().and_then(|b| b.get("labels").and_then(names)));
+        let after = lower(case.output.after().and_then(|a| a.get("labels").and_then(names)));
+        if after.is_empty() && before.is_empty() {
+            return common("missing_execution_state").note("no before/after labels recorded");
+        }
+        let added: Vec<String> = after.iter().filter(|l| !before.contains(l)).cloned().collect();
+        let removed: Vec<String> = before.iter().filter(|l| !after.contains(l)).cloned().collect();
+        let (labels, activity, _) = match labels_at(case, n) {
+            Ok(x) => x,
+            Err(v) => return v,
+        };
+        let ok = added.iter().filter(|l| labels.contains(l)).count() + removed.iter().filter(|l| !labels.contains(l)).count();
+        let total = added.len() + removed.len();
+        let score = if total == 0 { 1.0 } else { ok as f64 / total as f64 };
+        let v = if ok == total {
+            self.row("retained")
+        } else if ok > 0 {
+            self.row("partial").status(case.policy.partial_labels.status())
+        } else {
+            let touched: Vec<&String> = added.iter().chain(removed.iter()).collect();
+            let who = label_changer(case, &activity, "unlabeled", &touched).or_else(|| label_changer(case, &activity, "labeled", &touched));
+            match who {
+                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("reverted_by_person").at(e.created_at),
+                Some(e) => self.row("reverted").at(e.created_at),
+                None => self.row("reverted").confidence(Confidence::Medium).note("who undid it was not captured"),
+            }
+        };
+        let (h, b) = case.count_actors(&activity);
+        v.resolved(true).actors(h, b).partial(score).detail("labels_added", added).detail("labels_removed", removed)
+    }
+}

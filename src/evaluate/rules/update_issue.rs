@@ -1,0 +1,53 @@
+//! `update_issue`: seed 000 §7, Issues and Discussions.
+//!
+//! ## What a person checks
+//! Did the agent's edit stick?
+//!
+//! ## Why
+//! An edit is judged field by field against the recorded before and after state (title,
+//! body by normalized hash, state, labels, assignees, milestone): every field still equal
+//! to what the workflow set is kept; a field back to its before value was reverted; any
+//! other value replaced it. Who changed it comes from the timeline (`renamed`, `closed`,
+//! `labeled`, ...). Without a recorded after state there is nothing to compare.
+//!
+//! ## Example
+//! Title changed from "old" to "new"; at T+7d the title is "old" again, renamed by a
+//! maintainer -> `rejected`/`strong`/`state_reverted`, `partial_score` 0.
+
+use super::fields::update_verdict;
+use super::load_issue;
+use crate::evaluate::case::Case;
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+
+pub struct UpdateIssue;
+
+pub const UPDATE_ROWS: &[Row] = &[
+    Row { id: "retained", when: "Every edited field still equals the intended value", status: S::Accepted, strength: E::Medium, signal: "state_retained", seed: "Edited fields still equal intended values after window", policy: None },
+    Row { id: "retained_after_edit", when: "Every edited field kept, after a later edit by a visible non-bot actor", status: S::Accepted, strength: E::Medium, signal: "state_retained_after_edit", seed: "Later visible non-bot edit preserves core change", policy: None },
+    Row { id: "reverted", when: "An edited field is back to its before value (strong when a visible non-bot actor did it)", status: S::Rejected, strength: E::Strong, signal: "state_reverted", seed: "Later visible non-bot reverts or replaces the change", policy: None },
+    Row { id: "replaced", when: "An edited field holds a third value (strong when a visible non-bot actor did it)", status: S::Rejected, strength: E::Strong, signal: "state_replaced", seed: "Later visible non-bot reverts or replaces the change", policy: None },
+];
+
+impl Rule for UpdateIssue {
+    fn output_type(&self) -> &'static str {
+        "update_issue"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the agent's edit stick?"
+    }
+    fn rows(&self) -> &'static [Row] {
+        UPDATE_ROWS
+    }
+
+    fn evaluate(&self, case: &Case) -> Verdict {
+        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let (body, issue) = match load_issue(case, n) {
+            Ok(x) => x,
+            Err(v) => return v,
+        };
+        let activity = case.activity(n, issue.is_pull_request);
+        let (humans, bots) = case.count_actors(&activity);
+        update_verdict(self, case, body, issue.updated_at, &activity).actors(humans, bots)
+    }
+}

@@ -1,0 +1,92 @@
+//! `update_release`: seed 000 §7, Releases. The release is `releases/ID` (REST).
+//!
+//! ## What a person checks
+//! Did the release edit remain?
+//!
+//! ## Why
+//! The edit is compared field by field (name, body by normalized hash, tag, draft,
+//! prerelease) with the recorded before and after state, as the update rules do. A draft
+//! published after the edit is the strongest sign; a deleted release, or an edit reverted
+//! by a later edit, undoes it.
+//!
+//! ## Example
+//! Body edited on a draft at T; the release is published at T+1d with that body ->
+//! `accepted`/`strong`/`release_published_after_update`.
+
+use serde_json::Value;
+
+use super::fields::{current, intended, judge, Kept};
+use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::json::{as_int, bool_at};
+use crate::time;
+
+pub struct UpdateRelease;
+
+const ROWS: &[Row] = &[
+    Row { id: "retained", when: "Every edited field still matches the intended update", status: S::Accepted, strength: E::Medium, signal: "release_edit_retained", seed: "Release fields still match intended update", policy: None },
+    Row { id: "published", when: "Edit retained, and the draft was published after it", status: S::Accepted, strength: E::Strong, signal: "release_published_after_update", seed: "Release published after draft update", policy: None },
+    Row { id: "reverted", when: "An edited field is back to its before value, or replaced", status: S::Rejected, strength: E::Strong, signal: "release_edit_reverted", seed: "Release edited again to revert agent change", policy: None },
+    Row { id: "deleted", when: "The release answered 404/410", status: S::Rejected, strength: E::Strong, signal: "release_deleted", seed: "Release deleted", policy: None },
+];
+
+impl Rule for UpdateRelease {
+    fn output_type(&self) -> &'static str {
+        "update_release"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the release edit remain?"
+    }
+    fn rows(&self) -> &'static [Row] {
+        ROWS
+    }
+    fn targets_number(&self) -> bool {
+        false
+    }
+    fn evaluate(&self, case: &Case) -> Verdict {
+        let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
+        let e = case.output.expected();
+        let Some(id) = e.get("metadata.release_id").and_then(as_int).or(p.get("release_id").and_then(as_int)) else {
+            return common("missing_reference").note("no release id recorded");
+        };
+        let look = case.lookup(&format!("releases/{id}"));
+        let rel = match &look {
+            Lookup::Found(v) => *v,
+            Lookup::Gone(_) => return self.row("deleted").detail("release_id", id),
+            other => return super::missing(case, other),
+        };
+        let Some(after) = case.output.after() else { return common("missing_execution_state").resolved(true).note("no after state recorded") };
+        let changes = intended(case.output.before().as_ref(), &after);
+        if changes.is_empty() {
+            return common("missing_execution_state").resolved(true).note("the after state names no release field");
+        }
+        if !case.window.is_snapshot() {
+            // Releases carry no edit history; only an edit-free time after the window helps.
+            let last = time::at(rel, "updated_at").or(time::at(rel, "published_at")).or(time::at(rel, "created_at"));
+            if last.is_none_or(|t| t > case.as_of) {
+                return super::no_history("history_missing").resolved(true);
+            }
+        }
+        let mut now = serde_json::Map::new();
+        for (f, _, _) in &changes {
+            if let Some(v) = current(rel, f) {
+                now.insert(f.clone(), v);
+            }
+        }
+        let judged = match judge(&changes, &Value::Object(now)) {
+            Ok(j) => j,
+            Err(f) => return common("missing_execution_state").resolved(true).note(format!("field `{f}` is not in the release")),
+        };
+        let done = |v: Verdict| v.resolved(true).detail("release_id", id);
+        if judged.iter().any(|j| j.kept != Kept::Retained) {
+            return done(self.row("reverted"));
+        }
+        let published_at = time::at(rel, "published_at");
+        let was_draft = case.output.before().and_then(|b| bool_at(&b, "draft")) == Some(true) || bool_at(&after, "draft") == Some(true);
+        if was_draft && bool_at(rel, "draft") == Some(false) && published_at.is_some_and(|t| case.t0.is_none_or(|t0| t > t0) && t <= case.as_of) {
+            return done(self.row("published").at(published_at));
+        }
+        done(self.row("retained"))
+    }
+}
