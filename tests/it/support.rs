@@ -27,6 +27,12 @@ pub fn evaluate_case(case: &Value, windows: &[Window]) -> Vec<Outcome> {
     for (path, body) in case.get("responses").and_then(Value::as_object).unwrap_or(&empty) {
         caps.push((format!("repos/{REPO}/{path}"), 1, 200u16, None, body.to_string()));
     }
+    for (path, body) in case.get("responses_graphql").and_then(Value::as_object).unwrap_or(&empty) {
+        caps.push((format!("graphql/repos/{REPO}/{path}"), 1, 200u16, None, body.to_string()));
+    }
+    for (path, body) in case.get("global_responses").and_then(Value::as_object).unwrap_or(&empty) {
+        caps.push((path.clone(), 1, 200u16, None, body.to_string()));
+    }
     for (path, status) in case.get("errors").and_then(Value::as_object).unwrap_or(&empty) {
         let s = status.as_u64().expect("error status") as u16;
         caps.push((format!("repos/{REPO}/{path}"), 1, s, None, "{\"message\":\"error\"}".to_string()));

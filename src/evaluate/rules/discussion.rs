@@ -120,6 +120,9 @@ impl Rule for CreateDiscussion {
 
 pub struct UpdateDiscussion;
 
+/// update_issue's rows but the one that needs edit history, which discussions lack.
+const UPDATE_DISCUSSION_ROWS: &[Row] = &[UPDATE_ROWS[0], UPDATE_ROWS[2], UPDATE_ROWS[3]];
+
 impl Rule for UpdateDiscussion {
     fn output_type(&self) -> &'static str {
         "update_discussion"
@@ -128,7 +131,7 @@ impl Rule for UpdateDiscussion {
         "Did the agent's edit stick? (mirrors update_issue)"
     }
     fn rows(&self) -> &'static [Row] {
-        UPDATE_ROWS
+        UPDATE_DISCUSSION_ROWS
     }
     fn evaluate(&self, case: &Case) -> Verdict {
         let (body, d) = match load(case) {
