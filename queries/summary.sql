@@ -5,6 +5,7 @@
 --   rejected, pending, ignored, unknown, skipped   outputs by status
 --   fallback_exists_only_count         outputs whose only evidence is that the target exists (signal target_exists_only)
 --   missing_type_specific_rule_count   outputs of a type that has no rule (signal no_type_specific_evaluator)
+--   durable_reversal_count             merged work reverted inside the window (signal reverted_after_merge)
 SELECT
   eval_window,
   COUNT(*) AS total_safe_outputs,
@@ -18,7 +19,8 @@ SELECT
   SUM(CASE WHEN outcome_status = 'unknown' THEN 1 ELSE 0 END) AS unknown,
   SUM(CASE WHEN outcome_status = 'skipped' THEN 1 ELSE 0 END) AS skipped,
   SUM(CASE WHEN human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS fallback_exists_only_count,
-  SUM(CASE WHEN human_check_signal = 'no_type_specific_evaluator' THEN 1 ELSE 0 END) AS missing_type_specific_rule_count
+  SUM(CASE WHEN human_check_signal = 'no_type_specific_evaluator' THEN 1 ELSE 0 END) AS missing_type_specific_rule_count,
+  SUM(CASE WHEN human_check_signal = 'reverted_after_merge' THEN 1 ELSE 0 END) AS durable_reversal_count
 FROM outcomes
 GROUP BY eval_window, window_order
 ORDER BY window_order

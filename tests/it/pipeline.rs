@@ -155,7 +155,7 @@ fn demo_reads_every_input_layout() {
     assert_eq!(d[0]["source_file"], "repos/acme/docs/pulls/7.json");
     let f = sql_json(&ds, "SELECT source_format, execution, COUNT(*) AS n FROM safe_outputs GROUP BY source_format, execution ORDER BY source_format, execution");
     let got: Vec<String> = f.iter().map(|r| format!("{} {} {}", r["source_format"].as_str().unwrap(), r["execution"].as_str().unwrap(), r["n"])).collect();
-    assert_eq!(got, vec!["agent-request requested_only 2", "agent-request staged 1", "gh-aw-manifest executed 26", "normalized executed 2"]);
+    assert_eq!(got, vec!["agent-request requested_only 2", "agent-request staged 1", "gh-aw-manifest executed 35", "normalized executed 2"]);
     let t = sql_json(&ds, "SELECT target_source, COUNT(*) AS n FROM safe_outputs WHERE target_source IS NOT NULL GROUP BY target_source ORDER BY target_source");
     let sources: Vec<&str> = t.iter().map(|r| r["target_source"].as_str().unwrap()).collect();
     assert_eq!(sources, vec!["number", "target", "temporary_id", "url"]);
@@ -164,5 +164,30 @@ fn demo_reads_every_input_layout() {
     for r in h {
         let p = r["payload"].as_str().unwrap();
         assert_eq!(r["payload_hash"].as_str().unwrap(), hindsight::json::sha256_hex(p.as_bytes()));
+    }
+}
+
+/// Issue 3's demo outputs: a merged-then-reverted PR (accepted at 24h, rejected at 30d), a
+/// discussion with an accepted answer, and a resolved review thread.
+#[test]
+fn demo_shows_reverts_answers_and_resolved_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dash = ok(&["run", "--out", "ds", "--quiet", "--format", "json"], tmp.path());
+    let ds = tmp.path().join("ds");
+    let row = |ty: &str, w: &str| {
+        let r = sql_json(&ds, &format!("SELECT outcome_status, evidence_strength, human_check_signal FROM outcomes WHERE run_id = '9008' AND safe_output_type = '{ty}' AND eval_window = '{w}'"));
+        format!("{} {} {}", r[0]["outcome_status"].as_str().unwrap(), r[0]["evidence_strength"].as_str().unwrap(), r[0]["human_check_signal"].as_str().unwrap())
+    };
+    assert_eq!(row("create_pull_request", "24h"), "accepted strong pull_request_merged");
+    assert_eq!(row("create_pull_request", "30d"), "rejected strong reverted_after_merge");
+    assert_eq!(row("create_discussion", "snapshot"), "accepted strong discussion_answered");
+    assert_eq!(row("resolve_pull_request_review_thread", "snapshot"), "accepted strong resolved_and_merged");
+    let dash: serde_json::Value = serde_json::from_str(&dash).unwrap();
+    let w30 = dash["summary"].as_array().unwrap().iter().find(|r| r["eval_window"] == "30d").unwrap();
+    assert_eq!(w30["durable_reversal_count"], 1);
+    assert_eq!(w30["missing_type_specific_rule_count"], 0);
+    let types: Vec<&str> = dash["acceptance_by_type"].as_array().unwrap().iter().map(|r| r["safe_output_type"].as_str().unwrap()).collect();
+    for t in ["create_discussion", "resolve_pull_request_review_thread", "close_issue", "update_issue"] {
+        assert!(types.contains(&t), "the dashboard lacks {t}");
     }
 }

@@ -16,7 +16,7 @@
 //! `accepted`/`medium`/`labels_retained`. Added `["bug", "p1"]`, `p1` removed by a
 //! maintainer -> `accepted`/`medium`/`labels_partially_retained`, `partial_score` 0.5.
 
-use super::{issue_final, missing, no_history, pull_final};
+use super::{issue_final, missing, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
@@ -123,7 +123,7 @@ pub fn labels_at(case: &Case, n: i64) -> Result<(Vec<String>, crate::evaluate::c
     } else {
         match &activity.events {
             Some(evs) => case.labels_as_of(final_labels, evs),
-            None => return Err(no_history("history_missing").resolved(true).note("no labeled/unlabeled events captured")),
+            None => return Err(common("history_missing").resolved(true).note("no labeled/unlabeled events captured")),
         }
     };
     let closed = issue_look

@@ -51,7 +51,7 @@ pub fn judge_run(rule: &dyn Rule, case: &Case) -> Verdict {
     let done = |v: Verdict| v.resolved(true).detail("run_id", id).detail("conclusion", conclusion);
     // A completed run is the same as of any moment after it finished.
     if !case.window.is_snapshot() && updated.is_none_or(|u| u > case.as_of) {
-        return super::no_history("history_missing").resolved(true).note("the run finished (or was last updated) after the window's end");
+        return crate::evaluate::common("history_missing").resolved(true).note("the run finished (or was last updated) after the window's end");
     }
     if status != "completed" {
         return done(rule.row("in_progress"));

@@ -67,7 +67,7 @@ impl Rule for HideComment {
             };
         };
         if !case.window.is_snapshot() {
-            return super::no_history("history_missing").resolved(true).note("minimized state has no timestamp; only the snapshot window can be judged");
+            return common("history_missing").resolved(true).note("minimized state has no timestamp; only the snapshot window can be judged");
         }
         if bool_at(&state, "isMinimized") == Some(true) {
             return self.row("still_hidden").resolved(true).detail("reason", state.get("minimizedReason").cloned());

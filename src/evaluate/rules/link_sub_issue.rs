@@ -57,7 +57,7 @@ impl Rule for LinkSubIssue {
             return common("missing_execution_state").note("parent and sub-issue numbers not both recorded");
         };
         if !case.window.is_snapshot() {
-            return super::no_history("history_missing").note("sub-issue links have no captured history; only the snapshot window can be judged");
+            return common("history_missing").note("sub-issue links have no captured history; only the snapshot window can be judged");
         }
         let children = case.lookup(&format!("issues/{parent}/sub_issues"));
         let up = case.lookup(&format!("issues/{child}/parent"));

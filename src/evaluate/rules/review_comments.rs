@@ -251,7 +251,7 @@ impl Rule for ResolveThread {
         let found = threads(case, case.output.target_number).into_iter().find(|(_, t)| t.node_id.as_deref() == Some(tid.as_str()));
         let Some((n, t)) = found else { return self.row("inaccessible").detail("thread_id", tid) };
         if !case.window.is_snapshot() {
-            return super::no_history("history_missing").resolved(true).note("thread resolution has no timestamp; only the snapshot window can be judged");
+            return common("history_missing").resolved(true).note("thread resolution has no timestamp; only the snapshot window can be judged");
         }
         if t.resolved != Some(true) {
             return self.row("unresolved").resolved(true);

@@ -71,7 +71,7 @@ impl Rule for SetIssueField {
             return missing(case, &look).resolved(true).note("issue field values not captured");
         };
         if !case.current_holds(issue.updated_at, None, &[]) {
-            return super::no_history("history_missing").resolved(true).note("field values have no event history");
+            return common("history_missing").resolved(true).note("field values have no event history");
         }
         let entry = values
             .as_array()

@@ -145,7 +145,7 @@ impl Rule for DismissReview {
         let Some(id) = review_id(case) else { return common("missing_execution_state").note("no review id recorded") };
         let Some(n) = case.output.target_number else { return common("missing_reference") };
         if !case.window.is_snapshot() {
-            return super::no_history("history_missing").note("review state has no captured history; only the snapshot window can be judged");
+            return common("history_missing").note("review state has no captured history; only the snapshot window can be judged");
         }
         match find_review(case, n, id) {
             Ok(Some(r)) if r.state.as_deref() == Some("DISMISSED") => self.row("stands").resolved(true),

@@ -85,7 +85,7 @@ impl Rule for UpdateProject {
             return common("missing_execution_state").note("no intended field values recorded");
         };
         if !case.window.is_snapshot() {
-            return super::no_history("history_missing").note("project fields have no captured history; only the snapshot window can be judged");
+            return common("history_missing").note("project fields have no captured history; only the snapshot window can be judged");
         }
         let number = crate::json::int_at(&payload, "content_number").or(case.output.target_number);
         let repo = str_at(&payload, "target_repo").map(str::to_string).or(case.output.target_repo.clone());
