@@ -60,9 +60,28 @@ enum Command {
         /// One SQL statement over the dataset's tables.
         #[arg(long)]
         sql: Option<String>,
-        /// table, json, csv or markdown.
+        /// table, json, csv, markdown or html.
         #[arg(long, default_value = "table")]
         format: String,
+    },
+    /// Compare the dataset's metrics with published figures; exit 1, with a table, on any difference.
+    Check {
+        #[arg(long)]
+        dataset: PathBuf,
+        /// A JSON file with any subset of `report --format json` (see docs/REPORT.md).
+        #[arg(long)]
+        expected: PathBuf,
+        /// Largest accepted absolute difference between numbers.
+        #[arg(long, default_value_t = 0.0)]
+        tolerance: f64,
+    },
+    /// Recompute the manifest's sizes, sha256s and row counts; exit 1 on any drift.
+    Verify {
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Also check the input files against the manifest.
+        #[command(flatten)]
+        inputs: Inputs,
     },
     /// Print the rules catalogue: every (type, condition, status, strength, signal) from the code.
     Rules {
@@ -111,6 +130,8 @@ pub enum Task {
     Report { dataset: PathBuf, sql: Option<String>, format: Format },
     Rules { json: bool },
     Policy { policy: Policy },
+    Check { dataset: PathBuf, expected: PathBuf, tolerance: f64 },
+    Verify { dataset: PathBuf, study: Option<Study> },
 }
 
 fn study(i: Inputs) -> Option<Study> {
@@ -162,6 +183,13 @@ impl Cli {
                 },
             },
             Command::Policy { policy: p } => Task::Policy { policy: policy(p)? },
+            Command::Check { dataset, expected, tolerance } => {
+                if !(tolerance >= 0.0 && tolerance.is_finite()) {
+                    return Err(Error::Usage("--tolerance must be a number >= 0".into()));
+                }
+                Task::Check { dataset, expected, tolerance }
+            }
+            Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
         };
         Ok(Config { quiet: self.quiet, threads: self.threads, task })
     }

@@ -60,6 +60,32 @@ fn execute(config: Config) -> anyhow::Result<u8> {
         },
         Task::Rules { json } => print!("{}", hindsight::evaluate::catalogue::render(json)),
         Task::Policy { policy } => println!("{}", serde_json::to_string_pretty(&policy.to_json())?),
+        Task::Check { dataset, expected, tolerance } => {
+            let text = std::fs::read_to_string(&expected).with_context(|| format!("reading {}", expected.display()))?;
+            let want: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", expected.display()))?;
+            let have: serde_json::Value = serde_json::from_str(&report::dashboard(&dataset, report::Format::Json)?)?;
+            let diffs = report::check::compare(&want, &have, tolerance)?;
+            if diffs.is_empty() {
+                println!("check: every expected figure matches (tolerance {tolerance})");
+                return Ok(0);
+            }
+            println!("check: {} figure(s) differ from {}", diffs.len(), expected.display());
+            print!("{}", report::check::table(&diffs));
+            return Ok(1);
+        }
+        Task::Verify { dataset, study } => {
+            let inputs = study.as_ref().map(|s| (s.snapshot.as_path(), s.runs.as_path()));
+            let drift = hindsight::dataset::verify::verify(&dataset, inputs)?;
+            if drift.is_empty() {
+                println!("verify: every file matches manifest.json");
+                return Ok(0);
+            }
+            println!("verify: {} difference(s) from manifest.json", drift.len());
+            for d in &drift {
+                println!("  {}: {} recorded {}, found {}", d.file, d.what, d.recorded, d.found);
+            }
+            return Ok(1);
+        }
     }
     Ok(0)
 }

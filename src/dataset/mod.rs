@@ -2,6 +2,7 @@
 //! temporary name and renamed when complete, so a killed run leaves no half dataset.
 
 pub mod manifest;
+pub mod verify;
 pub mod read;
 
 use std::fs::File;

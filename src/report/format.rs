@@ -14,6 +14,7 @@ pub enum Format {
     Json,
     Csv,
     Markdown,
+    Html,
 }
 
 impl FromStr for Format {
@@ -24,7 +25,8 @@ impl FromStr for Format {
             "json" => Format::Json,
             "csv" => Format::Csv,
             "markdown" | "md" => Format::Markdown,
-            other => return Err(Error::Usage(format!("format `{other}`: expected table, json, csv or markdown"))),
+            "html" => Format::Html,
+            other => return Err(Error::Usage(format!("format `{other}`: expected table, json, csv, markdown or html"))),
         })
     }
 }
@@ -69,6 +71,10 @@ pub fn render(batches: &[RecordBatch], fmt: Format) -> Result<String> {
             Ok(String::from_utf8_lossy(&buf).to_string())
         }
         Format::Json => Ok(serde_json::to_string_pretty(&json_rows(batches)?)? + "\n"),
+        Format::Html => {
+            let rows = rows_of(batches)?;
+            Ok(super::html::page("query", &[("query", "Query result", rows)]))
+        }
         Format::Markdown => {
             let (names, rows) = cells(batches)?;
             let mut out = String::new();
@@ -110,8 +116,22 @@ pub fn json_rows(batches: &[RecordBatch]) -> Result<serde_json::Value> {
     Ok(v)
 }
 
+fn rows_of(batches: &[RecordBatch]) -> Result<Vec<serde_json::Map<String, serde_json::Value>>> {
+    Ok(json_rows(batches)?
+        .as_array()
+        .map(|a| a.iter().filter_map(|r| r.as_object().cloned()).collect())
+        .unwrap_or_default())
+}
+
 pub fn sections(sections: &[(&str, &str, Vec<RecordBatch>)], fmt: Format) -> Result<String> {
     match fmt {
+        Format::Html => {
+            let mut s = Vec::new();
+            for (name, title, b) in sections {
+                s.push((*name, *title, rows_of(b)?));
+            }
+            Ok(super::html::page("dashboard", &s))
+        }
         Format::Json => {
             let mut obj = serde_json::Map::new();
             for (name, _, b) in sections {

@@ -3,6 +3,8 @@
 //! file, and are embedded in the binary so a report needs no source checkout.
 
 pub mod format;
+pub mod check;
+pub mod html;
 
 use std::path::Path;
 
@@ -17,14 +19,23 @@ pub use format::Format;
 pub const QUERIES: &[(&str, &str)] = &[
     ("summary", include_str!("../../queries/summary.sql")),
     ("acceptance_by_window", include_str!("../../queries/acceptance_by_window.sql")),
+    ("accepted_over_time", include_str!("../../queries/accepted_over_time.sql")),
     ("acceptance_by_type", include_str!("../../queries/acceptance_by_type.sql")),
+    ("by_workflow", include_str!("../../queries/by_workflow.sql")),
+    ("by_run", include_str!("../../queries/by_run.sql")),
+    ("gh_aw_summary", include_str!("../../queries/gh_aw_summary.sql")),
 ];
 
-/// The dashboard: these queries, in this order, with a title each.
+/// The dashboard: every bundled query, in this order, with a title each. The JSON report is
+/// an object with one array of rows per query name (see docs/REPORT.md).
 pub const DASHBOARD: &[(&str, &str)] = &[
     ("summary", "Outcomes by window (seed 000 §12)"),
     ("acceptance_by_window", "Acceptance rates by window (seed 000 §9; denominator: evaluable outputs)"),
+    ("accepted_over_time", "Accepted at 24h, at 7d, and durably at 30d (seed 000 §5)"),
     ("acceptance_by_type", "By safe-output type and window"),
+    ("by_workflow", "By workflow and window"),
+    ("by_run", "By run and window"),
+    ("gh_aw_summary", "gh-aw's own summary, for comparison (mixes evidence strengths)"),
 ];
 
 pub fn query_text(name_or_file: &str) -> Result<String> {
@@ -75,7 +86,7 @@ impl Session {
     }
 
     pub fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>> {
-        let statements = sql.split(';').filter(|s| !strip_comments(s).trim().is_empty()).count();
+        let statements = strip_comments(sql).split(';').filter(|s| !s.trim().is_empty()).count();
         if statements > 1 {
             return Err(Error::Usage("one SQL statement at a time".into()));
         }
