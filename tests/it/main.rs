@@ -3,6 +3,7 @@
 mod support;
 
 mod cli;
+mod dashboard;
 mod pipeline;
 mod report;
 mod rules;

@@ -1,0 +1,257 @@
+//! The research dashboard and reproducibility: every metric on a dataset small enough to
+//! count by eye; DuckDB portability; the notebook; the HTML report in Chromium; check and
+//! verify.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use hindsight::evaluate::{outcomes_table, Window};
+use hindsight::report::{self, format::json_rows, Session};
+use serde_json::{json, Value};
+
+use crate::support::{evaluate_case, ok, root, run};
+
+/// Four outputs, T = 2026-01-01, windows 24h, 7d, 30d, snapshot:
+/// A  PR merged at T+30h                          24h pending  7d accepted/strong  30d accepted/strong
+/// B  PR merged at T+6h, reverted at T+48h         24h accepted 7d rejected         30d rejected
+/// C  issue closed as completed at T+100h          24h pending  7d accepted/strong  30d accepted/strong
+/// D  noop                                         skipped everywhere
+fn timeline_dataset(dir: &Path) {
+    let t = "2026-01-01T00:00:00Z";
+    let a = json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t},
+        "responses": {"pulls/1": {"state": "closed", "merged": true, "merged_at": "2026-01-02T06:00:00Z"}, "issues/1/events": []}});
+    let b = json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t},
+        "responses": {"pulls/1": {"title": "Fast path", "state": "closed", "merged": true, "merged_at": "2026-01-01T06:00:00Z"}, "issues/1/events": [],
+                      "pulls/2": {"title": "Revert \"Fast path\"", "state": "closed", "merged": true, "merged_at": "2026-01-03T00:00:00Z"}}});
+    let c = json!({"item": {"type": "create_issue", "number": 1, "timestamp": t},
+        "responses": {"issues/1": {"state": "closed", "state_reason": "completed", "closed_at": "2026-01-05T04:00:00Z"},
+                      "issues/1/events": [{"event": "closed", "actor": {"login": "lee"}, "created_at": "2026-01-05T04:00:00Z"}]}});
+    let d = json!({"item": {"type": "noop"}});
+    let windows = [Window::Hours(24), Window::Hours(168), Window::Hours(720), Window::Snapshot];
+    let mut outcomes = Vec::new();
+    for (i, c) in [a, b, c, d].iter().enumerate() {
+        for mut o in evaluate_case(c, &windows) {
+            o.output.safe_output_id = format!("1:{i}");
+            o.output.item_index = i as i64;
+            outcomes.push(o);
+        }
+    }
+    hindsight::dataset::write_table(dir, &outcomes_table(&outcomes)).unwrap();
+}
+
+fn query(dir: &Path, name: &str) -> Vec<Value> {
+    let s = Session::open(dir).unwrap();
+    json_rows(&s.sql(&report::query_text(name).unwrap()).unwrap()).unwrap().as_array().unwrap().clone()
+}
+
+fn row<'a>(rows: &'a [Value], key: &str, val: &str) -> &'a Value {
+    rows.iter().find(|r| r[key] == val).unwrap_or_else(|| panic!("no row {key}={val} in {rows:?}"))
+}
+
+#[test]
+fn every_metric_counted_by_eye() {
+    let tmp = tempfile::tempdir().unwrap();
+    timeline_dataset(tmp.path());
+    // accepted (strong or medium) / evaluable: 24h B of A,B,C; 7d A,C of A,B,C; 30d the same.
+    let over = query(tmp.path(), "accepted_over_time");
+    assert_eq!(over[0], json!({"accepted_at_24h": 0.3333, "accepted_at_7d": 0.6667, "accepted_durable_at_30d": 0.6667}));
+
+    let s = query(tmp.path(), "summary");
+    let w7 = row(&s, "eval_window", "7d");
+    let expect7 = json!({"eval_window": "7d", "total_safe_outputs": 4, "evaluable_outputs": 3, "accepted_strong": 2, "accepted_medium": 0,
+        "accepted_weak": 0, "rejected": 1, "pending": 0, "ignored": 0, "unknown": 0, "skipped": 1,
+        "fallback_exists_only_count": 0, "missing_type_specific_rule_count": 0, "durable_reversal_count": 1});
+    assert_eq!(w7, &expect7);
+    let w24 = row(&s, "eval_window", "24h");
+    // 24h: A and C pending with existence only, B accepted, D skipped; no revert yet.
+    assert_eq!((w24["pending"].as_i64(), w24["fallback_exists_only_count"].as_i64(), w24["durable_reversal_count"].as_i64()), (Some(2), Some(2), Some(0)));
+
+    let w = query(tmp.path(), "acceptance_by_window");
+    // 24h: strict 1/3, human-check 1/3, sticky 2/3 (A and C exist only).
+    assert_eq!(row(&w, "eval_window", "24h"), &json!({"eval_window": "24h", "evaluable_outputs": 3, "strict_acceptance_rate": 0.3333, "human_check_acceptance_rate": 0.3333, "sticky_artifact_rate": 0.6667}));
+
+    let t = query(tmp.path(), "acceptance_by_type");
+    let pr7 = t.iter().find(|r| r["safe_output_type"] == "create_pull_request" && r["eval_window"] == "7d").unwrap();
+    // A accepted (30 h after T), B rejected: 1/2 each; median time to acceptance over A alone.
+    assert_eq!(pr7, &json!({"safe_output_type": "create_pull_request", "eval_window": "7d", "count": 2, "evaluable_outputs": 2,
+        "strict_acceptance_rate": 0.5, "human_check_acceptance_rate": 0.5, "sticky_artifact_rate": 0.0, "rejection_rate": 0.5,
+        "pending_rate": 0.0, "unknown_rate": 0.0, "median_time_to_acceptance": 30.0}));
+
+    let g = query(tmp.path(), "gh_aw_summary");
+    // 7d: accepted 2, rejected 1, ignored 0: acceptance 2/3, waste 1/3, ignore 0/3.
+    assert_eq!(row(&g, "eval_window", "7d"), &json!({"eval_window": "7d", "acceptance_rate": 0.6667, "waste_rate": 0.3333, "ignore_rate": 0.0}));
+    // 24h: accepted 1, rejected 0, pending 2: acceptance 1/1, waste 0/1, ignore 0/3.
+    assert_eq!(row(&g, "eval_window", "24h"), &json!({"eval_window": "24h", "acceptance_rate": 1.0, "waste_rate": 0.0, "ignore_rate": 0.0}));
+
+    let r = query(tmp.path(), "by_run");
+    assert_eq!(row(&r, "eval_window", "30d"), &json!({"run_id": "1", "eval_window": "30d", "count": 4, "evaluable_outputs": 3, "accepted": 2,
+        "rejected": 1, "pending": 0, "ignored": 0, "unknown": 0, "skipped": 1, "strict_acceptance_rate": 0.6667,
+        "human_check_acceptance_rate": 0.6667, "sticky_artifact_rate": 0.0}));
+    let f = query(tmp.path(), "by_workflow");
+    assert_eq!(row(&f, "eval_window", "snapshot"), &json!({"workflow_name": "fixture", "eval_window": "snapshot", "count": 4, "evaluable_outputs": 3,
+        "strict_acceptance_rate": 0.6667, "human_check_acceptance_rate": 0.6667, "sticky_artifact_rate": 0.0}));
+}
+
+fn demo(dir: &Path) -> PathBuf {
+    ok(&["run", "--out", "ds", "--quiet"], dir);
+    dir.join("ds")
+}
+
+fn python() -> PathBuf {
+    let p = root().join(".venv/bin/python");
+    assert!(p.is_file(), "no .venv: run the tests with scripts/test, which installs the Python packages they use");
+    p
+}
+
+fn numbers_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+/// The same queries/*.sql give the same numbers in DuckDB as in DataFusion.
+#[test]
+fn duckdb_runs_every_query_with_identical_numbers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = demo(tmp.path());
+    let session = Session::open(&ds).unwrap();
+    for (name, _) in report::QUERIES {
+        let file = root().join("queries").join(format!("{name}.sql"));
+        let out = Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg(&ds).arg(&file).output().unwrap();
+        assert!(out.status.success(), "duckdb on {name}: {}", String::from_utf8_lossy(&out.stderr));
+        let duck: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+        let ours = json_rows(&session.sql(&report::query_text(name).unwrap()).unwrap()).unwrap();
+        let ours = ours.as_array().unwrap();
+        assert_eq!(duck.len(), ours.len(), "{name}: row counts differ");
+        for (i, (d, o)) in duck.iter().zip(ours).enumerate() {
+            for (k, v) in o.as_object().unwrap() {
+                assert!(numbers_equal(v, &d[k]), "{name} row {i} `{k}`: DataFusion {v}, DuckDB {}", d[k]);
+            }
+        }
+    }
+}
+
+/// The notebook recomputes the headline rates with pandas and gets the report's numbers.
+#[test]
+fn notebook_recomputes_the_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = demo(tmp.path());
+    let jupyter = python().with_file_name("jupyter");
+    let out_json = tmp.path().join("rates.json");
+    let out = Command::new(&jupyter)
+        .args(["nbconvert", "--to", "notebook", "--execute", "--output-dir"])
+        .arg(tmp.path())
+        .arg(root().join("notebooks/acceptance_rates.ipynb"))
+        .env("HINDSIGHT_DATASET", &ds)
+        .env("HINDSIGHT_NOTEBOOK_OUT", &out_json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "nbconvert: {}", String::from_utf8_lossy(&out.stderr));
+    let nb: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
+    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    let ours = report["acceptance_by_window"].as_array().unwrap();
+    assert_eq!(nb.len(), ours.len());
+    for (n, o) in nb.iter().zip(ours) {
+        for k in ["eval_window", "evaluable_outputs", "strict_acceptance_rate", "human_check_acceptance_rate", "sticky_artifact_rate"] {
+            assert!(numbers_equal(&n[k], &o[k]), "{k}: notebook {} vs report {}", n[k], o[k]);
+        }
+    }
+    assert!(tmp.path().join("rates.png").is_file(), "the notebook's plot");
+}
+
+/// Headless Chromium renders the HTML report, and every cell it shows equals the JSON
+/// report's value.
+#[test]
+fn html_report_shows_the_json_numbers_in_chromium() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let html = ok(&["report", "--dataset", "ds", "--format", "html"], tmp.path());
+    // Self-contained: no scripts, no linked styles, fonts or images (the only URL is SVG's
+    // namespace name, which is never fetched).
+    for banned in ["<script", "<link", "src=", "@import", "url("] {
+        assert!(!html.contains(banned), "the page must be self-contained: it has `{banned}`");
+    }
+    let page = tmp.path().join("dash.html");
+    std::fs::write(&page, &html).unwrap();
+    let chromium = std::env::var("HINDSIGHT_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    assert!(Path::new(&chromium).is_file(), "no Chromium at {chromium}: run the tests with scripts/test, which installs it");
+    let out = Command::new(&chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--dump-dom"])
+        .arg(format!("--user-data-dir={}", tmp.path().join("profile").display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "chromium: {}", String::from_utf8_lossy(&out.stderr));
+    let dom = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(dom.contains("<svg"), "the charts did not render");
+    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    let mut checked = 0;
+    for (q, rows) in report.as_object().unwrap() {
+        for (i, r) in rows.as_array().unwrap().iter().enumerate() {
+            for (f, v) in r.as_object().unwrap() {
+                let cell = format!(r#"data-query="{q}" data-row="{i}" data-field="{f}">{}</td>"#, report::html::cell(v));
+                assert!(dom.contains(&cell), "the rendered page lacks {q}[{i}].{f} = {v}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} cells checked");
+}
+
+#[test]
+fn check_passes_on_the_demo_and_names_a_changed_figure() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let expected = root().join("fixtures/demo/expected-metrics.json");
+    let out = ok(&["check", "--dataset", "ds", "--expected", expected.to_str().unwrap()], tmp.path());
+    assert!(out.contains("every expected figure matches"));
+    let mut e: Value = serde_json::from_str(&std::fs::read_to_string(&expected).unwrap()).unwrap();
+    let was = e["accepted_over_time"][0]["accepted_at_7d"].as_f64().unwrap();
+    e["accepted_over_time"][0]["accepted_at_7d"] = json!(was + 0.1);
+    std::fs::write(tmp.path().join("bad.json"), e.to_string()).unwrap();
+    let out = run(&["check", "--dataset", "ds", "--expected", "bad.json"], tmp.path());
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("accepted_at_7d") && text.contains("1 figure(s) differ"), "{text}");
+    // Within tolerance it passes.
+    let out = run(&["check", "--dataset", "ds", "--expected", "bad.json", "--tolerance", "0.2"], tmp.path());
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn verify_catches_a_one_byte_change_to_any_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = demo(tmp.path());
+    let snap_runs = crate::support::fixture("demo");
+    ok(&["verify", "--dataset", "ds", "--snapshot", snap_runs.join("snapshot").to_str().unwrap(), "--runs", snap_runs.join("runs").to_str().unwrap()], tmp.path());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&ds).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "parquet")).collect();
+    files.sort();
+    assert!(files.len() > 10);
+    for f in files {
+        let orig = std::fs::read(&f).unwrap();
+        let mut bad = orig.clone();
+        let i = bad.len() / 2;
+        bad[i] ^= 0x01;
+        std::fs::write(&f, &bad).unwrap();
+        let out = run(&["verify", "--dataset", "ds"], tmp.path());
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        assert_eq!(out.status.code(), Some(1), "{name}: a flipped byte went unnoticed");
+        assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("{name}: sha256")));
+        std::fs::write(&f, &orig).unwrap();
+    }
+    ok(&["verify", "--dataset", "ds"], tmp.path());
+}
+
+/// Two runs: byte-identical datasets (tested in pipeline.rs) and reports in every format.
+#[test]
+fn reports_are_byte_identical_across_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["run", "--out", "a", "--quiet"], tmp.path());
+    ok(&["run", "--out", "b", "--quiet", "--threads", "1"], tmp.path());
+    for fmt in ["table", "json", "csv", "markdown", "html"] {
+        let a = ok(&["report", "--dataset", "a", "--format", fmt], tmp.path());
+        let b = ok(&["report", "--dataset", "b", "--format", fmt], tmp.path());
+        assert_eq!(a, b, "{fmt} reports differ");
+    }
+}
