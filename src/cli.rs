@@ -64,6 +64,20 @@ enum Command {
         #[arg(long, default_value = "table")]
         format: String,
     },
+    /// Link traces to safe outputs and write opentraces outcome and attribution blocks.
+    Attach {
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Where to write the enriched JSONL (default DATASET/traces.enriched.jsonl).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The window whose outcomes fill the blocks.
+        #[arg(long, default_value = "7d")]
+        window: String,
+        /// Replace attribution blocks the traces already have.
+        #[arg(long)]
+        rebuild_attribution: bool,
+    },
     /// Compare the dataset's metrics with published figures; exit 1, with a table, on any difference.
     Check {
         #[arg(long)]
@@ -104,6 +118,9 @@ struct Inputs {
     /// Runs directory (one sub-directory per workflow run).
     #[arg(long, requires = "snapshot")]
     runs: Option<PathBuf>,
+    /// opentraces JSONL: a file or a directory of them; may be repeated.
+    #[arg(long, requires = "snapshot")]
+    traces: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -131,12 +148,13 @@ pub enum Task {
     Rules { json: bool },
     Policy { policy: Policy },
     Check { dataset: PathBuf, expected: PathBuf, tolerance: f64 },
+    Attach { dataset: PathBuf, out: Option<PathBuf>, options: hindsight::attach::Options },
     Verify { dataset: PathBuf, study: Option<Study> },
 }
 
 fn study(i: Inputs) -> Option<Study> {
     match (i.snapshot, i.runs) {
-        (Some(snapshot), Some(runs)) => Some(Study { snapshot, runs }),
+        (Some(snapshot), Some(runs)) => Some(Study { snapshot, runs, traces: i.traces }),
         _ => None,
     }
 }
@@ -190,6 +208,11 @@ impl Cli {
                 Task::Check { dataset, expected, tolerance }
             }
             Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
+            Command::Attach { dataset, out, window, rebuild_attribution } => Task::Attach {
+                dataset,
+                out,
+                options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution },
+            },
         };
         Ok(Config { quiet: self.quiet, threads: self.threads, task })
     }

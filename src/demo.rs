@@ -23,6 +23,7 @@ impl DemoStudy {
         let study = Study {
             snapshot: root.join("snapshot"),
             runs: root.join("runs"),
+            traces: vec![root.join("traces")],
         };
         Ok(DemoStudy { root, study })
     }

@@ -5,6 +5,7 @@
 //! [`dataset`] writes and reads the Parquet dataset, [`evaluate`] judges every output in
 //! every window, [`report`] runs the dashboard SQL. [`pipeline`] strings them together.
 
+pub mod attach;
 pub mod dataset;
 pub mod demo;
 pub mod error;
@@ -19,5 +20,6 @@ pub mod runs;
 pub mod snapshot;
 pub mod table;
 pub mod time;
+pub mod traces;
 
 pub use error::{Error, Result};

@@ -73,6 +73,12 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             print!("{}", report::check::table(&diffs));
             return Ok(1);
         }
+        Task::Attach { dataset, out, options } => {
+            let a = hindsight::attach::attach(&dataset, out.as_deref(), &options)?;
+            if !config.quiet {
+                eprintln!("attached: {} traces, {} linked -> {}", a.traces, a.linked, a.out.display());
+            }
+        }
         Task::Verify { dataset, study } => {
             let inputs = study.as_ref().map(|s| (s.snapshot.as_path(), s.runs.as_path()));
             let drift = hindsight::dataset::verify::verify(&dataset, inputs)?;

@@ -16,6 +16,8 @@ use crate::snapshot::{self, SnapshotIndex};
 pub struct Study {
     pub snapshot: PathBuf,
     pub runs: PathBuf,
+    /// opentraces JSONL files or directories (optional).
+    pub traces: Vec<PathBuf>,
 }
 
 /// What convert did, for the terminal and for tests.
@@ -48,28 +50,33 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
     let snap = snapshot::read(&study.snapshot)?;
     bar.inc(1);
     let runs = crate::runs::read(&study.runs)?;
+    let traces = crate::traces::read(&study.traces)?;
     bar.inc(1);
 
     let staging = Staging::new(out)?;
     let mut manifest = Manifest::new(crate::time::format(&snap.info.captured_at));
-    let mut files: Vec<InputFileEntry> = snap.files.iter().chain(runs.files.iter()).map(InputFileEntry::from).collect();
+    let mut files: Vec<InputFileEntry> = snap.files.iter().chain(runs.files.iter()).chain(traces.files.iter()).map(InputFileEntry::from).collect();
     files.sort_by(|a, b| (&a.input, &a.path).cmp(&(&b.input, &b.path)));
     manifest.inputs = files;
 
     let mut quarantined = snap.quarantined.clone();
     quarantined.extend(runs.quarantined.iter().cloned());
+    quarantined.extend(traces.quarantined.iter().cloned());
     quarantined.sort();
     let count = |input: &str, used: usize| RecordCount {
         input: manifest.inputs.iter().filter(|f| f.input == input).map(|f| f.records).sum(),
         used,
         quarantined: quarantined.iter().filter(|q| q.input == input).count(),
     };
-    let records: BTreeMap<String, RecordCount> = [
+    let mut records: BTreeMap<String, RecordCount> = [
         ("snapshot".to_string(), count("snapshot", snap.captures.len())),
         ("runs".to_string(), count("runs", runs.used)),
     ]
     .into_iter()
     .collect();
+    if !study.traces.is_empty() {
+        records.insert("traces".to_string(), count("traces", traces.records.len()));
+    }
     manifest.records = records.clone();
 
     let index = SnapshotIndex::build(
@@ -83,6 +90,9 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
     tables.push(crate::runs::tables::runs(&runs.runs));
     tables.push(crate::runs::tables::requests(&runs.requests));
     tables.push(quarantine::table(&quarantined));
+    if !study.traces.is_empty() {
+        tables.extend(crate::traces::tables(&traces.records));
+    }
     bar.inc(1);
     for t in &tables {
         let w = write_table(&staging.dir, t)?;
@@ -111,9 +121,13 @@ pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, progress: &
     Ok(outcomes.len())
 }
 
-/// convert + evaluate; the caller prints the dashboard.
+/// convert + evaluate (+ attach when there are traces); the caller prints the dashboard.
 pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<Converted> {
     let c = convert(study, out, progress)?;
     evaluate(out, windows, policy, progress)?;
+    if !study.traces.is_empty() {
+        let window = if windows.contains(&Window::Hours(168)) { Window::Hours(168) } else { Window::Snapshot };
+        crate::attach::attach(out, None, &crate::attach::Options { window, rebuild_attribution: false })?;
+    }
     Ok(c)
 }

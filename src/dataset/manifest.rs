@@ -39,6 +39,12 @@ pub struct Manifest {
     pub policy: Option<Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub windows: Vec<String>,
+    /// Outputs other than tables (the enriched traces), by file name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, TableEntry>,
+    /// The window the trace outcome blocks were taken from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attach_window: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

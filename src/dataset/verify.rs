@@ -46,6 +46,15 @@ pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path)>) -> Result<Vec<Drif
             }
         }
     }
+    for (name, t) in &m.files {
+        match std::fs::read(dataset.join(name)) {
+            Err(_) => push(name, "exists", "yes".into(), "no".into()),
+            Ok(bytes) => {
+                push(name, "size", t.bytes.to_string(), bytes.len().to_string());
+                push(name, "sha256", t.sha256.clone(), crate::json::sha256_hex(&bytes));
+            }
+        }
+    }
     // Tables on disk that the manifest does not know.
     if let Ok(rd) = std::fs::read_dir(dataset) {
         let mut extra: Vec<String> = rd

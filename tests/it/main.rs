@@ -7,3 +7,4 @@ mod dashboard;
 mod pipeline;
 mod report;
 mod rules;
+mod traces;

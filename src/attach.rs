@@ -1,0 +1,403 @@
+//! Attach: link traces to the safe outputs they produced, and write opentraces `outcome`
+//! and `attribution` blocks from what the repository did.
+//!
+//! Links, in order of precedence (the first kind that finds outputs wins):
+//! 1. `run_id`: a run id or run URL in the trace's `metadata` (`run_id`, `gh_aw_run_id`,
+//!    `github_run_id`, `run_url`, `workflow_run_url`) names a run of the dataset;
+//! 2. `commit_sha`: a commit the trace made (`outcome.commit_sha`, `metadata.commit_shas`)
+//!    is the head, merge commit or one of the commits of a pull request in the snapshot;
+//! 3. `repository_pr`: the trace's `task.repository` plus a PR it names
+//!    (`metadata.pull_request_number`, `metadata.pr_number`, or a PR URL in
+//!    `metadata.pull_request_url` or `task.description`).
+//!
+//! Outcome merge rule (`fill_missing`): a value the trace already had is never replaced.
+//! Empty fields (`null`; `committed: false` with no `commit_sha`) are filled; where the
+//! trace's own value disagrees with the repository, the trace keeps it and the
+//! disagreement is recorded. `signal_source` and `signal_confidence` follow whoever set
+//! `success`. Everything used (outputs, window, status, strength, signal, links) goes into
+//! `metadata.hindsight`.
+//!
+//! Devtime mapping: a code-changing output (PR created, pushed to, merged, autofix)
+//! accepted with strong or medium evidence -> `success: true`; rejected or ignored ->
+//! `false`; pending or unknown -> `null`; merged -> `committed: true` with the merge commit.
+//! Runtime mapping: accepted -> `terminal_state: goal_reached`, rejected or ignored ->
+//! `abandoned`; `reward` 1.0 (accepted, strong), 0.5 (accepted, medium), 0.25 (accepted,
+//! weak), 0.0 (rejected, ignored); `reward_source: human_annotation` (the decisions are
+//! people's, observed in the repository).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use serde_json::{json, Map, Value};
+
+use crate::dataset::manifest::{Manifest, TableEntry};
+use crate::dataset::read::{batches, Cols};
+use crate::error::{Error, Result};
+use crate::evaluate::Window;
+use crate::json::{as_int, str_at};
+use crate::runs::SafeOutput;
+use crate::snapshot::github::{list, Commit, PullRequest};
+use crate::snapshot::paths::{self, Resource};
+use crate::snapshot::SnapshotIndex;
+use crate::table::{os, s, Kind, Table};
+use crate::traces::{attribution, hash};
+
+const CODE_CHANGING: &[&str] = &["create_pull_request", "push_to_pull_request_branch", "merge_pull_request", "autofix_code_scanning_alert", "update_pull_request"];
+const MERGE_SIGNALS: &[&str] = &["pull_request_merged", "pushed_commits_merged", "pushed_commits_modified_then_merged", "merge_stood", "approved_and_merged", "state_retained_and_merged", "agent_pr_merged", "autofix_pr_merged_alert_fixed"];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link {
+    pub trace_id: String,
+    pub safe_output_id: Option<String>,
+    pub kind: Option<&'static str>,
+    pub evidence: String,
+}
+
+/// Options of the attach stage.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub window: Window,
+    pub rebuild_attribution: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { window: Window::Hours(168), rebuild_attribution: false }
+    }
+}
+
+struct Outcome {
+    status: String,
+    strength: String,
+    signal: String,
+}
+
+fn same_sha(a: &str, b: &str) -> bool {
+    let (a, b) = (a.to_lowercase(), b.to_lowercase());
+    a.len() >= 7 && b.len() >= 7 && (a.starts_with(&b) || b.starts_with(&a))
+}
+
+fn pr_from_text(text: &str) -> Option<(String, i64)> {
+    let i = text.find("github.com/")?;
+    let t = crate::snapshot::paths::parse_url(&format!("https://{}", &text[i..].split_whitespace().next()?));
+    match (t.repo, t.kind, t.number) {
+        (Some(r), Some("pull_request"), Some(n)) => Some((r, n)),
+        _ => None,
+    }
+}
+
+/// Every pull request of the snapshot with the SHAs that identify it.
+fn pr_shas(index: &SnapshotIndex) -> Vec<(String, i64, Vec<String>)> {
+    let mut by_pr: BTreeMap<(String, i64), Vec<String>> = BTreeMap::new();
+    let mut keys: Vec<&String> = index.entries.keys().collect();
+    keys.sort();
+    for k in keys {
+        let e = &index.entries[k];
+        if !e.ok() {
+            continue;
+        }
+        match paths::parse(k) {
+            Some((repo, Resource::Pull(n))) => {
+                let pr = PullRequest::from(&e.body);
+                let v = by_pr.entry((repo, n)).or_default();
+                v.extend(pr.head_sha);
+                v.extend(pr.merge_commit_sha);
+            }
+            Some((repo, Resource::PullCommits(n))) => {
+                by_pr.entry((repo, n)).or_default().extend(list(&e.body, Commit::from).into_iter().filter_map(|c| c.sha));
+            }
+            _ => {}
+        }
+    }
+    by_pr.into_iter().map(|((r, n), v)| (r, n, v)).collect()
+}
+
+/// Links of one trace (one row per linked output, or one unlinked row with the reason).
+fn link(rec: &Value, trace_id: &str, outputs: &[SafeOutput], prs: &[(String, i64, Vec<String>)]) -> Vec<Link> {
+    let meta = rec.get("metadata").cloned().unwrap_or(Value::Null);
+    let mk = |so: &SafeOutput, kind: &'static str, ev: String| Link { trace_id: trace_id.into(), safe_output_id: Some(so.safe_output_id.clone()), kind: Some(kind), evidence: ev };
+    // 1. run id
+    let mut run_ids: Vec<String> = ["run_id", "gh_aw_run_id", "github_run_id", "workflow_run_id"]
+        .iter()
+        .filter_map(|k| meta.get(*k))
+        .filter_map(|v| v.as_str().map(str::to_string).or_else(|| as_int(v).map(|n| n.to_string())))
+        .collect();
+    for k in ["run_url", "workflow_run_url"] {
+        if let Some(u) = str_at(&meta, k) {
+            if let Some(id) = u.split("/actions/runs/").nth(1).and_then(|r| r.split('/').next()) {
+                run_ids.push(id.to_string());
+            }
+        }
+    }
+    let hits: Vec<Link> = outputs.iter().filter(|o| run_ids.contains(&o.run_id)).map(|o| mk(o, "run_id", format!("run {}", o.run_id))).collect();
+    if !hits.is_empty() {
+        return hits;
+    }
+    // 2. commit SHAs the trace made that are in a PR of the snapshot
+    let mut shas: Vec<String> = rec.get("outcome").and_then(|o| str_at(o, "commit_sha")).map(str::to_string).into_iter().collect();
+    shas.extend(meta.get("commit_shas").and_then(crate::json::names).unwrap_or_default());
+    let mut hits = Vec::new();
+    for sha in &shas {
+        for (repo, n, pr_shas) in prs {
+            if pr_shas.iter().any(|x| same_sha(x, sha)) {
+                for o in outputs.iter().filter(|o| o.target_repo.as_deref() == Some(repo) && o.target_number == Some(*n)) {
+                    hits.push(mk(o, "commit_sha", format!("commit {sha} in {repo}#{n}")));
+                }
+            }
+        }
+    }
+    if !hits.is_empty() {
+        hits.dedup_by(|a, b| a.safe_output_id == b.safe_output_id);
+        return hits;
+    }
+    // 3. repository + PR number named in the trace
+    let repo = rec.get("task").and_then(|t| str_at(t, "repository")).map(str::to_string);
+    let named = ["pull_request_number", "pr_number", "pull_request"]
+        .iter()
+        .filter_map(|k| meta.get(*k))
+        .find_map(|v| as_int(v))
+        .map(|n| (repo.clone(), n))
+        .or_else(|| {
+            str_at(&meta, "pull_request_url")
+                .and_then(pr_from_text)
+                .or_else(|| rec.get("task").and_then(|t| str_at(t, "description")).and_then(pr_from_text))
+                .map(|(r, n)| (Some(r), n))
+        });
+    if let (Some((Some(r), n)), _) = (&named, ()) {
+        let hits: Vec<Link> = outputs
+            .iter()
+            .filter(|o| o.target_repo.as_deref() == Some(r.as_str()) && o.target_number == Some(*n))
+            .map(|o| mk(o, "repository_pr", format!("{r}#{n}")))
+            .collect();
+        if !hits.is_empty() {
+            return hits;
+        }
+    }
+    let why = match (run_ids.is_empty(), shas.is_empty(), &named) {
+        (false, _, _) => format!("run id {} is not in the dataset", run_ids.join(", ")),
+        (_, false, _) => format!("commit {} is in no pull request of the snapshot", shas.join(", ")),
+        (_, _, Some((Some(r), n))) => format!("{r}#{n} is the target of no safe output"),
+        (_, _, Some((None, n))) => format!("PR #{n} is named but the trace's task.repository is not"),
+        _ => "no run id, commit SHA or pull request in the trace".to_string(),
+    };
+    vec![Link { trace_id: trace_id.into(), safe_output_id: None, kind: None, evidence: why }]
+}
+
+fn read_outcomes(dataset: &Path, window: &str) -> Result<HashMap<String, Outcome>> {
+    let mut out = HashMap::new();
+    for b in batches(dataset, "outcomes")? {
+        let c = Cols::new("outcomes", &b);
+        let (id, w, st, sg, si) = (c.str("safe_output_id")?, c.str("eval_window")?, c.str("outcome_status")?, c.str("evidence_strength")?, c.str("human_check_signal")?);
+        for i in 0..b.num_rows() {
+            if w[i].as_deref() == Some(window) {
+                out.insert(
+                    id[i].clone().unwrap_or_default(),
+                    Outcome { status: st[i].clone().unwrap_or_default(), strength: sg[i].clone().unwrap_or_default(), signal: si[i].clone().unwrap_or_default() },
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn rank(o: &Outcome) -> u8 {
+    match (o.status.as_str(), o.strength.as_str()) {
+        ("accepted", "strong") => 0,
+        ("accepted", "medium") => 1,
+        ("rejected", _) => 2,
+        ("ignored", _) => 3,
+        ("accepted", _) => 4,
+        ("pending", _) => 5,
+        _ => 6,
+    }
+}
+
+/// Fill `field` of `obj` when it is empty; record a disagreement otherwise.
+fn fill(obj: &mut Map<String, Value>, field: &str, value: Value, filled: &mut Vec<String>, conflicts: &mut Vec<Value>) -> bool {
+    match obj.get(field) {
+        None | Some(Value::Null) => {
+            obj.insert(field.into(), value);
+            filled.push(field.into());
+            true
+        }
+        Some(existing) if *existing != value => {
+            conflicts.push(json!({"field": field, "trace": existing, "hindsight": value}));
+            false
+        }
+        _ => false,
+    }
+}
+
+/// Enrich one record. Returns the new record.
+fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outputs: &HashMap<&str, &SafeOutput>, index: &SnapshotIndex, opts: &Options) -> Value {
+    let mut r = rec.as_object().cloned().unwrap_or_default();
+    let window = opts.window.to_string();
+    let mut filled = Vec::new();
+    let mut conflicts = Vec::new();
+    let linked: Vec<(&Link, &SafeOutput, Option<&Outcome>)> = links
+        .iter()
+        .filter_map(|l| {
+            let id = l.safe_output_id.as_deref()?;
+            let so = outputs.get(id)?;
+            Some((l, *so, outcomes.get(id)))
+        })
+        .collect();
+    let code: Vec<&(&Link, &SafeOutput, Option<&Outcome>)> = linked.iter().filter(|(_, o, _)| CODE_CHANGING.contains(&o.output_type.as_str())).collect();
+    let pool: Vec<&(&Link, &SafeOutput, Option<&Outcome>)> = if code.is_empty() { linked.iter().collect() } else { code };
+    let decider = pool.iter().filter(|(_, _, o)| o.is_some()).min_by_key(|(_, so, o)| (o.map(rank).unwrap_or(9), so.safe_output_id.clone())).copied();
+    let mut outcome = r.get("outcome").and_then(Value::as_object).cloned().unwrap_or_default();
+    let runtime = str_at(rec, "execution_context") == Some("runtime");
+    if let Some((_, so, Some(o))) = decider {
+        let desc = format!("hindsight: {} {} {} ({}, {}) at {window}", so.output_type, so.safe_output_id, o.status, o.strength, o.signal);
+        let confidence = if o.strength == "strong" { "derived" } else { "inferred" };
+        if runtime {
+            let state = match o.status.as_str() {
+                "accepted" => Some("goal_reached"),
+                "rejected" | "ignored" => Some("abandoned"),
+                _ => None,
+            };
+            let reward = match (o.status.as_str(), o.strength.as_str()) {
+                ("accepted", "strong") => Some(1.0),
+                ("accepted", "medium") => Some(0.5),
+                ("accepted", _) => Some(0.25),
+                ("rejected" | "ignored", _) => Some(0.0),
+                _ => None,
+            };
+            if let (Some(st), Some(rw)) = (state, reward) {
+                fill(&mut outcome, "terminal_state", json!(st), &mut filled, &mut conflicts);
+                if fill(&mut outcome, "reward", json!(rw), &mut filled, &mut conflicts) {
+                    outcome.insert("reward_source".into(), json!("human_annotation"));
+                    outcome.insert("signal_confidence".into(), json!(confidence));
+                    filled.push("reward_source".into());
+                }
+                fill(&mut outcome, "description", json!(desc), &mut filled, &mut conflicts);
+            }
+        } else {
+            let success = match o.status.as_str() {
+                "accepted" if o.strength == "strong" || o.strength == "medium" => Some(true),
+                "rejected" | "ignored" => Some(false),
+                _ => None,
+            };
+            if let Some(ok) = success {
+                if fill(&mut outcome, "success", json!(ok), &mut filled, &mut conflicts) {
+                    outcome.insert("signal_source".into(), json!("hindsight:repository_state"));
+                    outcome.insert("signal_confidence".into(), json!(confidence));
+                    filled.extend(["signal_source".to_string(), "signal_confidence".to_string()]);
+                }
+                fill(&mut outcome, "description", json!(desc), &mut filled, &mut conflicts);
+            }
+            if MERGE_SIGNALS.contains(&o.signal.as_str()) {
+                let merge_sha = so.target_number.and_then(|n| {
+                    let path = paths::rest(so.target_repo.as_deref().unwrap_or_default(), &format!("pulls/{n}"));
+                    index.get(&path).filter(|e| e.ok()).and_then(|e| PullRequest::from(&e.body).merge_commit_sha)
+                });
+                let has_sha = outcome.get("commit_sha").is_some_and(|v| !v.is_null());
+                if outcome.get("committed") != Some(&json!(true)) && !has_sha {
+                    outcome.insert("committed".into(), json!(true));
+                    filled.push("committed".into());
+                    if let Some(sha) = merge_sha {
+                        outcome.insert("commit_sha".into(), json!(sha));
+                        filled.push("commit_sha".into());
+                    }
+                }
+            }
+        }
+    }
+    // Complete the block with the schema's defaults so the record stays valid.
+    for (k, v) in [("success", Value::Null), ("signal_source", json!("deterministic")), ("signal_confidence", json!("derived")), ("description", Value::Null), ("patch", Value::Null), ("committed", json!(false)), ("commit_sha", Value::Null), ("terminal_state", Value::Null), ("reward", Value::Null), ("reward_source", Value::Null)] {
+        outcome.entry(k.to_string()).or_insert(v);
+    }
+    r.insert("outcome".into(), Value::Object(outcome));
+
+    // Attribution: kept unless asked to rebuild.
+    let (built, report) = attribution::build(rec);
+    let has = r.get("attribution").is_some_and(|a| !a.is_null());
+    let attribution_rule = if has && !opts.rebuild_attribution {
+        "kept"
+    } else {
+        r.insert("attribution".into(), built.unwrap_or(Value::Null));
+        if has { "rebuilt" } else { "built" }
+    };
+
+    let evidence: Vec<Value> = linked
+        .iter()
+        .map(|(l, so, o)| {
+            json!({"safe_output_id": so.safe_output_id, "type": so.output_type, "link": l.kind, "link_evidence": l.evidence,
+                   "status": o.map(|o| o.status.clone()), "strength": o.map(|o| o.strength.clone()), "signal": o.map(|o| o.signal.clone())})
+        })
+        .collect();
+    let unlinked = links.iter().find(|l| l.safe_output_id.is_none()).map(|l| l.evidence.clone());
+    let hindsight = json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "window": window,
+        "merge_rule": "fill_missing",
+        "decided_by": decider.map(|(_, so, _)| so.safe_output_id.clone()),
+        "evidence": evidence,
+        "unlinked_reason": unlinked,
+        "filled": filled,
+        "conflicts": conflicts,
+        "attribution": {"rule": attribution_rule, "unlocated_edits": report.unlocated.iter().map(|(f, s)| json!({"path": f, "step": s})).collect::<Vec<_>>(), "unexplained_patch_files": report.unexplained_patch_files},
+    });
+    let mut meta = r.get("metadata").and_then(Value::as_object).cloned().unwrap_or_default();
+    meta.insert("hindsight".into(), hindsight);
+    r.insert("metadata".into(), Value::Object(meta));
+    let mut out = Value::Object(r);
+    let h = hash::record_hash(&out);
+    out["content_hash"] = json!(h);
+    out
+}
+
+pub struct Attached {
+    pub traces: usize,
+    pub linked: usize,
+    pub out: std::path::PathBuf,
+}
+
+/// The attach stage on a dataset directory.
+pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options) -> Result<Attached> {
+    let mut manifest = Manifest::load(dataset)?;
+    let out_path = out.map(Path::to_path_buf).unwrap_or_else(|| dataset.join("traces.enriched.jsonl"));
+    if !dataset.join("traces.parquet").is_file() {
+        return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no traces table: convert with --traces PATH first".into() });
+    }
+    let mut records = Vec::new();
+    for b in batches(dataset, "traces")? {
+        let c = Cols::new("traces", &b);
+        let (ids, recs) = (c.str("trace_id")?, c.str("record")?);
+        for i in 0..b.num_rows() {
+            let v: Value = serde_json::from_str(recs[i].as_deref().unwrap_or("null"))?;
+            records.push((ids[i].clone().unwrap_or_default(), v));
+        }
+    }
+    let index = SnapshotIndex::build(crate::dataset::read::responses(dataset)?);
+    let outputs = crate::dataset::read::safe_outputs(dataset)?;
+    let by_id: HashMap<&str, &SafeOutput> = outputs.iter().map(|o| (o.safe_output_id.as_str(), o)).collect();
+    let outcomes = read_outcomes(dataset, &opts.window.to_string())?;
+    let prs = pr_shas(&index);
+    let mut links_t = Table::new("trace_links", &[("trace_id", Kind::Str), ("safe_output_id", Kind::Str), ("link_kind", Kind::Str), ("evidence", Kind::Str)]);
+    let mut lines = String::new();
+    let mut linked = 0;
+    for (id, rec) in &records {
+        let links = link(rec, id, &outputs, &prs);
+        if links.iter().any(|l| l.safe_output_id.is_some()) {
+            linked += 1;
+        }
+        for l in &links {
+            links_t.push(vec![s(&l.trace_id), os(l.safe_output_id.as_ref()), os(l.kind), s(&l.evidence)]);
+        }
+        let e = enrich(rec, &links, &outcomes, &by_id, &index, opts);
+        lines.push_str(&serde_json::to_string(&e)?);
+        lines.push('\n');
+    }
+    links_t.sort_by_columns(&["trace_id", "safe_output_id"]);
+    let w = crate::dataset::write_table(dataset, &links_t)?;
+    manifest.record_table("trace_links", &w);
+    crate::dataset::write_text(&out_path, &lines)?;
+    if out_path.parent() == Some(dataset) {
+        let name = out_path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        manifest.files.insert(name, TableEntry { rows: records.len(), bytes: lines.len() as u64, sha256: crate::json::sha256_hex(lines.as_bytes()) });
+    }
+    manifest.attach_window = Some(opts.window.to_string());
+    manifest.save(dataset)?;
+    Ok(Attached { traces: records.len(), linked, out: out_path })
+}

@@ -1,0 +1,318 @@
+//! The attribution block, built from the trace's own Edit, Write and MultiEdit tool calls
+//! as opentraces does: each file's lines are tracked through successive edits, every line
+//! remembers the step that last wrote it, and consecutive lines of one step form a range.
+//! One conversation per file and step, `opentraces://trace/step_N`, range hashes by the
+//! record's schema version.
+//!
+//! An edit can be placed only when the file's text is known (from an earlier Write, or a
+//! Read whose result the trace kept); an edit of an unknown file is listed, never placed by
+//! guess. Files the session's `outcome.patch` touches that no tool call explains are listed.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::hash::range_hash;
+use crate::json::{int_at, str_at};
+
+/// What the builder found besides the block itself.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    /// Edits whose place in the file is unknown: (file, step).
+    pub unlocated: Vec<(String, i64)>,
+    /// Files in `outcome.patch` that no tool call explains.
+    pub unexplained_patch_files: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+struct Line {
+    text: String,
+    step: Option<i64>,
+}
+
+#[derive(Default)]
+struct FileState {
+    /// None: the file's text is unknown.
+    lines: Option<Vec<Line>>,
+    touched_by: Vec<i64>,
+}
+
+fn split(text: &str) -> Vec<String> {
+    text.split_inclusive('\n').map(|l| l.trim_end_matches('\n').to_string()).collect()
+}
+
+/// A Read result as text: `cat -n` style prefixes (`    12\t`) removed.
+fn read_text(content: &str) -> String {
+    let numbered = content.lines().filter(|l| !l.trim().is_empty()).all(|l| {
+        let t = l.trim_start();
+        t.split_once('\t').is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty())
+            || t.split_once('→').is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty())
+    });
+    if !numbered {
+        return content.to_string();
+    }
+    content
+        .lines()
+        .map(|l| {
+            let t = l.trim_start();
+            t.split_once('\t').or_else(|| t.split_once('→')).map(|(_, rest)| rest).unwrap_or("")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// Replace `old` by `new` in the file (first occurrence, or all); the lines of each
+/// replaced region are attributed to `step`. `false` when `old` is not found.
+fn apply_edit(lines: &mut Vec<Line>, old: &str, new: &str, all: bool, step: i64) -> bool {
+    let mut done = false;
+    let mut from_line = 0usize;
+    loop {
+        let text: String = lines.iter().map(|l| format!("{}\n", l.text)).collect();
+        // Byte offset of each line's start, to map a match back to lines.
+        let mut starts = Vec::with_capacity(lines.len());
+        let mut off = 0;
+        for l in lines.iter() {
+            starts.push(off);
+            off += l.text.len() + 1;
+        }
+        let search_from = starts.get(from_line).copied().unwrap_or(text.len());
+        let Some(rel) = text[search_from..].find(old) else { break };
+        let at = search_from + rel;
+        let s = starts.partition_point(|&x| x <= at) - 1;
+        let end_byte = at + old.len().max(1) - 1;
+        let e = (starts.partition_point(|&x| x <= end_byte) - 1).max(s);
+        let prefix = &text[starts[s]..at];
+        let line_end = starts.get(e + 1).copied().unwrap_or(text.len());
+        let suffix = text[at + old.len()..line_end].trim_end_matches('\n');
+        let block = format!("{prefix}{new}{suffix}");
+        let new_lines: Vec<Line> = if block.is_empty() && old.ends_with('\n') {
+            Vec::new()
+        } else {
+            split(&block).into_iter().map(|t| Line { text: t, step: Some(step) }).collect()
+        };
+        let n = new_lines.len();
+        lines.splice(s..=e, new_lines);
+        done = true;
+        from_line = s + n;
+        if !all {
+            break;
+        }
+    }
+    done
+}
+
+fn patch_files(patch: &str) -> Vec<String> {
+    let mut out: Vec<String> = patch
+        .lines()
+        .filter_map(|l| l.strip_prefix("+++ b/").or_else(|| l.strip_prefix("diff --git a/").and_then(|r| r.split(" b/").nth(1))))
+        .map(|p| p.trim().to_string())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Build the attribution block of a record. `None`: the session changed no file.
+pub fn build(record: &Value) -> (Option<Value>, Report) {
+    let version = str_at(record, "schema_version").unwrap_or("0.2.0");
+    let steps = record.get("steps").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut files: BTreeMap<String, FileState> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut report = Report::default();
+    for st in &steps {
+        let step = int_at(st, "step_index").unwrap_or(0);
+        let obs = st.get("observations").and_then(Value::as_array).cloned().unwrap_or_default();
+        for call in st.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            let name = str_at(call, "tool_name").unwrap_or_default();
+            let input = call.get("input").cloned().unwrap_or(Value::Null);
+            let Some(path) = str_at(&input, "file_path").or(str_at(&input, "path")).map(str::to_string) else { continue };
+            if matches!(name, "Write" | "Edit" | "MultiEdit") && !order.contains(&path) {
+                order.push(path.clone());
+            }
+            match name {
+                "Read" => {
+                    let id = str_at(call, "tool_call_id");
+                    let content = obs.iter().find(|o| str_at(o, "source_call_id") == id).and_then(|o| str_at(o, "content"));
+                    if let Some(c) = content {
+                        let f = files.entry(path.clone()).or_default();
+                        if f.lines.is_none() {
+                            f.lines = Some(split(&read_text(c)).into_iter().map(|t| Line { text: t, step: None }).collect());
+                        }
+                    }
+                }
+                "Write" => {
+                    let content = str_at(&input, "content").unwrap_or_default();
+                    let f = files.entry(path.clone()).or_default();
+                    f.lines = Some(split(content).into_iter().map(|t| Line { text: t, step: Some(step) }).collect());
+                    f.touched_by.push(step);
+                }
+                "Edit" | "MultiEdit" => {
+                    let edits: Vec<(String, String, bool)> = if name == "Edit" {
+                        vec![(
+                            str_at(&input, "old_string").unwrap_or_default().to_string(),
+                            str_at(&input, "new_string").unwrap_or_default().to_string(),
+                            input.get("replace_all").and_then(Value::as_bool).unwrap_or(false),
+                        )]
+                    } else {
+                        input
+                            .get("edits")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .map(|e| {
+                                (
+                                    str_at(e, "old_string").unwrap_or_default().to_string(),
+                                    str_at(e, "new_string").unwrap_or_default().to_string(),
+                                    e.get("replace_all").and_then(Value::as_bool).unwrap_or(false),
+                                )
+                            })
+                            .collect()
+                    };
+                    let f = files.entry(path.clone()).or_default();
+                    f.touched_by.push(step);
+                    let mut placed = f.lines.is_some();
+                    if let Some(lines) = f.lines.as_mut() {
+                        for (old, new, all) in &edits {
+                            if old.is_empty() || !apply_edit(lines, old, new, *all, step) {
+                                placed = false;
+                            }
+                        }
+                    }
+                    if !placed {
+                        // Text unknown, or the edit does not match it: stop tracking lines.
+                        f.lines = None;
+                        report.unlocated.push((path.clone(), step));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if let Some(patch) = record.get("outcome").and_then(|o| str_at(o, "patch")) {
+        report.unexplained_patch_files = patch_files(patch).into_iter().filter(|p| !order.contains(p)).collect();
+    }
+    if order.is_empty() {
+        return (None, report);
+    }
+    let mut out_files = Vec::new();
+    for path in &order {
+        let f = &files[path];
+        if f.touched_by.is_empty() {
+            continue;
+        }
+        // Ranges per step, in line order.
+        let mut per_step: BTreeMap<i64, Vec<Value>> = BTreeMap::new();
+        if let Some(lines) = &f.lines {
+            let mut i = 0;
+            while i < lines.len() {
+                let Some(step) = lines[i].step else {
+                    i += 1;
+                    continue;
+                };
+                let mut j = i;
+                while j + 1 < lines.len() && lines[j + 1].step == Some(step) {
+                    j += 1;
+                }
+                let text: String = lines[i..=j].iter().map(|l| format!("{}\n", l.text)).collect();
+                per_step.entry(step).or_default().push(json!({
+                    "start_line": i + 1,
+                    "end_line": j + 1,
+                    "content_hash": range_hash(version, &text),
+                    "confidence": "high",
+                }));
+                i = j + 1;
+            }
+        }
+        let mut steps_touched = f.touched_by.clone();
+        steps_touched.sort();
+        steps_touched.dedup();
+        let conversations: Vec<Value> = steps_touched
+            .iter()
+            .map(|s| {
+                json!({
+                    "contributor": {"type": "ai"},
+                    "url": format!("opentraces://trace/step_{s}"),
+                    "ranges": per_step.remove(s).unwrap_or_default(),
+                })
+            })
+            .collect();
+        out_files.push(json!({"path": path, "conversations": conversations}));
+    }
+    (Some(json!({"experimental": true, "files": out_files})), report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(steps: Value) -> Value {
+        json!({"schema_version": "0.2.0", "steps": steps})
+    }
+    fn call(id: &str, name: &str, input: Value) -> Value {
+        json!({"tool_call_id": id, "tool_name": name, "input": input})
+    }
+    fn ranges(block: &Value, file: &str) -> Vec<(String, i64, i64)> {
+        let f = block["files"].as_array().unwrap().iter().find(|f| f["path"] == file).unwrap();
+        let mut out = Vec::new();
+        for c in f["conversations"].as_array().unwrap() {
+            for r in c["ranges"].as_array().unwrap() {
+                out.push((c["url"].as_str().unwrap().to_string(), r["start_line"].as_i64().unwrap(), r["end_line"].as_i64().unwrap()));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn single_write_matches_the_real_package() {
+        let t = trace(json!([{"step_index": 2, "tool_calls": [call("a", "Write", json!({"file_path": "src/foo.py", "content": "def foo():\n    return 1\n"}))]}]));
+        let (b, r) = build(&t);
+        let b = b.unwrap();
+        assert_eq!(b["files"][0]["conversations"][0]["ranges"][0], json!({"start_line": 1, "end_line": 2, "content_hash": "5e4cdad4", "confidence": "high"}));
+        assert_eq!(r, Report::default());
+    }
+
+    #[test]
+    fn write_then_edit_moves_ranges() {
+        let t = trace(json!([
+            {"step_index": 1, "tool_calls": [call("a", "Write", json!({"file_path": "a.py", "content": "l1\nl2\nl3\n"}))]},
+            {"step_index": 3, "tool_calls": [call("b", "Edit", json!({"file_path": "a.py", "old_string": "l2\n", "new_string": "x\ny\nz\n"}))]}
+        ]));
+        let (b, _) = build(&t);
+        assert_eq!(ranges(&b.unwrap(), "a.py"), vec![("opentraces://trace/step_1".into(), 1, 1), ("opentraces://trace/step_1".into(), 5, 5), ("opentraces://trace/step_3".into(), 2, 4)]);
+    }
+
+    #[test]
+    fn several_and_overlapping_edits() {
+        let t = trace(json!([
+            {"step_index": 1, "tool_calls": [call("r", "Read", json!({"file_path": "b.rs"}))], "observations": [{"source_call_id": "r", "content": "     1\tfn a() {}\n     2\tfn b() {}\n     3\tfn c() {}\n"}]},
+            {"step_index": 2, "tool_calls": [call("e1", "Edit", json!({"file_path": "b.rs", "old_string": "fn b() {}", "new_string": "fn b() { 1 }"}))]},
+            {"step_index": 4, "tool_calls": [call("e2", "MultiEdit", json!({"file_path": "b.rs", "edits": [{"old_string": "fn b() { 1 }", "new_string": "fn b() { 2 }"}, {"old_string": "fn c() {}", "new_string": "fn c() { 3 }"}]}))]}
+        ]));
+        let (b, r) = build(&t);
+        // Step 4 rewrote line 2 (overlapping step 2's edit) and line 3.
+        assert_eq!(ranges(&b.unwrap(), "b.rs"), vec![("opentraces://trace/step_4".into(), 2, 3)]);
+        assert!(r.unlocated.is_empty());
+    }
+
+    #[test]
+    fn edit_with_no_prior_read_is_listed_not_placed() {
+        let t = trace(json!([{"step_index": 5, "tool_calls": [call("e", "Edit", json!({"file_path": "c.go", "old_string": "a", "new_string": "b"}))]}]));
+        let (b, r) = build(&t);
+        let b = b.unwrap();
+        assert_eq!(b["files"][0]["path"], "c.go");
+        assert_eq!(b["files"][0]["conversations"][0]["ranges"], json!([]));
+        assert_eq!(r.unlocated, vec![("c.go".to_string(), 5)]);
+    }
+
+    #[test]
+    fn patch_files_without_tool_calls_are_listed() {
+        let t = json!({"schema_version": "0.3.0", "outcome": {"patch": "diff --git a/x.py b/x.py\n+++ b/x.py\n@@\ndiff --git a/y.py b/y.py\n+++ b/y.py\n"},
+            "steps": [{"step_index": 1, "tool_calls": [call("a", "Write", json!({"file_path": "x.py", "content": "hello world"}))]}]});
+        let (b, r) = build(&t);
+        assert_eq!(r.unexplained_patch_files, vec!["y.py".to_string()]);
+        // 0.3.0 records hash ranges with murmur3.
+        assert_eq!(b.unwrap()["files"][0]["conversations"][0]["ranges"][0]["content_hash"], range_hash("0.3.0", "hello world\n"));
+        assert!(range_hash("0.3.0", "x").starts_with("murmur3:"));
+    }
+}

@@ -1,0 +1,253 @@
+//! opentraces JSONL (schema 0.2.0 and later): read records, keep each verbatim (unknown
+//! fields survive), and flatten them into `traces`, `trace_steps` and `trace_tool_calls`.
+
+pub mod attribution;
+pub mod hash;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::inputs::InputFile;
+use crate::json::{bool_at, int_at, str_at, str_path};
+use crate::quarantine::Quarantined;
+use crate::table::{i, oi, os, ob, of, s, Kind, Table};
+
+/// One trace record as read.
+#[derive(Clone, Debug)]
+pub struct TraceRecord {
+    pub trace_id: String,
+    pub source_file: String,
+    pub source_line: i64,
+    pub record: Value,
+}
+
+#[derive(Default)]
+pub struct TracesRead {
+    pub records: Vec<TraceRecord>,
+    pub quarantined: Vec<Quarantined>,
+    pub files: Vec<InputFile>,
+}
+
+/// `paths` are files or directories (their `*.jsonl`, in name order).
+pub fn read(paths: &[PathBuf]) -> Result<TracesRead> {
+    let mut out = TracesRead::default();
+    let mut files: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| Error::io(p, e))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+                .collect();
+            v.sort();
+            files.extend(v.into_iter().map(|f| (p.clone(), f)));
+        } else if p.is_file() {
+            files.push((p.parent().map(Path::to_path_buf).unwrap_or_default(), p.clone()));
+        } else {
+            return Err(Error::Layout { path: p.clone(), message: "--traces must be a .jsonl file or a directory of them".into() });
+        }
+    }
+    for (root, f) in files {
+        let bytes = std::fs::read(&f).map_err(|e| Error::io(&f, e))?;
+        let name = f.strip_prefix(&root).unwrap_or(&f).to_string_lossy().replace('\\', "/");
+        let text = String::from_utf8_lossy(&bytes);
+        let ends = text.ends_with('\n');
+        let lines: Vec<&str> = text.lines().collect();
+        let n = lines.len();
+        let mut records = 0;
+        for (idx, raw) in lines.iter().enumerate() {
+            if raw.trim().is_empty() {
+                continue;
+            }
+            records += 1;
+            let lineno = idx + 1;
+            match parse(raw) {
+                Ok(rec) => out.records.push(TraceRecord {
+                    trace_id: str_at(&rec, "trace_id").unwrap_or_default().to_string(),
+                    source_file: name.clone(),
+                    source_line: lineno as i64,
+                    record: rec,
+                }),
+                Err((field, reason, eof)) => {
+                    let reason = if eof && lineno == n && !ends { format!("truncated line: {reason}") } else { reason };
+                    out.quarantined.push(Quarantined::new("traces", &name, Some(lineno), field, reason, raw));
+                }
+            }
+        }
+        out.files.push(InputFile::from_bytes("traces", name, &bytes, records));
+    }
+    // A trace id seen twice: the first is kept.
+    let mut seen = std::collections::HashMap::new();
+    let mut kept = Vec::new();
+    for r in out.records.drain(..) {
+        if let Some((f, l)) = seen.get(&r.trace_id) {
+            out.quarantined.push(Quarantined::new("traces", &r.source_file, Some(r.source_line as usize), Some("trace_id"), format!("duplicate trace id (first at {f}:{l})"), &r.record.to_string()));
+            continue;
+        }
+        seen.insert(r.trace_id.clone(), (r.source_file.clone(), r.source_line));
+        kept.push(r);
+    }
+    kept.sort_by(|a, b| a.trace_id.cmp(&b.trace_id));
+    out.records = kept;
+    Ok(out)
+}
+
+type LineError = (Option<&'static str>, String, bool);
+
+fn parse(raw: &str) -> std::result::Result<Value, LineError> {
+    let v: Value = serde_json::from_str(raw).map_err(|e| (None, format!("not valid JSON: {e}"), e.is_eof()))?;
+    if !v.is_object() {
+        return Err((None, "not a JSON object".into(), false));
+    }
+    for f in ["trace_id", "session_id"] {
+        match v.get(f) {
+            Some(Value::String(s)) if !s.is_empty() => {}
+            Some(_) => return Err((Some(f), "expected a non-empty string".into(), false)),
+            None => return Err((Some(f), "missing (required by the opentraces schema)".into(), false)),
+        }
+    }
+    match v.get("agent") {
+        Some(a) if str_at(a, "name").is_some() => {}
+        Some(_) => return Err((Some("agent"), "expected an object with a `name`".into(), false)),
+        None => return Err((Some("agent"), "missing (required by the opentraces schema)".into(), false)),
+    }
+    let version = str_at(&v, "schema_version").unwrap_or("0.2.0");
+    let parts: Vec<u32> = version.split('.').map(|p| p.parse().unwrap_or(0)).collect();
+    if parts.len() < 2 || (parts[0] == 0 && parts[1] < 2) {
+        return Err((Some("schema_version"), format!("`{version}`: hindsight reads 0.2.0 and later"), false));
+    }
+    Ok(v)
+}
+
+fn steps(r: &Value) -> &[Value] {
+    r.get("steps").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+}
+
+pub fn tables(records: &[TraceRecord]) -> Vec<Table> {
+    let mut traces = Table::new(
+        "traces",
+        &[
+            ("trace_id", Kind::Str),
+            ("session_id", Kind::Str),
+            ("schema_version", Kind::Str),
+            ("execution_context", Kind::Str),
+            ("timestamp_start", Kind::Str),
+            ("timestamp_end", Kind::Str),
+            ("task_description", Kind::Str),
+            ("task_repository", Kind::Str),
+            ("agent_name", Kind::Str),
+            ("agent_model", Kind::Str),
+            ("step_count", Kind::Int),
+            ("tool_call_count", Kind::Int),
+            ("outcome_success", Kind::Bool),
+            ("outcome_committed", Kind::Bool),
+            ("outcome_commit_sha", Kind::Str),
+            ("outcome_terminal_state", Kind::Str),
+            ("outcome_reward", Kind::Float),
+            ("outcome_reward_source", Kind::Str),
+            ("outcome_signal_source", Kind::Str),
+            ("outcome_signal_confidence", Kind::Str),
+            ("outcome_description", Kind::Str),
+            ("attribution_file_count", Kind::Int),
+            ("metadata", Kind::Str),
+            ("record", Kind::Str),
+            ("source_file", Kind::Str),
+            ("source_line", Kind::Int),
+        ],
+    );
+    let mut step_t = Table::new(
+        "trace_steps",
+        &[
+            ("trace_id", Kind::Str),
+            ("step_index", Kind::Int),
+            ("role", Kind::Str),
+            ("model", Kind::Str),
+            ("content", Kind::Str),
+            ("timestamp", Kind::Str),
+            ("tool_call_count", Kind::Int),
+            ("input_tokens", Kind::Int),
+            ("output_tokens", Kind::Int),
+        ],
+    );
+    let mut calls = Table::new(
+        "trace_tool_calls",
+        &[
+            ("trace_id", Kind::Str),
+            ("step_index", Kind::Int),
+            ("position", Kind::Int),
+            ("tool_call_id", Kind::Str),
+            ("tool_name", Kind::Str),
+            ("input", Kind::Str),
+            ("duration_ms", Kind::Int),
+            ("observation", Kind::Str),
+            ("observation_error", Kind::Str),
+        ],
+    );
+    for t in records {
+        let r = &t.record;
+        let o = r.get("outcome").cloned().unwrap_or(Value::Null);
+        let n_calls: usize = steps(r).iter().map(|st| st.get("tool_calls").and_then(Value::as_array).map_or(0, Vec::len)).sum();
+        traces.push(vec![
+            s(&t.trace_id),
+            os(str_at(r, "session_id")),
+            os(str_at(r, "schema_version")),
+            os(str_at(r, "execution_context")),
+            os(str_at(r, "timestamp_start")),
+            os(str_at(r, "timestamp_end")),
+            os(str_path(r, &["task", "description"])),
+            os(str_path(r, &["task", "repository"])),
+            os(str_path(r, &["agent", "name"])),
+            os(str_path(r, &["agent", "model"])),
+            i(steps(r).len() as i64),
+            i(n_calls as i64),
+            ob(bool_at(&o, "success")),
+            ob(bool_at(&o, "committed")),
+            os(str_at(&o, "commit_sha")),
+            os(str_at(&o, "terminal_state")),
+            of(o.get("reward").and_then(Value::as_f64)),
+            os(str_at(&o, "reward_source")),
+            os(str_at(&o, "signal_source")),
+            os(str_at(&o, "signal_confidence")),
+            os(str_at(&o, "description")),
+            oi(r.get("attribution").and_then(|a| a.get("files")).and_then(Value::as_array).map(|f| f.len() as i64)),
+            s(crate::json::canonical(r.get("metadata").unwrap_or(&Value::Null))),
+            s(crate::json::canonical(r)),
+            s(&t.source_file),
+            i(t.source_line),
+        ]);
+        for st in steps(r) {
+            let idx = int_at(st, "step_index");
+            let tcs = st.get("tool_calls").and_then(Value::as_array).cloned().unwrap_or_default();
+            let obs = st.get("observations").and_then(Value::as_array).cloned().unwrap_or_default();
+            step_t.push(vec![
+                s(&t.trace_id),
+                oi(idx),
+                os(str_at(st, "role")),
+                os(str_at(st, "model")),
+                os(str_at(st, "content")),
+                os(str_at(st, "timestamp")),
+                i(tcs.len() as i64),
+                oi(st.get("token_usage").and_then(|u| int_at(u, "input_tokens"))),
+                oi(st.get("token_usage").and_then(|u| int_at(u, "output_tokens"))),
+            ]);
+            for (pos, c) in tcs.iter().enumerate() {
+                let id = str_at(c, "tool_call_id");
+                let ob_ = obs.iter().find(|x| str_at(x, "source_call_id") == id);
+                calls.push(vec![
+                    s(&t.trace_id),
+                    oi(idx),
+                    i(pos as i64),
+                    os(id),
+                    os(str_at(c, "tool_name")),
+                    s(crate::json::canonical(c.get("input").unwrap_or(&Value::Null))),
+                    oi(int_at(c, "duration_ms")),
+                    os(ob_.and_then(|x| str_at(x, "content"))),
+                    os(ob_.and_then(|x| str_at(x, "error"))),
+                ]);
+            }
+        }
+    }
+    vec![traces, step_t, calls]
+}
