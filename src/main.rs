@@ -80,7 +80,7 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             }
         }
         Task::Verify { dataset, study } => {
-            let inputs = study.as_ref().map(|s| (s.snapshot.as_path(), s.runs.as_path()));
+            let inputs = study.as_ref().map(|s| (s.snapshot.as_path(), s.runs.as_path(), s.traces.as_slice()));
             let drift = hindsight::dataset::verify::verify(&dataset, inputs)?;
             if drift.is_empty() {
                 println!("verify: every file matches manifest.json");

@@ -24,8 +24,8 @@ fn rows(path: &Path) -> Result<usize> {
 }
 
 /// Drift between the manifest and the files. `inputs` are the snapshot and runs
-/// directories, when the caller has them.
-pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path)>) -> Result<Vec<Drift>> {
+/// directories and the traces paths, when the caller has them.
+pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path, &[std::path::PathBuf])>) -> Result<Vec<Drift>> {
     let m = Manifest::load(dataset)?;
     let mut out = Vec::new();
     let mut push = |file: &str, what: &str, recorded: String, found: String| {
@@ -66,11 +66,20 @@ pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path)>) -> Result<Vec<Drif
             push(&n, "recorded in manifest", "yes".into(), "no".into());
         }
     }
-    if let Some((snapshot, runs)) = inputs {
+    if let Some((snapshot, runs, traces)) = inputs {
         for f in &m.inputs {
-            let root = if f.input == "snapshot" { snapshot } else { runs };
+            let path = match f.input.as_str() {
+                "snapshot" => snapshot.join(&f.path),
+                "runs" => runs.join(&f.path),
+                // Trace paths are relative to the directory given, or a file's own name.
+                _ => traces
+                    .iter()
+                    .map(|t| if t.is_dir() { t.join(&f.path) } else { t.clone() })
+                    .find(|p| p.is_file() && p.ends_with(&f.path))
+                    .unwrap_or_else(|| Path::new(&f.path).to_path_buf()),
+            };
             let label = format!("{}/{}", f.input, f.path);
-            match std::fs::read(root.join(&f.path)) {
+            match std::fs::read(path) {
                 Err(_) => push(&label, "exists", "yes".into(), "no".into()),
                 Ok(bytes) => {
                     push(&label, "size", f.size.to_string(), bytes.len().to_string());

@@ -224,7 +224,20 @@ fn verify_catches_a_one_byte_change_to_any_output() {
     let tmp = tempfile::tempdir().unwrap();
     let ds = demo(tmp.path());
     let snap_runs = crate::support::fixture("demo");
-    ok(&["verify", "--dataset", "ds", "--snapshot", snap_runs.join("snapshot").to_str().unwrap(), "--runs", snap_runs.join("runs").to_str().unwrap()], tmp.path());
+    ok(
+        &["verify", "--dataset", "ds", "--snapshot", snap_runs.join("snapshot").to_str().unwrap(), "--runs", snap_runs.join("runs").to_str().unwrap(), "--traces", snap_runs.join("traces").to_str().unwrap()],
+        tmp.path(),
+    );
+    // An input that changed since is reported.
+    let changed = tmp.path().join("snapshot");
+    crate::support::copy_dir(&snap_runs.join("snapshot"), &changed);
+    let cassette = changed.join("capture-0001.jsonl");
+    let mut bytes = std::fs::read(&cassette).unwrap();
+    bytes[10] ^= 0x01;
+    std::fs::write(&cassette, bytes).unwrap();
+    let out = run(&["verify", "--dataset", "ds", "--snapshot", "snapshot", "--runs", snap_runs.join("runs").to_str().unwrap(), "--traces", snap_runs.join("traces").to_str().unwrap()], tmp.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("snapshot/capture-0001.jsonl: sha256"));
     let mut files: Vec<PathBuf> = std::fs::read_dir(&ds).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "parquet")).collect();
     files.sort();
     assert!(files.len() > 10);
