@@ -13,7 +13,7 @@
 //! `pull_request_stayed_closed`. Reopened and merged -> `rejected`/`strong`/
 //! `pull_request_merged_after_close`.
 
-use super::{challenge, load_pull, no_history, pull_final};
+use super::{challenge, pull_state, PullState};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
@@ -42,16 +42,11 @@ impl Rule for ClosePullRequest {
 
     fn evaluate(&self, case: &Case) -> Verdict {
         let Some(n) = case.output.target_number else { return common("missing_reference") };
-        let (_, pr) = match load_pull(case, n) {
+        let PullState { activity, lc, .. } = match pull_state(case, n) {
             Ok(x) => x,
             Err(v) => return v,
         };
-        let activity = case.activity(n, true);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return no_history(why).resolved(true),
-        };
         let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis);
         if lc.merged {
             return done(self.row("merged").at(lc.merged_at).detail("merged_by", lc.merger.login.clone()));

@@ -14,7 +14,7 @@
 //! `merge_stood`.
 
 use super::durability::find_revert;
-use super::{load_pull, pull_final};
+use super::{pull_state, PullState};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, Row, Rule, Verdict};
@@ -39,14 +39,9 @@ impl Rule for MergePullRequest {
     }
     fn evaluate(&self, case: &Case) -> Verdict {
         let Some(n) = case.output.target_number else { return common("missing_reference") };
-        let (_, pr) = match load_pull(case, n) {
+        let PullState { pr, lc, .. } = match pull_state(case, n) {
             Ok(x) => x,
             Err(v) => return v,
-        };
-        let activity = case.activity(n, true);
-        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return super::no_history(why).resolved(true),
         };
         if !lc.merged {
             return self.row("not_merged").resolved(true);

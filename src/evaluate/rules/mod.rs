@@ -150,6 +150,20 @@ pub fn load_pull<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Value, PullRequest)
     }
 }
 
+/// A pull request as of the window's end: the PR, its activity and its lifecycle.
+pub struct PullState {
+    pub pr: PullRequest,
+    pub activity: super::case::Activity,
+    pub lc: super::case::Lifecycle,
+}
+
+pub fn pull_state(case: &Case, n: i64) -> Result<PullState, Verdict> {
+    let (_, pr) = load_pull(case, n)?;
+    let activity = case.activity(n, true);
+    let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(|why| no_history(why).resolved(true))?;
+    Ok(PullState { pr, activity, lc })
+}
+
 /// An activity source whose capture failed: the decision cannot rest on "no activity".
 pub fn capture_problem(a: &Activity) -> Option<Verdict> {
     if a.failed.is_empty() {
