@@ -43,10 +43,6 @@ impl Error {
         }
     }
 
-    /// Exit status under the CLI contract: 2 for bad usage or unreadable input.
-    pub fn exit_code(&self) -> i32 {
-        2
-    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

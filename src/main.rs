@@ -35,10 +35,16 @@ fn execute(config: Config) -> anyhow::Result<u8> {
     let progress = Progress::new(config.quiet);
     match config.task {
         Task::Run { study, out, windows, policy, format } => {
-            let demo = if study.is_none() { Some(DemoStudy::extract()?) } else { None };
-            let study = study.unwrap_or_else(|| demo.as_ref().map(|d| d.study.clone()).unwrap_or_else(|| unreachable!()));
+            // The demo's files live as long as `_demo`; they are removed when it drops.
+            let (study, _demo) = match study {
+                Some(s) => (s, None),
+                None => {
+                    let d = DemoStudy::extract()?;
+                    (d.study.clone(), Some(d))
+                }
+            };
             let c = pipeline::run(&study, &out, &windows, &policy, &progress)?;
-            summarize(&c, &out, config.quiet, demo.is_some());
+            summarize(&c, &out, config.quiet, _demo.is_some());
             print!("{}", report::dashboard(&out, format)?);
         }
         Task::Convert { study, out } => {
