@@ -155,7 +155,7 @@ fn link(rec: &Value, trace_id: &str, outputs: &[SafeOutput], prs: &[(String, i64
     let named = ["pull_request_number", "pr_number", "pull_request"]
         .iter()
         .filter_map(|k| meta.get(*k))
-        .find_map(|v| as_int(v))
+        .find_map(as_int)
         .map(|n| (repo.clone(), n))
         .or_else(|| {
             str_at(&meta, "pull_request_url")

@@ -5,6 +5,10 @@
 //! [`dataset`] writes and reads the Parquet dataset, [`evaluate`] judges every output in
 //! every window, [`report`] runs the dashboard SQL. [`pipeline`] strings them together.
 
+// Rules return `Result<_, Verdict>`: an early verdict (target missing, capture failed) is an
+// answer, not an error, and is built once per output and window, so its size does not matter.
+#![allow(clippy::result_large_err)]
+
 pub mod attach;
 pub mod dataset;
 pub mod demo;

@@ -65,7 +65,7 @@ impl<'a> Cols<'a> {
 }
 
 /// (path, page, status, captured_at, body) of every captured response.
-pub fn responses(dataset: &Path) -> Result<Vec<(String, i64, u16, Option<Instant>, String)>> {
+pub fn responses(dataset: &Path) -> Result<Vec<crate::snapshot::CaptureRow>> {
     let mut out = Vec::new();
     for b in batches(dataset, "responses")? {
         let c = Cols::new("responses", &b);

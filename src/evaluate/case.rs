@@ -340,9 +340,7 @@ impl<'a> Case<'a> {
         // Used for the snapshot window only, where an undated event still happened
         // before capture.
         let last_close = |evs: &[Event], until: Instant| -> Option<Event> {
-            evs.iter()
-                .filter(|e| e.event.as_deref() == Some("closed") && e.created_at.is_none_or(|t| t <= until))
-                .next_back()
+            evs.iter().rfind(|e| e.event.as_deref() == Some("closed") && e.created_at.is_none_or(|t| t <= until))
                 .cloned()
         };
         if self.window.is_snapshot() {

@@ -31,8 +31,11 @@ impl FromStr for Format {
     }
 }
 
+/// Column names, and rows of cells as text (`None` for NULL).
+type Cells = (Vec<String>, Vec<Vec<Option<String>>>);
+
 /// Cells as text (NULL as empty), with the column names.
-fn cells(batches: &[RecordBatch]) -> Result<(Vec<String>, Vec<Vec<Option<String>>>)> {
+fn cells(batches: &[RecordBatch]) -> Result<Cells> {
     let Some(first) = batches.first() else { return Ok((vec![], vec![])) };
     let names: Vec<String> = first.schema().fields().iter().map(|f| f.name().clone()).collect();
     let opts = FormatOptions::default();

@@ -183,7 +183,10 @@ fn default_kind(t: &str) -> Option<&'static str> {
 }
 
 /// A number-or-temporary-id field (`item_number: "aw_abc123"`).
-fn number_or_temp(v: &Value, field: &'static str, ctx: &RunContext) -> Result<Option<(i64, Option<String>, &'static str)>, FieldError> {
+/// A resolved target number, the repository a temporary id named, and how it was found.
+type NumberRef = (i64, Option<String>, &'static str);
+
+fn number_or_temp(v: &Value, field: &'static str, ctx: &RunContext) -> Result<Option<NumberRef>, FieldError> {
     match v.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(x) => {

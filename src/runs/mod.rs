@@ -341,8 +341,11 @@ fn read_temp_ids(root: &Path, dir: &Path, out: &mut RunsRead) -> Result<HashMap<
 
 /// agent_output.json items, else safeoutputs.jsonl lines. Every request line is kept in the
 /// `requests` table; the returned list is what is matched against executed items.
+/// A request to match against executed items: (file, line or position, the request).
+type RequestItem = (String, usize, Value);
+
 /// Also returns agent_output.json's `errors`.
-fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut RunsRead) -> Result<(Vec<(String, usize, Value)>, Vec<String>)> {
+fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut RunsRead) -> Result<(Vec<RequestItem>, Vec<String>)> {
     let mut from_agent_output = Vec::new();
     let mut errors_out = Vec::new();
     if let Some(f) = Lines::load(root, &dir.join(AGENT_OUTPUT))? {

@@ -90,7 +90,7 @@ pub fn read(dir: &Path) -> Result<SnapshotRead> {
     tree_files.sort();
 
     let mut files = vec![InputFile::hash("snapshot", dir, &info_path, 0)?];
-    let results: Vec<Result<(Vec<Capture>, Vec<Quarantined>, InputFile)>> = cassettes
+    let results: Vec<Result<FileRead>> = cassettes
         .par_iter()
         .map(|p| read_cassette(dir, p))
         .chain(tree_files.par_iter().map(|p| read_tree_file(dir, p)))
@@ -148,7 +148,7 @@ struct Line<'a> {
     body: Option<&'a RawValue>,
 }
 
-fn read_cassette(root: &Path, p: &Path) -> Result<(Vec<Capture>, Vec<Quarantined>, InputFile)> {
+fn read_cassette(root: &Path, p: &Path) -> Result<FileRead> {
     let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
     let file = rel(root, p);
     let text = String::from_utf8_lossy(&bytes);
@@ -261,7 +261,7 @@ pub fn normalize_path(p: &str) -> String {
     p.trim_matches('/').to_string()
 }
 
-fn read_tree_file(root: &Path, p: &Path) -> Result<(Vec<Capture>, Vec<Quarantined>, InputFile)> {
+fn read_tree_file(root: &Path, p: &Path) -> Result<FileRead> {
     let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
     let file = rel(root, p);
     let text = String::from_utf8_lossy(&bytes).to_string();
@@ -321,6 +321,12 @@ fn dedupe(captures: &mut Vec<Capture>, quarantined: &mut Vec<Quarantined>) {
     *captures = kept;
 }
 
+/// A captured response as the dataset stores it: (path, page, status, captured_at, body).
+pub type CaptureRow = (String, i64, u16, Option<Instant>, String);
+
+/// What one input file yielded.
+type FileRead = (Vec<Capture>, Vec<Quarantined>, InputFile);
+
 /// What an evaluator sees of one path: the status and the body with pages joined.
 #[derive(Clone, Debug)]
 pub struct Entry {
@@ -351,9 +357,10 @@ impl SnapshotIndex {
     /// parse were already quarantined at convert time and are skipped here.
     pub fn build<I>(captures: I) -> Self
     where
-        I: IntoIterator<Item = (String, i64, u16, Option<Instant>, String)>,
+        I: IntoIterator<Item = CaptureRow>,
     {
-        let mut grouped: BTreeMap<String, Vec<(i64, u16, Option<Instant>, String)>> = BTreeMap::new();
+        type Page = (i64, u16, Option<Instant>, String);
+        let mut grouped: BTreeMap<String, Vec<Page>> = BTreeMap::new();
         for (path, page, status, at, body) in captures {
             grouped.entry(path).or_default().push((page, status, at, body));
         }

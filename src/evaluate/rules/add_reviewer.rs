@@ -46,7 +46,7 @@ fn requested(case: &Case) -> (Vec<String>, Vec<String>) {
     let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
     let pick = |keys: &[&str]| -> Vec<String> {
         for k in keys {
-            if let Some(l) = e.get(&format!("metadata.{k}")).or(p.get(*k)).and_then(names) {
+            if let Some(l) = e.get(format!("metadata.{k}")).or(p.get(*k)).and_then(names) {
                 return l.into_iter().map(|x| x.to_lowercase()).collect();
             }
         }
@@ -97,7 +97,7 @@ impl Rule for AddReviewer {
         let still = match case.lookup(&format!("pulls/{n}/requested_reviewers")) {
             Lookup::Found(v) if case.window.is_snapshot() => {
                 let u: Vec<String> = v.get("users").and_then(names).unwrap_or_default().into_iter().map(|x| x.to_lowercase()).collect();
-                let t: Vec<String> = v.get("teams").and_then(|t| names(t)).unwrap_or_default().into_iter().map(|x| x.to_lowercase()).collect();
+                let t: Vec<String> = v.get("teams").and_then(names).unwrap_or_default().into_iter().map(|x| x.to_lowercase()).collect();
                 Some(users.iter().any(|x| u.contains(x)) || teams.iter().any(|x| t.contains(x)))
             }
             _ => None,

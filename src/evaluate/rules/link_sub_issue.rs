@@ -35,7 +35,7 @@ const ROWS: &[Row] = &[
 fn numbers(case: &Case) -> (Option<i64>, Option<i64>) {
     let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
     let e = case.output.expected();
-    let get = |k: &str| p.get(k).and_then(as_int).or_else(|| e.get(&format!("metadata.{k}")).and_then(as_int));
+    let get = |k: &str| p.get(k).and_then(as_int).or_else(|| e.get(format!("metadata.{k}")).and_then(as_int));
     (get("parent_issue_number"), get("sub_issue_number").or(case.output.target_number))
 }
 
