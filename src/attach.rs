@@ -42,8 +42,18 @@ use crate::snapshot::SnapshotIndex;
 use crate::table::{os, s, Kind, Table};
 use crate::traces::{attribution, hash};
 
-const CODE_CHANGING: &[&str] = &["create_pull_request", "push_to_pull_request_branch", "merge_pull_request", "autofix_code_scanning_alert", "update_pull_request"];
-const MERGE_SIGNALS: &[&str] = &["pull_request_merged", "pushed_commits_merged", "pushed_commits_modified_then_merged", "merge_stood", "approved_and_merged", "state_retained_and_merged", "agent_pr_merged", "autofix_pr_merged_alert_fixed"];
+const CODE_CHANGING: &[&str] =
+    &["create_pull_request", "push_to_pull_request_branch", "merge_pull_request", "autofix_code_scanning_alert", "update_pull_request"];
+const MERGE_SIGNALS: &[&str] = &[
+    "pull_request_merged",
+    "pushed_commits_merged",
+    "pushed_commits_modified_then_merged",
+    "merge_stood",
+    "approved_and_merged",
+    "state_retained_and_merged",
+    "agent_pr_merged",
+    "autofix_pr_merged_alert_fixed",
+];
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Link {
@@ -115,7 +125,12 @@ fn pr_shas(index: &SnapshotIndex) -> Vec<(String, i64, Vec<String>)> {
 /// Links of one trace (one row per linked output, or one unlinked row with the reason).
 fn link(rec: &Value, trace_id: &str, outputs: &[SafeOutput], prs: &[(String, i64, Vec<String>)]) -> Vec<Link> {
     let meta = rec.get("metadata").cloned().unwrap_or(Value::Null);
-    let mk = |so: &SafeOutput, kind: &'static str, ev: String| Link { trace_id: trace_id.into(), safe_output_id: Some(so.safe_output_id.clone()), kind: Some(kind), evidence: ev };
+    let mk = |so: &SafeOutput, kind: &'static str, ev: String| Link {
+        trace_id: trace_id.into(),
+        safe_output_id: Some(so.safe_output_id.clone()),
+        kind: Some(kind),
+        evidence: ev,
+    };
     // 1. run id
     let mut run_ids: Vec<String> = ["run_id", "gh_aw_run_id", "github_run_id", "workflow_run_id"]
         .iter()
@@ -152,12 +167,8 @@ fn link(rec: &Value, trace_id: &str, outputs: &[SafeOutput], prs: &[(String, i64
     }
     // 3. repository + PR number named in the trace
     let repo = rec.get("task").and_then(|t| str_at(t, "repository")).map(str::to_string);
-    let named = ["pull_request_number", "pr_number", "pull_request"]
-        .iter()
-        .filter_map(|k| meta.get(*k))
-        .find_map(as_int)
-        .map(|n| (repo.clone(), n))
-        .or_else(|| {
+    let named =
+        ["pull_request_number", "pr_number", "pull_request"].iter().filter_map(|k| meta.get(*k)).find_map(as_int).map(|n| (repo.clone(), n)).or_else(|| {
             str_at(&meta, "pull_request_url")
                 .and_then(pr_from_text)
                 .or_else(|| rec.get("task").and_then(|t| str_at(t, "description")).and_then(pr_from_text))
@@ -187,12 +198,17 @@ fn read_outcomes(dataset: &Path, window: &str) -> Result<HashMap<String, Outcome
     let mut out = HashMap::new();
     for b in batches(dataset, "outcomes")? {
         let c = Cols::new("outcomes", &b);
-        let (id, w, st, sg, si) = (c.str("safe_output_id")?, c.str("eval_window")?, c.str("outcome_status")?, c.str("evidence_strength")?, c.str("human_check_signal")?);
+        let (id, w, st, sg, si) =
+            (c.str("safe_output_id")?, c.str("eval_window")?, c.str("outcome_status")?, c.str("evidence_strength")?, c.str("human_check_signal")?);
         for i in 0..b.num_rows() {
             if w[i].as_deref() == Some(window) {
                 out.insert(
                     id[i].clone().unwrap_or_default(),
-                    Outcome { status: st[i].clone().unwrap_or_default(), strength: sg[i].clone().unwrap_or_default(), signal: si[i].clone().unwrap_or_default() },
+                    Outcome {
+                        status: st[i].clone().unwrap_or_default(),
+                        strength: sg[i].clone().unwrap_or_default(),
+                        signal: si[i].clone().unwrap_or_default(),
+                    },
                 );
             }
         }
@@ -229,7 +245,14 @@ fn fill(obj: &mut Map<String, Value>, field: &str, value: Value, filled: &mut Ve
 }
 
 /// Enrich one record. Returns the new record.
-fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outputs: &HashMap<&str, &SafeOutput>, index: &SnapshotIndex, opts: &Options) -> Value {
+fn enrich(
+    rec: &Value,
+    links: &[Link],
+    outcomes: &HashMap<String, Outcome>,
+    outputs: &HashMap<&str, &SafeOutput>,
+    index: &SnapshotIndex,
+    opts: &Options,
+) -> Value {
     let mut r = rec.as_object().cloned().unwrap_or_default();
     let window = opts.window.to_string();
     let mut filled = Vec::new();
@@ -304,7 +327,18 @@ fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outp
         }
     }
     // Complete the block with the schema's defaults so the record stays valid.
-    for (k, v) in [("success", Value::Null), ("signal_source", json!("deterministic")), ("signal_confidence", json!("derived")), ("description", Value::Null), ("patch", Value::Null), ("committed", json!(false)), ("commit_sha", Value::Null), ("terminal_state", Value::Null), ("reward", Value::Null), ("reward_source", Value::Null)] {
+    for (k, v) in [
+        ("success", Value::Null),
+        ("signal_source", json!("deterministic")),
+        ("signal_confidence", json!("derived")),
+        ("description", Value::Null),
+        ("patch", Value::Null),
+        ("committed", json!(false)),
+        ("commit_sha", Value::Null),
+        ("terminal_state", Value::Null),
+        ("reward", Value::Null),
+        ("reward_source", Value::Null),
+    ] {
         outcome.entry(k.to_string()).or_insert(v);
     }
     r.insert("outcome".into(), Value::Object(outcome));
@@ -316,7 +350,11 @@ fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outp
         "kept"
     } else {
         r.insert("attribution".into(), built.unwrap_or(Value::Null));
-        if has { "rebuilt" } else { "built" }
+        if has {
+            "rebuilt"
+        } else {
+            "built"
+        }
     };
 
     let evidence: Vec<Value> = linked

@@ -169,22 +169,13 @@ impl Cli {
             return Err(Error::Usage("--threads must be at least 1".into()));
         }
         let task = match self.command {
-            Command::Run { inputs, out, eval, format } => Task::Run {
-                study: study(inputs),
-                out,
-                windows: window::parse_list(&eval.windows)?,
-                policy: policy(eval.policy)?,
-                format: format.parse()?,
-            },
-            Command::Convert { inputs, out } => Task::Convert {
-                study: study(inputs).ok_or_else(|| Error::Usage("convert needs --snapshot DIR and --runs DIR".into()))?,
-                out,
-            },
-            Command::Evaluate { dataset, eval } => Task::Evaluate {
-                dataset,
-                windows: window::parse_list(&eval.windows)?,
-                policy: policy(eval.policy)?,
-            },
+            Command::Run { inputs, out, eval, format } => {
+                Task::Run { study: study(inputs), out, windows: window::parse_list(&eval.windows)?, policy: policy(eval.policy)?, format: format.parse()? }
+            }
+            Command::Convert { inputs, out } => {
+                Task::Convert { study: study(inputs).ok_or_else(|| Error::Usage("convert needs --snapshot DIR and --runs DIR".into()))?, out }
+            }
+            Command::Evaluate { dataset, eval } => Task::Evaluate { dataset, windows: window::parse_list(&eval.windows)?, policy: policy(eval.policy)? },
             Command::Report { dataset, query, sql, format } => Task::Report {
                 dataset,
                 sql: match (query, sql) {
@@ -208,11 +199,9 @@ impl Cli {
                 Task::Check { dataset, expected, tolerance }
             }
             Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
-            Command::Attach { dataset, out, window, rebuild_attribution } => Task::Attach {
-                dataset,
-                out,
-                options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution },
-            },
+            Command::Attach { dataset, out, window, rebuild_attribution } => {
+                Task::Attach { dataset, out, options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution } }
+            }
         };
         Ok(Config { quiet: self.quiet, threads: self.threads, task })
     }

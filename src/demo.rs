@@ -20,11 +20,7 @@ impl DemoStudy {
     pub fn extract() -> Result<DemoStudy> {
         let root = std::env::temp_dir().join(format!("hindsight-demo-{}-{}", std::process::id(), unique()));
         write(&DEMO, &root)?;
-        let study = Study {
-            snapshot: root.join("snapshot"),
-            runs: root.join("runs"),
-            traces: vec![root.join("traces")],
-        };
+        let study = Study { snapshot: root.join("snapshot"), runs: root.join("runs"), traces: vec![root.join("traces")] };
         Ok(DemoStudy { root, study })
     }
 
@@ -40,10 +36,7 @@ impl Drop for DemoStudy {
 }
 
 fn unique() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
 }
 
 fn write(dir: &Dir, root: &Path) -> Result<()> {

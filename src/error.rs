@@ -12,11 +12,7 @@ pub enum Error {
         source: std::io::Error,
     },
     #[error("{path}:{line}: {message}")]
-    Input {
-        path: PathBuf,
-        line: usize,
-        message: String,
-    },
+    Input { path: PathBuf, line: usize, message: String },
     #[error("{path}: not a directory of the expected layout: {message}")]
     Layout { path: PathBuf, message: String },
     #[error("{path}: {message}")]
@@ -37,12 +33,8 @@ pub enum Error {
 
 impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
-        }
+        Error::Io { path: path.into(), source }
     }
-
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -19,13 +19,7 @@ pub struct InputFile {
 
 impl InputFile {
     pub fn from_bytes(input: &str, path: String, bytes: &[u8], records: usize) -> Self {
-        InputFile {
-            input: input.to_string(),
-            path,
-            size: bytes.len() as u64,
-            sha256: crate::json::sha256_hex(bytes),
-            records,
-        }
+        InputFile { input: input.to_string(), path, size: bytes.len() as u64, sha256: crate::json::sha256_hex(bytes), records }
     }
 
     pub fn hash(input: &str, root: &Path, p: &Path, records: usize) -> Result<Self> {

@@ -36,10 +36,7 @@ fn check_dir(p: &Path, what: &str) -> Result<()> {
     if p.is_dir() {
         Ok(())
     } else {
-        Err(Error::Layout {
-            path: p.to_path_buf(),
-            message: format!("--{what} must be a directory"),
-        })
+        Err(Error::Layout { path: p.to_path_buf(), message: format!("--{what} must be a directory") })
     }
 }
 
@@ -68,22 +65,14 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
         used,
         quarantined: quarantined.iter().filter(|q| q.input == input).count(),
     };
-    let mut records: BTreeMap<String, RecordCount> = [
-        ("snapshot".to_string(), count("snapshot", snap.captures.len())),
-        ("runs".to_string(), count("runs", runs.used)),
-    ]
-    .into_iter()
-    .collect();
+    let mut records: BTreeMap<String, RecordCount> =
+        [("snapshot".to_string(), count("snapshot", snap.captures.len())), ("runs".to_string(), count("runs", runs.used))].into_iter().collect();
     if !study.traces.is_empty() {
         records.insert("traces".to_string(), count("traces", traces.records.len()));
     }
     manifest.records = records.clone();
 
-    let index = SnapshotIndex::build(
-        snap.captures
-            .iter()
-            .map(|c| (c.path.clone(), c.page, c.status, c.captured_at, c.body.clone())),
-    );
+    let index = SnapshotIndex::build(snap.captures.iter().map(|c| (c.path.clone(), c.page, c.status, c.captured_at, c.body.clone())));
     let mut tables = vec![snapshot::tables::responses(&snap.captures)];
     tables.extend(snapshot::tables::typed(&index));
     tables.push(crate::runs::tables::safe_outputs(&runs.outputs));
@@ -107,13 +96,7 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
             *types_without_rule.entry(o.output_type.clone()).or_insert(0) += 1;
         }
     }
-    Ok(Converted {
-        types_without_rule,
-        records,
-        quarantined,
-        safe_outputs: runs.outputs.len(),
-        responses: snap.captures.len(),
-    })
+    Ok(Converted { types_without_rule, records, quarantined, safe_outputs: runs.outputs.len(), responses: snap.captures.len() })
 }
 
 pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<usize> {

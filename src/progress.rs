@@ -13,9 +13,7 @@ pub struct Progress {
 impl Progress {
     /// Bars on stderr when it is a terminal and not `quiet`.
     pub fn new(quiet: bool) -> Self {
-        Progress {
-            enabled: !quiet && std::io::stderr().is_terminal(),
-        }
+        Progress { enabled: !quiet && std::io::stderr().is_terminal() }
     }
 
     pub fn hidden() -> Self {

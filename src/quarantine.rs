@@ -1,7 +1,7 @@
 //! Input records that could not be used. Nothing is dropped silently: every record read is
 //! either used or lands here with where it came from, why, and its raw text.
 
-use crate::table::{os, s, oi, Kind, Table};
+use crate::table::{oi, os, s, Kind, Table};
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Quarantined {
@@ -49,14 +49,7 @@ pub fn table(records: &[Quarantined]) -> Table {
     sorted.sort();
     let mut t = Table::new(
         "quarantine",
-        &[
-            ("input", Kind::Str),
-            ("file", Kind::Str),
-            ("line", Kind::Int),
-            ("field", Kind::Str),
-            ("reason", Kind::Str),
-            ("raw", Kind::Str),
-        ],
+        &[("input", Kind::Str), ("file", Kind::Str), ("line", Kind::Int), ("field", Kind::Str), ("reason", Kind::Str), ("raw", Kind::Str)],
     );
     for q in sorted {
         t.push(vec![s(q.input), s(q.file), oi(q.line), os(q.field), s(q.reason), s(q.raw)]);

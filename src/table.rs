@@ -62,11 +62,7 @@ pub struct Table {
 
 impl Table {
     pub fn new(name: &'static str, schema: &[(&'static str, Kind)]) -> Self {
-        Table {
-            name,
-            schema: schema.to_vec(),
-            rows: Vec::new(),
-        }
+        Table { name, schema: schema.to_vec(), rows: Vec::new() }
     }
 
     pub fn push(&mut self, row: Vec<Cell>) {
@@ -85,10 +81,7 @@ impl Table {
     /// Sort rows by the given key columns (stable), so output does not depend on the order
     /// in which parallel work finished.
     pub fn sort_by_columns(&mut self, keys: &[&str]) {
-        let idx: Vec<usize> = keys
-            .iter()
-            .filter_map(|k| self.schema.iter().position(|(n, _)| n == k))
-            .collect();
+        let idx: Vec<usize> = keys.iter().filter_map(|k| self.schema.iter().position(|(n, _)| n == k)).collect();
         self.rows.sort_by(|a, b| {
             for &i in &idx {
                 let o = cmp_cell(&a[i], &b[i]);
@@ -101,11 +94,7 @@ impl Table {
     }
 
     pub fn arrow_schema(&self) -> SchemaRef {
-        let fields: Vec<Field> = self
-            .schema
-            .iter()
-            .map(|(n, k)| Field::new(*n, data_type(*k), true))
-            .collect();
+        let fields: Vec<Field> = self.schema.iter().map(|(n, k)| Field::new(*n, data_type(*k), true)).collect();
         Arc::new(Schema::new(fields))
     }
 
@@ -168,13 +157,7 @@ impl Table {
     /// Drop rows whose key columns equal the previous row's (call after sorting). Rows with
     /// a null key are all kept.
     pub fn dedup_by_columns(&mut self, keys: &[&str]) {
-        let idx: Vec<usize> = keys
-            .iter()
-            .filter_map(|k| self.schema.iter().position(|(n, _)| n == k))
-            .collect();
-        self.rows.dedup_by(|a, b| {
-            idx.iter().all(|&i| a[i] == b[i])
-                && idx.iter().all(|&i| !matches!(a[i], Cell::Str(None) | Cell::Int(None)))
-        });
+        let idx: Vec<usize> = keys.iter().filter_map(|k| self.schema.iter().position(|(n, _)| n == k)).collect();
+        self.rows.dedup_by(|a, b| idx.iter().all(|&i| a[i] == b[i]) && idx.iter().all(|&i| !matches!(a[i], Cell::Str(None) | Cell::Int(None))));
     }
 }

@@ -7,9 +7,7 @@ use serde_json::Value;
 pub type Instant = DateTime<Utc>;
 
 pub fn parse(s: &str) -> Option<Instant> {
-    DateTime::parse_from_rfc3339(s.trim())
-        .ok()
-        .map(|t| t.with_timezone(&Utc))
+    DateTime::parse_from_rfc3339(s.trim()).ok().map(|t| t.with_timezone(&Utc))
 }
 
 pub fn at(v: &Value, key: &str) -> Option<Instant> {

@@ -58,13 +58,7 @@ pub struct InputFileEntry {
 
 impl From<&InputFile> for InputFileEntry {
     fn from(f: &InputFile) -> Self {
-        InputFileEntry {
-            input: f.input.clone(),
-            path: f.path.clone(),
-            size: f.size,
-            sha256: f.sha256.clone(),
-            records: f.records,
-        }
+        InputFileEntry { input: f.input.clone(), path: f.path.clone(), size: f.size, sha256: f.sha256.clone(), records: f.records }
     }
 }
 
@@ -73,22 +67,13 @@ impl Manifest {
         let mut tool = BTreeMap::new();
         tool.insert("name".into(), "hindsight".into());
         tool.insert("version".into(), env!("CARGO_PKG_VERSION").into());
-        Manifest {
-            format: FORMAT.into(),
-            tool,
-            captured_at,
-            ..Manifest::default()
-        }
+        Manifest { format: FORMAT.into(), tool, captured_at, ..Manifest::default() }
     }
 
     pub fn load(dataset: &Path) -> Result<Manifest> {
         let p = dataset.join("manifest.json");
         let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
-        serde_json::from_str(&text).map_err(|e| Error::Input {
-            path: p,
-            line: e.line(),
-            message: format!("not a hindsight manifest: {e}"),
-        })
+        serde_json::from_str(&text).map_err(|e| Error::Input { path: p, line: e.line(), message: format!("not a hindsight manifest: {e}") })
     }
 
     pub fn save(&self, dataset: &Path) -> Result<()> {
@@ -98,13 +83,6 @@ impl Manifest {
     }
 
     pub fn record_table(&mut self, name: &str, w: &super::Written) {
-        self.tables.insert(
-            name.to_string(),
-            TableEntry {
-                rows: w.rows,
-                bytes: w.bytes,
-                sha256: w.sha256.clone(),
-            },
-        );
+        self.tables.insert(name.to_string(), TableEntry { rows: w.rows, bytes: w.bytes, sha256: w.sha256.clone() });
     }
 }

@@ -2,8 +2,8 @@
 //! temporary name and renamed when complete, so a killed run leaves no half dataset.
 
 pub mod manifest;
-pub mod verify;
 pub mod read;
+pub mod verify;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -49,11 +49,7 @@ pub fn write_table(dir: &Path, table: &Table) -> Result<Written> {
 
 pub fn describe(path: &Path, rows: usize) -> Result<Written> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    Ok(Written {
-        rows,
-        bytes: bytes.len() as u64,
-        sha256: crate::json::sha256_hex(&bytes),
-    })
+    Ok(Written { rows, bytes: bytes.len() as u64, sha256: crate::json::sha256_hex(&bytes) })
 }
 
 /// Write `text` to `path` atomically.

@@ -23,10 +23,7 @@ pub fn batches(dataset: &Path, table: &str) -> Result<Vec<RecordBatch>> {
 }
 
 fn missing(table: &str, col: &str) -> Error {
-    Error::Dataset {
-        path: format!("{table}.parquet").into(),
-        message: format!("column `{col}` is missing or has an unexpected type"),
-    }
+    Error::Dataset { path: format!("{table}.parquet").into(), message: format!("column `{col}` is missing or has an unexpected type") }
 }
 
 pub struct Cols<'a> {
@@ -39,10 +36,7 @@ impl<'a> Cols<'a> {
         Cols { table, batch }
     }
     fn col<T: 'static>(&self, name: &str) -> Result<&'a T> {
-        self.batch
-            .column_by_name(name)
-            .and_then(|c| c.as_any().downcast_ref::<T>())
-            .ok_or_else(|| missing(self.table, name))
+        self.batch.column_by_name(name).and_then(|c| c.as_any().downcast_ref::<T>()).ok_or_else(|| missing(self.table, name))
     }
     pub fn str(&self, name: &str) -> Result<Vec<Option<String>>> {
         let a: &StringArray = self.col(name)?;
@@ -58,9 +52,7 @@ impl<'a> Cols<'a> {
     }
     pub fn time(&self, name: &str) -> Result<Vec<Option<Instant>>> {
         let a: &TimestampMicrosecondArray = self.col(name)?;
-        Ok((0..a.len())
-            .map(|i| if a.is_null(i) { None } else { time::from_micros(a.value(i)) })
-            .collect())
+        Ok((0..a.len()).map(|i| if a.is_null(i) { None } else { time::from_micros(a.value(i)) }).collect())
     }
 }
 

@@ -40,9 +40,7 @@ pub struct Classifier {
 
 impl Classifier {
     pub fn new<I: IntoIterator<Item = String>>(workflow_logins: I) -> Self {
-        Classifier {
-            workflow: workflow_logins.into_iter().map(|l| l.to_lowercase()).collect(),
-        }
+        Classifier { workflow: workflow_logins.into_iter().map(|l| l.to_lowercase()).collect() }
     }
 
     pub fn add_workflow(&mut self, login: &str) {

@@ -222,15 +222,10 @@ impl<'a> Case<'a> {
     pub fn activity(&self, n: i64, pull: bool) -> Activity {
         let mut a = Activity::default();
         self.read_list(&format!("issues/{n}/comments"), true, &mut a, &|v| {
-            v.as_array()
-                .map(|arr| arr.iter().map(|c| self.comment_act(c, ActKind::Comment)).collect())
-                .unwrap_or_default()
+            v.as_array().map(|arr| arr.iter().map(|c| self.comment_act(c, ActKind::Comment)).collect()).unwrap_or_default()
         });
         self.read_list(&format!("issues/{n}/reactions"), true, &mut a, &|v| {
-            list(v, Reaction::from)
-                .into_iter()
-                .map(|r| self.act(r.user, r.created_at, ActKind::Reaction, r.content))
-                .collect()
+            list(v, Reaction::from).into_iter().map(|r| self.act(r.user, r.created_at, ActKind::Reaction, r.content)).collect()
         });
         let mut events: Option<Vec<Event>> = None;
         for tail in [format!("issues/{n}/timeline"), format!("issues/{n}/events")] {
@@ -289,9 +284,7 @@ impl<'a> Case<'a> {
                     .collect()
             });
             self.read_list(&format!("pulls/{n}/comments"), true, &mut a, &|v| {
-                v.as_array()
-                    .map(|arr| arr.iter().map(|c| self.comment_act(c, ActKind::ReviewComment)).collect())
-                    .unwrap_or_default()
+                v.as_array().map(|arr| arr.iter().map(|c| self.comment_act(c, ActKind::ReviewComment)).collect()).unwrap_or_default()
             });
             self.read_list(&format!("pulls/{n}/commits"), true, &mut a, &|v| {
                 list(v, Commit::from)
@@ -340,23 +333,25 @@ impl<'a> Case<'a> {
         // Used for the snapshot window only, where an undated event still happened
         // before capture.
         let last_close = |evs: &[Event], until: Instant| -> Option<Event> {
-            evs.iter().rfind(|e| e.event.as_deref() == Some("closed") && e.created_at.is_none_or(|t| t <= until))
-                .cloned()
+            evs.iter().rfind(|e| e.event.as_deref() == Some("closed") && e.created_at.is_none_or(|t| t <= until)).cloned()
         };
         if self.window.is_snapshot() {
             let Some(state) = f.state.as_deref() else {
                 if f.merged == Some(true) {
-                    return Ok(Lifecycle { closed: true, merged: true, merged_at: f.merged_at, merger: f.merged_by.clone(), basis: "final", ..Lifecycle::default() });
+                    return Ok(Lifecycle {
+                        closed: true,
+                        merged: true,
+                        merged_at: f.merged_at,
+                        merger: f.merged_by.clone(),
+                        basis: "final",
+                        ..Lifecycle::default()
+                    });
                 }
                 return Err("state_missing");
             };
             let closed = state == "closed" || f.merged == Some(true);
             let close_ev = events.and_then(|e| last_close(e, self.as_of));
-            let closer = close_ev
-                .as_ref()
-                .map(|e| e.actor.clone())
-                .filter(|a| a.login.is_some())
-                .unwrap_or_else(|| f.closed_by.clone());
+            let closer = close_ev.as_ref().map(|e| e.actor.clone()).filter(|a| a.login.is_some()).unwrap_or_else(|| f.closed_by.clone());
             return Ok(Lifecycle {
                 closed,
                 closed_at: f.closed_at.or(close_ev.as_ref().and_then(|e| e.created_at)),
@@ -476,10 +471,10 @@ impl<'a> Case<'a> {
     /// Events of these kinds inside the window, oldest first.
     pub fn events_inside<'b>(&self, events: Option<&'b [Event]>, kinds: &'b [&str]) -> impl Iterator<Item = &'b Event> + 'b {
         let (t0, as_of) = (self.t0, self.as_of);
-        events.unwrap_or(&[]).iter().filter(move |e| {
-            e.event.as_deref().is_some_and(|k| kinds.contains(&k))
-                && e.created_at.is_some_and(|t| t0.is_none_or(|t0| t > t0) && t <= as_of)
-        })
+        events
+            .unwrap_or(&[])
+            .iter()
+            .filter(move |e| e.event.as_deref().is_some_and(|k| kinds.contains(&k)) && e.created_at.is_some_and(|t| t0.is_none_or(|t0| t > t0) && t <= as_of))
     }
 
     /// Whether the captured value of a field also held at the window's end: always in the
@@ -490,9 +485,7 @@ impl<'a> Case<'a> {
             return true;
         }
         match events {
-            Some(evs) => !evs.iter().any(|e| {
-                e.event.as_deref().is_some_and(|k| kinds.contains(&k)) && e.created_at.is_none_or(|t| t > self.as_of)
-            }),
+            Some(evs) => !evs.iter().any(|e| e.event.as_deref().is_some_and(|k| kinds.contains(&k)) && e.created_at.is_none_or(|t| t > self.as_of)),
             None => false,
         }
     }

@@ -80,10 +80,7 @@ pub trait Rule: Sync + Send {
 /// Build the verdict of a row. Row ids are fixed in code; a wrong id is a programming
 /// error that the per-row tests catch.
 pub fn verdict(ty: &str, rows: &[Row], id: &str) -> Verdict {
-    let r = rows
-        .iter()
-        .find(|r| r.id == id)
-        .unwrap_or_else(|| panic!("rule {ty} has no row `{id}`"));
+    let r = rows.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("rule {ty} has no row `{id}`"));
     Verdict {
         status: r.status,
         strength: r.strength,
@@ -102,18 +99,114 @@ pub fn verdict(ty: &str, rows: &[Row], id: &str) -> Verdict {
 
 /// Rows every type shares: missing data and unobservable windows.
 pub const COMMON: &[Row] = &[
-    Row { id: "missing_reference", when: "The record names no target (no number, URL or temporary id)", status: Status::Unknown, strength: EvidenceStrength::None, signal: "missing_reference", seed: "Required target object or audit data could not be fetched", policy: None },
-    Row { id: "target_not_captured", when: "The target is not in the snapshot", status: Status::Unknown, strength: EvidenceStrength::None, signal: "target_not_captured", seed: "Required target object or audit data could not be fetched", policy: None },
-    Row { id: "capture_failed", when: "The capture of the target, or of history the rule needs, failed (non-2xx other than 404/410)", status: Status::Unknown, strength: EvidenceStrength::None, signal: "capture_failed", seed: "Required target object or audit data could not be fetched", policy: None },
-    Row { id: "target_deleted", when: "The target answered 404/410 at capture", status: Status::Unknown, strength: EvidenceStrength::None, signal: "target_deleted", seed: "Deleted or inaccessible: unknown or rejected, depending audit availability", policy: Some("deleted_target") },
-    Row { id: "history_missing", when: "The window ends before capture but the timestamped history needed to rebuild the state as of its end was not captured", status: Status::Unknown, strength: EvidenceStrength::None, signal: "history_missing", seed: "", policy: None },
-    Row { id: "window_not_observable", when: "The window ends after the snapshot was captured", status: Status::Unknown, strength: EvidenceStrength::None, signal: "window_not_yet_observable", seed: "", policy: None },
-    Row { id: "action_time_missing", when: "The action's time is not recorded, so T+W cannot be placed", status: Status::Unknown, strength: EvidenceStrength::None, signal: "action_time_missing", seed: "", policy: None },
-    Row { id: "missing_execution_state", when: "The execution-time metadata the rule compares against (labels added, commit SHAs, ...) was not recorded", status: Status::Unknown, strength: EvidenceStrength::None, signal: "missing_execution_state", seed: "No way to compare before and after", policy: None },
-    Row { id: "no_type_specific_evaluator", when: "No rule exists for this safe-output type", status: Status::Unknown, strength: EvidenceStrength::None, signal: "no_type_specific_evaluator", seed: "evaluator is None -> unknown(no_type_specific_evaluator)", policy: None },
-    Row { id: "not_executed", when: "Requested but not carried out (an error, a rejected request)", status: Status::Skipped, strength: EvidenceStrength::None, signal: "not_executed", seed: "", policy: None },
-    Row { id: "staged", when: "Requested in staged mode: previewed, never applied", status: Status::Skipped, strength: EvidenceStrength::None, signal: "staged_not_applied", seed: "", policy: None },
-    Row { id: "execution_unrecorded", when: "Requested in a run that kept no record of executed items", status: Status::Unknown, strength: EvidenceStrength::None, signal: "execution_unrecorded", seed: "", policy: None },
+    Row {
+        id: "missing_reference",
+        when: "The record names no target (no number, URL or temporary id)",
+        status: Status::Unknown,
+        strength: EvidenceStrength::None,
+        signal: "missing_reference",
+        seed: "Required target object or audit data could not be fetched",
+        policy: None,
+    },
+    Row {
+        id: "target_not_captured",
+        when: "The target is not in the snapshot",
+        status: Status::Unknown,
+        strength: EvidenceStrength::None,
+        signal: "target_not_captured",
+        seed: "Required target object or audit data could not be fetched",
+        policy: None,
+    },
+    Row {
+        id: "capture_failed",
+        when: "The capture of the target, or of history the rule needs, failed (non-2xx other than 404/410)",
+        status: Status::Unknown,
+        strength: EvidenceStrength::None,
+        signal: "capture_failed",
+        seed: "Required target object or audit data could not be fetched",
+        policy: None,
+    },
+    Row {
+        id: "target_deleted",
+        when: "The target answered 404/410 at capture",
+        status: Status::Unknown,
+        strength: EvidenceStrength::None,
+        signal: "target_deleted",
+        seed: "Deleted or inaccessible: unknown or rejected, depending audit availability",
+        policy: Some("deleted_target"),
+    },
+    Row {
+        id: "history_missing",
+        when: "The window ends before capture but the timestamped history needed to rebuild the state as of its end was not captured",
+        status: Status::Unknown,
+        strength: EvidenceStrength::None,
+        signal: "history_missing",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "window_not_observable",
+        when: "The window ends after the snapshot was captured",
+        status: Status::Unknown,
+        strength: EvidenceStrength::None,
+        signal: "window_not_yet_observable",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "action_time_missing",
+        when: "The action's time is not recorded, so T+W cannot be placed",
+        status: Status::Unknown,
+        strength: EvidenceStrength::None,
+        signal: "action_time_missing",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "missing_execution_state",
+        when: "The execution-time metadata the rule compares against (labels added, commit SHAs, ...) was not recorded",
+        status: Status::Unknown,
+        strength: EvidenceStrength::None,
+        signal: "missing_execution_state",
+        seed: "No way to compare before and after",
+        policy: None,
+    },
+    Row {
+        id: "no_type_specific_evaluator",
+        when: "No rule exists for this safe-output type",
+        status: Status::Unknown,
+        strength: EvidenceStrength::None,
+        signal: "no_type_specific_evaluator",
+        seed: "evaluator is None -> unknown(no_type_specific_evaluator)",
+        policy: None,
+    },
+    Row {
+        id: "not_executed",
+        when: "Requested but not carried out (an error, a rejected request)",
+        status: Status::Skipped,
+        strength: EvidenceStrength::None,
+        signal: "not_executed",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "staged",
+        when: "Requested in staged mode: previewed, never applied",
+        status: Status::Skipped,
+        strength: EvidenceStrength::None,
+        signal: "staged_not_applied",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "execution_unrecorded",
+        when: "Requested in a run that kept no record of executed items",
+        status: Status::Unknown,
+        strength: EvidenceStrength::None,
+        signal: "execution_unrecorded",
+        seed: "",
+        policy: None,
+    },
 ];
 
 pub fn common(id: &str) -> Verdict {
@@ -185,12 +278,7 @@ impl Evaluation<'_> {
             actors: classifier,
         };
         let (verdict, evaluated_at) = self.judge(rule, &mut case);
-        Outcome {
-            output: o.clone(),
-            window,
-            evaluated_at,
-            verdict,
-        }
+        Outcome { output: o.clone(), window, evaluated_at, verdict }
     }
 
     fn judge(&self, rule: Option<&dyn Rule>, case: &mut Case) -> (Verdict, Option<Instant>) {
@@ -206,8 +294,7 @@ impl Evaluation<'_> {
             Execution::Unrecorded => return (common("execution_unrecorded"), None),
         }
         let Some(rule) = rule else {
-            let v = common("no_type_specific_evaluator")
-                .note(format!("no rule for `{}`; its outcome is not measured, never assumed", o.output_type));
+            let v = common("no_type_specific_evaluator").note(format!("no rule for `{}`; its outcome is not measured, never assumed", o.output_type));
             return (v, None);
         };
         if rule.skips() {
@@ -322,12 +409,7 @@ pub fn evaluate_dataset(dataset: &Path, windows: &[Window], policy: &Policy, pro
     })?;
     let index = SnapshotIndex::build(crate::dataset::read::responses(dataset)?);
     let outputs = crate::dataset::read::safe_outputs(dataset)?;
-    let ev = Evaluation {
-        index: &index,
-        captured_at,
-        policy,
-        windows,
-    };
+    let ev = Evaluation { index: &index, captured_at, policy, windows };
     let outcomes = ev.run(&outputs, progress);
     let table = outcomes_table(&outcomes);
     let w = crate::dataset::write_table(dataset, &table)?;

@@ -140,19 +140,13 @@ impl Default for Policy {
 impl Policy {
     pub fn load(path: &Path) -> Result<Policy> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let p: Policy = serde_json::from_str(&text).map_err(|e| Error::Policy {
-            path: path.to_path_buf(),
-            message: format!("line {}: {e}", e.line()),
-        })?;
+        let p: Policy = serde_json::from_str(&text).map_err(|e| Error::Policy { path: path.to_path_buf(), message: format!("line {}: {e}", e.line()) })?;
         p.validate(path)?;
         Ok(p)
     }
 
     fn validate(&self, path: &Path) -> Result<()> {
-        let bad = |field: &str, allowed: &str| Error::Policy {
-            path: path.to_path_buf(),
-            message: format!("`{field}` must be one of {allowed}"),
-        };
+        let bad = |field: &str, allowed: &str| Error::Policy { path: path.to_path_buf(), message: format!("`{field}` must be one of {allowed}") };
         use Choice::*;
         let check = |field: &str, c: Choice, allowed: &[Choice]| {
             if allowed.contains(&c) {
@@ -179,12 +173,11 @@ impl Policy {
         check("solved_by_other", self.solved_by_other, &[Ignored, Accepted])?;
         check("run_without_artifact", self.run_without_artifact, &[Accepted, Ignored])?;
         check("alert_dismissed_with_reason", self.alert_dismissed_with_reason, &[Accepted, Rejected])?;
-        for (name, v) in [("ignore_after_hours", self.ignore_after_hours), ("alert_sla_hours", self.alert_sla_hours), ("durability_hours", self.durability_hours)] {
+        for (name, v) in
+            [("ignore_after_hours", self.ignore_after_hours), ("alert_sla_hours", self.alert_sla_hours), ("durability_hours", self.durability_hours)]
+        {
             if v <= 0 {
-                return Err(Error::Policy {
-                    path: path.to_path_buf(),
-                    message: format!("`{name}` must be positive"),
-                });
+                return Err(Error::Policy { path: path.to_path_buf(), message: format!("`{name}` must be positive") });
             }
         }
         Ok(())

@@ -42,9 +42,7 @@ pub fn compare(expected: &Value, actual: &Value, tolerance: f64) -> Result<Vec<D
         for row in rows {
             let Some(row) = row.as_object() else { continue };
             let key = key_of(row);
-            let found = have.and_then(|h| {
-                h.iter().filter_map(Value::as_object).find(|r| key.iter().all(|(k, v)| r.get(k) == Some(v)))
-            });
+            let found = have.and_then(|h| h.iter().filter_map(Value::as_object).find(|r| key.iter().all(|(k, v)| r.get(k) == Some(v))));
             for (field, want) in row.iter().filter(|(_, v)| !v.is_string()) {
                 let got = found.and_then(|r| r.get(field));
                 let same = match (want, got) {

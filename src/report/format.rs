@@ -41,17 +41,9 @@ fn cells(batches: &[RecordBatch]) -> Result<Cells> {
     let opts = FormatOptions::default();
     let mut rows = Vec::new();
     for b in batches {
-        let fmts: Vec<(ArrayFormatter, &ArrayRef)> = b
-            .columns()
-            .iter()
-            .map(|c| Ok((ArrayFormatter::try_new(c.as_ref(), &opts)?, c)))
-            .collect::<Result<_>>()?;
+        let fmts: Vec<(ArrayFormatter, &ArrayRef)> = b.columns().iter().map(|c| Ok((ArrayFormatter::try_new(c.as_ref(), &opts)?, c))).collect::<Result<_>>()?;
         for r in 0..b.num_rows() {
-            rows.push(
-                fmts.iter()
-                    .map(|(f, c)| if c.is_null(r) { None } else { Some(f.value(r).to_string()) })
-                    .collect(),
-            );
+            rows.push(fmts.iter().map(|(f, c)| if c.is_null(r) { None } else { Some(f.value(r).to_string()) }).collect());
         }
     }
     Ok((names, rows))
@@ -120,10 +112,7 @@ pub fn json_rows(batches: &[RecordBatch]) -> Result<serde_json::Value> {
 }
 
 fn rows_of(batches: &[RecordBatch]) -> Result<Vec<serde_json::Map<String, serde_json::Value>>> {
-    Ok(json_rows(batches)?
-        .as_array()
-        .map(|a| a.iter().filter_map(|r| r.as_object().cloned()).collect())
-        .unwrap_or_default())
+    Ok(json_rows(batches)?.as_array().map(|a| a.iter().filter_map(|r| r.as_object().cloned()).collect()).unwrap_or_default())
 }
 
 pub fn sections(sections: &[(&str, &str, Vec<RecordBatch>)], fmt: Format) -> Result<String> {

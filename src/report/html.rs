@@ -36,7 +36,13 @@ fn bars(title: &str, labels: &[String], series: &[(&str, Vec<f64>)], max: f64, u
     let width = 420.0;
     let height = 40.0 + group_h * labels.len() as f64 + 20.0 * series.len() as f64;
     let mut s = String::new();
-    let _ = write!(s, r#"<figure><figcaption>{}</figcaption><svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" role="img" aria-label="{}">"#, esc(title), left + width + 80.0, esc(title));
+    let _ = write!(
+        s,
+        r#"<figure><figcaption>{}</figcaption><svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" role="img" aria-label="{}">"#,
+        esc(title),
+        left + width + 80.0,
+        esc(title)
+    );
     for (gi, label) in labels.iter().enumerate() {
         let y0 = 20.0 + gi as f64 * group_h;
         let _ = write!(s, r#"<text x="{}" y="{}" text-anchor="end" font-size="11">{}</text>"#, left - 6.0, y0 + group_h / 2.0, esc(label));
@@ -51,7 +57,15 @@ fn bars(title: &str, labels: &[String], series: &[(&str, Vec<f64>)], max: f64, u
     let ly = 30.0 + group_h * labels.len() as f64;
     for (si, (name, _)) in series.iter().enumerate() {
         let y = ly + si as f64 * 20.0;
-        let _ = write!(s, r#"<rect x="{left}" y="{}" width="12" height="12" fill="{}"/><text x="{}" y="{}" font-size="11">{}</text>"#, y - 10.0, COLORS[si % COLORS.len()], left + 18.0, y, esc(name));
+        let _ = write!(
+            s,
+            r#"<rect x="{left}" y="{}" width="12" height="12" fill="{}"/><text x="{}" y="{}" font-size="11">{}</text>"#,
+            y - 10.0,
+            COLORS[si % COLORS.len()],
+            left + 18.0,
+            y,
+            esc(name)
+        );
     }
     s.push_str("</svg></figure>");
     s
@@ -63,7 +77,13 @@ fn stacked(title: &str, labels: &[String], parts: &[(&str, Vec<f64>)]) -> String
     let width = 520.0;
     let height = 30.0 + 24.0 * labels.len() as f64 + 20.0 * parts.len() as f64;
     let mut s = String::new();
-    let _ = write!(s, r#"<figure><figcaption>{}</figcaption><svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" role="img" aria-label="{}">"#, esc(title), left + width + 20.0, esc(title));
+    let _ = write!(
+        s,
+        r#"<figure><figcaption>{}</figcaption><svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" role="img" aria-label="{}">"#,
+        esc(title),
+        left + width + 20.0,
+        esc(title)
+    );
     for (i, label) in labels.iter().enumerate() {
         let y = 10.0 + i as f64 * 24.0;
         let total: f64 = parts.iter().map(|(_, v)| v.get(i).copied().unwrap_or(0.0)).sum();
@@ -75,21 +95,39 @@ fn stacked(title: &str, labels: &[String], parts: &[(&str, Vec<f64>)]) -> String
                 continue;
             }
             let w = v / total * width;
-            let _ = write!(s, r#"<rect x="{x:.1}" y="{y}" width="{w:.1}" height="18" fill="{}"><title>{}: {}</title></rect>"#, COLORS[pi % COLORS.len()], esc(name), fmt_num(v));
+            let _ = write!(
+                s,
+                r#"<rect x="{x:.1}" y="{y}" width="{w:.1}" height="18" fill="{}"><title>{}: {}</title></rect>"#,
+                COLORS[pi % COLORS.len()],
+                esc(name),
+                fmt_num(v)
+            );
             x += w;
         }
     }
     let ly = 20.0 + 24.0 * labels.len() as f64;
     for (pi, (name, _)) in parts.iter().enumerate() {
         let y = ly + pi as f64 * 20.0;
-        let _ = write!(s, r#"<rect x="{left}" y="{}" width="12" height="12" fill="{}"/><text x="{}" y="{}" font-size="11">{}</text>"#, y - 10.0, COLORS[pi % COLORS.len()], left + 18.0, y, esc(name));
+        let _ = write!(
+            s,
+            r#"<rect x="{left}" y="{}" width="12" height="12" fill="{}"/><text x="{}" y="{}" font-size="11">{}</text>"#,
+            y - 10.0,
+            COLORS[pi % COLORS.len()],
+            left + 18.0,
+            y,
+            esc(name)
+        );
     }
     s.push_str("</svg></figure>");
     s
 }
 
 fn fmt_num(v: f64) -> String {
-    if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v}") }
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
 }
 
 fn table(name: &str, rows: &Rows) -> String {

@@ -2,8 +2,8 @@
 //! its file name without `.parquet`. Queries live in `queries/*.sql`, one statement per
 //! file, and are embedded in the binary so a report needs no source checkout.
 
-pub mod format;
 pub mod check;
+pub mod format;
 pub mod html;
 
 use std::path::Path;
@@ -58,10 +58,7 @@ pub struct Session {
 
 impl Session {
     pub fn open(dataset: &Path) -> Result<Session> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| Error::io(dataset, e))?;
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::io(dataset, e))?;
         // One partition keeps result order and float sums independent of the core count.
         let cfg = SessionConfig::new().with_target_partitions(1);
         let ctx = SessionContext::new_with_config(cfg);
@@ -90,11 +87,12 @@ impl Session {
         if statements > 1 {
             return Err(Error::Usage("one SQL statement at a time".into()));
         }
-        self.rt.block_on(async {
-            let df = self.ctx.sql(sql).await?;
-            df.collect().await
-        })
-        .map_err(Error::from)
+        self.rt
+            .block_on(async {
+                let df = self.ctx.sql(sql).await?;
+                df.collect().await
+            })
+            .map_err(Error::from)
     }
 
     pub fn has_table(&self, name: &str) -> bool {
@@ -110,10 +108,7 @@ fn strip_comments(s: &str) -> String {
 pub fn dashboard(dataset: &Path, fmt: Format) -> Result<String> {
     let session = Session::open(dataset)?;
     if !session.has_table("outcomes") {
-        return Err(Error::Dataset {
-            path: dataset.to_path_buf(),
-            message: "no outcomes table: run `hindsight evaluate` first".into(),
-        });
+        return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no outcomes table: run `hindsight evaluate` first".into() });
     }
     let mut sections = Vec::new();
     for (name, title) in DASHBOARD {

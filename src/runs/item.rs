@@ -157,18 +157,22 @@ fn opt_str<'a>(v: &'a Value, field: &'static str) -> Result<Option<&'a str>, Fie
 fn opt_time(v: &Value, field: &'static str) -> Result<Option<Instant>, FieldError> {
     match opt_str(v, field)? {
         None => Ok(None),
-        Some(s) => time::parse(s)
-            .map(Some)
-            .ok_or_else(|| (field, format!("`{s}` is not an RFC 3339 time"))),
+        Some(s) => time::parse(s).map(Some).ok_or_else(|| (field, format!("`{s}` is not an RFC 3339 time"))),
     }
 }
 
 /// Default target kind of a type, when the record does not say.
 fn default_kind(t: &str) -> Option<&'static str> {
     Some(match t {
-        "create_pull_request" | "push_to_pull_request_branch" | "update_pull_request" | "close_pull_request"
-        | "merge_pull_request" | "mark_pull_request_as_ready_for_review" | "add_reviewer"
-        | "submit_pull_request_review" | "dismiss_pull_request_review" => "pull_request",
+        "create_pull_request"
+        | "push_to_pull_request_branch"
+        | "update_pull_request"
+        | "close_pull_request"
+        | "merge_pull_request"
+        | "mark_pull_request_as_ready_for_review"
+        | "add_reviewer"
+        | "submit_pull_request_review"
+        | "dismiss_pull_request_review" => "pull_request",
         "create_pull_request_review_comment" | "reply_to_pull_request_review_comment" => "review_comment",
         "resolve_pull_request_review_thread" => "review_thread",
         "add_comment" | "hide_comment" => "comment",
@@ -280,9 +284,7 @@ pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, fi
         // a reply answered.
         comment_id = p.comment_id.or(comment_id);
     }
-    let temporary_id = opt_str(v, "temporaryId")?
-        .or(opt_str(v, "temporary_id")?)
-        .map(str::to_string);
+    let temporary_id = opt_str(v, "temporaryId")?.or(opt_str(v, "temporary_id")?).map(str::to_string);
     if target_number.is_none() {
         if let Some(t) = temporary_id.as_ref().and_then(|id| ctx.temp_ids.get(id)) {
             target_number = t.number;
@@ -346,12 +348,7 @@ pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, fi
                 let b = labels_of(before).unwrap_or_default();
                 Some((a.into_iter().filter(|l| !b.contains(l)).collect(), "after_state"))
             })
-            .or_else(|| {
-                (output_type == "add_labels")
-                    .then(|| v.get("labels").and_then(names))
-                    .flatten()
-                    .map(|l| (l, "labels"))
-            });
+            .or_else(|| (output_type == "add_labels").then(|| v.get("labels").and_then(names)).flatten().map(|l| (l, "labels")));
         if let Some((l, src)) = added {
             expected.insert("labels_added".into(), json!(l));
             expected.insert("labels_added_source".into(), json!(src));

@@ -93,10 +93,7 @@ pub fn read(dir: &Path) -> Result<RunsRead> {
     let mut seen: HashMap<String, String> = HashMap::new();
     for r in &out.runs {
         if let Some(prev) = seen.insert(r.run_id.clone(), r.dir.clone()) {
-            return Err(Error::Layout {
-                path: dir.join(&r.dir),
-                message: format!("run id {} is also claimed by run directory {prev}", r.run_id),
-            });
+            return Err(Error::Layout { path: dir.join(&r.dir), message: format!("run id {} is also claimed by run directory {prev}", r.run_id) });
         }
     }
     out.outputs.sort_by(|a, b| (&a.run_id, a.item_index).cmp(&(&b.run_id, b.item_index)));
@@ -111,10 +108,7 @@ struct Lines {
 impl Lines {
     fn load(root: &Path, p: &Path) -> Result<Option<Lines>> {
         match std::fs::read(p) {
-            Ok(bytes) => Ok(Some(Lines {
-                file: p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/"),
-                bytes,
-            })),
+            Ok(bytes) => Ok(Some(Lines { file: p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/"), bytes })),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Error::io(p, e)),
         }
@@ -126,12 +120,7 @@ impl Lines {
         let unterminated = !text.ends_with('\n');
         let lines: Vec<&str> = text.lines().collect();
         let n = lines.len();
-        lines
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-            .map(|(i, l)| (i + 1, l.to_string(), unterminated && i + 1 == n))
-            .collect()
+        lines.iter().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l.to_string(), unterminated && i + 1 == n)).collect()
     }
 }
 
@@ -139,9 +128,7 @@ fn json_line(raw: &str, truncated_candidate: bool) -> std::result::Result<Value,
     match serde_json::from_str::<Value>(raw) {
         Ok(v) if v.is_object() => Ok(v),
         Ok(_) => Err("not a JSON object".to_string()),
-        Err(e) if e.is_eof() && truncated_candidate => Err(format!(
-            "truncated line: the file ends before the JSON value is complete ({e})"
-        )),
+        Err(e) if e.is_eof() && truncated_candidate => Err(format!("truncated line: the file ends before the JSON value is complete ({e})")),
         Err(e) => Err(format!("not valid JSON: {e}")),
     }
 }
@@ -149,12 +136,7 @@ fn json_line(raw: &str, truncated_candidate: bool) -> std::result::Result<Value,
 fn read_run(root: &Path, dir: &Path) -> Result<RunsRead> {
     let mut out = RunsRead::default();
     let dir_name = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let mut run = Run {
-        dir: dir_name.clone(),
-        run_id: dir_name.clone(),
-        run_id_source: "directory_name",
-        ..Run::default()
-    };
+    let mut run = Run { dir: dir_name.clone(), run_id: dir_name.clone(), run_id_source: "directory_name", ..Run::default() };
 
     if let Some(f) = Lines::load(root, &dir.join(AW_INFO))? {
         let text = String::from_utf8_lossy(&f.bytes).to_string();
@@ -226,14 +208,7 @@ fn read_run(root: &Path, dir: &Path) -> Result<RunsRead> {
             };
             let id = format!("{}:{index}", ctx.run_id);
             if let Some(first) = seen.get(&dup_key) {
-                out.quarantined.push(Quarantined::new(
-                    "runs",
-                    &lines.file,
-                    Some(lineno),
-                    None,
-                    format!("duplicate item: same record as {first}"),
-                    &raw,
-                ));
+                out.quarantined.push(Quarantined::new("runs", &lines.file, Some(lineno), None, format!("duplicate item: same record as {first}"), &raw));
                 continue;
             }
             seen.insert(dup_key, id);
@@ -313,24 +288,11 @@ fn read_temp_ids(root: &Path, dir: &Path, out: &mut RunsRead) -> Result<HashMap<
     out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, entries.len()));
     for (k, val) in entries {
         let t = match &val {
-            Value::Object(_) => item::TempTarget {
-                repo: str_at(&val, "repo").map(str::to_string),
-                number: int_at(&val, "number"),
-            },
-            other => item::TempTarget {
-                repo: None,
-                number: crate::json::as_int(other),
-            },
+            Value::Object(_) => item::TempTarget { repo: str_at(&val, "repo").map(str::to_string), number: int_at(&val, "number") },
+            other => item::TempTarget { repo: None, number: crate::json::as_int(other) },
         };
         if t.number.is_none() {
-            out.quarantined.push(Quarantined::new(
-                "runs",
-                &f.file,
-                None,
-                Some(&k),
-                "temporary id maps to no number",
-                &crate::json::canonical(&val),
-            ));
+            out.quarantined.push(Quarantined::new("runs", &f.file, None, Some(&k), "temporary id maps to no number", &crate::json::canonical(&val)));
             continue;
         }
         map.insert(k, t);

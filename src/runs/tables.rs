@@ -108,13 +108,7 @@ pub fn runs(runs: &[Run]) -> Table {
 pub fn requests(requests: &[Request]) -> Table {
     let mut tb = Table::new(
         "requests",
-        &[
-            ("run_id", Kind::Str),
-            ("source_file", Kind::Str),
-            ("position", Kind::Int),
-            ("request_type", Kind::Str),
-            ("payload", Kind::Str),
-        ],
+        &[("run_id", Kind::Str), ("source_file", Kind::Str), ("position", Kind::Int), ("request_type", Kind::Str), ("payload", Kind::Str)],
     );
     for r in requests {
         tb.push(vec![s(&r.run_id), s(&r.file), i(r.position as i64), os(r.request_type.as_ref()), s(&r.payload)]);

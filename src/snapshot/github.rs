@@ -17,10 +17,7 @@ pub struct Actor {
 impl Actor {
     pub fn from(v: Option<&Value>) -> Actor {
         match v {
-            Some(v) if v.is_object() => Actor {
-                login: str_at(v, "login").map(str::to_string),
-                kind: str_at(v, "type").map(str::to_string),
-            },
+            Some(v) if v.is_object() => Actor { login: str_at(v, "login").map(str::to_string), kind: str_at(v, "type").map(str::to_string) },
             _ => Actor::default(),
         }
     }
@@ -149,9 +146,7 @@ pub struct Comment {
 
 impl Comment {
     pub fn from(v: &Value) -> Comment {
-        let issue_number = str_at(v, "issue_url")
-            .and_then(|u| u.rsplit('/').next())
-            .and_then(|n| n.parse().ok());
+        let issue_number = str_at(v, "issue_url").and_then(|u| u.rsplit('/').next()).and_then(|n| n.parse().ok());
         Comment {
             id: int_at(v, "id"),
             user: Actor::from(v.get("user")),
@@ -238,17 +233,11 @@ impl Event {
             state_reason: str_at(v, "state_reason").map(str::to_lowercase),
             assignee: str_path(v, &["assignee", "login"]).map(str::to_string),
             milestone: str_path(v, &["milestone", "title"]).map(str::to_string),
-            requested_reviewer: str_path(v, &["requested_reviewer", "login"])
-                .or_else(|| str_path(v, &["requested_team", "slug"]))
-                .map(str::to_string),
+            requested_reviewer: str_path(v, &["requested_reviewer", "login"]).or_else(|| str_path(v, &["requested_team", "slug"])).map(str::to_string),
             source_number: source_issue.and_then(|i| int_at(i, "number")),
             source_is_pull_request: source_issue.is_some_and(|i| i.get("pull_request").is_some()),
             source_author: source_issue.and_then(|i| str_path(i, &["user", "login"])).map(str::to_string),
-            review_state: if str_at(v, "event") == Some("reviewed") {
-                str_at(v, "state").map(str::to_uppercase)
-            } else {
-                None
-            },
+            review_state: if str_at(v, "event") == Some("reviewed") { str_at(v, "state").map(str::to_uppercase) } else { None },
             rename_from: str_path(v, &["rename", "from"]).map(str::to_string),
             rename_to: str_path(v, &["rename", "to"]).map(str::to_string),
             dismissed_review_id: v.get("dismissed_review").and_then(|d| int_at(d, "review_id")),

@@ -10,10 +10,9 @@ use crate::time::{self, Instant};
 /// A GraphQL `author`/`actor`: `login` plus `__typename` (`User`, `Bot`, ...).
 pub fn actor(v: Option<&Value>) -> Actor {
     match v {
-        Some(a) if a.is_object() => Actor {
-            login: str_at(a, "login").map(str::to_string),
-            kind: str_at(a, "__typename").or(str_at(a, "type")).map(str::to_string),
-        },
+        Some(a) if a.is_object() => {
+            Actor { login: str_at(a, "login").map(str::to_string), kind: str_at(a, "__typename").or(str_at(a, "type")).map(str::to_string) }
+        }
         _ => Actor::default(),
     }
 }
@@ -153,10 +152,7 @@ impl Project {
                 .iter()
                 .filter_map(|f| {
                     let name = str_at(f, "name")?.to_string();
-                    let opts = nodes(f.get("options"))
-                        .iter()
-                        .filter_map(|o| o.as_str().or_else(|| str_at(o, "name")).map(str::to_string))
-                        .collect();
+                    let opts = nodes(f.get("options")).iter().filter_map(|o| o.as_str().or_else(|| str_at(o, "name")).map(str::to_string)).collect();
                     Some((name, opts))
                 })
                 .collect(),
@@ -176,10 +172,6 @@ impl Project {
     }
 
     pub fn options(&self, field: &str) -> Option<&[String]> {
-        self.fields
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(field))
-            .map(|(_, o)| o.as_slice())
-            .filter(|o| !o.is_empty())
+        self.fields.iter().find(|(n, _)| n.eq_ignore_ascii_case(field)).map(|(_, o)| o.as_slice()).filter(|o| !o.is_empty())
     }
 }

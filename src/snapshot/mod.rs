@@ -66,20 +66,14 @@ pub fn read(dir: &Path) -> Result<SnapshotRead> {
         line: e.line(),
         message: format!("snapshot.json is not valid JSON: {e}"),
     })?;
-    let captured_at = crate::json::str_at(&v, "captured_at")
-        .and_then(time::parse)
-        .ok_or_else(|| Error::Input {
-            path: info_path.clone(),
-            line: 1,
-            message: "field `captured_at`: missing or not an RFC 3339 time; without it no window can be judged".into(),
-        })?;
+    let captured_at = crate::json::str_at(&v, "captured_at").and_then(time::parse).ok_or_else(|| Error::Input {
+        path: info_path.clone(),
+        line: 1,
+        message: "field `captured_at`: missing or not an RFC 3339 time; without it no window can be judged".into(),
+    })?;
     let format = crate::json::str_at(&v, "format").unwrap_or(FORMAT).to_string();
     if !format.starts_with("hindsight-snapshot/") {
-        return Err(Error::Input {
-            path: info_path,
-            line: 1,
-            message: format!("field `format`: `{format}` is not a hindsight-snapshot format"),
-        });
+        return Err(Error::Input { path: info_path, line: 1, message: format!("field `format`: `{format}` is not a hindsight-snapshot format") });
     }
     let info = SnapshotInfo { captured_at, format };
 
@@ -90,11 +84,8 @@ pub fn read(dir: &Path) -> Result<SnapshotRead> {
     tree_files.sort();
 
     let mut files = vec![InputFile::hash("snapshot", dir, &info_path, 0)?];
-    let results: Vec<Result<FileRead>> = cassettes
-        .par_iter()
-        .map(|p| read_cassette(dir, p))
-        .chain(tree_files.par_iter().map(|p| read_tree_file(dir, p)))
-        .collect();
+    let results: Vec<Result<FileRead>> =
+        cassettes.par_iter().map(|p| read_cassette(dir, p)).chain(tree_files.par_iter().map(|p| read_tree_file(dir, p))).collect();
     let mut captures = Vec::new();
     let mut quarantined = Vec::new();
     for r in results {
@@ -104,12 +95,7 @@ pub fn read(dir: &Path) -> Result<SnapshotRead> {
         files.push(f);
     }
     dedupe(&mut captures, &mut quarantined);
-    Ok(SnapshotRead {
-        info,
-        captures,
-        quarantined,
-        files,
-    })
+    Ok(SnapshotRead { info, captures, quarantined, files })
 }
 
 fn collect_files(root: &Path, dir: &Path, cassettes: &mut Vec<PathBuf>, tree: &mut Vec<PathBuf>) -> Result<()> {
@@ -132,10 +118,7 @@ fn collect_files(root: &Path, dir: &Path, cassettes: &mut Vec<PathBuf>, tree: &m
 }
 
 fn rel(root: &Path, p: &Path) -> String {
-    p.strip_prefix(root)
-        .unwrap_or(p)
-        .to_string_lossy()
-        .replace('\\', "/")
+    p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/")
 }
 
 #[derive(Deserialize)]
@@ -189,11 +172,7 @@ type LineError = (Option<&'static str>, String, bool);
 fn parse_line(raw: &str) -> std::result::Result<Capture, LineError> {
     let line: Line = serde_json::from_str(raw).map_err(|e| {
         let eof = e.is_eof();
-        let msg = if e.is_data() {
-            format!("not a response object: {e}")
-        } else {
-            format!("not valid JSON: {e}")
-        };
+        let msg = if e.is_data() { format!("not a response object: {e}") } else { format!("not valid JSON: {e}") };
         (None, msg, eof)
     })?;
     let path = match &line.path {
@@ -229,15 +208,7 @@ fn parse_line(raw: &str) -> std::result::Result<Capture, LineError> {
         None if (200..300).contains(&status) => return Err((Some("body"), "missing on a successful response".into(), false)),
         None => "null".to_string(),
     };
-    Ok(Capture {
-        path,
-        status,
-        page,
-        captured_at,
-        body,
-        file: String::new(),
-        line: None,
-    })
+    Ok(Capture { path, status, page, captured_at, body, file: String::new(), line: None })
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -254,9 +225,7 @@ fn kind(v: &Value) -> &'static str {
 /// Paths are compared without host, leading slash or query string.
 pub fn normalize_path(p: &str) -> String {
     let p = p.trim();
-    let p = p
-        .strip_prefix("https://api.github.com")
-        .unwrap_or(p);
+    let p = p.strip_prefix("https://api.github.com").unwrap_or(p);
     let p = p.split('?').next().unwrap_or(p);
     p.trim_matches('/').to_string()
 }
@@ -269,25 +238,9 @@ fn read_tree_file(root: &Path, p: &Path) -> Result<FileRead> {
     match serde_json::from_str::<&RawValue>(&text) {
         Ok(body) => {
             let path = file.trim_end_matches(".json").to_string();
-            Ok((
-                vec![Capture {
-                    path,
-                    status: 200,
-                    page: 1,
-                    captured_at: None,
-                    body: body.get().to_string(),
-                    file,
-                    line: None,
-                }],
-                vec![],
-                f,
-            ))
+            Ok((vec![Capture { path, status: 200, page: 1, captured_at: None, body: body.get().to_string(), file, line: None }], vec![], f))
         }
-        Err(e) => Ok((
-            vec![],
-            vec![Quarantined::new("snapshot", &file, Some(e.line()), None, format!("not valid JSON: {e}"), &text)],
-            f,
-        )),
+        Err(e) => Ok((vec![], vec![Quarantined::new("snapshot", &file, Some(e.line()), None, format!("not valid JSON: {e}"), &text)], f)),
     }
 }
 
@@ -370,15 +323,17 @@ impl SnapshotIndex {
                 pages.sort_by_key(|p| p.0);
                 let status = pages.iter().map(|p| p.1).find(|s| !(200..300).contains(s)).unwrap_or(pages[0].1);
                 let captured_at = pages.iter().filter_map(|p| p.2).max();
-                let mut bodies: Vec<Value> = pages
-                    .iter()
-                    .map(|p| serde_json::from_str(&p.3).unwrap_or(Value::Null))
-                    .collect();
+                let mut bodies: Vec<Value> = pages.iter().map(|p| serde_json::from_str(&p.3).unwrap_or(Value::Null)).collect();
                 let body = if bodies.len() > 1 && bodies.iter().all(Value::is_array) {
-                    Value::Array(bodies.into_iter().flat_map(|b| match b {
-                        Value::Array(a) => a,
-                        _ => Vec::new(),
-                    }).collect())
+                    Value::Array(
+                        bodies
+                            .into_iter()
+                            .flat_map(|b| match b {
+                                Value::Array(a) => a,
+                                _ => Vec::new(),
+                            })
+                            .collect(),
+                    )
                 } else {
                     bodies.swap_remove(0)
                 };

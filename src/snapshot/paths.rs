@@ -47,9 +47,7 @@ pub fn parse(path: &str) -> Option<(String, Resource)> {
         ["pulls", n, "comments"] => num(n).map(Resource::PullReviewComments),
         ["pulls", n, "commits"] => num(n).map(Resource::PullCommits),
         ["pulls", n, "requested_reviewers"] => num(n).map(Resource::PullRequestedReviewers),
-        ["compare", spec] => spec
-            .split_once("...")
-            .map(|(a, b)| Resource::Compare(a.to_string(), b.to_string())),
+        ["compare", spec] => spec.split_once("...").map(|(a, b)| Resource::Compare(a.to_string(), b.to_string())),
         ["commits", sha, "check-runs"] => Some(Resource::CheckRuns(sha.to_string())),
         ["actions", "runs", id] => num(id).map(Resource::ActionsRun),
         _ => None,
@@ -148,10 +146,7 @@ mod tests {
     #[test]
     fn paths_parse() {
         assert_eq!(parse("repos/a/b/pulls/1/reviews"), Some(("a/b".into(), Resource::PullReviews(1))));
-        assert_eq!(
-            parse("repos/a/b/compare/x...y"),
-            Some(("a/b".into(), Resource::Compare("x".into(), "y".into())))
-        );
+        assert_eq!(parse("repos/a/b/compare/x...y"), Some(("a/b".into(), Resource::Compare("x".into(), "y".into()))));
         assert_eq!(parse("graphql/repos/a/b/discussions/5"), None);
     }
 }

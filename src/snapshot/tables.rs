@@ -5,7 +5,7 @@
 use super::github::{list, Comment, Commit, Event, Issue, PullRequest, Reaction, Review};
 use super::paths::{self, Resource};
 use super::{Capture, SnapshotIndex};
-use crate::table::{b, i, oi, os, ob, s, t, Kind, Table};
+use crate::table::{b, i, ob, oi, os, s, t, Kind, Table};
 
 pub fn responses(captures: &[Capture]) -> Table {
     let mut tb = Table::new(
@@ -23,16 +23,7 @@ pub fn responses(captures: &[Capture]) -> Table {
     );
     for c in captures {
         let repo = paths::parse(&c.path).map(|(r, _)| r);
-        tb.push(vec![
-            s(&c.path),
-            i(c.page),
-            i(c.status as i64),
-            os(repo),
-            t(c.captured_at),
-            s(&c.body),
-            s(&c.file),
-            oi(c.line.map(|l| l as i64)),
-        ]);
+        tb.push(vec![s(&c.path), i(c.page), i(c.status as i64), os(repo), t(c.captured_at), s(&c.body), s(&c.file), oi(c.line.map(|l| l as i64))]);
     }
     tb
 }
@@ -169,10 +160,7 @@ pub fn typed(index: &SnapshotIndex) -> Vec<Table> {
             ("created_at", Kind::Time),
         ],
     );
-    let mut labels = Table::new(
-        "issue_labels",
-        &[("repo", Kind::Str), ("issue_number", Kind::Int), ("label", Kind::Str)],
-    );
+    let mut labels = Table::new("issue_labels", &[("repo", Kind::Str), ("issue_number", Kind::Int), ("label", Kind::Str)]);
 
     let mut keys: Vec<&String> = index.entries.keys().collect();
     keys.sort();
@@ -240,30 +228,12 @@ pub fn typed(index: &SnapshotIndex) -> Vec<Table> {
             }
             Resource::PullReviewComments(n) => {
                 for c in list(v, Comment::from) {
-                    review_comments.push(vec![
-                        s(&repo),
-                        i(n),
-                        oi(c.id),
-                        oi(c.in_reply_to_id),
-                        os(c.path),
-                        os(c.user.login),
-                        os(c.user.kind),
-                        t(c.created_at),
-                    ]);
+                    review_comments.push(vec![s(&repo), i(n), oi(c.id), oi(c.in_reply_to_id), os(c.path), os(c.user.login), os(c.user.kind), t(c.created_at)]);
                 }
             }
             Resource::PullReviews(n) => {
                 for r in list(v, Review::from) {
-                    reviews.push(vec![
-                        s(&repo),
-                        i(n),
-                        oi(r.id),
-                        os(r.user.login),
-                        os(r.user.kind),
-                        os(r.state),
-                        t(r.submitted_at),
-                        os(r.commit_id),
-                    ]);
+                    reviews.push(vec![s(&repo), i(n), oi(r.id), os(r.user.login), os(r.user.kind), os(r.state), t(r.submitted_at), os(r.commit_id)]);
                 }
             }
             Resource::PullCommits(n) => {
@@ -305,16 +275,7 @@ pub fn typed(index: &SnapshotIndex) -> Vec<Table> {
             Resource::IssueReactions(id) | Resource::IssueCommentReactions(id) => {
                 let subject = if path.contains("/comments/") { "issue_comment" } else { "issue" };
                 for r in list(v, Reaction::from) {
-                    reactions.push(vec![
-                        s(&repo),
-                        s(subject),
-                        i(id),
-                        oi(r.id),
-                        os(r.user.login),
-                        os(r.user.kind),
-                        os(r.content),
-                        t(r.created_at),
-                    ]);
+                    reactions.push(vec![s(&repo), s(subject), i(id), oi(r.id), os(r.user.login), os(r.user.kind), os(r.content), t(r.created_at)]);
                 }
             }
             Resource::IssueLabels(n) => {
@@ -333,15 +294,5 @@ pub fn typed(index: &SnapshotIndex) -> Vec<Table> {
 }
 
 fn push_comment(tb: &mut Table, repo: &str, issue: Option<i64>, c: Comment) {
-    tb.push(vec![
-        s(repo),
-        oi(issue),
-        oi(c.id),
-        os(c.user.login),
-        os(c.user.kind),
-        t(c.created_at),
-        t(c.updated_at),
-        oi(c.reactions_total),
-        ob(c.minimized),
-    ]);
+    tb.push(vec![s(repo), oi(issue), oi(c.id), os(c.user.login), os(c.user.kind), t(c.created_at), t(c.updated_at), oi(c.reactions_total), ob(c.minimized)]);
 }

@@ -86,11 +86,8 @@ fn apply_edit(lines: &mut Vec<Line>, old: &str, new: &str, all: bool, step: i64)
         let line_end = starts.get(e + 1).copied().unwrap_or(text.len());
         let suffix = text[at + old.len()..line_end].trim_end_matches('\n');
         let block = format!("{prefix}{new}{suffix}");
-        let new_lines: Vec<Line> = if block.is_empty() && old.ends_with('\n') {
-            Vec::new()
-        } else {
-            split(&block).into_iter().map(|t| Line { text: t, step: Some(step) }).collect()
-        };
+        let new_lines: Vec<Line> =
+            if block.is_empty() && old.ends_with('\n') { Vec::new() } else { split(&block).into_iter().map(|t| Line { text: t, step: Some(step) }).collect() };
         let n = new_lines.len();
         lines.splice(s..=e, new_lines);
         done = true;
@@ -265,7 +262,8 @@ mod tests {
 
     #[test]
     fn single_write_matches_the_real_package() {
-        let t = trace(json!([{"step_index": 2, "tool_calls": [call("a", "Write", json!({"file_path": "src/foo.py", "content": "def foo():\n    return 1\n"}))]}]));
+        let t =
+            trace(json!([{"step_index": 2, "tool_calls": [call("a", "Write", json!({"file_path": "src/foo.py", "content": "def foo():\n    return 1\n"}))]}]));
         let (b, r) = build(&t);
         let b = b.unwrap();
         assert_eq!(b["files"][0]["conversations"][0]["ranges"][0], json!({"start_line": 1, "end_line": 2, "content_hash": "5e4cdad4", "confidence": "high"}));
@@ -279,7 +277,10 @@ mod tests {
             {"step_index": 3, "tool_calls": [call("b", "Edit", json!({"file_path": "a.py", "old_string": "l2\n", "new_string": "x\ny\nz\n"}))]}
         ]));
         let (b, _) = build(&t);
-        assert_eq!(ranges(&b.unwrap(), "a.py"), vec![("opentraces://trace/step_1".into(), 1, 1), ("opentraces://trace/step_1".into(), 5, 5), ("opentraces://trace/step_3".into(), 2, 4)]);
+        assert_eq!(
+            ranges(&b.unwrap(), "a.py"),
+            vec![("opentraces://trace/step_1".into(), 1, 1), ("opentraces://trace/step_1".into(), 5, 5), ("opentraces://trace/step_3".into(), 2, 4)]
+        );
     }
 
     #[test]

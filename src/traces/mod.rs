@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::inputs::InputFile;
 use crate::json::{bool_at, int_at, str_at, str_path};
 use crate::quarantine::Quarantined;
-use crate::table::{i, oi, os, ob, of, s, Kind, Table};
+use crate::table::{i, ob, of, oi, os, s, Kind, Table};
 
 /// One trace record as read.
 #[derive(Clone, Debug)]
@@ -83,7 +83,14 @@ pub fn read(paths: &[PathBuf]) -> Result<TracesRead> {
     let mut kept = Vec::new();
     for r in out.records.drain(..) {
         if let Some((f, l)) = seen.get(&r.trace_id) {
-            out.quarantined.push(Quarantined::new("traces", &r.source_file, Some(r.source_line as usize), Some("trace_id"), format!("duplicate trace id (first at {f}:{l})"), &r.record.to_string()));
+            out.quarantined.push(Quarantined::new(
+                "traces",
+                &r.source_file,
+                Some(r.source_line as usize),
+                Some("trace_id"),
+                format!("duplicate trace id (first at {f}:{l})"),
+                &r.record.to_string(),
+            ));
             continue;
         }
         seen.insert(r.trace_id.clone(), (r.source_file.clone(), r.source_line));

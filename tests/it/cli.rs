@@ -68,7 +68,15 @@ fn policy_file_changes_the_outcome_and_is_recorded() {
     let m = hindsight::dataset::manifest::Manifest::load(&tmp.path().join("ds")).unwrap();
     assert_eq!(m.policy.as_ref().unwrap()["open_issue_engagement"], "accepted");
     let engaged = ok(
-        &["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT outcome_status FROM outcomes WHERE human_check_signal = 'non_bot_engagement' AND eval_window = 'snapshot'"],
+        &[
+            "report",
+            "--dataset",
+            "ds",
+            "--format",
+            "csv",
+            "--sql",
+            "SELECT outcome_status FROM outcomes WHERE human_check_signal = 'non_bot_engagement' AND eval_window = 'snapshot'",
+        ],
         tmp.path(),
     );
     assert_eq!(engaged, "outcome_status\naccepted\n");
@@ -86,10 +94,7 @@ fn rules_catalogue_is_current() {
     let tmp = tempfile::tempdir().unwrap();
     let printed = ok(&["rules", "--format", "markdown"], tmp.path());
     let committed = std::fs::read_to_string(root().join("docs/RULES.md")).unwrap_or_default();
-    assert!(
-        printed == committed,
-        "docs/RULES.md is stale: run `cargo run -q -- rules --format markdown > docs/RULES.md`"
-    );
+    assert!(printed == committed, "docs/RULES.md is stale: run `cargo run -q -- rules --format markdown > docs/RULES.md`");
     for r in hindsight::evaluate::rules::all() {
         for row in r.rows() {
             assert!(printed.contains(&format!("`{}/{}`", r.output_type(), row.id)));

@@ -68,14 +68,20 @@ fn every_metric_counted_by_eye() {
 
     let w = query(tmp.path(), "acceptance_by_window");
     // 24h: strict 1/3, human-check 1/3, sticky 2/3 (A and C exist only).
-    assert_eq!(row(&w, "eval_window", "24h"), &json!({"eval_window": "24h", "evaluable_outputs": 3, "strict_acceptance_rate": 0.3333, "human_check_acceptance_rate": 0.3333, "sticky_artifact_rate": 0.6667}));
+    assert_eq!(
+        row(&w, "eval_window", "24h"),
+        &json!({"eval_window": "24h", "evaluable_outputs": 3, "strict_acceptance_rate": 0.3333, "human_check_acceptance_rate": 0.3333, "sticky_artifact_rate": 0.6667})
+    );
 
     let t = query(tmp.path(), "acceptance_by_type");
     let pr7 = t.iter().find(|r| r["safe_output_type"] == "create_pull_request" && r["eval_window"] == "7d").unwrap();
     // A accepted (30 h after T), B rejected: 1/2 each; median time to acceptance over A alone.
-    assert_eq!(pr7, &json!({"safe_output_type": "create_pull_request", "eval_window": "7d", "count": 2, "evaluable_outputs": 2,
+    assert_eq!(
+        pr7,
+        &json!({"safe_output_type": "create_pull_request", "eval_window": "7d", "count": 2, "evaluable_outputs": 2,
         "strict_acceptance_rate": 0.5, "human_check_acceptance_rate": 0.5, "sticky_artifact_rate": 0.0, "rejection_rate": 0.5,
-        "pending_rate": 0.0, "unknown_rate": 0.0, "median_time_to_acceptance": 30.0}));
+        "pending_rate": 0.0, "unknown_rate": 0.0, "median_time_to_acceptance": 30.0})
+    );
 
     let g = query(tmp.path(), "gh_aw_summary");
     // 7d: accepted 2, rejected 1, ignored 0: acceptance 2/3, waste 1/3, ignore 0/3.
@@ -84,12 +90,18 @@ fn every_metric_counted_by_eye() {
     assert_eq!(row(&g, "eval_window", "24h"), &json!({"eval_window": "24h", "acceptance_rate": 1.0, "waste_rate": 0.0, "ignore_rate": 0.0}));
 
     let r = query(tmp.path(), "by_run");
-    assert_eq!(row(&r, "eval_window", "30d"), &json!({"run_id": "1", "eval_window": "30d", "count": 4, "evaluable_outputs": 3, "accepted": 2,
+    assert_eq!(
+        row(&r, "eval_window", "30d"),
+        &json!({"run_id": "1", "eval_window": "30d", "count": 4, "evaluable_outputs": 3, "accepted": 2,
         "rejected": 1, "pending": 0, "ignored": 0, "unknown": 0, "skipped": 1, "strict_acceptance_rate": 0.6667,
-        "human_check_acceptance_rate": 0.6667, "sticky_artifact_rate": 0.0}));
+        "human_check_acceptance_rate": 0.6667, "sticky_artifact_rate": 0.0})
+    );
     let f = query(tmp.path(), "by_workflow");
-    assert_eq!(row(&f, "eval_window", "snapshot"), &json!({"workflow_name": "fixture", "eval_window": "snapshot", "count": 4, "evaluable_outputs": 3,
-        "strict_acceptance_rate": 0.6667, "human_check_acceptance_rate": 0.6667, "sticky_artifact_rate": 0.0}));
+    assert_eq!(
+        row(&f, "eval_window", "snapshot"),
+        &json!({"workflow_name": "fixture", "eval_window": "snapshot", "count": 4, "evaluable_outputs": 3,
+        "strict_acceptance_rate": 0.6667, "human_check_acceptance_rate": 0.6667, "sticky_artifact_rate": 0.0})
+    );
 }
 
 fn demo(dir: &Path) -> PathBuf {
@@ -177,7 +189,17 @@ fn html_report_shows_the_json_numbers_in_chromium() {
     let chromium = std::env::var("HINDSIGHT_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
     assert!(Path::new(&chromium).is_file(), "no Chromium at {chromium}: run the tests with scripts/test, which installs it");
     let out = Command::new(&chromium)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--dump-dom"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--dump-dom",
+        ])
         .arg(format!("--user-data-dir={}", tmp.path().join("profile").display()))
         .arg(format!("file://{}", page.display()))
         .output()
@@ -225,7 +247,17 @@ fn verify_catches_a_one_byte_change_to_any_output() {
     let ds = demo(tmp.path());
     let snap_runs = crate::support::fixture("demo");
     ok(
-        &["verify", "--dataset", "ds", "--snapshot", snap_runs.join("snapshot").to_str().unwrap(), "--runs", snap_runs.join("runs").to_str().unwrap(), "--traces", snap_runs.join("traces").to_str().unwrap()],
+        &[
+            "verify",
+            "--dataset",
+            "ds",
+            "--snapshot",
+            snap_runs.join("snapshot").to_str().unwrap(),
+            "--runs",
+            snap_runs.join("runs").to_str().unwrap(),
+            "--traces",
+            snap_runs.join("traces").to_str().unwrap(),
+        ],
         tmp.path(),
     );
     // An input that changed since is reported.
@@ -235,10 +267,24 @@ fn verify_catches_a_one_byte_change_to_any_output() {
     let mut bytes = std::fs::read(&cassette).unwrap();
     bytes[10] ^= 0x01;
     std::fs::write(&cassette, bytes).unwrap();
-    let out = run(&["verify", "--dataset", "ds", "--snapshot", "snapshot", "--runs", snap_runs.join("runs").to_str().unwrap(), "--traces", snap_runs.join("traces").to_str().unwrap()], tmp.path());
+    let out = run(
+        &[
+            "verify",
+            "--dataset",
+            "ds",
+            "--snapshot",
+            "snapshot",
+            "--runs",
+            snap_runs.join("runs").to_str().unwrap(),
+            "--traces",
+            snap_runs.join("traces").to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("snapshot/capture-0001.jsonl: sha256"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&ds).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "parquet")).collect();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(&ds).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "parquet")).collect();
     files.sort();
     assert!(files.len() > 10);
     for f in files {

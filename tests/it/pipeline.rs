@@ -27,10 +27,8 @@ fn bad_input_is_quarantined_and_nothing_is_lost() {
 
     // Each bad record, with its file, line and why.
     let q = sql_json(&ds, "SELECT input, file, line, field, reason FROM quarantine ORDER BY input, file, line");
-    let got: Vec<(String, i64, String)> = q
-        .iter()
-        .map(|r| (r["file"].as_str().unwrap().to_string(), r["line"].as_i64().unwrap(), r["reason"].as_str().unwrap().to_string()))
-        .collect();
+    let got: Vec<(String, i64, String)> =
+        q.iter().map(|r| (r["file"].as_str().unwrap().to_string(), r["line"].as_i64().unwrap(), r["reason"].as_str().unwrap().to_string())).collect();
     let expect: &[(&str, i64, &str)] = &[
         ("run-1/safe-output-items.jsonl", 2, "expected an integer, found \"twelve\""),
         ("run-1/safe-output-items.jsonl", 4, "duplicate item"),
@@ -63,17 +61,11 @@ fn bad_input_is_quarantined_and_nothing_is_lost() {
 
     // The good records were evaluated; the unusable ones say why they are unknown.
     let o = sql_json(&ds, "SELECT safe_output_id, outcome_status, human_check_signal FROM outcomes WHERE eval_window = 'snapshot' ORDER BY item_index");
-    let got: Vec<(&str, &str, &str)> = o
-        .iter()
-        .map(|r| (r["safe_output_id"].as_str().unwrap(), r["outcome_status"].as_str().unwrap(), r["human_check_signal"].as_str().unwrap()))
-        .collect();
+    let got: Vec<(&str, &str, &str)> =
+        o.iter().map(|r| (r["safe_output_id"].as_str().unwrap(), r["outcome_status"].as_str().unwrap(), r["human_check_signal"].as_str().unwrap())).collect();
     assert_eq!(
         got,
-        vec![
-            ("1:0", "accepted", "pull_request_merged"),
-            ("1:2", "unknown", "no_type_specific_evaluator"),
-            ("1:5", "unknown", "target_not_captured"),
-        ]
+        vec![("1:0", "accepted", "pull_request_merged"), ("1:2", "unknown", "no_type_specific_evaluator"), ("1:5", "unknown", "target_not_captured"),]
     );
 }
 
@@ -107,7 +99,15 @@ fn windows_rebuild_state_as_of_their_end() {
     );
     let got: Vec<String> = rows
         .iter()
-        .map(|r| format!("{} {} {} {}", r["eval_window"].as_str().unwrap(), r["outcome_status"].as_str().unwrap(), r["evidence_strength"].as_str().unwrap(), r["human_check_signal"].as_str().unwrap()))
+        .map(|r| {
+            format!(
+                "{} {} {} {}",
+                r["eval_window"].as_str().unwrap(),
+                r["outcome_status"].as_str().unwrap(),
+                r["evidence_strength"].as_str().unwrap(),
+                r["human_check_signal"].as_str().unwrap()
+            )
+        })
         .collect();
     assert_eq!(
         got,
@@ -153,10 +153,12 @@ fn demo_reads_every_input_layout() {
     // acme/docs was captured as a directory tree.
     let d = sql_json(&ds, "SELECT source_file FROM responses WHERE path = 'repos/acme/docs/pulls/7'");
     assert_eq!(d[0]["source_file"], "repos/acme/docs/pulls/7.json");
-    let f = sql_json(&ds, "SELECT source_format, execution, COUNT(*) AS n FROM safe_outputs GROUP BY source_format, execution ORDER BY source_format, execution");
+    let f =
+        sql_json(&ds, "SELECT source_format, execution, COUNT(*) AS n FROM safe_outputs GROUP BY source_format, execution ORDER BY source_format, execution");
     let got: Vec<String> = f.iter().map(|r| format!("{} {} {}", r["source_format"].as_str().unwrap(), r["execution"].as_str().unwrap(), r["n"])).collect();
     assert_eq!(got, vec!["agent-request requested_only 2", "agent-request staged 1", "gh-aw-manifest executed 35", "normalized executed 2"]);
-    let t = sql_json(&ds, "SELECT target_source, COUNT(*) AS n FROM safe_outputs WHERE target_source IS NOT NULL GROUP BY target_source ORDER BY target_source");
+    let t =
+        sql_json(&ds, "SELECT target_source, COUNT(*) AS n FROM safe_outputs WHERE target_source IS NOT NULL GROUP BY target_source ORDER BY target_source");
     let sources: Vec<&str> = t.iter().map(|r| r["target_source"].as_str().unwrap()).collect();
     assert_eq!(sources, vec!["number", "target", "temporary_id", "url"]);
     // Every output has a payload hash; gh-aw ones are sha256 of the canonical payload.

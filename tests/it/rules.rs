@@ -78,11 +78,8 @@ fn check(file: &str) -> BTreeSet<String> {
 }
 
 fn assert_rows_covered(ty: &str, rows: &[hindsight::evaluate::Row], covered: &BTreeSet<String>) {
-    let missing: Vec<String> = rows
-        .iter()
-        .map(|r| format!("{ty}/{}", r.id))
-        .filter(|id| !covered.iter().any(|c| c == id || c.ends_with(&format!(">{id}"))))
-        .collect();
+    let missing: Vec<String> =
+        rows.iter().map(|r| format!("{ty}/{}", r.id)).filter(|id| !covered.iter().any(|c| c == id || c.ends_with(&format!(">{id}")))).collect();
     assert!(missing.is_empty(), "rows without a fixture case: {missing:?}");
 }
 
@@ -120,13 +117,38 @@ fn every_rule_row_has_a_case() {
 #[test]
 fn every_seed_type_has_a_dedicated_rule() {
     const SEED_000_TYPES: &[&str] = &[
-        "create_issue", "update_issue", "close_issue", "link_sub_issue", "create_discussion", "update_discussion",
-        "close_discussion", "create_pull_request", "update_pull_request", "close_pull_request",
-        "create_pull_request_review_comment", "submit_pull_request_review", "reply_to_pull_request_review_comment",
-        "resolve_pull_request_review_thread", "push_to_pull_request_branch", "mark_pull_request_as_ready_for_review",
-        "add_reviewer", "assign_to_agent", "add_labels", "assign_milestone", "update_project", "set_issue_type",
-        "set_issue_field", "dispatch_workflow", "autofix_code_scanning_alert", "create_code_scanning_alert",
-        "update_release", "hide_comment", "assign_to_user", "unassign_from_user", "noop", "missing_tool",
+        "create_issue",
+        "update_issue",
+        "close_issue",
+        "link_sub_issue",
+        "create_discussion",
+        "update_discussion",
+        "close_discussion",
+        "create_pull_request",
+        "update_pull_request",
+        "close_pull_request",
+        "create_pull_request_review_comment",
+        "submit_pull_request_review",
+        "reply_to_pull_request_review_comment",
+        "resolve_pull_request_review_thread",
+        "push_to_pull_request_branch",
+        "mark_pull_request_as_ready_for_review",
+        "add_reviewer",
+        "assign_to_agent",
+        "add_labels",
+        "assign_milestone",
+        "update_project",
+        "set_issue_type",
+        "set_issue_field",
+        "dispatch_workflow",
+        "autofix_code_scanning_alert",
+        "create_code_scanning_alert",
+        "update_release",
+        "hide_comment",
+        "assign_to_user",
+        "unassign_from_user",
+        "noop",
+        "missing_tool",
     ];
     let catalogue = hindsight::evaluate::catalogue::render(false);
     for ty in SEED_000_TYPES {

@@ -49,11 +49,7 @@ pub fn evaluate_case(case: &Value, windows: &[Window]) -> Vec<Outcome> {
     let temp_ids: HashMap<String, TempTarget> = case
         .get("temporary_ids")
         .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.clone(), TempTarget { repo: v["repo"].as_str().map(str::to_string), number: v["number"].as_i64() }))
-                .collect()
-        })
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), TempTarget { repo: v["repo"].as_str().map(str::to_string), number: v["number"].as_i64() })).collect())
         .unwrap_or_default();
     let ctx = RunContext {
         run_id: "1".into(),

@@ -28,11 +28,22 @@ fn bad_lines_are_quarantined_and_unknown_fields_survive() {
     let demo = fixture("demo");
     let bad = fixture("traces/bad-and-unknown.jsonl");
     let out = run(
-        &["run", "--snapshot", demo.join("snapshot").to_str().unwrap(), "--runs", demo.join("runs").to_str().unwrap(), "--traces", bad.to_str().unwrap(), "--out", "ds"],
+        &[
+            "run",
+            "--snapshot",
+            demo.join("snapshot").to_str().unwrap(),
+            "--runs",
+            demo.join("runs").to_str().unwrap(),
+            "--traces",
+            bad.to_str().unwrap(),
+            "--out",
+            "ds",
+        ],
         tmp.path(),
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let q = ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT line, field FROM quarantine WHERE input = 'traces' ORDER BY line"], tmp.path());
+    let q =
+        ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT line, field FROM quarantine WHERE input = 'traces' ORDER BY line"], tmp.path());
     assert_eq!(q, "line,field\n2,\n3,schema_version\n4,agent\n");
     let m = hindsight::dataset::manifest::Manifest::load(&tmp.path().join("ds")).unwrap();
     let r = &m.records["traces"];
@@ -49,7 +60,8 @@ fn bad_lines_are_quarantined_and_unknown_fields_survive() {
 fn demo_traces_are_linked_enriched_and_valid() {
     let tmp = tempfile::tempdir().unwrap();
     ok(&["run", "--out", "ds", "--quiet"], tmp.path());
-    let links = ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT DISTINCT trace_id, link_kind FROM trace_links ORDER BY trace_id"], tmp.path());
+    let links =
+        ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT DISTINCT trace_id, link_kind FROM trace_links ORDER BY trace_id"], tmp.path());
     let kinds: Vec<&str> = links.lines().skip(1).map(|l| l.split(',').nth(1).unwrap()).collect();
     assert_eq!(kinds, vec!["run_id", "commit_sha", "repository_pr", "run_id", ""]);
 
@@ -113,4 +125,3 @@ fn attach_alone_writes_where_asked_and_keeps_existing_attribution() {
     assert_eq!(v["attribution"]["files"][0]["path"], "src/session.js");
     assert_eq!(v["metadata"]["hindsight"]["attribution"]["rule"], "rebuilt");
 }
-

@@ -33,12 +33,60 @@ use crate::time::Instant;
 pub struct AddComment;
 
 const ROWS: &[Row] = &[
-    Row { id: "minimized", when: "Comment minimized (hidden)", status: S::Rejected, strength: E::Strong, signal: "comment_minimized", seed: "(hide_comment, reply) Reply is deleted or minimized", policy: None },
-    Row { id: "deleted", when: "Comment gone at capture (404/410)", status: S::Rejected, strength: E::Medium, signal: "comment_deleted", seed: "(reply) Reply is deleted or minimized", policy: None },
-    Row { id: "replied", when: "A visible non-bot actor commented on the same thread after it", status: S::Accepted, strength: E::Medium, signal: "comment_replied", seed: "", policy: None },
-    Row { id: "reacted", when: "A visible non-bot actor reacted to it", status: S::Accepted, strength: E::Medium, signal: "comment_reacted", seed: "", policy: None },
-    Row { id: "reaction_count_only", when: "Reactions counted but who and when not captured (snapshot window only)", status: S::Accepted, strength: E::Medium, signal: "comment_reacted", seed: "", policy: None },
-    Row { id: "no_response", when: "No non-bot reply or reaction within the window", status: S::Ignored, strength: E::Weak, signal: "no_response", seed: "", policy: Some("comment_without_response") },
+    Row {
+        id: "minimized",
+        when: "Comment minimized (hidden)",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "comment_minimized",
+        seed: "(hide_comment, reply) Reply is deleted or minimized",
+        policy: None,
+    },
+    Row {
+        id: "deleted",
+        when: "Comment gone at capture (404/410)",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "comment_deleted",
+        seed: "(reply) Reply is deleted or minimized",
+        policy: None,
+    },
+    Row {
+        id: "replied",
+        when: "A visible non-bot actor commented on the same thread after it",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "comment_replied",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "reacted",
+        when: "A visible non-bot actor reacted to it",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "comment_reacted",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "reaction_count_only",
+        when: "Reactions counted but who and when not captured (snapshot window only)",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "comment_reacted",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "no_response",
+        when: "No non-bot reply or reaction within the window",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "no_response",
+        seed: "",
+        policy: Some("comment_without_response"),
+    },
 ];
 
 impl AddComment {
@@ -102,7 +150,14 @@ impl Rule for AddComment {
             Lookup::Found(v) => {
                 for r in list(v, Reaction::from) {
                     let class = case.actors.classify(&r.user);
-                    activity.acts.push(crate::evaluate::case::Act { actor: r.user, class, at: r.created_at, kind: ActKind::Reaction, detail: Some("comment".into()), text: None });
+                    activity.acts.push(crate::evaluate::case::Act {
+                        actor: r.user,
+                        class,
+                        at: r.created_at,
+                        kind: ActKind::Reaction,
+                        detail: Some("comment".into()),
+                        text: None,
+                    });
                 }
                 true
             }
@@ -117,9 +172,8 @@ impl Rule for AddComment {
         if let Some(a) = reply {
             return done(self.row("replied").at(a.at).detail("replied_by", a.actor.login.clone()));
         }
-        let reaction = case
-            .inside(&activity)
-            .find(|a| a.class == ActorClass::VisibleNonBot && a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
+        let reaction =
+            case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
         if let Some(a) = reaction {
             return done(self.row("reacted").at(a.at).detail("reacted_by", a.actor.login.clone()));
         }

@@ -27,12 +27,60 @@ use crate::snapshot::github::{Issue, PullRequest};
 pub struct AddLabels;
 
 const ROWS: &[Row] = &[
-    Row { id: "retained", when: "Every added label still set at the window's end", status: S::Accepted, strength: E::Medium, signal: "labels_retained", seed: "All labels retained after triage window", policy: None },
-    Row { id: "retained_closed", when: "Every added label still set, and the target closed or merged", status: S::Accepted, strength: E::Medium, signal: "labels_retained_target_closed", seed: "Target closed or merged while labels retained", policy: None },
-    Row { id: "partial", when: "Some added labels still set, some removed", status: S::Accepted, strength: E::Medium, signal: "labels_partially_retained", seed: "Some labels retained, some removed (mixed)", policy: Some("partial_labels") },
-    Row { id: "removed_by_person", when: "Every added label removed, by a visible non-bot actor", status: S::Rejected, strength: E::Strong, signal: "labels_removed", seed: "All labels removed by visible non-bot", policy: None },
-    Row { id: "removed", when: "Every added label removed, by a bot or by someone not captured", status: S::Rejected, strength: E::Medium, signal: "labels_removed", seed: "All labels removed by visible non-bot (actor not visible)", policy: None },
-    Row { id: "unreadable", when: "The labels could not be read (capture failed)", status: S::Unknown, strength: E::None, signal: "labels_unreadable", seed: "No permission to read labels", policy: None },
+    Row {
+        id: "retained",
+        when: "Every added label still set at the window's end",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "labels_retained",
+        seed: "All labels retained after triage window",
+        policy: None,
+    },
+    Row {
+        id: "retained_closed",
+        when: "Every added label still set, and the target closed or merged",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "labels_retained_target_closed",
+        seed: "Target closed or merged while labels retained",
+        policy: None,
+    },
+    Row {
+        id: "partial",
+        when: "Some added labels still set, some removed",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "labels_partially_retained",
+        seed: "Some labels retained, some removed (mixed)",
+        policy: Some("partial_labels"),
+    },
+    Row {
+        id: "removed_by_person",
+        when: "Every added label removed, by a visible non-bot actor",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "labels_removed",
+        seed: "All labels removed by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "removed",
+        when: "Every added label removed, by a bot or by someone not captured",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "labels_removed",
+        seed: "All labels removed by visible non-bot (actor not visible)",
+        policy: None,
+    },
+    Row {
+        id: "unreadable",
+        when: "The labels could not be read (capture failed)",
+        status: S::Unknown,
+        strength: E::None,
+        signal: "labels_unreadable",
+        seed: "No permission to read labels",
+        policy: None,
+    },
 ];
 
 impl Rule for AddLabels {
@@ -48,15 +96,7 @@ impl Rule for AddLabels {
 
     fn evaluate(&self, case: &Case) -> Verdict {
         let Some(n) = case.output.target_number else { return common("missing_reference") };
-        let added: Vec<String> = case
-            .output
-            .expected()
-            .get("labels_added")
-            .and_then(names)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|l| l.to_lowercase())
-            .collect();
+        let added: Vec<String> = case.output.expected().get("labels_added").and_then(names).unwrap_or_default().into_iter().map(|l| l.to_lowercase()).collect();
         if added.is_empty() {
             return common("missing_execution_state").note("no record of which labels were added");
         }
@@ -85,7 +125,11 @@ impl Rule for AddLabels {
                 self.row("removed_by_person")
             } else {
                 let v = self.row("removed");
-                if remover.is_none() { v.confidence(Confidence::Medium).note("who removed the labels was not captured") } else { v }
+                if remover.is_none() {
+                    v.confidence(Confidence::Medium).note("who removed the labels was not captured")
+                } else {
+                    v
+                }
             };
             return done(v.at(remover.and_then(|e| e.created_at)).detail("removed_by", remover.and_then(|e| e.actor.login.clone())).partial(0.0));
         }
@@ -136,7 +180,12 @@ pub fn labels_at(case: &Case, n: i64) -> Result<(Vec<String>, crate::evaluate::c
 }
 
 /// The latest `labeled`/`unlabeled` event inside the window that touched one of `labels`.
-pub fn label_changer<'b>(case: &Case, activity: &'b crate::evaluate::case::Activity, kind: &str, labels: &[&String]) -> Option<&'b crate::snapshot::github::Event> {
+pub fn label_changer<'b>(
+    case: &Case,
+    activity: &'b crate::evaluate::case::Activity,
+    kind: &str,
+    labels: &[&String],
+) -> Option<&'b crate::snapshot::github::Event> {
     activity.events.as_deref().unwrap_or(&[]).iter().rev().find(|e| {
         e.event.as_deref() == Some(kind)
             && e.label.as_ref().is_some_and(|l| labels.iter().any(|x| **x == l.to_lowercase()))

@@ -19,7 +19,7 @@
 
 use serde_json::Value;
 
-use super::{pull_final, capture_problem};
+use super::{capture_problem, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{ActKind, Case, Lookup};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
@@ -30,14 +30,78 @@ use crate::snapshot::github::PullRequest;
 pub struct AddReviewer;
 
 const ROWS: &[Row] = &[
-    Row { id: "reviewed", when: "A requested reviewer submitted a review", status: S::Accepted, strength: E::Strong, signal: "requested_reviewer_reviewed", seed: "Requested reviewer submitted review", policy: None },
-    Row { id: "commented", when: "A requested reviewer commented", status: S::Accepted, strength: E::Medium, signal: "requested_reviewer_commented", seed: "Requested reviewer commented", policy: None },
-    Row { id: "pending", when: "The request is still pending while the PR is open", status: S::Pending, strength: E::Weak, signal: "review_request_pending", seed: "Reviewer request still pending while PR open", policy: None },
-    Row { id: "removed_by_person", when: "The request was removed by a visible non-bot actor", status: S::Rejected, strength: E::Strong, signal: "review_request_removed", seed: "Reviewer removed by visible non-bot", policy: None },
-    Row { id: "removed", when: "The request is gone with no review; who removed it is not visible", status: S::Rejected, strength: E::Medium, signal: "review_request_removed", seed: "Reviewer removed by visible non-bot (actor not visible)", policy: None },
-    Row { id: "merged_without", when: "The PR merged without the requested reviewer acting", status: S::Ignored, strength: E::Weak, signal: "merged_without_requested_reviewer", seed: "PR merged without that reviewer acting", policy: Some("merged_without_reviewer") },
-    Row { id: "closed_without", when: "The PR closed unmerged with no reviewer action", status: S::Ignored, strength: E::Weak, signal: "closed_without_reviewer_action", seed: "PR closed unmerged with no reviewer action", policy: None },
-    Row { id: "team_unverified", when: "Only teams were requested, and the reviews came from people whose team membership is not captured", status: S::Unknown, strength: E::Weak, signal: "team_membership_unverified", seed: "Team review requests need special handling", policy: None },
+    Row {
+        id: "reviewed",
+        when: "A requested reviewer submitted a review",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "requested_reviewer_reviewed",
+        seed: "Requested reviewer submitted review",
+        policy: None,
+    },
+    Row {
+        id: "commented",
+        when: "A requested reviewer commented",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "requested_reviewer_commented",
+        seed: "Requested reviewer commented",
+        policy: None,
+    },
+    Row {
+        id: "pending",
+        when: "The request is still pending while the PR is open",
+        status: S::Pending,
+        strength: E::Weak,
+        signal: "review_request_pending",
+        seed: "Reviewer request still pending while PR open",
+        policy: None,
+    },
+    Row {
+        id: "removed_by_person",
+        when: "The request was removed by a visible non-bot actor",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "review_request_removed",
+        seed: "Reviewer removed by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "removed",
+        when: "The request is gone with no review; who removed it is not visible",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "review_request_removed",
+        seed: "Reviewer removed by visible non-bot (actor not visible)",
+        policy: None,
+    },
+    Row {
+        id: "merged_without",
+        when: "The PR merged without the requested reviewer acting",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "merged_without_requested_reviewer",
+        seed: "PR merged without that reviewer acting",
+        policy: Some("merged_without_reviewer"),
+    },
+    Row {
+        id: "closed_without",
+        when: "The PR closed unmerged with no reviewer action",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "closed_without_reviewer_action",
+        seed: "PR closed unmerged with no reviewer action",
+        policy: None,
+    },
+    Row {
+        id: "team_unverified",
+        when: "Only teams were requested, and the reviews came from people whose team membership is not captured",
+        status: S::Unknown,
+        strength: E::Weak,
+        signal: "team_membership_unverified",
+        seed: "Team review requests need special handling",
+        policy: None,
+    },
 ];
 
 fn requested(case: &Case) -> (Vec<String>, Vec<String>) {
@@ -90,7 +154,11 @@ impl Rule for AddReviewer {
         if users.is_empty() {
             let other = case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && matches!(a.kind, ActKind::Review(_)));
             if let Some(a) = other {
-                return done(self.row("team_unverified").detail("reviewed_by", a.actor.login.clone()).note("a review by someone not requested by name; team membership is not captured"));
+                return done(
+                    self.row("team_unverified")
+                        .detail("reviewed_by", a.actor.login.clone())
+                        .note("a review by someone not requested by name; team membership is not captured"),
+                );
             }
         }
         // Still requested?

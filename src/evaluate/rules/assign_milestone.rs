@@ -24,10 +24,42 @@ use crate::json::{as_int, int_at};
 pub struct AssignMilestone;
 
 const ROWS: &[Row] = &[
-    Row { id: "retained", when: "The intended milestone is still set", status: S::Accepted, strength: E::Medium, signal: "milestone_retained", seed: "Same milestone still set after window", policy: None },
-    Row { id: "completed", when: "Closed as completed (or merged) under the intended milestone", status: S::Accepted, strength: E::Strong, signal: "completed_under_milestone", seed: "Issue or PR completed under milestone", policy: None },
-    Row { id: "changed", when: "Another milestone is set", status: S::Rejected, strength: E::Medium, signal: "milestone_changed", seed: "Milestone changed by visible non-bot (rejected or mixed)", policy: Some("metadata_changed") },
-    Row { id: "removed", when: "No milestone is set", status: S::Rejected, strength: E::Strong, signal: "milestone_removed", seed: "Milestone removed", policy: None },
+    Row {
+        id: "retained",
+        when: "The intended milestone is still set",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "milestone_retained",
+        seed: "Same milestone still set after window",
+        policy: None,
+    },
+    Row {
+        id: "completed",
+        when: "Closed as completed (or merged) under the intended milestone",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "completed_under_milestone",
+        seed: "Issue or PR completed under milestone",
+        policy: None,
+    },
+    Row {
+        id: "changed",
+        when: "Another milestone is set",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "milestone_changed",
+        seed: "Milestone changed by visible non-bot (rejected or mixed)",
+        policy: Some("metadata_changed"),
+    },
+    Row {
+        id: "removed",
+        when: "No milestone is set",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "milestone_removed",
+        seed: "Milestone removed",
+        policy: None,
+    },
 ];
 
 fn intended(case: &Case) -> Option<Value> {

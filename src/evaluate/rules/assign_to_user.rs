@@ -42,7 +42,12 @@ fn users(case: &Case, state_key: &str) -> Vec<String> {
 }
 
 /// Assignees (lower case) at the window's end, or why unknown.
-fn assignees_at(case: &Case, body: &Value, updated_at: Option<crate::time::Instant>, events: Option<&[crate::snapshot::github::Event]>) -> Result<Vec<String>, Verdict> {
+fn assignees_at(
+    case: &Case,
+    body: &Value,
+    updated_at: Option<crate::time::Instant>,
+    events: Option<&[crate::snapshot::github::Event]>,
+) -> Result<Vec<String>, Verdict> {
     let Some(list) = body.get("assignees").and_then(names) else {
         return Err(common("capture_failed").resolved(true).note("the target's assignees were not captured"));
     };
@@ -55,11 +60,51 @@ fn assignees_at(case: &Case, body: &Value, updated_at: Option<crate::time::Insta
 pub struct AssignToUser;
 
 const ASSIGN_ROWS: &[Row] = &[
-    Row { id: "acted", when: "An assigned user commented, reviewed, committed or closed the item after the assignment", status: S::Accepted, strength: E::Strong, signal: "assignee_acted", seed: "Assigned user comments, reviews, commits, or closes item", policy: None },
-    Row { id: "completed", when: "The item was completed (closed as completed or merged) while the user was assigned", status: S::Accepted, strength: E::Medium, signal: "completed_while_assigned", seed: "Item completed while user assigned", policy: None },
-    Row { id: "removed", when: "The user is no longer assigned", status: S::Rejected, strength: E::Medium, signal: "assignee_removed", seed: "User removed by visible non-bot", policy: None },
-    Row { id: "pending", when: "Still assigned, item open, no action yet", status: S::Pending, strength: E::Weak, signal: "assignment_pending", seed: "Assignment remains while item open", policy: None },
-    Row { id: "closed_without_action", when: "Item closed (not completed) without the assignee acting", status: S::Ignored, strength: E::Weak, signal: "closed_without_assignee_action", seed: "Item closed without assignee action", policy: None },
+    Row {
+        id: "acted",
+        when: "An assigned user commented, reviewed, committed or closed the item after the assignment",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "assignee_acted",
+        seed: "Assigned user comments, reviews, commits, or closes item",
+        policy: None,
+    },
+    Row {
+        id: "completed",
+        when: "The item was completed (closed as completed or merged) while the user was assigned",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "completed_while_assigned",
+        seed: "Item completed while user assigned",
+        policy: None,
+    },
+    Row {
+        id: "removed",
+        when: "The user is no longer assigned",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "assignee_removed",
+        seed: "User removed by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "pending",
+        when: "Still assigned, item open, no action yet",
+        status: S::Pending,
+        strength: E::Weak,
+        signal: "assignment_pending",
+        seed: "Assignment remains while item open",
+        policy: None,
+    },
+    Row {
+        id: "closed_without_action",
+        when: "Item closed (not completed) without the assignee acting",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "closed_without_assignee_action",
+        seed: "Item closed without assignee action",
+        policy: None,
+    },
 ];
 
 impl Rule for AssignToUser {
@@ -85,8 +130,7 @@ impl Rule for AssignToUser {
         let activity = case.activity(n, issue.is_pull_request);
         let is_assignee = |login: &Option<String>| login.as_ref().is_some_and(|l| want.contains(&l.to_lowercase()));
         let acted = case.inside(&activity).find(|a| {
-            is_assignee(&a.actor.login)
-                && matches!(&a.kind, ActKind::Comment | ActKind::Review(_) | ActKind::ReviewComment | ActKind::Commit)
+            is_assignee(&a.actor.login) && matches!(&a.kind, ActKind::Comment | ActKind::Review(_) | ActKind::ReviewComment | ActKind::Commit)
                 || (is_assignee(&a.actor.login) && matches!(&a.kind, ActKind::Event(e) if e == "closed" || e == "merged"))
         });
         let (h, b) = case.count_actors(&activity);
@@ -122,10 +166,42 @@ impl Rule for AssignToUser {
 pub struct UnassignFromUser;
 
 const UNASSIGN_ROWS: &[Row] = &[
-    Row { id: "stays_unassigned", when: "The user is still unassigned", status: S::Accepted, strength: E::Medium, signal: "user_stays_unassigned", seed: "User remains unassigned after window", policy: None },
-    Row { id: "reassigned_by_person", when: "A visible non-bot actor assigned the user again", status: S::Rejected, strength: E::Strong, signal: "user_reassigned", seed: "User re-assigned by visible non-bot", policy: None },
-    Row { id: "reassigned", when: "The user is assigned again; by a bot or someone not captured", status: S::Rejected, strength: E::Medium, signal: "user_reassigned", seed: "", policy: None },
-    Row { id: "closed", when: "Still unassigned, and the item closed after the unassignment", status: S::Ignored, strength: E::Medium, signal: "closed_after_unassignment", seed: "Item closed after unassignment (contextual)", policy: Some("closed_after_unassignment") },
+    Row {
+        id: "stays_unassigned",
+        when: "The user is still unassigned",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "user_stays_unassigned",
+        seed: "User remains unassigned after window",
+        policy: None,
+    },
+    Row {
+        id: "reassigned_by_person",
+        when: "A visible non-bot actor assigned the user again",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "user_reassigned",
+        seed: "User re-assigned by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "reassigned",
+        when: "The user is assigned again; by a bot or someone not captured",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "user_reassigned",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "closed",
+        when: "Still unassigned, and the item closed after the unassignment",
+        status: S::Ignored,
+        strength: E::Medium,
+        signal: "closed_after_unassignment",
+        seed: "Item closed after unassignment (contextual)",
+        policy: Some("closed_after_unassignment"),
+    },
 ];
 
 impl Rule for UnassignFromUser {

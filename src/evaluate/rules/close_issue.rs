@@ -24,11 +24,51 @@ use crate::evaluate::{common, Row, Rule, Verdict};
 pub struct CloseIssue;
 
 const ROWS: &[Row] = &[
-    Row { id: "stayed_closed", when: "Still closed at the window's end", status: S::Accepted, strength: E::Medium, signal: "issue_stayed_closed", seed: "Still closed after evaluation window", policy: None },
-    Row { id: "reopened_by_person", when: "Reopened by a visible non-bot actor", status: S::Rejected, strength: E::Strong, signal: "issue_reopened", seed: "Reopened by visible non-bot", policy: None },
-    Row { id: "reopened", when: "Open again at the window's end; who reopened it is not visible", status: S::Rejected, strength: E::Medium, signal: "issue_reopened", seed: "Reopened by visible non-bot (actor not visible)", policy: None },
-    Row { id: "challenged", when: "Still closed, but a visible non-bot comment after the close says it was wrong", status: S::Rejected, strength: E::Medium, signal: "close_challenged", seed: "Closed then referenced as mistakenly closed", policy: None },
-    Row { id: "lifecycle_bot", when: "Closed by a stale or lifecycle bot", status: S::Accepted, strength: E::Weak, signal: "closed_by_lifecycle_bot", seed: "Closed by stale or lifecycle bot only", policy: Some("lifecycle_close") },
+    Row {
+        id: "stayed_closed",
+        when: "Still closed at the window's end",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "issue_stayed_closed",
+        seed: "Still closed after evaluation window",
+        policy: None,
+    },
+    Row {
+        id: "reopened_by_person",
+        when: "Reopened by a visible non-bot actor",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "issue_reopened",
+        seed: "Reopened by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "reopened",
+        when: "Open again at the window's end; who reopened it is not visible",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "issue_reopened",
+        seed: "Reopened by visible non-bot (actor not visible)",
+        policy: None,
+    },
+    Row {
+        id: "challenged",
+        when: "Still closed, but a visible non-bot comment after the close says it was wrong",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "close_challenged",
+        seed: "Closed then referenced as mistakenly closed",
+        policy: None,
+    },
+    Row {
+        id: "lifecycle_bot",
+        when: "Closed by a stale or lifecycle bot",
+        status: S::Accepted,
+        strength: E::Weak,
+        signal: "closed_by_lifecycle_bot",
+        seed: "Closed by stale or lifecycle bot only",
+        policy: Some("lifecycle_close"),
+    },
 ];
 
 pub fn is_lifecycle_bot(login: Option<&str>) -> bool {

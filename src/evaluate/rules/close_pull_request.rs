@@ -22,11 +22,51 @@ use crate::evaluate::{common, Row, Rule, Verdict};
 pub struct ClosePullRequest;
 
 const ROWS: &[Row] = &[
-    Row { id: "stayed_closed", when: "Still closed unmerged at the window's end", status: S::Accepted, strength: E::Medium, signal: "pull_request_stayed_closed", seed: "Still closed unmerged after window", policy: None },
-    Row { id: "reopened_by_person", when: "Reopened by a visible non-bot actor (open at the window's end)", status: S::Rejected, strength: E::Strong, signal: "pull_request_reopened", seed: "Reopened by visible non-bot", policy: None },
-    Row { id: "reopened", when: "Open again; who reopened it is not visible", status: S::Rejected, strength: E::Medium, signal: "pull_request_reopened", seed: "Reopened by visible non-bot (actor not visible)", policy: None },
-    Row { id: "merged", when: "Merged (after reopening)", status: S::Rejected, strength: E::Strong, signal: "pull_request_merged_after_close", seed: "Later merged after reopening", policy: None },
-    Row { id: "challenged", when: "Still closed, but a visible non-bot comment says the close was premature", status: S::Rejected, strength: E::Medium, signal: "close_challenged", seed: "Comment indicates premature close", policy: None },
+    Row {
+        id: "stayed_closed",
+        when: "Still closed unmerged at the window's end",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "pull_request_stayed_closed",
+        seed: "Still closed unmerged after window",
+        policy: None,
+    },
+    Row {
+        id: "reopened_by_person",
+        when: "Reopened by a visible non-bot actor (open at the window's end)",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "pull_request_reopened",
+        seed: "Reopened by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "reopened",
+        when: "Open again; who reopened it is not visible",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "pull_request_reopened",
+        seed: "Reopened by visible non-bot (actor not visible)",
+        policy: None,
+    },
+    Row {
+        id: "merged",
+        when: "Merged (after reopening)",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "pull_request_merged_after_close",
+        seed: "Later merged after reopening",
+        policy: None,
+    },
+    Row {
+        id: "challenged",
+        when: "Still closed, but a visible non-bot comment says the close was premature",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "close_challenged",
+        seed: "Comment indicates premature close",
+        policy: None,
+    },
 ];
 
 impl Rule for ClosePullRequest {

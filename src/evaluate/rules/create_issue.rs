@@ -26,17 +26,105 @@ use crate::time::Instant;
 pub struct CreateIssue;
 
 const ROWS: &[Row] = &[
-    Row { id: "closed_completed", when: "Closed as completed", status: S::Accepted, strength: E::Strong, signal: "issue_closed_completed", seed: "Closed as completed or resolved", policy: None },
-    Row { id: "closed_by_change", when: "Closed by a commit or pull request (no reason recorded)", status: S::Accepted, strength: E::Strong, signal: "issue_closed_by_change", seed: "Closed as completed or resolved", policy: None },
-    Row { id: "triaged", when: "Assigned, labeled or milestoned by a visible non-bot actor, or linked from a PR or commit", status: S::Accepted, strength: E::Medium, signal: "issue_triaged", seed: "Assigned, labeled by non-bot, milestone added, linked to PR, referenced in commit or PR", policy: None },
-    Row { id: "engaged_open", when: "Open with a non-bot comment or reaction", status: S::Pending, strength: E::Medium, signal: "non_bot_engagement", seed: "Open with non-bot comment, reaction, or triage", policy: Some("open_issue_engagement") },
-    Row { id: "closed_not_planned", when: "Closed as not planned by someone other than a bot or the workflow", status: S::Rejected, strength: E::Strong, signal: "issue_closed_not_planned", seed: "Closed as duplicate, not planned, invalid, or spam", policy: None },
-    Row { id: "closed_duplicate", when: "Closed as duplicate by someone other than a bot or the workflow", status: S::Rejected, strength: E::Strong, signal: "issue_closed_duplicate", seed: "Closed as duplicate, not planned, invalid, or spam", policy: None },
-    Row { id: "closed_by_bot", when: "Closed by a bot (stale or lifecycle automation)", status: S::Ignored, strength: E::Weak, signal: "issue_closed_by_bot", seed: "(close_issue) Closed by stale or lifecycle bot only", policy: Some("bot_closed_not_planned") },
-    Row { id: "closed_by_workflow", when: "Closed by the workflow's own identity", status: S::Ignored, strength: E::Weak, signal: "issue_closed_by_workflow", seed: "§6: a signal counts when it comes from someone other than the workflow", policy: None },
-    Row { id: "close_reason_missing", when: "Closed, with no reason and no closing change recorded", status: S::Unknown, strength: E::Weak, signal: "close_reason_missing", seed: "", policy: None },
-    Row { id: "no_interaction", when: "Open with no non-bot interaction after ignore_after_hours", status: S::Ignored, strength: E::Weak, signal: "no_non_bot_interaction", seed: "Open with no non-bot interaction after window", policy: Some("ignore_after_hours") },
-    Row { id: "exists_only", when: "Open with no non-bot interaction yet, window shorter than ignore_after_hours (or activity not captured)", status: S::Pending, strength: E::Weak, signal: "target_exists_only", seed: "§8: target exists only", policy: Some("ignore_after_hours") },
+    Row {
+        id: "closed_completed",
+        when: "Closed as completed",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "issue_closed_completed",
+        seed: "Closed as completed or resolved",
+        policy: None,
+    },
+    Row {
+        id: "closed_by_change",
+        when: "Closed by a commit or pull request (no reason recorded)",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "issue_closed_by_change",
+        seed: "Closed as completed or resolved",
+        policy: None,
+    },
+    Row {
+        id: "triaged",
+        when: "Assigned, labeled or milestoned by a visible non-bot actor, or linked from a PR or commit",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "issue_triaged",
+        seed: "Assigned, labeled by non-bot, milestone added, linked to PR, referenced in commit or PR",
+        policy: None,
+    },
+    Row {
+        id: "engaged_open",
+        when: "Open with a non-bot comment or reaction",
+        status: S::Pending,
+        strength: E::Medium,
+        signal: "non_bot_engagement",
+        seed: "Open with non-bot comment, reaction, or triage",
+        policy: Some("open_issue_engagement"),
+    },
+    Row {
+        id: "closed_not_planned",
+        when: "Closed as not planned by someone other than a bot or the workflow",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "issue_closed_not_planned",
+        seed: "Closed as duplicate, not planned, invalid, or spam",
+        policy: None,
+    },
+    Row {
+        id: "closed_duplicate",
+        when: "Closed as duplicate by someone other than a bot or the workflow",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "issue_closed_duplicate",
+        seed: "Closed as duplicate, not planned, invalid, or spam",
+        policy: None,
+    },
+    Row {
+        id: "closed_by_bot",
+        when: "Closed by a bot (stale or lifecycle automation)",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "issue_closed_by_bot",
+        seed: "(close_issue) Closed by stale or lifecycle bot only",
+        policy: Some("bot_closed_not_planned"),
+    },
+    Row {
+        id: "closed_by_workflow",
+        when: "Closed by the workflow's own identity",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "issue_closed_by_workflow",
+        seed: "§6: a signal counts when it comes from someone other than the workflow",
+        policy: None,
+    },
+    Row {
+        id: "close_reason_missing",
+        when: "Closed, with no reason and no closing change recorded",
+        status: S::Unknown,
+        strength: E::Weak,
+        signal: "close_reason_missing",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "no_interaction",
+        when: "Open with no non-bot interaction after ignore_after_hours",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "no_non_bot_interaction",
+        seed: "Open with no non-bot interaction after window",
+        policy: Some("ignore_after_hours"),
+    },
+    Row {
+        id: "exists_only",
+        when: "Open with no non-bot interaction yet, window shorter than ignore_after_hours (or activity not captured)",
+        status: S::Pending,
+        strength: E::Weak,
+        signal: "target_exists_only",
+        seed: "§8: target exists only",
+        policy: Some("ignore_after_hours"),
+    },
 ];
 
 const TRIAGE_EVENTS: &[&str] = &["assigned", "labeled", "milestoned", "connected"];
@@ -55,9 +143,7 @@ impl Rule for CreateIssue {
 
     fn action_time(&self, case: &Case) -> Option<Instant> {
         let n = case.output.target_number?;
-        case.output
-            .created_at
-            .or_else(|| case.lookup(&format!("issues/{n}")).found().and_then(|v| Issue::from(v).created_at))
+        case.output.created_at.or_else(|| case.lookup(&format!("issues/{n}")).found().and_then(|v| Issue::from(v).created_at))
     }
 
     fn evaluate(&self, case: &Case) -> Verdict {
@@ -80,7 +166,11 @@ impl Rule for CreateIssue {
             let v = match closer {
                 ActorClass::Bot => {
                     let v = self.row("closed_by_bot");
-                    if rejecting { v.status(case.policy.bot_closed_not_planned.status()) } else { v }
+                    if rejecting {
+                        v.status(case.policy.bot_closed_not_planned.status())
+                    } else {
+                        v
+                    }
                 }
                 ActorClass::SameWorkflow => self.row("closed_by_workflow"),
                 _ => {
@@ -98,7 +188,9 @@ impl Rule for CreateIssue {
                     }
                 }
             };
-            return done(v.at(lc.closed_at).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str()));
+            return done(
+                v.at(lc.closed_at).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str()),
+            );
         }
         if !activity.failed.is_empty() {
             let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();

@@ -21,8 +21,8 @@
 //! `accepted`/`strong`/`pull_request_merged` at 7d, with `time_to_outcome_hours = 30`.
 
 use super::{missing, no_history, pull_final};
-use crate::evaluate::case::{ActKind, Case, Lookup};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::{ActKind, Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, Row, Rule, Verdict};
 use crate::snapshot::github::PullRequest;
@@ -31,13 +31,69 @@ use crate::time::Instant;
 pub struct CreatePullRequest;
 
 const ROWS: &[Row] = &[
-    Row { id: "merged", when: "Merged by the window's end", status: S::Accepted, strength: E::Strong, signal: "pull_request_merged", seed: "Merged", policy: None },
-    Row { id: "reverted", when: "Merged, then reverted inside the window (within durability_hours of the merge)", status: S::Rejected, strength: E::Strong, signal: "reverted_after_merge", seed: "Merged then reverted within durability window", policy: Some("durability_hours") },
-    Row { id: "approved_open", when: "Open, approved by a visible non-bot reviewer, not merged yet", status: S::Pending, strength: E::Medium, signal: "pull_request_approved", seed: "Approved by visible non-bot but not merged yet", policy: None },
-    Row { id: "review_activity", when: "Open, with reviews or comments from a visible non-bot actor", status: S::Pending, strength: E::Medium, signal: "pull_request_review_activity", seed: "Open with review activity", policy: None },
-    Row { id: "closed_unmerged", when: "Closed without merge", status: S::Rejected, strength: E::Strong, signal: "pull_request_closed_unmerged", seed: "Closed unmerged", policy: None },
-    Row { id: "no_activity", when: "Open with no non-bot activity after ignore_after_hours", status: S::Ignored, strength: E::Weak, signal: "no_activity", seed: "Open with no activity after long window", policy: Some("ignore_after_hours") },
-    Row { id: "exists_only", when: "Open with no non-bot activity yet, window shorter than ignore_after_hours (or activity not captured)", status: S::Pending, strength: E::Weak, signal: "target_exists_only", seed: "§8: target exists only", policy: Some("ignore_after_hours") },
+    Row {
+        id: "merged",
+        when: "Merged by the window's end",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "pull_request_merged",
+        seed: "Merged",
+        policy: None,
+    },
+    Row {
+        id: "reverted",
+        when: "Merged, then reverted inside the window (within durability_hours of the merge)",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "reverted_after_merge",
+        seed: "Merged then reverted within durability window",
+        policy: Some("durability_hours"),
+    },
+    Row {
+        id: "approved_open",
+        when: "Open, approved by a visible non-bot reviewer, not merged yet",
+        status: S::Pending,
+        strength: E::Medium,
+        signal: "pull_request_approved",
+        seed: "Approved by visible non-bot but not merged yet",
+        policy: None,
+    },
+    Row {
+        id: "review_activity",
+        when: "Open, with reviews or comments from a visible non-bot actor",
+        status: S::Pending,
+        strength: E::Medium,
+        signal: "pull_request_review_activity",
+        seed: "Open with review activity",
+        policy: None,
+    },
+    Row {
+        id: "closed_unmerged",
+        when: "Closed without merge",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "pull_request_closed_unmerged",
+        seed: "Closed unmerged",
+        policy: None,
+    },
+    Row {
+        id: "no_activity",
+        when: "Open with no non-bot activity after ignore_after_hours",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "no_activity",
+        seed: "Open with no activity after long window",
+        policy: Some("ignore_after_hours"),
+    },
+    Row {
+        id: "exists_only",
+        when: "Open with no non-bot activity yet, window shorter than ignore_after_hours (or activity not captured)",
+        status: S::Pending,
+        strength: E::Weak,
+        signal: "target_exists_only",
+        seed: "§8: target exists only",
+        policy: Some("ignore_after_hours"),
+    },
 ];
 
 impl CreatePullRequest {
@@ -87,27 +143,24 @@ impl Rule for CreatePullRequest {
         };
         let v = if lc.merged {
             if let Some(r) = super::durability::find_revert(&case, n, &pr) {
-                return self.row("reverted").resolved(true).actors(humans, bots).at(r.at).detail("reverted_by", r.describe()).detail("merged_at", lc.merged_at.map(|t| crate::time::format(&t)));
+                return self
+                    .row("reverted")
+                    .resolved(true)
+                    .actors(humans, bots)
+                    .at(r.at)
+                    .detail("reverted_by", r.describe())
+                    .detail("merged_at", lc.merged_at.map(|t| crate::time::format(&t)));
             }
             let class = case.actors.classify(&lc.merger);
-            self.row("merged")
-                .at(lc.merged_at)
-                .detail("merged", true)
-                .detail("merged_by", lc.merger.login.clone())
-                .detail("merged_by_type", class.as_str())
+            self.row("merged").at(lc.merged_at).detail("merged", true).detail("merged_by", lc.merger.login.clone()).detail("merged_by_type", class.as_str())
         } else if lc.closed {
-            self.row("closed_unmerged")
-                .at(lc.closed_at)
-                .detail("merged", false)
-                .detail("closed_by", lc.closer.login.clone())
+            self.row("closed_unmerged").at(lc.closed_at).detail("merged", false).detail("closed_by", lc.closer.login.clone())
         } else {
             if !activity.failed.is_empty() {
                 let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
                 return common("capture_failed").resolved(true).note(format!("activity capture failed: {}", paths.join(", ")));
             }
-            let human = |k: &dyn Fn(&ActKind) -> bool| {
-                case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && k(&a.kind)).map(|a| a.at)
-            };
+            let human = |k: &dyn Fn(&ActKind) -> bool| case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && k(&a.kind)).map(|a| a.at);
             if let Some(at) = human(&|k| matches!(k, ActKind::Review(s) if s == "APPROVED")) {
                 self.row("approved_open").at(at)
             } else if let Some(at) = human(&|k| matches!(k, ActKind::Review(_) | ActKind::Comment | ActKind::ReviewComment)) {
@@ -116,7 +169,11 @@ impl Rule for CreatePullRequest {
                 self.row("no_activity")
             } else {
                 let v = self.row("exists_only");
-                if activity.any_read() { v } else { v.note("no activity lists captured: cannot tell ignored from engaged") }
+                if activity.any_read() {
+                    v
+                } else {
+                    v.note("no activity lists captured: cannot tell ignored from engaged")
+                }
             }
         };
         v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis)

@@ -66,12 +66,60 @@ fn closed_as_of(case: &Case, d: &Discussion) -> Result<bool, &'static str> {
 pub struct CreateDiscussion;
 
 const CREATE_ROWS: &[Row] = &[
-    Row { id: "answered", when: "An answer was chosen", status: S::Accepted, strength: E::Strong, signal: "discussion_answered", seed: "Answer marked or accepted answer present", policy: None },
-    Row { id: "engaged", when: "Replies or reactions from visible non-bot actors", status: S::Accepted, strength: E::Medium, signal: "discussion_engaged", seed: "Non-bot replies or meaningful reactions", policy: None },
-    Row { id: "converted_or_linked", when: "Converted to an issue, or linked from an issue or PR", status: S::Accepted, strength: E::Medium, signal: "discussion_converted_or_linked", seed: "Discussion converted or linked to issue or PR", policy: None },
-    Row { id: "closed_rejected", when: "Closed as duplicate or outdated", status: S::Rejected, strength: E::Strong, signal: "discussion_closed_duplicate_or_outdated", seed: "Closed as duplicate, spam, or off-topic", policy: None },
-    Row { id: "no_engagement", when: "No engagement after ignore_after_hours", status: S::Ignored, strength: E::Weak, signal: "no_engagement", seed: "Exists with no engagement after window", policy: Some("ignore_after_hours") },
-    Row { id: "exists_only", when: "No engagement yet, window shorter than ignore_after_hours", status: S::Pending, strength: E::Weak, signal: "target_exists_only", seed: "§8: target exists only", policy: Some("ignore_after_hours") },
+    Row {
+        id: "answered",
+        when: "An answer was chosen",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "discussion_answered",
+        seed: "Answer marked or accepted answer present",
+        policy: None,
+    },
+    Row {
+        id: "engaged",
+        when: "Replies or reactions from visible non-bot actors",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "discussion_engaged",
+        seed: "Non-bot replies or meaningful reactions",
+        policy: None,
+    },
+    Row {
+        id: "converted_or_linked",
+        when: "Converted to an issue, or linked from an issue or PR",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "discussion_converted_or_linked",
+        seed: "Discussion converted or linked to issue or PR",
+        policy: None,
+    },
+    Row {
+        id: "closed_rejected",
+        when: "Closed as duplicate or outdated",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "discussion_closed_duplicate_or_outdated",
+        seed: "Closed as duplicate, spam, or off-topic",
+        policy: None,
+    },
+    Row {
+        id: "no_engagement",
+        when: "No engagement after ignore_after_hours",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "no_engagement",
+        seed: "Exists with no engagement after window",
+        policy: Some("ignore_after_hours"),
+    },
+    Row {
+        id: "exists_only",
+        when: "No engagement yet, window shorter than ignore_after_hours",
+        status: S::Pending,
+        strength: E::Weak,
+        signal: "target_exists_only",
+        seed: "§8: target exists only",
+        policy: Some("ignore_after_hours"),
+    },
 ];
 
 impl Rule for CreateDiscussion {
@@ -145,10 +193,42 @@ impl Rule for UpdateDiscussion {
 pub struct CloseDiscussion;
 
 const CLOSE_ROWS: &[Row] = &[
-    Row { id: "stayed_closed", when: "Still closed at the window's end", status: S::Accepted, strength: E::Medium, signal: "discussion_stayed_closed", seed: "Still closed after window", policy: None },
-    Row { id: "reopened", when: "Open again (GraphQL keeps no record of who reopened it)", status: S::Rejected, strength: E::Medium, signal: "discussion_reopened", seed: "Reopened by visible non-bot (actor not visible)", policy: None },
-    Row { id: "reopened_by_person", when: "Open again, and the capture names a visible non-bot reopener (`reopenedBy`)", status: S::Rejected, strength: E::Strong, signal: "discussion_reopened", seed: "Reopened by visible non-bot", policy: None },
-    Row { id: "challenged", when: "A visible non-bot comment after the close says it was wrong", status: S::Rejected, strength: E::Medium, signal: "close_challenged", seed: "Non-bot comments indicate close was wrong", policy: None },
+    Row {
+        id: "stayed_closed",
+        when: "Still closed at the window's end",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "discussion_stayed_closed",
+        seed: "Still closed after window",
+        policy: None,
+    },
+    Row {
+        id: "reopened",
+        when: "Open again (GraphQL keeps no record of who reopened it)",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "discussion_reopened",
+        seed: "Reopened by visible non-bot (actor not visible)",
+        policy: None,
+    },
+    Row {
+        id: "reopened_by_person",
+        when: "Open again, and the capture names a visible non-bot reopener (`reopenedBy`)",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "discussion_reopened",
+        seed: "Reopened by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "challenged",
+        when: "A visible non-bot comment after the close says it was wrong",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "close_challenged",
+        seed: "Non-bot comments indicate close was wrong",
+        policy: None,
+    },
 ];
 
 impl Rule for CloseDiscussion {

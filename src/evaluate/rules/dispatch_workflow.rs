@@ -25,12 +25,60 @@ use crate::evaluate::{Row, Rule, Verdict};
 use crate::json::{as_int, names, str_at};
 
 pub const ROWS: &[Row] = &[
-    Row { id: "success", when: "The run completed successfully", status: S::Accepted, strength: E::Strong, signal: "workflow_success", seed: "Dispatched run completed successfully", policy: None },
-    Row { id: "failed", when: "The run failed, was cancelled or timed out", status: S::Rejected, strength: E::Strong, signal: "workflow_failed", seed: "Run failed, cancelled, or timed out", policy: None },
-    Row { id: "in_progress", when: "The run is queued or in progress", status: S::Pending, strength: E::Medium, signal: "workflow_in_progress", seed: "Run still in progress", policy: None },
-    Row { id: "missing_run_id", when: "No run id recorded", status: S::Unknown, strength: E::None, signal: "missing_run_id", seed: "No matching run found (unknown or rejected, depending dispatch API result)", policy: None },
-    Row { id: "run_not_found", when: "The recorded run answered 404", status: S::Rejected, strength: E::Medium, signal: "workflow_run_not_found", seed: "No matching run found (rejected when the API named a run)", policy: None },
-    Row { id: "no_artifact", when: "Succeeded, but an expected artifact is missing", status: S::Accepted, strength: E::Weak, signal: "workflow_success_without_artifact", seed: "Run succeeded but produced no expected artifact", policy: Some("run_without_artifact") },
+    Row {
+        id: "success",
+        when: "The run completed successfully",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "workflow_success",
+        seed: "Dispatched run completed successfully",
+        policy: None,
+    },
+    Row {
+        id: "failed",
+        when: "The run failed, was cancelled or timed out",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "workflow_failed",
+        seed: "Run failed, cancelled, or timed out",
+        policy: None,
+    },
+    Row {
+        id: "in_progress",
+        when: "The run is queued or in progress",
+        status: S::Pending,
+        strength: E::Medium,
+        signal: "workflow_in_progress",
+        seed: "Run still in progress",
+        policy: None,
+    },
+    Row {
+        id: "missing_run_id",
+        when: "No run id recorded",
+        status: S::Unknown,
+        strength: E::None,
+        signal: "missing_run_id",
+        seed: "No matching run found (unknown or rejected, depending dispatch API result)",
+        policy: None,
+    },
+    Row {
+        id: "run_not_found",
+        when: "The recorded run answered 404",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "workflow_run_not_found",
+        seed: "No matching run found (rejected when the API named a run)",
+        policy: None,
+    },
+    Row {
+        id: "no_artifact",
+        when: "Succeeded, but an expected artifact is missing",
+        status: S::Accepted,
+        strength: E::Weak,
+        signal: "workflow_success_without_artifact",
+        seed: "Run succeeded but produced no expected artifact",
+        policy: Some("run_without_artifact"),
+    },
 ];
 
 /// Shared by the dispatch-like rules.
@@ -60,12 +108,8 @@ pub fn judge_run(rule: &dyn Rule, case: &Case) -> Verdict {
         "success" => {
             let expected = e.get("metadata.expected_artifacts").and_then(names).unwrap_or_default();
             if !expected.is_empty() {
-                let have: Vec<String> = case
-                    .lookup(&format!("actions/runs/{id}/artifacts"))
-                    .found()
-                    .and_then(|v| v.get("artifacts"))
-                    .and_then(names)
-                    .unwrap_or_default();
+                let have: Vec<String> =
+                    case.lookup(&format!("actions/runs/{id}/artifacts")).found().and_then(|v| v.get("artifacts")).and_then(names).unwrap_or_default();
                 if expected.iter().any(|a| !have.contains(a)) {
                     return done(rule.row("no_artifact").status(case.policy.run_without_artifact.status()).at(updated));
                 }

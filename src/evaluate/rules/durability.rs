@@ -117,11 +117,7 @@ pub fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: &[Strin
     let limit = case.policy.durability_hours;
     let mut hits: Vec<&RevertMark> = marks
         .iter()
-        .filter(|m| {
-            m.sha.as_ref().is_some_and(|s| shas.iter().any(|x| same_sha(x, s)))
-                || m.pr == Some(n)
-                || (m.title.is_some() && m.title == pr.title)
-        })
+        .filter(|m| m.sha.as_ref().is_some_and(|s| shas.iter().any(|x| same_sha(x, s))) || m.pr == Some(n) || (m.title.is_some() && m.title == pr.title))
         .filter(|m| match (m.at, merged_at) {
             (Some(t), Some(mt)) => t > mt && t <= case.as_of && (t - mt).num_hours() <= limit,
             (Some(t), None) => t <= case.as_of,

@@ -77,10 +77,7 @@ pub fn current(obj: &Value, field: &str) -> Option<Value> {
 pub fn intended(before: Option<&Value>, after: &Value) -> Vec<(String, Option<Value>, Value)> {
     let get = |src: &Value, f: &str| -> Option<Value> {
         match f {
-            "body" => src
-                .get("body")
-                .map(|b| normalize("body", b))
-                .or_else(|| src.get("body_hash").cloned()),
+            "body" => src.get("body").map(|b| normalize("body", b)).or_else(|| src.get("body_hash").cloned()),
             _ => src.get(f).map(|x| normalize(f, x)),
         }
     };
@@ -202,14 +199,10 @@ pub fn update_verdict(rule: &dyn Rule, case: &Case, obj: &Value, updated_at: Opt
         let v = rule.row(if reverted { "reverted" } else { "replaced" });
         match (person, touches.last()) {
             (Some(e), _) => v.detail("changed_by", e.actor.login.clone()).at(e.created_at),
-            (None, Some(e)) => v
-                .strength(crate::evaluate::EvidenceStrength::Medium)
-                .detail("changed_by", e.actor.login.clone())
-                .note("changed back by a bot, not a person"),
-            (None, None) => v
-                .strength(crate::evaluate::EvidenceStrength::Medium)
-                .confidence(Confidence::Medium)
-                .note("who changed it is not captured"),
+            (None, Some(e)) => {
+                v.strength(crate::evaluate::EvidenceStrength::Medium).detail("changed_by", e.actor.login.clone()).note("changed back by a bot, not a person")
+            }
+            (None, None) => v.strength(crate::evaluate::EvidenceStrength::Medium).confidence(Confidence::Medium).note("who changed it is not captured"),
         }
     };
     v.resolved(true)

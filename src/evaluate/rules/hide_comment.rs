@@ -25,10 +25,42 @@ use crate::json::{bool_at, int_at};
 pub struct HideComment;
 
 const ROWS: &[Row] = &[
-    Row { id: "still_hidden", when: "The comment is still minimized", status: S::Accepted, strength: E::Medium, signal: "comment_still_hidden", seed: "Comment still hidden or minimized", policy: None },
-    Row { id: "unhidden_by_person", when: "Unhidden, and the capture names a visible non-bot actor who did it", status: S::Rejected, strength: E::Strong, signal: "comment_unhidden", seed: "Comment unhidden by visible non-bot", policy: None },
-    Row { id: "unhidden", when: "No longer minimized; who unhid it is not visible", status: S::Rejected, strength: E::Medium, signal: "comment_unhidden", seed: "Comment unhidden by visible non-bot (actor not visible)", policy: None },
-    Row { id: "deleted", when: "The comment was deleted after hiding", status: S::Accepted, strength: E::Medium, signal: "deleted_after_hiding", seed: "Comment deleted after hiding", policy: None },
+    Row {
+        id: "still_hidden",
+        when: "The comment is still minimized",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "comment_still_hidden",
+        seed: "Comment still hidden or minimized",
+        policy: None,
+    },
+    Row {
+        id: "unhidden_by_person",
+        when: "Unhidden, and the capture names a visible non-bot actor who did it",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "comment_unhidden",
+        seed: "Comment unhidden by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "unhidden",
+        when: "No longer minimized; who unhid it is not visible",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "comment_unhidden",
+        seed: "Comment unhidden by visible non-bot (actor not visible)",
+        policy: None,
+    },
+    Row {
+        id: "deleted",
+        when: "The comment was deleted after hiding",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "deleted_after_hiding",
+        seed: "Comment deleted after hiding",
+        policy: None,
+    },
 ];
 
 impl Rule for HideComment {
@@ -62,7 +94,9 @@ impl Rule for HideComment {
         let Some(state) = state else {
             return match (&gql, &rest) {
                 (Lookup::Failed(_), _) => super::missing(case, &gql),
-                (_, Lookup::Found(_)) => common("target_not_captured").resolved(true).note("the REST capture carries no minimized state; capture graphql/.../comments/ID"),
+                (_, Lookup::Found(_)) => {
+                    common("target_not_captured").resolved(true).note("the REST capture carries no minimized state; capture graphql/.../comments/ID")
+                }
                 _ => super::missing(case, &rest),
             };
         };

@@ -25,11 +25,51 @@ use crate::snapshot::github::Issue;
 pub struct LinkSubIssue;
 
 const ROWS: &[Row] = &[
-    Row { id: "present", when: "The parent/sub-issue link is still present", status: S::Accepted, strength: E::Medium, signal: "sub_issue_link_present", seed: "Parent/sub-issue link still present", policy: None },
-    Row { id: "removed_by_person", when: "The link was removed by a visible non-bot actor", status: S::Rejected, strength: E::Strong, signal: "sub_issue_link_removed", seed: "Link removed by visible non-bot", policy: None },
-    Row { id: "removed", when: "The link is gone; who removed it is not visible", status: S::Rejected, strength: E::Medium, signal: "sub_issue_link_removed", seed: "Link removed by visible non-bot (actor not visible)", policy: None },
-    Row { id: "child_closed_invalid", when: "The sub-issue was closed as duplicate or not planned", status: S::Rejected, strength: E::Medium, signal: "sub_issue_closed_invalid", seed: "Target issue closed as duplicate or invalid (rejected or ignored)", policy: Some("sub_issue_closed_invalid") },
-    Row { id: "inaccessible", when: "Neither the parent's sub-issues nor the child's parent could be read", status: S::Unknown, strength: E::None, signal: "sub_issue_link_inaccessible", seed: "Parent or child inaccessible", policy: None },
+    Row {
+        id: "present",
+        when: "The parent/sub-issue link is still present",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "sub_issue_link_present",
+        seed: "Parent/sub-issue link still present",
+        policy: None,
+    },
+    Row {
+        id: "removed_by_person",
+        when: "The link was removed by a visible non-bot actor",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "sub_issue_link_removed",
+        seed: "Link removed by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "removed",
+        when: "The link is gone; who removed it is not visible",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "sub_issue_link_removed",
+        seed: "Link removed by visible non-bot (actor not visible)",
+        policy: None,
+    },
+    Row {
+        id: "child_closed_invalid",
+        when: "The sub-issue was closed as duplicate or not planned",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "sub_issue_closed_invalid",
+        seed: "Target issue closed as duplicate or invalid (rejected or ignored)",
+        policy: Some("sub_issue_closed_invalid"),
+    },
+    Row {
+        id: "inaccessible",
+        when: "Neither the parent's sub-issues nor the child's parent could be read",
+        status: S::Unknown,
+        strength: E::None,
+        signal: "sub_issue_link_inaccessible",
+        seed: "Parent or child inaccessible",
+        policy: None,
+    },
 ];
 
 fn numbers(case: &Case) -> (Option<i64>, Option<i64>) {
@@ -79,9 +119,13 @@ impl Rule for LinkSubIssue {
             return done(self.row("present"));
         }
         let events = [format!("issues/{parent}/timeline"), format!("issues/{child}/timeline"), format!("issues/{parent}/events")];
-        let remover = events.iter().filter_map(|p| case.lookup(p).found()).flat_map(|v| crate::snapshot::github::list(v, crate::snapshot::github::Event::from)).find(|e| {
-            matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed")) && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
-        });
+        let remover =
+            events.iter().filter_map(|p| case.lookup(p).found()).flat_map(|v| crate::snapshot::github::list(v, crate::snapshot::github::Event::from)).find(
+                |e| {
+                    matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed"))
+                        && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
+                },
+            );
         done(match remover {
             Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("removed_by_person").at(e.created_at),
             Some(e) => self.row("removed").at(e.created_at),

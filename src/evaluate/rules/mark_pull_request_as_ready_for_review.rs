@@ -14,7 +14,7 @@
 //! Marked ready at T, approved by a maintainer at T+1d -> `accepted`/`strong`/
 //! `reviewed_after_ready` from the 7d window on.
 
-use super::{pull_final, capture_problem};
+use super::{capture_problem, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -24,12 +24,60 @@ use crate::snapshot::github::PullRequest;
 pub struct MarkReady;
 
 const ROWS: &[Row] = &[
-    Row { id: "reviewed", when: "Reviewed by a visible non-bot actor after the mark", status: S::Accepted, strength: E::Strong, signal: "reviewed_after_ready", seed: "Reviewed by visible non-bot after mark-ready", policy: None },
-    Row { id: "merged", when: "Merged after the mark", status: S::Accepted, strength: E::Strong, signal: "merged_after_ready", seed: "Merged after mark-ready", policy: None },
-    Row { id: "back_to_draft", when: "Converted back to draft by a visible non-bot actor", status: S::Rejected, strength: E::Strong, signal: "converted_to_draft", seed: "Converted back to draft by visible non-bot", policy: None },
-    Row { id: "closed_unreviewed", when: "Closed unmerged with no review", status: S::Rejected, strength: E::Medium, signal: "closed_without_review", seed: "Closed unmerged with no review (rejected or ignored)", policy: Some("ready_closed_unreviewed") },
-    Row { id: "no_review", when: "Open with no review after ignore_after_hours", status: S::Ignored, strength: E::Weak, signal: "no_review", seed: "Open with no review after window (pending or ignored)", policy: Some("ignore_after_hours") },
-    Row { id: "awaiting_review", when: "Open with no review yet", status: S::Pending, strength: E::Weak, signal: "awaiting_review", seed: "Open with no review after window (pending or ignored)", policy: Some("ignore_after_hours") },
+    Row {
+        id: "reviewed",
+        when: "Reviewed by a visible non-bot actor after the mark",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "reviewed_after_ready",
+        seed: "Reviewed by visible non-bot after mark-ready",
+        policy: None,
+    },
+    Row {
+        id: "merged",
+        when: "Merged after the mark",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "merged_after_ready",
+        seed: "Merged after mark-ready",
+        policy: None,
+    },
+    Row {
+        id: "back_to_draft",
+        when: "Converted back to draft by a visible non-bot actor",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "converted_to_draft",
+        seed: "Converted back to draft by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "closed_unreviewed",
+        when: "Closed unmerged with no review",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "closed_without_review",
+        seed: "Closed unmerged with no review (rejected or ignored)",
+        policy: Some("ready_closed_unreviewed"),
+    },
+    Row {
+        id: "no_review",
+        when: "Open with no review after ignore_after_hours",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "no_review",
+        seed: "Open with no review after window (pending or ignored)",
+        policy: Some("ignore_after_hours"),
+    },
+    Row {
+        id: "awaiting_review",
+        when: "Open with no review yet",
+        status: S::Pending,
+        strength: E::Weak,
+        signal: "awaiting_review",
+        seed: "Open with no review after window (pending or ignored)",
+        policy: Some("ignore_after_hours"),
+    },
 ];
 
 impl Rule for MarkReady {
@@ -52,7 +100,11 @@ impl Rule for MarkReady {
         }
         let look = case.lookup(&format!("pulls/{n}"));
         let Some(body) = look.found() else {
-            return if activity.any_read() { common("target_not_captured").note("reviews captured, but not the PR's state") } else { super::missing(case, &look) };
+            return if activity.any_read() {
+                common("target_not_captured").note("reviews captured, but not the PR's state")
+            } else {
+                super::missing(case, &look)
+            };
         };
         if let Some(v) = capture_problem(&activity) {
             return v;

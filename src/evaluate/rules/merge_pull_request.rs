@@ -22,8 +22,24 @@ use crate::evaluate::{common, Row, Rule, Verdict};
 pub struct MergePullRequest;
 
 const ROWS: &[Row] = &[
-    Row { id: "stood", when: "Merged and not reverted by the window's end", status: S::Accepted, strength: E::Medium, signal: "merge_stood", seed: "", policy: None },
-    Row { id: "reverted", when: "Merged, then reverted within the window", status: S::Rejected, strength: E::Strong, signal: "reverted_after_merge", seed: "(create_pull_request) Merged then reverted within durability window", policy: None },
+    Row {
+        id: "stood",
+        when: "Merged and not reverted by the window's end",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "merge_stood",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "reverted",
+        when: "Merged, then reverted within the window",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "reverted_after_merge",
+        seed: "(create_pull_request) Merged then reverted within durability window",
+        policy: None,
+    },
     Row { id: "not_merged", when: "The PR is not merged", status: S::Unknown, strength: E::Weak, signal: "merge_not_observed", seed: "", policy: None },
 ];
 

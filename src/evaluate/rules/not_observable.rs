@@ -52,9 +52,13 @@ impl Rule for NotObservable {
     }
 }
 
-pub const CREATE_AGENT_SESSION: NotObservable = NotObservable("create_agent_session", "None in the repository: an agent session's result shows only through the PRs it opens, which their own outputs cover.");
+pub const CREATE_AGENT_SESSION: NotObservable = NotObservable(
+    "create_agent_session",
+    "None in the repository: an agent session's result shows only through the PRs it opens, which their own outputs cover.",
+);
 pub const CREATE_CHECK_RUN: NotObservable = NotObservable("create_check_run", "None: the check run is the workflow's own report, not a response to it.");
-pub const CREATE_PROJECT_STATUS_UPDATE: NotObservable = NotObservable("create_project_status_update", "None: a status note on a project has no later state to compare.");
+pub const CREATE_PROJECT_STATUS_UPDATE: NotObservable =
+    NotObservable("create_project_status_update", "None: a status note on a project has no later state to compare.");
 pub const UPLOAD_ASSET: NotObservable = NotObservable("upload_asset", "None: assets live outside the repository's reviewable state.");
 pub const UPLOAD_ARTIFACT: NotObservable = NotObservable("upload_artifact", "None: workflow artifacts are not repository state.");
 pub const COMMENT_MEMORY: NotObservable = NotObservable("comment_memory", "None: the agent's memory is its own.");

@@ -28,15 +28,87 @@ use crate::snapshot::github::{list, Commit, PullRequest};
 pub struct PushToPullRequestBranch;
 
 const ROWS: &[Row] = &[
-    Row { id: "merged_with_commits", when: "PR merged, pushed commits shown to be in what was merged", status: S::Accepted, strength: E::Strong, signal: "pushed_commits_merged", seed: "PR merged with pushed commits included", policy: None },
-    Row { id: "merged_modified", when: "PR merged with the pushed commits, after later commits by someone else", status: S::Accepted, strength: E::Medium, signal: "pushed_commits_modified_then_merged", seed: "Pushed commits later modified but PR merged", policy: None },
-    Row { id: "retention_unknown", when: "PR merged, but whether the pushed commits are in it cannot be shown", status: S::Unknown, strength: E::Weak, signal: "commit_retention_unknown", seed: "", policy: None },
-    Row { id: "reverted", when: "PR merged, then its merge or a pushed commit reverted inside the window", status: S::Rejected, strength: E::Strong, signal: "reverted_after_merge", seed: "Pushed commits reverted or dropped", policy: Some("durability_hours") },
-    Row { id: "dropped", when: "The PR's commit list no longer holds a pushed commit", status: S::Rejected, strength: E::Strong, signal: "pushed_commits_dropped", seed: "Pushed commits reverted or dropped", policy: None },
-    Row { id: "closed_unmerged", when: "PR closed unmerged", status: S::Rejected, strength: E::Strong, signal: "pull_request_closed_unmerged", seed: "PR closed unmerged", policy: None },
-    Row { id: "open_activity", when: "PR open, with review or CI activity after the push", status: S::Pending, strength: E::Medium, signal: "pull_request_review_activity", seed: "PR open with review or CI activity", policy: None },
-    Row { id: "no_activity", when: "PR open with no activity after ignore_after_hours", status: S::Ignored, strength: E::Weak, signal: "no_activity", seed: "PR open with no activity after long window", policy: Some("ignore_after_hours") },
-    Row { id: "exists_only", when: "PR open with no activity yet, window shorter than ignore_after_hours", status: S::Pending, strength: E::Weak, signal: "target_exists_only", seed: "§8: target exists only", policy: Some("ignore_after_hours") },
+    Row {
+        id: "merged_with_commits",
+        when: "PR merged, pushed commits shown to be in what was merged",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "pushed_commits_merged",
+        seed: "PR merged with pushed commits included",
+        policy: None,
+    },
+    Row {
+        id: "merged_modified",
+        when: "PR merged with the pushed commits, after later commits by someone else",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "pushed_commits_modified_then_merged",
+        seed: "Pushed commits later modified but PR merged",
+        policy: None,
+    },
+    Row {
+        id: "retention_unknown",
+        when: "PR merged, but whether the pushed commits are in it cannot be shown",
+        status: S::Unknown,
+        strength: E::Weak,
+        signal: "commit_retention_unknown",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "reverted",
+        when: "PR merged, then its merge or a pushed commit reverted inside the window",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "reverted_after_merge",
+        seed: "Pushed commits reverted or dropped",
+        policy: Some("durability_hours"),
+    },
+    Row {
+        id: "dropped",
+        when: "The PR's commit list no longer holds a pushed commit",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "pushed_commits_dropped",
+        seed: "Pushed commits reverted or dropped",
+        policy: None,
+    },
+    Row {
+        id: "closed_unmerged",
+        when: "PR closed unmerged",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "pull_request_closed_unmerged",
+        seed: "PR closed unmerged",
+        policy: None,
+    },
+    Row {
+        id: "open_activity",
+        when: "PR open, with review or CI activity after the push",
+        status: S::Pending,
+        strength: E::Medium,
+        signal: "pull_request_review_activity",
+        seed: "PR open with review or CI activity",
+        policy: None,
+    },
+    Row {
+        id: "no_activity",
+        when: "PR open with no activity after ignore_after_hours",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "no_activity",
+        seed: "PR open with no activity after long window",
+        policy: Some("ignore_after_hours"),
+    },
+    Row {
+        id: "exists_only",
+        when: "PR open with no activity yet, window shorter than ignore_after_hours",
+        status: S::Pending,
+        strength: E::Weak,
+        signal: "target_exists_only",
+        seed: "§8: target exists only",
+        policy: Some("ignore_after_hours"),
+    },
 ];
 
 #[derive(Debug, PartialEq)]
@@ -76,9 +148,7 @@ impl PushToPullRequestBranch {
     fn ci_activity(case: &Case, sha: &str) -> bool {
         let Some(v) = case.lookup(&format!("commits/{sha}/check-runs")).found() else { return false };
         let runs = v.get("check_runs").cloned().unwrap_or(Value::Null);
-        runs.as_array().is_some_and(|a| {
-            a.iter().any(|r| case.place(crate::time::at(r, "started_at")) == crate::evaluate::case::Placement::Inside)
-        })
+        runs.as_array().is_some_and(|a| a.iter().any(|r| case.place(crate::time::at(r, "started_at")) == crate::evaluate::case::Placement::Inside))
     }
 }
 
@@ -97,12 +167,7 @@ impl Rule for PushToPullRequestBranch {
         let Some(n) = case.output.target_number else { return common("missing_reference") };
         let look = case.lookup(&format!("pulls/{n}"));
         let Some(body) = look.found() else { return missing(case, &look) };
-        let shas: Vec<String> = case
-            .output
-            .expected()
-            .get("commit_shas")
-            .and_then(crate::json::names)
-            .unwrap_or_default();
+        let shas: Vec<String> = case.output.expected().get("commit_shas").and_then(crate::json::names).unwrap_or_default();
         if shas.is_empty() {
             return common("missing_execution_state").resolved(true).note("no pushed commit SHA recorded");
         }

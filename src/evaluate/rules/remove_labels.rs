@@ -22,10 +22,42 @@ use crate::json::names;
 pub struct RemoveLabels;
 
 const ROWS: &[Row] = &[
-    Row { id: "stay_removed", when: "Every removed label still absent", status: S::Accepted, strength: E::Medium, signal: "labels_stay_removed", seed: "(add_labels) All labels retained after triage window", policy: None },
-    Row { id: "partial", when: "Some removed labels back, some still absent", status: S::Accepted, strength: E::Medium, signal: "labels_partially_retained", seed: "(add_labels) Some labels retained, some removed", policy: Some("partial_labels") },
-    Row { id: "readded_by_person", when: "Every removed label added back by a visible non-bot actor", status: S::Rejected, strength: E::Strong, signal: "labels_readded", seed: "(add_labels) All labels removed by visible non-bot", policy: None },
-    Row { id: "readded", when: "Every removed label back; by a bot or someone not captured", status: S::Rejected, strength: E::Medium, signal: "labels_readded", seed: "", policy: None },
+    Row {
+        id: "stay_removed",
+        when: "Every removed label still absent",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "labels_stay_removed",
+        seed: "(add_labels) All labels retained after triage window",
+        policy: None,
+    },
+    Row {
+        id: "partial",
+        when: "Some removed labels back, some still absent",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "labels_partially_retained",
+        seed: "(add_labels) Some labels retained, some removed",
+        policy: Some("partial_labels"),
+    },
+    Row {
+        id: "readded_by_person",
+        when: "Every removed label added back by a visible non-bot actor",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "labels_readded",
+        seed: "(add_labels) All labels removed by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "readded",
+        when: "Every removed label back; by a bot or someone not captured",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "labels_readded",
+        seed: "",
+        policy: None,
+    },
 ];
 
 pub fn removed_labels(case: &Case) -> Vec<String> {

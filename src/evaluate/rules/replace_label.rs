@@ -21,10 +21,42 @@ use crate::json::names;
 pub struct ReplaceLabel;
 
 const ROWS: &[Row] = &[
-    Row { id: "retained", when: "New labels present and replaced labels absent", status: S::Accepted, strength: E::Medium, signal: "state_retained", seed: "(add_labels) All labels retained after triage window", policy: None },
-    Row { id: "partial", when: "Part of the replacement undone", status: S::Accepted, strength: E::Medium, signal: "labels_partially_retained", seed: "(add_labels) Some labels retained, some removed", policy: Some("partial_labels") },
-    Row { id: "reverted_by_person", when: "The replacement fully undone by a visible non-bot actor", status: S::Rejected, strength: E::Strong, signal: "state_reverted", seed: "(add_labels) All labels removed by visible non-bot", policy: None },
-    Row { id: "reverted", when: "The replacement fully undone; by a bot or someone not captured", status: S::Rejected, strength: E::Medium, signal: "state_reverted", seed: "", policy: None },
+    Row {
+        id: "retained",
+        when: "New labels present and replaced labels absent",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "state_retained",
+        seed: "(add_labels) All labels retained after triage window",
+        policy: None,
+    },
+    Row {
+        id: "partial",
+        when: "Part of the replacement undone",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "labels_partially_retained",
+        seed: "(add_labels) Some labels retained, some removed",
+        policy: Some("partial_labels"),
+    },
+    Row {
+        id: "reverted_by_person",
+        when: "The replacement fully undone by a visible non-bot actor",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "state_reverted",
+        seed: "(add_labels) All labels removed by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "reverted",
+        when: "The replacement fully undone; by a bot or someone not captured",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "state_reverted",
+        seed: "",
+        policy: None,
+    },
 ];
 
 impl Rule for ReplaceLabel {

@@ -80,7 +80,12 @@ fn person_reply(case: &Case, n: i64, id: i64, thread: Option<&ReviewThread>) -> 
         .find(|c| case.actors.classify(&c.user) == ActorClass::VisibleNonBot && case.place(c.created_at) == Placement::Inside)
         .map(|c| c.created_at);
     r.or_else(|| {
-        thread?.comments.iter().filter(|c| c.id != Some(id)).find(|c| case.actors.classify(&c.author) == ActorClass::VisibleNonBot && case.place(c.created_at) == Placement::Inside).map(|c| c.created_at)
+        thread?
+            .comments
+            .iter()
+            .filter(|c| c.id != Some(id))
+            .find(|c| case.actors.classify(&c.author) == ActorClass::VisibleNonBot && case.place(c.created_at) == Placement::Inside)
+            .map(|c| c.created_at)
     })
 }
 
@@ -101,13 +106,69 @@ fn touching_commit(case: &Case, n: i64, path: &str) -> Option<Option<Instant>> {
 pub struct CreateReviewComment;
 
 const CREATE_ROWS: &[Row] = &[
-    Row { id: "resolved", when: "Its thread was resolved by a visible non-bot actor (snapshot window)", status: S::Accepted, strength: E::Strong, signal: "thread_resolved", seed: "Thread resolved by visible non-bot", policy: None },
-    Row { id: "replied", when: "A visible non-bot actor replied", status: S::Accepted, strength: E::Medium, signal: "review_comment_replied", seed: "Comment replied to by visible non-bot", policy: None },
-    Row { id: "followup_commit", when: "A later commit touched the commented file", status: S::Accepted, strength: E::Medium, signal: "followup_commit_touched_file", seed: "Follow-up commit touches commented lines or files", policy: None },
-    Row { id: "outdated_merged", when: "Outdated by later changes, and the PR merged", status: S::Accepted, strength: E::Medium, signal: "outdated_by_change_and_merged", seed: "Comment marked outdated due to changes and PR merged", policy: None },
-    Row { id: "removed", when: "Deleted, or minimized", status: S::Rejected, strength: E::Strong, signal: "review_comment_removed", seed: "Comment deleted or minimized as abuse/off-topic", policy: None },
-    Row { id: "no_response", when: "PR closed or merged with no reply or resolution", status: S::Ignored, strength: E::Weak, signal: "no_response_before_pr_closed", seed: "No reply or no resolution after PR closed or merged", policy: None },
-    Row { id: "open", when: "PR open, thread unresolved", status: S::Pending, strength: E::Weak, signal: "thread_open", seed: "PR still open and thread unresolved", policy: None },
+    Row {
+        id: "resolved",
+        when: "Its thread was resolved by a visible non-bot actor (snapshot window)",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "thread_resolved",
+        seed: "Thread resolved by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "replied",
+        when: "A visible non-bot actor replied",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "review_comment_replied",
+        seed: "Comment replied to by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "followup_commit",
+        when: "A later commit touched the commented file",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "followup_commit_touched_file",
+        seed: "Follow-up commit touches commented lines or files",
+        policy: None,
+    },
+    Row {
+        id: "outdated_merged",
+        when: "Outdated by later changes, and the PR merged",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "outdated_by_change_and_merged",
+        seed: "Comment marked outdated due to changes and PR merged",
+        policy: None,
+    },
+    Row {
+        id: "removed",
+        when: "Deleted, or minimized",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "review_comment_removed",
+        seed: "Comment deleted or minimized as abuse/off-topic",
+        policy: None,
+    },
+    Row {
+        id: "no_response",
+        when: "PR closed or merged with no reply or resolution",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "no_response_before_pr_closed",
+        seed: "No reply or no resolution after PR closed or merged",
+        policy: None,
+    },
+    Row {
+        id: "open",
+        when: "PR open, thread unresolved",
+        status: S::Pending,
+        strength: E::Weak,
+        signal: "thread_open",
+        seed: "PR still open and thread unresolved",
+        policy: None,
+    },
 ];
 
 /// Shared course of the comment and reply rules.
@@ -152,7 +213,8 @@ fn judge_comment(rule: &dyn Rule, case: &Case, id: i64) -> Verdict {
         Ok(lc) => lc,
         Err(why) => return super::no_history(why).resolved(true),
     };
-    let outdated = thread.and_then(|t| t.outdated).unwrap_or(false) || (raw.get("position").is_some_and(Value::is_null) && raw.get("original_position").is_some_and(|p| !p.is_null()));
+    let outdated = thread.and_then(|t| t.outdated).unwrap_or(false)
+        || (raw.get("position").is_some_and(Value::is_null) && raw.get("original_position").is_some_and(|p| !p.is_null()));
     let note = |v: Verdict| if snap { v } else { v.note("thread resolution has no timestamp; it is judged only in the snapshot window") };
     if lc.closed {
         if lc.merged && outdated && rule.rows().iter().any(|r| r.id == "outdated_merged") {
@@ -192,10 +254,42 @@ impl Rule for CreateReviewComment {
 pub struct ReplyToReviewComment;
 
 const REPLY_ROWS: &[Row] = &[
-    Row { id: "resolved", when: "The thread was resolved after the reply by a visible non-bot actor (snapshot window)", status: S::Accepted, strength: E::Strong, signal: "thread_resolved", seed: "Thread resolved after reply", policy: None },
-    Row { id: "replied", when: "A visible non-bot actor continued the thread", status: S::Accepted, strength: E::Medium, signal: "review_comment_replied", seed: "Visible non-bot replies positively or continues constructively", policy: None },
-    Row { id: "removed", when: "The reply was deleted or minimized", status: S::Rejected, strength: E::Strong, signal: "review_comment_removed", seed: "Reply is deleted or minimized", policy: None },
-    Row { id: "no_response", when: "Thread unresolved and the PR closed without action", status: S::Ignored, strength: E::Weak, signal: "no_response_before_pr_closed", seed: "Thread remains unresolved and PR closes without action (ignored or rejected)", policy: Some("unresolved_reply_pr_closed") },
+    Row {
+        id: "resolved",
+        when: "The thread was resolved after the reply by a visible non-bot actor (snapshot window)",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "thread_resolved",
+        seed: "Thread resolved after reply",
+        policy: None,
+    },
+    Row {
+        id: "replied",
+        when: "A visible non-bot actor continued the thread",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "review_comment_replied",
+        seed: "Visible non-bot replies positively or continues constructively",
+        policy: None,
+    },
+    Row {
+        id: "removed",
+        when: "The reply was deleted or minimized",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "review_comment_removed",
+        seed: "Reply is deleted or minimized",
+        policy: None,
+    },
+    Row {
+        id: "no_response",
+        when: "Thread unresolved and the PR closed without action",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "no_response_before_pr_closed",
+        seed: "Thread remains unresolved and PR closes without action (ignored or rejected)",
+        policy: Some("unresolved_reply_pr_closed"),
+    },
     Row { id: "open", when: "PR still open", status: S::Pending, strength: E::Weak, signal: "thread_open", seed: "PR still open", policy: None },
 ];
 
@@ -223,11 +317,51 @@ impl Rule for ReplyToReviewComment {
 pub struct ResolveThread;
 
 const RESOLVE_ROWS: &[Row] = &[
-    Row { id: "merged_after", when: "Still resolved, and the PR merged", status: S::Accepted, strength: E::Strong, signal: "resolved_and_merged", seed: "PR merged after resolution", policy: None },
-    Row { id: "still_resolved", when: "Still resolved", status: S::Accepted, strength: E::Medium, signal: "thread_still_resolved", seed: "Thread still resolved after window", policy: None },
-    Row { id: "unresolved", when: "Unresolved again (GraphQL does not say by whom)", status: S::Rejected, strength: E::Medium, signal: "thread_unresolved", seed: "Thread reopened by visible non-bot (actor not visible)", policy: None },
-    Row { id: "pr_closed", when: "Still resolved, but the PR closed unmerged", status: S::Ignored, strength: E::Medium, signal: "resolved_pr_closed_unmerged", seed: "PR closed unmerged after resolution (contextual)", policy: Some("resolved_pr_closed") },
-    Row { id: "inaccessible", when: "The thread is not in any captured review_threads", status: S::Unknown, strength: E::None, signal: "thread_inaccessible", seed: "Thread inaccessible", policy: None },
+    Row {
+        id: "merged_after",
+        when: "Still resolved, and the PR merged",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "resolved_and_merged",
+        seed: "PR merged after resolution",
+        policy: None,
+    },
+    Row {
+        id: "still_resolved",
+        when: "Still resolved",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "thread_still_resolved",
+        seed: "Thread still resolved after window",
+        policy: None,
+    },
+    Row {
+        id: "unresolved",
+        when: "Unresolved again (GraphQL does not say by whom)",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "thread_unresolved",
+        seed: "Thread reopened by visible non-bot (actor not visible)",
+        policy: None,
+    },
+    Row {
+        id: "pr_closed",
+        when: "Still resolved, but the PR closed unmerged",
+        status: S::Ignored,
+        strength: E::Medium,
+        signal: "resolved_pr_closed_unmerged",
+        seed: "PR closed unmerged after resolution (contextual)",
+        policy: Some("resolved_pr_closed"),
+    },
+    Row {
+        id: "inaccessible",
+        when: "The thread is not in any captured review_threads",
+        status: S::Unknown,
+        strength: E::None,
+        signal: "thread_inaccessible",
+        seed: "Thread inaccessible",
+        policy: None,
+    },
 ];
 
 impl Rule for ResolveThread {
@@ -245,7 +379,10 @@ impl Rule for ResolveThread {
     }
     fn evaluate(&self, case: &Case) -> Verdict {
         let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-        let Some(tid) = str_at(&p, "thread_id").map(str::to_string).or_else(|| case.output.expected().get("metadata.thread_id").and_then(Value::as_str).map(str::to_string)) else {
+        let Some(tid) = str_at(&p, "thread_id")
+            .map(str::to_string)
+            .or_else(|| case.output.expected().get("metadata.thread_id").and_then(Value::as_str).map(str::to_string))
+        else {
             return common("missing_reference").note("no thread id recorded");
         };
         let found = threads(case, case.output.target_number).into_iter().find(|(_, t)| t.node_id.as_deref() == Some(tid.as_str()));

@@ -24,10 +24,42 @@ use crate::json::{names, str_at, str_path};
 pub struct SetIssueField;
 
 const ROWS: &[Row] = &[
-    Row { id: "retained", when: "The field still equals the intended value", status: S::Accepted, strength: E::Medium, signal: "issue_field_retained", seed: "Field still equals intended value", policy: None },
-    Row { id: "advanced", when: "The field moved to a later option of its workflow", status: S::Accepted, strength: E::Strong, signal: "issue_field_advanced", seed: "Field advanced to later valid workflow state", policy: None },
-    Row { id: "changed", when: "The field holds another value", status: S::Rejected, strength: E::Medium, signal: "issue_field_changed", seed: "Field changed away by visible non-bot (rejected or mixed)", policy: Some("metadata_changed") },
-    Row { id: "removed", when: "The field has no value", status: S::Rejected, strength: E::Strong, signal: "issue_field_removed", seed: "Field removed or item removed", policy: None },
+    Row {
+        id: "retained",
+        when: "The field still equals the intended value",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "issue_field_retained",
+        seed: "Field still equals intended value",
+        policy: None,
+    },
+    Row {
+        id: "advanced",
+        when: "The field moved to a later option of its workflow",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "issue_field_advanced",
+        seed: "Field advanced to later valid workflow state",
+        policy: None,
+    },
+    Row {
+        id: "changed",
+        when: "The field holds another value",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "issue_field_changed",
+        seed: "Field changed away by visible non-bot (rejected or mixed)",
+        policy: Some("metadata_changed"),
+    },
+    Row {
+        id: "removed",
+        when: "The field has no value",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "issue_field_removed",
+        seed: "Field removed or item removed",
+        policy: None,
+    },
 ];
 
 /// A field value as text: a single-select option's name, else the value itself.
@@ -58,7 +90,8 @@ impl Rule for SetIssueField {
     fn evaluate(&self, case: &Case) -> Verdict {
         let o = case.output;
         let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
-        let (Some(field), Some(want)) = (str_at(&p, "field_name"), p.get("value").map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))) else {
+        let (Some(field), Some(want)) = (str_at(&p, "field_name"), p.get("value").map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
+        else {
             return common("missing_execution_state").note("no record of the field and value set");
         };
         let Some(n) = o.target_number else { return common("missing_reference") };
@@ -73,9 +106,7 @@ impl Rule for SetIssueField {
         if !case.current_holds(issue.updated_at, None, &[]) {
             return common("history_missing").resolved(true).note("field values have no event history");
         }
-        let entry = values
-            .as_array()
-            .and_then(|a| a.iter().find(|e| str_at(e, "issue_field_name").is_some_and(|f| f.eq_ignore_ascii_case(field))));
+        let entry = values.as_array().and_then(|a| a.iter().find(|e| str_at(e, "issue_field_name").is_some_and(|f| f.eq_ignore_ascii_case(field))));
         let done = |v: Verdict| v.resolved(true).detail("field", field).detail("intended", want.clone());
         let Some(now) = entry.and_then(value_text) else { return done(self.row("removed")) };
         if now.eq_ignore_ascii_case(&want) {

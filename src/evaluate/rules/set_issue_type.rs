@@ -23,11 +23,51 @@ use crate::json::str_at;
 pub struct SetIssueType;
 
 const ROWS: &[Row] = &[
-    Row { id: "retained", when: "The type still equals the intended type", status: S::Accepted, strength: E::Medium, signal: "issue_type_retained", seed: "Type still equals intended type", policy: None },
-    Row { id: "completed", when: "Issue completed with the type retained", status: S::Accepted, strength: E::Strong, signal: "completed_with_type", seed: "Issue completed with type retained", policy: None },
-    Row { id: "changed", when: "Another type is set", status: S::Rejected, strength: E::Medium, signal: "issue_type_changed", seed: "Type changed by visible non-bot (rejected or mixed)", policy: Some("metadata_changed") },
-    Row { id: "cleared", when: "No type is set", status: S::Rejected, strength: E::Strong, signal: "issue_type_cleared", seed: "Type cleared by visible non-bot", policy: None },
-    Row { id: "unreadable", when: "The capture carries no issue type field", status: S::Unknown, strength: E::None, signal: "issue_type_unreadable", seed: "Cannot read issue type", policy: None },
+    Row {
+        id: "retained",
+        when: "The type still equals the intended type",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "issue_type_retained",
+        seed: "Type still equals intended type",
+        policy: None,
+    },
+    Row {
+        id: "completed",
+        when: "Issue completed with the type retained",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "completed_with_type",
+        seed: "Issue completed with type retained",
+        policy: None,
+    },
+    Row {
+        id: "changed",
+        when: "Another type is set",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "issue_type_changed",
+        seed: "Type changed by visible non-bot (rejected or mixed)",
+        policy: Some("metadata_changed"),
+    },
+    Row {
+        id: "cleared",
+        when: "No type is set",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "issue_type_cleared",
+        seed: "Type cleared by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "unreadable",
+        when: "The capture carries no issue type field",
+        status: S::Unknown,
+        strength: E::None,
+        signal: "issue_type_unreadable",
+        seed: "Cannot read issue type",
+        policy: None,
+    },
 ];
 
 impl Rule for SetIssueType {

@@ -43,13 +43,69 @@ fn find_review(case: &Case, n: i64, id: i64) -> Result<Option<Review>, Verdict> 
 pub struct SubmitReview;
 
 const ROWS: &[Row] = &[
-    Row { id: "approved_and_merged", when: "The review approved and the PR merged", status: S::Accepted, strength: E::Strong, signal: "approved_and_merged", seed: "Review approved and PR merged", policy: None },
-    Row { id: "addressed", when: "Changes requested, then commits by someone other than the reviewer", status: S::Accepted, strength: E::Medium, signal: "changes_addressed", seed: "Changes requested and later addressed by commits", policy: None },
-    Row { id: "dismissed", when: "The review was dismissed", status: S::Rejected, strength: E::Strong, signal: "review_dismissed", seed: "Review dismissed by visible non-bot", policy: None },
-    Row { id: "contradicted", when: "A later review by a visible non-bot actor gave the opposite verdict", status: S::Rejected, strength: E::Medium, signal: "review_contradicted", seed: "Review contradicted by later human review (rejected or mixed)", policy: Some("review_contradicted") },
-    Row { id: "pr_closed", when: "The PR closed (or merged against the review) without addressing it", status: S::Ignored, strength: E::Medium, signal: "pr_closed_without_addressing", seed: "PR closed without addressing review (contextual)", policy: Some("review_pr_closed") },
-    Row { id: "pending", when: "The PR is still open", status: S::Pending, strength: E::Medium, signal: "review_pending", seed: "PR still open with review pending", policy: None },
-    Row { id: "review_missing", when: "No review with the recorded id in the PR's reviews", status: S::Unknown, strength: E::Weak, signal: "review_missing", seed: "", policy: None },
+    Row {
+        id: "approved_and_merged",
+        when: "The review approved and the PR merged",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "approved_and_merged",
+        seed: "Review approved and PR merged",
+        policy: None,
+    },
+    Row {
+        id: "addressed",
+        when: "Changes requested, then commits by someone other than the reviewer",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "changes_addressed",
+        seed: "Changes requested and later addressed by commits",
+        policy: None,
+    },
+    Row {
+        id: "dismissed",
+        when: "The review was dismissed",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "review_dismissed",
+        seed: "Review dismissed by visible non-bot",
+        policy: None,
+    },
+    Row {
+        id: "contradicted",
+        when: "A later review by a visible non-bot actor gave the opposite verdict",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "review_contradicted",
+        seed: "Review contradicted by later human review (rejected or mixed)",
+        policy: Some("review_contradicted"),
+    },
+    Row {
+        id: "pr_closed",
+        when: "The PR closed (or merged against the review) without addressing it",
+        status: S::Ignored,
+        strength: E::Medium,
+        signal: "pr_closed_without_addressing",
+        seed: "PR closed without addressing review (contextual)",
+        policy: Some("review_pr_closed"),
+    },
+    Row {
+        id: "pending",
+        when: "The PR is still open",
+        status: S::Pending,
+        strength: E::Medium,
+        signal: "review_pending",
+        seed: "PR still open with review pending",
+        policy: None,
+    },
+    Row {
+        id: "review_missing",
+        when: "No review with the recorded id in the PR's reviews",
+        status: S::Unknown,
+        strength: E::Weak,
+        signal: "review_missing",
+        seed: "",
+        policy: None,
+    },
 ];
 
 impl Rule for SubmitReview {
@@ -100,7 +156,9 @@ impl Rule for SubmitReview {
             return done(self.row("contradicted").status(case.policy.review_contradicted.status()).at(a.at));
         }
         if state == "CHANGES_REQUESTED" {
-            let fix = case.inside(&activity).find(|a| a.kind == ActKind::Commit && a.actor.login.as_deref().is_none_or(|l| l.to_lowercase() != reviewer) && a.class != ActorClass::Unknown);
+            let fix = case
+                .inside(&activity)
+                .find(|a| a.kind == ActKind::Commit && a.actor.login.as_deref().is_none_or(|l| l.to_lowercase() != reviewer) && a.class != ActorClass::Unknown);
             if let Some(a) = fix {
                 return done(self.row("addressed").at(a.at));
             }
@@ -127,8 +185,24 @@ pub struct DismissReview;
 
 const DISMISS_ROWS: &[Row] = &[
     Row { id: "stands", when: "The review is still dismissed", status: S::Accepted, strength: E::Medium, signal: "dismissal_stands", seed: "", policy: None },
-    Row { id: "not_dismissed", when: "The review is not dismissed at the window's end", status: S::Rejected, strength: E::Medium, signal: "dismissal_undone", seed: "", policy: None },
-    Row { id: "review_missing", when: "No review with the recorded id", status: S::Unknown, strength: E::Weak, signal: "review_missing", seed: "", policy: None },
+    Row {
+        id: "not_dismissed",
+        when: "The review is not dismissed at the window's end",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "dismissal_undone",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "review_missing",
+        when: "No review with the recorded id",
+        status: S::Unknown,
+        strength: E::Weak,
+        signal: "review_missing",
+        seed: "",
+        policy: None,
+    },
 ];
 
 impl Rule for DismissReview {

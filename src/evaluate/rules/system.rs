@@ -12,14 +12,44 @@ use crate::evaluate::{verdict, Row, Verdict};
 use crate::runs::SafeOutput;
 
 pub const ROWS: &[Row] = &[
-    Row { id: "noop", when: "noop: the agent decided no action was needed", status: S::Skipped, strength: E::None, signal: "no_action_requested", seed: "noop", policy: None },
-    Row { id: "missing_tool", when: "missing_tool: the agent lacked a tool", status: S::Skipped, strength: E::None, signal: "tool_unavailable", seed: "missing_tool", policy: None },
-    Row { id: "missing_data", when: "missing_data: the agent lacked data it needed", status: S::Skipped, strength: E::None, signal: "data_unavailable", seed: "", policy: None },
-    Row { id: "report_incomplete", when: "report_incomplete: the agent reported its work as incomplete", status: S::Skipped, strength: E::None, signal: "report_incomplete", seed: "", policy: None },
+    Row {
+        id: "noop",
+        when: "noop: the agent decided no action was needed",
+        status: S::Skipped,
+        strength: E::None,
+        signal: "no_action_requested",
+        seed: "noop",
+        policy: None,
+    },
+    Row {
+        id: "missing_tool",
+        when: "missing_tool: the agent lacked a tool",
+        status: S::Skipped,
+        strength: E::None,
+        signal: "tool_unavailable",
+        seed: "missing_tool",
+        policy: None,
+    },
+    Row {
+        id: "missing_data",
+        when: "missing_data: the agent lacked data it needed",
+        status: S::Skipped,
+        strength: E::None,
+        signal: "data_unavailable",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "report_incomplete",
+        when: "report_incomplete: the agent reported its work as incomplete",
+        status: S::Skipped,
+        strength: E::None,
+        signal: "report_incomplete",
+        seed: "",
+        policy: None,
+    },
 ];
 
 pub fn evaluate(o: &SafeOutput) -> Option<Verdict> {
-    ROWS.iter()
-        .find(|r| r.id == o.output_type)
-        .map(|r| verdict("system", ROWS, r.id))
+    ROWS.iter().find(|r| r.id == o.output_type).map(|r| verdict("system", ROWS, r.id))
 }

@@ -23,10 +23,42 @@ use crate::evaluate::{common, Row, Rule, Verdict};
 pub struct UpdateIssue;
 
 pub const UPDATE_ROWS: &[Row] = &[
-    Row { id: "retained", when: "Every edited field still equals the intended value", status: S::Accepted, strength: E::Medium, signal: "state_retained", seed: "Edited fields still equal intended values after window", policy: None },
-    Row { id: "retained_after_edit", when: "Every edited field kept, after a later edit by a visible non-bot actor", status: S::Accepted, strength: E::Medium, signal: "state_retained_after_edit", seed: "Later visible non-bot edit preserves core change", policy: None },
-    Row { id: "reverted", when: "An edited field is back to its before value (strong when a visible non-bot actor did it)", status: S::Rejected, strength: E::Strong, signal: "state_reverted", seed: "Later visible non-bot reverts or replaces the change", policy: None },
-    Row { id: "replaced", when: "An edited field holds a third value (strong when a visible non-bot actor did it)", status: S::Rejected, strength: E::Strong, signal: "state_replaced", seed: "Later visible non-bot reverts or replaces the change", policy: None },
+    Row {
+        id: "retained",
+        when: "Every edited field still equals the intended value",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "state_retained",
+        seed: "Edited fields still equal intended values after window",
+        policy: None,
+    },
+    Row {
+        id: "retained_after_edit",
+        when: "Every edited field kept, after a later edit by a visible non-bot actor",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "state_retained_after_edit",
+        seed: "Later visible non-bot edit preserves core change",
+        policy: None,
+    },
+    Row {
+        id: "reverted",
+        when: "An edited field is back to its before value (strong when a visible non-bot actor did it)",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "state_reverted",
+        seed: "Later visible non-bot reverts or replaces the change",
+        policy: None,
+    },
+    Row {
+        id: "replaced",
+        when: "An edited field holds a third value (strong when a visible non-bot actor did it)",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "state_replaced",
+        seed: "Later visible non-bot reverts or replaces the change",
+        policy: None,
+    },
 ];
 
 impl Rule for UpdateIssue {

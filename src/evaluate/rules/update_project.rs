@@ -39,9 +39,7 @@ pub fn project_path(url: &str) -> Option<String> {
 
 fn load(case: &Case, inaccessible: fn() -> Verdict) -> Result<(Value, Project), Verdict> {
     let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-    let url = str_at(&p, "project")
-        .map(str::to_string)
-        .or_else(|| case.output.expected().get("metadata.project").and_then(Value::as_str).map(str::to_string));
+    let url = str_at(&p, "project").map(str::to_string).or_else(|| case.output.expected().get("metadata.project").and_then(Value::as_str).map(str::to_string));
     let Some(path) = url.as_deref().and_then(project_path) else {
         return Err(common("missing_execution_state").note("no project URL recorded"));
     };
@@ -56,11 +54,51 @@ fn load(case: &Case, inaccessible: fn() -> Verdict) -> Result<(Value, Project), 
 pub struct UpdateProject;
 
 const ROWS: &[Row] = &[
-    Row { id: "retained", when: "Every intended field value still set on the item", status: S::Accepted, strength: E::Medium, signal: "project_field_retained", seed: "Field value still equals intended value", policy: None },
-    Row { id: "advanced", when: "A single-select field moved to a later option in the project's order", status: S::Accepted, strength: E::Strong, signal: "project_field_advanced", seed: "Field later moved forward in workflow, for example Todo to In Progress to Done", policy: None },
-    Row { id: "changed", when: "A field holds another value (not later in the order)", status: S::Rejected, strength: E::Medium, signal: "project_field_changed", seed: "Field reverted or changed away by visible non-bot (rejected or mixed)", policy: Some("metadata_changed") },
-    Row { id: "item_removed", when: "The target is no longer an item of the project, or its item is archived", status: S::Rejected, strength: E::Strong, signal: "project_item_removed", seed: "Project item removed", policy: None },
-    Row { id: "inaccessible", when: "The project was not captured, or its capture failed", status: S::Unknown, strength: E::None, signal: "project_inaccessible", seed: "Project inaccessible", policy: None },
+    Row {
+        id: "retained",
+        when: "Every intended field value still set on the item",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "project_field_retained",
+        seed: "Field value still equals intended value",
+        policy: None,
+    },
+    Row {
+        id: "advanced",
+        when: "A single-select field moved to a later option in the project's order",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "project_field_advanced",
+        seed: "Field later moved forward in workflow, for example Todo to In Progress to Done",
+        policy: None,
+    },
+    Row {
+        id: "changed",
+        when: "A field holds another value (not later in the order)",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "project_field_changed",
+        seed: "Field reverted or changed away by visible non-bot (rejected or mixed)",
+        policy: Some("metadata_changed"),
+    },
+    Row {
+        id: "item_removed",
+        when: "The target is no longer an item of the project, or its item is archived",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "project_item_removed",
+        seed: "Project item removed",
+        policy: None,
+    },
+    Row {
+        id: "inaccessible",
+        when: "The project was not captured, or its capture failed",
+        status: S::Unknown,
+        strength: E::None,
+        signal: "project_inaccessible",
+        seed: "Project inaccessible",
+        policy: None,
+    },
 ];
 
 impl Rule for UpdateProject {
@@ -94,11 +132,8 @@ impl Rule for UpdateProject {
         let mut worst = "retained";
         for (name, want) in fields {
             let want = want.as_str().map(str::to_string).unwrap_or_else(|| want.to_string());
-            let now = item
-                .values
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()));
+            let now =
+                item.values.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()));
             let verdict = match now {
                 Some(n) if n.eq_ignore_ascii_case(&want) => "retained",
                 Some(n) if project.options(name).is_some_and(|o| advanced(o, &want, &n)) => "advanced",
@@ -112,15 +147,35 @@ impl Rule for UpdateProject {
             };
         }
         let v = self.row(worst).resolved(true);
-        if worst == "changed" { v.status(case.policy.metadata_changed.status()) } else { v }
+        if worst == "changed" {
+            v.status(case.policy.metadata_changed.status())
+        } else {
+            v
+        }
     }
 }
 
 pub struct CreateProject;
 
 const CREATE_ROWS: &[Row] = &[
-    Row { id: "exists", when: "The project exists (existence alone, never acceptance)", status: S::Pending, strength: E::Weak, signal: "target_exists_only", seed: "§8: target exists only", policy: None },
-    Row { id: "inaccessible", when: "The project was not captured, or its capture failed", status: S::Unknown, strength: E::None, signal: "project_inaccessible", seed: "", policy: None },
+    Row {
+        id: "exists",
+        when: "The project exists (existence alone, never acceptance)",
+        status: S::Pending,
+        strength: E::Weak,
+        signal: "target_exists_only",
+        seed: "§8: target exists only",
+        policy: None,
+    },
+    Row {
+        id: "inaccessible",
+        when: "The project was not captured, or its capture failed",
+        status: S::Unknown,
+        strength: E::None,
+        signal: "project_inaccessible",
+        seed: "",
+        policy: None,
+    },
 ];
 
 impl Rule for CreateProject {

@@ -26,8 +26,24 @@ const ROWS: &[Row] = &[
     UPDATE_ROWS[1],
     UPDATE_ROWS[2],
     UPDATE_ROWS[3],
-    Row { id: "retained_and_merged", when: "Every edited field kept and the PR merged", status: S::Accepted, strength: E::Strong, signal: "state_retained_and_merged", seed: "PR merged after update and update remained relevant", policy: None },
-    Row { id: "closed_unmerged", when: "Every edited field kept, but the PR closed unmerged", status: S::Rejected, strength: E::Medium, signal: "closed_unmerged_after_update", seed: "PR closed unmerged after update", policy: None },
+    Row {
+        id: "retained_and_merged",
+        when: "Every edited field kept and the PR merged",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "state_retained_and_merged",
+        seed: "PR merged after update and update remained relevant",
+        policy: None,
+    },
+    Row {
+        id: "closed_unmerged",
+        when: "Every edited field kept, but the PR closed unmerged",
+        status: S::Rejected,
+        strength: E::Medium,
+        signal: "closed_unmerged_after_update",
+        seed: "PR closed unmerged after update",
+        policy: None,
+    },
 ];
 
 impl Rule for UpdatePullRequest {

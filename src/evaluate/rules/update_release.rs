@@ -25,10 +25,42 @@ use crate::time;
 pub struct UpdateRelease;
 
 const ROWS: &[Row] = &[
-    Row { id: "retained", when: "Every edited field still matches the intended update", status: S::Accepted, strength: E::Medium, signal: "release_edit_retained", seed: "Release fields still match intended update", policy: None },
-    Row { id: "published", when: "Edit retained, and the draft was published after it", status: S::Accepted, strength: E::Strong, signal: "release_published_after_update", seed: "Release published after draft update", policy: None },
-    Row { id: "reverted", when: "An edited field is back to its before value, or replaced", status: S::Rejected, strength: E::Strong, signal: "release_edit_reverted", seed: "Release edited again to revert agent change", policy: None },
-    Row { id: "deleted", when: "The release answered 404/410", status: S::Rejected, strength: E::Strong, signal: "release_deleted", seed: "Release deleted", policy: None },
+    Row {
+        id: "retained",
+        when: "Every edited field still matches the intended update",
+        status: S::Accepted,
+        strength: E::Medium,
+        signal: "release_edit_retained",
+        seed: "Release fields still match intended update",
+        policy: None,
+    },
+    Row {
+        id: "published",
+        when: "Edit retained, and the draft was published after it",
+        status: S::Accepted,
+        strength: E::Strong,
+        signal: "release_published_after_update",
+        seed: "Release published after draft update",
+        policy: None,
+    },
+    Row {
+        id: "reverted",
+        when: "An edited field is back to its before value, or replaced",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "release_edit_reverted",
+        seed: "Release edited again to revert agent change",
+        policy: None,
+    },
+    Row {
+        id: "deleted",
+        when: "The release answered 404/410",
+        status: S::Rejected,
+        strength: E::Strong,
+        signal: "release_deleted",
+        seed: "Release deleted",
+        policy: None,
+    },
 ];
 
 impl Rule for UpdateRelease {
