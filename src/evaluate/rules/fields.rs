@@ -191,7 +191,11 @@ pub fn update_verdict(rule: &dyn Rule, case: &Case, obj: &Value, updated_at: Opt
     let person = touches.iter().rev().find(|e| case.actors.classify(&e.actor) == ActorClass::VisibleNonBot);
     let v = if kept == judged.len() {
         match person {
-            Some(e) => rule.row("retained_after_edit").detail("edited_by", e.actor.login.clone()).at(e.created_at),
+            // Rules without edit history (discussions) have no `retained_after_edit` row.
+            Some(e) if rule.rows().iter().any(|r| r.id == "retained_after_edit") => {
+                rule.row("retained_after_edit").detail("edited_by", e.actor.login.clone()).at(e.created_at)
+            }
+            Some(_) => rule.row("retained"),
             None => rule.row("retained"),
         }
     } else {
