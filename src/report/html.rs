@@ -54,21 +54,25 @@ fn bars(title: &str, labels: &[String], series: &[(&str, Vec<f64>)], max: f64, u
             let _ = write!(s, r#"<text x="{:.1}" y="{}" font-size="10">{}{unit}</text>"#, left + w + 4.0, y + row_h - 4.0, fmt_num(v));
         }
     }
-    let ly = 30.0 + group_h * labels.len() as f64;
-    for (si, (name, _)) in series.iter().enumerate() {
-        let y = ly + si as f64 * 20.0;
+    legend(&mut s, left, 30.0 + group_h * labels.len() as f64, series.iter().map(|(n, _)| *n));
+    s.push_str("</svg></figure>");
+    s
+}
+
+/// One colour swatch and name per series, from `top` down.
+fn legend<'a>(s: &mut String, left: f64, top: f64, names: impl Iterator<Item = &'a str>) {
+    for (i, name) in names.enumerate() {
+        let y = top + i as f64 * 20.0;
         let _ = write!(
             s,
             r#"<rect x="{left}" y="{}" width="12" height="12" fill="{}"/><text x="{}" y="{}" font-size="11">{}</text>"#,
             y - 10.0,
-            COLORS[si % COLORS.len()],
+            COLORS[i % COLORS.len()],
             left + 18.0,
             y,
             esc(name)
         );
     }
-    s.push_str("</svg></figure>");
-    s
 }
 
 /// Stacked horizontal bars: one bar per label, parts summing to the row total.
@@ -105,19 +109,7 @@ fn stacked(title: &str, labels: &[String], parts: &[(&str, Vec<f64>)]) -> String
             x += w;
         }
     }
-    let ly = 20.0 + 24.0 * labels.len() as f64;
-    for (pi, (name, _)) in parts.iter().enumerate() {
-        let y = ly + pi as f64 * 20.0;
-        let _ = write!(
-            s,
-            r#"<rect x="{left}" y="{}" width="12" height="12" fill="{}"/><text x="{}" y="{}" font-size="11">{}</text>"#,
-            y - 10.0,
-            COLORS[pi % COLORS.len()],
-            left + 18.0,
-            y,
-            esc(name)
-        );
-    }
+    legend(&mut s, left, 20.0 + 24.0 * labels.len() as f64, parts.iter().map(|(n, _)| *n));
     s.push_str("</svg></figure>");
     s
 }
