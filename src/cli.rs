@@ -64,6 +64,17 @@ enum Command {
         #[arg(long, default_value = "table")]
         format: String,
     },
+    /// Write a deterministic synthetic study (snapshot/, runs/, traces/) for benchmarks.
+    Synth {
+        #[arg(long, default_value_t = 100)]
+        repos: u64,
+        #[arg(long, default_value_t = 10_000)]
+        outputs: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Link traces to safe outputs and write opentraces outcome and attribution blocks.
     Attach {
         #[arg(long)]
@@ -149,6 +160,7 @@ pub enum Task {
     Policy { policy: Policy },
     Check { dataset: PathBuf, expected: PathBuf, tolerance: f64 },
     Attach { dataset: PathBuf, out: Option<PathBuf>, options: hindsight::attach::Options },
+    Synth { spec: hindsight::synth::Spec, out: PathBuf },
     Verify { dataset: PathBuf, study: Option<Study> },
 }
 
@@ -199,6 +211,7 @@ impl Cli {
                 Task::Check { dataset, expected, tolerance }
             }
             Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
+            Command::Synth { repos, outputs, seed, out } => Task::Synth { spec: hindsight::synth::Spec { repos, outputs, seed }, out },
             Command::Attach { dataset, out, window, rebuild_attribution } => {
                 Task::Attach { dataset, out, options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution } }
             }

@@ -22,6 +22,7 @@ pub mod quarantine;
 pub mod report;
 pub mod runs;
 pub mod snapshot;
+pub mod synth;
 pub mod table;
 pub mod time;
 pub mod traces;

@@ -79,6 +79,20 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             print!("{}", report::check::table(&diffs));
             return Ok(1);
         }
+        Task::Synth { spec, out } => {
+            let w = hindsight::synth::generate(&spec, &out)?;
+            if !config.quiet {
+                eprintln!(
+                    "synth: {} outputs in {} runs, {} responses, {} traces, {} bytes -> {}",
+                    w.outputs,
+                    w.runs,
+                    w.responses,
+                    w.traces,
+                    w.bytes,
+                    out.display()
+                );
+            }
+        }
         Task::Attach { dataset, out, options } => {
             let a = hindsight::attach::attach(&dataset, out.as_deref(), &options)?;
             if !config.quiet {
