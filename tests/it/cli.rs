@@ -101,3 +101,20 @@ fn rules_catalogue_is_current() {
         }
     }
 }
+
+/// schemas/policy.schema.json documents every switch, with the default the code has.
+#[test]
+fn policy_schema_matches_the_code() {
+    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root().join("schemas/policy.schema.json")).unwrap()).unwrap();
+    let props = schema["properties"].as_object().unwrap();
+    let defaults = hindsight::evaluate::Policy::default().to_json();
+    let defaults = defaults.as_object().unwrap();
+    let mut a: Vec<&String> = props.keys().collect();
+    let mut b: Vec<&String> = defaults.keys().collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "schema properties vs Policy fields");
+    for (k, v) in defaults {
+        assert_eq!(&props[k]["default"], v, "default of `{k}`");
+    }
+}
