@@ -62,13 +62,14 @@ pub fn responses(dataset: &Path) -> Result<Vec<crate::snapshot::CaptureRow>> {
     for b in batches(dataset, "responses")? {
         let c = Cols::new("responses", &b);
         let (path, page, status, at, body) = (c.str("path")?, c.int("page")?, c.int("status")?, c.time("captured_at")?, c.str("body")?);
-        for i in 0..b.num_rows() {
+        // Move the strings out rather than copy them again: bodies are most of a dataset.
+        for ((((path, page), status), at), body) in path.into_iter().zip(page).zip(status).zip(at).zip(body) {
             out.push((
-                path[i].clone().unwrap_or_default(),
-                page[i].unwrap_or(1),
-                status[i].and_then(|s| u16::try_from(s).ok()).unwrap_or(200),
-                at[i],
-                body[i].clone().unwrap_or_else(|| "null".into()),
+                path.unwrap_or_default(),
+                page.unwrap_or(1),
+                status.and_then(|s| u16::try_from(s).ok()).unwrap_or(200),
+                at,
+                body.unwrap_or_else(|| "null".into()),
             ));
         }
     }

@@ -43,6 +43,11 @@ impl Classifier {
         Classifier { workflow: workflow_logins.into_iter().map(|l| l.to_lowercase()).collect() }
     }
 
+    /// The workflow identities, as one string (a cache key).
+    pub fn key(&self) -> String {
+        self.workflow.iter().cloned().collect::<Vec<_>>().join(",")
+    }
+
     pub fn add_workflow(&mut self, login: &str) {
         self.workflow.insert(login.to_lowercase());
     }

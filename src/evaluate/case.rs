@@ -31,6 +31,10 @@ impl<'a> Lookup<'a> {
     }
 }
 
+/// Activity already gathered for one output, shared by its windows: keyed by target number,
+/// whether it is a PR, and the workflow identities the actors were classified against.
+pub type ActivityCache = std::cell::RefCell<std::collections::HashMap<(i64, bool, String), std::rc::Rc<Activity>>>;
+
 pub struct Case<'a> {
     pub output: &'a SafeOutput,
     pub window: Window,
@@ -42,6 +46,8 @@ pub struct Case<'a> {
     /// The end of the window: T+W, or `captured_at` for the snapshot window.
     pub as_of: Instant,
     pub actors: Classifier,
+    /// Shared by the windows of one output; `None` gathers afresh every time.
+    pub cache: Option<&'a ActivityCache>,
 }
 
 /// Where an event falls relative to the window (T, as_of].
@@ -138,6 +144,7 @@ impl<'a> Case<'a> {
             t0: self.t0,
             as_of: self.as_of,
             actors,
+            cache: self.cache,
         }
     }
 
@@ -218,8 +225,20 @@ impl<'a> Case<'a> {
     }
 
     /// Activity on issue or PR `n`: comments, timeline/events, reactions, and for PRs
-    /// reviews, review comments and commits.
-    pub fn activity(&self, n: i64, pull: bool) -> Activity {
+    /// reviews, review comments and commits. Gathered once per output: the windows differ
+    /// only in which acts they count.
+    pub fn activity(&self, n: i64, pull: bool) -> std::rc::Rc<Activity> {
+        let Some(cache) = self.cache else { return std::rc::Rc::new(self.gather(n, pull)) };
+        let key = (n, pull, self.actors.key());
+        if let Some(a) = cache.borrow().get(&key) {
+            return a.clone();
+        }
+        let a = std::rc::Rc::new(self.gather(n, pull));
+        cache.borrow_mut().insert(key, a.clone());
+        a
+    }
+
+    fn gather(&self, n: i64, pull: bool) -> Activity {
         let mut a = Activity::default();
         self.read_list(&format!("issues/{n}/comments"), true, &mut a, &|v| {
             v.as_array().map(|arr| arr.iter().map(|c| self.comment_act(c, ActKind::Comment)).collect()).unwrap_or_default()

@@ -247,7 +247,8 @@ impl Evaluation<'_> {
         let out: Vec<Outcome> = outputs
             .par_iter()
             .flat_map_iter(|o| {
-                let r = self.windows.iter().map(|w| self.one(o, *w)).collect::<Vec<_>>();
+                let cache = case::ActivityCache::default();
+                let r = self.windows.iter().map(|w| self.judge_output(o, *w, Some(&cache))).collect::<Vec<_>>();
                 bar.inc(1);
                 r
             })
@@ -256,7 +257,12 @@ impl Evaluation<'_> {
         out
     }
 
+    /// One output in one window, gathering everything afresh.
     pub fn one(&self, o: &SafeOutput, window: Window) -> Outcome {
+        self.judge_output(o, window, None)
+    }
+
+    fn judge_output(&self, o: &SafeOutput, window: Window, cache: Option<&case::ActivityCache>) -> Outcome {
         let rule = rules::find(&o.output_type);
         let mut classifier = actors::Classifier::default();
         if let Some(a) = &o.actor {
@@ -276,6 +282,7 @@ impl Evaluation<'_> {
             t0: o.created_at,
             as_of: self.captured_at,
             actors: classifier,
+            cache,
         };
         let (verdict, evaluated_at) = self.judge(rule, &mut case);
         Outcome { output: o.clone(), window, evaluated_at, verdict }

@@ -23,7 +23,9 @@ impl Actor {
     }
 }
 
-fn body_hash(v: &Value) -> Option<String> {
+/// The normalized hash of an object's `body`, for the tables (evaluators compare bodies
+/// only in update rules, through `fields.rs`, so typed views do not carry it).
+pub fn body_hash(v: &Value) -> Option<String> {
     str_at(v, "body").map(normalized_body_hash)
 }
 
@@ -39,7 +41,6 @@ pub fn normalized_body_hash(body: &str) -> String {
 pub struct Issue {
     pub number: Option<i64>,
     pub title: Option<String>,
-    pub body_hash: Option<String>,
     pub state: Option<String>,
     pub state_reason: Option<String>,
     pub user: Actor,
@@ -60,7 +61,6 @@ impl Issue {
         Issue {
             number: int_at(v, "number"),
             title: str_at(v, "title").map(str::to_string),
-            body_hash: body_hash(v),
             state: str_at(v, "state").map(str::to_lowercase),
             state_reason: str_at(v, "state_reason").map(str::to_lowercase),
             user: Actor::from(v.get("user")),
@@ -86,7 +86,6 @@ impl Issue {
 pub struct PullRequest {
     pub number: Option<i64>,
     pub title: Option<String>,
-    pub body_hash: Option<String>,
     pub state: Option<String>,
     pub merged: Option<bool>,
     pub draft: Option<bool>,
@@ -109,7 +108,6 @@ impl PullRequest {
         PullRequest {
             number: int_at(v, "number"),
             title: str_at(v, "title").map(str::to_string),
-            body_hash: body_hash(v),
             state: str_at(v, "state").map(str::to_lowercase),
             // `merged` is absent from list responses; `merged_at` says the same.
             merged: bool_at(v, "merged").or(merged_at.map(|_| true)),
@@ -141,7 +139,6 @@ pub struct Comment {
     pub path: Option<String>,
     /// GraphQL `isMinimized`, when a capture carries it.
     pub minimized: Option<bool>,
-    pub body_hash: Option<String>,
 }
 
 impl Comment {
@@ -157,7 +154,6 @@ impl Comment {
             in_reply_to_id: int_at(v, "in_reply_to_id"),
             path: str_at(v, "path").map(str::to_string),
             minimized: bool_at(v, "isMinimized").or_else(|| bool_at(v, "minimized")),
-            body_hash: body_hash(v),
         }
     }
 }

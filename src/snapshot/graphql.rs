@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::github::{normalized_body_hash, Actor};
+use super::github::Actor;
 use crate::json::{bool_at, int_at, str_at};
 use crate::time::{self, Instant};
 
@@ -58,7 +58,6 @@ impl GqlComment {
 pub struct Discussion {
     pub number: Option<i64>,
     pub title: Option<String>,
-    pub body_hash: Option<String>,
     pub author: Actor,
     pub created_at: Option<Instant>,
     pub updated_at: Option<Instant>,
@@ -83,7 +82,6 @@ impl Discussion {
         Discussion {
             number: int_at(v, "number"),
             title: str_at(v, "title").map(str::to_string),
-            body_hash: str_at(v, "body").map(normalized_body_hash),
             author: actor(v.get("author")),
             created_at: time::at(v, "createdAt"),
             updated_at: time::at(v, "updatedAt"),

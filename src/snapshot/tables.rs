@@ -191,7 +191,7 @@ pub fn typed(index: &SnapshotIndex) -> Vec<Table> {
                     oi(x.milestone),
                     oi(x.comments),
                     oi(x.reactions_total),
-                    os(x.body_hash),
+                    os(super::github::body_hash(v)),
                 ]);
             }
             Resource::Pull(n) => {

@@ -64,7 +64,14 @@ pub fn evaluate_case(case: &Value, windows: &[Window]) -> Vec<Outcome> {
         output.execution = Execution::parse(e);
     }
     let ev = Evaluation { index: &index, captured_at, policy: &policy, windows };
-    windows.iter().map(|w| ev.one(&output, *w)).collect()
+    let fresh: Vec<Outcome> = windows.iter().map(|w| ev.one(&output, *w)).collect();
+    // The batch path shares gathered activity between windows; it must decide the same.
+    let batch = ev.run(std::slice::from_ref(&output), &hindsight::progress::Progress::hidden());
+    for (a, b) in fresh.iter().zip(&batch) {
+        let key = |o: &Outcome| (o.window, o.verdict.status, o.verdict.strength, o.verdict.signal, o.verdict.rule_id.clone(), o.verdict.decided_at);
+        assert_eq!(key(a), key(b), "cached and fresh evaluation differ");
+    }
+    fresh
 }
 
 /// The hindsight binary built for these tests.

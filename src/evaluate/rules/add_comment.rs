@@ -143,7 +143,7 @@ impl Rule for AddComment {
         };
         let case = case.with_workflow_actor(comment.user.login.as_deref());
         let is_pull = case.lookup(&format!("pulls/{n}")).found().is_some();
-        let mut activity = case.activity(n, is_pull);
+        let mut activity = (*case.activity(n, is_pull)).clone();
         // Reactions to the comment itself.
         let reactions_path = format!("issues/comments/{}/reactions", id.unwrap_or_default());
         let reactions_listed = match case.lookup(&reactions_path) {

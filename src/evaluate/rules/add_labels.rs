@@ -140,7 +140,7 @@ impl Rule for AddLabels {
 /// The label set (lower case) as of the window's end, the target's activity, and whether
 /// it was closed then. The set comes from `issues/N/labels`, else the issue's or PR's own
 /// `labels`; windows before capture undo later `labeled`/`unlabeled` events.
-pub fn labels_at(case: &Case, n: i64) -> Result<(Vec<String>, crate::evaluate::case::Activity, bool), Verdict> {
+pub fn labels_at(case: &Case, n: i64) -> Result<(Vec<String>, std::rc::Rc<crate::evaluate::case::Activity>, bool), Verdict> {
     let issue_look = case.lookup(&format!("issues/{n}"));
     let pull_look = case.lookup(&format!("pulls/{n}"));
     let labels_look = case.lookup(&format!("issues/{n}/labels"));

@@ -153,7 +153,7 @@ pub fn load_pull<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Value, PullRequest)
 /// A pull request as of the window's end: the PR, its activity and its lifecycle.
 pub struct PullState {
     pub pr: PullRequest,
-    pub activity: super::case::Activity,
+    pub activity: std::rc::Rc<super::case::Activity>,
     pub lc: super::case::Lifecycle,
 }
 
