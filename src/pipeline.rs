@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::evaluate::{Policy, Window};
 use crate::progress::Progress;
 use crate::quarantine::{self, Quarantined};
-use crate::snapshot::{self, SnapshotIndex};
+use crate::snapshot;
 
 /// Where a study's inputs are.
 #[derive(Clone, Debug)]
@@ -72,9 +72,9 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
     }
     manifest.records = records.clone();
 
-    let index = SnapshotIndex::build(snap.captures.iter().map(|c| (c.path.clone(), c.page, c.status, c.captured_at, c.body.clone())));
-    let mut tables = vec![snapshot::tables::responses(&snap.captures)];
-    tables.extend(snapshot::tables::typed(&index));
+    let w = crate::dataset::write_batch(&staging.dir, "responses", &snapshot::tables::responses_batch(&snap.captures)?)?;
+    manifest.record_table("responses", &w);
+    let mut tables = snapshot::tables::typed(&snap.captures);
     tables.push(crate::runs::tables::safe_outputs(&runs.outputs));
     tables.push(crate::runs::tables::runs(&runs.runs));
     tables.push(crate::runs::tables::requests(&runs.requests));

@@ -34,17 +34,21 @@ fn writer_properties() -> WriterProperties {
 
 /// Write `table` to `dir/<name>.parquet` via a temporary file.
 pub fn write_table(dir: &Path, table: &Table) -> Result<Written> {
-    let path = dir.join(format!("{}.parquet", table.name));
-    let tmp = dir.join(format!(".{}.parquet.tmp", table.name));
-    let batch = table.to_batch()?;
+    write_batch(dir, table.name, &table.to_batch()?)
+}
+
+/// Write a record batch to `dir/<name>.parquet` via a temporary file.
+pub fn write_batch(dir: &Path, name: &str, batch: &arrow::record_batch::RecordBatch) -> Result<Written> {
+    let path = dir.join(format!("{name}.parquet"));
+    let tmp = dir.join(format!(".{name}.parquet.tmp"));
     {
         let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
         let mut w = ArrowWriter::try_new(f, batch.schema(), Some(writer_properties()))?;
-        w.write(&batch)?;
+        w.write(batch)?;
         w.close()?;
     }
     std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-    describe(&path, table.len())
+    describe(&path, batch.num_rows())
 }
 
 pub fn describe(path: &Path, rows: usize) -> Result<Written> {

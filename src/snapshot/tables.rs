@@ -4,9 +4,30 @@
 
 use super::github::{list, Comment, Commit, Event, Issue, PullRequest, Reaction, Review};
 use super::paths::{self, Resource};
-use super::{Capture, SnapshotIndex};
+use super::Capture;
 use crate::table::{b, i, ob, oi, os, s, t, Kind, Table};
 
+/// The `responses` table, built straight into Arrow arrays from the captures: bodies are
+/// most of a dataset, so they are copied once, not through the row store.
+pub fn responses_batch(captures: &[Capture]) -> Result<arrow::record_batch::RecordBatch, arrow::error::ArrowError> {
+    use arrow::array::{ArrayRef, Int64Array, StringArray, TimestampMicrosecondArray};
+    use std::sync::Arc;
+    let schema = responses(&[]).arrow_schema();
+    let cols: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from_iter_values(captures.iter().map(|c| c.path.as_str()))),
+        Arc::new(Int64Array::from_iter_values(captures.iter().map(|c| c.page))),
+        Arc::new(Int64Array::from_iter_values(captures.iter().map(|c| c.status as i64))),
+        Arc::new(StringArray::from_iter(captures.iter().map(|c| paths::parse(&c.path).map(|(r, _)| r)))),
+        Arc::new(TimestampMicrosecondArray::from_iter(captures.iter().map(|c| c.captured_at.map(|t| t.timestamp_micros()))).with_timezone("UTC")),
+        Arc::new(StringArray::from_iter_values(captures.iter().map(|c| c.body.as_str()))),
+        Arc::new(StringArray::from_iter_values(captures.iter().map(|c| c.file.as_str()))),
+        Arc::new(Int64Array::from_iter(captures.iter().map(|c| c.line.map(|l| l as i64)))),
+    ];
+    arrow::record_batch::RecordBatch::try_new(schema, cols)
+}
+
+/// The `responses` table through the row store (its schema is the one `responses_batch`
+/// writes).
 pub fn responses(captures: &[Capture]) -> Table {
     let mut tb = Table::new(
         "responses",
@@ -28,8 +49,11 @@ pub fn responses(captures: &[Capture]) -> Table {
     tb
 }
 
-/// All typed tables, each sorted by its key.
-pub fn typed(index: &SnapshotIndex) -> Vec<Table> {
+/// All typed tables, built from the captures one page at a time (captures come sorted by
+/// path and page, so list pages follow each other), parsing each body once and keeping
+/// nothing of it: memory stays near the size of the input. A path with any failed page is
+/// left out, as the evaluators leave it out.
+pub fn typed(captures: &[Capture]) -> Vec<Table> {
     let mut issues = Table::new(
         "issues",
         &[
@@ -162,15 +186,26 @@ pub fn typed(index: &SnapshotIndex) -> Vec<Table> {
     );
     let mut labels = Table::new("issue_labels", &[("repo", Kind::Str), ("issue_number", Kind::Int), ("label", Kind::Str)]);
 
-    let mut keys: Vec<&String> = index.entries.keys().collect();
-    keys.sort();
-    for path in keys {
-        let e = &index.entries[path];
-        if !e.ok() {
+    let failed: std::collections::HashSet<&str> = captures.iter().filter(|c| !(200..300).contains(&c.status)).map(|c| c.path.as_str()).collect();
+    // Position of a list element across the pages of its path.
+    let mut last_path = "";
+    let mut offset = 0usize;
+    for c in captures {
+        let path = c.path.as_str();
+        if failed.contains(path) {
             continue;
         }
         let Some((repo, res)) = paths::parse(path) else { continue };
-        let v = &e.body;
+        if matches!(res, Resource::Other(_) | Resource::Compare(..) | Resource::CheckRuns(_) | Resource::ActionsRun(_) | Resource::PullRequestedReviewers(_)) {
+            continue;
+        }
+        if path != last_path {
+            last_path = path;
+            offset = 0;
+        }
+        let Ok(body) = serde_json::from_str::<serde_json::Value>(&c.body) else { continue };
+        let v = &body;
+        let page_len = v.as_array().map_or(0, Vec::len);
         match res {
             Resource::Issue(n) => {
                 let x = Issue::from(v);
@@ -237,7 +272,7 @@ pub fn typed(index: &SnapshotIndex) -> Vec<Table> {
                 }
             }
             Resource::PullCommits(n) => {
-                for (pos, c) in list(v, Commit::from).into_iter().enumerate() {
+                for (pos, c) in list(v, Commit::from).into_iter().enumerate().map(|(i, c)| (i + offset, c)) {
                     commits.push(vec![
                         s(&repo),
                         i(n),
@@ -253,7 +288,7 @@ pub fn typed(index: &SnapshotIndex) -> Vec<Table> {
             }
             Resource::IssueEvents(n) | Resource::IssueTimeline(n) => {
                 let source = if path.ends_with("/timeline") { "timeline" } else { "events" };
-                for (pos, ev) in list(v, Event::from).into_iter().enumerate() {
+                for (pos, ev) in list(v, Event::from).into_iter().enumerate().map(|(i, e)| (i + offset, e)) {
                     events.push(vec![
                         s(&repo),
                         i(n),
@@ -285,6 +320,7 @@ pub fn typed(index: &SnapshotIndex) -> Vec<Table> {
             }
             _ => {}
         }
+        offset += page_len;
     }
     // Comments captured both in a list and alone appear twice; keep one.
     comments.sort_by_columns(&["repo", "comment_id", "issue_number"]);
