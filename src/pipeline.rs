@@ -3,6 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use crate::dataset::manifest::{InputFileEntry, Manifest, RecordCount};
 use crate::dataset::{write_table, Staging};
 use crate::error::{Error, Result};
@@ -72,9 +74,14 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
     }
     manifest.records = records.clone();
 
-    let w = crate::dataset::write_batch(&staging.dir, "responses", &snapshot::tables::responses_batch(&snap.captures)?)?;
-    manifest.record_table("responses", &w);
-    let mut tables = snapshot::tables::typed(&snap.captures);
+    // The responses table is written while the typed tables are built; then every table is
+    // written in parallel. Each is its own file, so the bytes do not depend on the order.
+    let dir = staging.dir.clone();
+    let (responses, mut tables) = rayon::join(
+        || -> Result<_> { crate::dataset::write_batch(&dir, "responses", &snapshot::tables::responses_batch(&snap.captures)?) },
+        || snapshot::tables::typed(&snap.captures),
+    );
+    manifest.record_table("responses", &responses?);
     tables.push(crate::runs::tables::safe_outputs(&runs.outputs));
     tables.push(crate::runs::tables::runs(&runs.runs));
     tables.push(crate::runs::tables::requests(&runs.requests));
@@ -83,9 +90,9 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
         tables.extend(crate::traces::tables(&traces.records));
     }
     bar.inc(1);
-    for t in &tables {
-        let w = write_table(&staging.dir, t)?;
-        manifest.record_table(t.name, &w);
+    let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|t| write_table(&dir, t)).collect();
+    for (t, w) in tables.iter().zip(written) {
+        manifest.record_table(t.name, &w?);
     }
     manifest.save(&staging.dir)?;
     staging.commit()?;

@@ -134,20 +134,23 @@ struct Line<'a> {
 fn read_cassette(root: &Path, p: &Path) -> Result<FileRead> {
     let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
     let file = rel(root, p);
-    let text = String::from_utf8_lossy(&bytes);
+    // Valid UTF-8 (the usual case) is borrowed as is; otherwise bad bytes become U+FFFD.
+    let text: std::borrow::Cow<str> = match std::str::from_utf8(&bytes) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(&bytes),
+    };
     let ends_with_newline = text.ends_with('\n');
-    let mut captures = Vec::new();
-    let mut quarantined = Vec::new();
-    let mut records = 0usize;
     let lines: Vec<&str> = text.lines().collect();
     let last = lines.len();
-    for (i, raw) in lines.iter().enumerate() {
-        let lineno = i + 1;
-        if raw.trim().is_empty() {
-            continue;
-        }
-        records += 1;
-        match parse_line(raw) {
+    // Lines parse in parallel; results are collected in line order, so nothing depends on
+    // which thread finished first.
+    let parsed: Vec<(usize, &str, std::result::Result<Capture, LineError>)> =
+        lines.par_iter().enumerate().filter(|(_, raw)| !raw.trim().is_empty()).map(|(i, raw)| (i + 1, *raw, parse_line(raw))).collect();
+    let records = parsed.len();
+    let mut captures = Vec::with_capacity(records);
+    let mut quarantined = Vec::new();
+    for (lineno, raw, r) in parsed {
+        match r {
             Ok(mut c) => {
                 c.file = file.clone();
                 c.line = Some(lineno);
