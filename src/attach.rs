@@ -174,7 +174,7 @@ fn link(rec: &Value, trace_id: &str, outputs: &[SafeOutput], prs: &[(String, i64
                 .or_else(|| rec.get("task").and_then(|t| str_at(t, "description")).and_then(pr_from_text))
                 .map(|(r, n)| (Some(r), n))
         });
-    if let (Some((Some(r), n)), _) = (&named, ()) {
+    if let Some((Some(r), n)) = &named {
         let hits: Vec<Link> = outputs
             .iter()
             .filter(|o| o.target_repo.as_deref() == Some(r.as_str()) && o.target_number == Some(*n))

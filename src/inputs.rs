@@ -17,6 +17,34 @@ pub struct InputFile {
     pub records: usize,
 }
 
+/// One non-blank line of a JSONL file.
+pub struct JsonlLine<'a> {
+    /// 1-based.
+    pub lineno: usize,
+    pub text: &'a str,
+    /// The file's last line with no newline after it: a parse that runs out of input here
+    /// means the file was cut off.
+    pub unterminated: bool,
+}
+
+/// The non-blank lines of a JSONL text, as every reader (snapshot, runs, traces) counts them.
+pub fn jsonl_lines(text: &str) -> Vec<JsonlLine<'_>> {
+    let cut = !text.ends_with('\n');
+    let lines: Vec<&str> = text.lines().collect();
+    let n = lines.len();
+    lines
+        .into_iter()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| JsonlLine { lineno: i + 1, text: l, unterminated: cut && i + 1 == n })
+        .collect()
+}
+
+/// The quarantine reason for a line the file ends in the middle of.
+pub fn truncated(reason: impl std::fmt::Display) -> String {
+    format!("truncated line: the file ends before the JSON value is complete ({reason})")
+}
+
 impl InputFile {
     pub fn from_bytes(input: &str, path: String, bytes: &[u8], records: usize) -> Self {
         InputFile { input: input.to_string(), path, size: bytes.len() as u64, sha256: crate::json::sha256_hex(bytes), records }

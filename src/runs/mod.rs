@@ -117,10 +117,7 @@ impl Lines {
     /// Non-blank lines as (1-based line number, text, is last line without newline).
     fn records(&self) -> Vec<(usize, String, bool)> {
         let text = String::from_utf8_lossy(&self.bytes);
-        let unterminated = !text.ends_with('\n');
-        let lines: Vec<&str> = text.lines().collect();
-        let n = lines.len();
-        lines.iter().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l.to_string(), unterminated && i + 1 == n)).collect()
+        crate::inputs::jsonl_lines(&text).into_iter().map(|l| (l.lineno, l.text.to_string(), l.unterminated)).collect()
     }
 }
 
@@ -128,7 +125,7 @@ fn json_line(raw: &str, truncated_candidate: bool) -> std::result::Result<Value,
     match serde_json::from_str::<Value>(raw) {
         Ok(v) if v.is_object() => Ok(v),
         Ok(_) => Err("not a JSON object".to_string()),
-        Err(e) if e.is_eof() && truncated_candidate => Err(format!("truncated line: the file ends before the JSON value is complete ({e})")),
+        Err(e) if e.is_eof() && truncated_candidate => Err(crate::inputs::truncated(e)),
         Err(e) => Err(format!("not valid JSON: {e}")),
     }
 }

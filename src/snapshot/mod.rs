@@ -139,17 +139,14 @@ fn read_cassette(root: &Path, p: &Path) -> Result<FileRead> {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(_) => String::from_utf8_lossy(&bytes),
     };
-    let ends_with_newline = text.ends_with('\n');
-    let lines: Vec<&str> = text.lines().collect();
-    let last = lines.len();
     // Lines parse in parallel; results are collected in line order, so nothing depends on
     // which thread finished first.
-    let parsed: Vec<(usize, &str, std::result::Result<Capture, LineError>)> =
-        lines.par_iter().enumerate().filter(|(_, raw)| !raw.trim().is_empty()).map(|(i, raw)| (i + 1, *raw, parse_line(raw))).collect();
+    let parsed: Vec<(usize, &str, bool, std::result::Result<Capture, LineError>)> =
+        crate::inputs::jsonl_lines(&text).par_iter().map(|l| (l.lineno, l.text, l.unterminated, parse_line(l.text))).collect();
     let records = parsed.len();
     let mut captures = Vec::with_capacity(records);
     let mut quarantined = Vec::new();
-    for (lineno, raw, r) in parsed {
+    for (lineno, raw, unterminated, r) in parsed {
         match r {
             Ok(mut c) => {
                 c.file = file.clone();
@@ -157,11 +154,7 @@ fn read_cassette(root: &Path, p: &Path) -> Result<FileRead> {
                 captures.push(c);
             }
             Err((field, reason, eof)) => {
-                let reason = if eof && lineno == last && !ends_with_newline {
-                    format!("truncated line: the file ends before the JSON value is complete ({reason})")
-                } else {
-                    reason
-                };
+                let reason = if eof && unterminated { crate::inputs::truncated(reason) } else { reason };
                 quarantined.push(Quarantined::new("snapshot", &file, Some(lineno), field, reason, raw));
             }
         }

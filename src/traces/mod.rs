@@ -53,16 +53,10 @@ pub fn read(paths: &[PathBuf]) -> Result<TracesRead> {
         let bytes = std::fs::read(&f).map_err(|e| Error::io(&f, e))?;
         let name = f.strip_prefix(&root).unwrap_or(&f).to_string_lossy().replace('\\', "/");
         let text = String::from_utf8_lossy(&bytes);
-        let ends = text.ends_with('\n');
-        let lines: Vec<&str> = text.lines().collect();
-        let n = lines.len();
-        let mut records = 0;
-        for (idx, raw) in lines.iter().enumerate() {
-            if raw.trim().is_empty() {
-                continue;
-            }
-            records += 1;
-            let lineno = idx + 1;
+        let lines = crate::inputs::jsonl_lines(&text);
+        let records = lines.len();
+        for l in lines {
+            let (lineno, raw) = (l.lineno, l.text);
             match parse(raw) {
                 Ok(rec) => out.records.push(TraceRecord {
                     trace_id: str_at(&rec, "trace_id").unwrap_or_default().to_string(),
@@ -71,7 +65,7 @@ pub fn read(paths: &[PathBuf]) -> Result<TracesRead> {
                     record: rec,
                 }),
                 Err((field, reason, eof)) => {
-                    let reason = if eof && lineno == n && !ends { format!("truncated line: {reason}") } else { reason };
+                    let reason = if eof && l.unterminated { crate::inputs::truncated(reason) } else { reason };
                     out.quarantined.push(Quarantined::new("traces", &name, Some(lineno), field, reason, raw));
                 }
             }
