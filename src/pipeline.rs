@@ -107,8 +107,7 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
 }
 
 pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<usize> {
-    let outcomes = crate::evaluate::evaluate_dataset(dataset, windows, policy, progress)?;
-    Ok(outcomes.len())
+    crate::evaluate::evaluate_dataset(dataset, windows, policy, progress)
 }
 
 /// convert + evaluate (+ attach when there are traces); the caller prints the dashboard.

@@ -103,8 +103,9 @@ impl Table {
         for (ci, (_, kind)) in self.schema.iter().enumerate() {
             let cells = self.rows.iter().map(|r| &r[ci]);
             let arr: ArrayRef = match kind {
+                // Borrowed, not cloned: strings are most of every table's bytes.
                 Kind::Str => Arc::new(StringArray::from_iter(cells.map(|c| match c {
-                    Cell::Str(v) => v.clone(),
+                    Cell::Str(v) => v.as_deref(),
                     _ => None,
                 }))),
                 Kind::Int => Arc::new(Int64Array::from_iter(cells.map(|c| match c {

@@ -76,6 +76,65 @@ pub fn responses(dataset: &Path) -> Result<Vec<crate::snapshot::CaptureRow>> {
     Ok(out)
 }
 
+/// The captures of one repository (`None`: paths of no repository).
+pub struct RepoGroup {
+    pub repo: Option<String>,
+    pub rows: Vec<crate::snapshot::CaptureRow>,
+}
+
+/// Read `responses` one repository at a time, handing `f` whole repositories in chunks of
+/// about `budget` body bytes: memory stays near the chunk size whatever the snapshot's.
+/// Rows must be grouped by repository, as convert writes them; a dataset whose rows are not
+/// is refused with a message, never evaluated with part of its evidence.
+pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<RepoGroup>) -> Result<()>) -> Result<()> {
+    let p = dataset.join("responses.parquet");
+    let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)?.build()?;
+    let mut seen: std::collections::HashSet<Option<String>> = std::collections::HashSet::new();
+    let mut chunk: Vec<RepoGroup> = Vec::new();
+    let mut chunk_bytes = 0usize;
+    let mut current: Option<RepoGroup> = None;
+    for b in reader {
+        let b = b?;
+        let c = Cols::new("responses", &b);
+        let (path, page, status, at, body) = (c.str("path")?, c.int("page")?, c.int("status")?, c.time("captured_at")?, c.str("body")?);
+        for ((((path, page), status), at), body) in path.into_iter().zip(page).zip(status).zip(at).zip(body) {
+            let path = path.unwrap_or_default();
+            let body = body.unwrap_or_else(|| "null".into());
+            let repo = crate::snapshot::paths::repo_of(&path);
+            if current.as_ref().is_none_or(|g| g.repo.as_deref() != repo) {
+                if let Some(g) = current.take() {
+                    chunk.push(g);
+                    if chunk_bytes >= budget {
+                        f(std::mem::take(&mut chunk))?;
+                        chunk_bytes = 0;
+                    }
+                }
+                let repo = repo.map(str::to_string);
+                if !seen.insert(repo.clone()) {
+                    return Err(Error::Dataset {
+                        path: p,
+                        message: format!(
+                            "rows of repository `{}` are not together (a dataset written by an older hindsight?); convert the study again",
+                            repo.as_deref().unwrap_or("(none)")
+                        ),
+                    });
+                }
+                current = Some(RepoGroup { repo, rows: Vec::new() });
+            }
+            chunk_bytes += body.len();
+            if let Some(g) = current.as_mut() {
+                g.rows.push((path, page.unwrap_or(1), status.and_then(|s| u16::try_from(s).ok()).unwrap_or(200), at, body));
+            }
+        }
+    }
+    chunk.extend(current);
+    if !chunk.is_empty() {
+        f(chunk)?;
+    }
+    Ok(())
+}
+
 pub fn safe_outputs(dataset: &Path) -> Result<Vec<SafeOutput>> {
     let mut out = Vec::new();
     for b in batches(dataset, "safe_outputs")? {

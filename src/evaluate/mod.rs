@@ -9,24 +9,26 @@ pub mod actors;
 pub mod case;
 pub mod catalogue;
 pub mod outcome;
+pub mod outcomes;
 pub mod policy;
 pub mod rules;
 pub mod window;
 
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use rayon::prelude::*;
-use serde_json::Value;
 
 use crate::dataset::manifest::Manifest;
 use crate::error::{Error, Result};
 use crate::runs::{Execution, SafeOutput};
 use crate::snapshot::SnapshotIndex;
-use crate::table::{b, i, of, os, s, t, Kind, Table};
 use crate::time::{self, Instant};
 
 pub use case::Case;
 pub use outcome::{Confidence, EvidenceStrength, Status, Verdict};
+pub use outcomes::OutcomeRows;
 pub use policy::Policy;
 pub use window::Window;
 
@@ -247,22 +249,28 @@ impl Evaluation<'_> {
         let out: Vec<Outcome> = outputs
             .par_iter()
             .flat_map_iter(|o| {
-                let cache = case::ActivityCache::default();
-                let r = self.windows.iter().map(|w| self.judge_output(o, *w, Some(&cache))).collect::<Vec<_>>();
+                let r = self.windows.iter().zip(self.judge_all(o)).map(|(w, (verdict, evaluated_at))| Outcome { output: o.clone(), window: *w, evaluated_at, verdict });
                 bar.inc(1);
-                r
+                r.collect::<Vec<_>>()
             })
             .collect();
         bar.finish_and_clear();
         out
     }
 
-    /// One output in one window, gathering everything afresh.
-    pub fn one(&self, o: &SafeOutput, window: Window) -> Outcome {
-        self.judge_output(o, window, None)
+    /// One output in every window (in the order of `windows`), sharing gathered activity.
+    pub fn judge_all(&self, o: &SafeOutput) -> Vec<(Verdict, Option<Instant>)> {
+        let cache = case::ActivityCache::default();
+        self.windows.iter().map(|w| self.judge_output(o, *w, Some(&cache))).collect()
     }
 
-    fn judge_output(&self, o: &SafeOutput, window: Window, cache: Option<&case::ActivityCache>) -> Outcome {
+    /// One output in one window, gathering everything afresh.
+    pub fn one(&self, o: &SafeOutput, window: Window) -> Outcome {
+        let (verdict, evaluated_at) = self.judge_output(o, window, None);
+        Outcome { output: o.clone(), window, evaluated_at, verdict }
+    }
+
+    fn judge_output(&self, o: &SafeOutput, window: Window, cache: Option<&case::ActivityCache>) -> (Verdict, Option<Instant>) {
         let rule = rules::find(&o.output_type);
         let mut classifier = actors::Classifier::default();
         if let Some(a) = &o.actor {
@@ -284,8 +292,7 @@ impl Evaluation<'_> {
             actors: classifier,
             cache,
         };
-        let (verdict, evaluated_at) = self.judge(rule, &mut case);
-        Outcome { output: o.clone(), window, evaluated_at, verdict }
+        self.judge(rule, &mut case)
     }
 
     fn judge(&self, rule: Option<&dyn Rule>, case: &mut Case) -> (Verdict, Option<Instant>) {
@@ -333,96 +340,83 @@ impl Evaluation<'_> {
     }
 }
 
-pub fn outcomes_table(outcomes: &[Outcome]) -> Table {
-    let mut tb = Table::new(
-        "outcomes",
-        &[
-            ("safe_output_id", Kind::Str),
-            ("run_id", Kind::Str),
-            ("item_index", Kind::Int),
-            ("workflow_name", Kind::Str),
-            ("safe_output_type", Kind::Str),
-            ("target_repo", Kind::Str),
-            ("target_kind", Kind::Str),
-            ("target_number", Kind::Int),
-            ("created_at", Kind::Time),
-            ("eval_window", Kind::Str),
-            ("window_order", Kind::Int),
-            ("evaluation_window_hours", Kind::Int),
-            ("evaluated_at", Kind::Time),
-            ("outcome_status", Kind::Str),
-            ("evidence_strength", Kind::Str),
-            ("human_check_signal", Kind::Str),
-            ("target_resolved", Kind::Bool),
-            ("confidence", Kind::Str),
-            ("visible_non_bot_actor_count", Kind::Int),
-            ("bot_actor_count", Kind::Int),
-            ("time_to_outcome_hours", Kind::Float),
-            ("partial_score", Kind::Float),
-            ("details", Kind::Str),
-            ("notes", Kind::Str),
-            ("rule_id", Kind::Str),
-        ],
-    );
-    for o in outcomes {
-        let v = &o.verdict;
-        let tto = match (o.output.created_at, v.decided_at) {
-            (Some(a), Some(b)) if b >= a => Some(time::hours_between(&a, &b)),
-            _ => None,
-        };
-        let order = match o.window {
-            Window::Hours(h) => h,
-            Window::Snapshot => i64::MAX,
-        };
-        tb.push(vec![
-            s(&o.output.safe_output_id),
-            s(&o.output.run_id),
-            i(o.output.item_index),
-            os(o.output.workflow_name.as_ref()),
-            s(&o.output.output_type),
-            os(o.output.target_repo.as_ref()),
-            os(o.output.target_kind.as_ref()),
-            crate::table::oi(o.output.target_number),
-            t(o.output.created_at),
-            s(o.window.to_string()),
-            i(order),
-            crate::table::oi(o.window.hours()),
-            t(o.evaluated_at),
-            s(v.status.as_str()),
-            s(v.strength.as_str()),
-            s(v.signal),
-            b(v.target_resolved),
-            s(v.confidence.as_str()),
-            i(v.visible_non_bot_actors as i64),
-            i(v.bot_actors as i64),
-            of(tto.map(|h| (h * 1000.0).round() / 1000.0)),
-            of(v.partial_score),
-            s(crate::json::canonical(&Value::Object(v.details.clone()))),
-            s(v.notes.join("; ")),
-            s(&v.rule_id),
-        ]);
+/// The `outcomes` table of already judged outcomes (tests and small studies; the evaluate
+/// stage streams its rows straight into `OutcomeRows`).
+pub fn outcomes_batch(outcomes: &[Outcome]) -> Result<arrow::record_batch::RecordBatch> {
+    let mut rows = OutcomeRows::default();
+    for (seq, o) in outcomes.iter().enumerate() {
+        rows.push(&o.output, seq, o.window, o.evaluated_at, &o.verdict);
     }
-    tb.sort_by_columns(&["run_id", "item_index", "window_order"]);
-    tb
+    Ok(rows.finish()?)
 }
 
-/// The evaluate stage on a dataset directory: reads `responses` and `safe_outputs`, writes
-/// `outcomes.parquet` and updates the manifest.
-pub fn evaluate_dataset(dataset: &Path, windows: &[Window], policy: &Policy, progress: &crate::progress::Progress) -> Result<Vec<Outcome>> {
+/// Body bytes read per step of the evaluate stage: whole repositories, so the parsed snapshot
+/// in memory stays near a few times this, whatever the study's size.
+const CHUNK_BYTES: usize = 64 << 20;
+
+/// The evaluate stage on a dataset directory: reads `safe_outputs`, then `responses` one
+/// repository at a time (each repository's outputs are judged against its captures, with
+/// the paths of no repository shared by all), writes `outcomes.parquet` and updates the
+/// manifest. Returns the number of outcome rows.
+pub fn evaluate_dataset(dataset: &Path, windows: &[Window], policy: &Policy, progress: &crate::progress::Progress) -> Result<usize> {
     let mut manifest = Manifest::load(dataset)?;
     let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
         path: dataset.join("manifest.json"),
         message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
     })?;
-    let index = SnapshotIndex::build(crate::dataset::read::responses(dataset)?);
     let outputs = crate::dataset::read::safe_outputs(dataset)?;
-    let ev = Evaluation { index: &index, captured_at, policy, windows };
-    let outcomes = ev.run(&outputs, progress);
-    let table = outcomes_table(&outcomes);
-    let w = crate::dataset::write_table(dataset, &table)?;
+    let mut by_repo: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut no_repo = Vec::new();
+    for (i, o) in outputs.iter().enumerate() {
+        match o.target_repo.as_deref() {
+            Some(r) => by_repo.entry(r).or_default().push(i),
+            None => no_repo.push(i),
+        }
+    }
+    let bar = progress.bar("evaluate", outputs.len() as u64);
+    let mut rows = OutcomeRows::default();
+    let mut shared: Option<Arc<SnapshotIndex>> = None;
+    let judge = |rows: &mut OutcomeRows, jobs: Vec<(usize, &SnapshotIndex)>| {
+        let judged: Vec<(usize, Vec<(Verdict, Option<Instant>)>)> = jobs
+            .into_par_iter()
+            .map(|(i, index)| {
+                let r = Evaluation { index, captured_at, policy, windows }.judge_all(&outputs[i]);
+                bar.inc(1);
+                (i, r)
+            })
+            .collect();
+        for (i, judged) in judged {
+            for (w, (v, at)) in windows.iter().zip(judged) {
+                rows.push(&outputs[i], i, *w, at, &v);
+            }
+        }
+    };
+    crate::dataset::read::response_groups(dataset, CHUNK_BYTES, |groups| {
+        let mut repos = Vec::new();
+        for g in groups {
+            match g.repo {
+                None => shared = Some(Arc::new(SnapshotIndex::build(g.rows))),
+                Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), g.rows)),
+            }
+        }
+        // Repositories no output targets are not parsed at all.
+        repos.retain(|(ids, _)| !ids.is_empty());
+        let indexes: Vec<(Vec<usize>, SnapshotIndex)> =
+            repos.into_par_iter().map(|(ids, captures)| (ids, SnapshotIndex::build(captures).with_shared(shared.clone()))).collect();
+        judge(&mut rows, indexes.iter().flat_map(|(ids, index)| ids.iter().map(move |&i| (i, index))).collect());
+        Ok(())
+    })?;
+    // Outputs of repositories with no capture at all, and outputs with no repository.
+    let empty = SnapshotIndex::default().with_shared(shared.clone());
+    let mut rest: Vec<usize> = by_repo.into_values().flatten().chain(no_repo).collect();
+    rest.sort_unstable();
+    judge(&mut rows, rest.into_iter().map(|i| (i, &empty)).collect());
+    bar.finish_and_clear();
+    let n = rows.len();
+    let w = crate::dataset::write_batch(dataset, "outcomes", &rows.finish()?)?;
     manifest.record_table("outcomes", &w);
     manifest.policy = Some(policy.to_json());
     manifest.windows = windows.iter().map(|w| w.to_string()).collect();
     manifest.save(dataset)?;
-    Ok(outcomes)
+    Ok(n)
 }

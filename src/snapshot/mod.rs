@@ -266,7 +266,9 @@ fn dedupe(captures: &mut Vec<Capture>, quarantined: &mut Vec<Quarantined>) {
         seen.insert(key, (c.file.clone(), c.line));
         kept.push(c);
     }
-    kept.sort_by(|a, b| (&a.path, a.page).cmp(&(&b.path, b.page)));
+    // Grouped by repository (paths of none first), then by path and page: evaluation reads
+    // the `responses` table one repository at a time.
+    kept.sort_by(|a, b| (paths::repo_of(&a.path), &a.path, a.page).cmp(&(paths::repo_of(&b.path), &b.path, b.page)));
     *captures = kept;
 }
 
@@ -293,10 +295,13 @@ impl Entry {
     }
 }
 
-/// Path -> entry, built once per evaluation.
+/// Path -> entry: of the whole snapshot, or of one repository with the paths of no
+/// repository (projects, users) shared beside it.
 #[derive(Default)]
 pub struct SnapshotIndex {
     pub entries: HashMap<String, Entry>,
+    /// Looked in when a path is not in `entries`.
+    shared: Option<std::sync::Arc<SnapshotIndex>>,
     /// Revert marks per repository, built on first use.
     reverts: std::sync::OnceLock<HashMap<String, Vec<crate::evaluate::rules::durability::RevertMark>>>,
 }
@@ -336,7 +341,7 @@ impl SnapshotIndex {
                 (path, Entry { status, body, captured_at })
             })
             .collect();
-        SnapshotIndex { entries, reverts: Default::default() }
+        SnapshotIndex { entries, shared: None, reverts: Default::default() }
     }
 
     pub fn reverts(&self) -> &HashMap<String, Vec<crate::evaluate::rules::durability::RevertMark>> {
@@ -344,6 +349,12 @@ impl SnapshotIndex {
     }
 
     pub fn get(&self, path: &str) -> Option<&Entry> {
-        self.entries.get(path)
+        self.entries.get(path).or_else(|| self.shared.as_ref().and_then(|s| s.entries.get(path)))
+    }
+
+    /// The same index, falling back on `shared` for paths it does not hold.
+    pub fn with_shared(mut self, shared: Option<std::sync::Arc<SnapshotIndex>>) -> Self {
+        self.shared = shared;
+        self
     }
 }

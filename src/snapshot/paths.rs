@@ -55,6 +55,20 @@ pub fn parse(path: &str) -> Option<(String, Resource)> {
     Some((repo_name, r.unwrap_or_else(|| Resource::Other(tail.to_string()))))
 }
 
+/// The repository a captured path belongs to: `repos/O/R/...` and `graphql/repos/O/R/...`
+/// give `O/R`; paths of no repository (projects, users) give `None`. Responses are stored
+/// grouped by it, so evaluation can read the snapshot one repository at a time.
+pub fn repo_of(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("repos/").or_else(|| path.strip_prefix("graphql/repos/"))?;
+    let owner_end = rest.find('/')?;
+    let after = &rest[owner_end + 1..];
+    let repo_len = after.find('/').unwrap_or(after.len());
+    if owner_end == 0 || repo_len == 0 {
+        return None;
+    }
+    Some(&rest[..owner_end + 1 + repo_len])
+}
+
 /// The REST path of a resource in a repository.
 pub fn rest(repo: &str, tail: &str) -> String {
     format!("repos/{repo}/{tail}")

@@ -17,7 +17,7 @@ pub fn responses_batch(captures: &[Capture]) -> Result<arrow::record_batch::Reco
         Arc::new(StringArray::from_iter_values(captures.iter().map(|c| c.path.as_str()))),
         Arc::new(Int64Array::from_iter_values(captures.iter().map(|c| c.page))),
         Arc::new(Int64Array::from_iter_values(captures.iter().map(|c| c.status as i64))),
-        Arc::new(StringArray::from_iter(captures.iter().map(|c| paths::parse(&c.path).map(|(r, _)| r)))),
+        Arc::new(StringArray::from_iter(captures.iter().map(|c| paths::repo_of(&c.path)))),
         Arc::new(TimestampMicrosecondArray::from_iter(captures.iter().map(|c| c.captured_at.map(|t| t.timestamp_micros()))).with_timezone("UTC")),
         Arc::new(StringArray::from_iter_values(captures.iter().map(|c| c.body.as_str()))),
         Arc::new(StringArray::from_iter_values(captures.iter().map(|c| c.file.as_str()))),
@@ -43,14 +43,14 @@ pub fn responses(captures: &[Capture]) -> Table {
         ],
     );
     for c in captures {
-        let repo = paths::parse(&c.path).map(|(r, _)| r);
+        let repo = paths::repo_of(&c.path);
         tb.push(vec![s(&c.path), i(c.page), i(c.status as i64), os(repo), t(c.captured_at), s(&c.body), s(&c.file), oi(c.line.map(|l| l as i64))]);
     }
     tb
 }
 
 /// All typed tables, built from the captures one page at a time (captures come sorted by
-/// path and page, so list pages follow each other), parsing each body once and keeping
+/// repository, path and page, so list pages follow each other), parsing each body once and keeping
 /// nothing of it: memory stays near the size of the input. A path with any failed page is
 /// left out, as the evaluators leave it out.
 pub fn typed(captures: &[Capture]) -> Vec<Table> {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use hindsight::evaluate::{outcomes_table, Window};
+use hindsight::evaluate::{outcomes_batch, Window};
 use hindsight::report::{self, format::json_rows, Session};
 use serde_json::{json, Value};
 
@@ -36,7 +36,7 @@ fn timeline_dataset(dir: &Path) {
             outcomes.push(o);
         }
     }
-    hindsight::dataset::write_table(dir, &outcomes_table(&outcomes)).unwrap();
+    hindsight::dataset::write_batch(dir, "outcomes", &outcomes_batch(&outcomes).unwrap()).unwrap();
 }
 
 fn query(dir: &Path, name: &str) -> Vec<Value> {

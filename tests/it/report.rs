@@ -1,7 +1,7 @@
 //! Dashboard SQL on a dataset small enough to count by eye, compared as pretty-printed
 //! tables.
 
-use hindsight::evaluate::{outcomes_table, Window};
+use hindsight::evaluate::{outcomes_batch, Window};
 use hindsight::report::{query_text, Session};
 use serde_json::json;
 
@@ -28,7 +28,7 @@ fn tiny_dataset(dir: &std::path::Path) {
         o.output.item_index = i as i64;
         outcomes.push(o);
     }
-    hindsight::dataset::write_table(dir, &outcomes_table(&outcomes)).unwrap();
+    hindsight::dataset::write_batch(dir, "outcomes", &outcomes_batch(&outcomes).unwrap()).unwrap();
 }
 
 fn pretty(session: &Session, query: &str) -> String {
