@@ -359,6 +359,12 @@ const CHUNK_BYTES: usize = 64 << 20;
 /// the paths of no repository shared by all), writes `outcomes.parquet` and updates the
 /// manifest. Returns the number of outcome rows.
 pub fn evaluate_dataset(dataset: &Path, windows: &[Window], policy: &Policy, progress: &crate::progress::Progress) -> Result<usize> {
+    evaluate_dataset_in_chunks(dataset, windows, policy, progress, CHUNK_BYTES)
+}
+
+/// `evaluate_dataset`, reading about `chunk_bytes` of bodies per step (the verdicts do not
+/// depend on it; tests check that).
+pub fn evaluate_dataset_in_chunks(dataset: &Path, windows: &[Window], policy: &Policy, progress: &crate::progress::Progress, chunk_bytes: usize) -> Result<usize> {
     let mut manifest = Manifest::load(dataset)?;
     let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
         path: dataset.join("manifest.json"),
@@ -391,7 +397,7 @@ pub fn evaluate_dataset(dataset: &Path, windows: &[Window], policy: &Policy, pro
             }
         }
     };
-    crate::dataset::read::response_groups(dataset, CHUNK_BYTES, |groups| {
+    crate::dataset::read::response_groups(dataset, chunk_bytes, |groups| {
         let mut repos = Vec::new();
         for g in groups {
             match g.repo {

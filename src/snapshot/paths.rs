@@ -146,6 +146,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn rest_and_graphql_paths_belong_to_their_repository() {
+        assert_eq!(repo_of("repos/acme/api/issues/1/comments"), Some("acme/api"));
+        assert_eq!(repo_of("graphql/repos/acme/api/discussions/3"), Some("acme/api"));
+        assert_eq!(repo_of("repos/acme/api"), Some("acme/api"));
+        assert_eq!(repo_of("graphql/projects/acme/1"), None);
+        assert_eq!(repo_of("repos//x/issues/1"), None);
+        assert_eq!(repo_of("users/octocat"), None);
+    }
+
+    #[test]
+    fn a_repository_index_falls_back_on_the_shared_paths() {
+        use crate::snapshot::SnapshotIndex;
+        let row = |p: &str, body: &str| (p.to_string(), 1, 200u16, None, body.to_string());
+        let shared = std::sync::Arc::new(SnapshotIndex::build(vec![row("graphql/projects/acme/1", "{\"id\":1}")]));
+        let repo = SnapshotIndex::build(vec![row("repos/acme/api/issues/1", "{\"number\":1}")]).with_shared(Some(shared));
+        assert_eq!(repo.get("graphql/projects/acme/1").map(|e| e.body["id"].clone()), Some(serde_json::json!(1)));
+        assert_eq!(repo.get("repos/acme/api/issues/1").map(|e| e.body["number"].clone()), Some(serde_json::json!(1)));
+        assert!(repo.get("repos/acme/api/issues/2").is_none());
+    }
+
+    #[test]
     fn urls_resolve_to_their_object() {
         let t = parse_url("https://github.com/acme/repo/issues/1#issuecomment-7");
         assert_eq!((t.repo.as_deref(), t.kind, t.number, t.comment_id), (Some("acme/repo"), Some("issue"), Some(1), Some(7)));

@@ -214,3 +214,53 @@ fn synth_is_deterministic_and_runs() {
     assert_eq!(m.tables["safe_outputs"].rows, 300);
     assert_eq!(m.tables["outcomes"].rows, 1500);
 }
+
+/// Evaluate reads the snapshot one repository at a time. Whatever the chunk size, its
+/// verdicts are those of one index over the whole snapshot.
+#[test]
+fn evaluating_by_repository_decides_as_one_index() {
+    use hindsight::dataset::read;
+    use hindsight::evaluate::{evaluate_dataset_in_chunks, outcomes_batch, window, Evaluation, Policy};
+    use hindsight::progress::Progress;
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["convert", "--snapshot", &fixture("demo/snapshot").to_string_lossy(), "--runs", &fixture("demo/runs").to_string_lossy(), "--out", "demo", "--quiet"], tmp.path());
+    ok(&["synth", "--repos", "7", "--outputs", "400", "--seed", "5", "--out", "s", "--quiet"], tmp.path());
+    ok(&["convert", "--snapshot", "s/snapshot", "--runs", "s/runs", "--out", "synth", "--quiet"], tmp.path());
+    let policy = Policy::default();
+    for name in ["demo", "synth"] {
+        let ds = tmp.path().join(name);
+        let outcomes = |chunk: usize| {
+            evaluate_dataset_in_chunks(&ds, window::DEFAULT, &policy, &Progress::hidden(), chunk).unwrap();
+            std::fs::read(ds.join("outcomes.parquet")).unwrap()
+        };
+        let one_repo_per_step = outcomes(1);
+        assert_eq!(one_repo_per_step, outcomes(usize::MAX), "{name}: chunk size changed the outcomes");
+        let index = hindsight::snapshot::SnapshotIndex::build(read::responses(&ds).unwrap());
+        let captured_at = hindsight::time::parse(&Manifest::load(&ds).unwrap().captured_at).unwrap();
+        let ev = Evaluation { index: &index, captured_at, policy: &policy, windows: window::DEFAULT };
+        let whole = outcomes_batch(&ev.run(&read::safe_outputs(&ds).unwrap(), &Progress::hidden())).unwrap();
+        let written = read::batches(&ds, "outcomes").unwrap();
+        let written = arrow::compute::concat_batches(&written[0].schema(), &written).unwrap();
+        assert!(whole.num_rows() > 100, "{name}: too few outcomes to compare");
+        assert_eq!(whole, written, "{name}: streaming by repository decided otherwise than one index");
+    }
+}
+
+/// A `responses` table whose rows are not grouped by repository is refused with a message,
+/// never evaluated with part of a repository's captures.
+#[test]
+fn responses_not_grouped_by_repository_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["convert", "--snapshot", &fixture("demo/snapshot").to_string_lossy(), "--runs", &fixture("demo/runs").to_string_lossy(), "--out", "ds", "--quiet"], tmp.path());
+    let ds = tmp.path().join("ds");
+    let b = hindsight::dataset::read::batches(&ds, "responses").unwrap();
+    let b = arrow::compute::concat_batches(&b[0].schema(), &b).unwrap();
+    // Sorted by path alone, GraphQL captures of a repository come apart from its REST ones.
+    let by_path = arrow::compute::sort_to_indices(b.column_by_name("path").unwrap(), None, None).unwrap();
+    let b = arrow::compute::take_record_batch(&b, &by_path).unwrap();
+    hindsight::dataset::write_batch(&ds, "responses", &b).unwrap();
+    let out = run(&["evaluate", "--dataset", "ds", "--quiet"], tmp.path());
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("responses.parquet") && err.contains("are not together") && err.contains("convert the study again"), "{err}");
+}

@@ -1,0 +1,204 @@
+//! The `outcomes` table, built straight into Arrow columns: one row per (safe output,
+//! window), sorted by run, item and window so the bytes never depend on the order in which
+//! parallel work finished.
+
+use std::sync::Arc;
+
+use arrow::array::{ArrayRef, BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder, UInt32Array};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow::error::ArrowError;
+use arrow::record_batch::RecordBatch;
+
+use super::{Verdict, Window};
+use crate::runs::SafeOutput;
+use crate::time::{self, Instant};
+
+const COLUMNS: &[(&str, DataType)] = &[
+    ("safe_output_id", DataType::Utf8),
+    ("run_id", DataType::Utf8),
+    ("item_index", DataType::Int64),
+    ("workflow_name", DataType::Utf8),
+    ("safe_output_type", DataType::Utf8),
+    ("target_repo", DataType::Utf8),
+    ("target_kind", DataType::Utf8),
+    ("target_number", DataType::Int64),
+    ("created_at", DataType::Null), // a UTC timestamp; see `schema`
+    ("eval_window", DataType::Utf8),
+    ("window_order", DataType::Int64),
+    ("evaluation_window_hours", DataType::Int64),
+    ("evaluated_at", DataType::Null),
+    ("outcome_status", DataType::Utf8),
+    ("evidence_strength", DataType::Utf8),
+    ("human_check_signal", DataType::Utf8),
+    ("target_resolved", DataType::Boolean),
+    ("confidence", DataType::Utf8),
+    ("visible_non_bot_actor_count", DataType::Int64),
+    ("bot_actor_count", DataType::Int64),
+    ("time_to_outcome_hours", DataType::Float64),
+    ("partial_score", DataType::Float64),
+    ("details", DataType::Utf8),
+    ("notes", DataType::Utf8),
+    ("rule_id", DataType::Utf8),
+];
+
+pub fn schema() -> SchemaRef {
+    let utc = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
+    Arc::new(Schema::new(
+        COLUMNS.iter().map(|(n, t)| Field::new(*n, if *t == DataType::Null { utc.clone() } else { t.clone() }, true)).collect::<Vec<_>>(),
+    ))
+}
+
+/// The window's place in the sort: by hours, the snapshot window last.
+pub fn window_order(w: Window) -> i64 {
+    match w {
+        Window::Hours(h) => h,
+        Window::Snapshot => i64::MAX,
+    }
+}
+
+/// Rows as they are judged, in any order; `finish` sorts them.
+pub struct OutcomeRows {
+    /// (run id, item index, window order, output's position in its table) of each row.
+    keys: Vec<(String, i64, i64, usize)>,
+    safe_output_id: StringBuilder,
+    run_id: StringBuilder,
+    item_index: Int64Builder,
+    workflow_name: StringBuilder,
+    safe_output_type: StringBuilder,
+    target_repo: StringBuilder,
+    target_kind: StringBuilder,
+    target_number: Int64Builder,
+    created_at: TimestampMicrosecondBuilder,
+    eval_window: StringBuilder,
+    window_order: Int64Builder,
+    evaluation_window_hours: Int64Builder,
+    evaluated_at: TimestampMicrosecondBuilder,
+    outcome_status: StringBuilder,
+    evidence_strength: StringBuilder,
+    human_check_signal: StringBuilder,
+    target_resolved: BooleanBuilder,
+    confidence: StringBuilder,
+    visible_non_bot_actor_count: Int64Builder,
+    bot_actor_count: Int64Builder,
+    time_to_outcome_hours: Float64Builder,
+    partial_score: Float64Builder,
+    details: StringBuilder,
+    notes: StringBuilder,
+    rule_id: StringBuilder,
+}
+
+impl Default for OutcomeRows {
+    fn default() -> Self {
+        OutcomeRows {
+            keys: Vec::new(),
+            safe_output_id: StringBuilder::new(),
+            run_id: StringBuilder::new(),
+            item_index: Int64Builder::new(),
+            workflow_name: StringBuilder::new(),
+            safe_output_type: StringBuilder::new(),
+            target_repo: StringBuilder::new(),
+            target_kind: StringBuilder::new(),
+            target_number: Int64Builder::new(),
+            created_at: TimestampMicrosecondBuilder::new(),
+            eval_window: StringBuilder::new(),
+            window_order: Int64Builder::new(),
+            evaluation_window_hours: Int64Builder::new(),
+            evaluated_at: TimestampMicrosecondBuilder::new(),
+            outcome_status: StringBuilder::new(),
+            evidence_strength: StringBuilder::new(),
+            human_check_signal: StringBuilder::new(),
+            target_resolved: BooleanBuilder::new(),
+            confidence: StringBuilder::new(),
+            visible_non_bot_actor_count: Int64Builder::new(),
+            bot_actor_count: Int64Builder::new(),
+            time_to_outcome_hours: Float64Builder::new(),
+            partial_score: Float64Builder::new(),
+            details: StringBuilder::new(),
+            notes: StringBuilder::new(),
+            rule_id: StringBuilder::new(),
+        }
+    }
+}
+
+impl OutcomeRows {
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// One row; `seq` is the output's position in `safe_outputs`, the last sort key.
+    pub fn push(&mut self, o: &SafeOutput, seq: usize, window: Window, evaluated_at: Option<Instant>, v: &Verdict) {
+        let order = window_order(window);
+        self.keys.push((o.run_id.clone(), o.item_index, order, seq));
+        let tto = match (o.created_at, v.decided_at) {
+            (Some(a), Some(b)) if b >= a => Some((time::hours_between(&a, &b) * 1000.0).round() / 1000.0),
+            _ => None,
+        };
+        let micros = |t: Option<Instant>| t.map(|x| x.timestamp_micros());
+        self.safe_output_id.append_value(&o.safe_output_id);
+        self.run_id.append_value(&o.run_id);
+        self.item_index.append_value(o.item_index);
+        self.workflow_name.append_option(o.workflow_name.as_deref());
+        self.safe_output_type.append_value(&o.output_type);
+        self.target_repo.append_option(o.target_repo.as_deref());
+        self.target_kind.append_option(o.target_kind.as_deref());
+        self.target_number.append_option(o.target_number);
+        self.created_at.append_option(micros(o.created_at));
+        self.eval_window.append_value(window.to_string());
+        self.window_order.append_value(order);
+        self.evaluation_window_hours.append_option(window.hours());
+        self.evaluated_at.append_option(micros(evaluated_at));
+        self.outcome_status.append_value(v.status.as_str());
+        self.evidence_strength.append_value(v.strength.as_str());
+        self.human_check_signal.append_value(v.signal);
+        self.target_resolved.append_value(v.target_resolved);
+        self.confidence.append_value(v.confidence.as_str());
+        self.visible_non_bot_actor_count.append_value(v.visible_non_bot_actors as i64);
+        self.bot_actor_count.append_value(v.bot_actors as i64);
+        self.time_to_outcome_hours.append_option(tto);
+        self.partial_score.append_option(v.partial_score);
+        // A map of JSON values always serializes.
+        self.details.append_value(serde_json::to_string(&v.details).unwrap_or_default());
+        self.notes.append_value(v.notes.join("; "));
+        self.rule_id.append_value(&v.rule_id);
+    }
+
+    /// The rows sorted by run id, item index, window and position.
+    pub fn finish(mut self) -> Result<RecordBatch, ArrowError> {
+        let mut order: Vec<u32> = (0..self.keys.len() as u32).collect();
+        order.sort_by(|&a, &b| self.keys[a as usize].cmp(&self.keys[b as usize]));
+        let tz = |b: &mut TimestampMicrosecondBuilder| -> ArrayRef { Arc::new(b.finish().with_timezone("UTC")) };
+        let cols: Vec<ArrayRef> = vec![
+            Arc::new(self.safe_output_id.finish()),
+            Arc::new(self.run_id.finish()),
+            Arc::new(self.item_index.finish()),
+            Arc::new(self.workflow_name.finish()),
+            Arc::new(self.safe_output_type.finish()),
+            Arc::new(self.target_repo.finish()),
+            Arc::new(self.target_kind.finish()),
+            Arc::new(self.target_number.finish()),
+            tz(&mut self.created_at),
+            Arc::new(self.eval_window.finish()),
+            Arc::new(self.window_order.finish()),
+            Arc::new(self.evaluation_window_hours.finish()),
+            tz(&mut self.evaluated_at),
+            Arc::new(self.outcome_status.finish()),
+            Arc::new(self.evidence_strength.finish()),
+            Arc::new(self.human_check_signal.finish()),
+            Arc::new(self.target_resolved.finish()),
+            Arc::new(self.confidence.finish()),
+            Arc::new(self.visible_non_bot_actor_count.finish()),
+            Arc::new(self.bot_actor_count.finish()),
+            Arc::new(self.time_to_outcome_hours.finish()),
+            Arc::new(self.partial_score.finish()),
+            Arc::new(self.details.finish()),
+            Arc::new(self.notes.finish()),
+            Arc::new(self.rule_id.finish()),
+        ];
+        let batch = RecordBatch::try_new(schema(), cols)?;
+        arrow::compute::take_record_batch(&batch, &UInt32Array::from(order))
+    }
+}
