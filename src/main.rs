@@ -11,6 +11,11 @@ use hindsight::pipeline::{self, Converted};
 use hindsight::progress::Progress;
 use hindsight::report;
 
+// Parsing JSON makes and frees millions of small strings and maps; mimalloc cut the evaluate
+// and convert stages' allocator time by measurement (BENCHMARKS.md).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let config = match cli::Cli::parse().into_config() {
         Ok(c) => c,
