@@ -380,46 +380,53 @@ pub fn evaluate_dataset_in_chunks(dataset: &Path, windows: &[Window], policy: &P
         }
     }
     let bar = progress.bar("evaluate", outputs.len() as u64);
-    let mut rows = OutcomeRows::default();
+    let mut parts: Vec<OutcomeRows> = Vec::new();
     let mut shared: Option<Arc<SnapshotIndex>> = None;
-    let judge = |rows: &mut OutcomeRows, jobs: Vec<(usize, &SnapshotIndex)>| {
-        let judged: Vec<(usize, Vec<(Verdict, Option<Instant>)>)> = jobs
+    // Each worker fills its own rows; `merge` sorts them once at the end.
+    let judge = |parts: &mut Vec<OutcomeRows>, jobs: Vec<(usize, &SnapshotIndex)>| {
+        let judged: Vec<OutcomeRows> = jobs
             .into_par_iter()
-            .map(|(i, index)| {
-                let r = Evaluation { index, captured_at, policy, windows }.judge_all(&outputs[i]);
+            .fold(OutcomeRows::default, |mut rows, (i, index)| {
+                let o = &outputs[i];
+                for (w, (v, at)) in windows.iter().zip(Evaluation { index, captured_at, policy, windows }.judge_all(o)) {
+                    rows.push(o, i, *w, at, &v);
+                }
                 bar.inc(1);
-                (i, r)
+                rows
             })
             .collect();
-        for (i, judged) in judged {
-            for (w, (v, at)) in windows.iter().zip(judged) {
-                rows.push(&outputs[i], i, *w, at, &v);
-            }
-        }
+        parts.extend(judged.into_iter().filter(|r| !r.is_empty()));
     };
-    crate::dataset::read::response_groups(dataset, chunk_bytes, |groups| {
-        let mut repos = Vec::new();
-        for g in groups {
-            match g.repo {
-                None => shared = Some(Arc::new(SnapshotIndex::build(g.rows))),
-                Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), g.rows)),
+    // The next chunk is read while this one is judged.
+    std::thread::scope(|scope| -> Result<()> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<crate::dataset::read::RepoGroup>>(1);
+        let reader = scope.spawn(move || crate::dataset::read::response_groups(dataset, chunk_bytes, |groups| Ok(tx.send(groups).unwrap_or(()))));
+        for groups in rx {
+            let mut repos = Vec::new();
+            for g in groups {
+                match g.repo {
+                    None => shared = Some(Arc::new(SnapshotIndex::build(g.rows))),
+                    Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), g.rows)),
+                }
             }
+            // Repositories no output targets are not parsed at all.
+            repos.retain(|(ids, _)| !ids.is_empty());
+            let indexes: Vec<(Vec<usize>, SnapshotIndex)> =
+                repos.into_par_iter().map(|(ids, captures)| (ids, SnapshotIndex::build(captures).with_shared(shared.clone()))).collect();
+            judge(&mut parts, indexes.iter().flat_map(|(ids, index)| ids.iter().map(move |&i| (i, index))).collect());
+            indexes.into_par_iter().for_each(drop);
         }
-        // Repositories no output targets are not parsed at all.
-        repos.retain(|(ids, _)| !ids.is_empty());
-        let indexes: Vec<(Vec<usize>, SnapshotIndex)> =
-            repos.into_par_iter().map(|(ids, captures)| (ids, SnapshotIndex::build(captures).with_shared(shared.clone()))).collect();
-        judge(&mut rows, indexes.iter().flat_map(|(ids, index)| ids.iter().map(move |&i| (i, index))).collect());
-        Ok(())
+        reader.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("responses.parquet"), message: "the reader thread failed".into() }))
     })?;
     // Outputs of repositories with no capture at all, and outputs with no repository.
     let empty = SnapshotIndex::default().with_shared(shared.clone());
     let mut rest: Vec<usize> = by_repo.into_values().flatten().chain(no_repo).collect();
     rest.sort_unstable();
-    judge(&mut rows, rest.into_iter().map(|i| (i, &empty)).collect());
+    judge(&mut parts, rest.into_iter().map(|i| (i, &empty)).collect());
     bar.finish_and_clear();
-    let n = rows.len();
-    let w = crate::dataset::write_batch(dataset, "outcomes", &rows.finish()?)?;
+    let batch = OutcomeRows::merge(parts)?;
+    let n = batch.num_rows();
+    let w = crate::dataset::write_batch(dataset, "outcomes", &batch)?;
     manifest.record_table("outcomes", &w);
     manifest.policy = Some(policy.to_json());
     manifest.windows = windows.iter().map(|w| w.to_string()).collect();

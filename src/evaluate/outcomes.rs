@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder, UInt32Array};
+use arrow::array::{ArrayRef, BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use arrow::error::ArrowError;
 use arrow::record_batch::RecordBatch;
@@ -167,9 +167,29 @@ impl OutcomeRows {
     }
 
     /// The rows sorted by run id, item index, window and position.
-    pub fn finish(mut self) -> Result<RecordBatch, ArrowError> {
-        let mut order: Vec<u32> = (0..self.keys.len() as u32).collect();
-        order.sort_by(|&a, &b| self.keys[a as usize].cmp(&self.keys[b as usize]));
+    pub fn finish(self) -> Result<RecordBatch, ArrowError> {
+        Self::merge(vec![self])
+    }
+
+    /// Rows built in parts (one per worker), merged and sorted by run id, item index, window
+    /// and position: the bytes do not depend on how the work was split.
+    pub fn merge(parts: Vec<OutcomeRows>) -> Result<RecordBatch, ArrowError> {
+        let mut keys = Vec::new();
+        let mut batches = Vec::new();
+        for (p, mut part) in parts.into_iter().enumerate() {
+            keys.extend(std::mem::take(&mut part.keys).into_iter().enumerate().map(|(r, k)| (k, p, r)));
+            batches.push(part.batch()?);
+        }
+        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let order: Vec<(usize, usize)> = keys.into_iter().map(|(_, p, r)| (p, r)).collect();
+        if batches.is_empty() {
+            return Ok(RecordBatch::new_empty(schema()));
+        }
+        let refs: Vec<&RecordBatch> = batches.iter().collect();
+        arrow::compute::interleave_record_batch(&refs, &order)
+    }
+
+    fn batch(&mut self) -> Result<RecordBatch, ArrowError> {
         let tz = |b: &mut TimestampMicrosecondBuilder| -> ArrayRef { Arc::new(b.finish().with_timezone("UTC")) };
         let cols: Vec<ArrayRef> = vec![
             Arc::new(self.safe_output_id.finish()),
@@ -198,7 +218,6 @@ impl OutcomeRows {
             Arc::new(self.notes.finish()),
             Arc::new(self.rule_id.finish()),
         ];
-        let batch = RecordBatch::try_new(schema(), cols)?;
-        arrow::compute::take_record_batch(&batch, &UInt32Array::from(order))
+        RecordBatch::try_new(schema(), cols)
     }
 }
