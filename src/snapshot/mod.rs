@@ -243,15 +243,27 @@ fn read_tree_file(root: &Path, p: &Path) -> Result<FileRead> {
 /// The same (path, page) captured twice: the first in read order (file name, then line)
 /// is kept and later ones are quarantined, so a study never silently picks a copy.
 fn dedupe(captures: &mut Vec<Capture>, quarantined: &mut Vec<Quarantined>) {
-    captures.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
-    let mut seen: HashMap<(String, i64), (String, Option<usize>)> = HashMap::new();
-    let mut kept = Vec::with_capacity(captures.len());
-    for c in captures.drain(..) {
-        let key = (c.path.clone(), c.page);
-        if let Some((f, l)) = seen.get(&key) {
-            let at = match l {
-                Some(l) => format!("{f}:{l}"),
-                None => f.clone(),
+    // Grouped by repository (paths of none first), then by path and page: evaluation reads
+    // the `responses` table one repository at a time. Copies of one (path, page) then sit
+    // side by side in read order.
+    let order: Vec<usize> = {
+        let repos: Vec<Option<&str>> = captures.iter().map(|c| paths::repo_of(&c.path)).collect();
+        let key = |i: usize| {
+            let c = &captures[i];
+            (repos[i], &c.path, c.page, &c.file, c.line)
+        };
+        let mut order: Vec<usize> = (0..captures.len()).collect();
+        order.par_sort_unstable_by(|&a, &b| key(a).cmp(&key(b)));
+        order
+    };
+    let mut slots: Vec<Option<Capture>> = captures.drain(..).map(Some).collect();
+    let mut kept: Vec<Capture> = Vec::with_capacity(slots.len());
+    for i in order {
+        let Some(c) = slots[i].take() else { continue };
+        if let Some(first) = kept.last().filter(|k| k.path == c.path && k.page == c.page) {
+            let at = match first.line {
+                Some(l) => format!("{}:{l}", first.file),
+                None => first.file.clone(),
             };
             quarantined.push(Quarantined::new(
                 "snapshot",
@@ -263,12 +275,8 @@ fn dedupe(captures: &mut Vec<Capture>, quarantined: &mut Vec<Quarantined>) {
             ));
             continue;
         }
-        seen.insert(key, (c.file.clone(), c.line));
         kept.push(c);
     }
-    // Grouped by repository (paths of none first), then by path and page: evaluation reads
-    // the `responses` table one repository at a time.
-    kept.sort_by(|a, b| (paths::repo_of(&a.path), &a.path, a.page).cmp(&(paths::repo_of(&b.path), &b.path, b.page)));
     *captures = kept;
 }
 
