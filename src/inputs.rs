@@ -29,15 +29,22 @@ pub struct JsonlLine<'a> {
 
 /// The non-blank lines of a JSONL text, as every reader (snapshot, runs, traces) counts them.
 pub fn jsonl_lines(text: &str) -> Vec<JsonlLine<'_>> {
-    let cut = !text.ends_with('\n');
+    jsonl_lines_from(text, 1).0
+}
+
+/// `jsonl_lines` of a block of a file whose first line is number `first`, with the number of
+/// lines the block spans (blank ones too), so the next block can go on counting.
+pub fn jsonl_lines_from(text: &str, first: usize) -> (Vec<JsonlLine<'_>>, usize) {
+    let cut = !text.is_empty() && !text.ends_with('\n');
     let lines: Vec<&str> = text.lines().collect();
     let n = lines.len();
-    lines
+    let out = lines
         .into_iter()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| JsonlLine { lineno: i + 1, text: l, unterminated: cut && i + 1 == n })
-        .collect()
+        .map(|(i, l)| JsonlLine { lineno: first + i, text: l, unterminated: cut && i + 1 == n })
+        .collect();
+    (out, n)
 }
 
 /// The quarantine reason for a line the file ends in the middle of.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::dataset::manifest::{InputFileEntry, Manifest, RecordCount};
-use crate::dataset::{write_table, Staging};
+use crate::dataset::{write_table, Staging, TableWriter};
 use crate::error::{Error, Result};
 use crate::evaluate::{Policy, Window};
 use crate::progress::Progress;
@@ -42,23 +42,66 @@ fn check_dir(p: &Path, what: &str) -> Result<()> {
     }
 }
 
+/// Bytes of captures convert holds in memory before it spills a sorted run to disk.
+const SPILL_BYTES: usize = 256 << 20;
+/// Bytes of captures turned into table rows per step (whole repositories at a time).
+const BATCH_BYTES: usize = 32 << 20;
+
 pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Converted> {
+    convert_with_budget(study, out, progress, SPILL_BYTES)
+}
+
+/// `convert`, spilling sorted runs of captures to disk beyond `budget` bytes (the dataset's
+/// bytes do not depend on it; tests check that).
+pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
     check_dir(&study.snapshot, "snapshot")?;
     check_dir(&study.runs, "runs")?;
     let bar = progress.bar("convert", 4);
-    let snap = snapshot::read(&study.snapshot)?;
+    let staging = Staging::new(out)?;
+    let dir = staging.dir.clone();
+    let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget)?;
     bar.inc(1);
     let runs = crate::runs::read(&study.runs)?;
     let traces = crate::traces::read(&study.traces)?;
     bar.inc(1);
 
-    let staging = Staging::new(out)?;
+    // Captures come back in order, whole repositories at a time: `responses` and the typed
+    // tables are written as they fill, so memory holds a batch and a row group per table.
+    let mut merge = snap.runs.merge()?;
+    let mut responses = TableWriter::create(&dir, "responses", snapshot::tables::responses(&[]).arrow_schema())?;
+    let mut typed: Vec<TableWriter> =
+        snapshot::tables::typed(&[]).iter().map(|t| TableWriter::create(&dir, t.name, t.arrow_schema())).collect::<Result<_>>()?;
+    let mut used = 0usize;
+    loop {
+        let batch = merge.next_batch(BATCH_BYTES)?;
+        if batch.is_empty() {
+            break;
+        }
+        used += batch.len();
+        let (written, tables) = rayon::join(
+            || -> Result<()> { responses.write(&snapshot::tables::responses_batch(&batch)?) },
+            || -> Result<Vec<Vec<arrow::record_batch::RecordBatch>>> {
+                split_by_repo(&batch).par_iter().map(|part| snapshot::tables::typed(part).iter().map(|t| Ok(t.to_batch()?)).collect()).collect()
+            },
+        );
+        written?;
+        for part in tables? {
+            for (w, b) in typed.iter_mut().zip(part) {
+                w.write(&b)?;
+            }
+        }
+        rayon::spawn(move || drop(batch));
+    }
+    let duplicates = std::mem::take(&mut merge.duplicates);
+    drop(merge);
+
     let mut manifest = Manifest::new(crate::time::format(&snap.info.captured_at));
     let mut files: Vec<InputFileEntry> = snap.files.iter().chain(runs.files.iter()).chain(traces.files.iter()).map(InputFileEntry::from).collect();
     files.sort_by(|a, b| (&a.input, &a.path).cmp(&(&b.input, &b.path)));
     manifest.inputs = files;
 
-    let mut quarantined = snap.quarantined.clone();
+    let mut quarantined = snap.quarantined;
+    quarantined.extend(duplicates);
     quarantined.extend(runs.quarantined.iter().cloned());
     quarantined.extend(traces.quarantined.iter().cloned());
     quarantined.sort();
@@ -68,28 +111,28 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
         quarantined: quarantined.iter().filter(|q| q.input == input).count(),
     };
     let mut records: BTreeMap<String, RecordCount> =
-        [("snapshot".to_string(), count("snapshot", snap.captures.len())), ("runs".to_string(), count("runs", runs.used))].into_iter().collect();
+        [("snapshot".to_string(), count("snapshot", used)), ("runs".to_string(), count("runs", runs.used))].into_iter().collect();
     if !study.traces.is_empty() {
         records.insert("traces".to_string(), count("traces", traces.records.len()));
     }
     manifest.records = records.clone();
 
-    // The responses table is written while the typed tables are built; then every table is
-    // written in parallel. Each is its own file, so the bytes do not depend on the order.
-    let dir = staging.dir.clone();
-    let (responses, mut tables) = rayon::join(
-        || -> Result<_> { crate::dataset::write_batch(&dir, "responses", &snapshot::tables::responses_batch(&snap.captures)?) },
-        || snapshot::tables::typed(&snap.captures),
-    );
-    manifest.record_table("responses", &responses?);
-    tables.push(crate::runs::tables::safe_outputs(&runs.outputs));
-    tables.push(crate::runs::tables::runs(&runs.runs));
-    tables.push(crate::runs::tables::requests(&runs.requests));
-    tables.push(quarantine::table(&quarantined));
+    manifest.record_table("responses", &responses.finish()?);
+    for w in typed {
+        let name = w.name().to_string();
+        manifest.record_table(&name, &w.finish()?);
+    }
+    let mut tables = vec![
+        crate::runs::tables::safe_outputs(&runs.outputs),
+        crate::runs::tables::runs(&runs.runs),
+        crate::runs::tables::requests(&runs.requests),
+        quarantine::table(&quarantined),
+    ];
     if !study.traces.is_empty() {
         tables.extend(crate::traces::tables(&traces.records));
     }
     bar.inc(1);
+    // Each table is its own file, so the bytes do not depend on the order they are written in.
     let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|t| write_table(&dir, t)).collect();
     for (t, w) in tables.iter().zip(written) {
         manifest.record_table(t.name, &w?);
@@ -103,7 +146,25 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
             *types_without_rule.entry(o.output_type.clone()).or_insert(0) += 1;
         }
     }
-    Ok(Converted { types_without_rule, records, quarantined, safe_outputs: runs.outputs.len(), responses: snap.captures.len() })
+    Ok(Converted { types_without_rule, records, quarantined, safe_outputs: runs.outputs.len(), responses: used })
+}
+
+/// A batch cut into a few parts at repository boundaries, for building typed tables in
+/// parallel; the parts are taken back in order.
+fn split_by_repo(batch: &[snapshot::Capture]) -> Vec<&[snapshot::Capture]> {
+    let parts = rayon::current_num_threads().max(1) * 2;
+    let target = batch.len().div_ceil(parts).max(1);
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < batch.len() {
+        let mut end = (start + target).min(batch.len());
+        while end < batch.len() && snapshot::paths::repo_of(&batch[end - 1].path) == snapshot::paths::repo_of(&batch[end].path) {
+            end += 1;
+        }
+        out.push(&batch[start..end]);
+        start = end;
+    }
+    out
 }
 
 pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<usize> {

@@ -62,33 +62,14 @@ pub fn write_batch(dir: &Path, name: &str, batch: &RecordBatch) -> Result<Writte
 /// What `ArrowWriter::write` + `close` would write, byte for byte, with every (row group,
 /// column) chunk encoded and compressed in parallel: the writer alone would use one core.
 fn write_parallel(w: ArrowWriter<File>, batch: &RecordBatch) -> Result<()> {
-    use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk};
+    use parquet::arrow::arrow_writer::ArrowColumnChunk;
     use rayon::prelude::*;
     let (mut file, factory) = w.into_serialized_writer()?;
     let schema = batch.schema();
     let n = batch.num_rows();
     let groups: Vec<(usize, RecordBatch)> =
         (0..n).step_by(ROW_GROUP_ROWS).enumerate().map(|(g, off)| (g, batch.slice(off, ROW_GROUP_ROWS.min(n - off)))).collect();
-    let encoded: Vec<Vec<ArrowColumnChunk>> = groups
-        .par_iter()
-        .map(|(g, part)| -> Result<Vec<ArrowColumnChunk>> {
-            let writers = factory.create_column_writers(*g)?;
-            let mut leaves = Vec::new();
-            for (field, col) in schema.fields().iter().zip(part.columns()) {
-                leaves.extend(compute_leaves(field, col)?);
-            }
-            writers
-                .into_iter()
-                .zip(leaves)
-                .collect::<Vec<_>>()
-                .into_par_iter()
-                .map(|(mut w, leaf)| -> Result<ArrowColumnChunk> {
-                    w.write(&leaf)?;
-                    Ok(w.close()?)
-                })
-                .collect()
-        })
-        .collect::<Result<_>>()?;
+    let encoded: Vec<Vec<ArrowColumnChunk>> = groups.par_iter().map(|(g, part)| encode_group(&factory, &schema, *g, part)).collect::<Result<_>>()?;
     for chunks in encoded {
         let mut rg = file.next_row_group()?;
         for c in chunks {
@@ -98,6 +79,114 @@ fn write_parallel(w: ArrowWriter<File>, batch: &RecordBatch) -> Result<()> {
     }
     file.close()?;
     Ok(())
+}
+
+/// A table written as its rows arrive: full row groups are encoded (columns in parallel)
+/// and appended at once, so memory holds one row group, not the table. The bytes equal
+/// `write_batch` of all the rows in one batch.
+pub struct TableWriter {
+    name: String,
+    path: PathBuf,
+    tmp: PathBuf,
+    schema: arrow::datatypes::SchemaRef,
+    file: Option<(parquet::file::writer::SerializedFileWriter<File>, parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory)>,
+    pending: Vec<RecordBatch>,
+    pending_rows: usize,
+    groups: usize,
+    rows: usize,
+}
+
+impl TableWriter {
+    pub fn create(dir: &Path, name: &str, schema: arrow::datatypes::SchemaRef) -> Result<TableWriter> {
+        let path = dir.join(format!("{name}.parquet"));
+        let tmp = dir.join(format!(".{name}.parquet.tmp"));
+        let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        let w = ArrowWriter::try_new(f, schema.clone(), Some(writer_properties()))?;
+        let file = Some(w.into_serialized_writer()?);
+        Ok(TableWriter { name: name.to_string(), path, tmp, schema, file, pending: Vec::new(), pending_rows: 0, groups: 0, rows: 0 })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        self.rows += batch.num_rows();
+        self.pending_rows += batch.num_rows();
+        self.pending.push(batch.clone());
+        if self.pending_rows >= ROW_GROUP_ROWS {
+            let all = arrow::compute::concat_batches(&self.schema, &self.pending)?;
+            self.pending.clear();
+            let full = all.num_rows() / ROW_GROUP_ROWS * ROW_GROUP_ROWS;
+            for off in (0..full).step_by(ROW_GROUP_ROWS) {
+                self.group(&all.slice(off, ROW_GROUP_ROWS))?;
+            }
+            self.pending_rows = all.num_rows() - full;
+            if self.pending_rows > 0 {
+                self.pending.push(all.slice(full, self.pending_rows));
+            }
+        }
+        Ok(())
+    }
+
+    fn group(&mut self, part: &RecordBatch) -> Result<()> {
+        let Some((file, factory)) = self.file.as_mut() else { return Ok(()) };
+        let chunks = encode_group(factory, &self.schema, self.groups, part)?;
+        let mut rg = file.next_row_group()?;
+        for c in chunks {
+            c.append_to_row_group(&mut rg)?;
+        }
+        rg.close()?;
+        self.groups += 1;
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<Written> {
+        if self.rows == 0 {
+            // What `write_batch` writes for no rows.
+            self.file = None;
+            return write_batch(self.path.parent().unwrap_or(Path::new(".")), &self.name, &RecordBatch::new_empty(self.schema.clone()));
+        }
+        if self.pending_rows > 0 {
+            let last = arrow::compute::concat_batches(&self.schema, &self.pending)?;
+            self.pending.clear();
+            self.group(&last)?;
+        }
+        if let Some((file, _)) = self.file.take() {
+            file.close()?;
+        }
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
+        describe(&self.path, self.rows)
+    }
+}
+
+/// One row group's column chunks, encoded and compressed in parallel.
+fn encode_group(
+    factory: &parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory,
+    schema: &arrow::datatypes::SchemaRef,
+    g: usize,
+    part: &RecordBatch,
+) -> Result<Vec<parquet::arrow::arrow_writer::ArrowColumnChunk>> {
+    use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk};
+    use rayon::prelude::*;
+    let writers = factory.create_column_writers(g)?;
+    let mut leaves = Vec::new();
+    for (field, col) in schema.fields().iter().zip(part.columns()) {
+        leaves.extend(compute_leaves(field, col)?);
+    }
+    writers
+        .into_iter()
+        .zip(leaves)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|(mut w, leaf)| -> Result<ArrowColumnChunk> {
+            w.write(&leaf)?;
+            Ok(w.close()?)
+        })
+        .collect()
 }
 
 pub fn describe(path: &Path, rows: usize) -> Result<Written> {
@@ -160,5 +249,50 @@ impl Drop for Staging {
         if self.dir.exists() {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Int64Array, StringArray};
+    use std::sync::Arc;
+
+    /// Rows written in odd-sized pieces make the same file as one batch written whole: the
+    /// row groups are cut at the same rows whatever the pieces.
+    #[test]
+    fn rows_written_piece_by_piece_make_the_bytes_of_one_batch() {
+        let n = ROW_GROUP_ROWS * 2 + 1234;
+        let schema = Arc::new(arrow::datatypes::Schema::new(vec![
+            arrow::datatypes::Field::new("n", arrow::datatypes::DataType::Int64, true),
+            arrow::datatypes::Field::new("s", arrow::datatypes::DataType::Utf8, true),
+        ]));
+        let whole = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int64Array::from_iter_values(0..n as i64)), Arc::new(StringArray::from_iter_values((0..n).map(|i| format!("row {}", i % 977))))],
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        let wa = write_batch(&a, "t", &whole).unwrap();
+        let mut w = TableWriter::create(&b, "t", schema.clone()).unwrap();
+        let mut off = 0;
+        for size in [1, 7_777, 65_535, 3, 40_000].iter().cycle() {
+            if off >= n {
+                break;
+            }
+            let len = (*size).min(n - off);
+            w.write(&whole.slice(off, len)).unwrap();
+            off += len;
+        }
+        let wb = w.finish().unwrap();
+        assert_eq!((wa.rows, &wa.sha256), (wb.rows, &wb.sha256));
+        assert_eq!(std::fs::read(a.join("t.parquet")).unwrap(), std::fs::read(b.join("t.parquet")).unwrap());
+        // And a table that never gets a row.
+        let empty_a = write_batch(&a, "e", &RecordBatch::new_empty(schema.clone())).unwrap();
+        let empty_b = TableWriter::create(&b, "e", schema).unwrap().finish().unwrap();
+        assert_eq!(empty_a.sha256, empty_b.sha256);
     }
 }

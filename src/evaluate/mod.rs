@@ -249,7 +249,12 @@ impl Evaluation<'_> {
         let out: Vec<Outcome> = outputs
             .par_iter()
             .flat_map_iter(|o| {
-                let r = self.windows.iter().zip(self.judge_all(o)).map(|(w, (verdict, evaluated_at))| Outcome { output: o.clone(), window: *w, evaluated_at, verdict });
+                let r = self.windows.iter().zip(self.judge_all(o)).map(|(w, (verdict, evaluated_at))| Outcome {
+                    output: o.clone(),
+                    window: *w,
+                    evaluated_at,
+                    verdict,
+                });
                 bar.inc(1);
                 r.collect::<Vec<_>>()
             })
@@ -364,7 +369,13 @@ pub fn evaluate_dataset(dataset: &Path, windows: &[Window], policy: &Policy, pro
 
 /// `evaluate_dataset`, reading about `chunk_bytes` of bodies per step (the verdicts do not
 /// depend on it; tests check that).
-pub fn evaluate_dataset_in_chunks(dataset: &Path, windows: &[Window], policy: &Policy, progress: &crate::progress::Progress, chunk_bytes: usize) -> Result<usize> {
+pub fn evaluate_dataset_in_chunks(
+    dataset: &Path,
+    windows: &[Window],
+    policy: &Policy,
+    progress: &crate::progress::Progress,
+    chunk_bytes: usize,
+) -> Result<usize> {
     let mut manifest = Manifest::load(dataset)?;
     let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
         path: dataset.join("manifest.json"),

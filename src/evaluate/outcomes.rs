@@ -43,9 +43,7 @@ const COLUMNS: &[(&str, DataType)] = &[
 
 pub fn schema() -> SchemaRef {
     let utc = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
-    Arc::new(Schema::new(
-        COLUMNS.iter().map(|(n, t)| Field::new(*n, if *t == DataType::Null { utc.clone() } else { t.clone() }, true)).collect::<Vec<_>>(),
-    ))
+    Arc::new(Schema::new(COLUMNS.iter().map(|(n, t)| Field::new(*n, if *t == DataType::Null { utc.clone() } else { t.clone() }, true)).collect::<Vec<_>>()))
 }
 
 /// The window's place in the sort: by hours, the snapshot window last.

@@ -7,6 +7,7 @@
 pub mod github;
 pub mod graphql;
 pub mod paths;
+pub mod spill;
 pub mod tables;
 
 use std::collections::{BTreeMap, HashMap};
@@ -51,14 +52,22 @@ impl Capture {
     }
 }
 
-pub struct SnapshotRead {
+/// What the first pass over a snapshot found: its files (hashed), the lines it could not
+/// use, and every usable capture in sorted runs (on disk beyond the budget).
+pub struct SnapshotScan {
     pub info: SnapshotInfo,
-    pub captures: Vec<Capture>,
     pub quarantined: Vec<Quarantined>,
     pub files: Vec<InputFile>,
+    pub runs: spill::Runs,
 }
 
-pub fn read(dir: &Path) -> Result<SnapshotRead> {
+/// Cassettes are read this many bytes at a time (cut at a line end), their lines parsed in
+/// parallel.
+const BLOCK_BYTES: usize = 16 << 20;
+
+/// Read `snapshot.json`, then every cassette and tree file, keeping about `budget` bytes of
+/// captures in memory and spilling sorted runs to `spill_dir` beyond that.
+pub fn scan(dir: &Path, spill_dir: &Path, budget: usize) -> Result<SnapshotScan> {
     let info_path = dir.join("snapshot.json");
     let text = std::fs::read_to_string(&info_path).map_err(|e| Error::io(&info_path, e))?;
     let v: Value = serde_json::from_str(&text).map_err(|e| Error::Input {
@@ -84,18 +93,24 @@ pub fn read(dir: &Path) -> Result<SnapshotRead> {
     tree_files.sort();
 
     let mut files = vec![InputFile::hash("snapshot", dir, &info_path, 0)?];
-    let results: Vec<Result<FileRead>> =
-        cassettes.par_iter().map(|p| read_cassette(dir, p)).chain(tree_files.par_iter().map(|p| read_tree_file(dir, p))).collect();
-    let mut captures = Vec::new();
+    let mut runs = spill::Runs::new(spill_dir, budget);
     let mut quarantined = Vec::new();
-    for r in results {
-        let (c, q, f) = r?;
-        captures.extend(c);
-        quarantined.extend(q);
-        files.push(f);
+    for p in &cassettes {
+        files.push(read_cassette(dir, p, &mut runs, &mut quarantined)?);
     }
-    dedupe(&mut captures, &mut quarantined);
-    Ok(SnapshotRead { info, captures, quarantined, files })
+    // Tree files are small and many: read in parallel, a slice at a time.
+    for slice in tree_files.chunks(4096) {
+        let results: Vec<Result<FileRead>> = slice.par_iter().map(|p| read_tree_file(dir, p)).collect();
+        for r in results {
+            let (c, q, f) = r?;
+            for c in c {
+                runs.push(c)?;
+            }
+            quarantined.extend(q);
+            files.push(f);
+        }
+    }
+    Ok(SnapshotScan { info, quarantined, files, runs })
 }
 
 fn collect_files(root: &Path, dir: &Path, cassettes: &mut Vec<PathBuf>, tree: &mut Vec<PathBuf>) -> Result<()> {
@@ -131,36 +146,58 @@ struct Line<'a> {
     body: Option<&'a RawValue>,
 }
 
-fn read_cassette(root: &Path, p: &Path) -> Result<FileRead> {
-    let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
+fn read_cassette(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mut Vec<Quarantined>) -> Result<InputFile> {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
     let file = rel(root, p);
-    // Valid UTF-8 (the usual case) is borrowed as is; otherwise bad bytes become U+FFFD.
-    let text: std::borrow::Cow<str> = match std::str::from_utf8(&bytes) {
-        Ok(t) => std::borrow::Cow::Borrowed(t),
-        Err(_) => String::from_utf8_lossy(&bytes),
-    };
-    // Lines parse in parallel; results are collected in line order, so nothing depends on
-    // which thread finished first.
-    let parsed: Vec<(usize, &str, bool, std::result::Result<Capture, LineError>)> =
-        crate::inputs::jsonl_lines(&text).par_iter().map(|l| (l.lineno, l.text, l.unterminated, parse_line(l.text))).collect();
-    let records = parsed.len();
-    let mut captures = Vec::with_capacity(records);
-    let mut quarantined = Vec::new();
-    for (lineno, raw, unterminated, r) in parsed {
-        match r {
-            Ok(mut c) => {
-                c.file = file.clone();
-                c.line = Some(lineno);
-                captures.push(c);
-            }
-            Err((field, reason, eof)) => {
-                let reason = if eof && unterminated { crate::inputs::truncated(reason) } else { reason };
-                quarantined.push(Quarantined::new("snapshot", &file, Some(lineno), field, reason, raw));
+    let mut hasher = sha2::Sha256::new();
+    let (mut size, mut records, mut lineno) = (0u64, 0usize, 1usize);
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK_BYTES + (1 << 16));
+    let mut eof = false;
+    while !eof || !buf.is_empty() {
+        // Fill to a block, then cut after the last line end (a longer line grows the block).
+        while !eof && (buf.len() < BLOCK_BYTES || !buf.contains(&b'\n')) {
+            let start = buf.len();
+            buf.resize(start + (1 << 20).max(BLOCK_BYTES.saturating_sub(start)), 0);
+            let n = f.read(&mut buf[start..]).map_err(|e| Error::io(p, e))?;
+            buf.truncate(start + n);
+            hasher.update(&buf[start..]);
+            size += n as u64;
+            eof = n == 0;
+        }
+        let cut = if eof { buf.len() } else { buf.iter().rposition(|&b| b == b'\n').map_or(buf.len(), |i| i + 1) };
+        let rest = buf.split_off(cut);
+        // Valid UTF-8 (the usual case) is borrowed as is; otherwise bad bytes become U+FFFD.
+        // Blocks end at a newline byte, which is never inside a character.
+        let text: std::borrow::Cow<str> = match std::str::from_utf8(&buf) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(&buf),
+        };
+        let (lines, count) = crate::inputs::jsonl_lines_from(&text, lineno);
+        lineno += count;
+        records += lines.len();
+        // Lines parse in parallel; results are taken in line order, so nothing depends on
+        // which thread finished first.
+        let parsed: Vec<std::result::Result<Capture, LineError>> = lines.par_iter().map(|l| parse_line(l.text)).collect();
+        for (l, r) in lines.iter().zip(parsed) {
+            match r {
+                Ok(mut c) => {
+                    c.file = file.clone();
+                    c.line = Some(l.lineno);
+                    runs.push(c)?;
+                }
+                Err((field, reason, at_eof)) => {
+                    let reason = if at_eof && l.unterminated { crate::inputs::truncated(reason) } else { reason };
+                    quarantined.push(Quarantined::new("snapshot", &file, Some(l.lineno), field, reason, l.text));
+                }
             }
         }
+        drop(text);
+        buf = rest;
+        buf.reserve(BLOCK_BYTES);
     }
-    let f = InputFile::from_bytes("snapshot", file, &bytes, records);
-    Ok((captures, quarantined, f))
+    Ok(InputFile { input: "snapshot".into(), path: file, size, sha256: hex::encode(hasher.finalize()), records })
 }
 
 type LineError = (Option<&'static str>, String, bool);
@@ -238,46 +275,6 @@ fn read_tree_file(root: &Path, p: &Path) -> Result<FileRead> {
         }
         Err(e) => Ok((vec![], vec![Quarantined::new("snapshot", &file, Some(e.line()), None, format!("not valid JSON: {e}"), &text)], f)),
     }
-}
-
-/// The same (path, page) captured twice: the first in read order (file name, then line)
-/// is kept and later ones are quarantined, so a study never silently picks a copy.
-fn dedupe(captures: &mut Vec<Capture>, quarantined: &mut Vec<Quarantined>) {
-    // Grouped by repository (paths of none first), then by path and page: evaluation reads
-    // the `responses` table one repository at a time. Copies of one (path, page) then sit
-    // side by side in read order.
-    let order: Vec<usize> = {
-        let repos: Vec<Option<&str>> = captures.iter().map(|c| paths::repo_of(&c.path)).collect();
-        let key = |i: usize| {
-            let c = &captures[i];
-            (repos[i], &c.path, c.page, &c.file, c.line)
-        };
-        let mut order: Vec<usize> = (0..captures.len()).collect();
-        order.par_sort_unstable_by(|&a, &b| key(a).cmp(&key(b)));
-        order
-    };
-    let mut slots: Vec<Option<Capture>> = captures.drain(..).map(Some).collect();
-    let mut kept: Vec<Capture> = Vec::with_capacity(slots.len());
-    for i in order {
-        let Some(c) = slots[i].take() else { continue };
-        if let Some(first) = kept.last().filter(|k| k.path == c.path && k.page == c.page) {
-            let at = match first.line {
-                Some(l) => format!("{}:{l}", first.file),
-                None => first.file.clone(),
-            };
-            quarantined.push(Quarantined::new(
-                "snapshot",
-                &c.file,
-                c.line,
-                Some("path"),
-                format!("duplicate capture of `{}` page {} (first at {at})", c.path, c.page),
-                &format!("{{\"path\":{:?},\"status\":{},\"body\":{}}}", c.path, c.status, c.body),
-            ));
-            continue;
-        }
-        kept.push(c);
-    }
-    *captures = kept;
 }
 
 /// A captured response as the dataset stores it: (path, page, status, captured_at, body).

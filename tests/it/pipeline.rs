@@ -140,6 +140,36 @@ fn outputs_are_byte_identical_across_runs_and_thread_counts() {
     assert_eq!(fa, files(&tmp.path().join("c")), "datasets differ between two runs");
 }
 
+/// Convert spills sorted runs of captures to disk beyond its memory budget. The dataset is
+/// the same, byte for byte, whether everything fits or every capture is its own run: on the
+/// demo (every layout), on bad input (duplicates across files) and on a synthetic study.
+#[test]
+fn spilling_to_disk_changes_no_byte_of_the_dataset() {
+    use hindsight::pipeline::{convert_with_budget, Study};
+    use hindsight::progress::Progress;
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["synth", "--repos", "6", "--outputs", "500", "--seed", "9", "--out", "s", "--quiet"], tmp.path());
+    let studies = [
+        ("demo", fixture("demo/snapshot"), fixture("demo/runs")),
+        ("bad", fixture("bad-input/snapshot"), fixture("bad-input/runs")),
+        ("synth", tmp.path().join("s/snapshot"), tmp.path().join("s/runs")),
+    ];
+    for (name, snapshot, runs) in studies {
+        let study = Study { snapshot, runs, traces: vec![] };
+        let in_memory = tmp.path().join(format!("{name}-mem"));
+        let spilled = tmp.path().join(format!("{name}-spilled"));
+        let a = convert_with_budget(&study, &in_memory, &Progress::hidden(), usize::MAX).unwrap();
+        let b = convert_with_budget(&study, &spilled, &Progress::hidden(), 1).unwrap();
+        assert!(a.responses > 0, "{name}: no responses to compare");
+        assert_eq!(name == "bad", a.quarantined.iter().any(|q| q.reason.starts_with("duplicate capture")), "{name}: duplicates");
+        assert_eq!((a.responses, a.quarantined.len()), (b.responses, b.quarantined.len()), "{name}");
+        let fa = files(&in_memory);
+        assert!(fa.iter().any(|(n, _)| n == "responses.parquet"));
+        assert_eq!(fa, files(&spilled), "{name}: spilling changed the dataset");
+        assert!(std::fs::read_dir(&spilled).unwrap().all(|e| e.unwrap().path().is_file()), "{name}: spill files left in the dataset");
+    }
+}
+
 /// The demo holds every input layout: a paginated list, a directory-tree capture, thin and
 /// rich gh-aw manifests, normalized records, requests never executed, temporary ids.
 #[test]
@@ -223,7 +253,10 @@ fn evaluating_by_repository_decides_as_one_index() {
     use hindsight::evaluate::{evaluate_dataset_in_chunks, outcomes_batch, window, Evaluation, Policy};
     use hindsight::progress::Progress;
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["convert", "--snapshot", &fixture("demo/snapshot").to_string_lossy(), "--runs", &fixture("demo/runs").to_string_lossy(), "--out", "demo", "--quiet"], tmp.path());
+    ok(
+        &["convert", "--snapshot", &fixture("demo/snapshot").to_string_lossy(), "--runs", &fixture("demo/runs").to_string_lossy(), "--out", "demo", "--quiet"],
+        tmp.path(),
+    );
     ok(&["synth", "--repos", "7", "--outputs", "400", "--seed", "5", "--out", "s", "--quiet"], tmp.path());
     ok(&["convert", "--snapshot", "s/snapshot", "--runs", "s/runs", "--out", "synth", "--quiet"], tmp.path());
     let policy = Policy::default();
@@ -251,7 +284,10 @@ fn evaluating_by_repository_decides_as_one_index() {
 #[test]
 fn responses_not_grouped_by_repository_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["convert", "--snapshot", &fixture("demo/snapshot").to_string_lossy(), "--runs", &fixture("demo/runs").to_string_lossy(), "--out", "ds", "--quiet"], tmp.path());
+    ok(
+        &["convert", "--snapshot", &fixture("demo/snapshot").to_string_lossy(), "--runs", &fixture("demo/runs").to_string_lossy(), "--out", "ds", "--quiet"],
+        tmp.path(),
+    );
     let ds = tmp.path().join("ds");
     let b = hindsight::dataset::read::batches(&ds, "responses").unwrap();
     let b = arrow::compute::concat_batches(&b[0].schema(), &b).unwrap();

@@ -1,0 +1,351 @@
+//! Captures sorted in runs of bounded size, spilled to disk when a snapshot is larger than
+//! the budget, and merged back in order: convert holds about one budget of bodies at a time
+//! whatever the snapshot's size. A snapshot within the budget never touches the disk.
+//!
+//! The order is (repository, path, page, file, line): the `responses` table is grouped by
+//! repository as evaluation reads it, and copies of one (path, page) meet side by side in
+//! read order, so the first read is kept and later ones are quarantined.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::{paths, Capture};
+use crate::error::{Error, Result};
+use crate::quarantine::Quarantined;
+
+type Key<'a> = (Option<&'a str>, &'a str, i64, &'a str, Option<usize>);
+
+fn key(c: &Capture) -> Key<'_> {
+    (paths::repo_of(&c.path), &c.path, c.page, &c.file, c.line)
+}
+
+/// Bytes a capture holds in memory, roughly.
+fn weight(c: &Capture) -> usize {
+    c.body.len() + c.path.len() + c.file.len() + 96
+}
+
+/// Sorted runs of captures: one in memory, the earlier ones on disk.
+pub struct Runs {
+    dir: PathBuf,
+    budget: usize,
+    buffer: Vec<Capture>,
+    buffer_bytes: usize,
+    spilled: Vec<PathBuf>,
+    /// Captures pushed so far.
+    pub count: usize,
+}
+
+impl Runs {
+    /// Runs of about `budget` bytes; spill files go in `dir` (created on first spill).
+    pub fn new(dir: &Path, budget: usize) -> Runs {
+        Runs { dir: dir.to_path_buf(), budget: budget.max(1), buffer: Vec::new(), buffer_bytes: 0, spilled: Vec::new(), count: 0 }
+    }
+
+    pub fn push(&mut self, c: Capture) -> Result<()> {
+        self.buffer_bytes += weight(&c);
+        self.buffer.push(c);
+        self.count += 1;
+        if self.buffer_bytes >= self.budget {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    /// How many runs went to disk.
+    pub fn spilled(&self) -> usize {
+        self.spilled.len()
+    }
+
+    fn sort(buffer: &mut [Capture]) {
+        // Keys are unique (file and line tell every capture apart), so an unstable sort is
+        // still deterministic.
+        buffer.par_sort_unstable_by(|a, b| key(a).cmp(&key(b)));
+    }
+
+    fn spill(&mut self) -> Result<()> {
+        let mut buffer = std::mem::take(&mut self.buffer);
+        self.buffer_bytes = 0;
+        Self::sort(&mut buffer);
+        std::fs::create_dir_all(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
+        let p = self.dir.join(format!("run-{:05}.bin", self.spilled.len()));
+        let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
+        let mut w = BufWriter::with_capacity(1 << 20, f);
+        for c in &buffer {
+            encode(&mut w, c).map_err(|e| Error::io(&p, e))?;
+        }
+        w.flush().map_err(|e| Error::io(&p, e))?;
+        self.spilled.push(p);
+        // Freed on another thread: dropping millions of strings is not free.
+        rayon::spawn(move || drop(buffer));
+        Ok(())
+    }
+
+    /// All captures in order, duplicates set aside.
+    pub fn merge(mut self) -> Result<Merge> {
+        let mut sources = Vec::new();
+        if !self.spilled.is_empty() && !self.buffer.is_empty() {
+            self.spill()?;
+        }
+        if self.spilled.is_empty() {
+            Self::sort(&mut self.buffer);
+            sources.push(Source::Memory(std::mem::take(&mut self.buffer).into_iter()));
+        }
+        for p in &self.spilled {
+            let f = File::open(p).map_err(|e| Error::io(p, e))?;
+            sources.push(Source::Disk(BufReader::with_capacity(1 << 20, f), p.clone()));
+        }
+        let mut heap = BinaryHeap::with_capacity(sources.len());
+        for (i, s) in sources.iter_mut().enumerate() {
+            if let Some(c) = s.next()? {
+                heap.push(Head(c, i));
+            }
+        }
+        Ok(Merge { sources, heap, last: None, duplicates: Vec::new(), dir: self.dir.clone(), spilled: !self.spilled.is_empty() })
+    }
+}
+
+enum Source {
+    Memory(std::vec::IntoIter<Capture>),
+    Disk(BufReader<File>, PathBuf),
+}
+
+impl Source {
+    fn next(&mut self) -> Result<Option<Capture>> {
+        match self {
+            Source::Memory(it) => Ok(it.next()),
+            Source::Disk(r, p) => decode(r).map_err(|e| Error::io(p.as_path(), e)),
+        }
+    }
+}
+
+/// A capture at the head of its run; the heap pops the smallest key first.
+struct Head(Capture, usize);
+
+impl PartialEq for Head {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Head {}
+impl PartialOrd for Head {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Head {
+    fn cmp(&self, other: &Self) -> Ordering {
+        key(&other.0).cmp(&key(&self.0))
+    }
+}
+
+/// The merged stream, handed out whole repositories at a time.
+pub struct Merge {
+    sources: Vec<Source>,
+    heap: BinaryHeap<Head>,
+    /// (path, page) of the last capture kept, and where it was read.
+    last: Option<(String, i64, String)>,
+    /// Later copies of a (path, page) already kept.
+    pub duplicates: Vec<Quarantined>,
+    dir: PathBuf,
+    spilled: bool,
+}
+
+impl Merge {
+    fn pop(&mut self) -> Result<Option<Capture>> {
+        let Some(Head(c, i)) = self.heap.pop() else { return Ok(None) };
+        if let Some(next) = self.sources[i].next()? {
+            self.heap.push(Head(next, i));
+        }
+        Ok(Some(c))
+    }
+
+    /// The next captures in order: whole repositories (the paths of no repository are one
+    /// group) until about `bytes` are gathered, so every typed table can be built from the
+    /// batch alone. An empty batch means the end.
+    pub fn next_batch(&mut self, bytes: usize) -> Result<Vec<Capture>> {
+        let mut batch: Vec<Capture> = Vec::new();
+        let mut size = 0usize;
+        loop {
+            if size >= bytes {
+                let (Some(last), Some(Head(next, _))) = (batch.last(), self.heap.peek()) else { break };
+                if paths::repo_of(&last.path) != paths::repo_of(&next.path) {
+                    break;
+                }
+            }
+            let Some(c) = self.pop()? else { break };
+            if let Some((path, page, at)) = &self.last {
+                if *path == c.path && *page == c.page {
+                    self.duplicates.push(Quarantined::new(
+                        "snapshot",
+                        &c.file,
+                        c.line,
+                        Some("path"),
+                        format!("duplicate capture of `{}` page {} (first at {at})", c.path, c.page),
+                        &format!("{{\"path\":{:?},\"status\":{},\"body\":{}}}", c.path, c.status, c.body),
+                    ));
+                    continue;
+                }
+            }
+            let at = match c.line {
+                Some(l) => format!("{}:{l}", c.file),
+                None => c.file.clone(),
+            };
+            self.last = Some((c.path.clone(), c.page, at));
+            size += weight(&c);
+            batch.push(c);
+        }
+        Ok(batch)
+    }
+}
+
+impl Drop for Merge {
+    fn drop(&mut self) {
+        if self.spilled {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn put(w: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
+    w.write_all(&(bytes.len() as u64).to_le_bytes())?;
+    w.write_all(bytes)
+}
+
+fn encode(w: &mut impl Write, c: &Capture) -> std::io::Result<()> {
+    put(w, c.path.as_bytes())?;
+    w.write_all(&c.page.to_le_bytes())?;
+    w.write_all(&c.status.to_le_bytes())?;
+    w.write_all(&c.captured_at.map_or(i64::MIN, |t| t.timestamp_micros()).to_le_bytes())?;
+    put(w, c.file.as_bytes())?;
+    w.write_all(&c.line.map_or(u64::MAX, |l| l as u64).to_le_bytes())?;
+    put(w, c.body.as_bytes())
+}
+
+fn u64_of(r: &mut impl Read) -> std::io::Result<u64> {
+    let mut b = [0u8; 8];
+    r.read_exact(&mut b)?;
+    Ok(u64::from_le_bytes(b))
+}
+
+fn string_of(r: &mut impl Read) -> std::io::Result<String> {
+    let n = u64_of(r)? as usize;
+    let mut v = vec![0u8; n];
+    r.read_exact(&mut v)?;
+    String::from_utf8(v).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+/// The next capture of a spill file, `None` at its end.
+fn decode(r: &mut BufReader<File>) -> std::io::Result<Option<Capture>> {
+    if r.fill_buf_empty()? {
+        return Ok(None);
+    }
+    let path = string_of(r)?;
+    let page = u64_of(r)? as i64;
+    let mut s = [0u8; 2];
+    r.read_exact(&mut s)?;
+    let status = u16::from_le_bytes(s);
+    let at = u64_of(r)? as i64;
+    let file = string_of(r)?;
+    let line = u64_of(r)?;
+    let body = string_of(r)?;
+    Ok(Some(Capture {
+        path,
+        status,
+        page,
+        captured_at: if at == i64::MIN { None } else { crate::time::from_micros(at) },
+        body,
+        file,
+        line: if line == u64::MAX { None } else { Some(line as usize) },
+    }))
+}
+
+trait FillBufEmpty {
+    fn fill_buf_empty(&mut self) -> std::io::Result<bool>;
+}
+
+impl FillBufEmpty for BufReader<File> {
+    fn fill_buf_empty(&mut self) -> std::io::Result<bool> {
+        use std::io::BufRead;
+        Ok(self.fill_buf()?.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cap(path: &str, page: i64, file: &str, line: usize, body: &str) -> Capture {
+        Capture {
+            path: path.into(),
+            status: 200,
+            page,
+            captured_at: crate::time::parse("2026-01-02T03:04:05Z"),
+            body: body.into(),
+            file: file.into(),
+            line: Some(line),
+        }
+    }
+
+    fn all(runs: Runs) -> (Vec<(String, i64, String, Option<usize>)>, usize) {
+        let mut m = runs.merge().unwrap();
+        let mut out = Vec::new();
+        loop {
+            let b = m.next_batch(1).unwrap();
+            if b.is_empty() {
+                break;
+            }
+            out.extend(b.into_iter().map(|c| (c.path, c.page, c.file, c.line)));
+        }
+        (out, m.duplicates.len())
+    }
+
+    #[test]
+    fn spilled_runs_merge_to_the_order_and_duplicates_of_one_sorted_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = vec![
+            cap("repos/b/y/pulls/1", 1, "a.jsonl", 1, "{\"n\":1}"),
+            cap("users/octo", 1, "a.jsonl", 2, "{}"),
+            cap("repos/a/x/issues/2/comments", 2, "a.jsonl", 3, "[3]"),
+            cap("repos/a/x/issues/2/comments", 1, "a.jsonl", 4, "[1,2]"),
+            cap("repos/b/y/pulls/1", 1, "b.jsonl", 1, "{\"n\":\"copy\"}"),
+            cap("repos/a/x/issues/2", 1, "b.jsonl", 2, "{}"),
+        ];
+        let mut in_memory = Runs::new(&dir.path().join("mem"), usize::MAX);
+        let mut on_disk = Runs::new(&dir.path().join("disk"), 1);
+        for c in input {
+            in_memory.push(c.clone()).unwrap();
+            on_disk.push(c).unwrap();
+        }
+        assert_eq!(on_disk.spilled(), 6);
+        assert_eq!(in_memory.spilled(), 0);
+        let (a, dup_a) = all(in_memory);
+        let (b, dup_b) = all(on_disk);
+        assert_eq!(a, b);
+        assert_eq!((dup_a, dup_b), (1, 1));
+        let order: Vec<(&str, i64)> = a.iter().map(|(p, n, _, _)| (p.as_str(), *n)).collect();
+        assert_eq!(
+            order,
+            [("users/octo", 1), ("repos/a/x/issues/2", 1), ("repos/a/x/issues/2/comments", 1), ("repos/a/x/issues/2/comments", 2), ("repos/b/y/pulls/1", 1)]
+        );
+        // The first read (a.jsonl) is kept.
+        assert_eq!(a[4].2, "a.jsonl");
+        assert!(!dir.path().join("disk").exists(), "spill files are removed after the merge");
+    }
+
+    #[test]
+    fn batches_hold_whole_repositories() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = Runs::new(dir.path(), 2);
+        for (i, p) in ["repos/a/x/pulls/1", "repos/a/x/pulls/2", "repos/a/x/pulls/3", "repos/b/y/pulls/1"].iter().enumerate() {
+            runs.push(cap(p, 1, "a.jsonl", i + 1, "{}")).unwrap();
+        }
+        let mut m = runs.merge().unwrap();
+        let sizes: Vec<usize> = std::iter::from_fn(|| Some(m.next_batch(1).unwrap().len()).filter(|n| *n > 0)).collect();
+        assert_eq!(sizes, [3, 1]);
+    }
+}
