@@ -67,33 +67,50 @@ pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budge
 
     // Captures come back in order, whole repositories at a time: `responses` and the typed
     // tables are written as they fill, so memory holds a batch and a row group per table.
-    let mut merge = snap.runs.merge()?;
+    let merge = snap.runs.merge()?;
     let mut responses = TableWriter::create(&dir, "responses", snapshot::tables::responses(&[]).arrow_schema())?;
     let mut typed: Vec<TableWriter> =
         snapshot::tables::typed(&[]).iter().map(|t| TableWriter::create(&dir, t.name, t.arrow_schema())).collect::<Result<_>>()?;
     let mut used = 0usize;
-    loop {
-        let batch = merge.next_batch(BATCH_BYTES)?;
-        if batch.is_empty() {
-            break;
-        }
-        used += batch.len();
-        let (written, tables) = rayon::join(
-            || -> Result<()> { responses.write(&snapshot::tables::responses_batch(&batch)?) },
-            || -> Result<Vec<Vec<arrow::record_batch::RecordBatch>>> {
-                split_by_repo(&batch).par_iter().map(|part| snapshot::tables::typed(part).iter().map(|t| Ok(t.to_batch()?)).collect()).collect()
-            },
-        );
-        written?;
-        for part in tables? {
-            for (w, b) in typed.iter_mut().zip(part) {
-                w.write(&b)?;
+    // The merge is one ordered stream: it runs on its own thread, a batch ahead of the
+    // tables built from it.
+    let duplicates = std::thread::scope(|scope| -> Result<Vec<Quarantined>> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<snapshot::Capture>>(1);
+        let merger = scope.spawn(move || -> Result<Vec<Quarantined>> {
+            let mut merge = merge;
+            loop {
+                let batch = merge.next_batch(BATCH_BYTES)?;
+                if batch.is_empty() || tx.send(batch).is_err() {
+                    break;
+                }
             }
-        }
-        rayon::spawn(move || drop(batch));
-    }
-    let duplicates = std::mem::take(&mut merge.duplicates);
-    drop(merge);
+            Ok(std::mem::take(&mut merge.duplicates))
+        });
+        let consume = || -> Result<()> {
+            for batch in rx {
+                used += batch.len();
+                let (written, tables) = rayon::join(
+                    || -> Result<()> { responses.write(&snapshot::tables::responses_batch(&batch)?) },
+                    || -> Result<Vec<Vec<arrow::record_batch::RecordBatch>>> {
+                        split_by_repo(&batch).par_iter().map(|part| snapshot::tables::typed(part).iter().map(|t| Ok(t.to_batch()?)).collect()).collect()
+                    },
+                );
+                written?;
+                for part in tables? {
+                    for (w, b) in typed.iter_mut().zip(part) {
+                        w.write(&b)?;
+                    }
+                }
+                rayon::spawn(move || drop(batch));
+            }
+            Ok(())
+        };
+        // On an error here the receiver is dropped, which stops the merger too.
+        let consumed = consume();
+        let merged = merger.join().unwrap_or_else(|_| Err(Error::Usage("the snapshot merge thread stopped".into())));
+        consumed?;
+        merged
+    })?;
 
     let mut manifest = Manifest::new(crate::time::format(&snap.info.captured_at));
     let mut files: Vec<InputFileEntry> = snap.files.iter().chain(runs.files.iter()).chain(traces.files.iter()).map(InputFileEntry::from).collect();
@@ -122,12 +139,14 @@ pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budge
         let name = w.name().to_string();
         manifest.record_table(&name, &w.finish()?);
     }
-    let mut tables = vec![
-        crate::runs::tables::safe_outputs(&runs.outputs),
-        crate::runs::tables::runs(&runs.runs),
-        crate::runs::tables::requests(&runs.requests),
-        quarantine::table(&quarantined),
-    ];
+    // `runs::read` sorts outputs by (run id, item index), the table's own order, so the
+    // table can be built and written a row group at a time.
+    let mut outputs = TableWriter::create(&dir, "safe_outputs", crate::runs::tables::safe_outputs(&[]).arrow_schema())?;
+    for chunk in runs.outputs.chunks(crate::dataset::ROW_GROUP_ROWS) {
+        outputs.write(&crate::runs::tables::safe_outputs(chunk).to_batch()?)?;
+    }
+    manifest.record_table("safe_outputs", &outputs.finish()?);
+    let mut tables = vec![crate::runs::tables::runs(&runs.runs), crate::runs::tables::requests(&runs.requests), quarantine::table(&quarantined)];
     if !study.traces.is_empty() {
         tables.extend(crate::traces::tables(&traces.records));
     }

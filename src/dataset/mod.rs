@@ -25,7 +25,7 @@ pub struct Written {
 }
 
 /// Rows per row group.
-const ROW_GROUP_ROWS: usize = 64 * 1024;
+pub const ROW_GROUP_ROWS: usize = 64 * 1024;
 
 fn writer_properties() -> WriterProperties {
     // zstd level 3: about a third of snappy's size on JSON-heavy columns here, at similar

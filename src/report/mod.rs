@@ -58,8 +58,13 @@ pub struct Session {
 
 impl Session {
     pub fn open(dataset: &Path) -> Result<Session> {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::io(dataset, e))?;
-        // One partition keeps result order and float sums independent of the core count.
+        // Workers run whole queries side by side (the dashboard's); within a query one
+        // partition keeps result order and float sums independent of the core count.
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(rayon::current_num_threads().max(1))
+            .enable_all()
+            .build()
+            .map_err(|e| Error::io(dataset, e))?;
         let cfg = SessionConfig::new().with_target_partitions(1);
         let ctx = SessionContext::new_with_config(cfg);
         let mut entries: Vec<_> = std::fs::read_dir(dataset)
@@ -95,6 +100,26 @@ impl Session {
             .map_err(Error::from)
     }
 
+    /// Several statements at once, results in the order given.
+    pub fn sql_all(&self, sqls: &[String]) -> Result<Vec<Vec<RecordBatch>>> {
+        self.rt.block_on(async {
+            let tasks: Vec<_> = sqls
+                .iter()
+                .map(|sql| {
+                    let ctx = self.ctx.clone();
+                    let sql = sql.clone();
+                    tokio::spawn(async move { ctx.sql(&sql).await?.collect().await })
+                })
+                .collect();
+            let mut out = Vec::with_capacity(tasks.len());
+            for t in tasks {
+                let batches = t.await.map_err(|e| Error::Usage(format!("a dashboard query stopped: {e}")))??;
+                out.push(batches);
+            }
+            Ok(out)
+        })
+    }
+
     pub fn has_table(&self, name: &str) -> bool {
         self.ctx.table_exist(name).unwrap_or(false)
     }
@@ -110,10 +135,8 @@ pub fn dashboard(dataset: &Path, fmt: Format) -> Result<String> {
     if !session.has_table("outcomes") {
         return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no outcomes table: run `hindsight evaluate` first".into() });
     }
-    let mut sections = Vec::new();
-    for (name, title) in DASHBOARD {
-        let sql = query_text(name)?;
-        sections.push((*name, *title, session.sql(&sql)?));
-    }
+    let sqls: Vec<String> = DASHBOARD.iter().map(|(name, _)| query_text(name)).collect::<Result<_>>()?;
+    let results = session.sql_all(&sqls)?;
+    let sections: Vec<_> = DASHBOARD.iter().zip(results).map(|((name, title), batches)| (*name, *title, batches)).collect();
     format::sections(&sections, fmt)
 }

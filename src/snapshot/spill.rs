@@ -20,8 +20,25 @@ use crate::quarantine::Quarantined;
 
 type Key<'a> = (Option<&'a str>, &'a str, i64, &'a str, Option<usize>);
 
-fn key(c: &Capture) -> Key<'_> {
-    (paths::repo_of(&c.path), &c.path, c.page, &c.file, c.line)
+/// A capture with where its repository sits in its path, found once: sorting and merging
+/// compare keys millions of times.
+struct Keyed {
+    repo: Option<(u32, u32)>,
+    c: Capture,
+}
+
+impl Keyed {
+    fn new(c: Capture) -> Keyed {
+        let repo = paths::repo_of(&c.path).map(|r| {
+            let start = r.as_ptr() as usize - c.path.as_ptr() as usize;
+            (start as u32, (start + r.len()) as u32)
+        });
+        Keyed { repo, c }
+    }
+    fn key(&self) -> Key<'_> {
+        let c = &self.c;
+        (self.repo.map(|(a, b)| &c.path[a as usize..b as usize]), &c.path, c.page, &c.file, c.line)
+    }
 }
 
 /// Bytes a capture holds in memory, roughly.
@@ -33,7 +50,7 @@ fn weight(c: &Capture) -> usize {
 pub struct Runs {
     dir: PathBuf,
     budget: usize,
-    buffer: Vec<Capture>,
+    buffer: Vec<Keyed>,
     buffer_bytes: usize,
     spilled: Vec<PathBuf>,
     /// Captures pushed so far.
@@ -48,7 +65,7 @@ impl Runs {
 
     pub fn push(&mut self, c: Capture) -> Result<()> {
         self.buffer_bytes += weight(&c);
-        self.buffer.push(c);
+        self.buffer.push(Keyed::new(c));
         self.count += 1;
         if self.buffer_bytes >= self.budget {
             self.spill()?;
@@ -61,10 +78,10 @@ impl Runs {
         self.spilled.len()
     }
 
-    fn sort(buffer: &mut [Capture]) {
+    fn sort(buffer: &mut [Keyed]) {
         // Keys are unique (file and line tell every capture apart), so an unstable sort is
         // still deterministic.
-        buffer.par_sort_unstable_by(|a, b| key(a).cmp(&key(b)));
+        buffer.par_sort_unstable_by(|a, b| a.key().cmp(&b.key()));
     }
 
     fn spill(&mut self) -> Result<()> {
@@ -75,8 +92,8 @@ impl Runs {
         let p = self.dir.join(format!("run-{:05}.bin", self.spilled.len()));
         let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
         let mut w = BufWriter::with_capacity(1 << 20, f);
-        for c in &buffer {
-            encode(&mut w, c).map_err(|e| Error::io(&p, e))?;
+        for k in &buffer {
+            encode(&mut w, &k.c).map_err(|e| Error::io(&p, e))?;
         }
         w.flush().map_err(|e| Error::io(&p, e))?;
         self.spilled.push(p);
@@ -110,21 +127,21 @@ impl Runs {
 }
 
 enum Source {
-    Memory(std::vec::IntoIter<Capture>),
+    Memory(std::vec::IntoIter<Keyed>),
     Disk(BufReader<File>, PathBuf),
 }
 
 impl Source {
-    fn next(&mut self) -> Result<Option<Capture>> {
+    fn next(&mut self) -> Result<Option<Keyed>> {
         match self {
             Source::Memory(it) => Ok(it.next()),
-            Source::Disk(r, p) => decode(r).map_err(|e| Error::io(p.as_path(), e)),
+            Source::Disk(r, p) => Ok(decode(r).map_err(|e| Error::io(p.as_path(), e))?.map(Keyed::new)),
         }
     }
 }
 
 /// A capture at the head of its run; the heap pops the smallest key first.
-struct Head(Capture, usize);
+struct Head(Keyed, usize);
 
 impl PartialEq for Head {
     fn eq(&self, other: &Self) -> bool {
@@ -139,7 +156,7 @@ impl PartialOrd for Head {
 }
 impl Ord for Head {
     fn cmp(&self, other: &Self) -> Ordering {
-        key(&other.0).cmp(&key(&self.0))
+        other.0.key().cmp(&self.0.key())
     }
 }
 
@@ -156,12 +173,12 @@ pub struct Merge {
 }
 
 impl Merge {
-    fn pop(&mut self) -> Result<Option<Capture>> {
-        let Some(Head(c, i)) = self.heap.pop() else { return Ok(None) };
+    fn pop(&mut self) -> Result<Option<Keyed>> {
+        let Some(Head(k, i)) = self.heap.pop() else { return Ok(None) };
         if let Some(next) = self.sources[i].next()? {
             self.heap.push(Head(next, i));
         }
-        Ok(Some(c))
+        Ok(Some(k))
     }
 
     /// The next captures in order: whole repositories (the paths of no repository are one
@@ -170,14 +187,19 @@ impl Merge {
     pub fn next_batch(&mut self, bytes: usize) -> Result<Vec<Capture>> {
         let mut batch: Vec<Capture> = Vec::new();
         let mut size = 0usize;
+        let mut repo: Option<String> = None;
         loop {
             if size >= bytes {
-                let (Some(last), Some(Head(next, _))) = (batch.last(), self.heap.peek()) else { break };
-                if paths::repo_of(&last.path) != paths::repo_of(&next.path) {
+                let (false, Some(Head(next, _))) = (batch.is_empty(), self.heap.peek()) else { break };
+                if repo.as_deref() != next.key().0 {
                     break;
                 }
             }
-            let Some(c) = self.pop()? else { break };
+            let Some(k) = self.pop()? else { break };
+            if repo.as_deref() != k.key().0 {
+                repo = k.key().0.map(str::to_string);
+            }
+            let c = k.c;
             if let Some((path, page, at)) = &self.last {
                 if *path == c.path && *page == c.page {
                     self.duplicates.push(Quarantined::new(
