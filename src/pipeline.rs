@@ -43,7 +43,7 @@ fn check_dir(p: &Path, what: &str) -> Result<()> {
 }
 
 /// Bytes of captures convert holds in memory before it spills a sorted run to disk.
-const SPILL_BYTES: usize = 256 << 20;
+const SPILL_BYTES: usize = 128 << 20;
 /// Bytes of captures turned into table rows per step (whole repositories at a time).
 const BATCH_BYTES: usize = 32 << 20;
 
@@ -61,7 +61,22 @@ pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budge
     let dir = staging.dir.clone();
     let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget)?;
     bar.inc(1);
-    let runs = crate::runs::read(&study.runs)?;
+    // Outputs and requests arrive a few runs at a time in the tables' order: written as
+    // they come, never all held.
+    let mut outputs = TableWriter::create(&dir, "safe_outputs", crate::runs::tables::safe_outputs(&[]).arrow_schema())?;
+    let mut requests = TableWriter::create(&dir, "requests", crate::runs::tables::requests(&[]).arrow_schema())?;
+    let mut safe_outputs = 0usize;
+    let mut types_without_rule: BTreeMap<String, usize> = BTreeMap::new();
+    let runs = crate::runs::read_in_order(&study.runs, |o, r| {
+        safe_outputs += o.len();
+        for o in &o {
+            if crate::evaluate::rules::find(&o.output_type).is_none() && !crate::runs::item::is_system_type(&o.output_type) {
+                *types_without_rule.entry(o.output_type.clone()).or_insert(0) += 1;
+            }
+        }
+        outputs.write(&crate::runs::tables::safe_outputs(&o).to_batch()?)?;
+        requests.write(&crate::runs::tables::requests(&r).to_batch()?)
+    })?;
     let traces = crate::traces::read(&study.traces)?;
     bar.inc(1);
 
@@ -139,14 +154,9 @@ pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budge
         let name = w.name().to_string();
         manifest.record_table(&name, &w.finish()?);
     }
-    // `runs::read` sorts outputs by (run id, item index), the table's own order, so the
-    // table can be built and written a row group at a time.
-    let mut outputs = TableWriter::create(&dir, "safe_outputs", crate::runs::tables::safe_outputs(&[]).arrow_schema())?;
-    for chunk in runs.outputs.chunks(crate::dataset::ROW_GROUP_ROWS) {
-        outputs.write(&crate::runs::tables::safe_outputs(chunk).to_batch()?)?;
-    }
     manifest.record_table("safe_outputs", &outputs.finish()?);
-    let mut tables = vec![crate::runs::tables::runs(&runs.runs), crate::runs::tables::requests(&runs.requests), quarantine::table(&quarantined)];
+    manifest.record_table("requests", &requests.finish()?);
+    let mut tables = vec![crate::runs::tables::runs(&runs.runs), quarantine::table(&quarantined)];
     if !study.traces.is_empty() {
         tables.extend(crate::traces::tables(&traces.records));
     }
@@ -159,13 +169,7 @@ pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budge
     manifest.save(&staging.dir)?;
     staging.commit()?;
     bar.finish_and_clear();
-    let mut types_without_rule = BTreeMap::new();
-    for o in &runs.outputs {
-        if crate::evaluate::rules::find(&o.output_type).is_none() && !crate::runs::item::is_system_type(&o.output_type) {
-            *types_without_rule.entry(o.output_type.clone()).or_insert(0) += 1;
-        }
-    }
-    Ok(Converted { types_without_rule, records, quarantined, safe_outputs: runs.outputs.len(), responses: used })
+    Ok(Converted { types_without_rule, records, quarantined, safe_outputs, responses: used })
 }
 
 /// A batch cut into a few parts at repository boundaries, for building typed tables in

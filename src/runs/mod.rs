@@ -69,6 +69,33 @@ pub struct RunsRead {
 }
 
 pub fn read(dir: &Path) -> Result<RunsRead> {
+    let mut outputs = Vec::new();
+    let mut requests = Vec::new();
+    let mut out = read_in_order(dir, |o, r| {
+        outputs.extend(o);
+        requests.extend(r);
+        Ok(())
+    })?;
+    out.outputs = outputs;
+    out.requests = requests;
+    Ok(out)
+}
+
+/// Run directories read this many at a time (in parallel) in the second pass.
+const RUNS_PER_STEP: usize = 1024;
+
+/// Read every run, handing `sink` the outputs and requests of a few runs at a time in the
+/// tables' own order (run id, then item index; run id, file, position), so a study of any
+/// size is written without holding its outputs. The returned runs, files, quarantined
+/// records and counts cover everything; its `outputs` and `requests` are left empty.
+///
+/// Two passes: the first reads each run's `aw_info.json` for its run id, the second reads
+/// the rest in run-id order.
+pub fn read_in_order(dir: &Path, sink: impl FnMut(Vec<SafeOutput>, Vec<Request>) -> Result<()>) -> Result<RunsRead> {
+    read_in_steps(dir, RUNS_PER_STEP, sink)
+}
+
+fn read_in_steps(dir: &Path, per_step: usize, mut sink: impl FnMut(Vec<SafeOutput>, Vec<Request>) -> Result<()>) -> Result<RunsRead> {
     let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
     let mut run_dirs = Vec::new();
     for entry in rd {
@@ -78,26 +105,64 @@ pub fn read(dir: &Path) -> Result<RunsRead> {
         }
     }
     run_dirs.sort();
-    let parts: Vec<Result<RunsRead>> = run_dirs.par_iter().map(|d| read_run(dir, d)).collect();
+    let heads: Vec<Result<(Run, RunsRead)>> = run_dirs.par_iter().map(|d| read_run_info(dir, d)).collect();
     let mut out = RunsRead::default();
-    for p in parts {
-        let p = p?;
-        out.runs.extend(p.runs);
-        out.outputs.extend(p.outputs);
-        out.requests.extend(p.requests);
-        out.quarantined.extend(p.quarantined);
-        out.files.extend(p.files);
-        out.used += p.used;
+    let mut runs: Vec<(Run, &std::path::PathBuf)> = Vec::with_capacity(run_dirs.len());
+    for (h, d) in heads.into_iter().zip(&run_dirs) {
+        let (run, part) = h?;
+        out.absorb(part);
+        runs.push((run, d));
     }
     // Two run directories claiming one run id would give colliding safe_output_ids.
-    let mut seen: HashMap<String, String> = HashMap::new();
-    for r in &out.runs {
-        if let Some(prev) = seen.insert(r.run_id.clone(), r.dir.clone()) {
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    for (r, _) in &runs {
+        if let Some(prev) = seen.insert(&r.run_id, &r.dir) {
             return Err(Error::Layout { path: dir.join(&r.dir), message: format!("run id {} is also claimed by run directory {prev}", r.run_id) });
         }
     }
-    out.outputs.sort_by(|a, b| (&a.run_id, a.item_index).cmp(&(&b.run_id, b.item_index)));
+    drop(seen);
+    runs.sort_by(|a, b| a.0.run_id.cmp(&b.0.run_id));
+    // The next runs are read while the sink writes the last ones.
+    std::thread::scope(|scope| -> Result<()> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<(Run, RunsRead)>>>(1);
+        let runs = &runs;
+        scope.spawn(move || {
+            for step in runs.chunks(per_step.max(1)) {
+                let parts: Result<Vec<(Run, RunsRead)>> = step.par_iter().map(|(run, d)| read_run_rest(dir, d, run.clone())).collect();
+                let failed = parts.is_err();
+                if tx.send(parts).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        for parts in rx {
+            let mut outputs = Vec::new();
+            let mut requests = Vec::new();
+            for (run, mut part) in parts? {
+                outputs.append(&mut part.outputs);
+                // One run's requests in the table's order (file, then position).
+                part.requests.sort_by(|a, b| (&a.file, a.position).cmp(&(&b.file, b.position)));
+                requests.append(&mut part.requests);
+                out.absorb(part);
+                out.runs.push(run);
+            }
+            sink(outputs, requests)?;
+        }
+        Ok(())
+    })?;
     Ok(out)
+}
+
+impl RunsRead {
+    /// Take in another part's runs, records, files and counts.
+    fn absorb(&mut self, p: RunsRead) {
+        self.runs.extend(p.runs);
+        self.outputs.extend(p.outputs);
+        self.requests.extend(p.requests);
+        self.quarantined.extend(p.quarantined);
+        self.files.extend(p.files);
+        self.used += p.used;
+    }
 }
 
 struct Lines {
@@ -130,7 +195,8 @@ fn json_line(raw: &str, truncated_candidate: bool) -> std::result::Result<Value,
     }
 }
 
-fn read_run(root: &Path, dir: &Path) -> Result<RunsRead> {
+/// A run's metadata from `aw_info.json` (the run id falls back on the directory's name).
+fn read_run_info(root: &Path, dir: &Path) -> Result<(Run, RunsRead)> {
     let mut out = RunsRead::default();
     let dir_name = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let mut run = Run { dir: dir_name.clone(), run_id: dir_name.clone(), run_id_source: "directory_name", ..Run::default() };
@@ -168,6 +234,12 @@ fn read_run(root: &Path, dir: &Path) -> Result<RunsRead> {
         }
     }
 
+    Ok((run, out))
+}
+
+/// The rest of a run: temporary ids, executed items, requests.
+fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead)> {
+    let mut out = RunsRead::default();
     let temp_ids = read_temp_ids(root, dir, &mut out)?;
     let ctx = item::RunContext {
         run_id: run.run_id.clone(),
@@ -265,8 +337,7 @@ fn read_run(root: &Path, dir: &Path) -> Result<RunsRead> {
             }
         }
     }
-    out.runs.push(run);
-    Ok(out)
+    Ok((run, out))
 }
 
 fn read_temp_ids(root: &Path, dir: &Path, out: &mut RunsRead) -> Result<HashMap<String, item::TempTarget>> {
@@ -361,4 +432,59 @@ fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut Runs
     }
     let requests = if from_agent_output.is_empty() { from_log } else { from_agent_output };
     Ok((requests, errors_out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_dir(root: &Path, name: &str, run_id: Option<&str>, items: usize) {
+        let d = root.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        if let Some(id) = run_id {
+            std::fs::write(d.join(AW_INFO), format!("{{\"run_id\": \"{id}\", \"repository\": \"o/r\"}}")).unwrap();
+        }
+        let lines: Vec<String> =
+            (0..items).map(|i| format!("{{\"type\": \"add_labels\", \"number\": {}, \"repo\": \"o/r\", \"labelsAdded\": [\"x\"]}}", i + 1)).collect();
+        std::fs::write(d.join(MANIFEST), lines.join("\n") + "\n").unwrap();
+        std::fs::write(d.join(REQUEST_LOG), "{\"type\": \"noop\", \"message\": \"b\"}\n{\"type\": \"noop\", \"message\": \"a\"}\n").unwrap();
+    }
+
+    /// Directories whose names sort otherwise than their run ids still come out in run-id
+    /// order, whatever the step size, and as `read` gives them.
+    #[test]
+    fn runs_stream_in_run_id_order_whatever_the_step() {
+        let tmp = tempfile::tempdir().unwrap();
+        run_dir(tmp.path(), "a-run", Some("300"), 2);
+        run_dir(tmp.path(), "b-run", Some("100"), 3);
+        run_dir(tmp.path(), "c-run", None, 1);
+        let whole = read(tmp.path()).unwrap();
+        let ids: Vec<String> = whole.outputs.iter().map(|o| o.safe_output_id.clone()).collect();
+        assert_eq!(ids, ["100:0", "100:1", "100:2", "100:3", "100:4", "300:0", "300:1", "300:2", "300:3", "c-run:0", "c-run:1", "c-run:2"]);
+        for step in [1, 2, 1024] {
+            let mut got = Vec::new();
+            let mut steps = 0;
+            let r = read_in_steps(tmp.path(), step, |o, req| {
+                steps += 1;
+                got.extend(o.into_iter().map(|o| o.safe_output_id).chain(req.into_iter().map(|r| format!("{} {} {}", r.run_id, r.file, r.position))));
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(steps, 3usize.div_ceil(step));
+            let outputs: Vec<&String> = got.iter().filter(|g| !g.contains(' ')).collect();
+            assert_eq!(outputs, ids.iter().collect::<Vec<_>>(), "step {step}");
+            assert_eq!(got.len(), ids.len() + whole.requests.len(), "step {step}");
+            assert_eq!(r.runs.iter().map(|r| r.run_id.as_str()).collect::<Vec<_>>(), ["100", "300", "c-run"]);
+            assert_eq!((r.used, r.quarantined.len()), (whole.used, whole.quarantined.len()));
+        }
+    }
+
+    #[test]
+    fn two_directories_claiming_one_run_id_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        run_dir(tmp.path(), "first", Some("7"), 1);
+        run_dir(tmp.path(), "second", Some("7"), 1);
+        let e = read(tmp.path()).err().expect("refused").to_string();
+        assert!(e.contains("run id 7 is also claimed by run directory first"), "{e}");
+    }
 }
