@@ -29,9 +29,12 @@ pub const ROW_GROUP_ROWS: usize = 64 * 1024;
 
 fn writer_properties() -> WriterProperties {
     // zstd level 3: about a third of snappy's size on JSON-heavy columns here, at similar
-    // write speed; dictionary encoding stays on for the many repeated strings.
+    // write speed (level 1 measured ~5% larger for ~5-10% faster convert, within noise);
+    // dictionary encoding stays on for the many repeated strings, but not for response
+    // bodies, which never repeat: the dictionary would only be built and thrown away.
     WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap_or_default()))
+        .set_column_dictionary_enabled(parquet::schema::types::ColumnPath::from("body"), false)
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
         .build()
 }
