@@ -414,7 +414,13 @@ pub fn evaluate_dataset_in_chunks(
     // The next chunk is read while this one is judged.
     std::thread::scope(|scope| -> Result<()> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<crate::dataset::read::RepoGroup>>(1);
-        let reader = scope.spawn(move || crate::dataset::read::response_groups(dataset, chunk_bytes, |groups| Ok(tx.send(groups).unwrap_or(()))));
+        let reader = scope.spawn(move || {
+            crate::dataset::read::response_groups(dataset, chunk_bytes, |groups| {
+                // A closed channel means the judging side stopped; its error is the one reported.
+                let _ = tx.send(groups);
+                Ok(())
+            })
+        });
         for groups in rx {
             let mut repos = Vec::new();
             for g in groups {

@@ -313,7 +313,10 @@ mod tests {
         }
     }
 
-    fn all(runs: Runs) -> (Vec<(String, i64, String, Option<usize>)>, usize) {
+    /// (path, page, file, line) of each capture in merge order, and the duplicates' count.
+    type Merged = (Vec<(String, i64, String, Option<usize>)>, usize);
+
+    fn all(runs: Runs) -> Merged {
         let mut m = runs.merge().unwrap();
         let mut out = Vec::new();
         loop {
