@@ -349,9 +349,9 @@ impl Evaluation<'_> {
 /// stage streams its rows straight into `OutcomeRows`).
 pub fn outcomes_batch(outcomes: &[Outcome]) -> Result<arrow::record_batch::RecordBatch> {
     let mut rows = OutcomeRows::default();
-    let ranks = OutcomeRows::ranks(&outcomes.iter().map(|o| o.output.clone()).collect::<Vec<_>>());
-    for (o, rank) in outcomes.iter().zip(ranks) {
-        rows.push(&o.output, rank, o.window, o.evaluated_at, &o.verdict);
+    let ranks = OutcomeRows::ranks(&outcomes.iter().map(|o| (o.output.run_id.as_str(), o.output.item_index)).collect::<Vec<_>>());
+    for (seq, (o, rank)) in outcomes.iter().zip(ranks).enumerate() {
+        rows.push(&o.output, rank, seq, o.window, o.evaluated_at, &o.verdict);
     }
     Ok(rows.finish()?)
 }
@@ -383,8 +383,7 @@ pub fn evaluate_dataset_in_chunks(
         message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
     })?;
     let outputs = crate::dataset::read::safe_outputs(dataset)?;
-
-    let ranks = OutcomeRows::ranks(&outputs);
+    let ranks = OutcomeRows::ranks(&outputs.iter().map(|o| (o.run_id.as_str(), o.item_index)).collect::<Vec<_>>());
     let mut by_repo: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut no_repo = Vec::new();
     for (i, o) in outputs.iter().enumerate() {
@@ -403,7 +402,7 @@ pub fn evaluate_dataset_in_chunks(
             .fold(OutcomeRows::default, |mut rows, (i, index)| {
                 let o = &outputs[i];
                 for (w, (v, at)) in windows.iter().zip(Evaluation { index, captured_at, policy, windows }.judge_all(o)) {
-                    rows.push(o, ranks[i], *w, at, &v);
+                    rows.push(o, ranks[i], i, *w, at, &v);
                 }
                 bar.inc(1);
                 rows

@@ -56,8 +56,9 @@ pub fn window_order(w: Window) -> i64 {
 
 /// Rows as they are judged, in any order; `finish` sorts them.
 pub struct OutcomeRows {
-    /// (output's rank in (run id, item index, position) order, window order) of each row.
-    keys: Vec<(usize, i64)>,
+    /// (rank of the output's (run id, item index), window order, output's position in its
+    /// table) of each row.
+    keys: Vec<(usize, i64, usize)>,
     safe_output_id: StringBuilder,
     run_id: StringBuilder,
     item_index: Int64Builder,
@@ -127,10 +128,11 @@ impl OutcomeRows {
         self.keys.is_empty()
     }
 
-    /// One row; `rank` is the output's place in the table's order (see `ranks`).
-    pub fn push(&mut self, o: &SafeOutput, rank: usize, window: Window, evaluated_at: Option<Instant>, v: &Verdict) {
+    /// One row; `rank` orders the output's (run id, item index) (see `ranks`) and `seq`, its
+    /// position in `safe_outputs`, is the last sort key.
+    pub fn push(&mut self, o: &SafeOutput, rank: usize, seq: usize, window: Window, evaluated_at: Option<Instant>, v: &Verdict) {
         let order = window_order(window);
-        self.keys.push((rank, order));
+        self.keys.push((rank, order, seq));
         let tto = match (o.created_at, v.decided_at) {
             (Some(a), Some(b)) if b >= a => Some((time::hours_between(&a, &b) * 1000.0).round() / 1000.0),
             _ => None,
@@ -169,21 +171,26 @@ impl OutcomeRows {
         Self::merge(vec![self])
     }
 
-    /// Rows built in parts (one per worker), merged and sorted by run id, item index, window
-    /// and position: the bytes do not depend on how the work was split.
-    /// Each output's place in the outcomes' order: run id, item index, then position in
-    /// `outputs`. Sorting rows by (rank, window) is then a sort of integers.
-    pub fn ranks(outputs: &[SafeOutput]) -> Vec<usize> {
+    /// The rank of each (run id, item index) among all of them, equal keys equal ranks:
+    /// sorting rows by (rank, window, position) is then a sort of integers, in the order of
+    /// (run id, item index, window, position).
+    pub fn ranks(keys: &[(&str, i64)]) -> Vec<usize> {
         use rayon::prelude::*;
-        let mut order: Vec<usize> = (0..outputs.len()).collect();
-        order.par_sort_unstable_by(|&a, &b| (&outputs[a].run_id, outputs[a].item_index, a).cmp(&(&outputs[b].run_id, outputs[b].item_index, b)));
-        let mut rank = vec![0; outputs.len()];
-        for (r, i) in order.into_iter().enumerate() {
-            rank[i] = r;
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.par_sort_unstable_by(|&a, &b| keys[a].cmp(&keys[b]).then(a.cmp(&b)));
+        let mut rank = vec![0; keys.len()];
+        let mut r = 0;
+        for (n, w) in order.iter().enumerate() {
+            if n > 0 && keys[order[n - 1]] != keys[*w] {
+                r += 1;
+            }
+            rank[*w] = r;
         }
         rank
     }
 
+    /// Rows built in parts (one per worker), merged and sorted by run id, item index, window
+    /// and position: the bytes do not depend on how the work was split.
     pub fn merge(parts: Vec<OutcomeRows>) -> Result<RecordBatch, ArrowError> {
         use rayon::prelude::*;
         let mut keys = Vec::new();
