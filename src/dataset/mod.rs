@@ -44,49 +44,17 @@ pub fn write_table(dir: &Path, table: &Table) -> Result<Written> {
     write_batch(dir, table.name, &table.to_batch()?)
 }
 
-/// Write a record batch to `dir/<name>.parquet` via a temporary file.
+/// Write a record batch to `dir/<name>.parquet` via a temporary file: what `ArrowWriter`
+/// would write, byte for byte, with every (row group, column) chunk encoded in parallel.
 pub fn write_batch(dir: &Path, name: &str, batch: &RecordBatch) -> Result<Written> {
-    let path = dir.join(format!("{name}.parquet"));
-    let tmp = dir.join(format!(".{name}.parquet.tmp"));
-    {
-        let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        let mut w = ArrowWriter::try_new(f, batch.schema(), Some(writer_properties()))?;
-        if batch.num_rows() == 0 {
-            w.write(batch)?;
-            w.close()?;
-        } else {
-            write_parallel(w, batch)?;
-        }
-    }
-    std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-    describe(&path, batch.num_rows())
+    let mut w = TableWriter::create(dir, name, batch.schema())?;
+    w.write(batch)?;
+    w.finish()
 }
 
-/// What `ArrowWriter::write` + `close` would write, byte for byte, with every (row group,
-/// column) chunk encoded and compressed in parallel: the writer alone would use one core.
-fn write_parallel(w: ArrowWriter<File>, batch: &RecordBatch) -> Result<()> {
-    use parquet::arrow::arrow_writer::ArrowColumnChunk;
-    use rayon::prelude::*;
-    let (mut file, factory) = w.into_serialized_writer()?;
-    let schema = batch.schema();
-    let n = batch.num_rows();
-    let groups: Vec<(usize, RecordBatch)> =
-        (0..n).step_by(ROW_GROUP_ROWS).enumerate().map(|(g, off)| (g, batch.slice(off, ROW_GROUP_ROWS.min(n - off)))).collect();
-    let encoded: Vec<Vec<ArrowColumnChunk>> = groups.par_iter().map(|(g, part)| encode_group(&factory, &schema, *g, part)).collect::<Result<_>>()?;
-    for chunks in encoded {
-        let mut rg = file.next_row_group()?;
-        for c in chunks {
-            c.append_to_row_group(&mut rg)?;
-        }
-        rg.close()?;
-    }
-    file.close()?;
-    Ok(())
-}
-
-/// A table written as its rows arrive: full row groups are encoded (columns in parallel)
-/// and appended at once, so memory holds one row group, not the table. The bytes equal
-/// `write_batch` of all the rows in one batch.
+/// A table written as its rows arrive: full row groups are encoded (row groups and columns
+/// in parallel) and appended at once, so memory holds the rows of a write, not the table.
+/// The bytes do not depend on how the rows were split between writes.
 pub struct TableWriter {
     name: String,
     path: PathBuf,
@@ -121,45 +89,64 @@ impl TableWriter {
         self.pending_rows += batch.num_rows();
         self.pending.push(batch.clone());
         if self.pending_rows >= ROW_GROUP_ROWS {
-            let all = arrow::compute::concat_batches(&self.schema, &self.pending)?;
-            self.pending.clear();
+            let all = self.take_pending()?;
             let full = all.num_rows() / ROW_GROUP_ROWS * ROW_GROUP_ROWS;
-            for off in (0..full).step_by(ROW_GROUP_ROWS) {
-                self.group(&all.slice(off, ROW_GROUP_ROWS))?;
-            }
-            self.pending_rows = all.num_rows() - full;
-            if self.pending_rows > 0 {
+            let groups: Vec<RecordBatch> = (0..full).step_by(ROW_GROUP_ROWS).map(|off| all.slice(off, ROW_GROUP_ROWS)).collect();
+            self.append(&groups)?;
+            if full < all.num_rows() {
+                self.pending_rows = all.num_rows() - full;
                 self.pending.push(all.slice(full, self.pending_rows));
             }
         }
         Ok(())
     }
 
-    fn group(&mut self, part: &RecordBatch) -> Result<()> {
+    /// The pending rows as one batch (copied only when they came in pieces).
+    fn take_pending(&mut self) -> Result<RecordBatch> {
+        self.pending_rows = 0;
+        let all = match self.pending.len() {
+            1 => self.pending.remove(0),
+            _ => arrow::compute::concat_batches(&self.schema, &self.pending)?,
+        };
+        self.pending.clear();
+        Ok(all)
+    }
+
+    /// Encode row groups in parallel and append them in order.
+    fn append(&mut self, parts: &[RecordBatch]) -> Result<()> {
+        use parquet::arrow::arrow_writer::ArrowColumnChunk;
+        use rayon::prelude::*;
         let Some((file, factory)) = self.file.as_mut() else { return Ok(()) };
-        let chunks = encode_group(factory, &self.schema, self.groups, part)?;
-        let mut rg = file.next_row_group()?;
-        for c in chunks {
-            c.append_to_row_group(&mut rg)?;
+        let (schema, first) = (&self.schema, self.groups);
+        let encoded: Vec<Vec<ArrowColumnChunk>> =
+            parts.par_iter().enumerate().map(|(i, p)| encode_group(factory, schema, first + i, p)).collect::<Result<_>>()?;
+        for chunks in encoded {
+            let mut rg = file.next_row_group()?;
+            for c in chunks {
+                c.append_to_row_group(&mut rg)?;
+            }
+            rg.close()?;
         }
-        rg.close()?;
-        self.groups += 1;
+        self.groups += parts.len();
         Ok(())
     }
 
     pub fn finish(mut self) -> Result<Written> {
         if self.rows == 0 {
-            // What `write_batch` writes for no rows.
+            // What `ArrowWriter` writes for no rows.
             self.file = None;
-            return write_batch(self.path.parent().unwrap_or(Path::new(".")), &self.name, &RecordBatch::new_empty(self.schema.clone()));
-        }
-        if self.pending_rows > 0 {
-            let last = arrow::compute::concat_batches(&self.schema, &self.pending)?;
-            self.pending.clear();
-            self.group(&last)?;
-        }
-        if let Some((file, _)) = self.file.take() {
-            file.close()?;
+            let f = File::create(&self.tmp).map_err(|e| Error::io(&self.tmp, e))?;
+            let mut w = ArrowWriter::try_new(f, self.schema.clone(), Some(writer_properties()))?;
+            w.write(&RecordBatch::new_empty(self.schema.clone()))?;
+            w.close()?;
+        } else {
+            if self.pending_rows > 0 {
+                let last = self.take_pending()?;
+                self.append(&[last])?;
+            }
+            if let Some((file, _)) = self.file.take() {
+                file.close()?;
+            }
         }
         std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
         describe(&self.path, self.rows)
@@ -292,6 +279,12 @@ mod tests {
         }
         let wb = w.finish().unwrap();
         assert_eq!((wa.rows, &wa.sha256), (wb.rows, &wb.sha256));
+        // And both are what the plain, one-core writer makes.
+        let plain = dir.path().join("plain.parquet");
+        let mut pw = ArrowWriter::try_new(File::create(&plain).unwrap(), schema.clone(), Some(writer_properties())).unwrap();
+        pw.write(&whole).unwrap();
+        pw.close().unwrap();
+        assert_eq!(std::fs::read(&plain).unwrap(), std::fs::read(a.join("t.parquet")).unwrap());
         assert_eq!(std::fs::read(a.join("t.parquet")).unwrap(), std::fs::read(b.join("t.parquet")).unwrap());
         // And a table that never gets a row.
         let empty_a = write_batch(&a, "e", &RecordBatch::new_empty(schema.clone())).unwrap();
