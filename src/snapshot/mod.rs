@@ -153,11 +153,12 @@ fn read_cassette(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mu
     let file = rel(root, p);
     let mut hasher = sha2::Sha256::new();
     let (mut size, mut records, mut lineno) = (0u64, 0usize, 1usize);
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK_BYTES + (1 << 16));
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK_BYTES + (1 << 20));
     let mut eof = false;
     while !eof || !buf.is_empty() {
         // Fill to a block, then cut after the last line end (a longer line grows the block).
-        while !eof && (buf.len() < BLOCK_BYTES || !buf.contains(&b'\n')) {
+        let mut cut = None;
+        while !eof && cut.is_none() {
             let start = buf.len();
             buf.resize(start + (1 << 20).max(BLOCK_BYTES.saturating_sub(start)), 0);
             let n = f.read(&mut buf[start..]).map_err(|e| Error::io(p, e))?;
@@ -165,37 +166,41 @@ fn read_cassette(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mu
             hasher.update(&buf[start..]);
             size += n as u64;
             eof = n == 0;
+            if buf.len() >= BLOCK_BYTES {
+                cut = buf.iter().rposition(|&b| b == b'\n').map(|i| i + 1);
+            }
         }
-        let cut = if eof { buf.len() } else { buf.iter().rposition(|&b| b == b'\n').map_or(buf.len(), |i| i + 1) };
-        let rest = buf.split_off(cut);
-        // Valid UTF-8 (the usual case) is borrowed as is; otherwise bad bytes become U+FFFD.
-        // Blocks end at a newline byte, which is never inside a character.
-        let text: std::borrow::Cow<str> = match std::str::from_utf8(&buf) {
-            Ok(t) => std::borrow::Cow::Borrowed(t),
-            Err(_) => String::from_utf8_lossy(&buf),
-        };
-        let (lines, count) = crate::inputs::jsonl_lines_from(&text, lineno);
-        lineno += count;
-        records += lines.len();
-        // Lines parse in parallel; results are taken in line order, so nothing depends on
-        // which thread finished first.
-        let parsed: Vec<std::result::Result<Capture, LineError>> = lines.par_iter().map(|l| parse_line(l.text)).collect();
-        for (l, r) in lines.iter().zip(parsed) {
-            match r {
-                Ok(mut c) => {
-                    c.file = file.clone();
-                    c.line = Some(l.lineno);
-                    runs.push(c)?;
-                }
-                Err((field, reason, at_eof)) => {
-                    let reason = if at_eof && l.unterminated { crate::inputs::truncated(reason) } else { reason };
-                    quarantined.push(Quarantined::new("snapshot", &file, Some(l.lineno), field, reason, l.text));
+        let cut = if eof { buf.len() } else { cut.unwrap_or(buf.len()) };
+        {
+            // Valid UTF-8 (the usual case) is borrowed as is; otherwise bad bytes become
+            // U+FFFD. Blocks end at a newline byte, which is never inside a character.
+            let block = &buf[..cut];
+            let text: std::borrow::Cow<str> = match std::str::from_utf8(block) {
+                Ok(t) => std::borrow::Cow::Borrowed(t),
+                Err(_) => String::from_utf8_lossy(block),
+            };
+            let (lines, count) = crate::inputs::jsonl_lines_from(&text, lineno);
+            lineno += count;
+            records += lines.len();
+            // Lines parse in parallel; results are taken in line order, so nothing depends on
+            // which thread finished first.
+            let parsed: Vec<std::result::Result<Capture, LineError>> = lines.par_iter().map(|l| parse_line(l.text)).collect();
+            for (l, r) in lines.iter().zip(parsed) {
+                match r {
+                    Ok(mut c) => {
+                        c.file = file.clone();
+                        c.line = Some(l.lineno);
+                        runs.push(c)?;
+                    }
+                    Err((field, reason, at_eof)) => {
+                        let reason = if at_eof && l.unterminated { crate::inputs::truncated(reason) } else { reason };
+                        quarantined.push(Quarantined::new("snapshot", &file, Some(l.lineno), field, reason, l.text));
+                    }
                 }
             }
         }
-        drop(text);
-        buf = rest;
-        buf.reserve(BLOCK_BYTES);
+        // The part after the cut starts the next block, in the same buffer.
+        buf.drain(..cut);
     }
     Ok(InputFile { input: "snapshot".into(), path: file, size, sha256: hex::encode(hasher.finalize()), records })
 }

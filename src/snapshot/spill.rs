@@ -122,7 +122,7 @@ impl Runs {
                 heap.push(Head(c, i));
             }
         }
-        Ok(Merge { sources, heap, last: None, duplicates: Vec::new(), dir: self.dir.clone(), spilled: !self.spilled.is_empty() })
+        Ok(Merge { sources, heap, duplicates: Vec::new(), dir: self.dir.clone(), spilled: !self.spilled.is_empty() })
     }
 }
 
@@ -164,8 +164,6 @@ impl Ord for Head {
 pub struct Merge {
     sources: Vec<Source>,
     heap: BinaryHeap<Head>,
-    /// (path, page) of the last capture kept, and where it was read.
-    last: Option<(String, i64, String)>,
     /// Later copies of a (path, page) already kept.
     pub duplicates: Vec<Quarantined>,
     dir: PathBuf,
@@ -187,37 +185,31 @@ impl Merge {
     pub fn next_batch(&mut self, bytes: usize) -> Result<Vec<Capture>> {
         let mut batch: Vec<Capture> = Vec::new();
         let mut size = 0usize;
-        let mut repo: Option<String> = None;
         loop {
             if size >= bytes {
-                let (false, Some(Head(next, _))) = (batch.is_empty(), self.heap.peek()) else { break };
-                if repo.as_deref() != next.key().0 {
+                let (Some(last), Some(Head(next, _))) = (batch.last(), self.heap.peek()) else { break };
+                if paths::repo_of(&last.path) != next.key().0 {
                     break;
                 }
             }
-            let Some(k) = self.pop()? else { break };
-            if repo.as_deref() != k.key().0 {
-                repo = k.key().0.map(str::to_string);
+            let Some(Keyed { c, .. }) = self.pop()? else { break };
+            // A batch ends only where the repository changes, so the first copy of a
+            // (path, page) is always the last capture kept in this batch.
+            if let Some(first) = batch.last().filter(|k| k.path == c.path && k.page == c.page) {
+                let at = match first.line {
+                    Some(l) => format!("{}:{l}", first.file),
+                    None => first.file.clone(),
+                };
+                self.duplicates.push(Quarantined::new(
+                    "snapshot",
+                    &c.file,
+                    c.line,
+                    Some("path"),
+                    format!("duplicate capture of `{}` page {} (first at {at})", c.path, c.page),
+                    &format!("{{\"path\":{:?},\"status\":{},\"body\":{}}}", c.path, c.status, c.body),
+                ));
+                continue;
             }
-            let c = k.c;
-            if let Some((path, page, at)) = &self.last {
-                if *path == c.path && *page == c.page {
-                    self.duplicates.push(Quarantined::new(
-                        "snapshot",
-                        &c.file,
-                        c.line,
-                        Some("path"),
-                        format!("duplicate capture of `{}` page {} (first at {at})", c.path, c.page),
-                        &format!("{{\"path\":{:?},\"status\":{},\"body\":{}}}", c.path, c.status, c.body),
-                    ));
-                    continue;
-                }
-            }
-            let at = match c.line {
-                Some(l) => format!("{}:{l}", c.file),
-                None => c.file.clone(),
-            };
-            self.last = Some((c.path.clone(), c.page, at));
             size += weight(&c);
             batch.push(c);
         }
