@@ -385,6 +385,9 @@ fn enrich(
     out
 }
 
+/// The enriched traces' file name in a dataset.
+pub const ENRICHED: &str = "traces.enriched.jsonl";
+
 pub struct Attached {
     pub traces: usize,
     pub linked: usize,
@@ -394,7 +397,7 @@ pub struct Attached {
 /// The attach stage on a dataset directory.
 pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options) -> Result<Attached> {
     let mut manifest = Manifest::load(dataset)?;
-    let out_path = out.map(Path::to_path_buf).unwrap_or_else(|| dataset.join("traces.enriched.jsonl"));
+    let out_path = out.map(Path::to_path_buf).unwrap_or_else(|| dataset.join(ENRICHED));
     if !dataset.join("traces.parquet").is_file() {
         return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no traces table: convert with --traces PATH first".into() });
     }

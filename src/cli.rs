@@ -63,6 +63,13 @@ enum Command {
         /// table, json, csv, markdown or html.
         #[arg(long, default_value = "table")]
         format: String,
+        /// Let SQL create, change or drop tables, write files (COPY) and change settings (SET).
+        /// Without it, only queries run.
+        #[arg(long)]
+        allow_write: bool,
+        /// Memory a query may use, e.g. 512M or 4G (default: half the machine's memory).
+        #[arg(long, value_name = "SIZE")]
+        memory_limit: Option<String>,
     },
     /// Write a deterministic synthetic study (snapshot/, runs/, traces/) for benchmarks.
     Synth {
@@ -155,7 +162,7 @@ pub enum Task {
     Run { study: Option<Study>, out: PathBuf, windows: Vec<Window>, policy: Policy, format: Format },
     Convert { study: Study, out: PathBuf },
     Evaluate { dataset: PathBuf, windows: Vec<Window>, policy: Policy },
-    Report { dataset: PathBuf, sql: Option<String>, format: Format },
+    Report { dataset: PathBuf, sql: Option<String>, format: Format, limits: hindsight::report::Limits },
     Rules { json: bool },
     Policy { policy: Policy },
     Check { dataset: PathBuf, expected: PathBuf, tolerance: f64 },
@@ -188,13 +195,20 @@ impl Cli {
                 Task::Convert { study: study(inputs).ok_or_else(|| Error::Usage("convert needs --snapshot DIR and --runs DIR".into()))?, out }
             }
             Command::Evaluate { dataset, eval } => Task::Evaluate { dataset, windows: window::parse_list(&eval.windows)?, policy: policy(eval.policy)? },
-            Command::Report { dataset, query, sql, format } => Task::Report {
+            Command::Report { dataset, query, sql, format, allow_write, memory_limit } => Task::Report {
                 dataset,
                 sql: match (query, sql) {
                     (Some(q), _) => Some(hindsight::report::query_text(&q)?),
                     (None, s) => s,
                 },
                 format: format.parse()?,
+                limits: hindsight::report::Limits {
+                    allow_write,
+                    memory: match memory_limit {
+                        Some(m) => hindsight::report::parse_size(&m)?,
+                        None => hindsight::report::default_memory_limit(),
+                    },
+                },
             },
             Command::Rules { format } => Task::Rules {
                 json: match format.as_str() {

@@ -10,6 +10,7 @@ use hindsight::demo::DemoStudy;
 use hindsight::pipeline::{self, Converted};
 use hindsight::progress::Progress;
 use hindsight::report;
+use hindsight::text::printable;
 
 // Parsing JSON makes and frees millions of small strings and maps; mimalloc cut the evaluate
 // and convert stages' allocator time by measurement (BENCHMARKS.md).
@@ -20,17 +21,34 @@ fn main() -> ExitCode {
     let config = match cli::Cli::parse().into_config() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("hindsight: {e}");
+            eprintln!("hindsight: {}", message(&anyhow::Error::from(e)));
             return ExitCode::from(2);
         }
     };
     match execute(config) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("hindsight: {e:#}");
+            eprintln!("hindsight: {}", message(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes on one line, each said once: library errors already name their
+/// cause in their own text, and so do DataFusion's. Control characters are escaped.
+fn message(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let c = cause.to_string();
+        if text.contains(c.as_str()) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&c);
+    }
+    printable(&text).into_owned()
 }
 
 fn execute(config: Config) -> anyhow::Result<u8> {
@@ -62,10 +80,10 @@ fn execute(config: Config) -> anyhow::Result<u8> {
                 eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
             }
         }
-        Task::Report { dataset, sql, format } => match sql {
-            None => print!("{}", report::dashboard(&dataset, format)?),
+        Task::Report { dataset, sql, format, limits } => match sql {
+            None => print!("{}", report::dashboard_with(&dataset, format, limits)?),
             Some(sql) => {
-                let session = report::Session::open(&dataset)?;
+                let session = report::Session::open_with(&dataset, limits)?;
                 print!("{}", report::format::render(&session.sql(&sql)?, format)?);
             }
         },
@@ -99,7 +117,7 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             }
         }
         Task::Attach { dataset, out, options } => {
-            let a = hindsight::attach::attach(&dataset, out.as_deref(), &options)?;
+            let a = pipeline::attach(&dataset, out.as_deref(), &options, &progress)?;
             if !config.quiet {
                 eprintln!("attached: {} traces, {} linked -> {}", a.traces, a.linked, a.out.display());
             }
@@ -113,7 +131,7 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             }
             println!("verify: {} difference(s) from manifest.json", drift.len());
             for d in &drift {
-                println!("  {}: {} recorded {}, found {}", d.file, d.what, d.recorded, d.found);
+                println!("  {}", printable(&d.to_string()));
             }
             return Ok(1);
         }
@@ -133,13 +151,13 @@ fn summarize(c: &Converted, out: &std::path::Path, quiet: bool, demo: bool) {
         eprintln!("{input:>9}: {} records read = {} used + {} quarantined", r.input, r.used, r.quarantined);
     }
     for q in c.quarantined.iter().take(20) {
-        eprintln!("  quarantined {}", q.describe());
+        eprintln!("  quarantined {}", printable(&q.describe()));
     }
     if c.quarantined.len() > 20 {
         eprintln!("  ... and {} more (see quarantine.parquet)", c.quarantined.len() - 20);
     }
     for (ty, n) in &c.types_without_rule {
-        eprintln!("  no rule for type `{ty}` ({n} output(s)): evaluated as unknown, never accepted");
+        eprintln!("  no rule for type `{}` ({n} output(s)): evaluated as unknown, never accepted", printable(ty));
     }
     eprintln!("{:>9}: {} safe outputs, {} responses -> {}", "dataset", c.safe_outputs, c.responses, out.display());
 }

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::dataset::manifest::{InputFileEntry, Manifest, RecordCount};
-use crate::dataset::{write_table, Staging, TableWriter};
+use crate::dataset::staging::{OutDir, Staging};
+use crate::dataset::{write_table, TableWriter};
 use crate::error::{Error, Result};
 use crate::evaluate::{Policy, Window};
 use crate::progress::Progress;
@@ -47,6 +48,37 @@ const SPILL_BYTES: usize = 128 << 20;
 /// Bytes of captures turned into table rows per step (whole repositories at a time).
 const BATCH_BYTES: usize = 32 << 20;
 
+impl Study {
+    /// Every input path, for checking that an output stays clear of them.
+    fn paths(&self) -> Vec<&Path> {
+        let mut p = vec![self.snapshot.as_path(), self.runs.as_path()];
+        p.extend(self.traces.iter().map(PathBuf::as_path));
+        p
+    }
+}
+
+/// A new dataset at `out`, staged beside it; leftovers of dead writers are reported.
+fn stage_new(study: &Study, out: &Path, progress: &Progress) -> Result<Staging> {
+    check_dir(&study.snapshot, "snapshot")?;
+    check_dir(&study.runs, "runs")?;
+    let staging = Staging::new(&OutDir::resolve(out, &study.paths())?)?;
+    report_removed(&staging, progress);
+    Ok(staging)
+}
+
+/// A change to the dataset at `dataset`, staged beside it.
+fn stage_change(dataset: &Path, progress: &Progress) -> Result<Staging> {
+    let staging = Staging::modify(&OutDir::existing(dataset)?)?;
+    report_removed(&staging, progress);
+    Ok(staging)
+}
+
+fn report_removed(staging: &Staging, progress: &Progress) {
+    for p in &staging.removed {
+        progress.note(&format!("removed {}, left by a hindsight process that did not finish", p.display()));
+    }
+}
+
 pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Converted> {
     convert_with_budget(study, out, progress, SPILL_BYTES)
 }
@@ -54,11 +86,16 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
 /// `convert`, spilling sorted runs of captures to disk beyond `budget` bytes (the dataset's
 /// bytes do not depend on it; tests check that).
 pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
-    check_dir(&study.snapshot, "snapshot")?;
-    check_dir(&study.runs, "runs")?;
+    let staging = stage_new(study, out, progress)?;
+    let c = convert_into(study, &staging.dir, progress, budget)?;
+    staging.commit()?;
+    Ok(c)
+}
+
+/// Convert into `dir`, an empty staging folder.
+fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
     let bar = progress.bar("convert", 4);
-    let staging = Staging::new(out)?;
-    let dir = staging.dir.clone();
+    let dir = dir.to_path_buf();
     let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget)?;
     bar.inc(1);
     // Outputs and requests arrive a few runs at a time in the tables' order: written as
@@ -166,8 +203,7 @@ pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budge
     for (t, w) in tables.iter().zip(written) {
         manifest.record_table(t.name, &w?);
     }
-    manifest.save(&staging.dir)?;
-    staging.commit()?;
+    manifest.save(&dir)?;
     bar.finish_and_clear();
     Ok(Converted { types_without_rule, records, quarantined, safe_outputs, responses: used })
 }
@@ -190,17 +226,42 @@ fn split_by_repo(batch: &[snapshot::Capture]) -> Vec<&[snapshot::Capture]> {
     out
 }
 
+/// Evaluate the dataset at `dataset`: the new outcomes and manifest replace the old ones
+/// together, or not at all.
 pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<usize> {
-    crate::evaluate::evaluate_dataset(dataset, windows, policy, progress)
+    let staging = stage_change(dataset, progress)?;
+    let n = crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, progress)?;
+    staging.commit()?;
+    Ok(n)
 }
 
-/// convert + evaluate (+ attach when there are traces); the caller prints the dashboard.
+/// Attach outcome blocks to the dataset's traces (`traces.enriched.jsonl` in the dataset,
+/// or `out`), committed with the dataset's new `trace_links` and manifest.
+pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options, progress: &Progress) -> Result<crate::attach::Attached> {
+    let staging = stage_change(dataset, progress)?;
+    // A file named inside the dataset is written in the staging folder, with the rest.
+    let inside = out.and_then(|o| {
+        let parent = o.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let name = o.file_name()?;
+        (parent.canonicalize().ok()? == dataset.canonicalize().ok()?).then(|| staging.dir.join(name))
+    });
+    let mut a = crate::attach::attach(&staging.dir, inside.as_deref().or(out), opts)?;
+    staging.commit()?;
+    a.out = out.map(Path::to_path_buf).unwrap_or_else(|| dataset.join(crate::attach::ENRICHED));
+    Ok(a)
+}
+
+/// convert + evaluate (+ attach when there are traces), committed once at the end: a run
+/// stopped at any point leaves the previous dataset as it was. The caller prints the
+/// dashboard.
 pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<Converted> {
-    let c = convert(study, out, progress)?;
-    evaluate(out, windows, policy, progress)?;
+    let staging = stage_new(study, out, progress)?;
+    let c = convert_into(study, &staging.dir, progress, SPILL_BYTES)?;
+    crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, progress)?;
     if !study.traces.is_empty() {
         let window = if windows.contains(&Window::Hours(168)) { Window::Hours(168) } else { Window::Snapshot };
-        crate::attach::attach(out, None, &crate::attach::Options { window, rebuild_attribution: false })?;
+        crate::attach::attach(&staging.dir, None, &crate::attach::Options { window, rebuild_attribution: false })?;
     }
+    staging.commit()?;
     Ok(c)
 }

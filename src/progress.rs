@@ -8,16 +8,25 @@ use indicatif::{ProgressBar, ProgressStyle};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Progress {
     enabled: bool,
+    quiet: bool,
 }
 
 impl Progress {
     /// Bars on stderr when it is a terminal and not `quiet`.
     pub fn new(quiet: bool) -> Self {
-        Progress { enabled: !quiet && std::io::stderr().is_terminal() }
+        Progress { enabled: !quiet && std::io::stderr().is_terminal(), quiet }
     }
 
     pub fn hidden() -> Self {
-        Progress { enabled: false }
+        Progress { enabled: false, quiet: true }
+    }
+
+    /// A line on stderr, unless `--quiet`: something the user should know that is not an
+    /// error (leftovers cleaned up, files skipped). Control characters are escaped.
+    pub fn note(&self, message: &str) {
+        if !self.quiet {
+            eprintln!("hindsight: {}", crate::text::printable(message));
+        }
     }
 
     pub fn bar(&self, stage: &str, len: u64) -> ProgressBar {

@@ -3,6 +3,7 @@
 
 pub mod manifest;
 pub mod read;
+pub mod staging;
 pub mod verify;
 
 use std::fs::File;
@@ -82,6 +83,19 @@ impl TableWriter {
     }
 
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.write_rows(batch).map_err(|e| self.failed(e))
+    }
+
+    /// An encoder's or the disk's error, with the file it happened in (a full disk shows
+    /// up here).
+    fn failed(&self, e: Error) -> Error {
+        match e {
+            Error::Parquet(_) | Error::Arrow(_) => Error::Dataset { path: self.tmp.clone(), message: format!("writing table `{}` failed: {e}", self.name) },
+            e => e,
+        }
+    }
+
+    fn write_rows(&mut self, batch: &RecordBatch) -> Result<()> {
         if batch.num_rows() == 0 {
             return Ok(());
         }
@@ -132,6 +146,15 @@ impl TableWriter {
     }
 
     pub fn finish(mut self) -> Result<Written> {
+        match self.close() {
+            Ok(()) => {}
+            Err(e) => return Err(self.failed(e)),
+        }
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
+        describe(&self.path, self.rows)
+    }
+
+    fn close(&mut self) -> Result<()> {
         if self.rows == 0 {
             // What `ArrowWriter` writes for no rows.
             self.file = None;
@@ -148,8 +171,7 @@ impl TableWriter {
                 file.close()?;
             }
         }
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
-        describe(&self.path, self.rows)
+        Ok(())
     }
 }
 
@@ -194,52 +216,6 @@ pub fn write_text(path: &Path, text: &str) -> Result<()> {
 fn tmp_name(path: &Path) -> PathBuf {
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     path.with_file_name(format!(".{name}.tmp"))
-}
-
-/// A staging directory beside `out`; `commit` swaps it into place.
-pub struct Staging {
-    pub dir: PathBuf,
-    out: PathBuf,
-}
-
-impl Staging {
-    pub fn new(out: &Path) -> Result<Staging> {
-        let parent = match out.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
-        let name = out.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "dataset".into());
-        let dir = parent.join(format!(".{name}.partial-{}", std::process::id()));
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        }
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        Ok(Staging { dir, out: out.to_path_buf() })
-    }
-
-    pub fn commit(self) -> Result<()> {
-        if self.out.exists() {
-            let manifest = self.out.join("manifest.json");
-            let empty = std::fs::read_dir(&self.out).map(|mut d| d.next().is_none()).unwrap_or(false);
-            if !manifest.exists() && !empty {
-                return Err(Error::Dataset {
-                    path: self.out.clone(),
-                    message: "exists and is not a hindsight dataset (no manifest.json); refusing to replace it".into(),
-                });
-            }
-            std::fs::remove_dir_all(&self.out).map_err(|e| Error::io(&self.out, e))?;
-        }
-        std::fs::rename(&self.dir, &self.out).map_err(|e| Error::io(&self.out, e))
-    }
-}
-
-impl Drop for Staging {
-    fn drop(&mut self) {
-        if self.dir.exists() {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
 }
 
 #[cfg(test)]

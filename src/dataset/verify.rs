@@ -1,7 +1,11 @@
-//! `hindsight verify`: recompute what the manifest records about a dataset (every table's
-//! size, sha256 and row count; with the inputs at hand, every input file's size and
-//! sha256) and report any drift.
+//! `hindsight verify`: recompute what the manifest records about a dataset and report any
+//! drift: every table's size, sha256 and row count, every other output file, files in the
+//! directory the manifest does not record, the record counts (read = used + quarantined,
+//! checked against the files and the tables), and with the inputs at hand every input
+//! file's size and sha256.
 
+use std::collections::BTreeMap;
+use std::fmt;
 use std::path::Path;
 
 use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -9,12 +13,32 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use super::manifest::Manifest;
 use crate::error::{Error, Result};
 
+/// One difference between the manifest and what is on disk.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Drift {
-    pub file: String,
-    pub what: String,
-    pub recorded: String,
-    pub found: String,
+pub enum Drift {
+    /// Recorded in the manifest, absent on disk.
+    Missing { file: String },
+    /// On disk, not recorded in the manifest: added after hindsight wrote the dataset, or
+    /// left by a run that did not finish.
+    Unrecorded { file: String },
+    /// A recorded fact (size, sha256, rows) that the file no longer has.
+    Differs { file: String, what: &'static str, recorded: String, found: String },
+    /// A table that cannot be read as Parquet.
+    Unreadable { file: String, reason: String },
+    /// Record counts that do not add up.
+    Records { input: String, message: String },
+}
+
+impl fmt::Display for Drift {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Drift::Missing { file } => write!(f, "{file}: recorded in manifest.json, missing on disk"),
+            Drift::Unrecorded { file } => write!(f, "{file}: on disk, not recorded in manifest.json (not written by hindsight, or left by a run that did not finish)"),
+            Drift::Differs { file, what, recorded, found } => write!(f, "{file}: {what} is {found}, manifest.json records {recorded}"),
+            Drift::Unreadable { file, reason } => write!(f, "{file}: cannot be read: {reason}"),
+            Drift::Records { input, message } => write!(f, "records of input `{input}`: {message}"),
+        }
+    }
 }
 
 fn rows(path: &Path) -> Result<usize> {
@@ -28,44 +52,53 @@ fn rows(path: &Path) -> Result<usize> {
 pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path, &[std::path::PathBuf])>) -> Result<Vec<Drift>> {
     let m = Manifest::load(dataset)?;
     let mut out = Vec::new();
-    let mut push = |file: &str, what: &str, recorded: String, found: String| {
+    let compare = |out: &mut Vec<Drift>, file: &str, what: &'static str, recorded: String, found: String| {
         if recorded != found {
-            out.push(Drift { file: file.to_string(), what: what.to_string(), recorded, found });
+            out.push(Drift::Differs { file: file.to_string(), what, recorded, found });
         }
     };
+    let mut table_rows: BTreeMap<&str, usize> = BTreeMap::new();
     for (name, t) in &m.tables {
         let file = format!("{name}.parquet");
         let p = dataset.join(&file);
         match std::fs::read(&p) {
-            Err(_) => push(&file, "exists", "yes".into(), "no".into()),
+            Err(_) => out.push(Drift::Missing { file }),
             Ok(bytes) => {
-                push(&file, "size", t.bytes.to_string(), bytes.len().to_string());
-                push(&file, "sha256", t.sha256.clone(), crate::json::sha256_hex(&bytes));
-                let n = rows(&p).map(|n| n.to_string()).unwrap_or_else(|e| format!("unreadable: {e}"));
-                push(&file, "rows", t.rows.to_string(), n);
+                compare(&mut out, &file, "size", t.bytes.to_string(), bytes.len().to_string());
+                compare(&mut out, &file, "sha256", t.sha256.clone(), crate::json::sha256_hex(&bytes));
+                match rows(&p) {
+                    Ok(n) => {
+                        compare(&mut out, &file, "rows", t.rows.to_string(), n.to_string());
+                        table_rows.insert(name, n);
+                    }
+                    Err(e) => out.push(Drift::Unreadable { file, reason: e.to_string() }),
+                }
             }
         }
     }
     for (name, t) in &m.files {
         match std::fs::read(dataset.join(name)) {
-            Err(_) => push(name, "exists", "yes".into(), "no".into()),
+            Err(_) => out.push(Drift::Missing { file: name.clone() }),
             Ok(bytes) => {
-                push(name, "size", t.bytes.to_string(), bytes.len().to_string());
-                push(name, "sha256", t.sha256.clone(), crate::json::sha256_hex(&bytes));
+                compare(&mut out, name, "size", t.bytes.to_string(), bytes.len().to_string());
+                compare(&mut out, name, "sha256", t.sha256.clone(), crate::json::sha256_hex(&bytes));
             }
         }
     }
-    // Tables on disk that the manifest does not know.
-    if let Ok(rd) = std::fs::read_dir(dataset) {
-        let mut extra: Vec<String> = rd
-            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().to_string()))
-            .filter(|n| n.ends_with(".parquet") && !m.tables.contains_key(n.trim_end_matches(".parquet")))
-            .collect();
-        extra.sort();
-        for n in extra {
-            push(&n, "recorded in manifest", "yes".into(), "no".into());
+    // Anything else in the directory: hindsight writes nothing it does not record.
+    let mut extra = Vec::new();
+    for e in std::fs::read_dir(dataset).map_err(|e| Error::io(dataset, e))? {
+        let e = e.map_err(|e| Error::io(dataset, e))?;
+        let name = e.file_name().to_string_lossy().to_string();
+        let is_file = e.file_type().map(|t| t.is_file()).unwrap_or(false);
+        let recorded = name == "manifest.json" || m.files.contains_key(&name) || name.strip_suffix(".parquet").is_some_and(|t| m.tables.contains_key(t));
+        if !(recorded && is_file) {
+            extra.push(name);
         }
     }
+    extra.sort();
+    out.extend(extra.into_iter().map(|file| Drift::Unrecorded { file }));
+    out.extend(record_counts(dataset, &m, &table_rows));
     if let Some((snapshot, runs, traces)) = inputs {
         for f in &m.inputs {
             let path = match f.input.as_str() {
@@ -80,11 +113,76 @@ pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path, &[std::path::PathBuf
             };
             let label = format!("{}/{}", f.input, f.path);
             match std::fs::read(path) {
-                Err(_) => push(&label, "exists", "yes".into(), "no".into()),
+                Err(_) => out.push(Drift::Missing { file: label }),
                 Ok(bytes) => {
-                    push(&label, "size", f.size.to_string(), bytes.len().to_string());
-                    push(&label, "sha256", f.sha256.clone(), crate::json::sha256_hex(&bytes));
+                    compare(&mut out, &label, "size", f.size.to_string(), bytes.len().to_string());
+                    compare(&mut out, &label, "sha256", f.sha256.clone(), crate::json::sha256_hex(&bytes));
                 }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The manifest's record counts, recomputed: records read must equal the sum over the
+/// input's files, and used + quarantined; quarantined must equal the input's rows in the
+/// quarantine table; used captures and traces must equal the `responses` and `traces` rows.
+fn record_counts(dataset: &Path, m: &Manifest, table_rows: &BTreeMap<&str, usize>) -> Vec<Drift> {
+    let mut out = Vec::new();
+    let quarantined = match table_rows.contains_key("quarantine") {
+        false => None,
+        true => match quarantined_by_input(dataset) {
+            Ok(q) => Some(q),
+            Err(e) => {
+                out.push(Drift::Unreadable { file: "quarantine.parquet".into(), reason: e.to_string() });
+                None
+            }
+        },
+    };
+    for (input, r) in &m.records {
+        let mut bad = |message: String| out.push(Drift::Records { input: input.clone(), message });
+        let in_files: usize = m.inputs.iter().filter(|f| &f.input == input).map(|f| f.records).sum();
+        if r.input != in_files {
+            bad(format!("{} read, but the input files recorded hold {in_files}", r.input));
+        }
+        if r.input != r.used + r.quarantined {
+            bad(format!("{} read, but {} used + {} quarantined = {}", r.input, r.used, r.quarantined, r.used + r.quarantined));
+        }
+        if let Some(quarantined) = &quarantined {
+            let q = quarantined.get(input.as_str()).copied().unwrap_or(0);
+            if r.quarantined != q {
+                bad(format!("{} quarantined, but quarantine.parquet holds {q} of its records", r.quarantined));
+            }
+        }
+        let table = match input.as_str() {
+            "snapshot" => Some("responses"),
+            "traces" => Some("traces"),
+            _ => None,
+        };
+        if let Some(n) = table.and_then(|t| table_rows.get(t).map(|n| (t, *n))) {
+            if r.used != n.1 {
+                bad(format!("{} used, but {}.parquet holds {} rows", r.used, n.0, n.1));
+            }
+        }
+    }
+    out
+}
+
+/// Rows of quarantine.parquet per input.
+fn quarantined_by_input(dataset: &Path) -> Result<BTreeMap<String, usize>> {
+    use arrow::array::{Array, AsArray};
+    let p = dataset.join("quarantine.parquet");
+    let f = std::fs::File::open(&p).map_err(|e| Error::io(&p, e))?;
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)?.build()?;
+    let mut out = BTreeMap::new();
+    for batch in reader {
+        let batch = batch?;
+        let col = batch.column_by_name("input").ok_or_else(|| Error::Dataset { path: p.clone(), message: "no `input` column".into() })?;
+        let col = arrow::compute::cast(col, &arrow::datatypes::DataType::Utf8)?;
+        let col = col.as_string::<i32>();
+        for i in 0..col.len() {
+            if col.is_valid(i) {
+                *out.entry(col.value(i).to_string()).or_insert(0) += 1;
             }
         }
     }

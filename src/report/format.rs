@@ -51,7 +51,9 @@ fn cells(batches: &[RecordBatch]) -> Result<Cells> {
 
 pub fn render(batches: &[RecordBatch], fmt: Format) -> Result<String> {
     match fmt {
-        Format::Table => Ok(arrow::util::pretty::pretty_format_batches(batches)?.to_string() + "\n"),
+        // Table and markdown are read on a terminal: control characters from the data are
+        // shown, not obeyed. JSON and CSV escape them in their own ways.
+        Format::Table => Ok(crate::text::printable(&arrow::util::pretty::pretty_format_batches(batches)?.to_string()).into_owned() + "\n"),
         Format::Csv => {
             let mut buf = Vec::new();
             {
@@ -82,7 +84,7 @@ pub fn render(batches: &[RecordBatch], fmt: Format) -> Result<String> {
                 let vals: Vec<String> = r.into_iter().map(|c| c.unwrap_or_default().replace('|', "\\|")).collect();
                 out.push_str(&format!("| {} |\n", vals.join(" | ")));
             }
-            Ok(out)
+            Ok(crate::text::printable(&out).into_owned())
         }
     }
 }

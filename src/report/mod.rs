@@ -9,7 +9,8 @@ pub mod html;
 use std::path::Path;
 
 use arrow::record_batch::RecordBatch;
-use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::prelude::{ParquetReadOptions, SQLOptions, SessionConfig, SessionContext};
 
 use crate::error::{Error, Result};
 
@@ -50,14 +51,69 @@ pub fn query_text(name_or_file: &str) -> Result<String> {
     Err(Error::Usage(format!("no query `{name_or_file}`: give a .sql file or one of {}", names.join(", "))))
 }
 
+/// What a query may do: write (DDL, DML, `COPY`, `SET`) or only read, and how much memory
+/// it may hold. Queries come from papers and other people's repositories, often run in CI,
+/// so the default is read-only and bounded.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub allow_write: bool,
+    /// Bytes for the query engine's operators, and separately for the collected result.
+    pub memory: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { allow_write: false, memory: default_memory_limit() }
+    }
+}
+
+/// Half the machine's memory (Linux `/proc/meminfo`), or 4 GiB where it cannot be read.
+pub fn default_memory_limit() -> usize {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        let line = t.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+        kib.checked_mul(1024)
+    });
+    total.map(|b| b / 2).unwrap_or(4 << 30)
+}
+
+/// A size such as `512M`, `2G`, `1.5GiB` or a number of bytes.
+pub fn parse_size(s: &str) -> Result<usize> {
+    let t = s.trim();
+    let bad = || Error::Usage(format!("memory limit `{s}`: expected a size such as 512M, 2G or 1073741824"));
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num.parse().map_err(|_| bad())?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" | "kib" => 1024.0,
+        "m" | "mb" | "mib" => 1024.0 * 1024.0,
+        "g" | "gb" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "t" | "tb" | "tib" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(bad()),
+    };
+    let bytes = n * scale;
+    if !(bytes >= 1.0 && bytes < usize::MAX as f64) {
+        return Err(bad());
+    }
+    Ok(bytes as usize)
+}
+
 /// A query session over one dataset directory.
 pub struct Session {
     rt: tokio::runtime::Runtime,
     ctx: SessionContext,
+    limits: Limits,
 }
 
 impl Session {
     pub fn open(dataset: &Path) -> Result<Session> {
+        Session::open_with(dataset, Limits::default())
+    }
+
+    /// A session over the tables `manifest.json` records (a stray `.parquet` file in the
+    /// directory is not a table of the dataset).
+    pub fn open_with(dataset: &Path, limits: Limits) -> Result<Session> {
         // Workers run whole queries side by side (the dashboard's); within a query one
         // partition keeps result order and float sums independent of the core count.
         let rt = tokio::runtime::Builder::new_multi_thread()
@@ -66,25 +122,22 @@ impl Session {
             .build()
             .map_err(|e| Error::io(dataset, e))?;
         let cfg = SessionConfig::new().with_target_partitions(1);
-        let ctx = SessionContext::new_with_config(cfg);
-        let mut entries: Vec<_> = std::fs::read_dir(dataset)
-            .map_err(|e| Error::io(dataset, e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
-            .collect();
-        entries.sort();
-        if entries.is_empty() {
+        let runtime = RuntimeEnvBuilder::new().with_memory_limit(limits.memory, 1.0).build_arc()?;
+        let ctx = SessionContext::new_with_config_rt(cfg, runtime);
+        if !dataset.join("manifest.json").is_file() {
             return Err(Error::Dataset {
                 path: dataset.to_path_buf(),
-                message: "no .parquet tables: is this a hindsight dataset? (run `hindsight convert` first)".into(),
+                message: "no manifest.json: is this a hindsight dataset? (run `hindsight convert` first)".into(),
             });
         }
-        for p in entries {
-            let name = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        let manifest = crate::dataset::manifest::Manifest::load(dataset)?;
+        for name in manifest.tables.keys() {
+            let p = dataset.join(format!("{name}.parquet"));
             let path = p.to_string_lossy().to_string();
-            rt.block_on(ctx.register_parquet(name.as_str(), path.as_str(), ParquetReadOptions::default()))?;
+            rt.block_on(ctx.register_parquet(name.as_str(), path.as_str(), ParquetReadOptions::default()))
+                .map_err(|e| Error::Dataset { path: p.clone(), message: format!("cannot be read as a table: {e}") })?;
         }
-        Ok(Session { rt, ctx })
+        Ok(Session { rt, ctx, limits })
     }
 
     pub fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>> {
@@ -92,29 +145,16 @@ impl Session {
         if statements > 1 {
             return Err(Error::Usage("one SQL statement at a time".into()));
         }
-        self.rt
-            .block_on(async {
-                let df = self.ctx.sql(sql).await?;
-                df.collect().await
-            })
-            .map_err(Error::from)
+        self.rt.block_on(run_query(self.ctx.clone(), sql.to_string(), self.limits))
     }
 
     /// Several statements at once, results in the order given.
     pub fn sql_all(&self, sqls: &[String]) -> Result<Vec<Vec<RecordBatch>>> {
         self.rt.block_on(async {
-            let tasks: Vec<_> = sqls
-                .iter()
-                .map(|sql| {
-                    let ctx = self.ctx.clone();
-                    let sql = sql.clone();
-                    tokio::spawn(async move { ctx.sql(&sql).await?.collect().await })
-                })
-                .collect();
+            let tasks: Vec<_> = sqls.iter().map(|sql| tokio::spawn(run_query(self.ctx.clone(), sql.clone(), self.limits))).collect();
             let mut out = Vec::with_capacity(tasks.len());
             for t in tasks {
-                let batches = t.await.map_err(|e| Error::Usage(format!("a dashboard query stopped: {e}")))??;
-                out.push(batches);
+                out.push(t.await.map_err(|e| Error::Usage(format!("a dashboard query stopped: {e}")))??);
             }
             Ok(out)
         })
@@ -125,13 +165,56 @@ impl Session {
     }
 }
 
+/// Plan `sql`, refuse anything but a read unless writes are allowed, and collect the result
+/// within the memory limit.
+async fn run_query(ctx: SessionContext, sql: String, limits: Limits) -> Result<Vec<RecordBatch>> {
+    use futures::StreamExt;
+    let plan = ctx.state().create_logical_plan(&sql).await?;
+    if !limits.allow_write {
+        let read_only = SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false);
+        if let Err(e) = read_only.verify_plan(&plan) {
+            let what = e.strip_backtrace().trim_start_matches("Error during planning: ").to_string();
+            return Err(Error::Usage(format!(
+                "SQL is read-only unless --allow-write is given: {what} (queries may not create, change or drop tables, write files (COPY) or change settings (SET))"
+            )));
+        }
+    }
+    let mut stream = ctx.execute_logical_plan(plan).await?.execute_stream().await?;
+    let (mut out, mut held) = (Vec::new(), 0usize);
+    while let Some(batch) = stream.next().await {
+        let batch = batch.map_err(|e| match e {
+            datafusion::error::DataFusionError::ResourcesExhausted(m) => memory_exceeded(limits.memory, &m),
+            e => Error::Query(e),
+        })?;
+        held += batch.get_array_memory_size();
+        if held > limits.memory {
+            return Err(memory_exceeded(limits.memory, "the result itself is larger"));
+        }
+        out.push(batch);
+    }
+    Ok(out)
+}
+
+fn memory_exceeded(limit: usize, detail: &str) -> Error {
+    Error::Usage(format!(
+        "the query needs more than its memory limit of {} MiB ({}); narrow it (WHERE, LIMIT, fewer joins) or raise the limit with --memory-limit",
+        limit >> 20,
+        detail.trim()
+    ))
+}
+
 fn strip_comments(s: &str) -> String {
     s.lines().filter(|l| !l.trim_start().starts_with("--")).collect::<Vec<_>>().join("\n")
 }
 
 /// The whole dashboard, formatted.
 pub fn dashboard(dataset: &Path, fmt: Format) -> Result<String> {
-    let session = Session::open(dataset)?;
+    dashboard_with(dataset, fmt, Limits::default())
+}
+
+/// `dashboard` under the given limits.
+pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits) -> Result<String> {
+    let session = Session::open_with(dataset, limits)?;
     if !session.has_table("outcomes") {
         return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no outcomes table: run `hindsight evaluate` first".into() });
     }

@@ -36,7 +36,7 @@ fn timeline_dataset(dir: &Path) {
             outcomes.push(o);
         }
     }
-    hindsight::dataset::write_batch(dir, "outcomes", &outcomes_batch(&outcomes).unwrap()).unwrap();
+    crate::support::write_recorded(dir, "outcomes", &outcomes_batch(&outcomes).unwrap());
 }
 
 fn query(dir: &Path, name: &str) -> Vec<Value> {

@@ -28,7 +28,7 @@ fn tiny_dataset(dir: &std::path::Path) {
         o.output.item_index = i as i64;
         outcomes.push(o);
     }
-    hindsight::dataset::write_batch(dir, "outcomes", &outcomes_batch(&outcomes).unwrap()).unwrap();
+    crate::support::write_recorded(dir, "outcomes", &outcomes_batch(&outcomes).unwrap());
 }
 
 fn pretty(session: &Session, query: &str) -> String {

@@ -121,3 +121,13 @@ pub fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// Write `batch` as table `name` of the dataset in `dir`, recorded in its manifest.json
+/// (created when absent), as hindsight's own stages would.
+pub fn write_recorded(dir: &Path, name: &str, batch: &arrow::record_batch::RecordBatch) {
+    use hindsight::dataset::manifest::Manifest;
+    let mut m = Manifest::load(dir).unwrap_or_else(|_| Manifest::new(CAPTURED_AT.into()));
+    let w = hindsight::dataset::write_batch(dir, name, batch).unwrap();
+    m.record_table(name, &w);
+    m.save(dir).unwrap();
+}

@@ -1,0 +1,39 @@
+//! Text from inputs, made safe to print: a workflow name or a quarantined line may hold
+//! terminal control sequences (ANSI escapes that recolour, move the cursor or retitle the
+//! window), which must reach the terminal as visible text, never as commands.
+
+use std::borrow::Cow;
+
+/// `s` with every control character other than newline and tab (C0, DEL, C1) written as a
+/// visible `\u{..}` escape; text without any is returned as is.
+pub fn printable(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_control(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn is_control(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_reach_the_terminal_as_text() {
+        assert_eq!(printable("plain name"), "plain name");
+        assert_eq!(printable("a\u{1b}[31mred\u{7}"), "a\\u{1b}[31mred\\u{7}");
+        assert_eq!(printable("c1 \u{9b}2J"), "c1 \\u{9b}2J");
+        assert_eq!(printable("two\nlines\tand tab"), "two\nlines\tand tab");
+    }
+}
