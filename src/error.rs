@@ -25,10 +25,24 @@ pub enum Error {
     Arrow(#[from] arrow::error::ArrowError),
     #[error("parquet: {0}")]
     Parquet(#[from] parquet::errors::ParquetError),
-    #[error("query: {0}")]
-    Query(#[from] datafusion::error::DataFusionError),
+    /// Said in one line: DataFusion's errors repeat their causes in their own text.
+    #[error("query: {}", query_message(.0))]
+    Query(datafusion::error::DataFusionError),
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
+}
+
+impl From<datafusion::error::DataFusionError> for Error {
+    fn from(e: datafusion::error::DataFusionError) -> Self {
+        Error::Query(e)
+    }
+}
+
+fn query_message(e: &datafusion::error::DataFusionError) -> String {
+    match e {
+        datafusion::error::DataFusionError::SQL(p, _) => p.to_string(),
+        e => e.strip_backtrace(),
+    }
 }
 
 impl Error {

@@ -133,6 +133,9 @@ impl Session {
         let manifest = crate::dataset::manifest::Manifest::load(dataset)?;
         for name in manifest.tables.keys() {
             let p = dataset.join(format!("{name}.parquet"));
+            if !p.is_file() {
+                return Err(Error::Dataset { path: p, message: "recorded in manifest.json, missing on disk (see `hindsight verify`)".into() });
+            }
             let path = p.to_string_lossy().to_string();
             rt.block_on(ctx.register_parquet(name.as_str(), path.as_str(), ParquetReadOptions::default()))
                 .map_err(|e| Error::Dataset { path: p.clone(), message: format!("cannot be read as a table: {e}") })?;

@@ -7,4 +7,5 @@ mod dashboard;
 mod pipeline;
 mod report;
 mod rules;
+mod safety;
 mod traces;

@@ -1,0 +1,328 @@
+//! Writing datasets never destroys a user's files, replaces a dataset atomically, admits one
+//! writer at a time; reports only read, within a memory limit; verify sees everything;
+//! errors are said once and control characters never reach the terminal raw.
+
+use std::path::{Path, PathBuf};
+
+use crate::support::{copy_dir, fixture, ok, run};
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+/// `convert` of the demo's inputs into `out`, run from `cwd`.
+fn convert_args(out: &str) -> Vec<String> {
+    let d = fixture("demo");
+    ["convert", "--quiet", "--snapshot", d.join("snapshot").to_str().unwrap(), "--runs", d.join("runs").to_str().unwrap(), "--out", out]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+fn convert(out: &str, cwd: &Path) -> std::process::Output {
+    let args = convert_args(out);
+    run(&args.iter().map(String::as_str).collect::<Vec<_>>(), cwd)
+}
+
+/// Names and bytes of everything under `dir`, for "nothing changed" checks.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(tree(&p));
+        } else {
+            out.push((p.clone(), std::fs::read(&p).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn an_out_that_would_delete_a_users_files_is_refused_and_nothing_is_touched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = tmp.path().join("ds");
+    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    std::fs::write(ds.join("my-notes.txt"), "my notes").unwrap();
+    std::fs::create_dir(ds.join("analysis")).unwrap();
+    std::fs::write(ds.join("analysis/plot.py"), "print(1)").unwrap();
+    let before = tree(tmp.path());
+    // (out, working directory, what the error says)
+    let cases: Vec<(&str, PathBuf, &str)> = vec![
+        (".", ds.clone(), "the working directory"),
+        ("./", ds.clone(), "the working directory"),
+        ("..", ds.clone(), "a parent of the working directory"),
+        ("ds", tmp.path().to_path_buf(), "my-notes.txt"),
+        ("ds/.", tmp.path().to_path_buf(), "my-notes.txt"),
+        ("ds/..", tmp.path().to_path_buf(), "the working directory"),
+        ("ds/analysis/..", tmp.path().to_path_buf(), "analysis"),
+    ];
+    for (out, cwd, says) in cases {
+        let o = convert(out, &cwd);
+        assert_eq!(o.status.code(), Some(2), "--out {out}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "--out {out}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "said once: {}", stderr(&o));
+        assert_eq!(tree(tmp.path()), before, "--out {out} changed files");
+    }
+    // A file is not a dataset directory either.
+    std::fs::write(tmp.path().join("file"), "x").unwrap();
+    let o = convert("file", tmp.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(std::fs::read(tmp.path().join("file")).unwrap(), b"x");
+    // Without the user's files the dataset is replaced.
+    std::fs::remove_file(ds.join("my-notes.txt")).unwrap();
+    std::fs::remove_dir_all(ds.join("analysis")).unwrap();
+    assert!(convert("ds", tmp.path()).status.success());
+}
+
+#[test]
+fn an_out_inside_or_around_an_input_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = tmp.path().join("study");
+    copy_dir(&fixture("demo/snapshot"), &study.join("snapshot"));
+    copy_dir(&fixture("demo/runs"), &study.join("runs"));
+    let before = tree(tmp.path());
+    for (out, says) in [("study/snapshot/ds", "inside the input"), ("study", "holds the input"), ("study/runs", "holds the input")] {
+        let o = run(&["convert", "--quiet", "--snapshot", "study/snapshot", "--runs", "study/runs", "--out", out], tmp.path());
+        assert_eq!(o.status.code(), Some(2), "--out {out}");
+        assert!(stderr(&o).contains(says), "--out {out}: {}", stderr(&o));
+        assert_eq!(tree(tmp.path()), before);
+    }
+}
+
+/// A study large enough that a run takes a while, so kills land in every stage.
+fn synth_study(dir: &Path) -> PathBuf {
+    ok(&["synth", "--quiet", "--repos", "10", "--outputs", "1500", "--out", "study"], dir);
+    dir.join("study")
+}
+
+fn manifest_of(ds: &Path) -> String {
+    std::fs::read_to_string(ds.join("manifest.json")).unwrap()
+}
+
+/// Killed at any instant, a run leaves the previous dataset or the new one, whole and
+/// evaluated; the next writer removes the staging folder it left, and says so.
+#[test]
+fn a_killed_run_leaves_the_old_dataset_or_the_new_one_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = synth_study(tmp.path());
+    let args = ["run", "--quiet", "--snapshot", "study/snapshot", "--runs", "study/runs", "--out", "ds"];
+    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    let demo = manifest_of(&tmp.path().join("ds"));
+    ok(&args, tmp.path());
+    let full = manifest_of(&tmp.path().join("ds"));
+    std::fs::remove_dir_all(tmp.path().join("ds")).unwrap();
+    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    let mut seen_new = false;
+    for delay_ms in [0u64, 40, 120, 250, 400, 700, 1000, 1500, 2500] {
+        let mut child = std::process::Command::new(crate::support::bin()).args(args).current_dir(tmp.path()).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let ds = tmp.path().join("ds");
+        let m = manifest_of(&ds);
+        assert!(m == demo || m == full, "after a kill at {delay_ms} ms the manifest is neither the old nor the new one");
+        seen_new |= m == full;
+        assert!(ds.join("outcomes.parquet").is_file(), "a run is committed only once evaluated");
+        ok(&["verify", "--dataset", "ds"], tmp.path());
+        if !seen_new {
+            continue;
+        }
+        // Back to the old dataset for the next kill.
+        ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+        seen_new = false;
+    }
+    // A staging folder a dead process left is removed by the next writer, and reported.
+    let left = tmp.path().join(".ds.partial-4000000");
+    std::fs::create_dir(&left).unwrap();
+    std::fs::write(left.join("junk.parquet"), "x").unwrap();
+    let o = run(&["run", "--out", "ds"], tmp.path());
+    assert!(o.status.success());
+    assert!(!left.exists());
+    assert!(stderr(&o).contains(".ds.partial-4000000"), "{}", stderr(&o));
+    let _ = study;
+}
+
+/// evaluate and attach change a dataset the same way: a kill leaves the old outcomes and
+/// manifest, or the new ones, never a mix and never a stray temporary.
+#[test]
+fn a_killed_evaluate_leaves_the_dataset_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    synth_study(tmp.path());
+    ok(&["convert", "--quiet", "--snapshot", "study/snapshot", "--runs", "study/runs", "--out", "ds"], tmp.path());
+    let converted = manifest_of(&tmp.path().join("ds"));
+    for delay_ms in [0u64, 100, 300, 600, 1000] {
+        let mut child = std::process::Command::new(crate::support::bin())
+            .args(["evaluate", "--quiet", "--dataset", "ds"])
+            .current_dir(tmp.path())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let ds = tmp.path().join("ds");
+        let m = manifest_of(&ds);
+        assert_eq!(ds.join("outcomes.parquet").is_file(), m != converted, "outcomes.parquet and the manifest disagree after a kill at {delay_ms} ms");
+        ok(&["verify", "--dataset", "ds"], tmp.path());
+    }
+}
+
+#[test]
+fn a_second_writer_is_refused_while_the_first_holds_the_lock() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    let before = tree(&tmp.path().join("ds"));
+    let lock = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(tmp.path().join(".ds.lock")).unwrap();
+    lock.try_lock().unwrap();
+    std::fs::write(tmp.path().join(".ds.lock"), "pid 77 started 2026-01-01T00:00:00Z\n").unwrap();
+    for args in [vec!["run", "--quiet", "--out", "ds"], vec!["evaluate", "--quiet", "--dataset", "ds"], vec!["attach", "--quiet", "--dataset", "ds"]] {
+        let o = run(&args, tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains("being written by another hindsight (pid 77 started 2026-01-01T00:00:00Z)"), "{}", stderr(&o));
+    }
+    assert_eq!(tree(&tmp.path().join("ds")), before);
+    lock.unlock().unwrap();
+    ok(&["evaluate", "--quiet", "--dataset", "ds"], tmp.path());
+}
+
+#[test]
+fn sql_only_reads_unless_writes_are_allowed() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    let before = tree(tmp.path());
+    let statements = [
+        "COPY (SELECT * FROM outcomes LIMIT 1) TO 'ds/outcomes.parquet'",
+        "COPY (SELECT 1 AS a) TO 'new.parquet'",
+        "CREATE EXTERNAL TABLE p (a VARCHAR) STORED AS CSV LOCATION '/etc/passwd'",
+        "DROP TABLE outcomes",
+        "SET datafusion.execution.batch_size = 1",
+        "CREATE TABLE z AS SELECT 1",
+        "INSERT INTO outcomes SELECT * FROM outcomes",
+    ];
+    for sql in statements {
+        let o = run(&["report", "--dataset", "ds", "--sql", sql], tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{sql}");
+        assert!(stderr(&o).contains("read-only unless --allow-write"), "{sql}: {}", stderr(&o));
+        assert_eq!(tree(tmp.path()), before, "{sql} changed a file");
+    }
+    ok(&["report", "--dataset", "ds", "--allow-write", "--sql", "COPY (SELECT 1 AS a) TO 'new.csv'"], tmp.path());
+    assert!(tmp.path().join("new.csv").is_file());
+    // A .parquet the manifest does not record is not a table of the dataset.
+    std::fs::copy(tmp.path().join("ds/outcomes.parquet"), tmp.path().join("ds/extra.parquet")).unwrap();
+    let o = run(&["report", "--dataset", "ds", "--sql", "SELECT count(*) FROM extra"], tmp.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("extra"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_query_beyond_its_memory_limit_stops_with_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    let cross = "SELECT a.body, b.body, c.body FROM responses a, responses b, responses c";
+    let o = run(&["report", "--dataset", "ds", "--memory-limit", "16M", "--sql", cross], tmp.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("memory limit of 16 MiB"), "{}", stderr(&o));
+    // Within the limit the same session answers.
+    let o = ok(&["report", "--dataset", "ds", "--memory-limit", "16M", "--format", "csv", "--sql", "SELECT count(*) AS n FROM responses a, responses b"], tmp.path());
+    assert_eq!(o, "n\n10404\n");
+    let o = run(&["report", "--dataset", "ds", "--memory-limit", "lots", "--sql", "SELECT 1"], tmp.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("memory limit `lots`"));
+}
+
+#[test]
+fn verify_reports_unrecorded_files_and_edited_record_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    let ds = tmp.path().join("ds");
+    std::fs::write(ds.join("notes.txt"), "x").unwrap();
+    std::fs::write(ds.join(".outcomes.parquet.tmp"), "x").unwrap();
+    let o = run(&["verify", "--dataset", "ds"], tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(text.contains("notes.txt: on disk, not recorded in manifest.json"), "{text}");
+    assert!(text.contains(".outcomes.parquet.tmp: on disk, not recorded in manifest.json"), "{text}");
+    std::fs::remove_file(ds.join("notes.txt")).unwrap();
+    std::fs::remove_file(ds.join(".outcomes.parquet.tmp")).unwrap();
+    // A missing table reads as missing, not the other way round.
+    let outcomes = std::fs::read(ds.join("outcomes.parquet")).unwrap();
+    std::fs::remove_file(ds.join("outcomes.parquet")).unwrap();
+    let text = stdout(&run(&["verify", "--dataset", "ds"], tmp.path()));
+    assert!(text.contains("outcomes.parquet: recorded in manifest.json, missing on disk"), "{text}");
+    std::fs::write(ds.join("outcomes.parquet"), outcomes).unwrap();
+    ok(&["verify", "--dataset", "ds"], tmp.path());
+    // Record counts edited in the manifest, each alone.
+    let original = std::fs::read_to_string(ds.join("manifest.json")).unwrap();
+    for (input, field, says) in
+        [("runs", "used", "used +"), ("snapshot", "input", "the input files recorded hold"), ("snapshot", "used", "responses.parquet holds"), ("traces", "quarantined", "quarantine.parquet holds")]
+    {
+        let mut m: serde_json::Value = serde_json::from_str(&original).unwrap();
+        let n = m["records"][input][field].as_u64().unwrap();
+        m["records"][input][field] = (n + 1).into();
+        std::fs::write(ds.join("manifest.json"), serde_json::to_string_pretty(&m).unwrap()).unwrap();
+        let o = run(&["verify", "--dataset", "ds"], tmp.path());
+        assert_eq!(o.status.code(), Some(1), "{input}.{field} edited");
+        assert!(stdout(&o).contains(&format!("records of input `{input}`")) && stdout(&o).contains(says), "{input}.{field}: {}", stdout(&o));
+    }
+}
+
+#[test]
+fn errors_are_said_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    for (args, once) in [
+        (vec!["report", "--dataset", "ds", "--sql", "SELEC 1"], "Expected: an SQL statement"),
+        (vec!["report", "--dataset", "ds", "--sql", "SELECT * FROM nope"], "not found"),
+        (vec!["attach", "--dataset", "nope"], "No such file or directory"),
+        (vec!["check", "--dataset", "ds", "--expected", "nope.json"], "No such file or directory"),
+    ] {
+        let o = run(&args, tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let e = stderr(&o);
+        assert_eq!(e.matches(once).count(), 1, "{args:?}: {e}");
+        assert_eq!(e.lines().count(), 1, "{args:?}: {e}");
+    }
+}
+
+/// Values from the inputs (a workflow name, an unknown type) may hold terminal escape
+/// sequences; they are shown as text on the terminal's formats, never sent raw.
+#[test]
+fn control_characters_from_inputs_never_reach_the_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("demo/snapshot"), &tmp.path().join("snapshot"));
+    copy_dir(&fixture("demo/runs"), &tmp.path().join("runs"));
+    let mut edited = 0;
+    for e in std::fs::read_dir(tmp.path().join("runs")).unwrap() {
+        let info = e.unwrap().path().join("aw_info.json");
+        if let Ok(text) = std::fs::read_to_string(&info) {
+            let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            v["workflow_name"] = "evil\u{1b}]0;pwned\u{7}\u{1b}[2J".into();
+            std::fs::write(&info, v.to_string()).unwrap();
+            edited += 1;
+        }
+    }
+    assert!(edited > 0);
+    let first = std::fs::read_dir(tmp.path().join("runs")).unwrap().map(|e| e.unwrap().path()).min().unwrap();
+    let items = first.join("safe-output-items.jsonl");
+    let mut text = std::fs::read_to_string(&items).unwrap_or_default();
+    text.push_str("{\"type\":\"custom\\u001b[31m\",\"timestamp\":\"2026-01-10T00:00:00Z\"}\n");
+    std::fs::write(&items, text).unwrap();
+    let o = run(&["run", "--snapshot", "snapshot", "--runs", "runs", "--out", "ds"], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (what, bytes) in [("stdout", &o.stdout), ("stderr", &o.stderr)] {
+        assert!(!bytes.contains(&0x1b), "{what} carries a raw escape");
+        assert!(String::from_utf8_lossy(bytes).contains("\\u{1b}"), "{what} shows the escape as text");
+    }
+    for format in ["table", "markdown"] {
+        let o = ok(&["report", "--dataset", "ds", "--format", format, "--sql", "SELECT DISTINCT workflow_name FROM outcomes"], tmp.path());
+        assert!(!o.as_bytes().contains(&0x1b) && o.contains("evil\\u{1b}]0;pwned\\u{7}"), "{format}: {o}");
+    }
+    // The data itself keeps the exact text.
+    let o = ok(&["report", "--dataset", "ds", "--format", "json", "--sql", "SELECT DISTINCT workflow_name FROM outcomes"], tmp.path());
+    assert!(o.contains("evil\\u001b]0;pwned\\u0007\\u001b[2J"), "{o}");
+}
