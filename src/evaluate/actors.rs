@@ -9,11 +9,12 @@ use crate::snapshot::github::Actor;
 pub enum ActorClass {
     /// The identity the workflow acted as, or the run's triggering actor (policy).
     SameWorkflow,
-    /// GitHub itself (`github`, `ghost`, `web-flow`) or an organization.
+    /// GitHub itself (`github`, `web-flow`) or an organization.
     System,
     Bot,
     VisibleNonBot,
-    /// No login visible.
+    /// No login visible, or one that names nobody: `ghost` (GitHub's placeholder for a
+    /// deleted account) and mannequins (placeholders for imported, unclaimed authors).
     Unknown,
 }
 
@@ -29,7 +30,10 @@ impl ActorClass {
     }
 }
 
-const SYSTEM_LOGINS: &[&str] = &["github", "ghost", "web-flow"];
+const SYSTEM_LOGINS: &[&str] = &["github", "web-flow"];
+/// Logins that stand for an account that no longer exists or never signed in: whoever
+/// acted is not visible.
+const PLACEHOLDER_LOGINS: &[&str] = &["ghost"];
 /// Agent and automation accounts GitHub does not mark `[bot]` in every response.
 const KNOWN_BOTS: &[&str] = &["copilot", "copilot-swe-agent", "github-actions", "dependabot", "renovate"];
 
@@ -57,6 +61,9 @@ impl Classifier {
             return ActorClass::Unknown;
         };
         let l = login.to_lowercase();
+        if PLACEHOLDER_LOGINS.contains(&l.as_str()) || a.kind.as_deref() == Some("Mannequin") {
+            return ActorClass::Unknown;
+        }
         if self.workflow.contains(&l) {
             ActorClass::SameWorkflow
         } else if SYSTEM_LOGINS.contains(&l.as_str()) || a.kind.as_deref() == Some("Organization") {
@@ -85,5 +92,7 @@ mod tests {
         assert_eq!(c.classify(&a("some-app", Some("Bot"))), ActorClass::Bot);
         assert_eq!(c.classify(&a("alice", Some("User"))), ActorClass::VisibleNonBot);
         assert_eq!(c.classify(&Actor::default()), ActorClass::Unknown);
+        assert_eq!(c.classify(&a("ghost", Some("User"))), ActorClass::Unknown);
+        assert_eq!(c.classify(&a("old-author", Some("Mannequin"))), ActorClass::Unknown);
     }
 }

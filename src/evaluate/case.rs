@@ -99,6 +99,14 @@ impl Activity {
     }
 }
 
+/// Labels as of a window's end, and the labels history cannot settle (see
+/// [`Case::labels_as_of`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LabelsAsOf {
+    pub labels: Vec<String>,
+    pub unsettled: Vec<String>,
+}
+
 /// Issue or PR lifecycle as of a moment.
 #[derive(Clone, Debug, Default)]
 pub struct Lifecycle {
@@ -470,8 +478,22 @@ impl<'a> Case<'a> {
     }
 
     /// The label set (lower case) at the window's end: the captured set with every label
-    /// change after the window undone, newest first.
-    pub fn labels_as_of(&self, mut labels: Vec<String>, events: &[Event]) -> Vec<String> {
+    /// change after the window undone, newest first. A label whose recorded history does
+    /// not explain its captured presence (the last event says `labeled` but the label is
+    /// gone, or `unlabeled` but it is set) changed without a recorded event: its history is
+    /// incomplete, so no timed window can say whether it was set, and it is returned in
+    /// `unsettled` instead of being guessed from the final state.
+    pub fn labels_as_of(&self, mut labels: Vec<String>, events: &[Event]) -> LabelsAsOf {
+        let mut last: std::collections::BTreeMap<String, bool> = std::collections::BTreeMap::new();
+        for e in events {
+            let Some(l) = e.label.as_ref().map(|l| l.to_lowercase()) else { continue };
+            match e.event.as_deref() {
+                Some("labeled") => last.insert(l, true),
+                Some("unlabeled") => last.insert(l, false),
+                _ => None,
+            };
+        }
+        let unsettled: Vec<String> = last.into_iter().filter(|(l, set)| labels.contains(l) != *set).map(|(l, _)| l).collect();
         for e in events.iter().rev() {
             let Some(t) = e.created_at else { continue };
             if t <= self.as_of {
@@ -484,7 +506,8 @@ impl<'a> Case<'a> {
                 _ => {}
             }
         }
-        labels
+        labels.retain(|l| !unsettled.contains(l));
+        LabelsAsOf { labels, unsettled }
     }
 
     /// Events of these kinds inside the window, oldest first.

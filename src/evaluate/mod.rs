@@ -215,8 +215,22 @@ pub fn common(id: &str) -> Verdict {
     verdict("common", COMMON, id)
 }
 
-/// Deleted target, under the `deleted_target` policy.
+/// A verdict that rests on an observation without a time (a 404 at capture, a label
+/// missing at capture, a field's final value): it settles the `snapshot` window only. A
+/// timed window cannot borrow it; there the answer is `history_missing`, saying why.
+pub fn undated(case: &Case, v: Verdict, what: &str) -> Verdict {
+    if case.window.is_snapshot() {
+        return v;
+    }
+    common("history_missing").resolved(v.target_resolved).note(format!("{what} at capture, and no history says when; only the snapshot window can use it"))
+}
+
+/// Deleted target, under the `deleted_target` policy (snapshot window only: a 404 carries
+/// no time).
 pub fn deleted(case: &Case, status: u16) -> Verdict {
+    if !case.window.is_snapshot() {
+        return undated(case, common("target_deleted"), &format!("the target answered {status}")).detail("http_status", status);
+    }
     let mut v = common("target_deleted").detail("http_status", status);
     v.status = case.policy.deleted_target.status();
     if v.status == Status::Rejected {

@@ -99,7 +99,9 @@ impl AddComment {
         let look = case.lookup(&format!("issues/comments/{id}"));
         match &look {
             Lookup::Found(v) => return Ok(((*v).clone(), Comment::from(v))),
-            Lookup::Gone(_) => return Err(AddComment.row("deleted").detail("comment_id", id)),
+            Lookup::Gone(s) => {
+                return Err(crate::evaluate::undated(case, AddComment.row("deleted"), &format!("the comment answered {s}")).detail("comment_id", id))
+            }
             Lookup::Failed(_) => return Err(missing(case, &look)),
             Lookup::NotCaptured => {}
         }

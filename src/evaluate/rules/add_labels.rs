@@ -100,7 +100,7 @@ impl Rule for AddLabels {
         if added.is_empty() {
             return common("missing_execution_state").note("no record of which labels were added");
         }
-        let (labels, activity, closed) = match labels_at(case, n) {
+        let (labels, activity, closed) = match labels_at(case, n, &added) {
             Ok(x) => x,
             Err(v) => return v,
         };
@@ -140,7 +140,11 @@ impl Rule for AddLabels {
 /// The label set (lower case) as of the window's end, the target's activity, and whether
 /// it was closed then. The set comes from `issues/N/labels`, else the issue's or PR's own
 /// `labels`; windows before capture undo later `labeled`/`unlabeled` events.
-pub fn labels_at(case: &Case, n: i64) -> Result<(Vec<String>, std::rc::Rc<crate::evaluate::case::Activity>, bool), Verdict> {
+///
+/// `relevant` are the labels the output touched: one of them whose history cannot be
+/// settled in a timed window (see [`Case::labels_as_of`]) makes the answer
+/// `history_missing`, never the final state.
+pub fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String>, std::rc::Rc<crate::evaluate::case::Activity>, bool), Verdict> {
     let issue_look = case.lookup(&format!("issues/{n}"));
     let pull_look = case.lookup(&format!("pulls/{n}"));
     let labels_look = case.lookup(&format!("issues/{n}/labels"));
@@ -166,7 +170,18 @@ pub fn labels_at(case: &Case, n: i64) -> Result<(Vec<String>, std::rc::Rc<crate:
         final_labels
     } else {
         match &activity.events {
-            Some(evs) => case.labels_as_of(final_labels, evs),
+            Some(evs) => {
+                let at = case.labels_as_of(final_labels, evs);
+                let unsettled: Vec<&String> = at.unsettled.iter().filter(|l| relevant.contains(l)).collect();
+                if !unsettled.is_empty() {
+                    let names: Vec<&str> = unsettled.iter().map(|l| l.as_str()).collect();
+                    return Err(common("history_missing").resolved(true).detail("labels_unsettled", names.clone()).note(format!(
+                        "the recorded label events do not explain the captured labels ({}): a change was not recorded, so when it happened is unknown",
+                        names.join(", ")
+                    )));
+                }
+                at.labels
+            }
             None => return Err(common("history_missing").resolved(true).note("no labeled/unlabeled events captured")),
         }
     };

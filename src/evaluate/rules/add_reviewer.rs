@@ -139,9 +139,6 @@ impl Rule for AddReviewer {
         if !activity.any_read() {
             return common("target_not_captured").note("neither the PR's reviews nor its timeline were captured");
         }
-        if let Some(v) = capture_problem(&activity) {
-            return v;
-        }
         let is_req = |a: &crate::evaluate::case::Act| a.actor.login.as_ref().is_some_and(|l| users.contains(&l.to_lowercase()));
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b).detail("requested", users.clone()).detail("requested_teams", teams.clone());
@@ -160,6 +157,11 @@ impl Rule for AddReviewer {
                         .note("a review by someone not requested by name; team membership is not captured"),
                 );
             }
+        }
+        // From here on the answer rests on what did not happen: every source a review,
+        // comment or removal could be in must have been read.
+        if let Some(v) = capture_problem(&activity, &["reviews", "timeline", "events", "comments"]) {
+            return v;
         }
         // Still requested?
         let still = match case.lookup(&format!("pulls/{n}/requested_reviewers")) {

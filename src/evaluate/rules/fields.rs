@@ -130,7 +130,11 @@ pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, event
             }
             "labels" => {
                 let l: Vec<String> = now.get("labels").and_then(names).unwrap_or_default();
-                let mut at = case.labels_as_of(l, evs);
+                let at = case.labels_as_of(l, evs);
+                if !at.unsettled.is_empty() {
+                    return Err("history_incomplete");
+                }
+                let mut at = at.labels;
                 at.sort();
                 now.insert("labels".into(), json!(at));
             }

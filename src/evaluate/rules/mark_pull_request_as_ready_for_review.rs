@@ -106,7 +106,7 @@ impl Rule for MarkReady {
                 super::missing(case, &look)
             };
         };
-        if let Some(v) = capture_problem(&activity) {
+        if let Some(v) = capture_problem(&activity, &["reviews", "timeline", "events"]) {
             return v;
         }
         let pr = PullRequest::from(body);

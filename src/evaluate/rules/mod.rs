@@ -164,12 +164,17 @@ pub fn pull_state(case: &Case, n: i64) -> Result<PullState, Verdict> {
     Ok(PullState { pr, activity, lc })
 }
 
-/// An activity source whose capture failed: the decision cannot rest on "no activity".
-pub fn capture_problem(a: &Activity) -> Option<Verdict> {
-    if a.failed.is_empty() {
+/// A failed capture among the activity sources a decision reads (`relevant`: the lists'
+/// last path segments, such as `reviews` or `timeline`): the decision cannot rest on "no
+/// activity" there. A failed source the decision does not read (a PR's reactions, for a
+/// review request) blocks nothing; call this only once positive evidence has been looked
+/// for, since what was found stands whatever else failed.
+pub fn capture_problem(a: &Activity, relevant: &[&str]) -> Option<Verdict> {
+    let failed: Vec<&(String, u16)> = a.failed.iter().filter(|(p, _)| p.rsplit('/').next().is_some_and(|last| relevant.contains(&last))).collect();
+    if failed.is_empty() {
         return None;
     }
-    let paths: Vec<String> = a.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
+    let paths: Vec<String> = failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
     Some(common("capture_failed").resolved(true).note(format!("activity capture failed: {}", paths.join(", "))))
 }
 

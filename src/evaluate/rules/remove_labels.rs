@@ -95,7 +95,7 @@ impl Rule for RemoveLabels {
         if gone.is_empty() {
             return common("missing_execution_state").note("no record of which labels were removed");
         }
-        let (labels, activity, _) = match labels_at(case, n) {
+        let (labels, activity, _) = match labels_at(case, n, &gone) {
             Ok(x) => x,
             Err(v) => return v,
         };

@@ -79,7 +79,8 @@ impl Rule for ReplaceLabel {
         }
         let added: Vec<String> = after.iter().filter(|l| !before.contains(l)).cloned().collect();
         let removed: Vec<String> = before.iter().filter(|l| !after.contains(l)).cloned().collect();
-        let (labels, activity, _) = match labels_at(case, n) {
+        let touched: Vec<String> = added.iter().chain(removed.iter()).cloned().collect();
+        let (labels, activity, _) = match labels_at(case, n, &touched) {
             Ok(x) => x,
             Err(v) => return v,
         };

@@ -85,7 +85,7 @@ impl Rule for UpdateRelease {
         let look = case.lookup(&format!("releases/{id}"));
         let rel = match &look {
             Lookup::Found(v) => *v,
-            Lookup::Gone(_) => return self.row("deleted").detail("release_id", id),
+            Lookup::Gone(s) => return crate::evaluate::undated(case, self.row("deleted"), &format!("the release answered {s}")).detail("release_id", id),
             other => return super::missing(case, other),
         };
         let Some(after) = case.output.after() else { return common("missing_execution_state").resolved(true).note("no after state recorded") };
