@@ -38,6 +38,14 @@ pub struct Policy {
     /// always treats the identity the output was written as (and the created object's
     /// author) as the workflow's own.
     pub triggering_actor_is_workflow: bool,
+    /// Seed 000 §6: a signal counts when it comes from someone other than the workflow. A
+    /// merge or close by the workflow's own identity of what it created (auto-merge, a
+    /// report issue closed by the next run) is therefore no response from the repository:
+    /// by default (`false`) it is `ignored`/weak under a `*_by_workflow` signal, in every
+    /// rule alike. `true` counts it in its direction (merged accepted, closed as its reason
+    /// says) at weak strength.
+    #[serde(default)]
+    pub own_act_counts: bool,
     /// close_issue closed by a stale or lifecycle bot: "accepted_weak or ignored".
     /// Default `accepted` (with weak evidence: it counts only in the sticky rate).
     pub lifecycle_close: Choice,
@@ -118,6 +126,7 @@ impl Default for Policy {
             bot_closed_not_planned: Choice::Ignored,
             comment_without_response: Choice::Ignored,
             triggering_actor_is_workflow: false,
+            own_act_counts: false,
             lifecycle_close: Choice::Accepted,
             metadata_changed: Choice::Rejected,
             closed_after_unassignment: Choice::Ignored,

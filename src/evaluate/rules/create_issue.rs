@@ -96,7 +96,7 @@ const ROWS: &[Row] = &[
         strength: E::Weak,
         signal: "issue_closed_by_workflow",
         seed: "§6: a signal counts when it comes from someone other than the workflow",
-        policy: None,
+        policy: Some("own_act_counts"),
     },
     Row {
         id: "close_reason_missing",
@@ -129,6 +129,19 @@ const ROWS: &[Row] = &[
 
 const TRIAGE_EVENTS: &[&str] = &["assigned", "labeled", "milestoned", "connected"];
 const LINK_EVENTS: &[&str] = &["cross-referenced", "referenced"];
+
+impl CreateIssue {
+    /// The row a close with this reason gives.
+    fn by_reason(&self, reason: Option<&str>, by_commit: bool) -> Verdict {
+        match reason {
+            Some("completed") => self.row("closed_completed"),
+            Some("not_planned") => self.row("closed_not_planned"),
+            Some("duplicate") => self.row("closed_duplicate"),
+            _ if by_commit => self.row("closed_by_change"),
+            _ => self.row("close_reason_missing"),
+        }
+    }
+}
 
 impl Rule for CreateIssue {
     fn output_type(&self) -> &'static str {
@@ -172,15 +185,9 @@ impl Rule for CreateIssue {
                         v
                     }
                 }
-                ActorClass::SameWorkflow => self.row("closed_by_workflow"),
+                ActorClass::SameWorkflow => super::own_act(&case, self.by_reason(reason, lc.closed_by_commit), self.row("closed_by_workflow")),
                 _ => {
-                    let v = match reason {
-                        Some("completed") => self.row("closed_completed"),
-                        Some("not_planned") => self.row("closed_not_planned"),
-                        Some("duplicate") => self.row("closed_duplicate"),
-                        _ if lc.closed_by_commit => self.row("closed_by_change"),
-                        _ => self.row("close_reason_missing"),
-                    };
+                    let v = self.by_reason(reason, lc.closed_by_commit);
                     if closer == ActorClass::Unknown && v.status != S::Unknown {
                         v.confidence(Confidence::Medium).note("who closed it was not captured; the recorded reason is taken as the decision")
                     } else {

@@ -41,6 +41,24 @@ const ROWS: &[Row] = &[
         policy: None,
     },
     Row {
+        id: "merged_by_workflow",
+        when: "Merged by the workflow's own identity",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "pull_request_merged_by_workflow",
+        seed: "§6: a signal counts when it comes from someone other than the workflow",
+        policy: Some("own_act_counts"),
+    },
+    Row {
+        id: "closed_by_workflow",
+        when: "Closed unmerged by the workflow's own identity",
+        status: S::Ignored,
+        strength: E::Weak,
+        signal: "pull_request_closed_by_workflow",
+        seed: "§6: a signal counts when it comes from someone other than the workflow",
+        policy: Some("own_act_counts"),
+    },
+    Row {
         id: "reverted",
         when: "Merged, then reverted inside the window (within durability_hours of the merge)",
         status: S::Rejected,
@@ -152,9 +170,18 @@ impl Rule for CreatePullRequest {
                     .detail("merged_at", lc.merged_at.map(|t| crate::time::format(&t)));
             }
             let class = case.actors.classify(&lc.merger);
-            self.row("merged").at(lc.merged_at).detail("merged", true).detail("merged_by", lc.merger.login.clone()).detail("merged_by_type", class.as_str())
+            let v = match class {
+                ActorClass::SameWorkflow => super::own_act(&case, self.row("merged"), self.row("merged_by_workflow")),
+                _ => self.row("merged"),
+            };
+            v.at(lc.merged_at).detail("merged", true).detail("merged_by", lc.merger.login.clone()).detail("merged_by_type", class.as_str())
         } else if lc.closed {
-            self.row("closed_unmerged").at(lc.closed_at).detail("merged", false).detail("closed_by", lc.closer.login.clone())
+            let class = case.actors.classify(&lc.closer);
+            let v = match class {
+                ActorClass::SameWorkflow => super::own_act(&case, self.row("closed_unmerged"), self.row("closed_by_workflow")),
+                _ => self.row("closed_unmerged"),
+            };
+            v.at(lc.closed_at).detail("merged", false).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", class.as_str())
         } else {
             if !activity.failed.is_empty() {
                 let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();

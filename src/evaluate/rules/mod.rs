@@ -178,6 +178,19 @@ pub fn capture_problem(a: &Activity, relevant: &[&str]) -> Option<Verdict> {
     Some(common("capture_failed").resolved(true).note(format!("activity capture failed: {}", paths.join(", "))))
 }
 
+/// A merge or close by the workflow's own identity of what it created, decided the same
+/// way in every rule (policy `own_act_counts`, seed 000 §6): `counted` (the verdict the act
+/// would give coming from anyone else) at weak strength when the policy counts it, else
+/// `by_workflow` (an `ignored`/weak row).
+pub fn own_act(case: &Case, counted: Verdict, by_workflow: Verdict) -> Verdict {
+    let v = if case.policy.own_act_counts {
+        counted.strength(super::outcome::EvidenceStrength::Weak).note("done by the workflow's own identity: counted at weak strength (policy own_act_counts)")
+    } else {
+        by_workflow
+    };
+    v.detail("acted_by_workflow", true)
+}
+
 /// The first act inside the window by a visible non-bot actor that matches.
 pub fn person_act<'b>(case: &Case, a: &'b Activity, f: impl Fn(&Act) -> bool) -> Option<&'b Act> {
     case.inside(a).find(|x| x.class == ActorClass::VisibleNonBot && f(x))
