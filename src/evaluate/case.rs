@@ -357,6 +357,11 @@ impl<'a> Case<'a> {
 
     /// Lifecycle as of the window's end. `Err` names what is missing.
     pub fn lifecycle(&self, f: &Final, events: Option<&[Event]>) -> Result<Lifecycle, &'static str> {
+        // An open object carries no close or merge; one that does contradicts itself, and
+        // no window can be judged from it.
+        if f.state.as_deref() == Some("open") && (f.merged == Some(true) || f.merged_at.is_some() || f.closed_at.is_some()) {
+            return Err("state_inconsistent");
+        }
         // Used for the snapshot window only, where an undated event still happened
         // before capture.
         let last_close = |evs: &[Event], until: Instant| -> Option<Event> {

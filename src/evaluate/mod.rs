@@ -68,6 +68,12 @@ pub trait Rule: Sync + Send {
         true
     }
 
+    /// Whether the verdict is dated at the action itself (the agent's own merge standing):
+    /// then a decision dated at T is expected, not a contradiction.
+    fn dated_at_action(&self) -> bool {
+        false
+    }
+
     /// Types with no repository outcome at all: skipped whatever the window.
     fn skips(&self) -> bool {
         false
@@ -143,6 +149,15 @@ pub const COMMON: &[Row] = &[
         status: Status::Unknown,
         strength: EvidenceStrength::None,
         signal: "history_missing",
+        seed: "",
+        policy: None,
+    },
+    Row {
+        id: "inconsistent_state",
+        when: "The captured body contradicts itself (open but merged or closed; a decision dated at or before the action)",
+        status: Status::Unknown,
+        strength: EvidenceStrength::None,
+        signal: "inconsistent_state",
         seed: "",
         policy: None,
     },
@@ -314,6 +329,19 @@ impl Evaluation<'_> {
         self.judge(rule, &mut case)
     }
 
+    /// The latest time any capture of the output's target (the object and its activity
+    /// lists) was taken: the line's own `captured_at`, else the snapshot's. `None` when
+    /// none is captured.
+    fn target_seen_at(&self, o: &SafeOutput) -> Option<Instant> {
+        let (repo, n) = (o.target_repo.as_deref()?, o.target_number?);
+        const TAILS: &[&str] = &["issues/{n}", "pulls/{n}", "issues/{n}/timeline", "issues/{n}/events", "issues/{n}/comments", "pulls/{n}/reviews", "pulls/{n}/comments", "pulls/{n}/commits"];
+        TAILS
+            .iter()
+            .filter_map(|t| self.index.get(&crate::snapshot::paths::rest(repo, &t.replace("{n}", &n.to_string()))))
+            .map(|e| e.captured_at.unwrap_or(self.captured_at))
+            .max()
+    }
+
     fn judge(&self, rule: Option<&dyn Rule>, case: &mut Case) -> (Verdict, Option<Instant>) {
         let o = case.output;
         // System outputs carry their own meaning whether or not they ran.
@@ -346,9 +374,27 @@ impl Evaluation<'_> {
                 let v = common("window_not_observable").detail("window_end", time::format(&end));
                 return (v, Some(end));
             }
+            // A line's own captured_at overrides the snapshot's: when every capture of the
+            // target was taken before the window's end, the window is not observable either.
+            if let Some(seen) = self.target_seen_at(o).filter(|seen| end > *seen) {
+                let v = common("window_not_observable").detail("window_end", time::format(&end)).detail("target_captured_at", time::format(&seen));
+                return (v, Some(end));
+            }
             case.as_of = end;
         }
         let mut v = rule.evaluate(case);
+        // Only what happened strictly after T is a response; a decision dated at or before
+        // the action (a body whose times contradict each other) is no evidence either way.
+        if let (Some(t0), Some(at), Status::Accepted | Status::Rejected) = (case.t0, v.decided_at, v.status) {
+            if at < t0 || (at == t0 && !rule.dated_at_action()) {
+                let dated = time::format(&at);
+                v = common("inconsistent_state")
+                    .resolved(v.target_resolved)
+                    .detail("decided_at", dated.clone())
+                    .detail("signal_not_used", v.signal)
+                    .note(format!("`{}` is dated {dated}, not after the action ({}): no response can be", v.signal, time::format(&t0)));
+            }
+        }
         if case.t0.is_none() {
             v.notes.push("action time unknown: all recorded activity before capture counted".into());
             if v.confidence == Confidence::High {

@@ -24,8 +24,10 @@ pub fn fixture(rel: &str) -> PathBuf {
 pub fn evaluate_case(case: &Value, windows: &[Window]) -> Vec<Outcome> {
     let mut caps = Vec::new();
     let empty = serde_json::Map::new();
+    // A capture's own time, per path (a cassette line's `captured_at`).
+    let seen = |path: &str| case.get("captured_at_per_path").and_then(|m| m.get(path)).and_then(Value::as_str).and_then(hindsight::time::parse);
     for (path, body) in case.get("responses").and_then(Value::as_object).unwrap_or(&empty) {
-        caps.push((format!("repos/{REPO}/{path}"), 1, 200u16, None, body.to_string()));
+        caps.push((format!("repos/{REPO}/{path}"), 1, 200u16, seen(path), body.to_string()));
     }
     for (path, body) in case.get("responses_graphql").and_then(Value::as_object).unwrap_or(&empty) {
         caps.push((format!("graphql/repos/{REPO}/{path}"), 1, 200u16, None, body.to_string()));

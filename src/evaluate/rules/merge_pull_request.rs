@@ -50,6 +50,9 @@ impl Rule for MergePullRequest {
     fn human_check(&self) -> &'static str {
         "Did the merge the agent made stand?"
     }
+    fn dated_at_action(&self) -> bool {
+        true
+    }
     fn rows(&self) -> &'static [Row] {
         ROWS
     }

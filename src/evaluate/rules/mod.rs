@@ -225,6 +225,7 @@ pub fn challenge<'b>(case: &Case, a: &'b Activity) -> Option<&'b Act> {
 pub fn no_history(why: &str) -> Verdict {
     match why {
         "state_missing" => common("target_not_captured").note("the target's state field was not captured"),
+        "state_inconsistent" => common("inconsistent_state").note("the target is `open` but carries a merge or close time"),
         _ => common("history_missing").note(format!("cannot rebuild the state as of the window's end: {why}")),
     }
 }
