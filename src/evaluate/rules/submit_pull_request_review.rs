@@ -27,9 +27,14 @@ use crate::json::int_at;
 use crate::snapshot::github::{list, Review};
 use crate::time::Instant;
 
+/// The review's id, wherever the artifacts recorded it: the manifest's metadata, a
+/// normalized record's `expected_state.review_id`, the request's `review_id`, or the
+/// `#pullrequestreview-<id>` fragment of the item's URL.
 fn review_id(case: &Case) -> Option<i64> {
     let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-    case.output.expected().get("metadata.review_id").and_then(crate::json::as_int).or(int_at(&p, "review_id"))
+    let e = case.output.expected();
+    let from_url = case.output.target_url.as_deref().and_then(|u| u.split_once("#pullrequestreview-")).and_then(|(_, id)| id.trim().parse().ok());
+    e.get("metadata.review_id").and_then(crate::json::as_int).or_else(|| int_at(&e, "review_id")).or(int_at(&p, "review_id")).or(from_url)
 }
 
 fn find_review(case: &Case, n: i64, id: i64) -> Result<Option<Review>, Verdict> {
