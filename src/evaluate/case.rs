@@ -160,9 +160,17 @@ impl<'a> Case<'a> {
         self.output.target_repo.as_deref()
     }
 
+    /// A path of the target's repository. One not captured in a repository that itself
+    /// answered 404/410 (deleted, or private to the capture) is gone with it.
     pub fn lookup(&self, tail: &str) -> Lookup<'a> {
         let Some(repo) = self.repo() else { return Lookup::NotCaptured };
-        self.lookup_path(&crate::snapshot::paths::rest(repo, tail))
+        match self.lookup_path(&crate::snapshot::paths::rest(repo, tail)) {
+            Lookup::NotCaptured => match self.index.get(&format!("repos/{repo}")) {
+                Some(e) if e.gone() => Lookup::Gone(e.status),
+                _ => Lookup::NotCaptured,
+            },
+            found => found,
+        }
     }
 
     /// A GraphQL capture of this repository: `graphql/repos/OWNER/REPO/<tail>`.
@@ -258,7 +266,7 @@ impl<'a> Case<'a> {
         for tail in [format!("issues/{n}/timeline"), format!("issues/{n}/events")] {
             match self.lookup(&tail) {
                 Lookup::Found(v) => {
-                    let evs = list(v, Event::from);
+                    let evs = crate::snapshot::github::events(v);
                     let all = events.get_or_insert_with(Vec::new);
                     for e in evs {
                         // The two sources overlap; an event with the same id counts once.
@@ -284,6 +292,7 @@ impl<'a> Case<'a> {
                     "commented" => listed(format!("issues/{n}/comments")),
                     "reviewed" => pull && listed(format!("pulls/{n}/reviews")),
                     "committed" => pull && listed(format!("pulls/{n}/commits")),
+                    "line-commented" => pull && listed(format!("pulls/{n}/comments")),
                     _ => false,
                 };
                 if dup {
@@ -293,6 +302,7 @@ impl<'a> Case<'a> {
                     "commented" => ActKind::Comment,
                     "reviewed" => ActKind::Review(e.review_state.clone().unwrap_or_default()),
                     "committed" => ActKind::Commit,
+                    "line-commented" => ActKind::ReviewComment,
                     _ => ActKind::Event(kind),
                 };
                 let detail = e.label.clone().or(e.assignee.clone()).or(e.source_number.map(|n| n.to_string()));

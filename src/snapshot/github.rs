@@ -283,6 +283,28 @@ impl Reaction {
     }
 }
 
+/// The events of a timeline or events list. A `line-commented` (or `commit-commented`)
+/// timeline item has no actor or time of its own: it holds the review comments it stands
+/// for under `comments`, and each becomes an event of that kind with the comment's author,
+/// time and id, so none is lost.
+pub fn events(v: &Value) -> Vec<Event> {
+    let Some(items) = v.as_array() else { return Vec::new() };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        match (str_at(item, "event"), item.get("comments").and_then(Value::as_array)) {
+            (Some(kind @ ("line-commented" | "commit-commented")), Some(comments)) => {
+                for c in comments {
+                    let mut e = Event::from(c);
+                    e.event = Some(kind.to_string());
+                    out.push(e);
+                }
+            }
+            _ => out.push(Event::from(item)),
+        }
+    }
+    out
+}
+
 /// Elements of a list body; a non-array body gives an empty list.
 pub fn list<T>(v: &Value, f: fn(&Value) -> T) -> Vec<T> {
     v.as_array().map(|a| a.iter().map(f).collect()).unwrap_or_default()

@@ -2,7 +2,7 @@
 //! `github.rs`; these tables are a flat, queryable copy, and `responses` keeps every body
 //! verbatim so nothing in the input is lost.
 
-use super::github::{list, Comment, Commit, Event, Issue, PullRequest, Reaction, Review};
+use super::github::{list, Comment, Commit, Issue, PullRequest, Reaction, Review};
 use super::paths::{self, Resource};
 use super::Capture;
 use crate::table::{b, i, ob, oi, os, s, t, Kind, Table};
@@ -288,7 +288,7 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             }
             Resource::IssueEvents(n) | Resource::IssueTimeline(n) => {
                 let source = if path.ends_with("/timeline") { "timeline" } else { "events" };
-                for (pos, ev) in list(v, Event::from).into_iter().enumerate().map(|(i, e)| (i + offset, e)) {
+                for (pos, ev) in crate::snapshot::github::events(v).into_iter().enumerate().map(|(i, e)| (i + offset, e)) {
                     events.push(vec![
                         s(&repo),
                         i(n),

@@ -39,6 +39,9 @@ pub fn evaluate_case(case: &Value, windows: &[Window]) -> Vec<Outcome> {
         let s = status.as_u64().expect("error status") as u16;
         caps.push((format!("repos/{REPO}/{path}"), 1, s, None, "{\"message\":\"error\"}".to_string()));
     }
+    for (path, status) in case.get("global_errors").and_then(Value::as_object).unwrap_or(&empty) {
+        caps.push((path.clone(), 1, status.as_u64().expect("error status") as u16, None, "{\"message\":\"Not Found\"}".to_string()));
+    }
     let index = SnapshotIndex::build(caps);
     let captured_at = hindsight::time::parse(case.get("captured_at").and_then(Value::as_str).unwrap_or(CAPTURED_AT)).expect("captured_at");
     let mut policy = Policy::default().to_json();

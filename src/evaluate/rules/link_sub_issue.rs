@@ -120,7 +120,7 @@ impl Rule for LinkSubIssue {
         }
         let events = [format!("issues/{parent}/timeline"), format!("issues/{child}/timeline"), format!("issues/{parent}/events")];
         let remover =
-            events.iter().filter_map(|p| case.lookup(p).found()).flat_map(|v| crate::snapshot::github::list(v, crate::snapshot::github::Event::from)).find(
+            events.iter().filter_map(|p| case.lookup(p).found()).flat_map(crate::snapshot::github::events).find(
                 |e| {
                     matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed"))
                         && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
