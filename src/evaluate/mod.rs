@@ -333,13 +333,41 @@ impl Evaluation<'_> {
     /// lists) was taken: the line's own `captured_at`, else the snapshot's. `None` when
     /// none is captured.
     fn target_seen_at(&self, o: &SafeOutput) -> Option<Instant> {
-        let (repo, n) = (o.target_repo.as_deref()?, o.target_number?);
+        self.target_entries(o).into_iter().map(|(_, e)| e.captured_at.unwrap_or(self.captured_at)).max()
+    }
+
+    /// The captures of the output's target: the object and its activity lists.
+    fn target_entries(&self, o: &SafeOutput) -> Vec<(String, &crate::snapshot::Entry)> {
         const TAILS: &[&str] = &["issues/{n}", "pulls/{n}", "issues/{n}/timeline", "issues/{n}/events", "issues/{n}/comments", "pulls/{n}/reviews", "pulls/{n}/comments", "pulls/{n}/commits"];
+        let (Some(repo), Some(n)) = (o.target_repo.as_deref(), o.target_number) else { return Vec::new() };
         TAILS
             .iter()
-            .filter_map(|t| self.index.get(&crate::snapshot::paths::rest(repo, &t.replace("{n}", &n.to_string()))))
-            .map(|e| e.captured_at.unwrap_or(self.captured_at))
-            .max()
+            .filter_map(|t| {
+                let tail = t.replace("{n}", &n.to_string());
+                self.index.get(&crate::snapshot::paths::rest(repo, &tail)).map(|e| (tail, e))
+            })
+            .collect()
+    }
+
+    /// Where the target's evidence came from, when that is not simply "its own path, as of
+    /// the snapshot": captures with their own `captured_at`, and copies derived from other
+    /// captures (a repository-wide list, an issue-shaped PR, search results).
+    fn provenance(&self, o: &SafeOutput) -> Option<serde_json::Value> {
+        let rows: Vec<serde_json::Value> = self
+            .target_entries(o)
+            .into_iter()
+            .filter(|(_, e)| e.captured_at.is_some() || e.derived_from.is_some())
+            .map(|(tail, e)| {
+                let mut m = serde_json::Map::new();
+                m.insert("path".into(), tail.into());
+                m.insert("captured_at".into(), e.captured_at.map(|t| time::format(&t)).into());
+                if let Some(f) = &e.derived_from {
+                    m.insert("derived_from".into(), f.clone().into());
+                }
+                serde_json::Value::Object(m)
+            })
+            .collect();
+        (!rows.is_empty()).then_some(serde_json::Value::Array(rows))
     }
 
     fn judge(&self, rule: Option<&dyn Rule>, case: &mut Case) -> (Verdict, Option<Instant>) {
@@ -383,6 +411,9 @@ impl Evaluation<'_> {
             case.as_of = end;
         }
         let mut v = rule.evaluate(case);
+        if let Some(p) = self.provenance(o) {
+            v = v.detail("evidence", p);
+        }
         // Only what happened strictly after T is a response; a decision dated at or before
         // the action (a body whose times contradict each other) is no evidence either way.
         if let (Some(t0), Some(at), Status::Accepted | Status::Rejected) = (case.t0, v.decided_at, v.status) {

@@ -4,6 +4,7 @@
 //! Reading never fails a whole file for one odd line: a line that is not a usable response
 //! goes to quarantine with its file, line and reason, and the rest is read.
 
+pub mod derive;
 pub mod github;
 pub mod graphql;
 pub mod paths;
@@ -294,6 +295,9 @@ pub struct Entry {
     pub status: u16,
     pub body: Value,
     pub captured_at: Option<Instant>,
+    /// For an entry derived from another capture (a repository-wide list, an issue-shaped
+    /// PR, search results: see [`derive`]), that capture's path.
+    pub derived_from: Option<String>,
 }
 
 impl Entry {
@@ -348,9 +352,11 @@ impl SnapshotIndex {
                 } else {
                     bodies.swap_remove(0)
                 };
-                (path, Entry { status, body, captured_at })
+                (path, Entry { status, body, captured_at, derived_from: None })
             })
             .collect();
+        let mut entries = entries;
+        derive::add_derived(&mut entries);
         SnapshotIndex { entries, shared: None, reverts: Default::default() }
     }
 
