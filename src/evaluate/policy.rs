@@ -46,6 +46,13 @@ pub struct Policy {
     /// says) at weak strength.
     #[serde(default)]
     pub own_act_counts: bool,
+    /// An act whose actor was not captured (a close with `closed_by: null` and no event, a
+    /// label removed with no `unlabeled` event) is decided the same way in every rule: by
+    /// default (`false`) at most `medium` strength, with medium confidence, since who
+    /// decided is unknown. `true` keeps the strength the act would have from a visible
+    /// person.
+    #[serde(default)]
+    pub unattributed_full_strength: bool,
     /// close_issue closed by a stale or lifecycle bot: "accepted_weak or ignored".
     /// Default `accepted` (with weak evidence: it counts only in the sticky rate).
     pub lifecycle_close: Choice,
@@ -127,6 +134,7 @@ impl Default for Policy {
             comment_without_response: Choice::Ignored,
             triggering_actor_is_workflow: false,
             own_act_counts: false,
+            unattributed_full_strength: false,
             lifecycle_close: Choice::Accepted,
             metadata_changed: Choice::Rejected,
             closed_after_unassignment: Choice::Ignored,

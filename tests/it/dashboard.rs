@@ -19,9 +19,9 @@ use crate::support::{evaluate_case, ok, root, run};
 fn timeline_dataset(dir: &Path) {
     let t = "2026-01-01T00:00:00Z";
     let a = json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t},
-        "responses": {"pulls/1": {"state": "closed", "merged": true, "merged_at": "2026-01-02T06:00:00Z"}, "issues/1/events": []}});
+        "responses": {"pulls/1": {"state": "closed", "merged": true, "merged_at": "2026-01-02T06:00:00Z", "merged_by": {"login": "alice", "type": "User"}}, "issues/1/events": []}});
     let b = json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t},
-        "responses": {"pulls/1": {"title": "Fast path", "state": "closed", "merged": true, "merged_at": "2026-01-01T06:00:00Z"}, "issues/1/events": [],
+        "responses": {"pulls/1": {"title": "Fast path", "state": "closed", "merged": true, "merged_at": "2026-01-01T06:00:00Z", "merged_by": {"login": "alice", "type": "User"}}, "issues/1/events": [],
                       "pulls/2": {"title": "Revert \"Fast path\"", "state": "closed", "merged": true, "merged_at": "2026-01-03T00:00:00Z"}}});
     let c = json!({"item": {"type": "create_issue", "number": 1, "timestamp": t},
         "responses": {"issues/1": {"state": "closed", "state_reason": "completed", "closed_at": "2026-01-05T04:00:00Z"},

@@ -14,12 +14,12 @@ use crate::support::evaluate_case;
 fn tiny_dataset(dir: &std::path::Path) {
     let t = "2026-01-01T00:00:00Z";
     let cases = [
-        json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t}, "responses": {"pulls/1": {"state": "closed", "merged": true}}}),
+        json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t}, "responses": {"pulls/1": {"state": "closed", "merged": true, "merged_by": {"login": "alice", "type": "User"}}}}),
         json!({"item": {"type": "add_labels", "number": 1, "labelsAdded": ["bug"]}, "responses": {"issues/1/labels": [{"name": "bug"}]}}),
         json!({"captured_at": "2026-01-02T00:00:00Z", "item": {"type": "create_pull_request", "number": 1, "timestamp": t}, "responses": {"pulls/1": {"state": "open"}, "pulls/1/reviews": []}}),
         json!({"item": {"type": "noop"}}),
         json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t}}),
-        json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t}, "responses": {"pulls/1": {"state": "closed", "merged": false}}}),
+        json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t}, "responses": {"pulls/1": {"state": "closed", "merged": false}, "issues/1/events": [{"event": "closed", "actor": {"login": "alice", "type": "User"}, "created_at": "2026-01-01T05:00:00Z"}]}}),
     ];
     let mut outcomes = Vec::new();
     for (i, c) in cases.iter().enumerate() {

@@ -19,7 +19,7 @@
 use super::{issue_final, missing, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Lookup};
-use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, Row, Rule, Verdict};
 use crate::json::names;
 use crate::snapshot::github::{Issue, PullRequest};
@@ -126,7 +126,7 @@ impl Rule for AddLabels {
             } else {
                 let v = self.row("removed");
                 if remover.is_none() {
-                    v.confidence(Confidence::Medium).note("who removed the labels was not captured")
+                    super::unattributed(case, v, "who removed the labels was not captured")
                 } else {
                     v
                 }

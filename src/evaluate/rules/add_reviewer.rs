@@ -22,7 +22,7 @@ use serde_json::Value;
 use super::{capture_problem, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{ActKind, Case, Lookup};
-use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, Row, Rule, Verdict};
 use crate::json::names;
 use crate::snapshot::github::PullRequest;
@@ -186,7 +186,7 @@ impl Rule for AddReviewer {
         match (still, removal) {
             (_, Some(e)) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => done(self.row("removed_by_person").at(e.created_at)),
             (_, Some(e)) => done(self.row("removed").at(e.created_at)),
-            (Some(false), None) => done(self.row("removed").confidence(Confidence::Medium).note("no longer requested; who removed it was not captured")),
+            (Some(false), None) => done(super::unattributed(case, self.row("removed"), "no longer requested; who removed it was not captured")),
             _ => done(self.row("pending")),
         }
     }

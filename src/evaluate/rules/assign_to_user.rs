@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::{issue_final, load_issue};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{ActKind, Case};
-use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, Row, Rule, Verdict};
 use crate::json::names;
 
@@ -152,7 +152,7 @@ impl Rule for AssignToUser {
             return done(match who {
                 Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => v.at(e.created_at).detail("removed_by", e.actor.login.clone()),
                 Some(e) => v.at(e.created_at).detail("removed_by", e.actor.login.clone()).note("removed by a bot"),
-                None => v.confidence(Confidence::Medium).note("who removed the assignment was not captured"),
+                None => super::unattributed(case, v, "who removed the assignment was not captured"),
             });
         }
         if lc.closed {
@@ -238,7 +238,7 @@ impl Rule for UnassignFromUser {
             return done(match who {
                 Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("reassigned_by_person").at(e.created_at),
                 Some(e) => self.row("reassigned").at(e.created_at),
-                None => self.row("reassigned").confidence(Confidence::Medium).note("who assigned them again was not captured"),
+                None => super::unattributed(case, self.row("reassigned"), "who assigned them again was not captured"),
             });
         }
         let closed = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).is_ok_and(|lc| lc.closed);

@@ -18,7 +18,7 @@
 use super::{challenge, issue_final, load_issue, no_history};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
-use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, Row, Rule, Verdict};
 
 pub struct CloseIssue;
@@ -109,7 +109,7 @@ impl Rule for CloseIssue {
                     self.row("reopened_by_person").at(e.created_at).detail("reopened_by", e.actor.login.clone())
                 }
                 Some(e) => self.row("reopened").at(e.created_at).detail("reopened_by", e.actor.login.clone()),
-                None => self.row("reopened").confidence(Confidence::Medium).note("open again; no reopened event captured"),
+                None => super::unattributed(case, self.row("reopened"), "open again; no reopened event captured"),
             });
         }
         if is_lifecycle_bot(lc.closer.login.as_deref()) {

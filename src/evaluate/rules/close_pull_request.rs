@@ -16,7 +16,7 @@
 use super::{challenge, pull_state, PullState};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
-use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, Row, Rule, Verdict};
 
 pub struct ClosePullRequest;
@@ -96,7 +96,7 @@ impl Rule for ClosePullRequest {
             return done(match reopen {
                 Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("reopened_by_person").at(e.created_at),
                 Some(e) => self.row("reopened").at(e.created_at),
-                None => self.row("reopened").confidence(Confidence::Medium).note("open again; no reopened event captured"),
+                None => super::unattributed(case, self.row("reopened"), "open again; no reopened event captured"),
             });
         }
         if let Some(a) = challenge(case, &activity) {

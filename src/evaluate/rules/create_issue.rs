@@ -189,7 +189,7 @@ impl Rule for CreateIssue {
                 _ => {
                     let v = self.by_reason(reason, lc.closed_by_commit);
                     if closer == ActorClass::Unknown && v.status != S::Unknown {
-                        v.confidence(Confidence::Medium).note("who closed it was not captured; the recorded reason is taken as the decision")
+                        super::unattributed(&case, v, "who closed it was not captured; the recorded reason is taken as the decision")
                     } else {
                         v
                     }

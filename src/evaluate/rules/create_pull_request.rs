@@ -172,6 +172,7 @@ impl Rule for CreatePullRequest {
             let class = case.actors.classify(&lc.merger);
             let v = match class {
                 ActorClass::SameWorkflow => super::own_act(&case, self.row("merged"), self.row("merged_by_workflow")),
+                ActorClass::Unknown => super::unattributed(&case, self.row("merged"), "who merged it was not captured"),
                 _ => self.row("merged"),
             };
             v.at(lc.merged_at).detail("merged", true).detail("merged_by", lc.merger.login.clone()).detail("merged_by_type", class.as_str())
@@ -179,6 +180,7 @@ impl Rule for CreatePullRequest {
             let class = case.actors.classify(&lc.closer);
             let v = match class {
                 ActorClass::SameWorkflow => super::own_act(&case, self.row("closed_unmerged"), self.row("closed_by_workflow")),
+                ActorClass::Unknown => super::unattributed(&case, self.row("closed_unmerged"), "who closed it was not captured"),
                 _ => self.row("closed_unmerged"),
             };
             v.at(lc.closed_at).detail("merged", false).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", class.as_str())

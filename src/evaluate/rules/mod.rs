@@ -191,6 +191,15 @@ pub fn own_act(case: &Case, counted: Verdict, by_workflow: Verdict) -> Verdict {
     v.detail("acted_by_workflow", true)
 }
 
+/// An act whose actor was not captured, decided the same way in every rule (policy
+/// `unattributed_full_strength`): at most medium strength and medium confidence by
+/// default, with `why` as the note.
+pub fn unattributed(case: &Case, v: Verdict, why: &str) -> Verdict {
+    use super::outcome::{Confidence, EvidenceStrength};
+    let v = if !case.policy.unattributed_full_strength && v.strength == EvidenceStrength::Strong { v.strength(EvidenceStrength::Medium) } else { v };
+    v.confidence(Confidence::Medium).note(why.to_string()).detail("actor_captured", false)
+}
+
 /// The first act inside the window by a visible non-bot actor that matches.
 pub fn person_act<'b>(case: &Case, a: &'b Activity, f: impl Fn(&Act) -> bool) -> Option<&'b Act> {
     case.inside(a).find(|x| x.class == ActorClass::VisibleNonBot && f(x))

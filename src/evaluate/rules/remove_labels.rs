@@ -15,7 +15,7 @@
 use super::add_labels::{label_changer, labels_at};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
-use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, Row, Rule, Verdict};
 use crate::json::names;
 
@@ -110,7 +110,7 @@ impl Rule for RemoveLabels {
             match who {
                 Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("readded_by_person").at(e.created_at),
                 Some(e) => self.row("readded").at(e.created_at),
-                None => self.row("readded").confidence(Confidence::Medium).note("who added them back was not captured"),
+                None => super::unattributed(case, self.row("readded"), "who added them back was not captured"),
             }
         };
         let (h, b) = case.count_actors(&activity);

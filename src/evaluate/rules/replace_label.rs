@@ -14,7 +14,7 @@
 use super::add_labels::{label_changer, labels_at};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
-use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, Row, Rule, Verdict};
 use crate::json::names;
 
@@ -97,7 +97,7 @@ impl Rule for ReplaceLabel {
             match who {
                 Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("reverted_by_person").at(e.created_at),
                 Some(e) => self.row("reverted").at(e.created_at),
-                None => self.row("reverted").confidence(Confidence::Medium).note("who undid it was not captured"),
+                None => super::unattributed(case, self.row("reverted"), "who undid it was not captured"),
             }
         };
         let (h, b) = case.count_actors(&activity);
