@@ -137,7 +137,12 @@ fn link(rec: &Value, text: &str, trace_id: &str, outputs: &[SafeOutput], prs: &[
         .iter()
         .filter_map(|k| Some((meta.get(*k)?, meta_text.as_ref().and_then(|m| m.get(k)))))
         // A numeric id as written: beyond 64 bits a float reading would change its digits.
-        .filter_map(|(v, raw)| v.as_str().map(str::to_string).or_else(|| v.is_number().then(|| raw.map(|r| r.get().to_string())).flatten()).or_else(|| as_int(v).map(|n| n.to_string())))
+        .filter_map(|(v, raw)| {
+            v.as_str()
+                .map(str::to_string)
+                .or_else(|| v.is_number().then(|| raw.map(|r| r.get().to_string())).flatten())
+                .or_else(|| as_int(v).map(|n| n.to_string()))
+        })
         .collect();
     for k in ["run_url", "workflow_run_url"] {
         if let Some(u) = str_at(&meta, k) {

@@ -283,3 +283,44 @@ pub fn splice(old: &str, new: &Value) -> String {
         _ => canonical(new),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// serde_json's limit, found by trying: 127 nested arrays or objects parse, 128 do not.
+    #[test]
+    fn max_depth_is_the_parsers() {
+        let arr = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let obj = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
+        for (n, ok) in [(MAX_DEPTH, true), (MAX_DEPTH + 1, false)] {
+            assert_eq!(serde_json::from_str::<Value>(&arr(n)).is_ok(), ok, "{n}");
+            assert_eq!(serde_json::from_str::<Value>(&obj(n)).is_ok(), ok, "{n}");
+            assert_eq!(too_deep(&obj(n)).is_none(), ok);
+        }
+        // Brackets inside strings do not count.
+        assert_eq!(nesting_depth(r#"{"a": "[[[{\"", "b": [1]}"#), 2);
+    }
+
+    #[test]
+    fn canonical_text_keeps_big_integers_and_equals_canonical_otherwise() {
+        for t in [r#"{"b": [1, 2.0, -0, 1e5, null], "a": "é\n", "c": {"z": true, "y": -12}}"#, r#"{"k": 1, "k": 2}"#, "18446744073709551615"] {
+            assert_eq!(canonical_text(t).unwrap(), canonical(&serde_json::from_str(t).unwrap()), "{t}");
+        }
+        assert_eq!(
+            canonical_text(r#"{"z": 18446744073709551616, "a": -99999999999999999999}"#).unwrap(),
+            r#"{"a":-99999999999999999999,"z":18446744073709551616}"#
+        );
+    }
+
+    #[test]
+    fn splice_keeps_order_and_digits_of_what_did_not_change() {
+        let old = r#"{"z": 18446744073709551616, "m": {"y": 1, "x": [1, 2]}, "gone": 0}"#;
+        let mut new: Value = serde_json::from_str(old).unwrap();
+        new["m"]["w"] = Value::from(3);
+        new["m"]["y"] = Value::from(2);
+        new["a"] = Value::from("added");
+        new.as_object_mut().unwrap().remove("gone");
+        assert_eq!(splice(old, &new), r#"{"z":18446744073709551616,"m":{"y":2,"x":[1, 2],"w":3},"a":"added"}"#);
+    }
+}

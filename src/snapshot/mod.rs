@@ -177,6 +177,11 @@ struct Line<'a> {
 }
 
 fn read_cassette(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mut Vec<Quarantined>) -> Result<InputFile> {
+    read_cassette_in_blocks(root, p, runs, quarantined, BLOCK_BYTES)
+}
+
+/// `read_cassette` with blocks of `block_bytes` (small in tests, so lines span blocks).
+fn read_cassette_in_blocks(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mut Vec<Quarantined>, block_bytes: usize) -> Result<InputFile> {
     use sha2::Digest;
     use std::io::Read;
     let mut f = crate::inputs::open_regular(p)?;
@@ -185,7 +190,8 @@ fn read_cassette(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mu
     let (mut size, mut records, mut lineno) = (0u64, 0usize, 1usize);
     // Where in the file the buffer starts.
     let mut offset = 0u64;
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK_BYTES + (1 << 20));
+    let read_bytes = (1 << 20).min(block_bytes);
+    let mut buf: Vec<u8> = Vec::with_capacity(block_bytes + read_bytes);
     let mut eof = false;
     while !eof || !buf.is_empty() {
         // Fill to a block, then cut after the last line end (a longer line grows the block).
@@ -195,13 +201,13 @@ fn read_cassette(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mu
         let mut scanned = buf.len();
         while !eof && cut.is_none() {
             let start = buf.len();
-            buf.resize(start + (1 << 20).max(BLOCK_BYTES.saturating_sub(start)), 0);
+            buf.resize(start + read_bytes.max(block_bytes.saturating_sub(start)), 0);
             let n = f.read(&mut buf[start..]).map_err(|e| Error::io(p, e))?;
             buf.truncate(start + n);
             hasher.update(&buf[start..]);
             size += n as u64;
             eof = n == 0;
-            if buf.len() >= BLOCK_BYTES {
+            if buf.len() >= block_bytes {
                 cut = last_line_end(&buf, scanned);
                 scanned = buf.len();
             }
@@ -416,5 +422,35 @@ impl SnapshotIndex {
     pub fn with_shared(mut self, shared: Option<std::sync::Arc<SnapshotIndex>>) -> Self {
         self.shared = shared;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines several blocks long, between short ones, are read whole and in order, with
+    /// their line numbers; the line-end search starts where the last one stopped.
+    #[test]
+    fn lines_longer_than_a_block_are_read_intact() {
+        let tmp = tempfile::tempdir().unwrap();
+        let long = |n: usize, len: usize| format!("{{\"path\": \"repos/o/r/issues/{n}\", \"body\": {{\"title\": \"{}\"}}}}", "x".repeat(len));
+        let lines = [long(1, 10), long(2, 1000), String::new(), long(3, 5), long(4, 333), long(5, 64)];
+        std::fs::write(tmp.path().join("c.jsonl"), lines.join("\n") + "\n").unwrap();
+        let mut runs = spill::Runs::new(&tmp.path().join("spill"), 1 << 30);
+        let mut q = Vec::new();
+        let f = read_cassette_in_blocks(tmp.path(), &tmp.path().join("c.jsonl"), &mut runs, &mut q, 64).unwrap();
+        assert!(q.is_empty(), "{q:?}");
+        assert_eq!(f.records, 5);
+        let mut merge = runs.merge().unwrap();
+        let got: Vec<(Option<usize>, usize)> = merge
+            .next_batch(usize::MAX)
+            .unwrap()
+            .iter()
+            .map(|c| (c.line, serde_json::from_str::<Value>(&c.body).unwrap()["title"].as_str().unwrap().len()))
+            .collect();
+        assert_eq!(got, [(Some(1), 10), (Some(2), 1000), (Some(4), 5), (Some(5), 333), (Some(6), 64)]);
+        assert_eq!(last_line_end(b"a\nbc\nd", 3), Some(5));
+        assert_eq!(last_line_end(b"a\nbcd", 2), None);
     }
 }

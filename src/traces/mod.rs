@@ -287,7 +287,10 @@ pub fn tables(records: &[TraceRecord]) -> Vec<Table> {
                     i(pos as i64),
                     os(id),
                     os(str_at(c, "tool_name")),
-                    s(call_texts.get(pos).map(|c| exact(c, &Value::Null, "input")).unwrap_or_else(|| crate::json::canonical(c.get("input").unwrap_or(&Value::Null)))),
+                    s(call_texts
+                        .get(pos)
+                        .map(|c| exact(c, &Value::Null, "input"))
+                        .unwrap_or_else(|| crate::json::canonical(c.get("input").unwrap_or(&Value::Null)))),
                     oi(int_at(c, "duration_ms")),
                     os(ob_.and_then(|x| str_at(x, "content"))),
                     os(ob_.and_then(|x| str_at(x, "error"))),
