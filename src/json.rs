@@ -232,7 +232,7 @@ pub fn number_text(t: &str, fmt: impl Fn(&serde_json::Number) -> String) -> Stri
 /// one as a float, it was too big for 64 bits.
 fn is_big_integer(t: &str) -> bool {
     let digits = t.strip_prefix('-').unwrap_or(t);
-    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && digits.trim_start_matches('0') != ""
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && !digits.trim_start_matches('0').is_empty()
 }
 
 /// Canonical JSON of a text (keys sorted, no white space), big integers kept exactly.

@@ -141,7 +141,7 @@ fn collect_files(root: &Path, dir: &Path, cassettes: &mut Vec<PathBuf>, tree: &m
             continue;
         }
         let list = if dir == root {
-            if !p.extension().is_some_and(|e| e == "jsonl") {
+            if p.extension().is_none_or(|e| e != "jsonl") {
                 continue;
             }
             &mut *cassettes

@@ -33,8 +33,11 @@ fn sql(tmp: &Path, q: &str) -> Vec<Value> {
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
 
-/// (file, line, field, reason, raw) of every quarantined record of `input`.
-fn quarantine(tmp: &Path, input: &str) -> Vec<(String, Option<i64>, Option<String>, String, String)> {
+/// (file, line, field, reason, raw) of a quarantined record.
+type QuarantineRow = (String, Option<i64>, Option<String>, String, String);
+
+/// Every quarantined record of `input`.
+fn quarantine(tmp: &Path, input: &str) -> Vec<QuarantineRow> {
     sql(tmp, &format!("SELECT file, line, field, reason, raw FROM quarantine WHERE input = '{input}' ORDER BY file, line"))
         .iter()
         .map(|r| {
