@@ -123,8 +123,9 @@ fn pr_shas(index: &SnapshotIndex) -> Vec<(String, i64, Vec<String>)> {
 }
 
 /// Links of one trace (one row per linked output, or one unlinked row with the reason).
-fn link(rec: &Value, trace_id: &str, outputs: &[SafeOutput], prs: &[(String, i64, Vec<String>)]) -> Vec<Link> {
+fn link(rec: &Value, text: &str, trace_id: &str, outputs: &[SafeOutput], prs: &[(String, i64, Vec<String>)]) -> Vec<Link> {
     let meta = rec.get("metadata").cloned().unwrap_or(Value::Null);
+    let meta_text = crate::json::members(text).and_then(|m| m.get("metadata")).and_then(|m| crate::json::members(m.get()));
     let mk = |so: &SafeOutput, kind: &'static str, ev: String| Link {
         trace_id: trace_id.into(),
         safe_output_id: Some(so.safe_output_id.clone()),
@@ -134,8 +135,14 @@ fn link(rec: &Value, trace_id: &str, outputs: &[SafeOutput], prs: &[(String, i64
     // 1. run id
     let mut run_ids: Vec<String> = ["run_id", "gh_aw_run_id", "github_run_id", "workflow_run_id"]
         .iter()
-        .filter_map(|k| meta.get(*k))
-        .filter_map(|v| v.as_str().map(str::to_string).or_else(|| as_int(v).map(|n| n.to_string())))
+        .filter_map(|k| Some((meta.get(*k)?, meta_text.as_ref().and_then(|m| m.get(k)))))
+        // A numeric id as written: beyond 64 bits a float reading would change its digits.
+        .filter_map(|(v, raw)| {
+            v.as_str()
+                .map(str::to_string)
+                .or_else(|| v.is_number().then(|| raw.map(|r| r.get().to_string())).flatten())
+                .or_else(|| as_int(v).map(|n| n.to_string()))
+        })
         .collect();
     for k in ["run_url", "workflow_run_url"] {
         if let Some(u) = str_at(&meta, k) {
@@ -379,10 +386,17 @@ fn enrich(
     let mut meta = r.get("metadata").and_then(Value::as_object).cloned().unwrap_or_default();
     meta.insert("hindsight".into(), hindsight);
     r.insert("metadata".into(), Value::Object(meta));
-    let mut out = Value::Object(r);
-    let h = hash::record_hash(&out);
-    out["content_hash"] = json!(h);
-    out
+    Value::Object(r)
+}
+
+/// The enriched record's text: `enriched` spliced into the record's own `text`, so keys keep
+/// their order and numbers their digits (see `json::splice`), with the `content_hash` of
+/// the result.
+fn enriched_text(text: &str, enriched: &Value) -> Result<String> {
+    let spliced = crate::json::splice(text, enriched);
+    let mut with_hash = enriched.clone();
+    with_hash["content_hash"] = json!(hash::record_hash_text(&spliced)?);
+    Ok(crate::json::splice(&spliced, &with_hash))
 }
 
 /// The enriched traces' file name in a dataset.
@@ -406,8 +420,9 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options) -> Result<Atta
         let c = Cols::new("traces", &b);
         let (ids, recs) = (c.str("trace_id")?, c.str("record")?);
         for i in 0..b.num_rows() {
-            let v: Value = serde_json::from_str(recs[i].as_deref().unwrap_or("null"))?;
-            records.push((ids[i].clone().unwrap_or_default(), v));
+            let text = recs[i].clone().unwrap_or_else(|| "null".into());
+            let v: Value = serde_json::from_str(&text)?;
+            records.push((ids[i].clone().unwrap_or_default(), v, text));
         }
     }
     let index = SnapshotIndex::build(crate::dataset::read::responses(dataset)?);
@@ -418,8 +433,8 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options) -> Result<Atta
     let mut links_t = Table::new("trace_links", &[("trace_id", Kind::Str), ("safe_output_id", Kind::Str), ("link_kind", Kind::Str), ("evidence", Kind::Str)]);
     let mut lines = String::new();
     let mut linked = 0;
-    for (id, rec) in &records {
-        let links = link(rec, id, &outputs, &prs);
+    for (id, rec, text) in &records {
+        let links = link(rec, text, id, &outputs, &prs);
         if links.iter().any(|l| l.safe_output_id.is_some()) {
             linked += 1;
         }
@@ -427,7 +442,7 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options) -> Result<Atta
             links_t.push(vec![s(&l.trace_id), os(l.safe_output_id.as_ref()), os(l.kind), s(&l.evidence)]);
         }
         let e = enrich(rec, &links, &outcomes, &by_id, &index, opts);
-        lines.push_str(&serde_json::to_string(&e)?);
+        lines.push_str(&enriched_text(text, &e)?);
         lines.push('\n');
     }
     links_t.sort_by_columns(&["trace_id", "safe_output_id"]);

@@ -63,3 +63,158 @@ impl InputFile {
         Ok(Self::from_bytes(input, rel, &bytes, records))
     }
 }
+
+/// The UTF-8 byte-order mark. RFC 8259 §8.1 lets a parser ignore one at the start of a text.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A file's bytes without a byte-order mark at its very start (its sha256 is still of the
+/// bytes as they are).
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
+/// One non-blank line of a JSONL file, taken from its bytes.
+pub struct ByteLine<'a> {
+    /// 1-based.
+    pub lineno: usize,
+    /// The line's text, or why it cannot be read as it stands (invalid UTF-8, a byte-order
+    /// mark): such a line is quarantined, never repaired and used.
+    pub text: std::result::Result<&'a str, String>,
+    /// The line as quarantine shows it (invalid bytes as U+FFFD: display only).
+    pub raw: std::borrow::Cow<'a, str>,
+    /// The file's last line with no newline after it.
+    pub unterminated: bool,
+}
+
+/// The non-blank lines of a block of JSONL bytes whose first line is number `first` and
+/// whose first byte is at `offset` in the file, with the number of lines the block spans.
+/// A byte-order mark at the very start of the file (`offset` 0) is skipped.
+pub fn jsonl_byte_lines(bytes: &[u8], first: usize, offset: u64) -> (Vec<ByteLine<'_>>, usize) {
+    let skip = if offset == 0 && bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    let body = &bytes[skip..];
+    let cut = !body.is_empty() && !body.ends_with(b"\n");
+    let mut pieces: Vec<&[u8]> = body.split(|&b| b == b'\n').collect();
+    if !cut {
+        // The piece after the final newline is no line (as `str::lines` counts).
+        pieces.pop();
+    }
+    let n = pieces.len();
+    let mut out = Vec::new();
+    let mut at = offset + skip as u64;
+    for (i, piece) in pieces.into_iter().enumerate() {
+        let start = at;
+        at += piece.len() as u64 + 1;
+        let line = piece.strip_suffix(b"\r").unwrap_or(piece);
+        let text = match std::str::from_utf8(line) {
+            Ok(t) if t.trim().is_empty() => continue,
+            Ok(t) if t.starts_with('\u{feff}') => Err(format!(
+                "starts with a byte-order mark (U+FEFF); only one at the very start of a file is skipped{}",
+                if start == 0 { "" } else { " (this one is inside the file)" }
+            )),
+            Ok(t) => Ok(t),
+            Err(e) => Err(invalid_utf8(start, e.valid_up_to())),
+        };
+        out.push(ByteLine { lineno: first + i, raw: String::from_utf8_lossy(line), text, unterminated: cut && i + 1 == n });
+    }
+    (out, n)
+}
+
+/// The reason for text that is not UTF-8, at `start` + `valid` bytes into the file.
+pub fn invalid_utf8(start: u64, valid: usize) -> String {
+    format!(
+        "invalid UTF-8 at byte offset {} of the file (byte {} of the record): not read, since replacing the bytes would alter the text",
+        start + valid as u64,
+        valid + 1
+    )
+}
+
+/// A whole-file JSON document (`aw_info.json`, a tree capture) as text: a byte-order mark at
+/// its start skipped, invalid UTF-8 or nesting too deep for the parser refused with a reason.
+pub fn document_text(bytes: &[u8]) -> std::result::Result<&str, String> {
+    let skip = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    let text = std::str::from_utf8(&bytes[skip..]).map_err(|e| invalid_utf8(skip as u64, e.valid_up_to()))?;
+    match crate::json::too_deep(text) {
+        Some(reason) => Err(reason),
+        None => Ok(text),
+    }
+}
+
+/// Why a file found inside an input directory must not be read, if it must not: a symbolic
+/// link that leads outside `root` (or nowhere), or anything but a regular file (a FIFO
+/// would block, a device would never end). Checked without opening the file.
+pub fn refusal(root: &Path, p: &Path, input: &str) -> Option<String> {
+    let link = match std::fs::symlink_metadata(p) {
+        Ok(m) => m.file_type().is_symlink(),
+        Err(e) => return Some(format!("cannot be examined ({e}): not read")),
+    };
+    if link {
+        let target = match std::fs::canonicalize(p) {
+            Ok(t) => t,
+            Err(e) => return Some(format!("a symbolic link that leads nowhere ({e}): not read")),
+        };
+        let inside = std::fs::canonicalize(root).is_ok_and(|r| target.starts_with(r));
+        if !inside {
+            return Some(format!("a symbolic link to {} outside the {input} directory: not read", target.display()));
+        }
+    }
+    match std::fs::metadata(p) {
+        Ok(m) if m.is_file() => None,
+        Ok(m) => Some(format!("{}, not a regular file: not read", file_kind(&m.file_type()))),
+        Err(e) => Some(format!("cannot be examined ({e}): not read")),
+    }
+}
+
+/// What a non-regular file is, in words.
+pub fn file_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
+
+/// Open a file that `refusal` let through, checking again on the open handle that it is a
+/// regular file (it may have been replaced in between).
+pub fn open_regular(p: &Path) -> Result<std::fs::File> {
+    let f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
+    let m = f.metadata().map_err(|e| Error::io(p, e))?;
+    if !m.is_file() {
+        return Err(Error::Layout { path: p.to_path_buf(), message: format!("{}, not a regular file", file_kind(&m.file_type())) });
+    }
+    Ok(f)
+}
+
+/// The bytes of a regular file (see `open_regular`).
+pub fn read_regular(p: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut f = open_regular(p)?;
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes).map_err(|e| Error::io(p, e))?;
+    Ok(bytes)
+}
+
+impl InputFile {
+    /// A file that was refused (see `refusal`): listed with no size or hash, as it was never
+    /// read, and counted as one record, which is quarantined.
+    pub fn refused(input: &str, path: String) -> Self {
+        InputFile { input: input.to_string(), path, size: 0, sha256: String::new(), records: 1 }
+    }
+}

@@ -3,6 +3,7 @@
 //! GitHub bodies vary by API version and capture tool, so every accessor returns `None`
 //! for a missing *or* wrong-typed field instead of failing the whole record.
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -66,4 +67,260 @@ pub fn canonical(v: &Value) -> String {
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
+}
+
+/// The deepest nesting of arrays and objects serde_json parses (found by test below): deeper
+/// text fails every later parse, so a reader refuses it up front.
+pub const MAX_DEPTH: usize = 127;
+
+/// How deeply arrays and objects nest in a JSON text (strings skipped). One linear pass.
+pub fn nesting_depth(text: &str) -> usize {
+    let (mut depth, mut max, mut in_str, mut escaped) = (0usize, 0usize, false, false);
+    for &b in text.as_bytes() {
+        if in_str {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The quarantine reason for a text nested deeper than the parser reads, if it is.
+pub fn too_deep(text: &str) -> Option<String> {
+    let d = nesting_depth(text);
+    (d > MAX_DEPTH).then(|| format!("nested {d} levels deep; the JSON parser reads at most {MAX_DEPTH}"))
+}
+
+/// A JSON value that keeps its text: numbers as written (an integer beyond 64 bits is not
+/// turned into a float) and object members in their order.
+#[derive(Debug)]
+pub enum Raw<'a> {
+    /// `null`, `true`, `false` or a number, as written.
+    Scalar(&'a str),
+    Str(String),
+    Array(Vec<Raw<'a>>),
+    Object(Vec<(String, Raw<'a>)>),
+}
+
+/// An object's members in their order, each value's text borrowed.
+pub struct Members<'a>(pub Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Members<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Members<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> Result<Members<'a>, M::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = m.next_entry::<String, &'de RawValue>()? {
+                    out.push((k, v));
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+impl<'a> Members<'a> {
+    /// The text of member `key` (the last, if it repeats, as a parser keeps it).
+    pub fn get(&self, key: &str) -> Option<&'a RawValue> {
+        self.0.iter().rev().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+}
+
+/// The members of a JSON object text, in order; `None` when the text is not an object.
+pub fn members(text: &str) -> Option<Members<'_>> {
+    serde_json::from_str(text).ok()
+}
+
+impl<'a> Raw<'a> {
+    pub fn parse(text: &'a str) -> serde_json::Result<Raw<'a>> {
+        let v: &'a RawValue = serde_json::from_str(text)?;
+        Self::of(v)
+    }
+
+    fn of(v: &'a RawValue) -> serde_json::Result<Raw<'a>> {
+        let t = v.get();
+        Ok(match t.as_bytes().first() {
+            Some(b'{') => {
+                let m: Members<'a> = serde_json::from_str(t)?;
+                Raw::Object(m.0.into_iter().map(|(k, v)| Ok((k, Self::of(v)?))).collect::<serde_json::Result<_>>()?)
+            }
+            Some(b'[') => {
+                let a: Vec<&'a RawValue> = serde_json::from_str(t)?;
+                Raw::Array(a.into_iter().map(Self::of).collect::<serde_json::Result<_>>()?)
+            }
+            Some(b'"') => Raw::Str(serde_json::from_str(t)?),
+            _ => Raw::Scalar(t),
+        })
+    }
+
+    /// Object members sorted by key, the last of a repeated key kept (as `Value` does).
+    pub fn sorted_members<'m>(m: &'m [(String, Raw<'a>)]) -> Vec<(&'m str, &'m Raw<'a>)> {
+        let map: std::collections::BTreeMap<&'m str, &'m Raw<'a>> = m.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        map.into_iter().collect()
+    }
+
+    /// Canonical JSON text (see `canonical`), but an integer too big for 64 bits keeps its
+    /// digits instead of becoming a float. Equal to `canonical` for every other value, so
+    /// ordinary payload hashes are unchanged.
+    pub fn canonical(&self) -> String {
+        let mut out = String::new();
+        self.write_canonical(&mut out);
+        out
+    }
+
+    fn write_canonical(&self, out: &mut String) {
+        match self {
+            Raw::Scalar(t) => out.push_str(&number_text(t, |n| n.to_string())),
+            Raw::Str(s) => out.push_str(&serde_json::to_string(s).unwrap_or_default()),
+            Raw::Array(a) => {
+                out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    x.write_canonical(out);
+                }
+                out.push(']');
+            }
+            Raw::Object(m) => {
+                out.push('{');
+                for (i, (k, x)) in Self::sorted_members(m).into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                    out.push(':');
+                    x.write_canonical(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// A scalar's text for output: an integer literal beyond 64 bits as written; any other
+/// number as `fmt` prints serde_json's reading of it; `null`, `true`, `false` as they are.
+pub fn number_text(t: &str, fmt: impl Fn(&serde_json::Number) -> String) -> String {
+    match serde_json::from_str::<Value>(t) {
+        Ok(Value::Number(n)) if n.is_f64() && is_big_integer(t) => t.to_string(),
+        Ok(Value::Number(n)) => fmt(&n),
+        _ => t.to_string(),
+    }
+}
+
+/// An integer literal (no fraction, no exponent) other than `-0`: when serde_json reads
+/// one as a float, it was too big for 64 bits.
+fn is_big_integer(t: &str) -> bool {
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && !digits.trim_start_matches('0').is_empty()
+}
+
+/// Canonical JSON of a text (keys sorted, no white space), big integers kept exactly.
+pub fn canonical_text(text: &str) -> serde_json::Result<String> {
+    Ok(Raw::parse(text)?.canonical())
+}
+
+/// `new`, written so that whatever it shares with the JSON text `old` keeps `old`'s text:
+/// object members keep their order and their values' exact text (big integers, white
+/// space) where the value is unchanged; members `new` adds come after, in key order;
+/// members it drops are dropped. Used to add blocks to a record without re-serializing it.
+pub fn splice(old: &str, new: &Value) -> String {
+    let same = |t: &str| serde_json::from_str::<Value>(t).ok().as_ref() == Some(new);
+    if same(old) {
+        return old.trim().to_string();
+    }
+    match (new, members(old)) {
+        (Value::Object(n), Some(m)) => {
+            let mut out = String::from("{");
+            let mut first = true;
+            let mut push = |out: &mut String, k: &str, v: String| {
+                if !std::mem::take(&mut first) {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                out.push(':');
+                out.push_str(&v);
+            };
+            let mut done = std::collections::HashSet::new();
+            for (k, v) in &m.0 {
+                // A repeated key: the last copy is the value; earlier copies go.
+                if m.get(k).map(|last| std::ptr::eq(last, *v)) != Some(true) {
+                    continue;
+                }
+                if let Some(nv) = n.get(k) {
+                    push(&mut out, k, splice(v.get(), nv));
+                    done.insert(k.as_str());
+                }
+            }
+            for (k, nv) in n {
+                if !done.contains(k.as_str()) {
+                    push(&mut out, k, canonical(nv));
+                }
+            }
+            out.push('}');
+            out
+        }
+        _ => canonical(new),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// serde_json's limit, found by trying: 127 nested arrays or objects parse, 128 do not.
+    #[test]
+    fn max_depth_is_the_parsers() {
+        let arr = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let obj = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
+        for (n, ok) in [(MAX_DEPTH, true), (MAX_DEPTH + 1, false)] {
+            assert_eq!(serde_json::from_str::<Value>(&arr(n)).is_ok(), ok, "{n}");
+            assert_eq!(serde_json::from_str::<Value>(&obj(n)).is_ok(), ok, "{n}");
+            assert_eq!(too_deep(&obj(n)).is_none(), ok);
+        }
+        // Brackets inside strings do not count.
+        assert_eq!(nesting_depth(r#"{"a": "[[[{\"", "b": [1]}"#), 2);
+    }
+
+    #[test]
+    fn canonical_text_keeps_big_integers_and_equals_canonical_otherwise() {
+        for t in [r#"{"b": [1, 2.0, -0, 1e5, null], "a": "é\n", "c": {"z": true, "y": -12}}"#, r#"{"k": 1, "k": 2}"#, "18446744073709551615"] {
+            assert_eq!(canonical_text(t).unwrap(), canonical(&serde_json::from_str(t).unwrap()), "{t}");
+        }
+        assert_eq!(
+            canonical_text(r#"{"z": 18446744073709551616, "a": -99999999999999999999}"#).unwrap(),
+            r#"{"a":-99999999999999999999,"z":18446744073709551616}"#
+        );
+    }
+
+    #[test]
+    fn splice_keeps_order_and_digits_of_what_did_not_change() {
+        let old = r#"{"z": 18446744073709551616, "m": {"y": 1, "x": [1, 2]}, "gone": 0}"#;
+        let mut new: Value = serde_json::from_str(old).unwrap();
+        new["m"]["w"] = Value::from(3);
+        new["m"]["y"] = Value::from(2);
+        new["a"] = Value::from("added");
+        new.as_object_mut().unwrap().remove("gone");
+        assert_eq!(splice(old, &new), r#"{"z":18446744073709551616,"m":{"y":2,"x":[1, 2],"w":3},"a":"added"}"#);
+    }
 }

@@ -1,7 +1,7 @@
 //! One safe output: what the agent's workflow did (or asked to do), normalized from any of
 //! the recorded shapes.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Map, Value};
 
@@ -214,6 +214,21 @@ fn labels_of(v: Option<&Value>) -> Option<Vec<String>> {
 
 /// Build a safe output from one record. An error names the field at fault.
 pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, file: &str, line: usize) -> Result<SafeOutput, FieldError> {
+    from_raw(ctx, &v.to_string(), v, index, format, file, line)
+}
+
+/// The canonical text of a member's raw value (big integers kept), else of its `Value`.
+fn exact(raw: Option<&serde_json::value::RawValue>, v: &Value) -> String {
+    raw.and_then(|r| crate::json::canonical_text(r.get()).ok()).unwrap_or_else(|| canonical(v))
+}
+
+/// `from_record` of a record whose text is `raw` (`v` is its parse): the payload, before
+/// and after states are kept as that text, verbatim, and values copied into the expected
+/// state keep their exact numbers.
+pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Format, file: &str, line: usize) -> Result<SafeOutput, FieldError> {
+    let raw = raw.trim();
+    let members = crate::json::members(raw).unwrap_or(crate::json::Members(Vec::new()));
+    let meta_members = members.get("metadata").and_then(|m| crate::json::members(m.get()));
     let output_type = match v.get("type") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
         Some(Value::String(_)) => return Err(("type", "empty".into())),
@@ -224,7 +239,7 @@ pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, fi
     let run_id = match format {
         Format::Normalized => match v.get("run_id") {
             Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            Some(Value::Number(n)) => n.to_string(),
+            Some(Value::Number(n)) => members.get("run_id").map(|r| r.get().to_string()).unwrap_or_else(|| n.to_string()),
             _ => ctx.run_id.clone(),
         },
         _ => ctx.run_id.clone(),
@@ -332,9 +347,19 @@ pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, fi
     // Execution-time evidence.
     let before = v.get("before_state").or(v.get("before")).filter(|x| !x.is_null());
     let after = v.get("after_state").or(v.get("after")).filter(|x| !x.is_null());
+    // The states as written (`before` only when `before_state` is absent, as above).
+    let verbatim = |a: &str, b: &str| members.get(a).or(members.get(b)).filter(|x| x.get() != "null").map(|x| x.get().to_string());
+    let (before_text, after_text) = (verbatim("before_state", "before"), verbatim("after_state", "after"));
+    // Values copied from the record keep their text (canonical, exact numbers); derived ones
+    // are canonical JSON of what was derived.
+    let mut copied: BTreeMap<String, String> = BTreeMap::new();
     let mut expected = Map::new();
     if let Some(Value::Object(e)) = v.get("expected_state") {
         expected.extend(e.clone());
+        let em = members.get("expected_state").and_then(|m| crate::json::members(m.get()));
+        for (k, val) in e {
+            copied.insert(k.clone(), exact(em.as_ref().and_then(|m| m.get(k)), val));
+        }
     }
     if !expected.contains_key("labels_added") {
         let added = v
@@ -376,7 +401,11 @@ pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, fi
     }
     if let Some(m) = metadata.and_then(Value::as_object) {
         for (k, val) in m {
-            expected.entry(format!("metadata.{k}")).or_insert(val.clone());
+            let key = format!("metadata.{k}");
+            if !expected.contains_key(&key) {
+                copied.insert(key.clone(), exact(meta_members.as_ref().and_then(|mm| mm.get(k)), val));
+                expected.insert(key, val.clone());
+            }
         }
     }
     if let Some(b) = v.get("branch").and_then(Value::as_str) {
@@ -402,11 +431,25 @@ pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, fi
             _ => Execution::Executed,
         },
     };
-    let payload = canonical(v);
+    // The hash is of canonical JSON (keys sorted), the payload the record's own text.
     let payload_hash = match (format, str_at(v, "payload_hash")) {
         (Format::Normalized, Some(h)) => h.to_string(),
-        _ => sha256_hex(payload.as_bytes()),
+        _ => sha256_hex(crate::json::canonical_text(raw).unwrap_or_else(|_| canonical(v)).as_bytes()),
     };
+    let payload = raw.to_string();
+    let mut expected_state = String::from("{");
+    for (i, (k, val)) in expected.iter().enumerate() {
+        if i > 0 {
+            expected_state.push(',');
+        }
+        expected_state.push_str(&canonical(&Value::String(k.clone())));
+        expected_state.push(':');
+        match copied.get(k) {
+            Some(text) => expected_state.push_str(text),
+            None => expected_state.push_str(&canonical(val)),
+        }
+    }
+    expected_state.push('}');
     let actor = opt_str(v, "actor")?.map(str::to_string);
     Ok(SafeOutput {
         safe_output_id: format!("{run_id}:{index}"),
@@ -427,9 +470,9 @@ pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, fi
         created_at,
         payload_hash,
         payload,
-        expected_state: canonical(&Value::Object(expected)),
-        before_state: before.map(canonical),
-        after_state: after.map(canonical),
+        expected_state,
+        before_state: before_text.or(before.map(canonical)),
+        after_state: after_text.or(after.map(canonical)),
         staged,
         source_format: format.as_str().to_string(),
         source_file: file.to_string(),

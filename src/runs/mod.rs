@@ -170,28 +170,79 @@ struct Lines {
     bytes: Vec<u8>,
 }
 
+/// A non-blank line: (1-based number, its text or why it cannot be read, the text as
+/// quarantine shows it, whether it is the last line and has no newline).
+type Record = (usize, std::result::Result<String, String>, String, bool);
+
 impl Lines {
-    fn load(root: &Path, p: &Path) -> Result<Option<Lines>> {
-        match std::fs::read(p) {
-            Ok(bytes) => Ok(Some(Lines { file: p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/"), bytes })),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Error::io(p, e)),
+    /// The file, or `None` when it is absent or refused; a refused file (a link leading out
+    /// of the runs directory, a FIFO, a device) is listed and quarantined in `out`, unread.
+    fn load(root: &Path, p: &Path, out: &mut RunsRead) -> Result<Option<Lines>> {
+        let file = p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/");
+        match std::fs::symlink_metadata(p) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(p, e)),
+            Ok(_) => {}
         }
+        if let Some(why) = crate::inputs::refusal(root, p, "runs") {
+            out.quarantined.push(Quarantined::new("runs", &file, None, None, why, ""));
+            out.files.push(InputFile::refused("runs", file));
+            return Ok(None);
+        }
+        Ok(Some(Lines { file, bytes: crate::inputs::read_regular(p)? }))
     }
 
-    /// Non-blank lines as (1-based line number, text, is last line without newline).
-    fn records(&self) -> Vec<(usize, String, bool)> {
-        let text = String::from_utf8_lossy(&self.bytes);
-        crate::inputs::jsonl_lines(&text).into_iter().map(|l| (l.lineno, l.text.to_string(), l.unterminated)).collect()
+    fn records(&self) -> Vec<Record> {
+        crate::inputs::jsonl_byte_lines(&self.bytes, 1, 0)
+            .0
+            .into_iter()
+            .map(|l| (l.lineno, l.text.map(str::to_string), l.raw.to_string(), l.unterminated))
+            .collect()
+    }
+
+    /// The whole file as one JSON document's text, or why it cannot be read.
+    fn document(&self) -> std::result::Result<&str, String> {
+        crate::inputs::document_text(&self.bytes)
+    }
+
+    /// The file as quarantine shows it.
+    fn lossy(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).to_string()
     }
 }
 
 fn json_line(raw: &str, truncated_candidate: bool) -> std::result::Result<Value, String> {
+    if let Some(why) = crate::json::too_deep(raw) {
+        return Err(why);
+    }
     match serde_json::from_str::<Value>(raw) {
         Ok(v) if v.is_object() => Ok(v),
         Ok(_) => Err("not a JSON object".to_string()),
         Err(e) if e.is_eof() && truncated_candidate => Err(crate::inputs::truncated(e)),
         Err(e) => Err(format!("not valid JSON: {e}")),
+    }
+}
+
+/// What kind of JSON value `v` is, for reasons.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A run id as written: a string, or a number's exact digits (a float reading would turn
+/// 18446744073709551616 into 1.8446744073709552e19).
+fn run_id_of(text: &str, key: &str) -> Option<String> {
+    let raw = crate::json::members(text)?.get(key)?;
+    match serde_json::from_str::<Value>(raw.get()).ok()? {
+        Value::String(s) if !s.is_empty() => Some(s),
+        Value::Number(_) => Some(raw.get().to_string()),
+        _ => None,
     }
 }
 
@@ -201,17 +252,19 @@ fn read_run_info(root: &Path, dir: &Path) -> Result<(Run, RunsRead)> {
     let dir_name = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let mut run = Run { dir: dir_name.clone(), run_id: dir_name.clone(), run_id_source: "directory_name", ..Run::default() };
 
-    if let Some(f) = Lines::load(root, &dir.join(AW_INFO))? {
-        let text = String::from_utf8_lossy(&f.bytes).to_string();
+    if let Some(f) = Lines::load(root, &dir.join(AW_INFO), &mut out)? {
         out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, 1));
-        match serde_json::from_str::<Value>(&text) {
+        let text = match f.document() {
+            Ok(t) => t,
+            Err(why) => {
+                out.quarantined.push(Quarantined::new("runs", &f.file, None, None, why, &f.lossy()));
+                ""
+            }
+        };
+        match serde_json::from_str::<Value>(text) {
+            _ if text.is_empty() => {}
             Ok(v) if v.is_object() => {
-                let id = v.get("run_id").and_then(|x| match x {
-                    Value::String(s) if !s.is_empty() => Some(s.clone()),
-                    Value::Number(n) => Some(n.to_string()),
-                    _ => None,
-                });
-                if let Some(id) = id {
+                if let Some(id) = run_id_of(text, "run_id") {
                     run.run_id = id;
                     run.run_id_source = "aw_info";
                 }
@@ -222,15 +275,29 @@ fn read_run_info(root: &Path, dir: &Path) -> Result<(Run, RunsRead)> {
                 run.aw_info = Some(crate::json::canonical(&v));
                 out.used += 1;
             }
-            Ok(_) => out.quarantined.push(Quarantined::new("runs", &f.file, Some(1), None, "not a JSON object", &text)),
+            Ok(v) => out.quarantined.push(Quarantined::new("runs", &f.file, Some(1), None, format!("expected an object, found {}", kind(&v)), text)),
             Err(e) => out.quarantined.push(Quarantined::new(
                 "runs",
                 &f.file,
                 Some(e.line()),
                 None,
                 format!("not valid JSON: {e}; run metadata unknown, run id taken from the directory name"),
-                &text,
+                text,
             )),
+        }
+    }
+    if run.run_id_source == "directory_name" {
+        // With no run id in aw_info.json, normalized records name their run: the first that
+        // does gives the run its id, so its safe_output_ids are `<that id>:<index>` and the
+        // check that no two directories claim one id covers them.
+        let p = dir.join(NORMALIZED);
+        if crate::inputs::refusal(root, &p, "runs").is_none() {
+            let bytes = crate::inputs::read_regular(&p)?;
+            let named = crate::inputs::jsonl_byte_lines(&bytes, 1, 0).0.into_iter().find_map(|l| run_id_of(l.text.ok()?, "run_id"));
+            if let Some(id) = named {
+                run.run_id = id;
+                run.run_id_source = "normalized_record";
+            }
         }
     }
 
@@ -251,8 +318,8 @@ fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead
     };
 
     // Executed outputs: the gh-aw manifest, else normalized records.
-    let manifest = Lines::load(root, &dir.join(MANIFEST))?;
-    let normalized = Lines::load(root, &dir.join(NORMALIZED))?;
+    let manifest = Lines::load(root, &dir.join(MANIFEST), &mut out)?;
+    let normalized = Lines::load(root, &dir.join(NORMALIZED), &mut out)?;
     let mut executed_types: Vec<String> = Vec::new();
     let mut next_index = 0usize;
     let has_manifest = manifest.is_some() || normalized.is_some();
@@ -261,27 +328,44 @@ fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead
         let records = lines.records();
         out.files.push(InputFile::from_bytes("runs", lines.file.clone(), &lines.bytes, records.len()));
         let mut seen: HashMap<String, String> = HashMap::new();
-        for (lineno, raw, last) in records {
+        for (lineno, text, shown, last) in records {
             let index = next_index;
             next_index += 1;
-            let v = match json_line(&raw, last) {
-                Ok(v) => v,
+            let parsed = text.and_then(|raw| json_line(&raw, last).map(|v| (raw, v)));
+            let (raw, v) = match parsed {
+                Ok(rv) => rv,
                 Err(reason) => {
-                    out.quarantined.push(Quarantined::new("runs", &lines.file, Some(lineno), None, reason, &raw));
+                    out.quarantined.push(Quarantined::new("runs", &lines.file, Some(lineno), None, reason, &shown));
                     continue;
                 }
             };
-            let dup_key = match v.get("id") {
-                Some(id) if !id.is_null() => format!("id:{id}"),
-                _ => crate::json::canonical(&v),
+            let exact = |t: &str| crate::json::canonical_text(t).unwrap_or_default();
+            let dup_key = match crate::json::members(&raw).and_then(|m| m.get("id")) {
+                Some(id) if id.get() != "null" => format!("id:{}", exact(id.get())),
+                _ => exact(&raw),
             };
+            // One run directory holds one run: a normalized record naming another run would
+            // give a safe_output_id of that run's (`<run_id>:<index>`), which may exist.
+            if format == item::Format::Normalized {
+                if let Some(named) = run_id_of(&raw, "run_id").filter(|n| *n != ctx.run_id) {
+                    out.quarantined.push(Quarantined::new(
+                        "runs",
+                        &lines.file,
+                        Some(lineno),
+                        Some("run_id"),
+                        format!("names run {named}, but the record is in the run directory of run {}; a directory holds one run's records", ctx.run_id),
+                        &raw,
+                    ));
+                    continue;
+                }
+            }
             let id = format!("{}:{index}", ctx.run_id);
             if let Some(first) = seen.get(&dup_key) {
                 out.quarantined.push(Quarantined::new("runs", &lines.file, Some(lineno), None, format!("duplicate item: same record as {first}"), &raw));
                 continue;
             }
             seen.insert(dup_key, id);
-            match item::from_record(&ctx, &v, index, format, &lines.file, lineno) {
+            match item::from_raw(&ctx, &raw, &v, index, format, &lines.file, lineno) {
                 Ok(so) => {
                     out.used += 1;
                     executed_types.push(so.output_type.clone());
@@ -304,7 +388,7 @@ fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead
     for t in executed_types {
         *executed_count.entry(t).or_default() += 1;
     }
-    for (file, line, v) in requests {
+    for (file, line, raw, v) in requests {
         let Some(ty) = str_at(&v, "type").map(str::to_string) else { continue };
         let system = item::is_system_type(&ty);
         if !system {
@@ -326,7 +410,7 @@ fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead
         };
         let index = next_index;
         next_index += 1;
-        match item::from_record(&ctx, &v, index, item::Format::Request, &file, line) {
+        match item::from_raw(&ctx, &raw, &v, index, item::Format::Request, &file, line) {
             Ok(mut so) => {
                 so.execution = execution;
                 out.outputs.push(so);
@@ -342,17 +426,30 @@ fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead
 
 fn read_temp_ids(root: &Path, dir: &Path, out: &mut RunsRead) -> Result<HashMap<String, item::TempTarget>> {
     let mut map = HashMap::new();
-    let Some(f) = Lines::load(root, &dir.join(TEMP_ID_MAP))? else { return Ok(map) };
-    let text = String::from_utf8_lossy(&f.bytes).to_string();
-    let v: Value = match serde_json::from_str(&text) {
-        Ok(v) => v,
-        Err(e) => {
-            out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, 1));
-            out.quarantined.push(Quarantined::new("runs", &f.file, Some(e.line()), None, format!("not valid JSON: {e}"), &text));
+    let Some(f) = Lines::load(root, &dir.join(TEMP_ID_MAP), out)? else { return Ok(map) };
+    // A file that is not an object of temporary ids is one record, quarantined.
+    let whole = |out: &mut RunsRead, line: Option<usize>, why: String| {
+        out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, 1));
+        out.quarantined.push(Quarantined::new("runs", &f.file, line, None, why, &f.lossy()));
+    };
+    let text = match f.document() {
+        Ok(t) => t,
+        Err(why) => {
+            whole(out, None, why);
             return Ok(map);
         }
     };
-    let entries = v.as_object().cloned().unwrap_or_default();
+    let entries = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => m,
+        Ok(v) => {
+            whole(out, Some(1), format!("expected an object of temporary ids, found {}", kind(&v)));
+            return Ok(map);
+        }
+        Err(e) => {
+            whole(out, Some(e.line()), format!("not valid JSON: {e}"));
+            return Ok(map);
+        }
+    };
     out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, entries.len()));
     for (k, val) in entries {
         let t = match &val {
@@ -372,61 +469,84 @@ fn read_temp_ids(root: &Path, dir: &Path, out: &mut RunsRead) -> Result<HashMap<
 /// agent_output.json items, else safeoutputs.jsonl lines. Every request line is kept in the
 /// `requests` table; the returned list is what is matched against executed items.
 /// A request to match against executed items: (file, line or position, the request).
-type RequestItem = (String, usize, Value);
+type RequestItem = (String, usize, String, Value);
+
+/// `agent_output.json`: its items (each with its text) and errors, or why the file is not
+/// of that shape (the field at fault, the reason).
+type AgentOutput<'a> = (Vec<(&'a str, Value)>, Vec<Value>);
+
+fn agent_output(text: &str) -> std::result::Result<AgentOutput<'_>, (Option<&'static str>, String)> {
+    use serde_json::value::RawValue;
+    let v: Value = serde_json::from_str(text).map_err(|e| (None, format!("not valid JSON: {e}")))?;
+    if !v.is_object() {
+        return Err((None, format!("expected an object with `items` and `errors`, found {}", kind(&v))));
+    }
+    let members = crate::json::members(text).unwrap_or(crate::json::Members(Vec::new()));
+    let items: Vec<&RawValue> = match members.get("items") {
+        None => Vec::new(),
+        Some(r) => serde_json::from_str(r.get()).map_err(|_| (Some("items"), format!("expected an array, found {}", kind(&v["items"]))))?,
+    };
+    let errors = match v.get("errors") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a.clone(),
+        Some(other) => return Err((Some("errors"), format!("expected an array, found {}", kind(other)))),
+    };
+    let items = items.into_iter().map(|r| (r.get(), serde_json::from_str(r.get()).unwrap_or(Value::Null))).collect();
+    Ok((items, errors))
+}
 
 /// Also returns agent_output.json's `errors`.
 fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut RunsRead) -> Result<(Vec<RequestItem>, Vec<String>)> {
     let mut from_agent_output = Vec::new();
     let mut errors_out = Vec::new();
-    if let Some(f) = Lines::load(root, &dir.join(AGENT_OUTPUT))? {
-        let text = String::from_utf8_lossy(&f.bytes).to_string();
-        match serde_json::from_str::<Value>(&text) {
-            Ok(v) => {
-                let items = v.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
-                errors_out = v
-                    .get("errors")
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().map(|e| e.as_str().map(str::to_string).unwrap_or_else(|| crate::json::canonical(e))).collect())
-                    .unwrap_or_default();
-                let errors = errors_out.len();
-                out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, items.len() + errors));
-                // Every item is kept in `requests`, every error in the run's `errors`.
-                out.used += items.len() + errors;
-                for (i, it) in items.into_iter().enumerate() {
+    if let Some(f) = Lines::load(root, &dir.join(AGENT_OUTPUT), out)? {
+        match f.document().map_err(|why| (None, why)).and_then(agent_output) {
+            Ok((items, errors)) => {
+                errors_out = errors.iter().map(|e| e.as_str().map(str::to_string).unwrap_or_else(|| crate::json::canonical(e))).collect();
+                out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, items.len() + errors.len()));
+                // Every error is kept in the run's `errors`, every object item in `requests`.
+                out.used += errors.len();
+                for (i, (raw, it)) in items.into_iter().enumerate() {
+                    if !it.is_object() {
+                        let why = format!("expected a request object, found {}", kind(&it));
+                        out.quarantined.push(Quarantined::new("runs", &f.file, None, Some(&format!("items[{i}]")), why, raw));
+                        continue;
+                    }
+                    out.used += 1;
                     out.requests.push(Request {
                         run_id: ctx.run_id.clone(),
                         file: f.file.clone(),
                         position: i,
                         request_type: str_at(&it, "type").map(str::to_string),
-                        payload: crate::json::canonical(&it),
+                        payload: raw.to_string(),
                     });
-                    from_agent_output.push((f.file.clone(), i + 1, it));
+                    from_agent_output.push((f.file.clone(), i + 1, raw.to_string(), it));
                 }
             }
-            Err(e) => {
+            Err((field, why)) => {
                 out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, 1));
-                out.quarantined.push(Quarantined::new("runs", &f.file, Some(e.line()), None, format!("not valid JSON: {e}"), &text));
+                out.quarantined.push(Quarantined::new("runs", &f.file, None, field, why, &f.lossy()));
             }
         }
     }
     let mut from_log = Vec::new();
-    if let Some(f) = Lines::load(root, &dir.join(REQUEST_LOG))? {
+    if let Some(f) = Lines::load(root, &dir.join(REQUEST_LOG), out)? {
         let records = f.records();
         out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, records.len()));
-        for (lineno, raw, last) in records {
-            match json_line(&raw, last) {
-                Ok(v) => {
+        for (lineno, text, shown, last) in records {
+            match text.and_then(|raw| json_line(&raw, last).map(|v| (raw, v))) {
+                Ok((raw, v)) => {
                     out.used += 1;
                     out.requests.push(Request {
                         run_id: ctx.run_id.clone(),
                         file: f.file.clone(),
                         position: lineno,
                         request_type: str_at(&v, "type").map(str::to_string),
-                        payload: crate::json::canonical(&v),
+                        payload: raw.trim().to_string(),
                     });
-                    from_log.push((f.file.clone(), lineno, v));
+                    from_log.push((f.file.clone(), lineno, raw, v));
                 }
-                Err(reason) => out.quarantined.push(Quarantined::new("runs", &f.file, Some(lineno), None, reason, &raw)),
+                Err(reason) => out.quarantined.push(Quarantined::new("runs", &f.file, Some(lineno), None, reason, &shown)),
             }
         }
     }

@@ -70,8 +70,14 @@ const BLOCK_BYTES: usize = 16 << 20;
 /// captures in memory and spilling sorted runs to `spill_dir` beyond that.
 pub fn scan(dir: &Path, spill_dir: &Path, budget: usize) -> Result<SnapshotScan> {
     let info_path = dir.join("snapshot.json");
-    let text = std::fs::read_to_string(&info_path).map_err(|e| Error::io(&info_path, e))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| Error::Input {
+    if info_path.exists() {
+        if let Some(why) = crate::inputs::refusal(dir, &info_path, "snapshot") {
+            return Err(Error::Layout { path: info_path, message: why });
+        }
+    }
+    let bytes = crate::inputs::read_regular(&info_path)?;
+    let text = crate::inputs::document_text(&bytes).map_err(|why| Error::Input { path: info_path.clone(), line: 1, message: why })?;
+    let v: Value = serde_json::from_str(text).map_err(|e| Error::Input {
         path: info_path.clone(),
         line: e.line(),
         message: format!("snapshot.json is not valid JSON: {e}"),
@@ -89,13 +95,20 @@ pub fn scan(dir: &Path, spill_dir: &Path, budget: usize) -> Result<SnapshotScan>
 
     let mut cassettes = Vec::new();
     let mut tree_files = Vec::new();
-    collect_files(dir, dir, &mut cassettes, &mut tree_files)?;
+    let mut refused = Vec::new();
+    collect_files(dir, dir, &mut cassettes, &mut tree_files, &mut refused)?;
     cassettes.sort();
     tree_files.sort();
+    refused.sort();
 
-    let mut files = vec![InputFile::hash("snapshot", dir, &info_path, 0)?];
+    let mut files = vec![InputFile::from_bytes("snapshot", rel(dir, &info_path), &bytes, 0)];
     let mut runs = spill::Runs::new(spill_dir, budget);
     let mut quarantined = Vec::new();
+    for (p, why) in refused {
+        let file = rel(dir, &p);
+        quarantined.push(Quarantined::new("snapshot", &file, None, None, why, ""));
+        files.push(InputFile::refused("snapshot", file));
+    }
     for p in &cassettes {
         files.push(read_cassette(dir, p, &mut runs, &mut quarantined)?);
     }
@@ -114,20 +127,37 @@ pub fn scan(dir: &Path, spill_dir: &Path, budget: usize) -> Result<SnapshotScan>
     Ok(SnapshotScan { info, quarantined, files, runs })
 }
 
-fn collect_files(root: &Path, dir: &Path, cassettes: &mut Vec<PathBuf>, tree: &mut Vec<PathBuf>) -> Result<()> {
+/// The cassettes and tree files to read, and the files of those names that must not be
+/// read (see `inputs::refusal`) with the reason. Directories reached through a symbolic link
+/// are not descended: one inside the snapshot is read at its own place, one outside is no
+/// part of it.
+fn collect_files(root: &Path, dir: &Path, cassettes: &mut Vec<PathBuf>, tree: &mut Vec<PathBuf>, refused: &mut Vec<(PathBuf, String)>) -> Result<()> {
     let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
     for entry in rd {
         let entry = entry.map_err(|e| Error::io(dir, e))?;
         let p = entry.path();
         let ft = entry.file_type().map_err(|e| Error::io(&p, e))?;
         if ft.is_dir() {
-            collect_files(root, &p, cassettes, tree)?;
-        } else if dir == root {
-            if p.extension().is_some_and(|e| e == "jsonl") {
-                cassettes.push(p);
+            collect_files(root, &p, cassettes, tree, refused)?;
+            continue;
+        }
+        let list = if dir == root {
+            if p.extension().is_none_or(|e| e != "jsonl") {
+                continue;
             }
+            &mut *cassettes
         } else if p.extension().is_some_and(|e| e == "json") {
-            tree.push(p);
+            &mut *tree
+        } else {
+            continue;
+        };
+        if ft.is_symlink() && p.is_dir() && crate::inputs::refusal(root, &p, "snapshot").is_none_or(|why| why.contains("not a regular file")) {
+            // A link to a directory inside the snapshot, named like a capture file.
+            continue;
+        }
+        match crate::inputs::refusal(root, &p, "snapshot") {
+            None => list.push(p),
+            Some(why) => refused.push((p, why)),
         }
     }
     Ok(())
@@ -148,44 +178,57 @@ struct Line<'a> {
 }
 
 fn read_cassette(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mut Vec<Quarantined>) -> Result<InputFile> {
+    read_cassette_in_blocks(root, p, runs, quarantined, BLOCK_BYTES)
+}
+
+/// `read_cassette` with blocks of `block_bytes` (small in tests, so lines span blocks).
+fn read_cassette_in_blocks(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mut Vec<Quarantined>, block_bytes: usize) -> Result<InputFile> {
     use sha2::Digest;
     use std::io::Read;
-    let mut f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
+    let mut f = crate::inputs::open_regular(p)?;
     let file = rel(root, p);
     let mut hasher = sha2::Sha256::new();
     let (mut size, mut records, mut lineno) = (0u64, 0usize, 1usize);
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK_BYTES + (1 << 20));
+    // Where in the file the buffer starts.
+    let mut offset = 0u64;
+    let read_bytes = (1 << 20).min(block_bytes);
+    let mut buf: Vec<u8> = Vec::with_capacity(block_bytes + read_bytes);
     let mut eof = false;
     while !eof || !buf.is_empty() {
         // Fill to a block, then cut after the last line end (a longer line grows the block).
+        // Bytes before `scanned` hold no line end (the rest of the last block ends after its
+        // last one), so each byte is searched once however long a line is.
         let mut cut = None;
+        let mut scanned = buf.len();
         while !eof && cut.is_none() {
             let start = buf.len();
-            buf.resize(start + (1 << 20).max(BLOCK_BYTES.saturating_sub(start)), 0);
+            buf.resize(start + read_bytes.max(block_bytes.saturating_sub(start)), 0);
             let n = f.read(&mut buf[start..]).map_err(|e| Error::io(p, e))?;
             buf.truncate(start + n);
             hasher.update(&buf[start..]);
             size += n as u64;
             eof = n == 0;
-            if buf.len() >= BLOCK_BYTES {
-                cut = buf.iter().rposition(|&b| b == b'\n').map(|i| i + 1);
+            if buf.len() >= block_bytes {
+                cut = last_line_end(&buf, scanned);
+                scanned = buf.len();
             }
         }
         let cut = if eof { buf.len() } else { cut.unwrap_or(buf.len()) };
         {
-            // Valid UTF-8 (the usual case) is borrowed as is; otherwise bad bytes become
-            // U+FFFD. Blocks end at a newline byte, which is never inside a character.
-            let block = &buf[..cut];
-            let text: std::borrow::Cow<str> = match std::str::from_utf8(block) {
-                Ok(t) => std::borrow::Cow::Borrowed(t),
-                Err(_) => String::from_utf8_lossy(block),
-            };
-            let (lines, count) = crate::inputs::jsonl_lines_from(&text, lineno);
+            // Blocks end at a newline byte, which is never inside a character, so a line that
+            // is not UTF-8 is found (and quarantined) on its own.
+            let (lines, count) = crate::inputs::jsonl_byte_lines(&buf[..cut], lineno, offset);
             lineno += count;
             records += lines.len();
             // Lines parse in parallel; results are taken in line order, so nothing depends on
             // which thread finished first.
-            let parsed: Vec<std::result::Result<Capture, LineError>> = lines.par_iter().map(|l| parse_line(l.text)).collect();
+            let parsed: Vec<std::result::Result<Capture, LineError>> = lines
+                .par_iter()
+                .map(|l| match &l.text {
+                    Ok(t) => parse_line(t),
+                    Err(why) => Err((None, why.clone(), false)),
+                })
+                .collect();
             for (l, r) in lines.iter().zip(parsed) {
                 match r {
                     Ok(mut c) => {
@@ -195,15 +238,21 @@ fn read_cassette(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mu
                     }
                     Err((field, reason, at_eof)) => {
                         let reason = if at_eof && l.unterminated { crate::inputs::truncated(reason) } else { reason };
-                        quarantined.push(Quarantined::new("snapshot", &file, Some(l.lineno), field, reason, l.text));
+                        quarantined.push(Quarantined::new("snapshot", &file, Some(l.lineno), field, reason, &l.raw));
                     }
                 }
             }
         }
         // The part after the cut starts the next block, in the same buffer.
         buf.drain(..cut);
+        offset += cut as u64;
     }
     Ok(InputFile { input: "snapshot".into(), path: file, size, sha256: hex::encode(hasher.finalize()), records })
+}
+
+/// Just after the last line end of `buf`, searching only from `from` on.
+fn last_line_end(buf: &[u8], from: usize) -> Option<usize> {
+    buf[from..].iter().rposition(|&b| b == b'\n').map(|i| from + i + 1)
 }
 
 type LineError = (Option<&'static str>, String, bool);
@@ -243,7 +292,11 @@ fn parse_line(raw: &str) -> std::result::Result<Capture, LineError> {
         Some(v) => return Err((Some("captured_at"), format!("expected a string, found {}", kind(v)), false)),
     };
     let body = match line.body {
-        Some(b) => b.get().to_string(),
+        // Every later reader parses the body on its own, so deeper nesting would lose it.
+        Some(b) => match crate::json::too_deep(b.get()) {
+            Some(why) => return Err((Some("body"), why, false)),
+            None => b.get().to_string(),
+        },
         None if (200..300).contains(&status) => return Err((Some("body"), "missing on a successful response".into(), false)),
         None => "null".to_string(),
     };
@@ -270,16 +323,19 @@ pub fn normalize_path(p: &str) -> String {
 }
 
 fn read_tree_file(root: &Path, p: &Path) -> Result<FileRead> {
-    let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
+    let bytes = crate::inputs::read_regular(p)?;
     let file = rel(root, p);
-    let text = String::from_utf8_lossy(&bytes).to_string();
     let f = InputFile::from_bytes("snapshot", file.clone(), &bytes, 1);
-    match serde_json::from_str::<&RawValue>(&text) {
+    let text = match crate::inputs::document_text(&bytes) {
+        Ok(t) => t,
+        Err(why) => return Ok((vec![], vec![Quarantined::new("snapshot", &file, None, None, why, &String::from_utf8_lossy(&bytes))], f)),
+    };
+    match serde_json::from_str::<&RawValue>(text) {
         Ok(body) => {
             let path = file.trim_end_matches(".json").to_string();
             Ok((vec![Capture { path, status: 200, page: 1, captured_at: None, body: body.get().to_string(), file, line: None }], vec![], f))
         }
-        Err(e) => Ok((vec![], vec![Quarantined::new("snapshot", &file, Some(e.line()), None, format!("not valid JSON: {e}"), &text)], f)),
+        Err(e) => Ok((vec![], vec![Quarantined::new("snapshot", &file, Some(e.line()), None, format!("not valid JSON: {e}"), text)], f)),
     }
 }
 
@@ -372,5 +428,35 @@ impl SnapshotIndex {
     pub fn with_shared(mut self, shared: Option<std::sync::Arc<SnapshotIndex>>) -> Self {
         self.shared = shared;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines several blocks long, between short ones, are read whole and in order, with
+    /// their line numbers; the line-end search starts where the last one stopped.
+    #[test]
+    fn lines_longer_than_a_block_are_read_intact() {
+        let tmp = tempfile::tempdir().unwrap();
+        let long = |n: usize, len: usize| format!("{{\"path\": \"repos/o/r/issues/{n}\", \"body\": {{\"title\": \"{}\"}}}}", "x".repeat(len));
+        let lines = [long(1, 10), long(2, 1000), String::new(), long(3, 5), long(4, 333), long(5, 64)];
+        std::fs::write(tmp.path().join("c.jsonl"), lines.join("\n") + "\n").unwrap();
+        let mut runs = spill::Runs::new(&tmp.path().join("spill"), 1 << 30);
+        let mut q = Vec::new();
+        let f = read_cassette_in_blocks(tmp.path(), &tmp.path().join("c.jsonl"), &mut runs, &mut q, 64).unwrap();
+        assert!(q.is_empty(), "{q:?}");
+        assert_eq!(f.records, 5);
+        let mut merge = runs.merge().unwrap();
+        let got: Vec<(Option<usize>, usize)> = merge
+            .next_batch(usize::MAX)
+            .unwrap()
+            .iter()
+            .map(|c| (c.line, serde_json::from_str::<Value>(&c.body).unwrap()["title"].as_str().unwrap().len()))
+            .collect();
+        assert_eq!(got, [(Some(1), 10), (Some(2), 1000), (Some(4), 5), (Some(5), 333), (Some(6), 64)]);
+        assert_eq!(last_line_end(b"a\nbc\nd", 3), Some(5));
+        assert_eq!(last_line_end(b"a\nbcd", 2), None);
     }
 }

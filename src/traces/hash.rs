@@ -117,6 +117,49 @@ fn write(v: &Value, out: &mut String) {
     }
 }
 
+/// `python_json` of a JSON text, its integers exact however big (Python's `int` has no
+/// limit; a float reading would print 18446744073709551616 as 1.8446744073709552e+19).
+fn write_raw(v: &crate::json::Raw, out: &mut String) {
+    use crate::json::Raw;
+    match v {
+        Raw::Scalar(t) => out.push_str(&crate::json::number_text(t, |n| if n.is_f64() { py_float(n.as_f64().unwrap_or(0.0)) } else { n.to_string() })),
+        Raw::Str(s) => py_str(s, out),
+        Raw::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_raw(x, out);
+            }
+            out.push(']');
+        }
+        Raw::Object(m) => {
+            out.push('{');
+            for (i, (k, x)) in Raw::sorted_members(m).into_iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                py_str(k, out);
+                out.push_str(": ");
+                write_raw(x, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// `record_hash` of a record's text, its numbers exact.
+pub fn record_hash_text(text: &str) -> serde_json::Result<String> {
+    let mut r = crate::json::Raw::parse(text)?;
+    if let crate::json::Raw::Object(m) = &mut r {
+        m.retain(|(k, _)| k != "trace_id" && k != "content_hash");
+    }
+    let mut out = String::new();
+    write_raw(&r, &mut out);
+    Ok(hex::encode(Sha256::digest(out.as_bytes())))
+}
+
 /// The text a record's `content_hash` is the sha256 of.
 pub fn prehash_text(record: &Value) -> String {
     let mut r = record.clone();

@@ -21,6 +21,8 @@ pub struct TraceRecord {
     pub source_file: String,
     pub source_line: i64,
     pub record: Value,
+    /// The record's text as it stood in the input (key order, exact numbers).
+    pub text: String,
 }
 
 #[derive(Default)]
@@ -30,43 +32,59 @@ pub struct TracesRead {
     pub files: Vec<InputFile>,
 }
 
-/// `paths` are files or directories (their `*.jsonl`, in name order).
+/// `paths` are files or directories (their `*.jsonl`, in name order). A path given is read
+/// wherever it leads, but must be a regular file or a directory (a FIFO would block, a device
+/// never end); in a directory, links that lead out of it and non-regular files are refused
+/// (listed, quarantined, not read).
 pub fn read(paths: &[PathBuf]) -> Result<TracesRead> {
     let mut out = TracesRead::default();
     let mut files: Vec<(PathBuf, PathBuf)> = Vec::new();
     for p in paths {
-        if p.is_dir() {
+        let meta = std::fs::metadata(p).map_err(|e| Error::io(p, e))?;
+        if meta.is_dir() {
             let mut v: Vec<PathBuf> = std::fs::read_dir(p)
                 .map_err(|e| Error::io(p, e))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
                 .collect();
             v.sort();
-            files.extend(v.into_iter().map(|f| (p.clone(), f)));
-        } else if p.is_file() {
+            for f in v {
+                match crate::inputs::refusal(p, &f, "traces") {
+                    None => files.push((p.clone(), f)),
+                    Some(why) => {
+                        let name = f.strip_prefix(p).unwrap_or(&f).to_string_lossy().replace('\\', "/");
+                        out.quarantined.push(Quarantined::new("traces", &name, None, None, why, ""));
+                        out.files.push(InputFile::refused("traces", name));
+                    }
+                }
+            }
+        } else if meta.is_file() {
             files.push((p.parent().map(Path::to_path_buf).unwrap_or_default(), p.clone()));
         } else {
-            return Err(Error::Layout { path: p.clone(), message: "--traces must be a .jsonl file or a directory of them".into() });
+            return Err(Error::Layout {
+                path: p.clone(),
+                message: format!("{}, not a regular file: --traces must be a .jsonl file or a directory of them", crate::inputs::file_kind(&meta.file_type())),
+            });
         }
     }
     for (root, f) in files {
-        let bytes = std::fs::read(&f).map_err(|e| Error::io(&f, e))?;
+        let bytes = crate::inputs::read_regular(&f)?;
         let name = f.strip_prefix(&root).unwrap_or(&f).to_string_lossy().replace('\\', "/");
-        let text = String::from_utf8_lossy(&bytes);
-        let lines = crate::inputs::jsonl_lines(&text);
+        let lines = crate::inputs::jsonl_byte_lines(&bytes, 1, 0).0;
         let records = lines.len();
         for l in lines {
-            let (lineno, raw) = (l.lineno, l.text);
-            match parse(raw) {
-                Ok(rec) => out.records.push(TraceRecord {
+            let lineno = l.lineno;
+            match l.text.clone().map_err(|why| (None, why, false)).and_then(|raw| parse(raw).map(|rec| (raw, rec))) {
+                Ok((raw, rec)) => out.records.push(TraceRecord {
                     trace_id: str_at(&rec, "trace_id").unwrap_or_default().to_string(),
                     source_file: name.clone(),
                     source_line: lineno as i64,
                     record: rec,
+                    text: raw.trim().to_string(),
                 }),
                 Err((field, reason, eof)) => {
                     let reason = if eof && l.unterminated { crate::inputs::truncated(reason) } else { reason };
-                    out.quarantined.push(Quarantined::new("traces", &name, Some(lineno), field, reason, raw));
+                    out.quarantined.push(Quarantined::new("traces", &name, Some(lineno), field, reason, &l.raw));
                 }
             }
         }
@@ -83,7 +101,7 @@ pub fn read(paths: &[PathBuf]) -> Result<TracesRead> {
                 Some(r.source_line as usize),
                 Some("trace_id"),
                 format!("duplicate trace id (first at {f}:{l})"),
-                &r.record.to_string(),
+                &r.text,
             ));
             continue;
         }
@@ -98,6 +116,9 @@ pub fn read(paths: &[PathBuf]) -> Result<TracesRead> {
 type LineError = (Option<&'static str>, String, bool);
 
 fn parse(raw: &str) -> std::result::Result<Value, LineError> {
+    if let Some(why) = crate::json::too_deep(raw) {
+        return Err((None, why, false));
+    }
     let v: Value = serde_json::from_str(raw).map_err(|e| (None, format!("not valid JSON: {e}"), e.is_eof()))?;
     if !v.is_object() {
         return Err((None, "not a JSON object".into(), false));
@@ -120,6 +141,28 @@ fn parse(raw: &str) -> std::result::Result<Value, LineError> {
         return Err((Some("schema_version"), format!("`{version}`: hindsight reads 0.2.0 and later"), false));
     }
     Ok(v)
+}
+
+/// Canonical JSON of member `key` of the object text `text` (whose parse is `v`), its numbers
+/// exact (see `json::Raw::canonical`).
+fn exact(text: &str, v: &Value, key: &str) -> String {
+    crate::json::members(text)
+        .and_then(|m| m.get(key))
+        .and_then(|r| crate::json::canonical_text(r.get()).ok())
+        .unwrap_or_else(|| crate::json::canonical(v.get(key).unwrap_or(&Value::Null)))
+}
+
+/// The texts of the array member `key` of an object text (empty when it is not one).
+fn raw_array<'a>(text: &'a str, key: &str) -> Vec<&'a str> {
+    crate::json::members(text)
+        .and_then(|m| m.get(key))
+        .and_then(|r| serde_json::from_str::<Vec<&serde_json::value::RawValue>>(r.get()).ok())
+        .map(|v| v.into_iter().map(|r| r.get()).collect())
+        .unwrap_or_default()
+}
+
+fn raw_steps(text: &str) -> Vec<&str> {
+    raw_array(text, "steps")
 }
 
 fn steps(r: &Value) -> &[Value] {
@@ -213,12 +256,14 @@ pub fn tables(records: &[TraceRecord]) -> Vec<Table> {
             os(str_at(&o, "signal_confidence")),
             os(str_at(&o, "description")),
             oi(r.get("attribution").and_then(|a| a.get("files")).and_then(Value::as_array).map(|f| f.len() as i64)),
-            s(crate::json::canonical(r.get("metadata").unwrap_or(&Value::Null))),
-            s(crate::json::canonical(r)),
+            s(exact(&t.text, r, "metadata")),
+            s(&t.text),
             s(&t.source_file),
             i(t.source_line),
         ]);
-        for st in steps(r) {
+        let step_texts = raw_steps(&t.text);
+        for (si, st) in steps(r).iter().enumerate() {
+            let call_texts = step_texts.get(si).map(|s| raw_array(s, "tool_calls")).unwrap_or_default();
             let idx = int_at(st, "step_index");
             let tcs = st.get("tool_calls").and_then(Value::as_array).cloned().unwrap_or_default();
             let obs = st.get("observations").and_then(Value::as_array).cloned().unwrap_or_default();
@@ -242,7 +287,10 @@ pub fn tables(records: &[TraceRecord]) -> Vec<Table> {
                     i(pos as i64),
                     os(id),
                     os(str_at(c, "tool_name")),
-                    s(crate::json::canonical(c.get("input").unwrap_or(&Value::Null))),
+                    s(call_texts
+                        .get(pos)
+                        .map(|c| exact(c, &Value::Null, "input"))
+                        .unwrap_or_else(|| crate::json::canonical(c.get("input").unwrap_or(&Value::Null)))),
                     oi(int_at(c, "duration_ms")),
                     os(ob_.and_then(|x| str_at(x, "content"))),
                     os(ob_.and_then(|x| str_at(x, "error"))),

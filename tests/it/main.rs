@@ -5,6 +5,7 @@ mod support;
 mod cli;
 mod dashboard;
 mod pipeline;
+mod readers;
 mod report;
 mod rules;
 mod safety;

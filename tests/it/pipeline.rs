@@ -191,11 +191,12 @@ fn demo_reads_every_input_layout() {
         sql_json(&ds, "SELECT target_source, COUNT(*) AS n FROM safe_outputs WHERE target_source IS NOT NULL GROUP BY target_source ORDER BY target_source");
     let sources: Vec<&str> = t.iter().map(|r| r["target_source"].as_str().unwrap()).collect();
     assert_eq!(sources, vec!["number", "target", "temporary_id", "url"]);
-    // Every output has a payload hash; gh-aw ones are sha256 of the canonical payload.
+    // Every output has a payload hash; gh-aw ones are sha256 of the canonical payload (the
+    // payload column keeps the record's own text).
     let h = sql_json(&ds, "SELECT payload, payload_hash FROM safe_outputs WHERE source_format = 'gh-aw-manifest'");
     for r in h {
-        let p = r["payload"].as_str().unwrap();
-        assert_eq!(r["payload_hash"].as_str().unwrap(), hindsight::json::sha256_hex(p.as_bytes()));
+        let p: Value = serde_json::from_str(r["payload"].as_str().unwrap()).unwrap();
+        assert_eq!(r["payload_hash"].as_str().unwrap(), hindsight::json::sha256_hex(hindsight::json::canonical(&p).as_bytes()));
     }
 }
 

@@ -1,0 +1,373 @@
+//! Input readers stay inside their folders and alter nothing: links out of an input and
+//! non-regular files are refused, bad bytes and too-deep nesting are quarantined with their
+//! reason, big integers and key order survive, wrong-shaped files are accounted for.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use hindsight::dataset::manifest::Manifest;
+use serde_json::Value;
+
+use crate::support::{copy_dir, fixture, ok, root, run};
+
+/// The demo's snapshot and runs copied into `tmp` (to be mutated), as (snapshot, runs).
+fn demo_copy(tmp: &Path) -> (PathBuf, PathBuf) {
+    let (snap, runs) = (tmp.join("snap"), tmp.join("runs"));
+    copy_dir(&fixture("demo/snapshot"), &snap);
+    copy_dir(&fixture("demo/runs"), &runs);
+    (snap, runs)
+}
+
+fn convert(tmp: &Path, snap: &Path, runs: &Path, traces: Option<&Path>) -> Output {
+    let mut args = vec!["run", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--out", "ds"];
+    if let Some(t) = traces {
+        args.extend(["--traces", t.to_str().unwrap()]);
+    }
+    let out = run(&args, tmp);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn sql(tmp: &Path, q: &str) -> Vec<Value> {
+    let out = ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// (file, line, field, reason, raw) of a quarantined record.
+type QuarantineRow = (String, Option<i64>, Option<String>, String, String);
+
+/// Every quarantined record of `input`.
+fn quarantine(tmp: &Path, input: &str) -> Vec<QuarantineRow> {
+    sql(tmp, &format!("SELECT file, line, field, reason, raw FROM quarantine WHERE input = '{input}' ORDER BY file, line"))
+        .iter()
+        .map(|r| {
+            (
+                r["file"].as_str().unwrap().to_string(),
+                r["line"].as_i64(),
+                r["field"].as_str().map(str::to_string),
+                r["reason"].as_str().unwrap().to_string(),
+                r["raw"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Input records = used + quarantined, per input, counted from the files.
+fn assert_balanced(tmp: &Path) {
+    let m = Manifest::load(&tmp.join("ds")).unwrap();
+    for (input, r) in &m.records {
+        let in_files: usize = m.inputs.iter().filter(|f| &f.input == input).map(|f| f.records).sum();
+        assert_eq!(r.input, in_files, "{input}");
+        assert_eq!(r.input, r.used + r.quarantined, "{input}: {r:?}");
+    }
+}
+
+/// The demo's first capture line (a pull request) with its path changed: a real-looking
+/// response no other line has.
+fn capture_line(path: &str) -> String {
+    let text = std::fs::read_to_string(fixture("demo/snapshot/capture-0001.jsonl")).unwrap();
+    let mut v: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    v["path"] = Value::String(path.into());
+    serde_json::to_string(&v).unwrap()
+}
+
+fn mkfifo(p: &Path) {
+    let st = Command::new("mkfifo").arg(p).status().expect("mkfifo");
+    assert!(st.success());
+}
+
+/// A writer for a FIFO that waits for a reader: if the program under test opened the FIFO it
+/// would read `line`. `release` lets the writer finish when nothing read it.
+fn fifo_writer(p: &Path, line: String) -> impl FnOnce() {
+    let path = p.to_path_buf();
+    let writer = std::thread::spawn({
+        let path = path.clone();
+        move || {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+            let _ = f.write_all(line.as_bytes());
+        }
+    });
+    move || {
+        // Opening read-write never blocks on Linux: it is the reader the writer waits for.
+        let _reader = std::fs::OpenOptions::new().read(true).write(true).open(&path).unwrap();
+        writer.join().unwrap();
+    }
+}
+
+#[test]
+fn links_leading_out_of_an_input_are_refused_and_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (snap, runs) = demo_copy(tmp.path());
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.jsonl"), capture_line("repos/acme/secret/issues/1") + "\n").unwrap();
+    std::fs::write(outside.join("secret.json"), "{\"password\": \"hunter2\"}").unwrap();
+    std::fs::write(outside.join("items.jsonl"), "{\"type\": \"add_labels\", \"number\": 1, \"labelsAdded\": [\"leak\"]}\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.jsonl"), snap.join("leak.jsonl")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.json"), snap.join("repos/acme/docs/pulls/99.json")).unwrap();
+    std::os::unix::fs::symlink(outside.join("items.jsonl"), runs.join("run-9006/safeoutputs.jsonl")).unwrap();
+    // A link that stays inside is read.
+    std::os::unix::fs::symlink(snap.join("repos/acme/docs/pulls/7.json"), snap.join("repos/acme/docs/pulls/70.json")).unwrap();
+    let traces = tmp.path().join("traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    std::fs::copy(fixture("demo/traces/sessions.jsonl"), traces.join("sessions.jsonl")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.jsonl"), traces.join("leak.jsonl")).unwrap();
+
+    let out = convert(tmp.path(), &snap, &runs, Some(&traces));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let q = quarantine(tmp.path(), "snapshot");
+    let refused: Vec<_> = q.iter().filter(|r| r.3.contains("outside the snapshot directory")).collect();
+    assert_eq!(refused.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["leak.jsonl", "repos/acme/docs/pulls/99.json"], "{q:?}");
+    for r in &refused {
+        assert_eq!((r.1, r.4.as_str()), (None, ""), "nothing of the file is read: {r:?}");
+        assert!(r.3.contains("symbolic link to") && r.3.contains("not read"), "{}", r.3);
+    }
+    let rq = quarantine(tmp.path(), "runs");
+    assert!(rq.iter().any(|r| r.0 == "run-9006/safeoutputs.jsonl" && r.3.contains("outside the runs directory")), "{rq:?}");
+    let tq = quarantine(tmp.path(), "traces");
+    assert!(tq.iter().any(|r| r.0 == "leak.jsonl" && r.3.contains("outside the traces directory")), "{tq:?}");
+    assert!(stderr.contains("quarantined snapshot/leak.jsonl: a symbolic link to"), "{stderr}");
+
+    // Nothing of the outside files is in the dataset.
+    assert!(sql(tmp.path(), "SELECT path FROM responses WHERE path LIKE '%secret%' OR body LIKE '%hunter2%'").is_empty());
+    assert!(sql(tmp.path(), "SELECT payload FROM requests WHERE payload LIKE '%leak%'").is_empty());
+    // The link inside was followed.
+    assert_eq!(sql(tmp.path(), "SELECT path FROM responses WHERE path = 'repos/acme/docs/pulls/70'").len(), 1);
+    // The manifest lists the refused files unread (no size, no hash), one record each.
+    let m = Manifest::load(&tmp.path().join("ds")).unwrap();
+    let leak = m.inputs.iter().find(|f| f.input == "snapshot" && f.path == "leak.jsonl").expect("listed");
+    assert_eq!((leak.size, leak.sha256.as_str(), leak.records), (0, "", 1));
+    assert_balanced(tmp.path());
+}
+
+#[test]
+fn fifos_in_inputs_are_refused_not_opened() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (snap, runs) = demo_copy(tmp.path());
+    mkfifo(&snap.join("pipe.jsonl"));
+    mkfifo(&runs.join("run-9002/safeoutputs.jsonl"));
+    let release_snap = fifo_writer(&snap.join("pipe.jsonl"), capture_line("repos/acme/piped/issues/1") + "\n");
+    let release_runs = fifo_writer(&runs.join("run-9002/safeoutputs.jsonl"), "{\"type\": \"noop\", \"message\": \"piped\"}\n".into());
+    let out = run(&["convert", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--out", "ds"], tmp.path());
+    release_snap();
+    release_runs();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let q = quarantine(tmp.path(), "snapshot");
+    assert!(q.iter().any(|r| r.0 == "pipe.jsonl" && r.3 == "a FIFO (named pipe), not a regular file: not read"), "{q:?}");
+    let rq = quarantine(tmp.path(), "runs");
+    assert!(rq.iter().any(|r| r.0 == "run-9002/safeoutputs.jsonl" && r.3.contains("FIFO")), "{rq:?}");
+    assert!(sql(tmp.path(), "SELECT path FROM responses WHERE path LIKE '%piped%'").is_empty());
+    assert!(sql(tmp.path(), "SELECT payload FROM requests WHERE payload LIKE '%piped%'").is_empty());
+    assert_balanced(tmp.path());
+
+    // A FIFO given as --traces is a clear error naming it.
+    mkfifo(&tmp.path().join("t.jsonl"));
+    let out = run(&["convert", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--traces", "t.jsonl", "--out", "ds2"], tmp.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("t.jsonl: not a directory of the expected layout: a FIFO (named pipe), not a regular file"), "{err}");
+}
+
+#[test]
+fn invalid_utf8_is_quarantined_with_its_offset_not_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (snap, runs) = demo_copy(tmp.path());
+    let good = capture_line("repos/acme/extra/issues/1");
+    let bad = capture_line("repos/acme/extra/issues/2").replace("Automated change", "Automated \u{e9}change");
+    // Latin-1 é where UTF-8 wants two bytes.
+    let mut bytes = format!("{good}\n").into_bytes();
+    let bad_at = bytes.len() + bad.find('\u{e9}').unwrap();
+    bytes.extend(bad.replace('\u{e9}', "\u{1}").into_bytes().iter().map(|&b| if b == 1 { 0xE9 } else { b }));
+    bytes.push(b'\n');
+    std::fs::write(snap.join("latin1.jsonl"), &bytes).unwrap();
+    let items = runs.join("run-9002/safe-output-items.jsonl");
+    let mut items_bytes = std::fs::read(&items).unwrap();
+    let runs_at = items_bytes.len() + "{\"type\": \"add_labels\", \"number\": 1, \"labelsAdded\": [\"caf".len();
+    items_bytes.extend(b"{\"type\": \"add_labels\", \"number\": 1, \"labelsAdded\": [\"caf\xe9\"]}\n");
+    std::fs::write(&items, items_bytes).unwrap();
+    let traces = tmp.path().join("t.jsonl");
+    let mut t = std::fs::read(fixture("demo/traces/sessions.jsonl")).unwrap();
+    let line2 = std::fs::read_to_string(fixture("demo/traces/sessions.jsonl")).unwrap().lines().nth(1).unwrap().replacen("sess-", "s\u{1}ss-", 1);
+    let first_len = t.iter().position(|&b| b == b'\n').unwrap() + 1;
+    t.truncate(first_len);
+    let trace_at = first_len + line2.find('\u{1}').unwrap();
+    t.extend(line2.into_bytes().iter().map(|&b| if b == 1 { 0xFF } else { b }));
+    t.push(b'\n');
+    std::fs::write(&traces, t).unwrap();
+
+    convert(tmp.path(), &snap, &runs, Some(&traces));
+    let q = quarantine(tmp.path(), "snapshot");
+    let l: Vec<_> = q.iter().filter(|r| r.0 == "latin1.jsonl").collect();
+    assert_eq!(l.len(), 1, "{q:?}");
+    assert_eq!(l[0].1, Some(2));
+    assert!(l[0].3.starts_with(&format!("invalid UTF-8 at byte offset {bad_at} of the file")), "{}", l[0].3);
+    // The good line of the same file is read; the bad one is not used with U+FFFD in it.
+    assert_eq!(sql(tmp.path(), "SELECT path FROM responses WHERE path LIKE 'repos/acme/extra/%'").len(), 1);
+    assert!(sql(tmp.path(), "SELECT path FROM responses WHERE body LIKE '%\u{fffd}%'").is_empty());
+    let rq = quarantine(tmp.path(), "runs");
+    assert!(rq.iter().any(|r| r.0 == "run-9002/safe-output-items.jsonl" && r.3.contains(&format!("invalid UTF-8 at byte offset {runs_at} "))), "{rq:?}");
+    assert!(sql(tmp.path(), "SELECT payload FROM safe_outputs WHERE payload LIKE '%\u{fffd}%'").is_empty());
+    let tq = quarantine(tmp.path(), "traces");
+    assert_eq!(tq.len(), 1, "{tq:?}");
+    assert_eq!(tq[0].1, Some(2));
+    assert!(tq[0].3.contains(&format!("invalid UTF-8 at byte offset {trace_at} ")), "{}", tq[0].3);
+    assert_eq!(sql(tmp.path(), "SELECT trace_id FROM traces").len(), 1);
+    assert_balanced(tmp.path());
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped_at_a_file_start_and_named_elsewhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (snap, runs) = demo_copy(tmp.path());
+    let text = format!("\u{feff}{}\n\u{feff}{}\n", capture_line("repos/acme/bom/issues/1"), capture_line("repos/acme/bom/issues/2"));
+    std::fs::write(snap.join("bom.jsonl"), &text).unwrap();
+    let info = runs.join("run-9005/aw_info.json");
+    let with_bom = format!("\u{feff}{}", std::fs::read_to_string(&info).unwrap());
+    std::fs::write(&info, &with_bom).unwrap();
+    convert(tmp.path(), &snap, &runs, None);
+    let paths = sql(tmp.path(), "SELECT path FROM responses WHERE path LIKE 'repos/acme/bom/%'");
+    assert_eq!(paths.iter().map(|r| r["path"].as_str().unwrap()).collect::<Vec<_>>(), ["repos/acme/bom/issues/1"]);
+    let q = quarantine(tmp.path(), "snapshot");
+    assert_eq!(q.len(), 1, "{q:?}");
+    assert_eq!((q[0].0.as_str(), q[0].1), ("bom.jsonl", Some(2)));
+    assert!(q[0].3.starts_with("starts with a byte-order mark (U+FEFF)"), "{}", q[0].3);
+    // aw_info.json with a BOM is read: the run keeps its id from it.
+    let r = sql(tmp.path(), "SELECT run_id, run_id_source FROM runs WHERE run_dir = 'run-9005'");
+    assert_eq!((r[0]["run_id"].as_str(), r[0]["run_id_source"].as_str()), (Some("9005"), Some("aw_info")));
+    assert!(quarantine(tmp.path(), "runs").is_empty());
+    // The file's hash is of its bytes as they are, BOM included.
+    let m = Manifest::load(&tmp.path().join("ds")).unwrap();
+    let f = m.inputs.iter().find(|f| f.path == "bom.jsonl").unwrap();
+    assert_eq!(f.sha256, hindsight::json::sha256_hex(text.as_bytes()));
+    assert_balanced(tmp.path());
+}
+
+fn nested(depth: usize) -> String {
+    format!("{}1{}", "[".repeat(depth), "]".repeat(depth))
+}
+
+#[test]
+fn nesting_deeper_than_the_parser_reads_is_quarantined_at_read_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (snap, runs) = demo_copy(tmp.path());
+    // A pull request body with a field nested 127 levels (read) and one nested 130 (not).
+    let pr = |n: i64, depth: usize| {
+        let mut v: Value = serde_json::from_str(&capture_line(&format!("repos/acme/webapp/pulls/{n}"))).unwrap();
+        v["body"]["number"] = n.into();
+        let line = serde_json::to_string(&v).unwrap();
+        line.replacen("{\"base\"", &format!("{{\"deep\": {}, \"base\"", nested(depth - 1)), 1)
+    };
+    std::fs::write(snap.join("deep.jsonl"), format!("{}\n{}\n", pr(501, 127), pr(502, 130))).unwrap();
+    let items = runs.join("run-9002/safe-output-items.jsonl");
+    let mut t = std::fs::read_to_string(&items).unwrap();
+    t.push_str(&format!("{{\"type\": \"add_labels\", \"number\": 1, \"metadata\": {{\"x\": {}}}}}\n", nested(130)));
+    std::fs::write(&items, t).unwrap();
+    convert(tmp.path(), &snap, &runs, None);
+    let q = quarantine(tmp.path(), "snapshot");
+    assert_eq!(q.len(), 1, "{q:?}");
+    assert_eq!((q[0].0.as_str(), q[0].1, q[0].2.as_deref()), ("deep.jsonl", Some(2), Some("body")));
+    assert_eq!(q[0].3, "nested 130 levels deep; the JSON parser reads at most 127");
+    // The body at the limit is read, and its PR row is there.
+    assert_eq!(sql(tmp.path(), "SELECT number FROM pull_requests WHERE repo = 'acme/webapp' AND number = 501").len(), 1);
+    let rq = quarantine(tmp.path(), "runs");
+    assert!(rq.iter().any(|r| r.0 == "run-9002/safe-output-items.jsonl" && r.3 == "nested 132 levels deep; the JSON parser reads at most 127"), "{rq:?}");
+    assert_balanced(tmp.path());
+}
+
+#[test]
+fn big_integers_and_key_order_survive_in_payloads_traces_and_attach() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (snap, runs) = demo_copy(tmp.path());
+    let big = "18446744073709551616";
+    let item = format!(
+        "{{\"type\": \"add_labels\", \"repo\": \"acme/webapp\", \"number\": 110, \"labelsAdded\": [\"x\"], \"metadata\": {{\"big\": {big}}}, \
+         \"before_state\": {{\"zeta\": 1, \"alpha\": {big}}}, \"expected_state\": {{\"ref\": {big}}}}}"
+    );
+    let items = runs.join("run-9002/safe-output-items.jsonl");
+    let mut t = std::fs::read_to_string(&items).unwrap();
+    t.push_str(&item);
+    t.push('\n');
+    std::fs::write(&items, t).unwrap();
+    std::fs::write(runs.join("run-9002/safeoutputs.jsonl"), format!("{{\"type\": \"noop\", \"zz\": {big}, \"message\": \"m\"}}\n")).unwrap();
+    // A trace whose metadata names run 9002 and carries a big number, keys out of order.
+    let first = std::fs::read_to_string(fixture("demo/traces/sessions.jsonl")).unwrap().lines().next().unwrap().to_string();
+    let trace = first.replacen("\"metadata\":{", &format!("\"metadata\":{{\"z_big\":{big},\"a_first\":1,"), 1);
+    assert_ne!(trace, first);
+    std::fs::write(tmp.path().join("t.jsonl"), format!("{trace}\n")).unwrap();
+
+    convert(tmp.path(), &snap, &runs, Some(&tmp.path().join("t.jsonl")));
+    let o = sql(tmp.path(), "SELECT payload, payload_hash, before_state, expected_state FROM safe_outputs WHERE payload LIKE '%metadata%big%'");
+    assert_eq!(o.len(), 1);
+    assert_eq!(o[0]["payload"], item.as_str(), "the payload is the record's own text");
+    assert_eq!(o[0]["before_state"], format!("{{\"zeta\": 1, \"alpha\": {big}}}").as_str());
+    let expected = o[0]["expected_state"].as_str().unwrap();
+    assert!(expected.contains(&format!("\"metadata.big\":{big}")) && expected.contains(&format!("\"ref\":{big}")), "{expected}");
+    let req = sql(tmp.path(), "SELECT payload FROM requests WHERE run_id = '9002'");
+    assert_eq!(req[0]["payload"], format!("{{\"type\": \"noop\", \"zz\": {big}, \"message\": \"m\"}}").as_str());
+    // The trace table keeps the record as written.
+    let r = sql(tmp.path(), "SELECT record, metadata FROM traces");
+    assert_eq!(r[0]["record"], trace.as_str());
+    assert!(r[0]["metadata"].as_str().unwrap().contains(&format!("\"z_big\":{big}")));
+    // The enriched record keeps the order and the digits, and its hash is the package's.
+    let enriched = std::fs::read_to_string(tmp.path().join("ds/traces.enriched.jsonl")).unwrap();
+    assert!(enriched.contains(&format!("\"metadata\":{{\"z_big\":{big},\"a_first\":1,")), "{enriched}");
+    // The record's own key order (schema_version, trace_id, ...), not sorted (agent, ...).
+    assert!(enriched.starts_with("{\"schema_version\":\"0.2.0\",\"trace_id\":"), "{enriched}");
+    let py = root().join(".venv/bin/python");
+    assert!(py.is_file(), "no .venv: run the tests with scripts/test");
+    let out = Command::new(py).arg(root().join("tests/python/validate_traces.py")).arg(tmp.path().join("ds/traces.enriched.jsonl")).output().unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn wrong_shaped_agent_output_and_temporary_id_maps_are_quarantined() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (snap, runs) = demo_copy(tmp.path());
+    std::fs::write(runs.join("run-9001/agent_output.json"), "[1,2,3]").unwrap();
+    std::fs::write(runs.join("run-9007/agent_output.json"), "{\"items\":\"nope\"}").unwrap();
+    std::fs::write(runs.join("run-9003/temporary-id-map.json"), "null").unwrap();
+    std::fs::write(runs.join("run-9002/agent_output.json"), "{\"items\": [{\"type\": \"noop\", \"message\": \"m\"}, 7], \"errors\": []}").unwrap();
+    std::fs::write(runs.join("run-9005/temporary-id-map.json"), "[1,2,3]").unwrap();
+    convert(tmp.path(), &snap, &runs, None);
+    let q = quarantine(tmp.path(), "runs");
+    let got: Vec<(&str, Option<&str>, &str)> = q.iter().map(|r| (r.0.as_str(), r.2.as_deref(), r.3.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            ("run-9001/agent_output.json", None, "expected an object with `items` and `errors`, found an array"),
+            ("run-9002/agent_output.json", Some("items[1]"), "expected a request object, found a number"),
+            ("run-9003/temporary-id-map.json", None, "expected an object of temporary ids, found null"),
+            ("run-9005/temporary-id-map.json", None, "expected an object of temporary ids, found an array"),
+            ("run-9007/agent_output.json", Some("items"), "expected an array, found a string"),
+        ]
+    );
+    assert_eq!(q[0].4, "[1,2,3]");
+    assert_balanced(tmp.path());
+}
+
+#[test]
+fn a_normalized_record_naming_another_run_never_duplicates_ids() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (snap, runs) = demo_copy(tmp.path());
+    // A second directory whose normalized records name run 9006, under its own run id.
+    copy_dir(&runs.join("run-9006"), &runs.join("run-9106"));
+    std::fs::write(runs.join("run-9106/aw_info.json"), "{\"run_id\": 9106, \"workflow_name\": \"docs-bot\", \"repository\": \"acme/docs\"}").unwrap();
+    convert(tmp.path(), &snap, &runs, None);
+    let dup = sql(tmp.path(), "SELECT safe_output_id, COUNT(*) AS n FROM safe_outputs GROUP BY safe_output_id HAVING COUNT(*) > 1");
+    assert!(dup.is_empty(), "{dup:?}");
+    let q = quarantine(tmp.path(), "runs");
+    assert_eq!(q.len(), 2, "{q:?}");
+    for r in &q {
+        assert_eq!((r.0.as_str(), r.2.as_deref()), ("run-9106/safe-outputs.jsonl", Some("run_id")));
+        assert!(r.3.starts_with("names run 9006, but the record is in the run directory of run 9106"), "{}", r.3);
+    }
+    assert_balanced(tmp.path());
+
+    // Without a run id in aw_info.json, the records name the run; two directories naming one
+    // run are refused as two directories claiming one run id are.
+    std::fs::remove_file(runs.join("run-9106/aw_info.json")).unwrap();
+    let out = run(&["convert", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--out", "ds2"], tmp.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("run id 9006 is also claimed by run directory"), "{}", String::from_utf8_lossy(&out.stderr));
+}
