@@ -112,6 +112,15 @@ pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path, &[std::path::PathBuf
                     .unwrap_or_else(|| Path::new(&f.path).to_path_buf()),
             };
             let label = format!("{}/{}", f.input, f.path);
+            // A file convert refused (a link out of the input, a FIFO) was never read: it has
+            // no sha256 to compare, and must not be opened now either.
+            if f.sha256.is_empty() {
+                continue;
+            }
+            if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
+                out.push(Drift::Unreadable { file: label, reason: "not a regular file".into() });
+                continue;
+            }
             match std::fs::read(path) {
                 Err(_) => out.push(Drift::Missing { file: label }),
                 Ok(bytes) => {

@@ -326,3 +326,17 @@ fn control_characters_from_inputs_never_reach_the_terminal() {
     let o = ok(&["report", "--dataset", "ds", "--format", "json", "--sql", "SELECT DISTINCT workflow_name FROM outcomes"], tmp.path());
     assert!(o.contains("evil\\u001b]0;pwned\\u0007\\u001b[2J"), "{o}");
 }
+
+/// verify with the inputs at hand does not open what convert refused to read (a FIFO
+/// would hang it) and does not call it drift.
+#[test]
+fn verify_skips_input_files_convert_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("demo/snapshot"), &tmp.path().join("snapshot"));
+    copy_dir(&fixture("demo/runs"), &tmp.path().join("runs"));
+    let made = std::process::Command::new("mkfifo").arg(tmp.path().join("snapshot/pipe.jsonl")).status().unwrap();
+    assert!(made.success());
+    ok(&["convert", "--quiet", "--snapshot", "snapshot", "--runs", "runs", "--out", "ds"], tmp.path());
+    let text = ok(&["verify", "--dataset", "ds", "--snapshot", "snapshot", "--runs", "runs"], tmp.path());
+    assert!(text.contains("every file matches"), "{text}");
+}
