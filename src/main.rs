@@ -148,7 +148,11 @@ fn summarize(c: &Converted, out: &std::path::Path, quiet: bool, demo: bool) {
         eprintln!("no --snapshot/--runs given: running the bundled demo study");
     }
     for (input, r) in &c.records {
-        eprintln!("{input:>9}: {} records read = {} used + {} quarantined", r.input, r.used, r.quarantined);
+        if r.superseded > 0 {
+            eprintln!("{input:>9}: {} records read = {} used + {} quarantined + {} superseded by a later capture", r.input, r.used, r.quarantined, r.superseded);
+        } else {
+            eprintln!("{input:>9}: {} records read = {} used + {} quarantined", r.input, r.used, r.quarantined);
+        }
     }
     for q in c.quarantined.iter().take(20) {
         eprintln!("  quarantined {}", printable(&q.describe()));

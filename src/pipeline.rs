@@ -123,12 +123,12 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     let mut responses = TableWriter::create(&dir, "responses", snapshot::tables::responses(&[]).arrow_schema())?;
     let mut typed: Vec<TableWriter> =
         snapshot::tables::typed(&[]).iter().map(|t| TableWriter::create(&dir, t.name, t.arrow_schema())).collect::<Result<_>>()?;
-    let mut used = 0usize;
+    let (mut used, mut superseded) = (0usize, 0usize);
     // The merge is one ordered stream: it runs on its own thread, a batch ahead of the
     // tables built from it.
-    let duplicates = std::thread::scope(|scope| -> Result<Vec<Quarantined>> {
+    std::thread::scope(|scope| -> Result<()> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<snapshot::Capture>>(1);
-        let merger = scope.spawn(move || -> Result<Vec<Quarantined>> {
+        let merger = scope.spawn(move || -> Result<()> {
             let mut merge = merge;
             loop {
                 let batch = merge.next_batch(BATCH_BYTES)?;
@@ -136,15 +136,25 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
                     break;
                 }
             }
-            Ok(std::mem::take(&mut merge.duplicates))
+            Ok(())
         });
         let consume = || -> Result<()> {
             for batch in rx {
-                used += batch.len();
+                // Every copy goes to `responses`; only the copies in use make typed rows.
+                let old = batch.iter().filter(|c| c.superseded_by.is_some()).count();
+                used += batch.len() - old;
+                superseded += old;
                 let (written, tables) = rayon::join(
                     || -> Result<()> { responses.write(&snapshot::tables::responses_batch(&batch)?) },
                     || -> Result<Vec<Vec<arrow::record_batch::RecordBatch>>> {
-                        split_by_repo(&batch).par_iter().map(|part| snapshot::tables::typed(part).iter().map(|t| Ok(t.to_batch()?)).collect()).collect()
+                        let kept: Vec<snapshot::Capture>;
+                        let current: &[snapshot::Capture] = if old == 0 {
+                            &batch
+                        } else {
+                            kept = batch.iter().filter(|c| c.superseded_by.is_none()).cloned().collect();
+                            &kept
+                        };
+                        split_by_repo(current).par_iter().map(|part| snapshot::tables::typed(part).iter().map(|t| Ok(t.to_batch()?)).collect()).collect()
                     },
                 );
                 written?;
@@ -170,19 +180,19 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     manifest.inputs = files;
 
     let mut quarantined = snap.quarantined;
-    quarantined.extend(duplicates);
     quarantined.extend(runs.quarantined.iter().cloned());
     quarantined.extend(traces.quarantined.iter().cloned());
     quarantined.sort();
-    let count = |input: &str, used: usize| RecordCount {
+    let count = |input: &str, used: usize, superseded: usize| RecordCount {
         input: manifest.inputs.iter().filter(|f| f.input == input).map(|f| f.records).sum(),
         used,
         quarantined: quarantined.iter().filter(|q| q.input == input).count(),
+        superseded,
     };
     let mut records: BTreeMap<String, RecordCount> =
-        [("snapshot".to_string(), count("snapshot", used)), ("runs".to_string(), count("runs", runs.used))].into_iter().collect();
+        [("snapshot".to_string(), count("snapshot", used, superseded)), ("runs".to_string(), count("runs", runs.used, 0))].into_iter().collect();
     if !study.traces.is_empty() {
-        records.insert("traces".to_string(), count("traces", traces.records.len()));
+        records.insert("traces".to_string(), count("traces", traces.records.len(), 0));
     }
     manifest.records = records.clone();
 

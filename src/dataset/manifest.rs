@@ -17,6 +17,10 @@ pub struct RecordCount {
     pub input: usize,
     pub used: usize,
     pub quarantined: usize,
+    /// Captures of a (path, page) captured again later: kept in `responses`, marked
+    /// `superseded_by`, not used. input = used + quarantined + superseded.
+    #[serde(default)]
+    pub superseded: usize,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

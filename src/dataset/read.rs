@@ -42,6 +42,14 @@ impl<'a> Cols<'a> {
         let a: &StringArray = self.col(name)?;
         Ok((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i).to_string())).collect())
     }
+    /// Which rows of `responses` are superseded copies (a dataset written before the
+    /// column existed has none).
+    pub fn superseded(&self) -> Vec<bool> {
+        match self.batch.column_by_name("superseded_by") {
+            Some(c) => (0..c.len()).map(|i| c.is_valid(i)).collect(),
+            None => vec![false; self.batch.num_rows()],
+        }
+    }
     pub fn int(&self, name: &str) -> Result<Vec<Option<i64>>> {
         let a: &Int64Array = self.col(name)?;
         Ok((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i))).collect())
@@ -62,8 +70,12 @@ pub fn responses(dataset: &Path) -> Result<Vec<crate::snapshot::CaptureRow>> {
     for b in batches(dataset, "responses")? {
         let c = Cols::new("responses", &b);
         let (path, page, status, at, body) = (c.str("path")?, c.int("page")?, c.int("status")?, c.time("captured_at")?, c.str("body")?);
+        let old = c.superseded();
         // Move the strings out rather than copy them again: bodies are most of a dataset.
-        for ((((path, page), status), at), body) in path.into_iter().zip(page).zip(status).zip(at).zip(body) {
+        for (((((path, page), status), at), body), old) in path.into_iter().zip(page).zip(status).zip(at).zip(body).zip(old) {
+            if old {
+                continue;
+            }
             out.push((
                 path.unwrap_or_default(),
                 page.unwrap_or(1),
@@ -98,7 +110,12 @@ pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<Repo
         let b = b?;
         let c = Cols::new("responses", &b);
         let (path, page, status, at, body) = (c.str("path")?, c.int("page")?, c.int("status")?, c.time("captured_at")?, c.str("body")?);
-        for ((((path, page), status), at), body) in path.into_iter().zip(page).zip(status).zip(at).zip(body) {
+        let old = c.superseded();
+        for (((((path, page), status), at), body), old) in path.into_iter().zip(page).zip(status).zip(at).zip(body).zip(old) {
+            // A superseded copy is kept in the table, never used as evidence.
+            if old {
+                continue;
+            }
             let path = path.unwrap_or_default();
             let body = body.unwrap_or_else(|| "null".into());
             let repo = crate::snapshot::paths::repo_of(&path);

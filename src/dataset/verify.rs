@@ -134,8 +134,9 @@ pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path, &[std::path::PathBuf
 }
 
 /// The manifest's record counts, recomputed: records read must equal the sum over the
-/// input's files, and used + quarantined; quarantined must equal the input's rows in the
-/// quarantine table; used captures and traces must equal the `responses` and `traces` rows.
+/// input's files, and used + quarantined + superseded; quarantined must equal the input's
+/// rows in the quarantine table; used (+ superseded) captures and traces must equal the
+/// `responses` and `traces` rows.
 fn record_counts(dataset: &Path, m: &Manifest, table_rows: &BTreeMap<&str, usize>) -> Vec<Drift> {
     let mut out = Vec::new();
     let quarantined = match table_rows.contains_key("quarantine") {
@@ -154,8 +155,15 @@ fn record_counts(dataset: &Path, m: &Manifest, table_rows: &BTreeMap<&str, usize
         if r.input != in_files {
             bad(format!("{} read, but the input files recorded hold {in_files}", r.input));
         }
-        if r.input != r.used + r.quarantined {
-            bad(format!("{} read, but {} used + {} quarantined = {}", r.input, r.used, r.quarantined, r.used + r.quarantined));
+        if r.input != r.used + r.quarantined + r.superseded {
+            bad(format!(
+                "{} read, but {} used + {} quarantined + {} superseded = {}",
+                r.input,
+                r.used,
+                r.quarantined,
+                r.superseded,
+                r.used + r.quarantined + r.superseded
+            ));
         }
         if let Some(quarantined) = &quarantined {
             let q = quarantined.get(input.as_str()).copied().unwrap_or(0);
@@ -169,8 +177,9 @@ fn record_counts(dataset: &Path, m: &Manifest, table_rows: &BTreeMap<&str, usize
             _ => None,
         };
         if let Some(n) = table.and_then(|t| table_rows.get(t).map(|n| (t, *n))) {
-            if r.used != n.1 {
-                bad(format!("{} used, but {}.parquet holds {} rows", r.used, n.0, n.1));
+            // `responses` keeps superseded copies too.
+            if r.used + r.superseded != n.1 {
+                bad(format!("{} used + {} superseded, but {}.parquet holds {} rows", r.used, r.superseded, n.0, n.1));
             }
         }
     }

@@ -44,9 +44,21 @@ pub struct Capture {
     pub body: String,
     pub file: String,
     pub line: Option<usize>,
+    /// Set when another capture of the same (path, page) was taken later and is used
+    /// instead: where that capture is (`file:line`). Kept in `responses`, never read by
+    /// the typed tables or the rules.
+    pub superseded_by: Option<String>,
 }
 
 impl Capture {
+    /// Where this capture is, as a superseded copy names it.
+    pub fn place(&self) -> String {
+        match self.line {
+            Some(l) => format!("{}:{l}", self.file),
+            None => self.file.clone(),
+        }
+    }
+
     /// 404 and 410: the object was gone at capture time.
     pub fn is_gone(&self) -> bool {
         matches!(self.status, 404 | 410)
@@ -300,7 +312,7 @@ fn parse_line(raw: &str) -> std::result::Result<Capture, LineError> {
         None if (200..300).contains(&status) => return Err((Some("body"), "missing on a successful response".into(), false)),
         None => "null".to_string(),
     };
-    Ok(Capture { path, status, page, captured_at, body, file: String::new(), line: None })
+    Ok(Capture { path, status, page, captured_at, body, file: String::new(), line: None, superseded_by: None })
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -333,7 +345,7 @@ fn read_tree_file(root: &Path, p: &Path) -> Result<FileRead> {
     match serde_json::from_str::<&RawValue>(text) {
         Ok(body) => {
             let path = file.trim_end_matches(".json").to_string();
-            Ok((vec![Capture { path, status: 200, page: 1, captured_at: None, body: body.get().to_string(), file, line: None }], vec![], f))
+            Ok((vec![Capture { path, status: 200, page: 1, captured_at: None, body: body.get().to_string(), file, line: None, superseded_by: None }], vec![], f))
         }
         Err(e) => Ok((vec![], vec![Quarantined::new("snapshot", &file, Some(e.line()), None, format!("not valid JSON: {e}"), text)], f)),
     }

@@ -3,8 +3,10 @@
 //! whatever the snapshot's size. A snapshot within the budget never touches the disk.
 //!
 //! The order is (repository, path, page, file, line): the `responses` table is grouped by
-//! repository as evaluation reads it, and copies of one (path, page) meet side by side in
-//! read order, so the first read is kept and later ones are quarantined.
+//! repository as evaluation reads it, and copies of one (path, page) meet side by side.
+//! Of several copies the one captured last is used (its own `captured_at`, a line without
+//! one counting as taken at the snapshot's time, the latest; ties go to the later file and
+//! line): the newest state wins. The others stay, marked superseded.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -16,7 +18,6 @@ use rayon::prelude::*;
 
 use super::{paths, Capture};
 use crate::error::{Error, Result};
-use crate::quarantine::Quarantined;
 
 type Key<'a> = (Option<&'a str>, &'a str, i64, &'a str, Option<usize>);
 
@@ -122,7 +123,7 @@ impl Runs {
                 heap.push(Head(c, i));
             }
         }
-        Ok(Merge { sources, heap, duplicates: Vec::new(), dir: self.dir.clone(), spilled: !self.spilled.is_empty() })
+        Ok(Merge { sources, heap, dir: self.dir.clone(), spilled: !self.spilled.is_empty() })
     }
 }
 
@@ -164,8 +165,6 @@ impl Ord for Head {
 pub struct Merge {
     sources: Vec<Source>,
     heap: BinaryHeap<Head>,
-    /// Later copies of a (path, page) already kept.
-    pub duplicates: Vec<Quarantined>,
     dir: PathBuf,
     spilled: bool,
 }
@@ -193,27 +192,42 @@ impl Merge {
                 }
             }
             let Some(Keyed { c, .. }) = self.pop()? else { break };
-            // A batch ends only where the repository changes, so the first copy of a
-            // (path, page) is always the last capture kept in this batch.
-            if let Some(first) = batch.last().filter(|k| k.path == c.path && k.page == c.page) {
-                let at = match first.line {
-                    Some(l) => format!("{}:{l}", first.file),
-                    None => first.file.clone(),
-                };
-                self.duplicates.push(Quarantined::new(
-                    "snapshot",
-                    &c.file,
-                    c.line,
-                    Some("path"),
-                    format!("duplicate capture of `{}` page {} (first at {at})", c.path, c.page),
-                    &format!("{{\"path\":{:?},\"status\":{},\"body\":{}}}", c.path, c.status, c.body),
-                ));
-                continue;
-            }
             size += weight(&c);
             batch.push(c);
         }
+        mark_superseded(&mut batch);
         Ok(batch)
+    }
+}
+
+/// Of each run of copies of one (path, page), every one but the latest is marked
+/// superseded by it. A batch ends only where the repository changes, so copies never span
+/// two batches.
+fn mark_superseded(batch: &mut [Capture]) {
+    // Later is greater: no time of its own means the snapshot's, the latest; then file, line.
+    let key = |c: &Capture| (c.captured_at.is_none(), c.captured_at);
+    let mut start = 0;
+    while start < batch.len() {
+        let mut end = start + 1;
+        while end < batch.len() && batch[end].path == batch[start].path && batch[end].page == batch[start].page {
+            end += 1;
+        }
+        if end - start > 1 {
+            // Within the run the order is (file, line) already: the last of the greatest key.
+            let mut winner = start;
+            for i in start + 1..end {
+                if key(&batch[i]) >= key(&batch[winner]) {
+                    winner = i;
+                }
+            }
+            let place = batch[winner].place();
+            for (i, c) in batch.iter_mut().enumerate().take(end).skip(start) {
+                if i != winner {
+                    c.superseded_by = Some(place.clone());
+                }
+            }
+        }
+        start = end;
     }
 }
 
@@ -275,6 +289,7 @@ fn decode(r: &mut BufReader<File>) -> std::io::Result<Option<Capture>> {
         body,
         file,
         line: if line == u64::MAX { None } else { Some(line as usize) },
+        superseded_by: None,
     }))
 }
 
@@ -302,23 +317,25 @@ mod tests {
             body: body.into(),
             file: file.into(),
             line: Some(line),
+            superseded_by: None,
         }
     }
 
-    /// (path, page, file, line) of each capture in merge order, and the duplicates' count.
+    /// (path, page, file, line) of each capture in merge order, and the superseded count.
     type Merged = (Vec<(String, i64, String, Option<usize>)>, usize);
 
     fn all(runs: Runs) -> Merged {
         let mut m = runs.merge().unwrap();
-        let mut out = Vec::new();
+        let (mut out, mut superseded) = (Vec::new(), 0);
         loop {
             let b = m.next_batch(1).unwrap();
             if b.is_empty() {
                 break;
             }
-            out.extend(b.into_iter().map(|c| (c.path, c.page, c.file, c.line)));
+            superseded += b.iter().filter(|c| c.superseded_by.is_some()).count();
+            out.extend(b.into_iter().filter(|c| c.superseded_by.is_none()).map(|c| (c.path, c.page, c.file, c.line)));
         }
-        (out, m.duplicates.len())
+        (out, superseded)
     }
 
     #[test]
@@ -349,9 +366,23 @@ mod tests {
             order,
             [("users/octo", 1), ("repos/a/x/issues/2", 1), ("repos/a/x/issues/2/comments", 1), ("repos/a/x/issues/2/comments", 2), ("repos/b/y/pulls/1", 1)]
         );
-        // The first read (a.jsonl) is kept.
-        assert_eq!(a[4].2, "a.jsonl");
+        // Captured at the same time: the later file (b.jsonl) is used.
+        assert_eq!(a[4].2, "b.jsonl");
         assert!(!dir.path().join("disk").exists(), "spill files are removed after the merge");
+    }
+
+    #[test]
+    fn the_copy_captured_last_is_used_and_the_others_are_superseded() {
+        let at = |c: Capture, t: Option<&str>| Capture { captured_at: t.and_then(crate::time::parse), ..c };
+        let mut batch = vec![
+            at(cap("repos/a/x/issues/1/comments", 1, "a.jsonl", 1, "[1,2,3]"), Some("2026-01-05T00:00:00Z")),
+            at(cap("repos/a/x/issues/1/comments", 1, "b.jsonl", 7, "[1]"), Some("2026-01-01T00:00:00Z")),
+            at(cap("repos/a/x/issues/2", 1, "a.jsonl", 2, "{}"), Some("2026-01-01T00:00:00Z")),
+            at(cap("repos/a/x/issues/2", 1, "b.jsonl", 1, "{}"), None),
+        ];
+        mark_superseded(&mut batch);
+        let marks: Vec<Option<&str>> = batch.iter().map(|c| c.superseded_by.as_deref()).collect();
+        assert_eq!(marks, [None, Some("a.jsonl:1"), Some("b.jsonl:1"), None]);
     }
 
     #[test]

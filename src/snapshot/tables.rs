@@ -22,6 +22,7 @@ pub fn responses_batch(captures: &[Capture]) -> Result<arrow::record_batch::Reco
         Arc::new(StringArray::from_iter_values(captures.iter().map(|c| c.body.as_str()))),
         Arc::new(StringArray::from_iter_values(captures.iter().map(|c| c.file.as_str()))),
         Arc::new(Int64Array::from_iter(captures.iter().map(|c| c.line.map(|l| l as i64)))),
+        Arc::new(StringArray::from_iter(captures.iter().map(|c| c.superseded_by.as_deref()))),
     ];
     arrow::record_batch::RecordBatch::try_new(schema, cols)
 }
@@ -40,11 +41,22 @@ pub fn responses(captures: &[Capture]) -> Table {
             ("body", Kind::Str),
             ("source_file", Kind::Str),
             ("source_line", Kind::Int),
+            ("superseded_by", Kind::Str),
         ],
     );
     for c in captures {
         let repo = paths::repo_of(&c.path);
-        tb.push(vec![s(&c.path), i(c.page), i(c.status as i64), os(repo), t(c.captured_at), s(&c.body), s(&c.file), oi(c.line.map(|l| l as i64))]);
+        tb.push(vec![
+            s(&c.path),
+            i(c.page),
+            i(c.status as i64),
+            os(repo),
+            t(c.captured_at),
+            s(&c.body),
+            s(&c.file),
+            oi(c.line.map(|l| l as i64)),
+            os(c.superseded_by.as_deref()),
+        ]);
     }
     tb
 }

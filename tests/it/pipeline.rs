@@ -37,7 +37,6 @@ fn bad_input_is_quarantined_and_nothing_is_lost() {
         ("run-1/safe-output-items.jsonl", 8, "truncated line"),
         ("capture.jsonl", 2, "not valid JSON"),
         ("capture.jsonl", 3, "expected a string"),
-        ("capture.jsonl", 5, "duplicate capture"),
         ("capture.jsonl", 6, "truncated line"),
     ];
     assert_eq!(got.len(), expect.len(), "{got:#?}");
@@ -48,24 +47,35 @@ fn bad_input_is_quarantined_and_nothing_is_lost() {
     let raw = sql_json(&ds, "SELECT raw FROM quarantine WHERE file = 'capture.jsonl' AND line = 2");
     assert_eq!(raw[0]["raw"], "this line is not JSON");
 
-    // Input records = used + quarantined, counted independently, per input and per file.
+    // A path captured twice: the later capture (line 5) is used, the earlier one stays in
+    // `responses`, marked superseded by it.
+    let old = sql_json(&ds, "SELECT source_line, superseded_by FROM responses WHERE superseded_by IS NOT NULL");
+    assert_eq!(old, vec![serde_json::json!({"source_line": 1, "superseded_by": "capture.jsonl:5"})]);
+
+    // Input records = used + quarantined + superseded, counted independently, per input
+    // and per file.
     let m = Manifest::load(&ds).unwrap();
     for (input, r) in &m.records {
         let in_files: usize = m.inputs.iter().filter(|f| &f.input == input).map(|f| f.records).sum();
         assert_eq!(r.input, in_files, "{input}");
-        assert_eq!(r.input, r.used + r.quarantined, "{input}: {r:?}");
+        assert_eq!(r.input, r.used + r.quarantined + r.superseded, "{input}: {r:?}");
         assert!(r.quarantined > 0, "{input}: nothing quarantined");
     }
-    assert_eq!(m.records["snapshot"].used as i64, sql_json(&ds, "SELECT COUNT(*) AS n FROM responses")[0]["n"].as_i64().unwrap());
+    assert_eq!(m.records["snapshot"].superseded, 1);
+    assert_eq!(
+        (m.records["snapshot"].used + m.records["snapshot"].superseded) as i64,
+        sql_json(&ds, "SELECT COUNT(*) AS n FROM responses")[0]["n"].as_i64().unwrap()
+    );
     assert_eq!(m.tables["quarantine"].rows, m.records["snapshot"].quarantined + m.records["runs"].quarantined);
 
-    // The good records were evaluated; the unusable ones say why they are unknown.
+    // The good records were evaluated; the unusable ones say why they are unknown. PR 1 is
+    // judged on its later capture (line 5: open), not the superseded first one (merged).
     let o = sql_json(&ds, "SELECT safe_output_id, outcome_status, human_check_signal FROM outcomes WHERE eval_window = 'snapshot' ORDER BY item_index");
     let got: Vec<(&str, &str, &str)> =
         o.iter().map(|r| (r["safe_output_id"].as_str().unwrap(), r["outcome_status"].as_str().unwrap(), r["human_check_signal"].as_str().unwrap())).collect();
     assert_eq!(
         got,
-        vec![("1:0", "accepted", "pull_request_merged"), ("1:2", "unknown", "no_type_specific_evaluator"), ("1:5", "unknown", "target_not_captured"),]
+        vec![("1:0", "pending", "target_exists_only"), ("1:2", "unknown", "no_type_specific_evaluator"), ("1:5", "unknown", "target_not_captured"),]
     );
 }
 
@@ -161,8 +171,8 @@ fn spilling_to_disk_changes_no_byte_of_the_dataset() {
         let a = convert_with_budget(&study, &in_memory, &Progress::hidden(), usize::MAX).unwrap();
         let b = convert_with_budget(&study, &spilled, &Progress::hidden(), 1).unwrap();
         assert!(a.responses > 0, "{name}: no responses to compare");
-        assert_eq!(name == "bad", a.quarantined.iter().any(|q| q.reason.starts_with("duplicate capture")), "{name}: duplicates");
-        assert_eq!((a.responses, a.quarantined.len()), (b.responses, b.quarantined.len()), "{name}");
+        assert_eq!(name == "bad", a.records["snapshot"].superseded > 0, "{name}: copies of one path");
+        assert_eq!((a.responses, a.quarantined.len(), &a.records), (b.responses, b.quarantined.len(), &b.records), "{name}");
         let fa = files(&in_memory);
         assert!(fa.iter().any(|(n, _)| n == "responses.parquet"));
         assert_eq!(fa, files(&spilled), "{name}: spilling changed the dataset");
