@@ -218,3 +218,38 @@ impl InputFile {
         InputFile { input: input.to_string(), path, size: 0, sha256: String::new(), records: 1 }
     }
 }
+
+/// A file under an input directory that no reader read, and why: listed in the manifest
+/// and on stderr, so that every file of an input is either read or reported.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct Skipped {
+    pub input: String,
+    pub path: String,
+    pub reason: String,
+}
+
+/// Every file under `root` (not following links to directories), relative to it, sorted.
+pub fn walk(root: &Path) -> Result<Vec<String>> {
+    fn go(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
+        for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+            let e = e.map_err(|e| Error::io(dir, e))?;
+            let p = e.path();
+            if e.file_type().map_err(|e| Error::io(&p, e))?.is_dir() {
+                go(root, &p, out)?;
+            } else {
+                out.push(p.strip_prefix(root).unwrap_or(&p).to_string_lossy().replace('\\', "/"));
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    go(root, root, &mut out)?;
+    out.sort();
+    Ok(out)
+}
+
+/// The files under `root` that are not among `read` (paths relative to `root`), each with
+/// the reason `why` gives for it.
+pub fn unread(input: &str, root: &Path, read: &std::collections::BTreeSet<&str>, why: impl Fn(&str) -> String) -> Result<Vec<Skipped>> {
+    Ok(walk(root)?.into_iter().filter(|p| !read.contains(p.as_str())).map(|p| Skipped { input: input.to_string(), reason: why(&p), path: p }).collect())
+}

@@ -160,6 +160,12 @@ fn summarize(c: &Converted, out: &std::path::Path, quiet: bool, demo: bool) {
     if c.quarantined.len() > 20 {
         eprintln!("  ... and {} more (see quarantine.parquet)", c.quarantined.len() - 20);
     }
+    for f in c.skipped.iter().take(10) {
+        eprintln!("  skipped {}/{}: {}", f.input, printable(&f.path), f.reason);
+    }
+    if c.skipped.len() > 10 {
+        eprintln!("  ... and {} more files not read (listed in manifest.json, `skipped`)", c.skipped.len() - 10);
+    }
     for (ty, n) in &c.types_without_rule {
         eprintln!("  no rule for type `{}` ({n} output(s)): evaluated as unknown, never accepted", printable(ty));
     }

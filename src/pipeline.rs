@@ -33,6 +33,8 @@ pub struct Converted {
     /// Types with no rule (custom safe jobs, newer gh-aw types), with their output counts:
     /// they are kept and evaluated as `unknown`, never dropped.
     pub types_without_rule: BTreeMap<String, usize>,
+    /// Files under the input directories no reader reads, with why.
+    pub skipped: Vec<crate::inputs::Skipped>,
 }
 
 fn check_dir(p: &Path, what: &str) -> Result<()> {
@@ -178,6 +180,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     let mut files: Vec<InputFileEntry> = snap.files.iter().chain(runs.files.iter()).chain(traces.files.iter()).map(InputFileEntry::from).collect();
     files.sort_by(|a, b| (&a.input, &a.path).cmp(&(&b.input, &b.path)));
     manifest.inputs = files;
+    manifest.skipped = skipped_files(study, &manifest.inputs)?;
 
     let mut quarantined = snap.quarantined;
     quarantined.extend(runs.quarantined.iter().cloned());
@@ -215,7 +218,42 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     }
     manifest.save(&dir)?;
     bar.finish_and_clear();
-    Ok(Converted { types_without_rule, records, quarantined, safe_outputs, responses: used })
+    Ok(Converted { types_without_rule, records, quarantined, safe_outputs, responses: used, skipped: manifest.skipped.clone() })
+}
+
+/// Files under the snapshot and runs directories (and traces directories) that no reader
+/// read or refused, each with the reason: what a reader of that input looks for.
+fn skipped_files(study: &Study, inputs: &[InputFileEntry]) -> Result<Vec<crate::inputs::Skipped>> {
+    use std::collections::BTreeSet;
+    let of = |input: &str| -> BTreeSet<&str> { inputs.iter().filter(|f| f.input == input).map(|f| f.path.as_str()).collect() };
+    let mut out = crate::inputs::unread("snapshot", &study.snapshot, &of("snapshot"), |p| {
+        if p.contains('/') {
+            "not a capture: a snapshot holds .jsonl cassettes, and .json files in a directory tree (repos/O/R/pulls/1.json)".into()
+        } else {
+            "not a capture: at the snapshot's top level only snapshot.json and .jsonl cassettes are read".into()
+        }
+    })?;
+    out.extend(crate::inputs::unread("runs", &study.runs, &of("runs"), |p| {
+        if p.contains('/') {
+            format!(
+                "not a file hindsight reads in a run directory (it reads {}, {}, {}, {}, {}, {})",
+                crate::runs::AW_INFO,
+                crate::runs::MANIFEST,
+                crate::runs::NORMALIZED,
+                crate::runs::AGENT_OUTPUT,
+                crate::runs::REQUEST_LOG,
+                crate::runs::TEMP_ID_MAP
+            )
+        } else {
+            "not in a run directory: the runs directory holds one directory per workflow run".into()
+        }
+    })?);
+    for t in study.traces.iter().filter(|t| t.is_dir()) {
+        out.extend(crate::inputs::unread("traces", t, &of("traces"), |_| "not a trace file: a traces directory holds .jsonl files at its top level".into())?);
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
 }
 
 /// A batch cut into a few parts at repository boundaries, for building typed tables in

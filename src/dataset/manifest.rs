@@ -36,6 +36,10 @@ pub struct Manifest {
     pub tool: BTreeMap<String, String>,
     pub captured_at: String,
     pub inputs: Vec<InputFileEntry>,
+    /// Files under the input directories that no reader reads (a README, a log, a file
+    /// of an unknown name), with the reason: every file is in `inputs` or here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<crate::inputs::Skipped>,
     /// Per input (`snapshot`, `runs`): records read = used + quarantined.
     pub records: BTreeMap<String, RecordCount>,
     pub tables: BTreeMap<String, TableEntry>,

@@ -153,12 +153,10 @@ fn collect_files(root: &Path, dir: &Path, cassettes: &mut Vec<PathBuf>, tree: &m
             collect_files(root, &p, cassettes, tree, refused)?;
             continue;
         }
-        let list = if dir == root {
-            if p.extension().is_none_or(|e| e != "jsonl") {
-                continue;
-            }
+        // Cassettes may sit in sub-folders too; a `.json` below the root is a tree capture.
+        let list = if p.extension().is_some_and(|e| e == "jsonl") {
             &mut *cassettes
-        } else if p.extension().is_some_and(|e| e == "json") {
+        } else if dir != root && p.extension().is_some_and(|e| e == "json") {
             &mut *tree
         } else {
             continue;
