@@ -6,6 +6,7 @@ mod cli;
 mod dashboard;
 mod pipeline;
 mod readers;
+mod real;
 mod report;
 mod rules;
 mod safety;

@@ -170,7 +170,8 @@ impl Rule for SubmitReview {
         }
         let (_, pr) = match load_pull(case, n) {
             Ok(x) => x,
-            Err(v) => return v,
+            // The review was found; what is missing is the PR's own state.
+            Err(v) => return v.detail("review_id", id).detail("review_state", state.clone()),
         };
         let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
             Ok(lc) => lc,
