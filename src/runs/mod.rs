@@ -51,9 +51,14 @@ pub struct Run {
 pub struct Request {
     pub run_id: String,
     pub file: String,
+    /// 1-based in both files: the item's place in agent_output.json's `items`, or the line
+    /// of safeoutputs.jsonl.
     pub position: usize,
     pub request_type: Option<String>,
     pub payload: String,
+    /// A request log line that repeats an agent_output.json item (the same canonical
+    /// payload): `agent_output.json#<position>`, so the request is counted once.
+    pub same_as: Option<String>,
 }
 
 #[derive(Default)]
@@ -516,9 +521,10 @@ fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut Runs
                     out.requests.push(Request {
                         run_id: ctx.run_id.clone(),
                         file: f.file.clone(),
-                        position: i,
+                        position: i + 1,
                         request_type: str_at(&it, "type").map(str::to_string),
                         payload: raw.to_string(),
+                        same_as: None,
                     });
                     from_agent_output.push((f.file.clone(), i + 1, raw.to_string(), it));
                 }
@@ -530,6 +536,8 @@ fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut Runs
         }
     }
     let mut from_log = Vec::new();
+    // agent_output.json's items by canonical payload, to mark the log lines that repeat them.
+    let agent_items: HashMap<String, usize> = from_agent_output.iter().rev().map(|(_, pos, _, v)| (crate::json::canonical(v), *pos)).collect();
     if let Some(f) = Lines::load(root, &dir.join(REQUEST_LOG), out)? {
         let records = f.records();
         out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, records.len()));
@@ -537,12 +545,14 @@ fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut Runs
             match text.and_then(|raw| json_line(&raw, last).map(|v| (raw, v))) {
                 Ok((raw, v)) => {
                     out.used += 1;
+                    let same_as = agent_items.get(&crate::json::canonical(&v)).map(|pos| format!("{AGENT_OUTPUT}#{pos}"));
                     out.requests.push(Request {
                         run_id: ctx.run_id.clone(),
                         file: f.file.clone(),
                         position: lineno,
                         request_type: str_at(&v, "type").map(str::to_string),
                         payload: raw.trim().to_string(),
+                        same_as,
                     });
                     from_log.push((f.file.clone(), lineno, raw, v));
                 }

@@ -319,3 +319,39 @@ fn responses_not_grouped_by_repository_are_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("responses.parquet") && err.contains("are not together") && err.contains("convert the study again"), "{err}");
 }
+
+/// Requests are numbered from 1 in both request files, and a request log line that repeats
+/// an agent_output.json item says so (`same_as`), so a request is counted once.
+#[test]
+fn requests_in_both_files_are_numbered_alike_and_counted_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    crate::support::copy_dir(&fixture("demo/snapshot"), &tmp.path().join("snapshot"));
+    crate::support::copy_dir(&fixture("demo/runs"), &tmp.path().join("runs"));
+    let run = tmp.path().join("runs/run-9003");
+    let agent: Value = serde_json::from_str(&std::fs::read_to_string(run.join("agent_output.json")).unwrap()).unwrap();
+    let items = agent["items"].as_array().unwrap();
+    // The log repeats the last item (keys in another order) and adds one of its own.
+    let last = items.len();
+    let mut second = serde_json::Map::new();
+    for (k, v) in items[last - 1].as_object().unwrap().iter().rev() {
+        second.insert(k.clone(), v.clone());
+    }
+    let log = format!("{}\n{}\n", Value::Object(second), serde_json::json!({"type": "add_comment", "body": "only in the log"}));
+    std::fs::write(run.join("safeoutputs.jsonl"), log).unwrap();
+    ok(&["convert", "--quiet", "--snapshot", "snapshot", "--runs", "runs", "--out", "ds"], tmp.path());
+    let rows = sql_json(
+        &tmp.path().join("ds"),
+        "SELECT source_file, position, same_as FROM requests WHERE run_id = '9003' AND (position <= 2 OR source_file LIKE '%safeoutputs.jsonl') ORDER BY source_file, position",
+    );
+    let got: Vec<(String, i64, Option<String>)> =
+        rows.iter().map(|r| (r["source_file"].as_str().unwrap().to_string(), r["position"].as_i64().unwrap(), r["same_as"].as_str().map(str::to_string))).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("run-9003/agent_output.json".into(), 1, None),
+            ("run-9003/agent_output.json".into(), 2, None),
+            ("run-9003/safeoutputs.jsonl".into(), 1, Some(format!("agent_output.json#{last}"))),
+            ("run-9003/safeoutputs.jsonl".into(), 2, None),
+        ]
+    );
+}

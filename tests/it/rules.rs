@@ -52,6 +52,11 @@ fn check(file: &str) -> BTreeSet<String> {
                     failures.push(format!("{file}: {name} [{}]: decided by {}, want {rule}", o.window, v.rule_id));
                 }
             }
+            for (k, want) in e.get("details").and_then(Value::as_object).into_iter().flatten() {
+                if v.details.get(k) != Some(want) {
+                    failures.push(format!("{file}: {name} [{}]: details.{k} = {:?}, want {want}", o.window, v.details.get(k)));
+                }
+            }
             if let Some(score) = e.get("partial_score").and_then(Value::as_f64) {
                 if v.partial_score != Some(score) {
                     failures.push(format!("{file}: {name} [{}]: partial_score {:?}, want {score}", o.window, v.partial_score));

@@ -171,7 +171,18 @@ impl Rule for CreateIssue {
             Ok(lc) => lc,
             Err(why) => return no_history(why).resolved(true),
         };
-        let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis);
+        // An issue number that turns out to be a pull request's: judged as the issue the
+        // output says it created, and flagged, since the output's record and the target
+        // disagree about what it is.
+        let is_pr = issue.is_pull_request && !case.output.output_type.contains("pull_request");
+        let done = |v: Verdict| {
+            let v = v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis);
+            if is_pr {
+                v.detail("target_is_pull_request", true).note("the target is a pull request, not an issue")
+            } else {
+                v
+            }
+        };
         if lc.closed {
             let closer = case.actors.classify(&lc.closer);
             let reason = lc.state_reason.as_deref();
