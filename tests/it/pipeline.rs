@@ -330,7 +330,7 @@ fn requests_in_both_files_are_numbered_alike_and_counted_once() {
     let run = tmp.path().join("runs/run-9003");
     let agent: Value = serde_json::from_str(&std::fs::read_to_string(run.join("agent_output.json")).unwrap()).unwrap();
     let items = agent["items"].as_array().unwrap();
-    // The log repeats the last item (keys in another order) and adds one of its own.
+    // The log repeats the last item (as its own JSON text) and adds one of its own.
     let last = items.len();
     let mut second = serde_json::Map::new();
     for (k, v) in items[last - 1].as_object().unwrap().iter().rev() {
