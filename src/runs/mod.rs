@@ -393,6 +393,7 @@ fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead
     for t in executed_types {
         *executed_count.entry(t).or_default() += 1;
     }
+    fill_labels_from_requests(&mut out.outputs, &requests);
     for (file, line, raw, v) in requests {
         let Some(ty) = str_at(&v, "type").map(str::to_string) else { continue };
         let system = item::is_system_type(&ty);
@@ -427,6 +428,29 @@ fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead
         }
     }
     Ok((run, out))
+}
+
+/// A thin manifest item of `add_labels` records no labels; the request it executed (the
+/// k-th `add_labels` request for the k-th executed one, the order gh-aw handles them in)
+/// says which were asked for. They fill `expected_state.labels_added`, with the source
+/// named (`labels_added_source` = the request's file and position), so the rule can say the
+/// labels are the requested ones: gh-aw may have applied fewer (an allow-list).
+fn fill_labels_from_requests(outputs: &mut [SafeOutput], requests: &[RequestItem]) {
+    let mut asked = requests.iter().filter(|(_, _, _, v)| str_at(v, "type") == Some("add_labels"));
+    for o in outputs.iter_mut().filter(|o| o.output_type == "add_labels") {
+        let Some((file, pos, _, v)) = asked.next() else { break };
+        let mut e: serde_json::Map<String, Value> = match serde_json::from_str(&o.expected_state) {
+            Ok(Value::Object(m)) => m,
+            _ => serde_json::Map::new(),
+        };
+        if e.contains_key("labels_added") {
+            continue;
+        }
+        let Some(labels) = v.get("labels").and_then(crate::json::names).filter(|l| !l.is_empty()) else { continue };
+        e.insert("labels_added".into(), serde_json::json!(labels));
+        e.insert("labels_added_source".into(), format!("request {file}#{pos}").into());
+        o.expected_state = crate::json::canonical(&Value::Object(e));
+    }
 }
 
 fn read_temp_ids(root: &Path, dir: &Path, out: &mut RunsRead) -> Result<HashMap<String, item::TempTarget>> {

@@ -355,3 +355,35 @@ fn requests_in_both_files_are_numbered_alike_and_counted_once() {
         ]
     );
 }
+
+/// A thin manifest item of add_labels (no labels recorded) takes the labels its request in
+/// agent_output.json asked for, marked as requested; before, it was missing_execution_state.
+#[test]
+fn a_thin_add_labels_item_takes_its_labels_from_the_request() {
+    let tmp = tempfile::tempdir().unwrap();
+    let snap = tmp.path().join("snapshot");
+    std::fs::create_dir_all(&snap).unwrap();
+    std::fs::write(snap.join("snapshot.json"), r#"{"format": "hindsight-snapshot/1", "captured_at": "2026-02-01T00:00:00Z"}"#).unwrap();
+    std::fs::write(
+        snap.join("c.jsonl"),
+        concat!(
+            r#"{"path": "repos/acme/repo/issues/1", "body": {"number": 1, "state": "open", "labels": [{"name": "bug"}]}}"#,
+            "\n",
+            r#"{"path": "repos/acme/repo/issues/1/events", "body": [{"id": 5, "event": "labeled", "label": {"name": "bug"}, "actor": {"login": "github-actions[bot]"}, "created_at": "2026-01-01T00:00:01Z"}]}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let run = tmp.path().join("runs/run-1");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("aw_info.json"), r#"{"run_id": 1, "workflow_name": "triage", "repository": "acme/repo"}"#).unwrap();
+    std::fs::write(run.join("safe-output-items.jsonl"), "{\"type\": \"add_labels\", \"number\": 1, \"timestamp\": \"2026-01-01T00:00:00Z\"}\n").unwrap();
+    std::fs::write(run.join("agent_output.json"), r#"{"items": [{"type": "add_labels", "labels": ["bug"], "item_number": 1}], "errors": []}"#).unwrap();
+    ok(&["run", "--quiet", "--snapshot", "snapshot", "--runs", "runs", "--out", "ds"], tmp.path());
+    let ds = tmp.path().join("ds");
+    let e = sql_json(&ds, "SELECT expected_state FROM safe_outputs");
+    let e: Value = serde_json::from_str(e[0]["expected_state"].as_str().unwrap()).unwrap();
+    assert_eq!((e["labels_added"].clone(), e["labels_added_source"].as_str()), (serde_json::json!(["bug"]), Some("request run-1/agent_output.json#1")));
+    let o = sql_json(&ds, "SELECT outcome_status, human_check_signal, confidence FROM outcomes WHERE eval_window = 'snapshot'");
+    assert_eq!((o[0]["outcome_status"].as_str(), o[0]["human_check_signal"].as_str(), o[0]["confidence"].as_str()), (Some("accepted"), Some("labels_retained"), Some("medium")));
+}

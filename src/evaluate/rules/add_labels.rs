@@ -104,11 +104,18 @@ impl Rule for AddLabels {
             Ok(x) => x,
             Err(v) => return v,
         };
+        // Labels known only from the agent's request: gh-aw may have applied fewer.
+        let requested_only = case.output.expected().get("labels_added_source").and_then(|s| s.as_str()).is_some_and(|s| s.starts_with("request "));
         let (humans, bots) = case.count_actors(&activity);
         let kept: Vec<&String> = added.iter().filter(|l| labels.contains(l)).collect();
         let removed: Vec<&String> = added.iter().filter(|l| !labels.contains(l)).collect();
         let score = kept.len() as f64 / added.len() as f64;
         let done = |v: Verdict| {
+            let v = if requested_only {
+                v.confidence(crate::evaluate::Confidence::Medium).note("the labels added are the ones the agent requested; the manifest does not confirm which were applied")
+            } else {
+                v
+            };
             v.resolved(true)
                 .actors(humans, bots)
                 .detail("labels_added", added.clone())
