@@ -138,7 +138,8 @@ impl Rule for AddComment {
         };
         let id = comment.id.or(case.output.target_comment_id);
         if comment.minimized == Some(true) {
-            return self.row("minimized").resolved(true);
+            // Minimization carries no time: it settles the snapshot window only.
+            return crate::evaluate::undated(case, self.row("minimized"), "the comment was minimized").resolved(true);
         }
         let Some(n) = case.output.target_number.or(comment.issue_number) else {
             return common("missing_reference").note("the comment's issue or PR number is not recorded");
