@@ -9,7 +9,7 @@ use cli::{Config, Task};
 use hindsight::demo::DemoStudy;
 use hindsight::pipeline::{self, Converted};
 use hindsight::progress::Progress;
-use hindsight::report;
+use hindsight::{output, report};
 
 // Parsing JSON makes and frees millions of small strings and maps; mimalloc cut the evaluate
 // and convert stages' allocator time by measurement (BENCHMARKS.md).
@@ -50,7 +50,7 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             };
             let c = pipeline::run(&study, &out, &windows, &policy, &progress)?;
             summarize(&c, &out, config.quiet, _demo.is_some());
-            print!("{}", report::dashboard(&out, format)?);
+            output::print(&report::dashboard(&out, format)?)?;
         }
         Task::Convert { study, out } => {
             let c = pipeline::convert(&study, &out, &progress)?;
@@ -63,25 +63,25 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             }
         }
         Task::Report { dataset, sql, format } => match sql {
-            None => print!("{}", report::dashboard(&dataset, format)?),
+            None => output::print(&report::dashboard(&dataset, format)?)?,
             Some(sql) => {
                 let session = report::Session::open(&dataset)?;
-                print!("{}", report::format::render(&session.sql(&sql)?, format)?);
+                output::print(&report::format::render(&session.sql(&sql)?, format)?)?;
             }
         },
-        Task::Rules { json } => print!("{}", hindsight::evaluate::catalogue::render(json)),
-        Task::Policy { policy } => println!("{}", serde_json::to_string_pretty(&policy.to_json())?),
+        Task::Rules { json } => output::print(&hindsight::evaluate::catalogue::render(json))?,
+        Task::Policy { policy } => output::print(&(serde_json::to_string_pretty(&policy.to_json())? + "\n"))?,
         Task::Check { dataset, expected, tolerance } => {
             let text = std::fs::read_to_string(&expected).with_context(|| format!("reading {}", expected.display()))?;
             let want: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", expected.display()))?;
             let have: serde_json::Value = serde_json::from_str(&report::dashboard(&dataset, report::Format::Json)?)?;
             let diffs = report::check::compare(&want, &have, tolerance)?;
             if diffs.is_empty() {
-                println!("check: every expected figure matches (tolerance {tolerance})");
+                output::print(&format!("check: every expected figure matches (tolerance {tolerance})\n"))?;
                 return Ok(0);
             }
-            println!("check: {} figure(s) differ from {}", diffs.len(), expected.display());
-            print!("{}", report::check::table(&diffs));
+            output::print(&format!("check: {} figure(s) differ from {}\n", diffs.len(), expected.display()))?;
+            output::print(&report::check::table(&diffs))?;
             return Ok(1);
         }
         Task::Synth { spec, out } => {
@@ -108,12 +108,12 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             let inputs = study.as_ref().map(|s| (s.snapshot.as_path(), s.runs.as_path(), s.traces.as_slice()));
             let drift = hindsight::dataset::verify::verify(&dataset, inputs)?;
             if drift.is_empty() {
-                println!("verify: every file matches manifest.json");
+                output::print("verify: every file matches manifest.json\n")?;
                 return Ok(0);
             }
-            println!("verify: {} difference(s) from manifest.json", drift.len());
+            output::print(&format!("verify: {} difference(s) from manifest.json\n", drift.len()))?;
             for d in &drift {
-                println!("  {}: {} recorded {}, found {}", d.file, d.what, d.recorded, d.found);
+                output::print(&format!("  {}: {} recorded {}, found {}\n", d.file, d.what, d.recorded, d.found))?;
             }
             return Ok(1);
         }

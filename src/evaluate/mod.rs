@@ -327,7 +327,10 @@ impl Evaluation<'_> {
             let Some(t0) = case.t0 else {
                 return (common("action_time_missing"), None);
             };
-            let end = t0 + chrono::Duration::hours(h);
+            // Past chrono's range is past the capture too (an action time read from a dataset can be far out).
+            let Some(end) = time::plus_hours(&t0, h) else {
+                return (common("window_not_observable"), None);
+            };
             if end > self.captured_at {
                 let v = common("window_not_observable").detail("window_end", time::format(&end));
                 return (v, Some(end));
