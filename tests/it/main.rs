@@ -4,6 +4,7 @@ mod support;
 
 mod cli;
 mod dashboard;
+mod fuzz;
 mod pipeline;
 mod report;
 mod rules;
