@@ -266,11 +266,7 @@ fn mutated_runs(dir: &Path, file: &str, edits: &[(usize, Mutation)], no_final_ne
     copy_dir(&fixture("demo/runs"), dir);
     let p = dir.join(file);
     let original = read(&p);
-    let bytes = if file.ends_with(".jsonl") {
-        mutate_jsonl(&original, edits, no_final_newline)
-    } else {
-        edits.iter().fold(original, |b, (_, m)| apply(&b, m))
-    };
+    let bytes = if file.ends_with(".jsonl") { mutate_jsonl(&original, edits, no_final_newline) } else { edits.iter().fold(original, |b, (_, m)| apply(&b, m)) };
     std::fs::write(p, bytes).unwrap();
 }
 

@@ -7,5 +7,6 @@ mod dashboard;
 mod fuzz;
 mod pipeline;
 mod report;
+mod robustness;
 mod rules;
 mod traces;
