@@ -70,6 +70,23 @@ pub struct Options {
     pub rebuild_attribution: bool,
 }
 
+impl Options {
+    /// The window must be one the dataset was evaluated in (manifest.json `windows`);
+    /// any other would fill every outcome block with null.
+    pub fn check_evaluated(&self, dataset: &Path, manifest: &Manifest) -> Result<()> {
+        let evaluated: Vec<Window> = manifest.windows.iter().filter_map(|w| w.parse().ok()).collect();
+        if evaluated.contains(&self.window) {
+            return Ok(());
+        }
+        let message = if manifest.windows.is_empty() {
+            format!("attach --window {}: the dataset has not been evaluated (manifest.json lists no windows); run `hindsight evaluate` first", self.window)
+        } else {
+            format!("attach --window {}: the dataset was evaluated in {} only", self.window, manifest.windows.join(", "))
+        };
+        Err(Error::Dataset { path: dataset.join("manifest.json"), message })
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options { window: Window::Hours(168), rebuild_attribution: false }
@@ -411,6 +428,7 @@ pub struct Attached {
 /// The attach stage on a dataset directory.
 pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options) -> Result<Attached> {
     let mut manifest = Manifest::load(dataset)?;
+    opts.check_evaluated(dataset, &manifest)?;
     let out_path = out.map(Path::to_path_buf).unwrap_or_else(|| dataset.join(ENRICHED));
     if !dataset.join("traces.parquet").is_file() {
         return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no traces table: convert with --traces PATH first".into() });

@@ -151,6 +151,9 @@ struct EvalArgs {
     policy: Option<PathBuf>,
 }
 
+/// Threads allowed on any machine; more only on machines with over a quarter as many cores.
+const MAX_THREADS: usize = 256;
+
 /// Validated configuration.
 pub struct Config {
     pub quiet: bool,
@@ -184,8 +187,13 @@ fn policy(p: Option<PathBuf>) -> Result<Policy> {
 
 impl Cli {
     pub fn into_config(self) -> Result<Config> {
-        if self.threads == Some(0) {
-            return Err(Error::Usage("--threads must be at least 1".into()));
+        if let Some(n) = self.threads {
+            // Thousands of threads only cost memory and start-up (10000 aborted after minutes).
+            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+            let most = MAX_THREADS.max(4 * cores);
+            if n == 0 || n > most {
+                return Err(Error::Usage(format!("--threads {n}: expected 1 to {most} (this machine has {cores} cores)")));
+            }
         }
         let task = match self.command {
             Command::Run { inputs, out, eval, format } => {
@@ -225,7 +233,11 @@ impl Cli {
                 Task::Check { dataset, expected, tolerance }
             }
             Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
-            Command::Synth { repos, outputs, seed, out } => Task::Synth { spec: hindsight::synth::Spec { repos, outputs, seed }, out },
+            Command::Synth { repos, outputs, seed, out } => {
+                let spec = hindsight::synth::Spec { repos, outputs, seed };
+                spec.validate()?;
+                Task::Synth { spec, out }
+            }
             Command::Attach { dataset, out, window, rebuild_attribution } => {
                 Task::Attach { dataset, out, options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution } }
             }

@@ -16,6 +16,7 @@ pub mod error;
 pub mod evaluate;
 pub mod inputs;
 pub mod json;
+pub mod output;
 pub mod pipeline;
 pub mod progress;
 pub mod quarantine;

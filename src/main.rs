@@ -9,8 +9,8 @@ use cli::{Config, Task};
 use hindsight::demo::DemoStudy;
 use hindsight::pipeline::{self, Converted};
 use hindsight::progress::Progress;
-use hindsight::report;
 use hindsight::text::printable;
+use hindsight::{output, report};
 
 // Parsing JSON makes and frees millions of small strings and maps; mimalloc cut the evaluate
 // and convert stages' allocator time by measurement (BENCHMARKS.md).
@@ -68,7 +68,7 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             };
             let c = pipeline::run(&study, &out, &windows, &policy, &progress)?;
             summarize(&c, &out, config.quiet, _demo.is_some());
-            print!("{}", report::dashboard(&out, format)?);
+            output::print(&report::dashboard(&out, format)?)?;
         }
         Task::Convert { study, out } => {
             let c = pipeline::convert(&study, &out, &progress)?;
@@ -81,25 +81,25 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             }
         }
         Task::Report { dataset, sql, format, limits } => match sql {
-            None => print!("{}", report::dashboard_with(&dataset, format, limits)?),
+            None => output::print(&report::dashboard_with(&dataset, format, limits)?)?,
             Some(sql) => {
                 let session = report::Session::open_with(&dataset, limits)?;
-                print!("{}", report::format::render(&session.sql(&sql)?, format)?);
+                output::print(&report::format::render(&session.sql(&sql)?, format)?)?;
             }
         },
-        Task::Rules { json } => print!("{}", hindsight::evaluate::catalogue::render(json)),
-        Task::Policy { policy } => println!("{}", serde_json::to_string_pretty(&policy.to_json())?),
+        Task::Rules { json } => output::print(&hindsight::evaluate::catalogue::render(json))?,
+        Task::Policy { policy } => output::print(&(serde_json::to_string_pretty(&policy.to_json())? + "\n"))?,
         Task::Check { dataset, expected, tolerance } => {
             let text = std::fs::read_to_string(&expected).with_context(|| format!("reading {}", expected.display()))?;
             let want: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", expected.display()))?;
             let have: serde_json::Value = serde_json::from_str(&report::dashboard(&dataset, report::Format::Json)?)?;
             let diffs = report::check::compare(&want, &have, tolerance)?;
             if diffs.is_empty() {
-                println!("check: every expected figure matches (tolerance {tolerance})");
+                output::print(&format!("check: every expected figure matches (tolerance {tolerance})\n"))?;
                 return Ok(0);
             }
-            println!("check: {} figure(s) differ from {}", diffs.len(), expected.display());
-            print!("{}", report::check::table(&diffs));
+            output::print(&format!("check: {} figure(s) differ from {}\n", diffs.len(), expected.display()))?;
+            output::print(&report::check::table(&diffs))?;
             return Ok(1);
         }
         Task::Synth { spec, out } => {
@@ -126,12 +126,12 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             let inputs = study.as_ref().map(|s| (s.snapshot.as_path(), s.runs.as_path(), s.traces.as_slice()));
             let drift = hindsight::dataset::verify::verify(&dataset, inputs)?;
             if drift.is_empty() {
-                println!("verify: every file matches manifest.json");
+                output::print("verify: every file matches manifest.json\n")?;
                 return Ok(0);
             }
-            println!("verify: {} difference(s) from manifest.json", drift.len());
+            output::print(&format!("verify: {} difference(s) from manifest.json\n", drift.len()))?;
             for d in &drift {
-                println!("  {}", printable(&d.to_string()));
+                output::print(&format!("  {}\n", printable(&d.to_string())))?;
             }
             return Ok(1);
         }
@@ -149,7 +149,10 @@ fn summarize(c: &Converted, out: &std::path::Path, quiet: bool, demo: bool) {
     }
     for (input, r) in &c.records {
         if r.superseded > 0 {
-            eprintln!("{input:>9}: {} records read = {} used + {} quarantined + {} superseded by a later capture", r.input, r.used, r.quarantined, r.superseded);
+            eprintln!(
+                "{input:>9}: {} records read = {} used + {} quarantined + {} superseded by a later capture",
+                r.input, r.used, r.quarantined, r.superseded
+            );
         } else {
             eprintln!("{input:>9}: {} records read = {} used + {} quarantined", r.input, r.used, r.quarantined);
         }

@@ -286,6 +286,8 @@ pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, progress: &
 /// Attach outcome blocks to the dataset's traces (`traces.enriched.jsonl` in the dataset,
 /// or `out`), committed with the dataset's new `trace_links` and manifest.
 pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options, progress: &Progress) -> Result<crate::attach::Attached> {
+    // Checked here first, so the error names the dataset rather than its staging copy.
+    opts.check_evaluated(dataset, &Manifest::load(dataset)?)?;
     let staging = stage_change(dataset, progress)?;
     // A file named inside the dataset is written in the staging folder, with the rest.
     let inside = out.and_then(|o| {

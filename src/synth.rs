@@ -98,10 +98,27 @@ impl Sink {
     }
 }
 
-pub fn generate(spec: &Spec, out: &Path) -> Result<Written> {
-    if spec.repos == 0 || spec.outputs == 0 {
-        return Err(Error::Usage("synth: --repos and --outputs must be at least 1".into()));
+/// The largest study synth writes: 100 million outputs (a hundred times the largest
+/// benchmark) in at most a million repositories (a counter each, held in memory). Beyond
+/// that it is a typo, not a benchmark, and refused before anything is written.
+pub const MAX_OUTPUTS: u64 = 100_000_000;
+pub const MAX_REPOS: u64 = 1_000_000;
+
+impl Spec {
+    /// Refused before anything is written.
+    pub fn validate(&self) -> Result<()> {
+        if !(1..=MAX_REPOS).contains(&self.repos) {
+            return Err(Error::Usage(format!("synth: --repos {} must be between 1 and {MAX_REPOS}", self.repos)));
+        }
+        if !(1..=MAX_OUTPUTS).contains(&self.outputs) {
+            return Err(Error::Usage(format!("synth: --outputs {} must be between 1 and {MAX_OUTPUTS}", self.outputs)));
+        }
+        Ok(())
     }
+}
+
+pub fn generate(spec: &Spec, out: &Path) -> Result<Written> {
+    spec.validate()?;
     let snap = out.join("snapshot");
     let runs_dir = out.join("runs");
     let traces_dir = out.join("traces");

@@ -58,6 +58,11 @@ pub fn from_micros(us: i64) -> Option<Instant> {
     DateTime::from_timestamp_micros(us)
 }
 
+/// `t` plus `hours`, or `None` past chrono's range (times read from a dataset may lie far out).
+pub fn plus_hours(t: &Instant, hours: i64) -> Option<Instant> {
+    chrono::TimeDelta::try_hours(hours).and_then(|d| t.checked_add_signed(d))
+}
+
 pub fn hours_between(a: &Instant, b: &Instant) -> f64 {
     (*b - *a).num_seconds() as f64 / 3600.0
 }
@@ -110,5 +115,13 @@ mod tests {
             }
         }
         assert!(fast_utc("2026-06-01T12:34:56Z").is_some(), "the usual form takes the fast path");
+    }
+
+    #[test]
+    fn plus_hours_is_none_past_the_range() {
+        let t = parse("2026-01-01T00:00:00Z").unwrap();
+        assert_eq!(plus_hours(&t, 24), parse("2026-01-02T00:00:00Z"));
+        assert_eq!(plus_hours(&t, i64::MAX), None);
+        assert_eq!(plus_hours(&Instant::MAX_UTC, 1), None);
     }
 }

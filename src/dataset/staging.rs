@@ -69,7 +69,11 @@ impl OutDir {
                 return Err(refuse(format!("resolves to {}, which holds the input {}; writing there would replace it", path.display(), input.display())));
             }
             if path.starts_with(&input) {
-                return Err(refuse(format!("resolves to {}, inside the input {}; the next run would read the dataset as input", path.display(), input.display())));
+                return Err(refuse(format!(
+                    "resolves to {}, inside the input {}; the next run would read the dataset as input",
+                    path.display(),
+                    input.display()
+                )));
             }
         }
         let dir = OutDir { parent: parent.to_path_buf(), name, path };

@@ -33,7 +33,9 @@ impl fmt::Display for Drift {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Drift::Missing { file } => write!(f, "{file}: recorded in manifest.json, missing on disk"),
-            Drift::Unrecorded { file } => write!(f, "{file}: on disk, not recorded in manifest.json (not written by hindsight, or left by a run that did not finish)"),
+            Drift::Unrecorded { file } => {
+                write!(f, "{file}: on disk, not recorded in manifest.json (not written by hindsight, or left by a run that did not finish)")
+            }
             Drift::Differs { file, what, recorded, found } => write!(f, "{file}: {what} is {found}, manifest.json records {recorded}"),
             Drift::Unreadable { file, reason } => write!(f, "{file}: cannot be read: {reason}"),
             Drift::Records { input, message } => write!(f, "records of input `{input}`: {message}"),

@@ -338,7 +338,16 @@ impl Evaluation<'_> {
 
     /// The captures of the output's target: the object and its activity lists.
     fn target_entries(&self, o: &SafeOutput) -> Vec<(String, &crate::snapshot::Entry)> {
-        const TAILS: &[&str] = &["issues/{n}", "pulls/{n}", "issues/{n}/timeline", "issues/{n}/events", "issues/{n}/comments", "pulls/{n}/reviews", "pulls/{n}/comments", "pulls/{n}/commits"];
+        const TAILS: &[&str] = &[
+            "issues/{n}",
+            "pulls/{n}",
+            "issues/{n}/timeline",
+            "issues/{n}/events",
+            "issues/{n}/comments",
+            "pulls/{n}/reviews",
+            "pulls/{n}/comments",
+            "pulls/{n}/commits",
+        ];
         let (Some(repo), Some(n)) = (o.target_repo.as_deref(), o.target_number) else { return Vec::new() };
         TAILS
             .iter()
@@ -397,7 +406,10 @@ impl Evaluation<'_> {
             let Some(t0) = case.t0 else {
                 return (common("action_time_missing"), None);
             };
-            let end = t0 + chrono::Duration::hours(h);
+            // Past chrono's range is past the capture too (an action time read from a dataset can be far out).
+            let Some(end) = time::plus_hours(&t0, h) else {
+                return (common("window_not_observable"), None);
+            };
             if end > self.captured_at {
                 let v = common("window_not_observable").detail("window_end", time::format(&end));
                 return (v, Some(end));

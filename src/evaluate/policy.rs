@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::evaluate::outcome::Status;
+use crate::evaluate::window::MAX_HOURS;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -155,9 +156,32 @@ impl Default for Policy {
 }
 
 impl Policy {
+    /// A policy file: one JSON object of switches, any subset, merged over the defaults.
+    /// Anything else (an array, which serde would read field by field in declaration
+    /// order; an unknown key; a value of the wrong type) is refused, naming the key.
     pub fn load(path: &Path) -> Result<Policy> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let p: Policy = serde_json::from_str(&text).map_err(|e| Error::Policy { path: path.to_path_buf(), message: format!("line {}: {e}", e.line()) })?;
+        let err = |message: String| Error::Policy { path: path.to_path_buf(), message };
+        let given: serde_json::Value = serde_json::from_str(&text).map_err(|e| err(format!("line {}: {e}", e.line())))?;
+        let serde_json::Value::Object(given) = given else {
+            return Err(err(format!("expected a JSON object of switches (see `hindsight policy`), found {}", json_kind(&given))));
+        };
+        let defaults = Policy::default().to_json();
+        let mut merged = defaults.as_object().cloned().unwrap_or_default();
+        let known: Vec<&str> = merged.keys().map(String::as_str).collect();
+        for key in given.keys() {
+            if !merged.contains_key(key) {
+                return Err(err(format!("unknown key `{key}`; known keys: {}", known.join(", "))));
+            }
+        }
+        for (key, value) in given {
+            // Each key on its own over the defaults, so a type error names its key.
+            let mut one = defaults.clone();
+            one[&key] = value.clone();
+            serde_json::from_value::<Policy>(one).map_err(|e| err(format!("`{key}`: {e}")))?;
+            merged.insert(key, value);
+        }
+        let p: Policy = serde_json::from_value(serde_json::Value::Object(merged)).map_err(|e| err(e.to_string()))?;
         p.validate(path)?;
         Ok(p)
     }
@@ -193,8 +217,8 @@ impl Policy {
         for (name, v) in
             [("ignore_after_hours", self.ignore_after_hours), ("alert_sla_hours", self.alert_sla_hours), ("durability_hours", self.durability_hours)]
         {
-            if v <= 0 {
-                return Err(Error::Policy { path: path.to_path_buf(), message: format!("`{name}` must be positive") });
+            if v <= 0 || v > MAX_HOURS {
+                return Err(Error::Policy { path: path.to_path_buf(), message: format!("`{name}` must be positive and at most {MAX_HOURS} (100 years)") });
             }
         }
         Ok(())
@@ -202,5 +226,16 @@ impl Policy {
 
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
     }
 }

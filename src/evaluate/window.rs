@@ -38,6 +38,10 @@ impl fmt::Display for Window {
     }
 }
 
+/// The longest window: 100 years (of 365.25 days). Far beyond any study, and T+W stays
+/// inside chrono's range for every timestamp an input can carry.
+pub const MAX_HOURS: i64 = 100 * 8766;
+
 impl FromStr for Window {
     type Err = Error;
     /// `1h`, `24h`, `7d`, `30d`, `snapshot`.
@@ -47,22 +51,32 @@ impl FromStr for Window {
             return Ok(Window::Snapshot);
         }
         let bad = || Error::Usage(format!("window `{s}`: expected a number with h or d (1h, 24h, 7d, 30d) or `snapshot`"));
-        let (num, unit) = s.split_at(s.len().saturating_sub(1));
+        // The unit is the last character, whatever its width: `1é` is refused, not split inside `é`.
+        let (num, per_unit) = if let Some(n) = s.strip_suffix('h') {
+            (n, 1)
+        } else if let Some(n) = s.strip_suffix('d') {
+            (n, 24)
+        } else {
+            return Err(bad());
+        };
         let n: i64 = num.parse().map_err(|_| bad())?;
         if n <= 0 {
             return Err(bad());
         }
-        match unit {
-            "h" => Ok(Window::Hours(n)),
-            "d" => Ok(Window::Hours(n * 24)),
-            _ => Err(bad()),
+        match n.checked_mul(per_unit) {
+            Some(h) if h <= MAX_HOURS => Ok(Window::Hours(h)),
+            _ => Err(Error::Usage(format!("window `{s}`: at most 100 years ({MAX_HOURS}h or {}d)", MAX_HOURS / 24))),
         }
     }
 }
 
 /// Parse a comma-separated list; `snapshot` is always evaluated, and added if absent.
+/// A list with no window at all is refused: it would silently evaluate `snapshot` alone.
 pub fn parse_list(s: &str) -> Result<Vec<Window>, Error> {
     let mut out: Vec<Window> = s.split(',').filter(|x| !x.trim().is_empty()).map(str::parse).collect::<Result<_, _>>()?;
+    if out.is_empty() {
+        return Err(Error::Usage(format!("--windows `{s}`: no window given; expected a comma-separated list such as 1h,24h,7d,30d")));
+    }
     if !out.contains(&Window::Snapshot) {
         out.push(Window::Snapshot);
     }
@@ -83,5 +97,14 @@ mod tests {
         assert_eq!(Window::Hours(168).to_string(), "7d");
         assert!("0h".parse::<Window>().is_err());
         assert!("7x".parse::<Window>().is_err());
+        assert!("1é".parse::<Window>().is_err());
+        assert!("é".parse::<Window>().is_err());
+        assert!("9223372036854775807h".parse::<Window>().is_err());
+        assert!("1000000000d".parse::<Window>().is_err());
+        assert_eq!(format!("{MAX_HOURS}h").parse::<Window>().unwrap(), Window::Hours(MAX_HOURS));
+        assert!(format!("{}h", MAX_HOURS + 1).parse::<Window>().is_err());
+        assert!(parse_list("").is_err());
+        assert!(parse_list(" , ").is_err());
+        assert_eq!(parse_list("24h,1h,").unwrap(), vec![Window::Hours(1), Window::Hours(24), Window::Snapshot]);
     }
 }

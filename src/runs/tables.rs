@@ -108,7 +108,14 @@ pub fn runs(runs: &[Run]) -> Table {
 pub fn requests(requests: &[Request]) -> Table {
     let mut tb = Table::new(
         "requests",
-        &[("run_id", Kind::Str), ("source_file", Kind::Str), ("position", Kind::Int), ("request_type", Kind::Str), ("payload", Kind::Str), ("same_as", Kind::Str)],
+        &[
+            ("run_id", Kind::Str),
+            ("source_file", Kind::Str),
+            ("position", Kind::Int),
+            ("request_type", Kind::Str),
+            ("payload", Kind::Str),
+            ("same_as", Kind::Str),
+        ],
     );
     for r in requests {
         tb.push(vec![s(&r.run_id), s(&r.file), i(r.position as i64), os(r.request_type.as_ref()), s(&r.payload), os(r.same_as.as_ref())]);

@@ -28,6 +28,10 @@ struct Derived {
     at: Option<Instant>,
 }
 
+/// Items of a repository-wide list that belong to one object (target path, source path):
+/// the items, the source path and its capture time.
+type Grouped = (Vec<Value>, String, Option<Instant>);
+
 /// `repos/O/R/<tail>` for an API URL such as `https://api.github.com/repos/O/R/issues/5`.
 fn api_path(url: &str) -> Option<String> {
     let i = url.find("/repos/")?;
@@ -108,7 +112,7 @@ pub fn add_derived(entries: &mut HashMap<String, Entry>) {
     let mut derived: Vec<Derived> = Vec::new();
     let mut push = |path: String, body: Value, from: &str, at: Option<Instant>| derived.push(Derived { path, body, from: from.to_string(), at });
     // Lists grouped by the object they belong to, per source.
-    let mut grouped: HashMap<(String, String), (Vec<Value>, String, Option<Instant>)> = HashMap::new();
+    let mut grouped: HashMap<(String, String), Grouped> = HashMap::new();
     for (path, e) in entries.iter() {
         if !e.ok() {
             continue;
@@ -217,7 +221,10 @@ mod tests {
         // Captured after the list: the direct copy stays.
         let mut m = HashMap::new();
         m.insert("repos/o/r/issues/1".to_string(), entry(json!({"number": 1, "state": "open"}), Some("2026-01-09T00:00:00Z")));
-        m.insert("repos/o/r/issues".to_string(), entry(json!([{"number": 1, "state": "closed", "url": "https://api.github.com/repos/o/r/issues/1"}]), Some("2026-01-05T00:00:00Z")));
+        m.insert(
+            "repos/o/r/issues".to_string(),
+            entry(json!([{"number": 1, "state": "closed", "url": "https://api.github.com/repos/o/r/issues/1"}]), Some("2026-01-05T00:00:00Z")),
+        );
         add_derived(&mut m);
         assert_eq!(m["repos/o/r/issues/1"].body["state"], "open");
         assert!(m["repos/o/r/issues/1"].derived_from.is_none());

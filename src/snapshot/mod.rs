@@ -343,7 +343,11 @@ fn read_tree_file(root: &Path, p: &Path) -> Result<FileRead> {
     match serde_json::from_str::<&RawValue>(text) {
         Ok(body) => {
             let path = file.trim_end_matches(".json").to_string();
-            Ok((vec![Capture { path, status: 200, page: 1, captured_at: None, body: body.get().to_string(), file, line: None, superseded_by: None }], vec![], f))
+            Ok((
+                vec![Capture { path, status: 200, page: 1, captured_at: None, body: body.get().to_string(), file, line: None, superseded_by: None }],
+                vec![],
+                f,
+            ))
         }
         Err(e) => Ok((vec![], vec![Quarantined::new("snapshot", &file, Some(e.line()), None, format!("not valid JSON: {e}"), text)], f)),
     }

@@ -4,10 +4,12 @@ mod support;
 
 mod cli;
 mod dashboard;
+mod fuzz;
 mod pipeline;
 mod readers;
 mod real;
 mod report;
+mod robustness;
 mod rules;
 mod safety;
 mod traces;

@@ -343,8 +343,10 @@ fn requests_in_both_files_are_numbered_alike_and_counted_once() {
         &tmp.path().join("ds"),
         "SELECT source_file, position, same_as FROM requests WHERE run_id = '9003' AND (position <= 2 OR source_file LIKE '%safeoutputs.jsonl') ORDER BY source_file, position",
     );
-    let got: Vec<(String, i64, Option<String>)> =
-        rows.iter().map(|r| (r["source_file"].as_str().unwrap().to_string(), r["position"].as_i64().unwrap(), r["same_as"].as_str().map(str::to_string))).collect();
+    let got: Vec<(String, i64, Option<String>)> = rows
+        .iter()
+        .map(|r| (r["source_file"].as_str().unwrap().to_string(), r["position"].as_i64().unwrap(), r["same_as"].as_str().map(str::to_string)))
+        .collect();
     assert_eq!(
         got,
         vec![
@@ -385,5 +387,8 @@ fn a_thin_add_labels_item_takes_its_labels_from_the_request() {
     let e: Value = serde_json::from_str(e[0]["expected_state"].as_str().unwrap()).unwrap();
     assert_eq!((e["labels_added"].clone(), e["labels_added_source"].as_str()), (serde_json::json!(["bug"]), Some("request run-1/agent_output.json#1")));
     let o = sql_json(&ds, "SELECT outcome_status, human_check_signal, confidence FROM outcomes WHERE eval_window = 'snapshot'");
-    assert_eq!((o[0]["outcome_status"].as_str(), o[0]["human_check_signal"].as_str(), o[0]["confidence"].as_str()), (Some("accepted"), Some("labels_retained"), Some("medium")));
+    assert_eq!(
+        (o[0]["outcome_status"].as_str(), o[0]["human_check_signal"].as_str(), o[0]["confidence"].as_str()),
+        (Some("accepted"), Some("labels_retained"), Some("medium"))
+    );
 }

@@ -106,7 +106,13 @@ fn outcomes(ds: &Path) -> Vec<(String, String, String, String, Value)> {
     rows.iter()
         .map(|r| {
             let s = |k: &str| r[k].as_str().unwrap_or_default().to_string();
-            (s("eval_window"), s("outcome_status"), s("evidence_strength"), s("human_check_signal"), serde_json::from_str(r["details"].as_str().unwrap_or("{}")).unwrap())
+            (
+                s("eval_window"),
+                s("outcome_status"),
+                s("evidence_strength"),
+                s("human_check_signal"),
+                serde_json::from_str(r["details"].as_str().unwrap_or("{}")).unwrap(),
+            )
         })
         .collect()
 }
@@ -151,8 +157,11 @@ fn a_404_settles_only_the_snapshot_window() {
 #[test]
 fn a_target_in_a_repository_captured_as_404_is_gone() {
     let mut s = Study::new("2012-06-03T00:00:00Z");
-    s.capture("c.jsonl", "repos/jacquev6/Xxx", 404, &body("pygithub/error-404-repo-not-found-2012.json"), None)
-        .item("103", "jacquev6/Xxx", json!({"type": "create_issue", "number": 1, "timestamp": "2012-06-01T00:00:00Z"}));
+    s.capture("c.jsonl", "repos/jacquev6/Xxx", 404, &body("pygithub/error-404-repo-not-found-2012.json"), None).item(
+        "103",
+        "jacquev6/Xxx",
+        json!({"type": "create_issue", "number": 1, "timestamp": "2012-06-01T00:00:00Z"}),
+    );
     let rows = outcomes(&s.run());
     assert_eq!(at(&rows, "snapshot"), ("unknown", "none", "target_deleted"));
 }
@@ -163,13 +172,19 @@ fn a_target_in_a_repository_captured_as_404_is_gone() {
 #[test]
 fn an_irrelevant_failed_capture_blocks_nothing() {
     let mut s = Study::new("2022-11-01T00:00:00Z");
-    s.capture("c.jsonl", "repos/freeCodeCamp/freeCodeCamp/issues/47594/timeline", 200, &body("hossain-khan-github-stats/timeline-freecodecamp-47594-reviews-bots-merged.json"), None)
-        .capture("c.jsonl", "repos/freeCodeCamp/freeCodeCamp/issues/47594/reactions", 403, &body("pygithub/error-403-abuse-rate-limit-search-2018.json"), None)
-        .item(
-            "104",
-            "freeCodeCamp/freeCodeCamp",
-            json!({"type": "add_reviewer", "number": 47594, "timestamp": "2022-09-23T12:33:21Z", "metadata": {"requested_reviewers": ["naomi-lgbt"]}}),
-        );
+    s.capture(
+        "c.jsonl",
+        "repos/freeCodeCamp/freeCodeCamp/issues/47594/timeline",
+        200,
+        &body("hossain-khan-github-stats/timeline-freecodecamp-47594-reviews-bots-merged.json"),
+        None,
+    )
+    .capture("c.jsonl", "repos/freeCodeCamp/freeCodeCamp/issues/47594/reactions", 403, &body("pygithub/error-403-abuse-rate-limit-search-2018.json"), None)
+    .item(
+        "104",
+        "freeCodeCamp/freeCodeCamp",
+        json!({"type": "add_reviewer", "number": 47594, "timestamp": "2022-09-23T12:33:21Z", "metadata": {"requested_reviewers": ["naomi-lgbt"]}}),
+    );
     let rows = outcomes(&s.run());
     assert_eq!(at(&rows, "1h").0, "pending");
     for w in ["24h", "7d", "30d", "snapshot"] {
@@ -203,7 +218,13 @@ fn a_review_id_in_the_url_fragment_reaches_the_rule() {
 fn prs_captured_in_other_shapes_are_judged() {
     let mut s = Study::new("2022-12-01T00:00:00Z");
     s.capture("c.jsonl", "search/issues", 200, &body("hossain-khan-github-stats/search-issues-merged-pr-reviewed-by-annotated.json"), None)
-        .capture("c.jsonl", "repos/hossain-khan/github-stats/issues/27/timeline", 200, &body("hossain-khan-github-stats/timeline-github-stats-pr27-merged.json"), None)
+        .capture(
+            "c.jsonl",
+            "repos/hossain-khan/github-stats/issues/27/timeline",
+            200,
+            &body("hossain-khan-github-stats/timeline-github-stats-pr27-merged.json"),
+            None,
+        )
         .item("106", "freeCodeCamp/freeCodeCamp", json!({"type": "create_pull_request", "number": 47511, "timestamp": "2022-09-13T12:11:30Z"}))
         .item("107", "hossain-khan/github-stats", json!({"type": "create_pull_request", "number": 27, "timestamp": "2022-09-22T23:40:25Z"}));
     let ds = s.run();
@@ -222,7 +243,10 @@ fn prs_captured_in_other_shapes_are_judged() {
     let rows: Vec<Value> = serde_json::from_str(&out).unwrap();
     let details = |i: usize| -> Value { serde_json::from_str(rows[i]["details"].as_str().unwrap()).unwrap() };
     // Search results carry no merger: at most medium (policy unattributed_full_strength).
-    assert_eq!((rows[0]["outcome_status"].as_str(), rows[0]["evidence_strength"].as_str(), rows[0]["human_check_signal"].as_str()), (Some("accepted"), Some("medium"), Some("pull_request_merged")));
+    assert_eq!(
+        (rows[0]["outcome_status"].as_str(), rows[0]["evidence_strength"].as_str(), rows[0]["human_check_signal"].as_str()),
+        (Some("accepted"), Some("medium"), Some("pull_request_merged"))
+    );
     assert!(details(0)["evidence"].to_string().contains("\"derived_from\":\"search/issues\""), "{}", details(0));
     assert_eq!((rows[1]["outcome_status"].as_str(), rows[1]["human_check_signal"].as_str()), (Some("accepted"), Some("pull_request_merged")));
     assert!(details(1)["evidence"].to_string().contains("issues/27/timeline"), "{}", details(1));
@@ -235,9 +259,21 @@ fn prs_captured_in_other_shapes_are_judged() {
 fn a_path_captured_twice_is_judged_on_the_later_copy() {
     let mut s = Study::new("2013-01-01T00:00:00Z");
     // The later recording in the earlier file: the time decides, not the order read.
-    s.capture("a.jsonl", "repos/PyGithub/PyGithub/pulls/comments", 200, &body("pygithub/pulls-comments-repo-wide-2012-recording-b-sorted.json"), Some("2012-12-25T11:55:58Z"))
-        .capture("b.jsonl", "repos/PyGithub/PyGithub/pulls/comments", 200, &body("pygithub/pulls-comments-repo-wide-2012-recording-a.json"), Some("2012-12-25T11:55:47Z"))
-        .item("108", "PyGithub/PyGithub", json!({"type": "noop"}));
+    s.capture(
+        "a.jsonl",
+        "repos/PyGithub/PyGithub/pulls/comments",
+        200,
+        &body("pygithub/pulls-comments-repo-wide-2012-recording-b-sorted.json"),
+        Some("2012-12-25T11:55:58Z"),
+    )
+    .capture(
+        "b.jsonl",
+        "repos/PyGithub/PyGithub/pulls/comments",
+        200,
+        &body("pygithub/pulls-comments-repo-wide-2012-recording-a.json"),
+        Some("2012-12-25T11:55:47Z"),
+    )
+    .item("108", "PyGithub/PyGithub", json!({"type": "noop"}));
     let ds = s.run();
     let out = ok(
         &["report", "--dataset", "ds", "--format", "json", "--sql", "SELECT source_file, superseded_by FROM responses ORDER BY source_file"],
@@ -256,7 +292,13 @@ fn a_path_captured_twice_is_judged_on_the_later_copy() {
 fn a_merge_by_the_workflows_own_identity_is_not_acceptance() {
     let mut s = Study::new("2022-12-01T00:00:00Z");
     s.capture("c.jsonl", "repos/hossain-khan/github-stats/pulls/27", 200, &body("hossain-khan-github-stats/pull-github-stats-27-merged.json"), None)
-        .capture("c.jsonl", "repos/hossain-khan/github-stats/issues/27/timeline", 200, &body("hossain-khan-github-stats/timeline-github-stats-pr27-merged.json"), None)
+        .capture(
+            "c.jsonl",
+            "repos/hossain-khan/github-stats/issues/27/timeline",
+            200,
+            &body("hossain-khan-github-stats/timeline-github-stats-pr27-merged.json"),
+            None,
+        )
         .item("109", "hossain-khan/github-stats", json!({"type": "create_pull_request", "number": 27, "timestamp": "2022-09-22T23:40:25Z"}));
     let rows = outcomes(&s.run());
     assert_eq!(at(&rows, "snapshot"), ("ignored", "weak", "pull_request_merged_by_workflow"));
@@ -268,11 +310,14 @@ fn a_merge_by_the_workflows_own_identity_is_not_acceptance() {
 #[test]
 fn a_real_open_pr_is_not_inconsistent() {
     let mut s = Study::new("2022-12-01T00:00:00Z");
-    s.capture("c.jsonl", "repos/freeCodeCamp/freeCodeCamp/pulls/48543", 200, &body("hossain-khan-github-stats/pull-freecodecamp-48543-open-unmerged.json"), None).item(
-        "110",
-        "freeCodeCamp/freeCodeCamp",
-        json!({"type": "create_pull_request", "number": 48543, "timestamp": "2022-11-19T04:48:58Z"}),
-    );
+    s.capture(
+        "c.jsonl",
+        "repos/freeCodeCamp/freeCodeCamp/pulls/48543",
+        200,
+        &body("hossain-khan-github-stats/pull-freecodecamp-48543-open-unmerged.json"),
+        None,
+    )
+    .item("110", "freeCodeCamp/freeCodeCamp", json!({"type": "create_pull_request", "number": 48543, "timestamp": "2022-11-19T04:48:58Z"}));
     let rows = outcomes(&s.run());
     assert!(rows.iter().all(|r| r.3 != "inconsistent_state"), "{rows:?}");
     assert_eq!(at(&rows, "snapshot").0, "pending");
@@ -299,14 +344,27 @@ fn a_lines_own_captured_at_bounds_what_is_observable() {
 #[test]
 fn every_input_file_is_read_or_reported() {
     let mut s = Study::new("2022-12-01T00:00:00Z");
-    s.capture("2022/november/c.jsonl", "repos/freeCodeCamp/freeCodeCamp/pulls/48543", 200, &body("hossain-khan-github-stats/pull-freecodecamp-48543-open-unmerged.json"), None)
-        .item("112", "freeCodeCamp/freeCodeCamp", json!({"type": "create_pull_request", "number": 48543, "timestamp": "2022-11-19T04:48:58Z"}));
+    s.capture(
+        "2022/november/c.jsonl",
+        "repos/freeCodeCamp/freeCodeCamp/pulls/48543",
+        200,
+        &body("hossain-khan-github-stats/pull-freecodecamp-48543-open-unmerged.json"),
+        None,
+    )
+    .item("112", "freeCodeCamp/freeCodeCamp", json!({"type": "create_pull_request", "number": 48543, "timestamp": "2022-11-19T04:48:58Z"}));
     std::fs::write(s.path().join("snapshot/NOTES.md"), "how this was captured").unwrap();
     std::fs::write(s.path().join("runs/run-112/agent-stdio.log"), "log").unwrap();
     let ds = s.run();
     let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
     for input in ["snapshot", "runs"] {
-        let listed: Vec<&str> = m["inputs"].as_array().unwrap().iter().chain(m["skipped"].as_array().unwrap()).filter(|f| f["input"] == input).map(|f| f["path"].as_str().unwrap()).collect();
+        let listed: Vec<&str> = m["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(m["skipped"].as_array().unwrap())
+            .filter(|f| f["input"] == input)
+            .map(|f| f["path"].as_str().unwrap())
+            .collect();
         let mut listed = listed;
         listed.sort();
         assert_eq!(listed, hindsight::inputs::walk(&s.path().join(input)).unwrap(), "{input}");

@@ -157,11 +157,8 @@ fn a_killed_evaluate_leaves_the_dataset_whole() {
     ok(&["convert", "--quiet", "--snapshot", "study/snapshot", "--runs", "study/runs", "--out", "ds"], tmp.path());
     let converted = manifest_of(&tmp.path().join("ds"));
     for delay_ms in [0u64, 100, 300, 600, 1000] {
-        let mut child = std::process::Command::new(crate::support::bin())
-            .args(["evaluate", "--quiet", "--dataset", "ds"])
-            .current_dir(tmp.path())
-            .spawn()
-            .unwrap();
+        let mut child =
+            std::process::Command::new(crate::support::bin()).args(["evaluate", "--quiet", "--dataset", "ds"]).current_dir(tmp.path()).spawn().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
         let _ = child.kill();
         let _ = child.wait();
@@ -228,7 +225,10 @@ fn a_query_beyond_its_memory_limit_stops_with_a_clear_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("memory limit of 16 MiB"), "{}", stderr(&o));
     // Within the limit the same session answers.
-    let o = ok(&["report", "--dataset", "ds", "--memory-limit", "16M", "--format", "csv", "--sql", "SELECT count(*) AS n FROM responses a, responses b"], tmp.path());
+    let o = ok(
+        &["report", "--dataset", "ds", "--memory-limit", "16M", "--format", "csv", "--sql", "SELECT count(*) AS n FROM responses a, responses b"],
+        tmp.path(),
+    );
     assert_eq!(o, "n\n10404\n");
     let o = run(&["report", "--dataset", "ds", "--memory-limit", "lots", "--sql", "SELECT 1"], tmp.path());
     assert_eq!(o.status.code(), Some(2));
@@ -258,9 +258,12 @@ fn verify_reports_unrecorded_files_and_edited_record_counts() {
     ok(&["verify", "--dataset", "ds"], tmp.path());
     // Record counts edited in the manifest, each alone.
     let original = std::fs::read_to_string(ds.join("manifest.json")).unwrap();
-    for (input, field, says) in
-        [("runs", "used", "used +"), ("snapshot", "input", "the input files recorded hold"), ("snapshot", "used", "responses.parquet holds"), ("traces", "quarantined", "quarantine.parquet holds")]
-    {
+    for (input, field, says) in [
+        ("runs", "used", "used +"),
+        ("snapshot", "input", "the input files recorded hold"),
+        ("snapshot", "used", "responses.parquet holds"),
+        ("traces", "quarantined", "quarantine.parquet holds"),
+    ] {
         let mut m: serde_json::Value = serde_json::from_str(&original).unwrap();
         let n = m["records"][input][field].as_u64().unwrap();
         m["records"][input][field] = (n + 1).into();

@@ -112,7 +112,8 @@ impl Rule for AddLabels {
         let score = kept.len() as f64 / added.len() as f64;
         let done = |v: Verdict| {
             let v = if requested_only {
-                v.confidence(crate::evaluate::Confidence::Medium).note("the labels added are the ones the agent requested; the manifest does not confirm which were applied")
+                v.confidence(crate::evaluate::Confidence::Medium)
+                    .note("the labels added are the ones the agent requested; the manifest does not confirm which were applied")
             } else {
                 v
             };

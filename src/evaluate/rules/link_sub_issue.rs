@@ -119,13 +119,10 @@ impl Rule for LinkSubIssue {
             return done(self.row("present"));
         }
         let events = [format!("issues/{parent}/timeline"), format!("issues/{child}/timeline"), format!("issues/{parent}/events")];
-        let remover =
-            events.iter().filter_map(|p| case.lookup(p).found()).flat_map(crate::snapshot::github::events).find(
-                |e| {
-                    matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed"))
-                        && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
-                },
-            );
+        let remover = events.iter().filter_map(|p| case.lookup(p).found()).flat_map(crate::snapshot::github::events).find(|e| {
+            matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed"))
+                && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
+        });
         done(match remover {
             Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("removed_by_person").at(e.created_at),
             Some(e) => self.row("removed").at(e.created_at),
