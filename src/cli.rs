@@ -54,7 +54,7 @@ enum Command {
     Report {
         #[arg(long)]
         dataset: PathBuf,
-        /// A bundled query name (summary, acceptance_by_window, acceptance_by_type) or a .sql file.
+        /// A bundled query name (summary, acceptance_by_window, ..., aidev/overview; see docs/REPORT.md) or a .sql file.
         #[arg(long, conflicts_with = "sql")]
         query: Option<String>,
         /// One SQL statement over the dataset's tables.
@@ -96,14 +96,18 @@ enum Command {
         #[arg(long)]
         rebuild_attribution: bool,
     },
-    /// Compare the dataset's metrics with published figures; exit 1, with a table, on any difference.
+    /// Compare the dataset's figures with published ones; exit 1, with a table, on any difference.
     Check {
         #[arg(long)]
         dataset: PathBuf,
-        /// A JSON file with any subset of `report --format json` (see docs/REPORT.md).
+        /// A JSON object of query name (dashboard, bundled such as aidev/overview, or a .sql
+        /// file) -> rows, any subset of `report --query NAME --format json` (docs/REPORT.md).
         #[arg(long)]
         expected: PathBuf,
-        /// Largest accepted absolute difference between numbers.
+        /// Compare numbers exactly, not at the precision they are written with.
+        #[arg(long)]
+        exact: bool,
+        /// Largest extra absolute difference accepted between numbers.
         #[arg(long, default_value_t = 0.0)]
         tolerance: f64,
     },
@@ -121,10 +125,33 @@ enum Command {
         #[arg(long, default_value = "markdown")]
         format: String,
     },
+    /// Import a published study's data as a dataset, and evaluate it.
+    Import {
+        #[command(subcommand)]
+        source: ImportSource,
+    },
     /// Print the policy in force (defaults, or FILE merged over them).
     Policy {
         #[arg(long)]
         policy: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum ImportSource {
+    /// AIDev (Li, Zhang and Hassan, arXiv 2507.15003): one folder of CSV tables per agent.
+    Aidev {
+        /// The AIDev directory (Claude_Code/, Copilot/, Cursor/, Devin/, OpenAI_Codex/, Human/).
+        dir: PathBuf,
+        /// Dataset directory to write.
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        eval: EvalArgs,
+        /// When the data was collected (RFC 3339). AIDev does not record it; by default the
+        /// latest timestamp in its PR tables is used, the earliest it can have been.
+        #[arg(long, value_name = "TIME")]
+        captured_at: Option<String>,
     },
 }
 
@@ -168,10 +195,11 @@ pub enum Task {
     Report { dataset: PathBuf, sql: Option<String>, format: Format, limits: hindsight::report::Limits },
     Rules { json: bool },
     Policy { policy: Policy },
-    Check { dataset: PathBuf, expected: PathBuf, tolerance: f64 },
+    Check { dataset: PathBuf, expected: PathBuf, precision: hindsight::report::check::Precision },
     Attach { dataset: PathBuf, out: Option<PathBuf>, options: hindsight::attach::Options },
     Synth { spec: hindsight::synth::Spec, out: PathBuf },
     Verify { dataset: PathBuf, study: Option<Study> },
+    ImportAidev { dir: PathBuf, out: PathBuf, windows: Vec<Window>, policy: Policy, captured_at: Option<hindsight::time::Instant> },
 }
 
 fn study(i: Inputs) -> Option<Study> {
@@ -226,12 +254,24 @@ impl Cli {
                 },
             },
             Command::Policy { policy: p } => Task::Policy { policy: policy(p)? },
-            Command::Check { dataset, expected, tolerance } => {
+            Command::Check { dataset, expected, exact, tolerance } => {
                 if !(tolerance >= 0.0 && tolerance.is_finite()) {
                     return Err(Error::Usage("--tolerance must be a number >= 0".into()));
                 }
-                Task::Check { dataset, expected, tolerance }
+                Task::Check { dataset, expected, precision: hindsight::report::check::Precision { exact, tolerance } }
             }
+            Command::Import { source: ImportSource::Aidev { dir, out, eval, captured_at } } => Task::ImportAidev {
+                dir,
+                out,
+                windows: window::parse_list(&eval.windows)?,
+                policy: policy(eval.policy)?,
+                captured_at: captured_at
+                    .map(|t| {
+                        hindsight::time::parse(&t)
+                            .ok_or_else(|| Error::Usage(format!("--captured-at `{t}`: expected an RFC 3339 time such as 2025-07-31T00:00:00Z")))
+                    })
+                    .transpose()?,
+            },
             Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
             Command::Synth { repos, outputs, seed, out } => {
                 let spec = hindsight::synth::Spec { repos, outputs, seed };

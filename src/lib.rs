@@ -9,6 +9,7 @@
 // answer, not an error, and is built once per output and window, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
+pub mod aidev;
 pub mod attach;
 pub mod dataset;
 pub mod demo;

@@ -89,18 +89,25 @@ fn execute(config: Config) -> anyhow::Result<u8> {
         },
         Task::Rules { json } => output::print(&hindsight::evaluate::catalogue::render(json))?,
         Task::Policy { policy } => output::print(&(serde_json::to_string_pretty(&policy.to_json())? + "\n"))?,
-        Task::Check { dataset, expected, tolerance } => {
+        Task::Check { dataset, expected, precision } => {
             let text = std::fs::read_to_string(&expected).with_context(|| format!("reading {}", expected.display()))?;
-            let want: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", expected.display()))?;
-            let have: serde_json::Value = serde_json::from_str(&report::dashboard(&dataset, report::Format::Json)?)?;
-            let diffs = report::check::compare(&want, &have, tolerance)?;
+            let want = report::check::Expected::parse(&text).with_context(|| expected.display().to_string())?;
+            let have = report::figures(&dataset, &want.names(), report::Limits::default())?;
+            let diffs = report::check::compare(&want, &have, precision);
+            let how = if precision.exact { "exactly" } else { "at their printed precision" };
             if diffs.is_empty() {
-                output::print(&format!("check: every expected figure matches (tolerance {tolerance})\n"))?;
+                output::print(&format!("check: every expected figure matches ({how}, tolerance {})\n", precision.tolerance))?;
                 return Ok(0);
             }
-            output::print(&format!("check: {} figure(s) differ from {}\n", diffs.len(), expected.display()))?;
+            output::print(&format!("check: {} figure(s) differ from {} ({how})\n", diffs.len(), expected.display()))?;
             output::print(&report::check::table(&diffs))?;
             return Ok(1);
+        }
+        Task::ImportAidev { dir, out, windows, policy, captured_at } => {
+            let i = pipeline::import_aidev(&dir, &out, &windows, &policy, captured_at, &progress)?;
+            if !config.quiet {
+                summarize_import(&i, &out);
+            }
         }
         Task::Synth { spec, out } => {
             let w = hindsight::synth::generate(&spec, &out)?;
@@ -173,4 +180,44 @@ fn summarize(c: &Converted, out: &std::path::Path, quiet: bool, demo: bool) {
         eprintln!("  no rule for type `{}` ({n} output(s)): evaluated as unknown, never accepted", printable(ty));
     }
     eprintln!("{:>9}: {} safe outputs, {} responses -> {}", "dataset", c.safe_outputs, c.responses, out.display());
+}
+
+/// What `import aidev` read, used, quarantined and left aside, on stderr.
+fn summarize_import(i: &pipeline::Imported, out: &std::path::Path) {
+    for (file, (used, quarantined)) in &i.files {
+        eprintln!("{file:>40}: {} records = {used} used + {quarantined} quarantined", used + quarantined);
+    }
+    if !i.absent.is_empty() {
+        eprintln!("  absent (not in this copy of the layout; queries over them have nothing for that group): {}", printable(&i.absent.join(", ")));
+    }
+    for (file, cols) in &i.extra_columns {
+        eprintln!("  {file}: columns not imported: {}", printable(&cols.join(", ")));
+    }
+    for q in i.quarantined.iter().take(20) {
+        eprintln!("  quarantined {}", printable(&q.describe()));
+    }
+    if i.quarantined.len() > 20 {
+        eprintln!("  ... and {} more (see quarantine.parquet)", i.quarantined.len() - 20);
+    }
+    for f in i.skipped.iter().take(10) {
+        eprintln!("  skipped {}: {}", printable(&f.path), f.reason);
+    }
+    if i.duplicate_prs + i.duplicate_events + i.orphan_rows + i.without_repo > 0 {
+        eprintln!(
+            "  kept as read: {} repeated PR rows, {} repeated timeline rows, {} review/comment/commit/timeline rows of PRs not in prs.csv, {} PRs with no readable repository",
+            i.duplicate_prs, i.duplicate_events, i.orphan_rows, i.without_repo
+        );
+    }
+    eprintln!("  captured_at {} ({})", i.captured_at, i.captured_at_basis);
+    eprintln!(
+        "{:>40}: {} records read = {} used + {} quarantined; {} agent PRs as safe outputs, {} rebuilt captures, {} outcomes -> {}",
+        "aidev",
+        i.records.input,
+        i.records.used,
+        i.records.quarantined,
+        i.safe_outputs,
+        i.captures,
+        i.outcomes,
+        out.display()
+    );
 }

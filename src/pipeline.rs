@@ -315,3 +315,95 @@ pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, progr
     staging.commit()?;
     Ok(c)
 }
+
+/// What `import aidev` did, for the terminal and for tests.
+#[derive(Debug)]
+pub struct Imported {
+    /// Per file (`Agent/file.csv`): records used, quarantined.
+    pub files: BTreeMap<String, (usize, usize)>,
+    pub records: RecordCount,
+    pub quarantined: Vec<Quarantined>,
+    pub absent: Vec<String>,
+    pub skipped: Vec<crate::inputs::Skipped>,
+    /// Header columns the layout does not define, per file.
+    pub extra_columns: BTreeMap<String, Vec<String>>,
+    pub safe_outputs: usize,
+    pub captures: usize,
+    pub captured_at: String,
+    pub captured_at_basis: String,
+    pub duplicate_prs: usize,
+    pub duplicate_events: usize,
+    pub orphan_rows: usize,
+    pub without_repo: usize,
+    pub outcomes: usize,
+}
+
+/// `hindsight import aidev`: read the AIDev layout under `dir` into a dataset at `out`
+/// (its own `aidev_*` tables, plus safe outputs and rebuilt captures of every agent PR),
+/// evaluate it, and commit once.
+pub fn import_aidev(
+    dir: &Path,
+    out: &Path,
+    windows: &[Window],
+    policy: &Policy,
+    captured_at: Option<crate::time::Instant>,
+    progress: &Progress,
+) -> Result<Imported> {
+    let staging = Staging::new(&OutDir::resolve(out, &[dir])?)?;
+    report_removed(&staging, progress);
+    let bar = progress.bar("import", 3);
+    let read = crate::aidev::read(dir)?;
+    bar.inc(1);
+    let study = crate::aidev::study::build(&read, captured_at);
+    let at = study.captured_at.map(|t| crate::time::format(&t)).unwrap_or_else(|| "1970-01-01T00:00:00Z".into());
+    let basis =
+        if study.captured_at.is_some() { study.captured_at_basis.clone() } else { "no timestamp in the PR tables: every timed window is unobservable".into() };
+    let d = staging.dir.as_path();
+
+    let mut manifest = Manifest::new(at.clone());
+    manifest.inputs = read.files.iter().map(InputFileEntry::from).collect();
+    manifest.skipped = read.skipped.clone();
+    manifest.absent = read.absent.clone();
+    manifest.captured_at_basis = Some(basis.clone());
+    let records = RecordCount { input: read.records, used: read.used, quarantined: read.quarantined.len(), superseded: 0 };
+    manifest.records.insert(crate::aidev::INPUT.to_string(), records.clone());
+
+    let mut tables = crate::aidev::tables(&read);
+    tables.push(crate::runs::tables::safe_outputs(&study.outputs));
+    tables.push(crate::runs::tables::requests(&[]));
+    tables.push(crate::runs::tables::runs(&study.runs));
+    tables.push(quarantine::table(&read.quarantined));
+    tables.push(snapshot::tables::responses(&study.captures));
+    tables.extend(snapshot::tables::typed(&study.captures));
+    let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|t| write_table(d, t)).collect();
+    for (t, w) in tables.iter().zip(written) {
+        manifest.record_table(t.name, &w?);
+    }
+    manifest.save(d)?;
+    bar.inc(1);
+    let outcomes = crate::evaluate::evaluate_dataset(d, windows, policy, progress)?;
+    bar.finish_and_clear();
+    staging.commit()?;
+    Ok(Imported {
+        files: crate::aidev::summary(&read),
+        records,
+        quarantined: read.quarantined.clone(),
+        absent: read.absent.clone(),
+        skipped: read.skipped.clone(),
+        extra_columns: read
+            .tables
+            .iter()
+            .filter(|r| !r.extra_columns.is_empty())
+            .map(|r| (format!("{}/{}", r.agent, r.source.file), r.extra_columns.clone()))
+            .collect(),
+        safe_outputs: study.outputs.len(),
+        captures: study.captures.len(),
+        captured_at: at,
+        captured_at_basis: basis,
+        duplicate_prs: study.duplicate_prs,
+        duplicate_events: study.duplicate_events,
+        orphan_rows: study.orphan_rows,
+        without_repo: study.without_repo,
+        outcomes,
+    })
+}

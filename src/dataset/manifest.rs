@@ -40,6 +40,12 @@ pub struct Manifest {
     /// of an unknown name), with the reason: every file is in `inputs` or here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<crate::inputs::Skipped>,
+    /// Tables of an imported layout that were not there (`import aidev`: `Devin/pr_comments.csv`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<String>,
+    /// Why `captured_at` is what it is, when the input did not record it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captured_at_basis: Option<String>,
     /// Per input (`snapshot`, `runs`): records read = used + quarantined.
     pub records: BTreeMap<String, RecordCount>,
     pub tables: BTreeMap<String, TableEntry>,

@@ -173,6 +173,13 @@ fn record_counts(dataset: &Path, m: &Manifest, table_rows: &BTreeMap<&str, usize
                 bad(format!("{} quarantined, but quarantine.parquet holds {q} of its records", r.quarantined));
             }
         }
+        if input == crate::aidev::INPUT {
+            // Every used AIDev record is a row of one `aidev_*` table.
+            let rows: usize = table_rows.iter().filter(|(t, _)| t.starts_with("aidev_")).map(|(_, n)| *n).sum();
+            if r.used != rows {
+                bad(format!("{} used, but the aidev_* tables hold {rows} rows", r.used));
+            }
+        }
         let table = match input.as_str() {
             "snapshot" => Some("responses"),
             "traces" => Some("traces"),

@@ -394,6 +394,16 @@ impl<'a> Case<'a> {
             let closed = state == "closed" || f.merged == Some(true);
             let close_ev = events.and_then(|e| last_close(e, self.as_of));
             let closer = close_ev.as_ref().map(|e| e.actor.clone()).filter(|a| a.login.is_some()).unwrap_or_else(|| f.closed_by.clone());
+            // A body without `merged_by` (the issues API's, a rebuilt one): the history's
+            // `merged` event names the merger.
+            let merger = if f.merged_by.login.is_some() {
+                f.merged_by.clone()
+            } else {
+                events
+                    .and_then(|evs| evs.iter().rfind(|e| e.event.as_deref() == Some("merged") && e.created_at.is_none_or(|t| t <= self.as_of)))
+                    .map(|e| e.actor.clone())
+                    .unwrap_or_default()
+            };
             return Ok(Lifecycle {
                 closed,
                 closed_at: f.closed_at.or(close_ev.as_ref().and_then(|e| e.created_at)),
@@ -402,7 +412,7 @@ impl<'a> Case<'a> {
                 closed_by_commit: close_ev.as_ref().is_some_and(|e| e.commit_id.is_some()),
                 merged: f.merged == Some(true),
                 merged_at: f.merged_at,
-                merger: f.merged_by.clone(),
+                merger,
                 basis: "final",
             });
         }

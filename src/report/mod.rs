@@ -25,6 +25,14 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("by_workflow", include_str!("../../queries/by_workflow.sql")),
     ("by_run", include_str!("../../queries/by_run.sql")),
     ("gh_aw_summary", include_str!("../../queries/gh_aw_summary.sql")),
+    ("aidev/overview", include_str!("../../queries/aidev/overview.sql")),
+    ("aidev/turnaround", include_str!("../../queries/aidev/turnaround.sql")),
+    ("aidev/merge_rate_by_type", include_str!("../../queries/aidev/merge_rate_by_type.sql")),
+    ("aidev/reviewer_mix", include_str!("../../queries/aidev/reviewer_mix.sql")),
+    ("aidev/languages", include_str!("../../queries/aidev/languages.sql")),
+    ("aidev/merged_within", include_str!("../../queries/aidev/merged_within.sql")),
+    ("aidev/acceptance", include_str!("../../queries/aidev/acceptance.sql")),
+    ("aidev/merged_by", include_str!("../../queries/aidev/merged_by.sql")),
 ];
 
 /// The dashboard: every bundled query, in this order, with a title each. The JSON report is
@@ -225,4 +233,13 @@ pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits) -> Result<Str
     let results = session.sql_all(&sqls)?;
     let sections: Vec<_> = DASHBOARD.iter().zip(results).map(|((name, title), batches)| (*name, *title, batches)).collect();
     format::sections(&sections, fmt)
+}
+
+/// The rows of each named query (a bundled query or a `.sql` file), as JSON: what `check`
+/// compares published figures with.
+pub fn figures(dataset: &Path, names: &[&str], limits: Limits) -> Result<std::collections::BTreeMap<String, serde_json::Value>> {
+    let session = Session::open_with(dataset, limits)?;
+    let sqls: Vec<String> = names.iter().map(|n| query_text(n)).collect::<Result<_>>()?;
+    let results = session.sql_all(&sqls)?;
+    names.iter().zip(results).map(|(n, batches)| Ok((n.to_string(), format::json_rows(&batches)?))).collect()
 }

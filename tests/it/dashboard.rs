@@ -126,11 +126,16 @@ fn numbers_equal(a: &Value, b: &Value) -> bool {
 #[test]
 fn duckdb_runs_every_query_with_identical_numbers() {
     let tmp = tempfile::tempdir().unwrap();
-    let ds = demo(tmp.path());
-    let session = Session::open(&ds).unwrap();
+    let demo_ds = demo(tmp.path());
+    // The aidev/* queries run on an imported AIDev layout.
+    let aidev_ds = tmp.path().join("aidev");
+    let fx = root().join("fixtures/aidev");
+    ok(&["import", "aidev", fx.to_str().unwrap(), "--out", "aidev", "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
+    let (demo_session, aidev_session) = (Session::open(&demo_ds).unwrap(), Session::open(&aidev_ds).unwrap());
     for (name, _) in report::QUERIES {
+        let (ds, session) = if name.starts_with("aidev/") { (&aidev_ds, &aidev_session) } else { (&demo_ds, &demo_session) };
         let file = root().join("queries").join(format!("{name}.sql"));
-        let out = Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg(&ds).arg(&file).output().unwrap();
+        let out = Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg(ds).arg(&file).output().unwrap();
         assert!(out.status.success(), "duckdb on {name}: {}", String::from_utf8_lossy(&out.stderr));
         let duck: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
         let ours = json_rows(&session.sql(&report::query_text(name).unwrap()).unwrap()).unwrap();

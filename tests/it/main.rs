@@ -2,6 +2,7 @@
 
 mod support;
 
+mod aidev;
 mod cli;
 mod dashboard;
 mod fuzz;

@@ -1,0 +1,20 @@
+-- aidev/acceptance: hindsight's addition. Per agent and window, seed 000 §9's acceptance
+-- rates of the agent's PRs, in percent of the evaluable ones.
+--   evaluable                    PRs whose status is not skipped or unknown
+--   strict_acceptance_pct        accepted with strong evidence / evaluable * 100
+--   human_check_acceptance_pct   accepted with strong or medium evidence / evaluable * 100
+-- A merge by the PR's own author counts as the agent's own act (policy own_act_counts), and a
+-- merge whose merger AIDev did not record is at most medium (policy unattributed_full_strength).
+SELECT
+  workflow_name AS agent,
+  eval_window,
+  COUNT(*) AS prs,
+  SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable,
+  100.0 * SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END)
+    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0) AS strict_acceptance_pct,
+  100.0 * SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END)
+    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0) AS human_check_acceptance_pct
+FROM outcomes
+WHERE run_id LIKE 'aidev:%'
+GROUP BY workflow_name, eval_window, window_order
+ORDER BY agent, window_order

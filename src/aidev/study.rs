@@ -1,0 +1,323 @@
+//! AIDev's agent PRs as hindsight evaluates them: one `create_pull_request` safe output per
+//! distinct PR of an agent's `prs.csv` (workflow = the agent, actor = the PR's author), and
+//! the captures a snapshot would hold of it, rebuilt from the CSV rows in GitHub's REST
+//! shapes: `repos/O/R/pulls/N` from `prs.csv`, and, where the agent's folder has the
+//! table, `pulls/N/reviews` (`pr_reviews.csv`), `issues/N/comments` (`pr_comments.csv`),
+//! `pulls/N/commits` (`pr_commits.csv`) and `issues/N/timeline` (`pr_timelines.csv`).
+//!
+//! A list whose table the folder lacks is not captured, so rules that need it say so
+//! (`target_exists_only` with a note, `unattributed` merges) instead of reading an empty
+//! list as "nobody did anything". Each rebuilt capture names the CSV file and line it came
+//! from. AIDev records no collection time: the snapshot time is the latest timestamp in the
+//! PR tables (the data cannot have been collected earlier), unless one is given.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{json, Map, Value};
+
+use super::{int, text, time, Read, Records, AGENTS, PRS};
+use crate::runs::{Execution, Run, SafeOutput};
+use crate::snapshot::Capture;
+use crate::table::Cell;
+use crate::time::Instant;
+
+/// What the importer evaluates.
+#[derive(Debug, Default)]
+pub struct Study {
+    pub outputs: Vec<SafeOutput>,
+    pub captures: Vec<Capture>,
+    pub runs: Vec<Run>,
+    /// When the snapshot counts as taken, and why that time.
+    pub captured_at: Option<Instant>,
+    pub captured_at_basis: String,
+    /// PR rows repeating an id already read in the same file (kept in
+    /// `aidev_pull_requests`, one safe output per id).
+    pub duplicate_prs: usize,
+    /// Exact repeats of a timeline row of the same PR (kept in `aidev_pr_timeline`, once in
+    /// the rebuilt timeline).
+    pub duplicate_events: usize,
+    /// Review, comment, commit and timeline rows whose `pr_id` is not in the folder's
+    /// `prs.csv` (kept in their tables; attached to no PR).
+    pub orphan_rows: usize,
+    /// PRs whose repository could not be read from `repo_url` or `html_url`.
+    pub without_repo: usize,
+    /// PR rows with no id (kept in `aidev_pull_requests`, no safe output).
+    pub without_id: usize,
+}
+
+/// The safe output id of an AIDev PR.
+pub fn output_id(agent: &str, pr_id: i64) -> String {
+    format!("aidev:{agent}:{pr_id}")
+}
+
+/// The run id of an agent's PRs.
+pub fn run_id(agent: &str) -> String {
+    format!("aidev:{agent}")
+}
+
+/// The rows of a per-PR table, grouped by `pr_id` in file order.
+struct ByPr<'a> {
+    source: &'static super::Source,
+    rows: HashMap<i64, Vec<(&'a Vec<Cell>, usize)>>,
+}
+
+impl<'a> ByPr<'a> {
+    fn new(r: Option<&'a Records>) -> Option<ByPr<'a>> {
+        let r = r?;
+        let col = r.source.col("pr_id");
+        let mut rows: HashMap<i64, Vec<(&Vec<Cell>, usize)>> = HashMap::new();
+        for (row, line) in r.rows.iter().zip(&r.lines) {
+            if let Some(id) = int(&row[col]) {
+                rows.entry(id).or_default().push((row, *line));
+            }
+        }
+        Some(ByPr { source: r.source, rows })
+    }
+
+    /// The rows of PR `id` and the line of the first, with a cell getter by column name.
+    fn of(&self, id: i64) -> (&[(&'a Vec<Cell>, usize)], Option<usize>) {
+        let rows = self.rows.get(&id).map(Vec::as_slice).unwrap_or_default();
+        (rows, rows.first().map(|r| r.1))
+    }
+
+    fn file(&self, agent: &str) -> String {
+        format!("{agent}/{}", self.source.file)
+    }
+}
+
+fn login(v: Option<&str>) -> Value {
+    match v {
+        Some(l) => json!({ "login": l }),
+        None => Value::Null,
+    }
+}
+
+fn ts(c: &Cell) -> Value {
+    time(c).map(|t| Value::String(crate::time::format(&t))).unwrap_or(Value::Null)
+}
+
+fn st(c: &Cell) -> Value {
+    text(c).map(|s| Value::String(s.to_string())).unwrap_or(Value::Null)
+}
+
+/// An object without its null members (GitHub omits nothing, but a null here means the CSV
+/// had nothing, which the readers treat alike).
+fn object(pairs: Vec<(&str, Value)>) -> Value {
+    let mut m = Map::new();
+    for (k, v) in pairs {
+        if !v.is_null() {
+            m.insert(k.to_string(), v);
+        }
+    }
+    Value::Object(m)
+}
+
+/// The latest time in the PR tables: a lower bound on when AIDev was collected.
+fn latest_time(read: &Read) -> Option<Instant> {
+    let mut latest: Option<Instant> = None;
+    for r in read.tables.iter().filter(|r| matches!(r.source.file, "prs.csv" | "pr_reviews.csv" | "pr_comments.csv" | "pr_timelines.csv")) {
+        for row in &r.rows {
+            for c in row {
+                if let Some(t) = time(c) {
+                    latest = Some(latest.map_or(t, |l| l.max(t)));
+                }
+            }
+        }
+    }
+    latest
+}
+
+/// Build the safe outputs, runs and captures of every agent's PRs.
+pub fn build(read: &Read, captured_at: Option<Instant>) -> Study {
+    let mut study = Study::default();
+    match captured_at {
+        Some(t) => {
+            study.captured_at = Some(t);
+            study.captured_at_basis = "given (--captured-at)".into();
+        }
+        None => {
+            study.captured_at = latest_time(read);
+            study.captured_at_basis = "the latest timestamp in the PR tables (AIDev records no collection time; give --captured-at to set it)".into();
+        }
+    }
+    for agent in AGENTS {
+        let Some(prs) = read.of(agent, PRS) else { continue };
+        let reviews = ByPr::new(read.of(agent, "pr_reviews.csv"));
+        let comments = ByPr::new(read.of(agent, "pr_comments.csv"));
+        let commits = ByPr::new(read.of(agent, "pr_commits.csv"));
+        let timeline = ByPr::new(read.of(agent, "pr_timelines.csv"));
+        let file = format!("{agent}/{PRS}");
+        let c = |name: &str| prs.source.col(name);
+        let mut seen: HashSet<i64> = HashSet::new();
+        let mut run = Run { run_id: run_id(agent), run_id_source: "aidev", workflow_name: Some(agent.to_string()), dir: agent.to_string(), ..Run::default() };
+        for (row, &line) in prs.rows.iter().zip(&prs.lines) {
+            let Some(id) = int(&row[c("id")]) else {
+                // No id: nothing to name the output by; the row stays in aidev_pull_requests.
+                study.without_id += 1;
+                continue;
+            };
+            if !seen.insert(id) {
+                study.duplicate_prs += 1;
+                continue;
+            }
+            let number = int(&row[c("number")]);
+            let html_url = text(&row[c("html_url")]);
+            let repo = text(&row[c("repo_url")])
+                .and_then(|u| crate::snapshot::paths::parse_url(u).repo)
+                .or_else(|| html_url.and_then(|u| crate::snapshot::paths::parse_url(u).repo));
+            if repo.is_none() {
+                study.without_repo += 1;
+            }
+            let author = text(&row[c("user")]);
+            let created_at = time(&row[c("created_at")]);
+            let payload = crate::json::canonical(&json!({
+                "type": "create_pull_request",
+                "title": st(&row[c("title")]),
+                "repo": repo,
+                "number": number,
+                "aidev_pr_id": id,
+            }));
+            let item_index = run.executed_items as i64;
+            run.executed_items += 1;
+            run.requested_items += 1;
+            study.outputs.push(SafeOutput {
+                safe_output_id: output_id(agent, id),
+                run_id: run_id(agent),
+                item_index,
+                workflow_name: Some(agent.to_string()),
+                output_type: "create_pull_request".into(),
+                execution: Execution::Executed,
+                target_repo: repo.clone(),
+                target_kind: Some("pull_request".into()),
+                target_number: number,
+                target_comment_id: None,
+                target_url: html_url.map(str::to_string),
+                target_source: Some("aidev".into()),
+                temporary_id: None,
+                actor: author.map(str::to_string),
+                run_actor: None,
+                created_at,
+                payload_hash: crate::json::sha256_hex(payload.as_bytes()),
+                payload,
+                expected_state: "{}".into(),
+                before_state: None,
+                after_state: None,
+                staged: false,
+                source_format: "aidev".into(),
+                source_file: file.clone(),
+                source_line: line as i64,
+            });
+            let (Some(repo), Some(n)) = (repo, number) else { continue };
+            let merged_at = &row[c("merged_at")];
+            let pull = object(vec![
+                ("number", json!(n)),
+                ("id", json!(id)),
+                ("title", st(&row[c("title")])),
+                ("state", st(&row[c("state")])),
+                (
+                    "user",
+                    object(vec![
+                        ("login", author.map(Value::from).unwrap_or(Value::Null)),
+                        ("id", int(&row[c("user_id")]).map(Value::from).unwrap_or(Value::Null)),
+                    ]),
+                ),
+                ("created_at", ts(&row[c("created_at")])),
+                ("closed_at", ts(&row[c("closed_at")])),
+                ("merged_at", ts(merged_at)),
+                ("merged", Value::Bool(time(merged_at).is_some())),
+                ("html_url", html_url.map(Value::from).unwrap_or(Value::Null)),
+            ]);
+            let base = format!("repos/{repo}");
+            study.captures.push(capture(format!("{base}/pulls/{n}"), &pull, &file, Some(line)));
+            if let Some(g) = &reviews {
+                let (rows, first) = g.of(id);
+                let k = |name: &str| g.source.col(name);
+                let body: Vec<Value> = rows
+                    .iter()
+                    .map(|(r, _)| {
+                        object(vec![
+                            ("id", int(&r[k("id")]).map(Value::from).unwrap_or(Value::Null)),
+                            ("user", login(text(&r[k("user")]))),
+                            ("state", st(&r[k("state")])),
+                            ("submitted_at", ts(&r[k("submitted_at")])),
+                            ("body", st(&r[k("body")])),
+                        ])
+                    })
+                    .collect();
+                study.captures.push(capture(format!("{base}/pulls/{n}/reviews"), &Value::Array(body), &g.file(agent), first));
+            }
+            if let Some(g) = &comments {
+                let (rows, first) = g.of(id);
+                let k = |name: &str| g.source.col(name);
+                let body: Vec<Value> = rows
+                    .iter()
+                    .map(|(r, _)| {
+                        object(vec![
+                            ("id", int(&r[k("id")]).map(Value::from).unwrap_or(Value::Null)),
+                            ("user", login(text(&r[k("user")]))),
+                            ("created_at", ts(&r[k("created_at")])),
+                            ("body", st(&r[k("body")])),
+                        ])
+                    })
+                    .collect();
+                study.captures.push(capture(format!("{base}/issues/{n}/comments"), &Value::Array(body), &g.file(agent), first));
+            }
+            if let Some(g) = &commits {
+                let (rows, first) = g.of(id);
+                let k = |name: &str| g.source.col(name);
+                let body: Vec<Value> = rows
+                    .iter()
+                    .map(|(r, _)| {
+                        object(vec![
+                            ("sha", st(&r[k("sha")])),
+                            ("author", login(text(&r[k("author")]))),
+                            ("committer", login(text(&r[k("committer")]))),
+                            ("commit", object(vec![("message", st(&r[k("message")]))])),
+                        ])
+                    })
+                    .collect();
+                study.captures.push(capture(format!("{base}/pulls/{n}/commits"), &Value::Array(body), &g.file(agent), first));
+            }
+            if let Some(g) = &timeline {
+                let (rows, first) = g.of(id);
+                let k = |name: &str| g.source.col(name);
+                let mut seen_events: HashSet<String> = HashSet::new();
+                let mut body: Vec<Value> = Vec::with_capacity(rows.len());
+                for (r, _) in rows {
+                    let event = text(&r[k("event")]);
+                    let commit = st(&r[k("commit_id")]);
+                    let e = object(vec![
+                        ("event", st(&r[k("event")])),
+                        ("created_at", ts(&r[k("created_at")])),
+                        ("actor", login(text(&r[k("actor")]))),
+                        ("commit_id", commit.clone()),
+                        ("sha", if event == Some("committed") { commit } else { Value::Null }),
+                        ("assignee", login(text(&r[k("assignee")]))),
+                        ("label", text(&r[k("label")]).map(|l| json!({ "name": l })).unwrap_or(Value::Null)),
+                        ("message", st(&r[k("message")])),
+                    ]);
+                    // An exact repeat of a row says nothing new (AIDev has some).
+                    if !seen_events.insert(e.to_string()) {
+                        study.duplicate_events += 1;
+                        continue;
+                    }
+                    body.push(e);
+                }
+                study.captures.push(capture(format!("{base}/issues/{n}/timeline"), &Value::Array(body), &g.file(agent), first));
+            }
+        }
+        for g in [&reviews, &comments, &commits, &timeline].into_iter().flatten() {
+            study.orphan_rows += g.rows.iter().filter(|(id, _)| !seen.contains(id)).map(|(_, rows)| rows.len()).sum::<usize>();
+        }
+        study.runs.push(run);
+    }
+    // One capture per path (a PR in two agents' files keeps the first agent's), in the
+    // order convert writes them: by repository, path and page.
+    study.captures.sort_by(|a, b| a.path.cmp(&b.path));
+    study.captures.dedup_by(|b, a| a.path == b.path);
+    study
+}
+
+fn capture(path: String, body: &Value, file: &str, line: Option<usize>) -> Capture {
+    Capture { path, status: 200, page: 1, captured_at: None, body: body.to_string(), file: file.to_string(), line, superseded_by: None }
+}

@@ -1,0 +1,356 @@
+//! `import aidev` and the `aidev/*` queries on `fixtures/aidev` (every value computed by hand
+//! below, from the rows its README describes), on the real AIDev-pop subset where
+//! `../shared` is present, and `check` against a paper's table.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::support::{fixture, ok, run};
+
+const CAPTURED: &str = "2025-07-31T00:00:00Z";
+
+fn import(src: &Path, tmp: &Path) -> PathBuf {
+    let out = tmp.join("ds");
+    ok(&["import", "aidev", src.to_str().unwrap(), "--out", out.to_str().unwrap(), "--captured-at", CAPTURED, "--quiet"], tmp);
+    out
+}
+
+fn rows(ds: &Path, query: &str) -> Vec<Value> {
+    report(ds, &["--query", query])
+}
+
+fn sql(ds: &Path, q: &str) -> Vec<Value> {
+    report(ds, &["--sql", q])
+}
+
+fn report(ds: &Path, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["report", "--dataset", ds.to_str().unwrap(), "--format", "json"];
+    all.extend_from_slice(args);
+    let text = ok(&all, ds);
+    match serde_json::from_str::<Value>(&text).unwrap() {
+        Value::Array(a) => a,
+        other => panic!("{args:?}: not an array of rows: {other}"),
+    }
+}
+
+/// The row whose string fields are `key`.
+fn row<'a>(rows: &'a [Value], key: &[(&str, &str)]) -> &'a Value {
+    rows.iter().find(|r| key.iter().all(|(k, v)| r[*k] == *v)).unwrap_or_else(|| panic!("no row {key:?} in {rows:?}"))
+}
+
+fn num(r: &Value, field: &str) -> f64 {
+    r[field].as_f64().unwrap_or_else(|| panic!("{field} is not a number in {r}"))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+fn assert_fields(r: &Value, want: &[(&str, f64)]) {
+    for (f, v) in want {
+        assert!(close(num(r, f), *v), "{f}: expected {v}, got {} in {r}", r[*f]);
+    }
+}
+
+fn columns(r: &Value) -> Vec<String> {
+    r.as_object().unwrap().keys().cloned().collect::<BTreeSet<_>>().into_iter().collect()
+}
+
+fn pct(n: f64, d: f64) -> f64 {
+    100.0 * n / d
+}
+
+#[test]
+fn every_record_is_used_or_quarantined_and_missing_tables_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = import(&fixture("aidev"), tmp.path());
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
+    // Records per file, counted in the fixture: Claude_Code prs 6 (one repeated), task types 6,
+    // reviews 5, timelines 8, repositories 3; Copilot prs 3, task types 3, reviews 2,
+    // comments 3 (two that cannot be typed), repositories 1; Human reviews 2.
+    let read = 6 + 6 + 5 + 8 + 3 + 3 + 3 + 2 + 3 + 1 + 2;
+    let r = &m["records"]["aidev"];
+    assert_eq!((r["input"].as_u64(), r["used"].as_u64(), r["quarantined"].as_u64()), (Some(read), Some(read - 2), Some(2)));
+    let files: Vec<&str> = m["inputs"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(files.len(), 11);
+    assert!(m["inputs"].as_array().unwrap().iter().all(|f| f["sha256"].as_str().unwrap().len() == 64));
+    let absent: Vec<&str> = m["absent"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    for a in ["Cursor/", "Devin/", "OpenAI_Codex/", "Human/prs.csv", "Claude_Code/pr_comments.csv", "Copilot/pr_timelines.csv"] {
+        assert!(absent.contains(&a), "{a} not reported absent: {absent:?}");
+    }
+    let skipped: Vec<&str> = m["skipped"].as_array().unwrap().iter().map(|s| s["path"].as_str().unwrap()).collect();
+    assert_eq!(skipped, ["Claude_Code/notes.txt", "README.md"]);
+    assert_eq!(m["captured_at"], CAPTURED);
+
+    // The two records that could not be typed, with file, line, field and raw text.
+    let q = sql(&ds, "SELECT input, file, line, field, reason, raw FROM quarantine ORDER BY line");
+    assert_eq!(q.len(), 2);
+    assert_eq!((q[0]["file"].as_str(), q[0]["line"].as_i64(), q[0]["field"].as_str()), (Some("Copilot/pr_comments.csv"), Some(3), Some("created_at")));
+    assert_eq!(q[0]["raw"], "3100000001,7002,dave,yesterday,not a time");
+    assert_eq!((q[1]["line"].as_i64(), q[1]["field"].as_str(), q[1]["raw"].as_str()), (Some(4), None, Some("3100000001,7003,dave")));
+    assert!(q[1]["reason"].as_str().unwrap().contains("3 fields, the header has 5"));
+
+    // Fields arrive whole: CRLF and a bare CR inside quotes, doubled quotes, U+2028, U+FEFF,
+    // control characters; ids above 2^31; pandas' 1.0 read as 1.
+    let prs = sql(&ds, "SELECT id, body, source_line FROM aidev_pull_requests WHERE agent = 'Claude_Code' ORDER BY source_line");
+    assert_eq!(prs.len(), 6);
+    assert_eq!(prs[0]["id"].as_i64(), Some(3_000_000_001));
+    assert_eq!(prs[0]["body"], "Multi\r\nline body, with \"quotes\"\r\n\r\nCo-Authored-By: Claude <noreply@anthropic.com>");
+    // The first record spans lines 2-5; its repeat starts on line 6.
+    assert_eq!((prs[0]["source_line"].as_i64(), prs[1]["source_line"].as_i64()), (Some(2), Some(6)));
+    assert_eq!(prs[2]["body"], "co-authored-by: claude\rafter a bare CR");
+    assert_eq!(prs[5]["body"], "line\u{2028}separator, \u{feff}BOM and \u{1} control; CO-AUTHORED-BY: CLAUDE");
+    let stars = sql(&ds, "SELECT forks, stars FROM aidev_repositories WHERE agent = 'Copilot'");
+    assert_eq!((stars[0]["forks"].as_i64(), stars[0]["stars"].as_i64()), (Some(1), Some(20)));
+    // A whole file without state or submitted_at: nulls, not errors.
+    let empty = sql(&ds, "SELECT COUNT(*) AS n FROM aidev_reviews WHERE agent = 'Human' AND state IS NULL AND submitted_at IS NULL");
+    assert_eq!(empty[0]["n"].as_i64(), Some(2));
+
+    // One safe output per distinct agent PR (Claude_Code 5, Copilot 3), and verify agrees
+    // with the manifest, record counts included.
+    let outs = sql(&ds, "SELECT workflow_name, COUNT(*) AS n FROM safe_outputs GROUP BY workflow_name ORDER BY workflow_name");
+    assert_eq!((outs[0]["n"].as_i64(), outs[1]["n"].as_i64()), (Some(5), Some(3)));
+    ok(&["verify", "--dataset", ds.to_str().unwrap()], tmp.path());
+}
+
+#[test]
+fn the_papers_tables_match_a_hand_computation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = import(&fixture("aidev"), tmp.path());
+
+    // overview. Claude_Code: PRs 1, 2, 4, 5 carry the trailer (any case; 1 twice), 3 does not.
+    // 2 is closed unmerged, 1, 4, 5 merged; authors alice, bob, carol; repo_urls o/r and o/s.
+    // Copilot: PRs 10 (`Copilot`, merged) and 11 (`copilot`, open); 12 is alice's.
+    let o = rows(&ds, "aidev/overview");
+    assert_eq!(o.len(), 2);
+    assert_eq!(columns(&o[0]), ["agent", "developers", "pct_closed", "pct_merged", "pct_open", "prs", "repos"]);
+    assert_fields(
+        row(&o, &[("agent", "Claude_Code")]),
+        &[("prs", 4.0), ("pct_open", 0.0), ("pct_closed", pct(1.0, 4.0)), ("pct_merged", pct(3.0, 4.0)), ("developers", 3.0), ("repos", 2.0)],
+    );
+    assert_fields(
+        row(&o, &[("agent", "Copilot")]),
+        &[("prs", 2.0), ("pct_open", pct(1.0, 2.0)), ("pct_closed", 0.0), ("pct_merged", pct(1.0, 2.0)), ("developers", 2.0), ("repos", 1.0)],
+    );
+
+    // turnaround: every PR of prs.csv with a task type. Claude_Code merged after 10h (1),
+    // 24h (4) and 2h (5): three, median 10; closed after 4h (2); open (3); 5 labelled.
+    // Copilot: merged after 5h (10), closed after 1h (12), open (11).
+    let t = rows(&ds, "aidev/turnaround");
+    assert_eq!(columns(&t[0]), ["accept_cnt", "accept_median_hours", "accept_rate", "agent", "reject_cnt", "reject_median_hours", "reject_rate"]);
+    assert_fields(
+        row(&t, &[("agent", "Claude_Code")]),
+        &[
+            ("accept_cnt", 3.0),
+            ("accept_rate", pct(3.0, 5.0)),
+            ("accept_median_hours", 10.0),
+            ("reject_cnt", 1.0),
+            ("reject_rate", pct(1.0, 5.0)),
+            ("reject_median_hours", 4.0),
+        ],
+    );
+    assert_fields(
+        row(&t, &[("agent", "Copilot")]),
+        &[
+            ("accept_cnt", 1.0),
+            ("accept_rate", pct(1.0, 3.0)),
+            ("accept_median_hours", 5.0),
+            ("reject_cnt", 1.0),
+            ("reject_rate", pct(1.0, 3.0)),
+            ("reject_median_hours", 1.0),
+        ],
+    );
+
+    // merge_rate_by_type: Claude_Code feat 1, 4, 5 (all merged), fix 2, docs 3; the task
+    // type of a PR not in prs.csv is not joined. Copilot fix 10 (merged), 11; feat 12.
+    let m = rows(&ds, "aidev/merge_rate_by_type");
+    assert_eq!(m.len(), 5);
+    assert_eq!(columns(&m[0]), ["agent", "merged_pct", "total", "type"]);
+    assert_fields(row(&m, &[("agent", "Claude_Code"), ("type", "feat")]), &[("total", 3.0), ("merged_pct", 100.0)]);
+    assert_fields(row(&m, &[("agent", "Claude_Code"), ("type", "fix")]), &[("total", 1.0), ("merged_pct", 0.0)]);
+    assert_fields(row(&m, &[("agent", "Claude_Code"), ("type", "docs")]), &[("total", 1.0), ("merged_pct", 0.0)]);
+    assert_fields(row(&m, &[("agent", "Copilot"), ("type", "fix")]), &[("total", 2.0), ("merged_pct", pct(1.0, 2.0))]);
+    assert_fields(row(&m, &[("agent", "Copilot"), ("type", "feat")]), &[("total", 1.0), ("merged_pct", 0.0)]);
+
+    // reviewer_mix: Claude_Code PR 1 reviewed by its author alice (human) and
+    // coderabbitai[bot] (both), 2 by Copilot (only bot), 4 by dave (only human), 3 and 5 by
+    // nobody; eve's review is of a PR not in prs.csv. Copilot PR 10 reviewed by `Copilot`,
+    // its own author (human), 12 by github-actions[bot], 11 by nobody. All_Agents pools 8.
+    let r = rows(&ds, "aidev/reviewer_mix");
+    assert_eq!(r.iter().map(|r| r["agent"].as_str().unwrap()).collect::<Vec<_>>(), ["Claude_Code", "Copilot", "All_Agents"]);
+    assert_eq!(columns(&r[0]), ["agent", "both", "none", "only_bot", "only_human"]);
+    assert_fields(&r[0], &[("only_human", pct(1.0, 5.0)), ("only_bot", pct(1.0, 5.0)), ("both", pct(1.0, 5.0)), ("none", pct(2.0, 5.0))]);
+    assert_fields(&r[1], &[("only_human", pct(1.0, 3.0)), ("only_bot", pct(1.0, 3.0)), ("both", 0.0), ("none", pct(1.0, 3.0))]);
+    assert_fields(&r[2], &[("only_human", pct(2.0, 8.0)), ("only_bot", pct(2.0, 8.0)), ("both", pct(1.0, 8.0)), ("none", pct(3.0, 8.0))]);
+
+    // languages: Claude_Code's repo_urls are api o/r (Rust), web o/s (no metadata row under
+    // that form) and api o/s (empty language); Copilot's only o/r, whose metadata is in both
+    // folders.
+    let l = rows(&ds, "aidev/languages");
+    assert_eq!(l.len(), 3);
+    assert_eq!(columns(&l[0]), ["agent", "count", "language", "pct"]);
+    assert_fields(row(&l, &[("agent", "Claude_Code"), ("language", "Rust")]), &[("count", 1.0), ("pct", pct(1.0, 2.0))]);
+    assert_fields(row(&l, &[("agent", "Claude_Code"), ("language", "")]), &[("count", 1.0), ("pct", pct(1.0, 2.0))]);
+    assert_fields(row(&l, &[("agent", "Copilot"), ("language", "Rust")]), &[("count", 1.0), ("pct", 100.0)]);
+}
+
+#[test]
+fn hindsights_additions_match_a_hand_computation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = import(&fixture("aidev"), tmp.path());
+    // merged_within: with the snapshot at the end of July every window is observable.
+    // Claude_Code merged within 24h: 1 (10h), 4 (24h: the window's end is inside), 5 (2h);
+    // Copilot: 10 (5h).
+    let w = rows(&ds, "aidev/merged_within");
+    assert_eq!(columns(&w[0]), ["agent", "eval_window", "merged_within", "merged_within_pct", "observable", "prs"]);
+    for window in ["24h", "7d"] {
+        assert_fields(
+            row(&w, &[("agent", "Claude_Code"), ("eval_window", window)]),
+            &[("prs", 5.0), ("observable", 5.0), ("merged_within", 3.0), ("merged_within_pct", pct(3.0, 5.0))],
+        );
+        assert_fields(
+            row(&w, &[("agent", "Copilot"), ("eval_window", window)]),
+            &[("prs", 3.0), ("observable", 3.0), ("merged_within", 1.0), ("merged_within_pct", pct(1.0, 3.0))],
+        );
+    }
+
+    // merged_by (snapshot): PR 1 merged by dave (visible, not its author), 4 by carol, its
+    // author, 5 with no `merged` event in its timeline; Copilot has no timeline table.
+    let b = rows(&ds, "aidev/merged_by");
+    assert_fields(
+        row(&b, &[("agent", "Claude_Code")]),
+        &[("merged", 3.0), ("by_visible_non_bot", 1.0), ("by_author", 1.0), ("by_bot", 0.0), ("by_unknown", 1.0), ("visible_non_bot_pct", pct(1.0, 3.0))],
+    );
+    assert_fields(row(&b, &[("agent", "Copilot")]), &[("merged", 1.0), ("by_unknown", 1.0), ("by_visible_non_bot", 0.0)]);
+
+    // acceptance at 7d, Claude_Code: 1 accepted strong (merged by dave); 5 accepted medium
+    // (merger not recorded: policy unattributed_full_strength); 4 and 2 ignored (merged, and
+    // closed, by their own authors: policy own_act_counts); 3 ignored (open with no activity
+    // for the policy's ignore_after_hours, 168). All five evaluable.
+    let a = rows(&ds, "aidev/acceptance");
+    assert_fields(
+        row(&a, &[("agent", "Claude_Code"), ("eval_window", "7d")]),
+        &[("evaluable", 5.0), ("strict_acceptance_pct", pct(1.0, 5.0)), ("human_check_acceptance_pct", pct(2.0, 5.0))],
+    );
+    let statuses = sql(
+        &ds,
+        "SELECT target_number, outcome_status, evidence_strength, human_check_signal FROM outcomes WHERE workflow_name = 'Claude_Code' AND eval_window = '7d' ORDER BY target_number",
+    );
+    let got: Vec<(i64, &str, &str)> = statuses
+        .iter()
+        .map(|r| (r["target_number"].as_i64().unwrap(), r["outcome_status"].as_str().unwrap(), r["evidence_strength"].as_str().unwrap()))
+        .collect();
+    assert_eq!(got, [(1, "accepted", "strong"), (2, "ignored", "weak"), (3, "ignored", "weak"), (4, "ignored", "weak"), (5, "accepted", "medium")]);
+}
+
+/// The fixture with one more merged Claude_Code PR, with a task type, whose body is over
+/// 128 KiB.
+fn with_a_big_merged_pr(tmp: &Path) -> PathBuf {
+    let src = tmp.join("aidev");
+    super::support::copy_dir(&fixture("aidev"), &src);
+    let body = format!("\"{}\r\nCo-Authored-By: Claude\"", "x\"\"y,\n".repeat(40_000));
+    let row = format!(
+        "3000000006,6,Big,dan,14,closed,2025-06-06T00:00:00Z,2025-06-06T06:00:00Z,2025-06-06T06:00:00Z,https://api.github.com/repos/o/r,https://github.com/o/r/pull/6,{body}\n"
+    );
+    let p = src.join("Claude_Code/prs.csv");
+    let mut text = std::fs::read_to_string(&p).unwrap();
+    text.push_str(&row);
+    std::fs::write(&p, text).unwrap();
+    let p = src.join("Claude_Code/gpt_conventional_commits.csv");
+    let mut text = std::fs::read_to_string(&p).unwrap();
+    text.push_str("Claude_Code,3000000006,Big,a big feature,feat\n");
+    std::fs::write(&p, text).unwrap();
+    src
+}
+
+#[test]
+fn fields_over_128_kib_arrive_whole_and_an_even_median_is_the_mean_of_the_middle_two() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = with_a_big_merged_pr(tmp.path());
+    let ds = import(&src, tmp.path());
+    let big = sql(&ds, "SELECT length(body) AS n FROM aidev_pull_requests WHERE id = 3000000006");
+    // 40 000 times `x"y,` and a newline (5 characters once unquoted), CRLF, the trailer.
+    assert_eq!(big[0]["n"].as_i64(), Some(40_000 * 5 + 2 + "Co-Authored-By: Claude".len() as i64));
+    // Merged after 2, 6, 10 and 24 hours: the median is (6 + 10) / 2; 6 PRs are labelled.
+    let t = rows(&ds, "aidev/turnaround");
+    assert_fields(row(&t, &[("agent", "Claude_Code")]), &[("accept_cnt", 4.0), ("accept_median_hours", (6.0 + 10.0) / 2.0), ("accept_rate", pct(4.0, 6.0))]);
+    // The overview's set: 1, 2, 4, 5 and 6 carry the trailer.
+    let o = rows(&ds, "aidev/overview");
+    assert_fields(row(&o, &[("agent", "Claude_Code")]), &[("prs", 5.0), ("pct_merged", pct(4.0, 5.0))]);
+}
+
+#[test]
+fn a_papers_table_is_a_check_at_its_printed_precision() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = import(&fixture("aidev"), tmp.path());
+    // As a paper prints them: 33.3 for 33.333..., 75 for 75.0, 10.0 hours.
+    let good = r#"{"aidev/overview": [{"agent": "Claude_Code", "prs": 4, "pct_merged": 75}],
+                   "aidev/turnaround": [{"agent": "Copilot", "accept_rate": 33.3, "accept_median_hours": 5.0}],
+                   "aidev/reviewer_mix": [{"agent": "All_Agents", "both": 12.5, "none": 37.5}]}"#;
+    std::fs::write(tmp.path().join("good.json"), good).unwrap();
+    let out = ok(&["check", "--dataset", ds.to_str().unwrap(), "--expected", "good.json"], tmp.path());
+    assert!(out.contains("every expected figure matches"), "{out}");
+    // 33.4 does not round from 33.333...; a row the report lacks is a difference too.
+    let bad = r#"{"aidev/turnaround": [{"agent": "Copilot", "accept_rate": 33.4}], "aidev/overview": [{"agent": "Devin", "prs": 1}]}"#;
+    std::fs::write(tmp.path().join("bad.json"), bad).unwrap();
+    let o = run(&["check", "--dataset", ds.to_str().unwrap(), "--expected", "bad.json"], tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("2 figure(s) differ"), "{text}");
+    assert!(text.contains("| aidev/turnaround | agent=Copilot | accept_rate | 33.4     | 33.333333333333336 |"), "{text}");
+    assert!(text.contains("(no such row)"), "{text}");
+    // --exact compares the numbers themselves: 33.3 is then a difference.
+    let o = run(&["check", "--dataset", ds.to_str().unwrap(), "--expected", "good.json", "--exact"], tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+}
+
+/// The real AIDev-pop subset, where `../shared` is present: everything read is used or
+/// quarantined, every query answers for the five agents, and the overview's PR counts are
+/// the distinct ids of each prs.csv (read here with the csv crate directly).
+#[test]
+fn the_real_aidev_pop_subset_imports_whole() {
+    let real = super::support::root().join("../shared/datasets/aidev-pop");
+    if !real.is_dir() {
+        eprintln!("skipped: {} is absent", real.display());
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = import(&real, tmp.path());
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
+    let r = &m["records"]["aidev"];
+    assert_eq!(r["input"].as_u64().unwrap(), r["used"].as_u64().unwrap() + r["quarantined"].as_u64().unwrap());
+    for a in [
+        "Devin/pr_comments.csv",
+        "Devin/pr_timelines.csv",
+        "OpenAI_Codex/pr_comments.csv",
+        "Human/prs.csv",
+        "Human/pr_comments.csv",
+        "Human/pr_commits.csv",
+        "Human/pr_timelines.csv",
+        "Human/issues.csv",
+    ] {
+        assert!(m["absent"].as_array().unwrap().iter().any(|x| x == a), "{a} not reported absent");
+    }
+    ok(&["verify", "--dataset", ds.to_str().unwrap()], tmp.path());
+    let agents = ["Claude_Code", "Copilot", "Cursor", "Devin", "OpenAI_Codex"];
+    for q in ["aidev/overview", "aidev/turnaround", "aidev/merged_by"] {
+        let got: Vec<String> = rows(&ds, q).iter().map(|r| r["agent"].as_str().unwrap().to_string()).collect();
+        assert_eq!(got, agents, "{q}");
+    }
+    let o = rows(&ds, "aidev/overview");
+    for agent in ["Cursor", "Devin", "OpenAI_Codex"] {
+        let mut ids = BTreeSet::new();
+        let mut reader = csv::Reader::from_path(real.join(agent).join("prs.csv")).unwrap();
+        for rec in reader.records() {
+            ids.insert(rec.unwrap()[0].to_string());
+        }
+        assert_eq!(num(row(&o, &[("agent", agent)]), "prs") as usize, ids.len(), "{agent}");
+    }
+    let mix = rows(&ds, "aidev/reviewer_mix");
+    for r in &mix {
+        let sum: f64 = ["only_human", "only_bot", "both", "none"].iter().map(|f| num(r, f)).sum();
+        assert!(close(sum, 100.0), "{r}");
+    }
+}
