@@ -176,6 +176,9 @@ fn summarize(c: &Converted, out: &std::path::Path, quiet: bool, demo: bool) {
     if c.skipped.len() > 10 {
         eprintln!("  ... and {} more files not read (listed in manifest.json, `skipped`)", c.skipped.len() - 10);
     }
+    for e in &c.empty_runs {
+        eprintln!("  run {}: {}", printable(&e.dir), printable(&e.reason));
+    }
     for (ty, n) in &c.types_without_rule {
         eprintln!("  no rule for type `{}` ({n} output(s)): evaluated as unknown, never accepted", printable(ty));
     }

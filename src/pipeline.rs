@@ -35,6 +35,8 @@ pub struct Converted {
     pub types_without_rule: BTreeMap<String, usize>,
     /// Files under the input directories no reader reads, with why.
     pub skipped: Vec<crate::inputs::Skipped>,
+    /// Run directories with no file holding safe outputs.
+    pub empty_runs: Vec<crate::runs::EmptyRun>,
 }
 
 fn check_dir(p: &Path, what: &str) -> Result<()> {
@@ -181,6 +183,8 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     files.sort_by(|a, b| (&a.input, &a.path).cmp(&(&b.input, &b.path)));
     manifest.inputs = files;
     manifest.skipped = skipped_files(study, &manifest.inputs)?;
+    manifest.empty_runs = runs.empty.clone();
+    manifest.empty_runs.sort();
 
     let mut quarantined = snap.quarantined;
     quarantined.extend(runs.quarantined.iter().cloned());
@@ -218,7 +222,15 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     }
     manifest.save(&dir)?;
     bar.finish_and_clear();
-    Ok(Converted { types_without_rule, records, quarantined, safe_outputs, responses: used, skipped: manifest.skipped.clone() })
+    Ok(Converted {
+        types_without_rule,
+        records,
+        quarantined,
+        safe_outputs,
+        responses: used,
+        skipped: manifest.skipped.clone(),
+        empty_runs: manifest.empty_runs.clone(),
+    })
 }
 
 /// Files under the snapshot and runs directories (and traces directories) that no reader
@@ -233,20 +245,23 @@ fn skipped_files(study: &Study, inputs: &[InputFileEntry]) -> Result<Vec<crate::
             "not a capture: at the snapshot's top level only snapshot.json and .jsonl cassettes are read".into()
         }
     })?;
-    out.extend(crate::inputs::unread("runs", &study.runs, &of("runs"), |p| {
-        if p.contains('/') {
-            format!(
-                "not a file hindsight reads in a run directory (it reads {}, {}, {}, {}, {}, {})",
-                crate::runs::AW_INFO,
-                crate::runs::MANIFEST,
-                crate::runs::NORMALIZED,
-                crate::runs::AGENT_OUTPUT,
-                crate::runs::REQUEST_LOG,
-                crate::runs::TEMP_ID_MAP
-            )
-        } else {
-            "not in a run directory: the runs directory holds one directory per workflow run".into()
+    let runs_read = of("runs");
+    out.extend(crate::inputs::unread("runs", &study.runs, &runs_read, |p| {
+        let (run, rest) = p.split_once('/').unwrap_or(("", p));
+        let name = rest.rsplit('/').next().unwrap_or(rest);
+        if run.is_empty() {
+            return "not in a run directory: the runs directory holds one directory per workflow run".into();
         }
+        // A second copy of a file the run has (a backup artifact, two downloads).
+        if let Some(role) = crate::runs::RunFile::ALL.into_iter().find(|f| f.names().contains(&name)) {
+            let prefix = format!("{run}/");
+            if let Some(read) = runs_read.iter().find(|r| r.starts_with(&prefix) && role.names().iter().any(|n| r.ends_with(n))) {
+                return format!("another copy of the run's {}: {read} was read", role.names()[0]);
+            }
+            return format!("below the {} artifact-folder levels searched for {}", crate::runs::ARTIFACT_DEPTH, role.names()[0]);
+        }
+        let names: Vec<&str> = crate::runs::RunFile::ALL.iter().flat_map(|f| f.names().iter().copied()).collect();
+        format!("not a file hindsight reads in a run directory (it reads {}, at the top level or in artifact folders)", names.join(", "))
     })?);
     for t in study.traces.iter().filter(|t| t.is_dir()) {
         out.extend(crate::inputs::unread("traces", t, &of("traces"), |_| "not a trace file: a traces directory holds .jsonl files at its top level".into())?);

@@ -40,6 +40,9 @@ pub struct Manifest {
     /// of an unknown name), with the reason: every file is in `inputs` or here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<crate::inputs::Skipped>,
+    /// Run directories where no file with safe outputs was found, with what they hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub empty_runs: Vec<crate::runs::EmptyRun>,
     /// Tables of an imported layout that were not there (`import aidev`: `Devin/pr_comments.csv`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub absent: Vec<String>,

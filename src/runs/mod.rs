@@ -23,6 +23,78 @@ use crate::quarantine::Quarantined;
 
 pub use item::{Execution, SafeOutput};
 
+/// The files hindsight reads in a run directory, by role. Each is found at the run
+/// directory's top level, or below it in the artifact folders `gh run download` and
+/// `gh aw logs` extract (see [`locate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RunFile {
+    AwInfo,
+    Manifest,
+    Normalized,
+    AgentOutput,
+    RequestLog,
+    TempIdMap,
+}
+
+impl RunFile {
+    pub const ALL: [RunFile; 6] = [RunFile::AwInfo, RunFile::Manifest, RunFile::Normalized, RunFile::AgentOutput, RunFile::RequestLog, RunFile::TempIdMap];
+
+    /// The names gh-aw has given the file, preferred first. The request log was
+    /// `safe_output.jsonl` (artifact `safe-output`) before `safeoutputs.jsonl`.
+    pub fn names(self) -> &'static [&'static str] {
+        match self {
+            RunFile::AwInfo => &[AW_INFO],
+            RunFile::Manifest => &[MANIFEST],
+            RunFile::Normalized => &[NORMALIZED],
+            RunFile::AgentOutput => &[AGENT_OUTPUT],
+            RunFile::RequestLog => &[REQUEST_LOG, "safe_output.jsonl"],
+            RunFile::TempIdMap => &[TEMP_ID_MAP],
+        }
+    }
+
+    fn of_name(name: &str) -> Option<RunFile> {
+        RunFile::ALL.into_iter().find(|f| f.names().contains(&name))
+    }
+}
+
+/// How deep below a run directory its files are looked for: `agent/tmp/gh-aw/agent_output.json`
+/// (older `agent` artifacts) is three levels down.
+pub const ARTIFACT_DEPTH: usize = 3;
+
+/// Artifact folders holding backup copies, read only when the primary copy is absent.
+const FALLBACK_ARTIFACTS: &[&str] = &["agent-output-fallback"];
+
+/// Where each file of a run is. Looked for at the top level first, then in artifact folders
+/// (`agent/`, `activation/`, `safe-outputs-items/`, `aw_info.json/` ...; hash-prefixed ones
+/// too), shallowest first, backup artifacts last, then by path. Hidden folders (gh aw logs'
+/// `.downloaded-artifacts/`, the leftovers of an interrupted download) are not looked in.
+pub fn locate(dir: &Path) -> HashMap<RunFile, std::path::PathBuf> {
+    let mut found: Vec<(usize, bool, String, RunFile, std::path::PathBuf)> = Vec::new();
+    fn go(base: &Path, d: &Path, depth: usize, fallback: bool, found: &mut Vec<(usize, bool, String, RunFile, std::path::PathBuf)>) {
+        let Ok(rd) = std::fs::read_dir(d) else { return };
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            let p = e.path();
+            let is_dir = std::fs::metadata(&p).map(|m| m.is_dir()).unwrap_or(false) && !e.file_type().map(|t| t.is_symlink()).unwrap_or(true);
+            if is_dir {
+                if depth < ARTIFACT_DEPTH && !name.starts_with('.') {
+                    go(base, &p, depth + 1, fallback || FALLBACK_ARTIFACTS.iter().any(|f| name.ends_with(f)), found);
+                }
+            } else if let Some(role) = RunFile::of_name(&name) {
+                let rel = p.strip_prefix(base).unwrap_or(&p).to_string_lossy().replace('\\', "/");
+                found.push((depth, fallback, rel, role, p));
+            }
+        }
+    }
+    go(dir, dir, 0, false, &mut found);
+    found.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
+    let mut out = HashMap::new();
+    for (_, _, _, role, p) in found {
+        out.entry(role).or_insert(p);
+    }
+    out
+}
+
 pub const MANIFEST: &str = "safe-output-items.jsonl";
 pub const NORMALIZED: &str = "safe-outputs.jsonl";
 pub const AGENT_OUTPUT: &str = "agent_output.json";
@@ -71,6 +143,15 @@ pub struct RunsRead {
     /// Input records used (counted where each is used, so that input = used +
     /// quarantined is a check, not a definition).
     pub used: usize,
+    /// Run directories where no file holding safe outputs was found, with what was there.
+    pub empty: Vec<EmptyRun>,
+}
+
+/// A run directory with nothing hindsight can read safe outputs from.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct EmptyRun {
+    pub dir: String,
+    pub reason: String,
 }
 
 pub fn read(dir: &Path) -> Result<RunsRead> {
@@ -167,6 +248,7 @@ impl RunsRead {
         self.quarantined.extend(p.quarantined);
         self.files.extend(p.files);
         self.used += p.used;
+        self.empty.extend(p.empty);
     }
 }
 
@@ -257,7 +339,8 @@ fn read_run_info(root: &Path, dir: &Path) -> Result<(Run, RunsRead)> {
     let dir_name = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let mut run = Run { dir: dir_name.clone(), run_id: dir_name.clone(), run_id_source: "directory_name", ..Run::default() };
 
-    if let Some(f) = Lines::load(root, &dir.join(AW_INFO), &mut out)? {
+    let files = locate(dir);
+    if let Some(f) = load(root, &files, RunFile::AwInfo, &mut out)? {
         out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, 1));
         let text = match f.document() {
             Ok(t) => t,
@@ -295,7 +378,7 @@ fn read_run_info(root: &Path, dir: &Path) -> Result<(Run, RunsRead)> {
         // With no run id in aw_info.json, normalized records name their run: the first that
         // does gives the run its id, so its safe_output_ids are `<that id>:<index>` and the
         // check that no two directories claim one id covers them.
-        let p = dir.join(NORMALIZED);
+        let p = files.get(&RunFile::Normalized).cloned().unwrap_or_else(|| dir.join(NORMALIZED));
         if crate::inputs::refusal(root, &p, "runs").is_none() {
             let bytes = crate::inputs::read_regular(&p)?;
             let named = crate::inputs::jsonl_byte_lines(&bytes, 1, 0).0.into_iter().find_map(|l| run_id_of(l.text.ok()?, "run_id"));
@@ -312,7 +395,8 @@ fn read_run_info(root: &Path, dir: &Path) -> Result<(Run, RunsRead)> {
 /// The rest of a run: temporary ids, executed items, requests.
 fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead)> {
     let mut out = RunsRead::default();
-    let temp_ids = read_temp_ids(root, dir, &mut out)?;
+    let files = locate(dir);
+    let temp_ids = read_temp_ids(root, &files, &mut out)?;
     let ctx = item::RunContext {
         run_id: run.run_id.clone(),
         workflow_name: run.workflow_name.clone(),
@@ -323,8 +407,8 @@ fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead
     };
 
     // Executed outputs: the gh-aw manifest, else normalized records.
-    let manifest = Lines::load(root, &dir.join(MANIFEST), &mut out)?;
-    let normalized = Lines::load(root, &dir.join(NORMALIZED), &mut out)?;
+    let manifest = load(root, &files, RunFile::Manifest, &mut out)?;
+    let normalized = load(root, &files, RunFile::Normalized, &mut out)?;
     let mut executed_types: Vec<String> = Vec::new();
     let mut next_index = 0usize;
     let has_manifest = manifest.is_some() || normalized.is_some();
@@ -386,7 +470,11 @@ fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead
 
     // Requests: what the agent asked for. Those no executed item accounts for are kept as
     // requested-only outputs (system types, staged mode, failures).
-    let (requests, errors) = read_requests(root, dir, &ctx, &mut out)?;
+    let (requests, errors) = read_requests(root, &files, &ctx, &mut out)?;
+    let sources = [RunFile::Manifest, RunFile::Normalized, RunFile::AgentOutput, RunFile::RequestLog];
+    if !sources.iter().any(|f| files.contains_key(f)) {
+        out.empty.push(EmptyRun { dir: run.dir.clone(), reason: empty_reason(dir) });
+    }
     run.errors = errors;
     run.requested_items = requests.len();
     let mut executed_count: BTreeMap<String, usize> = BTreeMap::new();
@@ -453,9 +541,37 @@ fn fill_labels_from_requests(outputs: &mut [SafeOutput], requests: &[RequestItem
     }
 }
 
-fn read_temp_ids(root: &Path, dir: &Path, out: &mut RunsRead) -> Result<HashMap<String, item::TempTarget>> {
+/// Why a run directory yields no safe outputs, with what it holds: said on stderr and in the
+/// manifest rather than counted as a run with nothing in it.
+fn empty_reason(dir: &Path) -> String {
+    let mut seen: Vec<String> = crate::inputs::walk(dir).unwrap_or_default().into_iter().filter(|p| !p.starts_with('.') && !p.contains("/.")).collect();
+    let total = seen.len();
+    seen.truncate(8);
+    let what = if total == 0 {
+        "it is empty".to_string()
+    } else {
+        format!("it holds {}{}", seen.join(", "), if total > seen.len() { format!(" and {} more", total - seen.len()) } else { String::new() })
+    };
+    let usage_only =
+        total > 0 && crate::inputs::walk(dir).unwrap_or_default().iter().all(|p| p.starts_with("usage/") || p.starts_with('.') || !p.contains('/'));
+    let hint = if usage_only { "; `gh aw logs` downloads only the `usage` artifact unless given `--artifacts all`" } else { "" };
+    format!(
+        "no file with safe outputs found ({}, {}, {} or {}, at the top level or in artifact folders): {what}{hint}",
+        MANIFEST, NORMALIZED, AGENT_OUTPUT, REQUEST_LOG
+    )
+}
+
+/// The run's file in `role`, if it has one (see [`Lines::load`]).
+fn load(root: &Path, files: &HashMap<RunFile, std::path::PathBuf>, role: RunFile, out: &mut RunsRead) -> Result<Option<Lines>> {
+    match files.get(&role) {
+        Some(p) => Lines::load(root, p, out),
+        None => Ok(None),
+    }
+}
+
+fn read_temp_ids(root: &Path, files: &HashMap<RunFile, std::path::PathBuf>, out: &mut RunsRead) -> Result<HashMap<String, item::TempTarget>> {
     let mut map = HashMap::new();
-    let Some(f) = Lines::load(root, &dir.join(TEMP_ID_MAP), out)? else { return Ok(map) };
+    let Some(f) = load(root, files, RunFile::TempIdMap, out)? else { return Ok(map) };
     // A file that is not an object of temporary ids is one record, quarantined.
     let whole = |out: &mut RunsRead, line: Option<usize>, why: String| {
         out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, 1));
@@ -525,10 +641,15 @@ fn agent_output(text: &str) -> std::result::Result<AgentOutput<'_>, (Option<&'st
 }
 
 /// Also returns agent_output.json's `errors`.
-fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut RunsRead) -> Result<(Vec<RequestItem>, Vec<String>)> {
+fn read_requests(
+    root: &Path,
+    files: &HashMap<RunFile, std::path::PathBuf>,
+    ctx: &item::RunContext,
+    out: &mut RunsRead,
+) -> Result<(Vec<RequestItem>, Vec<String>)> {
     let mut from_agent_output = Vec::new();
     let mut errors_out = Vec::new();
-    if let Some(f) = Lines::load(root, &dir.join(AGENT_OUTPUT), out)? {
+    if let Some(f) = load(root, files, RunFile::AgentOutput, out)? {
         match f.document().map_err(|why| (None, why)).and_then(agent_output) {
             Ok((items, errors)) => {
                 errors_out = errors.iter().map(|e| e.as_str().map(str::to_string).unwrap_or_else(|| crate::json::canonical(e))).collect();
@@ -562,7 +683,7 @@ fn read_requests(root: &Path, dir: &Path, ctx: &item::RunContext, out: &mut Runs
     let mut from_log = Vec::new();
     // agent_output.json's items by canonical payload, to mark the log lines that repeat them.
     let agent_items: HashMap<String, usize> = from_agent_output.iter().rev().map(|(_, pos, _, v)| (crate::json::canonical(v), *pos)).collect();
-    if let Some(f) = Lines::load(root, &dir.join(REQUEST_LOG), out)? {
+    if let Some(f) = load(root, files, RunFile::RequestLog, out)? {
         let records = f.records();
         out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, records.len()));
         for (lineno, text, shown, last) in records {

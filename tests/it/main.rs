@@ -6,6 +6,7 @@ mod aidev;
 mod cli;
 mod dashboard;
 mod fuzz;
+mod layouts;
 mod pipeline;
 mod readers;
 mod real;
