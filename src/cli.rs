@@ -125,6 +125,37 @@ enum Command {
         #[arg(long, default_value = "markdown")]
         format: String,
     },
+    /// Make the snapshot a study's runs need, from GitHub's REST API (the one networked command).
+    Capture {
+        /// Runs directory (one sub-directory per workflow run).
+        #[arg(long)]
+        runs: PathBuf,
+        /// Snapshot directory to write (capture.jsonl, snapshot.json); a re-run resumes it.
+        #[arg(long, required_unless_present = "plan")]
+        out: Option<PathBuf>,
+        /// Print the requests as `gh api` lines, without touching the network.
+        #[arg(long)]
+        plan: bool,
+        /// With --plan: answer the rules from this snapshot, so the plan goes as deep as a
+        /// capture would (a PR found, then its reviews, timeline, commits...).
+        #[arg(long, requires = "plan")]
+        snapshot: Option<PathBuf>,
+        /// REST API root (GitHub Enterprise Server: https://HOST/api/v3).
+        #[arg(long, default_value = hindsight::capture::DEFAULT_API)]
+        api_url: String,
+        /// Requests in flight at once.
+        #[arg(long, default_value_t = 4)]
+        concurrency: usize,
+        /// Ask again for what is captured (conditionally: unchanged answers cost no download).
+        #[arg(long)]
+        refresh: bool,
+        /// Pages followed per list.
+        #[arg(long, default_value_t = 100)]
+        max_pages: usize,
+        /// First retry delay in milliseconds (doubled at each retry).
+        #[arg(long, default_value_t = 1000, hide = true)]
+        retry_base_ms: u64,
+    },
     /// Import a published study's data as a dataset, and evaluate it.
     Import {
         #[command(subcommand)]
@@ -199,6 +230,8 @@ pub enum Task {
     Attach { dataset: PathBuf, out: Option<PathBuf>, options: hindsight::attach::Options },
     Synth { spec: hindsight::synth::Spec, out: PathBuf },
     Verify { dataset: PathBuf, study: Option<Study> },
+    Capture { options: hindsight::capture::Options },
+    Plan { runs: PathBuf, snapshot: Option<PathBuf> },
     ImportAidev { dir: PathBuf, out: PathBuf, windows: Vec<Window>, policy: Policy, captured_at: Option<hindsight::time::Instant> },
 }
 
@@ -259,6 +292,30 @@ impl Cli {
                     return Err(Error::Usage("--tolerance must be a number >= 0".into()));
                 }
                 Task::Check { dataset, expected, precision: hindsight::report::check::Precision { exact, tolerance } }
+            }
+            Command::Capture { runs, out, plan, snapshot, api_url, concurrency, refresh, max_pages, retry_base_ms } => {
+                if plan {
+                    Task::Plan { runs, snapshot }
+                } else {
+                    if !(1..=64).contains(&concurrency) {
+                        return Err(Error::Usage(format!("--concurrency {concurrency}: expected 1 to 64")));
+                    }
+                    if !(api_url.starts_with("https://") || api_url.starts_with("http://")) {
+                        return Err(Error::Usage(format!("--api-url `{api_url}`: expected an http(s) URL")));
+                    }
+                    let out = out.ok_or_else(|| Error::Usage("capture needs --out DIR (or --plan)".into()))?;
+                    Task::Capture {
+                        options: hindsight::capture::Options {
+                            runs,
+                            out,
+                            api_url,
+                            concurrency,
+                            refresh,
+                            max_pages: max_pages.max(1),
+                            retry: hindsight::capture::http::Retry { base: std::time::Duration::from_millis(retry_base_ms), ..Default::default() },
+                        },
+                    }
+                }
             }
             Command::Import { source: ImportSource::Aidev { dir, out, eval, captured_at } } => Task::ImportAidev {
                 dir,

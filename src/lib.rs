@@ -11,6 +11,7 @@
 
 pub mod aidev;
 pub mod attach;
+pub mod capture;
 pub mod dataset;
 pub mod demo;
 pub mod error;

@@ -103,6 +103,35 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             output::print(&report::check::table(&diffs))?;
             return Ok(1);
         }
+        Task::Plan { runs, snapshot } => {
+            let plan = hindsight::capture::plan(&runs, snapshot.as_deref())?;
+            output::print(&hindsight::capture::render_plan(&plan))?;
+        }
+        Task::Capture { options } => {
+            let token = hindsight::capture::token();
+            if token.is_none() {
+                progress.note("no token (GITHUB_TOKEN, GH_TOKEN or `gh auth token`): unauthenticated requests, 60 an hour");
+            }
+            let c = hindsight::capture::capture(&options, token, &progress)?;
+            if !config.quiet {
+                eprintln!(
+                    "capture: {} requests in {} rounds; {} paths fetched ({} failed), {} unchanged, {} kept from an earlier run -> {}",
+                    c.requests,
+                    c.rounds,
+                    c.fetched,
+                    c.failed.len(),
+                    c.unchanged,
+                    c.resumed,
+                    options.out.display()
+                );
+                for (p, s) in c.failed.iter().take(20) {
+                    eprintln!("  failed {} ({s}): recorded as a failed capture; a re-run asks again", printable(p));
+                }
+                for p in c.not_captured.iter().take(20) {
+                    eprintln!("  not captured {}: GraphQL, not asked for yet (schemas/graphql.md)", printable(p));
+                }
+            }
+        }
         Task::ImportAidev { dir, out, windows, policy, captured_at } => {
             let i = pipeline::import_aidev(&dir, &out, &windows, &policy, captured_at, &progress)?;
             if !config.quiet {

@@ -40,4 +40,19 @@ impl Progress {
         pb.set_prefix(stage.to_string());
         pb
     }
+
+    /// A stage of unknown length: a spinner with a message (requests made, rate-limit
+    /// budget) and the time spent.
+    pub fn spinner(&self, stage: &str) -> ProgressBar {
+        if !self.enabled {
+            return ProgressBar::hidden();
+        }
+        let pb = ProgressBar::new_spinner();
+        if let Ok(style) = ProgressStyle::with_template("{prefix:>9} {spinner} {msg} {elapsed}") {
+            pb.set_style(style);
+        }
+        pb.set_prefix(stage.to_string());
+        pb.enable_steady_tick(std::time::Duration::from_millis(200));
+        pb
+    }
 }

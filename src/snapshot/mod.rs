@@ -388,6 +388,9 @@ pub struct SnapshotIndex {
     shared: Option<std::sync::Arc<SnapshotIndex>>,
     /// Revert marks per repository, built on first use.
     reverts: std::sync::OnceLock<HashMap<String, Vec<crate::evaluate::rules::durability::RevertMark>>>,
+    /// Every path looked up, found or not, when recording (`capture` learns from it what
+    /// the rules need).
+    recorder: Option<std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>>,
 }
 
 impl SnapshotIndex {
@@ -427,7 +430,7 @@ impl SnapshotIndex {
             .collect();
         let mut entries = entries;
         derive::add_derived(&mut entries);
-        SnapshotIndex { entries, shared: None, reverts: Default::default() }
+        SnapshotIndex { entries, shared: None, reverts: Default::default(), recorder: None }
     }
 
     pub fn reverts(&self) -> &HashMap<String, Vec<crate::evaluate::rules::durability::RevertMark>> {
@@ -435,7 +438,30 @@ impl SnapshotIndex {
     }
 
     pub fn get(&self, path: &str) -> Option<&Entry> {
-        self.entries.get(path).or_else(|| self.shared.as_ref().and_then(|s| s.entries.get(path)))
+        let e = self.entries.get(path).or_else(|| self.shared.as_ref().and_then(|s| s.entries.get(path)));
+        if self.recorder.is_some() {
+            self.note_used(path);
+            // A copy derived from another capture rests on that capture.
+            if let Some(src) = e.and_then(|e| e.derived_from.as_deref()) {
+                self.note_used(src);
+            }
+        }
+        e
+    }
+
+    /// Record `path` as used, when recording (see [`SnapshotIndex::with_recorder`]).
+    pub fn note_used(&self, path: &str) {
+        if let Some(r) = &self.recorder {
+            if let Ok(mut set) = r.lock() {
+                set.insert(path.to_string());
+            }
+        }
+    }
+
+    /// The same index, recording every path looked up in `recorder`.
+    pub fn with_recorder(mut self, recorder: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>) -> Self {
+        self.recorder = Some(recorder);
+        self
     }
 
     /// The same index, falling back on `shared` for paths it does not hold.

@@ -3,6 +3,7 @@
 mod support;
 
 mod aidev;
+mod capture;
 mod cli;
 mod dashboard;
 mod fuzz;

@@ -26,6 +26,8 @@ pub struct RevertMark {
     pub by: Actor,
     /// `commit <sha>` or `pull request #M`.
     pub source: String,
+    /// The capture it was found in.
+    pub path: String,
 }
 
 impl RevertMark {
@@ -73,6 +75,7 @@ pub fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
                     at: c.committed_at.or(c.authored_at),
                     by: if c.author.login.is_some() { c.author.clone() } else { c.committer.clone() },
                     source: format!("commit {}", c.sha.clone().unwrap_or_default()),
+                    path: path.clone(),
                 });
             }
         }
@@ -91,6 +94,7 @@ pub fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
                     at: pr.merged_at,
                     by: pr.merged_by.clone(),
                     source: format!("pull request #{m}"),
+                    path: path.clone(),
                 });
             }
         }
@@ -125,7 +129,12 @@ pub fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: &[Strin
         })
         .collect();
     hits.sort_by_key(|m| m.at);
-    hits.first().map(|m| (*m).clone())
+    let hit = hits.first().map(|m| (*m).clone());
+    if let Some(m) = &hit {
+        // The evidence came from a capture no rule looked up by name: `capture` learns it here.
+        case.index.note_used(&m.path);
+    }
+    hit
 }
 
 pub fn find_revert(case: &Case, n: i64, pr: &PullRequest) -> Option<RevertMark> {

@@ -1,0 +1,318 @@
+//! `hindsight capture`: the one networked command. It makes the snapshot a study's runs
+//! need, asking GitHub only for what the rules look up.
+//!
+//! What to request is learnt from the rules themselves, never from a list kept beside them:
+//! every safe output is evaluated (every default window) against what has been captured so
+//! far, with the snapshot index recording each path a rule looks up; the paths not yet
+//! captured are requested, and the loop goes on until the rules ask for nothing new (a rule
+//! that finds a PR goes on to ask for its reviews, timeline, commits...). The repository
+//! itself and the lists revert detection reads (`commits` since the earliest action, closed
+//! `pulls`) are requested for every target repository. `--plan` runs the same loop against
+//! a snapshot on disk (or none) and prints the requests as `gh api` lines, offline.
+//!
+//! GraphQL-only state (`graphql/...` paths: discussions, review threads, minimized
+//! comments, projects) is listed as not captured: capture does not query GraphQL yet.
+
+pub mod http;
+pub mod store;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Error, Result};
+use crate::evaluate::{window, Evaluation, Policy};
+use crate::runs::SafeOutput;
+use crate::snapshot::SnapshotIndex;
+
+pub const DEFAULT_API: &str = "https://api.github.com";
+
+/// What `capture` is asked to do.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub runs: PathBuf,
+    pub out: PathBuf,
+    pub api_url: String,
+    pub concurrency: usize,
+    /// Ask again for what is captured, conditionally (ETag): unchanged answers are not
+    /// downloaded again, and every line gets the new time.
+    pub refresh: bool,
+    pub max_pages: usize,
+    pub retry: http::Retry,
+}
+
+/// The most rounds of "evaluate, then fetch what was looked up": each round goes one step
+/// further down what the rules read (a PR, then its lists, then a commit's checks).
+const MAX_ROUNDS: usize = 8;
+
+/// What a capture did.
+#[derive(Debug, Default)]
+pub struct Captured {
+    pub rounds: usize,
+    pub requests: u64,
+    /// Paths fetched in this run, and of them those whose answer was not 2xx, 404 or 410.
+    pub fetched: usize,
+    pub failed: Vec<(String, u16)>,
+    /// Paths answered 304 (unchanged since the last capture).
+    pub unchanged: usize,
+    /// Paths already captured by an earlier run, not asked for again.
+    pub resumed: usize,
+    /// Paths looked up that capture cannot ask for (GraphQL).
+    pub not_captured: Vec<String>,
+    /// Bytes of an interrupted group cut off the cassette.
+    pub cut: u64,
+}
+
+/// The token: `GITHUB_TOKEN`, `GH_TOKEN`, else what `gh auth token` prints.
+pub fn token() -> Option<String> {
+    for v in ["GITHUB_TOKEN", "GH_TOKEN"] {
+        if let Ok(t) = std::env::var(v) {
+            if !t.trim().is_empty() {
+                return Some(t.trim().to_string());
+            }
+        }
+    }
+    let out = std::process::Command::new("gh").args(["auth", "token"]).stderr(std::process::Stdio::null()).output().ok()?;
+    let t = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !t.is_empty()).then_some(t)
+}
+
+fn outputs(runs: &Path) -> Result<Vec<SafeOutput>> {
+    if !runs.is_dir() {
+        return Err(Error::Layout { path: runs.to_path_buf(), message: "--runs must be a directory".into() });
+    }
+    Ok(crate::runs::read(runs)?.outputs)
+}
+
+/// The paths the rules look up, evaluating `outputs` against `rows`.
+fn looked_up(outputs: &[SafeOutput], rows: Vec<crate::snapshot::CaptureRow>) -> BTreeSet<String> {
+    let rec = Arc::new(Mutex::new(BTreeSet::new()));
+    let index = SnapshotIndex::build(rows).with_recorder(rec.clone());
+    let policy = Policy::default();
+    let ev = Evaluation { index: &index, captured_at: chrono::Utc::now(), policy: &policy, windows: window::DEFAULT };
+    use rayon::prelude::*;
+    outputs.par_iter().for_each(|o| {
+        ev.judge_all(o);
+    });
+    let set = rec.lock().map(|s| s.clone()).unwrap_or_default();
+    set
+}
+
+/// The repository-level requests of every target repository: the repository, its commits
+/// since the earliest action (a day before, for clocks), its closed pull requests.
+fn repository_requests(outputs: &[SafeOutput]) -> BTreeMap<String, String> {
+    let mut earliest: BTreeMap<&str, Option<crate::time::Instant>> = BTreeMap::new();
+    for o in outputs {
+        if let Some(r) = o.target_repo.as_deref() {
+            let e = earliest.entry(r).or_insert(o.created_at);
+            *e = match (*e, o.created_at) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (repo, at) in earliest {
+        out.insert(format!("repos/{repo}"), format!("repos/{repo}"));
+        let since = at.map(|t| format!("&since={}", crate::time::format(&(t - chrono::Duration::days(1))))).unwrap_or_default();
+        out.insert(format!("repos/{repo}/commits"), format!("repos/{repo}/commits?per_page=100{since}"));
+        out.insert(format!("repos/{repo}/pulls"), format!("repos/{repo}/pulls?state=closed&sort=updated&direction=desc&per_page=100"));
+    }
+    out
+}
+
+/// The request for a looked-up path.
+fn request_of(path: &str) -> String {
+    format!("{path}?per_page=100")
+}
+
+/// REST paths of a repository; GraphQL paths (`graphql/...`) are not asked for.
+fn capturable(path: &str) -> bool {
+    path.starts_with("repos/")
+}
+
+/// `capture --plan`: the requests a capture would make, as (path, request), and the paths
+/// the rules need that capture does not ask for (GraphQL). With a snapshot, the rules are
+/// answered by it, so the plan holds every path whose content the evaluation uses (looked
+/// up, or the source of a derived copy or of a revert it found); without one, only what
+/// the runs alone tell (a capture goes further as answers arrive).
+pub fn plan(runs: &Path, snapshot: Option<&Path>) -> Result<Plan> {
+    let outputs = outputs(runs)?;
+    let rows: Vec<crate::snapshot::CaptureRow> = match snapshot {
+        Some(dir) => read_snapshot(dir)?,
+        None => Vec::new(),
+    };
+    let mut planned: BTreeMap<String, String> = repository_requests(&outputs);
+    let mut elsewhere = BTreeSet::new();
+    for p in looked_up(&outputs, rows) {
+        if capturable(&p) {
+            planned.entry(p.clone()).or_insert_with(|| request_of(&p));
+        } else {
+            elsewhere.insert(p);
+        }
+    }
+    Ok(Plan { requests: planned.into_iter().collect(), elsewhere: elsewhere.into_iter().collect() })
+}
+
+/// What `--plan` prints.
+pub struct Plan {
+    /// (path, request with its query).
+    pub requests: Vec<(String, String)>,
+    /// Paths the rules need that capture does not ask for (GraphQL).
+    pub elsewhere: Vec<String>,
+}
+
+/// The captures of a snapshot directory (the copies in use), for `--plan`.
+fn read_snapshot(dir: &Path) -> Result<Vec<crate::snapshot::CaptureRow>> {
+    let spill = tempfile_dir()?;
+    let scan = crate::snapshot::scan(dir, &spill, 256 << 20)?;
+    let mut merge = scan.runs.merge()?;
+    let mut out = Vec::new();
+    loop {
+        let batch = merge.next_batch(64 << 20)?;
+        if batch.is_empty() {
+            break;
+        }
+        out.extend(batch.into_iter().filter(|c| c.superseded_by.is_none()).map(|c| (c.path, c.page, c.status, c.captured_at, c.body)));
+    }
+    let _ = std::fs::remove_dir_all(&spill);
+    Ok(out)
+}
+
+fn tempfile_dir() -> Result<PathBuf> {
+    let p = std::env::temp_dir().join(format!("hindsight-plan-{}", std::process::id()));
+    std::fs::create_dir_all(&p).map_err(|e| Error::io(&p, e))?;
+    Ok(p)
+}
+
+/// The plan as `gh api` lines a user can run.
+pub fn render_plan(plan: &Plan) -> String {
+    let (planned, graphql) = (&plan.requests, &plan.elsewhere);
+    let mut s = String::new();
+    s.push_str(&format!("# {} requests; each answer goes in a cassette line {{\"path\": PATH, \"status\": S, \"body\": ...}}\n", planned.len()));
+    for (path, request) in planned {
+        s.push_str(&format!("gh api -H 'Accept: {}' -H 'X-GitHub-Api-Version: {}' --paginate '{}'   # {path}\n", http::ACCEPT, http::API_VERSION, request));
+    }
+    for g in graphql {
+        s.push_str(&format!("# not asked for by hindsight capture (GraphQL, schemas/graphql.md; or not a repository path): {g}\n"));
+    }
+    s
+}
+
+/// Capture what the runs' outputs need into the snapshot directory `opts.out`.
+pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress::Progress) -> Result<Captured> {
+    let outputs = outputs(&opts.runs)?;
+    let mut store = store::Store::open(&opts.out)?;
+    let mut done = Captured { cut: store.cut, resumed: store.groups.len(), ..Captured::default() };
+    if store.cut > 0 {
+        progress.note(&format!(
+            "{}: cut {} bytes of a capture that was interrupted; fetching that path again",
+            opts.out.join(store::CASSETTE).display(),
+            store.cut
+        ));
+    }
+    let client = http::Client::new(&opts.api_url, token, opts.retry, opts.max_pages);
+    let writer = Mutex::new(store::Writer::open(&opts.out)?);
+    let bar = progress.spinner("capture");
+    let mut asked: BTreeSet<String> = BTreeSet::new();
+    let mut graphql: BTreeSet<String> = BTreeSet::new();
+    let mut todo: BTreeMap<String, String> = repository_requests(&outputs);
+    for round in 0..MAX_ROUNDS {
+        if round > 0 {
+            todo.clear();
+        }
+        for p in looked_up(&outputs, store.rows()) {
+            if !capturable(&p) {
+                graphql.insert(p);
+            } else if !todo.contains_key(&p) {
+                todo.insert(p.clone(), request_of(&p));
+            }
+        }
+        // Already captured (this run or a resumed one) and not refreshing: nothing to ask.
+        todo.retain(|p, _| !asked.contains(p) && (opts.refresh || !store.has_final(p)));
+        if todo.is_empty() {
+            break;
+        }
+        done.rounds = round + 1;
+        let jobs: Vec<(String, String, Option<String>)> =
+            todo.iter().map(|(p, r)| (p.clone(), r.clone(), store.groups.get(p).and_then(|g| g.first()).and_then(|l| l.etag.clone()))).collect();
+        asked.extend(todo.keys().cloned());
+        let queue = Mutex::new(jobs.into_iter());
+        let results: Mutex<Vec<(String, Option<store::Fetched>)>> = Mutex::new(Vec::new());
+        let failure: Mutex<Option<Error>> = Mutex::new(None);
+        std::thread::scope(|s| {
+            for _ in 0..opts.concurrency.max(1) {
+                s.spawn(|| loop {
+                    let next = queue.lock().ok().and_then(|mut q| q.next());
+                    let Some((path, request, etag)) = next else { break };
+                    let fetched = client.fetch(&request, etag.as_deref());
+                    // A 304: the captured copy again, at the new time.
+                    let lines = match &fetched {
+                        Some(f) => Some(store::group(&path, f)),
+                        None => store.groups.get(&path).map(|g| Ok(store::retimed(g, &chrono::Utc::now()))),
+                    };
+                    if let Some(lines) = lines {
+                        let written = lines.and_then(|g| writer.lock().map_err(|_| Error::Usage("cassette writer poisoned".into()))?.append(&g));
+                        if let Err(e) = written {
+                            if let Ok(mut slot) = failure.lock() {
+                                slot.get_or_insert(e);
+                            }
+                            break;
+                        }
+                    }
+                    let b = client.budget.lock().map(|b| *b).unwrap_or_default();
+                    bar.set_message(format!(
+                        "round {}, {} requests, rate limit {}",
+                        round + 1,
+                        client.requests.load(std::sync::atomic::Ordering::Relaxed),
+                        b.remaining.map_or("unknown".to_string(), |r| format!("{r} left"))
+                    ));
+                    bar.tick();
+                    if let Ok(mut r) = results.lock() {
+                        r.push((path, fetched));
+                    }
+                });
+            }
+        });
+        if let Some(e) = failure.into_inner().ok().flatten() {
+            return Err(e);
+        }
+        // The new answers join the store (a 304 keeps the copy it had).
+        let mut results = results.into_inner().unwrap_or_default();
+        results.sort_by(|a, b| a.0.cmp(&b.0));
+        for (path, fetched) in results {
+            match fetched {
+                None => {
+                    done.unchanged += 1;
+                    if let Some(g) = store.groups.get(&path) {
+                        let again = store::retimed(g, &chrono::Utc::now());
+                        store.groups.insert(path.clone(), again);
+                    }
+                }
+                Some(f) => {
+                    done.fetched += 1;
+                    if !(200..300).contains(&f.status) && !matches!(f.status, 404 | 410) {
+                        done.failed.push((path.clone(), f.status));
+                    }
+                    store.groups.insert(path.clone(), store::group(&path, &f)?);
+                }
+            }
+        }
+    }
+    bar.finish_and_clear();
+    done.requests = client.requests.load(std::sync::atomic::Ordering::Relaxed);
+    done.not_captured = graphql.into_iter().collect();
+    let info = opts.out.join("snapshot.json");
+    if done.fetched > 0 || done.unchanged > 0 || !info.is_file() {
+        let meta = serde_json::json!({
+            "format": crate::snapshot::FORMAT,
+            "captured_at": crate::time::format(&chrono::Utc::now()),
+            "api_url": opts.api_url,
+            "accept": http::ACCEPT,
+            "api_version": http::API_VERSION,
+            "tool": concat!("hindsight capture ", env!("CARGO_PKG_VERSION")),
+        });
+        crate::dataset::write_text(&info, &(serde_json::to_string_pretty(&meta)? + "\n"))?;
+    }
+    Ok(done)
+}

@@ -1,0 +1,474 @@
+//! `hindsight capture` against a local server on the loopback address that replays the
+//! demo snapshot's recorded bodies as GitHub would serve them (pages with `Link` headers,
+//! ETags and 304s, rate limits, 5xx, 404s, a reset connection), and `capture --plan`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use super::support::{bin, fixture, ok};
+
+const TOKEN: &str = "ghp_test_token_never_written";
+
+/// Every capture of the demo snapshot, path -> body (pages joined in page order).
+fn demo_bodies() -> BTreeMap<String, Value> {
+    let mut pages: BTreeMap<String, BTreeMap<u64, Value>> = BTreeMap::new();
+    let dir = fixture("demo/snapshot");
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_some_and(|e| e == "jsonl") {
+            for line in std::fs::read_to_string(&p).unwrap().lines().filter(|l| !l.trim().is_empty()) {
+                let v: Value = serde_json::from_str(line).unwrap();
+                let status = v["status"].as_u64().unwrap_or(200);
+                if status == 200 {
+                    pages.entry(v["path"].as_str().unwrap().to_string()).or_default().insert(v["page"].as_u64().unwrap_or(1), v["body"].clone());
+                }
+            }
+        }
+    }
+    let mut out: BTreeMap<String, Value> = BTreeMap::new();
+    for (path, mut p) in pages {
+        let body = if p.len() > 1 {
+            Value::Array(p.into_values().flat_map(|b| b.as_array().cloned().unwrap_or_default()).collect())
+        } else {
+            p.pop_first().unwrap().1
+        };
+        out.insert(path, body);
+    }
+    for rel in walk(&dir.join("repos")) {
+        let body: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("repos").join(&rel)).unwrap()).unwrap();
+        out.insert(format!("repos/{}", rel.trim_end_matches(".json")), body);
+    }
+    out
+}
+
+fn walk(d: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p).into_iter().map(|r| format!("{}/{r}", p.file_name().unwrap().to_string_lossy())));
+        } else {
+            out.push(p.file_name().unwrap().to_string_lossy().to_string());
+        }
+    }
+    out
+}
+
+/// How the server treats one path, beyond serving its body.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Quirk {
+    /// 502 this many times, then the body.
+    BadGateway(usize),
+    /// The connection is closed without an answer, once.
+    Reset,
+    /// 403 with `Retry-After: 1`, once (a secondary rate limit).
+    Secondary,
+    /// The budget is spent: 403 with `X-RateLimit-Remaining: 0` and a reset a second away, once.
+    Primary,
+    /// Served in pages of this many items, linked by `Link: rel="next"`.
+    Pages(usize),
+}
+
+struct Server {
+    url: String,
+    hits: Arc<Mutex<Vec<String>>>,
+    requests: Arc<AtomicUsize>,
+}
+
+fn serve(bodies: BTreeMap<String, Value>, quirks: HashMap<String, Quirk>) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let hits = Arc::new(Mutex::new(Vec::new()));
+    let requests = Arc::new(AtomicUsize::new(0));
+    let state = Arc::new(Mutex::new(HashMap::<String, usize>::new()));
+    let (h, r, base) = (hits.clone(), requests.clone(), url.clone());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let (bodies, quirks, state, h, r, base) = (bodies.clone(), quirks.clone(), state.clone(), h.clone(), r.clone(), base.clone());
+            std::thread::spawn(move || handle(stream, &bodies, &quirks, &state, &h, &r, &base));
+        }
+    });
+    Server { url, hits, requests }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn handle(
+    stream: TcpStream,
+    bodies: &BTreeMap<String, Value>,
+    quirks: &HashMap<String, Quirk>,
+    state: &Mutex<HashMap<String, usize>>,
+    hits: &Mutex<Vec<String>>,
+    requests: &AtomicUsize,
+    base: &str,
+) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    loop {
+        let mut first = String::new();
+        if reader.read_line(&mut first).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut headers = HashMap::new();
+        loop {
+            let mut l = String::new();
+            reader.read_line(&mut l).unwrap();
+            if l.trim().is_empty() {
+                break;
+            }
+            if let Some((k, v)) = l.split_once(':') {
+                headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+            }
+        }
+        requests.fetch_add(1, Ordering::SeqCst);
+        let target = first.split_whitespace().nth(1).unwrap_or("/").to_string();
+        let (path, query) = target
+            .trim_start_matches('/')
+            .split_once('?')
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .unwrap_or((target.trim_start_matches('/').to_string(), String::new()));
+        assert_eq!(headers.get("authorization").map(String::as_str), Some(format!("Bearer {TOKEN}").as_str()), "token header");
+        assert_eq!(headers.get("x-github-api-version").map(String::as_str), Some("2022-11-28"));
+        hits.lock().unwrap().push(path.clone());
+        let seen = {
+            let mut s = state.lock().unwrap();
+            let n = s.entry(path.clone()).or_insert(0);
+            *n += 1;
+            *n
+        };
+        let mut out = stream.try_clone().unwrap();
+        let reply = |out: &mut TcpStream, status: &str, extra: &str, body: &str| {
+            let _ = write!(out, "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{extra}\r\n{body}", body.len());
+            let _ = out.flush();
+        };
+        match quirks.get(&path) {
+            Some(Quirk::BadGateway(n)) if seen <= *n => {
+                reply(&mut out, "502 Bad Gateway", "", "{\"message\":\"Server Error\"}");
+                continue;
+            }
+            Some(Quirk::Reset) if seen == 1 => {
+                let _ = out.shutdown(std::net::Shutdown::Both);
+                return;
+            }
+            Some(Quirk::Secondary) if seen == 1 => {
+                reply(&mut out, "403 Forbidden", "retry-after: 1\r\n", "{\"message\":\"You have exceeded a secondary rate limit\"}");
+                continue;
+            }
+            Some(Quirk::Primary) if seen == 1 => {
+                let reset = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 1;
+                reply(
+                    &mut out,
+                    "403 Forbidden",
+                    &format!("x-ratelimit-remaining: 0\r\nx-ratelimit-reset: {reset}\r\n"),
+                    "{\"message\":\"API rate limit exceeded\"}",
+                );
+                continue;
+            }
+            _ => {}
+        }
+        let Some(body) = bodies.get(&path) else {
+            reply(&mut out, "404 Not Found", "", "{\"message\":\"Not Found\"}");
+            continue;
+        };
+        let etag = format!("\"{}\"", body.to_string().len());
+        if headers.get("if-none-match") == Some(&etag) {
+            reply(&mut out, "304 Not Modified", &format!("etag: {etag}\r\n"), "");
+            continue;
+        }
+        let limits = "x-ratelimit-remaining: 4999\r\nx-ratelimit-reset: 99999999999\r\n";
+        match (quirks.get(&path), body.as_array()) {
+            (Some(Quirk::Pages(size)), Some(items)) => {
+                let page: usize = query.split('&').find_map(|kv| kv.strip_prefix("page=")).and_then(|p| p.parse().ok()).unwrap_or(1);
+                let chunk: Vec<&Value> = items.iter().skip((page - 1) * size).take(*size).collect();
+                let last = items.len().div_ceil(*size).max(1);
+                let link = if page < last {
+                    format!("link: <{base}/{path}?page={}>; rel=\"next\", <{base}/{path}?page={last}>; rel=\"last\"\r\n", page + 1)
+                } else {
+                    String::new()
+                };
+                reply(&mut out, "200 OK", &format!("{limits}etag: {etag}\r\n{link}"), &serde_json::to_string(&chunk).unwrap());
+            }
+            _ => reply(&mut out, "200 OK", &format!("{limits}etag: {etag}\r\n"), &body.to_string()),
+        }
+    }
+}
+
+fn capture(server: &Server, snap: &Path, extra: &[&str]) -> std::process::Output {
+    let runs = fixture("demo/runs");
+    let mut args = vec!["capture", "--runs", runs.to_str().unwrap(), "--out", snap.to_str().unwrap(), "--api-url", &server.url, "--retry-base-ms", "10"];
+    args.extend_from_slice(extra);
+    std::process::Command::new(bin()).args(&args).env("GITHUB_TOKEN", TOKEN).env_remove("GH_TOKEN").output().unwrap()
+}
+
+/// The rows of `a` and `b` that differ, for a readable failure.
+fn assert_same_outcomes(a: &[Value], b: &[Value]) {
+    assert_eq!(a.len(), b.len(), "row counts");
+    let diff: Vec<String> = a.iter().zip(b).filter(|(x, y)| x != y).map(|(x, y)| format!("{x}\n  vs {y}")).collect();
+    assert!(diff.is_empty(), "{} rows differ:\n{}", diff.len(), diff.join("\n"));
+}
+
+fn outcomes(ds: &Path) -> Vec<Value> {
+    let q = "SELECT safe_output_id, eval_window, outcome_status, evidence_strength, human_check_signal FROM outcomes ORDER BY safe_output_id, window_order";
+    serde_json::from_str(&ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", q, "--format", "json"], ds)).unwrap()
+}
+
+/// Evaluate the demo runs against `snap`, as of the demo snapshot's time (the windows are
+/// judged as of the same moment whatever day the capture ran).
+fn evaluate_with(snap: &Path, tmp: &Path, name: &str) -> Vec<Value> {
+    let info = fixture("demo/snapshot/snapshot.json");
+    std::fs::copy(&info, snap.join("snapshot.json")).unwrap();
+    let runs = fixture("demo/runs");
+    ok(&["run", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--out", name, "--quiet"], tmp);
+    outcomes(&tmp.join(name))
+}
+
+/// The captured lines without their capture times (which the demo's never had).
+fn untimed(snap: &Path) {
+    let p = snap.join("capture.jsonl");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v.as_object_mut().unwrap().remove("captured_at");
+            v.to_string()
+        })
+        .collect();
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+}
+
+/// The paths `capture --plan` lists for the demo, answered by its recorded snapshot.
+fn planned(tmp: &Path) -> BTreeSet<String> {
+    let runs = fixture("demo/runs");
+    let recorded = fixture("demo/snapshot");
+    let plan = ok(&["capture", "--plan", "--runs", runs.to_str().unwrap(), "--snapshot", recorded.to_str().unwrap()], tmp);
+    plan.lines().filter(|l| l.starts_with("gh api")).map(|l| l.rsplit("# ").next().unwrap().trim().to_string()).collect()
+}
+
+/// What the plan lists as needed but not asked for by capture (GraphQL).
+fn planned_elsewhere(tmp: &Path) -> BTreeSet<String> {
+    let runs = fixture("demo/runs");
+    let recorded = fixture("demo/snapshot");
+    let plan = ok(&["capture", "--plan", "--runs", runs.to_str().unwrap(), "--snapshot", recorded.to_str().unwrap()], tmp);
+    plan.lines().filter(|l| l.starts_with("# not asked for")).map(|l| l.rsplit(": ").next().unwrap().trim().to_string()).collect()
+}
+
+/// The demo's GraphQL captures, which capture does not ask for (added as a user would).
+fn graphql_lines() -> String {
+    let mut out = String::new();
+    for f in std::fs::read_dir(fixture("demo/snapshot")).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_some_and(|e| e == "jsonl") {
+            for line in std::fs::read_to_string(&p).unwrap().lines().filter(|l| l.contains("\"path\": \"graphql/")) {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+fn demo_quirks(bodies: &BTreeMap<String, Value>, planned: &BTreeSet<String>) -> HashMap<String, Quirk> {
+    let asked = |p: &&String| planned.contains(*p);
+    let lists: Vec<&String> = bodies.iter().filter(|(_, b)| b.as_array().is_some_and(|a| a.len() >= 2)).map(|(p, _)| p).filter(asked).collect();
+    let singles: Vec<&String> = bodies.iter().filter(|(_, b)| b.is_object()).map(|(p, _)| p).filter(asked).collect();
+    let mut q = HashMap::new();
+    for l in lists.iter().take(3) {
+        q.insert(l.to_string(), Quirk::Pages(1));
+    }
+    q.insert(singles[0].to_string(), Quirk::BadGateway(2));
+    q.insert(singles[1].to_string(), Quirk::Reset);
+    q.insert(singles[2].to_string(), Quirk::Secondary);
+    q.insert(singles[3].to_string(), Quirk::Primary);
+    q
+}
+
+/// The demo's bodies plus the repository lists GitHub would answer from the same state:
+/// `repos/O/R/pulls` (its PRs, newest first) and `repos/O/R/commits` (its commits).
+fn with_repository_lists(mut bodies: BTreeMap<String, Value>) -> BTreeMap<String, Value> {
+    let mut pulls: BTreeMap<String, Vec<(i64, Value)>> = BTreeMap::new();
+    let mut commits: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for (path, body) in &bodies {
+        let seg: Vec<&str> = path.split('/').collect();
+        if seg.len() == 5 && seg[0] == "repos" && seg[3] == "pulls" {
+            if let Ok(n) = seg[4].parse::<i64>() {
+                pulls.entry(format!("repos/{}/{}/pulls", seg[1], seg[2])).or_default().push((n, body.clone()));
+            }
+        }
+        if seg.len() == 5 && seg[0] == "repos" && seg[3] == "commits" {
+            commits.entry(format!("repos/{}/{}/commits", seg[1], seg[2])).or_default().push(body.clone());
+        }
+    }
+    for (path, mut prs) in pulls {
+        prs.sort_by_key(|p| std::cmp::Reverse(p.0));
+        bodies.entry(path).or_insert_with(|| Value::Array(prs.into_iter().map(|p| p.1).collect()));
+    }
+    for (path, list) in commits {
+        bodies.entry(path).or_insert(Value::Array(list));
+    }
+    bodies
+}
+
+#[test]
+fn a_capture_from_a_replaying_server_gives_the_outcomes_of_the_recorded_snapshot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bodies = with_repository_lists(demo_bodies());
+    let quirks = demo_quirks(&bodies, &planned(tmp.path()));
+    assert!(quirks.len() >= 7, "{quirks:?}");
+    let server = serve(bodies.clone(), quirks.clone());
+    let snap = tmp.path().join("snap");
+    let out = capture(&server, &snap, &["--concurrency", "3"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // Pages were followed, 5xx retried, rate limits waited out: every path the server holds
+    // and the rules asked for is captured with status 200, in as many lines as pages.
+    let text = std::fs::read_to_string(snap.join("capture.jsonl")).unwrap();
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for (path, q) in &quirks {
+        let mine: Vec<&Value> = lines.iter().filter(|l| l["path"] == *path).collect();
+        assert!(!mine.is_empty(), "{path} not captured");
+        assert!(mine.iter().all(|l| l["status"] == 200), "{path}: {mine:?}");
+        if let Quirk::Pages(_) = q {
+            assert_eq!(mine.len(), bodies[path].as_array().unwrap().len(), "{path}: one line per page");
+        }
+    }
+    // The token is in no file and no message.
+    assert!(!text.contains(TOKEN) && !err.contains(TOKEN));
+    let info = std::fs::read_to_string(snap.join("snapshot.json")).unwrap();
+    assert!(!info.contains(TOKEN) && info.contains("2022-11-28"));
+    // A path the server does not have is recorded as gone, not dropped.
+    assert!(lines.iter().any(|l| l["status"] == 404));
+
+    // Evaluated as of the recorded snapshot's time, the captured snapshot gives the outcomes
+    // of the hand-made one as this server answers it: the demo's bodies, and 404 for every
+    // other path capture asked for (the GraphQL captures, which capture does not make, are
+    // added to both).
+    untimed(&snap);
+    std::fs::write(snap.join("graphql.jsonl"), graphql_lines()).unwrap();
+    let expected = tmp.path().join("expected-snapshot");
+    std::fs::create_dir_all(&expected).unwrap();
+    let mut cassette = graphql_lines();
+    for (path, body) in &bodies {
+        if path.starts_with("repos/") {
+            cassette.push_str(&serde_json::json!({"path": path, "body": body}).to_string());
+            cassette.push('\n');
+        }
+    }
+    for l in lines.iter().filter(|l| l["status"] == 404) {
+        cassette.push_str(&serde_json::json!({"path": l["path"], "status": 404, "body": l["body"]}).to_string());
+        cassette.push('\n');
+    }
+    std::fs::write(expected.join("expected.jsonl"), cassette).unwrap();
+    assert_same_outcomes(&evaluate_with(&snap, tmp.path(), "captured"), &evaluate_with(&expected, tmp.path(), "expected"));
+}
+
+#[test]
+fn a_rerun_resumes_and_a_refresh_asks_with_etags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = serve(demo_bodies(), HashMap::new());
+    let snap = tmp.path().join("snap");
+    assert!(capture(&server, &snap, &[]).status.success());
+    let first = server.requests.load(Ordering::SeqCst);
+    let lines = std::fs::read_to_string(snap.join("capture.jsonl")).unwrap().lines().count();
+    // A kill mid-write leaves a torn line: the next run cuts it and asks for that path only.
+    let mut f = std::fs::OpenOptions::new().append(true).open(snap.join("capture.jsonl")).unwrap();
+    f.write_all(b"{\"path\": \"repos/acme/api/pulls/999\", \"sta").unwrap();
+    drop(f);
+    let out = capture(&server, &snap, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    assert_eq!(server.requests.load(Ordering::SeqCst), first, "a complete capture asks for nothing again");
+    assert_eq!(std::fs::read_to_string(snap.join("capture.jsonl")).unwrap().lines().count(), lines);
+    // --refresh asks again with If-None-Match: every 2xx answer is a 304, no body sent.
+    let out = capture(&server, &snap, &["--refresh"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("0 paths fetched (0 failed)"), "{err}");
+    assert!(!err.contains(" 0 unchanged"), "{err}");
+}
+
+#[test]
+fn a_capture_killed_at_any_moment_resumes_without_torn_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bodies = demo_bodies();
+    // Slow answers (pages of one item) so that the kill lands mid-capture.
+    let quirks: HashMap<String, Quirk> = bodies.iter().filter(|(_, b)| b.is_array()).map(|(p, _)| (p.clone(), Quirk::Pages(1))).collect();
+    let server = serve(bodies, quirks);
+    let snap = tmp.path().join("snap");
+    let runs = fixture("demo/runs");
+    let mut child = std::process::Command::new(bin())
+        .args(["capture", "--runs", runs.to_str().unwrap(), "--out", snap.to_str().unwrap(), "--api-url", &server.url, "--concurrency", "1"])
+        .env("GITHUB_TOKEN", TOKEN)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while server.requests.load(Ordering::SeqCst) < 40 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let out = capture(&server, &snap, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(snap.join("capture.jsonl")).unwrap();
+    assert!(text.ends_with('\n'));
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("every line whole")).collect();
+    // Each path's latest group is complete, and nothing the first run finished was asked twice
+    // (only the path in flight at the kill may have been).
+    let mut per_path: BTreeMap<String, BTreeSet<u64>> = BTreeMap::new();
+    for l in &lines {
+        per_path.entry(l["path"].as_str().unwrap().to_string()).or_default().insert(l["page"].as_u64().unwrap());
+    }
+    for (p, pages) in &per_path {
+        let n = lines.iter().find(|l| l["path"] == **p).unwrap()["pages"].as_u64().unwrap();
+        assert_eq!(pages.len() as u64, n, "{p}");
+    }
+    // One complete fetch of a path is one request per page: more is a path asked for again,
+    // which only the one in flight at the kill may be.
+    let mut hits: HashMap<String, usize> = HashMap::new();
+    for h in server.hits.lock().unwrap().iter() {
+        *hits.entry(h.clone()).or_default() += 1;
+    }
+    let again: Vec<&String> = per_path.iter().filter(|(p, pages)| hits.get(*p).copied().unwrap_or(0) > pages.len()).map(|(p, _)| p).collect();
+    assert!(again.len() <= 1, "asked for again: {again:?}");
+}
+
+#[test]
+fn the_plan_lists_every_request_the_evaluation_uses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = fixture("demo/runs");
+    let recorded = fixture("demo/snapshot");
+    let mut planned = planned(tmp.path());
+    assert!(planned.len() > 50, "{planned:?}");
+    let elsewhere = planned_elsewhere(tmp.path());
+    assert!(elsewhere.iter().all(|p| p.starts_with("graphql/")), "{elsewhere:?}");
+    planned.extend(elsewhere);
+    // Only the planned captures of the recorded snapshot, as a cassette.
+    let only = tmp.path().join("only");
+    std::fs::create_dir_all(&only).unwrap();
+    let mut cassette = String::new();
+    for (path, body) in demo_bodies() {
+        if planned.contains(&path) {
+            cassette.push_str(&serde_json::json!({"path": path, "status": 200, "body": body}).to_string());
+            cassette.push('\n');
+        }
+    }
+    for f in std::fs::read_dir(&recorded).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_some_and(|e| e == "jsonl") {
+            for line in std::fs::read_to_string(&p).unwrap().lines().filter(|l| !l.trim().is_empty()) {
+                let v: Value = serde_json::from_str(line).unwrap();
+                if v["status"].as_u64().unwrap_or(200) != 200 && planned.contains(v["path"].as_str().unwrap()) {
+                    cassette.push_str(line);
+                    cassette.push('\n');
+                }
+            }
+        }
+    }
+    std::fs::write(only.join("planned.jsonl"), cassette).unwrap();
+    ok(&["run", "--snapshot", recorded.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--out", "all", "--quiet"], tmp.path());
+    assert_same_outcomes(&evaluate_with(&only, tmp.path(), "planned"), &outcomes(&tmp.path().join("all")));
+}
