@@ -128,7 +128,10 @@ fn execute(config: Config) -> anyhow::Result<u8> {
                     eprintln!("  failed {} ({s}): recorded as a failed capture; a re-run asks again", printable(p));
                 }
                 for p in c.not_captured.iter().take(20) {
-                    eprintln!("  not captured {}: GraphQL, not asked for yet (schemas/graphql.md)", printable(p));
+                    eprintln!(
+                        "  not captured {}: no request for it (a comment whose REST capture has no node_id, or a path outside repositories)",
+                        printable(p)
+                    );
                 }
             }
         }

@@ -95,16 +95,29 @@ impl Client {
 
     /// One request, as many times as the rules above allow; `Err` is the text of a
     /// connection failure that persisted.
-    fn once(&self, url: &str, etag: Option<&str>) -> Result<Answer, String> {
-        let mut req = self.agent.get(url).header("Accept", ACCEPT).header("X-GitHub-Api-Version", API_VERSION);
-        if let Some(t) = &self.token {
-            req = req.header("Authorization", &format!("Bearer {t}"));
-        }
-        if let Some(e) = etag {
-            req = req.header("If-None-Match", e);
-        }
+    fn once(&self, url: &str, etag: Option<&str>, post: Option<&str>) -> Result<Answer, String> {
         self.requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut resp = req.call().map_err(|e| connection_error(&e))?;
+        let sent = match post {
+            None => {
+                let mut req = self.agent.get(url).header("Accept", ACCEPT).header("X-GitHub-Api-Version", API_VERSION);
+                if let Some(t) = &self.token {
+                    req = req.header("Authorization", &format!("Bearer {t}"));
+                }
+                if let Some(e) = etag {
+                    req = req.header("If-None-Match", e);
+                }
+                req.call()
+            }
+            Some(body) => {
+                let mut req =
+                    self.agent.post(url).header("Accept", ACCEPT).header("X-GitHub-Api-Version", API_VERSION).header("Content-Type", "application/json");
+                if let Some(t) = &self.token {
+                    req = req.header("Authorization", &format!("Bearer {t}"));
+                }
+                req.send(body)
+            }
+        };
+        let mut resp = sent.map_err(|e| connection_error(&e))?;
         let h = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
         let num = |name: &str| h(name).and_then(|v| v.trim().parse::<u64>().ok());
         let (next, etag, retry_after, remaining, reset) =
@@ -132,11 +145,15 @@ impl Client {
     /// (primary: 403/429 with the budget spent; secondary: 403/429 with `Retry-After`) by
     /// waiting as told. What still fails is the answer.
     fn get(&self, url: &str, etag: Option<&str>) -> Result<Answer, String> {
+        self.send(url, etag, None)
+    }
+
+    fn send(&self, url: &str, etag: Option<&str>, post: Option<&str>) -> Result<Answer, String> {
         let mut failures = 0u32;
         let mut limited = 0u32;
         loop {
             self.wait_for_budget();
-            let a = self.once(url, etag);
+            let a = self.once(url, etag, post);
             if let Ok(a) = &a {
                 if a.remaining.is_some() || a.reset.is_some() {
                     if let Ok(mut b) = self.budget.lock() {
@@ -205,6 +222,42 @@ impl Client {
             }
         }
         Some(Fetched { request: request.to_string(), status, etag: first_etag, at: chrono::Utc::now(), pages })
+    }
+}
+
+impl Client {
+    /// A GraphQL capture: each query in turn (an organization's project, then a user's)
+    /// until one finds its node. Not found is a 404; GraphQL errors other than NOT_FOUND,
+    /// and HTTP failures, are failed captures with the answer as body.
+    pub fn graphql(&self, endpoint: &str, queries: &[super::graphql::Query]) -> Fetched {
+        let label = |q: &super::graphql::Query| format!("graphql {}", q.variables);
+        let mut last = None;
+        for q in queries {
+            let body = serde_json::json!({"query": q.query, "variables": q.variables}).to_string();
+            let a = match self.send(endpoint, None, Some(&body)) {
+                Ok(a) => a,
+                Err(why) => {
+                    let body = serde_json::json!({ "message": why }).to_string();
+                    return Fetched { request: label(q), status: 599, etag: None, at: chrono::Utc::now(), pages: vec![body] };
+                }
+            };
+            if !(200..300).contains(&a.status) {
+                return Fetched { request: label(q), status: a.status, etag: None, at: chrono::Utc::now(), pages: vec![a.body] };
+            }
+            let answer: serde_json::Value = serde_json::from_str(&a.body).unwrap_or(serde_json::Value::Null);
+            if let Some(node) = super::graphql::node(&answer, q.at) {
+                let node = if q.project { super::graphql::project(node) } else { node.clone() };
+                return Fetched { request: label(q), status: 200, etag: None, at: chrono::Utc::now(), pages: vec![node.to_string()] };
+            }
+            let errors = answer.get("errors").and_then(serde_json::Value::as_array).cloned().unwrap_or_default();
+            let not_found = errors.iter().all(|e| e.get("type").and_then(serde_json::Value::as_str) == Some("NOT_FOUND"));
+            let status = if not_found { 404 } else { 502 };
+            last = Some(Fetched { request: label(q), status, etag: None, at: chrono::Utc::now(), pages: vec![a.body] });
+            if !not_found {
+                break;
+            }
+        }
+        last.unwrap_or(Fetched { request: "graphql".into(), status: 404, etag: None, at: chrono::Utc::now(), pages: vec!["null".into()] })
     }
 }
 

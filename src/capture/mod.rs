@@ -7,12 +7,14 @@
 //! captured are requested, and the loop goes on until the rules ask for nothing new (a rule
 //! that finds a PR goes on to ask for its reviews, timeline, commits...). The repository
 //! itself and the lists revert detection reads (`commits` since the earliest action, closed
-//! `pulls`) are requested for every target repository. `--plan` runs the same loop against
-//! a snapshot on disk (or none) and prints the requests as `gh api` lines, offline.
+//! `pulls`) are requested for every target repository. `--plan` evaluates against a
+//! snapshot on disk (or none) and prints the requests as `gh api` lines, offline.
 //!
 //! GraphQL-only state (`graphql/...` paths: discussions, review threads, minimized
-//! comments, projects) is listed as not captured: capture does not query GraphQL yet.
+//! comments, projects) is asked for with the queries in [`graphql`]; a minimized comment's
+//! REST capture is taken first, for its node id.
 
+pub mod graphql;
 pub mod http;
 pub mod store;
 
@@ -121,6 +123,12 @@ fn repository_requests(outputs: &[SafeOutput]) -> BTreeMap<String, String> {
     out
 }
 
+/// One request to make.
+enum Job {
+    Rest { request: String, etag: Option<String> },
+    Graphql(Vec<graphql::Query>),
+}
+
 /// The request for a looked-up path.
 fn request_of(path: &str) -> String {
     format!("{path}?per_page=100")
@@ -143,22 +151,30 @@ pub fn plan(runs: &Path, snapshot: Option<&Path>) -> Result<Plan> {
         None => Vec::new(),
     };
     let mut planned: BTreeMap<String, String> = repository_requests(&outputs);
-    let mut elsewhere = BTreeSet::new();
+    let (mut gql, mut elsewhere) = (BTreeSet::new(), BTreeSet::new());
     for p in looked_up(&outputs, rows) {
         if capturable(&p) {
             planned.entry(p.clone()).or_insert_with(|| request_of(&p));
+        } else if graphql::queries(&p, |_, _| Some(String::new())).is_some() {
+            // A comment's node id comes from its REST capture, taken first.
+            for r in graphql::comment_rest_paths(&p) {
+                planned.entry(r.clone()).or_insert_with(|| request_of(&r));
+            }
+            gql.insert(p);
         } else {
             elsewhere.insert(p);
         }
     }
-    Ok(Plan { requests: planned.into_iter().collect(), elsewhere: elsewhere.into_iter().collect() })
+    Ok(Plan { requests: planned.into_iter().collect(), graphql: gql.into_iter().collect(), elsewhere: elsewhere.into_iter().collect() })
 }
 
 /// What `--plan` prints.
 pub struct Plan {
     /// (path, request with its query).
     pub requests: Vec<(String, String)>,
-    /// Paths the rules need that capture does not ask for (GraphQL).
+    /// GraphQL paths, asked for with the queries of [`graphql`].
+    pub graphql: Vec<String>,
+    /// Paths the rules read that capture cannot ask for.
     pub elsewhere: Vec<String>,
 }
 
@@ -187,14 +203,19 @@ fn tempfile_dir() -> Result<PathBuf> {
 
 /// The plan as `gh api` lines a user can run.
 pub fn render_plan(plan: &Plan) -> String {
-    let (planned, graphql) = (&plan.requests, &plan.elsewhere);
+    let planned = &plan.requests;
     let mut s = String::new();
     s.push_str(&format!("# {} requests; each answer goes in a cassette line {{\"path\": PATH, \"status\": S, \"body\": ...}}\n", planned.len()));
     for (path, request) in planned {
         s.push_str(&format!("gh api -H 'Accept: {}' -H 'X-GitHub-Api-Version: {}' --paginate '{}'   # {path}\n", http::ACCEPT, http::API_VERSION, request));
     }
-    for g in graphql {
-        s.push_str(&format!("# not asked for by hindsight capture (GraphQL, schemas/graphql.md; or not a repository path): {g}\n"));
+    for g in &plan.graphql {
+        s.push_str(&format!(
+            "# graphql: {g} (POST {{query, variables}} to /graphql; the queries are in src/capture/graphql.rs, the shapes in schemas/graphql.md)\n"
+        ));
+    }
+    for g in &plan.elsewhere {
+        s.push_str(&format!("# not asked for by hindsight capture (not a repository path): {g}\n"));
     }
     s
 }
@@ -215,27 +236,50 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
     let writer = Mutex::new(store::Writer::open(&opts.out)?);
     let bar = progress.spinner("capture");
     let mut asked: BTreeSet<String> = BTreeSet::new();
-    let mut graphql: BTreeSet<String> = BTreeSet::new();
+    let mut graphql_left: BTreeSet<String> = BTreeSet::new();
     let mut todo: BTreeMap<String, String> = repository_requests(&outputs);
+    let gql_endpoint = graphql::endpoint(&opts.api_url);
     for round in 0..MAX_ROUNDS {
         if round > 0 {
             todo.clear();
         }
+        let node_id = |repo: &str, id: i64| -> Option<String> {
+            ["issues", "pulls"].iter().find_map(|kind| {
+                let g = store.groups.get(&format!("{repo}/{kind}/comments/{id}"))?;
+                let v: serde_json::Value = serde_json::from_str(g.first()?.body.get()).ok()?;
+                v.get("node_id")?.as_str().map(str::to_string)
+            })
+        };
+        let mut gql: BTreeMap<String, Vec<graphql::Query>> = BTreeMap::new();
         for p in looked_up(&outputs, store.rows()) {
-            if !capturable(&p) {
-                graphql.insert(p);
-            } else if !todo.contains_key(&p) {
-                todo.insert(p.clone(), request_of(&p));
+            if capturable(&p) {
+                todo.entry(p.clone()).or_insert_with(|| request_of(&p));
+            } else if let Some(q) = graphql::queries(&p, node_id) {
+                gql.insert(p, q);
+            } else {
+                let rest = graphql::comment_rest_paths(&p);
+                if rest.is_empty() || rest.iter().all(|r| asked.contains(r) || store.has_final(r)) {
+                    graphql_left.insert(p);
+                } else {
+                    for r in rest {
+                        todo.entry(r.clone()).or_insert_with(|| request_of(&r));
+                    }
+                }
             }
         }
         // Already captured (this run or a resumed one) and not refreshing: nothing to ask.
         todo.retain(|p, _| !asked.contains(p) && (opts.refresh || !store.has_final(p)));
-        if todo.is_empty() {
+        gql.retain(|p, _| !asked.contains(p) && (opts.refresh || !store.has_final(p)));
+        if todo.is_empty() && gql.is_empty() {
             break;
         }
         done.rounds = round + 1;
-        let jobs: Vec<(String, String, Option<String>)> =
-            todo.iter().map(|(p, r)| (p.clone(), r.clone(), store.groups.get(p).and_then(|g| g.first()).and_then(|l| l.etag.clone()))).collect();
+        let mut jobs: Vec<(String, Job)> = todo
+            .iter()
+            .map(|(p, r)| (p.clone(), Job::Rest { request: r.clone(), etag: store.groups.get(p).and_then(|g| g.first()).and_then(|l| l.etag.clone()) }))
+            .collect();
+        asked.extend(gql.keys().cloned());
+        jobs.extend(gql.into_iter().map(|(p, q)| (p, Job::Graphql(q))));
         asked.extend(todo.keys().cloned());
         let queue = Mutex::new(jobs.into_iter());
         let results: Mutex<Vec<(String, Option<store::Fetched>)>> = Mutex::new(Vec::new());
@@ -244,8 +288,11 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
             for _ in 0..opts.concurrency.max(1) {
                 s.spawn(|| loop {
                     let next = queue.lock().ok().and_then(|mut q| q.next());
-                    let Some((path, request, etag)) = next else { break };
-                    let fetched = client.fetch(&request, etag.as_deref());
+                    let Some((path, job)) = next else { break };
+                    let fetched = match &job {
+                        Job::Rest { request, etag } => client.fetch(request, etag.as_deref()),
+                        Job::Graphql(q) => Some(client.graphql(&gql_endpoint, q)),
+                    };
                     // A 304: the captured copy again, at the new time.
                     let lines = match &fetched {
                         Some(f) => Some(store::group(&path, f)),
@@ -301,7 +348,8 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
     }
     bar.finish_and_clear();
     done.requests = client.requests.load(std::sync::atomic::Ordering::Relaxed);
-    done.not_captured = graphql.into_iter().collect();
+    // Paths asked for in the end are not "not captured".
+    done.not_captured = graphql_left.into_iter().filter(|p| !store.groups.contains_key(p)).collect();
     let info = opts.out.join("snapshot.json");
     if done.fetched > 0 || done.unchanged > 0 || !info.is_file() {
         let meta = serde_json::json!({

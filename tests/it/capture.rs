@@ -97,6 +97,55 @@ fn serve(bodies: BTreeMap<String, Value>, quirks: HashMap<String, Quirk>) -> Ser
     Server { url, hits, requests }
 }
 
+/// A GraphQL request answered from the recorded `graphql/...` captures, as GitHub would
+/// wrap them; (the path it stands for, the answer).
+fn graphql_answer(req: &Value, bodies: &BTreeMap<String, Value>) -> (String, Value) {
+    let (q, v) = (req["query"].as_str().unwrap(), &req["variables"]);
+    let repo = format!("{}/{}", v["owner"].as_str().unwrap_or(""), v["name"].as_str().unwrap_or(""));
+    let (path, wrap): (String, fn(Value) -> Value) = if q.contains("discussion(number") {
+        (format!("graphql/repos/{repo}/discussions/{}", v["number"]), |n| serde_json::json!({"repository": {"discussion": n}}))
+    } else if q.contains("reviewThreads") {
+        (format!("graphql/repos/{repo}/pulls/{}/review_threads", v["number"]), |n| serde_json::json!({"repository": {"pullRequest": {"reviewThreads": n}}}))
+    } else if q.contains("node(id") {
+        // Node ids are `C:OWNER/REPO:ID` here (see `with_node_ids`).
+        let id = v["id"].as_str().unwrap();
+        let mut parts = id.splitn(3, ':').skip(1);
+        let (r, n) = (parts.next().unwrap(), parts.next().unwrap());
+        (format!("graphql/repos/{r}/comments/{n}"), |n| serde_json::json!({"node": n}))
+    } else {
+        return ("graphql/projects".into(), serde_json::json!({"data": {"organization": null}, "errors": [{"type": "NOT_FOUND"}]}));
+    };
+    match bodies.get(&path) {
+        Some(b) => (path, serde_json::json!({"data": wrap(b.clone())})),
+        None => (path, serde_json::json!({"data": wrap(Value::Null), "errors": [{"type": "NOT_FOUND", "message": "not found"}]})),
+    }
+}
+
+/// REST comment bodies with the `node_id` GitHub gives them (`C:OWNER/REPO:ID` here); a
+/// comment the demo has only as GraphQL gets its REST body too, as GitHub would serve it.
+fn with_node_ids(mut bodies: BTreeMap<String, Value>) -> BTreeMap<String, Value> {
+    let graphql_comments: Vec<(String, String, String)> = bodies
+        .keys()
+        .filter_map(|p| match p.split('/').collect::<Vec<_>>().as_slice() {
+            ["graphql", "repos", o, r, "comments", id] => Some((o.to_string(), r.to_string(), id.to_string())),
+            _ => None,
+        })
+        .collect();
+    for (o, r, id) in graphql_comments {
+        let n: i64 = id.parse().unwrap();
+        bodies.entry(format!("repos/{o}/{r}/issues/comments/{id}")).or_insert_with(|| serde_json::json!({"id": n}));
+    }
+    for (path, body) in bodies.iter_mut() {
+        let seg: Vec<&str> = path.split('/').collect();
+        if let ["repos", o, r, "issues" | "pulls", "comments", id] = seg.as_slice() {
+            if let Some(obj) = body.as_object_mut() {
+                obj.insert("node_id".into(), Value::String(format!("C:{o}/{r}:{id}")));
+            }
+        }
+    }
+    bodies
+}
+
 #[allow(clippy::too_many_arguments)]
 fn handle(
     stream: TcpStream,
@@ -125,6 +174,19 @@ fn handle(
             }
         }
         requests.fetch_add(1, Ordering::SeqCst);
+        let mut out = stream.try_clone().unwrap();
+        if first.starts_with("POST") {
+            let len: usize = headers.get("content-length").and_then(|l| l.parse().ok()).unwrap_or(0);
+            let mut buf = vec![0u8; len];
+            std::io::Read::read_exact(&mut reader, &mut buf).unwrap();
+            let req: Value = serde_json::from_slice(&buf).unwrap();
+            let (path, answer) = graphql_answer(&req, bodies);
+            hits.lock().unwrap().push(path);
+            let text = answer.to_string();
+            let _ = write!(out, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{text}", text.len());
+            let _ = out.flush();
+            continue;
+        }
         let target = first.split_whitespace().nth(1).unwrap_or("/").to_string();
         let (path, query) = target
             .trim_start_matches('/')
@@ -140,7 +202,6 @@ fn handle(
             *n += 1;
             *n
         };
-        let mut out = stream.try_clone().unwrap();
         let reply = |out: &mut TcpStream, status: &str, extra: &str, body: &str| {
             let _ = write!(out, "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{extra}\r\n{body}", body.len());
             let _ = out.flush();
@@ -249,27 +310,12 @@ fn planned(tmp: &Path) -> BTreeSet<String> {
     plan.lines().filter(|l| l.starts_with("gh api")).map(|l| l.rsplit("# ").next().unwrap().trim().to_string()).collect()
 }
 
-/// What the plan lists as needed but not asked for by capture (GraphQL).
+/// What the plan lists as asked for with GraphQL.
 fn planned_elsewhere(tmp: &Path) -> BTreeSet<String> {
     let runs = fixture("demo/runs");
     let recorded = fixture("demo/snapshot");
     let plan = ok(&["capture", "--plan", "--runs", runs.to_str().unwrap(), "--snapshot", recorded.to_str().unwrap()], tmp);
-    plan.lines().filter(|l| l.starts_with("# not asked for")).map(|l| l.rsplit(": ").next().unwrap().trim().to_string()).collect()
-}
-
-/// The demo's GraphQL captures, which capture does not ask for (added as a user would).
-fn graphql_lines() -> String {
-    let mut out = String::new();
-    for f in std::fs::read_dir(fixture("demo/snapshot")).unwrap() {
-        let p = f.unwrap().path();
-        if p.extension().is_some_and(|e| e == "jsonl") {
-            for line in std::fs::read_to_string(&p).unwrap().lines().filter(|l| l.contains("\"path\": \"graphql/")) {
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
-    }
-    out
+    plan.lines().filter_map(|l| l.strip_prefix("# graphql: ")).map(|l| l.split_whitespace().next().unwrap().to_string()).collect()
 }
 
 fn demo_quirks(bodies: &BTreeMap<String, Value>, planned: &BTreeSet<String>) -> HashMap<String, Quirk> {
@@ -316,7 +362,7 @@ fn with_repository_lists(mut bodies: BTreeMap<String, Value>) -> BTreeMap<String
 #[test]
 fn a_capture_from_a_replaying_server_gives_the_outcomes_of_the_recorded_snapshot() {
     let tmp = tempfile::tempdir().unwrap();
-    let bodies = with_repository_lists(demo_bodies());
+    let bodies = with_node_ids(with_repository_lists(demo_bodies()));
     let quirks = demo_quirks(&bodies, &planned(tmp.path()));
     assert!(quirks.len() >= 7, "{quirks:?}");
     let server = serve(bodies.clone(), quirks.clone());
@@ -343,15 +389,29 @@ fn a_capture_from_a_replaying_server_gives_the_outcomes_of_the_recorded_snapshot
     // A path the server does not have is recorded as gone, not dropped.
     assert!(lines.iter().any(|l| l["status"] == 404));
 
+    // GraphQL state was asked for too (a comment's node found through its REST capture),
+    // and stored under its graphql/ path as the recorded snapshot has it.
+    let gql: Vec<&Value> = lines.iter().filter(|l| l["path"].as_str().unwrap().starts_with("graphql/")).collect();
+    for g in ["graphql/repos/acme/api/discussions/30", "graphql/repos/acme/api/comments/7240"] {
+        assert!(gql.iter().any(|l| l["path"] == g), "{g} not captured: {err}");
+    }
+    for l in gql {
+        let p = l["path"].as_str().unwrap();
+        assert_eq!((l["status"].as_u64(), &l["body"]), (Some(200), &bodies[p]), "{p}");
+    }
     // Evaluated as of the recorded snapshot's time, the captured snapshot gives the outcomes
     // of the hand-made one as this server answers it: the demo's bodies, and 404 for every
-    // other path capture asked for (the GraphQL captures, which capture does not make, are
-    // added to both).
+    // other path capture asked for.
     untimed(&snap);
-    std::fs::write(snap.join("graphql.jsonl"), graphql_lines()).unwrap();
     let expected = tmp.path().join("expected-snapshot");
     std::fs::create_dir_all(&expected).unwrap();
-    let mut cassette = graphql_lines();
+    // GraphQL answers for the paths the rules asked for (a rule that finds a 404 on the REST
+    // side may not ask for the GraphQL one).
+    let mut cassette = String::new();
+    for l in lines.iter().filter(|l| l["path"].as_str().unwrap().starts_with("graphql/") && l["status"] == 200) {
+        cassette.push_str(&serde_json::json!({"path": l["path"], "body": l["body"]}).to_string());
+        cassette.push('\n');
+    }
     for (path, body) in &bodies {
         if path.starts_with("repos/") {
             cassette.push_str(&serde_json::json!({"path": path, "body": body}).to_string());
@@ -383,12 +443,19 @@ fn a_rerun_resumes_and_a_refresh_asks_with_etags() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
     assert_eq!(server.requests.load(Ordering::SeqCst), first, "a complete capture asks for nothing again");
     assert_eq!(std::fs::read_to_string(snap.join("capture.jsonl")).unwrap().lines().count(), lines);
-    // --refresh asks again with If-None-Match: every 2xx answer is a 304, no body sent.
+    // --refresh asks again with If-None-Match: every 2xx REST answer is a 304 (no body sent),
+    // kept with the new time; 404s, which carry no ETag, are asked for plainly.
+    let ok_paths: BTreeSet<String> = std::fs::read_to_string(snap.join("capture.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["status"] == 200 && l["path"].as_str().unwrap().starts_with("repos/"))
+        .map(|l| l["path"].as_str().unwrap().to_string())
+        .collect();
     let out = capture(&server, &snap, &["--refresh"]);
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("0 paths fetched (0 failed)"), "{err}");
-    assert!(!err.contains(" 0 unchanged"), "{err}");
+    assert!(err.contains(&format!(", {} unchanged,", ok_paths.len())), "{} paths with 200: {err}", ok_paths.len());
 }
 
 #[test]
