@@ -220,9 +220,27 @@ pub fn render_plan(plan: &Plan) -> String {
     s
 }
 
+/// One capture per snapshot directory at a time: an OS lock on `.NAME.lock` beside it,
+/// released however the process ends.
+fn lock(out: &Path) -> Result<std::fs::File> {
+    let name = out.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "snapshot".into());
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    let path = parent.join(format!(".{name}.lock"));
+    let f = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| Error::io(&path, e))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(Error::Usage(format!("{}: another hindsight capture is writing this snapshot; wait for it to finish", out.display())))
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, e)),
+    }
+}
+
 /// Capture what the runs' outputs need into the snapshot directory `opts.out`.
 pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress::Progress) -> Result<Captured> {
     let outputs = outputs(&opts.runs)?;
+    let _lock = lock(&opts.out)?;
     let mut store = store::Store::open(&opts.out)?;
     let mut done = Captured { cut: store.cut, resumed: store.groups.len(), ..Captured::default() };
     if store.cut > 0 {

@@ -22,6 +22,21 @@ pub fn fixture(rel: &str) -> PathBuf {
 
 /// Evaluate one fixture case in the given windows.
 pub fn evaluate_case(case: &Value, windows: &[Window]) -> Vec<Outcome> {
+    evaluate_case_recording(case, windows, None)
+}
+
+/// Every snapshot path the rule looks up while evaluating `case` (found or not).
+pub fn paths_looked_up(case: &Value, windows: &[Window]) -> std::collections::BTreeSet<String> {
+    let rec = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeSet::new()));
+    evaluate_case_recording(case, windows, Some(rec.clone()));
+    let set = rec.lock().unwrap().clone();
+    set
+}
+
+type Recorder = std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>;
+
+/// `evaluate_case`, recording the paths looked up when given a recorder.
+pub fn evaluate_case_recording(case: &Value, windows: &[Window], recorder: Option<Recorder>) -> Vec<Outcome> {
     let mut caps = Vec::new();
     let empty = serde_json::Map::new();
     // A capture's own time, per path (a cassette line's `captured_at`).
@@ -43,6 +58,10 @@ pub fn evaluate_case(case: &Value, windows: &[Window]) -> Vec<Outcome> {
         caps.push((path.clone(), 1, status.as_u64().expect("error status") as u16, None, "{\"message\":\"Not Found\"}".to_string()));
     }
     let index = SnapshotIndex::build(caps);
+    let index = match recorder {
+        Some(r) => index.with_recorder(r),
+        None => index,
+    };
     let captured_at = hindsight::time::parse(case.get("captured_at").and_then(Value::as_str).unwrap_or(CAPTURED_AT)).expect("captured_at");
     let mut policy = Policy::default().to_json();
     if let Some(p) = case.get("policy").and_then(Value::as_object) {
