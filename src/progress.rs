@@ -41,18 +41,16 @@ impl Progress {
         pb
     }
 
-    /// A stage of unknown length: a spinner with a message (requests made, rate-limit
-    /// budget) and the time spent.
-    pub fn spinner(&self, stage: &str) -> ProgressBar {
+    /// A bar with a message and an estimate of the time left (`capture`'s rounds).
+    pub fn bar_eta(&self, stage: &str, len: u64) -> ProgressBar {
         if !self.enabled {
             return ProgressBar::hidden();
         }
-        let pb = ProgressBar::new_spinner();
-        if let Ok(style) = ProgressStyle::with_template("{prefix:>9} {spinner} {msg} {elapsed}") {
-            pb.set_style(style);
+        let pb = ProgressBar::new(len);
+        if let Ok(style) = ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} {msg} (eta {eta})") {
+            pb.set_style(style.progress_chars("=> "));
         }
         pb.set_prefix(stage.to_string());
-        pb.enable_steady_tick(std::time::Duration::from_millis(200));
         pb
     }
 }

@@ -252,7 +252,6 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
     }
     let client = http::Client::new(&opts.api_url, token, opts.retry, opts.max_pages);
     let writer = Mutex::new(store::Writer::open(&opts.out)?);
-    let bar = progress.spinner("capture");
     let mut asked: BTreeSet<String> = BTreeSet::new();
     let mut graphql_left: BTreeSet<String> = BTreeSet::new();
     let mut todo: BTreeMap<String, String> = repository_requests(&outputs);
@@ -299,6 +298,7 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
         asked.extend(gql.keys().cloned());
         jobs.extend(gql.into_iter().map(|(p, q)| (p, Job::Graphql(q))));
         asked.extend(todo.keys().cloned());
+        let bar = progress.bar_eta(&format!("round {}", round + 1), jobs.len() as u64);
         let queue = Mutex::new(jobs.into_iter());
         let results: Mutex<Vec<(String, Option<store::Fetched>)>> = Mutex::new(Vec::new());
         let failure: Mutex<Option<Error>> = Mutex::new(None);
@@ -327,18 +327,18 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
                     }
                     let b = client.budget.lock().map(|b| *b).unwrap_or_default();
                     bar.set_message(format!(
-                        "round {}, {} requests, rate limit {}",
-                        round + 1,
+                        "{} requests, rate limit {}",
                         client.requests.load(std::sync::atomic::Ordering::Relaxed),
                         b.remaining.map_or("unknown".to_string(), |r| format!("{r} left"))
                     ));
-                    bar.tick();
+                    bar.inc(1);
                     if let Ok(mut r) = results.lock() {
                         r.push((path, fetched));
                     }
                 });
             }
         });
+        bar.finish_and_clear();
         if let Some(e) = failure.into_inner().ok().flatten() {
             return Err(e);
         }
@@ -364,7 +364,6 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
             }
         }
     }
-    bar.finish_and_clear();
     done.requests = client.requests.load(std::sync::atomic::Ordering::Relaxed);
     // Paths asked for in the end are not "not captured".
     done.not_captured = graphql_left.into_iter().filter(|p| !store.groups.contains_key(p)).collect();
