@@ -8,6 +8,7 @@
 pub mod actors;
 pub mod case;
 pub mod catalogue;
+pub mod ci_gate;
 pub mod outcome;
 pub mod outcomes;
 pub mod policy;
@@ -497,6 +498,7 @@ pub fn evaluate_dataset_in_chunks(
     }
     let bar = progress.bar("evaluate", outputs.len() as u64);
     let mut parts: Vec<OutcomeRows> = Vec::new();
+    let mut replays: Vec<ci_gate::Replay> = Vec::new();
     let mut shared: Option<Arc<SnapshotIndex>> = None;
     // Each worker fills its own rows; `merge` sorts them once at the end.
     let judge = |parts: &mut Vec<OutcomeRows>, jobs: Vec<(usize, &SnapshotIndex)>| {
@@ -536,6 +538,20 @@ pub fn evaluate_dataset_in_chunks(
             let indexes: Vec<(Vec<usize>, SnapshotIndex)> =
                 repos.into_par_iter().map(|(ids, captures)| (ids, SnapshotIndex::build(captures).with_shared(shared.clone()))).collect();
             judge(&mut parts, indexes.iter().flat_map(|(ids, index)| ids.iter().map(move |&i| (i, index))).collect());
+            // Seed 002's CI gate, replayed for the outputs that push code.
+            let r: Vec<ci_gate::Replay> = indexes
+                .par_iter()
+                .flat_map_iter(|(ids, index)| {
+                    let mut rs: Vec<ci_gate::Replay> = ids.iter().filter_map(|&i| ci_gate::replay(index, &outputs[i])).collect();
+                    if let Some(repo) = rs.first().map(|r| r.repo.clone()) {
+                        for (pr, v) in ci_gate::loop_states(index, &repo) {
+                            rs.iter_mut().filter(|r| r.pull_number == pr).for_each(|r| ci_gate::compare(r, &v));
+                        }
+                    }
+                    rs
+                })
+                .collect();
+            replays.extend(r);
             indexes.into_par_iter().for_each(drop);
         }
         reader.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("responses.parquet"), message: "the reader thread failed".into() }))
@@ -544,8 +560,13 @@ pub fn evaluate_dataset_in_chunks(
     let empty = SnapshotIndex::default().with_shared(shared.clone());
     let mut rest: Vec<usize> = by_repo.into_values().flatten().chain(no_repo).collect();
     rest.sort_unstable();
+    replays.extend(rest.iter().filter_map(|&i| ci_gate::replay(&empty, &outputs[i])));
     judge(&mut parts, rest.into_iter().map(|i| (i, &empty)).collect());
     bar.finish_and_clear();
+    for t in ci_gate::tables(&replays) {
+        let w = crate::dataset::write_table(dataset, &t)?;
+        manifest.record_table(t.name, &w);
+    }
     let batch = OutcomeRows::merge(parts)?;
     let n = batch.num_rows();
     let w = crate::dataset::write_batch(dataset, "outcomes", &batch)?;

@@ -25,6 +25,8 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("by_workflow", include_str!("../../queries/by_workflow.sql")),
     ("by_run", include_str!("../../queries/by_run.sql")),
     ("gh_aw_summary", include_str!("../../queries/gh_aw_summary.sql")),
+    ("ci_gate", include_str!("../../queries/ci_gate.sql")),
+    ("ci_gate_outcomes", include_str!("../../queries/ci_gate_outcomes.sql")),
     ("aidev/overview", include_str!("../../queries/aidev/overview.sql")),
     ("aidev/turnaround", include_str!("../../queries/aidev/turnaround.sql")),
     ("aidev/merge_rate_by_type", include_str!("../../queries/aidev/merge_rate_by_type.sql")),
@@ -45,6 +47,8 @@ pub const DASHBOARD: &[(&str, &str)] = &[
     ("by_workflow", "By workflow and window"),
     ("by_run", "By run and window"),
     ("gh_aw_summary", "gh-aw's own summary, for comparison (mixes evidence strengths)"),
+    ("ci_gate", "CI gate replayed (seed 002): first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red"),
+    ("ci_gate_outcomes", "CI gate outcomes and pause reasons, by count (seed 002)"),
 ];
 
 pub fn query_text(name_or_file: &str) -> Result<String> {

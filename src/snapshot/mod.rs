@@ -4,6 +4,7 @@
 //! Reading never fails a whole file for one odd line: a line that is not a usable response
 //! goes to quarantine with its file, line and reason, and the rest is read.
 
+pub mod ci;
 pub mod derive;
 pub mod github;
 pub mod graphql;

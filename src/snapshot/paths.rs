@@ -18,6 +18,8 @@ pub enum Resource {
     PullRequestedReviewers(i64),
     Compare(String, String),
     CheckRuns(String),
+    /// `commits/SHA/status`: the combined status.
+    CommitStatus(String),
     ActionsRun(i64),
     Other(String),
 }
@@ -49,6 +51,7 @@ pub fn parse(path: &str) -> Option<(String, Resource)> {
         ["pulls", n, "requested_reviewers"] => num(n).map(Resource::PullRequestedReviewers),
         ["compare", spec] => spec.split_once("...").map(|(a, b)| Resource::Compare(a.to_string(), b.to_string())),
         ["commits", sha, "check-runs"] => Some(Resource::CheckRuns(sha.to_string())),
+        ["commits", sha, "status"] => Some(Resource::CommitStatus(sha.to_string())),
         ["actions", "runs", id] => num(id).map(Resource::ActionsRun),
         _ => None,
     };

@@ -197,6 +197,35 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
         ],
     );
     let mut labels = Table::new("issue_labels", &[("repo", Kind::Str), ("issue_number", Kind::Int), ("label", Kind::Str)]);
+    let mut ci_checks = Table::new(
+        "ci_checks",
+        &[
+            ("repo", Kind::Str),
+            ("sha", Kind::Str),
+            ("kind", Kind::Str),
+            ("name", Kind::Str),
+            ("status", Kind::Str),
+            ("conclusion", Kind::Str),
+            ("token", Kind::Str),
+            ("fails", Kind::Bool),
+            ("started_at", Kind::Time),
+            ("completed_at", Kind::Time),
+        ],
+    );
+    let mut ci_commits = Table::new(
+        "ci_commits",
+        &[
+            ("repo", Kind::Str),
+            ("sha", Kind::Str),
+            ("ci_state", Kind::Str),
+            ("checks", Kind::Int),
+            ("failing", Kind::Int),
+            ("finished_at", Kind::Time),
+            ("failure_signature", Kind::Str),
+        ],
+    );
+    // Checks per (repo, sha), both lists of a commit together.
+    let mut commit_checks: std::collections::BTreeMap<(String, String), Vec<super::ci::Check>> = std::collections::BTreeMap::new();
 
     let failed: std::collections::HashSet<&str> = captures.iter().filter(|c| !(200..300).contains(&c.status)).map(|c| c.path.as_str()).collect();
     // Position of a list element across the pages of its path.
@@ -208,7 +237,7 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             continue;
         }
         let Some((repo, res)) = paths::parse(path) else { continue };
-        if matches!(res, Resource::Other(_) | Resource::Compare(..) | Resource::CheckRuns(_) | Resource::ActionsRun(_) | Resource::PullRequestedReviewers(_)) {
+        if matches!(res, Resource::Other(_) | Resource::Compare(..) | Resource::ActionsRun(_) | Resource::PullRequestedReviewers(_)) {
             continue;
         }
         if path != last_path {
@@ -325,6 +354,8 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
                     reactions.push(vec![s(&repo), s(subject), i(id), oi(r.id), os(r.user.login), os(r.user.kind), os(r.content), t(r.created_at)]);
                 }
             }
+            Resource::CheckRuns(sha) => commit_checks.entry((repo.clone(), sha)).or_default().extend(super::ci::check_runs(v)),
+            Resource::CommitStatus(sha) => commit_checks.entry((repo.clone(), sha)).or_default().extend(super::ci::statuses(v)),
             Resource::IssueLabels(n) => {
                 for l in crate::json::names(v).unwrap_or_default() {
                     labels.push(vec![s(&repo), i(n), s(l)]);
@@ -338,7 +369,32 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
     comments.sort_by_columns(&["repo", "comment_id", "issue_number"]);
     comments.dedup_by_columns(&["repo", "comment_id"]);
     comments.sort_by_columns(&["repo", "issue_number", "comment_id"]);
-    vec![issues, pulls, comments, review_comments, reviews, commits, events, reactions, labels]
+    for ((repo, sha), checks) in &commit_checks {
+        for c in checks {
+            ci_checks.push(vec![
+                s(repo),
+                s(sha),
+                s(c.kind),
+                s(&c.name),
+                os(c.status.as_ref()),
+                os(c.conclusion.as_ref()),
+                s(c.token()),
+                b(c.fails()),
+                t(c.started_at),
+                t(c.completed_at),
+            ]);
+        }
+        ci_commits.push(vec![
+            s(repo),
+            s(sha),
+            s(super::ci::reduce(checks).as_str()),
+            i(checks.len() as i64),
+            i(checks.iter().filter(|c| c.fails()).count() as i64),
+            t(super::ci::finished_at(checks)),
+            os(super::ci::signature(checks)),
+        ]);
+    }
+    vec![issues, pulls, comments, review_comments, reviews, commits, events, reactions, labels, ci_checks, ci_commits]
 }
 
 fn push_comment(tb: &mut Table, repo: &str, issue: Option<i64>, c: Comment) {

@@ -4,6 +4,7 @@ mod support;
 
 mod aidev;
 mod capture;
+mod ci_gate;
 mod cli;
 mod dashboard;
 mod fuzz;

@@ -1,0 +1,276 @@
+//! CI state of a commit (seed 002): its check runs (`commits/SHA/check-runs`) and combined
+//! status (`commits/SHA/status`), reduced to `success | failure | pending` exactly as seed
+//! 002's gate reduces `gh pr checks` output, and a failure signature for its no-progress
+//! guard.
+//!
+//! The reduction (seed 002, step 5a): each check gives one token, its conclusion if it has
+//! one, else its state, upper-cased. Starting from `success`, any of FAILURE, CANCELLED,
+//! TIMED_OUT, ACTION_REQUIRED, STARTUP_FAILURE, STALE makes it `failure`; any of PENDING,
+//! QUEUED, IN_PROGRESS, WAITING, REQUESTED makes it `pending` unless it is already
+//! `failure`; everything else (SUCCESS, NEUTRAL, SKIPPED, and a status context's ERROR or
+//! EXPECTED, which the seed's list leaves out) changes nothing. No checks at all reduce to
+//! `success`, as the seed's script does; `checks = 0` says so beside it. A commit with no
+//! capture of either list is `missing`, never `success`.
+
+use serde_json::Value;
+
+use crate::time::Instant;
+
+/// One check of a commit: a check run or a status context.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    /// `check_run` or `status`.
+    pub kind: &'static str,
+    pub name: String,
+    /// Check runs: queued, in_progress, completed...; status contexts: their state.
+    pub status: Option<String>,
+    pub conclusion: Option<String>,
+    pub started_at: Option<Instant>,
+    pub completed_at: Option<Instant>,
+    /// The output's summary and text (check runs) or description (status contexts).
+    pub output: String,
+}
+
+impl Check {
+    /// The token seed 002's script reads: conclusion, else state, upper-cased.
+    pub fn token(&self) -> String {
+        self.conclusion.as_deref().filter(|c| !c.is_empty()).or(self.status.as_deref()).unwrap_or("").to_uppercase()
+    }
+
+    pub fn fails(&self) -> bool {
+        FAILING.contains(&self.token().as_str())
+    }
+}
+
+const FAILING: &[&str] = &["FAILURE", "CANCELLED", "TIMED_OUT", "ACTION_REQUIRED", "STARTUP_FAILURE", "STALE"];
+const WAITING: &[&str] = &["PENDING", "QUEUED", "IN_PROGRESS", "WAITING", "REQUESTED"];
+
+/// A commit's reduced CI state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CiState {
+    Success,
+    Failure,
+    Pending,
+    /// Neither list was captured.
+    Missing,
+}
+
+impl CiState {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            CiState::Success => "success",
+            CiState::Failure => "failure",
+            CiState::Pending => "pending",
+            CiState::Missing => "missing",
+        }
+    }
+}
+
+/// Seed 002's reduction of a commit's checks.
+pub fn reduce(checks: &[Check]) -> CiState {
+    let mut r = CiState::Success;
+    for c in checks {
+        let t = c.token();
+        if FAILING.contains(&t.as_str()) {
+            r = CiState::Failure;
+        } else if WAITING.contains(&t.as_str()) && r == CiState::Success {
+            r = CiState::Pending;
+        }
+    }
+    r
+}
+
+fn text(v: &Value, k: &str) -> Option<String> {
+    v.get(k).and_then(Value::as_str).map(str::to_string)
+}
+
+/// The check runs of a `commits/SHA/check-runs` body (`{"check_runs": [...]}`; a bare array
+/// of pages joined is read too).
+pub fn check_runs(body: &Value) -> Vec<Check> {
+    let runs = match body {
+        Value::Array(pages) => pages.iter().flat_map(|p| p.get("check_runs").and_then(Value::as_array).cloned().unwrap_or_default()).collect(),
+        v => v.get("check_runs").and_then(Value::as_array).cloned().unwrap_or_default(),
+    };
+    runs.iter()
+        .map(|r| {
+            let out = r.get("output").cloned().unwrap_or(Value::Null);
+            let output = [text(&out, "title"), text(&out, "summary"), text(&out, "text")].into_iter().flatten().collect::<Vec<_>>().join("\n");
+            Check {
+                kind: "check_run",
+                name: text(r, "name").unwrap_or_default(),
+                status: text(r, "status"),
+                conclusion: text(r, "conclusion"),
+                started_at: crate::time::at(r, "started_at"),
+                completed_at: crate::time::at(r, "completed_at"),
+                output,
+            }
+        })
+        .collect()
+}
+
+/// The status contexts of a `commits/SHA/status` body (the combined status: `statuses`).
+pub fn statuses(body: &Value) -> Vec<Check> {
+    let list = body.get("statuses").and_then(Value::as_array).cloned().unwrap_or_default();
+    list.iter()
+        .map(|s| Check {
+            kind: "status",
+            name: text(s, "context").unwrap_or_default(),
+            status: text(s, "state"),
+            conclusion: None,
+            started_at: crate::time::at(s, "created_at"),
+            completed_at: crate::time::at(s, "updated_at"),
+            output: text(s, "description").unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// The failure signature of a failing commit: its failing checks' names, sorted and joined
+/// by `,`, then `|` and the first error code in their output (checks in name order; the
+/// output's title, summary and text in that order), as `CODE`, `CODE:SYMBOL` or
+/// `CODE:SYMBOL:FILE` when a quoted symbol and a file path stand on the same line
+/// (`TS2339:fromArrays:tests/stats/eval_query.test.ts`), or `-` when there is none.
+/// Timestamps, run ids, SHAs and line:column positions never enter it, so two runs of the
+/// same failure give the same signature. `None` when nothing fails.
+pub fn signature(checks: &[Check]) -> Option<String> {
+    let mut failing: Vec<&Check> = checks.iter().filter(|c| c.fails()).collect();
+    if failing.is_empty() {
+        return None;
+    }
+    failing.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut names: Vec<String> = failing.iter().map(|c| normalize_name(&c.name)).collect();
+    names.dedup();
+    let code = failing.iter().find_map(|c| c.output.lines().find_map(error_code)).unwrap_or_else(|| "-".into());
+    Some(format!("{}|{code}", names.join(",")))
+}
+
+/// A check name without what changes from run to run: runs of six digits or more (run ids)
+/// and hex runs of seven or more with a digit (SHAs) become `*`; whitespace collapsed.
+fn normalize_name(name: &str) -> String {
+    let mut out = String::new();
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        let digits = run.chars().filter(char::is_ascii_digit).count();
+        let volatile = (digits == run.len() && digits >= 6) || (run.len() >= 7 && digits > 0 && run.chars().all(|c| c.is_ascii_hexdigit()));
+        out.push_str(if volatile { "*" } else { run.as_str() });
+        run.clear();
+    };
+    for c in name.split_whitespace().collect::<Vec<_>>().join(" ").chars() {
+        if c.is_ascii_alphanumeric() {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// The first error code of a line, with the quoted symbol and the file path beside it.
+/// Codes: one to five capital letters and three to five digits (`TS2339`, `E0308`,
+/// `CS0103`, `F401`), alone or as rustc writes them (`error[E0308]`).
+fn error_code(line: &str) -> Option<String> {
+    let tokens: Vec<&str> = line.split(|c: char| !(c.is_ascii_alphanumeric())).filter(|t| !t.is_empty()).collect();
+    let code = tokens.iter().find(|t| {
+        let letters = t.chars().take_while(|c| c.is_ascii_uppercase()).count();
+        let rest = &t[letters..];
+        (1..=5).contains(&letters) && (3..=5).contains(&rest.len()) && rest.chars().all(|c| c.is_ascii_digit())
+    })?;
+    let mut out = code.to_string();
+    if let Some(sym) = quoted(line) {
+        out.push(':');
+        out.push_str(&sym);
+    }
+    if let Some(file) = file_path(line) {
+        out.push(':');
+        out.push_str(&file);
+    }
+    Some(out)
+}
+
+/// The first quoted identifier of a line ('x', "x" or `x`).
+fn quoted(line: &str) -> Option<String> {
+    for q in ['\'', '"', '`'] {
+        let mut parts = line.split(q);
+        parts.next();
+        if let Some(s) = parts.next() {
+            if !s.is_empty() && s.len() <= 80 && s.chars().all(|c| c.is_alphanumeric() || "_$.:<>".contains(c)) && parts.next().is_some() {
+                return Some(s.to_string());
+            }
+        }
+    }
+    None
+}
+
+/// The first path-like token of a line (a `/` and an extension), without `:line:col` or
+/// `(line,col)`.
+fn file_path(line: &str) -> Option<String> {
+    line.split(|c: char| c.is_whitespace() || "'\"`,;".contains(c)).find_map(|t| {
+        let t = t.split('(').next().unwrap_or(t);
+        let t = t.trim_end_matches(|c: char| c.is_ascii_digit() || c == ':');
+        let ext = t.rsplit_once('.').map(|(_, e)| e)?;
+        (t.contains('/') && !t.contains("://") && (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphanumeric())).then(|| t.to_string())
+    })
+}
+
+/// When a commit's CI finished: the last completion among its checks (`None` while any is
+/// unfinished, or with no times).
+pub fn finished_at(checks: &[Check]) -> Option<Instant> {
+    checks.iter().map(|c| c.completed_at).collect::<Option<Vec<_>>>()?.into_iter().max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(name: &str, status: &str, conclusion: Option<&str>, output: &str) -> Check {
+        Check {
+            kind: "check_run",
+            name: name.into(),
+            status: Some(status.into()),
+            conclusion: conclusion.map(str::to_string),
+            started_at: None,
+            completed_at: None,
+            output: output.into(),
+        }
+    }
+
+    #[test]
+    fn reduced_as_seed_002s_script_does() {
+        assert_eq!(reduce(&[]), CiState::Success);
+        assert_eq!(reduce(&[c("a", "completed", Some("success"), "")]), CiState::Success);
+        assert_eq!(reduce(&[c("a", "completed", Some("neutral"), ""), c("b", "completed", Some("skipped"), "")]), CiState::Success);
+        for bad in ["failure", "cancelled", "timed_out", "action_required", "startup_failure", "stale"] {
+            assert_eq!(reduce(&[c("a", "completed", Some(bad), "")]), CiState::Failure, "{bad}");
+        }
+        for wait in ["queued", "in_progress", "waiting", "requested", "pending"] {
+            assert_eq!(reduce(&[c("a", wait, None, "")]), CiState::Pending, "{wait}");
+        }
+        // A failure anywhere wins over pending, in either order.
+        assert_eq!(reduce(&[c("a", "in_progress", None, ""), c("b", "completed", Some("failure"), "")]), CiState::Failure);
+        assert_eq!(reduce(&[c("b", "completed", Some("failure"), ""), c("a", "queued", None, "")]), CiState::Failure);
+        // A status context's `error` is not in the seed's list.
+        let err = Check { kind: "status", status: Some("error".into()), ..c("ci/x", "", None, "") };
+        assert_eq!(reduce(&[err]), CiState::Success);
+        let failed = Check { kind: "status", status: Some("failure".into()), ..c("ci/x", "", None, "") };
+        assert_eq!(reduce(&[failed]), CiState::Failure);
+    }
+
+    #[test]
+    fn signatures_are_stable_and_normalized() {
+        let out = "Run 2024-05-01T10:00:00Z\nsrc/x.ts(12,5): error TS2339: Property 'fromArrays' does not exist on type 'Stats'. tests/stats/eval_query.test.ts:40:7\n";
+        let a = [c("typecheck", "completed", Some("failure"), out), c("lint", "completed", Some("success"), "")];
+        assert_eq!(signature(&a).as_deref(), Some("typecheck|TS2339:fromArrays:src/x.ts"));
+        // Order, timestamps and positions do not matter.
+        let out2 = "Run 2025-01-01T00:00:00Z\nsrc/x.ts(99,1): error TS2339: Property 'fromArrays' does not exist on type 'Stats'.\n";
+        let b = [c("lint", "completed", Some("success"), ""), c("typecheck", "completed", Some("failure"), out2)];
+        assert_eq!(signature(&a), signature(&b));
+        // Names sorted; run ids in names dropped; no code found.
+        let d = [c("test (run 123456789)", "completed", Some("failure"), "boom"), c("build", "completed", Some("timed_out"), "")];
+        assert_eq!(signature(&d).as_deref(), Some("build,test (run *)|-"));
+        assert_eq!(signature(&[c("ok", "completed", Some("success"), "E0308")]), None);
+        assert_eq!(error_code("error[E0308]: mismatched types --> src/lib.rs:3:9").as_deref(), Some("E0308:src/lib.rs"));
+        assert_eq!(error_code("tests/stats/eval_query.test.ts: TS2339 'fromArrays'").as_deref(), Some("TS2339:fromArrays:tests/stats/eval_query.test.ts"));
+        assert_eq!(error_code("no code here 12345"), None);
+    }
+}
