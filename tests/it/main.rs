@@ -7,6 +7,7 @@ mod capture;
 mod cli;
 mod dashboard;
 mod fuzz;
+mod gate;
 mod layouts;
 mod pipeline;
 mod readers;
