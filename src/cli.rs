@@ -166,6 +166,19 @@ enum Command {
         #[arg(long)]
         policy: Option<PathBuf>,
     },
+    /// Seed 003's evaluation and commit protocol over recorded execution results: commit or
+    /// reject each, with its violations and the compliance report (docs/GATE.md).
+    Gate {
+        /// Execution results, one JSON object per line.
+        #[arg(long, value_name = "FILE.jsonl")]
+        results: PathBuf,
+        /// The gate policy (JSON): allowed files, expected outcomes, protected files, commit types.
+        #[arg(long, value_name = "POLICY.json")]
+        policy: PathBuf,
+        /// json or table.
+        #[arg(long, default_value = "json")]
+        format: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -233,6 +246,7 @@ pub enum Task {
     Capture { options: hindsight::capture::Options },
     Plan { runs: PathBuf, snapshot: Option<PathBuf> },
     ImportAidev { dir: PathBuf, out: PathBuf, windows: Vec<Window>, policy: Policy, captured_at: Option<hindsight::time::Instant> },
+    Gate { results: PathBuf, policy: hindsight::gate::Policy, format: hindsight::gate::Format },
 }
 
 fn study(i: Inputs) -> Option<Study> {
@@ -287,6 +301,11 @@ impl Cli {
                 },
             },
             Command::Policy { policy: p } => Task::Policy { policy: policy(p)? },
+            // The format first: a usage error is said before the policy file is read.
+            Command::Gate { results, policy: p, format } => {
+                let format = format.parse()?;
+                Task::Gate { results, policy: hindsight::gate::Policy::load(&p)?, format }
+            }
             Command::Check { dataset, expected, exact, tolerance } => {
                 if !(tolerance >= 0.0 && tolerance.is_finite()) {
                     return Err(Error::Usage("--tolerance must be a number >= 0".into()));

@@ -4,6 +4,8 @@
 //! Data flow, one module per stage: [`snapshot`] and [`runs`] read the inputs,
 //! [`dataset`] writes and reads the Parquet dataset, [`evaluate`] judges every output in
 //! every window, [`report`] runs the dashboard SQL. [`pipeline`] strings them together.
+//! Beside that flow, [`gate`] is seed 003's commit-or-reject protocol over recorded
+//! execution results.
 
 // Rules return `Result<_, Verdict>`: an early verdict (target missing, capture failed) is an
 // answer, not an error, and is built once per output and window, so its size does not matter.
@@ -16,6 +18,7 @@ pub mod dataset;
 pub mod demo;
 pub mod error;
 pub mod evaluate;
+pub mod gate;
 pub mod inputs;
 pub mod json;
 pub mod output;

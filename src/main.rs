@@ -161,6 +161,17 @@ fn execute(config: Config) -> anyhow::Result<u8> {
                 eprintln!("attached: {} traces, {} linked -> {}", a.traces, a.linked, a.out.display());
             }
         }
+        Task::Gate { results, policy, format } => {
+            let report = hindsight::gate::run(&results, &policy)?;
+            if !config.quiet {
+                let c = &report.compliance;
+                eprintln!(
+                    "gate: {} records read = {} evaluated + {} quarantined; {} commit(s) performed",
+                    c.records_read, c.evaluated, c.quarantined, c.commits_performed
+                );
+            }
+            output::print(&report.render(format)?)?;
+        }
         Task::Verify { dataset, study } => {
             let inputs = study.as_ref().map(|s| (s.snapshot.as_path(), s.runs.as_path(), s.traces.as_slice()));
             let drift = hindsight::dataset::verify::verify(&dataset, inputs)?;

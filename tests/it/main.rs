@@ -8,6 +8,7 @@ mod ci_gate;
 mod cli;
 mod dashboard;
 mod fuzz;
+mod gate;
 mod layouts;
 mod pipeline;
 mod readers;
