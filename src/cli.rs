@@ -178,6 +178,10 @@ enum Command {
         /// json or table.
         #[arg(long, default_value = "json")]
         format: String,
+        /// Also write the results into this dataset (tables commit_protocol and
+        /// commit_protocol_violations), where the dashboard shows them.
+        #[arg(long)]
+        dataset: Option<PathBuf>,
     },
 }
 
@@ -246,7 +250,7 @@ pub enum Task {
     Capture { options: hindsight::capture::Options },
     Plan { runs: PathBuf, snapshot: Option<PathBuf> },
     ImportAidev { dir: PathBuf, out: PathBuf, windows: Vec<Window>, policy: Policy, captured_at: Option<hindsight::time::Instant> },
-    Gate { results: PathBuf, policy: hindsight::gate::Policy, format: hindsight::gate::Format },
+    Gate { results: PathBuf, policy: hindsight::gate::Policy, format: hindsight::gate::Format, dataset: Option<PathBuf> },
 }
 
 fn study(i: Inputs) -> Option<Study> {
@@ -302,9 +306,9 @@ impl Cli {
             },
             Command::Policy { policy: p } => Task::Policy { policy: policy(p)? },
             // The format first: a usage error is said before the policy file is read.
-            Command::Gate { results, policy: p, format } => {
+            Command::Gate { results, policy: p, format, dataset } => {
                 let format = format.parse()?;
-                Task::Gate { results, policy: hindsight::gate::Policy::load(&p)?, format }
+                Task::Gate { results, policy: hindsight::gate::Policy::load(&p)?, format, dataset }
             }
             Command::Check { dataset, expected, exact, tolerance } => {
                 if !(tolerance >= 0.0 && tolerance.is_finite()) {

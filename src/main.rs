@@ -161,8 +161,11 @@ fn execute(config: Config) -> anyhow::Result<u8> {
                 eprintln!("attached: {} traces, {} linked -> {}", a.traces, a.linked, a.out.display());
             }
         }
-        Task::Gate { results, policy, format } => {
+        Task::Gate { results, policy, format, dataset } => {
             let report = hindsight::gate::run(&results, &policy)?;
+            if let Some(ds) = &dataset {
+                pipeline::gate_into(ds, &report, &progress)?;
+            }
             if !config.quiet {
                 let c = &report.compliance;
                 eprintln!(

@@ -422,3 +422,16 @@ pub fn import_aidev(
         outcomes,
     })
 }
+
+/// `hindsight gate --dataset`: the commit protocol's results become tables of the dataset,
+/// committed with its manifest (the dashboard then shows them).
+pub fn gate_into(dataset: &Path, report: &crate::gate::Report, progress: &Progress) -> Result<()> {
+    let staging = stage_change(dataset, progress)?;
+    let mut manifest = Manifest::load(&staging.dir)?;
+    for t in report.tables() {
+        let w = write_table(&staging.dir, &t)?;
+        manifest.record_table(t.name, &w);
+    }
+    manifest.save(&staging.dir)?;
+    staging.commit()
+}

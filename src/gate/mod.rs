@@ -560,6 +560,49 @@ pub fn run(results: &Path, policy: &Policy) -> Result<Report> {
     Ok(Report { compliance: Compliance::of(&evaluated, records.quarantined.len()), results: evaluated, quarantined: records.quarantined })
 }
 
+impl Report {
+    /// The results as dataset tables: `commit_protocol` (one row per evaluated result) and
+    /// `commit_protocol_violations` (one row per violation), in file order.
+    pub fn tables(&self) -> Vec<crate::table::Table> {
+        use crate::table::{b, i, os, s, Kind, Table};
+        let mut results = Table::new(
+            "commit_protocol",
+            &[
+                ("task_id", Kind::Str),
+                ("line", Kind::Int),
+                ("evaluation_result", Kind::Str),
+                ("commit_performed", Kind::Bool),
+                ("terminal_state", Kind::Str),
+                ("rejection_reason", Kind::Str),
+                ("violation_count", Kind::Int),
+                ("timestamp", Kind::Str),
+                ("input_sha256", Kind::Str),
+            ],
+        );
+        let mut violations = Table::new(
+            "commit_protocol_violations",
+            &[("task_id", Kind::Str), ("line", Kind::Int), ("kind", Kind::Str), ("path", Kind::Str), ("detail", Kind::Str)],
+        );
+        for e in &self.results {
+            results.push(vec![
+                s(&e.task_id),
+                i(e.line as i64),
+                s(e.evaluation_result.name()),
+                b(e.commit_performed),
+                s(e.terminal_state.name()),
+                os(e.rejection_reason.as_ref()),
+                i(e.violations.len() as i64),
+                os(e.timestamp.as_ref()),
+                s(&e.input_sha256),
+            ]);
+            for v in &e.violations {
+                violations.push(vec![s(&e.task_id), i(e.line as i64), s(v.kind.name()), os(v.path.as_ref()), os(v.detail.as_ref())]);
+            }
+        }
+        vec![results, violations]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

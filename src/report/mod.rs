@@ -27,6 +27,8 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("gh_aw_summary", include_str!("../../queries/gh_aw_summary.sql")),
     ("ci_gate", include_str!("../../queries/ci_gate.sql")),
     ("ci_gate_outcomes", include_str!("../../queries/ci_gate_outcomes.sql")),
+    ("commit_protocol", include_str!("../../queries/commit_protocol.sql")),
+    ("commit_protocol_violations", include_str!("../../queries/commit_protocol_violations.sql")),
     ("aidev/overview", include_str!("../../queries/aidev/overview.sql")),
     ("aidev/turnaround", include_str!("../../queries/aidev/turnaround.sql")),
     ("aidev/merge_rate_by_type", include_str!("../../queries/aidev/merge_rate_by_type.sql")),
@@ -49,7 +51,13 @@ pub const DASHBOARD: &[(&str, &str)] = &[
     ("gh_aw_summary", "gh-aw's own summary, for comparison (mixes evidence strengths)"),
     ("ci_gate", "CI gate replayed (seed 002): first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red"),
     ("ci_gate_outcomes", "CI gate outcomes and pause reasons, by count (seed 002)"),
+    ("commit_protocol", "Commit protocol results by terminal state (seed 003; after `hindsight gate --dataset`)"),
+    ("commit_protocol_violations", "Commit protocol violations by kind (seed 003)"),
 ];
+
+/// Dashboard sections shown only when the dataset has their table (written by a command
+/// that not every study runs).
+pub const OPTIONAL_SECTIONS: &[(&str, &str)] = &[("commit_protocol", "commit_protocol"), ("commit_protocol_violations", "commit_protocol_violations")];
 
 pub fn query_text(name_or_file: &str) -> Result<String> {
     if let Some((_, sql)) = QUERIES.iter().find(|(n, _)| *n == name_or_file) {
@@ -233,9 +241,11 @@ pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits) -> Result<Str
     if !session.has_table("outcomes") {
         return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no outcomes table: run `hindsight evaluate` first".into() });
     }
-    let sqls: Vec<String> = DASHBOARD.iter().map(|(name, _)| query_text(name)).collect::<Result<_>>()?;
+    let shown: Vec<&(&str, &str)> =
+        DASHBOARD.iter().filter(|(name, _)| OPTIONAL_SECTIONS.iter().find(|(s, _)| s == name).is_none_or(|(_, table)| session.has_table(table))).collect();
+    let sqls: Vec<String> = shown.iter().map(|(name, _)| query_text(name)).collect::<Result<_>>()?;
     let results = session.sql_all(&sqls)?;
-    let sections: Vec<_> = DASHBOARD.iter().zip(results).map(|((name, title), batches)| (*name, *title, batches)).collect();
+    let sections: Vec<_> = shown.iter().zip(results).map(|((name, title), batches)| (*name, *title, batches)).collect();
     format::sections(&sections, fmt)
 }
 

@@ -127,6 +127,9 @@ fn numbers_equal(a: &Value, b: &Value) -> bool {
 fn duckdb_runs_every_query_with_identical_numbers() {
     let tmp = tempfile::tempdir().unwrap();
     let demo_ds = demo(tmp.path());
+    // The commit protocol's sections read tables `gate --dataset` writes.
+    let (results, policy) = (root().join("fixtures/gate/results.jsonl"), root().join("fixtures/gate/policy.json"));
+    ok(&["gate", "--results", results.to_str().unwrap(), "--policy", policy.to_str().unwrap(), "--dataset", "ds", "--quiet"], tmp.path());
     // The aidev/* queries run on an imported AIDev layout.
     let aidev_ds = tmp.path().join("aidev");
     let fx = root().join("fixtures/aidev");

@@ -474,3 +474,34 @@ fn bad_policies_and_options_exit_2_naming_the_file_and_key() {
     refused(&["gate", "--results", "absent.jsonl", "--policy", &policy.to_string_lossy()], &["absent.jsonl"]);
     refused(&["gate", "--results", &results, "--policy", &policy.to_string_lossy(), "--format", "yaml"], &["--format `yaml`", "json or table"]);
 }
+
+/// `gate --dataset` writes the results into a dataset; its dashboard then has the
+/// commit-protocol sections (JSON included), counted from the same results; a dataset
+/// without them has no such sections.
+#[test]
+fn results_written_into_a_dataset_appear_in_its_dashboard() {
+    let tmp = tempfile::tempdir().unwrap();
+    super::support::ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    let before: serde_json::Value = serde_json::from_str(&super::support::ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    assert!(before.get("commit_protocol").is_none());
+    let (results, policy) = (super::support::fixture("gate/results.jsonl"), super::support::fixture("gate/policy.json"));
+    let printed: serde_json::Value = serde_json::from_str(&super::support::ok(
+        &["gate", "--results", results.to_str().unwrap(), "--policy", policy.to_str().unwrap(), "--dataset", "ds", "--quiet"],
+        tmp.path(),
+    ))
+    .unwrap();
+    let dash: serde_json::Value = serde_json::from_str(&super::support::ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    let by_state = dash["commit_protocol"].as_array().unwrap();
+    let results_in = printed["results"].as_array().unwrap();
+    for row in by_state {
+        let state = row["terminal_state"].as_str().unwrap();
+        let n = results_in.iter().filter(|r| r["terminal_state"] == state).count() as i64;
+        assert_eq!(row["results"].as_i64(), Some(n), "{state}");
+    }
+    let total: i64 = by_state.iter().map(|r| r["results"].as_i64().unwrap()).sum();
+    assert_eq!(total as usize, results_in.len());
+    let violations: usize = results_in.iter().map(|r| r["violations"].as_array().unwrap().len()).sum();
+    let by_kind: i64 = dash["commit_protocol_violations"].as_array().unwrap().iter().map(|r| r["violations"].as_i64().unwrap()).sum();
+    assert_eq!(by_kind as usize, violations);
+    super::support::ok(&["verify", "--dataset", "ds"], tmp.path());
+}

@@ -196,7 +196,8 @@ fn demo_reads_every_input_layout() {
     let f =
         sql_json(&ds, "SELECT source_format, execution, COUNT(*) AS n FROM safe_outputs GROUP BY source_format, execution ORDER BY source_format, execution");
     let got: Vec<String> = f.iter().map(|r| format!("{} {} {}", r["source_format"].as_str().unwrap(), r["execution"].as_str().unwrap(), r["n"])).collect();
-    assert_eq!(got, vec!["agent-request requested_only 2", "agent-request staged 1", "gh-aw-manifest executed 35", "normalized executed 2"]);
+    // 35 manifest items, and the six PRs of the CI-gate run (run-9009).
+    assert_eq!(got, vec!["agent-request requested_only 2", "agent-request staged 1", "gh-aw-manifest executed 41", "normalized executed 2"]);
     let t =
         sql_json(&ds, "SELECT target_source, COUNT(*) AS n FROM safe_outputs WHERE target_source IS NOT NULL GROUP BY target_source ORDER BY target_source");
     let sources: Vec<&str> = t.iter().map(|r| r["target_source"].as_str().unwrap()).collect();
