@@ -217,6 +217,10 @@ struct Inputs {
     /// Task records and events: a directory holding tasks.jsonl and events.jsonl.
     #[arg(long, requires = "snapshot", value_name = "DIR")]
     tasks: Option<PathBuf>,
+    /// Failure-categorization policy (JSON; keys of docs/TASKS.md, absent keys keep their
+    /// defaults).
+    #[arg(long, requires = "tasks", value_name = "FILE")]
+    task_policy: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -258,7 +262,7 @@ pub enum Task {
 
 fn study(i: Inputs) -> Option<Study> {
     match (i.snapshot, i.runs) {
-        (Some(snapshot), Some(runs)) => Some(Study { snapshot, runs, traces: i.traces, tasks: i.tasks }),
+        (Some(snapshot), Some(runs)) => Some(Study { snapshot, runs, traces: i.traces, tasks: i.tasks, task_policy: i.task_policy }),
         _ => None,
     }
 }

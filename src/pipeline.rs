@@ -23,6 +23,9 @@ pub struct Study {
     pub traces: Vec<PathBuf>,
     /// A directory of task records and events (`tasks.jsonl`, `events.jsonl`; optional).
     pub tasks: Option<PathBuf>,
+    /// The failure-categorization policy file (JSON, see `docs/TASKS.md`); the defaults
+    /// when absent.
+    pub task_policy: Option<PathBuf>,
 }
 
 /// What convert did, for the terminal and for tests.
@@ -101,6 +104,8 @@ pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budge
 
 /// Convert into `dir`, an empty staging folder.
 fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
+    // A bad policy file stops convert before any input is read.
+    let task_policy = study.task_policy.as_deref().map(crate::tasks::TaskPolicy::load).transpose()?.unwrap_or_default();
     let bar = progress.bar("convert", 4);
     let dir = dir.to_path_buf();
     let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget)?;
@@ -123,7 +128,6 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     })?;
     let traces = crate::traces::read(&study.traces)?;
     let tasks = study.tasks.as_deref().map(crate::tasks::read).transpose()?;
-    let task_policy = crate::tasks::TaskPolicy::default();
     bar.inc(1);
 
     // Captures come back in order, whole repositories at a time: `responses` and the typed

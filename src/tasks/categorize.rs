@@ -262,15 +262,15 @@ pub fn matches_phrase(text: &str, pattern: &str) -> bool {
         return false;
     }
     let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    // A pattern's end that is punctuation (`npm err!`) may touch anything.
+    let first_is_word = needle.chars().next().is_some_and(char::is_alphanumeric);
+    let last_is_word = needle.chars().last().is_some_and(char::is_alphanumeric);
     let mut from = 0;
     while let Some(at) = hay[from..].find(&needle) {
         let start = from + at;
         let end = start + needle.len();
-        let first_is_word = needle.chars().next().is_some_and(|c| c.is_alphanumeric());
-        let last_is_word = needle.chars().last().is_some_and(|c| c.is_alphanumeric());
-        let before = hay[..start].chars().next_back();
-        let after = hay[end..].chars().next();
-        if !(first_is_word && word(before)) && !(last_is_word && word(after)) {
+        let glued = (first_is_word && word(hay[..start].chars().next_back())) || (last_is_word && word(hay[end..].chars().next()));
+        if !glued {
             return true;
         }
         from = start + needle.chars().next().map_or(1, char::len_utf8);

@@ -225,3 +225,41 @@ fn convert_quarantines_bad_task_lines() {
     assert_eq!((f[0]["task_id"].as_str(), f[0]["rule_id"].as_str()), (Some("b01"), Some("environment_error_message")));
     ok(&["verify", "--dataset", ds.to_str().unwrap()], tmp.path());
 }
+
+/// `--task-policy`: a precedence with testing first moves the task that ran no tests and
+/// failed its build from the environment rule to `no_test_run`; the manifest records it.
+#[test]
+fn convert_reads_a_task_policy_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = tmp.path().join("ds");
+    let policy = tmp.path().join("task-policy.json");
+    let precedence =
+        ["missing_testing_or_verification", "running_out_of_time", "tool_or_environment_failure", "failure_to_follow_instructions", "reasoning_error"];
+    std::fs::write(&policy, serde_json::json!({ "precedence": precedence }).to_string()).unwrap();
+    let (snap, runs, tasks) = (fixture("demo/snapshot"), fixture("demo/runs"), fixture("tasks/study"));
+    let args = [
+        "convert",
+        "--snapshot",
+        snap.to_str().unwrap(),
+        "--runs",
+        runs.to_str().unwrap(),
+        "--tasks",
+        tasks.to_str().unwrap(),
+        "--task-policy",
+        policy.to_str().unwrap(),
+        "--out",
+        ds.to_str().unwrap(),
+        "--quiet",
+    ];
+    ok(&args, tmp.path());
+    let f = sql_json(&ds, "SELECT failure_category, rule_id FROM task_failures WHERE task_id = 't06-env-tool-result'");
+    assert_eq!((f[0]["failure_category"].as_str(), f[0]["rule_id"].as_str()), (Some("missing_testing_or_verification"), Some("no_test_run")));
+    let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
+    assert_eq!(m.task_policy.as_ref().and_then(|p| p.get("precedence")), Some(&serde_json::json!(precedence)));
+
+    // A policy file that names a category twice stops convert, naming the file.
+    std::fs::write(&policy, r#"{"precedence": ["reasoning_error", "reasoning_error"]}"#).unwrap();
+    let out = crate::support::run(&args, tmp.path());
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("task-policy.json"), "{}", String::from_utf8_lossy(&out.stderr));
+}
