@@ -263,3 +263,31 @@ fn convert_reads_a_task_policy_file() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("task-policy.json"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// docs/TASKS.md names every rule, its category, every policy switch and every default
+/// pattern; schemas/tasks.md every column of the three tables.
+#[test]
+fn the_docs_follow_the_code() {
+    let docs = std::fs::read_to_string(crate::support::root().join("docs/TASKS.md")).unwrap();
+    for r in RULES {
+        let row = format!("| `{}` | `{}` |", r.id, r.category.as_str());
+        assert!(docs.contains(&row), "docs/TASKS.md lacks {row}");
+    }
+    let policy = TaskPolicy::default().to_json();
+    for (key, value) in policy.as_object().unwrap() {
+        assert!(docs.contains(&format!("| `{key}` |")), "docs/TASKS.md lacks switch {key}");
+        for v in value.as_array().into_iter().flatten() {
+            assert!(docs.contains(&format!("`{}`", v.as_str().unwrap())), "docs/TASKS.md lacks {key} default {v}");
+        }
+    }
+    let schema = std::fs::read_to_string(crate::support::root().join("schemas/tasks.md")).unwrap();
+    let read = hindsight::tasks::read(&fixture("tasks/study")).unwrap();
+    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default());
+    for t in
+        [hindsight::tasks::tables::tasks(&read.tasks), hindsight::tasks::tables::task_events(&read.events), hindsight::tasks::tables::task_failures(&failures)]
+    {
+        for f in t.arrow_schema().fields() {
+            assert!(schema.contains(&format!("`{}`", f.name())), "schemas/tasks.md lacks column {}.{}", t.name, f.name());
+        }
+    }
+}
