@@ -110,6 +110,11 @@ pub fn read(dir: &Path) -> Result<TasksRead> {
         return Err(Error::Layout { path: dir.to_path_buf(), message: "--tasks must be a directory holding tasks.jsonl and events.jsonl".into() });
     }
     let mut out = TasksRead::default();
+    // An id seen twice: the first is kept, the later one quarantined (which of two
+    // different records is right cannot be told). Lines are read in order, so "first" is
+    // the earlier line.
+    let mut task_ids: HashMap<String, usize> = HashMap::new();
+    let mut event_ids: HashMap<String, usize> = HashMap::new();
     for name in [TASKS_FILE, EVENTS_FILE] {
         let p = dir.join(name);
         match std::fs::symlink_metadata(&p) {
@@ -129,66 +134,33 @@ pub fn read(dir: &Path) -> Result<TasksRead> {
             let parsed = l.text.clone().map_err(|why| (None, why)).and_then(|text| object(text, l.unterminated));
             let lineno = l.lineno as i64;
             let result = parsed.and_then(|v| if name == TASKS_FILE { task(&v, lineno).map(Record::Task) } else { event(&v, lineno).map(Record::Event) });
-            match result {
-                Ok(Record::Task(t)) => out.tasks.push(t),
-                Ok(Record::Event(e)) => out.events.push(e),
-                Err((field, reason)) => out.quarantined.push(Quarantined::new(INPUT, name, Some(l.lineno), field, reason, &l.raw)),
+            let result = match result {
+                Ok(Record::Task(t)) => match task_ids.get(&t.task_id) {
+                    Some(first) => Err((Some("task_id"), format!("duplicate task id (first at line {first})"))),
+                    None => {
+                        task_ids.insert(t.task_id.clone(), l.lineno);
+                        out.tasks.push(t);
+                        Ok(())
+                    }
+                },
+                Ok(Record::Event(e)) => match event_ids.get(&e.event_id) {
+                    Some(first) => Err((Some("event_id"), format!("duplicate event id (first at line {first})"))),
+                    None => {
+                        event_ids.insert(e.event_id.clone(), l.lineno);
+                        out.events.push(e);
+                        Ok(())
+                    }
+                },
+                Err(bad) => Err(bad),
+            };
+            if let Err((field, reason)) = result {
+                out.quarantined.push(Quarantined::new(INPUT, name, Some(l.lineno), field, reason, &l.raw));
             }
         }
     }
-    // An id seen twice: the first is kept, the later one quarantined (which of two
-    // different records is right cannot be told).
-    let mut seen: HashMap<String, i64> = HashMap::new();
-    let mut tasks = Vec::with_capacity(out.tasks.len());
-    for t in out.tasks.drain(..) {
-        if let Some(first) = seen.get(&t.task_id) {
-            let raw = raw_line(&out.files, dir, TASKS_FILE, t.source_line);
-            out.quarantined.push(Quarantined::new(
-                INPUT,
-                TASKS_FILE,
-                Some(t.source_line as usize),
-                Some("task_id"),
-                format!("duplicate task id (first at line {first})"),
-                &raw,
-            ));
-            continue;
-        }
-        seen.insert(t.task_id.clone(), t.source_line);
-        tasks.push(t);
-    }
-    let mut seen: HashMap<String, i64> = HashMap::new();
-    let mut events = Vec::with_capacity(out.events.len());
-    for e in out.events.drain(..) {
-        if let Some(first) = seen.get(&e.event_id) {
-            let raw = raw_line(&out.files, dir, EVENTS_FILE, e.source_line);
-            out.quarantined.push(Quarantined::new(
-                INPUT,
-                EVENTS_FILE,
-                Some(e.source_line as usize),
-                Some("event_id"),
-                format!("duplicate event id (first at line {first})"),
-                &raw,
-            ));
-            continue;
-        }
-        seen.insert(e.event_id.clone(), e.source_line);
-        events.push(e);
-    }
-    tasks.sort_by(|a, b| a.task_id.cmp(&b.task_id));
-    events.sort_by(|a, b| (&a.task_id, a.timestamp, &a.event_id).cmp(&(&b.task_id, b.timestamp, &b.event_id)));
-    out.tasks = tasks;
-    out.events = events;
+    out.tasks.sort_by(|a, b| a.task_id.cmp(&b.task_id));
+    out.events.sort_by(|a, b| (&a.task_id, a.timestamp, &a.event_id).cmp(&(&b.task_id, b.timestamp, &b.event_id)));
     Ok(out)
-}
-
-/// The text of line `line` of an input file (for quarantining a duplicate found after
-/// parsing); empty when it cannot be read again.
-fn raw_line(files: &[InputFile], dir: &Path, name: &str, line: i64) -> String {
-    if !files.iter().any(|f| f.path == name) {
-        return String::new();
-    }
-    let Ok(bytes) = crate::inputs::read_regular(&dir.join(name)) else { return String::new() };
-    crate::inputs::jsonl_byte_lines(&bytes, 1, 0).0.into_iter().find(|l| l.lineno as i64 == line).map(|l| l.raw.to_string()).unwrap_or_default()
 }
 
 enum Record {
