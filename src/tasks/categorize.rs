@@ -84,6 +84,11 @@ pub struct TaskPolicy {
     /// `lint_passed` false). Default true: a task that failed for another reason and ran no
     /// tests is not shown to have failed for want of them.
     pub missing_tests_needs_failed_check: bool,
+    /// Whether the CI state of the task's PR head in the snapshot (`ci_commits`, linked by
+    /// `pr_url`'s repository, else `repo`, and `head_sha`) is read by `no_test_run_ci_failed`
+    /// and `ci_failed_after_tests`. Default true: CI is seed 004's tier-1 signal recorded
+    /// outside the task itself.
+    pub use_snapshot_ci: bool,
 }
 
 fn strings(v: &[&str]) -> Vec<String> {
@@ -143,6 +148,7 @@ impl Default for TaskPolicy {
                 "ctest",
             ]),
             missing_tests_needs_failed_check: true,
+            use_snapshot_ci: true,
         }
     }
 }
@@ -235,12 +241,52 @@ pub const RULES: &[FailureRule] = &[
         policy: Some("test_command_patterns, missing_tests_needs_failed_check"),
     },
     FailureRule {
+        id: "no_test_run_ci_failed",
+        category: FailureCategory::MissingTestingOrVerification,
+        when: "no agent_tool_call whose command runs tests, and CI failed on the task's PR head in the snapshot",
+        policy: Some("test_command_patterns, use_snapshot_ci"),
+    },
+    FailureRule {
         id: "tests_failing",
         category: FailureCategory::ReasoningError,
         when: "tests were run, and a test run's result failed (exit_code not 0) or build_passed or lint_passed is false",
         policy: Some("test_command_patterns"),
     },
+    FailureRule {
+        id: "ci_failed_after_tests",
+        category: FailureCategory::ReasoningError,
+        when: "tests were run, and CI failed on the task's PR head in the snapshot",
+        policy: Some("test_command_patterns, use_snapshot_ci"),
+    },
 ];
+
+/// CI states of commits in the snapshot (`ci_commits`): (repo, sha) -> (state, failure
+/// signature).
+#[derive(Clone, Debug, Default)]
+pub struct CiStates(pub std::collections::HashMap<(String, String), (String, Option<String>)>);
+
+impl CiStates {
+    /// The CI state of the task's head commit: in the PR's repository (from `pr_url`),
+    /// else the task's `repo`. A SHA given shorter than 40 characters matches a commit it is
+    /// the start of, when exactly one does (7 is git's usual abbreviation).
+    pub fn of(&self, task: &Task) -> Option<(&str, &str, &(String, Option<String>))> {
+        let sha = task.head_sha.as_deref().map(str::trim).filter(|s| s.len() >= 7)?;
+        let repo = task.pr_url.as_deref().and_then(|u| crate::snapshot::paths::parse_url(u).repo).or_else(|| task.repo.clone())?;
+        if let Some((k, v)) = self.0.get_key_value(&(repo.clone(), sha.to_string())) {
+            return Some((&k.0, &k.1, v));
+        }
+        let mut found = self.0.iter().filter(|((r, s), _)| *r == repo && s.starts_with(sha));
+        match (found.next(), found.next()) {
+            (Some((k, v)), None) => Some((&k.0, &k.1, v)),
+            _ => None,
+        }
+    }
+
+    /// From the rows of `ci_commits`.
+    pub fn from_rows(rows: impl IntoIterator<Item = (String, String, String, Option<String>)>) -> Self {
+        CiStates(rows.into_iter().map(|(repo, sha, state, sig)| ((repo, sha), (state, sig))).collect())
+    }
+}
 
 /// A categorized task.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -317,7 +363,7 @@ pub fn needs_category(task: &Task) -> bool {
 }
 
 /// One rule applied to one task: the evidence when it fires.
-fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy) -> Option<String> {
+fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy, ci: &CiStates) -> Option<String> {
     let error = task.error_message.as_deref().unwrap_or("");
     let guardrail_reason = |e: &&&TaskEvent| e.event_type == "guardrail_blocked";
     let reason_of = |e: &TaskEvent| e.meta_str("reason").or_else(|| e.meta_str("rule")).unwrap_or("").to_string();
@@ -367,6 +413,16 @@ fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy) -> Optio
             let why = if failed_check { check_words() } else { "no check recorded as failed".into() };
             Some(format!("no agent_tool_call runs tests; {why}"))
         }
+        "no_test_run_ci_failed" | "ci_failed_after_tests" => {
+            if !p.use_snapshot_ci || (rule == "no_test_run_ci_failed") == test_calls().next().is_some() {
+                return None;
+            }
+            let (repo, sha, (state, signature)) = ci.of(task)?;
+            (state == "failure").then(|| {
+                let sig = signature.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+                format!("CI failed on {repo}@{sha}{sig}")
+            })
+        }
         "tests_failing" => {
             let first = test_calls().next()?;
             let failed_run = events.iter().find(|e| {
@@ -388,7 +444,7 @@ fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy) -> Optio
 
 /// The category of one task, from its events (any order). `None` for a task whose status
 /// asks for none (COMPLETED).
-pub fn categorize(task: &Task, events: &[&TaskEvent], policy: &TaskPolicy) -> Option<Failure> {
+pub fn categorize(task: &Task, events: &[&TaskEvent], policy: &TaskPolicy, ci: &CiStates) -> Option<Failure> {
     if !needs_category(task) {
         return None;
     }
@@ -396,7 +452,7 @@ pub fn categorize(task: &Task, events: &[&TaskEvent], policy: &TaskPolicy) -> Op
     events.sort_by(|a, b| (a.timestamp, &a.event_id).cmp(&(b.timestamp, &b.event_id)));
     for category in &policy.precedence {
         for rule in RULES.iter().filter(|r| r.category == *category) {
-            if let Some(evidence) = fire(rule.id, task, &events, policy) {
+            if let Some(evidence) = fire(rule.id, task, &events, policy, ci) {
                 return Some(Failure { task_id: task.task_id.clone(), category: *category, rule_id: Some(rule.id), evidence: Some(evidence) });
             }
         }
@@ -406,12 +462,12 @@ pub fn categorize(task: &Task, events: &[&TaskEvent], policy: &TaskPolicy) -> Op
 
 /// Every task that needs a category, categorized, in task-id order (`tasks` and `events`
 /// as [`super::read`] sorts them).
-pub fn categorize_all(tasks: &[super::Task], events: &[TaskEvent], policy: &TaskPolicy) -> Vec<Failure> {
+pub fn categorize_all(tasks: &[super::Task], events: &[TaskEvent], policy: &TaskPolicy, ci: &CiStates) -> Vec<Failure> {
     let mut by_task: std::collections::HashMap<&str, Vec<&TaskEvent>> = std::collections::HashMap::new();
     for e in events {
         by_task.entry(e.task_id.as_str()).or_default().push(e);
     }
-    tasks.iter().filter_map(|t| categorize(t, by_task.get(t.task_id.as_str()).map_or(&[][..], Vec::as_slice), policy)).collect()
+    tasks.iter().filter_map(|t| categorize(t, by_task.get(t.task_id.as_str()).map_or(&[][..], Vec::as_slice), policy, ci)).collect()
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use hindsight::tasks::categorize::{categorize_all, FailureCategory, RULES};
+use hindsight::tasks::categorize::{categorize_all, CiStates, FailureCategory, RULES};
 use hindsight::tasks::TaskPolicy;
 use serde_json::Value;
 
@@ -23,7 +23,19 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ("t09-no-tests", "missing_testing_or_verification", "no_test_run"),
     ("t10-tests-failing", "reasoning_error", "tests_failing"),
     ("t11-uncategorized", "uncategorized", ""),
+    ("t13-ci-no-tests", "missing_testing_or_verification", "no_test_run_ci_failed"),
+    ("t14-ci-after-tests", "reasoning_error", "ci_failed_after_tests"),
 ];
+
+/// The CI states of the demo snapshot the fixture tasks t13 and t14 point at.
+fn demo_ci() -> CiStates {
+    let failed = |sha: &str| ("acme/webapp".to_string(), sha.to_string(), "failure".to_string(), Some("typecheck|TS2339".to_string()));
+    CiStates::from_rows([
+        failed("31000000000000000000000000000000000000c1"),
+        failed("32000000000000000000000000000000000000c1"),
+        failed("32010000000000000000000000000000000000c1"),
+    ])
+}
 
 fn expected() -> Vec<(String, String, String)> {
     let mut v: Vec<(String, String, String)> = EXPECTED.iter().map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string())).collect();
@@ -35,8 +47,8 @@ fn expected() -> Vec<(String, String, String)> {
 fn every_rule_fires_on_its_fixture_task() {
     let read = hindsight::tasks::read(&fixture("tasks/study")).unwrap();
     assert!(read.quarantined.is_empty(), "{:?}", read.quarantined);
-    assert_eq!((read.tasks.len(), read.events.len()), (12, 25));
-    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default());
+    assert_eq!((read.tasks.len(), read.events.len()), (14, 26));
+    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &demo_ci());
     let mut got: Vec<(String, String, String)> =
         failures.iter().map(|f| (f.task_id.clone(), f.category.as_str().to_string(), f.rule_id.unwrap_or("").to_string())).collect();
     got.sort();
@@ -51,6 +63,12 @@ fn every_rule_fires_on_its_fixture_task() {
     assert_eq!(evidence("t08-outside-scope"), "event e11: src/cli.rs is outside the scope");
     assert_eq!(evidence("t10-tests-failing"), "event e19: test run failed (exit_code 101)");
     assert_eq!(evidence("t02-timed-out-event"), "event e04");
+    // A 7-character head SHA finds the one commit it abbreviates.
+    assert_eq!(evidence("t14-ci-after-tests"), "CI failed on acme/webapp@32000000000000000000000000000000000000c1 (typecheck|TS2339)");
+    // Without the snapshot's CI (switched off), the CI rules do not fire.
+    let p = TaskPolicy { use_snapshot_ci: false, ..TaskPolicy::default() };
+    let off = categorize_all(&read.tasks, &read.events, &p, &demo_ci());
+    assert!(off.iter().filter(|f| f.task_id.starts_with("t13") || f.task_id.starts_with("t14")).all(|f| f.category == FailureCategory::Uncategorized));
     assert!(failures.iter().find(|f| f.task_id == "t11-uncategorized").is_some_and(|f| f.evidence.is_none()));
 }
 
@@ -70,7 +88,7 @@ fn precedence_decides_between_categories_that_both_apply() {
     .unwrap();
     let read = hindsight::tasks::read(dir.path()).unwrap();
     let by = |p: &TaskPolicy| {
-        let f = categorize_all(&read.tasks, &read.events, p);
+        let f = categorize_all(&read.tasks, &read.events, p, &CiStates::default());
         (f[0].category, f[0].rule_id)
     };
     assert_eq!(by(&TaskPolicy::default()), (FailureCategory::RunningOutOfTime, Some("timed_out_status")));
@@ -88,10 +106,10 @@ fn missing_tests_switch() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("tasks.jsonl"), "{\"task_id\":\"t\",\"status\":\"FAILED\"}\n").unwrap();
     let read = hindsight::tasks::read(dir.path()).unwrap();
-    let f = categorize_all(&read.tasks, &read.events, &TaskPolicy::default());
+    let f = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default());
     assert_eq!(f[0].category, FailureCategory::Uncategorized);
     let p = TaskPolicy { missing_tests_needs_failed_check: false, ..TaskPolicy::default() };
-    let f = categorize_all(&read.tasks, &read.events, &p);
+    let f = categorize_all(&read.tasks, &read.events, &p, &CiStates::default());
     assert_eq!((f[0].category, f[0].rule_id), (FailureCategory::MissingTestingOrVerification, Some("no_test_run")));
 }
 
@@ -177,13 +195,16 @@ fn convert_with_tasks_writes_the_tables() {
         .iter()
         .map(|r| format!("{} {} {} {}", r["task_id"].as_str().unwrap(), r["pr_repo"].as_str().unwrap(), r["pr_number"], r["prompt_version"].as_str().unwrap()))
         .collect();
-    assert_eq!(got, vec!["t08-outside-scope acme/api 301 v2", "t09-no-tests acme/api 302 v2", "t12-completed acme/api 303 v2"]);
+    assert_eq!(
+        got,
+        vec!["t08-outside-scope acme/api 301 v2", "t09-no-tests acme/api 302 v2", "t12-completed acme/api 303 v2", "t13-ci-no-tests acme/webapp 31 v2"]
+    );
     let n = sql_json(&ds, "SELECT COUNT(*) AS n FROM task_events");
-    assert_eq!(n[0]["n"], 25);
+    assert_eq!(n[0]["n"], 26);
 
     let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
     let r = &m.records["tasks"];
-    assert_eq!((r.input, r.used, r.quarantined), (37, 37, 0));
+    assert_eq!((r.input, r.used, r.quarantined), (40, 40, 0));
     assert_eq!(m.task_policy, Some(TaskPolicy::default().to_json()));
     assert_eq!(m.inputs.iter().filter(|f| f.input == "tasks").map(|f| f.path.as_str()).collect::<Vec<_>>(), vec!["events.jsonl", "tasks.jsonl"]);
     assert!(m.skipped.iter().any(|s| s.input == "tasks" && s.path == "README.md"));
@@ -282,7 +303,7 @@ fn the_docs_follow_the_code() {
     }
     let schema = std::fs::read_to_string(crate::support::root().join("schemas/tasks.md")).unwrap();
     let read = hindsight::tasks::read(&fixture("tasks/study")).unwrap();
-    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default());
+    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default());
     for t in
         [hindsight::tasks::tables::tasks(&read.tasks), hindsight::tasks::tables::task_events(&read.events), hindsight::tasks::tables::task_failures(&failures)]
     {
