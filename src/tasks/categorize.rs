@@ -260,6 +260,9 @@ pub const RULES: &[FailureRule] = &[
     },
 ];
 
+/// A commit's CI as found for a task: repository, SHA, (state, failure signature).
+pub type CiHit<'a> = (&'a str, &'a str, &'a (String, Option<String>));
+
 /// CI states of commits in the snapshot (`ci_commits`): (repo, sha) -> (state, failure
 /// signature).
 #[derive(Clone, Debug, Default)]
@@ -269,7 +272,7 @@ impl CiStates {
     /// The CI state of the task's head commit: in the PR's repository (from `pr_url`),
     /// else the task's `repo`. A SHA given shorter than 40 characters matches a commit it is
     /// the start of, when exactly one does (7 is git's usual abbreviation).
-    pub fn of(&self, task: &Task) -> Option<(&str, &str, &(String, Option<String>))> {
+    pub fn of(&self, task: &Task) -> Option<CiHit<'_>> {
         let sha = task.head_sha.as_deref().map(str::trim).filter(|s| s.len() >= 7)?;
         let repo = task.pr_url.as_deref().and_then(|u| crate::snapshot::paths::parse_url(u).repo).or_else(|| task.repo.clone())?;
         if let Some((k, v)) = self.0.get_key_value(&(repo.clone(), sha.to_string())) {
