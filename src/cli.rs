@@ -214,6 +214,13 @@ struct Inputs {
     /// opentraces JSONL: a file or a directory of them; may be repeated.
     #[arg(long, requires = "snapshot")]
     traces: Vec<PathBuf>,
+    /// Task records and events: a directory holding tasks.jsonl and events.jsonl.
+    #[arg(long, requires = "snapshot", value_name = "DIR")]
+    tasks: Option<PathBuf>,
+    /// Failure-categorization policy (JSON; keys of docs/TASKS.md, absent keys keep their
+    /// defaults).
+    #[arg(long, requires = "tasks", value_name = "FILE")]
+    task_policy: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -255,7 +262,7 @@ pub enum Task {
 
 fn study(i: Inputs) -> Option<Study> {
     match (i.snapshot, i.runs) {
-        (Some(snapshot), Some(runs)) => Some(Study { snapshot, runs, traces: i.traces }),
+        (Some(snapshot), Some(runs)) => Some(Study { snapshot, runs, traces: i.traces, tasks: i.tasks, task_policy: i.task_policy }),
         _ => None,
     }
 }

@@ -30,6 +30,7 @@ pub mod runs;
 pub mod snapshot;
 pub mod synth;
 pub mod table;
+pub mod tasks;
 pub mod text;
 pub mod time;
 pub mod traces;

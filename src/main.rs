@@ -176,7 +176,7 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             output::print(&report.render(format)?)?;
         }
         Task::Verify { dataset, study } => {
-            let inputs = study.as_ref().map(|s| (s.snapshot.as_path(), s.runs.as_path(), s.traces.as_slice()));
+            let inputs = study.as_ref().map(|s| (s.snapshot.as_path(), s.runs.as_path(), s.traces.as_slice(), s.tasks.as_deref()));
             let drift = hindsight::dataset::verify::verify(&dataset, inputs)?;
             if drift.is_empty() {
                 output::print("verify: every file matches manifest.json\n")?;

@@ -21,6 +21,11 @@ pub struct Study {
     pub runs: PathBuf,
     /// opentraces JSONL files or directories (optional).
     pub traces: Vec<PathBuf>,
+    /// A directory of task records and events (`tasks.jsonl`, `events.jsonl`; optional).
+    pub tasks: Option<PathBuf>,
+    /// The failure-categorization policy file (JSON, see `docs/TASKS.md`); the defaults
+    /// when absent.
+    pub task_policy: Option<PathBuf>,
 }
 
 /// What convert did, for the terminal and for tests.
@@ -57,6 +62,7 @@ impl Study {
     fn paths(&self) -> Vec<&Path> {
         let mut p = vec![self.snapshot.as_path(), self.runs.as_path()];
         p.extend(self.traces.iter().map(PathBuf::as_path));
+        p.extend(self.tasks.as_deref());
         p
     }
 }
@@ -98,6 +104,8 @@ pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budge
 
 /// Convert into `dir`, an empty staging folder.
 fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
+    // A bad policy file stops convert before any input is read.
+    let task_policy = study.task_policy.as_deref().map(crate::tasks::TaskPolicy::load).transpose()?.unwrap_or_default();
     let bar = progress.bar("convert", 4);
     let dir = dir.to_path_buf();
     let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget)?;
@@ -119,6 +127,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
         requests.write(&crate::runs::tables::requests(&r).to_batch()?)
     })?;
     let traces = crate::traces::read(&study.traces)?;
+    let tasks = study.tasks.as_deref().map(crate::tasks::read).transpose()?;
     bar.inc(1);
 
     // Captures come back in order, whole repositories at a time: `responses` and the typed
@@ -179,7 +188,14 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     })?;
 
     let mut manifest = Manifest::new(crate::time::format(&snap.info.captured_at));
-    let mut files: Vec<InputFileEntry> = snap.files.iter().chain(runs.files.iter()).chain(traces.files.iter()).map(InputFileEntry::from).collect();
+    let mut files: Vec<InputFileEntry> = snap
+        .files
+        .iter()
+        .chain(runs.files.iter())
+        .chain(traces.files.iter())
+        .chain(tasks.iter().flat_map(|t| t.files.iter()))
+        .map(InputFileEntry::from)
+        .collect();
     files.sort_by(|a, b| (&a.input, &a.path).cmp(&(&b.input, &b.path)));
     manifest.inputs = files;
     manifest.skipped = skipped_files(study, &manifest.inputs)?;
@@ -189,6 +205,9 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     let mut quarantined = snap.quarantined;
     quarantined.extend(runs.quarantined.iter().cloned());
     quarantined.extend(traces.quarantined.iter().cloned());
+    if let Some(t) = &tasks {
+        quarantined.extend(t.quarantined.iter().cloned());
+    }
     quarantined.sort();
     let count = |input: &str, used: usize, superseded: usize| RecordCount {
         input: manifest.inputs.iter().filter(|f| f.input == input).map(|f| f.records).sum(),
@@ -200,6 +219,10 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
         [("snapshot".to_string(), count("snapshot", used, superseded)), ("runs".to_string(), count("runs", runs.used, 0))].into_iter().collect();
     if !study.traces.is_empty() {
         records.insert("traces".to_string(), count("traces", traces.records.len(), 0));
+    }
+    if let Some(t) = &tasks {
+        records.insert(crate::tasks::INPUT.to_string(), count(crate::tasks::INPUT, t.used(), 0));
+        manifest.task_policy = Some(task_policy.to_json());
     }
     manifest.records = records.clone();
 
@@ -213,6 +236,24 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     let mut tables = vec![crate::runs::tables::runs(&runs.runs), quarantine::table(&quarantined)];
     if !study.traces.is_empty() {
         tables.extend(crate::traces::tables(&traces.records));
+    }
+    if let Some(t) = &tasks {
+        // The snapshot's CI states, from the `ci_commits` table just written.
+        let mut rows = Vec::new();
+        for batch in crate::dataset::read::batches(&dir, "ci_commits")? {
+            let c = crate::dataset::read::Cols::new("ci_commits", &batch);
+            let (repo, sha, state, sig) = (c.str("repo")?, c.str("sha")?, c.str("ci_state")?, c.str("failure_signature")?);
+            for (((r, s), st), sg) in repo.into_iter().zip(sha).zip(state).zip(sig) {
+                if let (Some(r), Some(s), Some(st)) = (r, s, st) {
+                    rows.push((r, s, st, sg));
+                }
+            }
+        }
+        let ci = crate::tasks::categorize::CiStates::from_rows(rows);
+        let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, &task_policy, &ci);
+        tables.push(crate::tasks::tables::tasks(&t.tasks));
+        tables.push(crate::tasks::tables::task_events(&t.events));
+        tables.push(crate::tasks::tables::task_failures(&failures));
     }
     bar.inc(1);
     // Each table is its own file, so the bytes do not depend on the order they are written in.
@@ -265,6 +306,11 @@ fn skipped_files(study: &Study, inputs: &[InputFileEntry]) -> Result<Vec<crate::
     })?);
     for t in study.traces.iter().filter(|t| t.is_dir()) {
         out.extend(crate::inputs::unread("traces", t, &of("traces"), |_| "not a trace file: a traces directory holds .jsonl files at its top level".into())?);
+    }
+    if let Some(t) = &study.tasks {
+        out.extend(crate::inputs::unread(crate::tasks::INPUT, t, &of(crate::tasks::INPUT), |_| {
+            format!("not a task file: a tasks directory holds {} and {} at its top level", crate::tasks::TASKS_FILE, crate::tasks::EVENTS_FILE)
+        })?);
     }
     out.sort();
     out.dedup();

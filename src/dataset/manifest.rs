@@ -56,6 +56,10 @@ pub struct Manifest {
     pub policy: Option<Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub windows: Vec<String>,
+    /// The failure-categorization policy the `task_failures` table was made with (see
+    /// `docs/TASKS.md`), when the study had tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_policy: Option<Value>,
     /// Outputs other than tables (the enriched traces), by file name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<String, TableEntry>,

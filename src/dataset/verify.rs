@@ -50,8 +50,8 @@ fn rows(path: &Path) -> Result<usize> {
 }
 
 /// Drift between the manifest and the files. `inputs` are the snapshot and runs
-/// directories and the traces paths, when the caller has them.
-pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path, &[std::path::PathBuf])>) -> Result<Vec<Drift>> {
+/// directories, the traces paths and the tasks directory (if any), when the caller has them.
+pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path, &[std::path::PathBuf], Option<&Path>)>) -> Result<Vec<Drift>> {
     let m = Manifest::load(dataset)?;
     let mut out = Vec::new();
     let compare = |out: &mut Vec<Drift>, file: &str, what: &'static str, recorded: String, found: String| {
@@ -101,11 +101,13 @@ pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path, &[std::path::PathBuf
     extra.sort();
     out.extend(extra.into_iter().map(|file| Drift::Unrecorded { file }));
     out.extend(record_counts(dataset, &m, &table_rows));
-    if let Some((snapshot, runs, traces)) = inputs {
+    if let Some((snapshot, runs, traces, tasks)) = inputs {
         for f in &m.inputs {
             let path = match f.input.as_str() {
                 "snapshot" => snapshot.join(&f.path),
                 "runs" => runs.join(&f.path),
+                // Without the tasks directory its files cannot be found: reported missing.
+                crate::tasks::INPUT => tasks.map(|t| t.join(&f.path)).unwrap_or_else(|| Path::new(&f.path).to_path_buf()),
                 // Trace paths are relative to the directory given, or a file's own name.
                 _ => traces
                     .iter()
@@ -178,6 +180,13 @@ fn record_counts(dataset: &Path, m: &Manifest, table_rows: &BTreeMap<&str, usize
             let rows: usize = table_rows.iter().filter(|(t, _)| t.starts_with("aidev_")).map(|(_, n)| *n).sum();
             if r.used != rows {
                 bad(format!("{} used, but the aidev_* tables hold {rows} rows", r.used));
+            }
+        }
+        if input == crate::tasks::INPUT {
+            // Every used task record is a row of `tasks`, every used event one of `task_events`.
+            let rows: usize = ["tasks", "task_events"].iter().filter_map(|t| table_rows.get(t)).sum();
+            if r.used != rows {
+                bad(format!("{} used, but tasks and task_events hold {rows} rows", r.used));
             }
         }
         let table = match input.as_str() {

@@ -325,7 +325,13 @@ fn convert_and_evaluate_survive_a_mutated_input() {
     runner(30, 4)
         .run(&(target, file_mutations(3)), |(target, (edits, no_final_newline))| {
             let tmp = tempfile::tempdir().unwrap();
-            let study = Study { snapshot: tmp.path().join("snapshot"), runs: tmp.path().join("runs"), traces: vec![tmp.path().join("traces")] };
+            let study = Study {
+                snapshot: tmp.path().join("snapshot"),
+                runs: tmp.path().join("runs"),
+                traces: vec![tmp.path().join("traces")],
+                tasks: None,
+                task_policy: None,
+            };
             copy_dir(&fixture("demo/snapshot"), &study.snapshot);
             copy_dir(&fixture("demo/traces"), &study.traces[0]);
             let mutate = |p: PathBuf| std::fs::write(&p, mutate_jsonl(&read(&p), &edits, no_final_newline)).unwrap();

@@ -17,4 +17,5 @@ mod report;
 mod robustness;
 mod rules;
 mod safety;
+mod tasks;
 mod traces;

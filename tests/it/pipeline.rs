@@ -165,7 +165,7 @@ fn spilling_to_disk_changes_no_byte_of_the_dataset() {
         ("synth", tmp.path().join("s/snapshot"), tmp.path().join("s/runs")),
     ];
     for (name, snapshot, runs) in studies {
-        let study = Study { snapshot, runs, traces: vec![] };
+        let study = Study { snapshot, runs, traces: vec![], tasks: None, task_policy: None };
         let in_memory = tmp.path().join(format!("{name}-mem"));
         let spilled = tmp.path().join(format!("{name}-spilled"));
         let a = convert_with_budget(&study, &in_memory, &Progress::hidden(), usize::MAX).unwrap();

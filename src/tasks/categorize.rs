@@ -1,0 +1,530 @@
+//! Failure categorization: seed 004's evaluation pipeline, "categorize why tasks fail".
+//!
+//! ## What it checks
+//! Each FAILED, CANCELLED or TIMED_OUT task gets one primary category of seed 004's five
+//! (running out of time, tool or environment failure, missing testing or verification,
+//! failure to follow instructions, reasoning error), decided by the first rule of [`RULES`]
+//! that fires, categories taken in the policy's `precedence` order. The rule's id and the
+//! evidence (the pattern matched, the event id) are recorded with the category.
+//!
+//! ## Why
+//! Seed 004 lists the categories but not how to tell them apart, nor which wins when
+//! several apply (a task that timed out while its tests were failing). Deterministic rules
+//! over recorded fields make the category reproducible and checkable; where seed 004 leaves
+//! a choice (the precedence, the pattern lists, whether missing tests needs a failed build
+//! or lint to count) it is a [`TaskPolicy`] switch with a default, written into the
+//! manifest. A task no rule decides is `uncategorized`: never forced into a category.
+//!
+//! ## Example
+//! A FAILED task whose error message reads `bash: cargo: command not found` is
+//! `tool_or_environment_failure` by rule `environment_error_message`, evidence
+//! `error_message matches "command not found"`.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Task, TaskEvent};
+use crate::error::{Error, Result};
+
+/// Seed 004's failure categories, and `uncategorized` for what no rule decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureCategory {
+    RunningOutOfTime,
+    ToolOrEnvironmentFailure,
+    MissingTestingOrVerification,
+    FailureToFollowInstructions,
+    ReasoningError,
+    Uncategorized,
+}
+
+impl FailureCategory {
+    pub const DECIDED: [FailureCategory; 5] = [
+        FailureCategory::RunningOutOfTime,
+        FailureCategory::ToolOrEnvironmentFailure,
+        FailureCategory::FailureToFollowInstructions,
+        FailureCategory::MissingTestingOrVerification,
+        FailureCategory::ReasoningError,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureCategory::RunningOutOfTime => "running_out_of_time",
+            FailureCategory::ToolOrEnvironmentFailure => "tool_or_environment_failure",
+            FailureCategory::MissingTestingOrVerification => "missing_testing_or_verification",
+            FailureCategory::FailureToFollowInstructions => "failure_to_follow_instructions",
+            FailureCategory::ReasoningError => "reasoning_error",
+            FailureCategory::Uncategorized => "uncategorized",
+        }
+    }
+}
+
+/// The choices seed 004 leaves open. Patterns match case-insensitively as whole phrases: a
+/// pattern's ends must not touch a letter or digit of the text (`jest` matches `npx jest`,
+/// not `suggest`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TaskPolicy {
+    /// Which category wins when rules of several would fire, first wins. Default: time,
+    /// environment, instructions, testing, reasoning: a task stopped by the clock or the
+    /// environment was never free to finish its work, so what it left undone says less
+    /// than what stopped it; a change out of scope is a fault whatever the tests did.
+    pub precedence: Vec<FailureCategory>,
+    /// Error-message phrases that mean the task ran out of time.
+    pub timeout_patterns: Vec<String>,
+    /// Phrases in an error message or a tool result that mean the tool or environment
+    /// failed (not the agent's reasoning).
+    pub environment_patterns: Vec<String>,
+    /// Phrases in a `guardrail_blocked` event's `reason` that mean the guardrail kept the
+    /// agent inside the task's scope (a failure to follow instructions, not of the
+    /// environment).
+    pub scope_guardrail_patterns: Vec<String>,
+    /// Phrases in an `agent_tool_call`'s command that run tests.
+    pub test_command_patterns: Vec<String>,
+    /// Whether `no_test_run` needs evidence the change was wrong (`build_passed` or
+    /// `lint_passed` false). Default true: a task that failed for another reason and ran no
+    /// tests is not shown to have failed for want of them.
+    pub missing_tests_needs_failed_check: bool,
+    /// Whether the CI state of the task's PR head in the snapshot (`ci_commits`, linked by
+    /// `pr_url`'s repository, else `repo`, and `head_sha`) is read by `no_test_run_ci_failed`
+    /// and `ci_failed_after_tests`. Default true: CI is seed 004's tier-1 signal recorded
+    /// outside the task itself.
+    pub use_snapshot_ci: bool,
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+impl Default for TaskPolicy {
+    fn default() -> Self {
+        TaskPolicy {
+            precedence: FailureCategory::DECIDED.to_vec(),
+            timeout_patterns: strings(&["timed out", "timeout", "deadline exceeded", "time limit", "max duration", "idle for"]),
+            environment_patterns: strings(&[
+                "command not found",
+                "no such file or directory",
+                "permission denied",
+                "npm err!",
+                "network",
+                "firewall",
+                "blocked by",
+                "connection refused",
+                "connection reset",
+                "could not resolve host",
+                "econnrefused",
+                "enotfound",
+                "rate limit",
+                "secondary rate limit",
+                "out of memory",
+                "oom",
+                "killed",
+                "sandbox",
+                "clone failed",
+                "could not read from remote repository",
+                "api error",
+                "502 bad gateway",
+                "503 service unavailable",
+            ]),
+            scope_guardrail_patterns: strings(&["scope", "outside", "not allowed path", "protected path", "forbidden path"]),
+            test_command_patterns: strings(&[
+                "cargo test",
+                "cargo nextest",
+                "pytest",
+                "python -m unittest",
+                "tox",
+                "npm test",
+                "npm run test",
+                "yarn test",
+                "pnpm test",
+                "go test",
+                "jest",
+                "vitest",
+                "mocha",
+                "make test",
+                "mvn test",
+                "gradle test",
+                "dotnet test",
+                "rspec",
+                "ctest",
+            ]),
+            missing_tests_needs_failed_check: true,
+            use_snapshot_ci: true,
+        }
+    }
+}
+
+impl TaskPolicy {
+    /// The policy as the manifest records it.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// A policy from a JSON file; absent keys keep their defaults, unknown keys are errors.
+    pub fn load(p: &std::path::Path) -> Result<TaskPolicy> {
+        let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
+        let policy: TaskPolicy = serde_json::from_str(&text).map_err(|e| Error::Policy { path: p.to_path_buf(), message: e.to_string() })?;
+        policy.check().map_err(|message| Error::Policy { path: p.to_path_buf(), message })?;
+        Ok(policy)
+    }
+
+    /// `precedence` names each decided category once (`uncategorized` is no rule's).
+    pub fn check(&self) -> std::result::Result<(), String> {
+        for c in FailureCategory::DECIDED {
+            let n = self.precedence.iter().filter(|p| **p == c).count();
+            if n != 1 {
+                return Err(format!("precedence must name {} once (it names it {n} times)", c.as_str()));
+            }
+        }
+        if self.precedence.contains(&FailureCategory::Uncategorized) {
+            return Err("precedence must not name uncategorized: it is what no rule decides".into());
+        }
+        Ok(())
+    }
+}
+
+/// One rule of the table: documentation and code from one place.
+#[derive(Clone, Copy, Debug)]
+pub struct FailureRule {
+    pub id: &'static str,
+    pub category: FailureCategory,
+    /// What fires it, in words.
+    pub when: &'static str,
+    /// The policy switch it reads, if any.
+    pub policy: Option<&'static str>,
+}
+
+/// The rules, in their order within a category (categories are taken in the policy's
+/// precedence).
+pub const RULES: &[FailureRule] = &[
+    FailureRule { id: "timed_out_status", category: FailureCategory::RunningOutOfTime, when: "status is TIMED_OUT", policy: None },
+    FailureRule { id: "timed_out_event", category: FailureCategory::RunningOutOfTime, when: "a task_timed_out event", policy: None },
+    FailureRule {
+        id: "timeout_error_message",
+        category: FailureCategory::RunningOutOfTime,
+        when: "error_message matches a timeout pattern",
+        policy: Some("timeout_patterns"),
+    },
+    FailureRule {
+        id: "guardrail_blocked",
+        category: FailureCategory::ToolOrEnvironmentFailure,
+        when: "a guardrail_blocked event whose reason is not about scope",
+        policy: Some("scope_guardrail_patterns"),
+    },
+    FailureRule {
+        id: "environment_error_message",
+        category: FailureCategory::ToolOrEnvironmentFailure,
+        when: "error_message matches an environment pattern",
+        policy: Some("environment_patterns"),
+    },
+    FailureRule {
+        id: "environment_tool_result",
+        category: FailureCategory::ToolOrEnvironmentFailure,
+        when: "an agent_tool_result whose output or error matches an environment pattern",
+        policy: Some("environment_patterns"),
+    },
+    FailureRule {
+        id: "scope_guardrail",
+        category: FailureCategory::FailureToFollowInstructions,
+        when: "a guardrail_blocked event whose reason matches a scope pattern",
+        policy: Some("scope_guardrail_patterns"),
+    },
+    FailureRule {
+        id: "change_outside_scope",
+        category: FailureCategory::FailureToFollowInstructions,
+        when: "a changed file (an event's metadata.path or metadata.changed_files) outside the task's metadata.scope",
+        policy: None,
+    },
+    FailureRule {
+        id: "no_test_run",
+        category: FailureCategory::MissingTestingOrVerification,
+        when: "no agent_tool_call whose command runs tests, while build_passed or lint_passed is false",
+        policy: Some("test_command_patterns, missing_tests_needs_failed_check"),
+    },
+    FailureRule {
+        id: "no_test_run_ci_failed",
+        category: FailureCategory::MissingTestingOrVerification,
+        when: "no agent_tool_call whose command runs tests, and CI failed on the task's PR head in the snapshot",
+        policy: Some("test_command_patterns, use_snapshot_ci"),
+    },
+    FailureRule {
+        id: "tests_failing",
+        category: FailureCategory::ReasoningError,
+        when: "tests were run, and a test run's result failed (exit_code not 0) or build_passed or lint_passed is false",
+        policy: Some("test_command_patterns"),
+    },
+    FailureRule {
+        id: "ci_failed_after_tests",
+        category: FailureCategory::ReasoningError,
+        when: "tests were run, and CI failed on the task's PR head in the snapshot",
+        policy: Some("test_command_patterns, use_snapshot_ci"),
+    },
+];
+
+/// A commit's CI as found for a task: repository, SHA, (state, failure signature).
+pub type CiHit<'a> = (&'a str, &'a str, &'a (String, Option<String>));
+
+/// CI states of commits in the snapshot (`ci_commits`): (repo, sha) -> (state, failure
+/// signature).
+#[derive(Clone, Debug, Default)]
+pub struct CiStates(pub std::collections::HashMap<(String, String), (String, Option<String>)>);
+
+impl CiStates {
+    /// The CI state of the task's head commit: in the PR's repository (from `pr_url`),
+    /// else the task's `repo`. A SHA given shorter than 40 characters matches a commit it is
+    /// the start of, when exactly one does (7 is git's usual abbreviation).
+    pub fn of(&self, task: &Task) -> Option<CiHit<'_>> {
+        let sha = task.head_sha.as_deref().map(str::trim).filter(|s| s.len() >= 7)?;
+        let repo = task.pr_url.as_deref().and_then(|u| crate::snapshot::paths::parse_url(u).repo).or_else(|| task.repo.clone())?;
+        if let Some((k, v)) = self.0.get_key_value(&(repo.clone(), sha.to_string())) {
+            return Some((&k.0, &k.1, v));
+        }
+        let mut found = self.0.iter().filter(|((r, s), _)| *r == repo && s.starts_with(sha));
+        match (found.next(), found.next()) {
+            (Some((k, v)), None) => Some((&k.0, &k.1, v)),
+            _ => None,
+        }
+    }
+
+    /// From the rows of `ci_commits`.
+    pub fn from_rows(rows: impl IntoIterator<Item = (String, String, String, Option<String>)>) -> Self {
+        CiStates(rows.into_iter().map(|(repo, sha, state, sig)| ((repo, sha), (state, sig))).collect())
+    }
+}
+
+/// A categorized task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub task_id: String,
+    pub category: FailureCategory,
+    /// The rule that fired; `None` for `uncategorized`.
+    pub rule_id: Option<&'static str>,
+    /// What the rule saw: the pattern matched and where, or the event id.
+    pub evidence: Option<String>,
+}
+
+/// Whether `pattern` occurs in `text` as a whole phrase, ignoring ASCII case: at a place
+/// where the characters on either side (if any) are not letters or digits.
+pub fn matches_phrase(text: &str, pattern: &str) -> bool {
+    let hay = text.to_ascii_lowercase();
+    let needle = pattern.trim().to_ascii_lowercase();
+    if needle.is_empty() {
+        return false;
+    }
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    // A pattern's end that is punctuation (`npm err!`) may touch anything.
+    let first_is_word = needle.chars().next().is_some_and(char::is_alphanumeric);
+    let last_is_word = needle.chars().last().is_some_and(char::is_alphanumeric);
+    let mut from = 0;
+    while let Some(at) = hay[from..].find(&needle) {
+        let start = from + at;
+        let end = start + needle.len();
+        let glued = (first_is_word && word(hay[..start].chars().next_back())) || (last_is_word && word(hay[end..].chars().next()));
+        if !glued {
+            return true;
+        }
+        from = start + needle.chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// The first of `patterns` found in `text`.
+pub fn first_match<'a>(text: &str, patterns: &'a [String]) -> Option<&'a str> {
+    patterns.iter().find(|p| matches_phrase(text, p)).map(String::as_str)
+}
+
+/// Whether `file` is one of the `scope` paths or lies below one.
+pub fn in_scope(file: &str, scope: &[String]) -> bool {
+    let file = file.trim_start_matches("./");
+    scope.iter().any(|s| {
+        let s = s.trim_start_matches("./").trim_end_matches('/');
+        s.is_empty() || file == s || file.strip_prefix(s).is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+/// The command an `agent_tool_call` or `agent_tool_result` ran: `metadata.command`, else
+/// `metadata.input` when a string.
+fn command(e: &TaskEvent) -> Option<&str> {
+    e.meta_str("command").or_else(|| e.meta_str("input"))
+}
+
+/// Files an event says were changed: `metadata.path` of an `agent_tool_call`,
+/// `metadata.changed_files` of any event.
+fn changed_files(e: &TaskEvent) -> Vec<&str> {
+    let mut out = Vec::new();
+    if e.event_type == "agent_tool_call" {
+        out.extend(e.meta_str("path"));
+    }
+    if let Some(a) = e.metadata.get("changed_files").and_then(serde_json::Value::as_array) {
+        out.extend(a.iter().filter_map(serde_json::Value::as_str));
+    }
+    out
+}
+
+/// Whether the task's status asks for a category.
+pub fn needs_category(task: &Task) -> bool {
+    matches!(task.status.as_str(), "FAILED" | "CANCELLED" | "TIMED_OUT")
+}
+
+/// One rule applied to one task: the evidence when it fires.
+fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy, ci: &CiStates) -> Option<String> {
+    let error = task.error_message.as_deref().unwrap_or("");
+    let guardrail_reason = |e: &&&TaskEvent| e.event_type == "guardrail_blocked";
+    let reason_of = |e: &TaskEvent| e.meta_str("reason").or_else(|| e.meta_str("rule")).unwrap_or("").to_string();
+    let test_calls =
+        || events.iter().filter(|e| e.event_type == "agent_tool_call" && command(e).is_some_and(|c| first_match(c, &p.test_command_patterns).is_some()));
+    let failed_check = task.build_passed == Some(false) || task.lint_passed == Some(false);
+    let check_words = || {
+        let mut w = Vec::new();
+        if task.build_passed == Some(false) {
+            w.push("build_passed false");
+        }
+        if task.lint_passed == Some(false) {
+            w.push("lint_passed false");
+        }
+        w.join(", ")
+    };
+    match rule {
+        "timed_out_status" => (task.status == "TIMED_OUT").then(|| "status TIMED_OUT".to_string()),
+        "timed_out_event" => events.iter().find(|e| e.event_type == "task_timed_out").map(|e| format!("event {}", e.event_id)),
+        "timeout_error_message" => first_match(error, &p.timeout_patterns).map(|m| format!("error_message matches {m:?}")),
+        "guardrail_blocked" => events
+            .iter()
+            .filter(guardrail_reason)
+            .find(|e| first_match(&reason_of(e), &p.scope_guardrail_patterns).is_none())
+            .map(|e| format!("event {}: guardrail_blocked {:?}", e.event_id, reason_of(e))),
+        "environment_error_message" => first_match(error, &p.environment_patterns).map(|m| format!("error_message matches {m:?}")),
+        "environment_tool_result" => events.iter().filter(|e| e.event_type == "agent_tool_result").find_map(|e| {
+            let text = [e.meta_str("output"), e.meta_str("error")].into_iter().flatten().collect::<Vec<_>>().join("\n");
+            first_match(&text, &p.environment_patterns).map(|m| format!("event {}: tool result matches {m:?}", e.event_id))
+        }),
+        "scope_guardrail" => events
+            .iter()
+            .filter(guardrail_reason)
+            .find_map(|e| first_match(&reason_of(e), &p.scope_guardrail_patterns).map(|m| format!("event {}: guardrail reason matches {m:?}", e.event_id))),
+        "change_outside_scope" => {
+            if task.scope.is_empty() {
+                return None;
+            }
+            events.iter().find_map(|e| {
+                changed_files(e).into_iter().find(|f| !in_scope(f, &task.scope)).map(|f| format!("event {}: {f} is outside the scope", e.event_id))
+            })
+        }
+        "no_test_run" => {
+            if test_calls().next().is_some() || (p.missing_tests_needs_failed_check && !failed_check) {
+                return None;
+            }
+            let why = if failed_check { check_words() } else { "no check recorded as failed".into() };
+            Some(format!("no agent_tool_call runs tests; {why}"))
+        }
+        "no_test_run_ci_failed" | "ci_failed_after_tests" => {
+            if !p.use_snapshot_ci || (rule == "no_test_run_ci_failed") == test_calls().next().is_some() {
+                return None;
+            }
+            let (repo, sha, (state, signature)) = ci.of(task)?;
+            (state == "failure").then(|| {
+                let sig = signature.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+                format!("CI failed on {repo}@{sha}{sig}")
+            })
+        }
+        "tests_failing" => {
+            let first = test_calls().next()?;
+            let failed_run = events.iter().find(|e| {
+                e.event_type == "agent_tool_result"
+                    && command(e).is_some_and(|c| first_match(c, &p.test_command_patterns).is_some())
+                    && e.metadata.get("exit_code").and_then(serde_json::Value::as_i64).is_some_and(|c| c != 0)
+            });
+            match failed_run {
+                Some(e) => {
+                    Some(format!("event {}: test run failed (exit_code {})", e.event_id, e.metadata.get("exit_code").map_or(String::new(), |c| c.to_string())))
+                }
+                None if failed_check => Some(format!("event {}: tests run; {}", first.event_id, check_words())),
+                None => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The category of one task, from its events (any order). `None` for a task whose status
+/// asks for none (COMPLETED).
+pub fn categorize(task: &Task, events: &[&TaskEvent], policy: &TaskPolicy, ci: &CiStates) -> Option<Failure> {
+    if !needs_category(task) {
+        return None;
+    }
+    let mut events = events.to_vec();
+    events.sort_by(|a, b| (a.timestamp, &a.event_id).cmp(&(b.timestamp, &b.event_id)));
+    for category in &policy.precedence {
+        for rule in RULES.iter().filter(|r| r.category == *category) {
+            if let Some(evidence) = fire(rule.id, task, &events, policy, ci) {
+                return Some(Failure { task_id: task.task_id.clone(), category: *category, rule_id: Some(rule.id), evidence: Some(evidence) });
+            }
+        }
+    }
+    Some(Failure { task_id: task.task_id.clone(), category: FailureCategory::Uncategorized, rule_id: None, evidence: None })
+}
+
+/// Every task that needs a category, categorized, in task-id order (`tasks` and `events`
+/// as [`super::read`] sorts them).
+pub fn categorize_all(tasks: &[super::Task], events: &[TaskEvent], policy: &TaskPolicy, ci: &CiStates) -> Vec<Failure> {
+    let mut by_task: std::collections::HashMap<&str, Vec<&TaskEvent>> = std::collections::HashMap::new();
+    for e in events {
+        by_task.entry(e.task_id.as_str()).or_default().push(e);
+    }
+    tasks.iter().filter_map(|t| categorize(t, by_task.get(t.task_id.as_str()).map_or(&[][..], Vec::as_slice), policy, ci)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phrases_match_whole_words_ignoring_case() {
+        assert!(matches_phrase("npx JEST --ci", "jest"));
+        assert!(!matches_phrase("I suggest a fix", "jest"));
+        assert!(matches_phrase("bash: cargo: Command Not Found", "command not found"));
+        assert!(matches_phrase("npm ERR! code E404", "npm err!"));
+        assert!(matches_phrase("run cargo test --all", "cargo test"));
+        assert!(!matches_phrase("cargo testing", "cargo test"));
+        assert!(!matches_phrase("zoom in", "oom"));
+        assert!(matches_phrase("process OOM-killed", "oom"));
+        assert!(!matches_phrase("anything", ""));
+        assert!(matches_phrase("pytest", "pytest"));
+    }
+
+    #[test]
+    fn the_default_test_patterns_find_test_commands() {
+        let p = TaskPolicy::default();
+        for c in ["cargo test -p x", "python -m pytest tests/", "npm test", "go test ./...", "npx vitest run", "yarn jest"] {
+            assert!(first_match(c, &p.test_command_patterns).is_some(), "{c}");
+        }
+        for c in ["cargo build", "npm install", "ls tests/", "git commit -m 'add tests'"] {
+            assert!(first_match(c, &p.test_command_patterns).is_none(), "{c}");
+        }
+    }
+
+    #[test]
+    fn scope_is_a_path_or_what_lies_below_it() {
+        let scope = vec!["src/parser/".to_string(), "README.md".to_string()];
+        assert!(in_scope("src/parser/lex.rs", &scope));
+        assert!(in_scope("./README.md", &scope));
+        assert!(!in_scope("src/parserx/a.rs", &scope));
+        assert!(!in_scope("Cargo.toml", &scope));
+    }
+
+    #[test]
+    fn the_default_policy_is_valid_and_round_trips() {
+        let p = TaskPolicy::default();
+        assert!(p.check().is_ok());
+        let back: TaskPolicy = serde_json::from_value(p.to_json()).unwrap();
+        assert_eq!(back, p);
+        let bad = TaskPolicy { precedence: vec![FailureCategory::ReasoningError], ..TaskPolicy::default() };
+        assert!(bad.check().is_err());
+    }
+
+    #[test]
+    fn every_category_has_a_rule() {
+        for c in FailureCategory::DECIDED {
+            assert!(RULES.iter().any(|r| r.category == c), "{}", c.as_str());
+        }
+    }
+}

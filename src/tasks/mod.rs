@@ -1,0 +1,301 @@
+//! Task records and task events of an agent platform (seed 004's data sources: task
+//! outcomes and the TaskEvents audit log), read from a directory beside `runs/` holding
+//! `tasks.jsonl` and `events.jsonl` (shapes in `schemas/tasks.md`), and the failure
+//! categorization of seed 004's evaluation pipeline over them (see [`categorize`]).
+//!
+//! A task links to the snapshot through its PR: `pr_url` gives the repository and number
+//! (parsed as every other GitHub URL is), `head_sha` the commit; both are columns of the
+//! `tasks` table, so a query joins them to the snapshot's tables.
+//!
+//! Every line read is used or quarantined (input `tasks`), never dropped: records read =
+//! used + quarantined.
+
+pub mod categorize;
+pub mod tables;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::inputs::InputFile;
+use crate::quarantine::Quarantined;
+use crate::time::Instant;
+
+pub use categorize::{Failure, FailureCategory, TaskPolicy};
+
+/// The input's name in the manifest and the quarantine table.
+pub const INPUT: &str = "tasks";
+/// Task records, one JSON object a line.
+pub const TASKS_FILE: &str = "tasks.jsonl";
+/// Task events, one JSON object a line.
+pub const EVENTS_FILE: &str = "events.jsonl";
+
+/// The statuses a finished task can have (seed 004: COMPLETED, FAILED, TIMED_OUT; the
+/// platform's CANCELLED too). A task still running has no outcome to study: its record is
+/// quarantined with the reason.
+pub const STATUSES: [&str; 4] = ["COMPLETED", "FAILED", "CANCELLED", "TIMED_OUT"];
+
+/// One task record.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Task {
+    pub task_id: String,
+    pub status: String,
+    pub repo: Option<String>,
+    pub branch_name: Option<String>,
+    pub pr_url: Option<String>,
+    pub prompt_version: Option<String>,
+    pub error_message: Option<String>,
+    pub duration_s: Option<f64>,
+    pub cost_usd: Option<f64>,
+    pub build_passed: Option<bool>,
+    pub lint_passed: Option<bool>,
+    pub head_sha: Option<String>,
+    pub created_at: Option<Instant>,
+    pub completed_at: Option<Instant>,
+    /// Paths the task may change (`metadata.scope`): a file is in scope when it is one of
+    /// them or lies below one. Empty when the task declares none (then no change is out of
+    /// scope: nothing was declared to compare with).
+    pub scope: Vec<String>,
+    /// `metadata` as canonical JSON, when present.
+    pub metadata: Option<String>,
+    pub source_line: i64,
+}
+
+/// One task event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskEvent {
+    pub event_id: String,
+    pub task_id: String,
+    pub event_type: String,
+    pub timestamp: Instant,
+    /// `metadata`, an object (empty when absent).
+    pub metadata: Map<String, Value>,
+    pub source_line: i64,
+}
+
+impl TaskEvent {
+    /// A string member of `metadata`.
+    pub fn meta_str(&self, key: &str) -> Option<&str> {
+        self.metadata.get(key).and_then(Value::as_str)
+    }
+}
+
+#[derive(Default)]
+pub struct TasksRead {
+    /// Sorted by task id.
+    pub tasks: Vec<Task>,
+    /// Sorted by (task id, timestamp, event id).
+    pub events: Vec<TaskEvent>,
+    pub quarantined: Vec<Quarantined>,
+    pub files: Vec<InputFile>,
+}
+
+impl TasksRead {
+    /// Records used: every task and every event kept.
+    pub fn used(&self) -> usize {
+        self.tasks.len() + self.events.len()
+    }
+}
+
+/// Why a line was not used: the field at fault, if one is, and the reason.
+type Bad = (Option<&'static str>, String);
+
+/// Read `tasks.jsonl` and `events.jsonl` under `dir` (either may be absent; the directory
+/// must exist). A file that is a link leading out of `dir`, or not a regular file, is
+/// refused: listed, quarantined, unread.
+pub fn read(dir: &Path) -> Result<TasksRead> {
+    if !dir.is_dir() {
+        return Err(Error::Layout { path: dir.to_path_buf(), message: "--tasks must be a directory holding tasks.jsonl and events.jsonl".into() });
+    }
+    let mut out = TasksRead::default();
+    // An id seen twice: the first is kept, the later one quarantined (which of two
+    // different records is right cannot be told). Lines are read in order, so "first" is
+    // the earlier line.
+    let mut task_ids: HashMap<String, usize> = HashMap::new();
+    let mut event_ids: HashMap<String, usize> = HashMap::new();
+    for name in [TASKS_FILE, EVENTS_FILE] {
+        let p = dir.join(name);
+        match std::fs::symlink_metadata(&p) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io(&p, e)),
+            Ok(_) => {}
+        }
+        if let Some(why) = crate::inputs::refusal(dir, &p, INPUT) {
+            out.quarantined.push(Quarantined::new(INPUT, name, None, None, why, ""));
+            out.files.push(InputFile::refused(INPUT, name.to_string()));
+            continue;
+        }
+        let bytes = crate::inputs::read_regular(&p)?;
+        let lines = crate::inputs::jsonl_byte_lines(&bytes, 1, 0).0;
+        out.files.push(InputFile::from_bytes(INPUT, name.to_string(), &bytes, lines.len()));
+        for l in lines {
+            let parsed = l.text.clone().map_err(|why| (None, why)).and_then(|text| object(text, l.unterminated));
+            let lineno = l.lineno as i64;
+            let result = parsed.and_then(|v| if name == TASKS_FILE { task(&v, lineno).map(Record::Task) } else { event(&v, lineno).map(Record::Event) });
+            let result = match result {
+                Ok(Record::Task(t)) => match task_ids.get(&t.task_id) {
+                    Some(first) => Err((Some("task_id"), format!("duplicate task id (first at line {first})"))),
+                    None => {
+                        task_ids.insert(t.task_id.clone(), l.lineno);
+                        out.tasks.push(t);
+                        Ok(())
+                    }
+                },
+                Ok(Record::Event(e)) => match event_ids.get(&e.event_id) {
+                    Some(first) => Err((Some("event_id"), format!("duplicate event id (first at line {first})"))),
+                    None => {
+                        event_ids.insert(e.event_id.clone(), l.lineno);
+                        out.events.push(e);
+                        Ok(())
+                    }
+                },
+                Err(bad) => Err(bad),
+            };
+            if let Err((field, reason)) = result {
+                out.quarantined.push(Quarantined::new(INPUT, name, Some(l.lineno), field, reason, &l.raw));
+            }
+        }
+    }
+    out.tasks.sort_by(|a, b| a.task_id.cmp(&b.task_id));
+    out.events.sort_by(|a, b| (&a.task_id, a.timestamp, &a.event_id).cmp(&(&b.task_id, b.timestamp, &b.event_id)));
+    Ok(out)
+}
+
+enum Record {
+    Task(Task),
+    Event(TaskEvent),
+}
+
+fn object(text: &str, unterminated: bool) -> std::result::Result<Value, Bad> {
+    if let Some(why) = crate::json::too_deep(text) {
+        return Err((None, why));
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) if v.is_object() => Ok(v),
+        Ok(_) => Err((None, "not a JSON object".into())),
+        Err(e) if e.is_eof() && unterminated => Err((None, crate::inputs::truncated(e))),
+        Err(e) => Err((None, format!("not valid JSON: {e}"))),
+    }
+}
+
+fn required_str<'a>(v: &'a Value, field: &'static str) -> std::result::Result<&'a str, Bad> {
+    match v.get(field) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s),
+        Some(_) => Err((Some(field), "expected a non-empty string".into())),
+        None => Err((Some(field), "missing (required)".into())),
+    }
+}
+
+fn optional_str(v: &Value, field: &'static str) -> std::result::Result<Option<String>, Bad> {
+    match v.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err((Some(field), "expected a string or null".into())),
+    }
+}
+
+fn optional_num(v: &Value, field: &'static str) -> std::result::Result<Option<f64>, Bad> {
+    match v.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n.as_f64().filter(|x| x.is_finite() && *x >= 0.0).map(Some).ok_or((Some(field), "expected a number 0 or above".into())),
+        Some(_) => Err((Some(field), "expected a number or null".into())),
+    }
+}
+
+fn optional_bool(v: &Value, field: &'static str) -> std::result::Result<Option<bool>, Bad> {
+    match v.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err((Some(field), "expected true, false or null".into())),
+    }
+}
+
+fn optional_time(v: &Value, field: &'static str) -> std::result::Result<Option<Instant>, Bad> {
+    match optional_str(v, field)? {
+        None => Ok(None),
+        Some(s) => crate::time::parse(&s).map(Some).ok_or((Some(field), format!("not an RFC 3339 timestamp: {s:?}"))),
+    }
+}
+
+fn metadata(v: &Value) -> std::result::Result<Option<&Map<String, Value>>, Bad> {
+    match v.get("metadata") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(m)) => Ok(Some(m)),
+        Some(_) => Err((Some("metadata"), "expected an object or null".into())),
+    }
+}
+
+fn task(v: &Value, line: i64) -> std::result::Result<Task, Bad> {
+    let task_id = required_str(v, "task_id")?.to_string();
+    let status = required_str(v, "status")?;
+    if !STATUSES.contains(&status) {
+        return Err((Some("status"), format!("{status:?} is not a finished task's status (expected one of {})", STATUSES.join(", "))));
+    }
+    let meta = metadata(v)?;
+    let scope = match meta.and_then(|m| m.get("scope")) {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|p| p.as_str().filter(|s| !s.is_empty()).map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or((Some("metadata"), "`scope` must be an array of non-empty path strings".to_string()))?,
+        Some(_) => return Err((Some("metadata"), "`scope` must be an array of non-empty path strings".into())),
+    };
+    Ok(Task {
+        task_id,
+        status: status.to_string(),
+        repo: optional_str(v, "repo")?,
+        branch_name: optional_str(v, "branch_name")?,
+        pr_url: optional_str(v, "pr_url")?,
+        prompt_version: optional_str(v, "prompt_version")?,
+        error_message: optional_str(v, "error_message")?,
+        duration_s: optional_num(v, "duration_s")?,
+        cost_usd: optional_num(v, "cost_usd")?,
+        build_passed: optional_bool(v, "build_passed")?,
+        lint_passed: optional_bool(v, "lint_passed")?,
+        head_sha: optional_str(v, "head_sha")?,
+        created_at: optional_time(v, "created_at")?,
+        completed_at: optional_time(v, "completed_at")?,
+        scope,
+        metadata: meta.map(|m| crate::json::canonical(&Value::Object(m.clone()))),
+        source_line: line,
+    })
+}
+
+fn event(v: &Value, line: i64) -> std::result::Result<TaskEvent, Bad> {
+    let event_id = required_str(v, "event_id")?.to_string();
+    let task_id = required_str(v, "task_id")?.to_string();
+    let event_type = required_str(v, "event_type")?.to_string();
+    let ts = required_str(v, "timestamp")?;
+    let timestamp = crate::time::parse(ts).ok_or((Some("timestamp"), format!("not an RFC 3339 timestamp: {ts:?}")))?;
+    let metadata = metadata(v)?.cloned().unwrap_or_default();
+    Ok(TaskEvent { event_id, task_id, event_type, timestamp, metadata, source_line: line })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_needs_an_id_and_a_finished_status() {
+        let v: Value = serde_json::json!({"task_id": "t1", "status": "RUNNING"});
+        assert_eq!(task(&v, 1).unwrap_err().0, Some("status"));
+        let v: Value = serde_json::json!({"status": "FAILED"});
+        assert_eq!(task(&v, 1).unwrap_err().0, Some("task_id"));
+        let v: Value = serde_json::json!({"task_id": "t1", "status": "FAILED", "cost_usd": "3"});
+        assert_eq!(task(&v, 1).unwrap_err().0, Some("cost_usd"));
+        let v: Value = serde_json::json!({"task_id": "t1", "status": "FAILED", "metadata": {"scope": ["src/"]}, "build_passed": false});
+        let t = task(&v, 1).unwrap();
+        assert_eq!((t.scope, t.build_passed), (vec!["src/".to_string()], Some(false)));
+    }
+
+    #[test]
+    fn an_event_needs_a_timestamp() {
+        let v: Value = serde_json::json!({"event_id": "e", "task_id": "t", "event_type": "task_failed", "timestamp": "yesterday"});
+        assert_eq!(event(&v, 1).unwrap_err().0, Some("timestamp"));
+        let v: Value = serde_json::json!({"event_id": "e", "task_id": "t", "event_type": "task_failed", "timestamp": "2026-01-01T00:00:00Z"});
+        assert!(event(&v, 1).is_ok());
+    }
+}

@@ -1,0 +1,96 @@
+//! `tasks`, `task_events` and `task_failures` tables.
+
+use super::{Failure, Task, TaskEvent};
+use crate::table::{i, ob, of, oi, os, s, t, Kind, Table};
+
+/// One row per task; `pr_repo` and `pr_number` are parsed from `pr_url` (null when it is no
+/// GitHub pull-request URL), the link to the snapshot's tables.
+pub fn tasks(tasks: &[Task]) -> Table {
+    let mut tb = Table::new(
+        "tasks",
+        &[
+            ("task_id", Kind::Str),
+            ("status", Kind::Str),
+            ("repo", Kind::Str),
+            ("branch_name", Kind::Str),
+            ("pr_url", Kind::Str),
+            ("pr_repo", Kind::Str),
+            ("pr_number", Kind::Int),
+            ("head_sha", Kind::Str),
+            ("prompt_version", Kind::Str),
+            ("error_message", Kind::Str),
+            ("duration_s", Kind::Float),
+            ("cost_usd", Kind::Float),
+            ("build_passed", Kind::Bool),
+            ("lint_passed", Kind::Bool),
+            ("created_at", Kind::Time),
+            ("completed_at", Kind::Time),
+            ("scope", Kind::Str),
+            ("metadata", Kind::Str),
+            ("source_line", Kind::Int),
+        ],
+    );
+    for x in tasks {
+        let pr = x.pr_url.as_deref().map(crate::snapshot::paths::parse_url).filter(|u| u.kind == Some("pull_request") && u.number.is_some());
+        let scope = (!x.scope.is_empty()).then(|| x.scope.join("\n"));
+        tb.push(vec![
+            s(&x.task_id),
+            s(&x.status),
+            os(x.repo.as_ref()),
+            os(x.branch_name.as_ref()),
+            os(x.pr_url.as_ref()),
+            os(pr.as_ref().and_then(|u| u.repo.as_ref())),
+            oi(pr.as_ref().and_then(|u| u.number)),
+            os(x.head_sha.as_ref()),
+            os(x.prompt_version.as_ref()),
+            os(x.error_message.as_ref()),
+            of(x.duration_s),
+            of(x.cost_usd),
+            ob(x.build_passed),
+            ob(x.lint_passed),
+            t(x.created_at),
+            t(x.completed_at),
+            os(scope),
+            os(x.metadata.as_ref()),
+            i(x.source_line),
+        ]);
+    }
+    tb
+}
+
+/// One row per event; `metadata` as canonical JSON, `command` pulled out for queries.
+pub fn task_events(events: &[TaskEvent]) -> Table {
+    let mut tb = Table::new(
+        "task_events",
+        &[
+            ("event_id", Kind::Str),
+            ("task_id", Kind::Str),
+            ("event_type", Kind::Str),
+            ("timestamp", Kind::Time),
+            ("command", Kind::Str),
+            ("metadata", Kind::Str),
+            ("source_line", Kind::Int),
+        ],
+    );
+    for e in events {
+        tb.push(vec![
+            s(&e.event_id),
+            s(&e.task_id),
+            s(&e.event_type),
+            t(Some(e.timestamp)),
+            os(e.meta_str("command")),
+            s(crate::json::canonical(&serde_json::Value::Object(e.metadata.clone()))),
+            i(e.source_line),
+        ]);
+    }
+    tb
+}
+
+/// One row per failed, cancelled or timed-out task.
+pub fn task_failures(failures: &[Failure]) -> Table {
+    let mut tb = Table::new("task_failures", &[("task_id", Kind::Str), ("failure_category", Kind::Str), ("rule_id", Kind::Str), ("evidence", Kind::Str)]);
+    for f in failures {
+        tb.push(vec![s(&f.task_id), s(f.category.as_str()), os(f.rule_id), os(f.evidence.as_ref())]);
+    }
+    tb
+}

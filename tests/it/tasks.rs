@@ -1,0 +1,314 @@
+//! Task records and events (seed 004): reading with quarantine, failure categorization by
+//! rule (one fixture task per rule), the policy's precedence switch, and `convert --tasks`.
+
+use std::path::Path;
+
+use hindsight::tasks::categorize::{categorize_all, CiStates, FailureCategory, RULES};
+use hindsight::tasks::TaskPolicy;
+use serde_json::Value;
+
+use crate::support::{fixture, ok};
+
+/// The categories of `fixtures/tasks/study`, one task per rule, one no rule decides; the
+/// COMPLETED task `t12-completed` gets none.
+const EXPECTED: &[(&str, &str, &str)] = &[
+    ("t01-timed-out-status", "running_out_of_time", "timed_out_status"),
+    ("t02-timed-out-event", "running_out_of_time", "timed_out_event"),
+    ("t03-timeout-message", "running_out_of_time", "timeout_error_message"),
+    ("t04-guardrail", "tool_or_environment_failure", "guardrail_blocked"),
+    ("t05-env-message", "tool_or_environment_failure", "environment_error_message"),
+    ("t06-env-tool-result", "tool_or_environment_failure", "environment_tool_result"),
+    ("t07-scope-guardrail", "failure_to_follow_instructions", "scope_guardrail"),
+    ("t08-outside-scope", "failure_to_follow_instructions", "change_outside_scope"),
+    ("t09-no-tests", "missing_testing_or_verification", "no_test_run"),
+    ("t10-tests-failing", "reasoning_error", "tests_failing"),
+    ("t11-uncategorized", "uncategorized", ""),
+    ("t13-ci-no-tests", "missing_testing_or_verification", "no_test_run_ci_failed"),
+    ("t14-ci-after-tests", "reasoning_error", "ci_failed_after_tests"),
+];
+
+/// The CI states of the demo snapshot the fixture tasks t13 and t14 point at.
+fn demo_ci() -> CiStates {
+    let failed = |sha: &str| ("acme/webapp".to_string(), sha.to_string(), "failure".to_string(), Some("typecheck|TS2339".to_string()));
+    CiStates::from_rows([
+        failed("31000000000000000000000000000000000000c1"),
+        failed("32000000000000000000000000000000000000c1"),
+        failed("32010000000000000000000000000000000000c1"),
+    ])
+}
+
+fn expected() -> Vec<(String, String, String)> {
+    let mut v: Vec<(String, String, String)> = EXPECTED.iter().map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string())).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_rule_fires_on_its_fixture_task() {
+    let read = hindsight::tasks::read(&fixture("tasks/study")).unwrap();
+    assert!(read.quarantined.is_empty(), "{:?}", read.quarantined);
+    assert_eq!((read.tasks.len(), read.events.len()), (14, 26));
+    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &demo_ci());
+    let mut got: Vec<(String, String, String)> =
+        failures.iter().map(|f| (f.task_id.clone(), f.category.as_str().to_string(), f.rule_id.unwrap_or("").to_string())).collect();
+    got.sort();
+    assert_eq!(got, expected());
+    // Every rule of the table is exercised by the fixtures.
+    for r in RULES {
+        assert!(EXPECTED.iter().any(|e| e.2 == r.id), "rule {} has no fixture task", r.id);
+    }
+    // The evidence names what matched.
+    let evidence = |id: &str| failures.iter().find(|f| f.task_id == id).and_then(|f| f.evidence.clone()).unwrap_or_default();
+    assert_eq!(evidence("t05-env-message"), "error_message matches \"command not found\"");
+    assert_eq!(evidence("t08-outside-scope"), "event e11: src/cli.rs is outside the scope");
+    assert_eq!(evidence("t10-tests-failing"), "event e19: test run failed (exit_code 101)");
+    assert_eq!(evidence("t02-timed-out-event"), "event e04");
+    // A 7-character head SHA finds the one commit it abbreviates.
+    assert_eq!(evidence("t14-ci-after-tests"), "CI failed on acme/webapp@32000000000000000000000000000000000000c1 (typecheck|TS2339)");
+    // Without the snapshot's CI (switched off), the CI rules do not fire.
+    let p = TaskPolicy { use_snapshot_ci: false, ..TaskPolicy::default() };
+    let off = categorize_all(&read.tasks, &read.events, &p, &demo_ci());
+    assert!(off.iter().filter(|f| f.task_id.starts_with("t13") || f.task_id.starts_with("t14")).all(|f| f.category == FailureCategory::Uncategorized));
+    assert!(failures.iter().find(|f| f.task_id == "t11-uncategorized").is_some_and(|f| f.evidence.is_none()));
+}
+
+/// Precedence is a policy switch: a task that timed out while its tests were failing is
+/// `running_out_of_time` by default, `reasoning_error` when reasoning comes first.
+#[test]
+fn precedence_decides_between_categories_that_both_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tasks.jsonl"), "{\"task_id\":\"t\",\"status\":\"TIMED_OUT\",\"build_passed\":true}\n").unwrap();
+    std::fs::write(
+        dir.path().join("events.jsonl"),
+        concat!(
+            "{\"event_id\":\"c\",\"task_id\":\"t\",\"event_type\":\"agent_tool_call\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"metadata\":{\"command\":\"go test ./...\"}}\n",
+            "{\"event_id\":\"r\",\"task_id\":\"t\",\"event_type\":\"agent_tool_result\",\"timestamp\":\"2026-01-01T00:01:00Z\",\"metadata\":{\"command\":\"go test ./...\",\"exit_code\":1}}\n",
+        ),
+    )
+    .unwrap();
+    let read = hindsight::tasks::read(dir.path()).unwrap();
+    let by = |p: &TaskPolicy| {
+        let f = categorize_all(&read.tasks, &read.events, p, &CiStates::default());
+        (f[0].category, f[0].rule_id)
+    };
+    assert_eq!(by(&TaskPolicy::default()), (FailureCategory::RunningOutOfTime, Some("timed_out_status")));
+    let mut p = TaskPolicy::default();
+    p.precedence.retain(|c| *c != FailureCategory::ReasoningError);
+    p.precedence.insert(0, FailureCategory::ReasoningError);
+    assert!(p.check().is_ok());
+    assert_eq!(by(&p), (FailureCategory::ReasoningError, Some("tests_failing")));
+}
+
+/// `missing_tests_needs_failed_check` off: a failed task with no test run is missing
+/// verification even when no check failed.
+#[test]
+fn missing_tests_switch() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tasks.jsonl"), "{\"task_id\":\"t\",\"status\":\"FAILED\"}\n").unwrap();
+    let read = hindsight::tasks::read(dir.path()).unwrap();
+    let f = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default());
+    assert_eq!(f[0].category, FailureCategory::Uncategorized);
+    let p = TaskPolicy { missing_tests_needs_failed_check: false, ..TaskPolicy::default() };
+    let f = categorize_all(&read.tasks, &read.events, &p, &CiStates::default());
+    assert_eq!((f[0].category, f[0].rule_id), (FailureCategory::MissingTestingOrVerification, Some("no_test_run")));
+}
+
+#[test]
+fn a_policy_file_keeps_defaults_and_refuses_unknown_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.json");
+    std::fs::write(&p, "{\"missing_tests_needs_failed_check\": false}").unwrap();
+    let policy = TaskPolicy::load(&p).unwrap();
+    assert!(!policy.missing_tests_needs_failed_check);
+    assert_eq!(policy.precedence, TaskPolicy::default().precedence);
+    std::fs::write(&p, "{\"precedense\": []}").unwrap();
+    assert!(TaskPolicy::load(&p).is_err());
+    std::fs::write(&p, "{\"precedence\": [\"reasoning_error\"]}").unwrap();
+    assert!(TaskPolicy::load(&p).is_err());
+}
+
+/// Bad lines are quarantined with file, line and field; the rest are read; records read =
+/// used + quarantined.
+#[test]
+fn bad_lines_are_quarantined_and_counted() {
+    let read = hindsight::tasks::read(&fixture("tasks/bad")).unwrap();
+    let read_lines: usize = read.files.iter().map(|f| f.records).sum();
+    assert_eq!(read_lines, 13);
+    assert_eq!(read.used() + read.quarantined.len(), read_lines);
+    assert_eq!((read.tasks.len(), read.events.len()), (1, 1));
+    let mut got: Vec<(String, Option<i64>, Option<String>)> = read.quarantined.iter().map(|q| (q.file.clone(), q.line, q.field.clone())).collect();
+    got.sort();
+    let f = |s: &str| Some(s.to_string());
+    assert_eq!(
+        got,
+        vec![
+            ("events.jsonl".into(), Some(2), f("timestamp")),
+            ("events.jsonl".into(), Some(3), f("event_id")),
+            ("events.jsonl".into(), Some(4), f("metadata")),
+            ("events.jsonl".into(), Some(5), None),
+            ("tasks.jsonl".into(), Some(2), f("status")),
+            ("tasks.jsonl".into(), Some(3), f("task_id")),
+            ("tasks.jsonl".into(), Some(4), None),
+            ("tasks.jsonl".into(), Some(5), f("build_passed")),
+            ("tasks.jsonl".into(), Some(6), f("task_id")),
+            ("tasks.jsonl".into(), Some(7), None),
+            ("tasks.jsonl".into(), Some(8), f("created_at")),
+        ]
+    );
+    // The cut-off last line says so; a duplicate keeps its raw text.
+    assert!(read.quarantined.iter().any(|q| q.line == Some(5) && q.file == "events.jsonl" && q.reason.starts_with("truncated line")));
+    assert!(read.quarantined.iter().any(|q| q.line == Some(6) && q.raw.contains("COMPLETED")));
+}
+
+fn sql_json(dataset: &Path, sql: &str) -> Vec<Value> {
+    let out = ok(&["report", "--dataset", dataset.to_str().unwrap(), "--sql", sql, "--format", "json"], dataset.parent().unwrap());
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// `convert --tasks`: the three tables, the counts and the policy in the manifest, the
+/// README in the tasks directory listed as skipped, and `verify` content with it all.
+#[test]
+fn convert_with_tasks_writes_the_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tasks = tmp.path().join("tasks");
+    crate::support::copy_dir(&fixture("tasks/study"), &tasks);
+    std::fs::write(tasks.join("README.md"), "notes\n").unwrap();
+    let ds = tmp.path().join("ds");
+    let (snap, runs) = (fixture("demo/snapshot"), fixture("demo/runs"));
+    let inputs = ["--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--tasks", tasks.to_str().unwrap()];
+    let mut args = vec!["convert", "--out", ds.to_str().unwrap(), "--quiet"];
+    args.extend(inputs);
+    ok(&args, tmp.path());
+
+    let rows = sql_json(&ds, "SELECT task_id, failure_category, rule_id FROM task_failures ORDER BY task_id");
+    let mut got: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|r| {
+            (r["task_id"].as_str().unwrap().to_string(), r["failure_category"].as_str().unwrap().to_string(), r["rule_id"].as_str().unwrap_or("").to_string())
+        })
+        .collect();
+    got.sort();
+    assert_eq!(got, expected());
+
+    let t = sql_json(&ds, "SELECT task_id, pr_repo, pr_number, prompt_version, head_sha FROM tasks WHERE pr_number IS NOT NULL ORDER BY task_id");
+    let got: Vec<String> = t
+        .iter()
+        .map(|r| format!("{} {} {} {}", r["task_id"].as_str().unwrap(), r["pr_repo"].as_str().unwrap(), r["pr_number"], r["prompt_version"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        vec!["t08-outside-scope acme/api 301 v2", "t09-no-tests acme/api 302 v2", "t12-completed acme/api 303 v2", "t13-ci-no-tests acme/webapp 31 v2"]
+    );
+    let n = sql_json(&ds, "SELECT COUNT(*) AS n FROM task_events");
+    assert_eq!(n[0]["n"], 26);
+
+    let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
+    let r = &m.records["tasks"];
+    assert_eq!((r.input, r.used, r.quarantined), (40, 40, 0));
+    assert_eq!(m.task_policy, Some(TaskPolicy::default().to_json()));
+    assert_eq!(m.inputs.iter().filter(|f| f.input == "tasks").map(|f| f.path.as_str()).collect::<Vec<_>>(), vec!["events.jsonl", "tasks.jsonl"]);
+    assert!(m.skipped.iter().any(|s| s.input == "tasks" && s.path == "README.md"));
+
+    let mut args = vec!["verify", "--dataset", ds.to_str().unwrap()];
+    args.extend(inputs);
+    let out = ok(&args, tmp.path());
+    assert!(out.contains("every file matches"), "{out}");
+}
+
+/// Quarantined task lines reach the dataset's quarantine table under input `tasks`.
+#[test]
+fn convert_quarantines_bad_task_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = tmp.path().join("ds");
+    let (snap, runs, tasks) = (fixture("demo/snapshot"), fixture("demo/runs"), fixture("tasks/bad"));
+    ok(
+        &[
+            "convert",
+            "--snapshot",
+            snap.to_str().unwrap(),
+            "--runs",
+            runs.to_str().unwrap(),
+            "--tasks",
+            tasks.to_str().unwrap(),
+            "--out",
+            ds.to_str().unwrap(),
+            "--quiet",
+        ],
+        tmp.path(),
+    );
+    let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
+    let r = &m.records["tasks"];
+    assert_eq!((r.input, r.used, r.quarantined), (13, 2, 11));
+    let q = sql_json(&ds, "SELECT COUNT(*) AS n FROM quarantine WHERE input = 'tasks'");
+    assert_eq!(q[0]["n"], 11);
+    let f = sql_json(&ds, "SELECT task_id, failure_category, rule_id FROM task_failures");
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0]["task_id"].as_str(), f[0]["rule_id"].as_str()), (Some("b01"), Some("environment_error_message")));
+    ok(&["verify", "--dataset", ds.to_str().unwrap()], tmp.path());
+}
+
+/// `--task-policy`: a precedence with testing first moves the task that ran no tests and
+/// failed its build from the environment rule to `no_test_run`; the manifest records it.
+#[test]
+fn convert_reads_a_task_policy_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = tmp.path().join("ds");
+    let policy = tmp.path().join("task-policy.json");
+    let precedence =
+        ["missing_testing_or_verification", "running_out_of_time", "tool_or_environment_failure", "failure_to_follow_instructions", "reasoning_error"];
+    std::fs::write(&policy, serde_json::json!({ "precedence": precedence }).to_string()).unwrap();
+    let (snap, runs, tasks) = (fixture("demo/snapshot"), fixture("demo/runs"), fixture("tasks/study"));
+    let args = [
+        "convert",
+        "--snapshot",
+        snap.to_str().unwrap(),
+        "--runs",
+        runs.to_str().unwrap(),
+        "--tasks",
+        tasks.to_str().unwrap(),
+        "--task-policy",
+        policy.to_str().unwrap(),
+        "--out",
+        ds.to_str().unwrap(),
+        "--quiet",
+    ];
+    ok(&args, tmp.path());
+    let f = sql_json(&ds, "SELECT failure_category, rule_id FROM task_failures WHERE task_id = 't06-env-tool-result'");
+    assert_eq!((f[0]["failure_category"].as_str(), f[0]["rule_id"].as_str()), (Some("missing_testing_or_verification"), Some("no_test_run")));
+    let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
+    assert_eq!(m.task_policy.as_ref().and_then(|p| p.get("precedence")), Some(&serde_json::json!(precedence)));
+
+    // A policy file that names a category twice stops convert, naming the file.
+    std::fs::write(&policy, r#"{"precedence": ["reasoning_error", "reasoning_error"]}"#).unwrap();
+    let out = crate::support::run(&args, tmp.path());
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("task-policy.json"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// docs/TASKS.md names every rule, its category, every policy switch and every default
+/// pattern; schemas/tasks.md every column of the three tables.
+#[test]
+fn the_docs_follow_the_code() {
+    let docs = std::fs::read_to_string(crate::support::root().join("docs/TASKS.md")).unwrap();
+    for r in RULES {
+        let row = format!("| `{}` | `{}` |", r.id, r.category.as_str());
+        assert!(docs.contains(&row), "docs/TASKS.md lacks {row}");
+    }
+    let policy = TaskPolicy::default().to_json();
+    for (key, value) in policy.as_object().unwrap() {
+        assert!(docs.contains(&format!("| `{key}` |")), "docs/TASKS.md lacks switch {key}");
+        for v in value.as_array().into_iter().flatten() {
+            assert!(docs.contains(&format!("`{}`", v.as_str().unwrap())), "docs/TASKS.md lacks {key} default {v}");
+        }
+    }
+    let schema = std::fs::read_to_string(crate::support::root().join("schemas/tasks.md")).unwrap();
+    let read = hindsight::tasks::read(&fixture("tasks/study")).unwrap();
+    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default());
+    for t in
+        [hindsight::tasks::tables::tasks(&read.tasks), hindsight::tasks::tables::task_events(&read.events), hindsight::tasks::tables::task_failures(&failures)]
+    {
+        for f in t.arrow_schema().fields() {
+            assert!(schema.contains(&format!("`{}`", f.name())), "schemas/tasks.md lacks column {}.{}", t.name, f.name());
+        }
+    }
+}
