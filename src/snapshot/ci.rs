@@ -256,6 +256,34 @@ mod tests {
         assert_eq!(reduce(&[failed]), CiState::Failure);
     }
 
+    /// A combined status in the shape of GitHub's OpenAPI example for
+    /// `GET /repos/{owner}/{repo}/commits/{ref}/status` (two contexts, one failing).
+    #[test]
+    fn combined_statuses_are_read_and_reduced() {
+        let body: Value = serde_json::from_str(
+            r#"{"state": "failure", "statuses": [
+              {"url": "https://api.github.com/repos/octocat/Hello-World/statuses/6dcb09b5b57875f334f61aebed695e2e4193db5e",
+               "avatar_url": "https://github.com/images/error/hubot_happy.gif", "id": 1, "node_id": "MDY6U3RhdHVzMQ==",
+               "state": "success", "description": "Build has completed successfully", "target_url": "https://ci.example.com/1000/output",
+               "context": "continuous-integration/jenkins", "created_at": "2012-07-20T01:19:13Z", "updated_at": "2012-07-20T01:19:13Z"},
+              {"url": "https://api.github.com/repos/octocat/Hello-World/statuses/6dcb09b5b57875f334f61aebed695e2e4193db5e",
+               "avatar_url": "https://github.com/images/error/other_user_happy.gif", "id": 2, "node_id": "MDY6U3RhdHVzMg==",
+               "state": "failure", "description": "Testing has failed: error TS2339 in src/a.ts", "target_url": "https://ci.example.com/2000/output",
+               "context": "security/brakeman", "created_at": "2012-08-20T01:19:13Z", "updated_at": "2012-08-20T01:19:13Z"}],
+              "sha": "6dcb09b5b57875f334f61aebed695e2e4193db5e", "total_count": 2, "commit_url": "https://api.github.com/repos/octocat/Hello-World/6dcb09b5b57875f334f61aebed695e2e4193db5e",
+              "url": "https://api.github.com/repos/octocat/Hello-World/6dcb09b5b57875f334f61aebed695e2e4193db5e/status"}"#,
+        )
+        .unwrap();
+        let st = statuses(&body);
+        assert_eq!(
+            st.iter().map(|c| (c.name.as_str(), c.token())).collect::<Vec<_>>(),
+            [("continuous-integration/jenkins", "SUCCESS".to_string()), ("security/brakeman", "FAILURE".to_string())]
+        );
+        assert_eq!(reduce(&st), CiState::Failure);
+        assert_eq!(signature(&st).as_deref(), Some("security/brakeman|TS2339:src/a.ts"));
+        assert_eq!(finished_at(&st).map(|t| crate::time::format(&t)).as_deref(), Some("2012-08-20T01:19:13Z"));
+    }
+
     #[test]
     fn signatures_are_stable_and_normalized() {
         let out = "Run 2024-05-01T10:00:00Z\nsrc/x.ts(12,5): error TS2339: Property 'fromArrays' does not exist on type 'Stats'. tests/stats/eval_query.test.ts:40:7\n";
