@@ -12,6 +12,7 @@ pub mod ci_gate;
 pub mod outcome;
 pub mod outcomes;
 pub mod policy;
+pub mod risk;
 pub mod rules;
 pub mod window;
 
@@ -499,6 +500,8 @@ pub fn evaluate_dataset_in_chunks(
     let bar = progress.bar("evaluate", outputs.len() as u64);
     let mut parts: Vec<OutcomeRows> = Vec::new();
     let mut replays: Vec<ci_gate::Replay> = Vec::new();
+    let mut risks: Vec<risk::Risk> = Vec::new();
+    let risk_policy = risk::RiskPolicy::default();
     let mut shared: Option<Arc<SnapshotIndex>> = None;
     // Each worker fills its own rows; `merge` sorts them once at the end.
     let judge = |parts: &mut Vec<OutcomeRows>, jobs: Vec<(usize, &SnapshotIndex)>| {
@@ -552,6 +555,12 @@ pub fn evaluate_dataset_in_chunks(
                 })
                 .collect();
             replays.extend(r);
+            // Seed 004's PR risk level, from the PRs' captured files.
+            let k: Vec<risk::Risk> = indexes
+                .par_iter()
+                .flat_map_iter(|(ids, index)| ids.iter().filter_map(|&i| risk::assess(index, &outputs[i], &risk_policy)).collect::<Vec<_>>())
+                .collect();
+            risks.extend(k);
             indexes.into_par_iter().for_each(drop);
         }
         reader.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("responses.parquet"), message: "the reader thread failed".into() }))
@@ -561,12 +570,14 @@ pub fn evaluate_dataset_in_chunks(
     let mut rest: Vec<usize> = by_repo.into_values().flatten().chain(no_repo).collect();
     rest.sort_unstable();
     replays.extend(rest.iter().filter_map(|&i| ci_gate::replay(&empty, &outputs[i])));
+    risks.extend(rest.iter().filter_map(|&i| risk::assess(&empty, &outputs[i], &risk_policy)));
     judge(&mut parts, rest.into_iter().map(|i| (i, &empty)).collect());
     bar.finish_and_clear();
-    for t in ci_gate::tables(&replays) {
+    for t in ci_gate::tables(&replays).into_iter().chain([risk::table(&risks)]) {
         let w = crate::dataset::write_table(dataset, &t)?;
         manifest.record_table(t.name, &w);
     }
+    manifest.risk_policy = Some(risk_policy.to_json());
     let batch = OutcomeRows::merge(parts)?;
     let n = batch.num_rows();
     let w = crate::dataset::write_batch(dataset, "outcomes", &batch)?;

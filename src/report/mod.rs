@@ -27,6 +27,7 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("gh_aw_summary", include_str!("../../queries/gh_aw_summary.sql")),
     ("ci_gate", include_str!("../../queries/ci_gate.sql")),
     ("ci_gate_outcomes", include_str!("../../queries/ci_gate_outcomes.sql")),
+    ("risk_by_outcome", include_str!("../../queries/risk_by_outcome.sql")),
     ("commit_protocol", include_str!("../../queries/commit_protocol.sql")),
     ("commit_protocol_violations", include_str!("../../queries/commit_protocol_violations.sql")),
     ("aidev/overview", include_str!("../../queries/aidev/overview.sql")),
@@ -51,6 +52,7 @@ pub const DASHBOARD: &[(&str, &str)] = &[
     ("gh_aw_summary", "gh-aw's own summary, for comparison (mixes evidence strengths)"),
     ("ci_gate", "CI gate replayed (seed 002): first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red"),
     ("ci_gate_outcomes", "CI gate outcomes and pause reasons, by count (seed 002)"),
+    ("risk_by_outcome", "PR risk level (seed 004) against the PR's outcome in the snapshot window"),
     ("commit_protocol", "Commit protocol results by terminal state (seed 003; after `hindsight gate --dataset`)"),
     ("commit_protocol_violations", "Commit protocol violations by kind (seed 003)"),
 ];

@@ -14,6 +14,7 @@ mod pipeline;
 mod readers;
 mod real;
 mod report;
+mod risk;
 mod robustness;
 mod rules;
 mod safety;
