@@ -68,7 +68,8 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.parquet"))):
     con.execute("CREATE VIEW %s AS SELECT * FROM read_parquet('%s')" % (os.path.basename(p)[:-8], p))
 views = {os.path.basename(p)[:-8] for p in glob.glob(os.path.join(sys.argv[1], "*.parquet"))}
 # As the dashboard does: sections over tables only some datasets have (report::OPTIONAL_SECTIONS).
-optional = {"commit_protocol": "commit_protocol", "commit_protocol_violations": "commit_protocol_violations"}
+optional = {"failure_categories": "task_failures", "prompt_versions": "tasks",
+            "commit_protocol": "commit_protocol", "commit_protocol_violations": "commit_protocol_violations"}
 for q in sorted(glob.glob(os.path.join(sys.argv[2], "*.sql"))):
     name = os.path.basename(q)[:-4]
     if name in optional and optional[name] not in views:

@@ -28,6 +28,8 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("ci_gate", include_str!("../../queries/ci_gate.sql")),
     ("ci_gate_outcomes", include_str!("../../queries/ci_gate_outcomes.sql")),
     ("risk_by_outcome", include_str!("../../queries/risk_by_outcome.sql")),
+    ("failure_categories", include_str!("../../queries/failure_categories.sql")),
+    ("prompt_versions", include_str!("../../queries/prompt_versions.sql")),
     ("commit_protocol", include_str!("../../queries/commit_protocol.sql")),
     ("commit_protocol_violations", include_str!("../../queries/commit_protocol_violations.sql")),
     ("aidev/overview", include_str!("../../queries/aidev/overview.sql")),
@@ -53,13 +55,20 @@ pub const DASHBOARD: &[(&str, &str)] = &[
     ("ci_gate", "CI gate replayed (seed 002): first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red"),
     ("ci_gate_outcomes", "CI gate outcomes and pause reasons, by count (seed 002)"),
     ("risk_by_outcome", "PR risk level (seed 004) against the PR's outcome in the snapshot window"),
+    ("failure_categories", "Task failure categories (seed 004; with --tasks)"),
+    ("prompt_versions", "Tasks by prompt version: first-review merge rate, revision cycles, hours to PR (seed 004; with --tasks)"),
     ("commit_protocol", "Commit protocol results by terminal state (seed 003; after `hindsight gate --dataset`)"),
     ("commit_protocol_violations", "Commit protocol violations by kind (seed 003)"),
 ];
 
 /// Dashboard sections shown only when the dataset has their table (written by a command
 /// that not every study runs).
-pub const OPTIONAL_SECTIONS: &[(&str, &str)] = &[("commit_protocol", "commit_protocol"), ("commit_protocol_violations", "commit_protocol_violations")];
+pub const OPTIONAL_SECTIONS: &[(&str, &str)] = &[
+    ("failure_categories", "task_failures"),
+    ("prompt_versions", "tasks"),
+    ("commit_protocol", "commit_protocol"),
+    ("commit_protocol_violations", "commit_protocol_violations"),
+];
 
 pub fn query_text(name_or_file: &str) -> Result<String> {
     if let Some((_, sql)) = QUERIES.iter().find(|(n, _)| *n == name_or_file) {

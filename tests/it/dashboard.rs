@@ -126,7 +126,26 @@ fn numbers_equal(a: &Value, b: &Value) -> bool {
 #[test]
 fn duckdb_runs_every_query_with_identical_numbers() {
     let tmp = tempfile::tempdir().unwrap();
-    let demo_ds = demo(tmp.path());
+    // The demo with seed 004's task records (the task sections read their tables).
+    let f = |p: &str| root().join("fixtures").join(p).to_string_lossy().to_string();
+    ok(
+        &[
+            "run",
+            "--snapshot",
+            &f("demo/snapshot"),
+            "--runs",
+            &f("demo/runs"),
+            "--traces",
+            &f("demo/traces"),
+            "--tasks",
+            &f("tasks/study"),
+            "--out",
+            "ds",
+            "--quiet",
+        ],
+        tmp.path(),
+    );
+    let demo_ds = tmp.path().join("ds");
     // The commit protocol's sections read tables `gate --dataset` writes.
     let (results, policy) = (root().join("fixtures/gate/results.jsonl"), root().join("fixtures/gate/policy.json"));
     ok(&["gate", "--results", results.to_str().unwrap(), "--policy", policy.to_str().unwrap(), "--dataset", "ds", "--quiet"], tmp.path());

@@ -312,3 +312,78 @@ fn the_docs_follow_the_code() {
         }
     }
 }
+
+/// The dashboard's seed 004 sections on a small study whose every figure is counted by hand:
+/// two v1 tasks whose PRs merged (one after a review asked for changes), two v2 tasks (one
+/// failed on a missing command with an open PR twice asked for changes, one timed out).
+#[test]
+fn failure_categories_and_prompt_versions_in_the_dashboard() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (snap, runs, tasks) = (tmp.path().join("snap"), tmp.path().join("runs"), tmp.path().join("tasks"));
+    for d in [&snap, &runs, &tasks] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(snap.join("snapshot.json"), r#"{"format": "hindsight-snapshot/1", "captured_at": "2026-02-01T00:00:00Z"}"#).unwrap();
+    let pull = |n: i64, merged: bool| {
+        serde_json::json!({"path": format!("repos/acme/x/pulls/{n}"), "body": {"number": n, "state": if merged { "closed" } else { "open" }, "merged": merged,
+            "merged_at": if merged { Some("2026-01-02T00:00:00Z") } else { None }, "closed_at": if merged { Some("2026-01-02T00:00:00Z") } else { None },
+            "created_at": "2026-01-01T00:00:00Z", "user": {"login": "agent[bot]", "type": "Bot"}}})
+    };
+    let reviews = |n: i64, states: &[&str]| {
+        let list: Vec<serde_json::Value> = states
+            .iter()
+            .enumerate()
+            .map(|(i, s)| serde_json::json!({"id": n * 10 + i as i64, "user": {"login": "maria"}, "state": s, "submitted_at": "2026-01-01T12:00:00Z"}))
+            .collect();
+        serde_json::json!({"path": format!("repos/acme/x/pulls/{n}/reviews"), "body": list})
+    };
+    let lines = [
+        pull(1, true),
+        reviews(1, &["APPROVED"]),
+        pull(2, true),
+        reviews(2, &["CHANGES_REQUESTED", "APPROVED"]),
+        pull(3, false),
+        reviews(3, &["CHANGES_REQUESTED", "CHANGES_REQUESTED"]),
+    ];
+    std::fs::write(snap.join("c.jsonl"), lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
+    let pr = |n: i64| format!("https://github.com/acme/x/pull/{n}");
+    let t = [
+        serde_json::json!({"task_id": "a1", "status": "COMPLETED", "repo": "acme/x", "prompt_version": "v1", "pr_url": pr(1)}),
+        serde_json::json!({"task_id": "a2", "status": "COMPLETED", "repo": "acme/x", "prompt_version": "v1", "pr_url": pr(2)}),
+        serde_json::json!({"task_id": "b1", "status": "FAILED", "repo": "acme/x", "prompt_version": "v2", "pr_url": pr(3), "error_message": "sh: cargo: command not found"}),
+        serde_json::json!({"task_id": "b2", "status": "TIMED_OUT", "repo": "acme/x", "prompt_version": "v2"}),
+    ];
+    std::fs::write(tasks.join("tasks.jsonl"), t.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
+    let ev = |id: &str, task: &str, kind: &str, at: &str| {
+        serde_json::json!({"event_id": id, "task_id": task, "event_type": kind, "timestamp": at}).to_string() + "\n"
+    };
+    let events = [
+        ev("e1", "a1", "task_created", "2026-01-01T00:00:00Z"),
+        ev("e2", "a1", "pr_created", "2026-01-01T02:00:00Z"),
+        ev("e3", "a2", "task_created", "2026-01-01T00:00:00Z"),
+        ev("e4", "a2", "pr_created", "2026-01-01T04:00:00Z"),
+        ev("e5", "b1", "task_created", "2026-01-01T00:00:00Z"),
+        ev("e6", "b1", "pr_created", "2026-01-01T01:00:00Z"),
+        ev("e7", "b2", "task_created", "2026-01-01T00:00:00Z"),
+    ];
+    std::fs::write(tasks.join("events.jsonl"), events.concat()).unwrap();
+    ok(&["run", "--snapshot", "snap", "--runs", "runs", "--tasks", "tasks", "--out", "ds", "--quiet"], tmp.path());
+    let dash: serde_json::Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    // v1: both PRs captured and merged, one with no request for changes: 1/2; revision
+    // cycles (0 + 1) / 2; hours to PR (2 + 4) / 2. v2: one PR captured, open: 0/1; two
+    // requests for changes; one hour to its PR (b2 opened none).
+    assert_eq!(
+        dash["prompt_versions"],
+        serde_json::json!([
+            {"prompt_version": "v1", "tasks": 2, "completed": 2, "failed": 0, "prs_captured": 2, "first_review_merge_rate": 0.5, "mean_revision_cycles": 0.5, "mean_hours_to_pr": 3.0},
+            {"prompt_version": "v2", "tasks": 2, "completed": 0, "failed": 2, "prs_captured": 1, "first_review_merge_rate": 0.0, "mean_revision_cycles": 2.0, "mean_hours_to_pr": 1.0}
+        ])
+    );
+    assert_eq!(
+        dash["failure_categories"],
+        serde_json::json!([
+            {"failure_category": "running_out_of_time", "tasks": 1, "share": 0.5},
+            {"failure_category": "tool_or_environment_failure", "tasks": 1, "share": 0.5}
+        ])
+    );
+}
