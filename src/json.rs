@@ -8,6 +8,18 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// `v[key]` as a string, `None` when missing, null or not a string.
+/// What kind of JSON value `v` is, in words, for reasons ("expected an object, found an array").
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 pub fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }

@@ -83,6 +83,14 @@ impl<'a> ByPr<'a> {
     fn file(&self, agent: &str) -> String {
         format!("{agent}/{}", self.source.file)
     }
+
+    /// The capture at `path` of PR `id`'s rows, each made a list item by `item`, which reads
+    /// the row's fields by column name.
+    fn list(&self, agent: &str, id: i64, path: String, item: impl Fn(&dyn Fn(&str) -> &'a Cell) -> Value) -> Capture {
+        let (rows, first) = self.of(id);
+        let body: Vec<Value> = rows.iter().map(|(r, _)| item(&|name: &str| &r[self.source.col(name)])).collect();
+        capture(path, &Value::Array(body), &self.file(agent), first)
+    }
 }
 
 fn login(v: Option<&str>) -> Value {
@@ -230,53 +238,35 @@ pub fn build(read: &Read, captured_at: Option<Instant>) -> Study {
             let base = format!("repos/{repo}");
             study.captures.push(capture(format!("{base}/pulls/{n}"), &pull, &file, Some(line)));
             if let Some(g) = &reviews {
-                let (rows, first) = g.of(id);
-                let k = |name: &str| g.source.col(name);
-                let body: Vec<Value> = rows
-                    .iter()
-                    .map(|(r, _)| {
-                        object(vec![
-                            ("id", int(&r[k("id")]).map(Value::from).unwrap_or(Value::Null)),
-                            ("user", login(text(&r[k("user")]))),
-                            ("state", st(&r[k("state")])),
-                            ("submitted_at", ts(&r[k("submitted_at")])),
-                            ("body", st(&r[k("body")])),
-                        ])
-                    })
-                    .collect();
-                study.captures.push(capture(format!("{base}/pulls/{n}/reviews"), &Value::Array(body), &g.file(agent), first));
+                study.captures.push(g.list(agent, id, format!("{base}/pulls/{n}/reviews"), |f| {
+                    object(vec![
+                        ("id", int(f("id")).map(Value::from).unwrap_or(Value::Null)),
+                        ("user", login(text(f("user")))),
+                        ("state", st(f("state"))),
+                        ("submitted_at", ts(f("submitted_at"))),
+                        ("body", st(f("body"))),
+                    ])
+                }));
             }
             if let Some(g) = &comments {
-                let (rows, first) = g.of(id);
-                let k = |name: &str| g.source.col(name);
-                let body: Vec<Value> = rows
-                    .iter()
-                    .map(|(r, _)| {
-                        object(vec![
-                            ("id", int(&r[k("id")]).map(Value::from).unwrap_or(Value::Null)),
-                            ("user", login(text(&r[k("user")]))),
-                            ("created_at", ts(&r[k("created_at")])),
-                            ("body", st(&r[k("body")])),
-                        ])
-                    })
-                    .collect();
-                study.captures.push(capture(format!("{base}/issues/{n}/comments"), &Value::Array(body), &g.file(agent), first));
+                study.captures.push(g.list(agent, id, format!("{base}/issues/{n}/comments"), |f| {
+                    object(vec![
+                        ("id", int(f("id")).map(Value::from).unwrap_or(Value::Null)),
+                        ("user", login(text(f("user")))),
+                        ("created_at", ts(f("created_at"))),
+                        ("body", st(f("body"))),
+                    ])
+                }));
             }
             if let Some(g) = &commits {
-                let (rows, first) = g.of(id);
-                let k = |name: &str| g.source.col(name);
-                let body: Vec<Value> = rows
-                    .iter()
-                    .map(|(r, _)| {
-                        object(vec![
-                            ("sha", st(&r[k("sha")])),
-                            ("author", login(text(&r[k("author")]))),
-                            ("committer", login(text(&r[k("committer")]))),
-                            ("commit", object(vec![("message", st(&r[k("message")]))])),
-                        ])
-                    })
-                    .collect();
-                study.captures.push(capture(format!("{base}/pulls/{n}/commits"), &Value::Array(body), &g.file(agent), first));
+                study.captures.push(g.list(agent, id, format!("{base}/pulls/{n}/commits"), |f| {
+                    object(vec![
+                        ("sha", st(f("sha"))),
+                        ("author", login(text(f("author")))),
+                        ("committer", login(text(f("committer")))),
+                        ("commit", object(vec![("message", st(f("message")))])),
+                    ])
+                }));
             }
             if let Some(g) = &timeline {
                 let (rows, first) = g.of(id);

@@ -164,7 +164,7 @@ impl Policy {
         let err = |message: String| Error::Policy { path: path.to_path_buf(), message };
         let given: serde_json::Value = serde_json::from_str(&text).map_err(|e| err(format!("line {}: {e}", e.line())))?;
         let serde_json::Value::Object(given) = given else {
-            return Err(err(format!("expected a JSON object of switches (see `hindsight policy`), found {}", json_kind(&given))));
+            return Err(err(format!("expected a JSON object of switches (see `hindsight policy`), found {}", crate::json::kind(&given))));
         };
         let defaults = Policy::default().to_json();
         let mut merged = defaults.as_object().cloned().unwrap_or_default();
@@ -226,16 +226,5 @@ impl Policy {
 
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or_default()
-    }
-}
-
-fn json_kind(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
     }
 }

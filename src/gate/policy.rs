@@ -10,6 +10,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::glob::{path_problem, Glob};
+use crate::json::kind;
 use crate::{Error, Result};
 
 /// The commit types seed 003 allows.
@@ -235,17 +236,6 @@ fn sha256(v: &Value, key: &str) -> Result<String, String> {
     match v.as_str() {
         Some(s) if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) => Ok(s.to_ascii_lowercase()),
         _ => Err(format!("`{key}`: expected a sha256 (64 hex digits), found {v}")),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

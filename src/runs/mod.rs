@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::inputs::InputFile;
-use crate::json::{int_at, str_at};
+use crate::json::{int_at, kind, str_at};
 use crate::quarantine::Quarantined;
 
 pub use item::{Execution, SafeOutput};
@@ -64,11 +64,14 @@ pub const ARTIFACT_DEPTH: usize = 3;
 /// Artifact folders holding backup copies, read only when the primary copy is absent.
 const FALLBACK_ARTIFACTS: &[&str] = &["agent-output-fallback"];
 
+/// The files of one run directory, by role.
+pub type Located = HashMap<RunFile, std::path::PathBuf>;
+
 /// Where each file of a run is. Looked for at the top level first, then in artifact folders
 /// (`agent/`, `activation/`, `safe-outputs-items/`, `aw_info.json/` ...; hash-prefixed ones
 /// too), shallowest first, backup artifacts last, then by path. Hidden folders (gh aw logs'
 /// `.downloaded-artifacts/`, the leftovers of an interrupted download) are not looked in.
-pub fn locate(dir: &Path) -> HashMap<RunFile, std::path::PathBuf> {
+pub fn locate(dir: &Path) -> Located {
     let mut found: Vec<(usize, bool, String, RunFile, std::path::PathBuf)> = Vec::new();
     fn go(base: &Path, d: &Path, depth: usize, fallback: bool, found: &mut Vec<(usize, bool, String, RunFile, std::path::PathBuf)>) {
         let Ok(rd) = std::fs::read_dir(d) else { return };
@@ -191,17 +194,24 @@ fn read_in_steps(dir: &Path, per_step: usize, mut sink: impl FnMut(Vec<SafeOutpu
         }
     }
     run_dirs.sort();
-    let heads: Vec<Result<(Run, RunsRead)>> = run_dirs.par_iter().map(|d| read_run_info(dir, d)).collect();
+    // Each run's files are located once, for both passes.
+    let heads: Vec<Result<(Run, RunsRead, Located)>> = run_dirs
+        .par_iter()
+        .map(|d| {
+            let files = locate(d);
+            read_run_info(dir, d, &files).map(|(run, part)| (run, part, files))
+        })
+        .collect();
     let mut out = RunsRead::default();
-    let mut runs: Vec<(Run, &std::path::PathBuf)> = Vec::with_capacity(run_dirs.len());
+    let mut runs: Vec<(Run, &std::path::PathBuf, Located)> = Vec::with_capacity(run_dirs.len());
     for (h, d) in heads.into_iter().zip(&run_dirs) {
-        let (run, part) = h?;
+        let (run, part, files) = h?;
         out.absorb(part);
-        runs.push((run, d));
+        runs.push((run, d, files));
     }
     // Two run directories claiming one run id would give colliding safe_output_ids.
     let mut seen: HashMap<&str, &str> = HashMap::new();
-    for (r, _) in &runs {
+    for (r, _, _) in &runs {
         if let Some(prev) = seen.insert(&r.run_id, &r.dir) {
             return Err(Error::Layout { path: dir.join(&r.dir), message: format!("run id {} is also claimed by run directory {prev}", r.run_id) });
         }
@@ -214,7 +224,7 @@ fn read_in_steps(dir: &Path, per_step: usize, mut sink: impl FnMut(Vec<SafeOutpu
         let runs = &runs;
         scope.spawn(move || {
             for step in runs.chunks(per_step.max(1)) {
-                let parts: Result<Vec<(Run, RunsRead)>> = step.par_iter().map(|(run, d)| read_run_rest(dir, d, run.clone())).collect();
+                let parts: Result<Vec<(Run, RunsRead)>> = step.par_iter().map(|(run, d, files)| read_run_rest(dir, d, files, run.clone())).collect();
                 let failed = parts.is_err();
                 if tx.send(parts).is_err() || failed {
                     break;
@@ -310,18 +320,6 @@ fn json_line(raw: &str, truncated_candidate: bool) -> std::result::Result<Value,
     }
 }
 
-/// What kind of JSON value `v` is, for reasons.
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// A run id as written: a string, or a number's exact digits (a float reading would turn
 /// 18446744073709551616 into 1.8446744073709552e19).
 fn run_id_of(text: &str, key: &str) -> Option<String> {
@@ -334,13 +332,12 @@ fn run_id_of(text: &str, key: &str) -> Option<String> {
 }
 
 /// A run's metadata from `aw_info.json` (the run id falls back on the directory's name).
-fn read_run_info(root: &Path, dir: &Path) -> Result<(Run, RunsRead)> {
+fn read_run_info(root: &Path, dir: &Path, files: &Located) -> Result<(Run, RunsRead)> {
     let mut out = RunsRead::default();
     let dir_name = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let mut run = Run { dir: dir_name.clone(), run_id: dir_name.clone(), run_id_source: "directory_name", ..Run::default() };
 
-    let files = locate(dir);
-    if let Some(f) = load(root, &files, RunFile::AwInfo, &mut out)? {
+    if let Some(f) = load(root, files, RunFile::AwInfo, &mut out)? {
         out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, 1));
         let text = match f.document() {
             Ok(t) => t,
@@ -393,10 +390,9 @@ fn read_run_info(root: &Path, dir: &Path) -> Result<(Run, RunsRead)> {
 }
 
 /// The rest of a run: temporary ids, executed items, requests.
-fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead)> {
+fn read_run_rest(root: &Path, dir: &Path, files: &Located, mut run: Run) -> Result<(Run, RunsRead)> {
     let mut out = RunsRead::default();
-    let files = locate(dir);
-    let temp_ids = read_temp_ids(root, &files, &mut out)?;
+    let temp_ids = read_temp_ids(root, files, &mut out)?;
     let ctx = item::RunContext {
         run_id: run.run_id.clone(),
         workflow_name: run.workflow_name.clone(),
@@ -407,8 +403,8 @@ fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead
     };
 
     // Executed outputs: the gh-aw manifest, else normalized records.
-    let manifest = load(root, &files, RunFile::Manifest, &mut out)?;
-    let normalized = load(root, &files, RunFile::Normalized, &mut out)?;
+    let manifest = load(root, files, RunFile::Manifest, &mut out)?;
+    let normalized = load(root, files, RunFile::Normalized, &mut out)?;
     let mut executed_types: Vec<String> = Vec::new();
     let mut next_index = 0usize;
     let has_manifest = manifest.is_some() || normalized.is_some();
@@ -470,7 +466,7 @@ fn read_run_rest(root: &Path, dir: &Path, mut run: Run) -> Result<(Run, RunsRead
 
     // Requests: what the agent asked for. Those no executed item accounts for are kept as
     // requested-only outputs (system types, staged mode, failures).
-    let (requests, errors) = read_requests(root, &files, &ctx, &mut out)?;
+    let (requests, errors) = read_requests(root, files, &ctx, &mut out)?;
     let sources = [RunFile::Manifest, RunFile::Normalized, RunFile::AgentOutput, RunFile::RequestLog];
     if !sources.iter().any(|f| files.contains_key(f)) {
         out.empty.push(EmptyRun { dir: run.dir.clone(), reason: empty_reason(dir) });
@@ -544,16 +540,16 @@ fn fill_labels_from_requests(outputs: &mut [SafeOutput], requests: &[RequestItem
 /// Why a run directory yields no safe outputs, with what it holds: said on stderr and in the
 /// manifest rather than counted as a run with nothing in it.
 fn empty_reason(dir: &Path) -> String {
-    let mut seen: Vec<String> = crate::inputs::walk(dir).unwrap_or_default().into_iter().filter(|p| !p.starts_with('.') && !p.contains("/.")).collect();
+    let all = crate::inputs::walk(dir).unwrap_or_default();
+    let mut seen: Vec<String> = all.iter().filter(|p| !p.starts_with('.') && !p.contains("/.")).cloned().collect();
     let total = seen.len();
+    let usage_only = total > 0 && all.iter().all(|p| p.starts_with("usage/") || p.starts_with('.') || !p.contains('/'));
     seen.truncate(8);
     let what = if total == 0 {
         "it is empty".to_string()
     } else {
         format!("it holds {}{}", seen.join(", "), if total > seen.len() { format!(" and {} more", total - seen.len()) } else { String::new() })
     };
-    let usage_only =
-        total > 0 && crate::inputs::walk(dir).unwrap_or_default().iter().all(|p| p.starts_with("usage/") || p.starts_with('.') || !p.contains('/'));
     let hint = if usage_only { "; `gh aw logs` downloads only the `usage` artifact unless given `--artifacts all`" } else { "" };
     format!(
         "no file with safe outputs found ({}, {}, {} or {}, at the top level or in artifact folders): {what}{hint}",

@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::inputs::InputFile;
+use crate::json::kind;
 use crate::quarantine::Quarantined;
 use crate::time::{self, Instant};
 
@@ -312,17 +313,6 @@ fn parse_line(raw: &str) -> std::result::Result<Capture, LineError> {
         None => "null".to_string(),
     };
     Ok(Capture { path, status, page, captured_at, body, file: String::new(), line: None, superseded_by: None })
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Paths are compared without host, leading slash or query string.
