@@ -20,7 +20,13 @@ impl DemoStudy {
     pub fn extract() -> Result<DemoStudy> {
         let root = std::env::temp_dir().join(format!("hindsight-demo-{}-{}", std::process::id(), unique()));
         write(&DEMO, &root)?;
-        let study = Study { snapshot: root.join("snapshot"), runs: root.join("runs"), traces: vec![root.join("traces")], tasks: None, task_policy: None };
+        let study = Study {
+            snapshot: root.join("snapshot"),
+            runs: root.join("runs"),
+            traces: vec![root.join("traces")],
+            tasks: Some(root.join("tasks")),
+            task_policy: None,
+        };
         Ok(DemoStudy { root, study })
     }
 

@@ -18,6 +18,7 @@ pub mod dataset;
 pub mod demo;
 pub mod error;
 pub mod evaluate;
+pub mod feedback;
 pub mod gate;
 pub mod inputs;
 pub mod json;

@@ -116,9 +116,13 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     let mut requests = TableWriter::create(&dir, "requests", crate::runs::tables::requests(&[]).arrow_schema())?;
     let mut safe_outputs = 0usize;
     let mut types_without_rule: BTreeMap<String, usize> = BTreeMap::new();
+    let mut agent_prs = crate::feedback::AgentPrs::new();
     let runs = crate::runs::read_in_order(&study.runs, |o, r| {
         safe_outputs += o.len();
         for o in &o {
+            if let (true, Some(repo), Some(n)) = (o.output_type == "create_pull_request", &o.target_repo, o.target_number) {
+                agent_prs.insert((repo.clone(), n), crate::feedback::OpenedBy::SafeOutput);
+            }
             if crate::evaluate::rules::find(&o.output_type).is_none() && !crate::runs::item::is_system_type(&o.output_type) {
                 *types_without_rule.entry(o.output_type.clone()).or_insert(0) += 1;
             }
@@ -222,8 +226,9 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     }
     if let Some(t) = &tasks {
         records.insert(crate::tasks::INPUT.to_string(), count(crate::tasks::INPUT, t.used(), 0));
-        manifest.task_policy = Some(task_policy.to_json());
     }
+    // Review feedback is read from every snapshot, so the policy is always recorded.
+    manifest.task_policy = Some(task_policy.to_json());
     manifest.records = records.clone();
 
     manifest.record_table("responses", &responses.finish()?);
@@ -234,6 +239,13 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     manifest.record_table("safe_outputs", &outputs.finish()?);
     manifest.record_table("requests", &requests.finish()?);
     let mut tables = vec![crate::runs::tables::runs(&runs.runs), quarantine::table(&quarantined)];
+    // Seed 004's review feedback, from the typed tables just written.
+    for t in tasks.iter().flat_map(|t| &t.tasks) {
+        if let Some(pr) = t.pull_request() {
+            agent_prs.insert(pr, crate::feedback::OpenedBy::Task);
+        }
+    }
+    tables.extend(crate::feedback::tables(&dir, &task_policy.feedback, &agent_prs)?);
     if !study.traces.is_empty() {
         tables.extend(crate::traces::tables(&traces.records));
     }
@@ -440,6 +452,20 @@ pub fn import_aidev(
     for (t, w) in tables.iter().zip(written) {
         manifest.record_table(t.name, &w?);
     }
+    // AIDev records no inline review comments (no `pulls/N/comments` list): its reviewer
+    // comments are review bodies and conversation comments.
+    let mut task_policy = crate::tasks::TaskPolicy::default();
+    task_policy.feedback.sources = vec![crate::feedback::Source::Review, crate::feedback::Source::Conversation];
+    let agent_prs: crate::feedback::AgentPrs = study
+        .outputs
+        .iter()
+        .filter(|o| o.output_type == "create_pull_request")
+        .filter_map(|o| Some(((o.target_repo.clone()?, o.target_number?), crate::feedback::OpenedBy::SafeOutput)))
+        .collect();
+    for t in crate::feedback::tables(d, &task_policy.feedback, &agent_prs)? {
+        manifest.record_table(t.name, &write_table(d, &t)?);
+    }
+    manifest.task_policy = Some(task_policy.to_json());
     manifest.save(d)?;
     bar.inc(1);
     let outcomes = crate::evaluate::evaluate_dataset(d, windows, policy, progress)?;

@@ -22,6 +22,23 @@ pub fn batches(dataset: &Path, table: &str) -> Result<Vec<RecordBatch>> {
     Ok(out)
 }
 
+/// Only the named columns of a table (a table without one of them is an error).
+pub fn columns(dataset: &Path, table: &str, names: &[&str]) -> Result<Vec<RecordBatch>> {
+    let p = dataset.join(format!("{table}.parquet"));
+    let f = File::open(&p).map_err(|e| Error::io(&p, e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(f)?;
+    let mut roots = Vec::with_capacity(names.len());
+    for n in names {
+        roots.push(builder.schema().index_of(n).map_err(|_| missing(table, n))?);
+    }
+    let mask = parquet::arrow::ProjectionMask::roots(builder.parquet_schema(), roots);
+    let mut out = Vec::new();
+    for b in builder.with_projection(mask).build()? {
+        out.push(b?);
+    }
+    Ok(out)
+}
+
 fn missing(table: &str, col: &str) -> Error {
     Error::Dataset { path: format!("{table}.parquet").into(), message: format!("column `{col}` is missing or has an unexpected type") }
 }

@@ -30,6 +30,7 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("risk_by_outcome", include_str!("../../queries/risk_by_outcome.sql")),
     ("failure_categories", include_str!("../../queries/failure_categories.sql")),
     ("prompt_versions", include_str!("../../queries/prompt_versions.sql")),
+    ("memory_over_time", include_str!("../../queries/memory_over_time.sql")),
     ("commit_protocol", include_str!("../../queries/commit_protocol.sql")),
     ("commit_protocol_violations", include_str!("../../queries/commit_protocol_violations.sql")),
     ("aidev/overview", include_str!("../../queries/aidev/overview.sql")),
@@ -56,7 +57,8 @@ pub const DASHBOARD: &[(&str, &str)] = &[
     ("ci_gate_outcomes", "CI gate outcomes and pause reasons, by count (seed 002)"),
     ("risk_by_outcome", "PR risk level (seed 004) against the PR's outcome in the snapshot window"),
     ("failure_categories", "Task failure categories (seed 004; with --tasks)"),
-    ("prompt_versions", "Tasks by prompt version: first-review merge rate, revision cycles, hours to PR (seed 004; with --tasks)"),
+    ("prompt_versions", "Tasks by prompt version: first-review merge rate, revision cycles, first-push CI, review comments, repeated mistakes, hours to PR (seed 004; with --tasks)"),
+    ("memory_over_time", "Agent PRs by repository and month: the same figures over time (seed 004)"),
     ("commit_protocol", "Commit protocol results by terminal state (seed 003; after `hindsight gate --dataset`)"),
     ("commit_protocol_violations", "Commit protocol violations by kind (seed 003)"),
 ];
@@ -66,6 +68,7 @@ pub const DASHBOARD: &[(&str, &str)] = &[
 pub const OPTIONAL_SECTIONS: &[(&str, &str)] = &[
     ("failure_categories", "task_failures"),
     ("prompt_versions", "tasks"),
+    ("memory_over_time", "pr_feedback"),
     ("commit_protocol", "commit_protocol"),
     ("commit_protocol_violations", "commit_protocol_violations"),
 ];

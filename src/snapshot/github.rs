@@ -139,6 +139,7 @@ pub struct Comment {
     pub path: Option<String>,
     /// GraphQL `isMinimized`, when a capture carries it.
     pub minimized: Option<bool>,
+    pub body: Option<String>,
 }
 
 impl Comment {
@@ -154,6 +155,7 @@ impl Comment {
             in_reply_to_id: int_at(v, "in_reply_to_id"),
             path: str_at(v, "path").map(str::to_string),
             minimized: bool_at(v, "isMinimized").or_else(|| bool_at(v, "minimized")),
+            body: str_at(v, "body").map(str::to_string),
         }
     }
 }
@@ -167,6 +169,7 @@ pub struct Review {
     pub submitted_at: Option<Instant>,
     pub submitted_at_raw: Option<String>,
     pub commit_id: Option<String>,
+    pub body: Option<String>,
 }
 
 impl Review {
@@ -178,6 +181,7 @@ impl Review {
             submitted_at: time::at(v, "submitted_at"),
             submitted_at_raw: str_at(v, "submitted_at").map(str::to_string),
             commit_id: str_at(v, "commit_id").map(str::to_string),
+            body: str_at(v, "body").map(str::to_string),
         }
     }
 }

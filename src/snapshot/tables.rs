@@ -122,6 +122,7 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("updated_at", Kind::Time),
             ("reactions_total", Kind::Int),
             ("minimized", Kind::Bool),
+            ("body", Kind::Str),
         ],
     );
     let mut review_comments = Table::new(
@@ -135,6 +136,7 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("author", Kind::Str),
             ("author_type", Kind::Str),
             ("created_at", Kind::Time),
+            ("body", Kind::Str),
         ],
     );
     let mut reviews = Table::new(
@@ -148,6 +150,7 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("state", Kind::Str),
             ("submitted_at", Kind::Time),
             ("commit_id", Kind::Str),
+            ("body", Kind::Str),
         ],
     );
     let mut commits = Table::new(
@@ -304,12 +307,32 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             }
             Resource::PullReviewComments(n) => {
                 for c in list(v, Comment::from) {
-                    review_comments.push(vec![s(&repo), i(n), oi(c.id), oi(c.in_reply_to_id), os(c.path), os(c.user.login), os(c.user.kind), t(c.created_at)]);
+                    review_comments.push(vec![
+                        s(&repo),
+                        i(n),
+                        oi(c.id),
+                        oi(c.in_reply_to_id),
+                        os(c.path),
+                        os(c.user.login),
+                        os(c.user.kind),
+                        t(c.created_at),
+                        os(c.body),
+                    ]);
                 }
             }
             Resource::PullReviews(n) => {
                 for r in list(v, Review::from) {
-                    reviews.push(vec![s(&repo), i(n), oi(r.id), os(r.user.login), os(r.user.kind), os(r.state), t(r.submitted_at), os(r.commit_id)]);
+                    reviews.push(vec![
+                        s(&repo),
+                        i(n),
+                        oi(r.id),
+                        os(r.user.login),
+                        os(r.user.kind),
+                        os(r.state),
+                        t(r.submitted_at),
+                        os(r.commit_id),
+                        os(r.body),
+                    ]);
                 }
             }
             Resource::PullCommits(n) => {
@@ -398,5 +421,16 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
 }
 
 fn push_comment(tb: &mut Table, repo: &str, issue: Option<i64>, c: Comment) {
-    tb.push(vec![s(repo), oi(issue), oi(c.id), os(c.user.login), os(c.user.kind), t(c.created_at), t(c.updated_at), oi(c.reactions_total), ob(c.minimized)]);
+    tb.push(vec![
+        s(repo),
+        oi(issue),
+        oi(c.id),
+        os(c.user.login),
+        os(c.user.kind),
+        t(c.created_at),
+        t(c.updated_at),
+        oi(c.reactions_total),
+        ob(c.minimized),
+        os(c.body),
+    ]);
 }

@@ -89,6 +89,9 @@ pub struct TaskPolicy {
     /// and `ci_failed_after_tests`. Default true: CI is seed 004's tier-1 signal recorded
     /// outside the task itself.
     pub use_snapshot_ci: bool,
+    /// Review feedback: repeated mistakes and reviewer comments (`pr_feedback`,
+    /// `review_feedback`).
+    pub feedback: crate::feedback::FeedbackPolicy,
 }
 
 fn strings(v: &[&str]) -> Vec<String> {
@@ -149,6 +152,7 @@ impl Default for TaskPolicy {
             ]),
             missing_tests_needs_failed_check: true,
             use_snapshot_ci: true,
+            feedback: crate::feedback::FeedbackPolicy::default(),
         }
     }
 }
@@ -178,7 +182,7 @@ impl TaskPolicy {
         if self.precedence.contains(&FailureCategory::Uncategorized) {
             return Err("precedence must not name uncategorized: it is what no rule decides".into());
         }
-        Ok(())
+        self.feedback.check()
     }
 }
 

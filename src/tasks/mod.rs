@@ -63,6 +63,18 @@ pub struct Task {
     pub source_line: i64,
 }
 
+impl Task {
+    /// The repository and number of `pr_url` when it is a GitHub pull-request URL: the
+    /// task's link to the snapshot.
+    pub fn pull_request(&self) -> Option<(String, i64)> {
+        let u = crate::snapshot::paths::parse_url(self.pr_url.as_deref()?);
+        if u.kind != Some("pull_request") {
+            return None;
+        }
+        Some((u.repo?, u.number?))
+    }
+}
+
 /// One task event.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskEvent {

@@ -31,7 +31,7 @@ pub fn tasks(tasks: &[Task]) -> Table {
         ],
     );
     for x in tasks {
-        let pr = x.pr_url.as_deref().map(crate::snapshot::paths::parse_url).filter(|u| u.kind == Some("pull_request") && u.number.is_some());
+        let pr = x.pull_request();
         let scope = (!x.scope.is_empty()).then(|| x.scope.join("\n"));
         tb.push(vec![
             s(&x.task_id),
@@ -39,8 +39,8 @@ pub fn tasks(tasks: &[Task]) -> Table {
             os(x.repo.as_ref()),
             os(x.branch_name.as_ref()),
             os(x.pr_url.as_ref()),
-            os(pr.as_ref().and_then(|u| u.repo.as_ref())),
-            oi(pr.as_ref().and_then(|u| u.number)),
+            os(pr.as_ref().map(|(r, _)| r)),
+            oi(pr.as_ref().map(|(_, n)| *n)),
             os(x.head_sha.as_ref()),
             os(x.prompt_version.as_ref()),
             os(x.error_message.as_ref()),

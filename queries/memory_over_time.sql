@@ -1,0 +1,25 @@
+-- memory_over_time: seed 004's memory-effectiveness figures per repository and month, over
+-- agent PRs (pr_feedback.opened_by: a task names it in pr_url, or a create_pull_request
+-- safe output opened it). Each figure as in prompt_versions (NULLs left out of their rate).
+--   repo, month               the PR's repository; the month it was opened (UTC)
+--   prs                       agent PRs opened that month
+--   first_review_merge_rate   merged with no review requesting changes / PRs with reviews captured
+--   mean_revision_cycles      reviews requesting changes before the merge, per merged PR
+--   first_push_ci_pass_rate   first push's CI succeeded / first push's CI finished
+--   review_comment_density    reviewer comments per PR
+--   repeated_mistake_count    reviewer comments saying what a reviewer said on an earlier PR
+SELECT
+  p.repo,
+  to_char(date_trunc('month', p.created_at), '%Y-%m') AS month,
+  COUNT(*) AS prs,
+  ROUND(CAST(SUM(CASE WHEN p.first_review_merged THEN 1 ELSE 0 END) AS DOUBLE)
+    / NULLIF(COUNT(p.first_review_merged), 0), 4) AS first_review_merge_rate,
+  ROUND(AVG(CASE WHEN p.merged THEN CAST(p.review_rounds AS DOUBLE) END), 4) AS mean_revision_cycles,
+  ROUND(CAST(SUM(CASE WHEN p.first_push_ci = 'success' THEN 1 ELSE 0 END) AS DOUBLE)
+    / NULLIF(SUM(CASE WHEN p.first_push_ci IN ('success', 'failure') THEN 1 ELSE 0 END), 0), 4) AS first_push_ci_pass_rate,
+  ROUND(AVG(CAST(p.reviewer_comments AS DOUBLE)), 4) AS review_comment_density,
+  SUM(p.repeated_mistake_count) AS repeated_mistake_count
+FROM pr_feedback p
+WHERE p.opened_by IS NOT NULL AND p.created_at IS NOT NULL
+GROUP BY p.repo, to_char(date_trunc('month', p.created_at), '%Y-%m')
+ORDER BY p.repo, month

@@ -1,0 +1,562 @@
+//! Review feedback and seed 004's memory-effectiveness figures per pull request: revision
+//! rounds, first-review merges, reviewer comments, CI on the first push, and repeated
+//! mistakes (a reviewer comment that says what a reviewer said on an earlier PR of the same
+//! repository, before this PR was opened).
+//!
+//! Computed from the snapshot's typed tables once they are written (convert and the AIDev
+//! import), for every pull request in `pull_requests`, into tables `review_feedback` (one
+//! row per reviewer comment) and `pr_feedback` (one row per PR). A figure whose capture is
+//! missing is `NULL` and the PR's `missing` column names the capture: an uncaptured list
+//! is never read as "nobody said anything". Definitions and switches: `docs/TASKS.md`.
+
+pub mod similarity;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::dataset::read::{columns, Cols};
+use crate::error::Result;
+use crate::evaluate::actors::{ActorClass, Classifier};
+use crate::snapshot::github::Actor;
+use crate::snapshot::paths::{self, Resource};
+use crate::table::{i, ob, of, oi, os, s, t, Kind, Table};
+use crate::time::Instant;
+
+/// Where a reviewer's words were written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// A review's body (`pulls/N/reviews`).
+    Review,
+    /// An inline comment on the diff (`pulls/N/comments`).
+    ReviewComment,
+    /// A comment in the PR's conversation (`issues/N/comments`).
+    Conversation,
+}
+
+impl Source {
+    pub const ALL: [Source; 3] = [Source::Review, Source::ReviewComment, Source::Conversation];
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Source::Review => "review",
+            Source::ReviewComment => "review_comment",
+            Source::Conversation => "conversation",
+        }
+    }
+
+    /// The capture that holds it, as `missing` names it.
+    fn capture(&self) -> Capture {
+        match self {
+            Source::Review => Capture::Reviews,
+            Source::ReviewComment => Capture::ReviewComments,
+            Source::Conversation => Capture::Comments,
+        }
+    }
+}
+
+/// Which earlier PRs a comment is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RepeatScope {
+    /// Earlier PRs of the same repository opened by the same author: the agent repeating
+    /// its own mistake.
+    SameAuthor,
+    /// Every earlier PR of the repository.
+    Repository,
+}
+
+/// The choices seed 004 leaves open for review feedback (in the task policy, key
+/// `feedback`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FeedbackPolicy {
+    /// Overlap coefficient at or above which two comments say the same thing (seed 004's
+    /// example threshold, 0.85, is for embeddings; word sets of short comments move in
+    /// steps of 1/3, 1/4, 1/5, so 0.8 accepts one word in five unmatched).
+    pub threshold: f64,
+    /// Words a comment must keep after normalization to be compared: fewer says too little.
+    pub min_tokens: usize,
+    /// The shorter comment's words must be at least this share of the longer's: a few
+    /// words found inside a long comment are there by chance more often than not.
+    pub min_size_ratio: f64,
+    /// Which earlier PRs count.
+    pub scope: RepeatScope,
+    /// Where reviewer comments are read from; a PR whose capture of one of them is missing
+    /// has no comment count.
+    pub sources: Vec<Source>,
+    /// Whether comments and reviews by bots count as a reviewer's. Default false: review
+    /// bots repeat themselves by design.
+    pub bot_reviewers: bool,
+    /// Logins (any case) that are automation although the data does not mark them: a
+    /// capture without account types (AIDev's CSVs) knows bots only by a `[bot]` suffix or a
+    /// known name, so CI reporters on service accounts read as reviewers unless named here.
+    pub automation_accounts: Vec<String>,
+}
+
+impl Default for FeedbackPolicy {
+    fn default() -> Self {
+        FeedbackPolicy {
+            threshold: 0.8,
+            min_tokens: 2,
+            min_size_ratio: 0.25,
+            scope: RepeatScope::SameAuthor,
+            sources: Source::ALL.to_vec(),
+            bot_reviewers: false,
+            automation_accounts: Vec::new(),
+        }
+    }
+}
+
+impl FeedbackPolicy {
+    pub fn check(&self) -> std::result::Result<(), String> {
+        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
+            return Err(format!("feedback.threshold must be above 0 and at most 1 (it is {})", self.threshold));
+        }
+        if !(0.0..=1.0).contains(&self.min_size_ratio) {
+            return Err(format!("feedback.min_size_ratio must be between 0 and 1 (it is {})", self.min_size_ratio));
+        }
+        if self.min_tokens == 0 {
+            return Err("feedback.min_tokens must be at least 1".into());
+        }
+        let distinct: BTreeSet<Source> = self.sources.iter().copied().collect();
+        if distinct.is_empty() || distinct.len() != self.sources.len() {
+            return Err("feedback.sources must name at least one source, each once".into());
+        }
+        Ok(())
+    }
+}
+
+/// Who opened a PR, as far as the study knows: the PR of a task (`pr_url`) or of a
+/// `create_pull_request` safe output. Other PRs of the snapshot are no agent's as far as
+/// the study knows (they get figures too, for comparison).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OpenedBy {
+    Task,
+    SafeOutput,
+}
+
+impl OpenedBy {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            OpenedBy::Task => "task",
+            OpenedBy::SafeOutput => "safe_output",
+        }
+    }
+}
+
+/// The agent PRs of a study, by (repository, number).
+pub type AgentPrs = BTreeMap<(String, i64), OpenedBy>;
+
+/// A list capture a figure needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Capture {
+    Reviews,
+    ReviewComments,
+    Comments,
+    Commits,
+    Ci,
+}
+
+impl Capture {
+    fn as_str(&self) -> &'static str {
+        match self {
+            Capture::Reviews => "reviews",
+            Capture::ReviewComments => "review_comments",
+            Capture::Comments => "comments",
+            Capture::Commits => "commits",
+            Capture::Ci => "ci",
+        }
+    }
+}
+
+struct Pr {
+    repo: String,
+    number: i64,
+    author: Option<String>,
+    created_at: Option<Instant>,
+    merged: Option<bool>,
+    merged_at: Option<Instant>,
+}
+
+/// One reviewer comment.
+struct Remark {
+    pr: usize,
+    source: Source,
+    id: Option<i64>,
+    author: Option<String>,
+    created_at: Option<Instant>,
+    /// `None` when it keeps fewer than `min_tokens` words (not compared).
+    tokens: Option<BTreeSet<String>>,
+    repeats: Option<(usize, f64)>,
+}
+
+struct Review {
+    pr: usize,
+    state: Option<String>,
+    submitted_at: Option<Instant>,
+}
+
+/// The figures of one PR.
+struct Figures {
+    review_rounds: Option<i64>,
+    first_review_merged: Option<bool>,
+    reviewer_comments: Option<i64>,
+    repeated_mistakes: Option<i64>,
+    first_push_sha: Option<String>,
+    first_push_ci: Option<String>,
+    missing: Vec<Capture>,
+}
+
+/// Compute both tables from the typed tables in `dataset`.
+pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> Result<Vec<Table>> {
+    let prs = read_prs(dataset)?;
+    let index: HashMap<(&str, i64), usize> = prs.iter().enumerate().map(|(k, p)| ((p.repo.as_str(), p.number), k)).collect();
+    let captured = captured_lists(dataset)?;
+    let classifier = Classifier::default();
+    let is_reviewer = |pr: &Pr, login: Option<&str>, kind: Option<&str>| -> bool {
+        let Some(l) = login else { return false };
+        if pr.author.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(l)) {
+            return false;
+        }
+        if policy.automation_accounts.iter().any(|a| a.eq_ignore_ascii_case(l)) {
+            return policy.bot_reviewers;
+        }
+        match classifier.classify(&Actor { login: Some(l.to_string()), kind: kind.map(str::to_string) }) {
+            ActorClass::VisibleNonBot => true,
+            ActorClass::Bot | ActorClass::SameWorkflow => policy.bot_reviewers,
+            ActorClass::System | ActorClass::Unknown => false,
+        }
+    };
+
+    let mut reviews = Vec::new();
+    let mut remarks = Vec::new();
+    for batch in columns(dataset, "reviews", &["repo", "pull_number", "review_id", "author", "author_type", "state", "submitted_at", "body"])? {
+        let c = Cols::new("reviews", &batch);
+        let (repo, pull, id, author, kind, state, at, body) = (
+            c.str("repo")?,
+            c.int("pull_number")?,
+            c.int("review_id")?,
+            c.str("author")?,
+            c.str("author_type")?,
+            c.str("state")?,
+            c.time("submitted_at")?,
+            c.str("body")?,
+        );
+        for k in 0..batch.num_rows() {
+            let Some(&pr) = repo[k].as_deref().zip(pull[k]).and_then(|key| index.get(&key)) else { continue };
+            if state[k].as_deref() == Some("PENDING") || !is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) {
+                continue;
+            }
+            reviews.push(Review { pr, state: state[k].clone(), submitted_at: at[k] });
+            if policy.sources.contains(&Source::Review) && body[k].as_deref().is_some_and(|b| !b.trim().is_empty() && !similarity::is_command(b)) {
+                remarks.push(remark(pr, Source::Review, id[k], author[k].clone(), at[k], body[k].as_deref(), policy));
+            }
+        }
+    }
+    let mut comment_source = |table: &str, number: &str, source: Source| -> Result<()> {
+        if !policy.sources.contains(&source) {
+            return Ok(());
+        }
+        for batch in columns(dataset, table, &["repo", number, "comment_id", "author", "author_type", "created_at", "body"])? {
+            let c = Cols::new(table, &batch);
+            let (repo, n, id, author, kind, at, body) =
+                (c.str("repo")?, c.int(number)?, c.int("comment_id")?, c.str("author")?, c.str("author_type")?, c.time("created_at")?, c.str("body")?);
+            for k in 0..batch.num_rows() {
+                let Some(&pr) = repo[k].as_deref().zip(n[k]).and_then(|key| index.get(&key)) else { continue };
+                // A command to a bot is no reviewer's words.
+                if is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) && !body[k].as_deref().is_some_and(similarity::is_command) {
+                    remarks.push(remark(pr, source, id[k], author[k].clone(), at[k], body[k].as_deref(), policy));
+                }
+            }
+        }
+        Ok(())
+    };
+    comment_source("review_comments", "pull_number", Source::ReviewComment)?;
+    comment_source("issue_comments", "issue_number", Source::Conversation)?;
+    // Deterministic order whatever the tables' order: by PR, source, id.
+    remarks.sort_by(|a, b| (a.pr, a.source, a.id, a.created_at).cmp(&(b.pr, b.source, b.id, b.created_at)));
+    find_repeats(&prs, &mut remarks, policy);
+
+    let first_push = first_pushes(dataset, &prs, &index)?;
+    let ci = ci_states(dataset)?;
+    let figures: Vec<Figures> = prs
+        .iter()
+        .enumerate()
+        .map(|(k, pr)| {
+            let has = |c: Capture| captured.contains(&(pr.repo.clone(), c, pr.number));
+            let mut missing: Vec<Capture> = Vec::new();
+            let reviews_there = has(Capture::Reviews);
+            if !reviews_there {
+                missing.push(Capture::Reviews);
+            }
+            for s in &policy.sources {
+                let c = s.capture();
+                if !has(c) && !missing.contains(&c) {
+                    missing.push(c);
+                }
+            }
+            let comments_there = policy.sources.iter().all(|s| has(s.capture()));
+            let rounds = reviews_there.then(|| {
+                reviews
+                    .iter()
+                    .filter(|r| r.pr == k && r.state.as_deref() == Some("CHANGES_REQUESTED"))
+                    .filter(|r| match (pr.merged_at, r.submitted_at) {
+                        (Some(m), Some(at)) => at <= m,
+                        _ => true,
+                    })
+                    .count() as i64
+            });
+            let mine = remarks.iter().filter(|r| r.pr == k);
+            let (count, repeated) = mine.fold((0i64, 0i64), |(n, rep), r| (n + 1, rep + i64::from(r.repeats.is_some())));
+            let sha = first_push.get(&k).cloned();
+            if !has(Capture::Commits) {
+                missing.push(Capture::Commits);
+            }
+            let state = sha.as_ref().and_then(|s| ci.get(&(pr.repo.clone(), s.clone())).cloned());
+            if sha.is_some() && state.is_none() {
+                missing.push(Capture::Ci);
+            }
+            missing.sort();
+            Figures {
+                review_rounds: rounds,
+                first_review_merged: rounds.and_then(|r| pr.merged.map(|m| m && r == 0)),
+                reviewer_comments: comments_there.then_some(count),
+                repeated_mistakes: comments_there.then_some(repeated),
+                first_push_sha: sha,
+                first_push_ci: state,
+                missing,
+            }
+        })
+        .collect();
+    Ok(vec![review_feedback(&prs, &remarks), pr_feedback(&prs, &figures, agent_prs)])
+}
+
+fn remark(pr: usize, source: Source, id: Option<i64>, author: Option<String>, at: Option<Instant>, body: Option<&str>, policy: &FeedbackPolicy) -> Remark {
+    let words = similarity::tokens(body.unwrap_or(""));
+    let tokens = (words.len() >= policy.min_tokens).then_some(words);
+    Remark { pr, source, id, author, created_at: at, tokens, repeats: None }
+}
+
+/// For each comment, the comment of an earlier PR it repeats best (highest overlap; on a
+/// tie the earliest), among comments written before its PR was opened.
+fn find_repeats(prs: &[Pr], remarks: &mut [Remark], policy: &FeedbackPolicy) {
+    // Comments of one repository, by word.
+    let mut by_repo: BTreeMap<&str, HashMap<&str, Vec<usize>>> = BTreeMap::new();
+    for (k, r) in remarks.iter().enumerate() {
+        if let (Some(words), Some(_)) = (&r.tokens, r.created_at) {
+            let postings = by_repo.entry(prs[r.pr].repo.as_str()).or_default();
+            for w in words {
+                postings.entry(w.as_str()).or_default().push(k);
+            }
+        }
+    }
+    let mut found: Vec<(usize, usize, f64)> = Vec::new();
+    for (k, r) in remarks.iter().enumerate() {
+        let pr = &prs[r.pr];
+        let (Some(words), Some(opened)) = (&r.tokens, pr.created_at) else { continue };
+        let Some(postings) = by_repo.get(pr.repo.as_str()) else { continue };
+        // Candidates share a word with it; each is scored once.
+        let candidates: BTreeSet<usize> = words.iter().flat_map(|w| postings.get(w.as_str()).into_iter().flatten().copied()).collect();
+        let mut best: Option<(f64, usize)> = None;
+        for e in candidates {
+            let earlier = &remarks[e];
+            let epr = &prs[earlier.pr];
+            if earlier.pr == r.pr || earlier.created_at.is_none_or(|at| at >= opened) {
+                continue;
+            }
+            if policy.scope == RepeatScope::SameAuthor && !matches!((&epr.author, &pr.author), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b)) {
+                continue;
+            }
+            let Some(score) = earlier.tokens.as_ref().and_then(|other| similarity::overlap(words, other, policy.min_tokens, policy.min_size_ratio)) else {
+                continue;
+            };
+            if score + 1e-12 < policy.threshold {
+                continue;
+            }
+            let better = match best {
+                None => true,
+                Some((s, b)) => score > s + 1e-12 || ((score - s).abs() <= 1e-12 && order(remarks, prs, e) < order(remarks, prs, b)),
+            };
+            if better {
+                best = Some((score, e));
+            }
+        }
+        if let Some((score, e)) = best {
+            found.push((k, e, score));
+        }
+    }
+    for (k, e, score) in found {
+        remarks[k].repeats = Some((e, score));
+    }
+}
+
+fn order(remarks: &[Remark], prs: &[Pr], k: usize) -> (Option<Instant>, i64, Source, Option<i64>) {
+    let r = &remarks[k];
+    (r.created_at, prs[r.pr].number, r.source, r.id)
+}
+
+fn read_prs(dataset: &Path) -> Result<Vec<Pr>> {
+    let mut prs: BTreeMap<(String, i64), Pr> = BTreeMap::new();
+    for batch in columns(dataset, "pull_requests", &["repo", "number", "author", "created_at", "merged", "merged_at"])? {
+        let c = Cols::new("pull_requests", &batch);
+        let (repo, number, author, created, merged, merged_at) =
+            (c.str("repo")?, c.int("number")?, c.str("author")?, c.time("created_at")?, c.bool("merged")?, c.time("merged_at")?);
+        for k in 0..batch.num_rows() {
+            let (Some(r), Some(n)) = (repo[k].clone(), number[k]) else { continue };
+            prs.entry((r.clone(), n)).or_insert(Pr {
+                repo: r,
+                number: n,
+                author: author[k].clone(),
+                created_at: created[k],
+                // The pulls API always says `merged`; other shapes say it by `merged_at`.
+                merged: merged[k].or(merged_at[k].map(|_| true)),
+                merged_at: merged_at[k],
+            });
+        }
+    }
+    Ok(prs.into_values().collect())
+}
+
+/// (repo, list, number) of every list captured whole (2xx, the copy in use).
+fn captured_lists(dataset: &Path) -> Result<HashSet<(String, Capture, i64)>> {
+    let mut out = HashSet::new();
+    for batch in columns(dataset, "responses", &["path", "status", "superseded_by"])? {
+        let c = Cols::new("responses", &batch);
+        let (path, status, old) = (c.str("path")?, c.int("status")?, c.superseded());
+        for k in 0..batch.num_rows() {
+            if old[k] || !status[k].is_some_and(|s| (200..300).contains(&s)) {
+                continue;
+            }
+            let Some((repo, res)) = path[k].as_deref().and_then(paths::parse) else { continue };
+            let entry = match res {
+                Resource::PullReviews(n) => (Capture::Reviews, n),
+                Resource::PullReviewComments(n) => (Capture::ReviewComments, n),
+                Resource::IssueComments(n) => (Capture::Comments, n),
+                Resource::PullCommits(n) => (Capture::Commits, n),
+                _ => continue,
+            };
+            out.insert((repo, entry.0, entry.1));
+        }
+    }
+    Ok(out)
+}
+
+/// The head of each PR's first push: the last of its commits committed when the PR was
+/// opened (a PR is opened from a pushed branch), else its first commit.
+fn first_pushes(dataset: &Path, prs: &[Pr], index: &HashMap<(&str, i64), usize>) -> Result<HashMap<usize, String>> {
+    let mut commits: BTreeMap<usize, Vec<(i64, String, Option<Instant>)>> = BTreeMap::new();
+    for batch in columns(dataset, "commits", &["repo", "pull_number", "position", "sha", "committed_at"])? {
+        let c = Cols::new("commits", &batch);
+        let (repo, pull, pos, sha, at) = (c.str("repo")?, c.int("pull_number")?, c.int("position")?, c.str("sha")?, c.time("committed_at")?);
+        for k in 0..batch.num_rows() {
+            let Some(&pr) = repo[k].as_deref().zip(pull[k]).and_then(|key| index.get(&key)) else { continue };
+            if let (Some(p), Some(s)) = (pos[k], sha[k].clone()) {
+                commits.entry(pr).or_default().push((p, s, at[k]));
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for (pr, mut list) in commits {
+        list.sort();
+        let opened = prs[pr].created_at;
+        let at_open = list.iter().rev().find(|(_, _, at)| matches!((at, opened), (Some(a), Some(o)) if a <= &o));
+        if let Some((_, sha, _)) = at_open.or(list.first()) {
+            out.insert(pr, sha.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// (repo, sha) -> ci_state, from `ci_commits`.
+fn ci_states(dataset: &Path) -> Result<HashMap<(String, String), String>> {
+    let mut out = HashMap::new();
+    for batch in columns(dataset, "ci_commits", &["repo", "sha", "ci_state"])? {
+        let c = Cols::new("ci_commits", &batch);
+        let (repo, sha, state) = (c.str("repo")?, c.str("sha")?, c.str("ci_state")?);
+        for k in 0..batch.num_rows() {
+            if let (Some(r), Some(s), Some(st)) = (repo[k].clone(), sha[k].clone(), state[k].clone()) {
+                out.insert((r, s), st);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn review_feedback(prs: &[Pr], remarks: &[Remark]) -> Table {
+    let mut tb = Table::new(
+        "review_feedback",
+        &[
+            ("repo", Kind::Str),
+            ("pull_number", Kind::Int),
+            ("source", Kind::Str),
+            ("comment_id", Kind::Int),
+            ("author", Kind::Str),
+            ("created_at", Kind::Time),
+            ("tokens", Kind::Str),
+            ("repeats_pull_number", Kind::Int),
+            ("repeats_source", Kind::Str),
+            ("repeats_comment_id", Kind::Int),
+            ("similarity", Kind::Float),
+        ],
+    );
+    for r in remarks {
+        let pr = &prs[r.pr];
+        let earlier = r.repeats.map(|(e, score)| (&remarks[e], score));
+        tb.push(vec![
+            s(&pr.repo),
+            i(pr.number),
+            s(r.source.as_str()),
+            oi(r.id),
+            os(r.author.as_ref()),
+            t(r.created_at),
+            os(r.tokens.as_ref().map(|w| w.iter().map(String::as_str).collect::<Vec<_>>().join(" "))),
+            oi(earlier.map(|(e, _)| prs[e.pr].number)),
+            os(earlier.map(|(e, _)| e.source.as_str())),
+            oi(earlier.and_then(|(e, _)| e.id)),
+            of(earlier.map(|(_, score)| (score * 10_000.0).round() / 10_000.0)),
+        ]);
+    }
+    tb
+}
+
+fn pr_feedback(prs: &[Pr], figures: &[Figures], agent_prs: &AgentPrs) -> Table {
+    let mut tb = Table::new(
+        "pr_feedback",
+        &[
+            ("repo", Kind::Str),
+            ("number", Kind::Int),
+            ("author", Kind::Str),
+            ("opened_by", Kind::Str),
+            ("created_at", Kind::Time),
+            ("merged", Kind::Bool),
+            ("review_rounds", Kind::Int),
+            ("first_review_merged", Kind::Bool),
+            ("reviewer_comments", Kind::Int),
+            ("repeated_mistake_count", Kind::Int),
+            ("first_push_sha", Kind::Str),
+            ("first_push_ci", Kind::Str),
+            ("missing", Kind::Str),
+        ],
+    );
+    for (pr, x) in prs.iter().zip(figures) {
+        tb.push(vec![
+            s(&pr.repo),
+            i(pr.number),
+            os(pr.author.as_ref()),
+            os(agent_prs.get(&(pr.repo.clone(), pr.number)).map(OpenedBy::as_str)),
+            t(pr.created_at),
+            ob(pr.merged),
+            oi(x.review_rounds),
+            ob(x.first_review_merged),
+            oi(x.reviewer_comments),
+            oi(x.repeated_mistakes),
+            os(x.first_push_sha.as_ref()),
+            os(x.first_push_ci.as_ref()),
+            os((!x.missing.is_empty()).then(|| x.missing.iter().map(Capture::as_str).collect::<Vec<_>>().join(","))),
+        ]);
+    }
+    tb
+}

@@ -1,0 +1,350 @@
+//! When two reviewer comments say the same thing: a deterministic text similarity over
+//! normalized word sets (seed 004 asks for semantic duplicates; hindsight stays offline and
+//! reproducible, so no embedding model).
+//!
+//! Normalization, in order:
+//! 1. Lines quoting earlier text (`> ...`), HTML comments (`<!-- ... -->`) and fenced
+//!    blocks (```` ``` ````, pasted logs and suggestions) are dropped: they repeat someone
+//!    else's words or a tool's. Links (`http://`, `https://`) and mentions (`@name`) are
+//!    dropped: they say where or to whom, not what.
+//! 2. Lower-cased, the text is cut into words: runs of letters and digits (`_` counts as a
+//!    letter, so `snake_case` names stay whole); everything else separates. Words of digits
+//!    only (line numbers, ids) are dropped.
+//! 3. Words of one character and [`STOPWORDS`] are dropped: function words, negations,
+//!    politeness and praise. Review feedback names a practice whether it is phrased
+//!    "don't X" or "use Y instead of X", so the practice's words carry the meaning;
+//!    "looks good, thanks" is no feedback at all. Quantifiers such as `any` and `all` are
+//!    kept: in code review they often name things (TypeScript's `any`, Python's `all`).
+//! 4. A plural `s` is cut from words of four letters or more (not after `s`, `u`, `i`):
+//!    `types` and `type` are one word.
+//!
+//! Two comments say the same thing when both keep at least `min_tokens` words, the shorter
+//! has at least `min_size_ratio` times the words of the longer, and the overlap coefficient
+//! of their word sets, |A ∩ B| / min(|A|, |B|), reaches the threshold. The overlap
+//! coefficient, not Jaccard or cosine, because feedback repeated later is often a short
+//! form of the first (or the first a short form of the later): "don't use any" is all
+//! contained in "please use proper TypeScript types instead of any". The size ratio,
+//! because two words found somewhere in a long comment are usually there by chance.
+//!
+//! A comment whose first line starts with `/` and a letter (`/azp run`, `/check-enforcer
+//! override`) is a command to a bot, not a reviewer's words: [`is_command`].
+
+use std::collections::BTreeSet;
+
+/// Function words, negations, politeness and praise (lower case, whole words).
+pub const STOPWORDS: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "also",
+    "am",
+    "an",
+    "and",
+    "are",
+    "aren",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "cannot",
+    "could",
+    "couldn",
+    "did",
+    "didn",
+    "do",
+    "does",
+    "doesn",
+    "doing",
+    "don",
+    "down",
+    "during",
+    "each",
+    "else",
+    "etc",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "hadn",
+    "has",
+    "hasn",
+    "have",
+    "haven",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "isn",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "let",
+    "ll",
+    "me",
+    "might",
+    "more",
+    "most",
+    "must",
+    "mustn",
+    "my",
+    "myself",
+    "need",
+    "needn",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "re",
+    "same",
+    "shall",
+    "shan",
+    "she",
+    "should",
+    "shouldn",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "ve",
+    "very",
+    "was",
+    "wasn",
+    "we",
+    "were",
+    "weren",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "won",
+    "would",
+    "wouldn",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+    // politeness and praise
+    "please",
+    "pls",
+    "thanks",
+    "thank",
+    "thx",
+    "lgtm",
+    "looks",
+    "look",
+    "good",
+    "great",
+    "nice",
+    "awesome",
+    "cool",
+    "ok",
+    "okay",
+    "sure",
+    "yes",
+    "yeah",
+    "nit",
+    "nits",
+    "maybe",
+    "perhaps",
+    "think",
+    "probably",
+    "hi",
+    "hey",
+    "hello",
+];
+
+/// Whether a comment is a command to a bot: its first non-blank line starts with `/` and a
+/// letter.
+pub fn is_command(text: &str) -> bool {
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    first.strip_prefix('/').and_then(|r| r.chars().next()).is_some_and(|c| c.is_ascii_alphabetic())
+}
+
+/// The normalized word set of a comment, sorted.
+pub fn tokens(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut fenced = false;
+    for line in without_html_comments(text).lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced || trimmed.starts_with('>') {
+            continue;
+        }
+        let lower = line.to_lowercase();
+        for piece in lower.split_whitespace() {
+            // A link or a mention anywhere in the piece (`(https://…)`, `@name,`) drops it.
+            if piece.contains("http://") || piece.contains("https://") || piece.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '@').starts_with('@')
+            {
+                continue;
+            }
+            for word in piece.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                if word.chars().count() < 2 || STOPWORDS.contains(&word) || word.chars().all(|c| c.is_ascii_digit()) {
+                    continue;
+                }
+                out.insert(stem(word).to_string());
+            }
+        }
+    }
+    out
+}
+
+fn without_html_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<!--") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("-->") {
+            Some(end) => rest = &rest[start + end + 3..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn stem(word: &str) -> &str {
+    if word.len() >= 4 && word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") && !word.ends_with("is") {
+        &word[..word.len() - 1]
+    } else {
+        word
+    }
+}
+
+/// The overlap coefficient of two word sets; `None` when either has fewer than `min_tokens`
+/// words (too little said to compare) or the shorter has fewer than `min_size_ratio` times
+/// the words of the longer.
+pub fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>, min_tokens: usize, min_size_ratio: f64) -> Option<f64> {
+    let (min, max) = (a.len().min(b.len()), a.len().max(b.len()));
+    if min < min_tokens.max(1) || (min as f64) < min_size_ratio * max as f64 {
+        return None;
+    }
+    let shared = a.intersection(b).count();
+    Some(shared as f64 / min as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sim(a: &str, b: &str) -> Option<f64> {
+        overlap(&tokens(a), &tokens(b), 2, 0.25)
+    }
+
+    fn words(t: &str) -> Vec<String> {
+        tokens(t).into_iter().collect()
+    }
+
+    #[test]
+    fn normalization() {
+        assert_eq!(words("Don't use `any` here!"), ["any", "use"]);
+        assert_eq!(words("Please use proper TypeScript types instead of any."), ["any", "instead", "proper", "type", "typescript", "use"]);
+        assert_eq!(words("> don't use any\n<!-- bot marker -->Rename `parse_args` please"), ["parse_args", "rename"]);
+        // `class` and `status` keep their s; a one-letter word is no word.
+        assert_eq!(words("class status x"), ["class", "status"]);
+        assert!(words("LGTM, thanks!").is_empty());
+        assert!(words("Looks good to me").is_empty());
+        // Mentions, links, numbers and fenced blocks say to whom, where and what a tool said.
+        assert_eq!(words("@copilot fix the linting error in #123 (see https://example.com/x)"), ["error", "fix", "linting", "see"]);
+        assert_eq!(words("Tests fail:\n```\nerror TS2339: Property 'x'\n```\nplease fix"), ["fail", "fix", "test"]);
+    }
+
+    #[test]
+    fn commands_to_bots() {
+        assert!(is_command("/azp run"));
+        assert!(is_command("\n  /check-enforcer override"));
+        assert!(!is_command("// TODO is not a command"));
+        assert!(!is_command("/ 2 is division"));
+        assert!(!is_command("Use /tmp instead"));
+    }
+
+    #[test]
+    fn the_same_feedback_in_other_words_is_similar() {
+        assert_eq!(sim("don't use any", "please use proper TypeScript types instead of any"), Some(1.0));
+        assert_eq!(sim("Add a test for the empty input case.", "add a test for the empty input case please"), Some(1.0));
+        assert_eq!(sim("Please add tests", "add a test for the parser"), Some(1.0));
+    }
+
+    #[test]
+    fn different_feedback_is_not() {
+        // One shared word of two.
+        assert_eq!(sim("don't use any", "use a map instead of a list"), Some(0.5));
+        assert_eq!(sim("Split this into smaller PRs.", "don't use any"), Some(0.0));
+        // Too little said to compare.
+        assert_eq!(sim("LGTM", "LGTM"), None);
+        assert_eq!(sim("Why?", "Why?"), None);
+        // Two words found inside a long comment (real: airbytehq/airbyte 53607 and 55244).
+        assert_eq!(
+            sim(
+                "If/when tests pass, this looks good.",
+                "This looks good to me. @guenp - Can you also review and let me know if it looks correct? If so and if tests pass, approved."
+            ),
+            None
+        );
+    }
+}
