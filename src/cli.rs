@@ -217,9 +217,9 @@ struct Inputs {
     /// Task records and events: a directory holding tasks.jsonl and events.jsonl.
     #[arg(long, requires = "snapshot", value_name = "DIR")]
     tasks: Option<PathBuf>,
-    /// Failure-categorization policy (JSON; keys of docs/TASKS.md, absent keys keep their
-    /// defaults).
-    #[arg(long, requires = "tasks", value_name = "FILE")]
+    /// Seed 004's policy (JSON; keys of docs/TASKS.md, absent keys keep their defaults):
+    /// failure categorization with --tasks, and review feedback (key `feedback`) always.
+    #[arg(long, requires = "snapshot", value_name = "FILE")]
     task_policy: Option<PathBuf>,
 }
 

@@ -101,7 +101,7 @@ impl Default for FeedbackPolicy {
         FeedbackPolicy {
             threshold: 0.8,
             min_tokens: 2,
-            min_size_ratio: 0.25,
+            min_size_ratio: 1.0 / 3.0,
             scope: RepeatScope::SameAuthor,
             sources: Source::ALL.to_vec(),
             bot_reviewers: false,
@@ -277,7 +277,7 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
     comment_source("review_comments", "pull_number", Source::ReviewComment)?;
     comment_source("issue_comments", "issue_number", Source::Conversation)?;
     // Deterministic order whatever the tables' order: by PR, source, id.
-    remarks.sort_by(|a, b| (a.pr, a.source, a.id, a.created_at).cmp(&(b.pr, b.source, b.id, b.created_at)));
+    remarks.sort_by_key(|r| (r.pr, r.source, r.id, r.created_at));
     find_repeats(&prs, &mut remarks, policy);
 
     let first_push = first_pushes(dataset, &prs, &index)?;

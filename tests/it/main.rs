@@ -7,6 +7,7 @@ mod capture;
 mod ci_gate;
 mod cli;
 mod dashboard;
+mod feedback;
 mod fuzz;
 mod gate;
 mod layouts;

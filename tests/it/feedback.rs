@@ -1,0 +1,207 @@
+//! Review feedback (seed 004's memory-effectiveness figures): `pr_feedback` and
+//! `review_feedback` on the demo's platform PRs (140-147, counted by hand from
+//! fixtures/make_demo.py), the policy switches, and real AIDev bodies.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::support::{fixture, ok, run};
+
+fn sql(dataset: &Path, sql: &str) -> Vec<Value> {
+    let out = ok(&["report", "--dataset", dataset.to_str().unwrap(), "--sql", sql, "--format", "json"], dataset.parent().unwrap());
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+fn demo(extra: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (snap, runs, tasks) = (fixture("demo/snapshot"), fixture("demo/runs"), fixture("demo/tasks"));
+    let mut args =
+        vec!["run", "--out", "ds", "--quiet", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--tasks", tasks.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    ok(&args, tmp.path());
+    let ds = tmp.path().join("ds");
+    (tmp, ds)
+}
+
+const PR_FIGURES: &str =
+    "SELECT number, opened_by, merged, review_rounds, first_review_merged, reviewer_comments, repeated_mistake_count, first_push_ci, missing \
+     FROM pr_feedback WHERE repo = 'acme/webapp' AND number BETWEEN 140 AND 147 ORDER BY number";
+
+/// Each PR's figures, by hand from the demo's platform PRs.
+#[test]
+fn the_demo_platform_prs_figures_by_hand() {
+    let (_tmp, ds) = demo(&[]);
+    let row = |n: i64, merged: bool, rounds: i64, frm: bool, comments: i64, repeats: i64, ci: Option<&str>, missing: Option<&str>| {
+        json!({"number": n, "opened_by": "task", "merged": merged, "review_rounds": rounds, "first_review_merged": frm,
+               "reviewer_comments": comments, "repeated_mistake_count": repeats, "first_push_ci": ci, "missing": missing})
+    };
+    let expected = vec![
+        // Approved and merged; green first push.
+        row(140, true, 0, true, 0, 0, Some("success"), None),
+        // One request for changes before the merge; its body and the inline comment are
+        // two reviewer comments; red first push (green on the second).
+        row(141, true, 1, false, 2, 0, Some("failure"), None),
+        // Closed; "Please use proper TypeScript types instead of any." repeats 141's
+        // "Don't use `any` here." (written before 142 was opened).
+        row(142, false, 1, false, 2, 1, Some("success"), None),
+        // Open; only maria's review body counts: ci-reporter[bot] is a bot and "Done" is
+        // the PR author's own.
+        row(143, false, 0, false, 1, 0, Some("failure"), None),
+        row(144, true, 0, true, 0, 0, Some("success"), None),
+        // "add a test for the empty input case please" repeats 142's inline comment.
+        row(145, true, 0, true, 1, 1, Some("success"), None),
+        // No CI captured for its push: unknown, and said so.
+        row(146, true, 0, true, 0, 0, None, Some("ci")),
+        row(147, false, 1, false, 1, 0, Some("success"), None),
+    ];
+    assert_eq!(sql(&ds, PR_FIGURES), expected);
+
+    let repeats = sql(
+        &ds,
+        "SELECT pull_number, source, author, tokens, repeats_pull_number, repeats_source, similarity FROM review_feedback \
+         WHERE repeats_pull_number IS NOT NULL ORDER BY pull_number",
+    );
+    assert_eq!(
+        repeats,
+        vec![
+            json!({"pull_number": 142, "source": "review", "author": "devin-h", "tokens": "any instead proper type typescript use", "repeats_pull_number": 141, "repeats_source": "review_comment", "similarity": 1.0}),
+            json!({"pull_number": 145, "source": "review_comment", "author": "maria", "tokens": "add case empty input test", "repeats_pull_number": 142, "repeats_source": "review_comment", "similarity": 1.0}),
+        ]
+    );
+    // PRs with no review list captured have no figures, and say which captures are missing.
+    let autoloop = sql(&ds, "SELECT review_rounds, reviewer_comments, missing FROM pr_feedback WHERE repo = 'acme/webapp' AND number = 130");
+    assert_eq!(autoloop, vec![json!({"review_rounds": null, "reviewer_comments": null, "missing": "reviews,review_comments,comments"})]);
+}
+
+/// The dashboard's prompt-version and over-time sections on the demo, by hand from the
+/// figures above (v1: PRs 140-143 and two failed tasks; v2: PRs 144-147 and one).
+#[test]
+fn prompt_versions_and_memory_over_time_in_every_format() {
+    let (tmp, _ds) = demo(&[]);
+    let dash: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    assert_eq!(
+        dash["prompt_versions"],
+        json!([
+            // first-review merges 1/4 (140); revision rounds of merged PRs (0 + 1) / 2;
+            // first push green 2/4 (140, 142); comments (0 + 2 + 2 + 1) / 4; one repeat (142);
+            // two hours from task_created to pr_created.
+            {"prompt_version": "v1", "tasks": 6, "completed": 4, "failed": 2, "prs_captured": 4, "first_review_merge_rate": 0.25,
+             "mean_revision_cycles": 0.5, "first_push_ci_pass_rate": 0.5, "review_comment_density": 1.25, "repeated_mistake_count": 1, "mean_hours_to_pr": 2.0},
+            // 3/4 (144-146); merged PRs had no rounds; 3/3 pushes with finished CI (146 has
+            // none); (0 + 1 + 0 + 1) / 4; one repeat (145); one hour.
+            {"prompt_version": "v2", "tasks": 5, "completed": 4, "failed": 1, "prs_captured": 4, "first_review_merge_rate": 0.75,
+             "mean_revision_cycles": 0.0, "first_push_ci_pass_rate": 1.0, "review_comment_density": 0.5, "repeated_mistake_count": 1, "mean_hours_to_pr": 1.0}
+        ])
+    );
+    // February holds only platform PRs 144-147 (opened 2026-02-01 to 02-04) and the
+    // create_pull_request PR 106 (no review comments captured, no commits, reviews empty).
+    let feb: Vec<&Value> = dash["memory_over_time"].as_array().unwrap().iter().filter(|r| r["month"] == "2026-02").collect();
+    assert_eq!(
+        feb,
+        vec![&json!({"repo": "acme/webapp", "month": "2026-02", "prs": 5, "first_review_merge_rate": 0.6, "mean_revision_cycles": 0.0,
+                     "first_push_ci_pass_rate": 1.0, "review_comment_density": 0.5, "repeated_mistake_count": 1})]
+    );
+    for fmt in ["table", "markdown", "csv", "html"] {
+        let out = ok(&["report", "--dataset", "ds", "--format", fmt], tmp.path());
+        for name in ["failure_category", "prompt_version", "risk_level", "first_review_merge_rate", "repeated_mistake_count"] {
+            assert!(out.contains(name), "{fmt} report lacks {name}");
+        }
+    }
+}
+
+/// Each switch of the `feedback` policy changes what it says it does, and is recorded.
+#[test]
+fn policy_switches() {
+    let tmp = tempfile::tempdir().unwrap();
+    let with = |name: &str, feedback: Value| -> std::path::PathBuf {
+        let p = tmp.path().join(format!("{name}.json"));
+        std::fs::write(&p, json!({ "feedback": feedback }).to_string()).unwrap();
+        let (t, ds) = demo(&["--task-policy", p.to_str().unwrap()]);
+        std::mem::forget(t);
+        ds
+    };
+    let repeats =
+        |ds: &Path| sql(ds, "SELECT pull_number, repeats_pull_number FROM review_feedback WHERE repeats_pull_number IS NOT NULL ORDER BY pull_number");
+    let count = |ds: &Path, n: i64| {
+        sql(ds, &format!("SELECT reviewer_comments FROM pr_feedback WHERE repo = 'acme/webapp' AND number = {n}"))[0]["reviewer_comments"].clone()
+    };
+
+    // Any earlier PR of the repository at a lower threshold: 147's "Split this into smaller
+    // PRs." meets 102's "Too broad; please split this up." (1 of 2 words), a PR another
+    // author opened; under the default scope it does not.
+    let ds = with("scope", json!({"scope": "repository", "threshold": 0.5}));
+    assert!(repeats(&ds).contains(&json!({"pull_number": 147, "repeats_pull_number": 102})));
+    let ds = with("threshold", json!({"threshold": 0.5}));
+    assert!(!repeats(&ds).contains(&json!({"pull_number": 147, "repeats_pull_number": 102})));
+
+    // Bots as reviewers: ci-reporter[bot]'s inline comment on 143 counts.
+    let ds = with("bots", json!({"bot_reviewers": true}));
+    assert_eq!(count(&ds, 143), json!(2));
+    // Only review bodies: 141 keeps its review body, 145 has none left, and its repeat goes.
+    let ds = with("sources", json!({"sources": ["review"]}));
+    assert_eq!((count(&ds, 141), count(&ds, 145)), (json!(1), json!(0)));
+    assert_eq!(repeats(&ds), Vec::<Value>::new());
+    // A named automation account is no reviewer.
+    let ds = with("automation", json!({"automation_accounts": ["MARIA"]}));
+    assert_eq!(count(&ds, 141), json!(0));
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["task_policy"]["feedback"]["automation_accounts"], json!(["MARIA"]));
+    assert_eq!(m["task_policy"]["feedback"]["threshold"], json!(0.8));
+
+    // Bad values are refused before anything is read.
+    for (bad, says) in [
+        (json!({"threshold": 0}), "threshold"),
+        (json!({"min_size_ratio": 2}), "min_size_ratio"),
+        (json!({"sources": []}), "sources"),
+        (json!({"sources": ["review", "review"]}), "sources"),
+        (json!({"scope": "galaxy"}), "galaxy"),
+        (json!({"min_tokens": 0}), "min_tokens"),
+    ] {
+        let p = tmp.path().join("bad.json");
+        std::fs::write(&p, json!({ "feedback": bad }).to_string()).unwrap();
+        let (snap, runs) = (fixture("demo/snapshot"), fixture("demo/runs"));
+        let args =
+            ["run", "--out", "bad-ds", "--quiet", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--task-policy", p.to_str().unwrap()];
+        let out = run(&args, tmp.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(says), "{bad}: {err}");
+        assert!(!tmp.path().join("bad-ds").exists());
+    }
+}
+
+/// Real bodies, verbatim: AIDev-pop's comments and reviews on five Copilot PRs of
+/// microsoft/Olive and two Devin PRs of airbytehq/airbyte (fixtures/real/aidev-feedback).
+/// Read by hand: "fix lint issue" asked on 1897 is asked again on 1907 (twice) and 1915;
+/// "address my comments" and "Let's merge with main" repeat 1897's and 1904's requests.
+/// Not repeats: the same words within one PR (1897 asks four times), and airbyte's "If/when
+/// tests pass, this looks good." inside a longer, different review. AIDev records no inline
+/// review comments, so its import reads review bodies and conversation comments; Devin's
+/// folder has no pr_comments.csv, so its PRs have no comment count.
+#[test]
+fn real_aidev_comments() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["import", "aidev", fixture("real/aidev-feedback").to_str().unwrap(), "--out", "ds", "--quiet"], tmp.path());
+    let ds = tmp.path().join("ds");
+    let repeats = sql(
+        &ds,
+        "SELECT pull_number, comment_id, repeats_pull_number, repeats_comment_id FROM review_feedback WHERE repeats_pull_number IS NOT NULL ORDER BY pull_number, comment_id",
+    );
+    let r = |n: i64, id: i64, rn: i64, rid: i64| json!({"pull_number": n, "comment_id": id, "repeats_pull_number": rn, "repeats_comment_id": rid});
+    assert_eq!(
+        repeats,
+        vec![
+            r(1907, 2968258356, 1897, 2946848276),
+            r(1907, 2968375115, 1904, 2960544582),
+            r(1907, 2968909210, 1897, 2946848276),
+            r(1907, 2971129039, 1897, 2946848276),
+            r(1907, 2978202232, 1897, 2946571090),
+            r(1915, 2973115243, 1897, 2946848276),
+        ]
+    );
+    let prs = sql(&ds, "SELECT number, reviewer_comments, repeated_mistake_count, missing FROM pr_feedback ORDER BY repo, number");
+    assert_eq!(prs[0], json!({"number": 53607, "reviewer_comments": null, "repeated_mistake_count": null, "missing": "comments,commits"}));
+    assert_eq!(prs[4], json!({"number": 1907, "reviewer_comments": 9, "repeated_mistake_count": 5, "missing": "commits"}));
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["task_policy"]["feedback"]["sources"], json!(["review", "conversation"]));
+}
