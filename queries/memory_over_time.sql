@@ -1,7 +1,7 @@
 -- memory_over_time: seed 004's memory-effectiveness figures per repository and month, over
 -- agent PRs (pr_feedback.opened_by: a task names it in pr_url, or a create_pull_request
 -- safe output opened it). Each figure as in prompt_versions (NULLs left out of their rate).
---   repo, month               the PR's repository; the month it was opened (UTC)
+--   repo, year, month         the PR's repository; the year and month it was opened (UTC)
 --   prs                       agent PRs opened that month
 --   first_review_merge_rate   merged with no review requesting changes / PRs with reviews captured
 --   mean_revision_cycles      reviews requesting changes before the merge, per merged PR
@@ -10,7 +10,8 @@
 --   repeated_mistake_count    reviewer comments saying what a reviewer said on an earlier PR
 SELECT
   p.repo,
-  to_char(date_trunc('month', p.created_at), '%Y-%m') AS month,
+  CAST(EXTRACT(YEAR FROM p.created_at) AS BIGINT) AS year,
+  CAST(EXTRACT(MONTH FROM p.created_at) AS BIGINT) AS month,
   COUNT(*) AS prs,
   ROUND(CAST(SUM(CASE WHEN p.first_review_merged THEN 1 ELSE 0 END) AS DOUBLE)
     / NULLIF(COUNT(p.first_review_merged), 0), 4) AS first_review_merge_rate,
@@ -21,5 +22,5 @@ SELECT
   SUM(p.repeated_mistake_count) AS repeated_mistake_count
 FROM pr_feedback p
 WHERE p.opened_by IS NOT NULL AND p.created_at IS NOT NULL
-GROUP BY p.repo, to_char(date_trunc('month', p.created_at), '%Y-%m')
-ORDER BY p.repo, month
+GROUP BY p.repo, CAST(EXTRACT(YEAR FROM p.created_at) AS BIGINT), CAST(EXTRACT(MONTH FROM p.created_at) AS BIGINT)
+ORDER BY p.repo, year, month

@@ -15,8 +15,8 @@
 //!    "don't X" or "use Y instead of X", so the practice's words carry the meaning;
 //!    "looks good, thanks" is no feedback at all. Quantifiers such as `any` and `all` are
 //!    kept: in code review they often name things (TypeScript's `any`, Python's `all`).
-//! 4. A plural `s` is cut from words of four letters or more (not after `s`, `u`, `i`):
-//!    `types` and `type` are one word.
+//! 4. A plural `s` is cut from words of four letters or more (not after `s`, `u`, `i`;
+//!    not from identifiers with `_` or digits): `types` and `type` are one word.
 //!
 //! Two comments say the same thing when both keep at least `min_tokens` words, the shorter
 //! has at least `min_size_ratio` times the words of the longer, and the overlap coefficient
@@ -269,7 +269,14 @@ fn without_html_comments(text: &str) -> String {
 }
 
 fn stem(word: &str) -> &str {
-    if word.len() >= 4 && word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") && !word.ends_with("is") {
+    // Identifiers (`parse_args`, `utf8s`) are names, not plurals.
+    if word.len() >= 4
+        && word.chars().all(char::is_alphabetic)
+        && word.ends_with('s')
+        && !word.ends_with("ss")
+        && !word.ends_with("us")
+        && !word.ends_with("is")
+    {
         &word[..word.len() - 1]
     } else {
         word

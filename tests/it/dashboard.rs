@@ -284,6 +284,8 @@ fn verify_catches_a_one_byte_change_to_any_output() {
             snap_runs.join("runs").to_str().unwrap(),
             "--traces",
             snap_runs.join("traces").to_str().unwrap(),
+            "--tasks",
+            snap_runs.join("tasks").to_str().unwrap(),
         ],
         tmp.path(),
     );
@@ -305,6 +307,8 @@ fn verify_catches_a_one_byte_change_to_any_output() {
             snap_runs.join("runs").to_str().unwrap(),
             "--traces",
             snap_runs.join("traces").to_str().unwrap(),
+            "--tasks",
+            snap_runs.join("tasks").to_str().unwrap(),
         ],
         tmp.path(),
     );

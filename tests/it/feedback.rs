@@ -96,10 +96,10 @@ fn prompt_versions_and_memory_over_time_in_every_format() {
     );
     // February holds only platform PRs 144-147 (opened 2026-02-01 to 02-04) and the
     // create_pull_request PR 106 (no review comments captured, no commits, reviews empty).
-    let feb: Vec<&Value> = dash["memory_over_time"].as_array().unwrap().iter().filter(|r| r["month"] == "2026-02").collect();
+    let feb: Vec<&Value> = dash["memory_over_time"].as_array().unwrap().iter().filter(|r| r["year"] == 2026 && r["month"] == 2).collect();
     assert_eq!(
         feb,
-        vec![&json!({"repo": "acme/webapp", "month": "2026-02", "prs": 5, "first_review_merge_rate": 0.6, "mean_revision_cycles": 0.0,
+        vec![&json!({"repo": "acme/webapp", "year": 2026, "month": 2, "prs": 5, "first_review_merge_rate": 0.6, "mean_revision_cycles": 0.0,
                      "first_push_ci_pass_rate": 1.0, "review_comment_density": 0.5, "repeated_mistake_count": 1})]
     );
     for fmt in ["table", "markdown", "csv", "html"] {

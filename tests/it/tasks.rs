@@ -376,12 +376,14 @@ fn failure_categories_and_prompt_versions_in_the_dashboard() {
     // cycles of merged PRs (0 + 1) / 2; hours to PR (2 + 4) / 2. v2: one PR captured, open:
     // 0/1; no merged PR, so no revision cycles; one hour to its PR (b2 opened none). No
     // commits, inline or conversation comments were captured: first-push CI, comment
-    // density and repeated mistakes are unknown (absent), not zero.
+    // density and repeated mistakes are unknown (null), not zero.
     assert_eq!(
         dash["prompt_versions"],
         serde_json::json!([
-            {"prompt_version": "v1", "tasks": 2, "completed": 2, "failed": 0, "prs_captured": 2, "first_review_merge_rate": 0.5, "mean_revision_cycles": 0.5, "mean_hours_to_pr": 3.0},
-            {"prompt_version": "v2", "tasks": 2, "completed": 0, "failed": 2, "prs_captured": 1, "first_review_merge_rate": 0.0, "mean_hours_to_pr": 1.0}
+            {"prompt_version": "v1", "tasks": 2, "completed": 2, "failed": 0, "prs_captured": 2, "first_review_merge_rate": 0.5, "mean_revision_cycles": 0.5,
+             "first_push_ci_pass_rate": null, "review_comment_density": null, "repeated_mistake_count": null, "mean_hours_to_pr": 3.0},
+            {"prompt_version": "v2", "tasks": 2, "completed": 0, "failed": 2, "prs_captured": 1, "first_review_merge_rate": 0.0, "mean_revision_cycles": null,
+             "first_push_ci_pass_rate": null, "review_comment_density": null, "repeated_mistake_count": null, "mean_hours_to_pr": 1.0}
         ])
     );
     assert_eq!(

@@ -15,6 +15,8 @@ import duckdb
 def main():
     dataset, query = sys.argv[1], sys.argv[2]
     con = duckdb.connect()
+    # hindsight's times are UTC; DuckDB reads a TIMESTAMPTZ's parts in the session's zone.
+    con.execute("SET TimeZone = 'UTC'")
     for path in sorted(glob.glob(os.path.join(dataset, "*.parquet"))):
         name = os.path.splitext(os.path.basename(path))[0]
         con.execute("CREATE VIEW %s AS SELECT * FROM read_parquet('%s')" % (name, path.replace("'", "''")))
