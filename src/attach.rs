@@ -99,11 +99,6 @@ struct Outcome {
     signal: String,
 }
 
-fn same_sha(a: &str, b: &str) -> bool {
-    let (a, b) = (a.to_lowercase(), b.to_lowercase());
-    a.len() >= 7 && b.len() >= 7 && (a.starts_with(&b) || b.starts_with(&a))
-}
-
 fn pr_from_text(text: &str) -> Option<(String, i64)> {
     let i = text.find("github.com/")?;
     let t = crate::snapshot::paths::parse_url(&format!("https://{}", &text[i..].split_whitespace().next()?));
@@ -113,34 +108,109 @@ fn pr_from_text(text: &str) -> Option<(String, i64)> {
     }
 }
 
-/// Every pull request of the snapshot with the SHAs that identify it.
-fn pr_shas(index: &SnapshotIndex) -> Vec<(String, i64, Vec<String>)> {
-    let mut by_pr: BTreeMap<(String, i64), Vec<String>> = BTreeMap::new();
-    let mut keys: Vec<&String> = index.entries.keys().collect();
-    keys.sort();
-    for k in keys {
-        let e = &index.entries[k];
-        if !e.ok() {
-            continue;
-        }
-        match paths::parse(k) {
-            Some((repo, Resource::Pull(n))) => {
-                let pr = PullRequest::from(&e.body);
-                let v = by_pr.entry((repo, n)).or_default();
-                v.extend(pr.head_sha);
-                v.extend(pr.merge_commit_sha);
+/// What attach needs of the snapshot's pull requests: the SHAs that identify each (head,
+/// merge commit, its commits) and its merge commit. Built one repository at a time, so
+/// memory holds one repository's bodies, never the snapshot's.
+#[derive(Default)]
+struct PullRequests {
+    shas: BTreeMap<(String, i64), Vec<String>>,
+    merge_commit: HashMap<(String, i64), String>,
+    /// Lower-cased SHA -> the PRs it identifies, for prefix search.
+    by_sha: BTreeMap<String, Vec<(String, i64)>>,
+}
+
+impl PullRequests {
+    fn add(&mut self, index: &SnapshotIndex) {
+        let mut keys: Vec<&String> = index.entries.keys().collect();
+        keys.sort();
+        for k in keys {
+            let e = &index.entries[k];
+            if !e.ok() {
+                continue;
             }
-            Some((repo, Resource::PullCommits(n))) => {
-                by_pr.entry((repo, n)).or_default().extend(list(&e.body, Commit::from).into_iter().filter_map(|c| c.sha));
+            match paths::parse(k) {
+                Some((repo, Resource::Pull(n))) => {
+                    let pr = PullRequest::from(&e.body);
+                    if let Some(m) = &pr.merge_commit_sha {
+                        self.merge_commit.insert((repo.clone(), n), m.clone());
+                    }
+                    let v = self.shas.entry((repo, n)).or_default();
+                    v.extend(pr.head_sha);
+                    v.extend(pr.merge_commit_sha);
+                }
+                Some((repo, Resource::PullCommits(n))) => {
+                    self.shas.entry((repo, n)).or_default().extend(list(&e.body, Commit::from).into_iter().filter_map(|c| c.sha));
+                }
+                _ => {}
             }
-            _ => {}
         }
     }
-    by_pr.into_iter().map(|((r, n), v)| (r, n, v)).collect()
+
+    fn finish(mut self) -> Self {
+        for (pr, shas) in &self.shas {
+            for sha in shas {
+                let v = self.by_sha.entry(sha.to_lowercase()).or_default();
+                if !v.contains(pr) {
+                    v.push(pr.clone());
+                }
+            }
+        }
+        self
+    }
+
+    /// The PRs a SHA identifies (`same_sha`: one is a prefix of the other, 7 characters at
+    /// least), in (repository, number) order.
+    fn with_sha(&self, sha: &str) -> Vec<&(String, i64)> {
+        let s = sha.to_lowercase();
+        let mut out: Vec<&(String, i64)> = Vec::new();
+        if s.len() < 7 {
+            return out;
+        }
+        // Longer (or equal) SHAs that start with it.
+        for (k, prs) in self.by_sha.range(s.clone()..) {
+            if !k.starts_with(&s) {
+                break;
+            }
+            out.extend(prs);
+        }
+        // Shorter SHAs it starts with.
+        for end in 7..s.len() {
+            if let Some(prs) = s.get(..end).and_then(|p| self.by_sha.get(p)) {
+                out.extend(prs);
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// The dataset's safe outputs, found by run and by target.
+struct Outputs {
+    all: Vec<SafeOutput>,
+    by_run: HashMap<String, Vec<usize>>,
+    by_target: HashMap<(String, i64), Vec<usize>>,
+}
+
+impl Outputs {
+    fn new(all: Vec<SafeOutput>) -> Outputs {
+        let (mut by_run, mut by_target): (HashMap<String, Vec<usize>>, HashMap<(String, i64), Vec<usize>>) = Default::default();
+        for (i, o) in all.iter().enumerate() {
+            by_run.entry(o.run_id.clone()).or_default().push(i);
+            if let (Some(r), Some(n)) = (&o.target_repo, o.target_number) {
+                by_target.entry((r.clone(), n)).or_default().push(i);
+            }
+        }
+        Outputs { all, by_run, by_target }
+    }
+
+    fn of_target(&self, repo: &str, n: i64) -> impl Iterator<Item = &SafeOutput> {
+        self.by_target.get(&(repo.to_string(), n)).into_iter().flatten().map(|&i| &self.all[i])
+    }
 }
 
 /// Links of one trace (one row per linked output, or one unlinked row with the reason).
-fn link(rec: &Value, text: &str, trace_id: &str, outputs: &[SafeOutput], prs: &[(String, i64, Vec<String>)]) -> Vec<Link> {
+fn link(rec: &Value, text: &str, trace_id: &str, outputs: &Outputs, prs: &PullRequests) -> Vec<Link> {
     let meta = rec.get("metadata").cloned().unwrap_or(Value::Null);
     let meta_text = crate::json::members(text).and_then(|m| m.get("metadata")).and_then(|m| crate::json::members(m.get()));
     let mk = |so: &SafeOutput, kind: &'static str, ev: String| Link {
@@ -168,7 +238,11 @@ fn link(rec: &Value, text: &str, trace_id: &str, outputs: &[SafeOutput], prs: &[
             }
         }
     }
-    let hits: Vec<Link> = outputs.iter().filter(|o| run_ids.contains(&o.run_id)).map(|o| mk(o, "run_id", format!("run {}", o.run_id))).collect();
+    // In the outputs' order, as a filter over them gives.
+    let mut in_runs: Vec<usize> =
+        run_ids.iter().collect::<std::collections::BTreeSet<_>>().into_iter().flat_map(|r| outputs.by_run.get(r).into_iter().flatten().copied()).collect();
+    in_runs.sort_unstable();
+    let hits: Vec<Link> = in_runs.into_iter().map(|i| &outputs.all[i]).map(|o| mk(o, "run_id", format!("run {}", o.run_id))).collect();
     if !hits.is_empty() {
         return hits;
     }
@@ -177,11 +251,9 @@ fn link(rec: &Value, text: &str, trace_id: &str, outputs: &[SafeOutput], prs: &[
     shas.extend(meta.get("commit_shas").and_then(crate::json::names).unwrap_or_default());
     let mut hits = Vec::new();
     for sha in &shas {
-        for (repo, n, pr_shas) in prs {
-            if pr_shas.iter().any(|x| same_sha(x, sha)) {
-                for o in outputs.iter().filter(|o| o.target_repo.as_deref() == Some(repo) && o.target_number == Some(*n)) {
-                    hits.push(mk(o, "commit_sha", format!("commit {sha} in {repo}#{n}")));
-                }
+        for (repo, n) in prs.with_sha(sha) {
+            for o in outputs.of_target(repo, *n) {
+                hits.push(mk(o, "commit_sha", format!("commit {sha} in {repo}#{n}")));
             }
         }
     }
@@ -199,11 +271,7 @@ fn link(rec: &Value, text: &str, trace_id: &str, outputs: &[SafeOutput], prs: &[
                 .map(|(r, n)| (Some(r), n))
         });
     if let Some((Some(r), n)) = &named {
-        let hits: Vec<Link> = outputs
-            .iter()
-            .filter(|o| o.target_repo.as_deref() == Some(r.as_str()) && o.target_number == Some(*n))
-            .map(|o| mk(o, "repository_pr", format!("{r}#{n}")))
-            .collect();
+        let hits: Vec<Link> = outputs.of_target(r, *n).map(|o| mk(o, "repository_pr", format!("{r}#{n}"))).collect();
         if !hits.is_empty() {
             return hits;
         }
@@ -269,14 +337,7 @@ fn fill(obj: &mut Map<String, Value>, field: &str, value: Value, filled: &mut Ve
 }
 
 /// Enrich one record. Returns the new record.
-fn enrich(
-    rec: &Value,
-    links: &[Link],
-    outcomes: &HashMap<String, Outcome>,
-    outputs: &HashMap<&str, &SafeOutput>,
-    index: &SnapshotIndex,
-    opts: &Options,
-) -> Value {
+fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outputs: &HashMap<&str, &SafeOutput>, prs: &PullRequests, opts: &Options) -> Value {
     let mut r = rec.as_object().cloned().unwrap_or_default();
     let window = opts.window.to_string();
     let mut filled = Vec::new();
@@ -334,10 +395,7 @@ fn enrich(
                 fill(&mut outcome, "description", json!(desc), &mut filled, &mut conflicts);
             }
             if MERGE_SIGNALS.contains(&o.signal.as_str()) {
-                let merge_sha = so.target_number.and_then(|n| {
-                    let path = paths::rest(so.target_repo.as_deref().unwrap_or_default(), &format!("pulls/{n}"));
-                    index.get(&path).filter(|e| e.ok()).and_then(|e| PullRequest::from(&e.body).merge_commit_sha)
-                });
+                let merge_sha = so.target_number.and_then(|n| prs.merge_commit.get(&(so.target_repo.clone().unwrap_or_default(), n)).cloned());
                 let has_sha = outcome.get("commit_sha").is_some_and(|v| !v.is_null());
                 if outcome.get("committed") != Some(&json!(true)) && !has_sha {
                     outcome.insert("committed".into(), json!(true));
@@ -425,53 +483,142 @@ pub struct Attached {
     pub out: std::path::PathBuf,
 }
 
-/// The attach stage on a dataset directory.
-pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options) -> Result<Attached> {
+/// The attach stage on a dataset directory. Traces are read, linked, enriched and written
+/// a batch at a time, and the snapshot is read one repository at a time: memory does not
+/// grow with the number of traces.
+pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options, progress: &crate::progress::Progress) -> Result<Attached> {
     let mut manifest = Manifest::load(dataset)?;
     opts.check_evaluated(dataset, &manifest)?;
     let out_path = out.map(Path::to_path_buf).unwrap_or_else(|| dataset.join(ENRICHED));
     if !dataset.join("traces.parquet").is_file() {
         return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no traces table: convert with --traces PATH first".into() });
     }
-    let mut records = Vec::new();
-    for b in batches(dataset, "traces")? {
+    let mut prs = PullRequests::default();
+    let mut shared: Option<std::sync::Arc<SnapshotIndex>> = None;
+    crate::dataset::read::response_groups(dataset, 64 << 20, |groups| {
+        for g in groups {
+            // Derived copies (search results, other shapes) need the repository-less
+            // captures, as in evaluate.
+            let index = match g.repo {
+                None => {
+                    let s = std::sync::Arc::new(SnapshotIndex::build(g.rows));
+                    shared = Some(s.clone());
+                    prs.add(&s);
+                    continue;
+                }
+                Some(_) => SnapshotIndex::build(g.rows).with_shared(shared.clone()),
+            };
+            prs.add(&index);
+        }
+        Ok(())
+    })?;
+    let prs = prs.finish();
+    let outputs = Outputs::new(crate::dataset::read::safe_outputs(dataset)?);
+    let by_id: HashMap<&str, &SafeOutput> = outputs.all.iter().map(|o| (o.safe_output_id.as_str(), o)).collect();
+    let outcomes = read_outcomes(dataset, &opts.window.to_string())?;
+    let mut links_t = Table::new("trace_links", &[("trace_id", Kind::Str), ("safe_output_id", Kind::Str), ("link_kind", Kind::Str), ("evidence", Kind::Str)]);
+    let total = manifest.tables.get("traces").map_or(0, |t| t.rows);
+    let bar = progress.bar("attach", total as u64);
+    let mut file = EnrichedFile::create(&out_path)?;
+    let (mut traces, mut linked) = (0usize, 0usize);
+    for b in batches_streamed(dataset, "traces")? {
+        let b = b?;
         let c = Cols::new("traces", &b);
         let (ids, recs) = (c.str("trace_id")?, c.str("record")?);
         for i in 0..b.num_rows() {
-            let text = recs[i].clone().unwrap_or_else(|| "null".into());
-            let v: Value = serde_json::from_str(&text)?;
-            records.push((ids[i].clone().unwrap_or_default(), v, text));
+            let text = recs[i].as_deref().unwrap_or("null");
+            let rec: Value = serde_json::from_str(text)?;
+            let id = ids[i].as_deref().unwrap_or_default();
+            let links = link(&rec, text, id, &outputs, &prs);
+            if links.iter().any(|l| l.safe_output_id.is_some()) {
+                linked += 1;
+            }
+            for l in &links {
+                links_t.push(vec![s(&l.trace_id), os(l.safe_output_id.as_ref()), os(l.kind), s(&l.evidence)]);
+            }
+            let e = enrich(&rec, &links, &outcomes, &by_id, &prs, opts);
+            file.line(&enriched_text(text, &e)?)?;
+            traces += 1;
         }
+        bar.inc(b.num_rows() as u64);
     }
-    let index = SnapshotIndex::build(crate::dataset::read::responses(dataset)?);
-    let outputs = crate::dataset::read::safe_outputs(dataset)?;
-    let by_id: HashMap<&str, &SafeOutput> = outputs.iter().map(|o| (o.safe_output_id.as_str(), o)).collect();
-    let outcomes = read_outcomes(dataset, &opts.window.to_string())?;
-    let prs = pr_shas(&index);
-    let mut links_t = Table::new("trace_links", &[("trace_id", Kind::Str), ("safe_output_id", Kind::Str), ("link_kind", Kind::Str), ("evidence", Kind::Str)]);
-    let mut lines = String::new();
-    let mut linked = 0;
-    for (id, rec, text) in &records {
-        let links = link(rec, text, id, &outputs, &prs);
-        if links.iter().any(|l| l.safe_output_id.is_some()) {
-            linked += 1;
-        }
-        for l in &links {
-            links_t.push(vec![s(&l.trace_id), os(l.safe_output_id.as_ref()), os(l.kind), s(&l.evidence)]);
-        }
-        let e = enrich(rec, &links, &outcomes, &by_id, &index, opts);
-        lines.push_str(&enriched_text(text, &e)?);
-        lines.push('\n');
-    }
+    bar.finish_and_clear();
     links_t.sort_by_columns(&["trace_id", "safe_output_id"]);
     let w = crate::dataset::write_table(dataset, &links_t)?;
     manifest.record_table("trace_links", &w);
-    crate::dataset::write_text(&out_path, &lines)?;
+    let (bytes, sha256) = file.finish()?;
     if out_path.parent() == Some(dataset) {
         let name = out_path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        manifest.files.insert(name, TableEntry { rows: records.len(), bytes: lines.len() as u64, sha256: crate::json::sha256_hex(lines.as_bytes()) });
+        manifest.files.insert(name, TableEntry { rows: traces, bytes, sha256 });
     }
     manifest.attach_window = Some(opts.window.to_string());
     manifest.save(dataset)?;
-    Ok(Attached { traces: records.len(), linked, out: out_path })
+    Ok(Attached { traces, linked, out: out_path })
+}
+
+/// A table's record batches as they are read.
+fn batches_streamed(dataset: &Path, table: &str) -> Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader> {
+    let p = dataset.join(format!("{table}.parquet"));
+    let f = std::fs::File::open(&p).map_err(|e| Error::io(&p, e))?;
+    Ok(parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)?.build()?)
+}
+
+/// The enriched JSONL, written beside its final name and renamed into place when whole,
+/// hashed as it is written.
+struct EnrichedFile {
+    path: std::path::PathBuf,
+    tmp: std::path::PathBuf,
+    w: std::io::BufWriter<std::fs::File>,
+    hash: sha2::Sha256,
+    bytes: u64,
+}
+
+impl EnrichedFile {
+    fn create(path: &Path) -> Result<EnrichedFile> {
+        let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let tmp = path.with_file_name(format!(".{name}.tmp"));
+        let f = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        Ok(EnrichedFile { path: path.to_path_buf(), tmp, w: std::io::BufWriter::new(f), hash: sha2::Sha256::default(), bytes: 0 })
+    }
+
+    fn line(&mut self, text: &str) -> Result<()> {
+        use sha2::Digest;
+        use std::io::Write;
+        for part in [text.as_bytes(), b"\n"] {
+            self.w.write_all(part).map_err(|e| Error::io(&self.tmp, e))?;
+            self.hash.update(part);
+            self.bytes += part.len() as u64;
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(u64, String)> {
+        use sha2::Digest;
+        let EnrichedFile { path, tmp, w, hash, bytes } = self;
+        w.into_inner().map_err(|e| Error::io(&tmp, e.into_error()))?.sync_all().map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+        Ok((bytes, hex::encode(hash.finalize())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The SHA lookup finds exactly what comparing with every PR's SHAs finds: one SHA a
+    /// prefix of the other, both at least 7 characters, any case.
+    #[test]
+    fn sha_lookup_is_a_prefix_match_either_way() {
+        let mut prs = PullRequests::default();
+        prs.shas.insert(("a/b".into(), 1), vec!["ABCDEF1234".into()]);
+        prs.shas.insert(("a/b".into(), 2), vec!["abcdef9".into(), "0123456".into()]);
+        prs.shas.insert(("c/d".into(), 3), vec!["abcdef12".into()]);
+        let prs = prs.finish();
+        let found = |sha: &str| prs.with_sha(sha).into_iter().map(|(r, n)| format!("{r}#{n}")).collect::<Vec<_>>();
+        assert_eq!(found("abcdef1"), ["a/b#1", "c/d#3"]);
+        assert_eq!(found("ABCDEF12345678"), ["a/b#1", "c/d#3"]);
+        assert_eq!(found("abcdef9ffff"), ["a/b#2"]);
+        assert_eq!(found("abcdef"), Vec::<String>::new());
+        assert_eq!(found("0123456"), ["a/b#2"]);
+    }
 }

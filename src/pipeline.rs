@@ -368,7 +368,7 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options,
         let name = o.file_name()?;
         (parent.canonicalize().ok()? == dataset.canonicalize().ok()?).then(|| staging.dir.join(name))
     });
-    let mut a = crate::attach::attach(&staging.dir, inside.as_deref().or(out), opts)?;
+    let mut a = crate::attach::attach(&staging.dir, inside.as_deref().or(out), opts, progress)?;
     staging.commit()?;
     a.out = out.map(Path::to_path_buf).unwrap_or_else(|| dataset.join(crate::attach::ENRICHED));
     Ok(a)
@@ -383,7 +383,7 @@ pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, progr
     crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, progress)?;
     if !study.traces.is_empty() {
         let window = if windows.contains(&Window::Hours(168)) { Window::Hours(168) } else { Window::Snapshot };
-        crate::attach::attach(&staging.dir, None, &crate::attach::Options { window, rebuild_attribution: false })?;
+        crate::attach::attach(&staging.dir, None, &crate::attach::Options { window, rebuild_attribution: false }, progress)?;
     }
     staging.commit()?;
     Ok(c)
