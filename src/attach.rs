@@ -194,7 +194,8 @@ struct Outputs {
 
 impl Outputs {
     fn new(all: Vec<SafeOutput>) -> Outputs {
-        let (mut by_run, mut by_target): (HashMap<String, Vec<usize>>, HashMap<(String, i64), Vec<usize>>) = Default::default();
+        let mut by_run: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_target: HashMap<(String, i64), Vec<usize>> = HashMap::new();
         for (i, o) in all.iter().enumerate() {
             by_run.entry(o.run_id.clone()).or_default().push(i);
             if let (Some(r), Some(n)) = (&o.target_repo, o.target_number) {
