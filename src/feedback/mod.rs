@@ -343,49 +343,48 @@ fn remark(pr: usize, source: Source, id: Option<i64>, author: Option<String>, at
 /// For each comment, the comment of an earlier PR it repeats best (highest overlap; on a
 /// tie the earliest), among comments written before its PR was opened.
 fn find_repeats(prs: &[Pr], remarks: &mut [Remark], policy: &FeedbackPolicy) {
-    // Comments of one repository, by word.
-    let mut by_repo: BTreeMap<&str, HashMap<&str, Vec<usize>>> = BTreeMap::new();
+    // Comments of one repository that can be compared (words and a time).
+    let mut by_repo: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (k, r) in remarks.iter().enumerate() {
-        if let (Some(words), Some(_)) = (&r.tokens, r.created_at) {
-            let postings = by_repo.entry(prs[r.pr].repo.as_str()).or_default();
-            for w in words {
-                postings.entry(w.as_str()).or_default().push(k);
-            }
+        if r.tokens.is_some() && r.created_at.is_some() {
+            by_repo.entry(prs[r.pr].repo.as_str()).or_default().push(k);
         }
     }
     let mut found: Vec<(usize, usize, f64)> = Vec::new();
-    for (k, r) in remarks.iter().enumerate() {
-        let pr = &prs[r.pr];
-        let (Some(words), Some(opened)) = (&r.tokens, pr.created_at) else { continue };
-        let Some(postings) = by_repo.get(pr.repo.as_str()) else { continue };
-        // Candidates share a word with it; each is scored once.
-        let candidates: BTreeSet<usize> = words.iter().flat_map(|w| postings.get(w.as_str()).into_iter().flatten().copied()).collect();
-        let mut best: Option<(f64, usize)> = None;
-        for e in candidates {
-            let earlier = &remarks[e];
-            let epr = &prs[earlier.pr];
-            if earlier.pr == r.pr || earlier.created_at.is_none_or(|at| at >= opened) {
-                continue;
+    for members in by_repo.values() {
+        let sets: Vec<&BTreeSet<String>> = members.iter().filter_map(|&k| remarks[k].tokens.as_ref()).collect();
+        let candidates = similarity::candidates(&sets, policy.threshold, policy.min_tokens, policy.min_size_ratio);
+        for (m, &k) in members.iter().enumerate() {
+            let r = &remarks[k];
+            let pr = &prs[r.pr];
+            let (Some(words), Some(opened)) = (&r.tokens, pr.created_at) else { continue };
+            let mut best: Option<(f64, usize)> = None;
+            for e in candidates[m].iter().map(|&c| members[c]) {
+                let earlier = &remarks[e];
+                let epr = &prs[earlier.pr];
+                if earlier.pr == r.pr || earlier.created_at.is_none_or(|at| at >= opened) {
+                    continue;
+                }
+                if policy.scope == RepeatScope::SameAuthor && !matches!((&epr.author, &pr.author), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b)) {
+                    continue;
+                }
+                let Some(score) = earlier.tokens.as_ref().and_then(|other| similarity::overlap(words, other, policy.min_tokens, policy.min_size_ratio)) else {
+                    continue;
+                };
+                if score + 1e-12 < policy.threshold {
+                    continue;
+                }
+                let better = match best {
+                    None => true,
+                    Some((s, b)) => score > s + 1e-12 || ((score - s).abs() <= 1e-12 && order(remarks, prs, e) < order(remarks, prs, b)),
+                };
+                if better {
+                    best = Some((score, e));
+                }
             }
-            if policy.scope == RepeatScope::SameAuthor && !matches!((&epr.author, &pr.author), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b)) {
-                continue;
+            if let Some((score, e)) = best {
+                found.push((k, e, score));
             }
-            let Some(score) = earlier.tokens.as_ref().and_then(|other| similarity::overlap(words, other, policy.min_tokens, policy.min_size_ratio)) else {
-                continue;
-            };
-            if score + 1e-12 < policy.threshold {
-                continue;
-            }
-            let better = match best {
-                None => true,
-                Some((s, b)) => score > s + 1e-12 || ((score - s).abs() <= 1e-12 && order(remarks, prs, e) < order(remarks, prs, b)),
-            };
-            if better {
-                best = Some((score, e));
-            }
-        }
-        if let Some((score, e)) = best {
-            found.push((k, e, score));
         }
     }
     for (k, e, score) in found {

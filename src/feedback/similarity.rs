@@ -296,6 +296,49 @@ pub fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>, min_tokens: usize, mi
     Some(shared as f64 / min as f64)
 }
 
+/// For each set, the other sets that may reach `threshold` with it (a superset of them,
+/// without the pairs that cannot), by prefix filtering: with words ordered rarest first, two
+/// sets sharing at least `o` words share one among the first `|A| - o + 1` words of each.
+/// `o` is bounded below per set by the smallest partner [`overlap`] would compare it with,
+/// so no pair that reaches the threshold is lost (a test checks this against every pair).
+/// Without it a repository's comments are compared all with all.
+pub fn candidates(sets: &[&BTreeSet<String>], threshold: f64, min_tokens: usize, min_size_ratio: f64) -> Vec<Vec<usize>> {
+    let mut df: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for set in sets {
+        for w in set.iter() {
+            *df.entry(w.as_str()).or_insert(0) += 1;
+        }
+    }
+    let prefixes: Vec<Vec<&str>> = sets
+        .iter()
+        .map(|set| {
+            let mut words: Vec<&str> = set.iter().map(String::as_str).collect();
+            words.sort_by_key(|w| (df.get(w).copied().unwrap_or(0), *w));
+            let n = words.len();
+            let smallest = min_tokens.max((min_size_ratio * n as f64 - 1e-9).ceil() as usize).min(n);
+            let needed = ((threshold * smallest as f64 - 1e-9).ceil() as usize).max(1);
+            words.truncate((n + 1).saturating_sub(needed).min(n));
+            words
+        })
+        .collect();
+    let mut postings: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for (i, p) in prefixes.iter().enumerate() {
+        for w in p {
+            postings.entry(w).or_default().push(i);
+        }
+    }
+    prefixes
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut c: Vec<usize> = p.iter().flat_map(|w| postings.get(w).into_iter().flatten().copied()).filter(|&j| j != i).collect();
+            c.sort_unstable();
+            c.dedup();
+            c
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,6 +363,34 @@ mod tests {
         // Mentions, links, numbers and fenced blocks say to whom, where and what a tool said.
         assert_eq!(words("@copilot fix the linting error in #123 (see https://example.com/x)"), ["error", "fix", "linting", "see"]);
         assert_eq!(words("Tests fail:\n```\nerror TS2339: Property 'x'\n```\nplease fix"), ["fail", "fix", "test"]);
+    }
+
+    /// Prefix filtering loses no pair that reaches the threshold (random sets over a small
+    /// vocabulary, several thresholds and ratios, against every pair).
+    #[test]
+    fn candidates_keep_every_similar_pair() {
+        let mut seed = 7u64;
+        let mut next = |m: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        for (threshold, min_tokens, ratio) in [(0.8, 2, 1.0 / 3.0), (0.5, 1, 0.0), (1.0, 2, 0.5), (0.34, 3, 0.25)] {
+            let sets: Vec<BTreeSet<String>> = (0..120).map(|_| (0..1 + next(9)).map(|_| format!("w{}", next(14))).collect()).collect();
+            let refs: Vec<&BTreeSet<String>> = sets.iter().collect();
+            let cand = candidates(&refs, threshold, min_tokens, ratio);
+            let mut kept = 0;
+            for i in 0..sets.len() {
+                for j in 0..sets.len() {
+                    if i != j && overlap(&sets[i], &sets[j], min_tokens, ratio).is_some_and(|s| s + 1e-12 >= threshold) {
+                        assert!(cand[i].contains(&j), "{threshold} {min_tokens} {ratio}: {:?} ~ {:?} lost", sets[i], sets[j]);
+                        kept += 1;
+                    }
+                }
+            }
+            assert!(kept > 0);
+            // And it prunes: fewer candidates than all pairs.
+            assert!(cand.iter().map(Vec::len).sum::<usize>() < sets.len() * (sets.len() - 1), "{threshold}: nothing pruned");
+        }
     }
 
     #[test]
