@@ -282,6 +282,22 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
 
     let first_push = first_pushes(dataset, &prs, &index)?;
     let ci = ci_states(dataset)?;
+    // Per PR: review rounds (CHANGES_REQUESTED before the merge), reviewer comments, repeats.
+    let mut rounds_of = vec![0i64; prs.len()];
+    for r in &reviews {
+        let before_merge = match (prs[r.pr].merged_at, r.submitted_at) {
+            (Some(m), Some(at)) => at <= m,
+            _ => true,
+        };
+        if r.state.as_deref() == Some("CHANGES_REQUESTED") && before_merge {
+            rounds_of[r.pr] += 1;
+        }
+    }
+    let mut comments_of = vec![(0i64, 0i64); prs.len()];
+    for r in &remarks {
+        comments_of[r.pr].0 += 1;
+        comments_of[r.pr].1 += i64::from(r.repeats.is_some());
+    }
     let figures: Vec<Figures> = prs
         .iter()
         .enumerate()
@@ -299,18 +315,8 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
                 }
             }
             let comments_there = policy.sources.iter().all(|s| has(s.capture()));
-            let rounds = reviews_there.then(|| {
-                reviews
-                    .iter()
-                    .filter(|r| r.pr == k && r.state.as_deref() == Some("CHANGES_REQUESTED"))
-                    .filter(|r| match (pr.merged_at, r.submitted_at) {
-                        (Some(m), Some(at)) => at <= m,
-                        _ => true,
-                    })
-                    .count() as i64
-            });
-            let mine = remarks.iter().filter(|r| r.pr == k);
-            let (count, repeated) = mine.fold((0i64, 0i64), |(n, rep), r| (n + 1, rep + i64::from(r.repeats.is_some())));
+            let rounds = reviews_there.then_some(rounds_of[k]);
+            let (count, repeated) = comments_of[k];
             let sha = first_push.get(&k).cloned();
             if !has(Capture::Commits) {
                 missing.push(Capture::Commits);
