@@ -5,6 +5,8 @@
 pub mod check;
 pub mod format;
 pub mod html;
+pub mod shell;
+pub mod views;
 
 use std::path::Path;
 
@@ -135,6 +137,8 @@ pub struct Session {
     rt: tokio::runtime::Runtime,
     ctx: SessionContext,
     limits: Limits,
+    /// The manifest's tables and their rows, by name.
+    tables: Vec<(String, usize)>,
 }
 
 impl Session {
@@ -152,9 +156,14 @@ impl Session {
             .enable_all()
             .build()
             .map_err(|e| Error::io(dataset, e))?;
-        let cfg = SessionConfig::new().with_target_partitions(1);
+        let mut cfg = SessionConfig::new().with_target_partitions(1).with_information_schema(true);
+        // PostgreSQL's grammar binds `->>` tighter than `=` and `IS`, as researchers expect
+        // (the generic dialect reads `payload->>'id' = 'x'` as `payload->>('id' = 'x')`).
+        cfg.options_mut().sql_parser.dialect = datafusion::config::Dialect::PostgreSQL;
         let runtime = RuntimeEnvBuilder::new().with_memory_limit(limits.memory, 1.0).build_arc()?;
-        let ctx = SessionContext::new_with_config_rt(cfg, runtime);
+        let mut ctx = SessionContext::new_with_config_rt(cfg, runtime);
+        // json_get_str(payload, 'title'), payload->>'title', json_length ... over JSON text.
+        datafusion_functions_json::register_all(&mut ctx)?;
         if !dataset.join("manifest.json").is_file() {
             return Err(Error::Dataset {
                 path: dataset.to_path_buf(),
@@ -171,15 +180,44 @@ impl Session {
             rt.block_on(ctx.register_parquet(name.as_str(), path.as_str(), ParquetReadOptions::default()))
                 .map_err(|e| Error::Dataset { path: p.clone(), message: format!("cannot be read as a table: {e}") })?;
         }
-        Ok(Session { rt, ctx, limits })
+        let tables = manifest.tables.iter().map(|(n, t)| (n.clone(), t.rows)).collect();
+        Ok(Session { rt, ctx, limits, tables })
     }
 
     pub fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>> {
-        let statements = strip_comments(sql).split(';').filter(|s| !s.trim().is_empty()).count();
-        if statements > 1 {
+        if shell::statements(sql).len() > 1 {
             return Err(Error::Usage("one SQL statement at a time".into()));
         }
+        self.statement(sql)
+    }
+
+    /// One statement, already split from others.
+    pub(crate) fn statement(&self, sql: &str) -> Result<Vec<RecordBatch>> {
         self.rt.block_on(run_query(self.ctx.clone(), sql.to_string(), self.limits))
+    }
+
+    /// The dataset's tables (the manifest's), with their rows, by name.
+    pub fn tables(&self) -> &[(String, usize)] {
+        &self.tables
+    }
+
+    /// A table's columns: name and type, in the table's order.
+    pub fn columns(&self, table: &str) -> Result<Vec<(String, arrow::datatypes::DataType)>> {
+        let df = self.rt.block_on(self.ctx.table(table)).map_err(|_| self.no_table(table))?;
+        Ok(df.schema().fields().iter().map(|f| (f.name().clone(), f.data_type().clone())).collect())
+    }
+
+    /// `DESCRIBE table`.
+    pub fn describe(&self, table: &str) -> Result<Vec<RecordBatch>> {
+        if !self.has_table(table) {
+            return Err(self.no_table(table));
+        }
+        self.statement(&format!("DESCRIBE \"{}\"", table.replace('"', "\"\"")))
+    }
+
+    fn no_table(&self, table: &str) -> Error {
+        let names: Vec<&str> = self.tables.iter().map(|(n, _)| n.as_str()).collect();
+        Error::Usage(format!("no table `{table}`: the dataset has {}", names.join(", ")))
     }
 
     /// Several statements at once, results in the order given.
@@ -235,10 +273,6 @@ fn memory_exceeded(limit: usize, detail: &str) -> Error {
         limit >> 20,
         detail.trim()
     ))
-}
-
-fn strip_comments(s: &str) -> String {
-    s.lines().filter(|l| !l.trim_start().starts_with("--")).collect::<Vec<_>>().join("\n")
 }
 
 /// The whole dashboard, formatted.

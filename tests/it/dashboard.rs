@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use hindsight::dataset::manifest::Manifest;
 use hindsight::evaluate::{outcomes_batch, Window};
 use hindsight::report::{self, format::json_rows, Session};
 use serde_json::{json, Value};
@@ -122,7 +123,8 @@ fn numbers_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// The same queries/*.sql give the same numbers in DuckDB as in DataFusion.
+/// The same queries/*.sql give the same numbers in DuckDB, through `hindsight views`, as in
+/// DataFusion.
 #[test]
 fn duckdb_runs_every_query_with_identical_numbers() {
     let tmp = tempfile::tempdir().unwrap();
@@ -154,10 +156,17 @@ fn duckdb_runs_every_query_with_identical_numbers() {
     let fx = root().join("fixtures/aidev");
     ok(&["import", "aidev", fx.to_str().unwrap(), "--out", "aidev", "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
     let (demo_session, aidev_session) = (Session::open(&demo_ds).unwrap(), Session::open(&aidev_ds).unwrap());
+    // The tables registered by the statements `hindsight views` prints, relative paths run
+    // from the datasets' parent directory.
+    for ds in ["ds", "aidev"] {
+        let views = ok(&["views", "--dataset", ds, "--dialect", "duckdb"], tmp.path());
+        assert_eq!(views.matches("CREATE OR REPLACE VIEW").count(), Manifest::load(&tmp.path().join(ds)).unwrap().tables.len());
+        std::fs::write(tmp.path().join(format!("{ds}.views.sql")), views).unwrap();
+    }
     for (name, _) in report::QUERIES {
-        let (ds, session) = if name.starts_with("aidev/") { (&aidev_ds, &aidev_session) } else { (&demo_ds, &demo_session) };
+        let (views, session) = if name.starts_with("aidev/") { ("aidev.views.sql", &aidev_session) } else { ("ds.views.sql", &demo_session) };
         let file = root().join("queries").join(format!("{name}.sql"));
-        let out = Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg(ds).arg(&file).output().unwrap();
+        let out = Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg(views).arg(&file).current_dir(tmp.path()).output().unwrap();
         assert!(out.status.success(), "duckdb on {name}: {}", String::from_utf8_lossy(&out.stderr));
         let duck: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
         let ours = json_rows(&session.sql(&report::query_text(name).unwrap()).unwrap()).unwrap();

@@ -2,6 +2,11 @@
 
 mod support;
 
+/// The command line's clap definitions, compiled here too so tests can walk them.
+#[path = "../../src/cli.rs"]
+#[allow(dead_code)]
+mod hindsight_cli;
+
 mod aidev;
 mod capture;
 mod ci_gate;
@@ -10,6 +15,7 @@ mod dashboard;
 mod fuzz;
 mod gate;
 mod layouts;
+mod packaging;
 mod pipeline;
 mod readers;
 mod real;
@@ -18,5 +24,6 @@ mod risk;
 mod robustness;
 mod rules;
 mod safety;
+mod sql;
 mod tasks;
 mod traces;
