@@ -99,6 +99,20 @@ enum Command {
         #[arg(long)]
         absolute: bool,
     },
+    /// What a table's rows and columns mean (the data dictionary; docs/DATASET.md).
+    Describe {
+        /// The table (with no table: every table and what its rows are).
+        table: Option<String>,
+        /// Describe the table as this dataset has it: every column with its type.
+        #[arg(long)]
+        dataset: Option<PathBuf>,
+        /// Print the whole dictionary as markdown (docs/DATASET.md).
+        #[arg(long, conflicts_with_all = ["table", "dataset"])]
+        markdown: bool,
+        /// With --dataset: table, json, csv or markdown.
+        #[arg(long, default_value = "table")]
+        format: String,
+    },
     /// Print a shell's completion script: `hindsight completions bash > /etc/bash_completion.d/hindsight`.
     Completions {
         /// The shell to complete in.
@@ -331,6 +345,7 @@ pub enum Task {
     Sql { dataset: PathBuf, source: hindsight::report::shell::Source, format: Format, limits: hindsight::report::Limits },
     Rules { json: bool },
     Completions { shell: clap_complete::Shell },
+    Describe { table: Option<String>, dataset: Option<PathBuf>, markdown: bool, format: Format },
     Man { dir: Option<PathBuf> },
     Views { dataset: PathBuf, dialect: hindsight::report::views::Dialect, absolute: bool },
     Policy { policy: Policy },
@@ -430,6 +445,12 @@ impl Cli {
                 },
             },
             Command::Completions { shell } => Task::Completions { shell },
+            Command::Describe { table, dataset, markdown, format } => {
+                if dataset.is_some() && table.is_none() {
+                    return Err(Error::Usage("describe --dataset needs a TABLE (`hindsight sql --dataset DS` then \\d lists them)".into()));
+                }
+                Task::Describe { table, dataset, markdown, format: format.parse()? }
+            }
             Command::Man { dir } => Task::Man { dir },
             Command::Views { dataset, dialect, absolute } => Task::Views { dataset, dialect, absolute },
             Command::Policy { policy: p } => Task::Policy { policy: policy(p)? },

@@ -80,6 +80,20 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             report::shell::run(&session, source, format)?;
         }
         Task::Views { dataset, dialect, absolute } => output::print(&report::views::statements(&dataset, dialect, absolute)?)?,
+        Task::Describe { table, dataset, markdown, format } => {
+            use hindsight::dataset::dictionary;
+            match (table, dataset) {
+                _ if markdown => output::print(&dictionary::markdown())?,
+                (Some(t), Some(ds)) => {
+                    let session = report::Session::open_with(&ds, report::Limits::default())?;
+                    output::print(&report::format::render(&session.describe(&t)?, format)?)?;
+                }
+                (t, _) => match dictionary::text(t.as_deref()) {
+                    Some(text) => output::print(&text)?,
+                    None => anyhow::bail!("no table `{}` in the data dictionary (`hindsight describe` lists them)", t.unwrap_or_default()),
+                },
+            }
+        }
         Task::Completions { shell } => output::print(&cli::completions(shell))?,
         Task::Man { dir: None } => output::print(&cli::man_page().context("writing the manual page")?)?,
         Task::Man { dir: Some(dir) } => cli::man_pages(&dir).with_context(|| format!("writing manual pages into {}", dir.display()))?,

@@ -47,9 +47,9 @@ pub const QUERIES: &[(&str, &str)] = &[
 /// The dashboard: every bundled query, in this order, with a title each. The JSON report is
 /// an object with one array of rows per query name (see docs/REPORT.md).
 pub const DASHBOARD: &[(&str, &str)] = &[
-    ("summary", "Outcomes by window (seed 000 §12)"),
-    ("acceptance_by_window", "Acceptance rates by window (seed 000 §9; denominator: evaluable outputs)"),
-    ("accepted_over_time", "Accepted at 24h, at 7d, and durably at 30d (seed 000 §5)"),
+    ("summary", "Outcomes by window"),
+    ("acceptance_by_window", "Acceptance rates by window (denominator: evaluable outputs; terms in docs/DATASET.md)"),
+    ("accepted_over_time", "Accepted at 24h, at 7d, and durably at 30d"),
     ("acceptance_by_type", "By safe-output type and window"),
     ("by_workflow", "By workflow and window"),
     ("by_run", "By run and window"),
@@ -207,12 +207,26 @@ impl Session {
         Ok(df.schema().fields().iter().map(|f| (f.name().clone(), f.data_type().clone())).collect())
     }
 
-    /// `DESCRIBE table`.
+    /// A table's columns: name, type, nullability (as `DESCRIBE` gives them) and meaning
+    /// (the data dictionary's).
     pub fn describe(&self, table: &str) -> Result<Vec<RecordBatch>> {
+        use arrow::array::{Array, ArrayRef, StringArray};
         if !self.has_table(table) {
             return Err(self.no_table(table));
         }
-        self.statement(&format!("DESCRIBE \"{}\"", table.replace('"', "\"\"")))
+        let batches = self.statement(&format!("DESCRIBE \"{}\"", table.replace('"', "\"\"")))?;
+        batches
+            .into_iter()
+            .map(|b| {
+                let names = b.column(0).as_any().downcast_ref::<StringArray>().map(|a| (0..a.len()).map(|i| a.value(i).to_string()).collect::<Vec<_>>());
+                let meanings: StringArray = names.unwrap_or_default().iter().map(|c| crate::dataset::dictionary::column(table, c)).collect();
+                let mut fields: Vec<arrow::datatypes::FieldRef> = b.schema().fields().iter().cloned().collect();
+                fields.push(std::sync::Arc::new(arrow::datatypes::Field::new("description", arrow::datatypes::DataType::Utf8, true)));
+                let mut cols: Vec<ArrayRef> = b.columns().to_vec();
+                cols.push(std::sync::Arc::new(meanings));
+                Ok(RecordBatch::try_new(std::sync::Arc::new(arrow::datatypes::Schema::new(fields)), cols)?)
+            })
+            .collect()
     }
 
     fn no_table(&self, table: &str) -> Error {

@@ -12,6 +12,7 @@ mod capture;
 mod ci_gate;
 mod cli;
 mod dashboard;
+mod dictionary;
 mod fuzz;
 mod gate;
 mod layouts;
