@@ -305,7 +305,8 @@ pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits) -> Result<Str
     let sqls: Vec<String> = shown.iter().map(|(name, _)| query_text(name)).collect::<Result<_>>()?;
     let results = session.sql_all(&sqls)?;
     let sections: Vec<_> = shown.iter().zip(results).map(|((name, title), batches)| (*name, *title, batches)).collect();
-    format::sections(&sections, fmt)
+    let provenance = html::Provenance::of(dataset)?;
+    format::sections(&sections, fmt, Some(&provenance))
 }
 
 /// The rows of each named query (a bundled query or a `.sql` file), as JSON: what `check`

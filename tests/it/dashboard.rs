@@ -255,6 +255,101 @@ fn html_report_shows_the_json_numbers_in_chromium() {
         }
     }
     assert!(checked > 500, "only {checked} cells checked");
+    // Columns in the query's order, not alphabetical.
+    for q in ["summary", "acceptance_by_window", "by_run"] {
+        let header = ok(&["report", "--dataset", "ds", "--query", q, "--format", "csv"], tmp.path()).lines().next().unwrap().to_string();
+        let section = dom.split(&format!(r#"<section id="{q}">"#)).nth(1).unwrap().split("</thead>").next().unwrap().to_string();
+        let ths: Vec<&str> = section.split("<th>").skip(1).map(|t| t.split("</th>").next().unwrap()).collect();
+        assert_eq!(ths.join(","), header, "{q}: columns not in the query's order");
+    }
+    // Provenance, from the manifest.
+    let manifest = Manifest::load(&tmp.path().join("ds")).unwrap();
+    for want in [
+        "<dt>dataset</dt><dd>ds</dd>".to_string(),
+        format!("<dt>captured at</dt><dd>{}</dd>", manifest.captured_at),
+        "<dt>report by</dt><dd>hindsight ".into(),
+        "<dt>windows</dt><dd>1h, 24h, 7d, 30d, snapshot</dd>".into(),
+    ] {
+        assert!(dom.contains(&want), "the page lacks `{want}`");
+    }
+    assert!(dom.contains("<title>hindsight: dashboard</title>") && !dom.contains("dashboard: dashboard"));
+    // A sample size beside every bar group: the rates by window show each window's evaluable outputs.
+    let by_window = report["acceptance_by_window"].as_array().unwrap();
+    for r in by_window {
+        let n = r["evaluable_outputs"].as_u64().unwrap();
+        assert!(dom.contains(&format!(r#"data-n="{n}">n = {n}</text>"#)), "no n = {n} on the chart");
+    }
+    assert!(dom.contains("n = 1 (small n)"), "small samples are not marked");
+    // Axes with ticks, and the terms a reader needs.
+    assert!(dom.matches(">0.75</text>").count() >= 2 && dom.contains(">100%</text>"), "no axis ticks");
+    for term in ["<dt>unknown</dt>", "window_not_yet_observable", "<dt>confidence</dt>", "<dt>sticky_artifact_rate</dt>"] {
+        assert!(dom.contains(term), "the page does not explain {term}");
+    }
+    // Screenshots at a laptop's and a narrow window's width; the page fits without a
+    // horizontal scroll bar, so the shot is the window's width.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    for width in [1280u32, 800] {
+        let shot = dir.join(format!("dashboard-{width}.png"));
+        let _ = std::fs::remove_file(&shot);
+        let out = Command::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+            ])
+            .arg(format!("--user-data-dir={}", tmp.path().join("profile").display()))
+            .arg(format!("--window-size={width},2400"))
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "chromium: {}", String::from_utf8_lossy(&out.stderr));
+        let png = std::fs::read(&shot).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+        let (w, h) = (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()));
+        assert_eq!((w, h), (width, 2400));
+        assert!(png.len() > 20_000, "a blank screenshot ({} bytes)", png.len());
+        println!("screenshot at {width} px: {}", shot.display());
+    }
+}
+
+/// The terminal dashboard is bounded: a long section shows its first rows and says how many
+/// more `--query` prints; the CSV dashboard is one valid CSV whose cells are the JSON's.
+#[test]
+fn the_terminal_dashboard_is_bounded_and_the_csv_one_is_valid() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let text = ok(&["report", "--dataset", "ds"], tmp.path());
+    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    let by_run = report["by_run"].as_array().unwrap().len();
+    assert!(by_run > report::format::TERMINAL_ROWS);
+    let more = format!("... and {} more rows (all {by_run}: hindsight report --query by_run)", by_run - report::format::TERMINAL_ROWS);
+    assert!(text.contains(&more), "{text}");
+    let section = text.split("By run and window\n").nth(1).unwrap().split(&more).next().unwrap();
+    assert_eq!(section.lines().filter(|l| l.starts_with("| ")).count(), report::format::TERMINAL_ROWS + 1, "header and 20 rows");
+    let full = ok(&["report", "--dataset", "ds", "--query", "by_run"], tmp.path());
+    assert_eq!(full.lines().filter(|l| l.starts_with("| ")).count(), by_run + 1);
+    // CSV: one header, four fields a line, every JSON cell once.
+    let csv_text = ok(&["report", "--dataset", "ds", "--format", "csv"], tmp.path());
+    let mut r = csv::Reader::from_reader(csv_text.as_bytes());
+    assert_eq!(r.headers().unwrap(), vec!["query", "row", "column", "value"]);
+    let mut cells = 0;
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let v = &report[&rec[0]][rec[1].parse::<usize>().unwrap()][&rec[2]];
+        assert_eq!(report::html::cell(v), &rec[3], "{rec:?}");
+        cells += 1;
+    }
+    let want: usize =
+        report.as_object().unwrap().values().map(|rows| rows.as_array().unwrap().iter().map(|r| r.as_object().unwrap().len()).sum::<usize>()).sum();
+    assert_eq!(cells, want);
 }
 
 #[test]
