@@ -10,7 +10,7 @@ use hindsight::evaluate::{outcomes_batch, Window};
 use hindsight::report::{self, format::json_rows, Session};
 use serde_json::{json, Value};
 
-use crate::support::{evaluate_case, ok, root, run};
+use crate::support::{evaluate_case, files, ok, root, run};
 
 /// Four outputs, T = 2026-01-01, windows 24h, 7d, 30d, snapshot:
 /// A  PR merged at T+30h                          24h pending  7d accepted/strong  30d accepted/strong
@@ -180,24 +180,31 @@ fn duckdb_runs_every_query_with_identical_numbers() {
     }
 }
 
-/// The notebook recomputes the headline rates with pandas and gets the report's numbers.
+/// The notebook runs as shipped, as a user runs it after `hindsight run` at the root of a
+/// clone: no HINDSIGHT_DATASET, Jupyter started at the root. It recomputes the report's
+/// rates, shows its plot inline (a PNG in the executed notebook), and writes nothing into
+/// the dataset. (HINDSIGHT_NOTEBOOK_OUT, its optional export, carries the numbers here.)
 #[test]
 fn notebook_recomputes_the_report() {
     let tmp = tempfile::tempdir().unwrap();
-    let ds = demo(tmp.path());
+    ok(&["run", "--quiet"], tmp.path());
+    let ds = tmp.path().join("hindsight-out");
+    std::fs::create_dir(tmp.path().join("notebooks")).unwrap();
+    std::fs::copy(root().join("notebooks/acceptance_rates.ipynb"), tmp.path().join("notebooks/acceptance_rates.ipynb")).unwrap();
+    let before = files(&ds);
     let jupyter = python().with_file_name("jupyter");
     let out_json = tmp.path().join("rates.json");
     let out = Command::new(&jupyter)
-        .args(["nbconvert", "--to", "notebook", "--execute", "--output-dir"])
-        .arg(tmp.path())
-        .arg(root().join("notebooks/acceptance_rates.ipynb"))
-        .env("HINDSIGHT_DATASET", &ds)
+        .args(["nbconvert", "--to", "notebook", "--execute", "--output-dir", "executed", "notebooks/acceptance_rates.ipynb"])
+        .current_dir(tmp.path())
+        .env_remove("HINDSIGHT_DATASET")
         .env("HINDSIGHT_NOTEBOOK_OUT", &out_json)
         .output()
         .unwrap();
     assert!(out.status.success(), "nbconvert: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(files(&ds) == before, "the notebook changed the dataset");
     let nb: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
-    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "hindsight-out", "--format", "json"], tmp.path())).unwrap();
     let ours = report["acceptance_by_window"].as_array().unwrap();
     assert_eq!(nb.len(), ours.len());
     for (n, o) in nb.iter().zip(ours) {
@@ -205,7 +212,14 @@ fn notebook_recomputes_the_report() {
             assert!(numbers_equal(&n[k], &o[k]), "{k}: notebook {} vs report {}", n[k], o[k]);
         }
     }
-    assert!(tmp.path().join("rates.png").is_file(), "the notebook's plot");
+    let executed: Value = serde_json::from_str(&std::fs::read_to_string(tmp.path().join("executed/acceptance_rates.ipynb")).unwrap()).unwrap();
+    let inline_png = executed["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["outputs"].as_array().cloned().unwrap_or_default())
+        .any(|o| o["data"]["image/png"].is_string());
+    assert!(inline_png, "the plot is not shown inline");
 }
 
 /// Headless Chromium renders the HTML report, and every cell it shows equals the JSON
@@ -437,11 +451,15 @@ fn verify_catches_a_one_byte_change_to_any_output() {
 #[test]
 fn reports_are_byte_identical_across_runs() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--out", "a", "--quiet"], tmp.path());
-    ok(&["run", "--out", "b", "--quiet", "--threads", "1"], tmp.path());
+    // Two runs in two folders, each dataset named `ds` (the HTML page names its dataset).
+    let (a_dir, b_dir) = (tmp.path().join("a"), tmp.path().join("b"));
+    std::fs::create_dir(&a_dir).unwrap();
+    std::fs::create_dir(&b_dir).unwrap();
+    ok(&["run", "--out", "ds", "--quiet"], &a_dir);
+    ok(&["run", "--out", "ds", "--quiet", "--threads", "1"], &b_dir);
     for fmt in ["table", "json", "csv", "markdown", "html"] {
-        let a = ok(&["report", "--dataset", "a", "--format", fmt], tmp.path());
-        let b = ok(&["report", "--dataset", "b", "--format", fmt], tmp.path());
+        let a = ok(&["report", "--dataset", "ds", "--format", fmt], &a_dir);
+        let b = ok(&["report", "--dataset", "ds", "--format", fmt], &b_dir);
         assert_eq!(a, b, "{fmt} reports differ");
     }
 }
