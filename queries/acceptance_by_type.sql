@@ -1,4 +1,4 @@
--- acceptance_by_type: the seed 000 §12 per-type table, per evaluation window.
+-- acceptance_by_type: counts and the three acceptance rates per safe-output type and evaluation window (terms: docs/DATASET.md).
 --   count                        outputs of the type
 --   evaluable_outputs            status not skipped or unknown (denominator of every rate below but unknown_rate)
 --   strict_acceptance_rate       accepted+strong / evaluable

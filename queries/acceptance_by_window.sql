@@ -1,4 +1,4 @@
--- acceptance_by_window: the three acceptance rates of seed 000 §9, per evaluation window.
+-- acceptance_by_window: the three acceptance rates per evaluation window (terms: docs/DATASET.md).
 -- Denominator of every rate: evaluable_outputs = outputs whose status is not skipped or unknown.
 --   strict_acceptance_rate       accepted with strong evidence / evaluable
 --   human_check_acceptance_rate  accepted with strong or medium evidence / evaluable

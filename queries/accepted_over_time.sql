@@ -1,4 +1,4 @@
--- accepted_over_time: seed 000 §5's research figures, one row.
+-- accepted_over_time: accepted at 24h, at 7d, and durably at 30d, one row.
 --   accepted_at_24h          share of outputs judged at 24h that were accepted (strong or medium evidence) by then
 --   accepted_at_7d           the same at 7d
 --   accepted_durable_at_30d  the same at 30d; merged work reverted by then counts as rejected, so this is acceptance that lasted

@@ -1,4 +1,4 @@
--- by_workflow: the three acceptance rates of seed 000 §9 per workflow and window.
+-- by_workflow: the three acceptance rates per workflow and window (terms: docs/DATASET.md).
 --   count              outputs of the workflow
 --   evaluable_outputs  status not skipped or unknown: the denominator of the three rates
 --   strict_acceptance_rate, human_check_acceptance_rate, sticky_artifact_rate: as in acceptance_by_window

@@ -1,4 +1,4 @@
--- summary: the seed 000 §12 dashboard counts, one row per evaluation window.
+-- summary: the dashboard's counts, one row per evaluation window (terms: docs/DATASET.md).
 --   total_safe_outputs                 every safe output (executed or only requested)
 --   evaluable_outputs                  outputs whose state could be judged: status not in (skipped, unknown)
 --   accepted_strong|medium|weak        accepted outputs by evidence strength

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use hindsight::evaluate::{window, Policy, Window};
 use hindsight::pipeline::Study;
@@ -10,7 +10,7 @@ use hindsight::report::Format;
 use hindsight::{Error, Result};
 
 #[derive(Parser, Debug)]
-#[command(name = "hindsight", version, about = "What became of AI agents' actions in GitHub repositories, judged offline on frozen snapshots.")]
+#[command(name = "hindsight", version = env!("HINDSIGHT_VERSION"), about = "What became of AI agents' actions in GitHub repositories, judged offline on frozen snapshots.")]
 pub struct Cli {
     /// No progress bars or summaries on stderr.
     #[arg(long, short, global = true)]
@@ -18,6 +18,7 @@ pub struct Cli {
     /// Worker threads (default: all cores). Outputs are identical at any count.
     #[arg(long, global = true, value_name = "N")]
     threads: Option<usize>,
+    /// What to do.
     #[command(subcommand)]
     command: Command,
 }
@@ -33,6 +34,7 @@ enum Command {
         out: PathBuf,
         #[command(flatten)]
         eval: EvalArgs,
+        /// How the dashboard is printed: table, json, csv, markdown or html.
         #[arg(long, default_value = "table")]
         format: String,
     },
@@ -40,11 +42,13 @@ enum Command {
     Convert {
         #[command(flatten)]
         inputs: Inputs,
+        /// Dataset directory to write.
         #[arg(long)]
         out: PathBuf,
     },
     /// Judge every safe output in every window; writes outcomes.parquet.
     Evaluate {
+        /// The dataset directory (written by `run`, `convert` or `import`).
         #[arg(long)]
         dataset: PathBuf,
         #[command(flatten)]
@@ -52,10 +56,10 @@ enum Command {
     },
     /// Run the dashboard, a bundled query, a .sql file, or one SELECT over the dataset.
     Report {
+        /// The dataset directory (written by `run`, `convert` or `import`).
         #[arg(long)]
         dataset: PathBuf,
-        /// A bundled query name (summary, acceptance_by_window, ..., aidev/overview; see docs/REPORT.md) or a .sql file.
-        #[arg(long, conflicts_with = "sql")]
+        #[arg(long, conflicts_with = "sql", help = query_help(), value_name = "NAME|FILE.sql")]
         query: Option<String>,
         /// One SQL statement over the dataset's tables.
         #[arg(long)]
@@ -63,27 +67,82 @@ enum Command {
         /// table, json, csv, markdown or html.
         #[arg(long, default_value = "table")]
         format: String,
-        /// Let SQL create, change or drop tables, write files (COPY) and change settings (SET).
-        /// Without it, only queries run.
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+    /// An SQL shell over the dataset's tables (history, multi-line statements, \d); reads
+    /// --file or standard input instead when given one or when it is not a terminal.
+    Sql {
+        /// The dataset directory (written by `run`, `convert` or `import`).
         #[arg(long)]
-        allow_write: bool,
-        /// Memory a query may use, e.g. 512M or 4G (default: half the machine's memory).
-        #[arg(long, value_name = "SIZE")]
-        memory_limit: Option<String>,
+        dataset: PathBuf,
+        /// Run the statements of this file, then leave.
+        #[arg(long, value_name = "FILE.sql")]
+        file: Option<PathBuf>,
+        /// How results are printed: table, json, csv or markdown.
+        #[arg(long, default_value = "table")]
+        format: String,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+    /// Print the SQL that registers every table of the dataset in DuckDB or DataFusion, so
+    /// queries/*.sql run there unchanged (`hindsight views --dataset DS > views.sql`, then
+    /// `.read views.sql` in duckdb).
+    Views {
+        /// The dataset directory (written by `run`, `convert` or `import`).
+        #[arg(long)]
+        dataset: PathBuf,
+        /// The engine the statements are for.
+        #[arg(long, value_enum, default_value = "duckdb")]
+        dialect: hindsight::report::views::Dialect,
+        /// Write absolute paths (default: the paths as --dataset gives them).
+        #[arg(long)]
+        absolute: bool,
+    },
+    /// What a table's rows and columns mean (the data dictionary; docs/DATASET.md).
+    Describe {
+        /// The table (with no table: every table and what its rows are).
+        table: Option<String>,
+        /// Describe the table as this dataset has it: every column with its type.
+        #[arg(long)]
+        dataset: Option<PathBuf>,
+        /// Print the whole dictionary as markdown (docs/DATASET.md).
+        #[arg(long, conflicts_with_all = ["table", "dataset"])]
+        markdown: bool,
+        /// With --dataset: table, json, csv or markdown.
+        #[arg(long, default_value = "table")]
+        format: String,
+    },
+    /// Print a shell's completion script: `hindsight completions bash > /etc/bash_completion.d/hindsight`.
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) on stdout, or with --dir write one per command there.
+    Man {
+        /// Write hindsight.1 and hindsight-COMMAND.1 for every command into this directory.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
     /// Write a deterministic synthetic study (snapshot/, runs/, traces/) for benchmarks.
     Synth {
+        /// Repositories the outputs act on.
         #[arg(long, default_value_t = 100)]
         repos: u64,
+        /// Safe outputs in all.
         #[arg(long, default_value_t = 10_000)]
         outputs: u64,
+        /// Random seed: the same seed writes the same bytes.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Directory to write the study into.
         #[arg(long)]
         out: PathBuf,
     },
     /// Link traces to safe outputs and write opentraces outcome and attribution blocks.
     Attach {
+        /// The dataset directory (written by `run`, `convert` or `import`).
         #[arg(long)]
         dataset: PathBuf,
         /// Where to write the enriched JSONL (default DATASET/traces.enriched.jsonl).
@@ -98,6 +157,7 @@ enum Command {
     },
     /// Compare the dataset's figures with published ones; exit 1, with a table, on any difference.
     Check {
+        /// The dataset directory (written by `run`, `convert` or `import`).
         #[arg(long)]
         dataset: PathBuf,
         /// A JSON object of query name (dashboard, bundled such as aidev/overview, or a .sql
@@ -113,6 +173,7 @@ enum Command {
     },
     /// Recompute the manifest's sizes, sha256s and row counts; exit 1 on any drift.
     Verify {
+        /// The dataset directory (written by `run`, `convert` or `import`).
         #[arg(long)]
         dataset: PathBuf,
         /// Also check the input files against the manifest.
@@ -158,11 +219,13 @@ enum Command {
     },
     /// Import a published study's data as a dataset, and evaluate it.
     Import {
+        /// The published data set to import.
         #[command(subcommand)]
         source: ImportSource,
     },
     /// Print the policy in force (defaults, or FILE merged over them).
     Policy {
+        /// A policy file (JSON) whose keys replace the defaults.
         #[arg(long)]
         policy: Option<PathBuf>,
     },
@@ -224,6 +287,37 @@ struct Inputs {
 }
 
 #[derive(Args, Debug)]
+struct LimitArgs {
+    /// Let SQL create, change or drop tables, write files (COPY) and change settings (SET).
+    /// Without it, only queries run.
+    #[arg(long)]
+    allow_write: bool,
+    /// Memory a query may use, e.g. 512M or 4G (default: half the machine's memory).
+    #[arg(long, value_name = "SIZE")]
+    memory_limit: Option<String>,
+}
+
+impl LimitArgs {
+    fn limits(self) -> Result<hindsight::report::Limits> {
+        Ok(hindsight::report::Limits {
+            allow_write: self.allow_write,
+            memory: match self.memory_limit {
+                Some(m) => hindsight::report::parse_size(&m)?,
+                None => hindsight::report::default_memory_limit(),
+            },
+        })
+    }
+}
+
+/// Where the SQL shell keeps its history: $HINDSIGHT_HISTORY, else ~/.hindsight_history.
+fn history_file() -> Option<PathBuf> {
+    if let Some(h) = std::env::var_os("HINDSIGHT_HISTORY") {
+        return Some(PathBuf::from(h));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".hindsight_history"))
+}
+
+#[derive(Args, Debug)]
 struct EvalArgs {
     /// Windows after each output, comma-separated (`snapshot` is always added).
     #[arg(long, default_value = "1h,24h,7d,30d")]
@@ -248,7 +342,12 @@ pub enum Task {
     Convert { study: Study, out: PathBuf },
     Evaluate { dataset: PathBuf, windows: Vec<Window>, policy: Policy },
     Report { dataset: PathBuf, sql: Option<String>, format: Format, limits: hindsight::report::Limits },
+    Sql { dataset: PathBuf, source: hindsight::report::shell::Source, format: Format, limits: hindsight::report::Limits },
     Rules { json: bool },
+    Completions { shell: clap_complete::Shell },
+    Describe { table: Option<String>, dataset: Option<PathBuf>, markdown: bool, format: Format },
+    Man { dir: Option<PathBuf> },
+    Views { dataset: PathBuf, dialect: hindsight::report::views::Dialect, absolute: bool },
     Policy { policy: Policy },
     Check { dataset: PathBuf, expected: PathBuf, precision: hindsight::report::check::Precision },
     Attach { dataset: PathBuf, out: Option<PathBuf>, options: hindsight::attach::Options },
@@ -258,6 +357,32 @@ pub enum Task {
     Plan { runs: PathBuf, snapshot: Option<PathBuf> },
     ImportAidev { dir: PathBuf, out: PathBuf, windows: Vec<Window>, policy: Policy, captured_at: Option<hindsight::time::Instant> },
     Gate { results: PathBuf, policy: hindsight::gate::Policy, format: hindsight::gate::Format, dataset: Option<PathBuf> },
+}
+
+/// `report --query`'s help: every bundled query by name.
+fn query_help() -> String {
+    let names: Vec<&str> = hindsight::report::QUERIES.iter().map(|(n, _)| *n).collect();
+    format!("A bundled query ({}; see docs/REPORT.md) or a .sql file", names.join(", "))
+}
+
+/// The shell completion script for `shell`.
+pub fn completions(shell: clap_complete::Shell) -> String {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "hindsight", &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The manual page of hindsight (roff), with its commands listed.
+pub fn man_page() -> std::io::Result<String> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// hindsight.1 and hindsight-COMMAND.1 for every command, written into `dir`.
+pub fn man_pages(dir: &std::path::Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    clap_mangen::generate_to(Cli::command(), dir)
 }
 
 fn study(i: Inputs) -> Option<Study> {
@@ -289,21 +414,29 @@ impl Cli {
                 Task::Convert { study: study(inputs).ok_or_else(|| Error::Usage("convert needs --snapshot DIR and --runs DIR".into()))?, out }
             }
             Command::Evaluate { dataset, eval } => Task::Evaluate { dataset, windows: window::parse_list(&eval.windows)?, policy: policy(eval.policy)? },
-            Command::Report { dataset, query, sql, format, allow_write, memory_limit } => Task::Report {
+            Command::Report { dataset, query, sql, format, limits } => Task::Report {
                 dataset,
                 sql: match (query, sql) {
                     (Some(q), _) => Some(hindsight::report::query_text(&q)?),
                     (None, s) => s,
                 },
                 format: format.parse()?,
-                limits: hindsight::report::Limits {
-                    allow_write,
-                    memory: match memory_limit {
-                        Some(m) => hindsight::report::parse_size(&m)?,
-                        None => hindsight::report::default_memory_limit(),
-                    },
-                },
+                limits: limits.limits()?,
             },
+            Command::Sql { dataset, file, format, limits } => {
+                use hindsight::report::shell::Source;
+                use std::io::IsTerminal;
+                let format: Format = format.parse()?;
+                if format == Format::Html {
+                    return Err(Error::Usage("sql --format html: expected table, json, csv or markdown (html is a report's format)".into()));
+                }
+                let source = match file {
+                    Some(f) => Source::File(f),
+                    None if std::io::stdin().is_terminal() => Source::Terminal { history: history_file() },
+                    None => Source::Stdin,
+                };
+                Task::Sql { dataset, source, format, limits: limits.limits()? }
+            }
             Command::Rules { format } => Task::Rules {
                 json: match format.as_str() {
                     "json" => true,
@@ -311,6 +444,15 @@ impl Cli {
                     other => return Err(Error::Usage(format!("rules --format `{other}`: expected markdown or json"))),
                 },
             },
+            Command::Completions { shell } => Task::Completions { shell },
+            Command::Describe { table, dataset, markdown, format } => {
+                if dataset.is_some() && table.is_none() {
+                    return Err(Error::Usage("describe --dataset needs a TABLE (`hindsight sql --dataset DS` then \\d lists them)".into()));
+                }
+                Task::Describe { table, dataset, markdown, format: format.parse()? }
+            }
+            Command::Man { dir } => Task::Man { dir },
+            Command::Views { dataset, dialect, absolute } => Task::Views { dataset, dialect, absolute },
             Command::Policy { policy: p } => Task::Policy { policy: policy(p)? },
             // The format first: a usage error is said before the policy file is read.
             Command::Gate { results, policy: p, format, dataset } => {

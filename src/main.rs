@@ -34,21 +34,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// An error and its causes on one line, each said once: library errors already name their
-/// cause in their own text, and so do DataFusion's. Control characters are escaped.
+/// An error and its causes on one line, each said once.
 fn message(e: &anyhow::Error) -> String {
-    let mut text = String::new();
-    for cause in e.chain() {
-        let c = cause.to_string();
-        if text.contains(c.as_str()) {
-            continue;
-        }
-        if !text.is_empty() {
-            text.push_str(": ");
-        }
-        text.push_str(&c);
-    }
-    printable(&text).into_owned()
+    hindsight::text::error_message(e.as_ref())
 }
 
 fn execute(config: Config) -> anyhow::Result<u8> {
@@ -87,6 +75,28 @@ fn execute(config: Config) -> anyhow::Result<u8> {
                 output::print(&report::format::render(&session.sql(&sql)?, format)?)?;
             }
         },
+        Task::Sql { dataset, source, format, limits } => {
+            let session = report::Session::open_with(&dataset, limits)?;
+            report::shell::run(&session, source, format)?;
+        }
+        Task::Views { dataset, dialect, absolute } => output::print(&report::views::statements(&dataset, dialect, absolute)?)?,
+        Task::Describe { table, dataset, markdown, format } => {
+            use hindsight::dataset::dictionary;
+            match (table, dataset) {
+                _ if markdown => output::print(&dictionary::markdown())?,
+                (Some(t), Some(ds)) => {
+                    let session = report::Session::open_with(&ds, report::Limits::default())?;
+                    output::print(&report::format::render(&session.describe(&t)?, format)?)?;
+                }
+                (t, _) => match dictionary::text(t.as_deref()) {
+                    Some(text) => output::print(&text)?,
+                    None => anyhow::bail!("no table `{}` in the data dictionary (`hindsight describe` lists them)", t.unwrap_or_default()),
+                },
+            }
+        }
+        Task::Completions { shell } => output::print(&cli::completions(shell))?,
+        Task::Man { dir: None } => output::print(&cli::man_page().context("writing the manual page")?)?,
+        Task::Man { dir: Some(dir) } => cli::man_pages(&dir).with_context(|| format!("writing manual pages into {}", dir.display()))?,
         Task::Rules { json } => output::print(&hindsight::evaluate::catalogue::render(json))?,
         Task::Policy { policy } => output::print(&(serde_json::to_string_pretty(&policy.to_json())? + "\n"))?,
         Task::Check { dataset, expected, precision } => {

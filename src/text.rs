@@ -21,6 +21,24 @@ pub fn printable(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// An error and its causes on one line, each said once: library errors already name their
+/// cause in their own text, and so do DataFusion's. Control characters are escaped.
+pub fn error_message(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = String::new();
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        let t = c.to_string();
+        if !text.contains(t.as_str()) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&t);
+        }
+        cause = c.source();
+    }
+    printable(&text).into_owned()
+}
+
 fn is_control(c: char) -> bool {
     c.is_control() && c != '\n' && c != '\t'
 }

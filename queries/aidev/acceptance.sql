@@ -1,4 +1,4 @@
--- aidev/acceptance: hindsight's addition. Per agent and window, seed 000 §9's acceptance
+-- aidev/acceptance: hindsight's addition. Per agent and window, the three acceptance
 -- rates of the agent's PRs, in percent of the evaluable ones.
 --   evaluable                    PRs whose status is not skipped or unknown
 --   strict_acceptance_pct        accepted with strong evidence / evaluable * 100

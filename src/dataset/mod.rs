@@ -1,6 +1,7 @@
 //! The dataset directory: Parquet tables plus `manifest.json`. Files are written under a
 //! temporary name and renamed when complete, so a killed run leaves no half dataset.
 
+pub mod dictionary;
 pub mod manifest;
 pub mod read;
 pub mod staging;
@@ -70,6 +71,8 @@ pub struct TableWriter {
 
 impl TableWriter {
     pub fn create(dir: &Path, name: &str, schema: arrow::datatypes::SchemaRef) -> Result<TableWriter> {
+        // Every column's meaning travels with the file (field metadata `description`).
+        let schema = dictionary::annotate(name, schema);
         let path = dir.join(format!("{name}.parquet"));
         let tmp = dir.join(format!(".{name}.parquet.tmp"));
         let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;

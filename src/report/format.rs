@@ -72,8 +72,8 @@ pub fn render(batches: &[RecordBatch], fmt: Format) -> Result<String> {
             None => Ok(serde_json::to_string_pretty(&json_rows(batches)?)? + "\n"),
         },
         Format::Html => {
-            let rows = rows_of(batches)?;
-            Ok(super::html::page("query", &[("query", "Query result", rows)]))
+            let section = super::html::Section { name: "query", title: "Query result", columns: column_names(batches), rows: rows_of(batches)? };
+            Ok(super::html::page("query result", &[section], None))
         }
         Format::Markdown => {
             let (names, rows) = cells(batches)?;
@@ -199,14 +199,25 @@ fn rows_of(batches: &[RecordBatch]) -> Result<Vec<serde_json::Map<String, serde_
     Ok(json_rows(batches)?.as_array().map(|a| a.iter().filter_map(|r| r.as_object().cloned()).collect()).unwrap_or_default())
 }
 
-pub fn sections(sections: &[(&str, &str, Vec<RecordBatch>)], fmt: Format) -> Result<String> {
+/// The columns of a result, in the query's order.
+fn column_names(batches: &[RecordBatch]) -> Vec<String> {
+    batches.first().map(|b| b.schema().fields().iter().map(|f| f.name().clone()).collect()).unwrap_or_default()
+}
+
+/// Rows of a section the terminal dashboard shows; the rest are counted, and `report
+/// --query NAME` prints them all.
+pub const TERMINAL_ROWS: usize = 20;
+
+/// The dashboard's sections (query name, title, result) in one format. `provenance` heads
+/// the HTML page.
+pub fn sections(sections: &[(&str, &str, Vec<RecordBatch>)], fmt: Format, provenance: Option<&super::html::Provenance>) -> Result<String> {
     match fmt {
         Format::Html => {
             let mut s = Vec::new();
             for (name, title, b) in sections {
-                s.push((*name, *title, rows_of(b)?));
+                s.push(super::html::Section { name, title, columns: column_names(b), rows: rows_of(b)? });
             }
-            Ok(super::html::page("dashboard", &s))
+            Ok(super::html::page("dashboard", &s, provenance))
         }
         Format::Json => {
             // serde_json's own layout: keys in order, two spaces a level.
@@ -227,13 +238,21 @@ pub fn sections(sections: &[(&str, &str, Vec<RecordBatch>)], fmt: Format) -> Res
             Ok(out)
         }
         Format::Csv => {
-            let mut out = String::new();
+            // One CSV, long form: a line per cell, columns and rows in the query's order (a
+            // single query's CSV, `--query NAME`, keeps its own columns).
+            let mut w = csv::Writer::from_writer(Vec::new());
+            let csv_error = |e: csv::Error| Error::Usage(format!("writing CSV: {e}"));
+            w.write_record(["query", "row", "column", "value"]).map_err(csv_error)?;
             for (name, _, b) in sections {
-                out.push_str(&format!("# {name}\n"));
-                out.push_str(&render(b, fmt)?);
-                out.push('\n');
+                let (names, rows) = cells(b)?;
+                for (i, r) in rows.iter().enumerate() {
+                    for (c, v) in names.iter().zip(r) {
+                        w.write_record([name, i.to_string().as_str(), c.as_str(), v.as_deref().unwrap_or("")]).map_err(csv_error)?;
+                    }
+                }
             }
-            Ok(out)
+            let bytes = w.into_inner().map_err(|e| Error::Usage(format!("writing CSV: {e}")))?;
+            Ok(String::from_utf8_lossy(&bytes).into_owned())
         }
         Format::Markdown => {
             let mut out = String::new();
@@ -246,9 +265,16 @@ pub fn sections(sections: &[(&str, &str, Vec<RecordBatch>)], fmt: Format) -> Res
         }
         Format::Table => {
             let mut out = String::new();
-            for (_, title, b) in sections {
+            for (name, title, b) in sections {
                 out.push_str(&format!("{title}\n"));
-                out.push_str(&render(b, fmt)?);
+                let rows: usize = b.iter().map(RecordBatch::num_rows).sum();
+                if rows > TERMINAL_ROWS {
+                    let all = arrow::compute::concat_batches(&b[0].schema(), b)?;
+                    out.push_str(&render(&[all.slice(0, TERMINAL_ROWS)], fmt)?);
+                    out.push_str(&format!("... and {} more rows (all {rows}: hindsight report --query {name})\n", rows - TERMINAL_ROWS));
+                } else {
+                    out.push_str(&render(b, fmt)?);
+                }
                 out.push('\n');
             }
             Ok(out)

@@ -5,6 +5,8 @@
 pub mod check;
 pub mod format;
 pub mod html;
+pub mod shell;
+pub mod views;
 
 use std::path::Path;
 
@@ -46,9 +48,9 @@ pub const QUERIES: &[(&str, &str)] = &[
 /// The dashboard: every bundled query, in this order, with a title each. The JSON report is
 /// an object with one array of rows per query name (see docs/REPORT.md).
 pub const DASHBOARD: &[(&str, &str)] = &[
-    ("summary", "Outcomes by window (seed 000 §12)"),
-    ("acceptance_by_window", "Acceptance rates by window (seed 000 §9; denominator: evaluable outputs)"),
-    ("accepted_over_time", "Accepted at 24h, at 7d, and durably at 30d (seed 000 §5)"),
+    ("summary", "Outcomes by window"),
+    ("acceptance_by_window", "Acceptance rates by window (denominator: evaluable outputs; terms in docs/DATASET.md)"),
+    ("accepted_over_time", "Accepted at 24h, at 7d, and durably at 30d"),
     ("acceptance_by_type", "By safe-output type and window"),
     ("by_workflow", "By workflow and window"),
     ("by_run", "By run and window"),
@@ -138,6 +140,8 @@ pub struct Session {
     rt: tokio::runtime::Runtime,
     ctx: SessionContext,
     limits: Limits,
+    /// The manifest's tables and their rows, by name.
+    tables: Vec<(String, usize)>,
 }
 
 impl Session {
@@ -155,9 +159,14 @@ impl Session {
             .enable_all()
             .build()
             .map_err(|e| Error::io(dataset, e))?;
-        let cfg = SessionConfig::new().with_target_partitions(1);
+        let mut cfg = SessionConfig::new().with_target_partitions(1).with_information_schema(true);
+        // PostgreSQL's grammar binds `->>` tighter than `=` and `IS`, as researchers expect
+        // (the generic dialect reads `payload->>'id' = 'x'` as `payload->>('id' = 'x')`).
+        cfg.options_mut().sql_parser.dialect = datafusion::config::Dialect::PostgreSQL;
         let runtime = RuntimeEnvBuilder::new().with_memory_limit(limits.memory, 1.0).build_arc()?;
-        let ctx = SessionContext::new_with_config_rt(cfg, runtime);
+        let mut ctx = SessionContext::new_with_config_rt(cfg, runtime);
+        // json_get_str(payload, 'title'), payload->>'title', json_length ... over JSON text.
+        datafusion_functions_json::register_all(&mut ctx)?;
         if !dataset.join("manifest.json").is_file() {
             return Err(Error::Dataset {
                 path: dataset.to_path_buf(),
@@ -174,15 +183,58 @@ impl Session {
             rt.block_on(ctx.register_parquet(name.as_str(), path.as_str(), ParquetReadOptions::default()))
                 .map_err(|e| Error::Dataset { path: p.clone(), message: format!("cannot be read as a table: {e}") })?;
         }
-        Ok(Session { rt, ctx, limits })
+        let tables = manifest.tables.iter().map(|(n, t)| (n.clone(), t.rows)).collect();
+        Ok(Session { rt, ctx, limits, tables })
     }
 
     pub fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>> {
-        let statements = strip_comments(sql).split(';').filter(|s| !s.trim().is_empty()).count();
-        if statements > 1 {
+        if shell::statements(sql).len() > 1 {
             return Err(Error::Usage("one SQL statement at a time".into()));
         }
+        self.statement(sql)
+    }
+
+    /// One statement, already split from others.
+    pub(crate) fn statement(&self, sql: &str) -> Result<Vec<RecordBatch>> {
         self.rt.block_on(run_query(self.ctx.clone(), sql.to_string(), self.limits))
+    }
+
+    /// The dataset's tables (the manifest's), with their rows, by name.
+    pub fn tables(&self) -> &[(String, usize)] {
+        &self.tables
+    }
+
+    /// A table's columns: name and type, in the table's order.
+    pub fn columns(&self, table: &str) -> Result<Vec<(String, arrow::datatypes::DataType)>> {
+        let df = self.rt.block_on(self.ctx.table(table)).map_err(|_| self.no_table(table))?;
+        Ok(df.schema().fields().iter().map(|f| (f.name().clone(), f.data_type().clone())).collect())
+    }
+
+    /// A table's columns: name, type, nullability (as `DESCRIBE` gives them) and meaning
+    /// (the data dictionary's).
+    pub fn describe(&self, table: &str) -> Result<Vec<RecordBatch>> {
+        use arrow::array::{Array, ArrayRef, StringArray};
+        if !self.has_table(table) {
+            return Err(self.no_table(table));
+        }
+        let batches = self.statement(&format!("DESCRIBE \"{}\"", table.replace('"', "\"\"")))?;
+        batches
+            .into_iter()
+            .map(|b| {
+                let names = b.column(0).as_any().downcast_ref::<StringArray>().map(|a| (0..a.len()).map(|i| a.value(i).to_string()).collect::<Vec<_>>());
+                let meanings: StringArray = names.unwrap_or_default().iter().map(|c| crate::dataset::dictionary::column(table, c)).collect();
+                let mut fields: Vec<arrow::datatypes::FieldRef> = b.schema().fields().iter().cloned().collect();
+                fields.push(std::sync::Arc::new(arrow::datatypes::Field::new("description", arrow::datatypes::DataType::Utf8, true)));
+                let mut cols: Vec<ArrayRef> = b.columns().to_vec();
+                cols.push(std::sync::Arc::new(meanings));
+                Ok(RecordBatch::try_new(std::sync::Arc::new(arrow::datatypes::Schema::new(fields)), cols)?)
+            })
+            .collect()
+    }
+
+    fn no_table(&self, table: &str) -> Error {
+        let names: Vec<&str> = self.tables.iter().map(|(n, _)| n.as_str()).collect();
+        Error::Usage(format!("no table `{table}`: the dataset has {}", names.join(", ")))
     }
 
     /// Several statements at once, results in the order given.
@@ -240,10 +292,6 @@ fn memory_exceeded(limit: usize, detail: &str) -> Error {
     ))
 }
 
-fn strip_comments(s: &str) -> String {
-    s.lines().filter(|l| !l.trim_start().starts_with("--")).collect::<Vec<_>>().join("\n")
-}
-
 /// The whole dashboard, formatted.
 pub fn dashboard(dataset: &Path, fmt: Format) -> Result<String> {
     dashboard_with(dataset, fmt, Limits::default())
@@ -260,7 +308,8 @@ pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits) -> Result<Str
     let sqls: Vec<String> = shown.iter().map(|(name, _)| query_text(name)).collect::<Result<_>>()?;
     let results = session.sql_all(&sqls)?;
     let sections: Vec<_> = shown.iter().zip(results).map(|((name, title), batches)| (*name, *title, batches)).collect();
-    format::sections(&sections, fmt)
+    let provenance = html::Provenance::of(dataset)?;
+    format::sections(&sections, fmt, Some(&provenance))
 }
 
 /// The rows of each named query (a bundled query or a `.sql` file), as JSON: what `check`

@@ -5,11 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use hindsight::dataset::manifest::Manifest;
 use hindsight::evaluate::{outcomes_batch, Window};
 use hindsight::report::{self, format::json_rows, Session};
 use serde_json::{json, Value};
 
-use crate::support::{evaluate_case, ok, root, run};
+use crate::support::{evaluate_case, files, ok, root, run};
 
 /// Four outputs, T = 2026-01-01, windows 24h, 7d, 30d, snapshot:
 /// A  PR merged at T+30h                          24h pending  7d accepted/strong  30d accepted/strong
@@ -122,7 +123,8 @@ fn numbers_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// The same queries/*.sql give the same numbers in DuckDB as in DataFusion.
+/// The same queries/*.sql give the same numbers in DuckDB, through `hindsight views`, as in
+/// DataFusion.
 #[test]
 fn duckdb_runs_every_query_with_identical_numbers() {
     let tmp = tempfile::tempdir().unwrap();
@@ -154,10 +156,17 @@ fn duckdb_runs_every_query_with_identical_numbers() {
     let fx = root().join("fixtures/aidev");
     ok(&["import", "aidev", fx.to_str().unwrap(), "--out", "aidev", "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
     let (demo_session, aidev_session) = (Session::open(&demo_ds).unwrap(), Session::open(&aidev_ds).unwrap());
+    // The tables registered by the statements `hindsight views` prints, relative paths run
+    // from the datasets' parent directory.
+    for ds in ["ds", "aidev"] {
+        let views = ok(&["views", "--dataset", ds, "--dialect", "duckdb"], tmp.path());
+        assert_eq!(views.matches("CREATE OR REPLACE VIEW").count(), Manifest::load(&tmp.path().join(ds)).unwrap().tables.len());
+        std::fs::write(tmp.path().join(format!("{ds}.views.sql")), views).unwrap();
+    }
     for (name, _) in report::QUERIES {
-        let (ds, session) = if name.starts_with("aidev/") { (&aidev_ds, &aidev_session) } else { (&demo_ds, &demo_session) };
+        let (views, session) = if name.starts_with("aidev/") { ("aidev.views.sql", &aidev_session) } else { ("ds.views.sql", &demo_session) };
         let file = root().join("queries").join(format!("{name}.sql"));
-        let out = Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg(ds).arg(&file).output().unwrap();
+        let out = Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg(views).arg(&file).current_dir(tmp.path()).output().unwrap();
         assert!(out.status.success(), "duckdb on {name}: {}", String::from_utf8_lossy(&out.stderr));
         let duck: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
         let ours = json_rows(&session.sql(&report::query_text(name).unwrap()).unwrap()).unwrap();
@@ -171,24 +180,31 @@ fn duckdb_runs_every_query_with_identical_numbers() {
     }
 }
 
-/// The notebook recomputes the headline rates with pandas and gets the report's numbers.
+/// The notebook runs as shipped, as a user runs it after `hindsight run` at the root of a
+/// clone: no HINDSIGHT_DATASET, Jupyter started at the root. It recomputes the report's
+/// rates, shows its plot inline (a PNG in the executed notebook), and writes nothing into
+/// the dataset. (HINDSIGHT_NOTEBOOK_OUT, its optional export, carries the numbers here.)
 #[test]
 fn notebook_recomputes_the_report() {
     let tmp = tempfile::tempdir().unwrap();
-    let ds = demo(tmp.path());
+    ok(&["run", "--quiet"], tmp.path());
+    let ds = tmp.path().join("hindsight-out");
+    std::fs::create_dir(tmp.path().join("notebooks")).unwrap();
+    std::fs::copy(root().join("notebooks/acceptance_rates.ipynb"), tmp.path().join("notebooks/acceptance_rates.ipynb")).unwrap();
+    let before = files(&ds);
     let jupyter = python().with_file_name("jupyter");
     let out_json = tmp.path().join("rates.json");
     let out = Command::new(&jupyter)
-        .args(["nbconvert", "--to", "notebook", "--execute", "--output-dir"])
-        .arg(tmp.path())
-        .arg(root().join("notebooks/acceptance_rates.ipynb"))
-        .env("HINDSIGHT_DATASET", &ds)
+        .args(["nbconvert", "--to", "notebook", "--execute", "--output-dir", "executed", "notebooks/acceptance_rates.ipynb"])
+        .current_dir(tmp.path())
+        .env_remove("HINDSIGHT_DATASET")
         .env("HINDSIGHT_NOTEBOOK_OUT", &out_json)
         .output()
         .unwrap();
     assert!(out.status.success(), "nbconvert: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(files(&ds) == before, "the notebook changed the dataset");
     let nb: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
-    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "hindsight-out", "--format", "json"], tmp.path())).unwrap();
     let ours = report["acceptance_by_window"].as_array().unwrap();
     assert_eq!(nb.len(), ours.len());
     for (n, o) in nb.iter().zip(ours) {
@@ -196,7 +212,14 @@ fn notebook_recomputes_the_report() {
             assert!(numbers_equal(&n[k], &o[k]), "{k}: notebook {} vs report {}", n[k], o[k]);
         }
     }
-    assert!(tmp.path().join("rates.png").is_file(), "the notebook's plot");
+    let executed: Value = serde_json::from_str(&std::fs::read_to_string(tmp.path().join("executed/acceptance_rates.ipynb")).unwrap()).unwrap();
+    let inline_png = executed["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["outputs"].as_array().cloned().unwrap_or_default())
+        .any(|o| o["data"]["image/png"].is_string());
+    assert!(inline_png, "the plot is not shown inline");
 }
 
 /// Headless Chromium renders the HTML report, and every cell it shows equals the JSON
@@ -246,6 +269,101 @@ fn html_report_shows_the_json_numbers_in_chromium() {
         }
     }
     assert!(checked > 500, "only {checked} cells checked");
+    // Columns in the query's order, not alphabetical.
+    for q in ["summary", "acceptance_by_window", "by_run"] {
+        let header = ok(&["report", "--dataset", "ds", "--query", q, "--format", "csv"], tmp.path()).lines().next().unwrap().to_string();
+        let section = dom.split(&format!(r#"<section id="{q}">"#)).nth(1).unwrap().split("</thead>").next().unwrap().to_string();
+        let ths: Vec<&str> = section.split("<th>").skip(1).map(|t| t.split("</th>").next().unwrap()).collect();
+        assert_eq!(ths.join(","), header, "{q}: columns not in the query's order");
+    }
+    // Provenance, from the manifest.
+    let manifest = Manifest::load(&tmp.path().join("ds")).unwrap();
+    for want in [
+        "<dt>dataset</dt><dd>ds</dd>".to_string(),
+        format!("<dt>captured at</dt><dd>{}</dd>", manifest.captured_at),
+        "<dt>report by</dt><dd>hindsight ".into(),
+        "<dt>windows</dt><dd>1h, 24h, 7d, 30d, snapshot</dd>".into(),
+    ] {
+        assert!(dom.contains(&want), "the page lacks `{want}`");
+    }
+    assert!(dom.contains("<title>hindsight: dashboard</title>") && !dom.contains("dashboard: dashboard"));
+    // A sample size beside every bar group: the rates by window show each window's evaluable outputs.
+    let by_window = report["acceptance_by_window"].as_array().unwrap();
+    for r in by_window {
+        let n = r["evaluable_outputs"].as_u64().unwrap();
+        assert!(dom.contains(&format!(r#"data-n="{n}">n = {n}</text>"#)), "no n = {n} on the chart");
+    }
+    assert!(dom.contains("n = 1 (small n)"), "small samples are not marked");
+    // Axes with ticks, and the terms a reader needs.
+    assert!(dom.matches(">0.75</text>").count() >= 2 && dom.contains(">100%</text>"), "no axis ticks");
+    for term in ["<dt>unknown</dt>", "window_not_yet_observable", "<dt>confidence</dt>", "<dt>sticky_artifact_rate</dt>"] {
+        assert!(dom.contains(term), "the page does not explain {term}");
+    }
+    // Screenshots at a laptop's and a narrow window's width; the page fits without a
+    // horizontal scroll bar, so the shot is the window's width.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    for width in [1280u32, 800] {
+        let shot = dir.join(format!("dashboard-{width}.png"));
+        let _ = std::fs::remove_file(&shot);
+        let out = Command::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+            ])
+            .arg(format!("--user-data-dir={}", tmp.path().join("profile").display()))
+            .arg(format!("--window-size={width},2400"))
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "chromium: {}", String::from_utf8_lossy(&out.stderr));
+        let png = std::fs::read(&shot).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+        let (w, h) = (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()));
+        assert_eq!((w, h), (width, 2400));
+        assert!(png.len() > 20_000, "a blank screenshot ({} bytes)", png.len());
+        println!("screenshot at {width} px: {}", shot.display());
+    }
+}
+
+/// The terminal dashboard is bounded: a long section shows its first rows and says how many
+/// more `--query` prints; the CSV dashboard is one valid CSV whose cells are the JSON's.
+#[test]
+fn the_terminal_dashboard_is_bounded_and_the_csv_one_is_valid() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let text = ok(&["report", "--dataset", "ds"], tmp.path());
+    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    let by_run = report["by_run"].as_array().unwrap().len();
+    assert!(by_run > report::format::TERMINAL_ROWS);
+    let more = format!("... and {} more rows (all {by_run}: hindsight report --query by_run)", by_run - report::format::TERMINAL_ROWS);
+    assert!(text.contains(&more), "{text}");
+    let section = text.split("By run and window\n").nth(1).unwrap().split(&more).next().unwrap();
+    assert_eq!(section.lines().filter(|l| l.starts_with("| ")).count(), report::format::TERMINAL_ROWS + 1, "header and 20 rows");
+    let full = ok(&["report", "--dataset", "ds", "--query", "by_run"], tmp.path());
+    assert_eq!(full.lines().filter(|l| l.starts_with("| ")).count(), by_run + 1);
+    // CSV: one header, four fields a line, every JSON cell once.
+    let csv_text = ok(&["report", "--dataset", "ds", "--format", "csv"], tmp.path());
+    let mut r = csv::Reader::from_reader(csv_text.as_bytes());
+    assert_eq!(r.headers().unwrap(), vec!["query", "row", "column", "value"]);
+    let mut cells = 0;
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let v = &report[&rec[0]][rec[1].parse::<usize>().unwrap()][&rec[2]];
+        assert_eq!(report::html::cell(v), &rec[3], "{rec:?}");
+        cells += 1;
+    }
+    let want: usize =
+        report.as_object().unwrap().values().map(|rows| rows.as_array().unwrap().iter().map(|r| r.as_object().unwrap().len()).sum::<usize>()).sum();
+    assert_eq!(cells, want);
 }
 
 #[test]
@@ -337,11 +455,15 @@ fn verify_catches_a_one_byte_change_to_any_output() {
 #[test]
 fn reports_are_byte_identical_across_runs() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--out", "a", "--quiet"], tmp.path());
-    ok(&["run", "--out", "b", "--quiet", "--threads", "1"], tmp.path());
+    // Two runs in two folders, each dataset named `ds` (the HTML page names its dataset).
+    let (a_dir, b_dir) = (tmp.path().join("a"), tmp.path().join("b"));
+    std::fs::create_dir(&a_dir).unwrap();
+    std::fs::create_dir(&b_dir).unwrap();
+    ok(&["run", "--out", "ds", "--quiet"], &a_dir);
+    ok(&["run", "--out", "ds", "--quiet", "--threads", "1"], &b_dir);
     for fmt in ["table", "json", "csv", "markdown", "html"] {
-        let a = ok(&["report", "--dataset", "a", "--format", fmt], tmp.path());
-        let b = ok(&["report", "--dataset", "b", "--format", fmt], tmp.path());
+        let a = ok(&["report", "--dataset", "ds", "--format", fmt], &a_dir);
+        let b = ok(&["report", "--dataset", "ds", "--format", fmt], &b_dir);
         assert_eq!(a, b, "{fmt} reports differ");
     }
 }

@@ -2,15 +2,22 @@
 
 mod support;
 
+/// The command line's clap definitions, compiled here too so tests can walk them.
+#[path = "../../src/cli.rs"]
+#[allow(dead_code)]
+mod hindsight_cli;
+
 mod aidev;
 mod capture;
 mod ci_gate;
 mod cli;
 mod dashboard;
+mod dictionary;
 mod feedback;
 mod fuzz;
 mod gate;
 mod layouts;
+mod packaging;
 mod pipeline;
 mod readers;
 mod real;
@@ -19,5 +26,6 @@ mod risk;
 mod robustness;
 mod rules;
 mod safety;
+mod sql;
 mod tasks;
 mod traces;

@@ -1,0 +1,265 @@
+//! The data dictionary: what every table holds and what its columns mean, in one place.
+//! It is written into each Parquet file as field metadata (key `description`, and the
+//! table's under the schema's `description`), printed by `hindsight describe`, shown by
+//! the SQL shell's `\d TABLE`, and rendered as docs/DATASET.md (a test keeps that file
+//! equal to [`markdown`]).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow::datatypes::{Field, Schema, SchemaRef};
+
+/// The metadata key descriptions are written under, in fields and in the schema.
+pub const KEY: &str = "description";
+
+/// One table: what a row is, and its columns' meanings (columns not listed here take
+/// [`COMMON`]'s meaning of the same name, if any).
+pub struct TableDoc {
+    pub name: &'static str,
+    pub row: &'static str,
+    pub columns: &'static [(&'static str, &'static str)],
+}
+
+/// Terms the dashboard and the columns use, defined once.
+pub const TERMS: &[(&str, &str)] = &[
+    ("window", "How long after an output was created its target is judged: `1h`, `24h`, `7d`, `30d` (by default; `--windows`) and `snapshot`, the state at capture time. A timed window is judged on the state rebuilt as of created_at + window from timestamped history; only what happened strictly after the output counts."),
+    ("outcome_status", "What became of the output in the window: `accepted` (kept, merged, answered...), `rejected` (closed unmerged, removed, reverted...), `pending` (no decision yet), `ignored` (no response by anyone who counts), `skipped` (a type whose outcome no repository state shows, e.g. noop) or `unknown` (the evidence needed is missing: `human_check_signal` says why)."),
+    ("evidence_strength", "How directly the evidence shows a person's decision: `strong` (an explicit act by a visible non-bot person, e.g. a merge), `medium` (a weaker human act, or a strong one whose actor was not captured), `weak` (the artifact merely still exists, or the deciding act was the workflow's own), `none`."),
+    ("confidence", "How sure hindsight is that the evidence it used is complete and timed as it seems, separately from evidence_strength: `high` by default; `medium` when the actor of the deciding act was not captured, when the output's own time is unknown (all activity before capture counted), or when the labels an add_labels output added come from its request rather than the run's record; `low` when only a count is known (reactions whose authors and times were not captured). No rate uses it; filter on it to check a result's sensitivity."),
+    ("evaluable_outputs", "Outputs whose state could be judged in the window: `outcome_status` not `skipped` and not `unknown`. The denominator of every acceptance rate."),
+    ("strict_acceptance_rate", "Outputs accepted with `strong` evidence, divided by evaluable_outputs."),
+    ("human_check_acceptance_rate", "Outputs accepted with `strong` or `medium` evidence, divided by evaluable_outputs."),
+    ("sticky_artifact_rate", "Outputs accepted with only `weak` evidence, or whose only signal is that the target still exists (`target_exists_only`), divided by evaluable_outputs: artifacts that stayed without anyone visibly deciding to keep them. The three rates are never merged into one number."),
+    ("unknown", "No verdict could be reached from the snapshot; `human_check_signal` names why: `window_not_yet_observable` (the window ends after the snapshot was captured: wait, or capture again later), `history_missing` (the timestamped history needed was not captured), `target_not_captured`, `capture_failed`, `missing_reference`, `execution_unrecorded`, `inconsistent_state`, `no_type_specific_evaluator`, and the others docs/RULES.md lists."),
+];
+
+/// Columns that mean the same in every table that has them.
+pub const COMMON: &[(&str, &str)] = &[
+    ("safe_output_id", "The safe output: `RUN_ID:ITEM_INDEX`."),
+    ("run_id", "The workflow run's id (aw_info.json's, else the run records' or the run folder's name; `runs.run_id_source` says which)."),
+    ("item_index", "The output's 0-based place among its run's items."),
+    ("workflow_name", "The agentic workflow's name, from the run's aw_info.json."),
+    ("safe_output_type", "The safe-output type as gh-aw names it (`create_pull_request`, `add_comment`, ...)."),
+    ("target_repo", "The repository the output acts on, `OWNER/NAME`."),
+    (
+        "target_kind",
+        "What the output acts on: `issue`, `pull_request`, `comment`, `discussion`, `review_thread`, `workflow_run`, ...; NULL when it names no target.",
+    ),
+    ("target_number", "The issue, PR or discussion number the output acts on."),
+    ("created_at", "When it was created (UTC; for captured GitHub objects, GitHub's `created_at`)."),
+    ("source_file", "The input file the row was read from, relative to its input."),
+    ("source_line", "Where in its input file the row was read: the 1-based line (JSONL, CSV), or the item's 1-based place in a JSON file's list."),
+    ("repo", "The repository, `OWNER/NAME`."),
+    ("captured_at", "When the snapshot captured it (UTC)."),
+    ("staged", "gh-aw's staged mode: the run previewed its outputs without performing them."),
+];
+
+pub const TABLES: &[TableDoc] = &[
+    TableDoc {
+        name: "outcomes",
+        row: "A safe output in one evaluation window: what the repository did with it by the window's end, and how strong the evidence is.",
+        columns: &[
+            ("created_at", "When the output was created (UTC): the start of every window."),
+            ("eval_window", "The window's name: `1h`, `24h`, `7d`, `30d` or `snapshot` (see *window*)."),
+            ("window_order", "The window's place when sorting: its hours; `snapshot` sorts last."),
+            ("evaluation_window_hours", "The window's length in hours; NULL for `snapshot`."),
+            ("evaluated_at", "The instant the state is judged at: created_at + the window, or the capture time for `snapshot`."),
+            ("outcome_status", "See *outcome_status*: accepted, rejected, pending, ignored, skipped or unknown."),
+            ("evidence_strength", "See *evidence_strength*: strong, medium, weak or none."),
+            ("human_check_signal", "The concrete thing a person would check to confirm the verdict (`pull_request_merged`, `target_exists_only`, `window_not_yet_observable`, ...)."),
+            ("target_resolved", "Whether the output's target was found in the snapshot."),
+            ("confidence", "See *confidence*: high, medium or low."),
+            ("visible_non_bot_actor_count", "People (not bots, not the workflow's own identity) whose acts on the target the verdict saw."),
+            ("bot_actor_count", "Bots whose acts on the target the verdict saw; they never count as a response."),
+            ("time_to_outcome_hours", "Hours from created_at to the deciding event; NULL when nothing decided."),
+            ("partial_score", "For partial outcomes, the share of the intended change that stuck (0 to 1); NULL otherwise."),
+            ("details", "JSON object: the evidence behind the verdict (`state_basis`, `evidence`, `actor_captured`, ...); query with `->>` or json_get_str."),
+            ("notes", "Free-text remarks on the verdict, separated by `; `; empty when none."),
+            ("rule_id", "`TYPE/ROW`: the rule row that decided (docs/RULES.md lists every row)."),
+        ],
+    },
+    TableDoc {
+        name: "safe_outputs",
+        row: "An action an agentic workflow took or asked for (a safe output), as the run recorded it.",
+        columns: &[
+            ("created_at", "When the output was created (UTC): the start of every window."),
+            ("execution", "Whether it was performed: `executed`, `requested_only` (asked for, no record of it being performed), `staged`, `not_executed` (performed with an error), `unrecorded`."),
+            ("target_comment_id", "The comment the output acts on, when it acts on one."),
+            ("target_url", "The target's URL as recorded."),
+            ("target_source", "How the target was found: `number`, `url`, `temporary_id`, `target` or `request`; NULL when there is none."),
+            ("temporary_id", "gh-aw's temporary id of an item created in the same run, when the output names one."),
+            ("actor", "The identity the output was written as, when recorded."),
+            ("run_actor", "The run's triggering actor (aw_info.json)."),
+            ("payload_hash", "sha256 of the payload as canonical JSON (keys sorted)."),
+            ("payload", "The output's record, verbatim JSON text; query with `->>` or json_get_str."),
+            ("expected_state", "JSON object: execution-time evidence a rule compares with later state (labels added, commit SHAs, requested reviewers...)."),
+            ("before_state", "JSON: the target's state before the output, when recorded."),
+            ("after_state", "JSON: the target's state right after the output, when recorded."),
+            ("source_format", "The record's layout: `gh-aw-manifest`, `normalized` or `agent-request`."),
+        ],
+    },
+    TableDoc {
+        name: "runs",
+        row: "A workflow run of the study.",
+        columns: &[
+            ("run_id_source", "Where run_id came from: `aw_info`, `normalized_record` or `directory_name`."),
+            ("repository", "The repository the workflow ran in (aw_info.json)."),
+            ("actor", "The run's triggering actor (aw_info.json)."),
+            ("run_dir", "The run's folder, relative to the runs directory."),
+            ("executed_items", "Safe outputs the run performed."),
+            ("requested_items", "Safe outputs the agent asked for."),
+            ("error_count", "Errors the run recorded."),
+            ("errors", "JSON array of the run's recorded errors."),
+            ("aw_info", "The run's aw_info.json, verbatim; NULL when absent."),
+        ],
+    },
+    TableDoc {
+        name: "requests",
+        row: "A request the agent made: an agent_output.json item or a safeoutputs.jsonl line.",
+        columns: &[
+            ("source_file", "The file the request is in, relative to the runs directory."),
+            ("position", "1-based: the item's place in agent_output.json's `items`, or the line of safeoutputs.jsonl."),
+            ("request_type", "The requested safe-output type."),
+            ("payload", "The request, verbatim JSON text."),
+            ("same_as", "For a log line repeating an agent_output.json item: `agent_output.json#POSITION`, so the request is counted once."),
+        ],
+    },
+    TableDoc {
+        name: "responses",
+        row: "A captured API response (REST or GraphQL), body verbatim; grouped by repository, then path and page.",
+        columns: &[
+            ("path", "The API path captured (`repos/OWNER/NAME/pulls/7`, `graphql/...`)."),
+            ("page", "The page of a paginated list, from 1."),
+            ("status", "The HTTP status of the response."),
+            ("repo", "The repository the path belongs to; NULL for paths outside repositories."),
+            ("body", "The response body, verbatim."),
+            ("superseded_by", "When a later capture of the same path is used instead, that capture's `FILE:LINE`; NULL for the one used."),
+        ],
+    },
+    TableDoc {
+        name: "quarantine",
+        row: "An input record that could not be used, kept with where it came from and why.",
+        columns: &[
+            ("input", "Which input: `snapshot`, `runs`, `traces`, `tasks`, `aidev`..."),
+            ("file", "The file, relative to its input directory."),
+            ("line", "The 1-based line (NULL when not line-based)."),
+            ("field", "The field at fault, when one is."),
+            ("reason", "Why the record could not be used."),
+            ("raw", "The record's text as read (invalid UTF-8 escaped)."),
+        ],
+    },
+    TableDoc { name: "issues", row: "An issue as captured (the typed snapshot, flat for SQL).", columns: &[] },
+    TableDoc { name: "pull_requests", row: "A pull request as captured.", columns: &[] },
+    TableDoc { name: "issue_comments", row: "A comment on an issue or PR as captured.", columns: &[] },
+    TableDoc { name: "reviews", row: "A PR review as captured.", columns: &[] },
+    TableDoc { name: "review_comments", row: "A PR review comment as captured.", columns: &[] },
+    TableDoc { name: "commits", row: "A commit of a PR as captured.", columns: &[] },
+    TableDoc { name: "timeline_events", row: "An issue or PR timeline event as captured.", columns: &[] },
+    TableDoc { name: "reactions", row: "A reaction as captured.", columns: &[] },
+    TableDoc { name: "issue_labels", row: "A label of an issue or PR at capture time.", columns: &[] },
+    TableDoc { name: "ci_checks", row: "A check run or status context of a commit.", columns: &[] },
+    TableDoc { name: "ci_commits", row: "A commit with its CI state and failure signature.", columns: &[] },
+    TableDoc { name: "ci_gate", row: "An iteration of a PR an output opened or pushed to, with the CI gate replayed over it (outcome, pause reason, fix attempts, accepted while CI red).", columns: &[] },
+    TableDoc { name: "ci_gate_steps", row: "A push in a CI-gate iteration, with the decision at it.", columns: &[] },
+    TableDoc { name: "pr_risk", row: "A PR an output opened or pushed to, with its risk level (low, medium, high, critical; NULL without its captured files) and the reasons.", columns: &[] },
+    TableDoc { name: "traces", row: "An opentraces record, outcome and attribution flattened, the record verbatim.", columns: &[] },
+    TableDoc { name: "trace_steps", row: "A step of a trace.", columns: &[] },
+    TableDoc { name: "trace_tool_calls", row: "A tool call of a trace step (inputs as JSON text).", columns: &[] },
+    TableDoc { name: "trace_links", row: "A link from a trace to a safe output (kind and evidence, or why none).", columns: &[] },
+    TableDoc { name: "tasks", row: "A task record (with `--tasks`).", columns: &[] },
+    TableDoc { name: "task_events", row: "A task event (with `--tasks`).", columns: &[] },
+    TableDoc { name: "task_failures", row: "A failed, cancelled or timed-out task with its failure category, rule and evidence (with `--tasks`).", columns: &[] },
+    TableDoc { name: "commit_protocol", row: "An execution result judged by the commit protocol (after `hindsight gate --dataset`).", columns: &[] },
+    TableDoc { name: "commit_protocol_violations", row: "A commit-protocol violation (after `hindsight gate --dataset`).", columns: &[] },
+];
+
+/// What a row of `aidev_*` tables is: AIDev's own tables, typed, with `agent` and
+/// `source_line` added.
+const AIDEV_ROW: &str =
+    "A row of AIDev's CSV table of the same name (after `hindsight import aidev`), typed; columns are AIDev's own, plus `agent` and `source_line`.";
+
+pub fn table(name: &str) -> Option<&'static TableDoc> {
+    TABLES.iter().find(|t| t.name == name)
+}
+
+/// What a row of `table` is.
+pub fn row(table_name: &str) -> Option<&'static str> {
+    table(table_name).map(|t| t.row).or_else(|| table_name.starts_with("aidev_").then_some(AIDEV_ROW))
+}
+
+/// The meaning of `column` in `table`: the table's own, else the common one.
+pub fn column(table_name: &str, column: &str) -> Option<&'static str> {
+    let own = table(table_name).and_then(|t| t.columns.iter().find(|(c, _)| *c == column)).map(|(_, d)| *d);
+    own.or_else(|| COMMON.iter().find(|(c, _)| *c == column).map(|(_, d)| *d))
+}
+
+/// `schema` with the table's and its columns' descriptions as metadata (other metadata
+/// kept). A table the dictionary does not know is returned as it is.
+pub fn annotate(table_name: &str, schema: SchemaRef) -> SchemaRef {
+    let Some(row) = row(table_name) else { return schema };
+    let fields: Vec<Field> = schema
+        .fields()
+        .iter()
+        .map(|f| match column(table_name, f.name()) {
+            Some(d) => {
+                let mut m: HashMap<String, String> = f.metadata().clone();
+                m.insert(KEY.into(), d.into());
+                f.as_ref().clone().with_metadata(m)
+            }
+            None => f.as_ref().clone(),
+        })
+        .collect();
+    let mut meta = schema.metadata().clone();
+    meta.insert(KEY.into(), row.into());
+    Arc::new(Schema::new_with_metadata(fields, meta))
+}
+
+/// Plain text for `hindsight describe` without a dataset: every table and what a row is,
+/// or one table's row and its own columns' meanings.
+pub fn text(table_name: Option<&str>) -> Option<String> {
+    let Some(name) = table_name else {
+        let mut s = String::new();
+        for t in TABLES {
+            s.push_str(&format!("{:<28} {}\n", t.name, t.row));
+        }
+        s.push_str(&format!("{:<28} {AIDEV_ROW}\n", "aidev_*"));
+        return Some(s);
+    };
+    let mut s = format!("{name}, one row per: {}\n", row(name)?);
+    for (c, d) in table(name).map(|t| t.columns).unwrap_or_default() {
+        s.push_str(&format!("  {c:<28} {d}\n"));
+    }
+    s.push_str("(columns of the same name in several tables: docs/DATASET.md; with --dataset, every column with its type)\n");
+    Some(s)
+}
+
+/// docs/DATASET.md.
+pub fn markdown() -> String {
+    let mut s = String::from(
+        "# The dataset\n\n<!-- Generated from src/dataset/dictionary.rs by `hindsight describe --markdown`; a test keeps it current (HINDSIGHT_BLESS=1 rewrites it). -->\n\n\
+         A dataset is a directory of Parquet tables, one file per table, and `manifest.json`. Each column's meaning below is also in \
+         the Parquet files, as field metadata under the key `description` (the table's under the schema's), and printed by \
+         `hindsight describe TABLE`.\n\n## Terms\n\n",
+    );
+    for (t, d) in TERMS {
+        s.push_str(&format!("- **{t}**: {d}\n"));
+    }
+    s.push_str("\n## Columns in several tables\n\n| column | meaning |\n|---|---|\n");
+    for (c, d) in COMMON {
+        s.push_str(&format!("| `{c}` | {} |\n", d.replace('|', "\\|")));
+    }
+    s.push_str("\n## Tables\n");
+    for t in TABLES {
+        s.push_str(&format!("\n### `{}`\n\nOne row per: {}\n", t.name, t.row));
+        if !t.columns.is_empty() {
+            s.push_str("\n| column | meaning |\n|---|---|\n");
+            for (c, d) in t.columns {
+                s.push_str(&format!("| `{c}` | {} |\n", d.replace('|', "\\|")));
+            }
+        } else {
+            s.push_str("\nIts columns are not described here yet beyond the common ones; `hindsight describe` lists them with their types.\n");
+        }
+    }
+    s.push_str(&format!("\n### `aidev_*`\n\nOne row per: {AIDEV_ROW}\n"));
+    s
+}
