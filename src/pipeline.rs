@@ -106,10 +106,12 @@ pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budge
 fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
     // A bad policy file stops convert before any input is read.
     let task_policy = study.task_policy.as_deref().map(crate::tasks::TaskPolicy::load).transpose()?.unwrap_or_default();
-    let bar = progress.bar("convert", 4);
+    let bar = progress.steps("convert", 4);
+    bar.set_message("reading the snapshot");
     let dir = dir.to_path_buf();
     let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget)?;
     bar.inc(1);
+    bar.set_message("reading runs, traces and tasks");
     // Outputs and requests arrive a few runs at a time in the tables' order: written as
     // they come, never all held.
     let mut outputs = TableWriter::create(&dir, "safe_outputs", crate::runs::tables::safe_outputs(&[]).arrow_schema())?;
@@ -129,6 +131,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     let traces = crate::traces::read(&study.traces)?;
     let tasks = study.tasks.as_deref().map(crate::tasks::read).transpose()?;
     bar.inc(1);
+    bar.set_message("writing responses and the snapshot's tables");
 
     // Captures come back in order, whole repositories at a time: `responses` and the typed
     // tables are written as they fill, so memory holds a batch and a row group per table.
@@ -256,6 +259,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
         tables.push(crate::tasks::tables::task_failures(&failures));
     }
     bar.inc(1);
+    bar.set_message("writing the run and trace tables");
     // Each table is its own file, so the bytes do not depend on the order they are written in.
     let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|t| write_table(&dir, t)).collect();
     for (t, w) in tables.iter().zip(written) {
@@ -356,7 +360,9 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options,
         let name = o.file_name()?;
         (parent.canonicalize().ok()? == dataset.canonicalize().ok()?).then(|| staging.dir.join(name))
     });
+    let spin = progress.spinner("attach", "linking traces to safe outputs and writing their outcome blocks");
     let mut a = crate::attach::attach(&staging.dir, inside.as_deref().or(out), opts)?;
+    spin.finish_and_clear();
     staging.commit()?;
     a.out = out.map(Path::to_path_buf).unwrap_or_else(|| dataset.join(crate::attach::ENRICHED));
     Ok(a)
@@ -371,7 +377,9 @@ pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, progr
     crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, progress)?;
     if !study.traces.is_empty() {
         let window = if windows.contains(&Window::Hours(168)) { Window::Hours(168) } else { Window::Snapshot };
+        let spin = progress.spinner("attach", "linking traces to safe outputs and writing their outcome blocks");
         crate::attach::attach(&staging.dir, None, &crate::attach::Options { window, rebuild_attribution: false })?;
+        spin.finish_and_clear();
     }
     staging.commit()?;
     Ok(c)
@@ -412,9 +420,11 @@ pub fn import_aidev(
 ) -> Result<Imported> {
     let staging = Staging::new(&OutDir::resolve(out, &[dir])?)?;
     report_removed(&staging, progress);
-    let bar = progress.bar("import", 3);
+    let bar = progress.steps("import", 3);
+    bar.set_message("reading AIDev's CSV tables");
     let read = crate::aidev::read(dir)?;
     bar.inc(1);
+    bar.set_message("rebuilding captures and writing tables");
     let study = crate::aidev::study::build(&read, captured_at);
     let at = study.captured_at.map(|t| crate::time::format(&t)).unwrap_or_else(|| "1970-01-01T00:00:00Z".into());
     let basis =
@@ -442,6 +452,7 @@ pub fn import_aidev(
     }
     manifest.save(d)?;
     bar.inc(1);
+    bar.set_message("evaluating");
     let outcomes = crate::evaluate::evaluate_dataset(d, windows, policy, progress)?;
     bar.finish_and_clear();
     staging.commit()?;
