@@ -494,6 +494,7 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options, progress: &cra
     if !dataset.join("traces.parquet").is_file() {
         return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no traces table: convert with --traces PATH first".into() });
     }
+    let spin = progress.spinner("attach", "reading the snapshot's pull requests, the outputs and their outcomes");
     let mut prs = PullRequests::default();
     let mut shared: Option<std::sync::Arc<SnapshotIndex>> = None;
     crate::dataset::read::response_groups(dataset, 64 << 20, |groups| {
@@ -517,6 +518,7 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options, progress: &cra
     let outputs = Outputs::new(crate::dataset::read::safe_outputs(dataset)?);
     let by_id: HashMap<&str, &SafeOutput> = outputs.all.iter().map(|o| (o.safe_output_id.as_str(), o)).collect();
     let outcomes = read_outcomes(dataset, &opts.window.to_string())?;
+    spin.finish_and_clear();
     let mut links_t = Table::new("trace_links", &[("trace_id", Kind::Str), ("safe_output_id", Kind::Str), ("link_kind", Kind::Str), ("evidence", Kind::Str)]);
     let total = manifest.tables.get("traces").map_or(0, |t| t.rows);
     let bar = progress.bar("attach", total as u64);

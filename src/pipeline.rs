@@ -106,10 +106,12 @@ pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budge
 fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
     // A bad policy file stops convert before any input is read.
     let task_policy = study.task_policy.as_deref().map(crate::tasks::TaskPolicy::load).transpose()?.unwrap_or_default();
-    let bar = progress.bar("convert", 4);
+    let bar = progress.steps("convert", 4);
+    bar.set_message("reading the snapshot");
     let dir = dir.to_path_buf();
     let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget)?;
     bar.inc(1);
+    bar.set_message("reading runs, traces and tasks");
     // Outputs and requests arrive a few runs at a time in the tables' order: written as
     // they come, never all held.
     let mut outputs = TableWriter::create(&dir, "safe_outputs", crate::runs::tables::safe_outputs(&[]).arrow_schema())?;
@@ -133,6 +135,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     let traces = crate::traces::read(&study.traces)?;
     let tasks = study.tasks.as_deref().map(crate::tasks::read).transpose()?;
     bar.inc(1);
+    bar.set_message("writing responses and the snapshot's tables");
 
     // Captures come back in order, whole repositories at a time: `responses` and the typed
     // tables are written as they fill, so memory holds a batch and a row group per table.
@@ -268,6 +271,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
         tables.push(crate::tasks::tables::task_failures(&failures));
     }
     bar.inc(1);
+    bar.set_message("writing the run and trace tables");
     // Each table is its own file, so the bytes do not depend on the order they are written in.
     let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|t| write_table(&dir, t)).collect();
     for (t, w) in tables.iter().zip(written) {
@@ -424,9 +428,11 @@ pub fn import_aidev(
 ) -> Result<Imported> {
     let staging = Staging::new(&OutDir::resolve(out, &[dir])?)?;
     report_removed(&staging, progress);
-    let bar = progress.bar("import", 3);
+    let bar = progress.steps("import", 3);
+    bar.set_message("reading AIDev's CSV tables");
     let read = crate::aidev::read(dir)?;
     bar.inc(1);
+    bar.set_message("rebuilding captures and writing tables");
     let study = crate::aidev::study::build(&read, captured_at);
     let at = study.captured_at.map(|t| crate::time::format(&t)).unwrap_or_else(|| "1970-01-01T00:00:00Z".into());
     let basis =
@@ -468,6 +474,7 @@ pub fn import_aidev(
     manifest.task_policy = Some(task_policy.to_json());
     manifest.save(d)?;
     bar.inc(1);
+    bar.set_message("evaluating");
     let outcomes = crate::evaluate::evaluate_dataset(d, windows, policy, progress)?;
     bar.finish_and_clear();
     staging.commit()?;
