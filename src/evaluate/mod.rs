@@ -13,6 +13,7 @@ pub mod outcome;
 pub mod outcomes;
 pub mod policy;
 pub mod risk;
+pub mod rule;
 pub mod rules;
 pub mod window;
 
@@ -32,230 +33,9 @@ pub use case::Case;
 pub use outcome::{Confidence, EvidenceStrength, Status, Verdict};
 pub use outcomes::OutcomeRows;
 pub use policy::Policy;
+pub(crate) use rule::rows;
+pub use rule::{common, deleted, undated, verdict, Common, Evaluator, RowId, RowSpec, Rule};
 pub use window::Window;
-
-/// One row of a rule's table: a repository state and what it means. The rules catalogue
-/// is printed from these, so code and documentation cannot drift apart.
-#[derive(Clone, Copy, Debug)]
-pub struct Row {
-    pub id: &'static str,
-    /// The repository state, in words.
-    pub when: &'static str,
-    pub status: Status,
-    pub strength: EvidenceStrength,
-    pub signal: &'static str,
-    /// The seed 000 table row this implements ("" when the row is hindsight's own).
-    pub seed: &'static str,
-    /// The policy switch that can change the status, if any.
-    pub policy: Option<&'static str>,
-}
-
-/// An evaluator for one safe-output type.
-pub trait Rule: Sync + Send {
-    fn output_type(&self) -> &'static str;
-    /// What a person checks (seed 000's "Human check").
-    fn human_check(&self) -> &'static str;
-    fn rows(&self) -> &'static [Row];
-    /// When the action happened. Defaults to the recorded time; creating rules fall back
-    /// on the created object's own `created_at`.
-    fn action_time(&self, case: &Case) -> Option<Instant> {
-        case.output.created_at
-    }
-    fn evaluate(&self, case: &Case) -> Verdict;
-
-    /// Whether the target is an issue, PR or comment found by number or comment id; rules
-    /// whose target is a workflow run, an alert or a project say `false` and check their
-    /// own reference.
-    fn targets_number(&self) -> bool {
-        true
-    }
-
-    /// Whether the verdict is dated at the action itself (the agent's own merge standing):
-    /// then a decision dated at T is expected, not a contradiction.
-    fn dated_at_action(&self) -> bool {
-        false
-    }
-
-    /// Types with no repository outcome at all: skipped whatever the window.
-    fn skips(&self) -> bool {
-        false
-    }
-
-    /// The verdict of row `id`.
-    fn row(&self, id: &str) -> Verdict {
-        verdict(self.output_type(), self.rows(), id)
-    }
-}
-
-/// Build the verdict of a row. Row ids are fixed in code; a wrong id is a programming
-/// error that the per-row tests catch.
-pub fn verdict(ty: &str, rows: &[Row], id: &str) -> Verdict {
-    let r = rows.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("rule {ty} has no row `{id}`"));
-    Verdict {
-        status: r.status,
-        strength: r.strength,
-        signal: r.signal,
-        rule_id: format!("{ty}/{}", r.id),
-        confidence: Confidence::High,
-        target_resolved: false,
-        notes: Vec::new(),
-        details: serde_json::Map::new(),
-        decided_at: None,
-        partial_score: None,
-        visible_non_bot_actors: 0,
-        bot_actors: 0,
-    }
-}
-
-/// Rows every type shares: missing data and unobservable windows.
-pub const COMMON: &[Row] = &[
-    Row {
-        id: "missing_reference",
-        when: "The record names no target (no number, URL or temporary id)",
-        status: Status::Unknown,
-        strength: EvidenceStrength::None,
-        signal: "missing_reference",
-        seed: "Required target object or audit data could not be fetched",
-        policy: None,
-    },
-    Row {
-        id: "target_not_captured",
-        when: "The target is not in the snapshot",
-        status: Status::Unknown,
-        strength: EvidenceStrength::None,
-        signal: "target_not_captured",
-        seed: "Required target object or audit data could not be fetched",
-        policy: None,
-    },
-    Row {
-        id: "capture_failed",
-        when: "The capture of the target, or of history the rule needs, failed (non-2xx other than 404/410)",
-        status: Status::Unknown,
-        strength: EvidenceStrength::None,
-        signal: "capture_failed",
-        seed: "Required target object or audit data could not be fetched",
-        policy: None,
-    },
-    Row {
-        id: "target_deleted",
-        when: "The target answered 404/410 at capture",
-        status: Status::Unknown,
-        strength: EvidenceStrength::None,
-        signal: "target_deleted",
-        seed: "Deleted or inaccessible: unknown or rejected, depending audit availability",
-        policy: Some("deleted_target"),
-    },
-    Row {
-        id: "history_missing",
-        when: "The window ends before capture but the timestamped history needed to rebuild the state as of its end was not captured",
-        status: Status::Unknown,
-        strength: EvidenceStrength::None,
-        signal: "history_missing",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "inconsistent_state",
-        when: "The captured body contradicts itself (open but merged or closed; a decision dated at or before the action)",
-        status: Status::Unknown,
-        strength: EvidenceStrength::None,
-        signal: "inconsistent_state",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "window_not_observable",
-        when: "The window ends after the snapshot was captured",
-        status: Status::Unknown,
-        strength: EvidenceStrength::None,
-        signal: "window_not_yet_observable",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "action_time_missing",
-        when: "The action's time is not recorded, so T+W cannot be placed",
-        status: Status::Unknown,
-        strength: EvidenceStrength::None,
-        signal: "action_time_missing",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "missing_execution_state",
-        when: "The execution-time metadata the rule compares against (labels added, commit SHAs, ...) was not recorded",
-        status: Status::Unknown,
-        strength: EvidenceStrength::None,
-        signal: "missing_execution_state",
-        seed: "No way to compare before and after",
-        policy: None,
-    },
-    Row {
-        id: "no_type_specific_evaluator",
-        when: "No rule exists for this safe-output type",
-        status: Status::Unknown,
-        strength: EvidenceStrength::None,
-        signal: "no_type_specific_evaluator",
-        seed: "evaluator is None -> unknown(no_type_specific_evaluator)",
-        policy: None,
-    },
-    Row {
-        id: "not_executed",
-        when: "Requested but not carried out (an error, a rejected request)",
-        status: Status::Skipped,
-        strength: EvidenceStrength::None,
-        signal: "not_executed",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "staged",
-        when: "Requested in staged mode: previewed, never applied",
-        status: Status::Skipped,
-        strength: EvidenceStrength::None,
-        signal: "staged_not_applied",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "execution_unrecorded",
-        when: "Requested in a run that kept no record of executed items",
-        status: Status::Unknown,
-        strength: EvidenceStrength::None,
-        signal: "execution_unrecorded",
-        seed: "",
-        policy: None,
-    },
-];
-
-pub fn common(id: &str) -> Verdict {
-    verdict("common", COMMON, id)
-}
-
-/// A verdict that rests on an observation without a time (a 404 at capture, a label
-/// missing at capture, a field's final value): it settles the `snapshot` window only. A
-/// timed window cannot borrow it; there the answer is `history_missing`, saying why.
-pub fn undated(case: &Case, v: Verdict, what: &str) -> Verdict {
-    if case.window.is_snapshot() {
-        return v;
-    }
-    common("history_missing").resolved(v.target_resolved).note(format!("{what} at capture, and no history says when; only the snapshot window can use it"))
-}
-
-/// Deleted target, under the `deleted_target` policy (snapshot window only: a 404 carries
-/// no time).
-pub fn deleted(case: &Case, status: u16) -> Verdict {
-    if !case.window.is_snapshot() {
-        return undated(case, common("target_deleted"), &format!("the target answered {status}")).detail("http_status", status);
-    }
-    let mut v = common("target_deleted").detail("http_status", status);
-    v.status = case.policy.deleted_target.status();
-    if v.status == Status::Rejected {
-        v.strength = EvidenceStrength::Medium;
-        v.notes.push("policy deleted_target=rejected: a target gone at capture counts as removed".into());
-    }
-    v
-}
 
 /// Everything an evaluation run needs besides the outputs.
 pub struct Evaluation<'a> {
@@ -381,7 +161,7 @@ impl Evaluation<'_> {
         (!rows.is_empty()).then_some(serde_json::Value::Array(rows))
     }
 
-    fn judge(&self, rule: Option<&dyn Rule>, case: &mut Case) -> (Verdict, Option<Instant>) {
+    fn judge(&self, rule: Option<&dyn Evaluator>, case: &mut Case) -> (Verdict, Option<Instant>) {
         let o = case.output;
         // System outputs carry their own meaning whether or not they ran.
         if let Some(v) = rules::system::evaluate(o) {
@@ -389,37 +169,37 @@ impl Evaluation<'_> {
         }
         match o.execution {
             Execution::Executed => {}
-            Execution::Staged => return (common("staged"), None),
-            Execution::NotExecuted | Execution::RequestedOnly => return (common("not_executed"), None),
-            Execution::Unrecorded => return (common("execution_unrecorded"), None),
+            Execution::Staged => return (common(Common::Staged), None),
+            Execution::NotExecuted | Execution::RequestedOnly => return (common(Common::NotExecuted), None),
+            Execution::Unrecorded => return (common(Common::ExecutionUnrecorded), None),
         }
         let Some(rule) = rule else {
-            let v = common("no_type_specific_evaluator").note(format!("no rule for `{}`; its outcome is not measured, never assumed", o.output_type));
+            let v = common(Common::NoTypeSpecificEvaluator).note(format!("no rule for `{}`; its outcome is not measured, never assumed", o.output_type));
             return (v, None);
         };
         if rule.skips() {
             return (rule.evaluate(case), None);
         }
         if rule.targets_number() && o.target_number.is_none() && o.target_comment_id.is_none() {
-            return (common("missing_reference"), None);
+            return (common(Common::MissingReference), None);
         }
         case.t0 = rule.action_time(case);
         if let Window::Hours(h) = case.window {
             let Some(t0) = case.t0 else {
-                return (common("action_time_missing"), None);
+                return (common(Common::ActionTimeMissing), None);
             };
             // Past chrono's range is past the capture too (an action time read from a dataset can be far out).
             let Some(end) = time::plus_hours(&t0, h) else {
-                return (common("window_not_observable"), None);
+                return (common(Common::WindowNotObservable), None);
             };
             if end > self.captured_at {
-                let v = common("window_not_observable").detail("window_end", time::format(&end));
+                let v = common(Common::WindowNotObservable).detail("window_end", time::format(&end));
                 return (v, Some(end));
             }
             // A line's own captured_at overrides the snapshot's: when every capture of the
             // target was taken before the window's end, the window is not observable either.
             if let Some(seen) = self.target_seen_at(o).filter(|seen| end > *seen) {
-                let v = common("window_not_observable").detail("window_end", time::format(&end)).detail("target_captured_at", time::format(&seen));
+                let v = common(Common::WindowNotObservable).detail("window_end", time::format(&end)).detail("target_captured_at", time::format(&seen));
                 return (v, Some(end));
             }
             case.as_of = end;
@@ -433,7 +213,7 @@ impl Evaluation<'_> {
         if let (Some(t0), Some(at), Status::Accepted | Status::Rejected) = (case.t0, v.decided_at, v.status) {
             if at < t0 || (at == t0 && !rule.dated_at_action()) {
                 let dated = time::format(&at);
-                v = common("inconsistent_state")
+                v = common(Common::InconsistentState)
                     .resolved(v.target_resolved)
                     .detail("decided_at", dated.clone())
                     .detail("signal_not_used", v.signal)

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use hindsight::evaluate::{rules, Status, Window, COMMON};
+use hindsight::evaluate::rules::system::SystemRow;
+use hindsight::evaluate::{rules, Common, Status, Window};
 use serde_json::Value;
 
 use crate::support::{evaluate_case, fixture};
@@ -82,7 +83,7 @@ fn check(file: &str) -> BTreeSet<String> {
     covered
 }
 
-fn assert_rows_covered(ty: &str, rows: &[hindsight::evaluate::Row], covered: &BTreeSet<String>) {
+fn assert_rows_covered(ty: &str, rows: &[hindsight::evaluate::RowSpec], covered: &BTreeSet<String>) {
     let missing: Vec<String> =
         rows.iter().map(|r| format!("{ty}/{}", r.id)).filter(|id| !covered.iter().any(|c| c == id || c.ends_with(&format!(">{id}")))).collect();
     assert!(missing.is_empty(), "rows without a fixture case: {missing:?}");
@@ -157,7 +158,7 @@ fn every_seed_type_has_a_dedicated_rule() {
     ];
     let catalogue = hindsight::evaluate::catalogue::render(false);
     for ty in SEED_000_TYPES {
-        let dedicated = rules::find(ty).is_some() || rules::system::ROWS.iter().any(|r| r.id == *ty);
+        let dedicated = rules::find(ty).is_some() || SystemRow::ROWS.iter().any(|r| r.id == *ty);
         assert!(dedicated, "seed 000 type `{ty}` has no dedicated rule");
         assert!(catalogue.contains(&format!("`{ty}/")) || catalogue.contains(&format!("`system/{ty}`")), "`{ty}` is not in the catalogue");
     }
@@ -191,7 +192,7 @@ fn add_labels() {
 #[test]
 fn system_outputs_and_execution_states() {
     let covered = check("system");
-    assert_rows_covered("system", rules::system::ROWS, &covered);
+    assert_rows_covered("system", SystemRow::ROWS, &covered);
 }
 
 /// Every common row is exercised by some rule file's cases.
@@ -205,7 +206,7 @@ fn common_rows_are_covered() {
     for f in &files {
         covered.extend(check(f));
     }
-    assert_rows_covered("common", COMMON, &covered);
+    assert_rows_covered("common", Common::ROWS, &covered);
 }
 
 /// Every fixture file on disk belongs to a rule.

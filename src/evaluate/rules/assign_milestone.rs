@@ -18,49 +18,51 @@ use serde_json::Value;
 use super::{issue_final, load_issue};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
 
 pub struct AssignMilestone;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "retained",
-        when: "The intended milestone is still set",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "milestone_retained",
-        seed: "Same milestone still set after window",
-        policy: None,
-    },
-    Row {
-        id: "completed",
-        when: "Closed as completed (or merged) under the intended milestone",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "completed_under_milestone",
-        seed: "Issue or PR completed under milestone",
-        policy: None,
-    },
-    Row {
-        id: "changed",
-        when: "Another milestone is set",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "milestone_changed",
-        seed: "Milestone changed by visible non-bot (rejected or mixed)",
-        policy: Some("metadata_changed"),
-    },
-    Row {
-        id: "removed",
-        when: "No milestone is set",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "milestone_removed",
-        seed: "Milestone removed",
-        policy: None,
-    },
-];
+rows! {
+    pub enum AssignMilestoneRow {
+        Retained => RowSpec {
+            id: "retained",
+            when: "The intended milestone is still set",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "milestone_retained",
+            seed: "Same milestone still set after window",
+            policy: None,
+        },
+        Completed => RowSpec {
+            id: "completed",
+            when: "Closed as completed (or merged) under the intended milestone",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "completed_under_milestone",
+            seed: "Issue or PR completed under milestone",
+            policy: None,
+        },
+        Changed => RowSpec {
+            id: "changed",
+            when: "Another milestone is set",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "milestone_changed",
+            seed: "Milestone changed by visible non-bot (rejected or mixed)",
+            policy: Some("metadata_changed"),
+        },
+        Removed => RowSpec {
+            id: "removed",
+            when: "No milestone is set",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "milestone_removed",
+            seed: "Milestone removed",
+            policy: None,
+        },
+    }
+}
 
 fn intended(case: &Case) -> Option<Value> {
     let o = case.output;
@@ -89,14 +91,12 @@ impl Rule for AssignMilestone {
     fn human_check(&self) -> &'static str {
         "Did the milestone remain assigned?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
+    type Row = AssignMilestoneRow;
     fn evaluate(&self, case: &Case) -> Verdict {
         let Some(want) = intended(case) else {
-            return common("missing_execution_state").note("no record of which milestone was set");
+            return common(Common::MissingExecutionState).note("no record of which milestone was set");
         };
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
         let (body, issue) = match load_issue(case, n) {
             Ok(x) => x,
             Err(v) => return v,
@@ -107,14 +107,14 @@ impl Rule for AssignMilestone {
         }
         let done = |v: Verdict| v.resolved(true).detail("intended", want.clone());
         match body.get("milestone").filter(|m| !m.is_null()) {
-            None => done(self.row("removed")),
+            None => done(self.row(AssignMilestoneRow::Removed)),
             Some(m) if same(&want, m) => {
                 let completed = case
                     .lifecycle(&issue_final(&issue), activity.events.as_deref())
                     .is_ok_and(|lc| lc.closed && (lc.merged || lc.state_reason.as_deref() == Some("completed")));
-                done(self.row(if completed { "completed" } else { "retained" }))
+                done(self.row(if completed { AssignMilestoneRow::Completed } else { AssignMilestoneRow::Retained }))
             }
-            Some(m) => done(self.row("changed").status(case.policy.metadata_changed.status()).detail("now", m.get("number").cloned())),
+            Some(m) => done(self.row(AssignMilestoneRow::Changed).status(case.policy.metadata_changed.status()).detail("now", m.get("number").cloned())),
         }
     }
 }

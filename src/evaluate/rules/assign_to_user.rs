@@ -20,7 +20,7 @@ use super::{issue_final, load_issue};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
 
 /// Users named by the record, lower case.
@@ -49,7 +49,7 @@ fn assignees_at(
     events: Option<&[crate::snapshot::github::Event]>,
 ) -> Result<Vec<String>, Verdict> {
     let Some(list) = body.get("assignees").and_then(names) else {
-        return Err(common("capture_failed").resolved(true).note("the target's assignees were not captured"));
+        return Err(common(Common::CaptureFailed).resolved(true).note("the target's assignees were not captured"));
     };
     if !case.current_holds(updated_at, events, &["assigned", "unassigned"]) {
         return Err(super::no_history("history_missing").resolved(true));
@@ -59,53 +59,55 @@ fn assignees_at(
 
 pub struct AssignToUser;
 
-const ASSIGN_ROWS: &[Row] = &[
-    Row {
-        id: "acted",
-        when: "An assigned user commented, reviewed, committed or closed the item after the assignment",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "assignee_acted",
-        seed: "Assigned user comments, reviews, commits, or closes item",
-        policy: None,
-    },
-    Row {
-        id: "completed",
-        when: "The item was completed (closed as completed or merged) while the user was assigned",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "completed_while_assigned",
-        seed: "Item completed while user assigned",
-        policy: None,
-    },
-    Row {
-        id: "removed",
-        when: "The user is no longer assigned",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "assignee_removed",
-        seed: "User removed by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "pending",
-        when: "Still assigned, item open, no action yet",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "assignment_pending",
-        seed: "Assignment remains while item open",
-        policy: None,
-    },
-    Row {
-        id: "closed_without_action",
-        when: "Item closed (not completed) without the assignee acting",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "closed_without_assignee_action",
-        seed: "Item closed without assignee action",
-        policy: None,
-    },
-];
+rows! {
+    pub enum AssignToUserRow {
+        Acted => RowSpec {
+            id: "acted",
+            when: "An assigned user commented, reviewed, committed or closed the item after the assignment",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "assignee_acted",
+            seed: "Assigned user comments, reviews, commits, or closes item",
+            policy: None,
+        },
+        Completed => RowSpec {
+            id: "completed",
+            when: "The item was completed (closed as completed or merged) while the user was assigned",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "completed_while_assigned",
+            seed: "Item completed while user assigned",
+            policy: None,
+        },
+        Removed => RowSpec {
+            id: "removed",
+            when: "The user is no longer assigned",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "assignee_removed",
+            seed: "User removed by visible non-bot",
+            policy: None,
+        },
+        Pending => RowSpec {
+            id: "pending",
+            when: "Still assigned, item open, no action yet",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "assignment_pending",
+            seed: "Assignment remains while item open",
+            policy: None,
+        },
+        ClosedWithoutAction => RowSpec {
+            id: "closed_without_action",
+            when: "Item closed (not completed) without the assignee acting",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "closed_without_assignee_action",
+            seed: "Item closed without assignee action",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for AssignToUser {
     fn output_type(&self) -> &'static str {
@@ -114,15 +116,13 @@ impl Rule for AssignToUser {
     fn human_check(&self) -> &'static str {
         "Did the assignment stick or result in user action?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ASSIGN_ROWS
-    }
+    type Row = AssignToUserRow;
     fn evaluate(&self, case: &Case) -> Verdict {
         let want = users(case, "added");
         if want.is_empty() {
-            return common("missing_execution_state").note("no record of which users were assigned");
+            return common(Common::MissingExecutionState).note("no record of which users were assigned");
         }
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
         let (body, issue) = match load_issue(case, n) {
             Ok(x) => x,
             Err(v) => return v,
@@ -136,7 +136,7 @@ impl Rule for AssignToUser {
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b).detail("assignees_intended", want.clone());
         if let Some(a) = acted {
-            return done(self.row("acted").at(a.at).detail("acted_by", a.actor.login.clone()));
+            return done(self.row(AssignToUserRow::Acted).at(a.at).detail("acted_by", a.actor.login.clone()));
         }
         let now = match assignees_at(case, body, issue.updated_at, activity.events.as_deref()) {
             Ok(x) => x,
@@ -148,7 +148,7 @@ impl Rule for AssignToUser {
         };
         if !want.iter().any(|u| now.contains(u)) {
             let who = case.events_inside(activity.events.as_deref(), &["unassigned"]).last();
-            let v = self.row("removed");
+            let v = self.row(AssignToUserRow::Removed);
             return done(match who {
                 Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => v.at(e.created_at).detail("removed_by", e.actor.login.clone()),
                 Some(e) => v.at(e.created_at).detail("removed_by", e.actor.login.clone()).note("removed by a bot"),
@@ -157,52 +157,54 @@ impl Rule for AssignToUser {
         }
         if lc.closed {
             let completed = lc.merged || lc.state_reason.as_deref() == Some("completed");
-            return done(self.row(if completed { "completed" } else { "closed_without_action" }).at(lc.closed_at));
+            return done(self.row(if completed { AssignToUserRow::Completed } else { AssignToUserRow::ClosedWithoutAction }).at(lc.closed_at));
         }
-        done(self.row("pending"))
+        done(self.row(AssignToUserRow::Pending))
     }
 }
 
 pub struct UnassignFromUser;
 
-const UNASSIGN_ROWS: &[Row] = &[
-    Row {
-        id: "stays_unassigned",
-        when: "The user is still unassigned",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "user_stays_unassigned",
-        seed: "User remains unassigned after window",
-        policy: None,
-    },
-    Row {
-        id: "reassigned_by_person",
-        when: "A visible non-bot actor assigned the user again",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "user_reassigned",
-        seed: "User re-assigned by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "reassigned",
-        when: "The user is assigned again; by a bot or someone not captured",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "user_reassigned",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "closed",
-        when: "Still unassigned, and the item closed after the unassignment",
-        status: S::Ignored,
-        strength: E::Medium,
-        signal: "closed_after_unassignment",
-        seed: "Item closed after unassignment (contextual)",
-        policy: Some("closed_after_unassignment"),
-    },
-];
+rows! {
+    pub enum UnassignFromUserRow {
+        StaysUnassigned => RowSpec {
+            id: "stays_unassigned",
+            when: "The user is still unassigned",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "user_stays_unassigned",
+            seed: "User remains unassigned after window",
+            policy: None,
+        },
+        ReassignedByPerson => RowSpec {
+            id: "reassigned_by_person",
+            when: "A visible non-bot actor assigned the user again",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "user_reassigned",
+            seed: "User re-assigned by visible non-bot",
+            policy: None,
+        },
+        Reassigned => RowSpec {
+            id: "reassigned",
+            when: "The user is assigned again; by a bot or someone not captured",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "user_reassigned",
+            seed: "",
+            policy: None,
+        },
+        Closed => RowSpec {
+            id: "closed",
+            when: "Still unassigned, and the item closed after the unassignment",
+            status: S::Ignored,
+            strength: E::Medium,
+            signal: "closed_after_unassignment",
+            seed: "Item closed after unassignment (contextual)",
+            policy: Some("closed_after_unassignment"),
+        },
+    }
+}
 
 impl Rule for UnassignFromUser {
     fn output_type(&self) -> &'static str {
@@ -211,15 +213,13 @@ impl Rule for UnassignFromUser {
     fn human_check(&self) -> &'static str {
         "Did the user remain unassigned?"
     }
-    fn rows(&self) -> &'static [Row] {
-        UNASSIGN_ROWS
-    }
+    type Row = UnassignFromUserRow;
     fn evaluate(&self, case: &Case) -> Verdict {
         let gone = users(case, "removed");
         if gone.is_empty() {
-            return common("missing_execution_state").note("no record of which users were unassigned");
+            return common(Common::MissingExecutionState).note("no record of which users were unassigned");
         }
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
         let (body, issue) = match load_issue(case, n) {
             Ok(x) => x,
             Err(v) => return v,
@@ -236,15 +236,15 @@ impl Rule for UnassignFromUser {
                 .filter(|e| e.assignee.as_ref().is_some_and(|a| gone.contains(&a.to_lowercase())))
                 .last();
             return done(match who {
-                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("reassigned_by_person").at(e.created_at),
-                Some(e) => self.row("reassigned").at(e.created_at),
-                None => super::unattributed(case, self.row("reassigned"), "who assigned them again was not captured"),
+                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(UnassignFromUserRow::ReassignedByPerson).at(e.created_at),
+                Some(e) => self.row(UnassignFromUserRow::Reassigned).at(e.created_at),
+                None => super::unattributed(case, self.row(UnassignFromUserRow::Reassigned), "who assigned them again was not captured"),
             });
         }
         let closed = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).is_ok_and(|lc| lc.closed);
         if closed {
-            return done(self.row("closed").status(case.policy.closed_after_unassignment.status()));
+            return done(self.row(UnassignFromUserRow::Closed).status(case.policy.closed_after_unassignment.status()));
         }
-        done(self.row("stays_unassigned"))
+        done(self.row(UnassignFromUserRow::StaysUnassigned))
     }
 }

@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at, str_at};
 use crate::snapshot::github::Actor;
 use crate::time::{self, Instant};
@@ -41,7 +41,7 @@ fn alert_number(case: &Case) -> Option<i64> {
 
 /// The alert as of the window's end.
 fn load<'a>(case: &Case<'a>) -> Result<Alert, Result<Lookup<'a>, Verdict>> {
-    let Some(n) = alert_number(case) else { return Err(Err(common("missing_reference").note("no alert number recorded"))) };
+    let Some(n) = alert_number(case) else { return Err(Err(common(Common::MissingReference).note("no alert number recorded"))) };
     let look = case.lookup(&format!("code-scanning/alerts/{n}"));
     let Some(v) = look.found() else { return Err(Ok(look)) };
     let mut a = Alert {
@@ -69,71 +69,73 @@ fn load<'a>(case: &Case<'a>) -> Result<Alert, Result<Lookup<'a>, Verdict>> {
 
 pub struct AutofixAlert;
 
-const AUTOFIX_ROWS: &[Row] = &[
-    Row {
-        id: "fixed",
-        when: "The alert is fixed",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "alert_fixed",
-        seed: "Alert fixed or closed by code change",
-        policy: None,
-    },
-    Row {
-        id: "fixed_via_pr",
-        when: "The autofix PR merged and the alert is fixed",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "autofix_pr_merged_alert_fixed",
-        seed: "Linked PR merged and alert fixed",
-        policy: None,
-    },
-    Row {
-        id: "dismissed_by_person",
-        when: "Dismissed (false positive, won't fix) by a visible non-bot actor: triage, not a fix",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "alert_dismissed_triaged",
-        seed: "Alert dismissed as false positive or won't fix by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "open_past_sla",
-        when: "Still open after alert_sla_hours",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "alert_open_past_sla",
-        seed: "Alert remains open after window (pending or rejected, depending SLA)",
-        policy: Some("alert_sla_hours"),
-    },
-    Row {
-        id: "open",
-        when: "Still open, within alert_sla_hours",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "alert_open",
-        seed: "Alert remains open after window (pending)",
-        policy: Some("alert_sla_hours"),
-    },
-    Row {
-        id: "pr_closed",
-        when: "The autofix PR closed unmerged",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "autofix_pr_closed_unmerged",
-        seed: "Autofix PR closed unmerged",
-        policy: None,
-    },
-    Row {
-        id: "gone",
-        when: "The alert is gone or inaccessible",
-        status: S::Unknown,
-        strength: E::None,
-        signal: "alert_inaccessible",
-        seed: "Alert disappeared or inaccessible",
-        policy: None,
-    },
-];
+rows! {
+    pub enum AutofixAlertRow {
+        Fixed => RowSpec {
+            id: "fixed",
+            when: "The alert is fixed",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "alert_fixed",
+            seed: "Alert fixed or closed by code change",
+            policy: None,
+        },
+        FixedViaPr => RowSpec {
+            id: "fixed_via_pr",
+            when: "The autofix PR merged and the alert is fixed",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "autofix_pr_merged_alert_fixed",
+            seed: "Linked PR merged and alert fixed",
+            policy: None,
+        },
+        DismissedByPerson => RowSpec {
+            id: "dismissed_by_person",
+            when: "Dismissed (false positive, won't fix) by a visible non-bot actor: triage, not a fix",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "alert_dismissed_triaged",
+            seed: "Alert dismissed as false positive or won't fix by visible non-bot",
+            policy: None,
+        },
+        OpenPastSla => RowSpec {
+            id: "open_past_sla",
+            when: "Still open after alert_sla_hours",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "alert_open_past_sla",
+            seed: "Alert remains open after window (pending or rejected, depending SLA)",
+            policy: Some("alert_sla_hours"),
+        },
+        Open => RowSpec {
+            id: "open",
+            when: "Still open, within alert_sla_hours",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "alert_open",
+            seed: "Alert remains open after window (pending)",
+            policy: Some("alert_sla_hours"),
+        },
+        PrClosed => RowSpec {
+            id: "pr_closed",
+            when: "The autofix PR closed unmerged",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "autofix_pr_closed_unmerged",
+            seed: "Autofix PR closed unmerged",
+            policy: None,
+        },
+        Gone => RowSpec {
+            id: "gone",
+            when: "The alert is gone or inaccessible",
+            status: S::Unknown,
+            strength: E::None,
+            signal: "alert_inaccessible",
+            seed: "Alert disappeared or inaccessible",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for AutofixAlert {
     fn output_type(&self) -> &'static str {
@@ -142,9 +144,7 @@ impl Rule for AutofixAlert {
     fn human_check(&self) -> &'static str {
         "Was the alert actually fixed?"
     }
-    fn rows(&self) -> &'static [Row] {
-        AUTOFIX_ROWS
-    }
+    type Row = AutofixAlertRow;
     fn targets_number(&self) -> bool {
         false
     }
@@ -152,76 +152,78 @@ impl Rule for AutofixAlert {
         let alert = match load(case) {
             Ok(a) => a,
             Err(Err(v)) => return v,
-            Err(Ok(Lookup::Failed(s))) => return common("capture_failed").detail("http_status", s),
-            Err(Ok(_)) => return self.row("gone"),
+            Err(Ok(Lookup::Failed(s))) => return common(Common::CaptureFailed).detail("http_status", s),
+            Err(Ok(_)) => return self.row(AutofixAlertRow::Gone),
         };
         let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
         let pr_num = int_at(&p, "pull_request_number").or(case.output.expected().get("metadata.pull_request_number").and_then(as_int));
         let pr = pr_num.and_then(|n| case.lookup(&format!("pulls/{n}")).found()).map(crate::snapshot::github::PullRequest::from);
         let done = |v: Verdict| v.resolved(true).detail("alert_state", alert.state.clone());
         match alert.state.as_str() {
-            "fixed" if pr.as_ref().is_some_and(|p| p.merged == Some(true)) => done(self.row("fixed_via_pr").at(alert.fixed_at)),
-            "fixed" => done(self.row("fixed").at(alert.fixed_at)),
+            "fixed" if pr.as_ref().is_some_and(|p| p.merged == Some(true)) => done(self.row(AutofixAlertRow::FixedViaPr).at(alert.fixed_at)),
+            "fixed" => done(self.row(AutofixAlertRow::Fixed).at(alert.fixed_at)),
             "dismissed" if case.actors.classify(&alert.dismissed_by) == ActorClass::VisibleNonBot => {
-                done(self.row("dismissed_by_person").at(alert.dismissed_at).detail("reason", alert.dismissed_reason.clone()))
+                done(self.row(AutofixAlertRow::DismissedByPerson).at(alert.dismissed_at).detail("reason", alert.dismissed_reason.clone()))
             }
-            _ if pr.as_ref().is_some_and(|p| p.state.as_deref() == Some("closed") && p.merged != Some(true)) => done(self.row("pr_closed")),
-            _ if case.elapsed_hours().is_some_and(|h| h >= case.policy.alert_sla_hours as f64) => done(self.row("open_past_sla")),
-            _ => done(self.row("open")),
+            _ if pr.as_ref().is_some_and(|p| p.state.as_deref() == Some("closed") && p.merged != Some(true)) => done(self.row(AutofixAlertRow::PrClosed)),
+            _ if case.elapsed_hours().is_some_and(|h| h >= case.policy.alert_sla_hours as f64) => done(self.row(AutofixAlertRow::OpenPastSla)),
+            _ => done(self.row(AutofixAlertRow::Open)),
         }
     }
 }
 
 pub struct CreateAlert;
 
-const CREATE_ROWS: &[Row] = &[
-    Row { id: "fixed", when: "The alert was fixed", status: S::Accepted, strength: E::Strong, signal: "alert_fixed", seed: "Alert fixed", policy: None },
-    Row {
-        id: "triaged",
-        when: "The alert was assigned (acknowledged)",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "alert_triaged",
-        seed: "Alert acknowledged or triaged",
-        policy: None,
-    },
-    Row {
-        id: "dismissed_with_reason",
-        when: "Dismissed with a reason by a visible non-bot actor",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "alert_dismissed_with_reason",
-        seed: "Alert dismissed with reason by visible non-bot (accepted or rejected, depending expected semantics)",
-        policy: Some("alert_dismissed_with_reason"),
-    },
-    Row {
-        id: "invalid",
-        when: "The alert is gone (deleted or invalid)",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "alert_deleted_or_invalid",
-        seed: "Alert deleted or invalid",
-        policy: None,
-    },
-    Row {
-        id: "no_activity",
-        when: "Open with no activity after ignore_after_hours",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "no_activity",
-        seed: "Alert open with no activity (pending or ignored)",
-        policy: Some("ignore_after_hours"),
-    },
-    Row {
-        id: "open",
-        when: "Open with no activity yet",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "target_exists_only",
-        seed: "Alert open with no activity (pending or ignored)",
-        policy: Some("ignore_after_hours"),
-    },
-];
+rows! {
+    pub enum CreateAlertRow {
+        Fixed => RowSpec { id: "fixed", when: "The alert was fixed", status: S::Accepted, strength: E::Strong, signal: "alert_fixed", seed: "Alert fixed", policy: None },
+        Triaged => RowSpec {
+            id: "triaged",
+            when: "The alert was assigned (acknowledged)",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "alert_triaged",
+            seed: "Alert acknowledged or triaged",
+            policy: None,
+        },
+        DismissedWithReason => RowSpec {
+            id: "dismissed_with_reason",
+            when: "Dismissed with a reason by a visible non-bot actor",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "alert_dismissed_with_reason",
+            seed: "Alert dismissed with reason by visible non-bot (accepted or rejected, depending expected semantics)",
+            policy: Some("alert_dismissed_with_reason"),
+        },
+        Invalid => RowSpec {
+            id: "invalid",
+            when: "The alert is gone (deleted or invalid)",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "alert_deleted_or_invalid",
+            seed: "Alert deleted or invalid",
+            policy: None,
+        },
+        NoActivity => RowSpec {
+            id: "no_activity",
+            when: "Open with no activity after ignore_after_hours",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "no_activity",
+            seed: "Alert open with no activity (pending or ignored)",
+            policy: Some("ignore_after_hours"),
+        },
+        Open => RowSpec {
+            id: "open",
+            when: "Open with no activity yet",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "target_exists_only",
+            seed: "Alert open with no activity (pending or ignored)",
+            policy: Some("ignore_after_hours"),
+        },
+    }
+}
 
 impl Rule for CreateAlert {
     fn output_type(&self) -> &'static str {
@@ -230,9 +232,7 @@ impl Rule for CreateAlert {
     fn human_check(&self) -> &'static str {
         "Was the alert triaged, fixed, or dismissed with reason?"
     }
-    fn rows(&self) -> &'static [Row] {
-        CREATE_ROWS
-    }
+    type Row = CreateAlertRow;
     fn targets_number(&self) -> bool {
         false
     }
@@ -240,21 +240,21 @@ impl Rule for CreateAlert {
         let alert = match load(case) {
             Ok(a) => a,
             Err(Err(v)) => return v,
-            Err(Ok(Lookup::Gone(_))) => return self.row("invalid"),
+            Err(Ok(Lookup::Gone(_))) => return self.row(CreateAlertRow::Invalid),
             Err(Ok(l)) => return super::missing(case, &l),
         };
         let done = |v: Verdict| v.resolved(true).detail("alert_state", alert.state.clone());
         match alert.state.as_str() {
-            "fixed" => done(self.row("fixed").at(alert.fixed_at)),
+            "fixed" => done(self.row(CreateAlertRow::Fixed).at(alert.fixed_at)),
             "dismissed" if case.actors.classify(&alert.dismissed_by) == ActorClass::VisibleNonBot && alert.dismissed_reason.is_some() => done(
-                self.row("dismissed_with_reason")
+                self.row(CreateAlertRow::DismissedWithReason)
                     .status(case.policy.alert_dismissed_with_reason.status())
                     .at(alert.dismissed_at)
                     .detail("reason", alert.dismissed_reason.clone()),
             ),
-            _ if alert.assigned => done(self.row("triaged")),
-            _ if case.long_enough() => done(self.row("no_activity")),
-            _ => done(self.row("open")),
+            _ if alert.assigned => done(self.row(CreateAlertRow::Triaged)),
+            _ if case.long_enough() => done(self.row(CreateAlertRow::NoActivity)),
+            _ => done(self.row(CreateAlertRow::Open)),
         }
     }
 }

@@ -19,17 +19,18 @@
 use serde_json::Value;
 
 use super::fields::update_verdict;
-use super::update_issue::UPDATE_ROWS;
+use super::fields::UpdateRows;
+use super::update_issue::UpdateIssueRow;
 use super::{missing, CHALLENGE_PHRASES};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Activity, Case};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::snapshot::graphql::{Discussion, GqlComment};
 use crate::time::Instant;
 
 fn load<'a>(case: &Case<'a>) -> Result<(&'a Value, Discussion), Verdict> {
-    let Some(n) = case.output.target_number else { return Err(common("missing_reference")) };
+    let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
     let look = case.graphql(&format!("discussions/{n}"));
     match look.found() {
         Some(v) => Ok((v, Discussion::from(v))),
@@ -65,62 +66,64 @@ fn closed_as_of(case: &Case, d: &Discussion) -> Result<bool, &'static str> {
 
 pub struct CreateDiscussion;
 
-const CREATE_ROWS: &[Row] = &[
-    Row {
-        id: "answered",
-        when: "An answer was chosen",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "discussion_answered",
-        seed: "Answer marked or accepted answer present",
-        policy: None,
-    },
-    Row {
-        id: "engaged",
-        when: "Replies or reactions from visible non-bot actors",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "discussion_engaged",
-        seed: "Non-bot replies or meaningful reactions",
-        policy: None,
-    },
-    Row {
-        id: "converted_or_linked",
-        when: "Converted to an issue, or linked from an issue or PR",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "discussion_converted_or_linked",
-        seed: "Discussion converted or linked to issue or PR",
-        policy: None,
-    },
-    Row {
-        id: "closed_rejected",
-        when: "Closed as duplicate or outdated",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "discussion_closed_duplicate_or_outdated",
-        seed: "Closed as duplicate, spam, or off-topic",
-        policy: None,
-    },
-    Row {
-        id: "no_engagement",
-        when: "No engagement after ignore_after_hours",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "no_engagement",
-        seed: "Exists with no engagement after window",
-        policy: Some("ignore_after_hours"),
-    },
-    Row {
-        id: "exists_only",
-        when: "No engagement yet, window shorter than ignore_after_hours",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "target_exists_only",
-        seed: "§8: target exists only",
-        policy: Some("ignore_after_hours"),
-    },
-];
+rows! {
+    pub enum CreateDiscussionRow {
+        Answered => RowSpec {
+            id: "answered",
+            when: "An answer was chosen",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "discussion_answered",
+            seed: "Answer marked or accepted answer present",
+            policy: None,
+        },
+        Engaged => RowSpec {
+            id: "engaged",
+            when: "Replies or reactions from visible non-bot actors",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "discussion_engaged",
+            seed: "Non-bot replies or meaningful reactions",
+            policy: None,
+        },
+        ConvertedOrLinked => RowSpec {
+            id: "converted_or_linked",
+            when: "Converted to an issue, or linked from an issue or PR",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "discussion_converted_or_linked",
+            seed: "Discussion converted or linked to issue or PR",
+            policy: None,
+        },
+        ClosedRejected => RowSpec {
+            id: "closed_rejected",
+            when: "Closed as duplicate or outdated",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "discussion_closed_duplicate_or_outdated",
+            seed: "Closed as duplicate, spam, or off-topic",
+            policy: None,
+        },
+        NoEngagement => RowSpec {
+            id: "no_engagement",
+            when: "No engagement after ignore_after_hours",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "no_engagement",
+            seed: "Exists with no engagement after window",
+            policy: Some("ignore_after_hours"),
+        },
+        ExistsOnly => RowSpec {
+            id: "exists_only",
+            when: "No engagement yet, window shorter than ignore_after_hours",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "target_exists_only",
+            seed: "§8: target exists only",
+            policy: Some("ignore_after_hours"),
+        },
+    }
+}
 
 impl Rule for CreateDiscussion {
     fn output_type(&self) -> &'static str {
@@ -129,9 +132,7 @@ impl Rule for CreateDiscussion {
     fn human_check(&self) -> &'static str {
         "Did the discussion receive meaningful engagement or an accepted answer?"
     }
-    fn rows(&self) -> &'static [Row] {
-        CREATE_ROWS
-    }
+    type Row = CreateDiscussionRow;
     fn action_time(&self, case: &Case) -> Option<Instant> {
         case.output.created_at.or_else(|| load(case).ok().and_then(|(_, d)| d.created_at))
     }
@@ -144,32 +145,42 @@ impl Rule for CreateDiscussion {
         let case = case.with_workflow_actor(d.author.login.as_deref());
         let answered = d.has_answer && d.answer_chosen_at.map_or(case.window.is_snapshot(), |t| t <= case.as_of);
         if answered {
-            return self.row("answered").resolved(true).at(d.answer_chosen_at).detail("chosen_by", d.answer_chosen_by.login.clone());
+            return self.row(CreateDiscussionRow::Answered).resolved(true).at(d.answer_chosen_at).detail("chosen_by", d.answer_chosen_by.login.clone());
         }
         let closed = closed_as_of(&case, &d);
         if matches!(closed, Ok(true)) && matches!(d.state_reason.as_deref(), Some("DUPLICATE" | "OUTDATED")) {
-            return self.row("closed_rejected").resolved(true).at(d.closed_at).detail("state_reason", d.state_reason.clone());
+            return self.row(CreateDiscussionRow::ClosedRejected).resolved(true).at(d.closed_at).detail("state_reason", d.state_reason.clone());
         }
         if let Some(c) = people(&case, &d).first() {
-            return self.row("engaged").resolved(true).at(c.created_at).detail("engaged_by", c.author.login.clone());
+            return self.row(CreateDiscussionRow::Engaged).resolved(true).at(c.created_at).detail("engaged_by", c.author.login.clone());
         }
         if case.window.is_snapshot() && d.reactions_total.unwrap_or(0) > 0 {
-            return self.row("engaged").resolved(true).confidence(Confidence::Low).note("reactions known only as a count; who and when are not captured");
+            return self
+                .row(CreateDiscussionRow::Engaged)
+                .resolved(true)
+                .confidence(Confidence::Low)
+                .note("reactions known only as a count; who and when are not captured");
         }
         if d.converted_to_issue.is_some() || !d.linked.is_empty() {
-            return self.row("converted_or_linked").resolved(true).detail("issue", d.converted_to_issue).detail("linked", d.linked.clone());
+            return self.row(CreateDiscussionRow::ConvertedOrLinked).resolved(true).detail("issue", d.converted_to_issue).detail("linked", d.linked.clone());
         }
         if case.long_enough() {
-            return self.row("no_engagement").resolved(true);
+            return self.row(CreateDiscussionRow::NoEngagement).resolved(true);
         }
-        self.row("exists_only").resolved(true)
+        self.row(CreateDiscussionRow::ExistsOnly).resolved(true)
     }
 }
 
 pub struct UpdateDiscussion;
 
-/// update_issue's rows but the one that needs edit history, which discussions lack.
-const UPDATE_DISCUSSION_ROWS: &[Row] = &[UPDATE_ROWS[0], UPDATE_ROWS[2], UPDATE_ROWS[3]];
+rows! {
+    /// update_issue's rows but the one that needs edit history, which discussions lack.
+    pub enum UpdateDiscussionRow {
+        Retained => UpdateIssueRow::ROWS[0],
+        Reverted => UpdateIssueRow::ROWS[2],
+        Replaced => UpdateIssueRow::ROWS[3],
+    }
+}
 
 impl Rule for UpdateDiscussion {
     fn output_type(&self) -> &'static str {
@@ -178,58 +189,70 @@ impl Rule for UpdateDiscussion {
     fn human_check(&self) -> &'static str {
         "Did the agent's edit stick? (mirrors update_issue)"
     }
-    fn rows(&self) -> &'static [Row] {
-        UPDATE_DISCUSSION_ROWS
-    }
+    type Row = UpdateDiscussionRow;
     fn evaluate(&self, case: &Case) -> Verdict {
         let (body, d) = match load(case) {
             Ok(x) => x,
             Err(v) => return v,
         };
-        update_verdict(self, case, body, d.updated_at, &Activity::default())
+        update_verdict(
+            self,
+            UpdateRows {
+                retained: UpdateDiscussionRow::Retained,
+                retained_after_edit: None,
+                reverted: UpdateDiscussionRow::Reverted,
+                replaced: UpdateDiscussionRow::Replaced,
+            },
+            case,
+            body,
+            d.updated_at,
+            &Activity::default(),
+        )
     }
 }
 
 pub struct CloseDiscussion;
 
-const CLOSE_ROWS: &[Row] = &[
-    Row {
-        id: "stayed_closed",
-        when: "Still closed at the window's end",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "discussion_stayed_closed",
-        seed: "Still closed after window",
-        policy: None,
-    },
-    Row {
-        id: "reopened",
-        when: "Open again (GraphQL keeps no record of who reopened it)",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "discussion_reopened",
-        seed: "Reopened by visible non-bot (actor not visible)",
-        policy: None,
-    },
-    Row {
-        id: "reopened_by_person",
-        when: "Open again, and the capture names a visible non-bot reopener (`reopenedBy`)",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "discussion_reopened",
-        seed: "Reopened by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "challenged",
-        when: "A visible non-bot comment after the close says it was wrong",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "close_challenged",
-        seed: "Non-bot comments indicate close was wrong",
-        policy: None,
-    },
-];
+rows! {
+    pub enum CloseDiscussionRow {
+        StayedClosed => RowSpec {
+            id: "stayed_closed",
+            when: "Still closed at the window's end",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "discussion_stayed_closed",
+            seed: "Still closed after window",
+            policy: None,
+        },
+        Reopened => RowSpec {
+            id: "reopened",
+            when: "Open again (GraphQL keeps no record of who reopened it)",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "discussion_reopened",
+            seed: "Reopened by visible non-bot (actor not visible)",
+            policy: None,
+        },
+        ReopenedByPerson => RowSpec {
+            id: "reopened_by_person",
+            when: "Open again, and the capture names a visible non-bot reopener (`reopenedBy`)",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "discussion_reopened",
+            seed: "Reopened by visible non-bot",
+            policy: None,
+        },
+        Challenged => RowSpec {
+            id: "challenged",
+            when: "A visible non-bot comment after the close says it was wrong",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "close_challenged",
+            seed: "Non-bot comments indicate close was wrong",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for CloseDiscussion {
     fn output_type(&self) -> &'static str {
@@ -238,9 +261,7 @@ impl Rule for CloseDiscussion {
     fn human_check(&self) -> &'static str {
         "Did the discussion stay closed?"
     }
-    fn rows(&self) -> &'static [Row] {
-        CLOSE_ROWS
-    }
+    type Row = CloseDiscussionRow;
     fn evaluate(&self, case: &Case) -> Verdict {
         let (body, d) = match load(case) {
             Ok(x) => x,
@@ -253,16 +274,16 @@ impl Rule for CloseDiscussion {
         if !closed {
             let by = crate::snapshot::graphql::actor(body.get("reopenedBy"));
             return if case.actors.classify(&by) == ActorClass::VisibleNonBot {
-                self.row("reopened_by_person").detail("reopened_by", by.login)
+                self.row(CloseDiscussionRow::ReopenedByPerson).detail("reopened_by", by.login)
             } else {
-                self.row("reopened")
+                self.row(CloseDiscussionRow::Reopened)
             }
             .resolved(true);
         }
         let challenge = people(case, &d).into_iter().find(|c| c.body.as_deref().is_some_and(|t| CHALLENGE_PHRASES.iter().any(|p| t.contains(p))));
         if let Some(c) = challenge {
-            return self.row("challenged").resolved(true).at(c.created_at).detail("challenged_by", c.author.login.clone());
+            return self.row(CloseDiscussionRow::Challenged).resolved(true).at(c.created_at).detail("challenged_by", c.author.login.clone());
         }
-        self.row("stayed_closed").resolved(true)
+        self.row(CloseDiscussionRow::StayedClosed).resolved(true)
     }
 }

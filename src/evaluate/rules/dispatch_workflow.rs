@@ -21,76 +21,78 @@ use serde_json::Value;
 
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{Row, Rule, Verdict};
+use crate::evaluate::{rows, RowSpec, Rule, Verdict};
 use crate::json::{as_int, names, str_at};
 
-pub const ROWS: &[Row] = &[
-    Row {
-        id: "success",
-        when: "The run completed successfully",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "workflow_success",
-        seed: "Dispatched run completed successfully",
-        policy: None,
-    },
-    Row {
-        id: "failed",
-        when: "The run failed, was cancelled or timed out",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "workflow_failed",
-        seed: "Run failed, cancelled, or timed out",
-        policy: None,
-    },
-    Row {
-        id: "in_progress",
-        when: "The run is queued or in progress",
-        status: S::Pending,
-        strength: E::Medium,
-        signal: "workflow_in_progress",
-        seed: "Run still in progress",
-        policy: None,
-    },
-    Row {
-        id: "missing_run_id",
-        when: "No run id recorded",
-        status: S::Unknown,
-        strength: E::None,
-        signal: "missing_run_id",
-        seed: "No matching run found (unknown or rejected, depending dispatch API result)",
-        policy: None,
-    },
-    Row {
-        id: "run_not_found",
-        when: "The recorded run answered 404",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "workflow_run_not_found",
-        seed: "No matching run found (rejected when the API named a run)",
-        policy: None,
-    },
-    Row {
-        id: "no_artifact",
-        when: "Succeeded, but an expected artifact is missing",
-        status: S::Accepted,
-        strength: E::Weak,
-        signal: "workflow_success_without_artifact",
-        seed: "Run succeeded but produced no expected artifact",
-        policy: Some("run_without_artifact"),
-    },
-];
+rows! {
+    pub enum DispatchRow {
+        Success => RowSpec {
+            id: "success",
+            when: "The run completed successfully",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "workflow_success",
+            seed: "Dispatched run completed successfully",
+            policy: None,
+        },
+        Failed => RowSpec {
+            id: "failed",
+            when: "The run failed, was cancelled or timed out",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "workflow_failed",
+            seed: "Run failed, cancelled, or timed out",
+            policy: None,
+        },
+        InProgress => RowSpec {
+            id: "in_progress",
+            when: "The run is queued or in progress",
+            status: S::Pending,
+            strength: E::Medium,
+            signal: "workflow_in_progress",
+            seed: "Run still in progress",
+            policy: None,
+        },
+        MissingRunId => RowSpec {
+            id: "missing_run_id",
+            when: "No run id recorded",
+            status: S::Unknown,
+            strength: E::None,
+            signal: "missing_run_id",
+            seed: "No matching run found (unknown or rejected, depending dispatch API result)",
+            policy: None,
+        },
+        RunNotFound => RowSpec {
+            id: "run_not_found",
+            when: "The recorded run answered 404",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "workflow_run_not_found",
+            seed: "No matching run found (rejected when the API named a run)",
+            policy: None,
+        },
+        NoArtifact => RowSpec {
+            id: "no_artifact",
+            when: "Succeeded, but an expected artifact is missing",
+            status: S::Accepted,
+            strength: E::Weak,
+            signal: "workflow_success_without_artifact",
+            seed: "Run succeeded but produced no expected artifact",
+            policy: Some("run_without_artifact"),
+        },
+    }
+}
 
 /// Shared by the dispatch-like rules.
-pub fn judge_run(rule: &dyn Rule, case: &Case) -> Verdict {
+pub fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Verdict {
     let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
     let e = case.output.expected();
     let run_id = e.get("metadata.run_id").and_then(as_int).or(p.get("run_id").and_then(as_int));
-    let Some(id) = run_id else { return rule.row("missing_run_id") };
+    let Some(id) = run_id else { return rule.row(DispatchRow::MissingRunId) };
     let look = case.lookup(&format!("actions/runs/{id}"));
     let run = match &look {
         Lookup::Found(v) => *v,
-        Lookup::Gone(_) => return rule.row("run_not_found").detail("run_id", id),
+        Lookup::Gone(_) => return rule.row(DispatchRow::RunNotFound).detail("run_id", id),
         other => return super::missing(case, other).detail("run_id", id),
     };
     let updated = crate::time::at(run, "updated_at");
@@ -99,10 +101,12 @@ pub fn judge_run(rule: &dyn Rule, case: &Case) -> Verdict {
     let done = |v: Verdict| v.resolved(true).detail("run_id", id).detail("conclusion", conclusion);
     // A completed run is the same as of any moment after it finished.
     if !case.window.is_snapshot() && updated.is_none_or(|u| u > case.as_of) {
-        return crate::evaluate::common("history_missing").resolved(true).note("the run finished (or was last updated) after the window's end");
+        return crate::evaluate::common(crate::evaluate::Common::HistoryMissing)
+            .resolved(true)
+            .note("the run finished (or was last updated) after the window's end");
     }
     if status != "completed" {
-        return done(rule.row("in_progress"));
+        return done(rule.row(DispatchRow::InProgress));
     }
     match conclusion {
         "success" => {
@@ -111,12 +115,12 @@ pub fn judge_run(rule: &dyn Rule, case: &Case) -> Verdict {
                 let have: Vec<String> =
                     case.lookup(&format!("actions/runs/{id}/artifacts")).found().and_then(|v| v.get("artifacts")).and_then(names).unwrap_or_default();
                 if expected.iter().any(|a| !have.contains(a)) {
-                    return done(rule.row("no_artifact").status(case.policy.run_without_artifact.status()).at(updated));
+                    return done(rule.row(DispatchRow::NoArtifact).status(case.policy.run_without_artifact.status()).at(updated));
                 }
             }
-            done(rule.row("success").at(updated))
+            done(rule.row(DispatchRow::Success).at(updated))
         }
-        _ => done(rule.row("failed").at(updated)),
+        _ => done(rule.row(DispatchRow::Failed).at(updated)),
     }
 }
 
@@ -130,9 +134,7 @@ macro_rules! dispatch_rule {
             fn human_check(&self) -> &'static str {
                 "Did the dispatched workflow run successfully?"
             }
-            fn rows(&self) -> &'static [Row] {
-                ROWS
-            }
+            type Row = DispatchRow;
             fn targets_number(&self) -> bool {
                 false
             }

@@ -18,59 +18,61 @@ use serde_json::Value;
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
 use crate::snapshot::github::Issue;
 
 pub struct LinkSubIssue;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "present",
-        when: "The parent/sub-issue link is still present",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "sub_issue_link_present",
-        seed: "Parent/sub-issue link still present",
-        policy: None,
-    },
-    Row {
-        id: "removed_by_person",
-        when: "The link was removed by a visible non-bot actor",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "sub_issue_link_removed",
-        seed: "Link removed by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "removed",
-        when: "The link is gone; who removed it is not visible",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "sub_issue_link_removed",
-        seed: "Link removed by visible non-bot (actor not visible)",
-        policy: None,
-    },
-    Row {
-        id: "child_closed_invalid",
-        when: "The sub-issue was closed as duplicate or not planned",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "sub_issue_closed_invalid",
-        seed: "Target issue closed as duplicate or invalid (rejected or ignored)",
-        policy: Some("sub_issue_closed_invalid"),
-    },
-    Row {
-        id: "inaccessible",
-        when: "Neither the parent's sub-issues nor the child's parent could be read",
-        status: S::Unknown,
-        strength: E::None,
-        signal: "sub_issue_link_inaccessible",
-        seed: "Parent or child inaccessible",
-        policy: None,
-    },
-];
+rows! {
+    pub enum LinkSubIssueRow {
+        Present => RowSpec {
+            id: "present",
+            when: "The parent/sub-issue link is still present",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "sub_issue_link_present",
+            seed: "Parent/sub-issue link still present",
+            policy: None,
+        },
+        RemovedByPerson => RowSpec {
+            id: "removed_by_person",
+            when: "The link was removed by a visible non-bot actor",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "sub_issue_link_removed",
+            seed: "Link removed by visible non-bot",
+            policy: None,
+        },
+        Removed => RowSpec {
+            id: "removed",
+            when: "The link is gone; who removed it is not visible",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "sub_issue_link_removed",
+            seed: "Link removed by visible non-bot (actor not visible)",
+            policy: None,
+        },
+        ChildClosedInvalid => RowSpec {
+            id: "child_closed_invalid",
+            when: "The sub-issue was closed as duplicate or not planned",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "sub_issue_closed_invalid",
+            seed: "Target issue closed as duplicate or invalid (rejected or ignored)",
+            policy: Some("sub_issue_closed_invalid"),
+        },
+        Inaccessible => RowSpec {
+            id: "inaccessible",
+            when: "Neither the parent's sub-issues nor the child's parent could be read",
+            status: S::Unknown,
+            strength: E::None,
+            signal: "sub_issue_link_inaccessible",
+            seed: "Parent or child inaccessible",
+            policy: None,
+        },
+    }
+}
 
 fn numbers(case: &Case) -> (Option<i64>, Option<i64>) {
     let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
@@ -86,18 +88,16 @@ impl Rule for LinkSubIssue {
     fn human_check(&self) -> &'static str {
         "Did the sub-issue relationship stick?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
+    type Row = LinkSubIssueRow;
     fn targets_number(&self) -> bool {
         false
     }
     fn evaluate(&self, case: &Case) -> Verdict {
         let (Some(parent), Some(child)) = numbers(case) else {
-            return common("missing_execution_state").note("parent and sub-issue numbers not both recorded");
+            return common(Common::MissingExecutionState).note("parent and sub-issue numbers not both recorded");
         };
         if !case.window.is_snapshot() {
-            return common("history_missing").note("sub-issue links have no captured history; only the snapshot window can be judged");
+            return common(Common::HistoryMissing).note("sub-issue links have no captured history; only the snapshot window can be judged");
         }
         let children = case.lookup(&format!("issues/{parent}/sub_issues"));
         let up = case.lookup(&format!("issues/{child}/parent"));
@@ -107,16 +107,16 @@ impl Rule for LinkSubIssue {
             (_, Lookup::Gone(_)) => Some(false),
             _ => None,
         };
-        let Some(linked) = linked else { return self.row("inaccessible") };
+        let Some(linked) = linked else { return self.row(LinkSubIssueRow::Inaccessible) };
         let done = |v: Verdict| v.resolved(true).detail("parent", parent).detail("sub_issue", child);
         if let Some(v) = case.lookup(&format!("issues/{child}")).found() {
             let i = Issue::from(v);
             if i.state.as_deref() == Some("closed") && matches!(i.state_reason.as_deref(), Some("duplicate" | "not_planned")) {
-                return done(self.row("child_closed_invalid").status(case.policy.sub_issue_closed_invalid.status()));
+                return done(self.row(LinkSubIssueRow::ChildClosedInvalid).status(case.policy.sub_issue_closed_invalid.status()));
             }
         }
         if linked {
-            return done(self.row("present"));
+            return done(self.row(LinkSubIssueRow::Present));
         }
         let events = [format!("issues/{parent}/timeline"), format!("issues/{child}/timeline"), format!("issues/{parent}/events")];
         let remover = events.iter().filter_map(|p| case.lookup(p).found()).flat_map(crate::snapshot::github::events).find(|e| {
@@ -124,9 +124,9 @@ impl Rule for LinkSubIssue {
                 && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
         });
         done(match remover {
-            Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("removed_by_person").at(e.created_at),
-            Some(e) => self.row("removed").at(e.created_at),
-            None => self.row("removed"),
+            Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(LinkSubIssueRow::RemovedByPerson).at(e.created_at),
+            Some(e) => self.row(LinkSubIssueRow::Removed).at(e.created_at),
+            None => self.row(LinkSubIssueRow::Removed),
         })
     }
 }

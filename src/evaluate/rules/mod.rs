@@ -39,12 +39,12 @@ use serde_json::Value;
 
 use super::actors::ActorClass;
 use super::case::{Act, Activity, Case, Final, Lookup};
-use super::{common, deleted, Rule, Verdict};
+use super::{common, deleted, Common, Evaluator, Verdict};
 use crate::snapshot::github::{Issue, PullRequest};
 
 /// Every rule: seed 000 §13 priority order first, then the rest of §7, then the gh-aw
 /// types the seed does not list.
-pub fn all() -> &'static [&'static dyn Rule] {
+pub fn all() -> &'static [&'static dyn Evaluator] {
     &[
         &create_pull_request::CreatePullRequest,
         &push_to_pull_request_branch::PushToPullRequestBranch,
@@ -94,17 +94,17 @@ pub fn all() -> &'static [&'static dyn Rule] {
     ]
 }
 
-pub fn find(output_type: &str) -> Option<&'static dyn Rule> {
+pub fn find(output_type: &str) -> Option<&'static dyn Evaluator> {
     all().iter().copied().find(|r| r.output_type() == output_type)
 }
 
 /// A lookup that is not `Found`, as the verdict it implies.
 pub fn missing(case: &Case, l: &Lookup) -> Verdict {
     match l {
-        Lookup::Found(_) => common("target_not_captured"),
+        Lookup::Found(_) => common(Common::TargetNotCaptured),
         Lookup::Gone(s) => deleted(case, *s),
-        Lookup::Failed(s) => common("capture_failed").detail("http_status", *s),
-        Lookup::NotCaptured => common("target_not_captured"),
+        Lookup::Failed(s) => common(Common::CaptureFailed).detail("http_status", *s),
+        Lookup::NotCaptured => common(Common::TargetNotCaptured),
     }
 }
 
@@ -175,7 +175,7 @@ pub fn capture_problem(a: &Activity, relevant: &[&str]) -> Option<Verdict> {
         return None;
     }
     let paths: Vec<String> = failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
-    Some(common("capture_failed").resolved(true).note(format!("activity capture failed: {}", paths.join(", "))))
+    Some(common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", "))))
 }
 
 /// A merge or close by the workflow's own identity of what it created, decided the same
@@ -233,9 +233,9 @@ pub fn challenge<'b>(case: &Case, a: &'b Activity) -> Option<&'b Act> {
 /// The verdict for a lifecycle that could not be rebuilt.
 pub fn no_history(why: &str) -> Verdict {
     match why {
-        "state_missing" => common("target_not_captured").note("the target's state field was not captured"),
-        "state_inconsistent" => common("inconsistent_state").note("the target is `open` but carries a merge or close time"),
-        _ => common("history_missing").note(format!("cannot rebuild the state as of the window's end: {why}")),
+        "state_missing" => common(Common::TargetNotCaptured).note("the target's state field was not captured"),
+        "state_inconsistent" => common(Common::InconsistentState).note("the target is `open` but carries a merge or close time"),
+        _ => common(Common::HistoryMissing).note(format!("cannot rebuild the state as of the window's end: {why}")),
     }
 }
 

@@ -17,17 +17,21 @@
 
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{Row, Rule, Verdict};
+use crate::evaluate::{rows, RowSpec, Rule, Verdict};
 
-const ROWS: &[Row] = &[Row {
-    id: "no_repository_outcome",
-    when: "The output writes nothing a repository capture shows; there is no human check to make",
-    status: S::Skipped,
-    strength: E::None,
-    signal: "no_repository_outcome",
-    seed: "",
-    policy: None,
-}];
+rows! {
+    pub enum NotObservableRow {
+        NoRepositoryOutcome => RowSpec {
+        id: "no_repository_outcome",
+        when: "The output writes nothing a repository capture shows; there is no human check to make",
+        status: S::Skipped,
+        strength: E::None,
+        signal: "no_repository_outcome",
+        seed: "",
+        policy: None,
+    },
+    }
+}
 
 pub struct NotObservable(pub &'static str, pub &'static str);
 
@@ -38,9 +42,7 @@ impl Rule for NotObservable {
     fn human_check(&self) -> &'static str {
         self.1
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
+    type Row = NotObservableRow;
     fn targets_number(&self) -> bool {
         false
     }
@@ -48,7 +50,7 @@ impl Rule for NotObservable {
         true
     }
     fn evaluate(&self, _case: &Case) -> Verdict {
-        self.row("no_repository_outcome")
+        self.row(NotObservableRow::NoRepositoryOutcome)
     }
 }
 

@@ -26,7 +26,7 @@ use super::{load_pull, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Lookup, Placement};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowId, RowSpec, Rule, Verdict};
 use crate::json::str_at;
 use crate::snapshot::github::{list, Comment, Commit};
 use crate::snapshot::graphql::{nodes, ReviewThread};
@@ -47,7 +47,7 @@ fn comment(case: &Case, n: Option<i64>, id: i64) -> Result<Option<(Comment, Valu
             }
         }
     }
-    Err(common("target_not_captured").detail("comment_id", id))
+    Err(common(Common::TargetNotCaptured).detail("comment_id", id))
 }
 
 /// Threads of PR `n`, or of every captured PR of the repository when `n` is unknown.
@@ -105,103 +105,117 @@ fn touching_commit(case: &Case, n: i64, path: &str) -> Option<Option<Instant>> {
 
 pub struct CreateReviewComment;
 
-const CREATE_ROWS: &[Row] = &[
-    Row {
-        id: "resolved",
-        when: "Its thread was resolved by a visible non-bot actor (snapshot window)",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "thread_resolved",
-        seed: "Thread resolved by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "replied",
-        when: "A visible non-bot actor replied",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "review_comment_replied",
-        seed: "Comment replied to by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "followup_commit",
-        when: "A later commit touched the commented file",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "followup_commit_touched_file",
-        seed: "Follow-up commit touches commented lines or files",
-        policy: None,
-    },
-    Row {
-        id: "outdated_merged",
-        when: "Outdated by later changes, and the PR merged",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "outdated_by_change_and_merged",
-        seed: "Comment marked outdated due to changes and PR merged",
-        policy: None,
-    },
-    Row {
-        id: "removed",
-        when: "Deleted, or minimized",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "review_comment_removed",
-        seed: "Comment deleted or minimized as abuse/off-topic",
-        policy: None,
-    },
-    Row {
-        id: "no_response",
-        when: "PR closed or merged with no reply or resolution",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "no_response_before_pr_closed",
-        seed: "No reply or no resolution after PR closed or merged",
-        policy: None,
-    },
-    Row {
-        id: "open",
-        when: "PR open, thread unresolved",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "thread_open",
-        seed: "PR still open and thread unresolved",
-        policy: None,
-    },
-];
+rows! {
+    pub enum CreateReviewCommentRow {
+        Resolved => RowSpec {
+            id: "resolved",
+            when: "Its thread was resolved by a visible non-bot actor (snapshot window)",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "thread_resolved",
+            seed: "Thread resolved by visible non-bot",
+            policy: None,
+        },
+        Replied => RowSpec {
+            id: "replied",
+            when: "A visible non-bot actor replied",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "review_comment_replied",
+            seed: "Comment replied to by visible non-bot",
+            policy: None,
+        },
+        FollowupCommit => RowSpec {
+            id: "followup_commit",
+            when: "A later commit touched the commented file",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "followup_commit_touched_file",
+            seed: "Follow-up commit touches commented lines or files",
+            policy: None,
+        },
+        OutdatedMerged => RowSpec {
+            id: "outdated_merged",
+            when: "Outdated by later changes, and the PR merged",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "outdated_by_change_and_merged",
+            seed: "Comment marked outdated due to changes and PR merged",
+            policy: None,
+        },
+        Removed => RowSpec {
+            id: "removed",
+            when: "Deleted, or minimized",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "review_comment_removed",
+            seed: "Comment deleted or minimized as abuse/off-topic",
+            policy: None,
+        },
+        NoResponse => RowSpec {
+            id: "no_response",
+            when: "PR closed or merged with no reply or resolution",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "no_response_before_pr_closed",
+            seed: "No reply or no resolution after PR closed or merged",
+            policy: None,
+        },
+        Open => RowSpec {
+            id: "open",
+            when: "PR open, thread unresolved",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "thread_open",
+            seed: "PR still open and thread unresolved",
+            policy: None,
+        },
+    }
+}
 
 /// Shared course of the comment and reply rules.
-fn judge_comment(rule: &dyn Rule, case: &Case, id: i64) -> Verdict {
+/// The rows the shared review-comment verdict answers with, in a rule's own row type.
+struct CommentRows<R> {
+    resolved: R,
+    replied: R,
+    /// Only for the agent's own comments: a later commit touching the file answers them.
+    followup_commit: Option<R>,
+    outdated_merged: Option<R>,
+    removed: R,
+    no_response: R,
+    open: R,
+}
+
+fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: &Case, id: i64) -> Verdict {
     let n = case.output.target_number;
     let (c, raw) = match comment(case, n, id) {
         Ok(Some(x)) => x,
-        Ok(None) => return rule.row("removed").resolved(true).detail("comment_id", id),
+        Ok(None) => return rule.row(rows.removed).resolved(true).detail("comment_id", id),
         Err(v) => return v,
     };
     let Some(n) = n.or_else(|| str_at(&raw, "pull_request_url").and_then(|u| u.rsplit('/').next()).and_then(|x| x.parse().ok())) else {
-        return common("missing_reference").note("the comment's PR is not recorded");
+        return common(Common::MissingReference).note("the comment's PR is not recorded");
     };
     let case = case.with_workflow_actor(c.user.login.as_deref());
     let all = threads(&case, Some(n));
     let thread = all.iter().map(|(_, t)| t).find(|t| t.holds_comment(id));
     if thread.and_then(|t| t.comments.iter().find(|x| x.id == Some(id))).and_then(|x| x.minimized) == Some(true) || c.minimized == Some(true) {
-        return rule.row("removed").resolved(true).note("minimized");
+        return rule.row(rows.removed).resolved(true).note("minimized");
     }
     let snap = case.window.is_snapshot();
     if snap {
         if let Some(t) = thread.filter(|t| t.resolved == Some(true)) {
             if case.actors.classify(&t.resolved_by) == ActorClass::VisibleNonBot {
-                return rule.row("resolved").resolved(true).detail("resolved_by", t.resolved_by.login.clone());
+                return rule.row(rows.resolved).resolved(true).detail("resolved_by", t.resolved_by.login.clone());
             }
         }
     }
     if let Some(at) = person_reply(&case, n, id, thread) {
-        return rule.row("replied").resolved(true).at(at);
+        return rule.row(rows.replied).resolved(true).at(at);
     }
-    if rule.rows().iter().any(|r| r.id == "followup_commit") {
+    if let Some(row) = rows.followup_commit {
         if let Some(at) = c.path.as_deref().and_then(|p| touching_commit(&case, n, p)) {
-            return rule.row("followup_commit").resolved(true).at(at);
+            return rule.row(row).resolved(true).at(at);
         }
     }
     let (_, pr) = match load_pull(&case, n) {
@@ -217,16 +231,16 @@ fn judge_comment(rule: &dyn Rule, case: &Case, id: i64) -> Verdict {
         || (raw.get("position").is_some_and(Value::is_null) && raw.get("original_position").is_some_and(|p| !p.is_null()));
     let note = |v: Verdict| if snap { v } else { v.note("thread resolution has no timestamp; it is judged only in the snapshot window") };
     if lc.closed {
-        if lc.merged && outdated && rule.rows().iter().any(|r| r.id == "outdated_merged") {
-            return note(rule.row("outdated_merged").resolved(true).at(lc.merged_at));
+        if let Some(row) = rows.outdated_merged.filter(|_| lc.merged && outdated) {
+            return note(rule.row(row).resolved(true).at(lc.merged_at));
         }
-        let v = rule.row("no_response").resolved(true).at(lc.closed_at);
-        return note(match rule.rows().iter().find(|r| r.id == "no_response").and_then(|r| r.policy) {
+        let v = rule.row(rows.no_response).resolved(true).at(lc.closed_at);
+        return note(match rows.no_response.spec().policy {
             Some(_) => v.status(case.policy.unresolved_reply_pr_closed.status()),
             None => v,
         });
     }
-    note(rule.row("open").resolved(true))
+    note(rule.row(rows.open).resolved(true))
 }
 
 impl Rule for CreateReviewComment {
@@ -236,62 +250,75 @@ impl Rule for CreateReviewComment {
     fn human_check(&self) -> &'static str {
         "Did the inline comment lead to resolution, reply, code change, or review action?"
     }
-    fn rows(&self) -> &'static [Row] {
-        CREATE_ROWS
-    }
+    type Row = CreateReviewCommentRow;
     fn action_time(&self, case: &Case) -> Option<Instant> {
         let id = case.output.target_comment_id?;
         case.output.created_at.or_else(|| comment(case, case.output.target_number, id).ok().flatten().and_then(|(c, _)| c.created_at))
     }
     fn evaluate(&self, case: &Case) -> Verdict {
         let Some(id) = case.output.target_comment_id else {
-            return common("missing_reference").note("no review comment id recorded (URL or comment_id)");
+            return common(Common::MissingReference).note("no review comment id recorded (URL or comment_id)");
         };
-        judge_comment(self, case, id)
+        judge_comment(
+            self,
+            CommentRows {
+                resolved: CreateReviewCommentRow::Resolved,
+                replied: CreateReviewCommentRow::Replied,
+                followup_commit: Some(CreateReviewCommentRow::FollowupCommit),
+                outdated_merged: Some(CreateReviewCommentRow::OutdatedMerged),
+                removed: CreateReviewCommentRow::Removed,
+                no_response: CreateReviewCommentRow::NoResponse,
+                open: CreateReviewCommentRow::Open,
+            },
+            case,
+            id,
+        )
     }
 }
 
 pub struct ReplyToReviewComment;
 
-const REPLY_ROWS: &[Row] = &[
-    Row {
-        id: "resolved",
-        when: "The thread was resolved after the reply by a visible non-bot actor (snapshot window)",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "thread_resolved",
-        seed: "Thread resolved after reply",
-        policy: None,
-    },
-    Row {
-        id: "replied",
-        when: "A visible non-bot actor continued the thread",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "review_comment_replied",
-        seed: "Visible non-bot replies positively or continues constructively",
-        policy: None,
-    },
-    Row {
-        id: "removed",
-        when: "The reply was deleted or minimized",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "review_comment_removed",
-        seed: "Reply is deleted or minimized",
-        policy: None,
-    },
-    Row {
-        id: "no_response",
-        when: "Thread unresolved and the PR closed without action",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "no_response_before_pr_closed",
-        seed: "Thread remains unresolved and PR closes without action (ignored or rejected)",
-        policy: Some("unresolved_reply_pr_closed"),
-    },
-    Row { id: "open", when: "PR still open", status: S::Pending, strength: E::Weak, signal: "thread_open", seed: "PR still open", policy: None },
-];
+rows! {
+    pub enum ReplyToReviewCommentRow {
+        Resolved => RowSpec {
+            id: "resolved",
+            when: "The thread was resolved after the reply by a visible non-bot actor (snapshot window)",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "thread_resolved",
+            seed: "Thread resolved after reply",
+            policy: None,
+        },
+        Replied => RowSpec {
+            id: "replied",
+            when: "A visible non-bot actor continued the thread",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "review_comment_replied",
+            seed: "Visible non-bot replies positively or continues constructively",
+            policy: None,
+        },
+        Removed => RowSpec {
+            id: "removed",
+            when: "The reply was deleted or minimized",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "review_comment_removed",
+            seed: "Reply is deleted or minimized",
+            policy: None,
+        },
+        NoResponse => RowSpec {
+            id: "no_response",
+            when: "Thread unresolved and the PR closed without action",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "no_response_before_pr_closed",
+            seed: "Thread remains unresolved and PR closes without action (ignored or rejected)",
+            policy: Some("unresolved_reply_pr_closed"),
+        },
+        Open => RowSpec { id: "open", when: "PR still open", status: S::Pending, strength: E::Weak, signal: "thread_open", seed: "PR still open", policy: None },
+    }
+}
 
 impl Rule for ReplyToReviewComment {
     fn output_type(&self) -> &'static str {
@@ -300,69 +327,82 @@ impl Rule for ReplyToReviewComment {
     fn human_check(&self) -> &'static str {
         "Did the reply advance or resolve the thread?"
     }
-    fn rows(&self) -> &'static [Row] {
-        REPLY_ROWS
-    }
+    type Row = ReplyToReviewCommentRow;
     fn action_time(&self, case: &Case) -> Option<Instant> {
         CreateReviewComment.action_time(case)
     }
     fn evaluate(&self, case: &Case) -> Verdict {
         let Some(id) = case.output.target_comment_id else {
-            return common("missing_reference").note("no id recorded for the reply (URL or metadata comment_id)");
+            return common(Common::MissingReference).note("no id recorded for the reply (URL or metadata comment_id)");
         };
-        judge_comment(self, case, id)
+        judge_comment(
+            self,
+            CommentRows {
+                resolved: ReplyToReviewCommentRow::Resolved,
+                replied: ReplyToReviewCommentRow::Replied,
+                followup_commit: None,
+                outdated_merged: None,
+                removed: ReplyToReviewCommentRow::Removed,
+                no_response: ReplyToReviewCommentRow::NoResponse,
+                open: ReplyToReviewCommentRow::Open,
+            },
+            case,
+            id,
+        )
     }
 }
 
 pub struct ResolveThread;
 
-const RESOLVE_ROWS: &[Row] = &[
-    Row {
-        id: "merged_after",
-        when: "Still resolved, and the PR merged",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "resolved_and_merged",
-        seed: "PR merged after resolution",
-        policy: None,
-    },
-    Row {
-        id: "still_resolved",
-        when: "Still resolved",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "thread_still_resolved",
-        seed: "Thread still resolved after window",
-        policy: None,
-    },
-    Row {
-        id: "unresolved",
-        when: "Unresolved again (GraphQL does not say by whom)",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "thread_unresolved",
-        seed: "Thread reopened by visible non-bot (actor not visible)",
-        policy: None,
-    },
-    Row {
-        id: "pr_closed",
-        when: "Still resolved, but the PR closed unmerged",
-        status: S::Ignored,
-        strength: E::Medium,
-        signal: "resolved_pr_closed_unmerged",
-        seed: "PR closed unmerged after resolution (contextual)",
-        policy: Some("resolved_pr_closed"),
-    },
-    Row {
-        id: "inaccessible",
-        when: "The thread is not in any captured review_threads",
-        status: S::Unknown,
-        strength: E::None,
-        signal: "thread_inaccessible",
-        seed: "Thread inaccessible",
-        policy: None,
-    },
-];
+rows! {
+    pub enum ResolveThreadRow {
+        MergedAfter => RowSpec {
+            id: "merged_after",
+            when: "Still resolved, and the PR merged",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "resolved_and_merged",
+            seed: "PR merged after resolution",
+            policy: None,
+        },
+        StillResolved => RowSpec {
+            id: "still_resolved",
+            when: "Still resolved",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "thread_still_resolved",
+            seed: "Thread still resolved after window",
+            policy: None,
+        },
+        Unresolved => RowSpec {
+            id: "unresolved",
+            when: "Unresolved again (GraphQL does not say by whom)",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "thread_unresolved",
+            seed: "Thread reopened by visible non-bot (actor not visible)",
+            policy: None,
+        },
+        PrClosed => RowSpec {
+            id: "pr_closed",
+            when: "Still resolved, but the PR closed unmerged",
+            status: S::Ignored,
+            strength: E::Medium,
+            signal: "resolved_pr_closed_unmerged",
+            seed: "PR closed unmerged after resolution (contextual)",
+            policy: Some("resolved_pr_closed"),
+        },
+        Inaccessible => RowSpec {
+            id: "inaccessible",
+            when: "The thread is not in any captured review_threads",
+            status: S::Unknown,
+            strength: E::None,
+            signal: "thread_inaccessible",
+            seed: "Thread inaccessible",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for ResolveThread {
     fn output_type(&self) -> &'static str {
@@ -371,9 +411,7 @@ impl Rule for ResolveThread {
     fn human_check(&self) -> &'static str {
         "Did the thread stay resolved?"
     }
-    fn rows(&self) -> &'static [Row] {
-        RESOLVE_ROWS
-    }
+    type Row = ResolveThreadRow;
     fn targets_number(&self) -> bool {
         false
     }
@@ -383,21 +421,21 @@ impl Rule for ResolveThread {
             .map(str::to_string)
             .or_else(|| case.output.expected().get("metadata.thread_id").and_then(Value::as_str).map(str::to_string))
         else {
-            return common("missing_reference").note("no thread id recorded");
+            return common(Common::MissingReference).note("no thread id recorded");
         };
         let found = threads(case, case.output.target_number).into_iter().find(|(_, t)| t.node_id.as_deref() == Some(tid.as_str()));
-        let Some((n, t)) = found else { return self.row("inaccessible").detail("thread_id", tid) };
+        let Some((n, t)) = found else { return self.row(ResolveThreadRow::Inaccessible).detail("thread_id", tid) };
         if !case.window.is_snapshot() {
-            return common("history_missing").resolved(true).note("thread resolution has no timestamp; only the snapshot window can be judged");
+            return common(Common::HistoryMissing).resolved(true).note("thread resolution has no timestamp; only the snapshot window can be judged");
         }
         if t.resolved != Some(true) {
-            return self.row("unresolved").resolved(true);
+            return self.row(ResolveThreadRow::Unresolved).resolved(true);
         }
         let pr = load_pull(case, n).ok().map(|(_, p)| p);
         match pr.map(|p| (p.merged == Some(true), p.state.as_deref() == Some("closed"))) {
-            Some((true, _)) => self.row("merged_after").resolved(true),
-            Some((false, true)) => self.row("pr_closed").status(case.policy.resolved_pr_closed.status()).resolved(true),
-            _ => self.row("still_resolved").resolved(true),
+            Some((true, _)) => self.row(ResolveThreadRow::MergedAfter).resolved(true),
+            Some((false, true)) => self.row(ResolveThreadRow::PrClosed).status(case.policy.resolved_pr_closed.status()).resolved(true),
+            _ => self.row(ResolveThreadRow::StillResolved).resolved(true),
         }
     }
 }

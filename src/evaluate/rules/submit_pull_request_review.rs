@@ -22,7 +22,7 @@ use super::{load_pull, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::int_at;
 use crate::snapshot::github::{list, Review};
 use crate::time::Instant;
@@ -47,71 +47,73 @@ fn find_review(case: &Case, n: i64, id: i64) -> Result<Option<Review>, Verdict> 
 
 pub struct SubmitReview;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "approved_and_merged",
-        when: "The review approved and the PR merged",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "approved_and_merged",
-        seed: "Review approved and PR merged",
-        policy: None,
-    },
-    Row {
-        id: "addressed",
-        when: "Changes requested, then commits by someone other than the reviewer",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "changes_addressed",
-        seed: "Changes requested and later addressed by commits",
-        policy: None,
-    },
-    Row {
-        id: "dismissed",
-        when: "The review was dismissed",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "review_dismissed",
-        seed: "Review dismissed by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "contradicted",
-        when: "A later review by a visible non-bot actor gave the opposite verdict",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "review_contradicted",
-        seed: "Review contradicted by later human review (rejected or mixed)",
-        policy: Some("review_contradicted"),
-    },
-    Row {
-        id: "pr_closed",
-        when: "The PR closed (or merged against the review) without addressing it",
-        status: S::Ignored,
-        strength: E::Medium,
-        signal: "pr_closed_without_addressing",
-        seed: "PR closed without addressing review (contextual)",
-        policy: Some("review_pr_closed"),
-    },
-    Row {
-        id: "pending",
-        when: "The PR is still open",
-        status: S::Pending,
-        strength: E::Medium,
-        signal: "review_pending",
-        seed: "PR still open with review pending",
-        policy: None,
-    },
-    Row {
-        id: "review_missing",
-        when: "No review with the recorded id in the PR's reviews",
-        status: S::Unknown,
-        strength: E::Weak,
-        signal: "review_missing",
-        seed: "",
-        policy: None,
-    },
-];
+rows! {
+    pub enum SubmitReviewRow {
+        ApprovedAndMerged => RowSpec {
+            id: "approved_and_merged",
+            when: "The review approved and the PR merged",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "approved_and_merged",
+            seed: "Review approved and PR merged",
+            policy: None,
+        },
+        Addressed => RowSpec {
+            id: "addressed",
+            when: "Changes requested, then commits by someone other than the reviewer",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "changes_addressed",
+            seed: "Changes requested and later addressed by commits",
+            policy: None,
+        },
+        Dismissed => RowSpec {
+            id: "dismissed",
+            when: "The review was dismissed",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "review_dismissed",
+            seed: "Review dismissed by visible non-bot",
+            policy: None,
+        },
+        Contradicted => RowSpec {
+            id: "contradicted",
+            when: "A later review by a visible non-bot actor gave the opposite verdict",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "review_contradicted",
+            seed: "Review contradicted by later human review (rejected or mixed)",
+            policy: Some("review_contradicted"),
+        },
+        PrClosed => RowSpec {
+            id: "pr_closed",
+            when: "The PR closed (or merged against the review) without addressing it",
+            status: S::Ignored,
+            strength: E::Medium,
+            signal: "pr_closed_without_addressing",
+            seed: "PR closed without addressing review (contextual)",
+            policy: Some("review_pr_closed"),
+        },
+        Pending => RowSpec {
+            id: "pending",
+            when: "The PR is still open",
+            status: S::Pending,
+            strength: E::Medium,
+            signal: "review_pending",
+            seed: "PR still open with review pending",
+            policy: None,
+        },
+        ReviewMissing => RowSpec {
+            id: "review_missing",
+            when: "No review with the recorded id in the PR's reviews",
+            status: S::Unknown,
+            strength: E::Weak,
+            signal: "review_missing",
+            seed: "",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for SubmitReview {
     fn output_type(&self) -> &'static str {
@@ -120,20 +122,18 @@ impl Rule for SubmitReview {
     fn human_check(&self) -> &'static str {
         "Did the submitted review affect the PR lifecycle?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
+    type Row = SubmitReviewRow;
     fn action_time(&self, case: &Case) -> Option<Instant> {
         let n = case.output.target_number?;
         let id = review_id(case)?;
         case.output.created_at.or_else(|| find_review(case, n, id).ok().flatten().and_then(|r| r.submitted_at))
     }
     fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(id) = review_id(case) else { return common("missing_execution_state").note("no review id recorded") };
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let Some(id) = review_id(case) else { return common(Common::MissingExecutionState).note("no review id recorded") };
+        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
         let review = match find_review(case, n, id) {
             Ok(Some(r)) => r,
-            Ok(None) => return self.row("review_missing").detail("review_id", id),
+            Ok(None) => return self.row(SubmitReviewRow::ReviewMissing).detail("review_id", id),
             Err(v) => return v,
         };
         let state = review.state.clone().unwrap_or_default();
@@ -145,7 +145,7 @@ impl Rule for SubmitReview {
             .find(|e| e.dismissed_review_id.is_none_or(|r| r == id))
             .and_then(|e| e.created_at);
         if state == "DISMISSED" && (case.window.is_snapshot() || dismissed_at.is_some()) {
-            return done(self.row("dismissed").at(dismissed_at));
+            return done(self.row(SubmitReviewRow::Dismissed).at(dismissed_at));
         }
         let reviewer = review.user.login.clone().unwrap_or_default().to_lowercase();
         let opposite = |s: &str| match state.as_str() {
@@ -158,14 +158,14 @@ impl Rule for SubmitReview {
                 && a.actor.login.as_deref().is_some_and(|l| l.to_lowercase() != reviewer)
                 && matches!(&a.kind, ActKind::Review(s) if opposite(s))
         }) {
-            return done(self.row("contradicted").status(case.policy.review_contradicted.status()).at(a.at));
+            return done(self.row(SubmitReviewRow::Contradicted).status(case.policy.review_contradicted.status()).at(a.at));
         }
         if state == "CHANGES_REQUESTED" {
             let fix = case
                 .inside(&activity)
                 .find(|a| a.kind == ActKind::Commit && a.actor.login.as_deref().is_none_or(|l| l.to_lowercase() != reviewer) && a.class != ActorClass::Unknown);
             if let Some(a) = fix {
-                return done(self.row("addressed").at(a.at));
+                return done(self.row(SubmitReviewRow::Addressed).at(a.at));
             }
         }
         let (_, pr) = match load_pull(case, n) {
@@ -178,38 +178,40 @@ impl Rule for SubmitReview {
             Err(why) => return super::no_history(why).resolved(true),
         };
         if lc.merged && state == "APPROVED" {
-            return done(self.row("approved_and_merged").at(lc.merged_at));
+            return done(self.row(SubmitReviewRow::ApprovedAndMerged).at(lc.merged_at));
         }
         if lc.closed {
-            return done(self.row("pr_closed").status(case.policy.review_pr_closed.status()).at(lc.closed_at));
+            return done(self.row(SubmitReviewRow::PrClosed).status(case.policy.review_pr_closed.status()).at(lc.closed_at));
         }
-        done(self.row("pending"))
+        done(self.row(SubmitReviewRow::Pending))
     }
 }
 
 pub struct DismissReview;
 
-const DISMISS_ROWS: &[Row] = &[
-    Row { id: "stands", when: "The review is still dismissed", status: S::Accepted, strength: E::Medium, signal: "dismissal_stands", seed: "", policy: None },
-    Row {
-        id: "not_dismissed",
-        when: "The review is not dismissed at the window's end",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "dismissal_undone",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "review_missing",
-        when: "No review with the recorded id",
-        status: S::Unknown,
-        strength: E::Weak,
-        signal: "review_missing",
-        seed: "",
-        policy: None,
-    },
-];
+rows! {
+    pub enum DismissReviewRow {
+        Stands => RowSpec { id: "stands", when: "The review is still dismissed", status: S::Accepted, strength: E::Medium, signal: "dismissal_stands", seed: "", policy: None },
+        NotDismissed => RowSpec {
+            id: "not_dismissed",
+            when: "The review is not dismissed at the window's end",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "dismissal_undone",
+            seed: "",
+            policy: None,
+        },
+        ReviewMissing => RowSpec {
+            id: "review_missing",
+            when: "No review with the recorded id",
+            status: S::Unknown,
+            strength: E::Weak,
+            signal: "review_missing",
+            seed: "",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for DismissReview {
     fn output_type(&self) -> &'static str {
@@ -218,19 +220,17 @@ impl Rule for DismissReview {
     fn human_check(&self) -> &'static str {
         "Did the dismissal stand?"
     }
-    fn rows(&self) -> &'static [Row] {
-        DISMISS_ROWS
-    }
+    type Row = DismissReviewRow;
     fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(id) = review_id(case) else { return common("missing_execution_state").note("no review id recorded") };
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let Some(id) = review_id(case) else { return common(Common::MissingExecutionState).note("no review id recorded") };
+        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
         if !case.window.is_snapshot() {
-            return common("history_missing").note("review state has no captured history; only the snapshot window can be judged");
+            return common(Common::HistoryMissing).note("review state has no captured history; only the snapshot window can be judged");
         }
         match find_review(case, n, id) {
-            Ok(Some(r)) if r.state.as_deref() == Some("DISMISSED") => self.row("stands").resolved(true),
-            Ok(Some(_)) => self.row("not_dismissed").resolved(true),
-            Ok(None) => self.row("review_missing"),
+            Ok(Some(r)) if r.state.as_deref() == Some("DISMISSED") => self.row(DismissReviewRow::Stands).resolved(true),
+            Ok(Some(_)) => self.row(DismissReviewRow::NotDismissed).resolved(true),
+            Ok(None) => self.row(DismissReviewRow::ReviewMissing),
             Err(v) => v,
         }
     }

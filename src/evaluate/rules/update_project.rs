@@ -23,7 +23,7 @@ use super::missing;
 use super::set_issue_field::advanced;
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
 use crate::snapshot::graphql::Project;
 
@@ -41,7 +41,7 @@ fn load(case: &Case, inaccessible: fn() -> Verdict) -> Result<(Value, Project), 
     let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
     let url = str_at(&p, "project").map(str::to_string).or_else(|| case.output.expected().get("metadata.project").and_then(Value::as_str).map(str::to_string));
     let Some(path) = url.as_deref().and_then(project_path) else {
-        return Err(common("missing_execution_state").note("no project URL recorded"));
+        return Err(common(Common::MissingExecutionState).note("no project URL recorded"));
     };
     let look = case.lookup_path(&path);
     match look {
@@ -53,53 +53,55 @@ fn load(case: &Case, inaccessible: fn() -> Verdict) -> Result<(Value, Project), 
 
 pub struct UpdateProject;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "retained",
-        when: "Every intended field value still set on the item",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "project_field_retained",
-        seed: "Field value still equals intended value",
-        policy: None,
-    },
-    Row {
-        id: "advanced",
-        when: "A single-select field moved to a later option in the project's order",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "project_field_advanced",
-        seed: "Field later moved forward in workflow, for example Todo to In Progress to Done",
-        policy: None,
-    },
-    Row {
-        id: "changed",
-        when: "A field holds another value (not later in the order)",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "project_field_changed",
-        seed: "Field reverted or changed away by visible non-bot (rejected or mixed)",
-        policy: Some("metadata_changed"),
-    },
-    Row {
-        id: "item_removed",
-        when: "The target is no longer an item of the project, or its item is archived",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "project_item_removed",
-        seed: "Project item removed",
-        policy: None,
-    },
-    Row {
-        id: "inaccessible",
-        when: "The project was not captured, or its capture failed",
-        status: S::Unknown,
-        strength: E::None,
-        signal: "project_inaccessible",
-        seed: "Project inaccessible",
-        policy: None,
-    },
-];
+rows! {
+    pub enum UpdateProjectRow {
+        Retained => RowSpec {
+            id: "retained",
+            when: "Every intended field value still set on the item",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "project_field_retained",
+            seed: "Field value still equals intended value",
+            policy: None,
+        },
+        Advanced => RowSpec {
+            id: "advanced",
+            when: "A single-select field moved to a later option in the project's order",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "project_field_advanced",
+            seed: "Field later moved forward in workflow, for example Todo to In Progress to Done",
+            policy: None,
+        },
+        Changed => RowSpec {
+            id: "changed",
+            when: "A field holds another value (not later in the order)",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "project_field_changed",
+            seed: "Field reverted or changed away by visible non-bot (rejected or mixed)",
+            policy: Some("metadata_changed"),
+        },
+        ItemRemoved => RowSpec {
+            id: "item_removed",
+            when: "The target is no longer an item of the project, or its item is archived",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "project_item_removed",
+            seed: "Project item removed",
+            policy: None,
+        },
+        Inaccessible => RowSpec {
+            id: "inaccessible",
+            when: "The project was not captured, or its capture failed",
+            status: S::Unknown,
+            strength: E::None,
+            signal: "project_inaccessible",
+            seed: "Project inaccessible",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for UpdateProject {
     fn output_type(&self) -> &'static str {
@@ -108,46 +110,44 @@ impl Rule for UpdateProject {
     fn human_check(&self) -> &'static str {
         "Did the specific project field update remain?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
+    type Row = UpdateProjectRow;
     fn targets_number(&self) -> bool {
         false
     }
     fn evaluate(&self, case: &Case) -> Verdict {
-        let (payload, project) = match load(case, || UpdateProject.row("inaccessible")) {
+        let (payload, project) = match load(case, || UpdateProject.row(UpdateProjectRow::Inaccessible)) {
             Ok(x) => x,
             Err(v) => return v,
         };
         let Some(fields) = payload.get("fields").and_then(Value::as_object).filter(|f| !f.is_empty()) else {
-            return common("missing_execution_state").note("no intended field values recorded");
+            return common(Common::MissingExecutionState).note("no intended field values recorded");
         };
         if !case.window.is_snapshot() {
-            return common("history_missing").note("project fields have no captured history; only the snapshot window can be judged");
+            return common(Common::HistoryMissing).note("project fields have no captured history; only the snapshot window can be judged");
         }
         let number = crate::json::int_at(&payload, "content_number").or(case.output.target_number);
         let repo = str_at(&payload, "target_repo").map(str::to_string).or(case.output.target_repo.clone());
         let item = project.items.iter().find(|i| i.number == number && (i.repo.is_none() || i.repo == repo));
-        let Some(item) = item.filter(|i| !i.archived) else { return self.row("item_removed").resolved(true) };
-        let mut worst = "retained";
+        let Some(item) = item.filter(|i| !i.archived) else { return self.row(UpdateProjectRow::ItemRemoved).resolved(true) };
+        // Changed outranks advanced outranks retained.
+        let mut worst = UpdateProjectRow::Retained;
         for (name, want) in fields {
             let want = want.as_str().map(str::to_string).unwrap_or_else(|| want.to_string());
             let now =
                 item.values.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()));
             let verdict = match now {
-                Some(n) if n.eq_ignore_ascii_case(&want) => "retained",
-                Some(n) if project.options(name).is_some_and(|o| advanced(o, &want, &n)) => "advanced",
-                _ => "changed",
+                Some(n) if n.eq_ignore_ascii_case(&want) => UpdateProjectRow::Retained,
+                Some(n) if project.options(name).is_some_and(|o| advanced(o, &want, &n)) => UpdateProjectRow::Advanced,
+                _ => UpdateProjectRow::Changed,
             };
-            // changed outranks advanced outranks retained
             worst = match (worst, verdict) {
-                ("changed", _) | (_, "changed") => "changed",
-                ("advanced", _) | (_, "advanced") => "advanced",
-                _ => "retained",
+                (UpdateProjectRow::Changed, _) | (_, UpdateProjectRow::Changed) => UpdateProjectRow::Changed,
+                (UpdateProjectRow::Advanced, _) | (_, UpdateProjectRow::Advanced) => UpdateProjectRow::Advanced,
+                _ => UpdateProjectRow::Retained,
             };
         }
         let v = self.row(worst).resolved(true);
-        if worst == "changed" {
+        if worst == UpdateProjectRow::Changed {
             v.status(case.policy.metadata_changed.status())
         } else {
             v
@@ -157,26 +157,28 @@ impl Rule for UpdateProject {
 
 pub struct CreateProject;
 
-const CREATE_ROWS: &[Row] = &[
-    Row {
-        id: "exists",
-        when: "The project exists (existence alone, never acceptance)",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "target_exists_only",
-        seed: "§8: target exists only",
-        policy: None,
-    },
-    Row {
-        id: "inaccessible",
-        when: "The project was not captured, or its capture failed",
-        status: S::Unknown,
-        strength: E::None,
-        signal: "project_inaccessible",
-        seed: "",
-        policy: None,
-    },
-];
+rows! {
+    pub enum CreateProjectRow {
+        Exists => RowSpec {
+            id: "exists",
+            when: "The project exists (existence alone, never acceptance)",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "target_exists_only",
+            seed: "§8: target exists only",
+            policy: None,
+        },
+        Inaccessible => RowSpec {
+            id: "inaccessible",
+            when: "The project was not captured, or its capture failed",
+            status: S::Unknown,
+            strength: E::None,
+            signal: "project_inaccessible",
+            seed: "",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for CreateProject {
     fn output_type(&self) -> &'static str {
@@ -185,15 +187,13 @@ impl Rule for CreateProject {
     fn human_check(&self) -> &'static str {
         "Is the project there? Repository state shows no more than existence for a new project."
     }
-    fn rows(&self) -> &'static [Row] {
-        CREATE_ROWS
-    }
+    type Row = CreateProjectRow;
     fn targets_number(&self) -> bool {
         false
     }
     fn evaluate(&self, case: &Case) -> Verdict {
-        match load(case, || CreateProject.row("inaccessible")) {
-            Ok((_, p)) => self.row("exists").resolved(true).detail("items", p.items.len()),
+        match load(case, || CreateProject.row(CreateProjectRow::Inaccessible)) {
+            Ok((_, p)) => self.row(CreateProjectRow::Exists).resolved(true).detail("items", p.items.len()),
             Err(v) => v,
         }
     }

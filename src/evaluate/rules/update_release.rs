@@ -18,50 +18,52 @@ use serde_json::Value;
 use super::fields::{current, intended, judge, Kept};
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, bool_at};
 use crate::time;
 
 pub struct UpdateRelease;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "retained",
-        when: "Every edited field still matches the intended update",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "release_edit_retained",
-        seed: "Release fields still match intended update",
-        policy: None,
-    },
-    Row {
-        id: "published",
-        when: "Edit retained, and the draft was published after it",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "release_published_after_update",
-        seed: "Release published after draft update",
-        policy: None,
-    },
-    Row {
-        id: "reverted",
-        when: "An edited field is back to its before value, or replaced",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "release_edit_reverted",
-        seed: "Release edited again to revert agent change",
-        policy: None,
-    },
-    Row {
-        id: "deleted",
-        when: "The release answered 404/410",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "release_deleted",
-        seed: "Release deleted",
-        policy: None,
-    },
-];
+rows! {
+    pub enum UpdateReleaseRow {
+        Retained => RowSpec {
+            id: "retained",
+            when: "Every edited field still matches the intended update",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "release_edit_retained",
+            seed: "Release fields still match intended update",
+            policy: None,
+        },
+        Published => RowSpec {
+            id: "published",
+            when: "Edit retained, and the draft was published after it",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "release_published_after_update",
+            seed: "Release published after draft update",
+            policy: None,
+        },
+        Reverted => RowSpec {
+            id: "reverted",
+            when: "An edited field is back to its before value, or replaced",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "release_edit_reverted",
+            seed: "Release edited again to revert agent change",
+            policy: None,
+        },
+        Deleted => RowSpec {
+            id: "deleted",
+            when: "The release answered 404/410",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "release_deleted",
+            seed: "Release deleted",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for UpdateRelease {
     fn output_type(&self) -> &'static str {
@@ -70,9 +72,7 @@ impl Rule for UpdateRelease {
     fn human_check(&self) -> &'static str {
         "Did the release edit remain?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
+    type Row = UpdateReleaseRow;
     fn targets_number(&self) -> bool {
         false
     }
@@ -80,18 +80,20 @@ impl Rule for UpdateRelease {
         let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
         let e = case.output.expected();
         let Some(id) = e.get("metadata.release_id").and_then(as_int).or(p.get("release_id").and_then(as_int)) else {
-            return common("missing_reference").note("no release id recorded");
+            return common(Common::MissingReference).note("no release id recorded");
         };
         let look = case.lookup(&format!("releases/{id}"));
         let rel = match &look {
             Lookup::Found(v) => *v,
-            Lookup::Gone(s) => return crate::evaluate::undated(case, self.row("deleted"), &format!("the release answered {s}")).detail("release_id", id),
+            Lookup::Gone(s) => {
+                return crate::evaluate::undated(case, self.row(UpdateReleaseRow::Deleted), &format!("the release answered {s}")).detail("release_id", id)
+            }
             other => return super::missing(case, other),
         };
-        let Some(after) = case.output.after() else { return common("missing_execution_state").resolved(true).note("no after state recorded") };
+        let Some(after) = case.output.after() else { return common(Common::MissingExecutionState).resolved(true).note("no after state recorded") };
         let changes = intended(case.output.before().as_ref(), &after);
         if changes.is_empty() {
-            return common("missing_execution_state").resolved(true).note("the after state names no release field");
+            return common(Common::MissingExecutionState).resolved(true).note("the after state names no release field");
         }
         if !case.window.is_snapshot() {
             // Releases carry no edit history; only an edit-free time after the window helps.
@@ -108,17 +110,17 @@ impl Rule for UpdateRelease {
         }
         let judged = match judge(&changes, &Value::Object(now)) {
             Ok(j) => j,
-            Err(f) => return common("missing_execution_state").resolved(true).note(format!("field `{f}` is not in the release")),
+            Err(f) => return common(Common::MissingExecutionState).resolved(true).note(format!("field `{f}` is not in the release")),
         };
         let done = |v: Verdict| v.resolved(true).detail("release_id", id);
         if judged.iter().any(|j| j.kept != Kept::Retained) {
-            return done(self.row("reverted"));
+            return done(self.row(UpdateReleaseRow::Reverted));
         }
         let published_at = time::at(rel, "published_at");
         let was_draft = case.output.before().and_then(|b| bool_at(&b, "draft")) == Some(true) || bool_at(&after, "draft") == Some(true);
         if was_draft && bool_at(rel, "draft") == Some(false) && published_at.is_some_and(|t| case.t0.is_none_or(|t0| t > t0) && t <= case.as_of) {
-            return done(self.row("published").at(published_at));
+            return done(self.row(UpdateReleaseRow::Published).at(published_at));
         }
-        done(self.row("retained"))
+        done(self.row(UpdateReleaseRow::Retained))
     }
 }
