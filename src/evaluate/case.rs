@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::actors::{ActorClass, Classifier};
 use super::policy::Policy;
+use super::rules::durability::RevertMarks;
 use super::window::Window;
 use crate::runs::SafeOutput;
 use crate::snapshot::github::{list, Actor, Comment, Commit, Event, Reaction, Review};
@@ -46,8 +47,10 @@ pub struct Case<'a> {
     /// The end of the window: T+W, or `captured_at` for the snapshot window.
     pub as_of: Instant,
     pub actors: Classifier,
-    /// Shared by the windows of one output; `None` gathers afresh every time.
-    pub cache: Option<&'a ActivityCache>,
+    /// Shared by the windows of one output.
+    pub cache: &'a ActivityCache,
+    /// Shared by every output judged against `index`.
+    pub reverts: &'a RevertMarks,
 }
 
 /// Where an event falls relative to the window (T, as_of].
@@ -107,6 +110,44 @@ pub struct LabelsAsOf {
     pub unsettled: Vec<String>,
 }
 
+/// Why the state as of a window's end cannot be rebuilt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HistoryGap {
+    /// The target's state field was not captured.
+    StateMissing,
+    /// The target is `open` but carries a merge or close time.
+    StateInconsistent,
+    /// History was captured, but an event it needs has no time.
+    HistoryUndated,
+    /// No timestamped history was captured.
+    HistoryMissing,
+    /// History was captured, but it does not explain the captured value.
+    HistoryIncomplete,
+}
+
+impl HistoryGap {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HistoryGap::StateMissing => "state_missing",
+            HistoryGap::StateInconsistent => "state_inconsistent",
+            HistoryGap::HistoryUndated => "history_undated",
+            HistoryGap::HistoryMissing => "history_missing",
+            HistoryGap::HistoryIncomplete => "history_incomplete",
+        }
+    }
+
+    /// The verdict for a state that could not be rebuilt (the target itself was read).
+    pub fn verdict(self) -> super::Verdict {
+        use super::{common, Common};
+        let v = match self {
+            HistoryGap::StateMissing => common(Common::TargetNotCaptured).note("the target's state field was not captured"),
+            HistoryGap::StateInconsistent => common(Common::InconsistentState).note("the target is `open` but carries a merge or close time"),
+            _ => common(Common::HistoryMissing).note(format!("cannot rebuild the state as of the window's end: {}", self.as_str())),
+        };
+        v.resolved(true)
+    }
+}
+
 /// Issue or PR lifecycle as of a moment.
 #[derive(Clone, Debug, Default)]
 pub struct Lifecycle {
@@ -153,6 +194,7 @@ impl<'a> Case<'a> {
             as_of: self.as_of,
             actors,
             cache: self.cache,
+            reverts: self.reverts,
         }
     }
 
@@ -244,7 +286,7 @@ impl<'a> Case<'a> {
     /// reviews, review comments and commits. Gathered once per output: the windows differ
     /// only in which acts they count.
     pub fn activity(&self, n: i64, pull: bool) -> std::rc::Rc<Activity> {
-        let Some(cache) = self.cache else { return std::rc::Rc::new(self.gather(n, pull)) };
+        let cache = self.cache;
         let key = (n, pull, self.actors.key());
         if let Some(a) = cache.borrow().get(&key) {
             return a.clone();
@@ -366,11 +408,11 @@ impl<'a> Case<'a> {
     }
 
     /// Lifecycle as of the window's end. `Err` names what is missing.
-    pub fn lifecycle(&self, f: &Final, events: Option<&[Event]>) -> Result<Lifecycle, &'static str> {
+    pub fn lifecycle(&self, f: &Final, events: Option<&[Event]>) -> Result<Lifecycle, HistoryGap> {
         // An open object carries no close or merge; one that does contradicts itself, and
         // no window can be judged from it.
         if f.state.as_deref() == Some("open") && (f.merged == Some(true) || f.merged_at.is_some() || f.closed_at.is_some()) {
-            return Err("state_inconsistent");
+            return Err(HistoryGap::StateInconsistent);
         }
         // Used for the snapshot window only, where an undated event still happened
         // before capture.
@@ -389,7 +431,7 @@ impl<'a> Case<'a> {
                         ..Lifecycle::default()
                     });
                 }
-                return Err("state_missing");
+                return Err(HistoryGap::StateMissing);
             };
             let closed = state == "closed" || f.merged == Some(true);
             let close_ev = events.and_then(|e| last_close(e, self.as_of));
@@ -420,7 +462,7 @@ impl<'a> Case<'a> {
         if let Some(evs) = events {
             let relevant = |e: &&Event| matches!(e.event.as_deref(), Some("closed" | "reopened" | "merged"));
             if evs.iter().filter(relevant).any(|e| e.created_at.is_none()) {
-                return Err("history_undated");
+                return Err(HistoryGap::HistoryUndated);
             }
             let mut lc = Lifecycle { basis: "events", ..Lifecycle::default() };
             for e in evs.iter().filter(relevant) {
@@ -499,7 +541,7 @@ impl<'a> Case<'a> {
                 ..Lifecycle::default()
             });
         }
-        Err("history_missing")
+        Err(HistoryGap::HistoryMissing)
     }
 
     /// The label set (lower case) at the window's end: the captured set with every label

@@ -69,7 +69,9 @@ pub trait Rule: Sync + Send {
     fn action_time(&self, case: &Case) -> Option<Instant> {
         case.output.created_at
     }
-    fn evaluate(&self, case: &Case) -> Verdict;
+    /// `Ok` when the rule judged the case; `Err` when it answered early (the target or the
+    /// history it needs is missing, or a capture failed), so lookups can use `?`.
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict>;
 
     /// Whether the target is an issue, PR or comment found by number or comment id; rules
     /// whose target is a workflow run, an alert or a project say `false` and check their
@@ -121,7 +123,7 @@ impl<R: Rule> Evaluator for R {
         Rule::action_time(self, case)
     }
     fn evaluate(&self, case: &Case) -> Verdict {
-        Rule::evaluate(self, case)
+        Rule::evaluate(self, case).unwrap_or_else(|early| early)
     }
     fn targets_number(&self) -> bool {
         Rule::targets_number(self)

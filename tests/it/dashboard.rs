@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use hindsight::evaluate::{outcomes_batch, Window};
+use crate::support::outcomes_batch;
+use hindsight::evaluate::Window;
 use hindsight::report::{self, format::json_rows, Session};
 use serde_json::{json, Value};
 
@@ -36,7 +37,7 @@ fn timeline_dataset(dir: &Path) {
             outcomes.push(o);
         }
     }
-    crate::support::write_recorded(dir, "outcomes", &outcomes_batch(&outcomes).unwrap());
+    crate::support::write_recorded(dir, "outcomes", &outcomes_batch(&outcomes));
 }
 
 fn query(dir: &Path, name: &str) -> Vec<Value> {

@@ -121,30 +121,27 @@ impl AddComment {
 }
 
 impl Rule for AddComment {
+    type Row = AddCommentRow;
     fn output_type(&self) -> &'static str {
         "add_comment"
     }
     fn human_check(&self) -> &'static str {
         "Did a visible non-bot actor reply or react after the comment? Was it hidden or deleted?"
     }
-    type Row = AddCommentRow;
 
     fn action_time(&self, case: &Case) -> Option<Instant> {
         case.output.created_at.or_else(|| Self::comment(case).ok().and_then(|(_, c)| c.created_at))
     }
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let (_, comment) = match Self::comment(case) {
-            Ok(c) => c,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let (_, comment) = Self::comment(case)?;
         let id = comment.id.or(case.output.target_comment_id);
         if comment.minimized == Some(true) {
             // Minimization carries no time: it settles the snapshot window only.
-            return crate::evaluate::undated(case, self.row(AddCommentRow::Minimized), "the comment was minimized").resolved(true);
+            return Ok(crate::evaluate::undated(case, self.row(AddCommentRow::Minimized), "the comment was minimized").resolved(true));
         }
         let Some(n) = case.output.target_number.or(comment.issue_number) else {
-            return common(Common::MissingReference).note("the comment's issue or PR number is not recorded");
+            return Err(common(Common::MissingReference).note("the comment's issue or PR number is not recorded"));
         };
         let case = case.with_workflow_actor(comment.user.login.as_deref());
         let is_pull = case.lookup(&format!("pulls/{n}")).found().is_some();
@@ -175,31 +172,31 @@ impl Rule for AddComment {
             .inside(&activity)
             .find(|a| a.class == ActorClass::VisibleNonBot && !is_self(a) && matches!(a.kind, ActKind::Comment | ActKind::Review(_) | ActKind::ReviewComment));
         if let Some(a) = reply {
-            return done(self.row(AddCommentRow::Replied).at(a.at).detail("replied_by", a.actor.login.clone()));
+            return Ok(done(self.row(AddCommentRow::Replied).at(a.at).detail("replied_by", a.actor.login.clone())));
         }
         let reaction =
             case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
         if let Some(a) = reaction {
-            return done(self.row(AddCommentRow::Reacted).at(a.at).detail("reacted_by", a.actor.login.clone()));
+            return Ok(done(self.row(AddCommentRow::Reacted).at(a.at).detail("reacted_by", a.actor.login.clone())));
         }
         if !reactions_listed && comment.reactions_total.unwrap_or(0) > 0 {
             if case.window.is_snapshot() {
-                return done(
+                return Ok(done(
                     self.row(AddCommentRow::ReactionCountOnly)
                         .confidence(Confidence::Low)
                         .detail("reactions_total", comment.reactions_total)
                         .note("reactions known only as a count; who reacted and when are not captured"),
-                );
+                ));
             }
-            return common(Common::HistoryMissing).resolved(true).note("reactions known only as a count: cannot place them in this window");
+            return Err(common(Common::HistoryMissing).resolved(true).note("reactions known only as a count: cannot place them in this window"));
         }
         if !activity.failed.is_empty() {
             let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
-            return common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", ")));
+            return Err(common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", "))));
         }
         if !activity.any_read() && !reactions_listed {
-            return common(Common::HistoryMissing).resolved(true).note("neither the thread nor the comment's reactions were captured");
+            return Err(common(Common::HistoryMissing).resolved(true).note("neither the thread nor the comment's reactions were captured"));
         }
-        done(self.row(AddCommentRow::NoResponse).status(case.policy.comment_without_response.status()))
+        Ok(done(self.row(AddCommentRow::NoResponse).status(case.policy.comment_without_response.status())))
     }
 }

@@ -86,24 +86,21 @@ rows! {
 }
 
 impl Rule for AddLabels {
+    type Row = AddLabelsRow;
     fn output_type(&self) -> &'static str {
         "add_labels"
     }
     fn human_check(&self) -> &'static str {
         "Did the label classification stick?"
     }
-    type Row = AddLabelsRow;
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let added: Vec<String> = case.output.expected().get("labels_added").and_then(names).unwrap_or_default().into_iter().map(|l| l.to_lowercase()).collect();
         if added.is_empty() {
-            return common(Common::MissingExecutionState).note("no record of which labels were added");
+            return Err(common(Common::MissingExecutionState).note("no record of which labels were added"));
         }
-        let (labels, activity, closed) = match labels_at(case, n, &added) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let (labels, activity, closed) = labels_at(case, n, &added)?;
         // Labels known only from the agent's request: gh-aw may have applied fewer.
         let requested_only = case.output.expected().get("labels_added_source").and_then(|s| s.as_str()).is_some_and(|s| s.starts_with("request "));
         let (humans, bots) = case.count_actors(&activity);
@@ -124,7 +121,7 @@ impl Rule for AddLabels {
                 .detail("labels_removed", removed.iter().map(|s| s.to_string()).collect::<Vec<_>>())
         };
         if removed.is_empty() {
-            return done(self.row(if closed { AddLabelsRow::RetainedClosed } else { AddLabelsRow::Retained }).partial(1.0));
+            return Ok(done(self.row(if closed { AddLabelsRow::RetainedClosed } else { AddLabelsRow::Retained }).partial(1.0)));
         }
         let remover = label_changer(case, &activity, "unlabeled", &removed);
         let remover_class = remover.map(|e| case.actors.classify(&e.actor));
@@ -139,9 +136,9 @@ impl Rule for AddLabels {
                     v
                 }
             };
-            return done(v.at(remover.and_then(|e| e.created_at)).detail("removed_by", remover.and_then(|e| e.actor.login.clone())).partial(0.0));
+            return Ok(done(v.at(remover.and_then(|e| e.created_at)).detail("removed_by", remover.and_then(|e| e.actor.login.clone())).partial(0.0)));
         }
-        done(self.row(AddLabelsRow::Partial).status(case.policy.partial_labels.status()).partial(score))
+        Ok(done(self.row(AddLabelsRow::Partial).status(case.policy.partial_labels.status()).partial(score)))
     }
 }
 

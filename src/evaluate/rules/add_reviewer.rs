@@ -122,46 +122,46 @@ fn requested(case: &Case) -> (Vec<String>, Vec<String>) {
 }
 
 impl Rule for AddReviewer {
+    type Row = AddReviewerRow;
     fn output_type(&self) -> &'static str {
         "add_reviewer"
     }
     fn human_check(&self) -> &'static str {
         "Did the requested reviewer review, comment, approve, or remain meaningfully assigned?"
     }
-    type Row = AddReviewerRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let (users, teams) = requested(case);
         if users.is_empty() && teams.is_empty() {
-            return common(Common::MissingExecutionState).note("no record of which reviewers were requested");
+            return Err(common(Common::MissingExecutionState).note("no record of which reviewers were requested"));
         }
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let activity = case.activity(n, true);
         if !activity.any_read() {
-            return common(Common::TargetNotCaptured).note("neither the PR's reviews nor its timeline were captured");
+            return Err(common(Common::TargetNotCaptured).note("neither the PR's reviews nor its timeline were captured"));
         }
         let is_req = |a: &crate::evaluate::case::Act| a.actor.login.as_ref().is_some_and(|l| users.contains(&l.to_lowercase()));
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b).detail("requested", users.clone()).detail("requested_teams", teams.clone());
         if let Some(a) = case.inside(&activity).find(|a| is_req(a) && matches!(a.kind, ActKind::Review(_))) {
-            return done(self.row(AddReviewerRow::Reviewed).at(a.at).detail("reviewed_by", a.actor.login.clone()));
+            return Ok(done(self.row(AddReviewerRow::Reviewed).at(a.at).detail("reviewed_by", a.actor.login.clone())));
         }
         if let Some(a) = case.inside(&activity).find(|a| is_req(a) && matches!(a.kind, ActKind::Comment | ActKind::ReviewComment)) {
-            return done(self.row(AddReviewerRow::Commented).at(a.at));
+            return Ok(done(self.row(AddReviewerRow::Commented).at(a.at)));
         }
         if users.is_empty() {
             let other = case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && matches!(a.kind, ActKind::Review(_)));
             if let Some(a) = other {
-                return done(
+                return Ok(done(
                     self.row(AddReviewerRow::TeamUnverified)
                         .detail("reviewed_by", a.actor.login.clone())
                         .note("a review by someone not requested by name; team membership is not captured"),
-                );
+                ));
             }
         }
         // From here on the answer rests on what did not happen: every source a review,
         // comment or removal could be in must have been read.
         if let Some(v) = capture_problem(&activity, &["reviews", "timeline", "events", "comments"]) {
-            return v;
+            return Ok(v);
         }
         // Still requested?
         let still = match case.lookup(&format!("pulls/{n}/requested_reviewers")) {
@@ -177,17 +177,17 @@ impl Rule for AddReviewer {
         match lc {
             Some(lc) if lc.merged => {
                 let v = self.row(AddReviewerRow::MergedWithout).at(lc.merged_at);
-                return done(if case.policy.merged_without_reviewer == crate::evaluate::policy::Choice::Accepted { v.status(S::Accepted) } else { v });
+                return Ok(done(if case.policy.merged_without_reviewer == crate::evaluate::policy::Choice::Accepted { v.status(S::Accepted) } else { v }));
             }
-            Some(lc) if lc.closed => return done(self.row(AddReviewerRow::ClosedWithout).at(lc.closed_at)),
+            Some(lc) if lc.closed => return Ok(done(self.row(AddReviewerRow::ClosedWithout).at(lc.closed_at))),
             _ => {}
         }
         let removal = case.events_inside(activity.events.as_deref(), &["review_request_removed"]).last();
-        match (still, removal) {
+        Ok(match (still, removal) {
             (_, Some(e)) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => done(self.row(AddReviewerRow::RemovedByPerson).at(e.created_at)),
             (_, Some(e)) => done(self.row(AddReviewerRow::Removed).at(e.created_at)),
             (Some(false), None) => done(super::unattributed(case, self.row(AddReviewerRow::Removed), "no longer requested; who removed it was not captured")),
             _ => done(self.row(AddReviewerRow::Pending)),
-        }
+        })
     }
 }

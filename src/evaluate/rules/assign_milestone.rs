@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::{issue_final, load_issue};
 use crate::evaluate::case::Case;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
@@ -85,28 +86,25 @@ fn same(intended: &Value, milestone: &Value) -> bool {
 }
 
 impl Rule for AssignMilestone {
+    type Row = AssignMilestoneRow;
     fn output_type(&self) -> &'static str {
         "assign_milestone"
     }
     fn human_check(&self) -> &'static str {
         "Did the milestone remain assigned?"
     }
-    type Row = AssignMilestoneRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(want) = intended(case) else {
-            return common(Common::MissingExecutionState).note("no record of which milestone was set");
+            return Err(common(Common::MissingExecutionState).note("no record of which milestone was set"));
         };
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
-        let (body, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let (body, issue) = load_issue(case, n)?;
         let activity = case.activity(n, issue.is_pull_request);
         if !case.current_holds(issue.updated_at, activity.events.as_deref(), &["milestoned", "demilestoned"]) {
-            return super::no_history("history_missing").resolved(true);
+            return Ok(HistoryGap::HistoryMissing.verdict());
         }
         let done = |v: Verdict| v.resolved(true).detail("intended", want.clone());
-        match body.get("milestone").filter(|m| !m.is_null()) {
+        Ok(match body.get("milestone").filter(|m| !m.is_null()) {
             None => done(self.row(AssignMilestoneRow::Removed)),
             Some(m) if same(&want, m) => {
                 let completed = case
@@ -115,6 +113,6 @@ impl Rule for AssignMilestone {
                 done(self.row(if completed { AssignMilestoneRow::Completed } else { AssignMilestoneRow::Retained }))
             }
             Some(m) => done(self.row(AssignMilestoneRow::Changed).status(case.policy.metadata_changed.status()).detail("now", m.get("number").cloned())),
-        }
+        })
     }
 }

@@ -18,6 +18,7 @@
 use serde_json::Value;
 
 use super::{issue_final, load_issue, load_pull, pull_final};
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -122,24 +123,21 @@ fn is_agent(login: Option<&str>, named: Option<&str>) -> bool {
 }
 
 impl Rule for AssignToAgent {
+    type Row = AssignToAgentRow;
     fn output_type(&self) -> &'static str {
         "assign_to_agent"
     }
     fn human_check(&self) -> &'static str {
         "Did the assigned agent produce useful downstream work?"
     }
-    type Row = AssignToAgentRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
         let named = str_at(&p, "agent").map(str::to_string);
-        let (_, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let (_, issue) = load_issue(case, n)?;
         let activity = case.activity(n, false);
         if activity.events.is_none() {
-            return common(Common::HistoryMissing).resolved(true).note("the issue's timeline was not captured: agent work cannot be attributed");
+            return Err(common(Common::HistoryMissing).resolved(true).note("the issue's timeline was not captured: agent work cannot be attributed"));
         }
         // The agent's PR: referenced strictly after the assignment. Without an action
         // time nothing can be attributed.
@@ -149,21 +147,12 @@ impl Rule for AssignToAgent {
         });
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b);
-        let lc = match case.lifecycle(&issue_final(&issue), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return super::no_history(why).resolved(true),
-        };
+        let lc = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if let Some(e) = pr_ref {
-            let Some(m) = e.source_number else { return common(Common::MissingReference).note("the agent PR's number is not in the timeline") };
-            let (_, pr) = match load_pull(case, m) {
-                Ok(x) => x,
-                Err(v) => return v.note(format!("agent PR #{m}")),
-            };
+            let Some(m) = e.source_number else { return Err(common(Common::MissingReference).note("the agent PR's number is not in the timeline")) };
+            let (_, pr) = load_pull(case, m).map_err(|v| v.note(format!("agent PR #{m}")))?;
             let pact = case.activity(m, true);
-            let plc = match case.lifecycle(&pull_final(&pr), pact.events.as_deref()) {
-                Ok(lc) => lc,
-                Err(why) => return super::no_history(why).resolved(true),
-            };
+            let plc = case.lifecycle(&pull_final(&pr), pact.events.as_deref()).map_err(HistoryGap::verdict)?;
             let v = if plc.merged {
                 self.row(AssignToAgentRow::AgentPrMerged).at(plc.merged_at)
             } else if plc.closed {
@@ -175,17 +164,17 @@ impl Rule for AssignToAgent {
             } else {
                 self.row(AssignToAgentRow::AgentPrOpen)
             };
-            return done(v.detail("agent_pr", m));
+            return Ok(done(v.detail("agent_pr", m)));
         }
         if lc.closed {
-            return done(match lc.state_reason.as_deref() {
+            return Ok(done(match lc.state_reason.as_deref() {
                 Some("completed") => self.row(AssignToAgentRow::SolvedByOther).status(case.policy.solved_by_other.status()).at(lc.closed_at),
                 _ => self.row(AssignToAgentRow::ClosedUnexplained).at(lc.closed_at),
-            });
+            }));
         }
         if case.t0.is_none() {
-            return common(Common::ActionTimeMissing).resolved(true).note("without the assignment's time no PR can be attributed to it");
+            return Err(common(Common::ActionTimeMissing).resolved(true).note("without the assignment's time no PR can be attributed to it"));
         }
-        done(self.row(if case.long_enough() { AssignToAgentRow::NoWork } else { AssignToAgentRow::AwaitingAgent }))
+        Ok(done(self.row(if case.long_enough() { AssignToAgentRow::NoWork } else { AssignToAgentRow::AwaitingAgent })))
     }
 }

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::{issue_final, load_issue};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -52,7 +53,7 @@ fn assignees_at(
         return Err(common(Common::CaptureFailed).resolved(true).note("the target's assignees were not captured"));
     };
     if !case.current_holds(updated_at, events, &["assigned", "unassigned"]) {
-        return Err(super::no_history("history_missing").resolved(true));
+        return Err(HistoryGap::HistoryMissing.verdict());
     }
     Ok(list.into_iter().map(|x| x.to_lowercase()).collect())
 }
@@ -110,23 +111,20 @@ rows! {
 }
 
 impl Rule for AssignToUser {
+    type Row = AssignToUserRow;
     fn output_type(&self) -> &'static str {
         "assign_to_user"
     }
     fn human_check(&self) -> &'static str {
         "Did the assignment stick or result in user action?"
     }
-    type Row = AssignToUserRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let want = users(case, "added");
         if want.is_empty() {
-            return common(Common::MissingExecutionState).note("no record of which users were assigned");
+            return Err(common(Common::MissingExecutionState).note("no record of which users were assigned"));
         }
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
-        let (body, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let (body, issue) = load_issue(case, n)?;
         let activity = case.activity(n, issue.is_pull_request);
         let is_assignee = |login: &Option<String>| login.as_ref().is_some_and(|l| want.contains(&l.to_lowercase()));
         let acted = case.inside(&activity).find(|a| {
@@ -136,30 +134,24 @@ impl Rule for AssignToUser {
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b).detail("assignees_intended", want.clone());
         if let Some(a) = acted {
-            return done(self.row(AssignToUserRow::Acted).at(a.at).detail("acted_by", a.actor.login.clone()));
+            return Ok(done(self.row(AssignToUserRow::Acted).at(a.at).detail("acted_by", a.actor.login.clone())));
         }
-        let now = match assignees_at(case, body, issue.updated_at, activity.events.as_deref()) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
-        let lc = match case.lifecycle(&issue_final(&issue), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return super::no_history(why).resolved(true),
-        };
+        let now = assignees_at(case, body, issue.updated_at, activity.events.as_deref())?;
+        let lc = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if !want.iter().any(|u| now.contains(u)) {
             let who = case.events_inside(activity.events.as_deref(), &["unassigned"]).last();
             let v = self.row(AssignToUserRow::Removed);
-            return done(match who {
+            return Ok(done(match who {
                 Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => v.at(e.created_at).detail("removed_by", e.actor.login.clone()),
                 Some(e) => v.at(e.created_at).detail("removed_by", e.actor.login.clone()).note("removed by a bot"),
                 None => super::unattributed(case, v, "who removed the assignment was not captured"),
-            });
+            }));
         }
         if lc.closed {
             let completed = lc.merged || lc.state_reason.as_deref() == Some("completed");
-            return done(self.row(if completed { AssignToUserRow::Completed } else { AssignToUserRow::ClosedWithoutAction }).at(lc.closed_at));
+            return Ok(done(self.row(if completed { AssignToUserRow::Completed } else { AssignToUserRow::ClosedWithoutAction }).at(lc.closed_at)));
         }
-        done(self.row(AssignToUserRow::Pending))
+        Ok(done(self.row(AssignToUserRow::Pending)))
     }
 }
 
@@ -207,44 +199,38 @@ rows! {
 }
 
 impl Rule for UnassignFromUser {
+    type Row = UnassignFromUserRow;
     fn output_type(&self) -> &'static str {
         "unassign_from_user"
     }
     fn human_check(&self) -> &'static str {
         "Did the user remain unassigned?"
     }
-    type Row = UnassignFromUserRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let gone = users(case, "removed");
         if gone.is_empty() {
-            return common(Common::MissingExecutionState).note("no record of which users were unassigned");
+            return Err(common(Common::MissingExecutionState).note("no record of which users were unassigned"));
         }
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
-        let (body, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let (body, issue) = load_issue(case, n)?;
         let activity = case.activity(n, issue.is_pull_request);
-        let now = match assignees_at(case, body, issue.updated_at, activity.events.as_deref()) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let now = assignees_at(case, body, issue.updated_at, activity.events.as_deref())?;
         let done = |v: Verdict| v.resolved(true).detail("users_unassigned", gone.clone());
         if gone.iter().any(|u| now.contains(u)) {
             let who = case
                 .events_inside(activity.events.as_deref(), &["assigned"])
                 .filter(|e| e.assignee.as_ref().is_some_and(|a| gone.contains(&a.to_lowercase())))
                 .last();
-            return done(match who {
+            return Ok(done(match who {
                 Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(UnassignFromUserRow::ReassignedByPerson).at(e.created_at),
                 Some(e) => self.row(UnassignFromUserRow::Reassigned).at(e.created_at),
                 None => super::unattributed(case, self.row(UnassignFromUserRow::Reassigned), "who assigned them again was not captured"),
-            });
+            }));
         }
         let closed = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).is_ok_and(|lc| lc.closed);
         if closed {
-            return done(self.row(UnassignFromUserRow::Closed).status(case.policy.closed_after_unassignment.status()));
+            return Ok(done(self.row(UnassignFromUserRow::Closed).status(case.policy.closed_after_unassignment.status())));
         }
-        done(self.row(UnassignFromUserRow::StaysUnassigned))
+        Ok(done(self.row(UnassignFromUserRow::StaysUnassigned)))
     }
 }

@@ -15,9 +15,10 @@
 //! Closed by the agent at T, reopened by a maintainer at T+2h: `accepted` at 1h,
 //! `rejected`/`strong`/`issue_reopened` from 24h on.
 
-use super::{challenge, issue_final, load_issue, no_history};
+use super::{challenge, issue_final, load_issue};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 
@@ -81,46 +82,40 @@ pub fn is_lifecycle_bot(login: Option<&str>) -> bool {
 }
 
 impl Rule for CloseIssue {
+    type Row = CloseIssueRow;
     fn output_type(&self) -> &'static str {
         "close_issue"
     }
     fn human_check(&self) -> &'static str {
         "Did the issue stay closed, or was it reopened?"
     }
-    type Row = CloseIssueRow;
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
-        let (_, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let (_, issue) = load_issue(case, n)?;
         let activity = case.activity(n, issue.is_pull_request);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = match case.lifecycle(&issue_final(&issue), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return no_history(why).resolved(true),
-        };
+        let lc = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis);
         if !lc.closed {
             let reopen = case.events_inside(activity.events.as_deref(), &["reopened"]).last();
-            return done(match reopen {
+            return Ok(done(match reopen {
                 Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => {
                     self.row(CloseIssueRow::ReopenedByPerson).at(e.created_at).detail("reopened_by", e.actor.login.clone())
                 }
                 Some(e) => self.row(CloseIssueRow::Reopened).at(e.created_at).detail("reopened_by", e.actor.login.clone()),
                 None => super::unattributed(case, self.row(CloseIssueRow::Reopened), "open again; no reopened event captured"),
-            });
+            }));
         }
         if is_lifecycle_bot(lc.closer.login.as_deref()) {
             let v = self.row(CloseIssueRow::LifecycleBot).detail("closed_by", lc.closer.login.clone());
-            return done(if case.policy.lifecycle_close == crate::evaluate::policy::Choice::Ignored { v.status(S::Ignored) } else { v });
+            return Ok(done(if case.policy.lifecycle_close == crate::evaluate::policy::Choice::Ignored { v.status(S::Ignored) } else { v }));
         }
         if let Some(a) = challenge(case, &activity) {
-            return done(
+            return Ok(done(
                 self.row(CloseIssueRow::Challenged).at(a.at).detail("challenged_by", a.actor.login.clone()).note("matched a phrase saying the close was wrong"),
-            );
+            ));
         }
-        done(self.row(CloseIssueRow::StayedClosed).detail("closed_by", lc.closer.login.clone()))
+        Ok(done(self.row(CloseIssueRow::StayedClosed).detail("closed_by", lc.closer.login.clone())))
     }
 }

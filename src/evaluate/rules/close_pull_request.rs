@@ -72,36 +72,33 @@ rows! {
 }
 
 impl Rule for ClosePullRequest {
+    type Row = ClosePullRequestRow;
     fn output_type(&self) -> &'static str {
         "close_pull_request"
     }
     fn human_check(&self) -> &'static str {
         "Did the PR stay closed, or was the close undone?"
     }
-    type Row = ClosePullRequestRow;
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
-        let PullState { activity, lc, .. } = match pull_state(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let PullState { activity, lc, .. } = pull_state(case, n)?;
         let (humans, bots) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis);
         if lc.merged {
-            return done(self.row(ClosePullRequestRow::Merged).at(lc.merged_at).detail("merged_by", lc.merger.login.clone()));
+            return Ok(done(self.row(ClosePullRequestRow::Merged).at(lc.merged_at).detail("merged_by", lc.merger.login.clone())));
         }
         if !lc.closed {
             let reopen = case.events_inside(activity.events.as_deref(), &["reopened"]).last();
-            return done(match reopen {
+            return Ok(done(match reopen {
                 Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(ClosePullRequestRow::ReopenedByPerson).at(e.created_at),
                 Some(e) => self.row(ClosePullRequestRow::Reopened).at(e.created_at),
                 None => super::unattributed(case, self.row(ClosePullRequestRow::Reopened), "open again; no reopened event captured"),
-            });
+            }));
         }
         if let Some(a) = challenge(case, &activity) {
-            return done(self.row(ClosePullRequestRow::Challenged).at(a.at).detail("challenged_by", a.actor.login.clone()));
+            return Ok(done(self.row(ClosePullRequestRow::Challenged).at(a.at).detail("challenged_by", a.actor.login.clone())));
         }
-        done(self.row(ClosePullRequestRow::StayedClosed))
+        Ok(done(self.row(ClosePullRequestRow::StayedClosed)))
     }
 }

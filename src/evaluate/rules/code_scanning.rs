@@ -18,6 +18,7 @@
 use serde_json::Value;
 
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -39,11 +40,12 @@ fn alert_number(case: &Case) -> Option<i64> {
     p.get("alert_number").and_then(as_int).or(case.output.expected().get("metadata.alert_number").and_then(as_int)).or(case.output.target_number)
 }
 
-/// The alert as of the window's end.
-fn load<'a>(case: &Case<'a>) -> Result<Alert, Result<Lookup<'a>, Verdict>> {
-    let Some(n) = alert_number(case) else { return Err(Err(common(Common::MissingReference).note("no alert number recorded"))) };
+/// The alert as of the window's end, or the verdict why it cannot be read; `not_found`
+/// gives the rule's own reading of an alert that is not in the snapshot.
+fn load(case: &Case, not_found: impl FnOnce(&Lookup) -> Verdict) -> Result<Alert, Verdict> {
+    let Some(n) = alert_number(case) else { return Err(common(Common::MissingReference).note("no alert number recorded")) };
     let look = case.lookup(&format!("code-scanning/alerts/{n}"));
-    let Some(v) = look.found() else { return Err(Ok(look)) };
+    let Some(v) = look.found() else { return Err(not_found(&look)) };
     let mut a = Alert {
         state: str_at(v, "state").unwrap_or_default().to_lowercase(),
         fixed_at: time::at(v, "fixed_at"),
@@ -61,7 +63,7 @@ fn load<'a>(case: &Case<'a>) -> Result<Alert, Result<Lookup<'a>, Verdict>> {
         match when {
             Some(t) if t <= case.as_of => {}
             Some(_) if a.state != "open" => a.state = "open".into(),
-            _ => return Err(Err(super::no_history("history_missing").resolved(true))),
+            _ => return Err(HistoryGap::HistoryMissing.verdict()),
         }
     }
     Ok(a)
@@ -138,28 +140,26 @@ rows! {
 }
 
 impl Rule for AutofixAlert {
+    type Row = AutofixAlertRow;
     fn output_type(&self) -> &'static str {
         "autofix_code_scanning_alert"
     }
     fn human_check(&self) -> &'static str {
         "Was the alert actually fixed?"
     }
-    type Row = AutofixAlertRow;
     fn targets_number(&self) -> bool {
         false
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let alert = match load(case) {
-            Ok(a) => a,
-            Err(Err(v)) => return v,
-            Err(Ok(Lookup::Failed(s))) => return common(Common::CaptureFailed).detail("http_status", s),
-            Err(Ok(_)) => return self.row(AutofixAlertRow::Gone),
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let alert = load(case, |look| match look {
+            Lookup::Failed(s) => common(Common::CaptureFailed).detail("http_status", *s),
+            _ => self.row(AutofixAlertRow::Gone),
+        })?;
         let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
         let pr_num = int_at(&p, "pull_request_number").or(case.output.expected().get("metadata.pull_request_number").and_then(as_int));
         let pr = pr_num.and_then(|n| case.lookup(&format!("pulls/{n}")).found()).map(crate::snapshot::github::PullRequest::from);
         let done = |v: Verdict| v.resolved(true).detail("alert_state", alert.state.clone());
-        match alert.state.as_str() {
+        Ok(match alert.state.as_str() {
             "fixed" if pr.as_ref().is_some_and(|p| p.merged == Some(true)) => done(self.row(AutofixAlertRow::FixedViaPr).at(alert.fixed_at)),
             "fixed" => done(self.row(AutofixAlertRow::Fixed).at(alert.fixed_at)),
             "dismissed" if case.actors.classify(&alert.dismissed_by) == ActorClass::VisibleNonBot => {
@@ -168,7 +168,7 @@ impl Rule for AutofixAlert {
             _ if pr.as_ref().is_some_and(|p| p.state.as_deref() == Some("closed") && p.merged != Some(true)) => done(self.row(AutofixAlertRow::PrClosed)),
             _ if case.elapsed_hours().is_some_and(|h| h >= case.policy.alert_sla_hours as f64) => done(self.row(AutofixAlertRow::OpenPastSla)),
             _ => done(self.row(AutofixAlertRow::Open)),
-        }
+        })
     }
 }
 
@@ -226,25 +226,23 @@ rows! {
 }
 
 impl Rule for CreateAlert {
+    type Row = CreateAlertRow;
     fn output_type(&self) -> &'static str {
         "create_code_scanning_alert"
     }
     fn human_check(&self) -> &'static str {
         "Was the alert triaged, fixed, or dismissed with reason?"
     }
-    type Row = CreateAlertRow;
     fn targets_number(&self) -> bool {
         false
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let alert = match load(case) {
-            Ok(a) => a,
-            Err(Err(v)) => return v,
-            Err(Ok(Lookup::Gone(_))) => return self.row(CreateAlertRow::Invalid),
-            Err(Ok(l)) => return super::missing(case, &l),
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let alert = load(case, |look| match look {
+            Lookup::Gone(_) => self.row(CreateAlertRow::Invalid),
+            other => super::missing(case, other),
+        })?;
         let done = |v: Verdict| v.resolved(true).detail("alert_state", alert.state.clone());
-        match alert.state.as_str() {
+        Ok(match alert.state.as_str() {
             "fixed" => done(self.row(CreateAlertRow::Fixed).at(alert.fixed_at)),
             "dismissed" if case.actors.classify(&alert.dismissed_by) == ActorClass::VisibleNonBot && alert.dismissed_reason.is_some() => done(
                 self.row(CreateAlertRow::DismissedWithReason)
@@ -255,6 +253,6 @@ impl Rule for CreateAlert {
             _ if alert.assigned => done(self.row(CreateAlertRow::Triaged)),
             _ if case.long_enough() => done(self.row(CreateAlertRow::NoActivity)),
             _ => done(self.row(CreateAlertRow::Open)),
-        }
+        })
     }
 }

@@ -15,8 +15,9 @@
 //! An issue opened at T and closed as `completed` by a maintainer at T+3d is `pending` at
 //! 1h and 24h (no response yet) and `accepted`/`strong`/`issue_closed_completed` at 7d.
 
-use super::{issue_final, missing, no_history};
+use super::{issue_final, missing};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -146,31 +147,28 @@ impl CreateIssue {
 }
 
 impl Rule for CreateIssue {
+    type Row = CreateIssueRow;
     fn output_type(&self) -> &'static str {
         "create_issue"
     }
     fn human_check(&self) -> &'static str {
         "Did the issue receive meaningful triage, assignment, linkage, closure, or completion?"
     }
-    type Row = CreateIssueRow;
 
     fn action_time(&self, case: &Case) -> Option<Instant> {
         let n = case.output.target_number?;
         case.output.created_at.or_else(|| case.lookup(&format!("issues/{n}")).found().and_then(|v| Issue::from(v).created_at))
     }
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let look = case.lookup(&format!("issues/{n}"));
-        let Some(body) = look.found() else { return missing(case, &look) };
+        let Some(body) = look.found() else { return Err(missing(case, &look)) };
         let issue = Issue::from(body);
         let case = case.with_workflow_actor(issue.user.login.as_deref());
         let activity = case.activity(n, issue.is_pull_request);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = match case.lifecycle(&issue_final(&issue), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return no_history(why).resolved(true),
-        };
+        let lc = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         // An issue number that turns out to be a pull request's: judged as the issue the
         // output says it created, and flagged, since the output's record and the target
         // disagree about what it is.
@@ -206,13 +204,13 @@ impl Rule for CreateIssue {
                     }
                 }
             };
-            return done(
+            return Ok(done(
                 v.at(lc.closed_at).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str()),
-            );
+            ));
         }
         if !activity.failed.is_empty() {
             let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
-            return common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", ")));
+            return Err(common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", "))));
         }
         let by_person = |a: &&crate::evaluate::case::Act| a.class == ActorClass::VisibleNonBot;
         let triage = case.inside(&activity).find(|a| match &a.kind {
@@ -225,24 +223,24 @@ impl Rule for CreateIssue {
                 ActKind::Event(e) => e.clone(),
                 _ => String::new(),
             };
-            return done(self.row(CreateIssueRow::Triaged).at(a.at).detail("triage", what).detail("triaged_by", a.actor.login.clone()));
+            return Ok(done(self.row(CreateIssueRow::Triaged).at(a.at).detail("triage", what).detail("triaged_by", a.actor.login.clone())));
         }
         let engaged = case
             .inside(&activity)
             .find(|a| by_person(a) && matches!(a.kind, ActKind::Comment | ActKind::Reaction | ActKind::Review(_) | ActKind::ReviewComment));
         if let Some(a) = engaged {
             let v = self.row(CreateIssueRow::EngagedOpen).status(case.policy.open_issue_engagement.status());
-            return done(v.at(a.at).detail("engaged_by", a.actor.login.clone()));
+            return Ok(done(v.at(a.at).detail("engaged_by", a.actor.login.clone())));
         }
         // Reactions known only as a count: who and when are not captured.
         if case.window.is_snapshot() && issue.reactions_total.unwrap_or(0) > 0 && !activity.read.iter().any(|r| r.ends_with("/reactions")) {
             let v = self.row(CreateIssueRow::EngagedOpen).status(case.policy.open_issue_engagement.status());
-            return done(v.confidence(Confidence::Low).note("reactions known only as a count; who reacted and when are not captured"));
+            return Ok(done(v.confidence(Confidence::Low).note("reactions known only as a count; who reacted and when are not captured")));
         }
         if activity.any_read() && case.long_enough() {
-            return done(self.row(CreateIssueRow::NoInteraction));
+            return Ok(done(self.row(CreateIssueRow::NoInteraction)));
         }
         let v = self.row(CreateIssueRow::ExistsOnly);
-        done(if activity.any_read() { v } else { v.note("no activity lists captured: cannot tell ignored from engaged") })
+        Ok(done(if activity.any_read() { v } else { v.note("no activity lists captured: cannot tell ignored from engaged") }))
     }
 }

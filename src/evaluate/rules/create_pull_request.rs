@@ -20,8 +20,9 @@
 //! A PR opened at 10:00 and merged 30 hours later is `pending` at 1h and 24h and
 //! `accepted`/`strong`/`pull_request_merged` at 7d, with `time_to_outcome_hours = 30`.
 
-use super::{missing, no_history, pull_final};
+use super::{missing, pull_final};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -127,13 +128,13 @@ impl CreatePullRequest {
 }
 
 impl Rule for CreatePullRequest {
+    type Row = CreatePullRequestRow;
     fn output_type(&self) -> &'static str {
         "create_pull_request"
     }
     fn human_check(&self) -> &'static str {
         "Was the PR merged, closed unmerged, reviewed, or still pending? (A PR that fell back to an issue is judged as create_issue.)"
     }
-    type Row = CreatePullRequestRow;
 
     fn action_time(&self, case: &Case) -> Option<Instant> {
         if Self::fell_back_to_issue(case) {
@@ -142,32 +143,29 @@ impl Rule for CreatePullRequest {
         case.output.created_at.or_else(|| Self::pull(case)?.found().and_then(|v| PullRequest::from(v).created_at))
     }
 
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         if Self::fell_back_to_issue(case) {
-            let mut v = super::create_issue::CreateIssue.evaluate(case);
+            let (Ok(mut v) | Err(mut v)) = Rule::evaluate(&super::create_issue::CreateIssue, case);
             v.rule_id = format!("create_pull_request/fallback_issue>{}", v.rule_id);
-            return v.detail("fallback_subtype", "issue");
+            return Ok(v.detail("fallback_subtype", "issue"));
         }
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
-        let Some(look) = Self::pull(case) else { return common(Common::MissingReference) };
-        let Some(body) = look.found() else { return missing(case, &look) };
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let Some(look) = Self::pull(case) else { return Err(common(Common::MissingReference)) };
+        let Some(body) = look.found() else { return Err(missing(case, &look)) };
         let pr = PullRequest::from(body);
         let case = case.with_workflow_actor(pr.user.login.as_deref());
         let activity = case.activity(n, true);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return no_history(why).resolved(true),
-        };
+        let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         let v = if lc.merged {
             if let Some(r) = super::durability::find_revert(&case, n, &pr) {
-                return self
+                return Ok(self
                     .row(CreatePullRequestRow::Reverted)
                     .resolved(true)
                     .actors(humans, bots)
                     .at(r.at)
                     .detail("reverted_by", r.describe())
-                    .detail("merged_at", lc.merged_at.map(|t| crate::time::format(&t)));
+                    .detail("merged_at", lc.merged_at.map(|t| crate::time::format(&t))));
             }
             let class = case.actors.classify(&lc.merger);
             let v = match class {
@@ -189,7 +187,7 @@ impl Rule for CreatePullRequest {
         } else {
             if !activity.failed.is_empty() {
                 let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
-                return common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", ")));
+                return Err(common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", "))));
             }
             let human = |k: &dyn Fn(&ActKind) -> bool| case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && k(&a.kind)).map(|a| a.at);
             if let Some(at) = human(&|k| matches!(k, ActKind::Review(s) if s == "APPROVED")) {
@@ -207,6 +205,6 @@ impl Rule for CreatePullRequest {
                 }
             }
         };
-        v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis)
+        Ok(v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis))
     }
 }

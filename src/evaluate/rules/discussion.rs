@@ -23,6 +23,7 @@ use super::fields::UpdateRows;
 use super::update_issue::UpdateIssueRow;
 use super::{missing, CHALLENGE_PHRASES};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{Activity, Case};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -52,15 +53,15 @@ fn people<'d>(case: &Case, d: &'d Discussion) -> Vec<&'d GqlComment> {
 
 /// Whether the discussion is closed at the window's end, if that can be known: GraphQL
 /// gives only the final state and `closedAt`.
-fn closed_as_of(case: &Case, d: &Discussion) -> Result<bool, &'static str> {
-    let closed = d.closed.ok_or("state_missing")?;
+fn closed_as_of(case: &Case, d: &Discussion) -> Result<bool, HistoryGap> {
+    let closed = d.closed.ok_or(HistoryGap::StateMissing)?;
     if case.window.is_snapshot() {
         return Ok(closed);
     }
     match (closed, d.closed_at) {
         (true, Some(t)) if t <= case.as_of => Ok(true),
         _ if d.updated_at.is_some_and(|u| u <= case.as_of) => Ok(closed),
-        _ => Err("history_missing"),
+        _ => Err(HistoryGap::HistoryMissing),
     }
 }
 
@@ -126,48 +127,49 @@ rows! {
 }
 
 impl Rule for CreateDiscussion {
+    type Row = CreateDiscussionRow;
     fn output_type(&self) -> &'static str {
         "create_discussion"
     }
     fn human_check(&self) -> &'static str {
         "Did the discussion receive meaningful engagement or an accepted answer?"
     }
-    type Row = CreateDiscussionRow;
     fn action_time(&self, case: &Case) -> Option<Instant> {
         case.output.created_at.or_else(|| load(case).ok().and_then(|(_, d)| d.created_at))
     }
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let (_, d) = match load(case) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let (_, d) = load(case)?;
         let case = case.with_workflow_actor(d.author.login.as_deref());
         let answered = d.has_answer && d.answer_chosen_at.map_or(case.window.is_snapshot(), |t| t <= case.as_of);
         if answered {
-            return self.row(CreateDiscussionRow::Answered).resolved(true).at(d.answer_chosen_at).detail("chosen_by", d.answer_chosen_by.login.clone());
+            return Ok(self.row(CreateDiscussionRow::Answered).resolved(true).at(d.answer_chosen_at).detail("chosen_by", d.answer_chosen_by.login.clone()));
         }
         let closed = closed_as_of(&case, &d);
         if matches!(closed, Ok(true)) && matches!(d.state_reason.as_deref(), Some("DUPLICATE" | "OUTDATED")) {
-            return self.row(CreateDiscussionRow::ClosedRejected).resolved(true).at(d.closed_at).detail("state_reason", d.state_reason.clone());
+            return Ok(self.row(CreateDiscussionRow::ClosedRejected).resolved(true).at(d.closed_at).detail("state_reason", d.state_reason.clone()));
         }
         if let Some(c) = people(&case, &d).first() {
-            return self.row(CreateDiscussionRow::Engaged).resolved(true).at(c.created_at).detail("engaged_by", c.author.login.clone());
+            return Ok(self.row(CreateDiscussionRow::Engaged).resolved(true).at(c.created_at).detail("engaged_by", c.author.login.clone()));
         }
         if case.window.is_snapshot() && d.reactions_total.unwrap_or(0) > 0 {
-            return self
+            return Ok(self
                 .row(CreateDiscussionRow::Engaged)
                 .resolved(true)
                 .confidence(Confidence::Low)
-                .note("reactions known only as a count; who and when are not captured");
+                .note("reactions known only as a count; who and when are not captured"));
         }
         if d.converted_to_issue.is_some() || !d.linked.is_empty() {
-            return self.row(CreateDiscussionRow::ConvertedOrLinked).resolved(true).detail("issue", d.converted_to_issue).detail("linked", d.linked.clone());
+            return Ok(self
+                .row(CreateDiscussionRow::ConvertedOrLinked)
+                .resolved(true)
+                .detail("issue", d.converted_to_issue)
+                .detail("linked", d.linked.clone()));
         }
         if case.long_enough() {
-            return self.row(CreateDiscussionRow::NoEngagement).resolved(true);
+            return Ok(self.row(CreateDiscussionRow::NoEngagement).resolved(true));
         }
-        self.row(CreateDiscussionRow::ExistsOnly).resolved(true)
+        Ok(self.row(CreateDiscussionRow::ExistsOnly).resolved(true))
     }
 }
 
@@ -183,19 +185,16 @@ rows! {
 }
 
 impl Rule for UpdateDiscussion {
+    type Row = UpdateDiscussionRow;
     fn output_type(&self) -> &'static str {
         "update_discussion"
     }
     fn human_check(&self) -> &'static str {
         "Did the agent's edit stick? (mirrors update_issue)"
     }
-    type Row = UpdateDiscussionRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let (body, d) = match load(case) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
-        update_verdict(
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let (body, d) = load(case)?;
+        Ok(update_verdict(
             self,
             UpdateRows {
                 retained: UpdateDiscussionRow::Retained,
@@ -207,7 +206,7 @@ impl Rule for UpdateDiscussion {
             body,
             d.updated_at,
             &Activity::default(),
-        )
+        ))
     }
 }
 
@@ -255,35 +254,29 @@ rows! {
 }
 
 impl Rule for CloseDiscussion {
+    type Row = CloseDiscussionRow;
     fn output_type(&self) -> &'static str {
         "close_discussion"
     }
     fn human_check(&self) -> &'static str {
         "Did the discussion stay closed?"
     }
-    type Row = CloseDiscussionRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let (body, d) = match load(case) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
-        let closed = match closed_as_of(case, &d) {
-            Ok(c) => c,
-            Err(why) => return super::no_history(why).resolved(true),
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let (body, d) = load(case)?;
+        let closed = closed_as_of(case, &d).map_err(HistoryGap::verdict)?;
         if !closed {
             let by = crate::snapshot::graphql::actor(body.get("reopenedBy"));
-            return if case.actors.classify(&by) == ActorClass::VisibleNonBot {
+            return Ok(if case.actors.classify(&by) == ActorClass::VisibleNonBot {
                 self.row(CloseDiscussionRow::ReopenedByPerson).detail("reopened_by", by.login)
             } else {
                 self.row(CloseDiscussionRow::Reopened)
             }
-            .resolved(true);
+            .resolved(true));
         }
         let challenge = people(case, &d).into_iter().find(|c| c.body.as_deref().is_some_and(|t| CHALLENGE_PHRASES.iter().any(|p| t.contains(p))));
         if let Some(c) = challenge {
-            return self.row(CloseDiscussionRow::Challenged).resolved(true).at(c.created_at).detail("challenged_by", c.author.login.clone());
+            return Ok(self.row(CloseDiscussionRow::Challenged).resolved(true).at(c.created_at).detail("challenged_by", c.author.login.clone()));
         }
-        self.row(CloseDiscussionRow::StayedClosed).resolved(true)
+        Ok(self.row(CloseDiscussionRow::StayedClosed).resolved(true))
     }
 }

@@ -84,16 +84,16 @@ rows! {
 }
 
 /// Shared by the dispatch-like rules.
-pub fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Verdict {
+pub fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Result<Verdict, Verdict> {
     let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
     let e = case.output.expected();
     let run_id = e.get("metadata.run_id").and_then(as_int).or(p.get("run_id").and_then(as_int));
-    let Some(id) = run_id else { return rule.row(DispatchRow::MissingRunId) };
+    let Some(id) = run_id else { return Ok(rule.row(DispatchRow::MissingRunId)) };
     let look = case.lookup(&format!("actions/runs/{id}"));
     let run = match &look {
         Lookup::Found(v) => *v,
-        Lookup::Gone(_) => return rule.row(DispatchRow::RunNotFound).detail("run_id", id),
-        other => return super::missing(case, other).detail("run_id", id),
+        Lookup::Gone(_) => return Ok(rule.row(DispatchRow::RunNotFound).detail("run_id", id)),
+        other => return Err(super::missing(case, other).detail("run_id", id)),
     };
     let updated = crate::time::at(run, "updated_at");
     let status = str_at(run, "status").unwrap_or_default();
@@ -101,27 +101,27 @@ pub fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Verdict {
     let done = |v: Verdict| v.resolved(true).detail("run_id", id).detail("conclusion", conclusion);
     // A completed run is the same as of any moment after it finished.
     if !case.window.is_snapshot() && updated.is_none_or(|u| u > case.as_of) {
-        return crate::evaluate::common(crate::evaluate::Common::HistoryMissing)
+        return Err(crate::evaluate::common(crate::evaluate::Common::HistoryMissing)
             .resolved(true)
-            .note("the run finished (or was last updated) after the window's end");
+            .note("the run finished (or was last updated) after the window's end"));
     }
     if status != "completed" {
-        return done(rule.row(DispatchRow::InProgress));
+        return Ok(done(rule.row(DispatchRow::InProgress)));
     }
-    match conclusion {
+    Ok(match conclusion {
         "success" => {
             let expected = e.get("metadata.expected_artifacts").and_then(names).unwrap_or_default();
             if !expected.is_empty() {
                 let have: Vec<String> =
                     case.lookup(&format!("actions/runs/{id}/artifacts")).found().and_then(|v| v.get("artifacts")).and_then(names).unwrap_or_default();
                 if expected.iter().any(|a| !have.contains(a)) {
-                    return done(rule.row(DispatchRow::NoArtifact).status(case.policy.run_without_artifact.status()).at(updated));
+                    return Ok(done(rule.row(DispatchRow::NoArtifact).status(case.policy.run_without_artifact.status()).at(updated)));
                 }
             }
             done(rule.row(DispatchRow::Success).at(updated))
         }
         _ => done(rule.row(DispatchRow::Failed).at(updated)),
-    }
+    })
 }
 
 macro_rules! dispatch_rule {
@@ -138,7 +138,7 @@ macro_rules! dispatch_rule {
             fn targets_number(&self) -> bool {
                 false
             }
-            fn evaluate(&self, case: &Case) -> Verdict {
+            fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
                 judge_run(self, case)
             }
         }

@@ -6,8 +6,9 @@
 
 use serde_json::{json, Value};
 
-use super::{issue_final, no_history};
+use super::issue_final;
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{Activity, Case};
 use crate::evaluate::outcome::Confidence;
 use crate::evaluate::{common, Common, Rule, Verdict};
@@ -104,7 +105,7 @@ pub struct Judged {
 }
 
 /// The object's fields as of the window's end, or why they cannot be known.
-pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, events: Option<&[Event]>, wanted: &[String]) -> Result<Value, &'static str> {
+pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, events: Option<&[Event]>, wanted: &[String]) -> Result<Value, HistoryGap> {
     let mut now = serde_json::Map::new();
     for f in wanted {
         if let Some(v) = current(obj, f) {
@@ -114,7 +115,7 @@ pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, event
     if case.window.is_snapshot() || updated_at.is_some_and(|u| u <= case.as_of) {
         return Ok(Value::Object(now));
     }
-    let Some(evs) = events else { return Err("history_missing") };
+    let Some(evs) = events else { return Err(HistoryGap::HistoryMissing) };
     for f in wanted {
         match f.as_str() {
             "title" => {
@@ -132,7 +133,7 @@ pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, event
                 let l: Vec<String> = now.get("labels").and_then(names).unwrap_or_default();
                 let at = case.labels_as_of(l, evs);
                 if !at.unsettled.is_empty() {
-                    return Err("history_incomplete");
+                    return Err(HistoryGap::HistoryIncomplete);
                 }
                 let mut at = at.labels;
                 at.sort();
@@ -144,7 +145,7 @@ pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, event
                 now.insert("state".into(), json!(if lc.closed { "closed" } else { "open" }));
             }
             // No event history for these: only the updated_at shortcut above settles them.
-            _ => return Err("history_missing"),
+            _ => return Err(HistoryGap::HistoryMissing),
         }
     }
     Ok(Value::Object(now))
@@ -188,7 +189,7 @@ pub fn update_verdict<R: Rule>(rule: &R, rows: UpdateRows<R::Row>, case: &Case, 
     let wanted: Vec<String> = changes.iter().map(|c| c.0.clone()).collect();
     let now = match fields_as_of(case, obj, updated_at, activity.events.as_deref(), &wanted) {
         Ok(n) => n,
-        Err(why) => return no_history(why).resolved(true),
+        Err(gap) => return gap.verdict(),
     };
     let judged = match judge(&changes, &now) {
         Ok(j) => j,

@@ -66,20 +66,20 @@ rows! {
 }
 
 impl Rule for HideComment {
+    type Row = HideCommentRow;
     fn output_type(&self) -> &'static str {
         "hide_comment"
     }
     fn human_check(&self) -> &'static str {
         "Did the hidden or minimized state persist?"
     }
-    type Row = HideCommentRow;
     fn targets_number(&self) -> bool {
         false
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
         let Some(id) = case.output.target_comment_id.or(int_at(&p, "comment_id")) else {
-            return common(Common::MissingReference).note("no comment id recorded");
+            return Err(common(Common::MissingReference).note("no comment id recorded"));
         };
         let gql = case.graphql(&format!("comments/{id}"));
         let rest = case.lookup(&format!("issues/comments/{id}"));
@@ -89,27 +89,27 @@ impl Rule for HideComment {
             _ => None,
         };
         if matches!(gql, Lookup::Gone(_)) || matches!(rest, Lookup::Gone(_)) {
-            return self.row(HideCommentRow::Deleted).resolved(true);
+            return Ok(self.row(HideCommentRow::Deleted).resolved(true));
         }
         let Some(state) = state else {
-            return match (&gql, &rest) {
+            return Ok(match (&gql, &rest) {
                 (Lookup::Failed(_), _) => super::missing(case, &gql),
                 (_, Lookup::Found(_)) => {
                     common(Common::TargetNotCaptured).resolved(true).note("the REST capture carries no minimized state; capture graphql/.../comments/ID")
                 }
                 _ => super::missing(case, &rest),
-            };
+            });
         };
         if !case.window.is_snapshot() {
-            return common(Common::HistoryMissing).resolved(true).note("minimized state has no timestamp; only the snapshot window can be judged");
+            return Err(common(Common::HistoryMissing).resolved(true).note("minimized state has no timestamp; only the snapshot window can be judged"));
         }
         if bool_at(&state, "isMinimized") == Some(true) {
-            return self.row(HideCommentRow::StillHidden).resolved(true).detail("reason", state.get("minimizedReason").cloned());
+            return Ok(self.row(HideCommentRow::StillHidden).resolved(true).detail("reason", state.get("minimizedReason").cloned()));
         }
         let by = crate::snapshot::graphql::actor(state.get("unminimizedBy"));
         if case.actors.classify(&by) == ActorClass::VisibleNonBot {
-            return self.row(HideCommentRow::UnhiddenByPerson).resolved(true).detail("unhidden_by", by.login);
+            return Ok(self.row(HideCommentRow::UnhiddenByPerson).resolved(true).detail("unhidden_by", by.login));
         }
-        self.row(HideCommentRow::Unhidden).resolved(true)
+        Ok(self.row(HideCommentRow::Unhidden).resolved(true))
     }
 }

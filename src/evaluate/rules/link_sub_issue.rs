@@ -82,22 +82,22 @@ fn numbers(case: &Case) -> (Option<i64>, Option<i64>) {
 }
 
 impl Rule for LinkSubIssue {
+    type Row = LinkSubIssueRow;
     fn output_type(&self) -> &'static str {
         "link_sub_issue"
     }
     fn human_check(&self) -> &'static str {
         "Did the sub-issue relationship stick?"
     }
-    type Row = LinkSubIssueRow;
     fn targets_number(&self) -> bool {
         false
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let (Some(parent), Some(child)) = numbers(case) else {
-            return common(Common::MissingExecutionState).note("parent and sub-issue numbers not both recorded");
+            return Err(common(Common::MissingExecutionState).note("parent and sub-issue numbers not both recorded"));
         };
         if !case.window.is_snapshot() {
-            return common(Common::HistoryMissing).note("sub-issue links have no captured history; only the snapshot window can be judged");
+            return Err(common(Common::HistoryMissing).note("sub-issue links have no captured history; only the snapshot window can be judged"));
         }
         let children = case.lookup(&format!("issues/{parent}/sub_issues"));
         let up = case.lookup(&format!("issues/{child}/parent"));
@@ -107,26 +107,26 @@ impl Rule for LinkSubIssue {
             (_, Lookup::Gone(_)) => Some(false),
             _ => None,
         };
-        let Some(linked) = linked else { return self.row(LinkSubIssueRow::Inaccessible) };
+        let Some(linked) = linked else { return Ok(self.row(LinkSubIssueRow::Inaccessible)) };
         let done = |v: Verdict| v.resolved(true).detail("parent", parent).detail("sub_issue", child);
         if let Some(v) = case.lookup(&format!("issues/{child}")).found() {
             let i = Issue::from(v);
             if i.state.as_deref() == Some("closed") && matches!(i.state_reason.as_deref(), Some("duplicate" | "not_planned")) {
-                return done(self.row(LinkSubIssueRow::ChildClosedInvalid).status(case.policy.sub_issue_closed_invalid.status()));
+                return Ok(done(self.row(LinkSubIssueRow::ChildClosedInvalid).status(case.policy.sub_issue_closed_invalid.status())));
             }
         }
         if linked {
-            return done(self.row(LinkSubIssueRow::Present));
+            return Ok(done(self.row(LinkSubIssueRow::Present)));
         }
         let events = [format!("issues/{parent}/timeline"), format!("issues/{child}/timeline"), format!("issues/{parent}/events")];
         let remover = events.iter().filter_map(|p| case.lookup(p).found()).flat_map(crate::snapshot::github::events).find(|e| {
             matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed"))
                 && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
         });
-        done(match remover {
+        Ok(done(match remover {
             Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(LinkSubIssueRow::RemovedByPerson).at(e.created_at),
             Some(e) => self.row(LinkSubIssueRow::Removed).at(e.created_at),
             None => self.row(LinkSubIssueRow::Removed),
-        })
+        }))
     }
 }

@@ -16,6 +16,7 @@
 
 use super::{capture_problem, pull_final};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -83,47 +84,46 @@ rows! {
 }
 
 impl Rule for MarkReady {
+    type Row = MarkPullRequestAsReadyForReviewRow;
     fn output_type(&self) -> &'static str {
         "mark_pull_request_as_ready_for_review"
     }
     fn human_check(&self) -> &'static str {
         "Did readiness lead to actual review or merge activity?"
     }
-    type Row = MarkPullRequestAsReadyForReviewRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let activity = case.activity(n, true);
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b);
         if let Some(a) = case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && matches!(a.kind, ActKind::Review(_))) {
-            return done(self.row(MarkPullRequestAsReadyForReviewRow::Reviewed).at(a.at).detail("reviewed_by", a.actor.login.clone()));
+            return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Reviewed).at(a.at).detail("reviewed_by", a.actor.login.clone())));
         }
         let look = case.lookup(&format!("pulls/{n}"));
         let Some(body) = look.found() else {
-            return if activity.any_read() {
+            return Ok(if activity.any_read() {
                 common(Common::TargetNotCaptured).note("reviews captured, but not the PR's state")
             } else {
                 super::missing(case, &look)
-            };
+            });
         };
         if let Some(v) = capture_problem(&activity, &["reviews", "timeline", "events"]) {
-            return v;
+            return Ok(v);
         }
         let pr = PullRequest::from(body);
-        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return super::no_history(why).resolved(true),
-        };
+        let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if lc.merged {
-            return done(self.row(MarkPullRequestAsReadyForReviewRow::Merged).at(lc.merged_at));
+            return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Merged).at(lc.merged_at)));
         }
         let draft = case.events_inside(activity.events.as_deref(), &["convert_to_draft"]).find(|e| case.actors.classify(&e.actor) == ActorClass::VisibleNonBot);
         if let Some(e) = draft {
-            return done(self.row(MarkPullRequestAsReadyForReviewRow::BackToDraft).at(e.created_at));
+            return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::BackToDraft).at(e.created_at)));
         }
         if lc.closed {
-            return done(self.row(MarkPullRequestAsReadyForReviewRow::ClosedUnreviewed).status(case.policy.ready_closed_unreviewed.status()).at(lc.closed_at));
+            return Ok(done(
+                self.row(MarkPullRequestAsReadyForReviewRow::ClosedUnreviewed).status(case.policy.ready_closed_unreviewed.status()).at(lc.closed_at),
+            ));
         }
-        done(self.row(if case.long_enough() { MarkPullRequestAsReadyForReviewRow::NoReview } else { MarkPullRequestAsReadyForReviewRow::AwaitingReview }))
+        Ok(done(self.row(if case.long_enough() { MarkPullRequestAsReadyForReviewRow::NoReview } else { MarkPullRequestAsReadyForReviewRow::AwaitingReview })))
     }
 }

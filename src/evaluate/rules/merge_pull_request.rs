@@ -46,6 +46,7 @@ rows! {
 }
 
 impl Rule for MergePullRequest {
+    type Row = MergePullRequestRow;
     fn output_type(&self) -> &'static str {
         "merge_pull_request"
     }
@@ -55,19 +56,15 @@ impl Rule for MergePullRequest {
     fn dated_at_action(&self) -> bool {
         true
     }
-    type Row = MergePullRequestRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
-        let PullState { pr, lc, .. } = match pull_state(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let PullState { pr, lc, .. } = pull_state(case, n)?;
         if !lc.merged {
-            return self.row(MergePullRequestRow::NotMerged).resolved(true);
+            return Ok(self.row(MergePullRequestRow::NotMerged).resolved(true));
         }
         if let Some(r) = find_revert(case, n, &pr) {
-            return self.row(MergePullRequestRow::Reverted).resolved(true).at(r.at).detail("reverted_by", r.describe());
+            return Ok(self.row(MergePullRequestRow::Reverted).resolved(true).at(r.at).detail("reverted_by", r.describe()));
         }
-        self.row(MergePullRequestRow::Stood).resolved(true).at(lc.merged_at)
+        Ok(self.row(MergePullRequestRow::Stood).resolved(true).at(lc.merged_at))
     }
 }

@@ -35,6 +35,7 @@ pub mod update_project;
 pub mod update_pull_request;
 pub mod update_release;
 
+use crate::evaluate::case::HistoryGap;
 use serde_json::Value;
 
 use super::actors::ActorClass;
@@ -160,7 +161,7 @@ pub struct PullState {
 pub fn pull_state(case: &Case, n: i64) -> Result<PullState, Verdict> {
     let (_, pr) = load_pull(case, n)?;
     let activity = case.activity(n, true);
-    let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(|why| no_history(why).resolved(true))?;
+    let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
     Ok(PullState { pr, activity, lc })
 }
 
@@ -228,15 +229,6 @@ pub fn challenge<'b>(case: &Case, a: &'b Activity) -> Option<&'b Act> {
         matches!(x.kind, super::case::ActKind::Comment | super::case::ActKind::ReviewComment)
             && x.text.as_deref().is_some_and(|t| CHALLENGE_PHRASES.iter().any(|p| t.contains(p)))
     })
-}
-
-/// The verdict for a lifecycle that could not be rebuilt.
-pub fn no_history(why: &str) -> Verdict {
-    match why {
-        "state_missing" => common(Common::TargetNotCaptured).note("the target's state field was not captured"),
-        "state_inconsistent" => common(Common::InconsistentState).note("the target is `open` but carries a merge or close time"),
-        _ => common(Common::HistoryMissing).note(format!("cannot rebuild the state as of the window's end: {why}")),
-    }
 }
 
 #[cfg(test)]

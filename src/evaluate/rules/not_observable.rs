@@ -36,21 +36,21 @@ rows! {
 pub struct NotObservable(pub &'static str, pub &'static str);
 
 impl Rule for NotObservable {
+    type Row = NotObservableRow;
     fn output_type(&self) -> &'static str {
         self.0
     }
     fn human_check(&self) -> &'static str {
         self.1
     }
-    type Row = NotObservableRow;
     fn targets_number(&self) -> bool {
         false
     }
     fn skips(&self) -> bool {
         true
     }
-    fn evaluate(&self, _case: &Case) -> Verdict {
-        self.row(NotObservableRow::NoRepositoryOutcome)
+    fn evaluate(&self, _case: &Case) -> Result<Verdict, Verdict> {
+        Ok(self.row(NotObservableRow::NoRepositoryOutcome))
     }
 }
 

@@ -17,8 +17,9 @@
 
 use serde_json::Value;
 
-use super::{missing, no_history, pull_final};
+use super::{missing, pull_final};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -155,64 +156,61 @@ impl PushToPullRequestBranch {
 }
 
 impl Rule for PushToPullRequestBranch {
+    type Row = PushToPullRequestBranchRow;
     fn output_type(&self) -> &'static str {
         "push_to_pull_request_branch"
     }
     fn human_check(&self) -> &'static str {
         "Were the pushed commits accepted through the PR lifecycle?"
     }
-    type Row = PushToPullRequestBranchRow;
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let look = case.lookup(&format!("pulls/{n}"));
-        let Some(body) = look.found() else { return missing(case, &look) };
+        let Some(body) = look.found() else { return Err(missing(case, &look)) };
         let shas: Vec<String> = case.output.expected().get("commit_shas").and_then(crate::json::names).unwrap_or_default();
         if shas.is_empty() {
-            return common(Common::MissingExecutionState).resolved(true).note("no pushed commit SHA recorded");
+            return Err(common(Common::MissingExecutionState).resolved(true).note("no pushed commit SHA recorded"));
         }
         let pr = PullRequest::from(body);
         let activity = case.activity(n, true);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return no_history(why).resolved(true),
-        };
+        let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("commit_shas", shas.clone());
         let inclusion: Vec<Inclusion> = shas.iter().map(|s| Self::inclusion(case, n, s, &pr)).collect();
         if inclusion.contains(&Inclusion::Dropped) && (lc.merged || case.window.is_snapshot()) {
-            return done(self.row(PushToPullRequestBranchRow::Dropped));
+            return Ok(done(self.row(PushToPullRequestBranchRow::Dropped)));
         }
         if lc.merged {
             if let Some(r) = super::durability::find_revert_of(case, n, &pr, &shas) {
-                return done(self.row(PushToPullRequestBranchRow::Reverted).at(r.at).detail("reverted_by", r.describe()));
+                return Ok(done(self.row(PushToPullRequestBranchRow::Reverted).at(r.at).detail("reverted_by", r.describe())));
             }
             if inclusion.iter().all(|i| *i == Inclusion::Included) {
                 let later = case.inside(&activity).any(|a| a.kind == ActKind::Commit && a.class == ActorClass::VisibleNonBot);
                 let row = if later { PushToPullRequestBranchRow::MergedModified } else { PushToPullRequestBranchRow::MergedWithCommits };
-                return done(self.row(row).at(lc.merged_at).detail("merged_by", lc.merger.login.clone()));
+                return Ok(done(self.row(row).at(lc.merged_at).detail("merged_by", lc.merger.login.clone())));
             }
-            return done(
+            return Ok(done(
                 self.row(PushToPullRequestBranchRow::RetentionUnknown)
                     .at(lc.merged_at)
                     .note("the PR merged, but no compare or commit list shows the pushed commits in it"),
-            );
+            ));
         }
         if lc.closed {
-            return done(self.row(PushToPullRequestBranchRow::ClosedUnmerged).at(lc.closed_at));
+            return Ok(done(self.row(PushToPullRequestBranchRow::ClosedUnmerged).at(lc.closed_at)));
         }
         let reviewed = case
             .inside(&activity)
             .find(|a| a.class == ActorClass::VisibleNonBot && matches!(a.kind, ActKind::Review(_) | ActKind::Comment | ActKind::ReviewComment));
         if let Some(a) = reviewed {
-            return done(self.row(PushToPullRequestBranchRow::OpenActivity).at(a.at));
+            return Ok(done(self.row(PushToPullRequestBranchRow::OpenActivity).at(a.at)));
         }
         if shas.iter().any(|s| Self::ci_activity(case, s)) {
-            return done(self.row(PushToPullRequestBranchRow::OpenActivity).detail("ci_activity", true));
+            return Ok(done(self.row(PushToPullRequestBranchRow::OpenActivity).detail("ci_activity", true)));
         }
         if activity.any_read() && case.long_enough() {
-            return done(self.row(PushToPullRequestBranchRow::NoActivity));
+            return Ok(done(self.row(PushToPullRequestBranchRow::NoActivity)));
         }
-        done(self.row(PushToPullRequestBranchRow::ExistsOnly))
+        Ok(done(self.row(PushToPullRequestBranchRow::ExistsOnly)))
     }
 }

@@ -82,23 +82,20 @@ pub fn removed_labels(case: &Case) -> Vec<String> {
 }
 
 impl Rule for RemoveLabels {
+    type Row = RemoveLabelsRow;
     fn output_type(&self) -> &'static str {
         "remove_labels"
     }
     fn human_check(&self) -> &'static str {
         "Did the labels stay removed?"
     }
-    type Row = RemoveLabelsRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let gone = removed_labels(case);
         if gone.is_empty() {
-            return common(Common::MissingExecutionState).note("no record of which labels were removed");
+            return Err(common(Common::MissingExecutionState).note("no record of which labels were removed"));
         }
-        let (labels, activity, _) = match labels_at(case, n, &gone) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let (labels, activity, _) = labels_at(case, n, &gone)?;
         let back: Vec<&String> = gone.iter().filter(|l| labels.contains(l)).collect();
         let score = 1.0 - back.len() as f64 / gone.len() as f64;
         let v = if back.is_empty() {
@@ -114,6 +111,6 @@ impl Rule for RemoveLabels {
             }
         };
         let (h, b) = case.count_actors(&activity);
-        v.resolved(true).actors(h, b).partial(score).detail("labels_removed", gone.clone())
+        Ok(v.resolved(true).actors(h, b).partial(score).detail("labels_removed", gone.clone()))
     }
 }

@@ -62,28 +62,25 @@ rows! {
 }
 
 impl Rule for ReplaceLabel {
+    type Row = ReplaceLabelRow;
     fn output_type(&self) -> &'static str {
         "replace_label"
     }
     fn human_check(&self) -> &'static str {
         "Did the new label stay and the old one stay gone?"
     }
-    type Row = ReplaceLabelRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let lower = |v: Option<Vec<String>>| v.unwrap_or_default().into_iter().map(|l| l.to_lowercase()).collect::<Vec<_>>();
         let before = lower(case.output.before().and_then(|b| b.get("labels").and_then(names)));
         let after = lower(case.output.after().and_then(|a| a.get("labels").and_then(names)));
         if after.is_empty() && before.is_empty() {
-            return common(Common::MissingExecutionState).note("no before/after labels recorded");
+            return Err(common(Common::MissingExecutionState).note("no before/after labels recorded"));
         }
         let added: Vec<String> = after.iter().filter(|l| !before.contains(l)).cloned().collect();
         let removed: Vec<String> = before.iter().filter(|l| !after.contains(l)).cloned().collect();
         let touched: Vec<String> = added.iter().chain(removed.iter()).cloned().collect();
-        let (labels, activity, _) = match labels_at(case, n, &touched) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let (labels, activity, _) = labels_at(case, n, &touched)?;
         let ok = added.iter().filter(|l| labels.contains(l)).count() + removed.iter().filter(|l| !labels.contains(l)).count();
         let total = added.len() + removed.len();
         let score = if total == 0 { 1.0 } else { ok as f64 / total as f64 };
@@ -101,6 +98,6 @@ impl Rule for ReplaceLabel {
             }
         };
         let (h, b) = case.count_actors(&activity);
-        v.resolved(true).actors(h, b).partial(score).detail("labels_added", added).detail("labels_removed", removed)
+        Ok(v.resolved(true).actors(h, b).partial(score).detail("labels_added", added).detail("labels_removed", removed))
     }
 }

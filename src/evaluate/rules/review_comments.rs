@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use super::{load_pull, pull_final};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{Case, Lookup, Placement};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowId, RowSpec, Rule, Verdict};
@@ -186,78 +187,68 @@ struct CommentRows<R> {
     open: R,
 }
 
-fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: &Case, id: i64) -> Verdict {
+fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: &Case, id: i64) -> Result<Verdict, Verdict> {
     let n = case.output.target_number;
-    let (c, raw) = match comment(case, n, id) {
-        Ok(Some(x)) => x,
-        Ok(None) => return rule.row(rows.removed).resolved(true).detail("comment_id", id),
-        Err(v) => return v,
-    };
+    let Some((c, raw)) = comment(case, n, id)? else { return Ok(rule.row(rows.removed).resolved(true).detail("comment_id", id)) };
     let Some(n) = n.or_else(|| str_at(&raw, "pull_request_url").and_then(|u| u.rsplit('/').next()).and_then(|x| x.parse().ok())) else {
-        return common(Common::MissingReference).note("the comment's PR is not recorded");
+        return Err(common(Common::MissingReference).note("the comment's PR is not recorded"));
     };
     let case = case.with_workflow_actor(c.user.login.as_deref());
     let all = threads(&case, Some(n));
     let thread = all.iter().map(|(_, t)| t).find(|t| t.holds_comment(id));
     if thread.and_then(|t| t.comments.iter().find(|x| x.id == Some(id))).and_then(|x| x.minimized) == Some(true) || c.minimized == Some(true) {
-        return rule.row(rows.removed).resolved(true).note("minimized");
+        return Ok(rule.row(rows.removed).resolved(true).note("minimized"));
     }
     let snap = case.window.is_snapshot();
     if snap {
         if let Some(t) = thread.filter(|t| t.resolved == Some(true)) {
             if case.actors.classify(&t.resolved_by) == ActorClass::VisibleNonBot {
-                return rule.row(rows.resolved).resolved(true).detail("resolved_by", t.resolved_by.login.clone());
+                return Ok(rule.row(rows.resolved).resolved(true).detail("resolved_by", t.resolved_by.login.clone()));
             }
         }
     }
     if let Some(at) = person_reply(&case, n, id, thread) {
-        return rule.row(rows.replied).resolved(true).at(at);
+        return Ok(rule.row(rows.replied).resolved(true).at(at));
     }
     if let Some(row) = rows.followup_commit {
         if let Some(at) = c.path.as_deref().and_then(|p| touching_commit(&case, n, p)) {
-            return rule.row(row).resolved(true).at(at);
+            return Ok(rule.row(row).resolved(true).at(at));
         }
     }
-    let (_, pr) = match load_pull(&case, n) {
-        Ok(x) => x,
-        Err(v) => return v,
-    };
+    let (_, pr) = load_pull(&case, n)?;
     let activity = case.activity(n, true);
-    let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
-        Ok(lc) => lc,
-        Err(why) => return super::no_history(why).resolved(true),
-    };
+    let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
     let outdated = thread.and_then(|t| t.outdated).unwrap_or(false)
         || (raw.get("position").is_some_and(Value::is_null) && raw.get("original_position").is_some_and(|p| !p.is_null()));
     let note = |v: Verdict| if snap { v } else { v.note("thread resolution has no timestamp; it is judged only in the snapshot window") };
     if lc.closed {
         if let Some(row) = rows.outdated_merged.filter(|_| lc.merged && outdated) {
-            return note(rule.row(row).resolved(true).at(lc.merged_at));
+            return Ok(note(rule.row(row).resolved(true).at(lc.merged_at)));
         }
         let v = rule.row(rows.no_response).resolved(true).at(lc.closed_at);
-        return note(match rows.no_response.spec().policy {
+        return Ok(note(match rows.no_response.spec().policy {
             Some(_) => v.status(case.policy.unresolved_reply_pr_closed.status()),
             None => v,
-        });
+        }));
     }
-    note(rule.row(rows.open).resolved(true))
+    Ok(note(rule.row(rows.open).resolved(true)))
 }
 
 impl Rule for CreateReviewComment {
+    type Row = CreateReviewCommentRow;
     fn output_type(&self) -> &'static str {
         "create_pull_request_review_comment"
     }
     fn human_check(&self) -> &'static str {
         "Did the inline comment lead to resolution, reply, code change, or review action?"
     }
-    type Row = CreateReviewCommentRow;
     fn action_time(&self, case: &Case) -> Option<Instant> {
         let id = case.output.target_comment_id?;
         case.output.created_at.or_else(|| comment(case, case.output.target_number, id).ok().flatten().and_then(|(c, _)| c.created_at))
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(id) = case.output.target_comment_id else {
-            return common(Common::MissingReference).note("no review comment id recorded (URL or comment_id)");
+            return Err(common(Common::MissingReference).note("no review comment id recorded (URL or comment_id)"));
         };
         judge_comment(
             self,
@@ -321,19 +312,19 @@ rows! {
 }
 
 impl Rule for ReplyToReviewComment {
+    type Row = ReplyToReviewCommentRow;
     fn output_type(&self) -> &'static str {
         "reply_to_pull_request_review_comment"
     }
     fn human_check(&self) -> &'static str {
         "Did the reply advance or resolve the thread?"
     }
-    type Row = ReplyToReviewCommentRow;
     fn action_time(&self, case: &Case) -> Option<Instant> {
         CreateReviewComment.action_time(case)
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(id) = case.output.target_comment_id else {
-            return common(Common::MissingReference).note("no id recorded for the reply (URL or metadata comment_id)");
+            return Err(common(Common::MissingReference).note("no id recorded for the reply (URL or metadata comment_id)"));
         };
         judge_comment(
             self,
@@ -405,37 +396,37 @@ rows! {
 }
 
 impl Rule for ResolveThread {
+    type Row = ResolveThreadRow;
     fn output_type(&self) -> &'static str {
         "resolve_pull_request_review_thread"
     }
     fn human_check(&self) -> &'static str {
         "Did the thread stay resolved?"
     }
-    type Row = ResolveThreadRow;
     fn targets_number(&self) -> bool {
         false
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
         let Some(tid) = str_at(&p, "thread_id")
             .map(str::to_string)
             .or_else(|| case.output.expected().get("metadata.thread_id").and_then(Value::as_str).map(str::to_string))
         else {
-            return common(Common::MissingReference).note("no thread id recorded");
+            return Err(common(Common::MissingReference).note("no thread id recorded"));
         };
         let found = threads(case, case.output.target_number).into_iter().find(|(_, t)| t.node_id.as_deref() == Some(tid.as_str()));
-        let Some((n, t)) = found else { return self.row(ResolveThreadRow::Inaccessible).detail("thread_id", tid) };
+        let Some((n, t)) = found else { return Ok(self.row(ResolveThreadRow::Inaccessible).detail("thread_id", tid)) };
         if !case.window.is_snapshot() {
-            return common(Common::HistoryMissing).resolved(true).note("thread resolution has no timestamp; only the snapshot window can be judged");
+            return Err(common(Common::HistoryMissing).resolved(true).note("thread resolution has no timestamp; only the snapshot window can be judged"));
         }
         if t.resolved != Some(true) {
-            return self.row(ResolveThreadRow::Unresolved).resolved(true);
+            return Ok(self.row(ResolveThreadRow::Unresolved).resolved(true));
         }
         let pr = load_pull(case, n).ok().map(|(_, p)| p);
-        match pr.map(|p| (p.merged == Some(true), p.state.as_deref() == Some("closed"))) {
+        Ok(match pr.map(|p| (p.merged == Some(true), p.state.as_deref() == Some("closed"))) {
             Some((true, _)) => self.row(ResolveThreadRow::MergedAfter).resolved(true),
             Some((false, true)) => self.row(ResolveThreadRow::PrClosed).status(case.policy.resolved_pr_closed.status()).resolved(true),
             _ => self.row(ResolveThreadRow::StillResolved).resolved(true),
-        }
+        })
     }
 }

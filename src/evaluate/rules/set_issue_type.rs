@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::{issue_final, load_issue};
 use crate::evaluate::case::Case;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
@@ -73,33 +74,30 @@ rows! {
 }
 
 impl Rule for SetIssueType {
+    type Row = SetIssueTypeRow;
     fn output_type(&self) -> &'static str {
         "set_issue_type"
     }
     fn human_check(&self) -> &'static str {
         "Did the issue type remain set?"
     }
-    type Row = SetIssueTypeRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let o = case.output;
         let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
         let want = str_at(&p, "issue_type")
             .map(str::to_string)
             .or_else(|| o.after().and_then(|a| a.get("type").and_then(|t| t.as_str().or_else(|| str_at(t, "name")).map(str::to_string))));
-        let Some(want) = want else { return common(Common::MissingExecutionState).note("no record of the intended issue type") };
-        let Some(n) = o.target_number else { return common(Common::MissingReference) };
-        let (body, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
-        let Some(t) = body.get("type") else { return self.row(SetIssueTypeRow::Unreadable).resolved(true) };
+        let Some(want) = want else { return Err(common(Common::MissingExecutionState).note("no record of the intended issue type")) };
+        let Some(n) = o.target_number else { return Err(common(Common::MissingReference)) };
+        let (body, issue) = load_issue(case, n)?;
+        let Some(t) = body.get("type") else { return Ok(self.row(SetIssueTypeRow::Unreadable).resolved(true)) };
         let activity = case.activity(n, false);
         if !case.current_holds(issue.updated_at, activity.events.as_deref(), &["issue_type_added", "issue_type_changed", "issue_type_removed"]) {
-            return super::no_history("history_missing").resolved(true);
+            return Ok(HistoryGap::HistoryMissing.verdict());
         }
         let done = |v: Verdict| v.resolved(true).detail("intended", want.clone());
         let now = t.as_str().or_else(|| str_at(t, "name"));
-        match now {
+        Ok(match now {
             None => done(self.row(SetIssueTypeRow::Cleared)),
             Some(n) if n.eq_ignore_ascii_case(&want) => {
                 let completed = case
@@ -108,6 +106,6 @@ impl Rule for SetIssueType {
                 done(self.row(if completed { SetIssueTypeRow::Completed } else { SetIssueTypeRow::Retained }))
             }
             Some(n) => done(self.row(SetIssueTypeRow::Changed).status(case.policy.metadata_changed.status()).detail("now", n)),
-        }
+        })
     }
 }

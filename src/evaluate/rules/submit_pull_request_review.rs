@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use super::{load_pull, pull_final};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -116,26 +117,22 @@ rows! {
 }
 
 impl Rule for SubmitReview {
+    type Row = SubmitReviewRow;
     fn output_type(&self) -> &'static str {
         "submit_pull_request_review"
     }
     fn human_check(&self) -> &'static str {
         "Did the submitted review affect the PR lifecycle?"
     }
-    type Row = SubmitReviewRow;
     fn action_time(&self, case: &Case) -> Option<Instant> {
         let n = case.output.target_number?;
         let id = review_id(case)?;
         case.output.created_at.or_else(|| find_review(case, n, id).ok().flatten().and_then(|r| r.submitted_at))
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(id) = review_id(case) else { return common(Common::MissingExecutionState).note("no review id recorded") };
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
-        let review = match find_review(case, n, id) {
-            Ok(Some(r)) => r,
-            Ok(None) => return self.row(SubmitReviewRow::ReviewMissing).detail("review_id", id),
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(id) = review_id(case) else { return Err(common(Common::MissingExecutionState).note("no review id recorded")) };
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let Some(review) = find_review(case, n, id)? else { return Ok(self.row(SubmitReviewRow::ReviewMissing).detail("review_id", id)) };
         let state = review.state.clone().unwrap_or_default();
         let activity = case.activity(n, true);
         let (h, b) = case.count_actors(&activity);
@@ -145,7 +142,7 @@ impl Rule for SubmitReview {
             .find(|e| e.dismissed_review_id.is_none_or(|r| r == id))
             .and_then(|e| e.created_at);
         if state == "DISMISSED" && (case.window.is_snapshot() || dismissed_at.is_some()) {
-            return done(self.row(SubmitReviewRow::Dismissed).at(dismissed_at));
+            return Ok(done(self.row(SubmitReviewRow::Dismissed).at(dismissed_at)));
         }
         let reviewer = review.user.login.clone().unwrap_or_default().to_lowercase();
         let opposite = |s: &str| match state.as_str() {
@@ -158,32 +155,26 @@ impl Rule for SubmitReview {
                 && a.actor.login.as_deref().is_some_and(|l| l.to_lowercase() != reviewer)
                 && matches!(&a.kind, ActKind::Review(s) if opposite(s))
         }) {
-            return done(self.row(SubmitReviewRow::Contradicted).status(case.policy.review_contradicted.status()).at(a.at));
+            return Ok(done(self.row(SubmitReviewRow::Contradicted).status(case.policy.review_contradicted.status()).at(a.at)));
         }
         if state == "CHANGES_REQUESTED" {
             let fix = case
                 .inside(&activity)
                 .find(|a| a.kind == ActKind::Commit && a.actor.login.as_deref().is_none_or(|l| l.to_lowercase() != reviewer) && a.class != ActorClass::Unknown);
             if let Some(a) = fix {
-                return done(self.row(SubmitReviewRow::Addressed).at(a.at));
+                return Ok(done(self.row(SubmitReviewRow::Addressed).at(a.at)));
             }
         }
-        let (_, pr) = match load_pull(case, n) {
-            Ok(x) => x,
-            // The review was found; what is missing is the PR's own state.
-            Err(v) => return v.detail("review_id", id).detail("review_state", state.clone()),
-        };
-        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return super::no_history(why).resolved(true),
-        };
+        // The review was found; what is missing is the PR's own state.
+        let (_, pr) = load_pull(case, n).map_err(|v| v.detail("review_id", id).detail("review_state", state.clone()))?;
+        let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if lc.merged && state == "APPROVED" {
-            return done(self.row(SubmitReviewRow::ApprovedAndMerged).at(lc.merged_at));
+            return Ok(done(self.row(SubmitReviewRow::ApprovedAndMerged).at(lc.merged_at)));
         }
         if lc.closed {
-            return done(self.row(SubmitReviewRow::PrClosed).status(case.policy.review_pr_closed.status()).at(lc.closed_at));
+            return Ok(done(self.row(SubmitReviewRow::PrClosed).status(case.policy.review_pr_closed.status()).at(lc.closed_at)));
         }
-        done(self.row(SubmitReviewRow::Pending))
+        Ok(done(self.row(SubmitReviewRow::Pending)))
     }
 }
 
@@ -214,24 +205,24 @@ rows! {
 }
 
 impl Rule for DismissReview {
+    type Row = DismissReviewRow;
     fn output_type(&self) -> &'static str {
         "dismiss_pull_request_review"
     }
     fn human_check(&self) -> &'static str {
         "Did the dismissal stand?"
     }
-    type Row = DismissReviewRow;
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(id) = review_id(case) else { return common(Common::MissingExecutionState).note("no review id recorded") };
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(id) = review_id(case) else { return Err(common(Common::MissingExecutionState).note("no review id recorded")) };
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         if !case.window.is_snapshot() {
-            return common(Common::HistoryMissing).note("review state has no captured history; only the snapshot window can be judged");
+            return Err(common(Common::HistoryMissing).note("review state has no captured history; only the snapshot window can be judged"));
         }
-        match find_review(case, n, id) {
+        Ok(match find_review(case, n, id) {
             Ok(Some(r)) if r.state.as_deref() == Some("DISMISSED") => self.row(DismissReviewRow::Stands).resolved(true),
             Ok(Some(_)) => self.row(DismissReviewRow::NotDismissed).resolved(true),
             Ok(None) => self.row(DismissReviewRow::ReviewMissing),
             Err(v) => v,
-        }
+        })
     }
 }

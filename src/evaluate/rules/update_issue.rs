@@ -72,22 +72,19 @@ const UPDATE_ROWS: UpdateRows<UpdateIssueRow> = UpdateRows {
 };
 
 impl Rule for UpdateIssue {
+    type Row = UpdateIssueRow;
     fn output_type(&self) -> &'static str {
         "update_issue"
     }
     fn human_check(&self) -> &'static str {
         "Did the agent's edit stick?"
     }
-    type Row = UpdateIssueRow;
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
-        let (body, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let (body, issue) = load_issue(case, n)?;
         let activity = case.activity(n, issue.is_pull_request);
         let (humans, bots) = case.count_actors(&activity);
-        update_verdict(self, UPDATE_ROWS, case, body, issue.updated_at, &activity).actors(humans, bots)
+        Ok(update_verdict(self, UPDATE_ROWS, case, body, issue.updated_at, &activity).actors(humans, bots))
     }
 }

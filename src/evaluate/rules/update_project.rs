@@ -104,31 +104,28 @@ rows! {
 }
 
 impl Rule for UpdateProject {
+    type Row = UpdateProjectRow;
     fn output_type(&self) -> &'static str {
         "update_project"
     }
     fn human_check(&self) -> &'static str {
         "Did the specific project field update remain?"
     }
-    type Row = UpdateProjectRow;
     fn targets_number(&self) -> bool {
         false
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let (payload, project) = match load(case, || UpdateProject.row(UpdateProjectRow::Inaccessible)) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let (payload, project) = load(case, || UpdateProject.row(UpdateProjectRow::Inaccessible))?;
         let Some(fields) = payload.get("fields").and_then(Value::as_object).filter(|f| !f.is_empty()) else {
-            return common(Common::MissingExecutionState).note("no intended field values recorded");
+            return Err(common(Common::MissingExecutionState).note("no intended field values recorded"));
         };
         if !case.window.is_snapshot() {
-            return common(Common::HistoryMissing).note("project fields have no captured history; only the snapshot window can be judged");
+            return Err(common(Common::HistoryMissing).note("project fields have no captured history; only the snapshot window can be judged"));
         }
         let number = crate::json::int_at(&payload, "content_number").or(case.output.target_number);
         let repo = str_at(&payload, "target_repo").map(str::to_string).or(case.output.target_repo.clone());
         let item = project.items.iter().find(|i| i.number == number && (i.repo.is_none() || i.repo == repo));
-        let Some(item) = item.filter(|i| !i.archived) else { return self.row(UpdateProjectRow::ItemRemoved).resolved(true) };
+        let Some(item) = item.filter(|i| !i.archived) else { return Ok(self.row(UpdateProjectRow::ItemRemoved).resolved(true)) };
         // Changed outranks advanced outranks retained.
         let mut worst = UpdateProjectRow::Retained;
         for (name, want) in fields {
@@ -147,11 +144,7 @@ impl Rule for UpdateProject {
             };
         }
         let v = self.row(worst).resolved(true);
-        if worst == UpdateProjectRow::Changed {
-            v.status(case.policy.metadata_changed.status())
-        } else {
-            v
-        }
+        Ok(if worst == UpdateProjectRow::Changed { v.status(case.policy.metadata_changed.status()) } else { v })
     }
 }
 
@@ -181,20 +174,20 @@ rows! {
 }
 
 impl Rule for CreateProject {
+    type Row = CreateProjectRow;
     fn output_type(&self) -> &'static str {
         "create_project"
     }
     fn human_check(&self) -> &'static str {
         "Is the project there? Repository state shows no more than existence for a new project."
     }
-    type Row = CreateProjectRow;
     fn targets_number(&self) -> bool {
         false
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        match load(case, || CreateProject.row(CreateProjectRow::Inaccessible)) {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        Ok(match load(case, || CreateProject.row(CreateProjectRow::Inaccessible)) {
             Ok((_, p)) => self.row(CreateProjectRow::Exists).resolved(true).detail("items", p.items.len()),
             Err(v) => v,
-        }
+        })
     }
 }

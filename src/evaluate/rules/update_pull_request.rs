@@ -50,20 +50,17 @@ rows! {
 }
 
 impl Rule for UpdatePullRequest {
+    type Row = UpdatePullRequestRow;
     fn output_type(&self) -> &'static str {
         "update_pull_request"
     }
     fn human_check(&self) -> &'static str {
         "Did the edit stick, and did the PR merge with it?"
     }
-    type Row = UpdatePullRequestRow;
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common(Common::MissingReference) };
-        let (body, pr) = match load_pull(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let (body, pr) = load_pull(case, n)?;
         let activity = case.activity(n, true);
         let (humans, bots) = case.count_actors(&activity);
         let v = update_verdict(
@@ -81,9 +78,9 @@ impl Rule for UpdatePullRequest {
         )
         .actors(humans, bots);
         if v.status != S::Accepted {
-            return v;
+            return Ok(v);
         }
-        match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
+        Ok(match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
             Ok(lc) if lc.merged => {
                 let mut m = self.row(UpdatePullRequestRow::RetainedAndMerged).at(lc.merged_at).resolved(true).actors(humans, bots);
                 m.details = v.details;
@@ -97,6 +94,6 @@ impl Rule for UpdatePullRequest {
                 c
             }
             _ => v,
-        }
+        })
     }
 }
