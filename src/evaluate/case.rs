@@ -36,8 +36,25 @@ impl<'a> Lookup<'a> {
 /// whether it is a PR, and the workflow identities the actors were classified against.
 pub type ActivityCache = std::cell::RefCell<std::collections::HashMap<(i64, bool, String), std::rc::Rc<Activity>>>;
 
+/// What an output recorded, parsed once and shared by its windows: the payload and the
+/// execution-time state (unparseable text reads as `null`, or as not recorded).
+#[derive(Clone, Debug, Default)]
+pub struct Recorded {
+    pub payload: Value,
+    pub expected: Value,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+}
+
+impl Recorded {
+    pub fn of(o: &SafeOutput) -> Self {
+        Recorded { payload: serde_json::from_str(&o.payload).unwrap_or_default(), expected: o.expected(), before: o.before(), after: o.after() }
+    }
+}
+
 pub struct Case<'a> {
     pub output: &'a SafeOutput,
+    pub recorded: &'a Recorded,
     pub window: Window,
     pub index: &'a SnapshotIndex,
     pub policy: &'a Policy,
@@ -186,6 +203,7 @@ impl<'a> Case<'a> {
         }
         Case {
             output: self.output,
+            recorded: self.recorded,
             window: self.window,
             index: self.index,
             policy: self.policy,

@@ -27,10 +27,11 @@ impl<'a> Evaluation<'a> {
     /// One output in every window (in the order of `windows`), sharing gathered activity.
     pub fn judge_all(&self, o: &SafeOutput) -> Vec<(Verdict, Option<Instant>)> {
         let cache = case::ActivityCache::default();
-        self.windows.iter().map(|w| self.judge_output(o, *w, &cache)).collect()
+        let recorded = case::Recorded::of(o);
+        self.windows.iter().map(|w| self.judge_output(o, &recorded, *w, &cache)).collect()
     }
 
-    fn judge_output(&self, o: &SafeOutput, window: Window, cache: &case::ActivityCache) -> (Verdict, Option<Instant>) {
+    fn judge_output(&self, o: &SafeOutput, recorded: &case::Recorded, window: Window, cache: &case::ActivityCache) -> (Verdict, Option<Instant>) {
         let rule = rules::find(&o.output_type);
         let mut classifier = actors::Classifier::default();
         if let Some(a) = &o.actor {
@@ -43,6 +44,7 @@ impl<'a> Evaluation<'a> {
         }
         let mut case = Case {
             output: o,
+            recorded,
             window,
             index: self.index,
             policy: self.policy,

@@ -17,8 +17,6 @@
 //! `alice` requested at T, approves at T+1d -> `accepted`/`strong`/
 //! `requested_reviewer_reviewed`.
 
-use serde_json::Value;
-
 use super::{capture_problem, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{ActKind, Case, Lookup};
@@ -107,9 +105,8 @@ rows! {
 }
 
 fn requested(case: &Case) -> (Vec<String>, Vec<String>) {
-    let o = case.output;
-    let e = o.expected();
-    let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
+    let e = &case.recorded.expected;
+    let p = &case.recorded.payload;
     let pick = |keys: &[&str]| -> Vec<String> {
         for k in keys {
             if let Some(l) = e.get(format!("metadata.{k}")).or(p.get(*k)).and_then(names) {

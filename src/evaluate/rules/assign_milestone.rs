@@ -66,15 +66,14 @@ rows! {
 }
 
 fn intended(case: &Case) -> Option<Value> {
-    let o = case.output;
-    let e = o.expected();
-    let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
+    let e = &case.recorded.expected;
+    let p = &case.recorded.payload;
     e.get("metadata.milestone_number")
         .or(e.get("metadata.milestone"))
         .or(p.get("milestone_number"))
         .or(p.get("milestone"))
         .cloned()
-        .or_else(|| o.after().and_then(|a| a.get("milestone").cloned()))
+        .or_else(|| case.recorded.after.as_ref().and_then(|a| a.get("milestone").cloned()))
         .filter(|v| !v.is_null())
 }
 

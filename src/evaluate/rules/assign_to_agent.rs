@@ -15,8 +15,6 @@
 //! Assigned at T; `copilot-swe-agent` opens PR #2 referencing the issue at T+1d, merged at
 //! T+3d -> `accepted`/`strong`/`agent_pr_merged` from 7d on.
 
-use serde_json::Value;
-
 use super::{issue_final, load_issue, load_pull, pull_final};
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
@@ -132,8 +130,8 @@ impl Rule for AssignToAgent {
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-        let named = str_at(&p, "agent").map(str::to_string);
+        let p = &case.recorded.payload;
+        let named = str_at(p, "agent").map(str::to_string);
         let (_, issue) = load_issue(case, n)?;
         let activity = case.activity(n, false);
         if activity.events.is_none() {

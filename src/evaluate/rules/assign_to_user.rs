@@ -26,17 +26,16 @@ use crate::json::names;
 
 /// Users named by the record, lower case.
 fn users(case: &Case, state_key: &str) -> Vec<String> {
-    let o = case.output;
-    let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
+    let p = &case.recorded.payload;
     let mut u = p
         .get("assignees")
         .and_then(names)
         .or_else(|| p.get("assignee").and_then(Value::as_str).map(|a| vec![a.to_string()]))
-        .or_else(|| o.expected().get("metadata.assignees").and_then(names))
+        .or_else(|| case.recorded.expected.get("metadata.assignees").and_then(names))
         .unwrap_or_default();
     if u.is_empty() {
-        let a = o.after().and_then(|a| a.get("assignees").and_then(names)).unwrap_or_default();
-        let b = o.before().and_then(|b| b.get("assignees").and_then(names)).unwrap_or_default();
+        let a = case.recorded.after.as_ref().and_then(|a| a.get("assignees").and_then(names)).unwrap_or_default();
+        let b = case.recorded.before.as_ref().and_then(|b| b.get("assignees").and_then(names)).unwrap_or_default();
         u = if state_key == "added" { a.iter().filter(|x| !b.contains(x)).cloned().collect() } else { b.iter().filter(|x| !a.contains(x)).cloned().collect() };
     }
     u.into_iter().map(|x| x.to_lowercase()).collect()

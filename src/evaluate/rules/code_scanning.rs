@@ -36,8 +36,8 @@ struct Alert {
 }
 
 fn alert_number(case: &Case) -> Option<i64> {
-    let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-    p.get("alert_number").and_then(as_int).or(case.output.expected().get("metadata.alert_number").and_then(as_int)).or(case.output.target_number)
+    let p = &case.recorded.payload;
+    p.get("alert_number").and_then(as_int).or(case.recorded.expected.get("metadata.alert_number").and_then(as_int)).or(case.output.target_number)
 }
 
 /// The alert as of the window's end, or the verdict why it cannot be read; `not_found`
@@ -155,8 +155,8 @@ impl Rule for AutofixAlert {
             Lookup::Failed(s) => common(Common::CaptureFailed).detail("http_status", *s),
             _ => self.row(AutofixAlertRow::Gone),
         })?;
-        let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-        let pr_num = int_at(&p, "pull_request_number").or(case.output.expected().get("metadata.pull_request_number").and_then(as_int));
+        let p = &case.recorded.payload;
+        let pr_num = int_at(p, "pull_request_number").or(case.recorded.expected.get("metadata.pull_request_number").and_then(as_int));
         let pr = pr_num.and_then(|n| case.lookup(&format!("pulls/{n}")).found()).map(crate::snapshot::github::PullRequest::from);
         let done = |v: Verdict| v.resolved(true).detail("alert_state", alert.state.clone());
         Ok(match alert.state.as_str() {

@@ -17,8 +17,6 @@
 //! ## Example
 //! Run 9 completed with conclusion `success` -> `accepted`/`strong`/`workflow_success`.
 
-use serde_json::Value;
-
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
@@ -85,8 +83,8 @@ rows! {
 
 /// Shared by the dispatch-like rules.
 pub fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Result<Verdict, Verdict> {
-    let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-    let e = case.output.expected();
+    let p = &case.recorded.payload;
+    let e = &case.recorded.expected;
     let run_id = e.get("metadata.run_id").and_then(as_int).or(p.get("run_id").and_then(as_int));
     let Some(id) = run_id else { return Ok(rule.row(DispatchRow::MissingRunId)) };
     let look = case.lookup(&format!("actions/runs/{id}"));

@@ -14,8 +14,6 @@
 //! Comment 7 hidden at T, still minimized at capture -> `accepted`/`medium`/
 //! `comment_still_hidden`.
 
-use serde_json::Value;
-
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -77,8 +75,8 @@ impl Rule for HideComment {
         false
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
-        let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-        let Some(id) = case.output.target_comment_id.or(int_at(&p, "comment_id")) else {
+        let p = &case.recorded.payload;
+        let Some(id) = case.output.target_comment_id.or(int_at(p, "comment_id")) else {
             return Err(common(Common::MissingReference).note("no comment id recorded"));
         };
         let gql = case.graphql(&format!("comments/{id}"));

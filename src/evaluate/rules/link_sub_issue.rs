@@ -13,8 +13,6 @@
 //! #12 linked under #10; `issues/10/sub_issues` still lists #12 at capture ->
 //! `accepted`/`medium`/`sub_issue_link_present`.
 
-use serde_json::Value;
-
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -75,8 +73,8 @@ rows! {
 }
 
 fn numbers(case: &Case) -> (Option<i64>, Option<i64>) {
-    let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-    let e = case.output.expected();
+    let p = &case.recorded.payload;
+    let e = &case.recorded.expected;
     let get = |k: &str| p.get(k).and_then(as_int).or_else(|| e.get(format!("metadata.{k}")).and_then(as_int));
     (get("parent_issue_number"), get("sub_issue_number").or(case.output.target_number))
 }

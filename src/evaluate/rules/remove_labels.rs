@@ -63,11 +63,10 @@ rows! {
 }
 
 pub fn removed_labels(case: &Case) -> Vec<String> {
-    let o = case.output;
-    let p: serde_json::Value = serde_json::from_str(&o.payload).unwrap_or_default();
+    let p = &case.recorded.payload;
     let from_states = || {
-        let b = o.before()?.get("labels").and_then(names)?;
-        let a = o.after().and_then(|a| a.get("labels").and_then(names)).unwrap_or_default();
+        let b = case.recorded.before.as_ref()?.get("labels").and_then(names)?;
+        let a = case.recorded.after.as_ref().and_then(|a| a.get("labels").and_then(names)).unwrap_or_default();
         Some(b.into_iter().filter(|l| !a.contains(l)).collect::<Vec<_>>())
     };
     p.get("labelsRemoved")

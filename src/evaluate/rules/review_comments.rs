@@ -407,10 +407,9 @@ impl Rule for ResolveThread {
         false
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
-        let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-        let Some(tid) = str_at(&p, "thread_id")
-            .map(str::to_string)
-            .or_else(|| case.output.expected().get("metadata.thread_id").and_then(Value::as_str).map(str::to_string))
+        let p = &case.recorded.payload;
+        let Some(tid) =
+            str_at(p, "thread_id").map(str::to_string).or_else(|| case.recorded.expected.get("metadata.thread_id").and_then(Value::as_str).map(str::to_string))
         else {
             return Err(common(Common::MissingReference).note("no thread id recorded"));
         };

@@ -89,8 +89,8 @@ impl Rule for SetIssueField {
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let o = case.output;
-        let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
-        let (Some(field), Some(want)) = (str_at(&p, "field_name"), p.get("value").map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
+        let p = &case.recorded.payload;
+        let (Some(field), Some(want)) = (str_at(p, "field_name"), p.get("value").map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
         else {
             return Err(common(Common::MissingExecutionState).note("no record of the field and value set"));
         };
@@ -109,7 +109,8 @@ impl Rule for SetIssueField {
         if now.eq_ignore_ascii_case(&want) {
             return Ok(done(self.row(SetIssueFieldRow::Retained)));
         }
-        let options = o.expected().get("metadata.field_options").and_then(names).or_else(|| p.get("field_options").and_then(names)).unwrap_or_default();
+        let options =
+            case.recorded.expected.get("metadata.field_options").and_then(names).or_else(|| p.get("field_options").and_then(names)).unwrap_or_default();
         if advanced(&options, &want, &now) {
             return Ok(done(self.row(SetIssueFieldRow::Advanced).detail("now", now)));
         }

@@ -12,8 +12,6 @@
 //! Type set to `Bug`; the issue closed as completed still typed `Bug` -> `accepted`/
 //! `strong`/`completed_with_type`.
 
-use serde_json::Value;
-
 use super::{issue_final, load_issue};
 use crate::evaluate::case::Case;
 use crate::evaluate::case::HistoryGap;
@@ -83,10 +81,10 @@ impl Rule for SetIssueType {
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let o = case.output;
-        let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
-        let want = str_at(&p, "issue_type")
+        let p = &case.recorded.payload;
+        let want = str_at(p, "issue_type")
             .map(str::to_string)
-            .or_else(|| o.after().and_then(|a| a.get("type").and_then(|t| t.as_str().or_else(|| str_at(t, "name")).map(str::to_string))));
+            .or_else(|| case.recorded.after.as_ref().and_then(|a| a.get("type").and_then(|t| t.as_str().or_else(|| str_at(t, "name")).map(str::to_string))));
         let Some(want) = want else { return Err(common(Common::MissingExecutionState).note("no record of the intended issue type")) };
         let Some(n) = o.target_number else { return Err(common(Common::MissingReference)) };
         let (body, issue) = load_issue(case, n)?;

@@ -16,8 +16,6 @@
 //! Review 4 (APPROVED) at T, PR merged at T+1d -> `accepted`/`strong`/
 //! `approved_and_merged` from the 7d window on.
 
-use serde_json::Value;
-
 use super::{load_pull, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
@@ -32,10 +30,10 @@ use crate::time::Instant;
 /// normalized record's `expected_state.review_id`, the request's `review_id`, or the
 /// `#pullrequestreview-<id>` fragment of the item's URL.
 fn review_id(case: &Case) -> Option<i64> {
-    let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-    let e = case.output.expected();
+    let p = &case.recorded.payload;
+    let e = &case.recorded.expected;
     let from_url = case.output.target_url.as_deref().and_then(|u| u.split_once("#pullrequestreview-")).and_then(|(_, id)| id.trim().parse().ok());
-    e.get("metadata.review_id").and_then(crate::json::as_int).or_else(|| int_at(&e, "review_id")).or(int_at(&p, "review_id")).or(from_url)
+    e.get("metadata.review_id").and_then(crate::json::as_int).or_else(|| int_at(e, "review_id")).or(int_at(p, "review_id")).or(from_url)
 }
 
 fn find_review(case: &Case, n: i64, id: i64) -> Result<Option<Review>, Verdict> {

@@ -37,9 +37,9 @@ pub fn project_path(url: &str) -> Option<String> {
     }
 }
 
-fn load(case: &Case, inaccessible: fn() -> Verdict) -> Result<(Value, Project), Verdict> {
-    let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-    let url = str_at(&p, "project").map(str::to_string).or_else(|| case.output.expected().get("metadata.project").and_then(Value::as_str).map(str::to_string));
+fn load<'a>(case: &Case<'a>, inaccessible: fn() -> Verdict) -> Result<(&'a Value, Project), Verdict> {
+    let p = &case.recorded.payload;
+    let url = str_at(p, "project").map(str::to_string).or_else(|| case.recorded.expected.get("metadata.project").and_then(Value::as_str).map(str::to_string));
     let Some(path) = url.as_deref().and_then(project_path) else {
         return Err(common(Common::MissingExecutionState).note("no project URL recorded"));
     };
@@ -122,8 +122,8 @@ impl Rule for UpdateProject {
         if !case.window.is_snapshot() {
             return Err(common(Common::HistoryMissing).note("project fields have no captured history; only the snapshot window can be judged"));
         }
-        let number = crate::json::int_at(&payload, "content_number").or(case.output.target_number);
-        let repo = str_at(&payload, "target_repo").map(str::to_string).or(case.output.target_repo.clone());
+        let number = crate::json::int_at(payload, "content_number").or(case.output.target_number);
+        let repo = str_at(payload, "target_repo").map(str::to_string).or(case.output.target_repo.clone());
         let item = project.items.iter().find(|i| i.number == number && (i.repo.is_none() || i.repo == repo));
         let Some(item) = item.filter(|i| !i.archived) else { return Ok(self.row(UpdateProjectRow::ItemRemoved).resolved(true)) };
         // Changed outranks advanced outranks retained.
