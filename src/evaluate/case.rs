@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::actors::{ActorClass, Classifier};
 use super::policy::Policy;
-use super::rules::durability::RevertMarks;
+use super::rules::shared::durability::RevertMarks;
 use super::window::Window;
 use crate::runs::SafeOutput;
 use crate::snapshot::github::{list, Actor, Comment, Commit, Event, Reaction, Review};

@@ -3,7 +3,7 @@
 //! the checks on what a rule answers (a decision dated at or before the action).
 
 use super::rule::{common, Common, Evaluator};
-use super::rules::durability::RevertMarks;
+use super::rules::shared::durability::RevertMarks;
 use super::{actors, case, rules, Case, Confidence, Policy, Status, Verdict, Window};
 use crate::runs::{Execution, SafeOutput};
 use crate::snapshot::SnapshotIndex;

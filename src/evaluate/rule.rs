@@ -107,6 +107,9 @@ pub trait Evaluator: Sync + Send {
     fn targets_number(&self) -> bool;
     fn dated_at_action(&self) -> bool;
     fn skips(&self) -> bool;
+    /// The names of the rule's row values, in table order (tests check them against the ids).
+    #[cfg(test)]
+    fn row_names(&self) -> Vec<String>;
 }
 
 impl<R: Rule> Evaluator for R {
@@ -133,6 +136,10 @@ impl<R: Rule> Evaluator for R {
     }
     fn skips(&self) -> bool {
         Rule::skips(self)
+    }
+    #[cfg(test)]
+    fn row_names(&self) -> Vec<String> {
+        <R::Row as RowId>::ALL.iter().map(|r| format!("{r:?}")).collect()
     }
 }
 

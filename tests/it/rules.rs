@@ -209,6 +209,17 @@ fn common_rows_are_covered() {
     assert_rows_covered("common", Common::ROWS, &covered);
 }
 
+/// One file per safe-output type, named after it; the types with no repository outcome
+/// share `not_observable.rs`, and what several rules share lives in `rules/shared/`.
+#[test]
+fn each_rule_has_its_own_file() {
+    for r in rules::all() {
+        let ty = r.output_type();
+        let own = crate::support::root().join("src/evaluate/rules").join(format!("{ty}.rs"));
+        assert!(own.is_file() || r.skips(), "no src/evaluate/rules/{ty}.rs for `{ty}`");
+    }
+}
+
 /// Every fixture file on disk belongs to a rule.
 #[test]
 fn each_fixture_file_has_a_rule() {

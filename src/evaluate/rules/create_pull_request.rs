@@ -158,7 +158,7 @@ impl Rule for CreatePullRequest {
         let (humans, bots) = case.count_actors(&activity);
         let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         let v = if lc.merged {
-            if let Some(r) = super::durability::find_revert(&case, n, &pr) {
+            if let Some(r) = super::shared::durability::find_revert(&case, n, &pr) {
                 return Ok(self
                     .row(CreatePullRequestRow::Reverted)
                     .resolved(true)

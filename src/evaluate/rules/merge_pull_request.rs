@@ -13,7 +13,7 @@
 //! PR #5 merged by the workflow at T, no revert by T+30d -> `accepted`/`medium`/
 //! `merge_stood`.
 
-use super::durability::find_revert;
+use super::shared::durability::find_revert;
 use super::{pull_state, PullState};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};

@@ -8,15 +8,20 @@ pub mod add_reviewer;
 pub mod assign_milestone;
 pub mod assign_to_agent;
 pub mod assign_to_user;
+pub mod autofix_code_scanning_alert;
+pub mod call_workflow;
+pub mod close_discussion;
 pub mod close_issue;
 pub mod close_pull_request;
-pub mod code_scanning;
+pub mod create_code_scanning_alert;
+pub mod create_discussion;
 pub mod create_issue;
+pub mod create_project;
 pub mod create_pull_request;
-pub mod discussion;
+pub mod create_pull_request_review_comment;
+pub mod dismiss_pull_request_review;
+pub mod dispatch_repository;
 pub mod dispatch_workflow;
-pub mod durability;
-pub mod fields;
 pub mod hide_comment;
 pub mod link_sub_issue;
 pub mod mark_pull_request_as_ready_for_review;
@@ -25,11 +30,15 @@ pub mod not_observable;
 pub mod push_to_pull_request_branch;
 pub mod remove_labels;
 pub mod replace_label;
-pub mod review_comments;
+pub mod reply_to_pull_request_review_comment;
+pub mod resolve_pull_request_review_thread;
 pub mod set_issue_field;
 pub mod set_issue_type;
+pub mod shared;
 pub mod submit_pull_request_review;
 pub mod system;
+pub mod unassign_from_user;
+pub mod update_discussion;
 pub mod update_issue;
 pub mod update_project;
 pub mod update_pull_request;
@@ -57,34 +66,34 @@ pub fn all() -> &'static [&'static dyn Evaluator] {
         &add_reviewer::AddReviewer,
         &submit_pull_request_review::SubmitReview,
         &dispatch_workflow::DispatchWorkflow,
-        &code_scanning::AutofixAlert,
+        &autofix_code_scanning_alert::AutofixAlert,
         &update_project::UpdateProject,
         &assign_milestone::AssignMilestone,
         &set_issue_type::SetIssueType,
         &set_issue_field::SetIssueField,
-        &discussion::CreateDiscussion,
-        &discussion::UpdateDiscussion,
-        &discussion::CloseDiscussion,
+        &create_discussion::CreateDiscussion,
+        &update_discussion::UpdateDiscussion,
+        &close_discussion::CloseDiscussion,
         &hide_comment::HideComment,
         &close_issue::CloseIssue,
         &link_sub_issue::LinkSubIssue,
         &close_pull_request::ClosePullRequest,
-        &review_comments::CreateReviewComment,
-        &review_comments::ReplyToReviewComment,
-        &review_comments::ResolveThread,
+        &create_pull_request_review_comment::CreateReviewComment,
+        &reply_to_pull_request_review_comment::ReplyToReviewComment,
+        &resolve_pull_request_review_thread::ResolveThread,
         &mark_pull_request_as_ready_for_review::MarkReady,
         &assign_to_agent::AssignToAgent,
-        &code_scanning::CreateAlert,
+        &create_code_scanning_alert::CreateAlert,
         &update_release::UpdateRelease,
         &assign_to_user::AssignToUser,
-        &assign_to_user::UnassignFromUser,
+        &unassign_from_user::UnassignFromUser,
         &remove_labels::RemoveLabels,
         &replace_label::ReplaceLabel,
         &merge_pull_request::MergePullRequest,
-        &submit_pull_request_review::DismissReview,
-        &dispatch_workflow::CallWorkflow,
-        &dispatch_workflow::DispatchRepository,
-        &update_project::CreateProject,
+        &dismiss_pull_request_review::DismissReview,
+        &call_workflow::CallWorkflow,
+        &dispatch_repository::DispatchRepository,
+        &create_project::CreateProject,
         &not_observable::CREATE_AGENT_SESSION,
         &not_observable::CREATE_CHECK_RUN,
         &not_observable::CREATE_PROJECT_STATUS_UPDATE,
@@ -234,6 +243,18 @@ pub fn challenge<'b>(case: &Case, a: &'b Activity) -> Option<&'b Act> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A row's enum value and its table entry are declared together; their names agree.
+    #[test]
+    fn row_values_are_named_after_their_ids() {
+        let camel = |id: &str| -> String { id.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect() };
+        for r in all() {
+            let ids: Vec<String> = r.rows().iter().map(|x| camel(x.id)).collect();
+            assert_eq!(r.row_names(), ids, "rule {}", r.output_type());
+        }
+        let common: Vec<String> = crate::evaluate::Common::ROWS.iter().map(|x| camel(x.id)).collect();
+        assert_eq!(<crate::evaluate::Common as crate::evaluate::RowId>::ALL.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>(), common);
+    }
 
     #[test]
     fn row_ids_are_unique_per_rule() {

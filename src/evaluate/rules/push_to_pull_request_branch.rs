@@ -182,7 +182,7 @@ impl Rule for PushToPullRequestBranch {
             return Ok(done(self.row(PushToPullRequestBranchRow::Dropped)));
         }
         if lc.merged {
-            if let Some(r) = super::durability::find_revert_of(case, n, &pr, &shas) {
+            if let Some(r) = super::shared::durability::find_revert_of(case, n, &pr, &shas) {
                 return Ok(done(self.row(PushToPullRequestBranchRow::Reverted).at(r.at).detail("reverted_by", r.describe())));
             }
             if inclusion.iter().all(|i| *i == Inclusion::Included) {

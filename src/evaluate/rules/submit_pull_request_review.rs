@@ -1,48 +1,14 @@
-//! `submit_pull_request_review` and `dismiss_pull_request_review`: seed 000 §7 (submit)
-//! and a gh-aw type the seed does not list (dismiss).
-//!
-//! ## What a person checks
-//! submit: did the review affect the PR lifecycle? dismiss: did the dismissal stand?
-//!
-//! ## Why
-//! The review is found by its recorded id (`review_id`); another review on the same PR is
-//! never borrowed (`review_missing`). An approval followed by a merge is strong; changes
-//! requested and then commits by others after the review are the review being addressed;
-//! a dismissal undoes it; a later review by a person with the opposite verdict contradicts
-//! it (policy `review_contradicted`, default rejected). A PR closed without addressing the
-//! review is contextual (policy `review_pr_closed`, default ignored).
-//!
-//! ## Example
-//! Review 4 (APPROVED) at T, PR merged at T+1d -> `accepted`/`strong`/
-//! `approved_and_merged` from the 7d window on.
+//! `submit_pull_request_review`: what a person checks, why, and an example are in [`super::shared::pull_request_review`],
+//! which holds what it shares with the other `dismiss_pull_request_review` rule.
 
+use super::shared::pull_request_review::{find_review, review_id};
 use super::{load_pull, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
-use crate::json::int_at;
-use crate::snapshot::github::{list, Review};
 use crate::time::Instant;
-
-/// The review's id, wherever the artifacts recorded it: the manifest's metadata, a
-/// normalized record's `expected_state.review_id`, the request's `review_id`, or the
-/// `#pullrequestreview-<id>` fragment of the item's URL.
-fn review_id(case: &Case) -> Option<i64> {
-    let p = &case.recorded.payload;
-    let e = &case.recorded.expected;
-    let from_url = case.output.target_url.as_deref().and_then(|u| u.split_once("#pullrequestreview-")).and_then(|(_, id)| id.trim().parse().ok());
-    e.get("metadata.review_id").and_then(crate::json::as_int).or_else(|| int_at(e, "review_id")).or(int_at(p, "review_id")).or(from_url)
-}
-
-fn find_review(case: &Case, n: i64, id: i64) -> Result<Option<Review>, Verdict> {
-    let look = case.lookup(&format!("pulls/{n}/reviews"));
-    match look.found() {
-        Some(v) => Ok(list(v, Review::from).into_iter().find(|r| r.id == Some(id))),
-        None => Err(super::missing(case, &look).note("the PR's reviews were not captured")),
-    }
-}
 
 pub struct SubmitReview;
 
@@ -173,54 +139,5 @@ impl Rule for SubmitReview {
             return Ok(done(self.row(SubmitReviewRow::PrClosed).status(case.policy.review_pr_closed.status()).at(lc.closed_at)));
         }
         Ok(done(self.row(SubmitReviewRow::Pending)))
-    }
-}
-
-pub struct DismissReview;
-
-rows! {
-    pub enum DismissReviewRow {
-        Stands => RowSpec { id: "stands", when: "The review is still dismissed", status: S::Accepted, strength: E::Medium, signal: "dismissal_stands", seed: "", policy: None },
-        NotDismissed => RowSpec {
-            id: "not_dismissed",
-            when: "The review is not dismissed at the window's end",
-            status: S::Rejected,
-            strength: E::Medium,
-            signal: "dismissal_undone",
-            seed: "",
-            policy: None,
-        },
-        ReviewMissing => RowSpec {
-            id: "review_missing",
-            when: "No review with the recorded id",
-            status: S::Unknown,
-            strength: E::Weak,
-            signal: "review_missing",
-            seed: "",
-            policy: None,
-        },
-    }
-}
-
-impl Rule for DismissReview {
-    type Row = DismissReviewRow;
-    fn output_type(&self) -> &'static str {
-        "dismiss_pull_request_review"
-    }
-    fn human_check(&self) -> &'static str {
-        "Did the dismissal stand?"
-    }
-    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
-        let Some(id) = review_id(case) else { return Err(common(Common::MissingExecutionState).note("no review id recorded")) };
-        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        if !case.window.is_snapshot() {
-            return Err(common(Common::HistoryMissing).note("review state has no captured history; only the snapshot window can be judged"));
-        }
-        Ok(match find_review(case, n, id) {
-            Ok(Some(r)) if r.state.as_deref() == Some("DISMISSED") => self.row(DismissReviewRow::Stands).resolved(true),
-            Ok(Some(_)) => self.row(DismissReviewRow::NotDismissed).resolved(true),
-            Ok(None) => self.row(DismissReviewRow::ReviewMissing),
-            Err(v) => v,
-        })
     }
 }

@@ -56,3 +56,16 @@ pub fn evaluate(o: &SafeOutput) -> Option<Verdict> {
     // The row ids are the system types' own names.
     SystemRow::ROWS.iter().find(|r| r.id == o.output_type).map(|r| verdict("system", r))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The readers decide which types are system outputs from `SYSTEM_TYPES`; the rows here
+    /// must name the same types, or one would be read as a system output and judged as none.
+    #[test]
+    fn rows_are_the_system_types() {
+        let ids: Vec<&str> = SystemRow::ROWS.iter().map(|r| r.id).collect();
+        assert_eq!(ids, crate::runs::item::SYSTEM_TYPES);
+    }
+}

@@ -14,9 +14,9 @@
 //! Title changed from "old" to "new"; at T+7d the title is "old" again, renamed by a
 //! maintainer -> `rejected`/`strong`/`state_reverted`, `partial_score` 0.
 
-use super::fields::update_verdict;
-use super::fields::UpdateRows;
 use super::load_issue;
+use super::shared::fields::update_verdict;
+use super::shared::fields::UpdateRows;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};

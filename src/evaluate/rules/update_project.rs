@@ -1,55 +1,13 @@
-//! `update_project` and `create_project`: seed 000 §7 (update_project) and a gh-aw type
-//! the seed does not list (create_project). Projects exist only in GraphQL; the capture is
-//! `graphql/projects/OWNER/NUMBER` (shape in `schemas/graphql.md`).
-//!
-//! ## What a person checks
-//! update: did the specific project field update remain? create: is the project there
-//! (existence only: never acceptance)?
-//!
-//! ## Why
-//! Each intended field value (request `fields`) is compared with the project item of the
-//! target issue or PR. A single-select field moved to a later option (Todo -> In Progress
-//! -> Done, in the project's own option order) is the work advancing, the strongest sign;
-//! another value is a change of plan (policy `metadata_changed`); an item gone from the
-//! project (or archived) is a removal.
-//!
-//! ## Example
-//! `Status` set to `Todo`; at T+7d the item's Status is `Done` -> `accepted`/`strong`/
-//! `project_field_advanced`.
+//! `update_project`: what a person checks, why, and an example are in [`super::shared::project`],
+//! which holds what it shares with the other `create_project` rule.
 
-use serde_json::Value;
-
-use super::missing;
 use super::set_issue_field::advanced;
-use crate::evaluate::case::{Case, Lookup};
+use super::shared::project::load;
+use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
-use crate::snapshot::graphql::Project;
-
-/// `https://github.com/orgs/O/projects/N` (or `users/`) -> `graphql/projects/O/N`.
-pub fn project_path(url: &str) -> Option<String> {
-    let tail = url.trim().trim_end_matches('/').split("github.com/").nth(1)?;
-    let seg: Vec<&str> = tail.split('/').collect();
-    match seg.as_slice() {
-        [_, owner, "projects", n, ..] => n.parse::<i64>().ok().map(|n| format!("graphql/projects/{owner}/{n}")),
-        _ => None,
-    }
-}
-
-fn load<'a>(case: &Case<'a>, inaccessible: fn() -> Verdict) -> Result<(&'a Value, Project), Verdict> {
-    let p = &case.recorded.payload;
-    let url = str_at(p, "project").map(str::to_string).or_else(|| case.recorded.expected.get("metadata.project").and_then(Value::as_str).map(str::to_string));
-    let Some(path) = url.as_deref().and_then(project_path) else {
-        return Err(common(Common::MissingExecutionState).note("no project URL recorded"));
-    };
-    let look = case.lookup_path(&path);
-    match look {
-        Lookup::Found(v) => Ok((p, Project::from(v))),
-        Lookup::NotCaptured | Lookup::Failed(_) => Err(inaccessible().detail("project", path)),
-        other => Err(missing(case, &other)),
-    }
-}
+use serde_json::Value;
 
 pub struct UpdateProject;
 
@@ -145,49 +103,5 @@ impl Rule for UpdateProject {
         }
         let v = self.row(worst).resolved(true);
         Ok(if worst == UpdateProjectRow::Changed { v.status(case.policy.metadata_changed.status()) } else { v })
-    }
-}
-
-pub struct CreateProject;
-
-rows! {
-    pub enum CreateProjectRow {
-        Exists => RowSpec {
-            id: "exists",
-            when: "The project exists (existence alone, never acceptance)",
-            status: S::Pending,
-            strength: E::Weak,
-            signal: "target_exists_only",
-            seed: "§8: target exists only",
-            policy: None,
-        },
-        Inaccessible => RowSpec {
-            id: "inaccessible",
-            when: "The project was not captured, or its capture failed",
-            status: S::Unknown,
-            strength: E::None,
-            signal: "project_inaccessible",
-            seed: "",
-            policy: None,
-        },
-    }
-}
-
-impl Rule for CreateProject {
-    type Row = CreateProjectRow;
-    fn output_type(&self) -> &'static str {
-        "create_project"
-    }
-    fn human_check(&self) -> &'static str {
-        "Is the project there? Repository state shows no more than existence for a new project."
-    }
-    fn targets_number(&self) -> bool {
-        false
-    }
-    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
-        Ok(match load(case, || CreateProject.row(CreateProjectRow::Inaccessible)) {
-            Ok((_, p)) => self.row(CreateProjectRow::Exists).resolved(true).detail("items", p.items.len()),
-            Err(v) => v,
-        })
     }
 }

@@ -12,8 +12,8 @@
 //! Title set to "new"; the PR merged with title "new" -> `accepted`/`strong`/
 //! `state_retained_and_merged`.
 
-use super::fields::update_verdict;
-use super::fields::UpdateRows;
+use super::shared::fields::update_verdict;
+use super::shared::fields::UpdateRows;
 use super::update_issue::UpdateIssueRow;
 use super::{load_pull, pull_final};
 use crate::evaluate::case::Case;

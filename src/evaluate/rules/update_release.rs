@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use super::fields::{current, intended, judge, Kept};
+use super::shared::fields::{current, intended, judge, Kept};
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};

@@ -6,11 +6,11 @@
 
 use serde_json::{json, Value};
 
-use super::issue_final;
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{Activity, Case};
 use crate::evaluate::outcome::Confidence;
+use crate::evaluate::rules::issue_final;
 use crate::evaluate::{common, Common, Rule, Verdict};
 use crate::json::{names, str_at, str_path};
 use crate::snapshot::github::{normalized_body_hash, Event, Issue};
