@@ -70,6 +70,12 @@ pub struct Case<'a> {
     pub reverts: &'a RevertMarks,
 }
 
+/// The one test of "inside the window" (T, as_of]: strictly after the action (any time,
+/// when the action's time is unknown), at or before the window's end.
+fn inside_window(t0: Option<Instant>, as_of: Instant, at: Option<Instant>) -> bool {
+    at.is_some_and(|t| t0.is_none_or(|t0| t > t0) && t <= as_of)
+}
+
 /// Where an event falls relative to the window (T, as_of].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placement {
@@ -252,15 +258,14 @@ impl<'a> Case<'a> {
     pub fn place(&self, at: Option<Instant>) -> Placement {
         match at {
             None => Placement::Undated,
-            Some(t) => {
-                let after = self.t0.is_none_or(|t0| t > t0);
-                if after && t <= self.as_of {
-                    Placement::Inside
-                } else {
-                    Placement::Outside
-                }
-            }
+            Some(_) if inside_window(self.t0, self.as_of, at) => Placement::Inside,
+            Some(_) => Placement::Outside,
         }
+    }
+
+    /// Whether `at` falls inside the window; an undated moment does not.
+    pub fn is_inside(&self, at: Option<Instant>) -> bool {
+        inside_window(self.t0, self.as_of, at)
     }
 
     /// Hours from the action to the window's end; `None` when the action time is unknown.
@@ -400,10 +405,7 @@ impl<'a> Case<'a> {
     pub fn inside<'b>(&self, a: &'b Activity) -> impl Iterator<Item = &'b Act> + 'b {
         let t0 = self.t0;
         let as_of = self.as_of;
-        a.acts.iter().filter(move |x| match x.at {
-            Some(t) => t0.is_none_or(|t0| t > t0) && t <= as_of,
-            None => false,
-        })
+        a.acts.iter().filter(move |x| inside_window(t0, as_of, x.at))
     }
 
     /// Distinct (visible non-bot, bot) logins acting inside the window.
@@ -598,10 +600,7 @@ impl<'a> Case<'a> {
     /// Events of these kinds inside the window, oldest first.
     pub fn events_inside<'b>(&self, events: Option<&'b [Event]>, kinds: &'b [&str]) -> impl Iterator<Item = &'b Event> + 'b {
         let (t0, as_of) = (self.t0, self.as_of);
-        events
-            .unwrap_or(&[])
-            .iter()
-            .filter(move |e| e.event.as_deref().is_some_and(|k| kinds.contains(&k)) && e.created_at.is_some_and(|t| t0.is_none_or(|t0| t > t0) && t <= as_of))
+        events.unwrap_or(&[]).iter().filter(move |e| e.event.as_deref().is_some_and(|k| kinds.contains(&k)) && inside_window(t0, as_of, e.created_at))
     }
 
     /// Whether the captured value of a field also held at the window's end: always in the

@@ -174,8 +174,7 @@ impl Rule for AddComment {
         if let Some(a) = reply {
             return Ok(done(self.row(AddCommentRow::Replied).at(a.at).detail("replied_by", a.actor.login.clone())));
         }
-        let reaction =
-            case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
+        let reaction = super::person_act(&case, &activity, |a| a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
         if let Some(a) = reaction {
             return Ok(done(self.row(AddCommentRow::Reacted).at(a.at).detail("reacted_by", a.actor.login.clone())));
         }
@@ -190,9 +189,8 @@ impl Rule for AddComment {
             }
             return Err(common(Common::HistoryMissing).resolved(true).note("reactions known only as a count: cannot place them in this window"));
         }
-        if !activity.failed.is_empty() {
-            let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
-            return Err(common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", "))));
+        if let Some(v) = super::any_capture_problem(&activity) {
+            return Err(v);
         }
         if !activity.any_read() && !reactions_listed {
             return Err(common(Common::HistoryMissing).resolved(true).note("neither the thread nor the comment's reactions were captured"));

@@ -207,8 +207,6 @@ pub fn label_changer<'b>(
     labels: &[&String],
 ) -> Option<&'b crate::snapshot::github::Event> {
     activity.events.as_deref().unwrap_or(&[]).iter().rev().find(|e| {
-        e.event.as_deref() == Some(kind)
-            && e.label.as_ref().is_some_and(|l| labels.iter().any(|x| **x == l.to_lowercase()))
-            && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
+        e.event.as_deref() == Some(kind) && e.label.as_ref().is_some_and(|l| labels.iter().any(|x| **x == l.to_lowercase())) && case.is_inside(e.created_at)
     })
 }

@@ -146,7 +146,7 @@ impl Rule for AddReviewer {
             return Ok(done(self.row(AddReviewerRow::Commented).at(a.at)));
         }
         if users.is_empty() {
-            let other = case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && matches!(a.kind, ActKind::Review(_)));
+            let other = super::person_act(case, &activity, |a| matches!(a.kind, ActKind::Review(_)));
             if let Some(a) = other {
                 return Ok(done(
                     self.row(AddReviewerRow::TeamUnverified)

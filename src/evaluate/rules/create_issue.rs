@@ -208,9 +208,8 @@ impl Rule for CreateIssue {
                 v.at(lc.closed_at).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str()),
             ));
         }
-        if !activity.failed.is_empty() {
-            let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
-            return Err(common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", "))));
+        if let Some(v) = super::any_capture_problem(&activity) {
+            return Err(v);
         }
         let by_person = |a: &&crate::evaluate::case::Act| a.class == ActorClass::VisibleNonBot;
         let triage = case.inside(&activity).find(|a| match &a.kind {

@@ -185,11 +185,10 @@ impl Rule for CreatePullRequest {
             };
             v.at(lc.closed_at).detail("merged", false).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", class.as_str())
         } else {
-            if !activity.failed.is_empty() {
-                let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
-                return Err(common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", "))));
+            if let Some(v) = super::any_capture_problem(&activity) {
+                return Err(v);
             }
-            let human = |k: &dyn Fn(&ActKind) -> bool| case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && k(&a.kind)).map(|a| a.at);
+            let human = |k: &dyn Fn(&ActKind) -> bool| super::person_act(&case, &activity, |a| k(&a.kind)).map(|a| a.at);
             if let Some(at) = human(&|k| matches!(k, ActKind::Review(s) if s == "APPROVED")) {
                 self.row(CreatePullRequestRow::ApprovedOpen).at(at)
             } else if let Some(at) = human(&|k| matches!(k, ActKind::Review(_) | ActKind::Comment | ActKind::ReviewComment)) {

@@ -117,10 +117,11 @@ impl Rule for LinkSubIssue {
             return Ok(done(self.row(LinkSubIssueRow::Present)));
         }
         let events = [format!("issues/{parent}/timeline"), format!("issues/{child}/timeline"), format!("issues/{parent}/events")];
-        let remover = events.iter().filter_map(|p| case.lookup(p).found()).flat_map(crate::snapshot::github::events).find(|e| {
-            matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed"))
-                && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
-        });
+        let remover = events
+            .iter()
+            .filter_map(|p| case.lookup(p).found())
+            .flat_map(crate::snapshot::github::events)
+            .find(|e| matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed")) && case.is_inside(e.created_at));
         Ok(done(match remover {
             Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(LinkSubIssueRow::RemovedByPerson).at(e.created_at),
             Some(e) => self.row(LinkSubIssueRow::Removed).at(e.created_at),

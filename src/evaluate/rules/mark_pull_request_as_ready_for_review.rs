@@ -96,7 +96,7 @@ impl Rule for MarkReady {
         let activity = case.activity(n, true);
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b);
-        if let Some(a) = case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && matches!(a.kind, ActKind::Review(_))) {
+        if let Some(a) = super::person_act(case, &activity, |a| matches!(a.kind, ActKind::Review(_))) {
             return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Reviewed).at(a.at).detail("reviewed_by", a.actor.login.clone())));
         }
         let look = case.lookup(&format!("pulls/{n}"));

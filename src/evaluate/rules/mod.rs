@@ -180,11 +180,19 @@ pub fn pull_state(case: &Case, n: i64) -> Result<PullState, Verdict> {
 /// review request) blocks nothing; call this only once positive evidence has been looked
 /// for, since what was found stands whatever else failed.
 pub fn capture_problem(a: &Activity, relevant: &[&str]) -> Option<Verdict> {
-    let failed: Vec<&(String, u16)> = a.failed.iter().filter(|(p, _)| p.rsplit('/').next().is_some_and(|last| relevant.contains(&last))).collect();
-    if failed.is_empty() {
+    failed_sources(a.failed.iter().filter(|(p, _)| p.rsplit('/').next().is_some_and(|last| relevant.contains(&last))))
+}
+
+/// `capture_problem` for rules whose "no response" rests on every activity source.
+pub fn any_capture_problem(a: &Activity) -> Option<Verdict> {
+    failed_sources(a.failed.iter())
+}
+
+fn failed_sources<'a>(failed: impl Iterator<Item = &'a (String, u16)>) -> Option<Verdict> {
+    let paths: Vec<String> = failed.map(|(p, s)| format!("{p} ({s})")).collect();
+    if paths.is_empty() {
         return None;
     }
-    let paths: Vec<String> = failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
     Some(common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", "))))
 }
 

@@ -151,7 +151,7 @@ impl PushToPullRequestBranch {
     fn ci_activity(case: &Case, sha: &str) -> bool {
         let Some(v) = case.lookup(&format!("commits/{sha}/check-runs")).found() else { return false };
         let runs = v.get("check_runs").cloned().unwrap_or(Value::Null);
-        runs.as_array().is_some_and(|a| a.iter().any(|r| case.place(crate::time::at(r, "started_at")) == crate::evaluate::case::Placement::Inside))
+        runs.as_array().is_some_and(|a| a.iter().any(|r| case.is_inside(crate::time::at(r, "started_at"))))
     }
 }
 
@@ -186,7 +186,7 @@ impl Rule for PushToPullRequestBranch {
                 return Ok(done(self.row(PushToPullRequestBranchRow::Reverted).at(r.at).detail("reverted_by", r.describe())));
             }
             if inclusion.iter().all(|i| *i == Inclusion::Included) {
-                let later = case.inside(&activity).any(|a| a.kind == ActKind::Commit && a.class == ActorClass::VisibleNonBot);
+                let later = super::person_act(case, &activity, |a| a.kind == ActKind::Commit).is_some();
                 let row = if later { PushToPullRequestBranchRow::MergedModified } else { PushToPullRequestBranchRow::MergedWithCommits };
                 return Ok(done(self.row(row).at(lc.merged_at).detail("merged_by", lc.merger.login.clone())));
             }

@@ -121,7 +121,7 @@ impl Rule for UpdateRelease {
         }
         let published_at = time::at(rel, "published_at");
         let was_draft = case.recorded.before.as_ref().and_then(|b| bool_at(b, "draft")) == Some(true) || bool_at(after, "draft") == Some(true);
-        if was_draft && bool_at(rel, "draft") == Some(false) && published_at.is_some_and(|t| case.t0.is_none_or(|t0| t > t0) && t <= case.as_of) {
+        if was_draft && bool_at(rel, "draft") == Some(false) && case.is_inside(published_at) {
             return Ok(done(self.row(UpdateReleaseRow::Published).at(published_at)));
         }
         Ok(done(self.row(UpdateReleaseRow::Retained)))

@@ -41,7 +41,7 @@ pub(crate) fn people<'d>(case: &Case, d: &'d Discussion) -> Vec<&'d GqlComment> 
         .comments
         .iter()
         .flat_map(|c| std::iter::once(c).chain(c.replies.iter()))
-        .filter(|c| case.actors.classify(&c.author) == ActorClass::VisibleNonBot && case.place(c.created_at) == crate::evaluate::case::Placement::Inside)
+        .filter(|c| case.actors.classify(&c.author) == ActorClass::VisibleNonBot && case.is_inside(c.created_at))
         .collect();
     out.sort_by_key(|c| c.created_at);
     out

@@ -24,9 +24,8 @@
 //! `resolve_pull_request_review_thread` share; each type's rule is in its own file.
 
 use crate::evaluate::actors::ActorClass;
-use crate::evaluate::case::HistoryGap;
-use crate::evaluate::case::{Case, Lookup, Placement};
-use crate::evaluate::rules::{load_pull, pull_final};
+use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::rules::{pull_state, PullState};
 use crate::evaluate::{common, Common, RowId, Rule, Verdict};
 use crate::json::str_at;
 use crate::snapshot::github::{list, Comment, Commit};
@@ -79,14 +78,14 @@ pub(crate) fn person_reply(case: &Case, n: i64, id: i64, thread: Option<&ReviewT
     let r = rest
         .iter()
         .filter(|c| c.in_reply_to_id == Some(id) || (thread.is_some_and(|t| t.holds_comment(c.id.unwrap_or(-1))) && c.id != Some(id)))
-        .find(|c| case.actors.classify(&c.user) == ActorClass::VisibleNonBot && case.place(c.created_at) == Placement::Inside)
+        .find(|c| case.actors.classify(&c.user) == ActorClass::VisibleNonBot && case.is_inside(c.created_at))
         .map(|c| c.created_at);
     r.or_else(|| {
         thread?
             .comments
             .iter()
             .filter(|c| c.id != Some(id))
-            .find(|c| case.actors.classify(&c.author) == ActorClass::VisibleNonBot && case.place(c.created_at) == Placement::Inside)
+            .find(|c| case.actors.classify(&c.author) == ActorClass::VisibleNonBot && case.is_inside(c.created_at))
             .map(|c| c.created_at)
     })
 }
@@ -96,7 +95,7 @@ pub(crate) fn touching_commit(case: &Case, n: i64, path: &str) -> Option<Option<
     let v = case.lookup(&format!("pulls/{n}/commits")).found()?;
     list(v, Commit::from).into_iter().find_map(|c| {
         let at = c.committed_at.or(c.authored_at);
-        if case.place(at) != Placement::Inside {
+        if !case.is_inside(at) {
             return None;
         }
         let detail = case.lookup(&format!("commits/{}", c.sha.as_deref()?)).found()?;
@@ -146,9 +145,7 @@ pub(crate) fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: 
             return Ok(rule.row(row).resolved(true).at(at));
         }
     }
-    let (_, pr) = load_pull(&case, n)?;
-    let activity = case.activity(n, true);
-    let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
+    let PullState { lc, .. } = pull_state(&case, n)?;
     let outdated = thread.and_then(|t| t.outdated).unwrap_or(false)
         || (raw.get("position").is_some_and(Value::is_null) && raw.get("original_position").is_some_and(|p| !p.is_null()));
     let note = |v: Verdict| if snap { v } else { v.note("thread resolution has no timestamp; it is judged only in the snapshot window") };
