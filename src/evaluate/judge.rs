@@ -9,6 +9,13 @@ use crate::runs::{Execution, SafeOutput};
 use crate::snapshot::SnapshotIndex;
 use crate::time::{self, Instant};
 
+/// What the captures of one output's target say whatever the window, found on first use.
+#[derive(Default)]
+struct TargetCaptures {
+    seen_at: std::cell::OnceCell<Option<Instant>>,
+    provenance: std::cell::OnceCell<Option<serde_json::Value>>,
+}
+
 /// Everything judging needs besides the outputs: one index (a repository's captures, or
 /// the whole snapshot's) and what is derived from it once for all its outputs.
 pub struct Evaluation<'a> {
@@ -28,10 +35,18 @@ impl<'a> Evaluation<'a> {
     pub fn judge_all(&self, o: &SafeOutput) -> Vec<(Verdict, Option<Instant>)> {
         let cache = case::ActivityCache::default();
         let recorded = case::Recorded::of(o);
-        self.windows.iter().map(|w| self.judge_output(o, &recorded, *w, &cache)).collect()
+        let target = TargetCaptures::default();
+        self.windows.iter().map(|w| self.judge_output(o, &recorded, &target, *w, &cache)).collect()
     }
 
-    fn judge_output(&self, o: &SafeOutput, recorded: &case::Recorded, window: Window, cache: &case::ActivityCache) -> (Verdict, Option<Instant>) {
+    fn judge_output(
+        &self,
+        o: &SafeOutput,
+        recorded: &case::Recorded,
+        target: &TargetCaptures,
+        window: Window,
+        cache: &case::ActivityCache,
+    ) -> (Verdict, Option<Instant>) {
         let rule = rules::find(&o.output_type);
         let mut classifier = actors::Classifier::default();
         if let Some(a) = &o.actor {
@@ -55,7 +70,7 @@ impl<'a> Evaluation<'a> {
             cache,
             reverts: &self.reverts,
         };
-        self.judge(rule, &mut case)
+        self.judge(rule, &mut case, target)
     }
 
     /// The latest time any capture of the output's target (the object and its activity
@@ -108,7 +123,7 @@ impl<'a> Evaluation<'a> {
         (!rows.is_empty()).then_some(serde_json::Value::Array(rows))
     }
 
-    fn judge(&self, rule: Option<&dyn Evaluator>, case: &mut Case) -> (Verdict, Option<Instant>) {
+    fn judge(&self, rule: Option<&dyn Evaluator>, case: &mut Case, target: &TargetCaptures) -> (Verdict, Option<Instant>) {
         let o = case.output;
         // System outputs carry their own meaning whether or not they ran.
         if let Some(v) = rules::system::evaluate(o) {
@@ -145,15 +160,15 @@ impl<'a> Evaluation<'a> {
             }
             // A line's own captured_at overrides the snapshot's: when every capture of the
             // target was taken before the window's end, the window is not observable either.
-            if let Some(seen) = self.target_seen_at(o).filter(|seen| end > *seen) {
+            if let Some(seen) = target.seen_at.get_or_init(|| self.target_seen_at(o)).filter(|seen| end > *seen) {
                 let v = common(Common::WindowNotObservable).detail("window_end", time::format(&end)).detail("target_captured_at", time::format(&seen));
                 return (v, Some(end));
             }
             case.as_of = end;
         }
         let mut v = rule.evaluate(case);
-        if let Some(p) = self.provenance(o) {
-            v = v.detail("evidence", p);
+        if let Some(p) = target.provenance.get_or_init(|| self.provenance(o)) {
+            v = v.detail("evidence", p.clone());
         }
         // Only what happened strictly after T is a response; a decision dated at or before
         // the action (a body whose times contradict each other) is no evidence either way.

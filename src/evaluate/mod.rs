@@ -1,9 +1,11 @@
 //! Outcome evaluation: for every safe output and window, what the repository did with it.
 //!
-//! One rule per safe-output type (`rules/<type>.rs`), each a table of rows that map a
-//! repository state to (status, evidence strength, signal). The framework handles what is
-//! common: outputs that were never executed, windows that cannot be observed yet, action
-//! times that are unknown, and types without a rule.
+//! - `rule.rs`: the rule contract (a rule's rows are an enum; `evaluate` answers with one).
+//! - `rules/<type>.rs`: one rule per safe-output type; `rules/shared/` what several share.
+//! - `judge.rs`: what is common to every type (outputs never executed, windows not
+//!   observable yet, unknown action times, types without a rule) around the rules.
+//! - `case.rs`: one output in one window, with the lookups and history rules read.
+//! - `stage.rs`: the evaluate stage on a dataset (threads, Parquet, manifest).
 
 pub mod actors;
 pub mod case;

@@ -1,6 +1,7 @@
-//! One evaluator per safe-output type. Each file documents, in fixed sections, what a
-//! person checks, why, and an example; its `ROWS` table is the seed table it implements,
-//! and `hindsight rules` prints the catalogue from those tables.
+//! One evaluator per safe-output type, in a file named after it. Each documents, in fixed
+//! sections, what a person checks, why, and an example (sibling types share theirs in
+//! `shared/`); its `rows!` table is the seed table it implements, and `hindsight rules`
+//! prints the catalogue from those tables.
 
 pub mod add_comment;
 pub mod add_labels;
