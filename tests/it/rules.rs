@@ -255,3 +255,69 @@ fn existence_alone_is_never_acceptance() {
         }
     }
 }
+
+/// Every fixture case judged in every default window, as one table per fixture file, compared
+/// with `tests/it/snapshots/rules/<file>.snap` (ruff's pattern: the whole verdict, notes and
+/// details included, not only what a case asserts). After a deliberate change, rewrite them
+/// with `HINDSIGHT_BLESS=1 cargo test --test it rule_verdicts` and review the diff.
+#[test]
+fn rule_verdicts_match_their_snapshots() {
+    let dir = crate::support::root().join("tests/it/snapshots/rules");
+    let bless = std::env::var_os("HINDSIGHT_BLESS").is_some();
+    let mut files: Vec<String> = std::fs::read_dir(fixture("rules"))
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().to_string_lossy().strip_suffix(".json").map(str::to_string))
+        .collect();
+    files.sort();
+    let mut differ = Vec::new();
+    for file in &files {
+        let got = verdict_table(file);
+        let path = dir.join(format!("{file}.snap"));
+        if bless {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &got).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        if got != want {
+            let line = got.lines().zip(want.lines()).position(|(a, b)| a != b).unwrap_or(got.lines().count().min(want.lines().count()));
+            differ.push(format!("{}: first difference at line {}", path.display(), line + 1));
+        }
+    }
+    assert!(differ.is_empty(), "verdicts differ from their snapshots (HINDSIGHT_BLESS=1 rewrites them):\n{}", differ.join("\n"));
+}
+
+fn verdict_table(file: &str) -> String {
+    use std::fmt::Write;
+    let windows = hindsight::evaluate::window::DEFAULT;
+    let mut out = String::new();
+    for case in cases(file) {
+        let _ = writeln!(out, "## {}", case["name"].as_str().unwrap_or("?"));
+        for o in evaluate_case(&case, windows) {
+            let v = &o.verdict;
+            let _ = writeln!(
+                out,
+                "{:<8} {}/{}/{} {} confidence={} resolved={} decided_at={} partial={} actors={}/{}",
+                o.window.to_string(),
+                v.status.as_str(),
+                v.strength.as_str(),
+                v.signal,
+                v.rule_id,
+                v.confidence.as_str(),
+                v.target_resolved,
+                v.decided_at.map(|t| hindsight::time::format(&t)).unwrap_or_default(),
+                v.partial_score.map(|s| s.to_string()).unwrap_or_default(),
+                v.visible_non_bot_actors,
+                v.bot_actors
+            );
+            for n in &v.notes {
+                let _ = writeln!(out, "    note: {n}");
+            }
+            if !v.details.is_empty() {
+                let _ = writeln!(out, "    details: {}", serde_json::Value::Object(v.details.clone()));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
