@@ -91,7 +91,7 @@ fn looked_up(outputs: &[SafeOutput], rows: Vec<crate::snapshot::CaptureRow>) -> 
     let rec = Arc::new(Mutex::new(BTreeSet::new()));
     let index = SnapshotIndex::build(rows).with_recorder(rec.clone());
     let policy = Policy::default();
-    let ev = Evaluation { index: &index, captured_at: chrono::Utc::now(), policy: &policy, windows: window::DEFAULT };
+    let ev = Evaluation::new(&index, chrono::Utc::now(), &policy, window::DEFAULT);
     use rayon::prelude::*;
     outputs.par_iter().for_each(|o| {
         ev.judge_all(o);

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::actors::{ActorClass, Classifier};
 use super::policy::Policy;
+use super::rules::shared::durability::RevertMarks;
 use super::window::Window;
 use crate::runs::SafeOutput;
 use crate::snapshot::github::{list, Actor, Comment, Commit, Event, Reaction, Review};
@@ -35,8 +36,25 @@ impl<'a> Lookup<'a> {
 /// whether it is a PR, and the workflow identities the actors were classified against.
 pub type ActivityCache = std::cell::RefCell<std::collections::HashMap<(i64, bool, String), std::rc::Rc<Activity>>>;
 
+/// What an output recorded, parsed once and shared by its windows: the payload and the
+/// execution-time state (unparseable text reads as `null`, or as not recorded).
+#[derive(Clone, Debug, Default)]
+pub struct Recorded {
+    pub payload: Value,
+    pub expected: Value,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+}
+
+impl Recorded {
+    pub fn of(o: &SafeOutput) -> Self {
+        Recorded { payload: serde_json::from_str(&o.payload).unwrap_or_default(), expected: o.expected(), before: o.before(), after: o.after() }
+    }
+}
+
 pub struct Case<'a> {
     pub output: &'a SafeOutput,
+    pub recorded: &'a Recorded,
     pub window: Window,
     pub index: &'a SnapshotIndex,
     pub policy: &'a Policy,
@@ -46,8 +64,16 @@ pub struct Case<'a> {
     /// The end of the window: T+W, or `captured_at` for the snapshot window.
     pub as_of: Instant,
     pub actors: Classifier,
-    /// Shared by the windows of one output; `None` gathers afresh every time.
-    pub cache: Option<&'a ActivityCache>,
+    /// Shared by the windows of one output.
+    pub cache: &'a ActivityCache,
+    /// Shared by every output judged against `index`.
+    pub reverts: &'a RevertMarks,
+}
+
+/// The one test of "inside the window" (T, as_of]: strictly after the action (any time,
+/// when the action's time is unknown), at or before the window's end.
+fn inside_window(t0: Option<Instant>, as_of: Instant, at: Option<Instant>) -> bool {
+    at.is_some_and(|t| t0.is_none_or(|t0| t > t0) && t <= as_of)
 }
 
 /// Where an event falls relative to the window (T, as_of].
@@ -107,6 +133,44 @@ pub struct LabelsAsOf {
     pub unsettled: Vec<String>,
 }
 
+/// Why the state as of a window's end cannot be rebuilt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HistoryGap {
+    /// The target's state field was not captured.
+    StateMissing,
+    /// The target is `open` but carries a merge or close time.
+    StateInconsistent,
+    /// History was captured, but an event it needs has no time.
+    HistoryUndated,
+    /// No timestamped history was captured.
+    HistoryMissing,
+    /// History was captured, but it does not explain the captured value.
+    HistoryIncomplete,
+}
+
+impl HistoryGap {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HistoryGap::StateMissing => "state_missing",
+            HistoryGap::StateInconsistent => "state_inconsistent",
+            HistoryGap::HistoryUndated => "history_undated",
+            HistoryGap::HistoryMissing => "history_missing",
+            HistoryGap::HistoryIncomplete => "history_incomplete",
+        }
+    }
+
+    /// The verdict for a state that could not be rebuilt (the target itself was read).
+    pub fn verdict(self) -> super::Verdict {
+        use super::{common, Common};
+        let v = match self {
+            HistoryGap::StateMissing => common(Common::TargetNotCaptured).note("the target's state field was not captured"),
+            HistoryGap::StateInconsistent => common(Common::InconsistentState).note("the target is `open` but carries a merge or close time"),
+            _ => common(Common::HistoryMissing).note(format!("cannot rebuild the state as of the window's end: {}", self.as_str())),
+        };
+        v.resolved(true)
+    }
+}
+
 /// Issue or PR lifecycle as of a moment.
 #[derive(Clone, Debug, Default)]
 pub struct Lifecycle {
@@ -145,6 +209,7 @@ impl<'a> Case<'a> {
         }
         Case {
             output: self.output,
+            recorded: self.recorded,
             window: self.window,
             index: self.index,
             policy: self.policy,
@@ -153,6 +218,7 @@ impl<'a> Case<'a> {
             as_of: self.as_of,
             actors,
             cache: self.cache,
+            reverts: self.reverts,
         }
     }
 
@@ -192,15 +258,14 @@ impl<'a> Case<'a> {
     pub fn place(&self, at: Option<Instant>) -> Placement {
         match at {
             None => Placement::Undated,
-            Some(t) => {
-                let after = self.t0.is_none_or(|t0| t > t0);
-                if after && t <= self.as_of {
-                    Placement::Inside
-                } else {
-                    Placement::Outside
-                }
-            }
+            Some(_) if inside_window(self.t0, self.as_of, at) => Placement::Inside,
+            Some(_) => Placement::Outside,
         }
+    }
+
+    /// Whether `at` falls inside the window; an undated moment does not.
+    pub fn is_inside(&self, at: Option<Instant>) -> bool {
+        inside_window(self.t0, self.as_of, at)
     }
 
     /// Hours from the action to the window's end; `None` when the action time is unknown.
@@ -244,7 +309,7 @@ impl<'a> Case<'a> {
     /// reviews, review comments and commits. Gathered once per output: the windows differ
     /// only in which acts they count.
     pub fn activity(&self, n: i64, pull: bool) -> std::rc::Rc<Activity> {
-        let Some(cache) = self.cache else { return std::rc::Rc::new(self.gather(n, pull)) };
+        let cache = self.cache;
         let key = (n, pull, self.actors.key());
         if let Some(a) = cache.borrow().get(&key) {
             return a.clone();
@@ -340,10 +405,7 @@ impl<'a> Case<'a> {
     pub fn inside<'b>(&self, a: &'b Activity) -> impl Iterator<Item = &'b Act> + 'b {
         let t0 = self.t0;
         let as_of = self.as_of;
-        a.acts.iter().filter(move |x| match x.at {
-            Some(t) => t0.is_none_or(|t0| t > t0) && t <= as_of,
-            None => false,
-        })
+        a.acts.iter().filter(move |x| inside_window(t0, as_of, x.at))
     }
 
     /// Distinct (visible non-bot, bot) logins acting inside the window.
@@ -366,11 +428,11 @@ impl<'a> Case<'a> {
     }
 
     /// Lifecycle as of the window's end. `Err` names what is missing.
-    pub fn lifecycle(&self, f: &Final, events: Option<&[Event]>) -> Result<Lifecycle, &'static str> {
+    pub fn lifecycle(&self, f: &Final, events: Option<&[Event]>) -> Result<Lifecycle, HistoryGap> {
         // An open object carries no close or merge; one that does contradicts itself, and
         // no window can be judged from it.
         if f.state.as_deref() == Some("open") && (f.merged == Some(true) || f.merged_at.is_some() || f.closed_at.is_some()) {
-            return Err("state_inconsistent");
+            return Err(HistoryGap::StateInconsistent);
         }
         // Used for the snapshot window only, where an undated event still happened
         // before capture.
@@ -389,7 +451,7 @@ impl<'a> Case<'a> {
                         ..Lifecycle::default()
                     });
                 }
-                return Err("state_missing");
+                return Err(HistoryGap::StateMissing);
             };
             let closed = state == "closed" || f.merged == Some(true);
             let close_ev = events.and_then(|e| last_close(e, self.as_of));
@@ -420,7 +482,7 @@ impl<'a> Case<'a> {
         if let Some(evs) = events {
             let relevant = |e: &&Event| matches!(e.event.as_deref(), Some("closed" | "reopened" | "merged"));
             if evs.iter().filter(relevant).any(|e| e.created_at.is_none()) {
-                return Err("history_undated");
+                return Err(HistoryGap::HistoryUndated);
             }
             let mut lc = Lifecycle { basis: "events", ..Lifecycle::default() };
             for e in evs.iter().filter(relevant) {
@@ -499,7 +561,7 @@ impl<'a> Case<'a> {
                 ..Lifecycle::default()
             });
         }
-        Err("history_missing")
+        Err(HistoryGap::HistoryMissing)
     }
 
     /// The label set (lower case) at the window's end: the captured set with every label
@@ -538,10 +600,7 @@ impl<'a> Case<'a> {
     /// Events of these kinds inside the window, oldest first.
     pub fn events_inside<'b>(&self, events: Option<&'b [Event]>, kinds: &'b [&str]) -> impl Iterator<Item = &'b Event> + 'b {
         let (t0, as_of) = (self.t0, self.as_of);
-        events
-            .unwrap_or(&[])
-            .iter()
-            .filter(move |e| e.event.as_deref().is_some_and(|k| kinds.contains(&k)) && e.created_at.is_some_and(|t| t0.is_none_or(|t0| t > t0) && t <= as_of))
+        events.unwrap_or(&[]).iter().filter(move |e| e.event.as_deref().is_some_and(|k| kinds.contains(&k)) && inside_window(t0, as_of, e.created_at))
     }
 
     /// Whether the captured value of a field also held at the window's end: always in the

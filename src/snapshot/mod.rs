@@ -377,8 +377,6 @@ pub struct SnapshotIndex {
     pub entries: HashMap<String, Entry>,
     /// Looked in when a path is not in `entries`.
     shared: Option<std::sync::Arc<SnapshotIndex>>,
-    /// Revert marks per repository, built on first use.
-    reverts: std::sync::OnceLock<HashMap<String, Vec<crate::evaluate::rules::durability::RevertMark>>>,
     /// Every path looked up, found or not, when recording (`capture` learns from it what
     /// the rules need).
     recorder: Option<std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>>,
@@ -421,11 +419,7 @@ impl SnapshotIndex {
             .collect();
         let mut entries = entries;
         derive::add_derived(&mut entries);
-        SnapshotIndex { entries, shared: None, reverts: Default::default(), recorder: None }
-    }
-
-    pub fn reverts(&self) -> &HashMap<String, Vec<crate::evaluate::rules::durability::RevertMark>> {
-        self.reverts.get_or_init(|| crate::evaluate::rules::durability::build(self))
+        SnapshotIndex { entries, shared: None, recorder: None }
     }
 
     pub fn get(&self, path: &str) -> Option<&Entry> {

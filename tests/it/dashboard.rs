@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::outcomes_batch;
 use hindsight::dataset::manifest::Manifest;
-use hindsight::evaluate::{outcomes_batch, Window};
+use hindsight::evaluate::Window;
 use hindsight::report::{self, format::json_rows, Session};
 use serde_json::{json, Value};
 
@@ -37,7 +38,7 @@ fn timeline_dataset(dir: &Path) {
             outcomes.push(o);
         }
     }
-    crate::support::write_recorded(dir, "outcomes", &outcomes_batch(&outcomes).unwrap());
+    crate::support::write_recorded(dir, "outcomes", &outcomes_batch(&outcomes));
 }
 
 fn query(dir: &Path, name: &str) -> Vec<Value> {

@@ -261,8 +261,9 @@ fn synth_is_deterministic_and_runs() {
 /// verdicts are those of one index over the whole snapshot.
 #[test]
 fn evaluating_by_repository_decides_as_one_index() {
+    use crate::support::{judge_all, outcomes_batch};
     use hindsight::dataset::read;
-    use hindsight::evaluate::{evaluate_dataset_in_chunks, outcomes_batch, window, Evaluation, Policy};
+    use hindsight::evaluate::{evaluate_dataset_in_chunks, window, Evaluation, Policy};
     use hindsight::progress::Progress;
     let tmp = tempfile::tempdir().unwrap();
     ok(
@@ -282,8 +283,8 @@ fn evaluating_by_repository_decides_as_one_index() {
         assert_eq!(one_repo_per_step, outcomes(usize::MAX), "{name}: chunk size changed the outcomes");
         let index = hindsight::snapshot::SnapshotIndex::build(read::responses(&ds).unwrap());
         let captured_at = hindsight::time::parse(&Manifest::load(&ds).unwrap().captured_at).unwrap();
-        let ev = Evaluation { index: &index, captured_at, policy: &policy, windows: window::DEFAULT };
-        let whole = outcomes_batch(&ev.run(&read::safe_outputs(&ds).unwrap(), &Progress::hidden())).unwrap();
+        let ev = Evaluation::new(&index, captured_at, &policy, window::DEFAULT);
+        let whole = outcomes_batch(&judge_all(&ev, &read::safe_outputs(&ds).unwrap()));
         let written = read::batches(&ds, "outcomes").unwrap();
         let written = arrow::compute::concat_batches(&written[0].schema(), &written).unwrap();
         // The file's schema also carries the data dictionary's descriptions; the values are compared.
@@ -292,12 +293,8 @@ fn evaluating_by_repository_decides_as_one_index() {
         assert_eq!(whole, written, "{name}: streaming by repository decided otherwise than one index");
         // Windows given in another order: rows still sorted by window within each output.
         let reversed: Vec<_> = window::DEFAULT.iter().rev().copied().collect();
-        let ev = Evaluation { index: &index, captured_at, policy: &policy, windows: &reversed };
-        assert_eq!(
-            outcomes_batch(&ev.run(&read::safe_outputs(&ds).unwrap(), &Progress::hidden())).unwrap(),
-            whole,
-            "{name}: window order given changed the rows"
-        );
+        let ev = Evaluation::new(&index, captured_at, &policy, &reversed);
+        assert_eq!(outcomes_batch(&judge_all(&ev, &read::safe_outputs(&ds).unwrap())), whole, "{name}: window order given changed the rows");
     }
 }
 

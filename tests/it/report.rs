@@ -1,7 +1,8 @@
 //! Dashboard SQL on a dataset small enough to count by eye, compared as pretty-printed
 //! tables.
 
-use hindsight::evaluate::{outcomes_batch, Window};
+use crate::support::outcomes_batch;
+use hindsight::evaluate::Window;
 use hindsight::report::{query_text, Session};
 use serde_json::json;
 
@@ -28,7 +29,7 @@ fn tiny_dataset(dir: &std::path::Path) {
         o.output.item_index = i as i64;
         outcomes.push(o);
     }
-    crate::support::write_recorded(dir, "outcomes", &outcomes_batch(&outcomes).unwrap());
+    crate::support::write_recorded(dir, "outcomes", &outcomes_batch(&outcomes));
 }
 
 fn pretty(session: &Session, query: &str) -> String {

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use hindsight::evaluate::{rules, Status, Window, COMMON};
+use hindsight::evaluate::rules::system::SystemRow;
+use hindsight::evaluate::{rules, Common, Status, Window};
 use serde_json::Value;
 
 use crate::support::{evaluate_case, fixture};
@@ -82,7 +83,7 @@ fn check(file: &str) -> BTreeSet<String> {
     covered
 }
 
-fn assert_rows_covered(ty: &str, rows: &[hindsight::evaluate::Row], covered: &BTreeSet<String>) {
+fn assert_rows_covered(ty: &str, rows: &[hindsight::evaluate::RowSpec], covered: &BTreeSet<String>) {
     let missing: Vec<String> =
         rows.iter().map(|r| format!("{ty}/{}", r.id)).filter(|id| !covered.iter().any(|c| c == id || c.ends_with(&format!(">{id}")))).collect();
     assert!(missing.is_empty(), "rows without a fixture case: {missing:?}");
@@ -157,7 +158,7 @@ fn every_seed_type_has_a_dedicated_rule() {
     ];
     let catalogue = hindsight::evaluate::catalogue::render(false);
     for ty in SEED_000_TYPES {
-        let dedicated = rules::find(ty).is_some() || rules::system::ROWS.iter().any(|r| r.id == *ty);
+        let dedicated = rules::find(ty).is_some() || SystemRow::ROWS.iter().any(|r| r.id == *ty);
         assert!(dedicated, "seed 000 type `{ty}` has no dedicated rule");
         assert!(catalogue.contains(&format!("`{ty}/")) || catalogue.contains(&format!("`system/{ty}`")), "`{ty}` is not in the catalogue");
     }
@@ -191,7 +192,7 @@ fn add_labels() {
 #[test]
 fn system_outputs_and_execution_states() {
     let covered = check("system");
-    assert_rows_covered("system", rules::system::ROWS, &covered);
+    assert_rows_covered("system", SystemRow::ROWS, &covered);
 }
 
 /// Every common row is exercised by some rule file's cases.
@@ -205,7 +206,18 @@ fn common_rows_are_covered() {
     for f in &files {
         covered.extend(check(f));
     }
-    assert_rows_covered("common", COMMON, &covered);
+    assert_rows_covered("common", Common::ROWS, &covered);
+}
+
+/// One file per safe-output type, named after it; the types with no repository outcome
+/// share `not_observable.rs`, and what several rules share lives in `rules/shared/`.
+#[test]
+fn each_rule_has_its_own_file() {
+    for r in rules::all() {
+        let ty = r.output_type();
+        let own = crate::support::root().join("src/evaluate/rules").join(format!("{ty}.rs"));
+        assert!(own.is_file() || r.skips(), "no src/evaluate/rules/{ty}.rs for `{ty}`");
+    }
 }
 
 /// Every fixture file on disk belongs to a rule.
@@ -242,4 +254,70 @@ fn existence_alone_is_never_acceptance() {
             assert_ne!(o.verdict.status, Status::Accepted, "{ty} [{}]: accepted on existence alone ({})", o.window, o.verdict.rule_id);
         }
     }
+}
+
+/// Every fixture case judged in every default window, as one table per fixture file, compared
+/// with `tests/it/snapshots/rules/<file>.snap` (ruff's pattern: the whole verdict, notes and
+/// details included, not only what a case asserts). After a deliberate change, rewrite them
+/// with `HINDSIGHT_BLESS=1 cargo test --test it rule_verdicts` and review the diff.
+#[test]
+fn rule_verdicts_match_their_snapshots() {
+    let dir = crate::support::root().join("tests/it/snapshots/rules");
+    let bless = std::env::var_os("HINDSIGHT_BLESS").is_some();
+    let mut files: Vec<String> = std::fs::read_dir(fixture("rules"))
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().to_string_lossy().strip_suffix(".json").map(str::to_string))
+        .collect();
+    files.sort();
+    let mut differ = Vec::new();
+    for file in &files {
+        let got = verdict_table(file);
+        let path = dir.join(format!("{file}.snap"));
+        if bless {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &got).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        if got != want {
+            let line = got.lines().zip(want.lines()).position(|(a, b)| a != b).unwrap_or(got.lines().count().min(want.lines().count()));
+            differ.push(format!("{}: first difference at line {}", path.display(), line + 1));
+        }
+    }
+    assert!(differ.is_empty(), "verdicts differ from their snapshots (HINDSIGHT_BLESS=1 rewrites them):\n{}", differ.join("\n"));
+}
+
+fn verdict_table(file: &str) -> String {
+    use std::fmt::Write;
+    let windows = hindsight::evaluate::window::DEFAULT;
+    let mut out = String::new();
+    for case in cases(file) {
+        let _ = writeln!(out, "## {}", case["name"].as_str().unwrap_or("?"));
+        for o in evaluate_case(&case, windows) {
+            let v = &o.verdict;
+            let _ = writeln!(
+                out,
+                "{:<8} {}/{}/{} {} confidence={} resolved={} decided_at={} partial={} actors={}/{}",
+                o.window.to_string(),
+                v.status.as_str(),
+                v.strength.as_str(),
+                v.signal,
+                v.rule_id,
+                v.confidence.as_str(),
+                v.target_resolved,
+                v.decided_at.map(|t| hindsight::time::format(&t)).unwrap_or_default(),
+                v.partial_score.map(|s| s.to_string()).unwrap_or_default(),
+                v.visible_non_bot_actors,
+                v.bot_actors
+            );
+            for n in &v.notes {
+                let _ = writeln!(out, "    note: {n}");
+            }
+            if !v.details.is_empty() {
+                let _ = writeln!(out, "    details: {}", serde_json::Value::Object(v.details.clone()));
+            }
+        }
+        out.push('\n');
+    }
+    out
 }

@@ -4,9 +4,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use hindsight::evaluate::{Evaluation, Outcome, Policy, Window};
+use hindsight::evaluate::{Evaluation, OutcomeRows, Policy, Verdict, Window};
 use hindsight::runs::item::{self, Execution, RunContext, TempTarget};
+use hindsight::runs::SafeOutput;
 use hindsight::snapshot::SnapshotIndex;
+use hindsight::time::Instant;
 use serde_json::Value;
 
 pub const REPO: &str = "acme/repo";
@@ -87,15 +89,51 @@ pub fn evaluate_case_recording(case: &Value, windows: &[Window], recorder: Optio
     if let Some(e) = case.get("execution").and_then(Value::as_str) {
         output.execution = Execution::parse(e);
     }
-    let ev = Evaluation { index: &index, captured_at, policy: &policy, windows };
-    let fresh: Vec<Outcome> = windows.iter().map(|w| ev.one(&output, *w)).collect();
+    let ev = Evaluation::new(&index, captured_at, &policy, windows);
+    let fresh: Vec<Outcome> = windows.iter().map(|w| judge_one(&ev, &output, *w)).collect();
     // The batch path shares gathered activity between windows; it must decide the same.
-    let batch = ev.run(std::slice::from_ref(&output), &hindsight::progress::Progress::hidden());
+    let batch = judge_all(&ev, std::slice::from_ref(&output));
     for (a, b) in fresh.iter().zip(&batch) {
         let key = |o: &Outcome| (o.window, o.verdict.status, o.verdict.strength, o.verdict.signal, o.verdict.rule_id.clone(), o.verdict.decided_at);
         assert_eq!(key(a), key(b), "cached and fresh evaluation differ");
     }
     fresh
+}
+
+/// One outcome row, judged in memory (the evaluate stage streams its rows instead).
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub output: SafeOutput,
+    pub window: Window,
+    pub evaluated_at: Option<Instant>,
+    pub verdict: Verdict,
+}
+
+/// Every output in every window of `ev`, in order.
+pub fn judge_all(ev: &Evaluation, outputs: &[SafeOutput]) -> Vec<Outcome> {
+    outputs
+        .iter()
+        .flat_map(|o| {
+            ev.windows.iter().zip(ev.judge_all(o)).map(|(w, (verdict, evaluated_at))| Outcome { output: o.clone(), window: *w, evaluated_at, verdict })
+        })
+        .collect()
+}
+
+/// One output in one window, with nothing shared with its other windows.
+pub fn judge_one(ev: &Evaluation, o: &SafeOutput, window: Window) -> Outcome {
+    let alone = Evaluation::new(ev.index, ev.captured_at, ev.policy, std::slice::from_ref(&window));
+    let (verdict, evaluated_at) = alone.judge_all(o).remove(0);
+    Outcome { output: o.clone(), window, evaluated_at, verdict }
+}
+
+/// The `outcomes` table of already judged outcomes.
+pub fn outcomes_batch(outcomes: &[Outcome]) -> arrow::record_batch::RecordBatch {
+    let mut rows = OutcomeRows::default();
+    let ranks = OutcomeRows::ranks(&outcomes.iter().map(|o| (o.output.run_id.as_str(), o.output.item_index)).collect::<Vec<_>>());
+    for (seq, (o, rank)) in outcomes.iter().zip(ranks).enumerate() {
+        rows.push(&o.output, rank, seq, o.window, o.evaluated_at, &o.verdict);
+    }
+    rows.finish().expect("outcomes batch")
 }
 
 /// The hindsight binary built for these tests.

@@ -26,81 +26,85 @@ use super::missing;
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{ActKind, Case, Lookup};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::snapshot::github::{list, Comment, Reaction};
 use crate::time::Instant;
 
 pub struct AddComment;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "minimized",
-        when: "Comment minimized (hidden)",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "comment_minimized",
-        seed: "(hide_comment, reply) Reply is deleted or minimized",
-        policy: None,
-    },
-    Row {
-        id: "deleted",
-        when: "Comment gone at capture (404/410)",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "comment_deleted",
-        seed: "(reply) Reply is deleted or minimized",
-        policy: None,
-    },
-    Row {
-        id: "replied",
-        when: "A visible non-bot actor commented on the same thread after it",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "comment_replied",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "reacted",
-        when: "A visible non-bot actor reacted to it",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "comment_reacted",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "reaction_count_only",
-        when: "Reactions counted but who and when not captured (snapshot window only)",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "comment_reacted",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "no_response",
-        when: "No non-bot reply or reaction within the window",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "no_response",
-        seed: "",
-        policy: Some("comment_without_response"),
-    },
-];
+rows! {
+    pub enum AddCommentRow {
+        Minimized => RowSpec {
+            id: "minimized",
+            when: "Comment minimized (hidden)",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "comment_minimized",
+            seed: "(hide_comment, reply) Reply is deleted or minimized",
+            policy: None,
+        },
+        Deleted => RowSpec {
+            id: "deleted",
+            when: "Comment gone at capture (404/410)",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "comment_deleted",
+            seed: "(reply) Reply is deleted or minimized",
+            policy: None,
+        },
+        Replied => RowSpec {
+            id: "replied",
+            when: "A visible non-bot actor commented on the same thread after it",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "comment_replied",
+            seed: "",
+            policy: None,
+        },
+        Reacted => RowSpec {
+            id: "reacted",
+            when: "A visible non-bot actor reacted to it",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "comment_reacted",
+            seed: "",
+            policy: None,
+        },
+        ReactionCountOnly => RowSpec {
+            id: "reaction_count_only",
+            when: "Reactions counted but who and when not captured (snapshot window only)",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "comment_reacted",
+            seed: "",
+            policy: None,
+        },
+        NoResponse => RowSpec {
+            id: "no_response",
+            when: "No non-bot reply or reaction within the window",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "no_response",
+            seed: "",
+            policy: Some("comment_without_response"),
+        },
+    }
+}
 
 impl AddComment {
     /// The comment itself: `issues/comments/ID`, else found by id in its thread's list.
     fn comment<'a>(case: &Case<'a>) -> Result<(Value, Comment), Verdict> {
         let o = case.output;
         let Some(id) = o.target_comment_id else {
-            return Err(common("missing_reference").note("no comment id recorded (URL fragment or comment_id)"));
+            return Err(common(Common::MissingReference).note("no comment id recorded (URL fragment or comment_id)"));
         };
         let look = case.lookup(&format!("issues/comments/{id}"));
         match &look {
             Lookup::Found(v) => return Ok(((*v).clone(), Comment::from(v))),
             Lookup::Gone(s) => {
-                return Err(crate::evaluate::undated(case, AddComment.row("deleted"), &format!("the comment answered {s}")).detail("comment_id", id))
+                return Err(
+                    crate::evaluate::undated(case, AddComment.row(AddCommentRow::Deleted), &format!("the comment answered {s}")).detail("comment_id", id)
+                )
             }
             Lookup::Failed(_) => return Err(missing(case, &look)),
             Lookup::NotCaptured => {}
@@ -112,37 +116,32 @@ impl AddComment {
                 }
             }
         }
-        Err(common("target_not_captured").detail("comment_id", id))
+        Err(common(Common::TargetNotCaptured).detail("comment_id", id))
     }
 }
 
 impl Rule for AddComment {
+    type Row = AddCommentRow;
     fn output_type(&self) -> &'static str {
         "add_comment"
     }
     fn human_check(&self) -> &'static str {
         "Did a visible non-bot actor reply or react after the comment? Was it hidden or deleted?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
 
     fn action_time(&self, case: &Case) -> Option<Instant> {
         case.output.created_at.or_else(|| Self::comment(case).ok().and_then(|(_, c)| c.created_at))
     }
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let (_, comment) = match Self::comment(case) {
-            Ok(c) => c,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let (_, comment) = Self::comment(case)?;
         let id = comment.id.or(case.output.target_comment_id);
         if comment.minimized == Some(true) {
             // Minimization carries no time: it settles the snapshot window only.
-            return crate::evaluate::undated(case, self.row("minimized"), "the comment was minimized").resolved(true);
+            return Ok(crate::evaluate::undated(case, self.row(AddCommentRow::Minimized), "the comment was minimized").resolved(true));
         }
         let Some(n) = case.output.target_number.or(comment.issue_number) else {
-            return common("missing_reference").note("the comment's issue or PR number is not recorded");
+            return Err(common(Common::MissingReference).note("the comment's issue or PR number is not recorded"));
         };
         let case = case.with_workflow_actor(comment.user.login.as_deref());
         let is_pull = case.lookup(&format!("pulls/{n}")).found().is_some();
@@ -173,31 +172,29 @@ impl Rule for AddComment {
             .inside(&activity)
             .find(|a| a.class == ActorClass::VisibleNonBot && !is_self(a) && matches!(a.kind, ActKind::Comment | ActKind::Review(_) | ActKind::ReviewComment));
         if let Some(a) = reply {
-            return done(self.row("replied").at(a.at).detail("replied_by", a.actor.login.clone()));
+            return Ok(done(self.row(AddCommentRow::Replied).at(a.at).detail("replied_by", a.actor.login.clone())));
         }
-        let reaction =
-            case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
+        let reaction = super::person_act(&case, &activity, |a| a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
         if let Some(a) = reaction {
-            return done(self.row("reacted").at(a.at).detail("reacted_by", a.actor.login.clone()));
+            return Ok(done(self.row(AddCommentRow::Reacted).at(a.at).detail("reacted_by", a.actor.login.clone())));
         }
         if !reactions_listed && comment.reactions_total.unwrap_or(0) > 0 {
             if case.window.is_snapshot() {
-                return done(
-                    self.row("reaction_count_only")
+                return Ok(done(
+                    self.row(AddCommentRow::ReactionCountOnly)
                         .confidence(Confidence::Low)
                         .detail("reactions_total", comment.reactions_total)
                         .note("reactions known only as a count; who reacted and when are not captured"),
-                );
+                ));
             }
-            return common("history_missing").resolved(true).note("reactions known only as a count: cannot place them in this window");
+            return Err(common(Common::HistoryMissing).resolved(true).note("reactions known only as a count: cannot place them in this window"));
         }
-        if !activity.failed.is_empty() {
-            let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
-            return common("capture_failed").resolved(true).note(format!("activity capture failed: {}", paths.join(", ")));
+        if let Some(v) = super::any_capture_problem(&activity) {
+            return Err(v);
         }
         if !activity.any_read() && !reactions_listed {
-            return common("history_missing").resolved(true).note("neither the thread nor the comment's reactions were captured");
+            return Err(common(Common::HistoryMissing).resolved(true).note("neither the thread nor the comment's reactions were captured"));
         }
-        done(self.row("no_response").status(case.policy.comment_without_response.status()))
+        Ok(done(self.row(AddCommentRow::NoResponse).status(case.policy.comment_without_response.status())))
     }
 }

@@ -20,92 +20,89 @@ use super::{issue_final, missing, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
 use crate::snapshot::github::{Issue, PullRequest};
 
 pub struct AddLabels;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "retained",
-        when: "Every added label still set at the window's end",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "labels_retained",
-        seed: "All labels retained after triage window",
-        policy: None,
-    },
-    Row {
-        id: "retained_closed",
-        when: "Every added label still set, and the target closed or merged",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "labels_retained_target_closed",
-        seed: "Target closed or merged while labels retained",
-        policy: None,
-    },
-    Row {
-        id: "partial",
-        when: "Some added labels still set, some removed",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "labels_partially_retained",
-        seed: "Some labels retained, some removed (mixed)",
-        policy: Some("partial_labels"),
-    },
-    Row {
-        id: "removed_by_person",
-        when: "Every added label removed, by a visible non-bot actor",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "labels_removed",
-        seed: "All labels removed by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "removed",
-        when: "Every added label removed, by a bot or by someone not captured",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "labels_removed",
-        seed: "All labels removed by visible non-bot (actor not visible)",
-        policy: None,
-    },
-    Row {
-        id: "unreadable",
-        when: "The labels could not be read (capture failed)",
-        status: S::Unknown,
-        strength: E::None,
-        signal: "labels_unreadable",
-        seed: "No permission to read labels",
-        policy: None,
-    },
-];
+rows! {
+    pub enum AddLabelsRow {
+        Retained => RowSpec {
+            id: "retained",
+            when: "Every added label still set at the window's end",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "labels_retained",
+            seed: "All labels retained after triage window",
+            policy: None,
+        },
+        RetainedClosed => RowSpec {
+            id: "retained_closed",
+            when: "Every added label still set, and the target closed or merged",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "labels_retained_target_closed",
+            seed: "Target closed or merged while labels retained",
+            policy: None,
+        },
+        Partial => RowSpec {
+            id: "partial",
+            when: "Some added labels still set, some removed",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "labels_partially_retained",
+            seed: "Some labels retained, some removed (mixed)",
+            policy: Some("partial_labels"),
+        },
+        RemovedByPerson => RowSpec {
+            id: "removed_by_person",
+            when: "Every added label removed, by a visible non-bot actor",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "labels_removed",
+            seed: "All labels removed by visible non-bot",
+            policy: None,
+        },
+        Removed => RowSpec {
+            id: "removed",
+            when: "Every added label removed, by a bot or by someone not captured",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "labels_removed",
+            seed: "All labels removed by visible non-bot (actor not visible)",
+            policy: None,
+        },
+        Unreadable => RowSpec {
+            id: "unreadable",
+            when: "The labels could not be read (capture failed)",
+            status: S::Unknown,
+            strength: E::None,
+            signal: "labels_unreadable",
+            seed: "No permission to read labels",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for AddLabels {
+    type Row = AddLabelsRow;
     fn output_type(&self) -> &'static str {
         "add_labels"
     }
     fn human_check(&self) -> &'static str {
         "Did the label classification stick?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
-        let added: Vec<String> = case.output.expected().get("labels_added").and_then(names).unwrap_or_default().into_iter().map(|l| l.to_lowercase()).collect();
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let added: Vec<String> = case.recorded.expected.get("labels_added").and_then(names).unwrap_or_default().into_iter().map(|l| l.to_lowercase()).collect();
         if added.is_empty() {
-            return common("missing_execution_state").note("no record of which labels were added");
+            return Err(common(Common::MissingExecutionState).note("no record of which labels were added"));
         }
-        let (labels, activity, closed) = match labels_at(case, n, &added) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let (labels, activity, closed) = labels_at(case, n, &added)?;
         // Labels known only from the agent's request: gh-aw may have applied fewer.
-        let requested_only = case.output.expected().get("labels_added_source").and_then(|s| s.as_str()).is_some_and(|s| s.starts_with("request "));
+        let requested_only = case.recorded.expected.get("labels_added_source").and_then(|s| s.as_str()).is_some_and(|s| s.starts_with("request "));
         let (humans, bots) = case.count_actors(&activity);
         let kept: Vec<&String> = added.iter().filter(|l| labels.contains(l)).collect();
         let removed: Vec<&String> = added.iter().filter(|l| !labels.contains(l)).collect();
@@ -124,24 +121,24 @@ impl Rule for AddLabels {
                 .detail("labels_removed", removed.iter().map(|s| s.to_string()).collect::<Vec<_>>())
         };
         if removed.is_empty() {
-            return done(self.row(if closed { "retained_closed" } else { "retained" }).partial(1.0));
+            return Ok(done(self.row(if closed { AddLabelsRow::RetainedClosed } else { AddLabelsRow::Retained }).partial(1.0)));
         }
         let remover = label_changer(case, &activity, "unlabeled", &removed);
         let remover_class = remover.map(|e| case.actors.classify(&e.actor));
         if kept.is_empty() {
             let v = if remover_class == Some(ActorClass::VisibleNonBot) {
-                self.row("removed_by_person")
+                self.row(AddLabelsRow::RemovedByPerson)
             } else {
-                let v = self.row("removed");
+                let v = self.row(AddLabelsRow::Removed);
                 if remover.is_none() {
                     super::unattributed(case, v, "who removed the labels was not captured")
                 } else {
                     v
                 }
             };
-            return done(v.at(remover.and_then(|e| e.created_at)).detail("removed_by", remover.and_then(|e| e.actor.login.clone())).partial(0.0));
+            return Ok(done(v.at(remover.and_then(|e| e.created_at)).detail("removed_by", remover.and_then(|e| e.actor.login.clone())).partial(0.0)));
         }
-        done(self.row("partial").status(case.policy.partial_labels.status()).partial(score))
+        Ok(done(self.row(AddLabelsRow::Partial).status(case.policy.partial_labels.status()).partial(score)))
     }
 }
 
@@ -158,7 +155,7 @@ pub fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String
     let labels_look = case.lookup(&format!("issues/{n}/labels"));
     let final_labels: Vec<String> = match &labels_look {
         Lookup::Found(v) => names(v).unwrap_or_default(),
-        Lookup::Failed(s) => return Err(AddLabels.row("unreadable").detail("http_status", *s)),
+        Lookup::Failed(s) => return Err(AddLabels.row(AddLabelsRow::Unreadable).detail("http_status", *s)),
         _ => match (issue_look.found().and_then(|v| Issue::from(v).labels), pull_look.found().and_then(|v| PullRequest::from(v).labels)) {
             (Some(l), _) | (None, Some(l)) => l,
             _ => {
@@ -183,14 +180,14 @@ pub fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String
                 let unsettled: Vec<&String> = at.unsettled.iter().filter(|l| relevant.contains(l)).collect();
                 if !unsettled.is_empty() {
                     let names: Vec<&str> = unsettled.iter().map(|l| l.as_str()).collect();
-                    return Err(common("history_missing").resolved(true).detail("labels_unsettled", names.clone()).note(format!(
+                    return Err(common(Common::HistoryMissing).resolved(true).detail("labels_unsettled", names.clone()).note(format!(
                         "the recorded label events do not explain the captured labels ({}): a change was not recorded, so when it happened is unknown",
                         names.join(", ")
                     )));
                 }
                 at.labels
             }
-            None => return Err(common("history_missing").resolved(true).note("no labeled/unlabeled events captured")),
+            None => return Err(common(Common::HistoryMissing).resolved(true).note("no labeled/unlabeled events captured")),
         }
     };
     let closed = issue_look
@@ -210,8 +207,6 @@ pub fn label_changer<'b>(
     labels: &[&String],
 ) -> Option<&'b crate::snapshot::github::Event> {
     activity.events.as_deref().unwrap_or(&[]).iter().rev().find(|e| {
-        e.event.as_deref() == Some(kind)
-            && e.label.as_ref().is_some_and(|l| labels.iter().any(|x| **x == l.to_lowercase()))
-            && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
+        e.event.as_deref() == Some(kind) && e.label.as_ref().is_some_and(|l| labels.iter().any(|x| **x == l.to_lowercase())) && case.is_inside(e.created_at)
     })
 }

@@ -17,97 +17,96 @@
 //! `alice` requested at T, approves at T+1d -> `accepted`/`strong`/
 //! `requested_reviewer_reviewed`.
 
-use serde_json::Value;
-
 use super::{capture_problem, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{ActKind, Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
 use crate::snapshot::github::PullRequest;
 
 pub struct AddReviewer;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "reviewed",
-        when: "A requested reviewer submitted a review",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "requested_reviewer_reviewed",
-        seed: "Requested reviewer submitted review",
-        policy: None,
-    },
-    Row {
-        id: "commented",
-        when: "A requested reviewer commented",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "requested_reviewer_commented",
-        seed: "Requested reviewer commented",
-        policy: None,
-    },
-    Row {
-        id: "pending",
-        when: "The request is still pending while the PR is open",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "review_request_pending",
-        seed: "Reviewer request still pending while PR open",
-        policy: None,
-    },
-    Row {
-        id: "removed_by_person",
-        when: "The request was removed by a visible non-bot actor",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "review_request_removed",
-        seed: "Reviewer removed by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "removed",
-        when: "The request is gone with no review; who removed it is not visible",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "review_request_removed",
-        seed: "Reviewer removed by visible non-bot (actor not visible)",
-        policy: None,
-    },
-    Row {
-        id: "merged_without",
-        when: "The PR merged without the requested reviewer acting",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "merged_without_requested_reviewer",
-        seed: "PR merged without that reviewer acting",
-        policy: Some("merged_without_reviewer"),
-    },
-    Row {
-        id: "closed_without",
-        when: "The PR closed unmerged with no reviewer action",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "closed_without_reviewer_action",
-        seed: "PR closed unmerged with no reviewer action",
-        policy: None,
-    },
-    Row {
-        id: "team_unverified",
-        when: "Only teams were requested, and the reviews came from people whose team membership is not captured",
-        status: S::Unknown,
-        strength: E::Weak,
-        signal: "team_membership_unverified",
-        seed: "Team review requests need special handling",
-        policy: None,
-    },
-];
+rows! {
+    pub enum AddReviewerRow {
+        Reviewed => RowSpec {
+            id: "reviewed",
+            when: "A requested reviewer submitted a review",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "requested_reviewer_reviewed",
+            seed: "Requested reviewer submitted review",
+            policy: None,
+        },
+        Commented => RowSpec {
+            id: "commented",
+            when: "A requested reviewer commented",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "requested_reviewer_commented",
+            seed: "Requested reviewer commented",
+            policy: None,
+        },
+        Pending => RowSpec {
+            id: "pending",
+            when: "The request is still pending while the PR is open",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "review_request_pending",
+            seed: "Reviewer request still pending while PR open",
+            policy: None,
+        },
+        RemovedByPerson => RowSpec {
+            id: "removed_by_person",
+            when: "The request was removed by a visible non-bot actor",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "review_request_removed",
+            seed: "Reviewer removed by visible non-bot",
+            policy: None,
+        },
+        Removed => RowSpec {
+            id: "removed",
+            when: "The request is gone with no review; who removed it is not visible",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "review_request_removed",
+            seed: "Reviewer removed by visible non-bot (actor not visible)",
+            policy: None,
+        },
+        MergedWithout => RowSpec {
+            id: "merged_without",
+            when: "The PR merged without the requested reviewer acting",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "merged_without_requested_reviewer",
+            seed: "PR merged without that reviewer acting",
+            policy: Some("merged_without_reviewer"),
+        },
+        ClosedWithout => RowSpec {
+            id: "closed_without",
+            when: "The PR closed unmerged with no reviewer action",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "closed_without_reviewer_action",
+            seed: "PR closed unmerged with no reviewer action",
+            policy: None,
+        },
+        TeamUnverified => RowSpec {
+            id: "team_unverified",
+            when: "Only teams were requested, and the reviews came from people whose team membership is not captured",
+            status: S::Unknown,
+            strength: E::Weak,
+            signal: "team_membership_unverified",
+            seed: "Team review requests need special handling",
+            policy: None,
+        },
+    }
+}
 
 fn requested(case: &Case) -> (Vec<String>, Vec<String>) {
-    let o = case.output;
-    let e = o.expected();
-    let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
+    let e = &case.recorded.expected;
+    let p = &case.recorded.payload;
     let pick = |keys: &[&str]| -> Vec<String> {
         for k in keys {
             if let Some(l) = e.get(format!("metadata.{k}")).or(p.get(*k)).and_then(names) {
@@ -120,48 +119,46 @@ fn requested(case: &Case) -> (Vec<String>, Vec<String>) {
 }
 
 impl Rule for AddReviewer {
+    type Row = AddReviewerRow;
     fn output_type(&self) -> &'static str {
         "add_reviewer"
     }
     fn human_check(&self) -> &'static str {
         "Did the requested reviewer review, comment, approve, or remain meaningfully assigned?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let (users, teams) = requested(case);
         if users.is_empty() && teams.is_empty() {
-            return common("missing_execution_state").note("no record of which reviewers were requested");
+            return Err(common(Common::MissingExecutionState).note("no record of which reviewers were requested"));
         }
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let activity = case.activity(n, true);
         if !activity.any_read() {
-            return common("target_not_captured").note("neither the PR's reviews nor its timeline were captured");
+            return Err(common(Common::TargetNotCaptured).note("neither the PR's reviews nor its timeline were captured"));
         }
         let is_req = |a: &crate::evaluate::case::Act| a.actor.login.as_ref().is_some_and(|l| users.contains(&l.to_lowercase()));
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b).detail("requested", users.clone()).detail("requested_teams", teams.clone());
         if let Some(a) = case.inside(&activity).find(|a| is_req(a) && matches!(a.kind, ActKind::Review(_))) {
-            return done(self.row("reviewed").at(a.at).detail("reviewed_by", a.actor.login.clone()));
+            return Ok(done(self.row(AddReviewerRow::Reviewed).at(a.at).detail("reviewed_by", a.actor.login.clone())));
         }
         if let Some(a) = case.inside(&activity).find(|a| is_req(a) && matches!(a.kind, ActKind::Comment | ActKind::ReviewComment)) {
-            return done(self.row("commented").at(a.at));
+            return Ok(done(self.row(AddReviewerRow::Commented).at(a.at)));
         }
         if users.is_empty() {
-            let other = case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && matches!(a.kind, ActKind::Review(_)));
+            let other = super::person_act(case, &activity, |a| matches!(a.kind, ActKind::Review(_)));
             if let Some(a) = other {
-                return done(
-                    self.row("team_unverified")
+                return Ok(done(
+                    self.row(AddReviewerRow::TeamUnverified)
                         .detail("reviewed_by", a.actor.login.clone())
                         .note("a review by someone not requested by name; team membership is not captured"),
-                );
+                ));
             }
         }
         // From here on the answer rests on what did not happen: every source a review,
         // comment or removal could be in must have been read.
         if let Some(v) = capture_problem(&activity, &["reviews", "timeline", "events", "comments"]) {
-            return v;
+            return Ok(v);
         }
         // Still requested?
         let still = match case.lookup(&format!("pulls/{n}/requested_reviewers")) {
@@ -176,18 +173,18 @@ impl Rule for AddReviewer {
         let lc = pr.as_ref().and_then(|p| case.lifecycle(&pull_final(p), activity.events.as_deref()).ok());
         match lc {
             Some(lc) if lc.merged => {
-                let v = self.row("merged_without").at(lc.merged_at);
-                return done(if case.policy.merged_without_reviewer == crate::evaluate::policy::Choice::Accepted { v.status(S::Accepted) } else { v });
+                let v = self.row(AddReviewerRow::MergedWithout).at(lc.merged_at);
+                return Ok(done(if case.policy.merged_without_reviewer == crate::evaluate::policy::Choice::Accepted { v.status(S::Accepted) } else { v }));
             }
-            Some(lc) if lc.closed => return done(self.row("closed_without").at(lc.closed_at)),
+            Some(lc) if lc.closed => return Ok(done(self.row(AddReviewerRow::ClosedWithout).at(lc.closed_at))),
             _ => {}
         }
         let removal = case.events_inside(activity.events.as_deref(), &["review_request_removed"]).last();
-        match (still, removal) {
-            (_, Some(e)) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => done(self.row("removed_by_person").at(e.created_at)),
-            (_, Some(e)) => done(self.row("removed").at(e.created_at)),
-            (Some(false), None) => done(super::unattributed(case, self.row("removed"), "no longer requested; who removed it was not captured")),
-            _ => done(self.row("pending")),
-        }
+        Ok(match (still, removal) {
+            (_, Some(e)) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => done(self.row(AddReviewerRow::RemovedByPerson).at(e.created_at)),
+            (_, Some(e)) => done(self.row(AddReviewerRow::Removed).at(e.created_at)),
+            (Some(false), None) => done(super::unattributed(case, self.row(AddReviewerRow::Removed), "no longer requested; who removed it was not captured")),
+            _ => done(self.row(AddReviewerRow::Pending)),
+        })
     }
 }

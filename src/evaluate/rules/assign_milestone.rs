@@ -17,61 +17,63 @@ use serde_json::Value;
 
 use super::{issue_final, load_issue};
 use crate::evaluate::case::Case;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
 
 pub struct AssignMilestone;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "retained",
-        when: "The intended milestone is still set",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "milestone_retained",
-        seed: "Same milestone still set after window",
-        policy: None,
-    },
-    Row {
-        id: "completed",
-        when: "Closed as completed (or merged) under the intended milestone",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "completed_under_milestone",
-        seed: "Issue or PR completed under milestone",
-        policy: None,
-    },
-    Row {
-        id: "changed",
-        when: "Another milestone is set",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "milestone_changed",
-        seed: "Milestone changed by visible non-bot (rejected or mixed)",
-        policy: Some("metadata_changed"),
-    },
-    Row {
-        id: "removed",
-        when: "No milestone is set",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "milestone_removed",
-        seed: "Milestone removed",
-        policy: None,
-    },
-];
+rows! {
+    pub enum AssignMilestoneRow {
+        Retained => RowSpec {
+            id: "retained",
+            when: "The intended milestone is still set",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "milestone_retained",
+            seed: "Same milestone still set after window",
+            policy: None,
+        },
+        Completed => RowSpec {
+            id: "completed",
+            when: "Closed as completed (or merged) under the intended milestone",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "completed_under_milestone",
+            seed: "Issue or PR completed under milestone",
+            policy: None,
+        },
+        Changed => RowSpec {
+            id: "changed",
+            when: "Another milestone is set",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "milestone_changed",
+            seed: "Milestone changed by visible non-bot (rejected or mixed)",
+            policy: Some("metadata_changed"),
+        },
+        Removed => RowSpec {
+            id: "removed",
+            when: "No milestone is set",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "milestone_removed",
+            seed: "Milestone removed",
+            policy: None,
+        },
+    }
+}
 
 fn intended(case: &Case) -> Option<Value> {
-    let o = case.output;
-    let e = o.expected();
-    let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
+    let e = &case.recorded.expected;
+    let p = &case.recorded.payload;
     e.get("metadata.milestone_number")
         .or(e.get("metadata.milestone"))
         .or(p.get("milestone_number"))
         .or(p.get("milestone"))
         .cloned()
-        .or_else(|| o.after().and_then(|a| a.get("milestone").cloned()))
+        .or_else(|| case.recorded.after.as_ref().and_then(|a| a.get("milestone").cloned()))
         .filter(|v| !v.is_null())
 }
 
@@ -83,38 +85,33 @@ fn same(intended: &Value, milestone: &Value) -> bool {
 }
 
 impl Rule for AssignMilestone {
+    type Row = AssignMilestoneRow;
     fn output_type(&self) -> &'static str {
         "assign_milestone"
     }
     fn human_check(&self) -> &'static str {
         "Did the milestone remain assigned?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(want) = intended(case) else {
-            return common("missing_execution_state").note("no record of which milestone was set");
+            return Err(common(Common::MissingExecutionState).note("no record of which milestone was set"));
         };
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
-        let (body, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let (body, issue) = load_issue(case, n)?;
         let activity = case.activity(n, issue.is_pull_request);
         if !case.current_holds(issue.updated_at, activity.events.as_deref(), &["milestoned", "demilestoned"]) {
-            return super::no_history("history_missing").resolved(true);
+            return Ok(HistoryGap::HistoryMissing.verdict());
         }
         let done = |v: Verdict| v.resolved(true).detail("intended", want.clone());
-        match body.get("milestone").filter(|m| !m.is_null()) {
-            None => done(self.row("removed")),
+        Ok(match body.get("milestone").filter(|m| !m.is_null()) {
+            None => done(self.row(AssignMilestoneRow::Removed)),
             Some(m) if same(&want, m) => {
                 let completed = case
                     .lifecycle(&issue_final(&issue), activity.events.as_deref())
                     .is_ok_and(|lc| lc.closed && (lc.merged || lc.state_reason.as_deref() == Some("completed")));
-                done(self.row(if completed { "completed" } else { "retained" }))
+                done(self.row(if completed { AssignMilestoneRow::Completed } else { AssignMilestoneRow::Retained }))
             }
-            Some(m) => done(self.row("changed").status(case.policy.metadata_changed.status()).detail("now", m.get("number").cloned())),
-        }
+            Some(m) => done(self.row(AssignMilestoneRow::Changed).status(case.policy.metadata_changed.status()).detail("now", m.get("number").cloned())),
+        })
     }
 }

@@ -15,99 +15,100 @@
 //! Assigned at T; `copilot-swe-agent` opens PR #2 referencing the issue at T+1d, merged at
 //! T+3d -> `accepted`/`strong`/`agent_pr_merged` from 7d on.
 
-use serde_json::Value;
-
 use super::{issue_final, load_issue, load_pull, pull_final};
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
 
 pub struct AssignToAgent;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "agent_pr_merged",
-        when: "The agent's PR merged",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "agent_pr_merged",
-        seed: "Agent-created PR merged",
-        policy: None,
-    },
-    Row {
-        id: "agent_pr_approved",
-        when: "The agent's PR approved by a visible non-bot reviewer, not merged yet",
-        status: S::Pending,
-        strength: E::Medium,
-        signal: "agent_pr_approved",
-        seed: "Agent-created PR reviewed positively",
-        policy: None,
-    },
-    Row {
-        id: "issue_completed",
-        when: "The issue closed as completed, with an agent PR linked",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "issue_completed_agent_work",
-        seed: "Issue closed as completed due to agent work",
-        policy: None,
-    },
-    Row {
-        id: "agent_pr_closed",
-        when: "The agent's PR closed unmerged",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "agent_pr_closed_unmerged",
-        seed: "Agent PR closed unmerged",
-        policy: None,
-    },
-    Row {
-        id: "no_work",
-        when: "No agent PR or activity after ignore_after_hours",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "no_agent_work",
-        seed: "Agent assigned but no PR or activity after window",
-        policy: Some("ignore_after_hours"),
-    },
-    Row {
-        id: "awaiting_agent",
-        when: "No agent PR yet, window shorter than ignore_after_hours",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "awaiting_agent_work",
-        seed: "",
-        policy: Some("ignore_after_hours"),
-    },
-    Row {
-        id: "agent_pr_open",
-        when: "The agent's PR is open without approval",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "agent_pr_open",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "solved_by_other",
-        when: "Issue closed as completed with no agent PR",
-        status: S::Ignored,
-        strength: E::Medium,
-        signal: "solved_by_other_actor",
-        seed: "Issue solved by someone else (accepted_other_actor or neutral)",
-        policy: Some("solved_by_other"),
-    },
-    Row {
-        id: "closed_unexplained",
-        when: "Issue closed without a recorded reason and with no agent PR",
-        status: S::Unknown,
-        strength: E::Weak,
-        signal: "close_reason_missing",
-        seed: "",
-        policy: None,
-    },
-];
+rows! {
+    pub enum AssignToAgentRow {
+        AgentPrMerged => RowSpec {
+            id: "agent_pr_merged",
+            when: "The agent's PR merged",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "agent_pr_merged",
+            seed: "Agent-created PR merged",
+            policy: None,
+        },
+        AgentPrApproved => RowSpec {
+            id: "agent_pr_approved",
+            when: "The agent's PR approved by a visible non-bot reviewer, not merged yet",
+            status: S::Pending,
+            strength: E::Medium,
+            signal: "agent_pr_approved",
+            seed: "Agent-created PR reviewed positively",
+            policy: None,
+        },
+        IssueCompleted => RowSpec {
+            id: "issue_completed",
+            when: "The issue closed as completed, with an agent PR linked",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "issue_completed_agent_work",
+            seed: "Issue closed as completed due to agent work",
+            policy: None,
+        },
+        AgentPrClosed => RowSpec {
+            id: "agent_pr_closed",
+            when: "The agent's PR closed unmerged",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "agent_pr_closed_unmerged",
+            seed: "Agent PR closed unmerged",
+            policy: None,
+        },
+        NoWork => RowSpec {
+            id: "no_work",
+            when: "No agent PR or activity after ignore_after_hours",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "no_agent_work",
+            seed: "Agent assigned but no PR or activity after window",
+            policy: Some("ignore_after_hours"),
+        },
+        AwaitingAgent => RowSpec {
+            id: "awaiting_agent",
+            when: "No agent PR yet, window shorter than ignore_after_hours",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "awaiting_agent_work",
+            seed: "",
+            policy: Some("ignore_after_hours"),
+        },
+        AgentPrOpen => RowSpec {
+            id: "agent_pr_open",
+            when: "The agent's PR is open without approval",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "agent_pr_open",
+            seed: "",
+            policy: None,
+        },
+        SolvedByOther => RowSpec {
+            id: "solved_by_other",
+            when: "Issue closed as completed with no agent PR",
+            status: S::Ignored,
+            strength: E::Medium,
+            signal: "solved_by_other_actor",
+            seed: "Issue solved by someone else (accepted_other_actor or neutral)",
+            policy: Some("solved_by_other"),
+        },
+        ClosedUnexplained => RowSpec {
+            id: "closed_unexplained",
+            when: "Issue closed without a recorded reason and with no agent PR",
+            status: S::Unknown,
+            strength: E::Weak,
+            signal: "close_reason_missing",
+            seed: "",
+            policy: None,
+        },
+    }
+}
 
 const AGENT_LOGINS: &[&str] = &["copilot-swe-agent", "copilot", "devin-ai-integration", "codex"];
 
@@ -120,26 +121,21 @@ fn is_agent(login: Option<&str>, named: Option<&str>) -> bool {
 }
 
 impl Rule for AssignToAgent {
+    type Row = AssignToAgentRow;
     fn output_type(&self) -> &'static str {
         "assign_to_agent"
     }
     fn human_check(&self) -> &'static str {
         "Did the assigned agent produce useful downstream work?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
-        let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-        let named = str_at(&p, "agent").map(str::to_string);
-        let (_, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let p = &case.recorded.payload;
+        let named = str_at(p, "agent").map(str::to_string);
+        let (_, issue) = load_issue(case, n)?;
         let activity = case.activity(n, false);
         if activity.events.is_none() {
-            return common("history_missing").resolved(true).note("the issue's timeline was not captured: agent work cannot be attributed");
+            return Err(common(Common::HistoryMissing).resolved(true).note("the issue's timeline was not captured: agent work cannot be attributed"));
         }
         // The agent's PR: referenced strictly after the assignment. Without an action
         // time nothing can be attributed.
@@ -149,43 +145,34 @@ impl Rule for AssignToAgent {
         });
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b);
-        let lc = match case.lifecycle(&issue_final(&issue), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return super::no_history(why).resolved(true),
-        };
+        let lc = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if let Some(e) = pr_ref {
-            let Some(m) = e.source_number else { return common("missing_reference").note("the agent PR's number is not in the timeline") };
-            let (_, pr) = match load_pull(case, m) {
-                Ok(x) => x,
-                Err(v) => return v.note(format!("agent PR #{m}")),
-            };
+            let Some(m) = e.source_number else { return Err(common(Common::MissingReference).note("the agent PR's number is not in the timeline")) };
+            let (_, pr) = load_pull(case, m).map_err(|v| v.note(format!("agent PR #{m}")))?;
             let pact = case.activity(m, true);
-            let plc = match case.lifecycle(&pull_final(&pr), pact.events.as_deref()) {
-                Ok(lc) => lc,
-                Err(why) => return super::no_history(why).resolved(true),
-            };
+            let plc = case.lifecycle(&pull_final(&pr), pact.events.as_deref()).map_err(HistoryGap::verdict)?;
             let v = if plc.merged {
-                self.row("agent_pr_merged").at(plc.merged_at)
+                self.row(AssignToAgentRow::AgentPrMerged).at(plc.merged_at)
             } else if plc.closed {
-                self.row("agent_pr_closed").at(plc.closed_at)
+                self.row(AssignToAgentRow::AgentPrClosed).at(plc.closed_at)
             } else if lc.closed && lc.state_reason.as_deref() == Some("completed") {
-                self.row("issue_completed").at(lc.closed_at)
+                self.row(AssignToAgentRow::IssueCompleted).at(lc.closed_at)
             } else if let Some(a) = super::person_act(case, &pact, |a| matches!(&a.kind, ActKind::Review(s) if s == "APPROVED")) {
-                self.row("agent_pr_approved").at(a.at)
+                self.row(AssignToAgentRow::AgentPrApproved).at(a.at)
             } else {
-                self.row("agent_pr_open")
+                self.row(AssignToAgentRow::AgentPrOpen)
             };
-            return done(v.detail("agent_pr", m));
+            return Ok(done(v.detail("agent_pr", m)));
         }
         if lc.closed {
-            return done(match lc.state_reason.as_deref() {
-                Some("completed") => self.row("solved_by_other").status(case.policy.solved_by_other.status()).at(lc.closed_at),
-                _ => self.row("closed_unexplained").at(lc.closed_at),
-            });
+            return Ok(done(match lc.state_reason.as_deref() {
+                Some("completed") => self.row(AssignToAgentRow::SolvedByOther).status(case.policy.solved_by_other.status()).at(lc.closed_at),
+                _ => self.row(AssignToAgentRow::ClosedUnexplained).at(lc.closed_at),
+            }));
         }
         if case.t0.is_none() {
-            return common("action_time_missing").resolved(true).note("without the assignment's time no PR can be attributed to it");
+            return Err(common(Common::ActionTimeMissing).resolved(true).note("without the assignment's time no PR can be attributed to it"));
         }
-        done(self.row(if case.long_enough() { "no_work" } else { "awaiting_agent" }))
+        Ok(done(self.row(if case.long_enough() { AssignToAgentRow::NoWork } else { AssignToAgentRow::AwaitingAgent })))
     }
 }

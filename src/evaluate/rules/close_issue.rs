@@ -15,61 +15,64 @@
 //! Closed by the agent at T, reopened by a maintainer at T+2h: `accepted` at 1h,
 //! `rejected`/`strong`/`issue_reopened` from 24h on.
 
-use super::{challenge, issue_final, load_issue, no_history};
+use super::{challenge, issue_final, load_issue};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 
 pub struct CloseIssue;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "stayed_closed",
-        when: "Still closed at the window's end",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "issue_stayed_closed",
-        seed: "Still closed after evaluation window",
-        policy: None,
-    },
-    Row {
-        id: "reopened_by_person",
-        when: "Reopened by a visible non-bot actor",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "issue_reopened",
-        seed: "Reopened by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "reopened",
-        when: "Open again at the window's end; who reopened it is not visible",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "issue_reopened",
-        seed: "Reopened by visible non-bot (actor not visible)",
-        policy: None,
-    },
-    Row {
-        id: "challenged",
-        when: "Still closed, but a visible non-bot comment after the close says it was wrong",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "close_challenged",
-        seed: "Closed then referenced as mistakenly closed",
-        policy: None,
-    },
-    Row {
-        id: "lifecycle_bot",
-        when: "Closed by a stale or lifecycle bot",
-        status: S::Accepted,
-        strength: E::Weak,
-        signal: "closed_by_lifecycle_bot",
-        seed: "Closed by stale or lifecycle bot only",
-        policy: Some("lifecycle_close"),
-    },
-];
+rows! {
+    pub enum CloseIssueRow {
+        StayedClosed => RowSpec {
+            id: "stayed_closed",
+            when: "Still closed at the window's end",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "issue_stayed_closed",
+            seed: "Still closed after evaluation window",
+            policy: None,
+        },
+        ReopenedByPerson => RowSpec {
+            id: "reopened_by_person",
+            when: "Reopened by a visible non-bot actor",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "issue_reopened",
+            seed: "Reopened by visible non-bot",
+            policy: None,
+        },
+        Reopened => RowSpec {
+            id: "reopened",
+            when: "Open again at the window's end; who reopened it is not visible",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "issue_reopened",
+            seed: "Reopened by visible non-bot (actor not visible)",
+            policy: None,
+        },
+        Challenged => RowSpec {
+            id: "challenged",
+            when: "Still closed, but a visible non-bot comment after the close says it was wrong",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "close_challenged",
+            seed: "Closed then referenced as mistakenly closed",
+            policy: None,
+        },
+        LifecycleBot => RowSpec {
+            id: "lifecycle_bot",
+            when: "Closed by a stale or lifecycle bot",
+            status: S::Accepted,
+            strength: E::Weak,
+            signal: "closed_by_lifecycle_bot",
+            seed: "Closed by stale or lifecycle bot only",
+            policy: Some("lifecycle_close"),
+        },
+    }
+}
 
 pub fn is_lifecycle_bot(login: Option<&str>) -> bool {
     login.is_some_and(|l| {
@@ -79,46 +82,40 @@ pub fn is_lifecycle_bot(login: Option<&str>) -> bool {
 }
 
 impl Rule for CloseIssue {
+    type Row = CloseIssueRow;
     fn output_type(&self) -> &'static str {
         "close_issue"
     }
     fn human_check(&self) -> &'static str {
         "Did the issue stay closed, or was it reopened?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
-        let (_, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let (_, issue) = load_issue(case, n)?;
         let activity = case.activity(n, issue.is_pull_request);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = match case.lifecycle(&issue_final(&issue), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return no_history(why).resolved(true),
-        };
+        let lc = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis);
         if !lc.closed {
             let reopen = case.events_inside(activity.events.as_deref(), &["reopened"]).last();
-            return done(match reopen {
+            return Ok(done(match reopen {
                 Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => {
-                    self.row("reopened_by_person").at(e.created_at).detail("reopened_by", e.actor.login.clone())
+                    self.row(CloseIssueRow::ReopenedByPerson).at(e.created_at).detail("reopened_by", e.actor.login.clone())
                 }
-                Some(e) => self.row("reopened").at(e.created_at).detail("reopened_by", e.actor.login.clone()),
-                None => super::unattributed(case, self.row("reopened"), "open again; no reopened event captured"),
-            });
+                Some(e) => self.row(CloseIssueRow::Reopened).at(e.created_at).detail("reopened_by", e.actor.login.clone()),
+                None => super::unattributed(case, self.row(CloseIssueRow::Reopened), "open again; no reopened event captured"),
+            }));
         }
         if is_lifecycle_bot(lc.closer.login.as_deref()) {
-            let v = self.row("lifecycle_bot").detail("closed_by", lc.closer.login.clone());
-            return done(if case.policy.lifecycle_close == crate::evaluate::policy::Choice::Ignored { v.status(S::Ignored) } else { v });
+            let v = self.row(CloseIssueRow::LifecycleBot).detail("closed_by", lc.closer.login.clone());
+            return Ok(done(if case.policy.lifecycle_close == crate::evaluate::policy::Choice::Ignored { v.status(S::Ignored) } else { v }));
         }
         if let Some(a) = challenge(case, &activity) {
-            return done(self.row("challenged").at(a.at).detail("challenged_by", a.actor.login.clone()).note("matched a phrase saying the close was wrong"));
+            return Ok(done(
+                self.row(CloseIssueRow::Challenged).at(a.at).detail("challenged_by", a.actor.login.clone()).note("matched a phrase saying the close was wrong"),
+            ));
         }
-        done(self.row("stayed_closed").detail("closed_by", lc.closer.login.clone()))
+        Ok(done(self.row(CloseIssueRow::StayedClosed).detail("closed_by", lc.closer.login.clone())))
     }
 }

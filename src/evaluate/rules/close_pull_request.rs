@@ -17,91 +17,88 @@ use super::{challenge, pull_state, PullState};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 
 pub struct ClosePullRequest;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "stayed_closed",
-        when: "Still closed unmerged at the window's end",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "pull_request_stayed_closed",
-        seed: "Still closed unmerged after window",
-        policy: None,
-    },
-    Row {
-        id: "reopened_by_person",
-        when: "Reopened by a visible non-bot actor (open at the window's end)",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "pull_request_reopened",
-        seed: "Reopened by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "reopened",
-        when: "Open again; who reopened it is not visible",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "pull_request_reopened",
-        seed: "Reopened by visible non-bot (actor not visible)",
-        policy: None,
-    },
-    Row {
-        id: "merged",
-        when: "Merged (after reopening)",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "pull_request_merged_after_close",
-        seed: "Later merged after reopening",
-        policy: None,
-    },
-    Row {
-        id: "challenged",
-        when: "Still closed, but a visible non-bot comment says the close was premature",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "close_challenged",
-        seed: "Comment indicates premature close",
-        policy: None,
-    },
-];
+rows! {
+    pub enum ClosePullRequestRow {
+        StayedClosed => RowSpec {
+            id: "stayed_closed",
+            when: "Still closed unmerged at the window's end",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "pull_request_stayed_closed",
+            seed: "Still closed unmerged after window",
+            policy: None,
+        },
+        ReopenedByPerson => RowSpec {
+            id: "reopened_by_person",
+            when: "Reopened by a visible non-bot actor (open at the window's end)",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "pull_request_reopened",
+            seed: "Reopened by visible non-bot",
+            policy: None,
+        },
+        Reopened => RowSpec {
+            id: "reopened",
+            when: "Open again; who reopened it is not visible",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "pull_request_reopened",
+            seed: "Reopened by visible non-bot (actor not visible)",
+            policy: None,
+        },
+        Merged => RowSpec {
+            id: "merged",
+            when: "Merged (after reopening)",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "pull_request_merged_after_close",
+            seed: "Later merged after reopening",
+            policy: None,
+        },
+        Challenged => RowSpec {
+            id: "challenged",
+            when: "Still closed, but a visible non-bot comment says the close was premature",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "close_challenged",
+            seed: "Comment indicates premature close",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for ClosePullRequest {
+    type Row = ClosePullRequestRow;
     fn output_type(&self) -> &'static str {
         "close_pull_request"
     }
     fn human_check(&self) -> &'static str {
         "Did the PR stay closed, or was the close undone?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
-        let PullState { activity, lc, .. } = match pull_state(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let PullState { activity, lc, .. } = pull_state(case, n)?;
         let (humans, bots) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis);
         if lc.merged {
-            return done(self.row("merged").at(lc.merged_at).detail("merged_by", lc.merger.login.clone()));
+            return Ok(done(self.row(ClosePullRequestRow::Merged).at(lc.merged_at).detail("merged_by", lc.merger.login.clone())));
         }
         if !lc.closed {
             let reopen = case.events_inside(activity.events.as_deref(), &["reopened"]).last();
-            return done(match reopen {
-                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("reopened_by_person").at(e.created_at),
-                Some(e) => self.row("reopened").at(e.created_at),
-                None => super::unattributed(case, self.row("reopened"), "open again; no reopened event captured"),
-            });
+            return Ok(done(match reopen {
+                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(ClosePullRequestRow::ReopenedByPerson).at(e.created_at),
+                Some(e) => self.row(ClosePullRequestRow::Reopened).at(e.created_at),
+                None => super::unattributed(case, self.row(ClosePullRequestRow::Reopened), "open again; no reopened event captured"),
+            }));
         }
         if let Some(a) = challenge(case, &activity) {
-            return done(self.row("challenged").at(a.at).detail("challenged_by", a.actor.login.clone()));
+            return Ok(done(self.row(ClosePullRequestRow::Challenged).at(a.at).detail("challenged_by", a.actor.login.clone())));
         }
-        done(self.row("stayed_closed"))
+        Ok(done(self.row(ClosePullRequestRow::StayedClosed)))
     }
 }

@@ -15,117 +15,120 @@
 //! An issue opened at T and closed as `completed` by a maintainer at T+3d is `pending` at
 //! 1h and 24h (no response yet) and `accepted`/`strong`/`issue_closed_completed` at 7d.
 
-use super::{issue_final, missing, no_history};
+use super::{issue_final, missing};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::snapshot::github::Issue;
 use crate::time::Instant;
 
 pub struct CreateIssue;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "closed_completed",
-        when: "Closed as completed",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "issue_closed_completed",
-        seed: "Closed as completed or resolved",
-        policy: None,
-    },
-    Row {
-        id: "closed_by_change",
-        when: "Closed by a commit or pull request (no reason recorded)",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "issue_closed_by_change",
-        seed: "Closed as completed or resolved",
-        policy: None,
-    },
-    Row {
-        id: "triaged",
-        when: "Assigned, labeled or milestoned by a visible non-bot actor, or linked from a PR or commit",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "issue_triaged",
-        seed: "Assigned, labeled by non-bot, milestone added, linked to PR, referenced in commit or PR",
-        policy: None,
-    },
-    Row {
-        id: "engaged_open",
-        when: "Open with a non-bot comment or reaction",
-        status: S::Pending,
-        strength: E::Medium,
-        signal: "non_bot_engagement",
-        seed: "Open with non-bot comment, reaction, or triage",
-        policy: Some("open_issue_engagement"),
-    },
-    Row {
-        id: "closed_not_planned",
-        when: "Closed as not planned by someone other than a bot or the workflow",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "issue_closed_not_planned",
-        seed: "Closed as duplicate, not planned, invalid, or spam",
-        policy: None,
-    },
-    Row {
-        id: "closed_duplicate",
-        when: "Closed as duplicate by someone other than a bot or the workflow",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "issue_closed_duplicate",
-        seed: "Closed as duplicate, not planned, invalid, or spam",
-        policy: None,
-    },
-    Row {
-        id: "closed_by_bot",
-        when: "Closed by a bot (stale or lifecycle automation)",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "issue_closed_by_bot",
-        seed: "(close_issue) Closed by stale or lifecycle bot only",
-        policy: Some("bot_closed_not_planned"),
-    },
-    Row {
-        id: "closed_by_workflow",
-        when: "Closed by the workflow's own identity",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "issue_closed_by_workflow",
-        seed: "§6: a signal counts when it comes from someone other than the workflow",
-        policy: Some("own_act_counts"),
-    },
-    Row {
-        id: "close_reason_missing",
-        when: "Closed, with no reason and no closing change recorded",
-        status: S::Unknown,
-        strength: E::Weak,
-        signal: "close_reason_missing",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "no_interaction",
-        when: "Open with no non-bot interaction after ignore_after_hours",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "no_non_bot_interaction",
-        seed: "Open with no non-bot interaction after window",
-        policy: Some("ignore_after_hours"),
-    },
-    Row {
-        id: "exists_only",
-        when: "Open with no non-bot interaction yet, window shorter than ignore_after_hours (or activity not captured)",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "target_exists_only",
-        seed: "§8: target exists only",
-        policy: Some("ignore_after_hours"),
-    },
-];
+rows! {
+    pub enum CreateIssueRow {
+        ClosedCompleted => RowSpec {
+            id: "closed_completed",
+            when: "Closed as completed",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "issue_closed_completed",
+            seed: "Closed as completed or resolved",
+            policy: None,
+        },
+        ClosedByChange => RowSpec {
+            id: "closed_by_change",
+            when: "Closed by a commit or pull request (no reason recorded)",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "issue_closed_by_change",
+            seed: "Closed as completed or resolved",
+            policy: None,
+        },
+        Triaged => RowSpec {
+            id: "triaged",
+            when: "Assigned, labeled or milestoned by a visible non-bot actor, or linked from a PR or commit",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "issue_triaged",
+            seed: "Assigned, labeled by non-bot, milestone added, linked to PR, referenced in commit or PR",
+            policy: None,
+        },
+        EngagedOpen => RowSpec {
+            id: "engaged_open",
+            when: "Open with a non-bot comment or reaction",
+            status: S::Pending,
+            strength: E::Medium,
+            signal: "non_bot_engagement",
+            seed: "Open with non-bot comment, reaction, or triage",
+            policy: Some("open_issue_engagement"),
+        },
+        ClosedNotPlanned => RowSpec {
+            id: "closed_not_planned",
+            when: "Closed as not planned by someone other than a bot or the workflow",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "issue_closed_not_planned",
+            seed: "Closed as duplicate, not planned, invalid, or spam",
+            policy: None,
+        },
+        ClosedDuplicate => RowSpec {
+            id: "closed_duplicate",
+            when: "Closed as duplicate by someone other than a bot or the workflow",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "issue_closed_duplicate",
+            seed: "Closed as duplicate, not planned, invalid, or spam",
+            policy: None,
+        },
+        ClosedByBot => RowSpec {
+            id: "closed_by_bot",
+            when: "Closed by a bot (stale or lifecycle automation)",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "issue_closed_by_bot",
+            seed: "(close_issue) Closed by stale or lifecycle bot only",
+            policy: Some("bot_closed_not_planned"),
+        },
+        ClosedByWorkflow => RowSpec {
+            id: "closed_by_workflow",
+            when: "Closed by the workflow's own identity",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "issue_closed_by_workflow",
+            seed: "§6: a signal counts when it comes from someone other than the workflow",
+            policy: Some("own_act_counts"),
+        },
+        CloseReasonMissing => RowSpec {
+            id: "close_reason_missing",
+            when: "Closed, with no reason and no closing change recorded",
+            status: S::Unknown,
+            strength: E::Weak,
+            signal: "close_reason_missing",
+            seed: "",
+            policy: None,
+        },
+        NoInteraction => RowSpec {
+            id: "no_interaction",
+            when: "Open with no non-bot interaction after ignore_after_hours",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "no_non_bot_interaction",
+            seed: "Open with no non-bot interaction after window",
+            policy: Some("ignore_after_hours"),
+        },
+        ExistsOnly => RowSpec {
+            id: "exists_only",
+            when: "Open with no non-bot interaction yet, window shorter than ignore_after_hours (or activity not captured)",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "target_exists_only",
+            seed: "§8: target exists only",
+            policy: Some("ignore_after_hours"),
+        },
+    }
+}
 
 const TRIAGE_EVENTS: &[&str] = &["assigned", "labeled", "milestoned", "connected"];
 const LINK_EVENTS: &[&str] = &["cross-referenced", "referenced"];
@@ -134,24 +137,22 @@ impl CreateIssue {
     /// The row a close with this reason gives.
     fn by_reason(&self, reason: Option<&str>, by_commit: bool) -> Verdict {
         match reason {
-            Some("completed") => self.row("closed_completed"),
-            Some("not_planned") => self.row("closed_not_planned"),
-            Some("duplicate") => self.row("closed_duplicate"),
-            _ if by_commit => self.row("closed_by_change"),
-            _ => self.row("close_reason_missing"),
+            Some("completed") => self.row(CreateIssueRow::ClosedCompleted),
+            Some("not_planned") => self.row(CreateIssueRow::ClosedNotPlanned),
+            Some("duplicate") => self.row(CreateIssueRow::ClosedDuplicate),
+            _ if by_commit => self.row(CreateIssueRow::ClosedByChange),
+            _ => self.row(CreateIssueRow::CloseReasonMissing),
         }
     }
 }
 
 impl Rule for CreateIssue {
+    type Row = CreateIssueRow;
     fn output_type(&self) -> &'static str {
         "create_issue"
     }
     fn human_check(&self) -> &'static str {
         "Did the issue receive meaningful triage, assignment, linkage, closure, or completion?"
-    }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
     }
 
     fn action_time(&self, case: &Case) -> Option<Instant> {
@@ -159,18 +160,15 @@ impl Rule for CreateIssue {
         case.output.created_at.or_else(|| case.lookup(&format!("issues/{n}")).found().and_then(|v| Issue::from(v).created_at))
     }
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let look = case.lookup(&format!("issues/{n}"));
-        let Some(body) = look.found() else { return missing(case, &look) };
+        let Some(body) = look.found() else { return Err(missing(case, &look)) };
         let issue = Issue::from(body);
         let case = case.with_workflow_actor(issue.user.login.as_deref());
         let activity = case.activity(n, issue.is_pull_request);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = match case.lifecycle(&issue_final(&issue), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return no_history(why).resolved(true),
-        };
+        let lc = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         // An issue number that turns out to be a pull request's: judged as the issue the
         // output says it created, and flagged, since the output's record and the target
         // disagree about what it is.
@@ -189,14 +187,14 @@ impl Rule for CreateIssue {
             let rejecting = matches!(reason, Some("not_planned" | "duplicate"));
             let v = match closer {
                 ActorClass::Bot => {
-                    let v = self.row("closed_by_bot");
+                    let v = self.row(CreateIssueRow::ClosedByBot);
                     if rejecting {
                         v.status(case.policy.bot_closed_not_planned.status())
                     } else {
                         v
                     }
                 }
-                ActorClass::SameWorkflow => super::own_act(&case, self.by_reason(reason, lc.closed_by_commit), self.row("closed_by_workflow")),
+                ActorClass::SameWorkflow => super::own_act(&case, self.by_reason(reason, lc.closed_by_commit), self.row(CreateIssueRow::ClosedByWorkflow)),
                 _ => {
                     let v = self.by_reason(reason, lc.closed_by_commit);
                     if closer == ActorClass::Unknown && v.status != S::Unknown {
@@ -206,13 +204,12 @@ impl Rule for CreateIssue {
                     }
                 }
             };
-            return done(
+            return Ok(done(
                 v.at(lc.closed_at).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str()),
-            );
+            ));
         }
-        if !activity.failed.is_empty() {
-            let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
-            return common("capture_failed").resolved(true).note(format!("activity capture failed: {}", paths.join(", ")));
+        if let Some(v) = super::any_capture_problem(&activity) {
+            return Err(v);
         }
         let by_person = |a: &&crate::evaluate::case::Act| a.class == ActorClass::VisibleNonBot;
         let triage = case.inside(&activity).find(|a| match &a.kind {
@@ -225,24 +222,24 @@ impl Rule for CreateIssue {
                 ActKind::Event(e) => e.clone(),
                 _ => String::new(),
             };
-            return done(self.row("triaged").at(a.at).detail("triage", what).detail("triaged_by", a.actor.login.clone()));
+            return Ok(done(self.row(CreateIssueRow::Triaged).at(a.at).detail("triage", what).detail("triaged_by", a.actor.login.clone())));
         }
         let engaged = case
             .inside(&activity)
             .find(|a| by_person(a) && matches!(a.kind, ActKind::Comment | ActKind::Reaction | ActKind::Review(_) | ActKind::ReviewComment));
         if let Some(a) = engaged {
-            let v = self.row("engaged_open").status(case.policy.open_issue_engagement.status());
-            return done(v.at(a.at).detail("engaged_by", a.actor.login.clone()));
+            let v = self.row(CreateIssueRow::EngagedOpen).status(case.policy.open_issue_engagement.status());
+            return Ok(done(v.at(a.at).detail("engaged_by", a.actor.login.clone())));
         }
         // Reactions known only as a count: who and when are not captured.
         if case.window.is_snapshot() && issue.reactions_total.unwrap_or(0) > 0 && !activity.read.iter().any(|r| r.ends_with("/reactions")) {
-            let v = self.row("engaged_open").status(case.policy.open_issue_engagement.status());
-            return done(v.confidence(Confidence::Low).note("reactions known only as a count; who reacted and when are not captured"));
+            let v = self.row(CreateIssueRow::EngagedOpen).status(case.policy.open_issue_engagement.status());
+            return Ok(done(v.confidence(Confidence::Low).note("reactions known only as a count; who reacted and when are not captured")));
         }
         if activity.any_read() && case.long_enough() {
-            return done(self.row("no_interaction"));
+            return Ok(done(self.row(CreateIssueRow::NoInteraction)));
         }
-        let v = self.row("exists_only");
-        done(if activity.any_read() { v } else { v.note("no activity lists captured: cannot tell ignored from engaged") })
+        let v = self.row(CreateIssueRow::ExistsOnly);
+        Ok(done(if activity.any_read() { v } else { v.note("no activity lists captured: cannot tell ignored from engaged") }))
     }
 }

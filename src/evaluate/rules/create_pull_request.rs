@@ -20,99 +20,102 @@
 //! A PR opened at 10:00 and merged 30 hours later is `pending` at 1h and 24h and
 //! `accepted`/`strong`/`pull_request_merged` at 7d, with `time_to_outcome_hours = 30`.
 
-use super::{missing, no_history, pull_final};
+use super::{missing, pull_final};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::snapshot::github::PullRequest;
 use crate::time::Instant;
 
 pub struct CreatePullRequest;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "merged",
-        when: "Merged by the window's end",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "pull_request_merged",
-        seed: "Merged",
-        policy: None,
-    },
-    Row {
-        id: "merged_by_workflow",
-        when: "Merged by the workflow's own identity",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "pull_request_merged_by_workflow",
-        seed: "§6: a signal counts when it comes from someone other than the workflow",
-        policy: Some("own_act_counts"),
-    },
-    Row {
-        id: "closed_by_workflow",
-        when: "Closed unmerged by the workflow's own identity",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "pull_request_closed_by_workflow",
-        seed: "§6: a signal counts when it comes from someone other than the workflow",
-        policy: Some("own_act_counts"),
-    },
-    Row {
-        id: "reverted",
-        when: "Merged, then reverted inside the window (within durability_hours of the merge)",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "reverted_after_merge",
-        seed: "Merged then reverted within durability window",
-        policy: Some("durability_hours"),
-    },
-    Row {
-        id: "approved_open",
-        when: "Open, approved by a visible non-bot reviewer, not merged yet",
-        status: S::Pending,
-        strength: E::Medium,
-        signal: "pull_request_approved",
-        seed: "Approved by visible non-bot but not merged yet",
-        policy: None,
-    },
-    Row {
-        id: "review_activity",
-        when: "Open, with reviews or comments from a visible non-bot actor",
-        status: S::Pending,
-        strength: E::Medium,
-        signal: "pull_request_review_activity",
-        seed: "Open with review activity",
-        policy: None,
-    },
-    Row {
-        id: "closed_unmerged",
-        when: "Closed without merge",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "pull_request_closed_unmerged",
-        seed: "Closed unmerged",
-        policy: None,
-    },
-    Row {
-        id: "no_activity",
-        when: "Open with no non-bot activity after ignore_after_hours",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "no_activity",
-        seed: "Open with no activity after long window",
-        policy: Some("ignore_after_hours"),
-    },
-    Row {
-        id: "exists_only",
-        when: "Open with no non-bot activity yet, window shorter than ignore_after_hours (or activity not captured)",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "target_exists_only",
-        seed: "§8: target exists only",
-        policy: Some("ignore_after_hours"),
-    },
-];
+rows! {
+    pub enum CreatePullRequestRow {
+        Merged => RowSpec {
+            id: "merged",
+            when: "Merged by the window's end",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "pull_request_merged",
+            seed: "Merged",
+            policy: None,
+        },
+        MergedByWorkflow => RowSpec {
+            id: "merged_by_workflow",
+            when: "Merged by the workflow's own identity",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "pull_request_merged_by_workflow",
+            seed: "§6: a signal counts when it comes from someone other than the workflow",
+            policy: Some("own_act_counts"),
+        },
+        ClosedByWorkflow => RowSpec {
+            id: "closed_by_workflow",
+            when: "Closed unmerged by the workflow's own identity",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "pull_request_closed_by_workflow",
+            seed: "§6: a signal counts when it comes from someone other than the workflow",
+            policy: Some("own_act_counts"),
+        },
+        Reverted => RowSpec {
+            id: "reverted",
+            when: "Merged, then reverted inside the window (within durability_hours of the merge)",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "reverted_after_merge",
+            seed: "Merged then reverted within durability window",
+            policy: Some("durability_hours"),
+        },
+        ApprovedOpen => RowSpec {
+            id: "approved_open",
+            when: "Open, approved by a visible non-bot reviewer, not merged yet",
+            status: S::Pending,
+            strength: E::Medium,
+            signal: "pull_request_approved",
+            seed: "Approved by visible non-bot but not merged yet",
+            policy: None,
+        },
+        ReviewActivity => RowSpec {
+            id: "review_activity",
+            when: "Open, with reviews or comments from a visible non-bot actor",
+            status: S::Pending,
+            strength: E::Medium,
+            signal: "pull_request_review_activity",
+            seed: "Open with review activity",
+            policy: None,
+        },
+        ClosedUnmerged => RowSpec {
+            id: "closed_unmerged",
+            when: "Closed without merge",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "pull_request_closed_unmerged",
+            seed: "Closed unmerged",
+            policy: None,
+        },
+        NoActivity => RowSpec {
+            id: "no_activity",
+            when: "Open with no non-bot activity after ignore_after_hours",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "no_activity",
+            seed: "Open with no activity after long window",
+            policy: Some("ignore_after_hours"),
+        },
+        ExistsOnly => RowSpec {
+            id: "exists_only",
+            when: "Open with no non-bot activity yet, window shorter than ignore_after_hours (or activity not captured)",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "target_exists_only",
+            seed: "§8: target exists only",
+            policy: Some("ignore_after_hours"),
+        },
+    }
+}
 
 impl CreatePullRequest {
     fn pull<'a>(case: &Case<'a>) -> Option<Lookup<'a>> {
@@ -120,19 +123,17 @@ impl CreatePullRequest {
     }
 
     fn fell_back_to_issue(case: &Case) -> bool {
-        case.output.target_kind.as_deref() == Some("issue") || case.output.expected().get("fallback").and_then(|f| f.as_str()) == Some("issue")
+        case.output.target_kind.as_deref() == Some("issue") || case.recorded.expected.get("fallback").and_then(|f| f.as_str()) == Some("issue")
     }
 }
 
 impl Rule for CreatePullRequest {
+    type Row = CreatePullRequestRow;
     fn output_type(&self) -> &'static str {
         "create_pull_request"
     }
     fn human_check(&self) -> &'static str {
         "Was the PR merged, closed unmerged, reviewed, or still pending? (A PR that fell back to an issue is judged as create_issue.)"
-    }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
     }
 
     fn action_time(&self, case: &Case) -> Option<Instant> {
@@ -142,62 +143,60 @@ impl Rule for CreatePullRequest {
         case.output.created_at.or_else(|| Self::pull(case)?.found().and_then(|v| PullRequest::from(v).created_at))
     }
 
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         if Self::fell_back_to_issue(case) {
-            let mut v = super::create_issue::CreateIssue.evaluate(case);
+            let (Ok(mut v) | Err(mut v)) = Rule::evaluate(&super::create_issue::CreateIssue, case);
             v.rule_id = format!("create_pull_request/fallback_issue>{}", v.rule_id);
-            return v.detail("fallback_subtype", "issue");
+            return Ok(v.detail("fallback_subtype", "issue"));
         }
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
-        let Some(look) = Self::pull(case) else { return common("missing_reference") };
-        let Some(body) = look.found() else { return missing(case, &look) };
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let Some(look) = Self::pull(case) else { return Err(common(Common::MissingReference)) };
+        let Some(body) = look.found() else { return Err(missing(case, &look)) };
         let pr = PullRequest::from(body);
         let case = case.with_workflow_actor(pr.user.login.as_deref());
         let activity = case.activity(n, true);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return no_history(why).resolved(true),
-        };
+        let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         let v = if lc.merged {
-            if let Some(r) = super::durability::find_revert(&case, n, &pr) {
-                return self
-                    .row("reverted")
+            if let Some(r) = super::shared::durability::find_revert(&case, n, &pr) {
+                return Ok(self
+                    .row(CreatePullRequestRow::Reverted)
                     .resolved(true)
                     .actors(humans, bots)
                     .at(r.at)
                     .detail("reverted_by", r.describe())
-                    .detail("merged_at", lc.merged_at.map(|t| crate::time::format(&t)));
+                    .detail("merged_at", lc.merged_at.map(|t| crate::time::format(&t))));
             }
             let class = case.actors.classify(&lc.merger);
             let v = match class {
-                ActorClass::SameWorkflow => super::own_act(&case, self.row("merged"), self.row("merged_by_workflow")),
-                ActorClass::Unknown => super::unattributed(&case, self.row("merged"), "who merged it was not captured"),
-                _ => self.row("merged"),
+                ActorClass::SameWorkflow => super::own_act(&case, self.row(CreatePullRequestRow::Merged), self.row(CreatePullRequestRow::MergedByWorkflow)),
+                ActorClass::Unknown => super::unattributed(&case, self.row(CreatePullRequestRow::Merged), "who merged it was not captured"),
+                _ => self.row(CreatePullRequestRow::Merged),
             };
             v.at(lc.merged_at).detail("merged", true).detail("merged_by", lc.merger.login.clone()).detail("merged_by_type", class.as_str())
         } else if lc.closed {
             let class = case.actors.classify(&lc.closer);
             let v = match class {
-                ActorClass::SameWorkflow => super::own_act(&case, self.row("closed_unmerged"), self.row("closed_by_workflow")),
-                ActorClass::Unknown => super::unattributed(&case, self.row("closed_unmerged"), "who closed it was not captured"),
-                _ => self.row("closed_unmerged"),
+                ActorClass::SameWorkflow => {
+                    super::own_act(&case, self.row(CreatePullRequestRow::ClosedUnmerged), self.row(CreatePullRequestRow::ClosedByWorkflow))
+                }
+                ActorClass::Unknown => super::unattributed(&case, self.row(CreatePullRequestRow::ClosedUnmerged), "who closed it was not captured"),
+                _ => self.row(CreatePullRequestRow::ClosedUnmerged),
             };
             v.at(lc.closed_at).detail("merged", false).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", class.as_str())
         } else {
-            if !activity.failed.is_empty() {
-                let paths: Vec<String> = activity.failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
-                return common("capture_failed").resolved(true).note(format!("activity capture failed: {}", paths.join(", ")));
+            if let Some(v) = super::any_capture_problem(&activity) {
+                return Err(v);
             }
-            let human = |k: &dyn Fn(&ActKind) -> bool| case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && k(&a.kind)).map(|a| a.at);
+            let human = |k: &dyn Fn(&ActKind) -> bool| super::person_act(&case, &activity, |a| k(&a.kind)).map(|a| a.at);
             if let Some(at) = human(&|k| matches!(k, ActKind::Review(s) if s == "APPROVED")) {
-                self.row("approved_open").at(at)
+                self.row(CreatePullRequestRow::ApprovedOpen).at(at)
             } else if let Some(at) = human(&|k| matches!(k, ActKind::Review(_) | ActKind::Comment | ActKind::ReviewComment)) {
-                self.row("review_activity").at(at)
+                self.row(CreatePullRequestRow::ReviewActivity).at(at)
             } else if activity.any_read() && case.long_enough() {
-                self.row("no_activity")
+                self.row(CreatePullRequestRow::NoActivity)
             } else {
-                let v = self.row("exists_only");
+                let v = self.row(CreatePullRequestRow::ExistsOnly);
                 if activity.any_read() {
                     v
                 } else {
@@ -205,6 +204,6 @@ impl Rule for CreatePullRequest {
                 }
             }
         };
-        v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis)
+        Ok(v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis))
     }
 }

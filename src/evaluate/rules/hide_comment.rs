@@ -14,72 +14,70 @@
 //! Comment 7 hidden at T, still minimized at capture -> `accepted`/`medium`/
 //! `comment_still_hidden`.
 
-use serde_json::Value;
-
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{bool_at, int_at};
 
 pub struct HideComment;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "still_hidden",
-        when: "The comment is still minimized",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "comment_still_hidden",
-        seed: "Comment still hidden or minimized",
-        policy: None,
-    },
-    Row {
-        id: "unhidden_by_person",
-        when: "Unhidden, and the capture names a visible non-bot actor who did it",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "comment_unhidden",
-        seed: "Comment unhidden by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "unhidden",
-        when: "No longer minimized; who unhid it is not visible",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "comment_unhidden",
-        seed: "Comment unhidden by visible non-bot (actor not visible)",
-        policy: None,
-    },
-    Row {
-        id: "deleted",
-        when: "The comment was deleted after hiding",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "deleted_after_hiding",
-        seed: "Comment deleted after hiding",
-        policy: None,
-    },
-];
+rows! {
+    pub enum HideCommentRow {
+        StillHidden => RowSpec {
+            id: "still_hidden",
+            when: "The comment is still minimized",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "comment_still_hidden",
+            seed: "Comment still hidden or minimized",
+            policy: None,
+        },
+        UnhiddenByPerson => RowSpec {
+            id: "unhidden_by_person",
+            when: "Unhidden, and the capture names a visible non-bot actor who did it",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "comment_unhidden",
+            seed: "Comment unhidden by visible non-bot",
+            policy: None,
+        },
+        Unhidden => RowSpec {
+            id: "unhidden",
+            when: "No longer minimized; who unhid it is not visible",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "comment_unhidden",
+            seed: "Comment unhidden by visible non-bot (actor not visible)",
+            policy: None,
+        },
+        Deleted => RowSpec {
+            id: "deleted",
+            when: "The comment was deleted after hiding",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "deleted_after_hiding",
+            seed: "Comment deleted after hiding",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for HideComment {
+    type Row = HideCommentRow;
     fn output_type(&self) -> &'static str {
         "hide_comment"
     }
     fn human_check(&self) -> &'static str {
         "Did the hidden or minimized state persist?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
     fn targets_number(&self) -> bool {
         false
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-        let Some(id) = case.output.target_comment_id.or(int_at(&p, "comment_id")) else {
-            return common("missing_reference").note("no comment id recorded");
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let p = &case.recorded.payload;
+        let Some(id) = case.output.target_comment_id.or(int_at(p, "comment_id")) else {
+            return Err(common(Common::MissingReference).note("no comment id recorded"));
         };
         let gql = case.graphql(&format!("comments/{id}"));
         let rest = case.lookup(&format!("issues/comments/{id}"));
@@ -89,27 +87,27 @@ impl Rule for HideComment {
             _ => None,
         };
         if matches!(gql, Lookup::Gone(_)) || matches!(rest, Lookup::Gone(_)) {
-            return self.row("deleted").resolved(true);
+            return Ok(self.row(HideCommentRow::Deleted).resolved(true));
         }
         let Some(state) = state else {
-            return match (&gql, &rest) {
+            return Ok(match (&gql, &rest) {
                 (Lookup::Failed(_), _) => super::missing(case, &gql),
                 (_, Lookup::Found(_)) => {
-                    common("target_not_captured").resolved(true).note("the REST capture carries no minimized state; capture graphql/.../comments/ID")
+                    common(Common::TargetNotCaptured).resolved(true).note("the REST capture carries no minimized state; capture graphql/.../comments/ID")
                 }
                 _ => super::missing(case, &rest),
-            };
+            });
         };
         if !case.window.is_snapshot() {
-            return common("history_missing").resolved(true).note("minimized state has no timestamp; only the snapshot window can be judged");
+            return Err(common(Common::HistoryMissing).resolved(true).note("minimized state has no timestamp; only the snapshot window can be judged"));
         }
         if bool_at(&state, "isMinimized") == Some(true) {
-            return self.row("still_hidden").resolved(true).detail("reason", state.get("minimizedReason").cloned());
+            return Ok(self.row(HideCommentRow::StillHidden).resolved(true).detail("reason", state.get("minimizedReason").cloned()));
         }
         let by = crate::snapshot::graphql::actor(state.get("unminimizedBy"));
         if case.actors.classify(&by) == ActorClass::VisibleNonBot {
-            return self.row("unhidden_by_person").resolved(true).detail("unhidden_by", by.login);
+            return Ok(self.row(HideCommentRow::UnhiddenByPerson).resolved(true).detail("unhidden_by", by.login));
         }
-        self.row("unhidden").resolved(true)
+        Ok(self.row(HideCommentRow::Unhidden).resolved(true))
     }
 }

@@ -13,91 +13,89 @@
 //! #12 linked under #10; `issues/10/sub_issues` still lists #12 at capture ->
 //! `accepted`/`medium`/`sub_issue_link_present`.
 
-use serde_json::Value;
-
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
 use crate::snapshot::github::Issue;
 
 pub struct LinkSubIssue;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "present",
-        when: "The parent/sub-issue link is still present",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "sub_issue_link_present",
-        seed: "Parent/sub-issue link still present",
-        policy: None,
-    },
-    Row {
-        id: "removed_by_person",
-        when: "The link was removed by a visible non-bot actor",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "sub_issue_link_removed",
-        seed: "Link removed by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "removed",
-        when: "The link is gone; who removed it is not visible",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "sub_issue_link_removed",
-        seed: "Link removed by visible non-bot (actor not visible)",
-        policy: None,
-    },
-    Row {
-        id: "child_closed_invalid",
-        when: "The sub-issue was closed as duplicate or not planned",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "sub_issue_closed_invalid",
-        seed: "Target issue closed as duplicate or invalid (rejected or ignored)",
-        policy: Some("sub_issue_closed_invalid"),
-    },
-    Row {
-        id: "inaccessible",
-        when: "Neither the parent's sub-issues nor the child's parent could be read",
-        status: S::Unknown,
-        strength: E::None,
-        signal: "sub_issue_link_inaccessible",
-        seed: "Parent or child inaccessible",
-        policy: None,
-    },
-];
+rows! {
+    pub enum LinkSubIssueRow {
+        Present => RowSpec {
+            id: "present",
+            when: "The parent/sub-issue link is still present",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "sub_issue_link_present",
+            seed: "Parent/sub-issue link still present",
+            policy: None,
+        },
+        RemovedByPerson => RowSpec {
+            id: "removed_by_person",
+            when: "The link was removed by a visible non-bot actor",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "sub_issue_link_removed",
+            seed: "Link removed by visible non-bot",
+            policy: None,
+        },
+        Removed => RowSpec {
+            id: "removed",
+            when: "The link is gone; who removed it is not visible",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "sub_issue_link_removed",
+            seed: "Link removed by visible non-bot (actor not visible)",
+            policy: None,
+        },
+        ChildClosedInvalid => RowSpec {
+            id: "child_closed_invalid",
+            when: "The sub-issue was closed as duplicate or not planned",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "sub_issue_closed_invalid",
+            seed: "Target issue closed as duplicate or invalid (rejected or ignored)",
+            policy: Some("sub_issue_closed_invalid"),
+        },
+        Inaccessible => RowSpec {
+            id: "inaccessible",
+            when: "Neither the parent's sub-issues nor the child's parent could be read",
+            status: S::Unknown,
+            strength: E::None,
+            signal: "sub_issue_link_inaccessible",
+            seed: "Parent or child inaccessible",
+            policy: None,
+        },
+    }
+}
 
 fn numbers(case: &Case) -> (Option<i64>, Option<i64>) {
-    let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-    let e = case.output.expected();
+    let p = &case.recorded.payload;
+    let e = &case.recorded.expected;
     let get = |k: &str| p.get(k).and_then(as_int).or_else(|| e.get(format!("metadata.{k}")).and_then(as_int));
     (get("parent_issue_number"), get("sub_issue_number").or(case.output.target_number))
 }
 
 impl Rule for LinkSubIssue {
+    type Row = LinkSubIssueRow;
     fn output_type(&self) -> &'static str {
         "link_sub_issue"
     }
     fn human_check(&self) -> &'static str {
         "Did the sub-issue relationship stick?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
     fn targets_number(&self) -> bool {
         false
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let (Some(parent), Some(child)) = numbers(case) else {
-            return common("missing_execution_state").note("parent and sub-issue numbers not both recorded");
+            return Err(common(Common::MissingExecutionState).note("parent and sub-issue numbers not both recorded"));
         };
         if !case.window.is_snapshot() {
-            return common("history_missing").note("sub-issue links have no captured history; only the snapshot window can be judged");
+            return Err(common(Common::HistoryMissing).note("sub-issue links have no captured history; only the snapshot window can be judged"));
         }
         let children = case.lookup(&format!("issues/{parent}/sub_issues"));
         let up = case.lookup(&format!("issues/{child}/parent"));
@@ -107,26 +105,27 @@ impl Rule for LinkSubIssue {
             (_, Lookup::Gone(_)) => Some(false),
             _ => None,
         };
-        let Some(linked) = linked else { return self.row("inaccessible") };
+        let Some(linked) = linked else { return Ok(self.row(LinkSubIssueRow::Inaccessible)) };
         let done = |v: Verdict| v.resolved(true).detail("parent", parent).detail("sub_issue", child);
         if let Some(v) = case.lookup(&format!("issues/{child}")).found() {
             let i = Issue::from(v);
             if i.state.as_deref() == Some("closed") && matches!(i.state_reason.as_deref(), Some("duplicate" | "not_planned")) {
-                return done(self.row("child_closed_invalid").status(case.policy.sub_issue_closed_invalid.status()));
+                return Ok(done(self.row(LinkSubIssueRow::ChildClosedInvalid).status(case.policy.sub_issue_closed_invalid.status())));
             }
         }
         if linked {
-            return done(self.row("present"));
+            return Ok(done(self.row(LinkSubIssueRow::Present)));
         }
         let events = [format!("issues/{parent}/timeline"), format!("issues/{child}/timeline"), format!("issues/{parent}/events")];
-        let remover = events.iter().filter_map(|p| case.lookup(p).found()).flat_map(crate::snapshot::github::events).find(|e| {
-            matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed"))
-                && case.place(e.created_at) == crate::evaluate::case::Placement::Inside
-        });
-        done(match remover {
-            Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("removed_by_person").at(e.created_at),
-            Some(e) => self.row("removed").at(e.created_at),
-            None => self.row("removed"),
-        })
+        let remover = events
+            .iter()
+            .filter_map(|p| case.lookup(p).found())
+            .flat_map(crate::snapshot::github::events)
+            .find(|e| matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed")) && case.is_inside(e.created_at));
+        Ok(done(match remover {
+            Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(LinkSubIssueRow::RemovedByPerson).at(e.created_at),
+            Some(e) => self.row(LinkSubIssueRow::Removed).at(e.created_at),
+            None => self.row(LinkSubIssueRow::Removed),
+        }))
     }
 }

@@ -16,114 +16,114 @@
 
 use super::{capture_problem, pull_final};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::snapshot::github::PullRequest;
 
 pub struct MarkReady;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "reviewed",
-        when: "Reviewed by a visible non-bot actor after the mark",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "reviewed_after_ready",
-        seed: "Reviewed by visible non-bot after mark-ready",
-        policy: None,
-    },
-    Row {
-        id: "merged",
-        when: "Merged after the mark",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "merged_after_ready",
-        seed: "Merged after mark-ready",
-        policy: None,
-    },
-    Row {
-        id: "back_to_draft",
-        when: "Converted back to draft by a visible non-bot actor",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "converted_to_draft",
-        seed: "Converted back to draft by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "closed_unreviewed",
-        when: "Closed unmerged with no review",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "closed_without_review",
-        seed: "Closed unmerged with no review (rejected or ignored)",
-        policy: Some("ready_closed_unreviewed"),
-    },
-    Row {
-        id: "no_review",
-        when: "Open with no review after ignore_after_hours",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "no_review",
-        seed: "Open with no review after window (pending or ignored)",
-        policy: Some("ignore_after_hours"),
-    },
-    Row {
-        id: "awaiting_review",
-        when: "Open with no review yet",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "awaiting_review",
-        seed: "Open with no review after window (pending or ignored)",
-        policy: Some("ignore_after_hours"),
-    },
-];
+rows! {
+    pub enum MarkPullRequestAsReadyForReviewRow {
+        Reviewed => RowSpec {
+            id: "reviewed",
+            when: "Reviewed by a visible non-bot actor after the mark",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "reviewed_after_ready",
+            seed: "Reviewed by visible non-bot after mark-ready",
+            policy: None,
+        },
+        Merged => RowSpec {
+            id: "merged",
+            when: "Merged after the mark",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "merged_after_ready",
+            seed: "Merged after mark-ready",
+            policy: None,
+        },
+        BackToDraft => RowSpec {
+            id: "back_to_draft",
+            when: "Converted back to draft by a visible non-bot actor",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "converted_to_draft",
+            seed: "Converted back to draft by visible non-bot",
+            policy: None,
+        },
+        ClosedUnreviewed => RowSpec {
+            id: "closed_unreviewed",
+            when: "Closed unmerged with no review",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "closed_without_review",
+            seed: "Closed unmerged with no review (rejected or ignored)",
+            policy: Some("ready_closed_unreviewed"),
+        },
+        NoReview => RowSpec {
+            id: "no_review",
+            when: "Open with no review after ignore_after_hours",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "no_review",
+            seed: "Open with no review after window (pending or ignored)",
+            policy: Some("ignore_after_hours"),
+        },
+        AwaitingReview => RowSpec {
+            id: "awaiting_review",
+            when: "Open with no review yet",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "awaiting_review",
+            seed: "Open with no review after window (pending or ignored)",
+            policy: Some("ignore_after_hours"),
+        },
+    }
+}
 
 impl Rule for MarkReady {
+    type Row = MarkPullRequestAsReadyForReviewRow;
     fn output_type(&self) -> &'static str {
         "mark_pull_request_as_ready_for_review"
     }
     fn human_check(&self) -> &'static str {
         "Did readiness lead to actual review or merge activity?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let activity = case.activity(n, true);
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b);
-        if let Some(a) = case.inside(&activity).find(|a| a.class == ActorClass::VisibleNonBot && matches!(a.kind, ActKind::Review(_))) {
-            return done(self.row("reviewed").at(a.at).detail("reviewed_by", a.actor.login.clone()));
+        if let Some(a) = super::person_act(case, &activity, |a| matches!(a.kind, ActKind::Review(_))) {
+            return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Reviewed).at(a.at).detail("reviewed_by", a.actor.login.clone())));
         }
         let look = case.lookup(&format!("pulls/{n}"));
         let Some(body) = look.found() else {
-            return if activity.any_read() {
-                common("target_not_captured").note("reviews captured, but not the PR's state")
+            return Ok(if activity.any_read() {
+                common(Common::TargetNotCaptured).note("reviews captured, but not the PR's state")
             } else {
                 super::missing(case, &look)
-            };
+            });
         };
         if let Some(v) = capture_problem(&activity, &["reviews", "timeline", "events"]) {
-            return v;
+            return Ok(v);
         }
         let pr = PullRequest::from(body);
-        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return super::no_history(why).resolved(true),
-        };
+        let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if lc.merged {
-            return done(self.row("merged").at(lc.merged_at));
+            return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Merged).at(lc.merged_at)));
         }
         let draft = case.events_inside(activity.events.as_deref(), &["convert_to_draft"]).find(|e| case.actors.classify(&e.actor) == ActorClass::VisibleNonBot);
         if let Some(e) = draft {
-            return done(self.row("back_to_draft").at(e.created_at));
+            return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::BackToDraft).at(e.created_at)));
         }
         if lc.closed {
-            return done(self.row("closed_unreviewed").status(case.policy.ready_closed_unreviewed.status()).at(lc.closed_at));
+            return Ok(done(
+                self.row(MarkPullRequestAsReadyForReviewRow::ClosedUnreviewed).status(case.policy.ready_closed_unreviewed.status()).at(lc.closed_at),
+            ));
         }
-        done(self.row(if case.long_enough() { "no_review" } else { "awaiting_review" }))
+        Ok(done(self.row(if case.long_enough() { MarkPullRequestAsReadyForReviewRow::NoReview } else { MarkPullRequestAsReadyForReviewRow::AwaitingReview })))
     }
 }

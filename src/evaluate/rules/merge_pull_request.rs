@@ -13,37 +13,40 @@
 //! PR #5 merged by the workflow at T, no revert by T+30d -> `accepted`/`medium`/
 //! `merge_stood`.
 
-use super::durability::find_revert;
+use super::shared::durability::find_revert;
 use super::{pull_state, PullState};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 
 pub struct MergePullRequest;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "stood",
-        when: "Merged and not reverted by the window's end",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "merge_stood",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "reverted",
-        when: "Merged, then reverted within the window",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "reverted_after_merge",
-        seed: "(create_pull_request) Merged then reverted within durability window",
-        policy: None,
-    },
-    Row { id: "not_merged", when: "The PR is not merged", status: S::Unknown, strength: E::Weak, signal: "merge_not_observed", seed: "", policy: None },
-];
+rows! {
+    pub enum MergePullRequestRow {
+        Stood => RowSpec {
+            id: "stood",
+            when: "Merged and not reverted by the window's end",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "merge_stood",
+            seed: "",
+            policy: None,
+        },
+        Reverted => RowSpec {
+            id: "reverted",
+            when: "Merged, then reverted within the window",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "reverted_after_merge",
+            seed: "(create_pull_request) Merged then reverted within durability window",
+            policy: None,
+        },
+        NotMerged => RowSpec { id: "not_merged", when: "The PR is not merged", status: S::Unknown, strength: E::Weak, signal: "merge_not_observed", seed: "", policy: None },
+    }
+}
 
 impl Rule for MergePullRequest {
+    type Row = MergePullRequestRow;
     fn output_type(&self) -> &'static str {
         "merge_pull_request"
     }
@@ -53,21 +56,15 @@ impl Rule for MergePullRequest {
     fn dated_at_action(&self) -> bool {
         true
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
-        let PullState { pr, lc, .. } = match pull_state(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let PullState { pr, lc, .. } = pull_state(case, n)?;
         if !lc.merged {
-            return self.row("not_merged").resolved(true);
+            return Ok(self.row(MergePullRequestRow::NotMerged).resolved(true));
         }
         if let Some(r) = find_revert(case, n, &pr) {
-            return self.row("reverted").resolved(true).at(r.at).detail("reverted_by", r.describe());
+            return Ok(self.row(MergePullRequestRow::Reverted).resolved(true).at(r.at).detail("reverted_by", r.describe()));
         }
-        self.row("stood").resolved(true).at(lc.merged_at)
+        Ok(self.row(MergePullRequestRow::Stood).resolved(true).at(lc.merged_at))
     }
 }

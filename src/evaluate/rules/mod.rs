@@ -1,6 +1,7 @@
-//! One evaluator per safe-output type. Each file documents, in fixed sections, what a
-//! person checks, why, and an example; its `ROWS` table is the seed table it implements,
-//! and `hindsight rules` prints the catalogue from those tables.
+//! One evaluator per safe-output type, in a file named after it. Each documents, in fixed
+//! sections, what a person checks, why, and an example (sibling types share theirs in
+//! `shared/`); its `rows!` table is the seed table it implements, and `hindsight rules`
+//! prints the catalogue from those tables.
 
 pub mod add_comment;
 pub mod add_labels;
@@ -8,15 +9,20 @@ pub mod add_reviewer;
 pub mod assign_milestone;
 pub mod assign_to_agent;
 pub mod assign_to_user;
+pub mod autofix_code_scanning_alert;
+pub mod call_workflow;
+pub mod close_discussion;
 pub mod close_issue;
 pub mod close_pull_request;
-pub mod code_scanning;
+pub mod create_code_scanning_alert;
+pub mod create_discussion;
 pub mod create_issue;
+pub mod create_project;
 pub mod create_pull_request;
-pub mod discussion;
+pub mod create_pull_request_review_comment;
+pub mod dismiss_pull_request_review;
+pub mod dispatch_repository;
 pub mod dispatch_workflow;
-pub mod durability;
-pub mod fields;
 pub mod hide_comment;
 pub mod link_sub_issue;
 pub mod mark_pull_request_as_ready_for_review;
@@ -25,26 +31,31 @@ pub mod not_observable;
 pub mod push_to_pull_request_branch;
 pub mod remove_labels;
 pub mod replace_label;
-pub mod review_comments;
+pub mod reply_to_pull_request_review_comment;
+pub mod resolve_pull_request_review_thread;
 pub mod set_issue_field;
 pub mod set_issue_type;
+pub mod shared;
 pub mod submit_pull_request_review;
 pub mod system;
+pub mod unassign_from_user;
+pub mod update_discussion;
 pub mod update_issue;
 pub mod update_project;
 pub mod update_pull_request;
 pub mod update_release;
 
+use crate::evaluate::case::HistoryGap;
 use serde_json::Value;
 
 use super::actors::ActorClass;
 use super::case::{Act, Activity, Case, Final, Lookup};
-use super::{common, deleted, Rule, Verdict};
+use super::{common, deleted, Common, Evaluator, Verdict};
 use crate::snapshot::github::{Issue, PullRequest};
 
 /// Every rule: seed 000 §13 priority order first, then the rest of §7, then the gh-aw
 /// types the seed does not list.
-pub fn all() -> &'static [&'static dyn Rule] {
+pub fn all() -> &'static [&'static dyn Evaluator] {
     &[
         &create_pull_request::CreatePullRequest,
         &push_to_pull_request_branch::PushToPullRequestBranch,
@@ -56,34 +67,34 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &add_reviewer::AddReviewer,
         &submit_pull_request_review::SubmitReview,
         &dispatch_workflow::DispatchWorkflow,
-        &code_scanning::AutofixAlert,
+        &autofix_code_scanning_alert::AutofixAlert,
         &update_project::UpdateProject,
         &assign_milestone::AssignMilestone,
         &set_issue_type::SetIssueType,
         &set_issue_field::SetIssueField,
-        &discussion::CreateDiscussion,
-        &discussion::UpdateDiscussion,
-        &discussion::CloseDiscussion,
+        &create_discussion::CreateDiscussion,
+        &update_discussion::UpdateDiscussion,
+        &close_discussion::CloseDiscussion,
         &hide_comment::HideComment,
         &close_issue::CloseIssue,
         &link_sub_issue::LinkSubIssue,
         &close_pull_request::ClosePullRequest,
-        &review_comments::CreateReviewComment,
-        &review_comments::ReplyToReviewComment,
-        &review_comments::ResolveThread,
+        &create_pull_request_review_comment::CreateReviewComment,
+        &reply_to_pull_request_review_comment::ReplyToReviewComment,
+        &resolve_pull_request_review_thread::ResolveThread,
         &mark_pull_request_as_ready_for_review::MarkReady,
         &assign_to_agent::AssignToAgent,
-        &code_scanning::CreateAlert,
+        &create_code_scanning_alert::CreateAlert,
         &update_release::UpdateRelease,
         &assign_to_user::AssignToUser,
-        &assign_to_user::UnassignFromUser,
+        &unassign_from_user::UnassignFromUser,
         &remove_labels::RemoveLabels,
         &replace_label::ReplaceLabel,
         &merge_pull_request::MergePullRequest,
-        &submit_pull_request_review::DismissReview,
-        &dispatch_workflow::CallWorkflow,
-        &dispatch_workflow::DispatchRepository,
-        &update_project::CreateProject,
+        &dismiss_pull_request_review::DismissReview,
+        &call_workflow::CallWorkflow,
+        &dispatch_repository::DispatchRepository,
+        &create_project::CreateProject,
         &not_observable::CREATE_AGENT_SESSION,
         &not_observable::CREATE_CHECK_RUN,
         &not_observable::CREATE_PROJECT_STATUS_UPDATE,
@@ -94,17 +105,17 @@ pub fn all() -> &'static [&'static dyn Rule] {
     ]
 }
 
-pub fn find(output_type: &str) -> Option<&'static dyn Rule> {
+pub fn find(output_type: &str) -> Option<&'static dyn Evaluator> {
     all().iter().copied().find(|r| r.output_type() == output_type)
 }
 
 /// A lookup that is not `Found`, as the verdict it implies.
 pub fn missing(case: &Case, l: &Lookup) -> Verdict {
     match l {
-        Lookup::Found(_) => common("target_not_captured"),
+        Lookup::Found(_) => common(Common::TargetNotCaptured),
         Lookup::Gone(s) => deleted(case, *s),
-        Lookup::Failed(s) => common("capture_failed").detail("http_status", *s),
-        Lookup::NotCaptured => common("target_not_captured"),
+        Lookup::Failed(s) => common(Common::CaptureFailed).detail("http_status", *s),
+        Lookup::NotCaptured => common(Common::TargetNotCaptured),
     }
 }
 
@@ -160,7 +171,7 @@ pub struct PullState {
 pub fn pull_state(case: &Case, n: i64) -> Result<PullState, Verdict> {
     let (_, pr) = load_pull(case, n)?;
     let activity = case.activity(n, true);
-    let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(|why| no_history(why).resolved(true))?;
+    let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
     Ok(PullState { pr, activity, lc })
 }
 
@@ -170,12 +181,20 @@ pub fn pull_state(case: &Case, n: i64) -> Result<PullState, Verdict> {
 /// review request) blocks nothing; call this only once positive evidence has been looked
 /// for, since what was found stands whatever else failed.
 pub fn capture_problem(a: &Activity, relevant: &[&str]) -> Option<Verdict> {
-    let failed: Vec<&(String, u16)> = a.failed.iter().filter(|(p, _)| p.rsplit('/').next().is_some_and(|last| relevant.contains(&last))).collect();
-    if failed.is_empty() {
+    failed_sources(a.failed.iter().filter(|(p, _)| p.rsplit('/').next().is_some_and(|last| relevant.contains(&last))))
+}
+
+/// `capture_problem` for rules whose "no response" rests on every activity source.
+pub fn any_capture_problem(a: &Activity) -> Option<Verdict> {
+    failed_sources(a.failed.iter())
+}
+
+fn failed_sources<'a>(failed: impl Iterator<Item = &'a (String, u16)>) -> Option<Verdict> {
+    let paths: Vec<String> = failed.map(|(p, s)| format!("{p} ({s})")).collect();
+    if paths.is_empty() {
         return None;
     }
-    let paths: Vec<String> = failed.iter().map(|(p, s)| format!("{p} ({s})")).collect();
-    Some(common("capture_failed").resolved(true).note(format!("activity capture failed: {}", paths.join(", "))))
+    Some(common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", "))))
 }
 
 /// A merge or close by the workflow's own identity of what it created, decided the same
@@ -230,18 +249,21 @@ pub fn challenge<'b>(case: &Case, a: &'b Activity) -> Option<&'b Act> {
     })
 }
 
-/// The verdict for a lifecycle that could not be rebuilt.
-pub fn no_history(why: &str) -> Verdict {
-    match why {
-        "state_missing" => common("target_not_captured").note("the target's state field was not captured"),
-        "state_inconsistent" => common("inconsistent_state").note("the target is `open` but carries a merge or close time"),
-        _ => common("history_missing").note(format!("cannot rebuild the state as of the window's end: {why}")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A row's enum value and its table entry are declared together; their names agree.
+    #[test]
+    fn row_values_are_named_after_their_ids() {
+        let camel = |id: &str| -> String { id.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect() };
+        for r in all() {
+            let ids: Vec<String> = r.rows().iter().map(|x| camel(x.id)).collect();
+            assert_eq!(r.row_names(), ids, "rule {}", r.output_type());
+        }
+        let common: Vec<String> = crate::evaluate::Common::ROWS.iter().map(|x| camel(x.id)).collect();
+        assert_eq!(<crate::evaluate::Common as crate::evaluate::RowId>::ALL.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>(), common);
+    }
 
     #[test]
     fn row_ids_are_unique_per_rule() {

@@ -17,29 +17,31 @@
 
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{Row, Rule, Verdict};
+use crate::evaluate::{rows, RowSpec, Rule, Verdict};
 
-const ROWS: &[Row] = &[Row {
-    id: "no_repository_outcome",
-    when: "The output writes nothing a repository capture shows; there is no human check to make",
-    status: S::Skipped,
-    strength: E::None,
-    signal: "no_repository_outcome",
-    seed: "",
-    policy: None,
-}];
+rows! {
+    pub enum NotObservableRow {
+        NoRepositoryOutcome => RowSpec {
+        id: "no_repository_outcome",
+        when: "The output writes nothing a repository capture shows; there is no human check to make",
+        status: S::Skipped,
+        strength: E::None,
+        signal: "no_repository_outcome",
+        seed: "",
+        policy: None,
+    },
+    }
+}
 
 pub struct NotObservable(pub &'static str, pub &'static str);
 
 impl Rule for NotObservable {
+    type Row = NotObservableRow;
     fn output_type(&self) -> &'static str {
         self.0
     }
     fn human_check(&self) -> &'static str {
         self.1
-    }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
     }
     fn targets_number(&self) -> bool {
         false
@@ -47,8 +49,8 @@ impl Rule for NotObservable {
     fn skips(&self) -> bool {
         true
     }
-    fn evaluate(&self, _case: &Case) -> Verdict {
-        self.row("no_repository_outcome")
+    fn evaluate(&self, _case: &Case) -> Result<Verdict, Verdict> {
+        Ok(self.row(NotObservableRow::NoRepositoryOutcome))
     }
 }
 

@@ -17,99 +17,102 @@
 
 use serde_json::Value;
 
-use super::{missing, no_history, pull_final};
+use super::{missing, pull_final};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
 use crate::snapshot::github::{list, Commit, PullRequest};
 
 pub struct PushToPullRequestBranch;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "merged_with_commits",
-        when: "PR merged, pushed commits shown to be in what was merged",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "pushed_commits_merged",
-        seed: "PR merged with pushed commits included",
-        policy: None,
-    },
-    Row {
-        id: "merged_modified",
-        when: "PR merged with the pushed commits, after later commits by someone else",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "pushed_commits_modified_then_merged",
-        seed: "Pushed commits later modified but PR merged",
-        policy: None,
-    },
-    Row {
-        id: "retention_unknown",
-        when: "PR merged, but whether the pushed commits are in it cannot be shown",
-        status: S::Unknown,
-        strength: E::Weak,
-        signal: "commit_retention_unknown",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "reverted",
-        when: "PR merged, then its merge or a pushed commit reverted inside the window",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "reverted_after_merge",
-        seed: "Pushed commits reverted or dropped",
-        policy: Some("durability_hours"),
-    },
-    Row {
-        id: "dropped",
-        when: "The PR's commit list no longer holds a pushed commit",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "pushed_commits_dropped",
-        seed: "Pushed commits reverted or dropped",
-        policy: None,
-    },
-    Row {
-        id: "closed_unmerged",
-        when: "PR closed unmerged",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "pull_request_closed_unmerged",
-        seed: "PR closed unmerged",
-        policy: None,
-    },
-    Row {
-        id: "open_activity",
-        when: "PR open, with review or CI activity after the push",
-        status: S::Pending,
-        strength: E::Medium,
-        signal: "pull_request_review_activity",
-        seed: "PR open with review or CI activity",
-        policy: None,
-    },
-    Row {
-        id: "no_activity",
-        when: "PR open with no activity after ignore_after_hours",
-        status: S::Ignored,
-        strength: E::Weak,
-        signal: "no_activity",
-        seed: "PR open with no activity after long window",
-        policy: Some("ignore_after_hours"),
-    },
-    Row {
-        id: "exists_only",
-        when: "PR open with no activity yet, window shorter than ignore_after_hours",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "target_exists_only",
-        seed: "§8: target exists only",
-        policy: Some("ignore_after_hours"),
-    },
-];
+rows! {
+    pub enum PushToPullRequestBranchRow {
+        MergedWithCommits => RowSpec {
+            id: "merged_with_commits",
+            when: "PR merged, pushed commits shown to be in what was merged",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "pushed_commits_merged",
+            seed: "PR merged with pushed commits included",
+            policy: None,
+        },
+        MergedModified => RowSpec {
+            id: "merged_modified",
+            when: "PR merged with the pushed commits, after later commits by someone else",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "pushed_commits_modified_then_merged",
+            seed: "Pushed commits later modified but PR merged",
+            policy: None,
+        },
+        RetentionUnknown => RowSpec {
+            id: "retention_unknown",
+            when: "PR merged, but whether the pushed commits are in it cannot be shown",
+            status: S::Unknown,
+            strength: E::Weak,
+            signal: "commit_retention_unknown",
+            seed: "",
+            policy: None,
+        },
+        Reverted => RowSpec {
+            id: "reverted",
+            when: "PR merged, then its merge or a pushed commit reverted inside the window",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "reverted_after_merge",
+            seed: "Pushed commits reverted or dropped",
+            policy: Some("durability_hours"),
+        },
+        Dropped => RowSpec {
+            id: "dropped",
+            when: "The PR's commit list no longer holds a pushed commit",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "pushed_commits_dropped",
+            seed: "Pushed commits reverted or dropped",
+            policy: None,
+        },
+        ClosedUnmerged => RowSpec {
+            id: "closed_unmerged",
+            when: "PR closed unmerged",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "pull_request_closed_unmerged",
+            seed: "PR closed unmerged",
+            policy: None,
+        },
+        OpenActivity => RowSpec {
+            id: "open_activity",
+            when: "PR open, with review or CI activity after the push",
+            status: S::Pending,
+            strength: E::Medium,
+            signal: "pull_request_review_activity",
+            seed: "PR open with review or CI activity",
+            policy: None,
+        },
+        NoActivity => RowSpec {
+            id: "no_activity",
+            when: "PR open with no activity after ignore_after_hours",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "no_activity",
+            seed: "PR open with no activity after long window",
+            policy: Some("ignore_after_hours"),
+        },
+        ExistsOnly => RowSpec {
+            id: "exists_only",
+            when: "PR open with no activity yet, window shorter than ignore_after_hours",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "target_exists_only",
+            seed: "§8: target exists only",
+            policy: Some("ignore_after_hours"),
+        },
+    }
+}
 
 #[derive(Debug, PartialEq)]
 enum Inclusion {
@@ -148,67 +151,66 @@ impl PushToPullRequestBranch {
     fn ci_activity(case: &Case, sha: &str) -> bool {
         let Some(v) = case.lookup(&format!("commits/{sha}/check-runs")).found() else { return false };
         let runs = v.get("check_runs").cloned().unwrap_or(Value::Null);
-        runs.as_array().is_some_and(|a| a.iter().any(|r| case.place(crate::time::at(r, "started_at")) == crate::evaluate::case::Placement::Inside))
+        runs.as_array().is_some_and(|a| a.iter().any(|r| case.is_inside(crate::time::at(r, "started_at"))))
     }
 }
 
 impl Rule for PushToPullRequestBranch {
+    type Row = PushToPullRequestBranchRow;
     fn output_type(&self) -> &'static str {
         "push_to_pull_request_branch"
     }
     fn human_check(&self) -> &'static str {
         "Were the pushed commits accepted through the PR lifecycle?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let look = case.lookup(&format!("pulls/{n}"));
-        let Some(body) = look.found() else { return missing(case, &look) };
-        let shas: Vec<String> = case.output.expected().get("commit_shas").and_then(crate::json::names).unwrap_or_default();
+        let Some(body) = look.found() else { return Err(missing(case, &look)) };
+        let shas: Vec<String> = case.recorded.expected.get("commit_shas").and_then(crate::json::names).unwrap_or_default();
         if shas.is_empty() {
-            return common("missing_execution_state").resolved(true).note("no pushed commit SHA recorded");
+            return Err(common(Common::MissingExecutionState).resolved(true).note("no pushed commit SHA recorded"));
         }
         let pr = PullRequest::from(body);
         let activity = case.activity(n, true);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return no_history(why).resolved(true),
-        };
+        let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("commit_shas", shas.clone());
         let inclusion: Vec<Inclusion> = shas.iter().map(|s| Self::inclusion(case, n, s, &pr)).collect();
         if inclusion.contains(&Inclusion::Dropped) && (lc.merged || case.window.is_snapshot()) {
-            return done(self.row("dropped"));
+            return Ok(done(self.row(PushToPullRequestBranchRow::Dropped)));
         }
         if lc.merged {
-            if let Some(r) = super::durability::find_revert_of(case, n, &pr, &shas) {
-                return done(self.row("reverted").at(r.at).detail("reverted_by", r.describe()));
+            if let Some(r) = super::shared::durability::find_revert_of(case, n, &pr, &shas) {
+                return Ok(done(self.row(PushToPullRequestBranchRow::Reverted).at(r.at).detail("reverted_by", r.describe())));
             }
             if inclusion.iter().all(|i| *i == Inclusion::Included) {
-                let later = case.inside(&activity).any(|a| a.kind == ActKind::Commit && a.class == ActorClass::VisibleNonBot);
-                let row = if later { "merged_modified" } else { "merged_with_commits" };
-                return done(self.row(row).at(lc.merged_at).detail("merged_by", lc.merger.login.clone()));
+                let later = super::person_act(case, &activity, |a| a.kind == ActKind::Commit).is_some();
+                let row = if later { PushToPullRequestBranchRow::MergedModified } else { PushToPullRequestBranchRow::MergedWithCommits };
+                return Ok(done(self.row(row).at(lc.merged_at).detail("merged_by", lc.merger.login.clone())));
             }
-            return done(self.row("retention_unknown").at(lc.merged_at).note("the PR merged, but no compare or commit list shows the pushed commits in it"));
+            return Ok(done(
+                self.row(PushToPullRequestBranchRow::RetentionUnknown)
+                    .at(lc.merged_at)
+                    .note("the PR merged, but no compare or commit list shows the pushed commits in it"),
+            ));
         }
         if lc.closed {
-            return done(self.row("closed_unmerged").at(lc.closed_at));
+            return Ok(done(self.row(PushToPullRequestBranchRow::ClosedUnmerged).at(lc.closed_at)));
         }
         let reviewed = case
             .inside(&activity)
             .find(|a| a.class == ActorClass::VisibleNonBot && matches!(a.kind, ActKind::Review(_) | ActKind::Comment | ActKind::ReviewComment));
         if let Some(a) = reviewed {
-            return done(self.row("open_activity").at(a.at));
+            return Ok(done(self.row(PushToPullRequestBranchRow::OpenActivity).at(a.at)));
         }
         if shas.iter().any(|s| Self::ci_activity(case, s)) {
-            return done(self.row("open_activity").detail("ci_activity", true));
+            return Ok(done(self.row(PushToPullRequestBranchRow::OpenActivity).detail("ci_activity", true)));
         }
         if activity.any_read() && case.long_enough() {
-            return done(self.row("no_activity"));
+            return Ok(done(self.row(PushToPullRequestBranchRow::NoActivity)));
         }
-        done(self.row("exists_only"))
+        Ok(done(self.row(PushToPullRequestBranchRow::ExistsOnly)))
     }
 }

@@ -16,56 +16,57 @@ use super::add_labels::{label_changer, labels_at};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
 
 pub struct RemoveLabels;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "stay_removed",
-        when: "Every removed label still absent",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "labels_stay_removed",
-        seed: "(add_labels) All labels retained after triage window",
-        policy: None,
-    },
-    Row {
-        id: "partial",
-        when: "Some removed labels back, some still absent",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "labels_partially_retained",
-        seed: "(add_labels) Some labels retained, some removed",
-        policy: Some("partial_labels"),
-    },
-    Row {
-        id: "readded_by_person",
-        when: "Every removed label added back by a visible non-bot actor",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "labels_readded",
-        seed: "(add_labels) All labels removed by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "readded",
-        when: "Every removed label back; by a bot or someone not captured",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "labels_readded",
-        seed: "",
-        policy: None,
-    },
-];
+rows! {
+    pub enum RemoveLabelsRow {
+        StayRemoved => RowSpec {
+            id: "stay_removed",
+            when: "Every removed label still absent",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "labels_stay_removed",
+            seed: "(add_labels) All labels retained after triage window",
+            policy: None,
+        },
+        Partial => RowSpec {
+            id: "partial",
+            when: "Some removed labels back, some still absent",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "labels_partially_retained",
+            seed: "(add_labels) Some labels retained, some removed",
+            policy: Some("partial_labels"),
+        },
+        ReaddedByPerson => RowSpec {
+            id: "readded_by_person",
+            when: "Every removed label added back by a visible non-bot actor",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "labels_readded",
+            seed: "(add_labels) All labels removed by visible non-bot",
+            policy: None,
+        },
+        Readded => RowSpec {
+            id: "readded",
+            when: "Every removed label back; by a bot or someone not captured",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "labels_readded",
+            seed: "",
+            policy: None,
+        },
+    }
+}
 
 pub fn removed_labels(case: &Case) -> Vec<String> {
-    let o = case.output;
-    let p: serde_json::Value = serde_json::from_str(&o.payload).unwrap_or_default();
+    let p = &case.recorded.payload;
     let from_states = || {
-        let b = o.before()?.get("labels").and_then(names)?;
-        let a = o.after().and_then(|a| a.get("labels").and_then(names)).unwrap_or_default();
+        let b = case.recorded.before.as_ref()?.get("labels").and_then(names)?;
+        let a = case.recorded.after.as_ref().and_then(|a| a.get("labels").and_then(names)).unwrap_or_default();
         Some(b.into_iter().filter(|l| !a.contains(l)).collect::<Vec<_>>())
     };
     p.get("labelsRemoved")
@@ -80,40 +81,35 @@ pub fn removed_labels(case: &Case) -> Vec<String> {
 }
 
 impl Rule for RemoveLabels {
+    type Row = RemoveLabelsRow;
     fn output_type(&self) -> &'static str {
         "remove_labels"
     }
     fn human_check(&self) -> &'static str {
         "Did the labels stay removed?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let gone = removed_labels(case);
         if gone.is_empty() {
-            return common("missing_execution_state").note("no record of which labels were removed");
+            return Err(common(Common::MissingExecutionState).note("no record of which labels were removed"));
         }
-        let (labels, activity, _) = match labels_at(case, n, &gone) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let (labels, activity, _) = labels_at(case, n, &gone)?;
         let back: Vec<&String> = gone.iter().filter(|l| labels.contains(l)).collect();
         let score = 1.0 - back.len() as f64 / gone.len() as f64;
         let v = if back.is_empty() {
-            self.row("stay_removed")
+            self.row(RemoveLabelsRow::StayRemoved)
         } else if back.len() < gone.len() {
-            self.row("partial").status(case.policy.partial_labels.status())
+            self.row(RemoveLabelsRow::Partial).status(case.policy.partial_labels.status())
         } else {
             let who = label_changer(case, &activity, "labeled", &back);
             match who {
-                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("readded_by_person").at(e.created_at),
-                Some(e) => self.row("readded").at(e.created_at),
-                None => super::unattributed(case, self.row("readded"), "who added them back was not captured"),
+                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(RemoveLabelsRow::ReaddedByPerson).at(e.created_at),
+                Some(e) => self.row(RemoveLabelsRow::Readded).at(e.created_at),
+                None => super::unattributed(case, self.row(RemoveLabelsRow::Readded), "who added them back was not captured"),
             }
         };
         let (h, b) = case.count_actors(&activity);
-        v.resolved(true).actors(h, b).partial(score).detail("labels_removed", gone.clone())
+        Ok(v.resolved(true).actors(h, b).partial(score).detail("labels_removed", gone.clone()))
     }
 }

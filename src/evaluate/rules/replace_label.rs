@@ -15,92 +15,89 @@ use super::add_labels::{label_changer, labels_at};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
 
 pub struct ReplaceLabel;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "retained",
-        when: "New labels present and replaced labels absent",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "state_retained",
-        seed: "(add_labels) All labels retained after triage window",
-        policy: None,
-    },
-    Row {
-        id: "partial",
-        when: "Part of the replacement undone",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "labels_partially_retained",
-        seed: "(add_labels) Some labels retained, some removed",
-        policy: Some("partial_labels"),
-    },
-    Row {
-        id: "reverted_by_person",
-        when: "The replacement fully undone by a visible non-bot actor",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "state_reverted",
-        seed: "(add_labels) All labels removed by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "reverted",
-        when: "The replacement fully undone; by a bot or someone not captured",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "state_reverted",
-        seed: "",
-        policy: None,
-    },
-];
+rows! {
+    pub enum ReplaceLabelRow {
+        Retained => RowSpec {
+            id: "retained",
+            when: "New labels present and replaced labels absent",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "state_retained",
+            seed: "(add_labels) All labels retained after triage window",
+            policy: None,
+        },
+        Partial => RowSpec {
+            id: "partial",
+            when: "Part of the replacement undone",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "labels_partially_retained",
+            seed: "(add_labels) Some labels retained, some removed",
+            policy: Some("partial_labels"),
+        },
+        RevertedByPerson => RowSpec {
+            id: "reverted_by_person",
+            when: "The replacement fully undone by a visible non-bot actor",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "state_reverted",
+            seed: "(add_labels) All labels removed by visible non-bot",
+            policy: None,
+        },
+        Reverted => RowSpec {
+            id: "reverted",
+            when: "The replacement fully undone; by a bot or someone not captured",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "state_reverted",
+            seed: "",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for ReplaceLabel {
+    type Row = ReplaceLabelRow;
     fn output_type(&self) -> &'static str {
         "replace_label"
     }
     fn human_check(&self) -> &'static str {
         "Did the new label stay and the old one stay gone?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let lower = |v: Option<Vec<String>>| v.unwrap_or_default().into_iter().map(|l| l.to_lowercase()).collect::<Vec<_>>();
-        let before = lower(case.output.before().and_then(|b| b.get("labels").and_then(names)));
-        let after = lower(case.output.after().and_then(|a| a.get("labels").and_then(names)));
+        let before = lower(case.recorded.before.as_ref().and_then(|b| b.get("labels").and_then(names)));
+        let after = lower(case.recorded.after.as_ref().and_then(|a| a.get("labels").and_then(names)));
         if after.is_empty() && before.is_empty() {
-            return common("missing_execution_state").note("no before/after labels recorded");
+            return Err(common(Common::MissingExecutionState).note("no before/after labels recorded"));
         }
         let added: Vec<String> = after.iter().filter(|l| !before.contains(l)).cloned().collect();
         let removed: Vec<String> = before.iter().filter(|l| !after.contains(l)).cloned().collect();
         let touched: Vec<String> = added.iter().chain(removed.iter()).cloned().collect();
-        let (labels, activity, _) = match labels_at(case, n, &touched) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let (labels, activity, _) = labels_at(case, n, &touched)?;
         let ok = added.iter().filter(|l| labels.contains(l)).count() + removed.iter().filter(|l| !labels.contains(l)).count();
         let total = added.len() + removed.len();
         let score = if total == 0 { 1.0 } else { ok as f64 / total as f64 };
         let v = if ok == total {
-            self.row("retained")
+            self.row(ReplaceLabelRow::Retained)
         } else if ok > 0 {
-            self.row("partial").status(case.policy.partial_labels.status())
+            self.row(ReplaceLabelRow::Partial).status(case.policy.partial_labels.status())
         } else {
             let touched: Vec<&String> = added.iter().chain(removed.iter()).collect();
             let who = label_changer(case, &activity, "unlabeled", &touched).or_else(|| label_changer(case, &activity, "labeled", &touched));
             match who {
-                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row("reverted_by_person").at(e.created_at),
-                Some(e) => self.row("reverted").at(e.created_at),
-                None => super::unattributed(case, self.row("reverted"), "who undid it was not captured"),
+                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(ReplaceLabelRow::RevertedByPerson).at(e.created_at),
+                Some(e) => self.row(ReplaceLabelRow::Reverted).at(e.created_at),
+                None => super::unattributed(case, self.row(ReplaceLabelRow::Reverted), "who undid it was not captured"),
             }
         };
         let (h, b) = case.count_actors(&activity);
-        v.resolved(true).actors(h, b).partial(score).detail("labels_added", added).detail("labels_removed", removed)
+        Ok(v.resolved(true).actors(h, b).partial(score).detail("labels_added", added).detail("labels_removed", removed))
     }
 }

@@ -18,49 +18,51 @@ use serde_json::Value;
 use super::{load_issue, missing};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{names, str_at, str_path};
 
 pub struct SetIssueField;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "retained",
-        when: "The field still equals the intended value",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "issue_field_retained",
-        seed: "Field still equals intended value",
-        policy: None,
-    },
-    Row {
-        id: "advanced",
-        when: "The field moved to a later option of its workflow",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "issue_field_advanced",
-        seed: "Field advanced to later valid workflow state",
-        policy: None,
-    },
-    Row {
-        id: "changed",
-        when: "The field holds another value",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "issue_field_changed",
-        seed: "Field changed away by visible non-bot (rejected or mixed)",
-        policy: Some("metadata_changed"),
-    },
-    Row {
-        id: "removed",
-        when: "The field has no value",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "issue_field_removed",
-        seed: "Field removed or item removed",
-        policy: None,
-    },
-];
+rows! {
+    pub enum SetIssueFieldRow {
+        Retained => RowSpec {
+            id: "retained",
+            when: "The field still equals the intended value",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "issue_field_retained",
+            seed: "Field still equals intended value",
+            policy: None,
+        },
+        Advanced => RowSpec {
+            id: "advanced",
+            when: "The field moved to a later option of its workflow",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "issue_field_advanced",
+            seed: "Field advanced to later valid workflow state",
+            policy: None,
+        },
+        Changed => RowSpec {
+            id: "changed",
+            when: "The field holds another value",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "issue_field_changed",
+            seed: "Field changed away by visible non-bot (rejected or mixed)",
+            policy: Some("metadata_changed"),
+        },
+        Removed => RowSpec {
+            id: "removed",
+            when: "The field has no value",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "issue_field_removed",
+            seed: "Field removed or item removed",
+            policy: None,
+        },
+    }
+}
 
 /// A field value as text: a single-select option's name, else the value itself.
 pub fn value_text(v: &Value) -> Option<String> {
@@ -78,44 +80,40 @@ pub fn advanced(options: &[String], want: &str, now: &str) -> bool {
 }
 
 impl Rule for SetIssueField {
+    type Row = SetIssueFieldRow;
     fn output_type(&self) -> &'static str {
         "set_issue_field"
     }
     fn human_check(&self) -> &'static str {
         "Did the specific field value remain?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let o = case.output;
-        let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
-        let (Some(field), Some(want)) = (str_at(&p, "field_name"), p.get("value").map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
+        let p = &case.recorded.payload;
+        let (Some(field), Some(want)) = (str_at(p, "field_name"), p.get("value").map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
         else {
-            return common("missing_execution_state").note("no record of the field and value set");
+            return Err(common(Common::MissingExecutionState).note("no record of the field and value set"));
         };
-        let Some(n) = o.target_number else { return common("missing_reference") };
-        let (_, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+        let Some(n) = o.target_number else { return Err(common(Common::MissingReference)) };
+        let (_, issue) = load_issue(case, n)?;
         let look = case.lookup(&format!("issues/{n}/issue_field_values"));
         let Some(values) = look.found() else {
-            return missing(case, &look).resolved(true).note("issue field values not captured");
+            return Err(missing(case, &look).resolved(true).note("issue field values not captured"));
         };
         if !case.current_holds(issue.updated_at, None, &[]) {
-            return common("history_missing").resolved(true).note("field values have no event history");
+            return Err(common(Common::HistoryMissing).resolved(true).note("field values have no event history"));
         }
         let entry = values.as_array().and_then(|a| a.iter().find(|e| str_at(e, "issue_field_name").is_some_and(|f| f.eq_ignore_ascii_case(field))));
         let done = |v: Verdict| v.resolved(true).detail("field", field).detail("intended", want.clone());
-        let Some(now) = entry.and_then(value_text) else { return done(self.row("removed")) };
+        let Some(now) = entry.and_then(value_text) else { return Ok(done(self.row(SetIssueFieldRow::Removed))) };
         if now.eq_ignore_ascii_case(&want) {
-            return done(self.row("retained"));
+            return Ok(done(self.row(SetIssueFieldRow::Retained)));
         }
-        let options = o.expected().get("metadata.field_options").and_then(names).or_else(|| p.get("field_options").and_then(names)).unwrap_or_default();
+        let options =
+            case.recorded.expected.get("metadata.field_options").and_then(names).or_else(|| p.get("field_options").and_then(names)).unwrap_or_default();
         if advanced(&options, &want, &now) {
-            return done(self.row("advanced").detail("now", now));
+            return Ok(done(self.row(SetIssueFieldRow::Advanced).detail("now", now)));
         }
-        done(self.row("changed").status(case.policy.metadata_changed.status()).detail("now", now))
+        Ok(done(self.row(SetIssueFieldRow::Changed).status(case.policy.metadata_changed.status()).detail("now", now)))
     }
 }

@@ -12,102 +12,98 @@
 //! Type set to `Bug`; the issue closed as completed still typed `Bug` -> `accepted`/
 //! `strong`/`completed_with_type`.
 
-use serde_json::Value;
-
 use super::{issue_final, load_issue};
 use crate::evaluate::case::Case;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
 
 pub struct SetIssueType;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "retained",
-        when: "The type still equals the intended type",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "issue_type_retained",
-        seed: "Type still equals intended type",
-        policy: None,
-    },
-    Row {
-        id: "completed",
-        when: "Issue completed with the type retained",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "completed_with_type",
-        seed: "Issue completed with type retained",
-        policy: None,
-    },
-    Row {
-        id: "changed",
-        when: "Another type is set",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "issue_type_changed",
-        seed: "Type changed by visible non-bot (rejected or mixed)",
-        policy: Some("metadata_changed"),
-    },
-    Row {
-        id: "cleared",
-        when: "No type is set",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "issue_type_cleared",
-        seed: "Type cleared by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "unreadable",
-        when: "The capture carries no issue type field",
-        status: S::Unknown,
-        strength: E::None,
-        signal: "issue_type_unreadable",
-        seed: "Cannot read issue type",
-        policy: None,
-    },
-];
+rows! {
+    pub enum SetIssueTypeRow {
+        Retained => RowSpec {
+            id: "retained",
+            when: "The type still equals the intended type",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "issue_type_retained",
+            seed: "Type still equals intended type",
+            policy: None,
+        },
+        Completed => RowSpec {
+            id: "completed",
+            when: "Issue completed with the type retained",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "completed_with_type",
+            seed: "Issue completed with type retained",
+            policy: None,
+        },
+        Changed => RowSpec {
+            id: "changed",
+            when: "Another type is set",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "issue_type_changed",
+            seed: "Type changed by visible non-bot (rejected or mixed)",
+            policy: Some("metadata_changed"),
+        },
+        Cleared => RowSpec {
+            id: "cleared",
+            when: "No type is set",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "issue_type_cleared",
+            seed: "Type cleared by visible non-bot",
+            policy: None,
+        },
+        Unreadable => RowSpec {
+            id: "unreadable",
+            when: "The capture carries no issue type field",
+            status: S::Unknown,
+            strength: E::None,
+            signal: "issue_type_unreadable",
+            seed: "Cannot read issue type",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for SetIssueType {
+    type Row = SetIssueTypeRow;
     fn output_type(&self) -> &'static str {
         "set_issue_type"
     }
     fn human_check(&self) -> &'static str {
         "Did the issue type remain set?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
-    fn evaluate(&self, case: &Case) -> Verdict {
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let o = case.output;
-        let p: Value = serde_json::from_str(&o.payload).unwrap_or_default();
-        let want = str_at(&p, "issue_type")
+        let p = &case.recorded.payload;
+        let want = str_at(p, "issue_type")
             .map(str::to_string)
-            .or_else(|| o.after().and_then(|a| a.get("type").and_then(|t| t.as_str().or_else(|| str_at(t, "name")).map(str::to_string))));
-        let Some(want) = want else { return common("missing_execution_state").note("no record of the intended issue type") };
-        let Some(n) = o.target_number else { return common("missing_reference") };
-        let (body, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
-        let Some(t) = body.get("type") else { return self.row("unreadable").resolved(true) };
+            .or_else(|| case.recorded.after.as_ref().and_then(|a| a.get("type").and_then(|t| t.as_str().or_else(|| str_at(t, "name")).map(str::to_string))));
+        let Some(want) = want else { return Err(common(Common::MissingExecutionState).note("no record of the intended issue type")) };
+        let Some(n) = o.target_number else { return Err(common(Common::MissingReference)) };
+        let (body, issue) = load_issue(case, n)?;
+        let Some(t) = body.get("type") else { return Ok(self.row(SetIssueTypeRow::Unreadable).resolved(true)) };
         let activity = case.activity(n, false);
         if !case.current_holds(issue.updated_at, activity.events.as_deref(), &["issue_type_added", "issue_type_changed", "issue_type_removed"]) {
-            return super::no_history("history_missing").resolved(true);
+            return Ok(HistoryGap::HistoryMissing.verdict());
         }
         let done = |v: Verdict| v.resolved(true).detail("intended", want.clone());
         let now = t.as_str().or_else(|| str_at(t, "name"));
-        match now {
-            None => done(self.row("cleared")),
+        Ok(match now {
+            None => done(self.row(SetIssueTypeRow::Cleared)),
             Some(n) if n.eq_ignore_ascii_case(&want) => {
                 let completed = case
                     .lifecycle(&issue_final(&issue), activity.events.as_deref())
                     .is_ok_and(|lc| lc.closed && lc.state_reason.as_deref() == Some("completed"));
-                done(self.row(if completed { "completed" } else { "retained" }))
+                done(self.row(if completed { SetIssueTypeRow::Completed } else { SetIssueTypeRow::Retained }))
             }
-            Some(n) => done(self.row("changed").status(case.policy.metadata_changed.status()).detail("now", n)),
-        }
+            Some(n) => done(self.row(SetIssueTypeRow::Changed).status(case.policy.metadata_changed.status()).detail("now", n)),
+        })
     }
 }

@@ -1,141 +1,102 @@
-//! `submit_pull_request_review` and `dismiss_pull_request_review`: seed 000 §7 (submit)
-//! and a gh-aw type the seed does not list (dismiss).
-//!
-//! ## What a person checks
-//! submit: did the review affect the PR lifecycle? dismiss: did the dismissal stand?
-//!
-//! ## Why
-//! The review is found by its recorded id (`review_id`); another review on the same PR is
-//! never borrowed (`review_missing`). An approval followed by a merge is strong; changes
-//! requested and then commits by others after the review are the review being addressed;
-//! a dismissal undoes it; a later review by a person with the opposite verdict contradicts
-//! it (policy `review_contradicted`, default rejected). A PR closed without addressing the
-//! review is contextual (policy `review_pr_closed`, default ignored).
-//!
-//! ## Example
-//! Review 4 (APPROVED) at T, PR merged at T+1d -> `accepted`/`strong`/
-//! `approved_and_merged` from the 7d window on.
+//! `submit_pull_request_review`: what a person checks, why, and an example are in [`super::shared::pull_request_review`],
+//! which holds what it shares with the other `dismiss_pull_request_review` rule.
 
-use serde_json::Value;
-
+use super::shared::pull_request_review::{find_review, review_id};
 use super::{load_pull, pull_final};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
-use crate::json::int_at;
-use crate::snapshot::github::{list, Review};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::time::Instant;
-
-/// The review's id, wherever the artifacts recorded it: the manifest's metadata, a
-/// normalized record's `expected_state.review_id`, the request's `review_id`, or the
-/// `#pullrequestreview-<id>` fragment of the item's URL.
-fn review_id(case: &Case) -> Option<i64> {
-    let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-    let e = case.output.expected();
-    let from_url = case.output.target_url.as_deref().and_then(|u| u.split_once("#pullrequestreview-")).and_then(|(_, id)| id.trim().parse().ok());
-    e.get("metadata.review_id").and_then(crate::json::as_int).or_else(|| int_at(&e, "review_id")).or(int_at(&p, "review_id")).or(from_url)
-}
-
-fn find_review(case: &Case, n: i64, id: i64) -> Result<Option<Review>, Verdict> {
-    let look = case.lookup(&format!("pulls/{n}/reviews"));
-    match look.found() {
-        Some(v) => Ok(list(v, Review::from).into_iter().find(|r| r.id == Some(id))),
-        None => Err(super::missing(case, &look).note("the PR's reviews were not captured")),
-    }
-}
 
 pub struct SubmitReview;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "approved_and_merged",
-        when: "The review approved and the PR merged",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "approved_and_merged",
-        seed: "Review approved and PR merged",
-        policy: None,
-    },
-    Row {
-        id: "addressed",
-        when: "Changes requested, then commits by someone other than the reviewer",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "changes_addressed",
-        seed: "Changes requested and later addressed by commits",
-        policy: None,
-    },
-    Row {
-        id: "dismissed",
-        when: "The review was dismissed",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "review_dismissed",
-        seed: "Review dismissed by visible non-bot",
-        policy: None,
-    },
-    Row {
-        id: "contradicted",
-        when: "A later review by a visible non-bot actor gave the opposite verdict",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "review_contradicted",
-        seed: "Review contradicted by later human review (rejected or mixed)",
-        policy: Some("review_contradicted"),
-    },
-    Row {
-        id: "pr_closed",
-        when: "The PR closed (or merged against the review) without addressing it",
-        status: S::Ignored,
-        strength: E::Medium,
-        signal: "pr_closed_without_addressing",
-        seed: "PR closed without addressing review (contextual)",
-        policy: Some("review_pr_closed"),
-    },
-    Row {
-        id: "pending",
-        when: "The PR is still open",
-        status: S::Pending,
-        strength: E::Medium,
-        signal: "review_pending",
-        seed: "PR still open with review pending",
-        policy: None,
-    },
-    Row {
-        id: "review_missing",
-        when: "No review with the recorded id in the PR's reviews",
-        status: S::Unknown,
-        strength: E::Weak,
-        signal: "review_missing",
-        seed: "",
-        policy: None,
-    },
-];
+rows! {
+    pub enum SubmitReviewRow {
+        ApprovedAndMerged => RowSpec {
+            id: "approved_and_merged",
+            when: "The review approved and the PR merged",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "approved_and_merged",
+            seed: "Review approved and PR merged",
+            policy: None,
+        },
+        Addressed => RowSpec {
+            id: "addressed",
+            when: "Changes requested, then commits by someone other than the reviewer",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "changes_addressed",
+            seed: "Changes requested and later addressed by commits",
+            policy: None,
+        },
+        Dismissed => RowSpec {
+            id: "dismissed",
+            when: "The review was dismissed",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "review_dismissed",
+            seed: "Review dismissed by visible non-bot",
+            policy: None,
+        },
+        Contradicted => RowSpec {
+            id: "contradicted",
+            when: "A later review by a visible non-bot actor gave the opposite verdict",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "review_contradicted",
+            seed: "Review contradicted by later human review (rejected or mixed)",
+            policy: Some("review_contradicted"),
+        },
+        PrClosed => RowSpec {
+            id: "pr_closed",
+            when: "The PR closed (or merged against the review) without addressing it",
+            status: S::Ignored,
+            strength: E::Medium,
+            signal: "pr_closed_without_addressing",
+            seed: "PR closed without addressing review (contextual)",
+            policy: Some("review_pr_closed"),
+        },
+        Pending => RowSpec {
+            id: "pending",
+            when: "The PR is still open",
+            status: S::Pending,
+            strength: E::Medium,
+            signal: "review_pending",
+            seed: "PR still open with review pending",
+            policy: None,
+        },
+        ReviewMissing => RowSpec {
+            id: "review_missing",
+            when: "No review with the recorded id in the PR's reviews",
+            status: S::Unknown,
+            strength: E::Weak,
+            signal: "review_missing",
+            seed: "",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for SubmitReview {
+    type Row = SubmitReviewRow;
     fn output_type(&self) -> &'static str {
         "submit_pull_request_review"
     }
     fn human_check(&self) -> &'static str {
         "Did the submitted review affect the PR lifecycle?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
     fn action_time(&self, case: &Case) -> Option<Instant> {
         let n = case.output.target_number?;
         let id = review_id(case)?;
         case.output.created_at.or_else(|| find_review(case, n, id).ok().flatten().and_then(|r| r.submitted_at))
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(id) = review_id(case) else { return common("missing_execution_state").note("no review id recorded") };
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
-        let review = match find_review(case, n, id) {
-            Ok(Some(r)) => r,
-            Ok(None) => return self.row("review_missing").detail("review_id", id),
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(id) = review_id(case) else { return Err(common(Common::MissingExecutionState).note("no review id recorded")) };
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let Some(review) = find_review(case, n, id)? else { return Ok(self.row(SubmitReviewRow::ReviewMissing).detail("review_id", id)) };
         let state = review.state.clone().unwrap_or_default();
         let activity = case.activity(n, true);
         let (h, b) = case.count_actors(&activity);
@@ -145,7 +106,7 @@ impl Rule for SubmitReview {
             .find(|e| e.dismissed_review_id.is_none_or(|r| r == id))
             .and_then(|e| e.created_at);
         if state == "DISMISSED" && (case.window.is_snapshot() || dismissed_at.is_some()) {
-            return done(self.row("dismissed").at(dismissed_at));
+            return Ok(done(self.row(SubmitReviewRow::Dismissed).at(dismissed_at)));
         }
         let reviewer = review.user.login.clone().unwrap_or_default().to_lowercase();
         let opposite = |s: &str| match state.as_str() {
@@ -158,80 +119,25 @@ impl Rule for SubmitReview {
                 && a.actor.login.as_deref().is_some_and(|l| l.to_lowercase() != reviewer)
                 && matches!(&a.kind, ActKind::Review(s) if opposite(s))
         }) {
-            return done(self.row("contradicted").status(case.policy.review_contradicted.status()).at(a.at));
+            return Ok(done(self.row(SubmitReviewRow::Contradicted).status(case.policy.review_contradicted.status()).at(a.at)));
         }
         if state == "CHANGES_REQUESTED" {
             let fix = case
                 .inside(&activity)
                 .find(|a| a.kind == ActKind::Commit && a.actor.login.as_deref().is_none_or(|l| l.to_lowercase() != reviewer) && a.class != ActorClass::Unknown);
             if let Some(a) = fix {
-                return done(self.row("addressed").at(a.at));
+                return Ok(done(self.row(SubmitReviewRow::Addressed).at(a.at)));
             }
         }
-        let (_, pr) = match load_pull(case, n) {
-            Ok(x) => x,
-            // The review was found; what is missing is the PR's own state.
-            Err(v) => return v.detail("review_id", id).detail("review_state", state.clone()),
-        };
-        let lc = match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
-            Ok(lc) => lc,
-            Err(why) => return super::no_history(why).resolved(true),
-        };
+        // The review was found; what is missing is the PR's own state.
+        let (_, pr) = load_pull(case, n).map_err(|v| v.detail("review_id", id).detail("review_state", state.clone()))?;
+        let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if lc.merged && state == "APPROVED" {
-            return done(self.row("approved_and_merged").at(lc.merged_at));
+            return Ok(done(self.row(SubmitReviewRow::ApprovedAndMerged).at(lc.merged_at)));
         }
         if lc.closed {
-            return done(self.row("pr_closed").status(case.policy.review_pr_closed.status()).at(lc.closed_at));
+            return Ok(done(self.row(SubmitReviewRow::PrClosed).status(case.policy.review_pr_closed.status()).at(lc.closed_at)));
         }
-        done(self.row("pending"))
-    }
-}
-
-pub struct DismissReview;
-
-const DISMISS_ROWS: &[Row] = &[
-    Row { id: "stands", when: "The review is still dismissed", status: S::Accepted, strength: E::Medium, signal: "dismissal_stands", seed: "", policy: None },
-    Row {
-        id: "not_dismissed",
-        when: "The review is not dismissed at the window's end",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "dismissal_undone",
-        seed: "",
-        policy: None,
-    },
-    Row {
-        id: "review_missing",
-        when: "No review with the recorded id",
-        status: S::Unknown,
-        strength: E::Weak,
-        signal: "review_missing",
-        seed: "",
-        policy: None,
-    },
-];
-
-impl Rule for DismissReview {
-    fn output_type(&self) -> &'static str {
-        "dismiss_pull_request_review"
-    }
-    fn human_check(&self) -> &'static str {
-        "Did the dismissal stand?"
-    }
-    fn rows(&self) -> &'static [Row] {
-        DISMISS_ROWS
-    }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(id) = review_id(case) else { return common("missing_execution_state").note("no review id recorded") };
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
-        if !case.window.is_snapshot() {
-            return common("history_missing").note("review state has no captured history; only the snapshot window can be judged");
-        }
-        match find_review(case, n, id) {
-            Ok(Some(r)) if r.state.as_deref() == Some("DISMISSED") => self.row("stands").resolved(true),
-            Ok(Some(_)) => self.row("not_dismissed").resolved(true),
-            Ok(None) => self.row("review_missing"),
-            Err(v) => v,
-        }
+        Ok(done(self.row(SubmitReviewRow::Pending)))
     }
 }

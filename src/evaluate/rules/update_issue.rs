@@ -14,72 +14,77 @@
 //! Title changed from "old" to "new"; at T+7d the title is "old" again, renamed by a
 //! maintainer -> `rejected`/`strong`/`state_reverted`, `partial_score` 0.
 
-use super::fields::update_verdict;
 use super::load_issue;
+use super::shared::fields::update_verdict;
+use super::shared::fields::UpdateRows;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 
 pub struct UpdateIssue;
 
-pub const UPDATE_ROWS: &[Row] = &[
-    Row {
-        id: "retained",
-        when: "Every edited field still equals the intended value",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "state_retained",
-        seed: "Edited fields still equal intended values after window",
-        policy: None,
-    },
-    Row {
-        id: "retained_after_edit",
-        when: "Every edited field kept, after a later edit by a visible non-bot actor",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "state_retained_after_edit",
-        seed: "Later visible non-bot edit preserves core change",
-        policy: None,
-    },
-    Row {
-        id: "reverted",
-        when: "An edited field is back to its before value (strong when a visible non-bot actor did it)",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "state_reverted",
-        seed: "Later visible non-bot reverts or replaces the change",
-        policy: None,
-    },
-    Row {
-        id: "replaced",
-        when: "An edited field holds a third value (strong when a visible non-bot actor did it)",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "state_replaced",
-        seed: "Later visible non-bot reverts or replaces the change",
-        policy: None,
-    },
-];
+rows! {
+    pub enum UpdateIssueRow {
+        Retained => RowSpec {
+            id: "retained",
+            when: "Every edited field still equals the intended value",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "state_retained",
+            seed: "Edited fields still equal intended values after window",
+            policy: None,
+        },
+        RetainedAfterEdit => RowSpec {
+            id: "retained_after_edit",
+            when: "Every edited field kept, after a later edit by a visible non-bot actor",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "state_retained_after_edit",
+            seed: "Later visible non-bot edit preserves core change",
+            policy: None,
+        },
+        Reverted => RowSpec {
+            id: "reverted",
+            when: "An edited field is back to its before value (strong when a visible non-bot actor did it)",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "state_reverted",
+            seed: "Later visible non-bot reverts or replaces the change",
+            policy: None,
+        },
+        Replaced => RowSpec {
+            id: "replaced",
+            when: "An edited field holds a third value (strong when a visible non-bot actor did it)",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "state_replaced",
+            seed: "Later visible non-bot reverts or replaces the change",
+            policy: None,
+        },
+    }
+}
+
+const UPDATE_ROWS: UpdateRows<UpdateIssueRow> = UpdateRows {
+    retained: UpdateIssueRow::Retained,
+    retained_after_edit: Some(UpdateIssueRow::RetainedAfterEdit),
+    reverted: UpdateIssueRow::Reverted,
+    replaced: UpdateIssueRow::Replaced,
+};
 
 impl Rule for UpdateIssue {
+    type Row = UpdateIssueRow;
     fn output_type(&self) -> &'static str {
         "update_issue"
     }
     fn human_check(&self) -> &'static str {
         "Did the agent's edit stick?"
     }
-    fn rows(&self) -> &'static [Row] {
-        UPDATE_ROWS
-    }
 
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let Some(n) = case.output.target_number else { return common("missing_reference") };
-        let (body, issue) = match load_issue(case, n) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
+        let (body, issue) = load_issue(case, n)?;
         let activity = case.activity(n, issue.is_pull_request);
         let (humans, bots) = case.count_actors(&activity);
-        update_verdict(self, case, body, issue.updated_at, &activity).actors(humans, bots)
+        Ok(update_verdict(self, UPDATE_ROWS, case, body, issue.updated_at, &activity).actors(humans, bots))
     }
 }

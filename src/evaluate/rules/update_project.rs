@@ -1,200 +1,107 @@
-//! `update_project` and `create_project`: seed 000 §7 (update_project) and a gh-aw type
-//! the seed does not list (create_project). Projects exist only in GraphQL; the capture is
-//! `graphql/projects/OWNER/NUMBER` (shape in `schemas/graphql.md`).
-//!
-//! ## What a person checks
-//! update: did the specific project field update remain? create: is the project there
-//! (existence only: never acceptance)?
-//!
-//! ## Why
-//! Each intended field value (request `fields`) is compared with the project item of the
-//! target issue or PR. A single-select field moved to a later option (Todo -> In Progress
-//! -> Done, in the project's own option order) is the work advancing, the strongest sign;
-//! another value is a change of plan (policy `metadata_changed`); an item gone from the
-//! project (or archived) is a removal.
-//!
-//! ## Example
-//! `Status` set to `Todo`; at T+7d the item's Status is `Done` -> `accepted`/`strong`/
-//! `project_field_advanced`.
+//! `update_project`: what a person checks, why, and an example are in [`super::shared::project`],
+//! which holds what it shares with the other `create_project` rule.
 
-use serde_json::Value;
-
-use super::missing;
 use super::set_issue_field::advanced;
-use crate::evaluate::case::{Case, Lookup};
+use super::shared::project::load;
+use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
-use crate::snapshot::graphql::Project;
-
-/// `https://github.com/orgs/O/projects/N` (or `users/`) -> `graphql/projects/O/N`.
-pub fn project_path(url: &str) -> Option<String> {
-    let tail = url.trim().trim_end_matches('/').split("github.com/").nth(1)?;
-    let seg: Vec<&str> = tail.split('/').collect();
-    match seg.as_slice() {
-        [_, owner, "projects", n, ..] => n.parse::<i64>().ok().map(|n| format!("graphql/projects/{owner}/{n}")),
-        _ => None,
-    }
-}
-
-fn load(case: &Case, inaccessible: fn() -> Verdict) -> Result<(Value, Project), Verdict> {
-    let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-    let url = str_at(&p, "project").map(str::to_string).or_else(|| case.output.expected().get("metadata.project").and_then(Value::as_str).map(str::to_string));
-    let Some(path) = url.as_deref().and_then(project_path) else {
-        return Err(common("missing_execution_state").note("no project URL recorded"));
-    };
-    let look = case.lookup_path(&path);
-    match look {
-        Lookup::Found(v) => Ok((p, Project::from(v))),
-        Lookup::NotCaptured | Lookup::Failed(_) => Err(inaccessible().detail("project", path)),
-        other => Err(missing(case, &other)),
-    }
-}
+use serde_json::Value;
 
 pub struct UpdateProject;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "retained",
-        when: "Every intended field value still set on the item",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "project_field_retained",
-        seed: "Field value still equals intended value",
-        policy: None,
-    },
-    Row {
-        id: "advanced",
-        when: "A single-select field moved to a later option in the project's order",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "project_field_advanced",
-        seed: "Field later moved forward in workflow, for example Todo to In Progress to Done",
-        policy: None,
-    },
-    Row {
-        id: "changed",
-        when: "A field holds another value (not later in the order)",
-        status: S::Rejected,
-        strength: E::Medium,
-        signal: "project_field_changed",
-        seed: "Field reverted or changed away by visible non-bot (rejected or mixed)",
-        policy: Some("metadata_changed"),
-    },
-    Row {
-        id: "item_removed",
-        when: "The target is no longer an item of the project, or its item is archived",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "project_item_removed",
-        seed: "Project item removed",
-        policy: None,
-    },
-    Row {
-        id: "inaccessible",
-        when: "The project was not captured, or its capture failed",
-        status: S::Unknown,
-        strength: E::None,
-        signal: "project_inaccessible",
-        seed: "Project inaccessible",
-        policy: None,
-    },
-];
+rows! {
+    pub enum UpdateProjectRow {
+        Retained => RowSpec {
+            id: "retained",
+            when: "Every intended field value still set on the item",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "project_field_retained",
+            seed: "Field value still equals intended value",
+            policy: None,
+        },
+        Advanced => RowSpec {
+            id: "advanced",
+            when: "A single-select field moved to a later option in the project's order",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "project_field_advanced",
+            seed: "Field later moved forward in workflow, for example Todo to In Progress to Done",
+            policy: None,
+        },
+        Changed => RowSpec {
+            id: "changed",
+            when: "A field holds another value (not later in the order)",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "project_field_changed",
+            seed: "Field reverted or changed away by visible non-bot (rejected or mixed)",
+            policy: Some("metadata_changed"),
+        },
+        ItemRemoved => RowSpec {
+            id: "item_removed",
+            when: "The target is no longer an item of the project, or its item is archived",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "project_item_removed",
+            seed: "Project item removed",
+            policy: None,
+        },
+        Inaccessible => RowSpec {
+            id: "inaccessible",
+            when: "The project was not captured, or its capture failed",
+            status: S::Unknown,
+            strength: E::None,
+            signal: "project_inaccessible",
+            seed: "Project inaccessible",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for UpdateProject {
+    type Row = UpdateProjectRow;
     fn output_type(&self) -> &'static str {
         "update_project"
     }
     fn human_check(&self) -> &'static str {
         "Did the specific project field update remain?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
     fn targets_number(&self) -> bool {
         false
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let (payload, project) = match load(case, || UpdateProject.row("inaccessible")) {
-            Ok(x) => x,
-            Err(v) => return v,
-        };
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let (payload, project) = load(case, || UpdateProject.row(UpdateProjectRow::Inaccessible))?;
         let Some(fields) = payload.get("fields").and_then(Value::as_object).filter(|f| !f.is_empty()) else {
-            return common("missing_execution_state").note("no intended field values recorded");
+            return Err(common(Common::MissingExecutionState).note("no intended field values recorded"));
         };
         if !case.window.is_snapshot() {
-            return common("history_missing").note("project fields have no captured history; only the snapshot window can be judged");
+            return Err(common(Common::HistoryMissing).note("project fields have no captured history; only the snapshot window can be judged"));
         }
-        let number = crate::json::int_at(&payload, "content_number").or(case.output.target_number);
-        let repo = str_at(&payload, "target_repo").map(str::to_string).or(case.output.target_repo.clone());
+        let number = crate::json::int_at(payload, "content_number").or(case.output.target_number);
+        let repo = str_at(payload, "target_repo").map(str::to_string).or(case.output.target_repo.clone());
         let item = project.items.iter().find(|i| i.number == number && (i.repo.is_none() || i.repo == repo));
-        let Some(item) = item.filter(|i| !i.archived) else { return self.row("item_removed").resolved(true) };
-        let mut worst = "retained";
+        let Some(item) = item.filter(|i| !i.archived) else { return Ok(self.row(UpdateProjectRow::ItemRemoved).resolved(true)) };
+        // Changed outranks advanced outranks retained.
+        let mut worst = UpdateProjectRow::Retained;
         for (name, want) in fields {
             let want = want.as_str().map(str::to_string).unwrap_or_else(|| want.to_string());
             let now =
                 item.values.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()));
             let verdict = match now {
-                Some(n) if n.eq_ignore_ascii_case(&want) => "retained",
-                Some(n) if project.options(name).is_some_and(|o| advanced(o, &want, &n)) => "advanced",
-                _ => "changed",
+                Some(n) if n.eq_ignore_ascii_case(&want) => UpdateProjectRow::Retained,
+                Some(n) if project.options(name).is_some_and(|o| advanced(o, &want, &n)) => UpdateProjectRow::Advanced,
+                _ => UpdateProjectRow::Changed,
             };
-            // changed outranks advanced outranks retained
             worst = match (worst, verdict) {
-                ("changed", _) | (_, "changed") => "changed",
-                ("advanced", _) | (_, "advanced") => "advanced",
-                _ => "retained",
+                (UpdateProjectRow::Changed, _) | (_, UpdateProjectRow::Changed) => UpdateProjectRow::Changed,
+                (UpdateProjectRow::Advanced, _) | (_, UpdateProjectRow::Advanced) => UpdateProjectRow::Advanced,
+                _ => UpdateProjectRow::Retained,
             };
         }
         let v = self.row(worst).resolved(true);
-        if worst == "changed" {
-            v.status(case.policy.metadata_changed.status())
-        } else {
-            v
-        }
-    }
-}
-
-pub struct CreateProject;
-
-const CREATE_ROWS: &[Row] = &[
-    Row {
-        id: "exists",
-        when: "The project exists (existence alone, never acceptance)",
-        status: S::Pending,
-        strength: E::Weak,
-        signal: "target_exists_only",
-        seed: "§8: target exists only",
-        policy: None,
-    },
-    Row {
-        id: "inaccessible",
-        when: "The project was not captured, or its capture failed",
-        status: S::Unknown,
-        strength: E::None,
-        signal: "project_inaccessible",
-        seed: "",
-        policy: None,
-    },
-];
-
-impl Rule for CreateProject {
-    fn output_type(&self) -> &'static str {
-        "create_project"
-    }
-    fn human_check(&self) -> &'static str {
-        "Is the project there? Repository state shows no more than existence for a new project."
-    }
-    fn rows(&self) -> &'static [Row] {
-        CREATE_ROWS
-    }
-    fn targets_number(&self) -> bool {
-        false
-    }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        match load(case, || CreateProject.row("inaccessible")) {
-            Ok((_, p)) => self.row("exists").resolved(true).detail("items", p.items.len()),
-            Err(v) => v,
-        }
+        Ok(if worst == UpdateProjectRow::Changed { v.status(case.policy.metadata_changed.status()) } else { v })
     }
 }

@@ -15,89 +15,94 @@
 
 use serde_json::Value;
 
-use super::fields::{current, intended, judge, Kept};
+use super::shared::fields::{current, intended, judge, Kept};
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
-use crate::evaluate::{common, Row, Rule, Verdict};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, bool_at};
 use crate::time;
 
 pub struct UpdateRelease;
 
-const ROWS: &[Row] = &[
-    Row {
-        id: "retained",
-        when: "Every edited field still matches the intended update",
-        status: S::Accepted,
-        strength: E::Medium,
-        signal: "release_edit_retained",
-        seed: "Release fields still match intended update",
-        policy: None,
-    },
-    Row {
-        id: "published",
-        when: "Edit retained, and the draft was published after it",
-        status: S::Accepted,
-        strength: E::Strong,
-        signal: "release_published_after_update",
-        seed: "Release published after draft update",
-        policy: None,
-    },
-    Row {
-        id: "reverted",
-        when: "An edited field is back to its before value, or replaced",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "release_edit_reverted",
-        seed: "Release edited again to revert agent change",
-        policy: None,
-    },
-    Row {
-        id: "deleted",
-        when: "The release answered 404/410",
-        status: S::Rejected,
-        strength: E::Strong,
-        signal: "release_deleted",
-        seed: "Release deleted",
-        policy: None,
-    },
-];
+rows! {
+    pub enum UpdateReleaseRow {
+        Retained => RowSpec {
+            id: "retained",
+            when: "Every edited field still matches the intended update",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "release_edit_retained",
+            seed: "Release fields still match intended update",
+            policy: None,
+        },
+        Published => RowSpec {
+            id: "published",
+            when: "Edit retained, and the draft was published after it",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "release_published_after_update",
+            seed: "Release published after draft update",
+            policy: None,
+        },
+        Reverted => RowSpec {
+            id: "reverted",
+            when: "An edited field is back to its before value, or replaced",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "release_edit_reverted",
+            seed: "Release edited again to revert agent change",
+            policy: None,
+        },
+        Deleted => RowSpec {
+            id: "deleted",
+            when: "The release answered 404/410",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "release_deleted",
+            seed: "Release deleted",
+            policy: None,
+        },
+    }
+}
 
 impl Rule for UpdateRelease {
+    type Row = UpdateReleaseRow;
     fn output_type(&self) -> &'static str {
         "update_release"
     }
     fn human_check(&self) -> &'static str {
         "Did the release edit remain?"
     }
-    fn rows(&self) -> &'static [Row] {
-        ROWS
-    }
     fn targets_number(&self) -> bool {
         false
     }
-    fn evaluate(&self, case: &Case) -> Verdict {
-        let p: Value = serde_json::from_str(&case.output.payload).unwrap_or_default();
-        let e = case.output.expected();
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let p = &case.recorded.payload;
+        let e = &case.recorded.expected;
         let Some(id) = e.get("metadata.release_id").and_then(as_int).or(p.get("release_id").and_then(as_int)) else {
-            return common("missing_reference").note("no release id recorded");
+            return Err(common(Common::MissingReference).note("no release id recorded"));
         };
         let look = case.lookup(&format!("releases/{id}"));
         let rel = match &look {
             Lookup::Found(v) => *v,
-            Lookup::Gone(s) => return crate::evaluate::undated(case, self.row("deleted"), &format!("the release answered {s}")).detail("release_id", id),
-            other => return super::missing(case, other),
+            Lookup::Gone(s) => {
+                return Ok(crate::evaluate::undated(case, self.row(UpdateReleaseRow::Deleted), &format!("the release answered {s}")).detail("release_id", id))
+            }
+            other => return Err(super::missing(case, other)),
         };
-        let Some(after) = case.output.after() else { return common("missing_execution_state").resolved(true).note("no after state recorded") };
-        let changes = intended(case.output.before().as_ref(), &after);
+        let Some(after) = case.recorded.after.as_ref() else {
+            return Err(common(Common::MissingExecutionState).resolved(true).note("no after state recorded"));
+        };
+        let changes = intended(case.recorded.before.as_ref(), after);
         if changes.is_empty() {
-            return common("missing_execution_state").resolved(true).note("the after state names no release field");
+            return Err(common(Common::MissingExecutionState).resolved(true).note("the after state names no release field"));
         }
         if !case.window.is_snapshot() {
             // Releases carry no edit history; only an edit-free time after the window helps.
             let last = time::at(rel, "updated_at").or(time::at(rel, "published_at")).or(time::at(rel, "created_at"));
             if last.is_none_or(|t| t > case.as_of) {
-                return super::no_history("history_missing").resolved(true);
+                return Ok(HistoryGap::HistoryMissing.verdict());
             }
         }
         let mut now = serde_json::Map::new();
@@ -108,17 +113,17 @@ impl Rule for UpdateRelease {
         }
         let judged = match judge(&changes, &Value::Object(now)) {
             Ok(j) => j,
-            Err(f) => return common("missing_execution_state").resolved(true).note(format!("field `{f}` is not in the release")),
+            Err(f) => return Err(common(Common::MissingExecutionState).resolved(true).note(format!("field `{f}` is not in the release"))),
         };
         let done = |v: Verdict| v.resolved(true).detail("release_id", id);
         if judged.iter().any(|j| j.kept != Kept::Retained) {
-            return done(self.row("reverted"));
+            return Ok(done(self.row(UpdateReleaseRow::Reverted)));
         }
         let published_at = time::at(rel, "published_at");
-        let was_draft = case.output.before().and_then(|b| bool_at(&b, "draft")) == Some(true) || bool_at(&after, "draft") == Some(true);
-        if was_draft && bool_at(rel, "draft") == Some(false) && published_at.is_some_and(|t| case.t0.is_none_or(|t0| t > t0) && t <= case.as_of) {
-            return done(self.row("published").at(published_at));
+        let was_draft = case.recorded.before.as_ref().and_then(|b| bool_at(b, "draft")) == Some(true) || bool_at(after, "draft") == Some(true);
+        if was_draft && bool_at(rel, "draft") == Some(false) && case.is_inside(published_at) {
+            return Ok(done(self.row(UpdateReleaseRow::Published).at(published_at)));
         }
-        done(self.row("retained"))
+        Ok(done(self.row(UpdateReleaseRow::Retained)))
     }
 }

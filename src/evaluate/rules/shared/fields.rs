@@ -6,11 +6,12 @@
 
 use serde_json::{json, Value};
 
-use super::{issue_final, no_history};
 use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{Activity, Case};
 use crate::evaluate::outcome::Confidence;
-use crate::evaluate::{common, Rule, Verdict};
+use crate::evaluate::rules::issue_final;
+use crate::evaluate::{common, Common, Rule, Verdict};
 use crate::json::{names, str_at, str_path};
 use crate::snapshot::github::{normalized_body_hash, Event, Issue};
 use crate::time::Instant;
@@ -104,7 +105,7 @@ pub struct Judged {
 }
 
 /// The object's fields as of the window's end, or why they cannot be known.
-pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, events: Option<&[Event]>, wanted: &[String]) -> Result<Value, &'static str> {
+pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, events: Option<&[Event]>, wanted: &[String]) -> Result<Value, HistoryGap> {
     let mut now = serde_json::Map::new();
     for f in wanted {
         if let Some(v) = current(obj, f) {
@@ -114,7 +115,7 @@ pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, event
     if case.window.is_snapshot() || updated_at.is_some_and(|u| u <= case.as_of) {
         return Ok(Value::Object(now));
     }
-    let Some(evs) = events else { return Err("history_missing") };
+    let Some(evs) = events else { return Err(HistoryGap::HistoryMissing) };
     for f in wanted {
         match f.as_str() {
             "title" => {
@@ -132,7 +133,7 @@ pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, event
                 let l: Vec<String> = now.get("labels").and_then(names).unwrap_or_default();
                 let at = case.labels_as_of(l, evs);
                 if !at.unsettled.is_empty() {
-                    return Err("history_incomplete");
+                    return Err(HistoryGap::HistoryIncomplete);
                 }
                 let mut at = at.labels;
                 at.sort();
@@ -144,7 +145,7 @@ pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, event
                 now.insert("state".into(), json!(if lc.closed { "closed" } else { "open" }));
             }
             // No event history for these: only the updated_at shortcut above settles them.
-            _ => return Err("history_missing"),
+            _ => return Err(HistoryGap::HistoryMissing),
         }
     }
     Ok(Value::Object(now))
@@ -166,25 +167,32 @@ pub fn judge(changes: &[(String, Option<Value>, Value)], now: &Value) -> Result<
     Ok(out)
 }
 
-/// The shared verdict of the update rules. The rule must have rows `retained`,
-/// `retained_after_edit`, `reverted`, `replaced`, and may refine the result.
-pub fn update_verdict(rule: &dyn Rule, case: &Case, obj: &Value, updated_at: Option<Instant>, activity: &Activity) -> Verdict {
-    let o = case.output;
-    let Some(after) = o.after() else {
-        return common("missing_execution_state").resolved(true).note("no after state recorded: nothing to compare");
+/// The rows the shared update verdict answers with, in a rule's own row type.
+pub struct UpdateRows<R> {
+    pub retained: R,
+    /// Rules without edit history (discussions) have none.
+    pub retained_after_edit: Option<R>,
+    pub reverted: R,
+    pub replaced: R,
+}
+
+/// The shared verdict of the update rules; the rule may refine the result.
+pub fn update_verdict<R: Rule>(rule: &R, rows: UpdateRows<R::Row>, case: &Case, obj: &Value, updated_at: Option<Instant>, activity: &Activity) -> Verdict {
+    let Some(after) = case.recorded.after.as_ref() else {
+        return common(Common::MissingExecutionState).resolved(true).note("no after state recorded: nothing to compare");
     };
-    let changes = intended(o.before().as_ref(), &after);
+    let changes = intended(case.recorded.before.as_ref(), after);
     if changes.is_empty() {
-        return common("missing_execution_state").resolved(true).note("the after state names no field hindsight compares");
+        return common(Common::MissingExecutionState).resolved(true).note("the after state names no field hindsight compares");
     }
     let wanted: Vec<String> = changes.iter().map(|c| c.0.clone()).collect();
     let now = match fields_as_of(case, obj, updated_at, activity.events.as_deref(), &wanted) {
         Ok(n) => n,
-        Err(why) => return no_history(why).resolved(true),
+        Err(gap) => return gap.verdict(),
     };
     let judged = match judge(&changes, &now) {
         Ok(j) => j,
-        Err(f) => return common("missing_execution_state").resolved(true).note(format!("field `{f}` is not in the captured object")),
+        Err(f) => return common(Common::MissingExecutionState).resolved(true).note(format!("field `{f}` is not in the captured object")),
     };
     let kept = judged.iter().filter(|j| j.kept == Kept::Retained).count();
     let score = kept as f64 / judged.len() as f64;
@@ -195,16 +203,14 @@ pub fn update_verdict(rule: &dyn Rule, case: &Case, obj: &Value, updated_at: Opt
     let person = touches.iter().rev().find(|e| case.actors.classify(&e.actor) == ActorClass::VisibleNonBot);
     let v = if kept == judged.len() {
         match person {
-            // Rules without edit history (discussions) have no `retained_after_edit` row.
-            Some(e) if rule.rows().iter().any(|r| r.id == "retained_after_edit") => {
-                rule.row("retained_after_edit").detail("edited_by", e.actor.login.clone()).at(e.created_at)
+            Some(e) if rows.retained_after_edit.is_some() => {
+                rule.row(rows.retained_after_edit.unwrap_or(rows.retained)).detail("edited_by", e.actor.login.clone()).at(e.created_at)
             }
-            Some(_) => rule.row("retained"),
-            None => rule.row("retained"),
+            Some(_) | None => rule.row(rows.retained),
         }
     } else {
         let reverted = judged.iter().any(|j| j.kept == Kept::Reverted);
-        let v = rule.row(if reverted { "reverted" } else { "replaced" });
+        let v = rule.row(if reverted { rows.reverted } else { rows.replaced });
         match (person, touches.last()) {
             (Some(e), _) => v.detail("changed_by", e.actor.login.clone()).at(e.created_at),
             (None, Some(e)) => {

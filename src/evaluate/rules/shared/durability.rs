@@ -49,8 +49,12 @@ fn reverted_pr(body: &str, repo: &str) -> Option<i64> {
     body[i + key.len()..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()
 }
 
+/// Revert marks per repository, built from one index on first use and shared by every
+/// output and window judged against it.
+pub type RevertMarks = std::sync::OnceLock<HashMap<String, Vec<RevertMark>>>;
+
 /// Every revert mark of every repository, built by scanning the index once.
-pub fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
+fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
     let mut out: HashMap<String, Vec<RevertMark>> = HashMap::new();
     let mut keys: Vec<&String> = index.entries.keys().collect();
     keys.sort();
@@ -111,7 +115,7 @@ fn same_sha(a: &str, b: &str) -> bool {
 /// window and within `durability_hours` of the merge.
 pub fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: &[String]) -> Option<RevertMark> {
     let repo = case.repo()?;
-    let marks = case.index.reverts().get(repo)?;
+    let marks = case.reverts.get_or_init(|| build(case.index)).get(repo)?;
     let merged_at = pr.merged_at;
     let mut shas: Vec<String> = extra_shas.to_vec();
     shas.extend(pr.merge_commit_sha.clone());

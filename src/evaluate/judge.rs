@@ -1,0 +1,193 @@
+//! Judging one safe output in every window: the framework around the rules (outputs never
+//! executed, windows not observable yet, unknown action times, types without a rule) and
+//! the checks on what a rule answers (a decision dated at or before the action).
+
+use super::rule::{common, Common, Evaluator};
+use super::rules::shared::durability::RevertMarks;
+use super::{actors, case, rules, Case, Confidence, Policy, Status, Verdict, Window};
+use crate::runs::{Execution, SafeOutput};
+use crate::snapshot::SnapshotIndex;
+use crate::time::{self, Instant};
+
+/// What the captures of one output's target say whatever the window, found on first use.
+#[derive(Default)]
+struct TargetCaptures {
+    seen_at: std::cell::OnceCell<Option<Instant>>,
+    provenance: std::cell::OnceCell<Option<serde_json::Value>>,
+}
+
+/// Everything judging needs besides the outputs: one index (a repository's captures, or
+/// the whole snapshot's) and what is derived from it once for all its outputs.
+pub struct Evaluation<'a> {
+    pub index: &'a SnapshotIndex,
+    pub captured_at: Instant,
+    pub policy: &'a Policy,
+    pub windows: &'a [Window],
+    reverts: RevertMarks,
+}
+
+impl<'a> Evaluation<'a> {
+    pub fn new(index: &'a SnapshotIndex, captured_at: Instant, policy: &'a Policy, windows: &'a [Window]) -> Self {
+        Evaluation { index, captured_at, policy, windows, reverts: RevertMarks::new() }
+    }
+
+    /// One output in every window (in the order of `windows`), sharing gathered activity.
+    pub fn judge_all(&self, o: &SafeOutput) -> Vec<(Verdict, Option<Instant>)> {
+        let cache = case::ActivityCache::default();
+        let recorded = case::Recorded::of(o);
+        let target = TargetCaptures::default();
+        self.windows.iter().map(|w| self.judge_output(o, &recorded, &target, *w, &cache)).collect()
+    }
+
+    fn judge_output(
+        &self,
+        o: &SafeOutput,
+        recorded: &case::Recorded,
+        target: &TargetCaptures,
+        window: Window,
+        cache: &case::ActivityCache,
+    ) -> (Verdict, Option<Instant>) {
+        let rule = rules::find(&o.output_type);
+        let mut classifier = actors::Classifier::default();
+        if let Some(a) = &o.actor {
+            classifier.add_workflow(a);
+        }
+        if self.policy.triggering_actor_is_workflow {
+            if let Some(a) = &o.run_actor {
+                classifier.add_workflow(a);
+            }
+        }
+        let mut case = Case {
+            output: o,
+            recorded,
+            window,
+            index: self.index,
+            policy: self.policy,
+            captured_at: self.captured_at,
+            t0: o.created_at,
+            as_of: self.captured_at,
+            actors: classifier,
+            cache,
+            reverts: &self.reverts,
+        };
+        self.judge(rule, &mut case, target)
+    }
+
+    /// The latest time any capture of the output's target (the object and its activity
+    /// lists) was taken: the line's own `captured_at`, else the snapshot's. `None` when
+    /// none is captured.
+    fn target_seen_at(&self, o: &SafeOutput) -> Option<Instant> {
+        self.target_entries(o).into_iter().map(|(_, e)| e.captured_at.unwrap_or(self.captured_at)).max()
+    }
+
+    /// The captures of the output's target: the object and its activity lists.
+    fn target_entries(&self, o: &SafeOutput) -> Vec<(String, &crate::snapshot::Entry)> {
+        const TAILS: &[&str] = &[
+            "issues/{n}",
+            "pulls/{n}",
+            "issues/{n}/timeline",
+            "issues/{n}/events",
+            "issues/{n}/comments",
+            "pulls/{n}/reviews",
+            "pulls/{n}/comments",
+            "pulls/{n}/commits",
+        ];
+        let (Some(repo), Some(n)) = (o.target_repo.as_deref(), o.target_number) else { return Vec::new() };
+        TAILS
+            .iter()
+            .filter_map(|t| {
+                let tail = t.replace("{n}", &n.to_string());
+                self.index.get(&crate::snapshot::paths::rest(repo, &tail)).map(|e| (tail, e))
+            })
+            .collect()
+    }
+
+    /// Where the target's evidence came from, when that is not simply "its own path, as of
+    /// the snapshot": captures with their own `captured_at`, and copies derived from other
+    /// captures (a repository-wide list, an issue-shaped PR, search results).
+    fn provenance(&self, o: &SafeOutput) -> Option<serde_json::Value> {
+        let rows: Vec<serde_json::Value> = self
+            .target_entries(o)
+            .into_iter()
+            .filter(|(_, e)| e.captured_at.is_some() || e.derived_from.is_some())
+            .map(|(tail, e)| {
+                let mut m = serde_json::Map::new();
+                m.insert("path".into(), tail.into());
+                m.insert("captured_at".into(), e.captured_at.map(|t| time::format(&t)).into());
+                if let Some(f) = &e.derived_from {
+                    m.insert("derived_from".into(), f.clone().into());
+                }
+                serde_json::Value::Object(m)
+            })
+            .collect();
+        (!rows.is_empty()).then_some(serde_json::Value::Array(rows))
+    }
+
+    fn judge(&self, rule: Option<&dyn Evaluator>, case: &mut Case, target: &TargetCaptures) -> (Verdict, Option<Instant>) {
+        let o = case.output;
+        // System outputs carry their own meaning whether or not they ran.
+        if let Some(v) = rules::system::evaluate(o) {
+            return (v, None);
+        }
+        match o.execution {
+            Execution::Executed => {}
+            Execution::Staged => return (common(Common::Staged), None),
+            Execution::NotExecuted | Execution::RequestedOnly => return (common(Common::NotExecuted), None),
+            Execution::Unrecorded => return (common(Common::ExecutionUnrecorded), None),
+        }
+        let Some(rule) = rule else {
+            let v = common(Common::NoTypeSpecificEvaluator).note(format!("no rule for `{}`; its outcome is not measured, never assumed", o.output_type));
+            return (v, None);
+        };
+        if rule.skips() {
+            return (rule.evaluate(case), None);
+        }
+        if rule.targets_number() && o.target_number.is_none() && o.target_comment_id.is_none() {
+            return (common(Common::MissingReference), None);
+        }
+        case.t0 = rule.action_time(case);
+        if let Window::Hours(h) = case.window {
+            let Some(t0) = case.t0 else {
+                return (common(Common::ActionTimeMissing), None);
+            };
+            // Past chrono's range is past the capture too (an action time read from a dataset can be far out).
+            let Some(end) = time::plus_hours(&t0, h) else {
+                return (common(Common::WindowNotObservable), None);
+            };
+            if end > self.captured_at {
+                let v = common(Common::WindowNotObservable).detail("window_end", time::format(&end));
+                return (v, Some(end));
+            }
+            // A line's own captured_at overrides the snapshot's: when every capture of the
+            // target was taken before the window's end, the window is not observable either.
+            if let Some(seen) = target.seen_at.get_or_init(|| self.target_seen_at(o)).filter(|seen| end > *seen) {
+                let v = common(Common::WindowNotObservable).detail("window_end", time::format(&end)).detail("target_captured_at", time::format(&seen));
+                return (v, Some(end));
+            }
+            case.as_of = end;
+        }
+        let mut v = rule.evaluate(case);
+        if let Some(p) = target.provenance.get_or_init(|| self.provenance(o)) {
+            v = v.detail("evidence", p.clone());
+        }
+        // Only what happened strictly after T is a response; a decision dated at or before
+        // the action (a body whose times contradict each other) is no evidence either way.
+        if let (Some(t0), Some(at), Status::Accepted | Status::Rejected) = (case.t0, v.decided_at, v.status) {
+            if at < t0 || (at == t0 && !rule.dated_at_action()) {
+                let dated = time::format(&at);
+                v = common(Common::InconsistentState)
+                    .resolved(v.target_resolved)
+                    .detail("decided_at", dated.clone())
+                    .detail("signal_not_used", v.signal)
+                    .note(format!("`{}` is dated {dated}, not after the action ({}): no response can be", v.signal, time::format(&t0)));
+            }
+        }
+        if case.t0.is_none() {
+            v.notes.push("action time unknown: all recorded activity before capture counted".into());
+            if v.confidence == Confidence::High {
+                v.confidence = Confidence::Medium;
+            }
+        }
+        (v, Some(case.as_of))
+    }
+}

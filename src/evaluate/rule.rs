@@ -1,0 +1,315 @@
+//! The rule contract: what a rule for one safe-output type declares (its rows, as an enum
+//! whose values are the only verdicts it can give) and how its verdicts are built.
+//!
+//! A row's identity is a type (`CloseIssueRow::Reopened`), never a string looked up at run
+//! time; `rows!` declares the enum and, in the same order, the table the catalogue prints.
+
+use super::case::Case;
+use super::outcome::{Confidence, EvidenceStrength, Status, Verdict};
+use crate::time::Instant;
+
+/// One row of a rule's table: a repository state and what it means. The rules catalogue
+/// is printed from these, so code and documentation cannot drift apart.
+#[derive(Clone, Copy, Debug)]
+pub struct RowSpec {
+    /// The row's name in `rule_id` (`<type>/<id>`) and in the catalogue.
+    pub id: &'static str,
+    /// The repository state, in words.
+    pub when: &'static str,
+    pub status: Status,
+    pub strength: EvidenceStrength,
+    pub signal: &'static str,
+    /// The seed 000 table row this implements ("" when the row is hindsight's own).
+    pub seed: &'static str,
+    /// The policy switch that can change the status, if any.
+    pub policy: Option<&'static str>,
+}
+
+/// A rule's rows: an enum declared with `rows!`, each value one row of the table.
+pub trait RowId: Copy + std::fmt::Debug + 'static {
+    /// Every row, in the enum's order.
+    const ALL: &'static [Self];
+    /// The table, in the same order.
+    const ROWS: &'static [RowSpec];
+    fn spec(self) -> &'static RowSpec;
+}
+
+/// Declares a rule's rows: `Variant => RowSpec { .. }`, one per row, in catalogue order.
+macro_rules! rows {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($variant:ident => $spec:expr),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis enum $name {
+            $($variant),+
+        }
+        impl $name {
+            pub const ROWS: &'static [$crate::evaluate::rule::RowSpec] = &[$($spec),+];
+        }
+        impl $crate::evaluate::rule::RowId for $name {
+            const ALL: &'static [Self] = &[$(Self::$variant),+];
+            const ROWS: &'static [$crate::evaluate::rule::RowSpec] = $name::ROWS;
+            fn spec(self) -> &'static $crate::evaluate::rule::RowSpec {
+                // Variants and table entries are declared together, in the same order.
+                &$name::ROWS[self as usize]
+            }
+        }
+    };
+}
+pub(crate) use rows;
+
+/// An evaluator for one safe-output type, with its own rows.
+pub trait Rule: Sync + Send {
+    /// The rows this rule answers with.
+    type Row: RowId;
+    fn output_type(&self) -> &'static str;
+    /// What a person checks (seed 000's "Human check").
+    fn human_check(&self) -> &'static str;
+    /// When the action happened. Defaults to the recorded time; creating rules fall back
+    /// on the created object's own `created_at`.
+    fn action_time(&self, case: &Case) -> Option<Instant> {
+        case.output.created_at
+    }
+    /// `Ok` when the rule judged the case; `Err` when it answered early (the target or the
+    /// history it needs is missing, or a capture failed), so lookups can use `?`.
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict>;
+
+    /// Whether the target is an issue, PR or comment found by number or comment id; rules
+    /// whose target is a workflow run, an alert or a project say `false` and check their
+    /// own reference.
+    fn targets_number(&self) -> bool {
+        true
+    }
+
+    /// Whether the verdict is dated at the action itself (the agent's own merge standing):
+    /// then a decision dated at T is expected, not a contradiction.
+    fn dated_at_action(&self) -> bool {
+        false
+    }
+
+    /// Types with no repository outcome at all: skipped whatever the window.
+    fn skips(&self) -> bool {
+        false
+    }
+
+    /// The verdict of one of this rule's rows.
+    fn row(&self, row: Self::Row) -> Verdict {
+        verdict(self.output_type(), row.spec())
+    }
+}
+
+/// A rule with its row type erased, as the registry holds it.
+pub trait Evaluator: Sync + Send {
+    fn output_type(&self) -> &'static str;
+    fn human_check(&self) -> &'static str;
+    fn rows(&self) -> &'static [RowSpec];
+    fn action_time(&self, case: &Case) -> Option<Instant>;
+    fn evaluate(&self, case: &Case) -> Verdict;
+    fn targets_number(&self) -> bool;
+    fn dated_at_action(&self) -> bool;
+    fn skips(&self) -> bool;
+    /// The names of the rule's row values, in table order (tests check them against the ids).
+    #[cfg(test)]
+    fn row_names(&self) -> Vec<String>;
+}
+
+impl<R: Rule> Evaluator for R {
+    fn output_type(&self) -> &'static str {
+        Rule::output_type(self)
+    }
+    fn human_check(&self) -> &'static str {
+        Rule::human_check(self)
+    }
+    fn rows(&self) -> &'static [RowSpec] {
+        <R::Row as RowId>::ROWS
+    }
+    fn action_time(&self, case: &Case) -> Option<Instant> {
+        Rule::action_time(self, case)
+    }
+    fn evaluate(&self, case: &Case) -> Verdict {
+        Rule::evaluate(self, case).unwrap_or_else(|early| early)
+    }
+    fn targets_number(&self) -> bool {
+        Rule::targets_number(self)
+    }
+    fn dated_at_action(&self) -> bool {
+        Rule::dated_at_action(self)
+    }
+    fn skips(&self) -> bool {
+        Rule::skips(self)
+    }
+    #[cfg(test)]
+    fn row_names(&self) -> Vec<String> {
+        <R::Row as RowId>::ALL.iter().map(|r| format!("{r:?}")).collect()
+    }
+}
+
+/// Build the verdict of a row of type `ty`.
+pub fn verdict(ty: &str, r: &RowSpec) -> Verdict {
+    Verdict {
+        status: r.status,
+        strength: r.strength,
+        signal: r.signal,
+        rule_id: format!("{ty}/{}", r.id),
+        confidence: Confidence::High,
+        target_resolved: false,
+        notes: Vec::new(),
+        details: serde_json::Map::new(),
+        decided_at: None,
+        partial_score: None,
+        visible_non_bot_actors: 0,
+        bot_actors: 0,
+    }
+}
+
+rows! {
+    /// Rows every type shares: missing data and unobservable windows.
+    pub enum Common {
+        MissingReference => RowSpec {
+            id: "missing_reference",
+            when: "The record names no target (no number, URL or temporary id)",
+            status: Status::Unknown,
+            strength: EvidenceStrength::None,
+            signal: "missing_reference",
+            seed: "Required target object or audit data could not be fetched",
+            policy: None,
+        },
+        TargetNotCaptured => RowSpec {
+            id: "target_not_captured",
+            when: "The target is not in the snapshot",
+            status: Status::Unknown,
+            strength: EvidenceStrength::None,
+            signal: "target_not_captured",
+            seed: "Required target object or audit data could not be fetched",
+            policy: None,
+        },
+        CaptureFailed => RowSpec {
+            id: "capture_failed",
+            when: "The capture of the target, or of history the rule needs, failed (non-2xx other than 404/410)",
+            status: Status::Unknown,
+            strength: EvidenceStrength::None,
+            signal: "capture_failed",
+            seed: "Required target object or audit data could not be fetched",
+            policy: None,
+        },
+        TargetDeleted => RowSpec {
+            id: "target_deleted",
+            when: "The target answered 404/410 at capture",
+            status: Status::Unknown,
+            strength: EvidenceStrength::None,
+            signal: "target_deleted",
+            seed: "Deleted or inaccessible: unknown or rejected, depending audit availability",
+            policy: Some("deleted_target"),
+        },
+        HistoryMissing => RowSpec {
+            id: "history_missing",
+            when: "The window ends before capture but the timestamped history needed to rebuild the state as of its end was not captured",
+            status: Status::Unknown,
+            strength: EvidenceStrength::None,
+            signal: "history_missing",
+            seed: "",
+            policy: None,
+        },
+        InconsistentState => RowSpec {
+            id: "inconsistent_state",
+            when: "The captured body contradicts itself (open but merged or closed; a decision dated at or before the action)",
+            status: Status::Unknown,
+            strength: EvidenceStrength::None,
+            signal: "inconsistent_state",
+            seed: "",
+            policy: None,
+        },
+        WindowNotObservable => RowSpec {
+            id: "window_not_observable",
+            when: "The window ends after the snapshot was captured",
+            status: Status::Unknown,
+            strength: EvidenceStrength::None,
+            signal: "window_not_yet_observable",
+            seed: "",
+            policy: None,
+        },
+        ActionTimeMissing => RowSpec {
+            id: "action_time_missing",
+            when: "The action's time is not recorded, so T+W cannot be placed",
+            status: Status::Unknown,
+            strength: EvidenceStrength::None,
+            signal: "action_time_missing",
+            seed: "",
+            policy: None,
+        },
+        MissingExecutionState => RowSpec {
+            id: "missing_execution_state",
+            when: "The execution-time metadata the rule compares against (labels added, commit SHAs, ...) was not recorded",
+            status: Status::Unknown,
+            strength: EvidenceStrength::None,
+            signal: "missing_execution_state",
+            seed: "No way to compare before and after",
+            policy: None,
+        },
+        NoTypeSpecificEvaluator => RowSpec {
+            id: "no_type_specific_evaluator",
+            when: "No rule exists for this safe-output type",
+            status: Status::Unknown,
+            strength: EvidenceStrength::None,
+            signal: "no_type_specific_evaluator",
+            seed: "evaluator is None -> unknown(no_type_specific_evaluator)",
+            policy: None,
+        },
+        NotExecuted => RowSpec {
+            id: "not_executed",
+            when: "Requested but not carried out (an error, a rejected request)",
+            status: Status::Skipped,
+            strength: EvidenceStrength::None,
+            signal: "not_executed",
+            seed: "",
+            policy: None,
+        },
+        Staged => RowSpec {
+            id: "staged",
+            when: "Requested in staged mode: previewed, never applied",
+            status: Status::Skipped,
+            strength: EvidenceStrength::None,
+            signal: "staged_not_applied",
+            seed: "",
+            policy: None,
+        },
+        ExecutionUnrecorded => RowSpec {
+            id: "execution_unrecorded",
+            when: "Requested in a run that kept no record of executed items",
+            status: Status::Unknown,
+            strength: EvidenceStrength::None,
+            signal: "execution_unrecorded",
+            seed: "",
+            policy: None,
+        },
+    }
+}
+
+/// The verdict of a row every type shares.
+pub fn common(row: Common) -> Verdict {
+    verdict("common", row.spec())
+}
+
+/// A verdict that rests on an observation without a time (a 404 at capture, a label
+/// missing at capture, a field's final value): it settles the `snapshot` window only. A
+/// timed window cannot borrow it; there the answer is `history_missing`, saying why.
+pub fn undated(case: &Case, v: Verdict, what: &str) -> Verdict {
+    if case.window.is_snapshot() {
+        return v;
+    }
+    common(Common::HistoryMissing).resolved(v.target_resolved).note(format!("{what} at capture, and no history says when; only the snapshot window can use it"))
+}
+
+/// Deleted target, under the `deleted_target` policy (snapshot window only: a 404 carries
+/// no time).
+pub fn deleted(case: &Case, status: u16) -> Verdict {
+    if !case.window.is_snapshot() {
+        return undated(case, common(Common::TargetDeleted), &format!("the target answered {status}")).detail("http_status", status);
+    }
+    let mut v = common(Common::TargetDeleted).detail("http_status", status);
+    v.status = case.policy.deleted_target.status();
+    if v.status == Status::Rejected {
+        v.strength = EvidenceStrength::Medium;
+        v.notes.push("policy deleted_target=rejected: a target gone at capture counts as removed".into());
+    }
+    v
+}

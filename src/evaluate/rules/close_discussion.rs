@@ -1,0 +1,81 @@
+//! `close_discussion`: what a person checks, why, and an example are in [`super::shared::discussion`],
+//! which holds what it shares with the other `create_discussion` and `update_discussion` rules.
+
+use super::shared::discussion::{closed_as_of, load, people};
+use super::CHALLENGE_PHRASES;
+use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::Case;
+use crate::evaluate::case::HistoryGap;
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
+use crate::evaluate::{rows, RowSpec, Rule, Verdict};
+
+pub struct CloseDiscussion;
+
+rows! {
+    pub enum CloseDiscussionRow {
+        StayedClosed => RowSpec {
+            id: "stayed_closed",
+            when: "Still closed at the window's end",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "discussion_stayed_closed",
+            seed: "Still closed after window",
+            policy: None,
+        },
+        Reopened => RowSpec {
+            id: "reopened",
+            when: "Open again (GraphQL keeps no record of who reopened it)",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "discussion_reopened",
+            seed: "Reopened by visible non-bot (actor not visible)",
+            policy: None,
+        },
+        ReopenedByPerson => RowSpec {
+            id: "reopened_by_person",
+            when: "Open again, and the capture names a visible non-bot reopener (`reopenedBy`)",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "discussion_reopened",
+            seed: "Reopened by visible non-bot",
+            policy: None,
+        },
+        Challenged => RowSpec {
+            id: "challenged",
+            when: "A visible non-bot comment after the close says it was wrong",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "close_challenged",
+            seed: "Non-bot comments indicate close was wrong",
+            policy: None,
+        },
+    }
+}
+
+impl Rule for CloseDiscussion {
+    type Row = CloseDiscussionRow;
+    fn output_type(&self) -> &'static str {
+        "close_discussion"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the discussion stay closed?"
+    }
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let (body, d) = load(case)?;
+        let closed = closed_as_of(case, &d).map_err(HistoryGap::verdict)?;
+        if !closed {
+            let by = crate::snapshot::graphql::actor(body.get("reopenedBy"));
+            return Ok(if case.actors.classify(&by) == ActorClass::VisibleNonBot {
+                self.row(CloseDiscussionRow::ReopenedByPerson).detail("reopened_by", by.login)
+            } else {
+                self.row(CloseDiscussionRow::Reopened)
+            }
+            .resolved(true));
+        }
+        let challenge = people(case, &d).into_iter().find(|c| c.body.as_deref().is_some_and(|t| CHALLENGE_PHRASES.iter().any(|p| t.contains(p))));
+        if let Some(c) = challenge {
+            return Ok(self.row(CloseDiscussionRow::Challenged).resolved(true).at(c.created_at).detail("challenged_by", c.author.login.clone()));
+        }
+        Ok(self.row(CloseDiscussionRow::StayedClosed).resolved(true))
+    }
+}

@@ -1,0 +1,111 @@
+//! `create_pull_request_review_comment`: what a person checks, why, and an example are in [`super::shared::review_comments`],
+//! which holds what it shares with the other `reply_to_pull_request_review_comment` and `resolve_pull_request_review_thread` rules.
+
+use super::shared::review_comments::{comment, judge_comment, CommentRows};
+use crate::evaluate::case::Case;
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::time::Instant;
+
+pub struct CreateReviewComment;
+
+rows! {
+    pub enum CreateReviewCommentRow {
+        Resolved => RowSpec {
+            id: "resolved",
+            when: "Its thread was resolved by a visible non-bot actor (snapshot window)",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "thread_resolved",
+            seed: "Thread resolved by visible non-bot",
+            policy: None,
+        },
+        Replied => RowSpec {
+            id: "replied",
+            when: "A visible non-bot actor replied",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "review_comment_replied",
+            seed: "Comment replied to by visible non-bot",
+            policy: None,
+        },
+        FollowupCommit => RowSpec {
+            id: "followup_commit",
+            when: "A later commit touched the commented file",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "followup_commit_touched_file",
+            seed: "Follow-up commit touches commented lines or files",
+            policy: None,
+        },
+        OutdatedMerged => RowSpec {
+            id: "outdated_merged",
+            when: "Outdated by later changes, and the PR merged",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "outdated_by_change_and_merged",
+            seed: "Comment marked outdated due to changes and PR merged",
+            policy: None,
+        },
+        Removed => RowSpec {
+            id: "removed",
+            when: "Deleted, or minimized",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "review_comment_removed",
+            seed: "Comment deleted or minimized as abuse/off-topic",
+            policy: None,
+        },
+        NoResponse => RowSpec {
+            id: "no_response",
+            when: "PR closed or merged with no reply or resolution",
+            status: S::Ignored,
+            strength: E::Weak,
+            signal: "no_response_before_pr_closed",
+            seed: "No reply or no resolution after PR closed or merged",
+            policy: None,
+        },
+        Open => RowSpec {
+            id: "open",
+            when: "PR open, thread unresolved",
+            status: S::Pending,
+            strength: E::Weak,
+            signal: "thread_open",
+            seed: "PR still open and thread unresolved",
+            policy: None,
+        },
+    }
+}
+
+impl Rule for CreateReviewComment {
+    type Row = CreateReviewCommentRow;
+    fn output_type(&self) -> &'static str {
+        "create_pull_request_review_comment"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the inline comment lead to resolution, reply, code change, or review action?"
+    }
+    fn action_time(&self, case: &Case) -> Option<Instant> {
+        let id = case.output.target_comment_id?;
+        case.output.created_at.or_else(|| comment(case, case.output.target_number, id).ok().flatten().and_then(|(c, _)| c.created_at))
+    }
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let Some(id) = case.output.target_comment_id else {
+            return Err(common(Common::MissingReference).note("no review comment id recorded (URL or comment_id)"));
+        };
+        judge_comment(
+            self,
+            CommentRows {
+                resolved: CreateReviewCommentRow::Resolved,
+                replied: CreateReviewCommentRow::Replied,
+                followup_commit: Some(CreateReviewCommentRow::FollowupCommit),
+                outdated_merged: Some(CreateReviewCommentRow::OutdatedMerged),
+                removed: CreateReviewCommentRow::Removed,
+                no_response: CreateReviewCommentRow::NoResponse,
+                open: CreateReviewCommentRow::Open,
+            },
+            case,
+            id,
+        )
+    }
+}

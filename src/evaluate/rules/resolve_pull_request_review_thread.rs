@@ -1,0 +1,97 @@
+//! `resolve_pull_request_review_thread`: what a person checks, why, and an example are in [`super::shared::review_comments`],
+//! which holds what it shares with the other `create_pull_request_review_comment` and `reply_to_pull_request_review_comment` rules.
+
+use super::load_pull;
+use super::shared::review_comments::threads;
+use crate::evaluate::case::Case;
+use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
+use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::json::str_at;
+use serde_json::Value;
+
+pub struct ResolveThread;
+
+rows! {
+    pub enum ResolveThreadRow {
+        MergedAfter => RowSpec {
+            id: "merged_after",
+            when: "Still resolved, and the PR merged",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "resolved_and_merged",
+            seed: "PR merged after resolution",
+            policy: None,
+        },
+        StillResolved => RowSpec {
+            id: "still_resolved",
+            when: "Still resolved",
+            status: S::Accepted,
+            strength: E::Medium,
+            signal: "thread_still_resolved",
+            seed: "Thread still resolved after window",
+            policy: None,
+        },
+        Unresolved => RowSpec {
+            id: "unresolved",
+            when: "Unresolved again (GraphQL does not say by whom)",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "thread_unresolved",
+            seed: "Thread reopened by visible non-bot (actor not visible)",
+            policy: None,
+        },
+        PrClosed => RowSpec {
+            id: "pr_closed",
+            when: "Still resolved, but the PR closed unmerged",
+            status: S::Ignored,
+            strength: E::Medium,
+            signal: "resolved_pr_closed_unmerged",
+            seed: "PR closed unmerged after resolution (contextual)",
+            policy: Some("resolved_pr_closed"),
+        },
+        Inaccessible => RowSpec {
+            id: "inaccessible",
+            when: "The thread is not in any captured review_threads",
+            status: S::Unknown,
+            strength: E::None,
+            signal: "thread_inaccessible",
+            seed: "Thread inaccessible",
+            policy: None,
+        },
+    }
+}
+
+impl Rule for ResolveThread {
+    type Row = ResolveThreadRow;
+    fn output_type(&self) -> &'static str {
+        "resolve_pull_request_review_thread"
+    }
+    fn human_check(&self) -> &'static str {
+        "Did the thread stay resolved?"
+    }
+    fn targets_number(&self) -> bool {
+        false
+    }
+    fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
+        let p = &case.recorded.payload;
+        let Some(tid) =
+            str_at(p, "thread_id").map(str::to_string).or_else(|| case.recorded.expected.get("metadata.thread_id").and_then(Value::as_str).map(str::to_string))
+        else {
+            return Err(common(Common::MissingReference).note("no thread id recorded"));
+        };
+        let found = threads(case, case.output.target_number).into_iter().find(|(_, t)| t.node_id.as_deref() == Some(tid.as_str()));
+        let Some((n, t)) = found else { return Ok(self.row(ResolveThreadRow::Inaccessible).detail("thread_id", tid)) };
+        if !case.window.is_snapshot() {
+            return Err(common(Common::HistoryMissing).resolved(true).note("thread resolution has no timestamp; only the snapshot window can be judged"));
+        }
+        if t.resolved != Some(true) {
+            return Ok(self.row(ResolveThreadRow::Unresolved).resolved(true));
+        }
+        let pr = load_pull(case, n).ok().map(|(_, p)| p);
+        Ok(match pr.map(|p| (p.merged == Some(true), p.state.as_deref() == Some("closed"))) {
+            Some((true, _)) => self.row(ResolveThreadRow::MergedAfter).resolved(true),
+            Some((false, true)) => self.row(ResolveThreadRow::PrClosed).status(case.policy.resolved_pr_closed.status()).resolved(true),
+            _ => self.row(ResolveThreadRow::StillResolved).resolved(true),
+        })
+    }
+}

@@ -1,0 +1,163 @@
+//! Review threads: `create_pull_request_review_comment`,
+//! `reply_to_pull_request_review_comment`, `resolve_pull_request_review_thread` (seed 000
+//! §7, Pull Requests). Comments come from REST (`pulls/N/comments`,
+//! `pulls/comments/ID`); thread state only from GraphQL
+//! (`graphql/repos/OWNER/REPO/pulls/N/review_threads`, shape in `schemas/graphql.md`).
+//!
+//! ## What a person checks
+//! Did the inline comment lead to resolution, a reply, a code change or review action? Did
+//! the reply advance the thread? Did the resolved thread stay resolved?
+//!
+//! ## Why
+//! A thread resolved by a visible non-bot actor is the reviewer's acceptance; a reply from
+//! one is engagement; a later commit touching the commented file is the code changing in
+//! response (when `commits/SHA` with its `files` was captured). GraphQL gives no time for
+//! a resolution, so thread state counts only in the snapshot window; earlier windows say
+//! so rather than borrow it.
+//!
+//! ## Example
+//! Inline comment at T; the author replies at T+2h and resolves the thread -> `accepted`/
+//! `medium`/`review_comment_replied` at 24h, `accepted`/`strong`/`thread_resolved` in the
+//! snapshot window.
+//!
+//! What `create_pull_request_review_comment`, `reply_to_pull_request_review_comment` and
+//! `resolve_pull_request_review_thread` share; each type's rule is in its own file.
+
+use crate::evaluate::actors::ActorClass;
+use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::rules::{pull_state, PullState};
+use crate::evaluate::{common, Common, RowId, Rule, Verdict};
+use crate::json::str_at;
+use crate::snapshot::github::{list, Comment, Commit};
+use crate::snapshot::graphql::{nodes, ReviewThread};
+use crate::time::Instant;
+use serde_json::Value;
+
+/// The review comment (REST), or why it cannot be read. `Ok(None)`: deleted.
+pub(crate) fn comment(case: &Case, n: Option<i64>, id: i64) -> Result<Option<(Comment, Value)>, Verdict> {
+    match case.lookup(&format!("pulls/comments/{id}")) {
+        Lookup::Found(v) => return Ok(Some((Comment::from(v), v.clone()))),
+        Lookup::Gone(_) => return Ok(None),
+        l @ Lookup::Failed(_) => return Err(crate::evaluate::rules::missing(case, &l)),
+        Lookup::NotCaptured => {}
+    }
+    if let Some(n) = n {
+        if let Some(v) = case.lookup(&format!("pulls/{n}/comments")).found() {
+            if let Some(c) = v.as_array().and_then(|a| a.iter().find(|c| crate::json::int_at(c, "id") == Some(id))) {
+                return Ok(Some((Comment::from(c), c.clone())));
+            }
+        }
+    }
+    Err(common(Common::TargetNotCaptured).detail("comment_id", id))
+}
+
+/// Threads of PR `n`, or of every captured PR of the repository when `n` is unknown.
+pub(crate) fn threads(case: &Case, n: Option<i64>) -> Vec<(i64, ReviewThread)> {
+    let Some(repo) = case.repo() else { return vec![] };
+    let mut out = Vec::new();
+    let prefix = format!("graphql/repos/{repo}/pulls/");
+    let mut paths: Vec<&String> = case.index.entries.keys().filter(|k| k.starts_with(&prefix) && k.ends_with("/review_threads")).collect();
+    paths.sort();
+    for p in paths {
+        let num = p[prefix.len()..].split('/').next().and_then(|x| x.parse::<i64>().ok());
+        let Some(num) = num else { continue };
+        if n.is_some_and(|n| n != num) {
+            continue;
+        }
+        if let Some(Lookup::Found(v)) = Some(case.lookup_path(p)) {
+            out.extend(nodes(Some(v)).into_iter().map(|t| (num, ReviewThread::from(t))));
+        }
+    }
+    out
+}
+
+/// Replies to `id` by visible non-bot actors inside the window (REST `in_reply_to_id`,
+/// or later comments of its GraphQL thread).
+pub(crate) fn person_reply(case: &Case, n: i64, id: i64, thread: Option<&ReviewThread>) -> Option<Option<Instant>> {
+    let rest = case.lookup(&format!("pulls/{n}/comments")).found().map(|v| list(v, Comment::from)).unwrap_or_default();
+    let r = rest
+        .iter()
+        .filter(|c| c.in_reply_to_id == Some(id) || (thread.is_some_and(|t| t.holds_comment(c.id.unwrap_or(-1))) && c.id != Some(id)))
+        .find(|c| case.actors.classify(&c.user) == ActorClass::VisibleNonBot && case.is_inside(c.created_at))
+        .map(|c| c.created_at);
+    r.or_else(|| {
+        thread?
+            .comments
+            .iter()
+            .filter(|c| c.id != Some(id))
+            .find(|c| case.actors.classify(&c.author) == ActorClass::VisibleNonBot && case.is_inside(c.created_at))
+            .map(|c| c.created_at)
+    })
+}
+
+/// A commit after T, inside the window, whose captured file list touches `path`.
+pub(crate) fn touching_commit(case: &Case, n: i64, path: &str) -> Option<Option<Instant>> {
+    let v = case.lookup(&format!("pulls/{n}/commits")).found()?;
+    list(v, Commit::from).into_iter().find_map(|c| {
+        let at = c.committed_at.or(c.authored_at);
+        if !case.is_inside(at) {
+            return None;
+        }
+        let detail = case.lookup(&format!("commits/{}", c.sha.as_deref()?)).found()?;
+        let touches = detail.get("files").and_then(Value::as_array)?.iter().any(|f| str_at(f, "filename") == Some(path));
+        touches.then_some(at)
+    })
+}
+
+/// Shared course of the comment and reply rules.
+/// The rows the shared review-comment verdict answers with, in a rule's own row type.
+pub(crate) struct CommentRows<R> {
+    pub(crate) resolved: R,
+    pub(crate) replied: R,
+    /// Only for the agent's own comments: a later commit touching the file answers them.
+    pub(crate) followup_commit: Option<R>,
+    pub(crate) outdated_merged: Option<R>,
+    pub(crate) removed: R,
+    pub(crate) no_response: R,
+    pub(crate) open: R,
+}
+
+pub(crate) fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: &Case, id: i64) -> Result<Verdict, Verdict> {
+    let n = case.output.target_number;
+    let Some((c, raw)) = comment(case, n, id)? else { return Ok(rule.row(rows.removed).resolved(true).detail("comment_id", id)) };
+    let Some(n) = n.or_else(|| str_at(&raw, "pull_request_url").and_then(|u| u.rsplit('/').next()).and_then(|x| x.parse().ok())) else {
+        return Err(common(Common::MissingReference).note("the comment's PR is not recorded"));
+    };
+    let case = case.with_workflow_actor(c.user.login.as_deref());
+    let all = threads(&case, Some(n));
+    let thread = all.iter().map(|(_, t)| t).find(|t| t.holds_comment(id));
+    if thread.and_then(|t| t.comments.iter().find(|x| x.id == Some(id))).and_then(|x| x.minimized) == Some(true) || c.minimized == Some(true) {
+        return Ok(rule.row(rows.removed).resolved(true).note("minimized"));
+    }
+    let snap = case.window.is_snapshot();
+    if snap {
+        if let Some(t) = thread.filter(|t| t.resolved == Some(true)) {
+            if case.actors.classify(&t.resolved_by) == ActorClass::VisibleNonBot {
+                return Ok(rule.row(rows.resolved).resolved(true).detail("resolved_by", t.resolved_by.login.clone()));
+            }
+        }
+    }
+    if let Some(at) = person_reply(&case, n, id, thread) {
+        return Ok(rule.row(rows.replied).resolved(true).at(at));
+    }
+    if let Some(row) = rows.followup_commit {
+        if let Some(at) = c.path.as_deref().and_then(|p| touching_commit(&case, n, p)) {
+            return Ok(rule.row(row).resolved(true).at(at));
+        }
+    }
+    let PullState { lc, .. } = pull_state(&case, n)?;
+    let outdated = thread.and_then(|t| t.outdated).unwrap_or(false)
+        || (raw.get("position").is_some_and(Value::is_null) && raw.get("original_position").is_some_and(|p| !p.is_null()));
+    let note = |v: Verdict| if snap { v } else { v.note("thread resolution has no timestamp; it is judged only in the snapshot window") };
+    if lc.closed {
+        if let Some(row) = rows.outdated_merged.filter(|_| lc.merged && outdated) {
+            return Ok(note(rule.row(row).resolved(true).at(lc.merged_at)));
+        }
+        let v = rule.row(rows.no_response).resolved(true).at(lc.closed_at);
+        return Ok(note(match rows.no_response.spec().policy {
+            Some(_) => v.status(case.policy.unresolved_reply_pr_closed.status()),
+            None => v,
+        }));
+    }
+    Ok(note(rule.row(rows.open).resolved(true)))
+}
