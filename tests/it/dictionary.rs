@@ -48,7 +48,8 @@ fn every_table_carries_its_dictionary_in_the_parquet_metadata() {
             assert_eq!(field.metadata().get(KEY).map(String::as_str), want, "{table}.{}", field.name());
             described += want.is_some() as usize;
         }
-        if let Some(doc) = dictionary::table(table).filter(|d| !d.columns.is_empty()) {
+        // Every column of hindsight's own tables has a meaning (AIDev's are its own).
+        if let Some(doc) = dictionary::table(table) {
             for field in schema.fields() {
                 assert!(dictionary::column(table, field.name()).is_some(), "{table}.{} has no meaning in the dictionary", field.name());
             }
