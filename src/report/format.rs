@@ -69,7 +69,7 @@ pub fn render(batches: &[RecordBatch], fmt: Format) -> Result<String> {
         }
         Format::Json => match pretty_rows(batches, 0) {
             Some(text) => Ok(text + "\n"),
-            None => Ok(serde_json::to_string_pretty(&json_rows(batches)?)? + "\n"),
+            None => Ok(ordered_rows(batches)? + "\n"),
         },
         Format::Html => {
             let section = super::html::Section { name: "query", title: "Query result", columns: column_names(batches), rows: rows_of(batches)? };
@@ -121,10 +121,35 @@ fn indent_after_first_line(text: &str, level: usize) -> String {
     text.lines().enumerate().map(|(i, l)| if i == 0 { l.to_string() } else { format!("{pad}{l}") }).collect::<Vec<_>>().join("\n")
 }
 
-/// `json_rows` as serde_json's pretty printer writes it (keys sorted, nulls kept, two spaces
-/// a level, nested `level` deep), written straight from the arrays: a dashboard with half
+/// `json_rows` as serde_json's pretty printer writes it (keys in column order, nulls kept,
+/// two spaces a level, nested `level` deep), written straight from the arrays: a dashboard with half
 /// a million rows spent seconds going through `Value`s. `None` for a column type it does
 /// not write the same way (the caller goes through `json_rows`).
+/// Rows as pretty JSON with each row's keys in the query's column order, for column types
+/// [`pretty_rows`] does not write itself (values as arrow's JSON writer gives them).
+fn ordered_rows(batches: &[RecordBatch]) -> Result<String> {
+    let v = json_rows(batches)?;
+    let names: Vec<String> = batches.first().map(|b| b.schema().fields().iter().map(|f| f.name().clone()).collect()).unwrap_or_default();
+    let rows = v.as_array().cloned().unwrap_or_default();
+    if rows.is_empty() {
+        return Ok("[]".to_string());
+    }
+    let mut out = String::from("[");
+    for (i, row) in rows.iter().enumerate() {
+        out.push_str(if i == 0 { "\n  {" } else { ",\n  {" });
+        for (k, n) in names.iter().enumerate() {
+            out.push_str(if k == 0 { "\n    " } else { ",\n    " });
+            out.push_str(&serde_json::to_string(n)?);
+            out.push_str(": ");
+            let value = row.get(n).cloned().unwrap_or(serde_json::Value::Null);
+            out.push_str(&indent_after_first_line(&serde_json::to_string_pretty(&value)?, 2));
+        }
+        out.push_str("\n  }");
+    }
+    out.push_str("\n]");
+    Ok(out)
+}
+
 fn pretty_rows(batches: &[RecordBatch], level: usize) -> Option<String> {
     use arrow::array::{AsArray, BooleanArray, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, UInt16Array, UInt32Array, UInt64Array, UInt8Array};
     use arrow::datatypes::DataType;
@@ -134,9 +159,9 @@ fn pretty_rows(batches: &[RecordBatch], level: usize) -> Option<String> {
         return Some("[]".to_string());
     }
     let schema = batches.first()?.schema();
-    let mut keys: Vec<(usize, String)> =
+    // Keys in the query's column order.
+    let keys: Vec<(usize, String)> =
         schema.fields().iter().enumerate().map(|(i, f)| Some((i, serde_json::to_string(f.name()).ok()?))).collect::<Option<_>>()?;
-    keys.sort_by(|a, b| schema.field(a.0).name().cmp(schema.field(b.0).name()));
     let (row_pad, key_pad) = ("  ".repeat(level + 1), "  ".repeat(level + 2));
     let mut out = String::from("[");
     let mut first = true;
@@ -220,14 +245,14 @@ pub fn sections(sections: &[(&str, &str, Vec<RecordBatch>)], fmt: Format, proven
             Ok(super::html::page("dashboard", &s, provenance))
         }
         Format::Json => {
-            // serde_json's own layout: keys in order, two spaces a level.
-            let mut named: Vec<&(&str, &str, Vec<RecordBatch>)> = sections.iter().collect();
-            named.sort_by_key(|(name, _, _)| *name);
+            // serde_json's layout (two spaces a level), with sections in the dashboard's
+            // order and each row's keys in its query's column order.
+            let named: Vec<&(&str, &str, Vec<RecordBatch>)> = sections.iter().collect();
             let mut out = String::from("{");
             for (i, (name, _, b)) in named.iter().enumerate() {
                 let rows = match pretty_rows(b, 1) {
                     Some(text) => text,
-                    None => indent_after_first_line(&serde_json::to_string_pretty(&json_rows(b)?)?, 1),
+                    None => indent_after_first_line(&ordered_rows(b)?, 1),
                 };
                 out.push_str(if i == 0 { "\n  " } else { ",\n  " });
                 out.push_str(&serde_json::to_string(name)?);

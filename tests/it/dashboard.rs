@@ -468,3 +468,24 @@ fn reports_are_byte_identical_across_runs() {
         assert_eq!(a, b, "{fmt} reports differ");
     }
 }
+
+/// The JSON report keeps the dashboard's section order and each query's column order, as
+/// the table and HTML formats do.
+#[test]
+fn json_report_keys_follow_the_queries() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let text = ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path());
+    let shown: Vec<&str> = report::DASHBOARD.iter().map(|(n, _)| *n).filter(|n| text.contains(&format!("\n  \"{n}\": "))).collect();
+    assert!(shown.len() >= 10, "{shown:?}");
+    let at: Vec<usize> = shown.iter().map(|n| text.find(&format!("\n  \"{n}\": ")).unwrap()).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "sections out of the dashboard's order: {shown:?}");
+    for name in ["summary", "prompt_versions", "memory_over_time", "by_run"] {
+        let header = ok(&["report", "--dataset", "ds", "--query", name, "--format", "csv"], tmp.path());
+        let columns: Vec<&str> = header.lines().next().unwrap().split(',').collect();
+        let section = &text[text.find(&format!("\n  \"{name}\": ")).unwrap()..];
+        let row = &section[..section.find("\n    }").unwrap()];
+        let at: Vec<usize> = columns.iter().map(|c| row.find(&format!("\"{c}\": ")).unwrap_or_else(|| panic!("{name}.{c}"))).collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{name}: keys out of the query's column order");
+    }
+}
