@@ -18,6 +18,7 @@ pub mod policy;
 pub mod risk;
 pub mod rule;
 pub mod rules;
+mod spill;
 mod stage;
 pub mod window;
 
@@ -28,5 +29,5 @@ pub use outcomes::OutcomeRows;
 pub use policy::Policy;
 pub(crate) use rule::rows;
 pub use rule::{common, deleted, undated, verdict, Common, Evaluator, RowId, RowSpec, Rule};
-pub use stage::{evaluate_dataset, evaluate_dataset_in_chunks};
+pub use stage::{evaluate_dataset, evaluate_dataset_in_chunks, evaluate_dataset_with_budget};
 pub use window::Window;

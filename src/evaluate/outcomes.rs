@@ -54,11 +54,15 @@ pub fn window_order(w: Window) -> i64 {
     }
 }
 
+/// A row's place in the table: (rank of its output's (run id, item index), window order,
+/// output's position in `safe_outputs`).
+pub(crate) type RowKey = (usize, i64, usize);
+
 /// Rows as they are judged, in any order; `finish` sorts them.
 pub struct OutcomeRows {
     /// (rank of the output's (run id, item index), window order, output's position in its
     /// table) of each row.
-    keys: Vec<(usize, i64, usize)>,
+    keys: Vec<RowKey>,
     safe_output_id: StringBuilder,
     run_id: StringBuilder,
     item_index: Int64Builder,
@@ -192,6 +196,11 @@ impl OutcomeRows {
     /// Rows built in parts (one per worker), merged and sorted by run id, item index, window
     /// and position: the bytes do not depend on how the work was split.
     pub fn merge(parts: Vec<OutcomeRows>) -> Result<RecordBatch, ArrowError> {
+        Ok(Self::merge_keyed(parts)?.1)
+    }
+
+    /// `merge`, with each row's sort key, in the rows' order (a spilled part keeps them).
+    pub(crate) fn merge_keyed(parts: Vec<OutcomeRows>) -> Result<(Vec<RowKey>, RecordBatch), ArrowError> {
         use rayon::prelude::*;
         let mut keys = Vec::new();
         let mut batches = Vec::new();
@@ -203,10 +212,11 @@ impl OutcomeRows {
             batches.push(b);
         }
         if batches.is_empty() {
-            return Ok(RecordBatch::new_empty(schema()));
+            return Ok((Vec::new(), RecordBatch::new_empty(schema())));
         }
         keys.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let order = arrow::array::UInt64Array::from_iter_values(keys.into_iter().map(|(_, i)| i as u64));
+        let order = arrow::array::UInt64Array::from_iter_values(keys.iter().map(|(_, i)| *i as u64));
+        let keys: Vec<RowKey> = keys.into_iter().map(|(k, _)| k).collect();
         // One gather per column, the columns side by side: an interleave across many parts
         // was the slowest step at a million outputs.
         let schema = schema();
@@ -219,7 +229,29 @@ impl OutcomeRows {
             })
             .collect::<Result<_, _>>()?;
         drop(batches);
-        RecordBatch::try_new(schema, columns)
+        Ok((keys, RecordBatch::try_new(schema, columns)?))
+    }
+
+    /// Bytes the rows hold in memory, roughly: their text plus a fixed share per row for
+    /// the numbers, offsets and key.
+    pub(crate) fn bytes(&self) -> usize {
+        let text = [
+            &self.safe_output_id,
+            &self.run_id,
+            &self.workflow_name,
+            &self.safe_output_type,
+            &self.target_repo,
+            &self.target_kind,
+            &self.eval_window,
+            &self.outcome_status,
+            &self.evidence_strength,
+            &self.human_check_signal,
+            &self.confidence,
+            &self.details,
+            &self.notes,
+            &self.rule_id,
+        ];
+        text.iter().map(|b| b.values_slice().len()).sum::<usize>() + self.keys.len() * 192
     }
 
     fn batch(&mut self) -> Result<RecordBatch, ArrowError> {

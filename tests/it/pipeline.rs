@@ -180,6 +180,37 @@ fn spilling_to_disk_changes_no_byte_of_the_dataset() {
     }
 }
 
+/// Evaluate spills sorted parts of outcome rows to disk beyond its memory budget. The
+/// outcomes are the same, byte for byte, whether they all fit or every output's rows are
+/// their own part: on the demo, on bad input and on a synthetic study.
+#[test]
+fn spilling_outcome_rows_changes_no_byte_of_the_outcomes() {
+    use hindsight::evaluate::{evaluate_dataset, evaluate_dataset_with_budget, window, Policy};
+    use hindsight::progress::Progress;
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["synth", "--repos", "6", "--outputs", "300", "--seed", "4", "--out", "s", "--quiet"], tmp.path());
+    let studies = [
+        ("demo", fixture("demo/snapshot"), fixture("demo/runs")),
+        ("bad", fixture("bad-input/snapshot"), fixture("bad-input/runs")),
+        ("synth", tmp.path().join("s/snapshot"), tmp.path().join("s/runs")),
+    ];
+    let policy = Policy::default();
+    for (name, snapshot, runs) in studies {
+        let ds = tmp.path().join(name);
+        ok(&["convert", "--snapshot", &snapshot.to_string_lossy(), "--runs", &runs.to_string_lossy(), "--out", name, "--quiet"], tmp.path());
+        let n = evaluate_dataset(&ds, window::DEFAULT, &policy, &Progress::hidden()).unwrap();
+        let in_memory = std::fs::read(ds.join("outcomes.parquet")).unwrap();
+        let m = evaluate_dataset_with_budget(&ds, window::DEFAULT, &policy, &Progress::hidden(), 1).unwrap();
+        assert!(n > 10, "{name}: too few outcomes to compare");
+        assert_eq!(n, m, "{name}: spilling changed the row count");
+        assert!(in_memory == std::fs::read(ds.join("outcomes.parquet")).unwrap(), "{name}: spilling changed outcomes.parquet");
+        assert!(!ds.join(".spill").exists(), "{name}: spill files left in the dataset");
+        // No budget at all: never spilled, the same bytes.
+        evaluate_dataset_with_budget(&ds, window::DEFAULT, &policy, &Progress::hidden(), usize::MAX).unwrap();
+        assert!(in_memory == std::fs::read(ds.join("outcomes.parquet")).unwrap(), "{name}: an unbounded budget changed outcomes.parquet");
+    }
+}
+
 /// The demo holds every input layout: a paginated list, a directory-tree capture, thin and
 /// rich gh-aw manifests, normalized records, requests never executed, temporary ids.
 #[test]

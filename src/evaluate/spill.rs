@@ -1,0 +1,222 @@
+//! Outcome rows held to a budget: once the rows judged so far pass it, they are sorted and
+//! written to disk as one part (Arrow IPC, with their sort keys), and at the end the parts
+//! are merged in the table's order into `outcomes.parquet`, a row group at a time. Rows
+//! that never pass the budget never touch the disk. The file's bytes are the same either
+//! way: the order is the key's, and the writer cuts row groups at the same rows whatever
+//! the pieces it is given (see `dataset::TableWriter`).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, Int64Array, UInt64Array};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::ipc::reader::FileReader;
+use arrow::ipc::writer::FileWriter;
+use arrow::record_batch::RecordBatch;
+
+use super::outcomes::{self, RowKey};
+use super::OutcomeRows;
+use crate::dataset::{TableWriter, Written, ROW_GROUP_ROWS};
+use crate::error::{Error, Result};
+
+/// Rows per batch in a spill file: what the merge holds of each part at a time.
+const SPILL_BATCH_ROWS: usize = 8 * 1024;
+
+/// The key columns appended to the outcome columns in a spill file.
+const KEY_COLUMNS: [(&str, DataType); 3] = [("key_rank", DataType::UInt64), ("key_window", DataType::Int64), ("key_seq", DataType::UInt64)];
+
+/// Outcome rows: those held in memory, the earlier ones in sorted parts on disk.
+pub(crate) struct OutcomeParts {
+    dir: PathBuf,
+    budget: usize,
+    held: Vec<OutcomeRows>,
+    held_bytes: usize,
+    spilled: Vec<PathBuf>,
+}
+
+impl OutcomeParts {
+    /// Parts of about `budget` bytes; spill files go in `dir` (created on the first spill,
+    /// removed when the parts are dropped).
+    pub(crate) fn new(dir: &Path, budget: usize) -> OutcomeParts {
+        OutcomeParts { dir: dir.to_path_buf(), budget: budget.max(1), held: Vec::new(), held_bytes: 0, spilled: Vec::new() }
+    }
+
+    /// Rows just judged, in any order; a part goes to disk when the rows held pass the budget.
+    pub(crate) fn extend(&mut self, parts: Vec<OutcomeRows>) -> Result<()> {
+        for p in parts.into_iter().filter(|p| !p.is_empty()) {
+            self.held_bytes += p.bytes();
+            self.held.push(p);
+            if self.held_bytes >= self.budget {
+                self.spill()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> Result<()> {
+        let held = std::mem::take(&mut self.held);
+        self.held_bytes = 0;
+        let (keys, batch) = OutcomeRows::merge_keyed(held)?;
+        std::fs::create_dir_all(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
+        let p = self.dir.join(format!("outcomes-{:05}.arrow", self.spilled.len()));
+        let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.clone(), message: format!("spilling outcome rows failed: {e}") };
+        let keyed = with_keys(&batch, &keys).map_err(failed)?;
+        drop(batch);
+        let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
+        let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &keyed.schema()).map_err(failed)?;
+        for off in (0..keyed.num_rows()).step_by(SPILL_BATCH_ROWS) {
+            w.write(&keyed.slice(off, SPILL_BATCH_ROWS.min(keyed.num_rows() - off))).map_err(failed)?;
+        }
+        w.finish().map_err(failed)?;
+        self.spilled.push(p);
+        Ok(())
+    }
+
+    /// Write every row, sorted, to `dir/outcomes.parquet`.
+    pub(crate) fn write(mut self, dir: &Path) -> Result<Written> {
+        if self.spilled.is_empty() {
+            let batch = OutcomeRows::merge(std::mem::take(&mut self.held))?;
+            return crate::dataset::write_batch(dir, "outcomes", &batch);
+        }
+        if !self.held.is_empty() {
+            self.spill()?;
+        }
+        let mut sources = Vec::with_capacity(self.spilled.len());
+        for p in &self.spilled {
+            sources.push(Source::open(p)?);
+        }
+        let mut heap = BinaryHeap::with_capacity(sources.len());
+        for (i, s) in sources.iter().enumerate() {
+            if let Some(k) = s.key() {
+                heap.push(Reverse((k, i)));
+            }
+        }
+        let schema = outcomes::schema();
+        let mut out = TableWriter::create(dir, "outcomes", schema.clone())?;
+        // Rows of one output batch, as (batch in `pool`, row); every source's current batch
+        // is in the pool.
+        let mut pool: Vec<RecordBatch> = sources.iter().filter_map(|s| s.batch.clone()).collect();
+        let mut at: Vec<usize> = (0..sources.len()).collect();
+        let mut picks: Vec<(usize, usize)> = Vec::with_capacity(ROW_GROUP_ROWS);
+        while let Some(Reverse((_, i))) = heap.pop() {
+            picks.push((at[i], sources[i].row));
+            if sources[i].advance()? {
+                if let Some(b) = &sources[i].batch {
+                    at[i] = pool.len();
+                    pool.push(b.clone());
+                }
+            }
+            if let Some(k) = sources[i].key() {
+                heap.push(Reverse((k, i)));
+            }
+            if picks.len() == ROW_GROUP_ROWS || heap.is_empty() {
+                out.write(&gather(&schema, &pool, &picks)?)?;
+                picks.clear();
+                // Only the sources' current batches are referenced from here on.
+                pool.clear();
+                for (i, s) in sources.iter().enumerate() {
+                    if let Some(b) = &s.batch {
+                        at[i] = pool.len();
+                        pool.push(b.clone());
+                    }
+                }
+            }
+        }
+        out.finish()
+    }
+}
+
+impl Drop for OutcomeParts {
+    fn drop(&mut self) {
+        if !self.spilled.is_empty() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// The outcome columns with the key columns after them.
+fn with_keys(batch: &RecordBatch, keys: &[RowKey]) -> Result<RecordBatch, arrow::error::ArrowError> {
+    let mut fields: Vec<Field> = batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
+    fields.extend(KEY_COLUMNS.iter().map(|(n, t)| Field::new(*n, t.clone(), false)));
+    let mut columns = batch.columns().to_vec();
+    columns.push(Arc::new(UInt64Array::from_iter_values(keys.iter().map(|k| k.0 as u64))));
+    columns.push(Arc::new(Int64Array::from_iter_values(keys.iter().map(|k| k.1))));
+    columns.push(Arc::new(UInt64Array::from_iter_values(keys.iter().map(|k| k.2 as u64))));
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+}
+
+/// The picked rows as one batch of the outcome columns.
+fn gather(schema: &SchemaRef, pool: &[RecordBatch], picks: &[(usize, usize)]) -> Result<RecordBatch> {
+    let columns: Vec<ArrayRef> = (0..schema.fields().len())
+        .map(|c| {
+            let arrays: Vec<&dyn Array> = pool.iter().map(|b| b.column(c).as_ref()).collect();
+            arrow::compute::interleave(&arrays, picks)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+}
+
+/// A spill file read a batch at a time, at one row.
+struct Source {
+    path: PathBuf,
+    reader: FileReader<BufReader<File>>,
+    batch: Option<RecordBatch>,
+    row: usize,
+}
+
+impl Source {
+    fn open(path: &Path) -> Result<Source> {
+        let f = File::open(path).map_err(|e| Error::io(path, e))?;
+        let reader = FileReader::try_new(BufReader::with_capacity(1 << 20, f), None).map_err(|e| Self::failed(path, e))?;
+        let fields = reader.schema().fields().len();
+        if fields != outcomes::schema().fields().len() + KEY_COLUMNS.len() {
+            return Err(Error::Dataset { path: path.to_path_buf(), message: format!("a spill file of {fields} columns is not one of outcome rows") });
+        }
+        let mut s = Source { path: path.to_path_buf(), reader, batch: None, row: 0 };
+        s.load()?;
+        Ok(s)
+    }
+
+    fn failed(path: &Path, e: arrow::error::ArrowError) -> Error {
+        Error::Dataset { path: path.to_path_buf(), message: format!("reading spilled outcome rows failed: {e}") }
+    }
+
+    /// The next non-empty batch, or none at the file's end.
+    fn load(&mut self) -> Result<()> {
+        self.row = 0;
+        self.batch = None;
+        for b in self.reader.by_ref() {
+            let b = b.map_err(|e| Self::failed(&self.path, e))?;
+            if b.num_rows() > 0 {
+                self.batch = Some(b);
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The key of the current row.
+    fn key(&self) -> Option<RowKey> {
+        let b = self.batch.as_ref()?;
+        let n = b.num_columns();
+        // The file's schema is checked on open: the key columns have these types.
+        let u = |c: usize| b.column(c).as_any().downcast_ref::<UInt64Array>().map(|a| a.value(self.row) as usize);
+        let w = b.column(n - 2).as_any().downcast_ref::<Int64Array>().map(|a| a.value(self.row));
+        Some((u(n - 3)?, w?, u(n - 1)?))
+    }
+
+    /// Moves to the next row; true when that loaded a new batch.
+    fn advance(&mut self) -> Result<bool> {
+        let Some(b) = &self.batch else { return Ok(false) };
+        self.row += 1;
+        if self.row < b.num_rows() {
+            return Ok(false);
+        }
+        self.load()?;
+        Ok(true)
+    }
+}
