@@ -327,9 +327,14 @@ mod tests {
         ])
         .unwrap();
         let batches = vec![batch.slice(0, 2), batch.slice(2, 1)];
-        let serde = serde_json::to_string_pretty(&json_rows(&batches).unwrap()).unwrap();
+        // The direct writer and the serde one agree, keys in column order (z_last first).
+        let serde = ordered_rows(&batches).unwrap();
+        assert!(serde.starts_with("[\n  {\n    \"z_last\": 1,\n    \"rate\": 1.0,"), "{serde}");
         assert_eq!(pretty_rows(&batches, 0).unwrap(), serde);
         assert_eq!(pretty_rows(&batches, 1).unwrap(), indent_after_first_line(&serde, 1));
+        // The same values as serde_json's own printer (which sorts keys).
+        let parsed: serde_json::Value = serde_json::from_str(&serde).unwrap();
+        assert_eq!(parsed, json_rows(&batches).unwrap());
         assert_eq!(pretty_rows(&[], 0).unwrap(), "[]");
         let inf = RecordBatch::try_from_iter(vec![("x", Arc::new(Float64Array::from(vec![f64::INFINITY])) as ArrayRef)]).unwrap();
         assert!(pretty_rows(&[inf], 0).is_none(), "non-finite floats go through serde");
