@@ -122,9 +122,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     let runs = crate::runs::read_in_order(&study.runs, |o, r| {
         safe_outputs += o.len();
         for o in &o {
-            if let (true, Some(repo), Some(n)) = (o.output_type == "create_pull_request", &o.target_repo, o.target_number) {
-                agent_prs.insert((repo.clone(), n), crate::feedback::OpenedBy::SafeOutput);
-            }
+            crate::feedback::note_output(&mut agent_prs, o);
             if crate::evaluate::rules::find(&o.output_type).is_none() && !crate::runs::item::is_system_type(&o.output_type) {
                 *types_without_rule.entry(o.output_type.clone()).or_insert(0) += 1;
             }
@@ -462,12 +460,10 @@ pub fn import_aidev(
     // comments are review bodies and conversation comments.
     let mut task_policy = crate::tasks::TaskPolicy::default();
     task_policy.feedback.sources = vec![crate::feedback::Source::Review, crate::feedback::Source::Conversation];
-    let agent_prs: crate::feedback::AgentPrs = study
-        .outputs
-        .iter()
-        .filter(|o| o.output_type == "create_pull_request")
-        .filter_map(|o| Some(((o.target_repo.clone()?, o.target_number?), crate::feedback::OpenedBy::SafeOutput)))
-        .collect();
+    let mut agent_prs = crate::feedback::AgentPrs::new();
+    for o in &study.outputs {
+        crate::feedback::note_output(&mut agent_prs, o);
+    }
     for t in crate::feedback::tables(d, &task_policy.feedback, &agent_prs)? {
         manifest.record_table(t.name, &write_table(d, &t)?);
     }

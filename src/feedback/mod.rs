@@ -150,6 +150,13 @@ impl OpenedBy {
 /// The agent PRs of a study, by (repository, number).
 pub type AgentPrs = BTreeMap<(String, i64), OpenedBy>;
 
+/// Record the PR a safe output opened, if it is a `create_pull_request` with a target.
+pub fn note_output(prs: &mut AgentPrs, o: &crate::runs::SafeOutput) {
+    if let (true, Some(repo), Some(n)) = (o.output_type == "create_pull_request", &o.target_repo, o.target_number) {
+        prs.insert((repo.clone(), n), OpenedBy::SafeOutput);
+    }
+}
+
 /// A list capture a figure needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Capture {
@@ -251,8 +258,8 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
                 continue;
             }
             reviews.push(Review { pr, state: state[k].clone(), submitted_at: at[k] });
-            if policy.sources.contains(&Source::Review) && body[k].as_deref().is_some_and(|b| !b.trim().is_empty() && !similarity::is_command(b)) {
-                remarks.push(remark(pr, Source::Review, id[k], author[k].clone(), at[k], body[k].as_deref(), policy));
+            if policy.sources.contains(&Source::Review) && body[k].as_deref().is_some_and(|b| !b.trim().is_empty()) {
+                remarks.extend(remark(pr, Source::Review, id[k], author[k].clone(), at[k], body[k].as_deref(), policy));
             }
         }
     }
@@ -266,9 +273,8 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
                 (c.str("repo")?, c.int(number)?, c.int("comment_id")?, c.str("author")?, c.str("author_type")?, c.time("created_at")?, c.str("body")?);
             for k in 0..batch.num_rows() {
                 let Some(&pr) = repo[k].as_deref().zip(n[k]).and_then(|key| index.get(&key)) else { continue };
-                // A command to a bot is no reviewer's words.
-                if is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) && !body[k].as_deref().is_some_and(similarity::is_command) {
-                    remarks.push(remark(pr, source, id[k], author[k].clone(), at[k], body[k].as_deref(), policy));
+                if is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) {
+                    remarks.extend(remark(pr, source, id[k], author[k].clone(), at[k], body[k].as_deref(), policy));
                 }
             }
         }
@@ -340,10 +346,24 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
     Ok(vec![review_feedback(&prs, &remarks), pr_feedback(&prs, &figures, agent_prs)])
 }
 
-fn remark(pr: usize, source: Source, id: Option<i64>, author: Option<String>, at: Option<Instant>, body: Option<&str>, policy: &FeedbackPolicy) -> Remark {
-    let words = similarity::tokens(body.unwrap_or(""));
+/// A reviewer's comment as compared; `None` for a command to a bot, which is no
+/// reviewer's words.
+fn remark(
+    pr: usize,
+    source: Source,
+    id: Option<i64>,
+    author: Option<String>,
+    at: Option<Instant>,
+    body: Option<&str>,
+    policy: &FeedbackPolicy,
+) -> Option<Remark> {
+    let body = body.unwrap_or("");
+    if similarity::is_command(body) {
+        return None;
+    }
+    let words = similarity::tokens(body);
     let tokens = (words.len() >= policy.min_tokens).then_some(words);
-    Remark { pr, source, id, author, created_at: at, tokens, repeats: None }
+    Some(Remark { pr, source, id, author, created_at: at, tokens, repeats: None })
 }
 
 /// For each comment, the comment of an earlier PR it repeats best (highest overlap; on a
