@@ -52,7 +52,7 @@ impl<'a> Cols<'a> {
     pub fn new(table: &'a str, batch: &'a RecordBatch) -> Self {
         Cols { table, batch }
     }
-    fn col<T: 'static>(&self, name: &str) -> Result<&'a T> {
+    pub(crate) fn col<T: 'static>(&self, name: &str) -> Result<&'a T> {
         self.batch.column_by_name(name).and_then(|c| c.as_any().downcast_ref::<T>()).ok_or_else(|| missing(self.table, name))
     }
     pub fn str(&self, name: &str) -> Result<Vec<Option<String>>> {
@@ -170,63 +170,156 @@ pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<Repo
 }
 
 pub fn safe_outputs(dataset: &Path) -> Result<Vec<SafeOutput>> {
-    let mut out = Vec::new();
-    for b in batches(dataset, "safe_outputs")? {
-        let c = Cols::new("safe_outputs", &b);
-        let id = c.str("safe_output_id")?;
-        let run_id = c.str("run_id")?;
-        let idx = c.int("item_index")?;
-        let wf = c.str("workflow_name")?;
-        let ty = c.str("safe_output_type")?;
-        let exec = c.str("execution")?;
-        let repo = c.str("target_repo")?;
-        let kind = c.str("target_kind")?;
-        let num = c.int("target_number")?;
-        let cid = c.int("target_comment_id")?;
-        let url = c.str("target_url")?;
-        let tsrc = c.str("target_source")?;
-        let tmp = c.str("temporary_id")?;
-        let actor = c.str("actor")?;
-        let run_actor = c.str("run_actor")?;
-        let created = c.time("created_at")?;
-        let ph = c.str("payload_hash")?;
-        let payload = c.str("payload")?;
-        let exp = c.str("expected_state")?;
-        let before = c.str("before_state")?;
-        let after = c.str("after_state")?;
-        let staged = c.bool("staged")?;
-        let fmt = c.str("source_format")?;
-        let file = c.str("source_file")?;
-        let line = c.int("source_line")?;
-        for i in 0..b.num_rows() {
-            out.push(SafeOutput {
-                safe_output_id: id[i].clone().unwrap_or_default(),
-                run_id: run_id[i].clone().unwrap_or_default(),
-                item_index: idx[i].unwrap_or(0),
-                workflow_name: wf[i].clone(),
-                output_type: ty[i].clone().unwrap_or_default(),
-                execution: Execution::parse(exec[i].as_deref().unwrap_or("executed")),
-                target_repo: repo[i].clone(),
-                target_kind: kind[i].clone(),
-                target_number: num[i],
-                target_comment_id: cid[i],
-                target_url: url[i].clone(),
-                target_source: tsrc[i].clone(),
-                temporary_id: tmp[i].clone(),
-                actor: actor[i].clone(),
-                run_actor: run_actor[i].clone(),
-                created_at: created[i],
-                payload_hash: ph[i].clone().unwrap_or_default(),
-                payload: payload[i].clone().unwrap_or_default(),
-                expected_state: exp[i].clone().unwrap_or_else(|| "{}".into()),
-                before_state: before[i].clone(),
-                after_state: after[i].clone(),
-                staged: staged[i].unwrap_or(false),
-                source_format: fmt[i].clone().unwrap_or_default(),
-                source_file: file[i].clone().unwrap_or_default(),
-                source_line: line[i].unwrap_or(0),
+    let table = SafeOutputTable::read(dataset)?;
+    Ok((0..table.len()).map(|i| table.get(i)).collect())
+}
+
+/// The columns of one batch of `safe_outputs`, resolved once.
+struct OutputColumns {
+    id: StringArray,
+    run_id: StringArray,
+    item_index: Int64Array,
+    workflow_name: StringArray,
+    output_type: StringArray,
+    execution: StringArray,
+    target_repo: StringArray,
+    target_kind: StringArray,
+    target_number: Int64Array,
+    target_comment_id: Int64Array,
+    target_url: StringArray,
+    target_source: StringArray,
+    temporary_id: StringArray,
+    actor: StringArray,
+    run_actor: StringArray,
+    created_at: TimestampMicrosecondArray,
+    payload_hash: StringArray,
+    payload: StringArray,
+    expected_state: StringArray,
+    before_state: StringArray,
+    after_state: StringArray,
+    staged: BooleanArray,
+    source_format: StringArray,
+    source_file: StringArray,
+    source_line: Int64Array,
+}
+
+/// `safe_outputs` as read, kept in its Arrow columns (text side by side, no allocation per
+/// field): a million outputs hold about half the memory they take as [`SafeOutput`]s, which
+/// are made one at a time, when an output is judged.
+pub struct SafeOutputTable {
+    batches: Vec<OutputColumns>,
+    /// Index of each batch's first row.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+fn text(a: &StringArray, i: usize) -> Option<&str> {
+    (!a.is_null(i)).then(|| a.value(i))
+}
+
+fn int(a: &Int64Array, i: usize) -> Option<i64> {
+    (!a.is_null(i)).then(|| a.value(i))
+}
+
+impl SafeOutputTable {
+    pub fn read(dataset: &Path) -> Result<SafeOutputTable> {
+        let mut batches = Vec::new();
+        let mut starts = Vec::new();
+        let mut len = 0;
+        // Large batches: small ones waste part of each buffer, a million outputs' worth.
+        let p = dataset.join("safe_outputs.parquet");
+        let f = File::open(&p).map_err(|e| Error::io(&p, e))?;
+        let reader = ParquetRecordBatchReaderBuilder::try_new(f)?.with_batch_size(64 * 1024).build()?;
+        for b in reader {
+            let b = b?;
+            let c = Cols::new("safe_outputs", &b);
+            starts.push(len);
+            len += b.num_rows();
+            batches.push(OutputColumns {
+                id: c.col::<StringArray>("safe_output_id")?.clone(),
+                run_id: c.col::<StringArray>("run_id")?.clone(),
+                item_index: c.col::<Int64Array>("item_index")?.clone(),
+                workflow_name: c.col::<StringArray>("workflow_name")?.clone(),
+                output_type: c.col::<StringArray>("safe_output_type")?.clone(),
+                execution: c.col::<StringArray>("execution")?.clone(),
+                target_repo: c.col::<StringArray>("target_repo")?.clone(),
+                target_kind: c.col::<StringArray>("target_kind")?.clone(),
+                target_number: c.col::<Int64Array>("target_number")?.clone(),
+                target_comment_id: c.col::<Int64Array>("target_comment_id")?.clone(),
+                target_url: c.col::<StringArray>("target_url")?.clone(),
+                target_source: c.col::<StringArray>("target_source")?.clone(),
+                temporary_id: c.col::<StringArray>("temporary_id")?.clone(),
+                actor: c.col::<StringArray>("actor")?.clone(),
+                run_actor: c.col::<StringArray>("run_actor")?.clone(),
+                created_at: c.col::<TimestampMicrosecondArray>("created_at")?.clone(),
+                payload_hash: c.col::<StringArray>("payload_hash")?.clone(),
+                payload: c.col::<StringArray>("payload")?.clone(),
+                expected_state: c.col::<StringArray>("expected_state")?.clone(),
+                before_state: c.col::<StringArray>("before_state")?.clone(),
+                after_state: c.col::<StringArray>("after_state")?.clone(),
+                staged: c.col::<BooleanArray>("staged")?.clone(),
+                source_format: c.col::<StringArray>("source_format")?.clone(),
+                source_file: c.col::<StringArray>("source_file")?.clone(),
+                source_line: c.col::<Int64Array>("source_line")?.clone(),
             });
         }
+        Ok(SafeOutputTable { batches, starts, len })
     }
-    Ok(out)
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn at(&self, i: usize) -> (&OutputColumns, usize) {
+        let b = self.starts.partition_point(|&s| s <= i) - 1;
+        (&self.batches[b], i - self.starts[b])
+    }
+
+    /// The output's sort key: run id and item index.
+    pub fn key(&self, i: usize) -> (&str, i64) {
+        let (c, r) = self.at(i);
+        (text(&c.run_id, r).unwrap_or_default(), int(&c.item_index, r).unwrap_or(0))
+    }
+
+    pub fn target_repo(&self, i: usize) -> Option<&str> {
+        let (c, r) = self.at(i);
+        text(&c.target_repo, r)
+    }
+
+    /// Output `i`, made whole.
+    pub fn get(&self, i: usize) -> SafeOutput {
+        let (c, r) = self.at(i);
+        let owned = |a: &StringArray| text(a, r).map(str::to_string);
+        SafeOutput {
+            safe_output_id: owned(&c.id).unwrap_or_default(),
+            run_id: owned(&c.run_id).unwrap_or_default(),
+            item_index: int(&c.item_index, r).unwrap_or(0),
+            workflow_name: owned(&c.workflow_name),
+            output_type: owned(&c.output_type).unwrap_or_default(),
+            execution: Execution::parse(text(&c.execution, r).unwrap_or("executed")),
+            target_repo: owned(&c.target_repo),
+            target_kind: owned(&c.target_kind),
+            target_number: int(&c.target_number, r),
+            target_comment_id: int(&c.target_comment_id, r),
+            target_url: owned(&c.target_url),
+            target_source: owned(&c.target_source),
+            temporary_id: owned(&c.temporary_id),
+            actor: owned(&c.actor),
+            run_actor: owned(&c.run_actor),
+            created_at: if c.created_at.is_null(r) { None } else { time::from_micros(c.created_at.value(r)) },
+            payload_hash: owned(&c.payload_hash).unwrap_or_default(),
+            payload: owned(&c.payload).unwrap_or_default(),
+            expected_state: owned(&c.expected_state).unwrap_or_else(|| "{}".into()),
+            before_state: owned(&c.before_state),
+            after_state: owned(&c.after_state),
+            staged: !c.staged.is_null(r) && c.staged.value(r),
+            source_format: owned(&c.source_format).unwrap_or_default(),
+            source_file: owned(&c.source_file).unwrap_or_default(),
+            source_line: int(&c.source_line, r).unwrap_or(0),
+        }
+    }
 }

@@ -103,8 +103,11 @@ pub struct Act {
     pub at: Option<Instant>,
     pub kind: ActKind,
     pub detail: Option<String>,
-    /// A comment's or review's text, for rules that read what people said.
-    pub text: Option<String>,
+    /// A comment's text says the close was wrong (one of [`CHALLENGE_PHRASES`], in any
+    /// case): decided once, when the comment is read.
+    ///
+    /// [`CHALLENGE_PHRASES`]: super::rules::CHALLENGE_PHRASES
+    pub challenges_close: bool,
 }
 
 /// All activity on one target, and which sources could be read.
@@ -280,13 +283,13 @@ impl<'a> Case<'a> {
 
     fn act(&self, actor: Actor, at: Option<Instant>, kind: ActKind, detail: Option<String>) -> Act {
         let class = self.actors.classify(&actor);
-        Act { actor, class, at, kind, detail, text: None }
+        Act { actor, class, at, kind, detail, challenges_close: false }
     }
 
     fn comment_act(&self, v: &Value, kind: ActKind) -> Act {
         let c = Comment::from(v);
         let mut act = self.act(c.user, c.created_at, kind, c.id.map(|i| i.to_string()));
-        act.text = crate::json::str_at(v, "body").map(str::to_lowercase);
+        act.challenges_close = crate::json::str_at(v, "body").is_some_and(super::rules::says_close_was_wrong);
         act
     }
 

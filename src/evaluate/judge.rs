@@ -11,7 +11,8 @@ use crate::time::{self, Instant};
 
 /// What the captures of one output's target say whatever the window, found on first use.
 #[derive(Default)]
-struct TargetCaptures {
+struct TargetCaptures<'i> {
+    entries: std::cell::OnceCell<Vec<(String, &'i crate::snapshot::Entry)>>,
     seen_at: std::cell::OnceCell<Option<Instant>>,
     provenance: std::cell::OnceCell<Option<serde_json::Value>>,
 }
@@ -36,18 +37,19 @@ impl<'a> Evaluation<'a> {
         let cache = case::ActivityCache::default();
         let recorded = case::Recorded::of(o);
         let target = TargetCaptures::default();
-        self.windows.iter().map(|w| self.judge_output(o, &recorded, &target, *w, &cache)).collect()
+        let rule = rules::find(&o.output_type);
+        self.windows.iter().map(|w| self.judge_output(o, rule, &recorded, &target, *w, &cache)).collect()
     }
 
     fn judge_output(
         &self,
         o: &SafeOutput,
+        rule: Option<&dyn Evaluator>,
         recorded: &case::Recorded,
-        target: &TargetCaptures,
+        target: &TargetCaptures<'a>,
         window: Window,
         cache: &case::ActivityCache,
     ) -> (Verdict, Option<Instant>) {
-        let rule = rules::find(&o.output_type);
         let mut classifier = actors::Classifier::default();
         if let Some(a) = &o.actor {
             classifier.add_workflow(a);
@@ -76,12 +78,12 @@ impl<'a> Evaluation<'a> {
     /// The latest time any capture of the output's target (the object and its activity
     /// lists) was taken: the line's own `captured_at`, else the snapshot's. `None` when
     /// none is captured.
-    fn target_seen_at(&self, o: &SafeOutput) -> Option<Instant> {
-        self.target_entries(o).into_iter().map(|(_, e)| e.captured_at.unwrap_or(self.captured_at)).max()
+    fn target_seen_at(&self, entries: &[(String, &crate::snapshot::Entry)]) -> Option<Instant> {
+        entries.iter().map(|(_, e)| e.captured_at.unwrap_or(self.captured_at)).max()
     }
 
     /// The captures of the output's target: the object and its activity lists.
-    fn target_entries(&self, o: &SafeOutput) -> Vec<(String, &crate::snapshot::Entry)> {
+    fn target_entries(&self, o: &SafeOutput) -> Vec<(String, &'a crate::snapshot::Entry)> {
         const TAILS: &[&str] = &[
             "issues/{n}",
             "pulls/{n}",
@@ -105,14 +107,13 @@ impl<'a> Evaluation<'a> {
     /// Where the target's evidence came from, when that is not simply "its own path, as of
     /// the snapshot": captures with their own `captured_at`, and copies derived from other
     /// captures (a repository-wide list, an issue-shaped PR, search results).
-    fn provenance(&self, o: &SafeOutput) -> Option<serde_json::Value> {
-        let rows: Vec<serde_json::Value> = self
-            .target_entries(o)
-            .into_iter()
+    fn provenance(&self, entries: &[(String, &crate::snapshot::Entry)]) -> Option<serde_json::Value> {
+        let rows: Vec<serde_json::Value> = entries
+            .iter()
             .filter(|(_, e)| e.captured_at.is_some() || e.derived_from.is_some())
             .map(|(tail, e)| {
                 let mut m = serde_json::Map::new();
-                m.insert("path".into(), tail.into());
+                m.insert("path".into(), tail.as_str().into());
                 m.insert("captured_at".into(), e.captured_at.map(|t| time::format(&t)).into());
                 if let Some(f) = &e.derived_from {
                     m.insert("derived_from".into(), f.clone().into());
@@ -123,7 +124,7 @@ impl<'a> Evaluation<'a> {
         (!rows.is_empty()).then_some(serde_json::Value::Array(rows))
     }
 
-    fn judge(&self, rule: Option<&dyn Evaluator>, case: &mut Case, target: &TargetCaptures) -> (Verdict, Option<Instant>) {
+    fn judge(&self, rule: Option<&dyn Evaluator>, case: &mut Case, target: &TargetCaptures<'a>) -> (Verdict, Option<Instant>) {
         let o = case.output;
         // System outputs carry their own meaning whether or not they ran.
         if let Some(v) = rules::system::evaluate(o) {
@@ -160,14 +161,14 @@ impl<'a> Evaluation<'a> {
             }
             // A line's own captured_at overrides the snapshot's: when every capture of the
             // target was taken before the window's end, the window is not observable either.
-            if let Some(seen) = target.seen_at.get_or_init(|| self.target_seen_at(o)).filter(|seen| end > *seen) {
+            if let Some(seen) = target.seen_at.get_or_init(|| self.target_seen_at(target.entries.get_or_init(|| self.target_entries(o)))).filter(|seen| end > *seen) {
                 let v = common(Common::WindowNotObservable).detail("window_end", time::format(&end)).detail("target_captured_at", time::format(&seen));
                 return (v, Some(end));
             }
             case.as_of = end;
         }
         let mut v = rule.evaluate(case);
-        if let Some(p) = target.provenance.get_or_init(|| self.provenance(o)) {
+        if let Some(p) = target.provenance.get_or_init(|| self.provenance(target.entries.get_or_init(|| self.target_entries(o)))) {
             v = v.detail("evidence", p.clone());
         }
         // Only what happened strictly after T is a response; a decision dated at or before

@@ -11,15 +11,16 @@ use super::spill::OutcomeParts;
 use super::{ci_gate, risk, Evaluation, OutcomeRows, Policy, Window};
 use crate::dataset::manifest::Manifest;
 use crate::error::{Error, Result};
+use crate::runs::SafeOutput;
 use crate::snapshot::SnapshotIndex;
 use crate::time;
 
 /// Body bytes read per step of the evaluate stage: whole repositories, so the parsed snapshot
 /// in memory stays near a few times this, whatever the study's size.
-const CHUNK_BYTES: usize = 64 << 20;
+const CHUNK_BYTES: usize = 32 << 20;
 
 /// Bytes of outcome rows evaluate holds in memory before it spills a sorted part to disk.
-const SPILL_BYTES: usize = 256 << 20;
+const SPILL_BYTES: usize = 128 << 20;
 
 /// Outputs judged per step at most: the rows of one step are what can pass the budget.
 const STEP_OUTPUTS: usize = 16 * 1024;
@@ -59,21 +60,24 @@ fn evaluate_with(
     chunk_bytes: usize,
     spill_bytes: usize,
 ) -> Result<usize> {
+    let mut phases = Phases::from_env();
     let mut manifest = Manifest::load(dataset)?;
     let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
         path: dataset.join("manifest.json"),
         message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
     })?;
-    let outputs = crate::dataset::read::safe_outputs(dataset)?;
-    let ranks = OutcomeRows::ranks(&outputs.iter().map(|o| (o.run_id.as_str(), o.item_index)).collect::<Vec<_>>());
+    let outputs = crate::dataset::read::SafeOutputTable::read(dataset)?;
+    phases.mark("outputs read");
+    let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());
     let mut by_repo: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut no_repo = Vec::new();
-    for (i, o) in outputs.iter().enumerate() {
-        match o.target_repo.as_deref() {
+    for i in 0..outputs.len() {
+        match outputs.target_repo(i) {
             Some(r) => by_repo.entry(r).or_default().push(i),
             None => no_repo.push(i),
         }
     }
+    phases.mark("ranks");
     let bar = progress.bar("evaluate", outputs.len() as u64);
     let mut parts = OutcomeParts::new(&dataset.join(".spill"), spill_bytes);
     // A small budget takes small steps, so the rows held stay near it.
@@ -83,12 +87,11 @@ fn evaluate_with(
     let risk_policy = risk::RiskPolicy::default();
     let mut shared: Option<Arc<SnapshotIndex>> = None;
     // Each worker fills its own rows; they are sorted when spilled or written.
-    let judge = |parts: &mut OutcomeParts, jobs: Vec<(usize, &Evaluation)>| -> Result<()> {
+    let judge = |parts: &mut OutcomeParts, jobs: Vec<(usize, &SafeOutput, &Evaluation)>| -> Result<()> {
         for jobs in jobs.chunks(step) {
             let judged: Vec<OutcomeRows> = jobs
                 .par_iter()
-                .fold(OutcomeRows::default, |mut rows, &(i, ev)| {
-                    let o = &outputs[i];
+                .fold(OutcomeRows::default, |mut rows, &(i, o, ev)| {
                     for (w, (v, at)) in windows.iter().zip(ev.judge_all(o)) {
                         rows.push(o, ranks[i], i, *w, at, &v);
                     }
@@ -110,7 +113,9 @@ fn evaluate_with(
                 Ok(())
             })
         });
+        let mut waited = std::time::Instant::now();
         for groups in rx {
+            phases.add("wait for the reader", waited);
             let mut repos = Vec::new();
             for g in groups {
                 match g.repo {
@@ -120,18 +125,27 @@ fn evaluate_with(
             }
             // Repositories no output targets are not parsed at all.
             repos.retain(|(ids, _)| !ids.is_empty());
-            let indexes: Vec<(Vec<usize>, SnapshotIndex)> =
-                repos.into_par_iter().map(|(ids, captures)| (ids, SnapshotIndex::build(captures).with_shared(shared.clone()))).collect();
+            let t = std::time::Instant::now();
+            // The chunk's outputs are made whole here, and dropped with its indexes.
+            let indexes: Vec<(Vec<(usize, SafeOutput)>, SnapshotIndex)> = repos
+                .into_par_iter()
+                .map(|(ids, captures)| {
+                    let made = ids.into_iter().map(|i| (i, outputs.get(i))).collect();
+                    (made, SnapshotIndex::build(captures).with_shared(shared.clone()))
+                })
+                .collect();
+            let t = phases.add("build indexes", t);
             // One evaluation per repository: what is derived from its captures is shared by its outputs.
-            let evaluations: Vec<(&[usize], Evaluation)> =
+            let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> =
                 indexes.iter().map(|(ids, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows))).collect();
-            judge(&mut parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |&i| (i, ev))).collect())?;
+            judge(&mut parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect())?;
             drop(evaluations);
+            let t = phases.add("judge", t);
             // Seed 002's CI gate, replayed for the outputs that push code.
             let r: Vec<ci_gate::Replay> = indexes
                 .par_iter()
                 .flat_map_iter(|(ids, index)| {
-                    let mut rs: Vec<ci_gate::Replay> = ids.iter().filter_map(|&i| ci_gate::replay(index, &outputs[i])).collect();
+                    let mut rs: Vec<ci_gate::Replay> = ids.iter().filter_map(|(_, o)| ci_gate::replay(index, o)).collect();
                     if let Some(repo) = rs.first().map(|r| r.repo.clone()) {
                         for (pr, v) in ci_gate::loop_states(index, &repo) {
                             rs.iter_mut().filter(|r| r.pull_number == pr).for_each(|r| ci_gate::compare(r, &v));
@@ -144,32 +158,79 @@ fn evaluate_with(
             // Seed 004's PR risk level, from the PRs' captured files.
             let k: Vec<risk::Risk> = indexes
                 .par_iter()
-                .flat_map_iter(|(ids, index)| ids.iter().filter_map(|&i| risk::assess(index, &outputs[i], &risk_policy)).collect::<Vec<_>>())
+                .flat_map_iter(|(ids, index)| ids.iter().filter_map(|(_, o)| risk::assess(index, o, &risk_policy)).collect::<Vec<_>>())
                 .collect();
             risks.extend(k);
+            let t = phases.add("ci gate and risk", t);
             indexes.into_par_iter().for_each(drop);
+            waited = phases.add("drop indexes", t);
         }
         reader.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("responses.parquet"), message: "the reader thread failed".into() }))
     })?;
+    phases.mark("chunks");
     // Outputs of repositories with no capture at all, and outputs with no repository.
     let empty = SnapshotIndex::default().with_shared(shared.clone());
     let mut rest: Vec<usize> = by_repo.into_values().flatten().chain(no_repo).collect();
     rest.sort_unstable();
-    replays.extend(rest.iter().filter_map(|&i| ci_gate::replay(&empty, &outputs[i])));
-    risks.extend(rest.iter().filter_map(|&i| risk::assess(&empty, &outputs[i], &risk_policy)));
+    let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, outputs.get(i))).collect();
+    replays.extend(rest.iter().filter_map(|(_, o)| ci_gate::replay(&empty, o)));
+    risks.extend(rest.iter().filter_map(|(_, o)| risk::assess(&empty, o, &risk_policy)));
     let ev = Evaluation::new(&empty, captured_at, policy, windows);
-    judge(&mut parts, rest.into_iter().map(|i| (i, &ev)).collect())?;
+    judge(&mut parts, rest.iter().map(|(i, o)| (*i, o, &ev)).collect())?;
     bar.finish_and_clear();
+    phases.mark("rest");
     for t in ci_gate::tables(&replays).into_iter().chain([risk::table(&risks)]) {
         let w = crate::dataset::write_table(dataset, &t)?;
         manifest.record_table(t.name, &w);
     }
     manifest.risk_policy = Some(risk_policy.to_json());
+    phases.mark("gate/risk tables");
     let w = parts.write(dataset)?;
+    phases.mark("outcomes written");
     let n = w.rows;
     manifest.record_table("outcomes", &w);
     manifest.policy = Some(policy.to_json());
     manifest.windows = windows.iter().map(|w| w.to_string()).collect();
     manifest.save(dataset)?;
     Ok(n)
+}
+
+/// Where evaluate's time and memory go: printed to stderr when `HINDSIGHT_PHASES` is set
+/// (for benchmarks; BENCHMARKS.md quotes it), silent otherwise. Marks give the time since
+/// the start and the resident memory; steps repeated per chunk are summed.
+struct Phases {
+    on: bool,
+    start: std::time::Instant,
+    steps: Vec<(&'static str, std::time::Duration)>,
+}
+
+impl Phases {
+    fn from_env() -> Phases {
+        Phases { on: std::env::var_os("HINDSIGHT_PHASES").is_some(), start: std::time::Instant::now(), steps: Vec::new() }
+    }
+
+    fn mark(&self, name: &str) {
+        if self.on {
+            let rss = std::fs::read_to_string("/proc/self/status")
+                .ok()
+                .and_then(|s| s.lines().find_map(|l| l.strip_prefix("VmRSS:").map(|v| v.trim().to_string())))
+                .unwrap_or_default();
+            eprintln!("phase {name}: {:.3} s, rss {rss}", self.start.elapsed().as_secs_f64());
+            if name == "chunks" {
+                for (step, d) in &self.steps {
+                    eprintln!("  {step}: {:.3} s", d.as_secs_f64());
+                }
+            }
+        }
+    }
+
+    /// Count the time since `since` to `step`; returns now, the start of the next step.
+    fn add(&mut self, step: &'static str, since: std::time::Instant) -> std::time::Instant {
+        let now = std::time::Instant::now();
+        match self.steps.iter_mut().find(|(s, _)| *s == step) {
+            Some((_, d)) => *d += now - since,
+            None => self.steps.push((step, now - since)),
+        }
+        now
+    }
 }

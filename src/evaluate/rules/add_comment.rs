@@ -158,7 +158,7 @@ impl Rule for AddComment {
                         at: r.created_at,
                         kind: ActKind::Reaction,
                         detail: Some("comment".into()),
-                        text: None,
+                        challenges_close: false,
                     });
                 }
                 true

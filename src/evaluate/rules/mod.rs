@@ -245,8 +245,15 @@ pub const CHALLENGE_PHRASES: &[&str] = &[
 pub fn challenge<'b>(case: &Case, a: &'b Activity) -> Option<&'b Act> {
     person_act(case, a, |x| {
         matches!(x.kind, super::case::ActKind::Comment | super::case::ActKind::ReviewComment)
-            && x.text.as_deref().is_some_and(|t| CHALLENGE_PHRASES.iter().any(|p| t.contains(p)))
+            && x.challenges_close
     })
+}
+
+/// Whether `text`, lower-cased, contains one of [`CHALLENGE_PHRASES`]. ASCII text is
+/// lower-cased the cheap way (the same answer: Unicode lower-cases ASCII letters alone).
+pub fn says_close_was_wrong(text: &str) -> bool {
+    let t = if text.is_ascii() { text.to_ascii_lowercase() } else { text.to_lowercase() };
+    CHALLENGE_PHRASES.iter().any(|p| t.contains(p))
 }
 
 #[cfg(test)]
@@ -254,6 +261,23 @@ mod tests {
     use super::*;
 
     /// A row's enum value and its table entry are declared together; their names agree.
+    /// The ASCII search answers as lower-casing and `contains` do, whatever the case.
+    #[test]
+    fn close_challenges_are_found_in_any_case() {
+        for (text, expected) in [
+            ("Please REOPEN, this is not fixed", true),
+            ("Closed By Mistake?", true),
+            ("reopen please", false),
+            ("Still happening on 2.1 — über-annoying", true),
+            ("", false),
+            ("not  resolved", false),
+        ] {
+            let lowered = text.to_lowercase();
+            assert_eq!(CHALLENGE_PHRASES.iter().any(|p| lowered.contains(p)), expected, "{text}");
+            assert_eq!(says_close_was_wrong(text), expected, "{text}");
+        }
+    }
+
     #[test]
     fn row_values_are_named_after_their_ids() {
         let camel = |id: &str| -> String { id.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect() };
