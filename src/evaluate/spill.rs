@@ -165,6 +165,8 @@ struct Source {
     path: PathBuf,
     reader: FileReader<BufReader<File>>,
     batch: Option<RecordBatch>,
+    /// The current batch's key columns, typed once per batch (the merge reads a key per row).
+    keys: Option<(UInt64Array, Int64Array, UInt64Array)>,
     row: usize,
 }
 
@@ -176,7 +178,7 @@ impl Source {
         if fields != outcomes::schema().fields().len() + KEY_COLUMNS.len() {
             return Err(Error::Dataset { path: path.to_path_buf(), message: format!("a spill file of {fields} columns is not one of outcome rows") });
         }
-        let mut s = Source { path: path.to_path_buf(), reader, batch: None, row: 0 };
+        let mut s = Source { path: path.to_path_buf(), reader, batch: None, keys: None, row: 0 };
         s.load()?;
         Ok(s)
     }
@@ -189,9 +191,17 @@ impl Source {
     fn load(&mut self) -> Result<()> {
         self.row = 0;
         self.batch = None;
+        self.keys = None;
         for b in self.reader.by_ref() {
             let b = b.map_err(|e| Self::failed(&self.path, e))?;
             if b.num_rows() > 0 {
+                let n = b.num_columns();
+                let u = |c: usize| b.column(c).as_any().downcast_ref::<UInt64Array>().cloned();
+                let w = b.column(n - 2).as_any().downcast_ref::<Int64Array>().cloned();
+                self.keys = match (u(n - 3), w, u(n - 1)) {
+                    (Some(r), Some(w), Some(q)) => Some((r, w, q)),
+                    _ => return Err(Error::Dataset { path: self.path.clone(), message: "a spill file's key columns have unexpected types".into() }),
+                };
                 self.batch = Some(b);
                 break;
             }
@@ -199,17 +209,11 @@ impl Source {
         Ok(())
     }
 
-    /// The key of the current row.
     fn key(&self) -> Option<RowKey> {
-        let b = self.batch.as_ref()?;
-        let n = b.num_columns();
-        // The file's schema is checked on open: the key columns have these types.
-        let u = |c: usize| b.column(c).as_any().downcast_ref::<UInt64Array>().map(|a| a.value(self.row) as usize);
-        let w = b.column(n - 2).as_any().downcast_ref::<Int64Array>().map(|a| a.value(self.row));
-        Some((u(n - 3)?, w?, u(n - 1)?))
+        let (r, w, q) = self.keys.as_ref()?;
+        Some((r.value(self.row) as usize, w.value(self.row), q.value(self.row) as usize))
     }
 
-    /// Moves to the next row; true when that loaded a new batch.
     fn advance(&mut self) -> Result<bool> {
         let Some(b) = &self.batch else { return Ok(false) };
         self.row += 1;

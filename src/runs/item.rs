@@ -126,10 +126,8 @@ impl SafeOutput {
     }
 }
 
-pub const SYSTEM_TYPES: &[&str] = &["noop", "missing_tool", "missing_data", "report_incomplete"];
-
 pub fn is_system_type(t: &str) -> bool {
-    SYSTEM_TYPES.contains(&t)
+    super::output_type::is_system(t)
 }
 
 type FieldError = (&'static str, String);
@@ -161,29 +159,10 @@ fn opt_time(v: &Value, field: &'static str) -> Result<Option<Instant>, FieldErro
     }
 }
 
-/// Default target kind of a type, when the record does not say.
+/// Default target kind of a type, when the record does not say (see the registry,
+/// [`super::output_type`]).
 fn default_kind(t: &str) -> Option<&'static str> {
-    Some(match t {
-        "create_pull_request"
-        | "push_to_pull_request_branch"
-        | "update_pull_request"
-        | "close_pull_request"
-        | "merge_pull_request"
-        | "mark_pull_request_as_ready_for_review"
-        | "add_reviewer"
-        | "submit_pull_request_review"
-        | "dismiss_pull_request_review" => "pull_request",
-        "create_pull_request_review_comment" | "reply_to_pull_request_review_comment" => "review_comment",
-        "resolve_pull_request_review_thread" => "review_thread",
-        "add_comment" | "hide_comment" => "comment",
-        "create_discussion" | "update_discussion" | "close_discussion" => "discussion",
-        "dispatch_workflow" | "call_workflow" => "workflow_run",
-        "update_release" => "release",
-        "create_code_scanning_alert" | "autofix_code_scanning_alert" => "code_scanning_alert",
-        "update_project" | "create_project" | "create_project_status_update" => "project",
-        t if is_system_type(t) => return None,
-        _ => "issue",
-    })
+    super::output_type::default_target_kind(t)
 }
 
 /// A number-or-temporary-id field (`item_number: "aw_abc123"`).

@@ -8,6 +8,7 @@
 //! evaluated as `skipped`.
 
 pub mod item;
+pub mod output_type;
 pub mod tables;
 
 use std::collections::{BTreeMap, HashMap};
