@@ -134,7 +134,7 @@ fn evaluate_with(
                     (made, SnapshotIndex::build(captures).with_shared(shared.clone()))
                 })
                 .collect();
-            let t = phases.add("build indexes", t);
+            let t = phases.add("make outputs whole and build indexes", t);
             // One evaluation per repository: what is derived from its captures is shared by its outputs.
             let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> =
                 indexes.iter().map(|(ids, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows))).collect();
