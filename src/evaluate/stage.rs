@@ -179,14 +179,20 @@ fn evaluate_with(
     judge(&mut parts, rest.iter().map(|(i, o)| (*i, o, &ev)).collect())?;
     bar.finish_and_clear();
     phases.mark("rest");
-    for t in ci_gate::tables(&replays).into_iter().chain([risk::table(&risks)]) {
-        let w = crate::dataset::write_table(dataset, &t)?;
+    // The CI-gate and risk tables are written while the outcome rows are merged: both are
+    // mostly one thread's work, and neither reads the other.
+    let (gate, risk) = rayon::join(|| ci_gate::tables(&replays), || risk::table(&risks));
+    let tables: Vec<crate::table::Table> = gate.into_iter().chain([risk]).collect();
+    let (written, outcomes) = rayon::join(
+        || tables.par_iter().map(|t| crate::dataset::write_table(dataset, t)).collect::<Result<Vec<_>>>(),
+        || parts.write(dataset),
+    );
+    for (t, w) in tables.iter().zip(written?) {
         manifest.record_table(t.name, &w);
     }
     manifest.risk_policy = Some(risk_policy.to_json());
-    phases.mark("gate/risk tables");
-    let w = parts.write(dataset)?;
-    phases.mark("outcomes written");
+    let w = outcomes?;
+    phases.mark("tables and outcomes written");
     let n = w.rows;
     manifest.record_table("outcomes", &w);
     manifest.policy = Some(policy.to_json());
