@@ -123,7 +123,8 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
         safe_outputs += o.len();
         for o in &o {
             crate::feedback::note_output(&mut agent_prs, o);
-            if crate::evaluate::rules::find(&o.output_type).is_none() && !crate::runs::item::is_system_type(&o.output_type) {
+            // The registry's non-system types are those with a rule (a test holds them equal).
+            if crate::runs::output_type::find(&o.output_type).is_none() {
                 *types_without_rule.entry(o.output_type.clone()).or_insert(0) += 1;
             }
         }

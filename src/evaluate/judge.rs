@@ -82,6 +82,11 @@ impl<'a> Evaluation<'a> {
         entries.iter().map(|(_, e)| e.captured_at.unwrap_or(self.captured_at)).max()
     }
 
+    /// The target's captures, found on first use and kept for the output's other windows.
+    fn entries_of<'t>(&self, target: &'t TargetCaptures<'a>, o: &SafeOutput) -> &'t [(String, &'a crate::snapshot::Entry)] {
+        target.entries.get_or_init(|| self.target_entries(o))
+    }
+
     /// The captures of the output's target: the object and its activity lists.
     fn target_entries(&self, o: &SafeOutput) -> Vec<(String, &'a crate::snapshot::Entry)> {
         const TAILS: &[&str] = &[
@@ -161,14 +166,14 @@ impl<'a> Evaluation<'a> {
             }
             // A line's own captured_at overrides the snapshot's: when every capture of the
             // target was taken before the window's end, the window is not observable either.
-            if let Some(seen) = target.seen_at.get_or_init(|| self.target_seen_at(target.entries.get_or_init(|| self.target_entries(o)))).filter(|seen| end > *seen) {
+            if let Some(seen) = target.seen_at.get_or_init(|| self.target_seen_at(self.entries_of(target, o))).filter(|seen| end > *seen) {
                 let v = common(Common::WindowNotObservable).detail("window_end", time::format(&end)).detail("target_captured_at", time::format(&seen));
                 return (v, Some(end));
             }
             case.as_of = end;
         }
         let mut v = rule.evaluate(case);
-        if let Some(p) = target.provenance.get_or_init(|| self.provenance(target.entries.get_or_init(|| self.target_entries(o)))) {
+        if let Some(p) = target.provenance.get_or_init(|| self.provenance(self.entries_of(target, o))) {
             v = v.detail("evidence", p.clone());
         }
         // Only what happened strictly after T is a response; a decision dated at or before

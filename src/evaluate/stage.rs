@@ -168,6 +168,7 @@ fn evaluate_with(
         reader.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("responses.parquet"), message: "the reader thread failed".into() }))
     })?;
     phases.mark("chunks");
+    phases.steps();
     // Outputs of repositories with no capture at all, and outputs with no repository.
     let empty = SnapshotIndex::default().with_shared(shared.clone());
     let mut rest: Vec<usize> = by_repo.into_values().flatten().chain(no_repo).collect();
@@ -222,10 +223,14 @@ impl Phases {
                 .and_then(|s| s.lines().find_map(|l| l.strip_prefix("VmRSS:").map(|v| v.trim().to_string())))
                 .unwrap_or_default();
             eprintln!("phase {name}: {:.3} s, rss {rss}", self.start.elapsed().as_secs_f64());
-            if name == "chunks" {
-                for (step, d) in &self.steps {
-                    eprintln!("  {step}: {:.3} s", d.as_secs_f64());
-                }
+        }
+    }
+
+    /// The summed steps, under the mark before.
+    fn steps(&self) {
+        if self.on {
+            for (step, d) in &self.steps {
+                eprintln!("  {step}: {:.3} s", d.as_secs_f64());
             }
         }
     }

@@ -126,10 +126,6 @@ impl SafeOutput {
     }
 }
 
-pub fn is_system_type(t: &str) -> bool {
-    super::output_type::is_system(t)
-}
-
 type FieldError = (&'static str, String);
 
 fn wrong(field: &'static str, expected: &str, v: &Value) -> FieldError {
@@ -157,12 +153,6 @@ fn opt_time(v: &Value, field: &'static str) -> Result<Option<Instant>, FieldErro
         None => Ok(None),
         Some(s) => time::parse(s).map(Some).ok_or_else(|| (field, format!("`{s}` is not an RFC 3339 time"))),
     }
-}
-
-/// Default target kind of a type, when the record does not say (see the registry,
-/// [`super::output_type`]).
-fn default_kind(t: &str) -> Option<&'static str> {
-    super::output_type::default_target_kind(t)
 }
 
 /// A number-or-temporary-id field (`item_number: "aw_abc123"`).
@@ -398,11 +388,11 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
         expected.entry("fallback").or_insert(json!(f));
     }
 
-    let target_kind = kind.or_else(|| default_kind(&output_type).map(str::to_string));
+    let target_kind = kind.or_else(|| super::output_type::default_target_kind(&output_type).map(str::to_string));
     let staged = ctx.staged || v.get("staged").and_then(Value::as_bool).unwrap_or(false);
     let execution = match format {
         Format::Request => Execution::NotExecuted,
-        _ if is_system_type(&output_type) => Execution::RequestedOnly,
+        _ if super::output_type::is_system(&output_type) => Execution::RequestedOnly,
         _ if staged => Execution::Staged,
         _ => match str_at(v, "status").or(str_at(v, "result")) {
             Some("error" | "failed" | "failure" | "skipped") => Execution::NotExecuted,

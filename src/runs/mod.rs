@@ -481,7 +481,7 @@ fn read_run_rest(root: &Path, dir: &Path, files: &Located, mut run: Run) -> Resu
     fill_labels_from_requests(&mut out.outputs, &requests);
     for (file, line, raw, v) in requests {
         let Some(ty) = str_at(&v, "type").map(str::to_string) else { continue };
-        let system = item::is_system_type(&ty);
+        let system = output_type::is_system(&ty);
         if !system {
             if let Some(n) = executed_count.get_mut(&ty) {
                 if *n > 0 {
