@@ -130,7 +130,7 @@ impl PullRequests {
             }
             match paths::parse(k) {
                 Some((repo, Resource::Pull(n))) => {
-                    let pr = PullRequest::from(&e.body);
+                    let pr = PullRequest::from(e.body());
                     if let Some(m) = &pr.merge_commit_sha {
                         self.merge_commit.insert((repo.clone(), n), m.clone());
                     }
@@ -139,7 +139,7 @@ impl PullRequests {
                     v.extend(pr.merge_commit_sha);
                 }
                 Some((repo, Resource::PullCommits(n))) => {
-                    self.shas.entry((repo, n)).or_default().extend(list(&e.body, Commit::from).into_iter().filter_map(|c| c.sha));
+                    self.shas.entry((repo, n)).or_default().extend(list(e.body(), Commit::from).into_iter().filter_map(|c| c.sha));
                 }
                 _ => {}
             }

@@ -8,12 +8,12 @@ use super::policy::Policy;
 use super::rules::shared::durability::RevertMarks;
 use super::window::Window;
 use crate::runs::SafeOutput;
-use crate::snapshot::github::{list, Actor, Comment, Commit, Event, Reaction, Review};
-use crate::snapshot::SnapshotIndex;
+use crate::snapshot::github::{Actor, Comment, Event};
+use crate::snapshot::{Entry, SnapshotIndex};
 use crate::time::Instant;
 
 /// The result of looking a path up in the snapshot.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub enum Lookup<'a> {
     Found(&'a Value),
     /// 404 or 410: gone at capture time.
@@ -232,11 +232,17 @@ impl<'a> Case<'a> {
     /// A path of the target's repository. One not captured in a repository that itself
     /// answered 404/410 (deleted, or private to the capture) is gone with it.
     pub fn lookup(&self, tail: &str) -> Lookup<'a> {
-        let Some(repo) = self.repo() else { return Lookup::NotCaptured };
-        match self.lookup_path(&crate::snapshot::paths::rest(repo, tail)) {
-            Lookup::NotCaptured => match self.index.get(&format!("repos/{repo}")) {
-                Some(e) if e.gone() => Lookup::Gone(e.status),
-                _ => Lookup::NotCaptured,
+        Self::found(self.lookup_entry(tail))
+    }
+
+    /// `lookup`, answering with the entry itself when it was found, so that a reader can
+    /// take a typed view of it (`Entry::pull`, `Entry::events`, ...) instead of its `Value`.
+    pub fn lookup_entry(&self, tail: &str) -> Result<&'a Entry, Lookup<'a>> {
+        let Some(repo) = self.repo() else { return Err(Lookup::NotCaptured) };
+        match self.entry_at(&crate::snapshot::paths::rest(repo, tail)) {
+            Err(Lookup::NotCaptured) => match self.index.get(&format!("repos/{repo}")) {
+                Some(e) if e.gone() => Err(Lookup::Gone(e.status)),
+                _ => Err(Lookup::NotCaptured),
             },
             found => found,
         }
@@ -250,11 +256,22 @@ impl<'a> Case<'a> {
 
     /// Any captured path.
     pub fn lookup_path(&self, path: &str) -> Lookup<'a> {
+        Self::found(self.entry_at(path))
+    }
+
+    fn entry_at(&self, path: &str) -> Result<&'a Entry, Lookup<'a>> {
         match self.index.get(path) {
-            None => Lookup::NotCaptured,
-            Some(e) if e.ok() => Lookup::Found(&e.body),
-            Some(e) if e.gone() => Lookup::Gone(e.status),
-            Some(e) => Lookup::Failed(e.status),
+            None => Err(Lookup::NotCaptured),
+            Some(e) if e.ok() => Ok(e),
+            Some(e) if e.gone() => Err(Lookup::Gone(e.status)),
+            Some(e) => Err(Lookup::Failed(e.status)),
+        }
+    }
+
+    fn found(entry: Result<&'a Entry, Lookup<'a>>) -> Lookup<'a> {
+        match entry {
+            Ok(e) => Lookup::Found(e.body()),
+            Err(l) => l,
         }
     }
 
@@ -286,25 +303,24 @@ impl<'a> Case<'a> {
         Act { actor, class, at, kind, detail, challenges_close: false }
     }
 
-    fn comment_act(&self, v: &Value, kind: ActKind) -> Act {
-        let c = Comment::from(v);
-        let mut act = self.act(c.user, c.created_at, kind, c.id.map(|i| i.to_string()));
-        act.challenges_close = crate::json::str_at(v, "body").is_some_and(super::rules::says_close_was_wrong);
+    fn comment_act(&self, c: &Comment, kind: ActKind) -> Act {
+        let mut act = self.act(c.user.clone(), c.created_at, kind, c.id.map(|i| i.to_string()));
+        act.challenges_close = c.body.as_deref().is_some_and(super::rules::says_close_was_wrong);
         act
     }
 
     /// Read one list source into `acts`.
-    fn read_list(&self, tail: &str, parent_exists: bool, act: &mut Activity, f: &dyn Fn(&Value) -> Vec<Act>) {
-        match self.lookup(tail) {
-            Lookup::Found(v) => {
-                act.acts.extend(f(v));
+    fn read_list(&self, tail: &str, parent_exists: bool, act: &mut Activity, f: &dyn Fn(&Entry) -> Vec<Act>) {
+        match self.lookup_entry(tail) {
+            Ok(e) => {
+                act.acts.extend(f(e));
                 act.read.push(tail.to_string());
             }
             // A list answering 404 while its issue exists is a capture problem, not an
             // empty list.
-            Lookup::Gone(s) if parent_exists => act.failed.push((tail.to_string(), s)),
-            Lookup::Gone(_) | Lookup::NotCaptured => {}
-            Lookup::Failed(s) => act.failed.push((tail.to_string(), s)),
+            Err(Lookup::Gone(s)) if parent_exists => act.failed.push((tail.to_string(), s)),
+            Err(Lookup::Gone(_) | Lookup::NotCaptured | Lookup::Found(_)) => {}
+            Err(Lookup::Failed(s)) => act.failed.push((tail.to_string(), s)),
         }
     }
 
@@ -324,38 +340,35 @@ impl<'a> Case<'a> {
 
     fn gather(&self, n: i64, pull: bool) -> Activity {
         let mut a = Activity::default();
-        self.read_list(&format!("issues/{n}/comments"), true, &mut a, &|v| {
-            v.as_array().map(|arr| arr.iter().map(|c| self.comment_act(c, ActKind::Comment)).collect()).unwrap_or_default()
-        });
-        self.read_list(&format!("issues/{n}/reactions"), true, &mut a, &|v| {
-            list(v, Reaction::from).into_iter().map(|r| self.act(r.user, r.created_at, ActKind::Reaction, r.content)).collect()
+        self.read_list(&format!("issues/{n}/comments"), true, &mut a, &|e| e.comments().iter().map(|c| self.comment_act(c, ActKind::Comment)).collect());
+        self.read_list(&format!("issues/{n}/reactions"), true, &mut a, &|e| {
+            e.reactions().iter().map(|r| self.act(r.user.clone(), r.created_at, ActKind::Reaction, r.content.clone())).collect()
         });
         let mut events: Option<Vec<Event>> = None;
         for tail in [format!("issues/{n}/timeline"), format!("issues/{n}/events")] {
-            match self.lookup(&tail) {
-                Lookup::Found(v) => {
-                    let evs = crate::snapshot::github::events(v);
+            match self.lookup_entry(&tail) {
+                Ok(entry) => {
                     let all = events.get_or_insert_with(Vec::new);
-                    for e in evs {
+                    for e in entry.events() {
                         // The two sources overlap; an event with the same id counts once.
                         if e.id.is_some() && all.iter().any(|x| x.id == e.id && x.event == e.event) {
                             continue;
                         }
-                        all.push(e);
+                        all.push(e.clone());
                     }
                     a.read.push(tail);
                 }
-                Lookup::Gone(s) | Lookup::Failed(s) => a.failed.push((tail, s)),
-                Lookup::NotCaptured => {}
+                Err(Lookup::Gone(s) | Lookup::Failed(s)) => a.failed.push((tail, s)),
+                Err(Lookup::NotCaptured | Lookup::Found(_)) => {}
             }
         }
         if let Some(evs) = &mut events {
             evs.sort_by_key(|e| e.created_at);
+            // Timeline `commented`/`reviewed`/`committed` items repeat the comment,
+            // review and commit lists; keep them only when those lists are absent.
+            let listed = |tail: String| self.lookup_entry(&tail).is_ok();
             for e in evs.iter() {
                 let kind = e.event.clone().unwrap_or_default();
-                // Timeline `commented`/`reviewed`/`committed` items repeat the comment,
-                // review and commit lists; keep them only when those lists are absent.
-                let listed = |tail: String| self.lookup(&tail).found().is_some();
                 let dup = match kind.as_str() {
                     "commented" => listed(format!("issues/{n}/comments")),
                     "reviewed" => pull && listed(format!("pulls/{n}/reviews")),
@@ -379,24 +392,24 @@ impl<'a> Case<'a> {
         }
         a.events = events;
         if pull {
-            self.read_list(&format!("pulls/{n}/reviews"), true, &mut a, &|v| {
-                list(v, Review::from)
-                    .into_iter()
+            self.read_list(&format!("pulls/{n}/reviews"), true, &mut a, &|e| {
+                e.reviews()
+                    .iter()
                     .map(|r| {
                         let st = r.state.clone().unwrap_or_default();
-                        self.act(r.user, r.submitted_at, ActKind::Review(st), r.id.map(|i| i.to_string()))
+                        self.act(r.user.clone(), r.submitted_at, ActKind::Review(st), r.id.map(|i| i.to_string()))
                     })
                     .collect()
             });
-            self.read_list(&format!("pulls/{n}/comments"), true, &mut a, &|v| {
-                v.as_array().map(|arr| arr.iter().map(|c| self.comment_act(c, ActKind::ReviewComment)).collect()).unwrap_or_default()
+            self.read_list(&format!("pulls/{n}/comments"), true, &mut a, &|e| {
+                e.comments().iter().map(|c| self.comment_act(c, ActKind::ReviewComment)).collect()
             });
-            self.read_list(&format!("pulls/{n}/commits"), true, &mut a, &|v| {
-                list(v, Commit::from)
-                    .into_iter()
+            self.read_list(&format!("pulls/{n}/commits"), true, &mut a, &|e| {
+                e.commits()
+                    .iter()
                     .map(|c| {
-                        let who = if c.author.login.is_some() { c.author } else { c.committer };
-                        self.act(who, c.committed_at.or(c.authored_at), ActKind::Commit, c.sha)
+                        let who = if c.author.login.is_some() { c.author.clone() } else { c.committer.clone() };
+                        self.act(who, c.committed_at.or(c.authored_at), ActKind::Commit, c.sha.clone())
                     })
                     .collect()
             });

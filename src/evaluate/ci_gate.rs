@@ -94,14 +94,14 @@ pub struct Replay {
 fn pushes(index: &SnapshotIndex, repo: &str, n: i64) -> Vec<(String, Option<Instant>)> {
     let mut out: Vec<(String, Option<Instant>)> = Vec::new();
     if let Some(e) = index.get(&format!("repos/{repo}/pulls/{n}/commits")).filter(|e| e.ok()) {
-        for c in list(&e.body, Commit::from) {
+        for c in list(e.body(), Commit::from) {
             if let Some(sha) = c.sha {
                 out.push((sha, c.committed_at.or(c.authored_at)));
             }
         }
     }
     if let Some(e) = index.get(&format!("repos/{repo}/issues/{n}/timeline")).filter(|e| e.ok()) {
-        for ev in crate::snapshot::github::events(&e.body) {
+        for ev in crate::snapshot::github::events(e.body()) {
             let forced = ev.event.as_deref() == Some("head_ref_force_pushed");
             if let (true, Some(sha)) = (forced, ev.commit_id) {
                 if !out.iter().any(|(s, _)| *s == sha) {
@@ -126,8 +126,8 @@ fn checks(index: &SnapshotIndex, repo: &str, sha: &str) -> Option<Vec<ci::Check>
     if runs.is_none() && status.is_none() {
         return None;
     }
-    let mut out = runs.map(|e| ci::check_runs(&e.body)).unwrap_or_default();
-    out.extend(status.map(|e| ci::statuses(&e.body)).unwrap_or_default());
+    let mut out = runs.map(|e| ci::check_runs(e.body())).unwrap_or_default();
+    out.extend(status.map(|e| ci::statuses(e.body())).unwrap_or_default());
     Some(out)
 }
 
@@ -459,7 +459,7 @@ pub fn loop_states(index: &SnapshotIndex, repo: &str) -> Vec<(i64, LoopVerdict)>
     let mut out = Vec::new();
     for p in paths {
         let Some(e) = index.get(p).filter(|e| e.ok()) else { continue };
-        let Some(state) = autoloop::contents_text(&e.body).and_then(|t| autoloop::parse(&t)) else { continue };
+        let Some(state) = autoloop::contents_text(e.body()).and_then(|t| autoloop::parse(&t)) else { continue };
         let Some(pr) = state.pr() else { continue };
         let accepted = state.iterations.iter().filter(|(_, s, _)| s == "accepted").filter_map(|(_, _, c)| c.clone()).collect();
         out.push((pr, LoopVerdict { path: p.clone(), accepted_commits: accepted, pause_reason: state.pause_reason() }));

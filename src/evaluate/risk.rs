@@ -203,7 +203,7 @@ pub fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Opt
         deletions: 0,
         reasons: Vec::new(),
     };
-    let Some(files) = index.get(&format!("repos/{repo}/pulls/{n}/files")).filter(|e| e.ok()).and_then(|e| e.body.as_array().cloned()) else {
+    let Some(files) = index.get(&format!("repos/{repo}/pulls/{n}/files")).filter(|e| e.ok()).and_then(|e| e.body().as_array().cloned()) else {
         r.reasons.push("the PR's files were not captured (pulls/N/files)".into());
         return Some(r);
     };

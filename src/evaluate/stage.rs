@@ -184,10 +184,8 @@ fn evaluate_with(
     // mostly one thread's work, and neither reads the other.
     let (gate, risk) = rayon::join(|| ci_gate::tables(&replays), || risk::table(&risks));
     let tables: Vec<crate::table::Table> = gate.into_iter().chain([risk]).collect();
-    let (written, outcomes) = rayon::join(
-        || tables.par_iter().map(|t| crate::dataset::write_table(dataset, t)).collect::<Result<Vec<_>>>(),
-        || parts.write(dataset),
-    );
+    let (written, outcomes) =
+        rayon::join(|| tables.par_iter().map(|t| crate::dataset::write_table(dataset, t)).collect::<Result<Vec<_>>>(), || parts.write(dataset));
     for (t, w) in tables.iter().zip(written?) {
         manifest.record_table(t.name, &w);
     }

@@ -118,10 +118,10 @@ pub fn add_derived(entries: &mut HashMap<String, Entry>) {
             continue;
         }
         let parts: Vec<&str> = path.split('/').collect();
-        let items = || e.body.as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let items = || e.body().as_array().map(Vec::as_slice).unwrap_or(&[]);
         match parts.as_slice() {
             ["repos", _, _, "issues"] | ["search", "issues"] => {
-                let list = if parts[0] == "search" { e.body.get("items").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) } else { items() };
+                let list = if parts[0] == "search" { e.body().get("items").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) } else { items() };
                 for item in list {
                     let (Some(repo), Some(n)) = (repo_of_item(item), int_at(item, "number")) else { continue };
                     push(format!("{repo}/issues/{n}"), item.clone(), path, e.captured_at);
@@ -149,12 +149,18 @@ pub fn add_derived(entries: &mut HashMap<String, Entry>) {
                 }
             }
             ["repos", o, r, "issues", n] => {
-                if let (Some(pr), Ok(_)) = (pull_from_issue(&e.body), n.parse::<i64>()) {
+                if !e.may_hold(&["pull_request"]) {
+                    continue;
+                }
+                if let (Some(pr), Ok(_)) = (pull_from_issue(e.body()), n.parse::<i64>()) {
                     push(format!("repos/{o}/{r}/pulls/{n}"), pr, path, e.captured_at);
                 }
             }
             ["repos", o, r, "issues", n, "timeline"] => {
-                if let Some(pr) = n.parse().ok().and_then(|n| pull_from_timeline(n, &e.body)) {
+                if !e.may_hold(PULL_EVENTS) {
+                    continue;
+                }
+                if let Some(pr) = n.parse().ok().and_then(|n| pull_from_timeline(n, e.body())) {
                     push(format!("repos/{o}/{r}/pulls/{n}"), pr, path, e.captured_at);
                 }
             }
@@ -187,7 +193,7 @@ pub fn add_derived(entries: &mut HashMap<String, Entry>) {
         if !replace {
             continue;
         }
-        entries.insert(d.path, Entry { status: 200, body: d.body, captured_at: d.at, derived_from: Some(d.from) });
+        entries.insert(d.path, Entry::new(200, d.body, d.at, Some(d.from)));
     }
 }
 
@@ -196,7 +202,7 @@ mod tests {
     use super::*;
 
     fn entry(body: Value, at: Option<&str>) -> Entry {
-        Entry { status: 200, body, captured_at: at.and_then(crate::time::parse), derived_from: None }
+        Entry::new(200, body, at.and_then(crate::time::parse), None)
     }
 
     #[test]
@@ -215,9 +221,9 @@ mod tests {
             entry(json!([{"number": 1, "state": "closed", "url": "https://api.github.com/repos/o/r/issues/1"}, {"number": 2, "state": "open", "url": "https://api.github.com/repos/o/r/issues/2"}]), Some("2026-01-05T00:00:00Z")),
         );
         add_derived(&mut m);
-        assert_eq!(m["repos/o/r/issues/1"].body["state"], "closed", "the later list wins");
+        assert_eq!(m["repos/o/r/issues/1"].body()["state"], "closed", "the later list wins");
         assert_eq!(m["repos/o/r/issues/1"].derived_from.as_deref(), Some("repos/o/r/issues"));
-        assert_eq!(m["repos/o/r/issues/2"].body["state"], "open");
+        assert_eq!(m["repos/o/r/issues/2"].body()["state"], "open");
         // Captured after the list: the direct copy stays.
         let mut m = HashMap::new();
         m.insert("repos/o/r/issues/1".to_string(), entry(json!({"number": 1, "state": "open"}), Some("2026-01-09T00:00:00Z")));
@@ -226,7 +232,7 @@ mod tests {
             entry(json!([{"number": 1, "state": "closed", "url": "https://api.github.com/repos/o/r/issues/1"}]), Some("2026-01-05T00:00:00Z")),
         );
         add_derived(&mut m);
-        assert_eq!(m["repos/o/r/issues/1"].body["state"], "open");
+        assert_eq!(m["repos/o/r/issues/1"].body()["state"], "open");
         assert!(m["repos/o/r/issues/1"].derived_from.is_none());
     }
 

@@ -3,8 +3,45 @@
 
 use serde_json::Value;
 
-use crate::json::{bool_at, int_at, names_at, str_at, str_path};
+use super::sparse::Json;
 use crate::time::{self, Instant};
+
+// The views read `Value` (a rule's lookup) and `Sparse` (a body read for its view alone)
+// through [`Json`], with the leniency of `crate::json`.
+fn str_at<'v, J: Json>(v: &'v J, key: &str) -> Option<&'v str> {
+    v.get(key).and_then(J::as_str)
+}
+fn int_at<J: Json>(v: &J, key: &str) -> Option<i64> {
+    v.get(key).and_then(J::as_int)
+}
+fn bool_at<J: Json>(v: &J, key: &str) -> Option<bool> {
+    v.get(key).and_then(J::as_bool)
+}
+fn str_path<'v, J: Json>(v: &'v J, keys: &[&str]) -> Option<&'v str> {
+    keys.iter().try_fold(v, |acc, k| acc.get(k)).and_then(J::as_str)
+}
+fn time_at<J: Json>(v: &J, key: &str) -> Option<Instant> {
+    str_at(v, key).and_then(time::parse)
+}
+fn time_path<J: Json>(v: &J, keys: &[&str]) -> Option<Instant> {
+    str_path(v, keys).and_then(time::parse)
+}
+fn names_at<J: Json>(v: &J, key: &str) -> Option<Vec<String>> {
+    names(v.get(key)?)
+}
+/// `crate::json::names`: strings, or objects' `name` (else `login`).
+fn names<J: Json>(v: &J) -> Option<Vec<String>> {
+    let arr = v.as_array()?;
+    Some(
+        arr.iter()
+            .filter_map(|e| match e.as_str() {
+                Some(s) => Some(s.to_string()),
+                None if e.is_object() => str_at(e, "name").or_else(|| str_at(e, "login")).map(str::to_string),
+                None => None,
+            })
+            .collect(),
+    )
+}
 
 /// Who did something, as GitHub shows it. `None` login: the actor is not visible.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -15,7 +52,7 @@ pub struct Actor {
 }
 
 impl Actor {
-    pub fn from(v: Option<&Value>) -> Actor {
+    pub fn from<J: Json>(v: Option<&J>) -> Actor {
         match v {
             Some(v) if v.is_object() => Actor { login: str_at(v, "login").map(str::to_string), kind: str_at(v, "type").map(str::to_string) },
             _ => Actor::default(),
@@ -26,7 +63,7 @@ impl Actor {
 /// The normalized hash of an object's `body`, for the tables (evaluators compare bodies
 /// only in update rules, through `fields.rs`, so typed views do not carry it).
 pub fn body_hash(v: &Value) -> Option<String> {
-    str_at(v, "body").map(normalized_body_hash)
+    crate::json::str_at(v, "body").map(normalized_body_hash)
 }
 
 /// sha256 of a body with CRLF -> LF, trailing blanks stripped from each line, and the
@@ -57,16 +94,16 @@ pub struct Issue {
 }
 
 impl Issue {
-    pub fn from(v: &Value) -> Issue {
+    pub fn from<J: Json>(v: &J) -> Issue {
         Issue {
             number: int_at(v, "number"),
             title: str_at(v, "title").map(str::to_string),
             state: str_at(v, "state").map(str::to_lowercase),
             state_reason: str_at(v, "state_reason").map(str::to_lowercase),
             user: Actor::from(v.get("user")),
-            created_at: time::at(v, "created_at"),
-            updated_at: time::at(v, "updated_at"),
-            closed_at: time::at(v, "closed_at"),
+            created_at: time_at(v, "created_at"),
+            updated_at: time_at(v, "updated_at"),
+            closed_at: time_at(v, "closed_at"),
             closed_by: Actor::from(v.get("closed_by")),
             labels: names_at(v, "labels"),
             assignees: names_at(v, "assignees").unwrap_or_default(),
@@ -103,8 +140,8 @@ pub struct PullRequest {
 }
 
 impl PullRequest {
-    pub fn from(v: &Value) -> PullRequest {
-        let merged_at = time::at(v, "merged_at");
+    pub fn from<J: Json>(v: &J) -> PullRequest {
+        let merged_at = time_at(v, "merged_at");
         PullRequest {
             number: int_at(v, "number"),
             title: str_at(v, "title").map(str::to_string),
@@ -114,9 +151,9 @@ impl PullRequest {
             draft: bool_at(v, "draft"),
             user: Actor::from(v.get("user")),
             merged_by: Actor::from(v.get("merged_by")),
-            created_at: time::at(v, "created_at"),
-            updated_at: time::at(v, "updated_at"),
-            closed_at: time::at(v, "closed_at"),
+            created_at: time_at(v, "created_at"),
+            updated_at: time_at(v, "updated_at"),
+            closed_at: time_at(v, "closed_at"),
             merged_at,
             merge_commit_sha: str_at(v, "merge_commit_sha").map(str::to_string),
             head_ref: str_path(v, &["head", "ref"]).map(str::to_string),
@@ -143,13 +180,13 @@ pub struct Comment {
 }
 
 impl Comment {
-    pub fn from(v: &Value) -> Comment {
+    pub fn from<J: Json>(v: &J) -> Comment {
         let issue_number = str_at(v, "issue_url").and_then(|u| u.rsplit('/').next()).and_then(|n| n.parse().ok());
         Comment {
             id: int_at(v, "id"),
             user: Actor::from(v.get("user")),
-            created_at: time::at(v, "created_at"),
-            updated_at: time::at(v, "updated_at"),
+            created_at: time_at(v, "created_at"),
+            updated_at: time_at(v, "updated_at"),
             issue_number,
             reactions_total: v.get("reactions").and_then(|r| int_at(r, "total_count")),
             in_reply_to_id: int_at(v, "in_reply_to_id"),
@@ -173,12 +210,12 @@ pub struct Review {
 }
 
 impl Review {
-    pub fn from(v: &Value) -> Review {
+    pub fn from<J: Json>(v: &J) -> Review {
         Review {
             id: int_at(v, "id"),
             user: Actor::from(v.get("user")),
             state: str_at(v, "state").map(str::to_uppercase),
-            submitted_at: time::at(v, "submitted_at"),
+            submitted_at: time_at(v, "submitted_at"),
             submitted_at_raw: str_at(v, "submitted_at").map(str::to_string),
             commit_id: str_at(v, "commit_id").map(str::to_string),
             body: str_at(v, "body").map(str::to_string),
@@ -213,15 +250,15 @@ pub struct Event {
 }
 
 impl Event {
-    pub fn from(v: &Value) -> Event {
+    pub fn from<J: Json>(v: &J) -> Event {
         let actor = match v.get("actor").filter(|a| a.is_object()) {
             Some(a) => Actor::from(Some(a)),
             None => Actor::from(v.get("user")),
         };
-        let created_at = time::at(v, "created_at")
-            .or_else(|| time::at(v, "submitted_at"))
-            .or_else(|| time::at_path(v, &["committer", "date"]))
-            .or_else(|| time::at_path(v, &["author", "date"]));
+        let created_at = time_at(v, "created_at")
+            .or_else(|| time_at(v, "submitted_at"))
+            .or_else(|| time_path(v, &["committer", "date"]))
+            .or_else(|| time_path(v, &["author", "date"]));
         let source_issue = v.get("source").and_then(|s| s.get("issue"));
         Event {
             id: int_at(v, "id"),
@@ -256,13 +293,13 @@ pub struct Commit {
 }
 
 impl Commit {
-    pub fn from(v: &Value) -> Commit {
+    pub fn from<J: Json>(v: &J) -> Commit {
         Commit {
             sha: str_at(v, "sha").map(str::to_string),
             author: Actor::from(v.get("author")),
             committer: Actor::from(v.get("committer")),
-            authored_at: time::at_path(v, &["commit", "author", "date"]),
-            committed_at: time::at_path(v, &["commit", "committer", "date"]),
+            authored_at: time_path(v, &["commit", "author", "date"]),
+            committed_at: time_path(v, &["commit", "committer", "date"]),
             message: str_path(v, &["commit", "message"]).map(str::to_string),
         }
     }
@@ -277,12 +314,12 @@ pub struct Reaction {
 }
 
 impl Reaction {
-    pub fn from(v: &Value) -> Reaction {
+    pub fn from<J: Json>(v: &J) -> Reaction {
         Reaction {
             id: int_at(v, "id"),
             user: Actor::from(v.get("user")),
             content: str_at(v, "content").map(str::to_string),
-            created_at: time::at(v, "created_at"),
+            created_at: time_at(v, "created_at"),
         }
     }
 }
@@ -291,11 +328,11 @@ impl Reaction {
 /// timeline item has no actor or time of its own: it holds the review comments it stands
 /// for under `comments`, and each becomes an event of that kind with the comment's author,
 /// time and id, so none is lost.
-pub fn events(v: &Value) -> Vec<Event> {
+pub fn events<J: Json>(v: &J) -> Vec<Event> {
     let Some(items) = v.as_array() else { return Vec::new() };
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        match (str_at(item, "event"), item.get("comments").and_then(Value::as_array)) {
+        match (str_at(item, "event"), item.get("comments").and_then(J::as_array)) {
             (Some(kind @ ("line-commented" | "commit-commented")), Some(comments)) => {
                 for c in comments {
                     let mut e = Event::from(c);
@@ -309,7 +346,51 @@ pub fn events(v: &Value) -> Vec<Event> {
     out
 }
 
+/// A typed reading of a whole body, from either kind of JSON (see [`Json`]).
+pub trait View: Sized {
+    fn read<J: Json>(v: &J) -> Self;
+}
+
+macro_rules! views {
+    ($($t:ident),+) => {
+        $(
+            impl View for $t {
+                fn read<J: Json>(v: &J) -> Self {
+                    $t::from(v)
+                }
+            }
+            impl View for Vec<$t> {
+                fn read<J: Json>(v: &J) -> Self {
+                    list(v, $t::from)
+                }
+            }
+        )+
+    };
+}
+views!(Issue, PullRequest, Comment, Review, Commit, Reaction);
+
+/// A timeline or events list (see [`events`]), not a list of `Event::from`.
+#[derive(Clone, Debug, Default)]
+pub struct Events(pub Vec<Event>);
+
+impl View for Events {
+    fn read<J: Json>(v: &J) -> Self {
+        Events(events(v))
+    }
+}
+
+/// A list of names (labels, logins): strings, or objects' `name` (else `login`), as
+/// `crate::json::names` reads them; `None` for a body that is no list.
+#[derive(Clone, Debug, Default)]
+pub struct Names(pub Option<Vec<String>>);
+
+impl View for Names {
+    fn read<J: Json>(v: &J) -> Self {
+        Names(names(v))
+    }
+}
+
 /// Elements of a list body; a non-array body gives an empty list.
-pub fn list<T>(v: &Value, f: fn(&Value) -> T) -> Vec<T> {
+pub fn list<J: Json, T>(v: &J, f: fn(&J) -> T) -> Vec<T> {
     v.as_array().map(|a| a.iter().map(f).collect()).unwrap_or_default()
 }

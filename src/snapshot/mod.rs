@@ -9,6 +9,7 @@ pub mod derive;
 pub mod github;
 pub mod graphql;
 pub mod paths;
+pub mod sparse;
 pub mod spill;
 pub mod tables;
 
@@ -351,22 +352,112 @@ pub type CaptureRow = (String, i64, u16, Option<Instant>, String);
 type FileRead = (Vec<Capture>, Vec<Quarantined>, InputFile);
 
 /// What an evaluator sees of one path: the status and the body with pages joined.
-#[derive(Clone, Debug)]
+///
+/// The body is kept as its text and parsed on first use: into a `Value` for the rules that
+/// read it as JSON ([`Entry::body`]), or straight into the typed view a reader asks for
+/// ([`Entry::pull`], [`Entry::events`], ...) without a `Value` (see [`sparse`]). Each is
+/// built once per entry and shared by every output and window that reads it.
+#[derive(Debug, Default)]
 pub struct Entry {
     pub status: u16,
-    pub body: Value,
+    /// The body's text; `None` when the body was built as a `Value` (joined pages, a copy
+    /// derived from another capture).
+    text: Option<Box<str>>,
+    value: std::sync::OnceLock<Value>,
+    views: Views,
     pub captured_at: Option<Instant>,
     /// For an entry derived from another capture (a repository-wide list, an issue-shaped
     /// PR, search results: see [`derive`]), that capture's path.
     pub derived_from: Option<String>,
 }
 
+/// The typed views of one entry's body, each built on first use.
+#[derive(Debug, Default)]
+struct Views {
+    issue: std::sync::OnceLock<github::Issue>,
+    pull: std::sync::OnceLock<github::PullRequest>,
+    events: std::sync::OnceLock<github::Events>,
+    comments: std::sync::OnceLock<Vec<github::Comment>>,
+    reviews: std::sync::OnceLock<Vec<github::Review>>,
+    commits: std::sync::OnceLock<Vec<github::Commit>>,
+    reactions: std::sync::OnceLock<Vec<github::Reaction>>,
+    names: std::sync::OnceLock<github::Names>,
+}
+
 impl Entry {
+    /// An entry whose body is a `Value` already.
+    pub fn new(status: u16, body: Value, captured_at: Option<Instant>, derived_from: Option<String>) -> Entry {
+        Entry { status, text: None, value: std::sync::OnceLock::from(body), views: Views::default(), captured_at, derived_from }
+    }
+
+    /// An entry whose body is parsed when first read; text that is not JSON reads as `null`.
+    pub fn from_text(status: u16, text: String, captured_at: Option<Instant>) -> Entry {
+        Entry { status, text: Some(text.into_boxed_str()), value: std::sync::OnceLock::new(), views: Views::default(), captured_at, derived_from: None }
+    }
+
     pub fn ok(&self) -> bool {
         (200..300).contains(&self.status)
     }
     pub fn gone(&self) -> bool {
         matches!(self.status, 404 | 410)
+    }
+
+    /// The body as JSON.
+    pub fn body(&self) -> &Value {
+        self.value.get_or_init(|| self.text.as_deref().and_then(|t| serde_json::from_str(t).ok()).unwrap_or(Value::Null))
+    }
+
+    /// Whether the body may hold one of `words` (a key or a value a reader needs): a cheap
+    /// look at a body not parsed yet, so that one which cannot is never parsed. Text with a
+    /// `\u` escape may spell a word otherwise, and may hold it.
+    pub(crate) fn may_hold(&self, words: &[&str]) -> bool {
+        match (self.value.get(), self.text.as_deref()) {
+            (None, Some(t)) => t.contains("\\u") || words.iter().any(|w| t.contains(w)),
+            _ => true,
+        }
+    }
+
+    /// A typed view of the body: from the `Value` when one was built already, else from the
+    /// text, reading only the keys the views read.
+    fn view<T: github::View>(&self) -> T {
+        match (self.value.get(), self.text.as_deref()) {
+            (Some(v), _) => T::read(v),
+            (None, Some(t)) => T::read(&sparse::Sparse::parse(t)),
+            (None, None) => T::read(&Value::Null),
+        }
+    }
+
+    /// The body read as an issue.
+    pub fn issue(&self) -> &github::Issue {
+        self.views.issue.get_or_init(|| self.view())
+    }
+    /// The body read as a pull request.
+    pub fn pull(&self) -> &github::PullRequest {
+        self.views.pull.get_or_init(|| self.view())
+    }
+    /// The body read as a timeline or events list (see [`github::events`]).
+    pub fn events(&self) -> &[github::Event] {
+        &self.views.events.get_or_init(|| self.view()).0
+    }
+    /// The body read as a list of comments.
+    pub fn comments(&self) -> &[github::Comment] {
+        self.views.comments.get_or_init(|| self.view())
+    }
+    /// The body read as a list of reviews.
+    pub fn reviews(&self) -> &[github::Review] {
+        self.views.reviews.get_or_init(|| self.view())
+    }
+    /// The body read as a list of commits.
+    pub fn commits(&self) -> &[github::Commit] {
+        self.views.commits.get_or_init(|| self.view())
+    }
+    /// The body read as a list of names (labels, logins; see [`github::Names`]).
+    pub fn names(&self) -> Option<&Vec<String>> {
+        self.views.names.get_or_init(|| self.view()).0.as_ref()
+    }
+    /// The body read as a list of reactions.
+    pub fn reactions(&self) -> &[github::Reaction] {
+        self.views.reactions.get_or_init(|| self.view())
     }
 }
 
@@ -400,8 +491,13 @@ impl SnapshotIndex {
                 pages.sort_by_key(|p| p.0);
                 let status = pages.iter().map(|p| p.1).find(|s| !(200..300).contains(s)).unwrap_or(pages[0].1);
                 let captured_at = pages.iter().filter_map(|p| p.2).max();
+                // One page stays text until read; pages are joined as JSON.
+                if pages.len() == 1 {
+                    let text = pages.swap_remove(0).3;
+                    return (path, Entry::from_text(status, text, captured_at));
+                }
                 let mut bodies: Vec<Value> = pages.iter().map(|p| serde_json::from_str(&p.3).unwrap_or(Value::Null)).collect();
-                let body = if bodies.len() > 1 && bodies.iter().all(Value::is_array) {
+                let body = if bodies.iter().all(Value::is_array) {
                     Value::Array(
                         bodies
                             .into_iter()
@@ -414,7 +510,7 @@ impl SnapshotIndex {
                 } else {
                     bodies.swap_remove(0)
                 };
-                (path, Entry { status, body, captured_at, derived_from: None })
+                (path, Entry::new(status, body, captured_at, None))
             })
             .collect();
         let mut entries = entries;

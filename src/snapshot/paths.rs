@@ -164,8 +164,8 @@ mod tests {
         let row = |p: &str, body: &str| (p.to_string(), 1, 200u16, None, body.to_string());
         let shared = std::sync::Arc::new(SnapshotIndex::build(vec![row("graphql/projects/acme/1", "{\"id\":1}")]));
         let repo = SnapshotIndex::build(vec![row("repos/acme/api/issues/1", "{\"number\":1}")]).with_shared(Some(shared));
-        assert_eq!(repo.get("graphql/projects/acme/1").map(|e| e.body["id"].clone()), Some(serde_json::json!(1)));
-        assert_eq!(repo.get("repos/acme/api/issues/1").map(|e| e.body["number"].clone()), Some(serde_json::json!(1)));
+        assert_eq!(repo.get("graphql/projects/acme/1").map(|e| e.body()["id"].clone()), Some(serde_json::json!(1)));
+        assert_eq!(repo.get("repos/acme/api/issues/1").map(|e| e.body()["number"].clone()), Some(serde_json::json!(1)));
         assert!(repo.get("repos/acme/api/issues/2").is_none());
     }
 

@@ -20,14 +20,12 @@
 //! A comment posted at 10:00 that a maintainer answers at 10:40 is
 //! `accepted`/`medium`/`comment_replied` in every window from 1h on.
 
-use serde_json::Value;
-
 use super::missing;
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{ActKind, Case, Lookup};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
-use crate::snapshot::github::{list, Comment, Reaction};
+use crate::snapshot::github::Comment;
 use crate::time::Instant;
 
 pub struct AddComment;
@@ -93,14 +91,14 @@ rows! {
 
 impl AddComment {
     /// The comment itself: `issues/comments/ID`, else found by id in its thread's list.
-    fn comment<'a>(case: &Case<'a>) -> Result<(Value, Comment), Verdict> {
+    fn comment(case: &Case) -> Result<Comment, Verdict> {
         let o = case.output;
         let Some(id) = o.target_comment_id else {
             return Err(common(Common::MissingReference).note("no comment id recorded (URL fragment or comment_id)"));
         };
         let look = case.lookup(&format!("issues/comments/{id}"));
         match &look {
-            Lookup::Found(v) => return Ok(((*v).clone(), Comment::from(v))),
+            Lookup::Found(v) => return Ok(Comment::from(*v)),
             Lookup::Gone(s) => {
                 return Err(
                     crate::evaluate::undated(case, AddComment.row(AddCommentRow::Deleted), &format!("the comment answered {s}")).detail("comment_id", id)
@@ -110,9 +108,9 @@ impl AddComment {
             Lookup::NotCaptured => {}
         }
         if let Some(n) = o.target_number {
-            if let Some(v) = case.lookup(&format!("issues/{n}/comments")).found() {
-                if let Some(c) = v.as_array().and_then(|a| a.iter().find(|c| crate::json::int_at(c, "id") == Some(id))) {
-                    return Ok((c.clone(), Comment::from(c)));
+            if let Ok(e) = case.lookup_entry(&format!("issues/{n}/comments")) {
+                if let Some(c) = e.comments().iter().find(|c| c.id == Some(id)) {
+                    return Ok(c.clone());
                 }
             }
         }
@@ -130,11 +128,11 @@ impl Rule for AddComment {
     }
 
     fn action_time(&self, case: &Case) -> Option<Instant> {
-        case.output.created_at.or_else(|| Self::comment(case).ok().and_then(|(_, c)| c.created_at))
+        case.output.created_at.or_else(|| Self::comment(case).ok().and_then(|c| c.created_at))
     }
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
-        let (_, comment) = Self::comment(case)?;
+        let comment = Self::comment(case)?;
         let id = comment.id.or(case.output.target_comment_id);
         if comment.minimized == Some(true) {
             // Minimization carries no time: it settles the snapshot window only.
@@ -144,16 +142,16 @@ impl Rule for AddComment {
             return Err(common(Common::MissingReference).note("the comment's issue or PR number is not recorded"));
         };
         let case = case.with_workflow_actor(comment.user.login.as_deref());
-        let is_pull = case.lookup(&format!("pulls/{n}")).found().is_some();
+        let is_pull = case.lookup_entry(&format!("pulls/{n}")).is_ok();
         let mut activity = (*case.activity(n, is_pull)).clone();
         // Reactions to the comment itself.
         let reactions_path = format!("issues/comments/{}/reactions", id.unwrap_or_default());
-        let reactions_listed = match case.lookup(&reactions_path) {
-            Lookup::Found(v) => {
-                for r in list(v, Reaction::from) {
+        let reactions_listed = match case.lookup_entry(&reactions_path) {
+            Ok(e) => {
+                for r in e.reactions() {
                     let class = case.actors.classify(&r.user);
                     activity.acts.push(crate::evaluate::case::Act {
-                        actor: r.user,
+                        actor: r.user.clone(),
                         class,
                         at: r.created_at,
                         kind: ActKind::Reaction,

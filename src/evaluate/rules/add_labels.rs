@@ -22,7 +22,7 @@ use crate::evaluate::case::{Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
-use crate::snapshot::github::{Issue, PullRequest};
+use crate::snapshot::Entry;
 
 pub struct AddLabels;
 
@@ -150,19 +150,23 @@ impl Rule for AddLabels {
 /// settled in a timed window (see [`Case::labels_as_of`]) makes the answer
 /// `history_missing`, never the final state.
 pub fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String>, std::rc::Rc<crate::evaluate::case::Activity>, bool), Verdict> {
-    let issue_look = case.lookup(&format!("issues/{n}"));
-    let pull_look = case.lookup(&format!("pulls/{n}"));
-    let labels_look = case.lookup(&format!("issues/{n}/labels"));
+    let issue_look = case.lookup_entry(&format!("issues/{n}"));
+    let pull_look = case.lookup_entry(&format!("pulls/{n}"));
+    let labels_look = case.lookup_entry(&format!("issues/{n}/labels"));
+    let miss = |l: &Result<&Entry, Lookup>| match l {
+        Ok(_) => common(Common::TargetNotCaptured),
+        Err(l) => missing(case, l),
+    };
     let final_labels: Vec<String> = match &labels_look {
-        Lookup::Found(v) => names(v).unwrap_or_default(),
-        Lookup::Failed(s) => return Err(AddLabels.row(AddLabelsRow::Unreadable).detail("http_status", *s)),
-        _ => match (issue_look.found().and_then(|v| Issue::from(v).labels), pull_look.found().and_then(|v| PullRequest::from(v).labels)) {
+        Ok(e) => e.names().cloned().unwrap_or_default(),
+        Err(Lookup::Failed(s)) => return Err(AddLabels.row(AddLabelsRow::Unreadable).detail("http_status", *s)),
+        _ => match (issue_look.ok().and_then(|e| e.issue().labels.clone()), pull_look.ok().and_then(|e| e.pull().labels.clone())) {
             (Some(l), _) | (None, Some(l)) => l,
             _ => {
                 return Err(match (&issue_look, &labels_look) {
-                    (Lookup::NotCaptured, Lookup::Gone(s)) => missing(case, &Lookup::Gone(*s)),
-                    (Lookup::NotCaptured, _) => missing(case, &pull_look),
-                    (l, _) => missing(case, l),
+                    (Err(Lookup::NotCaptured), Err(Lookup::Gone(s))) => missing(case, &Lookup::Gone(*s)),
+                    (Err(Lookup::NotCaptured), _) => miss(&pull_look),
+                    (l, _) => miss(l),
                 });
             }
         },
@@ -170,7 +174,7 @@ pub fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String
     .into_iter()
     .map(|l| l.to_lowercase())
     .collect();
-    let activity = case.activity(n, pull_look.found().is_some());
+    let activity = case.activity(n, pull_look.is_ok());
     let labels = if case.window.is_snapshot() {
         final_labels
     } else {
@@ -191,9 +195,9 @@ pub fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String
         }
     };
     let closed = issue_look
-        .found()
-        .map(|v| issue_final(&Issue::from(v)))
-        .or_else(|| pull_look.found().map(|v| pull_final(&PullRequest::from(v))))
+        .ok()
+        .map(|e| issue_final(e.issue()))
+        .or_else(|| pull_look.ok().map(|e| pull_final(e.pull())))
         .and_then(|f| case.lifecycle(&f, activity.events.as_deref()).ok())
         .is_some_and(|lc| lc.closed);
     Ok((labels, activity, closed))

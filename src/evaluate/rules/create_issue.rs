@@ -21,7 +21,6 @@ use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
-use crate::snapshot::github::Issue;
 use crate::time::Instant;
 
 pub struct CreateIssue;
@@ -157,18 +156,16 @@ impl Rule for CreateIssue {
 
     fn action_time(&self, case: &Case) -> Option<Instant> {
         let n = case.output.target_number?;
-        case.output.created_at.or_else(|| case.lookup(&format!("issues/{n}")).found().and_then(|v| Issue::from(v).created_at))
+        case.output.created_at.or_else(|| case.lookup_entry(&format!("issues/{n}")).ok().and_then(|e| e.issue().created_at))
     }
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let look = case.lookup(&format!("issues/{n}"));
-        let Some(body) = look.found() else { return Err(missing(case, &look)) };
-        let issue = Issue::from(body);
+        let issue = case.lookup_entry(&format!("issues/{n}")).map_err(|look| missing(case, &look))?.issue();
         let case = case.with_workflow_actor(issue.user.login.as_deref());
         let activity = case.activity(n, issue.is_pull_request);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
+        let lc = case.lifecycle(&issue_final(issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         // An issue number that turns out to be a pull request's: judged as the issue the
         // output says it created, and flagged, since the output's record and the target
         // disagree about what it is.

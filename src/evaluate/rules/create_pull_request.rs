@@ -26,7 +26,7 @@ use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case, Lookup};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
-use crate::snapshot::github::PullRequest;
+use crate::snapshot::Entry;
 use crate::time::Instant;
 
 pub struct CreatePullRequest;
@@ -118,8 +118,8 @@ rows! {
 }
 
 impl CreatePullRequest {
-    fn pull<'a>(case: &Case<'a>) -> Option<Lookup<'a>> {
-        case.output.target_number.map(|n| case.lookup(&format!("pulls/{n}")))
+    fn pull<'a>(case: &Case<'a>) -> Option<Result<&'a Entry, Lookup<'a>>> {
+        case.output.target_number.map(|n| case.lookup_entry(&format!("pulls/{n}")))
     }
 
     fn fell_back_to_issue(case: &Case) -> bool {
@@ -140,7 +140,7 @@ impl Rule for CreatePullRequest {
         if Self::fell_back_to_issue(case) {
             return super::create_issue::CreateIssue.action_time(case);
         }
-        case.output.created_at.or_else(|| Self::pull(case)?.found().and_then(|v| PullRequest::from(v).created_at))
+        case.output.created_at.or_else(|| Self::pull(case)?.ok().and_then(|e| e.pull().created_at))
     }
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
@@ -151,14 +151,13 @@ impl Rule for CreatePullRequest {
         }
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let Some(look) = Self::pull(case) else { return Err(common(Common::MissingReference)) };
-        let Some(body) = look.found() else { return Err(missing(case, &look)) };
-        let pr = PullRequest::from(body);
+        let pr = look.map_err(|look| missing(case, &look))?.pull();
         let case = case.with_workflow_actor(pr.user.login.as_deref());
         let activity = case.activity(n, true);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
+        let lc = case.lifecycle(&pull_final(pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         let v = if lc.merged {
-            if let Some(r) = super::shared::durability::find_revert(&case, n, &pr) {
+            if let Some(r) = super::shared::durability::find_revert(&case, n, pr) {
                 return Ok(self
                     .row(CreatePullRequestRow::Reverted)
                     .resolved(true)

@@ -243,10 +243,7 @@ pub const CHALLENGE_PHRASES: &[&str] = &[
 
 /// A comment inside the window by a visible non-bot actor that says the close was wrong.
 pub fn challenge<'b>(case: &Case, a: &'b Activity) -> Option<&'b Act> {
-    person_act(case, a, |x| {
-        matches!(x.kind, super::case::ActKind::Comment | super::case::ActKind::ReviewComment)
-            && x.challenges_close
-    })
+    person_act(case, a, |x| matches!(x.kind, super::case::ActKind::Comment | super::case::ActKind::ReviewComment) && x.challenges_close)
 }
 
 /// Whether `text`, lower-cased, contains one of [`CHALLENGE_PHRASES`]. ASCII text is

@@ -64,11 +64,15 @@ fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
             continue;
         }
         let Some((repo, res)) = paths::parse(path) else { continue };
-        let commits: Vec<Commit> = match &res {
-            Resource::PullCommits(_) => list(&e.body, Commit::from),
-            Resource::Other(t) if t == "commits" => list(&e.body, Commit::from),
-            Resource::Other(t) if t.starts_with("commits/") && !t.contains("/check-runs") => vec![Commit::from(&e.body)],
-            _ => Vec::new(),
+        let one;
+        let commits: &[Commit] = match &res {
+            Resource::PullCommits(_) => e.commits(),
+            Resource::Other(t) if t == "commits" => e.commits(),
+            Resource::Other(t) if t.starts_with("commits/") && !t.contains("/check-runs") => {
+                one = [Commit::from(e.body())];
+                &one
+            }
+            _ => &[],
         };
         for c in commits {
             if let Some(sha) = c.message.as_deref().and_then(reverted_sha) {
@@ -84,12 +88,13 @@ fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
             }
         }
         if let Resource::Pull(m) = res {
-            let pr = PullRequest::from(&e.body);
+            let pr = e.pull();
             if pr.merged != Some(true) {
                 continue;
             }
             let title = pr.title.as_deref().and_then(|t| t.strip_prefix("Revert \"")).and_then(|t| t.strip_suffix('"')).map(str::to_string);
-            let body_ref = crate::json::str_at(&e.body, "body").and_then(|b| reverted_pr(b, &repo));
+            // Most PR bodies cannot hold the reference; those are not parsed as JSON for it.
+            let body_ref = if e.may_hold(&["Reverts "]) { crate::json::str_at(e.body(), "body").and_then(|b| reverted_pr(b, &repo)) } else { None };
             if title.is_some() || body_ref.is_some() {
                 out.entry(repo.clone()).or_default().push(RevertMark {
                     sha: None,
