@@ -89,24 +89,31 @@ impl<'a> Evaluation<'a> {
 
     /// The captures of the output's target: the object and its activity lists.
     fn target_entries(&self, o: &SafeOutput) -> Vec<(String, &'a crate::snapshot::Entry)> {
-        const TAILS: &[&str] = &[
-            "issues/{n}",
-            "pulls/{n}",
-            "issues/{n}/timeline",
-            "issues/{n}/events",
-            "issues/{n}/comments",
-            "pulls/{n}/reviews",
-            "pulls/{n}/comments",
-            "pulls/{n}/commits",
+        // (before the number, after it): `issues/{n}`, `pulls/{n}`, ...
+        const TAILS: &[(&str, &str)] = &[
+            ("issues/", ""),
+            ("pulls/", ""),
+            ("issues/", "/timeline"),
+            ("issues/", "/events"),
+            ("issues/", "/comments"),
+            ("pulls/", "/reviews"),
+            ("pulls/", "/comments"),
+            ("pulls/", "/commits"),
         ];
         let (Some(repo), Some(n)) = (o.target_repo.as_deref(), o.target_number) else { return Vec::new() };
-        TAILS
-            .iter()
-            .filter_map(|t| {
-                let tail = t.replace("{n}", &n.to_string());
-                self.index.get(&crate::snapshot::paths::rest(repo, &tail)).map(|e| (tail, e))
-            })
-            .collect()
+        // One path buffer for the eight lookups; a tail is kept only for what was captured.
+        let mut path = crate::snapshot::paths::rest(repo, "");
+        let base = path.len();
+        let mut found = Vec::new();
+        for (before, after) in TAILS {
+            use std::fmt::Write;
+            path.truncate(base);
+            let _ = write!(path, "{before}{n}{after}");
+            if let Some(e) = self.index.get(&path) {
+                found.push((path[base..].to_string(), e));
+            }
+        }
+        found
     }
 
     /// Where the target's evidence came from, when that is not simply "its own path, as of

@@ -364,7 +364,9 @@ pub struct Entry {
     /// derived from another capture).
     text: Option<Box<str>>,
     value: std::sync::OnceLock<Value>,
-    views: Views,
+    /// Allocated on the first view: most entries are read as one view or none, and an
+    /// entry stays small while the index is built.
+    views: std::sync::OnceLock<Box<Views>>,
     pub captured_at: Option<Instant>,
     /// For an entry derived from another capture (a repository-wide list, an issue-shaped
     /// PR, search results: see [`derive`]), that capture's path.
@@ -387,12 +389,19 @@ struct Views {
 impl Entry {
     /// An entry whose body is a `Value` already.
     pub fn new(status: u16, body: Value, captured_at: Option<Instant>, derived_from: Option<String>) -> Entry {
-        Entry { status, text: None, value: std::sync::OnceLock::from(body), views: Views::default(), captured_at, derived_from }
+        Entry { status, text: None, value: std::sync::OnceLock::from(body), views: std::sync::OnceLock::new(), captured_at, derived_from }
     }
 
     /// An entry whose body is parsed when first read; text that is not JSON reads as `null`.
     pub fn from_text(status: u16, text: String, captured_at: Option<Instant>) -> Entry {
-        Entry { status, text: Some(text.into_boxed_str()), value: std::sync::OnceLock::new(), views: Views::default(), captured_at, derived_from: None }
+        Entry {
+            status,
+            text: Some(text.into_boxed_str()),
+            value: std::sync::OnceLock::new(),
+            views: std::sync::OnceLock::new(),
+            captured_at,
+            derived_from: None,
+        }
     }
 
     pub fn ok(&self) -> bool {
@@ -427,37 +436,41 @@ impl Entry {
         }
     }
 
+    fn views(&self) -> &Views {
+        self.views.get_or_init(Box::default)
+    }
+
     /// The body read as an issue.
     pub fn issue(&self) -> &github::Issue {
-        self.views.issue.get_or_init(|| self.view())
+        self.views().issue.get_or_init(|| self.view())
     }
     /// The body read as a pull request.
     pub fn pull(&self) -> &github::PullRequest {
-        self.views.pull.get_or_init(|| self.view())
+        self.views().pull.get_or_init(|| self.view())
     }
     /// The body read as a timeline or events list (see [`github::events`]).
     pub fn events(&self) -> &[github::Event] {
-        &self.views.events.get_or_init(|| self.view()).0
+        &self.views().events.get_or_init(|| self.view()).0
     }
     /// The body read as a list of comments.
     pub fn comments(&self) -> &[github::Comment] {
-        self.views.comments.get_or_init(|| self.view())
+        self.views().comments.get_or_init(|| self.view())
     }
     /// The body read as a list of reviews.
     pub fn reviews(&self) -> &[github::Review] {
-        self.views.reviews.get_or_init(|| self.view())
+        self.views().reviews.get_or_init(|| self.view())
     }
     /// The body read as a list of commits.
     pub fn commits(&self) -> &[github::Commit] {
-        self.views.commits.get_or_init(|| self.view())
+        self.views().commits.get_or_init(|| self.view())
     }
     /// The body read as a list of names (labels, logins; see [`github::Names`]).
     pub fn names(&self) -> Option<&Vec<String>> {
-        self.views.names.get_or_init(|| self.view()).0.as_ref()
+        self.views().names.get_or_init(|| self.view()).0.as_ref()
     }
     /// The body read as a list of reactions.
     pub fn reactions(&self) -> &[github::Reaction] {
-        self.views.reactions.get_or_init(|| self.view())
+        self.views().reactions.get_or_init(|| self.view())
     }
 }
 
