@@ -36,7 +36,6 @@ use crate::error::{Error, Result};
 use crate::evaluate::Window;
 use crate::json::{as_int, str_at};
 use crate::runs::SafeOutput;
-use crate::snapshot::github::{list, Commit, PullRequest};
 use crate::snapshot::paths::{self, Resource};
 use crate::snapshot::SnapshotIndex;
 use crate::table::{os, s, Kind, Table};
@@ -130,16 +129,16 @@ impl PullRequests {
             }
             match paths::parse(k) {
                 Some((repo, Resource::Pull(n))) => {
-                    let pr = PullRequest::from(e.body());
+                    let pr = e.pull();
                     if let Some(m) = &pr.merge_commit_sha {
                         self.merge_commit.insert((repo.clone(), n), m.clone());
                     }
                     let v = self.shas.entry((repo, n)).or_default();
-                    v.extend(pr.head_sha);
-                    v.extend(pr.merge_commit_sha);
+                    v.extend(pr.head_sha.clone());
+                    v.extend(pr.merge_commit_sha.clone());
                 }
                 Some((repo, Resource::PullCommits(n))) => {
-                    self.shas.entry((repo, n)).or_default().extend(list(e.body(), Commit::from).into_iter().filter_map(|c| c.sha));
+                    self.shas.entry((repo, n)).or_default().extend(e.commits().iter().filter_map(|c| c.sha.clone()));
                 }
                 _ => {}
             }

@@ -21,7 +21,6 @@
 
 use crate::runs::SafeOutput;
 use crate::snapshot::ci::{self, CiState};
-use crate::snapshot::github::{list, Commit};
 use crate::snapshot::SnapshotIndex;
 use crate::time::Instant;
 
@@ -94,16 +93,16 @@ pub struct Replay {
 fn pushes(index: &SnapshotIndex, repo: &str, n: i64) -> Vec<(String, Option<Instant>)> {
     let mut out: Vec<(String, Option<Instant>)> = Vec::new();
     if let Some(e) = index.get(&format!("repos/{repo}/pulls/{n}/commits")).filter(|e| e.ok()) {
-        for c in list(e.body(), Commit::from) {
-            if let Some(sha) = c.sha {
+        for c in e.commits() {
+            if let Some(sha) = c.sha.clone() {
                 out.push((sha, c.committed_at.or(c.authored_at)));
             }
         }
     }
     if let Some(e) = index.get(&format!("repos/{repo}/issues/{n}/timeline")).filter(|e| e.ok()) {
-        for ev in crate::snapshot::github::events(e.body()) {
+        for ev in e.events() {
             let forced = ev.event.as_deref() == Some("head_ref_force_pushed");
-            if let (true, Some(sha)) = (forced, ev.commit_id) {
+            if let (true, Some(sha)) = (forced, ev.commit_id.clone()) {
                 if !out.iter().any(|(s, _)| *s == sha) {
                     out.push((sha, ev.created_at));
                 }

@@ -97,7 +97,8 @@ impl Rule for AssignMilestone {
             return Err(common(Common::MissingExecutionState).note("no record of which milestone was set"));
         };
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let (body, issue) = load_issue(case, n)?;
+        let (entry, issue) = load_issue(case, n)?;
+        let body = entry.body();
         let activity = case.activity(n, issue.is_pull_request);
         if !case.current_holds(issue.updated_at, activity.events.as_deref(), &["milestoned", "demilestoned"]) {
             return Ok(HistoryGap::HistoryMissing.verdict());

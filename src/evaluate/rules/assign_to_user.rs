@@ -75,7 +75,8 @@ impl Rule for AssignToUser {
             return Err(common(Common::MissingExecutionState).note("no record of which users were assigned"));
         }
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let (body, issue) = load_issue(case, n)?;
+        let (entry, issue) = load_issue(case, n)?;
+        let body = entry.body();
         let activity = case.activity(n, issue.is_pull_request);
         let is_assignee = |login: &Option<String>| login.as_ref().is_some_and(|l| want.contains(&l.to_lowercase()));
         let acted = case.inside(&activity).find(|a| {

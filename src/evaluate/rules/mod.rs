@@ -46,12 +46,12 @@ pub mod update_pull_request;
 pub mod update_release;
 
 use crate::evaluate::case::HistoryGap;
-use serde_json::Value;
 
 use super::actors::ActorClass;
 use super::case::{Act, Activity, Case, Final, Lookup};
 use super::{common, deleted, Common, Evaluator, Verdict};
 use crate::snapshot::github::{Issue, PullRequest};
+use crate::snapshot::Entry;
 
 /// Every rule: seed 000 §13 priority order first, then the rest of §7, then the gh-aw
 /// types the seed does not list.
@@ -143,22 +143,17 @@ pub fn pull_final(p: &PullRequest) -> Final {
     }
 }
 
-/// `issues/N`, or the verdict for why it cannot be read.
-pub fn load_issue<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Value, Issue), Verdict> {
-    let look = case.lookup(&format!("issues/{n}"));
-    match look.found() {
-        Some(v) => Ok((v, Issue::from(v))),
-        None => Err(missing(case, &look)),
-    }
+/// `issues/N` (its entry, for a rule that reads more of the body as JSON, and the issue),
+/// or the verdict for why it cannot be read.
+pub fn load_issue<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Entry, &'a Issue), Verdict> {
+    let e = case.lookup_entry(&format!("issues/{n}")).map_err(|look| missing(case, &look))?;
+    Ok((e, e.issue()))
 }
 
-/// `pulls/N`, or the verdict for why it cannot be read.
-pub fn load_pull<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Value, PullRequest), Verdict> {
-    let look = case.lookup(&format!("pulls/{n}"));
-    match look.found() {
-        Some(v) => Ok((v, PullRequest::from(v))),
-        None => Err(missing(case, &look)),
-    }
+/// `pulls/N` (its entry and the pull request), or the verdict for why it cannot be read.
+pub fn load_pull<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Entry, &'a PullRequest), Verdict> {
+    let e = case.lookup_entry(&format!("pulls/{n}")).map_err(|look| missing(case, &look))?;
+    Ok((e, e.pull()))
 }
 
 /// A pull request as of the window's end: the PR, its activity and its lifecycle.
@@ -171,8 +166,8 @@ pub struct PullState {
 pub fn pull_state(case: &Case, n: i64) -> Result<PullState, Verdict> {
     let (_, pr) = load_pull(case, n)?;
     let activity = case.activity(n, true);
-    let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
-    Ok(PullState { pr, activity, lc })
+    let lc = case.lifecycle(&pull_final(pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
+    Ok(PullState { pr: pr.clone(), activity, lc })
 }
 
 /// A failed capture among the activity sources a decision reads (`relevant`: the lists'

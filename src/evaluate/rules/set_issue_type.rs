@@ -87,7 +87,8 @@ impl Rule for SetIssueType {
             .or_else(|| case.recorded.after.as_ref().and_then(|a| a.get("type").and_then(|t| t.as_str().or_else(|| str_at(t, "name")).map(str::to_string))));
         let Some(want) = want else { return Err(common(Common::MissingExecutionState).note("no record of the intended issue type")) };
         let Some(n) = o.target_number else { return Err(common(Common::MissingReference)) };
-        let (body, issue) = load_issue(case, n)?;
+        let (entry, issue) = load_issue(case, n)?;
+        let body = entry.body();
         let Some(t) = body.get("type") else { return Ok(self.row(SetIssueTypeRow::Unreadable).resolved(true)) };
         let activity = case.activity(n, false);
         if !case.current_holds(issue.updated_at, activity.events.as_deref(), &["issue_type_added", "issue_type_changed", "issue_type_removed"]) {

@@ -65,7 +65,8 @@ impl Rule for UnassignFromUser {
             return Err(common(Common::MissingExecutionState).note("no record of which users were unassigned"));
         }
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let (body, issue) = load_issue(case, n)?;
+        let (entry, issue) = load_issue(case, n)?;
+        let body = entry.body();
         let activity = case.activity(n, issue.is_pull_request);
         let now = assignees_at(case, body, issue.updated_at, activity.events.as_deref())?;
         let done = |v: Verdict| v.resolved(true).detail("users_unassigned", gone.clone());

@@ -82,7 +82,8 @@ impl Rule for UpdateIssue {
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let (body, issue) = load_issue(case, n)?;
+        let (entry, issue) = load_issue(case, n)?;
+        let body = entry.body();
         let activity = case.activity(n, issue.is_pull_request);
         let (humans, bots) = case.count_actors(&activity);
         Ok(update_verdict(self, UPDATE_ROWS, case, body, issue.updated_at, &activity).actors(humans, bots))

@@ -60,7 +60,8 @@ impl Rule for UpdatePullRequest {
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let (body, pr) = load_pull(case, n)?;
+        let (entry, pr) = load_pull(case, n)?;
+        let body = entry.body();
         let activity = case.activity(n, true);
         let (humans, bots) = case.count_actors(&activity);
         let v = update_verdict(

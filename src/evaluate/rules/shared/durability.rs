@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use crate::evaluate::case::Case;
-use crate::snapshot::github::{list, Actor, Commit, PullRequest};
+use crate::snapshot::github::{Actor, Commit, PullRequest};
 use crate::snapshot::paths::{self, Resource};
 use crate::snapshot::SnapshotIndex;
 use crate::time::Instant;
@@ -124,8 +124,8 @@ pub fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: &[Strin
     let merged_at = pr.merged_at;
     let mut shas: Vec<String> = extra_shas.to_vec();
     shas.extend(pr.merge_commit_sha.clone());
-    if let Some(v) = case.lookup(&format!("pulls/{n}/commits")).found() {
-        shas.extend(list(v, Commit::from).into_iter().filter_map(|c| c.sha));
+    if let Ok(e) = case.lookup_entry(&format!("pulls/{n}/commits")) {
+        shas.extend(e.commits().iter().filter_map(|c| c.sha.clone()));
     }
     let limit = case.policy.durability_hours;
     let mut hits: Vec<&RevertMark> = marks
