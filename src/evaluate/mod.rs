@@ -4,7 +4,8 @@
 //! - `rules/<type>.rs`: one rule per safe-output type; `rules/shared/` what several share.
 //! - `judge.rs`: what is common to every type (outputs never executed, windows not
 //!   observable yet, unknown action times, types without a rule) around the rules.
-//! - `case.rs`: one output in one window, with the lookups and history rules read.
+//! - `case.rs`: one output in one window, with the lookups and history rules read
+//!   (`lookup_entry` gives a capture's typed views, `lookup` its JSON).
 //! - `stage.rs`: the evaluate stage on a dataset (threads, Parquet, manifest).
 
 pub mod actors;

@@ -1,6 +1,9 @@
 //! The frozen GitHub capture: `snapshot.json` plus REST/GraphQL responses, either as JSONL
 //! cassettes (one response per line) or as a directory tree (one file per path).
 //!
+//! Evaluate reads it through [`SnapshotIndex`]: each path's [`Entry`] keeps its body as text
+//! and parses it on first use, into a `Value` or straight into a typed view ([`sparse`]).
+//!
 //! Reading never fails a whole file for one odd line: a line that is not a usable response
 //! goes to quarantine with its file, line and reason, and the rest is read.
 
