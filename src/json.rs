@@ -20,14 +20,52 @@ pub fn kind(v: &Value) -> &'static str {
     }
 }
 
-pub fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
+/// What the lenient accessors below need of a JSON value. `Value` answers it, and so does
+/// `snapshot::sparse::Sparse`, the reading of a captured body for its typed views: each
+/// accessor, and each view built on them, is written once for both.
+pub trait Json: Sized {
+    fn get(&self, key: &str) -> Option<&Self>;
+    fn as_str(&self) -> Option<&str>;
+    fn as_bool(&self) -> Option<bool>;
+    /// An integer, or a string holding one ([`as_int`]).
+    fn as_int(&self) -> Option<i64>;
+    fn as_array(&self) -> Option<&[Self]>;
+    fn is_object(&self) -> bool;
+    fn is_null(&self) -> bool;
+}
+
+impl Json for Value {
+    fn get(&self, key: &str) -> Option<&Value> {
+        Value::get(self, key)
+    }
+    fn as_str(&self) -> Option<&str> {
+        Value::as_str(self)
+    }
+    fn as_bool(&self) -> Option<bool> {
+        Value::as_bool(self)
+    }
+    fn as_int(&self) -> Option<i64> {
+        as_int(self)
+    }
+    fn as_array(&self) -> Option<&[Value]> {
+        Value::as_array(self).map(Vec::as_slice)
+    }
+    fn is_object(&self) -> bool {
+        Value::is_object(self)
+    }
+    fn is_null(&self) -> bool {
+        Value::is_null(self)
+    }
+}
+
+pub fn str_at<'a, J: Json>(v: &'a J, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(J::as_str)
 }
 
 /// `v[key]` as an integer; numeric strings ("42") are accepted, as some capture tools
 /// write ids as strings.
-pub fn int_at(v: &Value, key: &str) -> Option<i64> {
-    as_int(v.get(key)?)
+pub fn int_at<J: Json>(v: &J, key: &str) -> Option<i64> {
+    v.get(key)?.as_int()
 }
 
 pub fn as_int(v: &Value) -> Option<i64> {
@@ -38,33 +76,33 @@ pub fn as_int(v: &Value) -> Option<i64> {
     }
 }
 
-pub fn bool_at(v: &Value, key: &str) -> Option<bool> {
-    v.get(key).and_then(Value::as_bool)
+pub fn bool_at<J: Json>(v: &J, key: &str) -> Option<bool> {
+    v.get(key).and_then(J::as_bool)
 }
 
 /// A nested path such as `["user", "login"]`.
-pub fn path<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a Value> {
-    keys.iter().try_fold(v, |acc, k| acc.get(*k))
+pub fn path<'a, J: Json>(v: &'a J, keys: &[&str]) -> Option<&'a J> {
+    keys.iter().try_fold(v, |acc, k| acc.get(k))
 }
 
-pub fn str_path<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a str> {
-    path(v, keys).and_then(Value::as_str)
+pub fn str_path<'a, J: Json>(v: &'a J, keys: &[&str]) -> Option<&'a str> {
+    path(v, keys).and_then(J::as_str)
 }
 
 /// Strings of an array field; non-string elements, and objects with a `name`, are handled
 /// (labels come as `["bug"]` or `[{"name": "bug"}]`).
-pub fn names_at(v: &Value, key: &str) -> Option<Vec<String>> {
-    v.get(key).and_then(names)
+pub fn names_at<J: Json>(v: &J, key: &str) -> Option<Vec<String>> {
+    names(v.get(key)?)
 }
 
-pub fn names(v: &Value) -> Option<Vec<String>> {
+pub fn names<J: Json>(v: &J) -> Option<Vec<String>> {
     let arr = v.as_array()?;
     Some(
         arr.iter()
-            .filter_map(|e| match e {
-                Value::String(s) => Some(s.clone()),
-                Value::Object(_) => str_at(e, "name").or_else(|| str_at(e, "login")).map(str::to_string),
-                _ => None,
+            .filter_map(|e| match e.as_str() {
+                Some(s) => Some(s.to_string()),
+                None if e.is_object() => str_at(e, "name").or_else(|| str_at(e, "login")).map(str::to_string),
+                None => None,
             })
             .collect(),
     )

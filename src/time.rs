@@ -2,7 +2,6 @@
 //! is the same instant as "2026-01-01T00:00:00Z").
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use serde_json::Value;
 
 pub type Instant = DateTime<Utc>;
 
@@ -38,11 +37,11 @@ fn fast_utc(s: &str) -> Option<Instant> {
     DateTime::from_timestamp(days * 86_400 + hh * 3600 + mm * 60 + ss, 0)
 }
 
-pub fn at(v: &Value, key: &str) -> Option<Instant> {
-    v.get(key).and_then(Value::as_str).and_then(parse)
+pub fn at<J: crate::json::Json>(v: &J, key: &str) -> Option<Instant> {
+    crate::json::str_at(v, key).and_then(parse)
 }
 
-pub fn at_path(v: &Value, keys: &[&str]) -> Option<Instant> {
+pub fn at_path<J: crate::json::Json>(v: &J, keys: &[&str]) -> Option<Instant> {
     crate::json::str_path(v, keys).and_then(parse)
 }
 

@@ -3,45 +3,8 @@
 
 use serde_json::Value;
 
-use super::sparse::Json;
+use crate::json::{bool_at, int_at, names, names_at, str_at, str_path, Json};
 use crate::time::{self, Instant};
-
-// The views read `Value` (a rule's lookup) and `Sparse` (a body read for its view alone)
-// through [`Json`], with the leniency of `crate::json`.
-fn str_at<'v, J: Json>(v: &'v J, key: &str) -> Option<&'v str> {
-    v.get(key).and_then(J::as_str)
-}
-fn int_at<J: Json>(v: &J, key: &str) -> Option<i64> {
-    v.get(key).and_then(J::as_int)
-}
-fn bool_at<J: Json>(v: &J, key: &str) -> Option<bool> {
-    v.get(key).and_then(J::as_bool)
-}
-fn str_path<'v, J: Json>(v: &'v J, keys: &[&str]) -> Option<&'v str> {
-    keys.iter().try_fold(v, |acc, k| acc.get(k)).and_then(J::as_str)
-}
-fn time_at<J: Json>(v: &J, key: &str) -> Option<Instant> {
-    str_at(v, key).and_then(time::parse)
-}
-fn time_path<J: Json>(v: &J, keys: &[&str]) -> Option<Instant> {
-    str_path(v, keys).and_then(time::parse)
-}
-fn names_at<J: Json>(v: &J, key: &str) -> Option<Vec<String>> {
-    names(v.get(key)?)
-}
-/// `crate::json::names`: strings, or objects' `name` (else `login`).
-fn names<J: Json>(v: &J) -> Option<Vec<String>> {
-    let arr = v.as_array()?;
-    Some(
-        arr.iter()
-            .filter_map(|e| match e.as_str() {
-                Some(s) => Some(s.to_string()),
-                None if e.is_object() => str_at(e, "name").or_else(|| str_at(e, "login")).map(str::to_string),
-                None => None,
-            })
-            .collect(),
-    )
-}
 
 /// Who did something, as GitHub shows it. `None` login: the actor is not visible.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,7 +26,7 @@ impl Actor {
 /// The normalized hash of an object's `body`, for the tables (evaluators compare bodies
 /// only in update rules, through `fields.rs`, so typed views do not carry it).
 pub fn body_hash(v: &Value) -> Option<String> {
-    crate::json::str_at(v, "body").map(normalized_body_hash)
+    str_at(v, "body").map(normalized_body_hash)
 }
 
 /// sha256 of a body with CRLF -> LF, trailing blanks stripped from each line, and the
@@ -101,9 +64,9 @@ impl Issue {
             state: str_at(v, "state").map(str::to_lowercase),
             state_reason: str_at(v, "state_reason").map(str::to_lowercase),
             user: Actor::from(v.get("user")),
-            created_at: time_at(v, "created_at"),
-            updated_at: time_at(v, "updated_at"),
-            closed_at: time_at(v, "closed_at"),
+            created_at: time::at(v, "created_at"),
+            updated_at: time::at(v, "updated_at"),
+            closed_at: time::at(v, "closed_at"),
             closed_by: Actor::from(v.get("closed_by")),
             labels: names_at(v, "labels"),
             assignees: names_at(v, "assignees").unwrap_or_default(),
@@ -141,7 +104,7 @@ pub struct PullRequest {
 
 impl PullRequest {
     pub fn from<J: Json>(v: &J) -> PullRequest {
-        let merged_at = time_at(v, "merged_at");
+        let merged_at = time::at(v, "merged_at");
         PullRequest {
             number: int_at(v, "number"),
             title: str_at(v, "title").map(str::to_string),
@@ -151,9 +114,9 @@ impl PullRequest {
             draft: bool_at(v, "draft"),
             user: Actor::from(v.get("user")),
             merged_by: Actor::from(v.get("merged_by")),
-            created_at: time_at(v, "created_at"),
-            updated_at: time_at(v, "updated_at"),
-            closed_at: time_at(v, "closed_at"),
+            created_at: time::at(v, "created_at"),
+            updated_at: time::at(v, "updated_at"),
+            closed_at: time::at(v, "closed_at"),
             merged_at,
             merge_commit_sha: str_at(v, "merge_commit_sha").map(str::to_string),
             head_ref: str_path(v, &["head", "ref"]).map(str::to_string),
@@ -185,8 +148,8 @@ impl Comment {
         Comment {
             id: int_at(v, "id"),
             user: Actor::from(v.get("user")),
-            created_at: time_at(v, "created_at"),
-            updated_at: time_at(v, "updated_at"),
+            created_at: time::at(v, "created_at"),
+            updated_at: time::at(v, "updated_at"),
             issue_number,
             reactions_total: v.get("reactions").and_then(|r| int_at(r, "total_count")),
             in_reply_to_id: int_at(v, "in_reply_to_id"),
@@ -215,7 +178,7 @@ impl Review {
             id: int_at(v, "id"),
             user: Actor::from(v.get("user")),
             state: str_at(v, "state").map(str::to_uppercase),
-            submitted_at: time_at(v, "submitted_at"),
+            submitted_at: time::at(v, "submitted_at"),
             submitted_at_raw: str_at(v, "submitted_at").map(str::to_string),
             commit_id: str_at(v, "commit_id").map(str::to_string),
             body: str_at(v, "body").map(str::to_string),
@@ -255,10 +218,10 @@ impl Event {
             Some(a) => Actor::from(Some(a)),
             None => Actor::from(v.get("user")),
         };
-        let created_at = time_at(v, "created_at")
-            .or_else(|| time_at(v, "submitted_at"))
-            .or_else(|| time_path(v, &["committer", "date"]))
-            .or_else(|| time_path(v, &["author", "date"]));
+        let created_at = time::at(v, "created_at")
+            .or_else(|| time::at(v, "submitted_at"))
+            .or_else(|| time::at_path(v, &["committer", "date"]))
+            .or_else(|| time::at_path(v, &["author", "date"]));
         let source_issue = v.get("source").and_then(|s| s.get("issue"));
         Event {
             id: int_at(v, "id"),
@@ -298,8 +261,8 @@ impl Commit {
             sha: str_at(v, "sha").map(str::to_string),
             author: Actor::from(v.get("author")),
             committer: Actor::from(v.get("committer")),
-            authored_at: time_path(v, &["commit", "author", "date"]),
-            committed_at: time_path(v, &["commit", "committer", "date"]),
+            authored_at: time::at_path(v, &["commit", "author", "date"]),
+            committed_at: time::at_path(v, &["commit", "committer", "date"]),
             message: str_path(v, &["commit", "message"]).map(str::to_string),
         }
     }
@@ -319,7 +282,7 @@ impl Reaction {
             id: int_at(v, "id"),
             user: Actor::from(v.get("user")),
             content: str_at(v, "content").map(str::to_string),
-            created_at: time_at(v, "created_at"),
+            created_at: time::at(v, "created_at"),
         }
     }
 }

@@ -91,11 +91,11 @@ impl Discussion {
             answer_chosen_at: time::at(v, "answerChosenAt"),
             answer_chosen_by: actor(v.get("answerChosenBy")),
             has_answer: v.get("answer").is_some_and(|a| !a.is_null()),
-            labels: v.get("labels").map(|l| nodes(Some(l)).iter().filter_map(|n| str_at(n, "name").map(str::to_string)).collect()),
+            labels: v.get("labels").map(|l| nodes(Some(l)).iter().filter_map(|n| str_at(*n, "name").map(str::to_string)).collect()),
             reactions_total: v.get("reactions").and_then(|r| int_at(r, "totalCount")),
             comments: nodes(v.get("comments")).into_iter().map(GqlComment::from).collect(),
             converted_to_issue: v.get("convertedToIssue").and_then(|i| int_at(i, "number")),
-            linked: nodes(v.get("linkedItems")).iter().filter_map(|n| int_at(n, "number")).collect(),
+            linked: nodes(v.get("linkedItems")).iter().filter_map(|n| int_at(*n, "number")).collect(),
         }
     }
 }
@@ -149,8 +149,8 @@ impl Project {
             fields: nodes(v.get("fields"))
                 .iter()
                 .filter_map(|f| {
-                    let name = str_at(f, "name")?.to_string();
-                    let opts = nodes(f.get("options")).iter().filter_map(|o| o.as_str().or_else(|| str_at(o, "name")).map(str::to_string)).collect();
+                    let name = str_at(*f, "name")?.to_string();
+                    let opts = nodes(f.get("options")).iter().filter_map(|o| o.as_str().or_else(|| str_at(*o, "name")).map(str::to_string)).collect();
                     Some((name, opts))
                 })
                 .collect(),
@@ -161,7 +161,7 @@ impl Project {
                     ProjectItem {
                         repo: content.and_then(|c| str_at(c, "repository")).map(str::to_string),
                         number: content.and_then(|c| int_at(c, "number")),
-                        archived: bool_at(i, "isArchived").unwrap_or(false),
+                        archived: bool_at(*i, "isArchived").unwrap_or(false),
                         values: i.get("fieldValues").and_then(Value::as_object).cloned().unwrap_or_default(),
                     }
                 })

@@ -4,53 +4,16 @@
 //! rather than B-trees. Evaluate reads most bodies only through the typed views, so most
 //! bodies never become a `Value` at all (see `Entry`'s views).
 //!
-//! [`Json`] is what the views need of a JSON value; `Value` and [`Sparse`] both answer it,
-//! so each view is written once and reads either the same way. A test compares the two on
+//! `crate::json::Json` is what the views need of a JSON value; `Value` and [`Sparse`] both
+//! answer it, so each view is written once and reads either the same way. A test compares the two on
 //! every captured body in the fixtures.
 
 use std::borrow::Cow;
 use std::fmt;
 
+use crate::json::Json;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::Value;
-
-/// What a typed view reads of a JSON value; lenient like `crate::json`: a missing or
-/// wrong-typed field is `None`.
-pub trait Json: Sized {
-    fn get(&self, key: &str) -> Option<&Self>;
-    fn as_str(&self) -> Option<&str>;
-    fn as_bool(&self) -> Option<bool>;
-    /// An integer, or a string holding one (`crate::json::as_int`).
-    fn as_int(&self) -> Option<i64>;
-    fn as_array(&self) -> Option<&[Self]>;
-    fn is_object(&self) -> bool;
-    fn is_null(&self) -> bool;
-}
-
-impl Json for Value {
-    fn get(&self, key: &str) -> Option<&Value> {
-        Value::get(self, key)
-    }
-    fn as_str(&self) -> Option<&str> {
-        Value::as_str(self)
-    }
-    fn as_bool(&self) -> Option<bool> {
-        Value::as_bool(self)
-    }
-    fn as_int(&self) -> Option<i64> {
-        crate::json::as_int(self)
-    }
-    fn as_array(&self) -> Option<&[Value]> {
-        Value::as_array(self).map(Vec::as_slice)
-    }
-    fn is_object(&self) -> bool {
-        Value::is_object(self)
-    }
-    fn is_null(&self) -> bool {
-        Value::is_null(self)
-    }
-}
 
 /// A JSON value with only the keys of [`KEYS`] kept in its objects.
 #[derive(Clone, Debug, PartialEq)]
@@ -300,6 +263,7 @@ mod tests {
 mod equivalence {
     use super::*;
     use crate::snapshot::github::{self, View};
+    use serde_json::Value;
 
     /// Every object and array inside `v`, `v` included.
     fn subtrees<'v>(v: &'v Value, out: &mut Vec<&'v Value>) {

@@ -130,7 +130,7 @@ pub fn build(record: &Value) -> (Option<Value>, Report) {
             match name {
                 "Read" => {
                     let id = str_at(call, "tool_call_id");
-                    let content = obs.iter().find(|o| str_at(o, "source_call_id") == id).and_then(|o| str_at(o, "content"));
+                    let content = obs.iter().find(|o| str_at(*o, "source_call_id") == id).and_then(|o| str_at(o, "content"));
                     if let Some(c) = content {
                         let f = files.entry(path.clone()).or_default();
                         if f.lines.is_none() {

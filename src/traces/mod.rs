@@ -280,7 +280,7 @@ pub fn tables(records: &[TraceRecord]) -> Vec<Table> {
             ]);
             for (pos, c) in tcs.iter().enumerate() {
                 let id = str_at(c, "tool_call_id");
-                let ob_ = obs.iter().find(|x| str_at(x, "source_call_id") == id);
+                let ob_ = obs.iter().find(|x| str_at(*x, "source_call_id") == id);
                 calls.push(vec![
                     s(&t.trace_id),
                     oi(idx),

@@ -83,7 +83,7 @@ impl Rule for HideComment {
         let rest = case.lookup(&format!("issues/comments/{id}"));
         let state = match (&gql, &rest) {
             (Lookup::Found(v), _) => Some((*v).clone()),
-            (_, Lookup::Found(v)) if bool_at(v, "isMinimized").is_some() => Some((*v).clone()),
+            (_, Lookup::Found(v)) if bool_at(*v, "isMinimized").is_some() => Some((*v).clone()),
             _ => None,
         };
         if matches!(gql, Lookup::Gone(_)) || matches!(rest, Lookup::Gone(_)) {

@@ -101,7 +101,7 @@ impl Rule for LinkSubIssue {
         let up = case.lookup(&format!("issues/{child}/parent"));
         let linked = match (&children, &up) {
             (Lookup::Found(v), _) => Some(v.as_array().is_some_and(|a| a.iter().any(|i| int_at(i, "number") == Some(child)))),
-            (_, Lookup::Found(v)) => Some(int_at(v, "number") == Some(parent)),
+            (_, Lookup::Found(v)) => Some(int_at(*v, "number") == Some(parent)),
             (_, Lookup::Gone(_)) => Some(false),
             _ => None,
         };

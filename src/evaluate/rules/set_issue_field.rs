@@ -103,7 +103,7 @@ impl Rule for SetIssueField {
         if !case.current_holds(issue.updated_at, None, &[]) {
             return Err(common(Common::HistoryMissing).resolved(true).note("field values have no event history"));
         }
-        let entry = values.as_array().and_then(|a| a.iter().find(|e| str_at(e, "issue_field_name").is_some_and(|f| f.eq_ignore_ascii_case(field))));
+        let entry = values.as_array().and_then(|a| a.iter().find(|e| str_at(*e, "issue_field_name").is_some_and(|f| f.eq_ignore_ascii_case(field))));
         let done = |v: Verdict| v.resolved(true).detail("field", field).detail("intended", want.clone());
         let Some(now) = entry.and_then(value_text) else { return Ok(done(self.row(SetIssueFieldRow::Removed))) };
         if now.eq_ignore_ascii_case(&want) {

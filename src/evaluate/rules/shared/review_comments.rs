@@ -43,7 +43,7 @@ pub(crate) fn comment(case: &Case, n: Option<i64>, id: i64) -> Result<Option<(Co
     }
     if let Some(n) = n {
         if let Some(v) = case.lookup(&format!("pulls/{n}/comments")).found() {
-            if let Some(c) = v.as_array().and_then(|a| a.iter().find(|c| crate::json::int_at(c, "id") == Some(id))) {
+            if let Some(c) = v.as_array().and_then(|a| a.iter().find(|c| crate::json::int_at(*c, "id") == Some(id))) {
                 return Ok(Some((Comment::from(c), c.clone())));
             }
         }
