@@ -232,7 +232,7 @@ impl<'a> Case<'a> {
     /// A path of the target's repository. One not captured in a repository that itself
     /// answered 404/410 (deleted, or private to the capture) is gone with it.
     pub fn lookup(&self, tail: &str) -> Lookup<'a> {
-        Self::found(self.lookup_entry(tail))
+        Self::to_lookup(self.lookup_entry(tail))
     }
 
     /// `lookup`, answering with the entry itself when it was found, so that a reader can
@@ -256,7 +256,7 @@ impl<'a> Case<'a> {
 
     /// Any captured path.
     pub fn lookup_path(&self, path: &str) -> Lookup<'a> {
-        Self::found(self.entry_at(path))
+        Self::to_lookup(self.entry_at(path))
     }
 
     fn entry_at(&self, path: &str) -> Result<&'a Entry, Lookup<'a>> {
@@ -268,7 +268,8 @@ impl<'a> Case<'a> {
         }
     }
 
-    fn found(entry: Result<&'a Entry, Lookup<'a>>) -> Lookup<'a> {
+    /// A found entry as `Lookup::Found` with its JSON.
+    fn to_lookup(entry: Result<&'a Entry, Lookup<'a>>) -> Lookup<'a> {
         match entry {
             Ok(e) => Lookup::Found(e.body()),
             Err(l) => l,

@@ -15,7 +15,7 @@
 //! An issue opened at T and closed as `completed` by a maintainer at T+3d is `pending` at
 //! 1h and 24h (no response yet) and `accepted`/`strong`/`issue_closed_completed` at 7d.
 
-use super::{issue_final, missing};
+use super::{issue_final, load_issue};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
@@ -161,7 +161,7 @@ impl Rule for CreateIssue {
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let issue = case.lookup_entry(&format!("issues/{n}")).map_err(|look| missing(case, &look))?.issue();
+        let (_, issue) = load_issue(case, n)?;
         let case = case.with_workflow_actor(issue.user.login.as_deref());
         let activity = case.activity(n, issue.is_pull_request);
         let (humans, bots) = case.count_actors(&activity);

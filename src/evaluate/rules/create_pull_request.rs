@@ -20,13 +20,12 @@
 //! A PR opened at 10:00 and merged 30 hours later is `pending` at 1h and 24h and
 //! `accepted`/`strong`/`pull_request_merged` at 7d, with `time_to_outcome_hours = 30`.
 
-use super::{missing, pull_final};
+use super::{load_pull, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
-use crate::evaluate::case::{ActKind, Case, Lookup};
+use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
-use crate::snapshot::Entry;
 use crate::time::Instant;
 
 pub struct CreatePullRequest;
@@ -118,10 +117,6 @@ rows! {
 }
 
 impl CreatePullRequest {
-    fn pull<'a>(case: &Case<'a>) -> Option<Result<&'a Entry, Lookup<'a>>> {
-        case.output.target_number.map(|n| case.lookup_entry(&format!("pulls/{n}")))
-    }
-
     fn fell_back_to_issue(case: &Case) -> bool {
         case.output.target_kind.as_deref() == Some("issue") || case.recorded.expected.get("fallback").and_then(|f| f.as_str()) == Some("issue")
     }
@@ -140,7 +135,7 @@ impl Rule for CreatePullRequest {
         if Self::fell_back_to_issue(case) {
             return super::create_issue::CreateIssue.action_time(case);
         }
-        case.output.created_at.or_else(|| Self::pull(case)?.ok().and_then(|e| e.pull().created_at))
+        case.output.created_at.or_else(|| case.lookup_entry(&format!("pulls/{}", case.output.target_number?)).ok()?.pull().created_at)
     }
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
@@ -150,8 +145,7 @@ impl Rule for CreatePullRequest {
             return Ok(v.detail("fallback_subtype", "issue"));
         }
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let Some(look) = Self::pull(case) else { return Err(common(Common::MissingReference)) };
-        let pr = look.map_err(|look| missing(case, &look))?.pull();
+        let (_, pr) = load_pull(case, n)?;
         let case = case.with_workflow_actor(pr.user.login.as_deref());
         let activity = case.activity(n, true);
         let (humans, bots) = case.count_actors(&activity);
