@@ -323,3 +323,25 @@ impl SafeOutputTable {
         }
     }
 }
+
+impl crate::evaluate::outcomes::Outputs for SafeOutputTable {
+    /// The output's columns as `get` makes them (a missing id or type is empty, a time
+    /// past chrono's range none), without copying them.
+    fn fields(&self, i: usize) -> Option<crate::evaluate::outcomes::OutputFields<'_>> {
+        if i >= self.len {
+            return None;
+        }
+        let (c, r) = self.at(i);
+        Some(crate::evaluate::outcomes::OutputFields {
+            safe_output_id: text(&c.id, r).unwrap_or_default(),
+            run_id: text(&c.run_id, r).unwrap_or_default(),
+            item_index: int(&c.item_index, r).unwrap_or(0),
+            workflow_name: text(&c.workflow_name, r),
+            output_type: text(&c.output_type, r).unwrap_or_default(),
+            target_repo: text(&c.target_repo, r),
+            target_kind: text(&c.target_kind, r),
+            target_number: int(&c.target_number, r),
+            created_at: if c.created_at.is_null(r) { None } else { time::from_micros(c.created_at.value(r)) },
+        })
+    }
+}

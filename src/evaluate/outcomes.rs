@@ -1,15 +1,26 @@
 //! The `outcomes` table, built straight into Arrow columns: one row per (safe output,
 //! window), sorted by run, item and window so the bytes never depend on the order in which
 //! parallel work finished.
+//!
+//! While outputs are judged a row is held compact: what the verdict says (its status,
+//! strength and confidence as small numbers, its signal and rule id as numbered names, its
+//! details and notes as text) and its sort key, which names the output and the window. The
+//! columns that repeat the output (id, run, type, target, ...) and the window's are filled
+//! in only as the table is written, from the outputs themselves: a held (or spilled) row is
+//! about a third of the table's.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
-use arrow::array::{ArrayRef, BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder};
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow::array::{
+    Array, ArrayRef, AsArray, BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, TimestampMicrosecondArray, TimestampMicrosecondBuilder,
+    UInt32Builder, UInt8Builder,
+};
+use arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef, TimeUnit, UInt32Type, UInt8Type};
 use arrow::error::ArrowError;
 use arrow::record_batch::RecordBatch;
 
-use super::{Verdict, Window};
+use super::{Confidence, EvidenceStrength, Status, Verdict, Window};
 use crate::runs::SafeOutput;
 use crate::time::{self, Instant};
 
@@ -46,6 +57,28 @@ pub fn schema() -> SchemaRef {
     Arc::new(Schema::new(COLUMNS.iter().map(|(n, t)| Field::new(*n, if *t == DataType::Null { utc.clone() } else { t.clone() }, true)).collect::<Vec<_>>()))
 }
 
+/// The columns of a held row, in this order (a spill file's, before its key columns).
+const HELD: &[(&str, DataType)] = &[
+    ("evaluated_at", DataType::Int64),
+    ("outcome_status", DataType::UInt8),
+    ("evidence_strength", DataType::UInt8),
+    ("human_check_signal", DataType::UInt32),
+    ("target_resolved", DataType::Boolean),
+    ("confidence", DataType::UInt8),
+    ("visible_non_bot_actor_count", DataType::Int64),
+    ("bot_actor_count", DataType::Int64),
+    ("time_to_outcome_hours", DataType::Float64),
+    ("partial_score", DataType::Float64),
+    ("details", DataType::Utf8),
+    ("notes", DataType::Utf8),
+    ("rule_id", DataType::UInt32),
+];
+
+/// The schema of held rows.
+pub(crate) fn held_schema() -> SchemaRef {
+    Arc::new(Schema::new(HELD.iter().map(|(n, t)| Field::new(*n, t.clone(), true)).collect::<Vec<_>>()))
+}
+
 /// The window's place in the sort: by hours, the snapshot window last.
 pub fn window_order(w: Window) -> i64 {
     match w {
@@ -54,73 +87,118 @@ pub fn window_order(w: Window) -> i64 {
     }
 }
 
+/// The window at a place in the sort (`window_order`'s inverse).
+fn window_at(order: i64) -> Window {
+    match order {
+        i64::MAX => Window::Snapshot,
+        h => Window::Hours(h),
+    }
+}
+
 /// A row's place in the table: (rank of its output's (run id, item index), window order,
 /// output's position in `safe_outputs`).
 pub(crate) type RowKey = (usize, i64, usize);
 
-/// Rows as they are judged, in any order; `finish` sorts them.
+/// The output's own columns of an outcome row, as the output has them.
+pub struct OutputFields<'a> {
+    pub safe_output_id: &'a str,
+    pub run_id: &'a str,
+    pub item_index: i64,
+    pub workflow_name: Option<&'a str>,
+    pub output_type: &'a str,
+    pub target_repo: Option<&'a str>,
+    pub target_kind: Option<&'a str>,
+    pub target_number: Option<i64>,
+    pub created_at: Option<Instant>,
+}
+
+impl<'a> From<&'a SafeOutput> for OutputFields<'a> {
+    fn from(o: &'a SafeOutput) -> Self {
+        OutputFields {
+            safe_output_id: &o.safe_output_id,
+            run_id: &o.run_id,
+            item_index: o.item_index,
+            workflow_name: o.workflow_name.as_deref(),
+            output_type: &o.output_type,
+            target_repo: o.target_repo.as_deref(),
+            target_kind: o.target_kind.as_deref(),
+            target_number: o.target_number,
+            created_at: o.created_at,
+        }
+    }
+}
+
+/// The outputs a row's position (the key's last part) refers to.
+pub trait Outputs: Sync {
+    /// The output at `seq`, `None` past the end.
+    fn fields(&self, seq: usize) -> Option<OutputFields<'_>>;
+}
+
+impl Outputs for [SafeOutput] {
+    fn fields(&self, seq: usize) -> Option<OutputFields<'_>> {
+        self.get(seq).map(OutputFields::from)
+    }
+}
+
+/// Signals and rule ids, held as numbers while rows are judged and spilled. The numbers
+/// never outlive the run (spill files are the run's own), so the order in which parallel
+/// work gave them does not reach the table.
+#[derive(Default)]
+struct Names {
+    ids: HashMap<Arc<str>, u32>,
+    names: Vec<Arc<str>>,
+}
+
+fn names() -> &'static Mutex<Names> {
+    static NAMES: OnceLock<Mutex<Names>> = OnceLock::new();
+    NAMES.get_or_init(Mutex::default)
+}
+
+/// The number of a name, given on first sight.
+fn name_id(name: &str) -> u32 {
+    let mut n = names().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(id) = n.ids.get(name) {
+        return *id;
+    }
+    let id = n.names.len() as u32;
+    let name: Arc<str> = name.into();
+    n.names.push(name.clone());
+    n.ids.insert(name, id);
+    id
+}
+
+/// Every name given a number so far, at its number.
+fn named() -> Vec<Arc<str>> {
+    names().lock().unwrap_or_else(|e| e.into_inner()).names.clone()
+}
+
+// Statuses, strengths and confidences as held (`as u8`), and back.
+const STATUSES: [Status; 6] = [Status::Accepted, Status::Rejected, Status::Pending, Status::Ignored, Status::Skipped, Status::Unknown];
+const STRENGTHS: [EvidenceStrength; 4] = [EvidenceStrength::Strong, EvidenceStrength::Medium, EvidenceStrength::Weak, EvidenceStrength::None];
+const CONFIDENCES: [Confidence; 3] = [Confidence::High, Confidence::Medium, Confidence::Low];
+
+/// Rows as they are judged, in any order, held compact (see the module's doc); `finish`
+/// sorts them and fills in the output's and the window's columns.
+#[derive(Default)]
 pub struct OutcomeRows {
     /// (rank of the output's (run id, item index), window order, output's position in its
     /// table) of each row.
     keys: Vec<RowKey>,
-    safe_output_id: StringBuilder,
-    run_id: StringBuilder,
-    item_index: Int64Builder,
-    workflow_name: StringBuilder,
-    safe_output_type: StringBuilder,
-    target_repo: StringBuilder,
-    target_kind: StringBuilder,
-    target_number: Int64Builder,
-    created_at: TimestampMicrosecondBuilder,
-    eval_window: StringBuilder,
-    window_order: Int64Builder,
-    evaluation_window_hours: Int64Builder,
-    evaluated_at: TimestampMicrosecondBuilder,
-    outcome_status: StringBuilder,
-    evidence_strength: StringBuilder,
-    human_check_signal: StringBuilder,
+    /// Names numbered in this part already (saves taking the shared table's lock).
+    known: HashMap<Box<str>, u32>,
+    evaluated_at: Int64Builder,
+    outcome_status: UInt8Builder,
+    evidence_strength: UInt8Builder,
+    human_check_signal: UInt32Builder,
     target_resolved: BooleanBuilder,
-    confidence: StringBuilder,
+    confidence: UInt8Builder,
     visible_non_bot_actor_count: Int64Builder,
     bot_actor_count: Int64Builder,
     time_to_outcome_hours: Float64Builder,
     partial_score: Float64Builder,
     details: StringBuilder,
     notes: StringBuilder,
-    rule_id: StringBuilder,
-}
-
-impl Default for OutcomeRows {
-    fn default() -> Self {
-        OutcomeRows {
-            keys: Vec::new(),
-            safe_output_id: StringBuilder::new(),
-            run_id: StringBuilder::new(),
-            item_index: Int64Builder::new(),
-            workflow_name: StringBuilder::new(),
-            safe_output_type: StringBuilder::new(),
-            target_repo: StringBuilder::new(),
-            target_kind: StringBuilder::new(),
-            target_number: Int64Builder::new(),
-            created_at: TimestampMicrosecondBuilder::new(),
-            eval_window: StringBuilder::new(),
-            window_order: Int64Builder::new(),
-            evaluation_window_hours: Int64Builder::new(),
-            evaluated_at: TimestampMicrosecondBuilder::new(),
-            outcome_status: StringBuilder::new(),
-            evidence_strength: StringBuilder::new(),
-            human_check_signal: StringBuilder::new(),
-            target_resolved: BooleanBuilder::new(),
-            confidence: StringBuilder::new(),
-            visible_non_bot_actor_count: Int64Builder::new(),
-            bot_actor_count: Int64Builder::new(),
-            time_to_outcome_hours: Float64Builder::new(),
-            partial_score: Float64Builder::new(),
-            details: StringBuilder::new(),
-            notes: StringBuilder::new(),
-            rule_id: StringBuilder::new(),
-        }
-    }
+    rule_id: UInt32Builder,
 }
 
 impl OutcomeRows {
@@ -132,34 +210,30 @@ impl OutcomeRows {
         self.keys.is_empty()
     }
 
+    fn name(&mut self, name: &str) -> u32 {
+        if let Some(id) = self.known.get(name) {
+            return *id;
+        }
+        let id = name_id(name);
+        self.known.insert(name.into(), id);
+        id
+    }
+
     /// One row; `rank` orders the output's (run id, item index) (see `ranks`) and `seq`, its
-    /// position in `safe_outputs`, is the last sort key.
+    /// position in the outputs given to `finish` (`safe_outputs`), is the last sort key.
     pub fn push(&mut self, o: &SafeOutput, rank: usize, seq: usize, window: Window, evaluated_at: Option<Instant>, v: &Verdict) {
-        let order = window_order(window);
-        self.keys.push((rank, order, seq));
+        self.keys.push((rank, window_order(window), seq));
         let tto = match (o.created_at, v.decided_at) {
             (Some(a), Some(b)) if b >= a => Some((time::hours_between(&a, &b) * 1000.0).round() / 1000.0),
             _ => None,
         };
-        let micros = |t: Option<Instant>| t.map(|x| x.timestamp_micros());
-        self.safe_output_id.append_value(&o.safe_output_id);
-        self.run_id.append_value(&o.run_id);
-        self.item_index.append_value(o.item_index);
-        self.workflow_name.append_option(o.workflow_name.as_deref());
-        self.safe_output_type.append_value(&o.output_type);
-        self.target_repo.append_option(o.target_repo.as_deref());
-        self.target_kind.append_option(o.target_kind.as_deref());
-        self.target_number.append_option(o.target_number);
-        self.created_at.append_option(micros(o.created_at));
-        self.eval_window.append_value(window.to_string());
-        self.window_order.append_value(order);
-        self.evaluation_window_hours.append_option(window.hours());
-        self.evaluated_at.append_option(micros(evaluated_at));
-        self.outcome_status.append_value(v.status.as_str());
-        self.evidence_strength.append_value(v.strength.as_str());
-        self.human_check_signal.append_value(v.signal);
+        self.evaluated_at.append_option(evaluated_at.map(|t| t.timestamp_micros()));
+        self.outcome_status.append_value(v.status as u8);
+        self.evidence_strength.append_value(v.strength as u8);
+        let signal = self.name(v.signal);
+        self.human_check_signal.append_value(signal);
         self.target_resolved.append_value(v.target_resolved);
-        self.confidence.append_value(v.confidence.as_str());
+        self.confidence.append_value(v.confidence as u8);
         self.visible_non_bot_actor_count.append_value(v.visible_non_bot_actors as i64);
         self.bot_actor_count.append_value(v.bot_actors as i64);
         self.time_to_outcome_hours.append_option(tto);
@@ -167,12 +241,14 @@ impl OutcomeRows {
         // A map of JSON values always serializes.
         self.details.append_value(serde_json::to_string(&v.details).unwrap_or_default());
         self.notes.append_value(v.notes.join("; "));
-        self.rule_id.append_value(&v.rule_id);
+        let rule = self.name(&v.rule_id);
+        self.rule_id.append_value(rule);
     }
 
-    /// The rows sorted by run id, item index, window and position.
-    pub fn finish(self) -> Result<RecordBatch, ArrowError> {
-        Self::merge(vec![self])
+    /// The rows sorted by run id, item index, window and position, the output's columns
+    /// taken from `outputs` (where each row's position points).
+    pub fn finish<O: Outputs + ?Sized>(self, outputs: &O) -> Result<RecordBatch, ArrowError> {
+        Self::merge(vec![self], outputs)
     }
 
     /// The rank of each (run id, item index) among all of them, equal keys equal ranks:
@@ -195,11 +271,13 @@ impl OutcomeRows {
 
     /// Rows built in parts (one per worker), merged and sorted by run id, item index, window
     /// and position: the bytes do not depend on how the work was split.
-    pub fn merge(parts: Vec<OutcomeRows>) -> Result<RecordBatch, ArrowError> {
-        Ok(Self::merge_keyed(parts)?.1)
+    pub fn merge<O: Outputs + ?Sized>(parts: Vec<OutcomeRows>, outputs: &O) -> Result<RecordBatch, ArrowError> {
+        let (keys, held) = Self::merge_keyed(parts)?;
+        table_rows(outputs, &keys, &held)
     }
 
-    /// `merge`, with each row's sort key, in the rows' order (a spilled part keeps them).
+    /// The held rows of all parts sorted, with each row's sort key, in the rows' order (a
+    /// spilled part keeps them).
     pub(crate) fn merge_keyed(parts: Vec<OutcomeRows>) -> Result<(Vec<RowKey>, RecordBatch), ArrowError> {
         use rayon::prelude::*;
         let mut keys = Vec::new();
@@ -212,18 +290,18 @@ impl OutcomeRows {
             batches.push(b);
         }
         if batches.is_empty() {
-            return Ok((Vec::new(), RecordBatch::new_empty(schema())));
+            return Ok((Vec::new(), RecordBatch::new_empty(held_schema())));
         }
         keys.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let order = arrow::array::UInt64Array::from_iter_values(keys.iter().map(|(_, i)| *i as u64));
         let keys: Vec<RowKey> = keys.into_iter().map(|(k, _)| k).collect();
         // One gather per column, the columns side by side: an interleave across many parts
         // was the slowest step at a million outputs.
-        let schema = schema();
+        let schema = held_schema();
         let columns: Vec<ArrayRef> = (0..schema.fields().len())
             .into_par_iter()
             .map(|c| -> Result<ArrayRef, ArrowError> {
-                let pieces: Vec<&dyn arrow::array::Array> = batches.iter().map(|b| b.column(c).as_ref()).collect();
+                let pieces: Vec<&dyn Array> = batches.iter().map(|b| b.column(c).as_ref()).collect();
                 let whole = arrow::compute::concat(&pieces)?;
                 arrow::compute::take(whole.as_ref(), &order, None)
             })
@@ -235,41 +313,12 @@ impl OutcomeRows {
     /// Bytes the rows hold in memory, roughly: their text plus a fixed share per row for
     /// the numbers, offsets and key.
     pub(crate) fn bytes(&self) -> usize {
-        let text = [
-            &self.safe_output_id,
-            &self.run_id,
-            &self.workflow_name,
-            &self.safe_output_type,
-            &self.target_repo,
-            &self.target_kind,
-            &self.eval_window,
-            &self.outcome_status,
-            &self.evidence_strength,
-            &self.human_check_signal,
-            &self.confidence,
-            &self.details,
-            &self.notes,
-            &self.rule_id,
-        ];
-        text.iter().map(|b| b.values_slice().len()).sum::<usize>() + self.keys.len() * 192
+        self.details.values_slice().len() + self.notes.values_slice().len() + self.keys.len() * 96
     }
 
     fn batch(&mut self) -> Result<RecordBatch, ArrowError> {
-        let tz = |b: &mut TimestampMicrosecondBuilder| -> ArrayRef { Arc::new(b.finish().with_timezone("UTC")) };
         let cols: Vec<ArrayRef> = vec![
-            Arc::new(self.safe_output_id.finish()),
-            Arc::new(self.run_id.finish()),
-            Arc::new(self.item_index.finish()),
-            Arc::new(self.workflow_name.finish()),
-            Arc::new(self.safe_output_type.finish()),
-            Arc::new(self.target_repo.finish()),
-            Arc::new(self.target_kind.finish()),
-            Arc::new(self.target_number.finish()),
-            tz(&mut self.created_at),
-            Arc::new(self.eval_window.finish()),
-            Arc::new(self.window_order.finish()),
-            Arc::new(self.evaluation_window_hours.finish()),
-            tz(&mut self.evaluated_at),
+            Arc::new(self.evaluated_at.finish()),
             Arc::new(self.outcome_status.finish()),
             Arc::new(self.evidence_strength.finish()),
             Arc::new(self.human_check_signal.finish()),
@@ -283,6 +332,125 @@ impl OutcomeRows {
             Arc::new(self.notes.finish()),
             Arc::new(self.rule_id.finish()),
         ];
-        RecordBatch::try_new(schema(), cols)
+        RecordBatch::try_new(held_schema(), cols)
+    }
+}
+
+/// Rows of the table from held rows (sorted, `keys` giving each one's output and window):
+/// the output's and the window's columns filled in, numbers turned back into words.
+pub(crate) fn table_rows<O: Outputs + ?Sized>(outputs: &O, keys: &[RowKey], held: &RecordBatch) -> Result<RecordBatch, ArrowError> {
+    let n = keys.len();
+    if held.num_rows() != n || held.num_columns() != HELD.len() {
+        return Err(ArrowError::InvalidArgumentError(format!("{} held rows of {} columns for {n} keys", held.num_rows(), held.num_columns())));
+    }
+    let mut safe_output_id = StringBuilder::with_capacity(n, n * 16);
+    let mut run_id = StringBuilder::with_capacity(n, n * 16);
+    let mut item_index = Int64Builder::with_capacity(n);
+    let mut workflow_name = StringBuilder::with_capacity(n, n * 16);
+    let mut output_type = StringBuilder::with_capacity(n, n * 16);
+    let mut target_repo = StringBuilder::with_capacity(n, n * 16);
+    let mut target_kind = StringBuilder::with_capacity(n, n * 8);
+    let mut target_number = Int64Builder::with_capacity(n);
+    let mut created_at = TimestampMicrosecondBuilder::with_capacity(n);
+    let mut eval_window = StringBuilder::with_capacity(n, n * 4);
+    let mut window_order = Int64Builder::with_capacity(n);
+    let mut window_hours = Int64Builder::with_capacity(n);
+    // A study has a handful of windows: each one's name made once.
+    let mut window_names: Vec<(i64, String)> = Vec::new();
+    for &(_, order, seq) in keys {
+        let o = outputs.fields(seq).ok_or_else(|| ArrowError::InvalidArgumentError(format!("an outcome row points at output {seq}, past the outputs")))?;
+        safe_output_id.append_value(o.safe_output_id);
+        run_id.append_value(o.run_id);
+        item_index.append_value(o.item_index);
+        workflow_name.append_option(o.workflow_name);
+        output_type.append_value(o.output_type);
+        target_repo.append_option(o.target_repo);
+        target_kind.append_option(o.target_kind);
+        target_number.append_option(o.target_number);
+        created_at.append_option(o.created_at.map(|t| t.timestamp_micros()));
+        let w = window_at(order);
+        match window_names.iter().find(|(k, _)| *k == order) {
+            Some((_, name)) => eval_window.append_value(name),
+            None => {
+                let name = w.to_string();
+                eval_window.append_value(&name);
+                window_names.push((order, name));
+            }
+        }
+        window_order.append_value(order);
+        window_hours.append_option(w.hours());
+    }
+    let words = |c: usize, word: &dyn Fn(u8) -> Option<&'static str>| -> Result<ArrayRef, ArrowError> {
+        let mut b = StringBuilder::with_capacity(n, n * 8);
+        for v in held.column(c).as_primitive::<UInt8Type>().values() {
+            b.append_value(word(*v).ok_or_else(|| ArrowError::InvalidArgumentError(format!("`{}` held as {v}, not one of its values", HELD[c].0)))?);
+        }
+        Ok(Arc::new(b.finish()))
+    };
+    let named = named();
+    let names = |c: usize| -> Result<ArrayRef, ArrowError> {
+        let mut b = StringBuilder::with_capacity(n, n * 24);
+        for v in held.column(c).as_primitive::<UInt32Type>().values() {
+            b.append_value(
+                named.get(*v as usize).ok_or_else(|| ArrowError::InvalidArgumentError(format!("`{}` held as {v}, a number never given", HELD[c].0)))?.as_ref(),
+            );
+        }
+        Ok(Arc::new(b.finish()))
+    };
+    let tz = |b: TimestampMicrosecondArray| -> ArrayRef { Arc::new(b.with_timezone("UTC")) };
+    let evaluated = held.column(0).as_primitive::<Int64Type>();
+    let evaluated_at = TimestampMicrosecondArray::new(evaluated.values().clone(), evaluated.nulls().cloned());
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(safe_output_id.finish()),
+        Arc::new(run_id.finish()),
+        Arc::new(item_index.finish()),
+        Arc::new(workflow_name.finish()),
+        Arc::new(output_type.finish()),
+        Arc::new(target_repo.finish()),
+        Arc::new(target_kind.finish()),
+        Arc::new(target_number.finish()),
+        tz(created_at.finish()),
+        Arc::new(eval_window.finish()),
+        Arc::new(window_order.finish()),
+        Arc::new(window_hours.finish()),
+        tz(evaluated_at),
+        words(1, &|v| STATUSES.get(v as usize).map(|s| s.as_str()))?,
+        words(2, &|v| STRENGTHS.get(v as usize).map(|s| s.as_str()))?,
+        names(3)?,
+        held.column(4).clone(),
+        words(5, &|v| CONFIDENCES.get(v as usize).map(|s| s.as_str()))?,
+        held.column(6).clone(),
+        held.column(7).clone(),
+        held.column(8).clone(),
+        held.column(9).clone(),
+        held.column(10).clone(),
+        held.column(11).clone(),
+        names(12)?,
+    ];
+    RecordBatch::try_new(schema(), columns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_codes_decode_to_what_was_held() {
+        for s in STATUSES {
+            assert_eq!(STATUSES[s as usize], s);
+        }
+        for s in STRENGTHS {
+            assert_eq!(STRENGTHS[s as usize], s);
+        }
+        for c in CONFIDENCES {
+            assert_eq!(CONFIDENCES[c as usize], c);
+        }
+        for w in [Window::Hours(1), Window::Hours(24), Window::Hours(168), Window::Snapshot] {
+            assert_eq!(window_at(window_order(w)), w);
+        }
+        let (a, b) = (name_id("pull_request_merged"), name_id("create_issue/closed_completed"));
+        assert_ne!(a, b);
+        assert_eq!(name_id("pull_request_merged"), a);
+        assert_eq!(named()[b as usize].as_ref(), "create_issue/closed_completed");
     }
 }

@@ -18,7 +18,7 @@ use arrow::ipc::reader::FileReader;
 use arrow::ipc::writer::FileWriter;
 use arrow::record_batch::RecordBatch;
 
-use super::outcomes::{self, RowKey};
+use super::outcomes::{self, Outputs, RowKey};
 use super::OutcomeRows;
 use crate::dataset::{TableWriter, Written, ROW_GROUP_ROWS};
 use crate::error::{Error, Result};
@@ -35,14 +35,67 @@ pub(crate) struct OutcomeParts {
     budget: usize,
     held: Vec<OutcomeRows>,
     held_bytes: usize,
-    spilled: Vec<PathBuf>,
+    /// Parts handed to the writer so far.
+    sent: usize,
+    writer: Option<PartWriter>,
+}
+
+/// The thread that sorts and writes parts, so that judging goes on meanwhile. It takes a
+/// part only when done with the one before: at most one part is written while the next
+/// is held.
+struct PartWriter {
+    parts: std::sync::mpsc::SyncSender<Vec<OutcomeRows>>,
+    written: std::thread::JoinHandle<Result<Vec<PathBuf>>>,
+}
+
+impl PartWriter {
+    fn start(dir: &Path) -> Result<PartWriter> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let (parts, rx) = std::sync::mpsc::sync_channel::<Vec<OutcomeRows>>(0);
+        let at = dir.to_path_buf();
+        let written = std::thread::Builder::new()
+            .name("spill".into())
+            .spawn(move || {
+                let mut files = Vec::new();
+                for held in rx {
+                    let p = at.join(format!("outcomes-{:05}.arrow", files.len()));
+                    write_part(&p, held)?;
+                    files.push(p);
+                }
+                Ok(files)
+            })
+            .map_err(|e| Error::io(dir, e))?;
+        Ok(PartWriter { parts, written })
+    }
+
+    /// The files written, once every part handed over is on disk; the first error otherwise.
+    fn finish(self, dir: &Path) -> Result<Vec<PathBuf>> {
+        drop(self.parts);
+        self.written
+            .join()
+            .unwrap_or_else(|_| Err(Error::Dataset { path: dir.to_path_buf(), message: "the thread writing spilled outcome rows failed".into() }))
+    }
+}
+
+/// Sort held rows and write them as one part: Arrow IPC, the key columns after the held ones.
+fn write_part(p: &Path, held: Vec<OutcomeRows>) -> Result<()> {
+    let (keys, batch) = OutcomeRows::merge_keyed(held)?;
+    let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.to_path_buf(), message: format!("spilling outcome rows failed: {e}") };
+    let keyed = with_keys(&batch, &keys).map_err(failed)?;
+    drop(batch);
+    let f = File::create(p).map_err(|e| Error::io(p, e))?;
+    let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &keyed.schema()).map_err(failed)?;
+    for off in (0..keyed.num_rows()).step_by(SPILL_BATCH_ROWS) {
+        w.write(&keyed.slice(off, SPILL_BATCH_ROWS.min(keyed.num_rows() - off))).map_err(failed)?;
+    }
+    w.finish().map_err(failed)
 }
 
 impl OutcomeParts {
     /// Parts of about `budget` bytes; spill files go in `dir` (created on the first spill,
     /// removed when the parts are dropped).
     pub(crate) fn new(dir: &Path, budget: usize) -> OutcomeParts {
-        OutcomeParts { dir: dir.to_path_buf(), budget: budget.max(1), held: Vec::new(), held_bytes: 0, spilled: Vec::new() }
+        OutcomeParts { dir: dir.to_path_buf(), budget: budget.max(1), held: Vec::new(), held_bytes: 0, sent: 0, writer: None }
     }
 
     /// Rows just judged, in any order; a part goes to disk when the rows held pass the budget.
@@ -57,88 +110,119 @@ impl OutcomeParts {
         Ok(())
     }
 
+    /// Hand the rows held to the writer (waiting while it writes the part before).
     fn spill(&mut self) -> Result<()> {
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
-        let (keys, batch) = OutcomeRows::merge_keyed(held)?;
-        std::fs::create_dir_all(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
-        let p = self.dir.join(format!("outcomes-{:05}.arrow", self.spilled.len()));
-        let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.clone(), message: format!("spilling outcome rows failed: {e}") };
-        let keyed = with_keys(&batch, &keys).map_err(failed)?;
-        drop(batch);
-        let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
-        let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &keyed.schema()).map_err(failed)?;
-        for off in (0..keyed.num_rows()).step_by(SPILL_BATCH_ROWS) {
-            w.write(&keyed.slice(off, SPILL_BATCH_ROWS.min(keyed.num_rows() - off))).map_err(failed)?;
+        if self.writer.is_none() {
+            self.writer = Some(PartWriter::start(&self.dir)?);
         }
-        w.finish().map_err(failed)?;
-        self.spilled.push(p);
+        self.sent += 1;
+        let handed = self.writer.as_ref().map(|w| w.parts.send(held).is_ok());
+        if handed != Some(true) {
+            // The writer stopped on an error: that error is the one to report.
+            return self.written().map(|_| ());
+        }
         Ok(())
     }
 
-    /// Write every row, sorted, to `dir/outcomes.parquet`.
-    pub(crate) fn write(mut self, dir: &Path) -> Result<Written> {
-        if self.spilled.is_empty() {
-            let batch = OutcomeRows::merge(std::mem::take(&mut self.held))?;
+    /// Every part written so far, once the writer is done with them.
+    fn written(&mut self) -> Result<Vec<PathBuf>> {
+        match self.writer.take() {
+            Some(w) => w.finish(&self.dir),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Write every row, sorted, to `dir/outcomes.parquet`, the output's columns taken from
+    /// `outputs`.
+    pub(crate) fn write<O: Outputs + ?Sized>(mut self, dir: &Path, outputs: &O) -> Result<Written> {
+        if self.sent == 0 {
+            let batch = OutcomeRows::merge(std::mem::take(&mut self.held), outputs)?;
             return crate::dataset::write_batch(dir, "outcomes", &batch);
         }
         if !self.held.is_empty() {
             self.spill()?;
         }
-        let mut sources = Vec::with_capacity(self.spilled.len());
-        for p in &self.spilled {
+        let spilled = self.written()?;
+        let mut sources = Vec::with_capacity(spilled.len());
+        for p in &spilled {
             sources.push(Source::open(p)?);
         }
-        let mut heap = BinaryHeap::with_capacity(sources.len());
-        for (i, s) in sources.iter().enumerate() {
-            if let Some(k) = s.key() {
-                heap.push(Reverse((k, i)));
+        let mut out = TableWriter::create(dir, "outcomes", outcomes::schema())?;
+        // The parts are merged on a thread of their own while the rows merged before are
+        // encoded and written.
+        std::thread::scope(|scope| -> Result<()> {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(Vec<RowKey>, RecordBatch)>(1);
+            let merging = scope.spawn(move || merge(sources, tx));
+            for (keys, held) in rx {
+                out.write(&outcomes::table_rows(outputs, &keys, &held)?)?;
             }
-        }
-        let schema = outcomes::schema();
-        let mut out = TableWriter::create(dir, "outcomes", schema.clone())?;
-        // Rows of one output batch, as (batch in `pool`, row); every source's current batch
-        // is in the pool.
-        let mut pool: Vec<RecordBatch> = sources.iter().filter_map(|s| s.batch.clone()).collect();
-        let mut at: Vec<usize> = (0..sources.len()).collect();
-        let mut picks: Vec<(usize, usize)> = Vec::with_capacity(ROW_GROUP_ROWS);
-        while let Some(Reverse((_, i))) = heap.pop() {
-            picks.push((at[i], sources[i].row));
-            if sources[i].advance()? {
-                if let Some(b) = &sources[i].batch {
-                    at[i] = pool.len();
-                    pool.push(b.clone());
-                }
-            }
-            if let Some(k) = sources[i].key() {
-                heap.push(Reverse((k, i)));
-            }
-            if picks.len() == ROW_GROUP_ROWS || heap.is_empty() {
-                out.write(&gather(&schema, &pool, &picks)?)?;
-                picks.clear();
-                // Only the sources' current batches are referenced from here on.
-                pool.clear();
-                for (i, s) in sources.iter().enumerate() {
-                    if let Some(b) = &s.batch {
-                        at[i] = pool.len();
-                        pool.push(b.clone());
-                    }
-                }
-            }
-        }
+            // A closed channel before the end means the merge failed: its error is the one reported.
+            merging.join().unwrap_or_else(|_| Err(Error::Dataset { path: dir.to_path_buf(), message: "the thread merging spilled outcome rows failed".into() }))
+        })?;
         out.finish()
     }
 }
 
 impl Drop for OutcomeParts {
     fn drop(&mut self) {
-        if !self.spilled.is_empty() {
+        // The writer finishes (or fails) before its folder goes.
+        let _ = self.written();
+        if self.sent > 0 {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
 }
 
-/// The outcome columns with the key columns after them.
+/// The spilled parts merged in the table's order, sent a row group's rows at a time (their
+/// keys and held columns). Stops early, without error, when the receiver is gone.
+fn merge(mut sources: Vec<Source>, tx: std::sync::mpsc::SyncSender<(Vec<RowKey>, RecordBatch)>) -> Result<()> {
+    let mut heap = BinaryHeap::with_capacity(sources.len());
+    for (i, s) in sources.iter().enumerate() {
+        if let Some(k) = s.key() {
+            heap.push(Reverse((k, i)));
+        }
+    }
+    let schema = outcomes::held_schema();
+    // Rows of one output batch, as (batch in `pool`, row); every source's current batch
+    // is in the pool.
+    let mut pool: Vec<RecordBatch> = sources.iter().filter_map(|s| s.batch.clone()).collect();
+    let mut at: Vec<usize> = (0..sources.len()).collect();
+    let mut picks: Vec<(usize, usize)> = Vec::with_capacity(ROW_GROUP_ROWS);
+    let mut keys: Vec<RowKey> = Vec::with_capacity(ROW_GROUP_ROWS);
+    while let Some(Reverse((k, i))) = heap.pop() {
+        picks.push((at[i], sources[i].row));
+        keys.push(k);
+        if sources[i].advance()? {
+            if let Some(b) = &sources[i].batch {
+                at[i] = pool.len();
+                pool.push(b.clone());
+            }
+        }
+        if let Some(k) = sources[i].key() {
+            heap.push(Reverse((k, i)));
+        }
+        if picks.len() == ROW_GROUP_ROWS || heap.is_empty() {
+            let held = gather(&schema, &pool, &picks)?;
+            picks.clear();
+            if tx.send((std::mem::replace(&mut keys, Vec::with_capacity(ROW_GROUP_ROWS)), held)).is_err() {
+                return Ok(());
+            }
+            // Only the sources' current batches are referenced from here on.
+            pool.clear();
+            for (i, s) in sources.iter().enumerate() {
+                if let Some(b) = &s.batch {
+                    at[i] = pool.len();
+                    pool.push(b.clone());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The held columns with the key columns after them.
 fn with_keys(batch: &RecordBatch, keys: &[RowKey]) -> Result<RecordBatch, arrow::error::ArrowError> {
     let mut fields: Vec<Field> = batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
     fields.extend(KEY_COLUMNS.iter().map(|(n, t)| Field::new(*n, t.clone(), false)));
@@ -149,7 +233,7 @@ fn with_keys(batch: &RecordBatch, keys: &[RowKey]) -> Result<RecordBatch, arrow:
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
 }
 
-/// The picked rows as one batch of the outcome columns.
+/// The picked rows as one batch of held columns.
 fn gather(schema: &SchemaRef, pool: &[RecordBatch], picks: &[(usize, usize)]) -> Result<RecordBatch> {
     let columns: Vec<ArrayRef> = (0..schema.fields().len())
         .map(|c| {
@@ -175,7 +259,7 @@ impl Source {
         let f = File::open(path).map_err(|e| Error::io(path, e))?;
         let reader = FileReader::try_new(BufReader::with_capacity(1 << 20, f), None).map_err(|e| Self::failed(path, e))?;
         let fields = reader.schema().fields().len();
-        if fields != outcomes::schema().fields().len() + KEY_COLUMNS.len() {
+        if fields != outcomes::held_schema().fields().len() + KEY_COLUMNS.len() {
             return Err(Error::Dataset { path: path.to_path_buf(), message: format!("a spill file of {fields} columns is not one of outcome rows") });
         }
         let mut s = Source { path: path.to_path_buf(), reader, batch: None, keys: None, row: 0 };

@@ -185,7 +185,7 @@ fn evaluate_with(
     let (gate, risk) = rayon::join(|| ci_gate::tables(&replays), || risk::table(&risks));
     let tables: Vec<crate::table::Table> = gate.into_iter().chain([risk]).collect();
     let (written, outcomes) =
-        rayon::join(|| tables.par_iter().map(|t| crate::dataset::write_table(dataset, t)).collect::<Result<Vec<_>>>(), || parts.write(dataset));
+        rayon::join(|| tables.par_iter().map(|t| crate::dataset::write_table(dataset, t)).collect::<Result<Vec<_>>>(), || parts.write(dataset, &outputs));
     for (t, w) in tables.iter().zip(written?) {
         manifest.record_table(t.name, &w);
     }

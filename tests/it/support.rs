@@ -133,7 +133,8 @@ pub fn outcomes_batch(outcomes: &[Outcome]) -> arrow::record_batch::RecordBatch 
     for (seq, (o, rank)) in outcomes.iter().zip(ranks).enumerate() {
         rows.push(&o.output, rank, seq, o.window, o.evaluated_at, &o.verdict);
     }
-    rows.finish().expect("outcomes batch")
+    let outputs: Vec<SafeOutput> = outcomes.iter().map(|o| o.output.clone()).collect();
+    rows.finish(outputs.as_slice()).expect("outcomes batch")
 }
 
 /// The hindsight binary built for these tests.
