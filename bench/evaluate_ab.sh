@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# The evaluate stage alone, two binaries side by side on the same datasets: wall time and
-# peak RSS (GNU time) per size and thread count, the two binaries alternating so that load
-# on a shared machine falls on both. Usage: bench/evaluate_ab.sh PREV NEW SIZE... (release
-# binaries; the synthetic studies are made and converted by PREV).
+# The evaluate stage alone, two binaries side by side on the same datasets: wall time, user
+# and system CPU time and peak RSS (GNU time) per size and thread count, the two binaries
+# alternating so that load on a shared machine falls on both. Usage: bench/evaluate_ab.sh
+# PREV NEW SIZE... (release binaries; the synthetic studies are made and converted by PREV).
 set -euo pipefail
 prev=$(realpath "$1"); new=$(realpath "$2"); shift 2
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
-echo "| outputs | threads | binary | evaluate s | µs/output | peak MiB |"
-echo "|---|---|---|---|---|---|"
+echo "| outputs | threads | binary | evaluate s | µs/output | user s | sys s | peak MiB |"
+echo "|---|---|---|---|---|---|---|---|"
 for n in "$@"; do
   "$prev" synth --quiet --outputs "$n" --repos 100 --out "$w/s$n" >/dev/null
   "$prev" --threads 2 convert --quiet --snapshot "$w/s$n/snapshot" --runs "$w/s$n/runs" --out "$w/d$n" >/dev/null
   for t in 1 2; do
     for b in prev new; do
-      r=$( { /usr/bin/time -f "%e %M" "${!b}" --threads "$t" --quiet evaluate --dataset "$w/d$n" >/dev/null; } 2>&1 | tail -1)
-      echo "$n $t $b $r" | awk '{printf "| %s | %s | %s | %.2f | %.1f | %.0f |\n", $1, $2, $3, $4, $4*1e6/$1, $5/1024}'
+      r=$( { /usr/bin/time -f "%e %U %S %M" "${!b}" --threads "$t" --quiet evaluate --dataset "$w/d$n" >/dev/null; } 2>&1 | tail -1)
+      echo "$n $t $b $r" | awk '{printf "| %s | %s | %s | %.2f | %.1f | %.1f | %.1f | %.0f |\n", $1, $2, $3, $4, $4*1e6/$1, $5, $6, $7/1024}'
     done
   done
 done

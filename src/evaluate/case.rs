@@ -238,14 +238,27 @@ impl<'a> Case<'a> {
     /// `lookup`, answering with the entry itself when it was found, so that a reader can
     /// take a typed view of it (`Entry::pull`, `Entry::events`, ...) instead of its `Value`.
     pub fn lookup_entry(&self, tail: &str) -> Result<&'a Entry, Lookup<'a>> {
-        let Some(repo) = self.repo() else { return Err(Lookup::NotCaptured) };
-        match self.entry_at(&crate::snapshot::paths::rest(repo, tail)) {
-            Err(Lookup::NotCaptured) => match self.index.get(&format!("repos/{repo}")) {
-                Some(e) if e.gone() => Err(Lookup::Gone(e.status)),
-                _ => Err(Lookup::NotCaptured),
-            },
-            found => found,
+        thread_local! {
+            // One path buffer per thread: an output's lookups are many, each a path to build.
+            static PATH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
         }
+        let Some(repo) = self.repo() else { return Err(Lookup::NotCaptured) };
+        PATH.with_borrow_mut(|path| {
+            // `repos/{repo}/{tail}` (`paths::rest`), and the repository's own path before it.
+            path.clear();
+            path.push_str("repos/");
+            path.push_str(repo);
+            let own = path.len();
+            path.push('/');
+            path.push_str(tail);
+            match self.entry_at(path) {
+                Err(Lookup::NotCaptured) => match self.index.get(&path[..own]) {
+                    Some(e) if e.gone() => Err(Lookup::Gone(e.status)),
+                    _ => Err(Lookup::NotCaptured),
+                },
+                found => found,
+            }
+        })
     }
 
     /// A GraphQL capture of this repository: `graphql/repos/OWNER/REPO/<tail>`.

@@ -20,7 +20,7 @@ use crate::time;
 const CHUNK_BYTES: usize = 32 << 20;
 
 /// Bytes of outcome rows evaluate holds in memory before it spills a sorted part to disk.
-const SPILL_BYTES: usize = 128 << 20;
+const SPILL_BYTES: usize = 64 << 20;
 
 /// Outputs judged per step at most: the rows of one step are what can pass the budget.
 const STEP_OUTPUTS: usize = 16 * 1024;

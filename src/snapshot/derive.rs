@@ -108,7 +108,7 @@ fn trailing_number(url: &str) -> Option<i64> {
 }
 
 /// Entries derived from the captures in `entries`, placed where they add evidence.
-pub fn add_derived(entries: &mut HashMap<String, Entry>) {
+pub fn add_derived(entries: &mut super::Paths) {
     let mut derived: Vec<Derived> = Vec::new();
     let mut push = |path: String, body: Value, from: &str, at: Option<Instant>| derived.push(Derived { path, body, from: from.to_string(), at });
     // Lists grouped by the object they belong to, per source.
@@ -214,7 +214,7 @@ mod tests {
 
     #[test]
     fn a_direct_capture_wins_unless_a_later_one_contradicts_it() {
-        let mut m = HashMap::new();
+        let mut m = super::super::Paths::default();
         m.insert("repos/o/r/issues/1".to_string(), entry(json!({"number": 1, "state": "open"}), Some("2026-01-01T00:00:00Z")));
         m.insert(
             "repos/o/r/issues".to_string(),
@@ -225,7 +225,7 @@ mod tests {
         assert_eq!(m["repos/o/r/issues/1"].derived_from.as_deref(), Some("repos/o/r/issues"));
         assert_eq!(m["repos/o/r/issues/2"].body()["state"], "open");
         // Captured after the list: the direct copy stays.
-        let mut m = HashMap::new();
+        let mut m = super::super::Paths::default();
         m.insert("repos/o/r/issues/1".to_string(), entry(json!({"number": 1, "state": "open"}), Some("2026-01-09T00:00:00Z")));
         m.insert(
             "repos/o/r/issues".to_string(),

@@ -477,11 +477,16 @@ impl Entry {
     }
 }
 
+/// Captures by path. Hashed with foldhash (a fixed seed: the same order on every run; no
+/// caller depends on the order, they sort): paths are looked up dozens of times per output,
+/// and SipHash was most of a lookup's cost.
+pub type Paths = HashMap<String, Entry, foldhash::fast::FixedState>;
+
 /// Path -> entry: of the whole snapshot, or of one repository with the paths of no
 /// repository (projects, users) shared beside it.
 #[derive(Default)]
 pub struct SnapshotIndex {
-    pub entries: HashMap<String, Entry>,
+    pub entries: Paths,
     /// Looked in when a path is not in `entries`.
     shared: Option<std::sync::Arc<SnapshotIndex>>,
     /// Every path looked up, found or not, when recording (`capture` learns from it what
