@@ -277,8 +277,19 @@ impl OutcomeRows {
     }
 
     /// The held rows of all parts sorted, with each row's sort key, in the rows' order (a
-    /// spilled part keeps them).
+    /// spilled part keeps them). Sorts and gathers on rayon's threads.
     pub(crate) fn merge_keyed(parts: Vec<OutcomeRows>) -> Result<(Vec<RowKey>, RecordBatch), ArrowError> {
+        Self::merge_on(parts, true)
+    }
+
+    /// `merge_keyed` on the calling thread alone: for a thread outside rayon's pool that a
+    /// pool thread may be waiting for (with one thread in the pool, handing it work would
+    /// never end).
+    pub(crate) fn merge_keyed_here(parts: Vec<OutcomeRows>) -> Result<(Vec<RowKey>, RecordBatch), ArrowError> {
+        Self::merge_on(parts, false)
+    }
+
+    fn merge_on(parts: Vec<OutcomeRows>, pool: bool) -> Result<(Vec<RowKey>, RecordBatch), ArrowError> {
         use rayon::prelude::*;
         let mut keys = Vec::new();
         let mut batches = Vec::new();
@@ -292,20 +303,25 @@ impl OutcomeRows {
         if batches.is_empty() {
             return Ok((Vec::new(), RecordBatch::new_empty(held_schema())));
         }
-        keys.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        if pool {
+            keys.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        } else {
+            keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        }
         let order = arrow::array::UInt64Array::from_iter_values(keys.iter().map(|(_, i)| *i as u64));
         let keys: Vec<RowKey> = keys.into_iter().map(|(k, _)| k).collect();
         // One gather per column, the columns side by side: an interleave across many parts
         // was the slowest step at a million outputs.
         let schema = held_schema();
-        let columns: Vec<ArrayRef> = (0..schema.fields().len())
-            .into_par_iter()
-            .map(|c| -> Result<ArrayRef, ArrowError> {
-                let pieces: Vec<&dyn Array> = batches.iter().map(|b| b.column(c).as_ref()).collect();
-                let whole = arrow::compute::concat(&pieces)?;
-                arrow::compute::take(whole.as_ref(), &order, None)
-            })
-            .collect::<Result<_, _>>()?;
+        let column = |c: usize| -> Result<ArrayRef, ArrowError> {
+            let pieces: Vec<&dyn Array> = batches.iter().map(|b| b.column(c).as_ref()).collect();
+            let whole = arrow::compute::concat(&pieces)?;
+            arrow::compute::take(whole.as_ref(), &order, None)
+        };
+        let columns: Vec<ArrayRef> = match pool {
+            true => (0..schema.fields().len()).into_par_iter().map(column).collect::<Result<_, _>>()?,
+            false => (0..schema.fields().len()).map(column).collect::<Result<_, _>>()?,
+        };
         drop(batches);
         Ok((keys, RecordBatch::try_new(schema, columns)?))
     }

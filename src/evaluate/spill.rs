@@ -79,7 +79,8 @@ impl PartWriter {
 
 /// Sort held rows and write them as one part: Arrow IPC, the key columns after the held ones.
 fn write_part(p: &Path, held: Vec<OutcomeRows>) -> Result<()> {
-    let (keys, batch) = OutcomeRows::merge_keyed(held)?;
+    // Not on rayon's threads: the last part is waited for from one (`write`, in a join).
+    let (keys, batch) = OutcomeRows::merge_keyed_here(held)?;
     let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.to_path_buf(), message: format!("spilling outcome rows failed: {e}") };
     let keyed = with_keys(&batch, &keys).map_err(failed)?;
     drop(batch);

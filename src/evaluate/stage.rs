@@ -30,7 +30,17 @@ const STEP_OUTPUTS: usize = 16 * 1024;
 /// the paths of no repository shared by all), writes `outcomes.parquet` and updates the
 /// manifest. Returns the number of outcome rows.
 pub fn evaluate_dataset(dataset: &Path, windows: &[Window], policy: &Policy, progress: &crate::progress::Progress) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, progress, CHUNK_BYTES, SPILL_BYTES)
+    evaluate_with(dataset, windows, policy, progress, CHUNK_BYTES, spill_budget()?)
+}
+
+/// The outcome rows' memory budget: `SPILL_BYTES`, or `HINDSIGHT_SPILL_BYTES` when set (for
+/// tests and benchmarks of the binary: a budget of 1 spills every step; the outcomes do not
+/// depend on it).
+fn spill_budget() -> Result<usize> {
+    match std::env::var("HINDSIGHT_SPILL_BYTES") {
+        Err(_) => Ok(SPILL_BYTES),
+        Ok(v) => v.trim().parse().map_err(|_| Error::Usage(format!("HINDSIGHT_SPILL_BYTES is `{v}`, not a number of bytes"))),
+    }
 }
 
 /// `evaluate_dataset`, spilling sorted parts of outcome rows to disk beyond `budget` bytes

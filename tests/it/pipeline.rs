@@ -208,6 +208,30 @@ fn spilling_outcome_rows_changes_no_byte_of_the_outcomes() {
         // No budget at all: never spilled, the same bytes.
         evaluate_dataset_with_budget(&ds, window::DEFAULT, &policy, &Progress::hidden(), usize::MAX).unwrap();
         assert!(in_memory == std::fs::read(ds.join("outcomes.parquet")).unwrap(), "{name}: an unbounded budget changed outcomes.parquet");
+        // The binary at one thread, spilling: parts are sorted and written on a thread of
+        // their own, which must never wait for rayon's only thread while that one waits for
+        // them (as it does for the last part, when rows are left over at the end: budgets
+        // of several sizes leave some over).
+        for budget in ["1", "10000", "40000", "160000"] {
+            let mut child = std::process::Command::new(crate::support::bin())
+                .args(["--threads", "1", "evaluate", "--quiet", "--dataset", &ds.to_string_lossy()])
+                .env("HINDSIGHT_SPILL_BYTES", budget)
+                .spawn()
+                .unwrap();
+            let waited = std::time::Instant::now();
+            let status = loop {
+                if let Some(s) = child.try_wait().unwrap() {
+                    break s;
+                }
+                if waited.elapsed() > std::time::Duration::from_secs(300) {
+                    let _ = child.kill();
+                    panic!("{name}: evaluate at one thread, budget {budget}, never finished");
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            };
+            assert!(status.success(), "{name}: evaluate at one thread, budget {budget}, failed");
+            assert!(in_memory == std::fs::read(ds.join("outcomes.parquet")).unwrap(), "{name}: one thread, budget {budget}: outcomes.parquet changed");
+        }
     }
 }
 
