@@ -7,6 +7,10 @@
 //! - `case.rs`: one output in one window, with the lookups and history rules read
 //!   (`lookup_entry` gives a capture's typed views, `lookup` its JSON).
 //! - `stage.rs`: the evaluate stage on a dataset (threads, Parquet, manifest).
+//! - `outcomes.rs`: outcome rows, held compact while judging and made whole (the output's
+//!   and window's columns filled in) as `outcomes.parquet` is written.
+//! - `spill.rs`: rows past the memory budget, sorted and written in parts on a thread of
+//!   their own, merged at the end.
 
 pub mod actors;
 pub mod case;
