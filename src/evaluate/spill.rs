@@ -1,7 +1,9 @@
 //! Outcome rows held to a budget: once the rows judged so far pass it, they are sorted and
-//! written to disk as one part (Arrow IPC, with their sort keys), and at the end the parts
-//! are merged in the table's order into `outcomes.parquet`, a row group at a time. Rows
-//! that never pass the budget never touch the disk. The file's bytes are the same either
+//! written to disk as one part (Arrow IPC, held columns with their sort keys) by a thread of
+//! their own while judging goes on, and at the end the parts are merged in the table's
+//! order into `outcomes.parquet`, a row group at a time, on one thread while the other
+//! fills in the output's columns and encodes. Rows that never pass the budget never touch
+//! the disk. The file's bytes are the same either
 //! way: the order is the key's, and the writer cuts row groups at the same rows whatever
 //! the pieces it is given (see `dataset::TableWriter`).
 
