@@ -359,6 +359,14 @@ pub(crate) fn table_rows<O: Outputs + ?Sized>(outputs: &O, keys: &[RowKey], held
     if held.num_rows() != n || held.num_columns() != HELD.len() {
         return Err(ArrowError::InvalidArgumentError(format!("{} held rows of {} columns for {n} keys", held.num_rows(), held.num_columns())));
     }
+    // The output's and window's columns beside the verdict's: two passes side by side.
+    let (own, verdict) = rayon::join(|| own_columns(outputs, keys), || verdict_columns(held));
+    RecordBatch::try_new(schema(), own?.into_iter().chain(verdict?).collect())
+}
+
+/// The columns repeating the output and the window, in the table's order.
+fn own_columns<O: Outputs + ?Sized>(outputs: &O, keys: &[RowKey]) -> Result<Vec<ArrayRef>, ArrowError> {
+    let n = keys.len();
     let mut safe_output_id = StringBuilder::with_capacity(n, n * 16);
     let mut run_id = StringBuilder::with_capacity(n, n * 16);
     let mut item_index = Int64Builder::with_capacity(n);
@@ -396,6 +404,26 @@ pub(crate) fn table_rows<O: Outputs + ?Sized>(outputs: &O, keys: &[RowKey], held
         window_order.append_value(order);
         window_hours.append_option(w.hours());
     }
+    let tz = |b: TimestampMicrosecondArray| -> ArrayRef { Arc::new(b.with_timezone("UTC")) };
+    Ok(vec![
+        Arc::new(safe_output_id.finish()),
+        Arc::new(run_id.finish()),
+        Arc::new(item_index.finish()),
+        Arc::new(workflow_name.finish()),
+        Arc::new(output_type.finish()),
+        Arc::new(target_repo.finish()),
+        Arc::new(target_kind.finish()),
+        Arc::new(target_number.finish()),
+        tz(created_at.finish()),
+        Arc::new(eval_window.finish()),
+        Arc::new(window_order.finish()),
+        Arc::new(window_hours.finish()),
+    ])
+}
+
+/// The verdict's columns, in the table's order: numbers turned back into words.
+fn verdict_columns(held: &RecordBatch) -> Result<Vec<ArrayRef>, ArrowError> {
+    let n = held.num_rows();
     let words = |c: usize, word: &dyn Fn(u8) -> Option<&'static str>| -> Result<ArrayRef, ArrowError> {
         let mut b = StringBuilder::with_capacity(n, n * 8);
         for v in held.column(c).as_primitive::<UInt8Type>().values() {
@@ -413,23 +441,10 @@ pub(crate) fn table_rows<O: Outputs + ?Sized>(outputs: &O, keys: &[RowKey], held
         }
         Ok(Arc::new(b.finish()))
     };
-    let tz = |b: TimestampMicrosecondArray| -> ArrayRef { Arc::new(b.with_timezone("UTC")) };
     let evaluated = held.column(0).as_primitive::<Int64Type>();
-    let evaluated_at = TimestampMicrosecondArray::new(evaluated.values().clone(), evaluated.nulls().cloned());
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(safe_output_id.finish()),
-        Arc::new(run_id.finish()),
-        Arc::new(item_index.finish()),
-        Arc::new(workflow_name.finish()),
-        Arc::new(output_type.finish()),
-        Arc::new(target_repo.finish()),
-        Arc::new(target_kind.finish()),
-        Arc::new(target_number.finish()),
-        tz(created_at.finish()),
-        Arc::new(eval_window.finish()),
-        Arc::new(window_order.finish()),
-        Arc::new(window_hours.finish()),
-        tz(evaluated_at),
+    let evaluated_at = TimestampMicrosecondArray::new(evaluated.values().clone(), evaluated.nulls().cloned()).with_timezone("UTC");
+    Ok(vec![
+        Arc::new(evaluated_at),
         words(1, &|v| STATUSES.get(v as usize).map(|s| s.as_str()))?,
         words(2, &|v| STRENGTHS.get(v as usize).map(|s| s.as_str()))?,
         names(3)?,
@@ -442,8 +457,7 @@ pub(crate) fn table_rows<O: Outputs + ?Sized>(outputs: &O, keys: &[RowKey], held
         held.column(10).clone(),
         held.column(11).clone(),
         names(12)?,
-    ];
-    RecordBatch::try_new(schema(), columns)
+    ])
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! Outcome rows held to a budget: once the rows judged so far pass it, they are sorted and
 //! written to disk as one part (Arrow IPC, held columns with their sort keys) by a thread of
 //! their own while judging goes on, and at the end the parts are merged in the table's
-//! order into `outcomes.parquet`, a row group at a time, on one thread while the other
-//! fills in the output's columns and encodes. Rows that never pass the budget never touch
-//! the disk. The file's bytes are the same either
+//! order into `outcomes.parquet` (with the rows still held, from memory), a row group at a
+//! time, on one thread while the other fills in the output's columns and encodes. Rows
+//! that never pass the budget never touch the disk. The file's bytes are the same either
 //! way: the order is the key's, and the writer cuts row groups at the same rows whatever
 //! the pieces it is given (see `dataset::TableWriter`).
 
@@ -144,13 +144,23 @@ impl OutcomeParts {
             let batch = OutcomeRows::merge(std::mem::take(&mut self.held), outputs)?;
             return crate::dataset::write_batch(dir, "outcomes", &batch);
         }
-        if !self.held.is_empty() {
-            self.spill()?;
-        }
+        // Rows left over stay in memory, merged beside the parts on disk (sorted while the
+        // writer finishes its last part).
+        let left = std::mem::take(&mut self.held);
+        let left = match left.is_empty() {
+            true => None,
+            false => {
+                let (keys, batch) = OutcomeRows::merge_keyed(left)?;
+                Some(with_keys(&batch, &keys).map_err(|e| Source::failed(&self.dir, e))?)
+            }
+        };
         let spilled = self.written()?;
-        let mut sources = Vec::with_capacity(spilled.len());
+        let mut sources = Vec::with_capacity(spilled.len() + 1);
         for p in &spilled {
             sources.push(Source::open(p)?);
+        }
+        if let Some(keyed) = left {
+            sources.push(Source::held(&self.dir, keyed)?);
         }
         let mut out = TableWriter::create(dir, "outcomes", outcomes::schema())?;
         // The parts are merged on a thread of their own while the rows merged before are
@@ -249,8 +259,9 @@ fn gather(schema: &SchemaRef, pool: &[RecordBatch], picks: &[(usize, usize)]) ->
 
 /// A spill file read a batch at a time, at one row.
 struct Source {
+    /// The spill file, or the folder for rows held in memory (named in errors).
     path: PathBuf,
-    reader: FileReader<BufReader<File>>,
+    reader: Box<dyn Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>> + Send>,
     batch: Option<RecordBatch>,
     /// The current batch's key columns, typed once per batch (the merge reads a key per row).
     keys: Option<(UInt64Array, Int64Array, UInt64Array)>,
@@ -265,6 +276,18 @@ impl Source {
         if fields != outcomes::held_schema().fields().len() + KEY_COLUMNS.len() {
             return Err(Error::Dataset { path: path.to_path_buf(), message: format!("a spill file of {fields} columns is not one of outcome rows") });
         }
+        Source::of(path, Box::new(reader))
+    }
+
+    /// Rows still held at the end, sorted, with their keys: merged beside the parts on disk
+    /// rather than written as one more.
+    fn held(dir: &Path, keyed: RecordBatch) -> Result<Source> {
+        let n = keyed.num_rows();
+        let batches: Vec<_> = (0..n).step_by(SPILL_BATCH_ROWS).map(|off| Ok(keyed.slice(off, SPILL_BATCH_ROWS.min(n - off)))).collect();
+        Source::of(dir, Box::new(batches.into_iter()))
+    }
+
+    fn of(path: &Path, reader: Box<dyn Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>> + Send>) -> Result<Source> {
         let mut s = Source { path: path.to_path_buf(), reader, batch: None, keys: None, row: 0 };
         s.load()?;
         Ok(s)
