@@ -299,27 +299,44 @@ impl SafeOutputTable {
         text(&c.target_repo, r)
     }
 
+    /// The columns an outcome row repeats, read as `get` reads them: a missing id or type
+    /// is empty, a missing item index 0, a time past chrono's range none.
+    fn own_fields(c: &OutputColumns, r: usize) -> crate::evaluate::outcomes::OutputFields<'_> {
+        crate::evaluate::outcomes::OutputFields {
+            safe_output_id: text(&c.id, r).unwrap_or_default(),
+            run_id: text(&c.run_id, r).unwrap_or_default(),
+            item_index: int(&c.item_index, r).unwrap_or(0),
+            workflow_name: text(&c.workflow_name, r),
+            output_type: text(&c.output_type, r).unwrap_or_default(),
+            target_repo: text(&c.target_repo, r),
+            target_kind: text(&c.target_kind, r),
+            target_number: int(&c.target_number, r),
+            created_at: if c.created_at.is_null(r) { None } else { time::from_micros(c.created_at.value(r)) },
+        }
+    }
+
     /// Output `i`, made whole.
     pub fn get(&self, i: usize) -> SafeOutput {
         let (c, r) = self.at(i);
         let owned = |a: &StringArray| text(a, r).map(str::to_string);
+        let own = Self::own_fields(c, r);
         SafeOutput {
-            safe_output_id: owned(&c.id).unwrap_or_default(),
-            run_id: owned(&c.run_id).unwrap_or_default(),
-            item_index: int(&c.item_index, r).unwrap_or(0),
-            workflow_name: owned(&c.workflow_name),
-            output_type: owned(&c.output_type).unwrap_or_default(),
+            safe_output_id: own.safe_output_id.to_string(),
+            run_id: own.run_id.to_string(),
+            item_index: own.item_index,
+            workflow_name: own.workflow_name.map(str::to_string),
+            output_type: own.output_type.to_string(),
             execution: Execution::parse(text(&c.execution, r).unwrap_or("executed")),
-            target_repo: owned(&c.target_repo),
-            target_kind: owned(&c.target_kind),
-            target_number: int(&c.target_number, r),
+            target_repo: own.target_repo.map(str::to_string),
+            target_kind: own.target_kind.map(str::to_string),
+            target_number: own.target_number,
             target_comment_id: int(&c.target_comment_id, r),
             target_url: owned(&c.target_url),
             target_source: owned(&c.target_source),
             temporary_id: owned(&c.temporary_id),
             actor: owned(&c.actor),
             run_actor: owned(&c.run_actor),
-            created_at: if c.created_at.is_null(r) { None } else { time::from_micros(c.created_at.value(r)) },
+            created_at: own.created_at,
             payload_hash: owned(&c.payload_hash).unwrap_or_default(),
             payload: owned(&c.payload).unwrap_or_default(),
             expected_state: owned(&c.expected_state).unwrap_or_else(|| "{}".into()),
@@ -334,23 +351,12 @@ impl SafeOutputTable {
 }
 
 impl crate::evaluate::outcomes::Outputs for SafeOutputTable {
-    /// The output's columns as `get` makes them (a missing id or type is empty, a time
-    /// past chrono's range none), without copying them.
+    /// The output's columns as `get` makes them, without copying them.
     fn fields(&self, i: usize) -> Option<crate::evaluate::outcomes::OutputFields<'_>> {
         if i >= self.len {
             return None;
         }
         let (c, r) = self.at(i);
-        Some(crate::evaluate::outcomes::OutputFields {
-            safe_output_id: text(&c.id, r).unwrap_or_default(),
-            run_id: text(&c.run_id, r).unwrap_or_default(),
-            item_index: int(&c.item_index, r).unwrap_or(0),
-            workflow_name: text(&c.workflow_name, r),
-            output_type: text(&c.output_type, r).unwrap_or_default(),
-            target_repo: text(&c.target_repo, r),
-            target_kind: text(&c.target_kind, r),
-            target_number: int(&c.target_number, r),
-            created_at: if c.created_at.is_null(r) { None } else { time::from_micros(c.created_at.value(r)) },
-        })
+        Some(Self::own_fields(c, r))
     }
 }

@@ -244,13 +244,10 @@ impl<'a> Case<'a> {
         }
         let Some(repo) = self.repo() else { return Err(Lookup::NotCaptured) };
         PATH.with_borrow_mut(|path| {
-            // `repos/{repo}/{tail}` (`paths::rest`), and the repository's own path before it.
             path.clear();
-            path.push_str("repos/");
-            path.push_str(repo);
-            let own = path.len();
-            path.push('/');
-            path.push_str(tail);
+            crate::snapshot::paths::push_rest(path, repo, tail);
+            // The repository's own path: `repos/{repo}`, before `/{tail}`.
+            let own = path.len() - tail.len() - 1;
             match self.entry_at(path) {
                 Err(Lookup::NotCaptured) => match self.index.get(&path[..own]) {
                     Some(e) if e.gone() => Err(Lookup::Gone(e.status)),

@@ -465,6 +465,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn held_columns_are_the_tables_verdict_columns_in_order() {
+        // `verdict_columns` turns held column c into the table's column 12 + c.
+        let table: Vec<&str> = COLUMNS[COLUMNS.len() - HELD.len()..].iter().map(|(n, _)| *n).collect();
+        assert_eq!(HELD.iter().map(|(n, _)| *n).collect::<Vec<_>>(), table);
+        assert_eq!(COLUMNS[COLUMNS.len() - HELD.len()].0, "evaluated_at");
+    }
+
+    #[test]
     fn held_codes_decode_to_what_was_held() {
         for s in STATUSES {
             assert_eq!(STATUSES[s as usize], s);

@@ -88,10 +88,16 @@ fn write_part(p: &Path, held: Vec<OutcomeRows>) -> Result<()> {
     drop(batch);
     let f = File::create(p).map_err(|e| Error::io(p, e))?;
     let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &keyed.schema()).map_err(failed)?;
-    for off in (0..keyed.num_rows()).step_by(SPILL_BATCH_ROWS) {
-        w.write(&keyed.slice(off, SPILL_BATCH_ROWS.min(keyed.num_rows() - off))).map_err(failed)?;
+    for b in in_batches(&keyed) {
+        w.write(&b).map_err(failed)?;
     }
     w.finish().map_err(failed)
+}
+
+/// Sorted rows as the merge reads them, `SPILL_BATCH_ROWS` at a time.
+fn in_batches(keyed: &RecordBatch) -> impl Iterator<Item = RecordBatch> + '_ {
+    let n = keyed.num_rows();
+    (0..n).step_by(SPILL_BATCH_ROWS).map(move |off| keyed.slice(off, SPILL_BATCH_ROWS.min(n - off)))
 }
 
 impl OutcomeParts {
@@ -282,8 +288,7 @@ impl Source {
     /// Rows still held at the end, sorted, with their keys: merged beside the parts on disk
     /// rather than written as one more.
     fn held(dir: &Path, keyed: RecordBatch) -> Result<Source> {
-        let n = keyed.num_rows();
-        let batches: Vec<_> = (0..n).step_by(SPILL_BATCH_ROWS).map(|off| Ok(keyed.slice(off, SPILL_BATCH_ROWS.min(n - off)))).collect();
+        let batches: Vec<_> = in_batches(&keyed).map(Ok).collect();
         Source::of(dir, Box::new(batches.into_iter()))
     }
 

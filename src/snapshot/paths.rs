@@ -74,7 +74,17 @@ pub fn repo_of(path: &str) -> Option<&str> {
 
 /// The REST path of a resource in a repository.
 pub fn rest(repo: &str, tail: &str) -> String {
-    format!("repos/{repo}/{tail}")
+    let mut path = String::new();
+    push_rest(&mut path, repo, tail);
+    path
+}
+
+/// `rest`, appended to `path` (a buffer kept across lookups).
+pub fn push_rest(path: &mut String, repo: &str, tail: &str) {
+    path.push_str("repos/");
+    path.push_str(repo);
+    path.push('/');
+    path.push_str(tail);
 }
 
 /// What a GitHub web or API URL points at.
