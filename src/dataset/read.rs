@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::runs::{Execution, SafeOutput};
+use crate::snapshot::BodyText;
 use crate::time::{self, Instant};
 
 pub fn batches(dataset: &Path, table: &str) -> Result<Vec<RecordBatch>> {
@@ -109,7 +110,7 @@ pub fn responses(dataset: &Path) -> Result<Vec<crate::snapshot::CaptureRow>> {
 /// The captures of one repository (`None`: paths of no repository).
 pub struct RepoGroup {
     pub repo: Option<String>,
-    pub rows: Vec<crate::snapshot::CaptureRow>,
+    pub rows: Vec<crate::snapshot::CaptureRow<BodyText>>,
 }
 
 /// Read `responses` one repository at a time, handing `f` whole repositories in chunks of
@@ -127,15 +128,20 @@ pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<Repo
     for b in reader {
         let b = b?;
         let c = Cols::new("responses", &b);
-        let (path, page, status, at, body) = (c.str("path")?, c.int("page")?, c.int("status")?, c.time("captured_at")?, c.str("body")?);
+        let (path, page, status, at) = (c.str("path")?, c.int("page")?, c.int("status")?, c.time("captured_at")?);
+        // Bodies stay in their column (see `BodyText`).
+        let bodies: std::sync::Arc<StringArray> = std::sync::Arc::new(c.col::<StringArray>("body")?.clone());
         let old = c.superseded();
-        for (((((path, page), status), at), body), old) in path.into_iter().zip(page).zip(status).zip(at).zip(body).zip(old) {
+        for (row, ((((path, page), status), at), old)) in path.into_iter().zip(page).zip(status).zip(at).zip(old).enumerate() {
             // A superseded copy is kept in the table, never used as evidence.
             if old {
                 continue;
             }
             let path = path.unwrap_or_default();
-            let body = body.unwrap_or_else(|| "null".into());
+            let body = match bodies.is_null(row) {
+                true => BodyText::from("null".to_string()),
+                false => BodyText::InColumn(bodies.clone(), row),
+            };
             let repo = crate::snapshot::paths::repo_of(&path);
             if current.as_ref().is_none_or(|g| g.repo.as_deref() != repo) {
                 if let Some(g) = current.take() {
@@ -157,7 +163,7 @@ pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<Repo
                 }
                 current = Some(RepoGroup { repo, rows: Vec::new() });
             }
-            chunk_bytes += body.len();
+            chunk_bytes += body.as_str().len();
             if let Some(g) = current.as_mut() {
                 g.rows.push((path, page.unwrap_or(1), status.and_then(|s| u16::try_from(s).ok()).unwrap_or(200), at, body));
             }

@@ -276,54 +276,58 @@ impl OutcomeRows {
         table_rows(outputs, &keys, &held)
     }
 
-    /// The held rows of all parts sorted, with each row's sort key, in the rows' order (a
-    /// spilled part keeps them). Sorts and gathers on rayon's threads.
+    /// The held rows of all parts sorted, with each row's sort key, in the rows' order.
+    /// Sorts and gathers on rayon's threads.
     pub(crate) fn merge_keyed(parts: Vec<OutcomeRows>) -> Result<(Vec<RowKey>, RecordBatch), ArrowError> {
-        Self::merge_on(parts, true)
-    }
-
-    /// `merge_keyed` on the calling thread alone: for a thread outside rayon's pool that a
-    /// pool thread may be waiting for (with one thread in the pool, handing it work would
-    /// never end).
-    pub(crate) fn merge_keyed_here(parts: Vec<OutcomeRows>) -> Result<(Vec<RowKey>, RecordBatch), ArrowError> {
-        Self::merge_on(parts, false)
-    }
-
-    fn merge_on(parts: Vec<OutcomeRows>, pool: bool) -> Result<(Vec<RowKey>, RecordBatch), ArrowError> {
         use rayon::prelude::*;
-        let mut keys = Vec::new();
-        let mut batches = Vec::new();
-        let mut offset = 0usize;
-        for mut part in parts.into_iter() {
-            keys.extend(std::mem::take(&mut part.keys).into_iter().enumerate().map(|(r, k)| (k, offset + r)));
-            let b = part.batch()?;
-            offset += b.num_rows();
-            batches.push(b);
-        }
+        let (mut keys, batches) = Self::keyed(parts)?;
         if batches.is_empty() {
             return Ok((Vec::new(), RecordBatch::new_empty(held_schema())));
         }
-        if pool {
-            keys.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        } else {
-            keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut offsets = Vec::with_capacity(batches.len());
+        let mut offset = 0usize;
+        for b in &batches {
+            offsets.push(offset);
+            offset += b.num_rows();
         }
-        let order = arrow::array::UInt64Array::from_iter_values(keys.iter().map(|(_, i)| *i as u64));
+        keys.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let order = arrow::array::UInt64Array::from_iter_values(keys.iter().map(|(_, (part, row))| (offsets[*part] + row) as u64));
         let keys: Vec<RowKey> = keys.into_iter().map(|(k, _)| k).collect();
         // One gather per column, the columns side by side: an interleave across many parts
         // was the slowest step at a million outputs.
         let schema = held_schema();
-        let column = |c: usize| -> Result<ArrayRef, ArrowError> {
-            let pieces: Vec<&dyn Array> = batches.iter().map(|b| b.column(c).as_ref()).collect();
-            let whole = arrow::compute::concat(&pieces)?;
-            arrow::compute::take(whole.as_ref(), &order, None)
-        };
-        let columns: Vec<ArrayRef> = match pool {
-            true => (0..schema.fields().len()).into_par_iter().map(column).collect::<Result<_, _>>()?,
-            false => (0..schema.fields().len()).map(column).collect::<Result<_, _>>()?,
-        };
+        let columns: Vec<ArrayRef> = (0..schema.fields().len())
+            .into_par_iter()
+            .map(|c| -> Result<ArrayRef, ArrowError> {
+                let pieces: Vec<&dyn Array> = batches.iter().map(|b| b.column(c).as_ref()).collect();
+                let whole = arrow::compute::concat(&pieces)?;
+                arrow::compute::take(whole.as_ref(), &order, None)
+            })
+            .collect::<Result<_, _>>()?;
         drop(batches);
         Ok((keys, RecordBatch::try_new(schema, columns)?))
+    }
+
+    /// Every held row's key with where it is (part, row), sorted by key (keys are unique), and
+    /// the parts as batches: nothing copied, on the calling thread alone (a spill thread, which
+    /// a pool thread may be waiting for: with one thread in rayon's pool, handing it work would
+    /// never end).
+    pub(crate) fn sorted_here(parts: Vec<OutcomeRows>) -> Result<(Vec<(RowKey, (usize, usize))>, Vec<RecordBatch>), ArrowError> {
+        let (mut keys, batches) = Self::keyed(parts)?;
+        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok((keys, batches))
+    }
+
+    /// The parts as batches, and each row's key with its (part, row), in no order.
+    fn keyed(parts: Vec<OutcomeRows>) -> Result<(Vec<(RowKey, (usize, usize))>, Vec<RecordBatch>), ArrowError> {
+        let mut keys = Vec::with_capacity(parts.iter().map(OutcomeRows::len).sum());
+        let mut batches = Vec::with_capacity(parts.len());
+        for mut part in parts.into_iter().filter(|p| !p.is_empty()) {
+            let at = batches.len();
+            keys.extend(std::mem::take(&mut part.keys).into_iter().enumerate().map(|(r, k)| (k, (at, r))));
+            batches.push(part.batch()?);
+        }
+        Ok((keys, batches))
     }
 
     /// Bytes the rows hold in memory, roughly: their text plus a fixed share per row for

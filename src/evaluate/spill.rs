@@ -81,23 +81,41 @@ impl PartWriter {
 
 /// Sort held rows and write them as one part: Arrow IPC, the key columns after the held ones.
 fn write_part(p: &Path, held: Vec<OutcomeRows>) -> Result<()> {
-    // Not on rayon's threads: the last part is waited for from one (`write`, in a join).
-    let (keys, batch) = OutcomeRows::merge_keyed_here(held)?;
     let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.to_path_buf(), message: format!("spilling outcome rows failed: {e}") };
-    let keyed = with_keys(&batch, &keys).map_err(failed)?;
-    drop(batch);
+    // Not on rayon's threads: the last part is waited for from one (`write`, in a join).
+    let mut batches = sorted_batches(held).map_err(failed)?.peekable();
+    let schema = match batches.peek() {
+        Some(Ok(b)) => b.schema(),
+        _ => keyed_schema(),
+    };
     let f = File::create(p).map_err(|e| Error::io(p, e))?;
-    let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &keyed.schema()).map_err(failed)?;
-    for b in in_batches(&keyed) {
-        w.write(&b).map_err(failed)?;
+    let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &schema).map_err(failed)?;
+    for b in batches {
+        w.write(&b.map_err(failed)?).map_err(failed)?;
     }
     w.finish().map_err(failed)
 }
 
-/// Sorted rows as the merge reads them, `SPILL_BATCH_ROWS` at a time.
-fn in_batches(keyed: &RecordBatch) -> impl Iterator<Item = RecordBatch> + '_ {
-    let n = keyed.num_rows();
-    (0..n).step_by(SPILL_BATCH_ROWS).map(move |off| keyed.slice(off, SPILL_BATCH_ROWS.min(n - off)))
+/// Held rows sorted by key, `SPILL_BATCH_ROWS` at a time with their key columns: each batch
+/// is gathered from the parts when it is asked for, so the rows are copied once, a batch at
+/// a time (sorting a part whole copied it twice, into memory fresh from the system).
+fn sorted_batches(held: Vec<OutcomeRows>) -> Result<impl Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>> + Send, arrow::error::ArrowError> {
+    let (order, parts) = OutcomeRows::sorted_here(held)?;
+    let schema = outcomes::held_schema();
+    let n = order.len();
+    Ok((0..n).step_by(SPILL_BATCH_ROWS).map(move |off| {
+        let rows = &order[off..(off + SPILL_BATCH_ROWS).min(n)];
+        let picks: Vec<(usize, usize)> = rows.iter().map(|(_, at)| *at).collect();
+        let keys: Vec<RowKey> = rows.iter().map(|(k, _)| *k).collect();
+        with_keys(&gather(&schema, &parts, &picks)?, &keys)
+    }))
+}
+
+/// The schema of a spill file: the held columns, then the key columns.
+fn keyed_schema() -> SchemaRef {
+    let mut fields: Vec<Field> = outcomes::held_schema().fields().iter().map(|f| f.as_ref().clone()).collect();
+    fields.extend(KEY_COLUMNS.iter().map(|(n, t)| Field::new(*n, t.clone(), false)));
+    Arc::new(Schema::new(fields))
 }
 
 impl OutcomeParts {
@@ -151,22 +169,19 @@ impl OutcomeParts {
             return crate::dataset::write_batch(dir, "outcomes", &batch);
         }
         // Rows left over stay in memory, merged beside the parts on disk (sorted while the
-        // writer finishes its last part).
+        // writer finishes its last part, gathered a batch at a time as the merge reads them).
         let left = std::mem::take(&mut self.held);
         let left = match left.is_empty() {
             true => None,
-            false => {
-                let (keys, batch) = OutcomeRows::merge_keyed(left)?;
-                Some(with_keys(&batch, &keys).map_err(|e| Source::failed(&self.dir, e))?)
-            }
+            false => Some(sorted_batches(left).map_err(|e| Source::failed(&self.dir, e))?),
         };
         let spilled = self.written()?;
         let mut sources = Vec::with_capacity(spilled.len() + 1);
         for p in &spilled {
             sources.push(Source::open(p)?);
         }
-        if let Some(keyed) = left {
-            sources.push(Source::held(&self.dir, keyed)?);
+        if let Some(batches) = left {
+            sources.push(Source::of(&self.dir, Box::new(batches))?);
         }
         let mut out = TableWriter::create(dir, "outcomes", outcomes::schema())?;
         // The parts are merged on a thread of their own while the rows merged before are
@@ -223,7 +238,7 @@ fn merge(mut sources: Vec<Source>, tx: std::sync::mpsc::SyncSender<(Vec<RowKey>,
             heap.push(Reverse((k, i)));
         }
         if picks.len() == ROW_GROUP_ROWS || heap.is_empty() {
-            let held = gather(&schema, &pool, &picks)?;
+            let held = gather(&schema, &pool, &picks).map_err(|e| Error::Dataset { path: sources[i].path.clone(), message: format!("merging spilled outcome rows failed: {e}") })?;
             picks.clear();
             if tx.send((std::mem::replace(&mut keys, Vec::with_capacity(ROW_GROUP_ROWS)), held)).is_err() {
                 return Ok(());
@@ -243,24 +258,22 @@ fn merge(mut sources: Vec<Source>, tx: std::sync::mpsc::SyncSender<(Vec<RowKey>,
 
 /// The held columns with the key columns after them.
 fn with_keys(batch: &RecordBatch, keys: &[RowKey]) -> Result<RecordBatch, arrow::error::ArrowError> {
-    let mut fields: Vec<Field> = batch.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
-    fields.extend(KEY_COLUMNS.iter().map(|(n, t)| Field::new(*n, t.clone(), false)));
     let mut columns = batch.columns().to_vec();
     columns.push(Arc::new(UInt64Array::from_iter_values(keys.iter().map(|k| k.0 as u64))));
     columns.push(Arc::new(Int64Array::from_iter_values(keys.iter().map(|k| k.1))));
     columns.push(Arc::new(UInt64Array::from_iter_values(keys.iter().map(|k| k.2 as u64))));
-    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+    RecordBatch::try_new(keyed_schema(), columns)
 }
 
 /// The picked rows as one batch of held columns.
-fn gather(schema: &SchemaRef, pool: &[RecordBatch], picks: &[(usize, usize)]) -> Result<RecordBatch> {
+fn gather(schema: &SchemaRef, pool: &[RecordBatch], picks: &[(usize, usize)]) -> Result<RecordBatch, arrow::error::ArrowError> {
     let columns: Vec<ArrayRef> = (0..schema.fields().len())
         .map(|c| {
             let arrays: Vec<&dyn Array> = pool.iter().map(|b| b.column(c).as_ref()).collect();
             arrow::compute::interleave(&arrays, picks)
         })
         .collect::<Result<_, _>>()?;
-    Ok(RecordBatch::try_new(schema.clone(), columns)?)
+    RecordBatch::try_new(schema.clone(), columns)
 }
 
 /// A spill file read a batch at a time, at one row.
@@ -283,13 +296,6 @@ impl Source {
             return Err(Error::Dataset { path: path.to_path_buf(), message: format!("a spill file of {fields} columns is not one of outcome rows") });
         }
         Source::of(path, Box::new(reader))
-    }
-
-    /// Rows still held at the end, sorted, with their keys: merged beside the parts on disk
-    /// rather than written as one more.
-    fn held(dir: &Path, keyed: RecordBatch) -> Result<Source> {
-        let batches: Vec<_> = in_batches(&keyed).map(Ok).collect();
-        Source::of(dir, Box::new(batches.into_iter()))
     }
 
     fn of(path: &Path, reader: Box<dyn Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>> + Send>) -> Result<Source> {

@@ -349,7 +349,39 @@ fn read_tree_file(root: &Path, p: &Path) -> Result<FileRead> {
 }
 
 /// A captured response as the dataset stores it: (path, page, status, captured_at, body).
-pub type CaptureRow = (String, i64, u16, Option<Instant>, String);
+pub type CaptureRow<B = String> = (String, i64, u16, Option<Instant>, B);
+
+/// A captured body's text: a string of its own, or a row of the dataset's `body` column read
+/// in place. Evaluate reads gigabytes of bodies; copying each out of its column (and freeing
+/// it again with the index) was a tenth of reading them. A column is held while any body of
+/// it is: a chunk's bodies and one batch beside them.
+#[derive(Clone, Debug)]
+pub enum BodyText {
+    Own(Box<str>),
+    /// Row `.1` of a column of bodies, not null.
+    InColumn(std::sync::Arc<arrow::array::StringArray>, usize),
+}
+
+impl BodyText {
+    pub fn as_str(&self) -> &str {
+        match self {
+            BodyText::Own(s) => s,
+            BodyText::InColumn(column, row) => column.value(*row),
+        }
+    }
+}
+
+impl AsRef<str> for BodyText {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<String> for BodyText {
+    fn from(s: String) -> Self {
+        BodyText::Own(s.into_boxed_str())
+    }
+}
 
 /// What one input file yielded.
 type FileRead = (Vec<Capture>, Vec<Quarantined>, InputFile);
@@ -365,7 +397,7 @@ pub struct Entry {
     pub status: u16,
     /// The body's text; `None` when the body was built as a `Value` (joined pages, a copy
     /// derived from another capture).
-    text: Option<Box<str>>,
+    text: Option<BodyText>,
     value: std::sync::OnceLock<Value>,
     /// Allocated on the first view: most entries are read as one view or none, and an
     /// entry stays small while the index is built.
@@ -396,10 +428,10 @@ impl Entry {
     }
 
     /// An entry whose body is parsed when first read; text that is not JSON reads as `null`.
-    pub fn from_text(status: u16, text: String, captured_at: Option<Instant>) -> Entry {
+    pub fn from_text(status: u16, text: impl Into<BodyText>, captured_at: Option<Instant>) -> Entry {
         Entry {
             status,
-            text: Some(text.into_boxed_str()),
+            text: Some(text.into()),
             value: std::sync::OnceLock::new(),
             views: std::sync::OnceLock::new(),
             captured_at,
@@ -416,14 +448,14 @@ impl Entry {
 
     /// The body as JSON.
     pub fn body(&self) -> &Value {
-        self.value.get_or_init(|| self.text.as_deref().and_then(|t| serde_json::from_str(t).ok()).unwrap_or(Value::Null))
+        self.value.get_or_init(|| self.text.as_ref().map(BodyText::as_str).and_then(|t| serde_json::from_str(t).ok()).unwrap_or(Value::Null))
     }
 
     /// Whether the body may hold one of `words` (a key or a value a reader needs): a cheap
     /// look at a body not parsed yet, so that one which cannot is never parsed. Text with a
     /// `\u` escape may spell a word otherwise, and may hold it.
     pub(crate) fn may_hold(&self, words: &[&str]) -> bool {
-        match (self.value.get(), self.text.as_deref()) {
+        match (self.value.get(), self.text.as_ref().map(BodyText::as_str)) {
             (None, Some(t)) => t.contains("\\u") || words.iter().any(|w| t.contains(w)),
             _ => true,
         }
@@ -432,7 +464,7 @@ impl Entry {
     /// A typed view of the body: from the `Value` when one was built already, else from the
     /// text, reading only the keys the views read.
     fn view<T: github::View>(&self) -> T {
-        match (self.value.get(), self.text.as_deref()) {
+        match (self.value.get(), self.text.as_ref().map(BodyText::as_str)) {
             (Some(v), _) => T::read(v),
             (None, Some(t)) => T::read(&sparse::Sparse::parse(t)),
             (None, None) => T::read(&Value::Null),
@@ -497,12 +529,13 @@ pub struct SnapshotIndex {
 impl SnapshotIndex {
     /// `captures` are (path, page, status, captured_at, body text); bodies that fail to
     /// parse were already quarantined at convert time and are skipped here.
-    pub fn build<I>(captures: I) -> Self
+    pub fn build<I, B>(captures: I) -> Self
     where
-        I: IntoIterator<Item = CaptureRow>,
+        I: IntoIterator<Item = CaptureRow<B>>,
+        B: Into<BodyText> + AsRef<str> + Send,
     {
-        type Page = (i64, u16, Option<Instant>, String);
-        let mut grouped: BTreeMap<String, Vec<Page>> = BTreeMap::new();
+        type Page<B> = (i64, u16, Option<Instant>, B);
+        let mut grouped: BTreeMap<String, Vec<Page<B>>> = BTreeMap::new();
         for (path, page, status, at, body) in captures {
             grouped.entry(path).or_default().push((page, status, at, body));
         }
@@ -517,7 +550,7 @@ impl SnapshotIndex {
                     let text = pages.swap_remove(0).3;
                     return (path, Entry::from_text(status, text, captured_at));
                 }
-                let mut bodies: Vec<Value> = pages.iter().map(|p| serde_json::from_str(&p.3).unwrap_or(Value::Null)).collect();
+                let mut bodies: Vec<Value> = pages.iter().map(|p| serde_json::from_str(p.3.as_ref()).unwrap_or(Value::Null)).collect();
                 let body = if bodies.iter().all(Value::is_array) {
                     Value::Array(
                         bodies

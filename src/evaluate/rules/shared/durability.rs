@@ -56,11 +56,9 @@ pub type RevertMarks = std::sync::OnceLock<HashMap<String, Vec<RevertMark>>>;
 /// Every revert mark of every repository, built by scanning the index once.
 fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
     let mut out: HashMap<String, Vec<RevertMark>> = HashMap::new();
-    let mut keys: Vec<&String> = index.entries.keys().collect();
-    keys.sort();
-    for path in keys {
-        let e = &index.entries[path];
-        if !e.ok() {
+    for (path, e) in &index.entries {
+        // Only pulls and commits can hold a revert (a look at the path before parsing it).
+        if !e.ok() || !(path.contains("/pulls/") || path.contains("/commits")) {
             continue;
         }
         let Some((repo, res)) = paths::parse(path) else { continue };
@@ -108,6 +106,8 @@ fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
             }
         }
     }
+    // In the order of their paths, as the index was read; a path's own marks keep theirs.
+    out.values_mut().for_each(|marks| marks.sort_by(|a, b| a.path.cmp(&b.path)));
     out
 }
 
