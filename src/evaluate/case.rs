@@ -36,25 +36,39 @@ impl<'a> Lookup<'a> {
 /// whether it is a PR, and the workflow identities the actors were classified against.
 pub type ActivityCache = std::cell::RefCell<std::collections::HashMap<(i64, bool, String), std::rc::Rc<Activity>>>;
 
-/// What an output recorded, parsed once and shared by its windows: the payload and the
-/// execution-time state (unparseable text reads as `null`, or as not recorded).
-#[derive(Clone, Debug, Default)]
-pub struct Recorded {
-    pub payload: Value,
-    pub expected: Value,
-    pub before: Option<Value>,
-    pub after: Option<Value>,
+/// What an output recorded, parsed on first use and shared by its windows: the payload and
+/// the execution-time state (unparseable text reads as `null`, or as not recorded). Most
+/// rules read none of it, so most outputs never parse it.
+#[derive(Debug)]
+pub struct Recorded<'o> {
+    output: &'o SafeOutput,
+    payload: std::cell::OnceCell<Value>,
+    expected: std::cell::OnceCell<Value>,
+    before: std::cell::OnceCell<Option<Value>>,
+    after: std::cell::OnceCell<Option<Value>>,
 }
 
-impl Recorded {
-    pub fn of(o: &SafeOutput) -> Self {
-        Recorded { payload: serde_json::from_str(&o.payload).unwrap_or_default(), expected: o.expected(), before: o.before(), after: o.after() }
+impl<'o> Recorded<'o> {
+    pub fn of(o: &'o SafeOutput) -> Self {
+        Recorded { output: o, payload: Default::default(), expected: Default::default(), before: Default::default(), after: Default::default() }
+    }
+    pub fn payload(&self) -> &Value {
+        self.payload.get_or_init(|| serde_json::from_str(&self.output.payload).unwrap_or_default())
+    }
+    pub fn expected(&self) -> &Value {
+        self.expected.get_or_init(|| self.output.expected())
+    }
+    pub fn before(&self) -> &Option<Value> {
+        self.before.get_or_init(|| self.output.before())
+    }
+    pub fn after(&self) -> &Option<Value> {
+        self.after.get_or_init(|| self.output.after())
     }
 }
 
 pub struct Case<'a> {
     pub output: &'a SafeOutput,
-    pub recorded: &'a Recorded,
+    pub recorded: &'a Recorded<'a>,
     pub window: Window,
     pub index: &'a SnapshotIndex,
     pub policy: &'a Policy,

@@ -45,7 +45,7 @@ impl<'a> Evaluation<'a> {
         &self,
         o: &SafeOutput,
         rule: Option<&dyn Evaluator>,
-        recorded: &case::Recorded,
+        recorded: &'a case::Recorded<'a>,
         target: &TargetCaptures<'a>,
         window: Window,
         cache: &case::ActivityCache,

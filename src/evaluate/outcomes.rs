@@ -185,7 +185,7 @@ pub struct OutcomeRows {
     /// table) of each row.
     keys: Vec<RowKey>,
     /// Names numbered in this part already (saves taking the shared table's lock).
-    known: HashMap<Box<str>, u32>,
+    known: HashMap<Box<str>, u32, foldhash::fast::FixedState>,
     evaluated_at: Int64Builder,
     outcome_status: UInt8Builder,
     evidence_strength: UInt8Builder,

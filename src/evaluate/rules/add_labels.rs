@@ -96,13 +96,13 @@ impl Rule for AddLabels {
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let added: Vec<String> = case.recorded.expected.get("labels_added").and_then(names).unwrap_or_default().into_iter().map(|l| l.to_lowercase()).collect();
+        let added: Vec<String> = case.recorded.expected().get("labels_added").and_then(names).unwrap_or_default().into_iter().map(|l| l.to_lowercase()).collect();
         if added.is_empty() {
             return Err(common(Common::MissingExecutionState).note("no record of which labels were added"));
         }
         let (labels, activity, closed) = labels_at(case, n, &added)?;
         // Labels known only from the agent's request: gh-aw may have applied fewer.
-        let requested_only = case.recorded.expected.get("labels_added_source").and_then(|s| s.as_str()).is_some_and(|s| s.starts_with("request "));
+        let requested_only = case.recorded.expected().get("labels_added_source").and_then(|s| s.as_str()).is_some_and(|s| s.starts_with("request "));
         let (humans, bots) = case.count_actors(&activity);
         let kept: Vec<&String> = added.iter().filter(|l| labels.contains(l)).collect();
         let removed: Vec<&String> = added.iter().filter(|l| !labels.contains(l)).collect();

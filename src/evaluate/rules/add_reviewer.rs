@@ -105,8 +105,8 @@ rows! {
 }
 
 fn requested(case: &Case) -> (Vec<String>, Vec<String>) {
-    let e = &case.recorded.expected;
-    let p = &case.recorded.payload;
+    let e = case.recorded.expected();
+    let p = case.recorded.payload();
     let pick = |keys: &[&str]| -> Vec<String> {
         for k in keys {
             if let Some(l) = e.get(format!("metadata.{k}")).or(p.get(*k)).and_then(names) {

@@ -66,14 +66,14 @@ rows! {
 }
 
 fn intended(case: &Case) -> Option<Value> {
-    let e = &case.recorded.expected;
-    let p = &case.recorded.payload;
+    let e = case.recorded.expected();
+    let p = case.recorded.payload();
     e.get("metadata.milestone_number")
         .or(e.get("metadata.milestone"))
         .or(p.get("milestone_number"))
         .or(p.get("milestone"))
         .cloned()
-        .or_else(|| case.recorded.after.as_ref().and_then(|a| a.get("milestone").cloned()))
+        .or_else(|| case.recorded.after().as_ref().and_then(|a| a.get("milestone").cloned()))
         .filter(|v| !v.is_null())
 }
 

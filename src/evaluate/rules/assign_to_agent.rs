@@ -130,7 +130,7 @@ impl Rule for AssignToAgent {
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let p = &case.recorded.payload;
+        let p = case.recorded.payload();
         let named = str_at(p, "agent").map(str::to_string);
         let (_, issue) = load_issue(case, n)?;
         let activity = case.activity(n, false);

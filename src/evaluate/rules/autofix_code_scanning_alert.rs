@@ -94,8 +94,8 @@ impl Rule for AutofixAlert {
             Lookup::Failed(s) => common(Common::CaptureFailed).detail("http_status", *s),
             _ => self.row(AutofixAlertRow::Gone),
         })?;
-        let p = &case.recorded.payload;
-        let pr_num = int_at(p, "pull_request_number").or(case.recorded.expected.get("metadata.pull_request_number").and_then(as_int));
+        let p = case.recorded.payload();
+        let pr_num = int_at(p, "pull_request_number").or(case.recorded.expected().get("metadata.pull_request_number").and_then(as_int));
         let pr = pr_num.and_then(|n| case.lookup(&format!("pulls/{n}")).found()).map(crate::snapshot::github::PullRequest::from);
         let done = |v: Verdict| v.resolved(true).detail("alert_state", alert.state.clone());
         Ok(match alert.state.as_str() {

@@ -118,7 +118,7 @@ rows! {
 
 impl CreatePullRequest {
     fn fell_back_to_issue(case: &Case) -> bool {
-        case.output.target_kind.as_deref() == Some("issue") || case.recorded.expected.get("fallback").and_then(|f| f.as_str()) == Some("issue")
+        case.output.target_kind.as_deref() == Some("issue") || case.recorded.expected().get("fallback").and_then(|f| f.as_str()) == Some("issue")
     }
 }
 

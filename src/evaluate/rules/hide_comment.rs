@@ -75,7 +75,7 @@ impl Rule for HideComment {
         false
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
-        let p = &case.recorded.payload;
+        let p = case.recorded.payload();
         let Some(id) = case.output.target_comment_id.or(int_at(p, "comment_id")) else {
             return Err(common(Common::MissingReference).note("no comment id recorded"));
         };

@@ -73,8 +73,8 @@ rows! {
 }
 
 fn numbers(case: &Case) -> (Option<i64>, Option<i64>) {
-    let p = &case.recorded.payload;
-    let e = &case.recorded.expected;
+    let p = case.recorded.payload();
+    let e = case.recorded.expected();
     let get = |k: &str| p.get(k).and_then(as_int).or_else(|| e.get(format!("metadata.{k}")).and_then(as_int));
     (get("parent_issue_number"), get("sub_issue_number").or(case.output.target_number))
 }

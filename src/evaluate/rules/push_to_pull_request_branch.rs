@@ -168,7 +168,7 @@ impl Rule for PushToPullRequestBranch {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let look = case.lookup(&format!("pulls/{n}"));
         let Some(body) = look.found() else { return Err(missing(case, &look)) };
-        let shas: Vec<String> = case.recorded.expected.get("commit_shas").and_then(crate::json::names).unwrap_or_default();
+        let shas: Vec<String> = case.recorded.expected().get("commit_shas").and_then(crate::json::names).unwrap_or_default();
         if shas.is_empty() {
             return Err(common(Common::MissingExecutionState).resolved(true).note("no pushed commit SHA recorded"));
         }

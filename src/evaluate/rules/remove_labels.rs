@@ -63,10 +63,10 @@ rows! {
 }
 
 pub fn removed_labels(case: &Case) -> Vec<String> {
-    let p = &case.recorded.payload;
+    let p = case.recorded.payload();
     let from_states = || {
-        let b = case.recorded.before.as_ref()?.get("labels").and_then(names)?;
-        let a = case.recorded.after.as_ref().and_then(|a| a.get("labels").and_then(names)).unwrap_or_default();
+        let b = case.recorded.before().as_ref()?.get("labels").and_then(names)?;
+        let a = case.recorded.after().as_ref().and_then(|a| a.get("labels").and_then(names)).unwrap_or_default();
         Some(b.into_iter().filter(|l| !a.contains(l)).collect::<Vec<_>>())
     };
     p.get("labelsRemoved")

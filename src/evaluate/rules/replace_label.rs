@@ -72,8 +72,8 @@ impl Rule for ReplaceLabel {
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let lower = |v: Option<Vec<String>>| v.unwrap_or_default().into_iter().map(|l| l.to_lowercase()).collect::<Vec<_>>();
-        let before = lower(case.recorded.before.as_ref().and_then(|b| b.get("labels").and_then(names)));
-        let after = lower(case.recorded.after.as_ref().and_then(|a| a.get("labels").and_then(names)));
+        let before = lower(case.recorded.before().as_ref().and_then(|b| b.get("labels").and_then(names)));
+        let after = lower(case.recorded.after().as_ref().and_then(|a| a.get("labels").and_then(names)));
         if after.is_empty() && before.is_empty() {
             return Err(common(Common::MissingExecutionState).note("no before/after labels recorded"));
         }

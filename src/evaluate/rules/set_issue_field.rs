@@ -89,7 +89,7 @@ impl Rule for SetIssueField {
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let o = case.output;
-        let p = &case.recorded.payload;
+        let p = case.recorded.payload();
         let (Some(field), Some(want)) = (str_at(p, "field_name"), p.get("value").map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
         else {
             return Err(common(Common::MissingExecutionState).note("no record of the field and value set"));
@@ -110,7 +110,7 @@ impl Rule for SetIssueField {
             return Ok(done(self.row(SetIssueFieldRow::Retained)));
         }
         let options =
-            case.recorded.expected.get("metadata.field_options").and_then(names).or_else(|| p.get("field_options").and_then(names)).unwrap_or_default();
+            case.recorded.expected().get("metadata.field_options").and_then(names).or_else(|| p.get("field_options").and_then(names)).unwrap_or_default();
         if advanced(&options, &want, &now) {
             return Ok(done(self.row(SetIssueFieldRow::Advanced).detail("now", now)));
         }

@@ -81,10 +81,10 @@ impl Rule for SetIssueType {
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let o = case.output;
-        let p = &case.recorded.payload;
+        let p = case.recorded.payload();
         let want = str_at(p, "issue_type")
             .map(str::to_string)
-            .or_else(|| case.recorded.after.as_ref().and_then(|a| a.get("type").and_then(|t| t.as_str().or_else(|| str_at(t, "name")).map(str::to_string))));
+            .or_else(|| case.recorded.after().as_ref().and_then(|a| a.get("type").and_then(|t| t.as_str().or_else(|| str_at(t, "name")).map(str::to_string))));
         let Some(want) = want else { return Err(common(Common::MissingExecutionState).note("no record of the intended issue type")) };
         let Some(n) = o.target_number else { return Err(common(Common::MissingReference)) };
         let (entry, issue) = load_issue(case, n)?;

@@ -78,8 +78,8 @@ impl Rule for UpdateRelease {
         false
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
-        let p = &case.recorded.payload;
-        let e = &case.recorded.expected;
+        let p = case.recorded.payload();
+        let e = case.recorded.expected();
         let Some(id) = e.get("metadata.release_id").and_then(as_int).or(p.get("release_id").and_then(as_int)) else {
             return Err(common(Common::MissingReference).note("no release id recorded"));
         };
@@ -91,10 +91,10 @@ impl Rule for UpdateRelease {
             }
             other => return Err(super::missing(case, other)),
         };
-        let Some(after) = case.recorded.after.as_ref() else {
+        let Some(after) = case.recorded.after().as_ref() else {
             return Err(common(Common::MissingExecutionState).resolved(true).note("no after state recorded"));
         };
-        let changes = intended(case.recorded.before.as_ref(), after);
+        let changes = intended(case.recorded.before().as_ref(), after);
         if changes.is_empty() {
             return Err(common(Common::MissingExecutionState).resolved(true).note("the after state names no release field"));
         }
@@ -120,7 +120,7 @@ impl Rule for UpdateRelease {
             return Ok(done(self.row(UpdateReleaseRow::Reverted)));
         }
         let published_at = time::at(rel, "published_at");
-        let was_draft = case.recorded.before.as_ref().and_then(|b| bool_at(b, "draft")) == Some(true) || bool_at(after, "draft") == Some(true);
+        let was_draft = case.recorded.before().as_ref().and_then(|b| bool_at(b, "draft")) == Some(true) || bool_at(after, "draft") == Some(true);
         if was_draft && bool_at(rel, "draft") == Some(false) && case.is_inside(published_at) {
             return Ok(done(self.row(UpdateReleaseRow::Published).at(published_at)));
         }

@@ -24,16 +24,16 @@ use serde_json::Value;
 
 /// Users named by the record, lower case.
 pub(crate) fn users(case: &Case, state_key: &str) -> Vec<String> {
-    let p = &case.recorded.payload;
+    let p = case.recorded.payload();
     let mut u = p
         .get("assignees")
         .and_then(names)
         .or_else(|| p.get("assignee").and_then(Value::as_str).map(|a| vec![a.to_string()]))
-        .or_else(|| case.recorded.expected.get("metadata.assignees").and_then(names))
+        .or_else(|| case.recorded.expected().get("metadata.assignees").and_then(names))
         .unwrap_or_default();
     if u.is_empty() {
-        let a = case.recorded.after.as_ref().and_then(|a| a.get("assignees").and_then(names)).unwrap_or_default();
-        let b = case.recorded.before.as_ref().and_then(|b| b.get("assignees").and_then(names)).unwrap_or_default();
+        let a = case.recorded.after().as_ref().and_then(|a| a.get("assignees").and_then(names)).unwrap_or_default();
+        let b = case.recorded.before().as_ref().and_then(|b| b.get("assignees").and_then(names)).unwrap_or_default();
         u = if state_key == "added" { a.iter().filter(|x| !b.contains(x)).cloned().collect() } else { b.iter().filter(|x| !a.contains(x)).cloned().collect() };
     }
     u.into_iter().map(|x| x.to_lowercase()).collect()

@@ -35,8 +35,8 @@ pub(crate) struct Alert {
 }
 
 pub(crate) fn alert_number(case: &Case) -> Option<i64> {
-    let p = &case.recorded.payload;
-    p.get("alert_number").and_then(as_int).or(case.recorded.expected.get("metadata.alert_number").and_then(as_int)).or(case.output.target_number)
+    let p = case.recorded.payload();
+    p.get("alert_number").and_then(as_int).or(case.recorded.expected().get("metadata.alert_number").and_then(as_int)).or(case.output.target_number)
 }
 
 /// The alert as of the window's end, or the verdict why it cannot be read; `not_found`

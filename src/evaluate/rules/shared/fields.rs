@@ -178,10 +178,10 @@ pub struct UpdateRows<R> {
 
 /// The shared verdict of the update rules; the rule may refine the result.
 pub fn update_verdict<R: Rule>(rule: &R, rows: UpdateRows<R::Row>, case: &Case, obj: &Value, updated_at: Option<Instant>, activity: &Activity) -> Verdict {
-    let Some(after) = case.recorded.after.as_ref() else {
+    let Some(after) = case.recorded.after().as_ref() else {
         return common(Common::MissingExecutionState).resolved(true).note("no after state recorded: nothing to compare");
     };
-    let changes = intended(case.recorded.before.as_ref(), after);
+    let changes = intended(case.recorded.before().as_ref(), after);
     if changes.is_empty() {
         return common(Common::MissingExecutionState).resolved(true).note("the after state names no field hindsight compares");
     }

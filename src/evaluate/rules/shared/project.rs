@@ -37,8 +37,8 @@ pub(crate) fn project_path(url: &str) -> Option<String> {
 }
 
 pub(crate) fn load<'a>(case: &Case<'a>, inaccessible: fn() -> Verdict) -> Result<(&'a Value, Project), Verdict> {
-    let p = &case.recorded.payload;
-    let url = str_at(p, "project").map(str::to_string).or_else(|| case.recorded.expected.get("metadata.project").and_then(Value::as_str).map(str::to_string));
+    let p = case.recorded.payload();
+    let url = str_at(p, "project").map(str::to_string).or_else(|| case.recorded.expected().get("metadata.project").and_then(Value::as_str).map(str::to_string));
     let Some(path) = url.as_deref().and_then(project_path) else {
         return Err(common(Common::MissingExecutionState).note("no project URL recorded"));
     };

@@ -27,8 +27,8 @@ use crate::snapshot::github::{list, Review};
 /// normalized record's `expected_state.review_id`, the request's `review_id`, or the
 /// `#pullrequestreview-<id>` fragment of the item's URL.
 pub(crate) fn review_id(case: &Case) -> Option<i64> {
-    let p = &case.recorded.payload;
-    let e = &case.recorded.expected;
+    let p = case.recorded.payload();
+    let e = case.recorded.expected();
     let from_url = case.output.target_url.as_deref().and_then(|u| u.split_once("#pullrequestreview-")).and_then(|(_, id)| id.trim().parse().ok());
     e.get("metadata.review_id").and_then(crate::json::as_int).or_else(|| int_at(e, "review_id")).or(int_at(p, "review_id")).or(from_url)
 }

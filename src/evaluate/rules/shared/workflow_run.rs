@@ -86,8 +86,8 @@ rows! {
 
 /// Shared by the dispatch-like rules.
 pub fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Result<Verdict, Verdict> {
-    let p = &case.recorded.payload;
-    let e = &case.recorded.expected;
+    let p = case.recorded.payload();
+    let e = case.recorded.expected();
     let run_id = e.get("metadata.run_id").and_then(as_int).or(p.get("run_id").and_then(as_int));
     let Some(id) = run_id else { return Ok(rule.row(DispatchRow::MissingRunId)) };
     let look = case.lookup(&format!("actions/runs/{id}"));
