@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::sparse::{keys, Keys};
 use crate::json::{bool_at, int_at, names, names_at, str_at, str_path, Json};
 use crate::time::{self, Instant};
 
@@ -311,18 +312,22 @@ pub fn events<J: Json>(v: &J) -> Vec<Event> {
 
 /// A typed reading of a whole body, from either kind of JSON (see [`Json`]).
 pub trait View: Sized {
+    /// Every key the view reads, at any depth: a body read for it keeps only those.
+    const KEYS: Keys;
     fn read<J: Json>(v: &J) -> Self;
 }
 
 macro_rules! views {
-    ($($t:ident),+) => {
+    ($($t:ident: $keys:ident),+) => {
         $(
             impl View for $t {
+                const KEYS: Keys = $keys;
                 fn read<J: Json>(v: &J) -> Self {
                     $t::from(v)
                 }
             }
             impl View for Vec<$t> {
+                const KEYS: Keys = $keys;
                 fn read<J: Json>(v: &J) -> Self {
                     list(v, $t::from)
                 }
@@ -330,13 +335,30 @@ macro_rules! views {
         )+
     };
 }
-views!(Issue, PullRequest, Comment, Review, Commit, Reaction);
+views!(Issue: issue_keys, PullRequest: pull_keys, Comment: comment_keys, Review: review_keys, Commit: commit_keys, Reaction: reaction_keys);
+
+// The keys each view reads (`from` above), at any depth; an actor is `login` and `type`, a
+// list of names `name` or `login`.
+keys!(fn issue_keys: "number", "title", "state", "state_reason", "user", "login", "type", "created_at", "updated_at", "closed_at", "closed_by",
+    "labels", "name", "assignees", "milestone", "pull_request", "reactions", "total_count", "comments");
+keys!(fn pull_keys: "number", "title", "state", "merged", "draft", "user", "login", "type", "merged_by", "created_at", "updated_at", "closed_at",
+    "merged_at", "merge_commit_sha", "head", "ref", "sha", "base", "labels", "name");
+keys!(fn comment_keys: "id", "user", "login", "type", "created_at", "updated_at", "issue_url", "reactions", "total_count", "in_reply_to_id", "path",
+    "isMinimized", "minimized", "body");
+keys!(fn review_keys: "id", "user", "login", "type", "state", "submitted_at", "commit_id", "body");
+keys!(fn event_keys: "event", "comments", "id", "actor", "user", "login", "type", "created_at", "submitted_at", "committer", "author", "date",
+    "label", "name", "commit_id", "sha", "state_reason", "assignee", "milestone", "title", "requested_reviewer", "requested_team", "slug", "source",
+    "issue", "number", "pull_request", "state", "rename", "from", "to", "dismissed_review", "review_id");
+keys!(fn commit_keys: "sha", "author", "committer", "login", "type", "commit", "date", "message");
+keys!(fn reaction_keys: "id", "user", "login", "type", "content", "created_at");
+keys!(fn name_keys: "name", "login");
 
 /// A timeline or events list (see [`events`]), not a list of `Event::from`.
 #[derive(Clone, Debug, Default)]
 pub struct Events(pub Vec<Event>);
 
 impl View for Events {
+    const KEYS: Keys = event_keys;
     fn read<J: Json>(v: &J) -> Self {
         Events(events(v))
     }
@@ -348,6 +370,7 @@ impl View for Events {
 pub struct Names(pub Option<Vec<String>>);
 
 impl View for Names {
+    const KEYS: Keys = name_keys;
     fn read<J: Json>(v: &J) -> Self {
         Names(names(v))
     }

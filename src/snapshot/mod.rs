@@ -466,7 +466,7 @@ impl Entry {
     fn view<T: github::View>(&self) -> T {
         match (self.value.get(), self.text.as_ref().map(BodyText::as_str)) {
             (Some(v), _) => T::read(v),
-            (None, Some(t)) => T::read(&sparse::Sparse::parse(t)),
+            (None, Some(t)) => T::read(&sparse::Sparse::parse(t, T::KEYS)),
             (None, None) => T::read(&Value::Null),
         }
     }

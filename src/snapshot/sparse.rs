@@ -1,7 +1,8 @@
 //! A captured body read for the typed views of `github.rs` without building a
-//! `serde_json::Value`: only the keys those views read are kept (at any depth), strings
-//! borrow from the body's text where they hold no escape, and objects are short vectors
-//! rather than B-trees. Evaluate reads most bodies only through the typed views, so most
+//! `serde_json::Value`: only the keys the view being built reads are kept (at any depth; each
+//! view names its own, see [`keys!`]), strings borrow from the body's text where they hold
+//! no escape, and objects are short vectors rather than B-trees. A pull request's view skips
+//! its `body`, which a comment's keeps: bodies are most of a capture's text. Evaluate reads most bodies only through the typed views, so most
 //! bodies never become a `Value` at all (see `Entry`'s views).
 //!
 //! `crate::json::Json` is what the views need of a JSON value; `Value` and [`Sparse`] both
@@ -13,9 +14,8 @@ use std::fmt;
 
 use crate::json::Json;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
 
-/// A JSON value with only the keys of [`KEYS`] kept in its objects.
+/// A JSON value with only the keys of one view kept in its objects.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Sparse<'a> {
     Null,
@@ -29,10 +29,18 @@ pub enum Sparse<'a> {
     Object(Vec<(&'static str, Sparse<'a>)>),
 }
 
+/// The keys a view reads: the kept key a member's key is, or `None` for one it never reads.
+pub type Keys = fn(&str) -> Option<&'static str>;
+
 impl<'a> Sparse<'a> {
-    /// Parse a body; text that is not JSON reads as `null`, as it does for `Value`.
-    pub fn parse(text: &'a str) -> Sparse<'a> {
-        serde_json::from_str(text).unwrap_or(Sparse::Null)
+    /// Parse a body keeping the keys `keys` knows; text that is not JSON reads as `null`, as
+    /// it does for `Value`.
+    pub fn parse(text: &'a str, keys: Keys) -> Sparse<'a> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        match Seed(keys).deserialize(&mut de).and_then(|v| de.end().map(|_| v)) {
+            Ok(v) => v,
+            Err(_) => Sparse::Null,
+        }
     }
 }
 
@@ -76,12 +84,13 @@ impl Json for Sparse<'_> {
     }
 }
 
+/// `keys!(fn name: "a", "b", ...)`: a [`Keys`] function knowing exactly those keys. A key a
+/// view reads and its list lacks reads as absent: the equivalence test over the fixtures
+/// finds it.
 macro_rules! keys {
-    ($($k:literal),+ $(,)?) => {
-        /// Every key a typed view of `github.rs` reads, at any depth. A key missing here reads
-        /// as absent in a `Sparse` body: the equivalence test over the fixtures finds it.
-        pub const KEYS: &[&str] = &[$($k),+];
-        fn known(k: &str) -> Option<&'static str> {
+    ($(#[$m:meta])* $v:vis fn $name:ident: $($k:literal),+ $(,)?) => {
+        $(#[$m])*
+        $v fn $name(k: &str) -> Option<&'static str> {
             match k {
                 $($k => Some($k),)+
                 _ => None,
@@ -89,74 +98,20 @@ macro_rules! keys {
         }
     };
 }
+pub(crate) use keys;
 
-keys!(
-    "actor",
-    "assignee",
-    "assignees",
-    "author",
-    "base",
-    "body",
-    "closed_at",
-    "closed_by",
-    "comments",
-    "commit",
-    "commit_id",
-    "committer",
-    "content",
-    "created_at",
-    "date",
-    "dismissed_review",
-    "draft",
-    "event",
-    "from",
-    "head",
-    "id",
-    "in_reply_to_id",
-    "isMinimized",
-    "issue",
-    "issue_url",
-    "label",
-    "labels",
-    "login",
-    "merge_commit_sha",
-    "merged",
-    "merged_at",
-    "merged_by",
-    "message",
-    "milestone",
-    "minimized",
-    "name",
-    "number",
-    "path",
-    "pull_request",
-    "reactions",
-    "ref",
-    "rename",
-    "requested_reviewer",
-    "requested_team",
-    "review_id",
-    "sha",
-    "slug",
-    "source",
-    "state",
-    "state_reason",
-    "submitted_at",
-    "title",
-    "to",
-    "total_count",
-    "type",
-    "updated_at",
-    "user",
-);
+/// Deserializes a [`Sparse`] keeping the keys its function knows, at every depth.
+#[derive(Clone, Copy)]
+struct Seed(Keys);
 
-impl<'de> Deserialize<'de> for Sparse<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(SparseVisitor)
+impl<'de> DeserializeSeed<'de> for Seed {
+    type Value = Sparse<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(SparseVisitor(self.0))
     }
 }
 
-struct SparseVisitor;
+struct SparseVisitor(Keys);
 
 impl<'de> Visitor<'de> for SparseVisitor {
     type Value = Sparse<'de>;
@@ -193,17 +148,17 @@ impl<'de> Visitor<'de> for SparseVisitor {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Sparse<'de>, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(v) = seq.next_element()? {
+        while let Some(v) = seq.next_element_seed(Seed(self.0))? {
             out.push(v);
         }
         Ok(Sparse::Array(out))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Sparse<'de>, A::Error> {
         let mut out: Vec<(&'static str, Sparse<'de>)> = Vec::new();
-        while let Some(key) = map.next_key_seed(KeySeed)? {
+        while let Some(key) = map.next_key_seed(KeySeed(self.0))? {
             match key {
                 Some(k) => {
-                    let v: Sparse<'de> = map.next_value()?;
+                    let v: Sparse<'de> = map.next_value_seed(Seed(self.0))?;
                     match out.iter_mut().find(|(x, _)| *x == k) {
                         Some(slot) => slot.1 = v,
                         None => out.push((k, v)),
@@ -218,13 +173,13 @@ impl<'de> Visitor<'de> for SparseVisitor {
     }
 }
 
-/// A member's key: the kept key it is, or `None` for a key no view reads.
-struct KeySeed;
+/// A member's key: the kept key it is, or `None` for a key the view does not read.
+struct KeySeed(Keys);
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
     type Value = Option<&'static str>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(KeySeed)
+        d.deserialize_str(self)
     }
 }
 
@@ -234,7 +189,7 @@ impl<'de> Visitor<'de> for KeySeed {
         f.write_str("an object key")
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
-        Ok(known(s))
+        Ok((self.0)(s))
     }
 }
 
@@ -242,20 +197,23 @@ impl<'de> Visitor<'de> for KeySeed {
 mod tests {
     use super::*;
 
+    keys!(fn some_keys: "user", "login", "id");
+
     #[test]
     fn only_known_keys_are_kept_and_the_last_of_a_repeated_key_wins() {
-        let s = Sparse::parse(r#"{"user": {"login": "a\u0062", "avatar_url": "x"}, "noise": [1, {"login": 2}], "id": 1, "id": "7", "n": 1.5}"#);
+        let s = Sparse::parse(r#"{"user": {"login": "a\u0062", "avatar_url": "x"}, "noise": [1, {"login": 2}], "id": 1, "id": "7", "n": 1.5}"#, some_keys);
         assert_eq!(s.get("user").and_then(|u| u.get("login")).and_then(Json::as_str), Some("ab"));
         assert!(s.get("user").unwrap().get("avatar_url").is_none());
         assert!(s.get("noise").is_none());
         assert_eq!(s.get("id").and_then(Json::as_int), Some(7));
         assert_eq!(
-            Sparse::parse("[1, 18446744073709551615, 2.0, true, null]").as_array().map(|a| a.iter().map(Json::as_int).collect::<Vec<_>>()),
+            Sparse::parse("[1, 18446744073709551615, 2.0, true, null]", some_keys).as_array().map(|a| a.iter().map(Json::as_int).collect::<Vec<_>>()),
             Some(vec![Some(1), None, None, None, None])
         );
-        assert_eq!(Sparse::parse("{not json"), Sparse::Null);
-        // Every key in the list is matched by `known`.
-        assert!(KEYS.iter().all(|k| known(k) == Some(*k)));
+        assert_eq!(Sparse::parse("{not json", some_keys), Sparse::Null);
+        assert_eq!(Sparse::parse("{} x", some_keys), Sparse::Null, "trailing text is no JSON, as for `Value`");
+        // A key the function does not know is not kept, at any depth.
+        assert_eq!(Sparse::parse(r#"{"name": {"id": 2}}"#, some_keys), Sparse::Object(vec![]));
     }
 }
 
@@ -293,7 +251,7 @@ mod equivalence {
     }
 
     fn same<T: View + std::fmt::Debug>(v: &Value, text: &str) -> bool {
-        format!("{:?}", T::read(v)) == format!("{:?}", T::read(&Sparse::parse(text)))
+        format!("{:?}", T::read(v)) == format!("{:?}", T::read(&Sparse::parse(text, T::KEYS)))
     }
 
     /// The typed views read the same from a `Value` and from a `Sparse` body, for every
@@ -328,7 +286,8 @@ mod equivalence {
                 && same::<Vec<github::Commit>>(v, &text)
                 && same::<Vec<github::Reaction>>(v, &text)
                 && same::<github::Comment>(v, &text)
-                && same::<github::Commit>(v, &text);
+                && same::<github::Commit>(v, &text)
+                && same::<github::Names>(v, &text);
             if !ok {
                 differ.push(text.chars().take(200).collect::<String>());
             }
@@ -348,6 +307,7 @@ mod equivalence {
             let v: Value = serde_json::from_str(text).unwrap();
             assert!(same::<github::Issue>(&v, text) && same::<github::PullRequest>(&v, text) && same::<github::Events>(&v, text), "{text}");
             assert!(same::<Vec<github::Commit>>(&v, text) && same::<Vec<github::Comment>>(&v, text) && same::<Vec<github::Review>>(&v, text), "{text}");
+            assert!(same::<Vec<github::Reaction>>(&v, text) && same::<github::Names>(&v, text), "{text}");
         }
     }
 }
