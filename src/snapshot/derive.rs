@@ -117,9 +117,23 @@ pub fn add_derived(entries: &mut super::Paths) {
         if !e.ok() {
             continue;
         }
-        let parts: Vec<&str> = path.split('/').collect();
+        // The path's segments without a vector per entry; every shape below has at most six.
+        let mut seg = [""; 6];
+        let mut n = 0;
+        for p in path.split('/') {
+            if n == seg.len() {
+                n += 1;
+                break;
+            }
+            seg[n] = p;
+            n += 1;
+        }
+        if n > seg.len() {
+            continue;
+        }
+        let parts = &seg[..n];
         let items = || e.body().as_array().map(Vec::as_slice).unwrap_or(&[]);
-        match parts.as_slice() {
+        match parts {
             ["repos", _, _, "issues"] | ["search", "issues"] => {
                 let list = if parts[0] == "search" { e.body().get("items").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) } else { items() };
                 for item in list {
