@@ -37,7 +37,7 @@ const PLACEHOLDER_LOGINS: &[&str] = &["ghost"];
 /// Agent and automation accounts GitHub does not mark `[bot]` in every response.
 const KNOWN_BOTS: &[&str] = &["copilot", "copilot-swe-agent", "github-actions", "dependabot", "renovate"];
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Classifier {
     workflow: BTreeSet<String>,
 }
@@ -45,11 +45,6 @@ pub struct Classifier {
 impl Classifier {
     pub fn new<I: IntoIterator<Item = String>>(workflow_logins: I) -> Self {
         Classifier { workflow: workflow_logins.into_iter().map(|l| l.to_lowercase()).collect() }
-    }
-
-    /// The workflow identities, as one string (a cache key).
-    pub fn key(&self) -> String {
-        self.workflow.iter().cloned().collect::<Vec<_>>().join(",")
     }
 
     pub fn add_workflow(&mut self, login: &str) {

@@ -33,8 +33,9 @@ impl<'a> Lookup<'a> {
 }
 
 /// Activity already gathered for one output, shared by its windows: keyed by target number,
-/// whether it is a PR, and the workflow identities the actors were classified against.
-pub type ActivityCache = std::cell::RefCell<std::collections::HashMap<(i64, bool, String), std::rc::Rc<Activity>>>;
+/// whether it is a PR, and the workflow identities the actors were classified against. An
+/// output gathers one or two, so a list compared in place beats hashing a key.
+pub type ActivityCache = std::cell::RefCell<Vec<((i64, bool, Classifier), std::rc::Rc<Activity>)>>;
 
 /// What an output recorded, parsed on first use and shared by its windows: the payload and
 /// the execution-time state (unparseable text reads as `null`, or as not recorded). Most
@@ -354,12 +355,11 @@ impl<'a> Case<'a> {
     /// only in which acts they count.
     pub fn activity(&self, n: i64, pull: bool) -> std::rc::Rc<Activity> {
         let cache = self.cache;
-        let key = (n, pull, self.actors.key());
-        if let Some(a) = cache.borrow().get(&key) {
+        if let Some((_, a)) = cache.borrow().iter().find(|((m, p, c), _)| *m == n && *p == pull && *c == self.actors) {
             return a.clone();
         }
         let a = std::rc::Rc::new(self.gather(n, pull));
-        cache.borrow_mut().insert(key, a.clone());
+        cache.borrow_mut().push(((n, pull, self.actors.clone()), a.clone()));
         a
     }
 

@@ -244,18 +244,8 @@ pub fn challenge<'b>(case: &Case, a: &'b Activity) -> Option<&'b Act> {
 /// Whether `text`, lower-cased, contains one of [`CHALLENGE_PHRASES`]. ASCII text is
 /// lower-cased the cheap way (the same answer: Unicode lower-cases ASCII letters alone).
 pub fn says_close_was_wrong(text: &str) -> bool {
-    // ASCII text is searched once for every phrase, ignoring ASCII case, with no lower-cased
-    // copy (comments are read by every output on their issue); other text is lower-cased as
-    // Unicode says (a sign such as `K` (Kelvin) lower-cases to an ASCII letter).
-    static PHRASES: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>> = std::sync::OnceLock::new();
-    let search = PHRASES.get_or_init(|| aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(CHALLENGE_PHRASES).ok());
-    match search {
-        Some(s) if text.is_ascii() => s.is_match(text),
-        _ => {
-            let t = text.to_lowercase();
-            CHALLENGE_PHRASES.iter().any(|p| t.contains(p))
-        }
-    }
+    let t = if text.is_ascii() { text.to_ascii_lowercase() } else { text.to_lowercase() };
+    CHALLENGE_PHRASES.iter().any(|p| t.contains(p))
 }
 
 #[cfg(test)]
@@ -281,8 +271,8 @@ mod tests {
             assert_eq!(CHALLENGE_PHRASES.iter().any(|p| lowered.contains(p)), expected, "{text}");
             assert_eq!(says_close_was_wrong(text), expected, "{text}");
         }
-        // The search ignores ASCII case only: every phrase is lower-case ASCII.
-        assert!(CHALLENGE_PHRASES.iter().all(|p| p.is_ascii() && *p == p.to_lowercase()));
+        // Phrases are matched against lower-cased text: each is lower-case itself.
+        assert!(CHALLENGE_PHRASES.iter().all(|p| *p == p.to_lowercase()));
     }
 
     #[test]
