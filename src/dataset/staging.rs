@@ -12,8 +12,8 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 
-use super::manifest::Manifest;
 use crate::error::{Error, Result};
+use std::collections::BTreeMap;
 
 /// Tables hindsight writes, whether or not a manifest lists them: a dataset killed between
 /// writing a table and its manifest may hold one the manifest does not know. Taken from the
@@ -113,8 +113,8 @@ impl OutDir {
         if entries.is_empty() {
             return Ok(());
         }
-        let manifest = match Manifest::load(&self.path) {
-            Ok(m) if m.format.starts_with("hindsight-dataset/") => m,
+        let manifest = match Head::load(&self.path) {
+            Some(m) if m.format.starts_with("hindsight-dataset/") => m,
             _ => {
                 return Err(refuse(format!(
                     "{} exists, is not empty and is not a hindsight dataset (no readable manifest.json); refusing to replace it",
@@ -153,7 +153,27 @@ impl OutDir {
 
 /// Whether a dataset entry is one hindsight writes: the manifest, a file it records, a
 /// table hindsight knows, or one of hindsight's temporaries.
-fn is_hindsights(name: &str, manifest: &Manifest) -> bool {
+/// What the check needs of a dataset's manifest: its format and the names of the tables and
+/// files it lists. The list of inputs (most of a large study's manifest) is skipped, not
+/// built: the check runs as a command starts and again as it commits.
+#[derive(serde::Deserialize)]
+struct Head {
+    format: String,
+    #[serde(default)]
+    tables: BTreeMap<String, serde::de::IgnoredAny>,
+    #[serde(default)]
+    files: BTreeMap<String, serde::de::IgnoredAny>,
+}
+
+impl Head {
+    /// `None` when there is no manifest or it is no JSON object with a format.
+    fn load(dataset: &Path) -> Option<Head> {
+        let text = std::fs::read_to_string(dataset.join("manifest.json")).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+}
+
+fn is_hindsights(name: &str, manifest: &Head) -> bool {
     if FILES.contains(&name) || manifest.files.contains_key(name) {
         return true;
     }

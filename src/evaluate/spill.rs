@@ -238,7 +238,8 @@ fn merge(mut sources: Vec<Source>, tx: std::sync::mpsc::SyncSender<(Vec<RowKey>,
             heap.push(Reverse((k, i)));
         }
         if picks.len() == ROW_GROUP_ROWS || heap.is_empty() {
-            let held = gather(&schema, &pool, &picks).map_err(|e| Error::Dataset { path: sources[i].path.clone(), message: format!("merging spilled outcome rows failed: {e}") })?;
+            let held = gather(&schema, &pool, &picks)
+                .map_err(|e| Error::Dataset { path: sources[i].path.clone(), message: format!("merging spilled outcome rows failed: {e}") })?;
             picks.clear();
             if tx.send((std::mem::replace(&mut keys, Vec::with_capacity(ROW_GROUP_ROWS)), held)).is_err() {
                 return Ok(());
@@ -291,6 +292,10 @@ impl Source {
     fn open(path: &Path) -> Result<Source> {
         let f = File::open(path).map_err(|e| Error::io(path, e))?;
         let reader = FileReader::try_new(BufReader::with_capacity(1 << 20, f), None).map_err(|e| Self::failed(path, e))?;
+        // Read through its open handle from here on: unlinked now, its space is given back as
+        // the merge finishes it rather than all at once after the table is written. (Where an
+        // open file cannot be removed, the folder's removal at the end takes it.)
+        let _ = std::fs::remove_file(path);
         let fields = reader.schema().fields().len();
         if fields != outcomes::held_schema().fields().len() + KEY_COLUMNS.len() {
             return Err(Error::Dataset { path: path.to_path_buf(), message: format!("a spill file of {fields} columns is not one of outcome rows") });
@@ -324,9 +329,11 @@ impl Source {
                     _ => return Err(Error::Dataset { path: self.path.clone(), message: "a spill file's key columns have unexpected types".into() }),
                 };
                 self.batch = Some(b);
-                break;
+                return Ok(());
             }
         }
+        // At the end: the file is closed now, not when the merge ends.
+        self.reader = Box::new(std::iter::empty());
         Ok(())
     }
 

@@ -72,6 +72,7 @@ fn evaluate_with(
 ) -> Result<usize> {
     let mut phases = Phases::from_env();
     let mut manifest = Manifest::load(dataset)?;
+    phases.mark("manifest read");
     let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
         path: dataset.join("manifest.json"),
         message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
@@ -207,6 +208,7 @@ fn evaluate_with(
     manifest.policy = Some(policy.to_json());
     manifest.windows = windows.iter().map(|w| w.to_string()).collect();
     manifest.save(dataset)?;
+    phases.mark("manifest saved");
     Ok(n)
 }
 

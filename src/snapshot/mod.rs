@@ -429,14 +429,7 @@ impl Entry {
 
     /// An entry whose body is parsed when first read; text that is not JSON reads as `null`.
     pub fn from_text(status: u16, text: impl Into<BodyText>, captured_at: Option<Instant>) -> Entry {
-        Entry {
-            status,
-            text: Some(text.into()),
-            value: std::sync::OnceLock::new(),
-            views: std::sync::OnceLock::new(),
-            captured_at,
-            derived_from: None,
-        }
+        Entry { status, text: Some(text.into()), value: std::sync::OnceLock::new(), views: std::sync::OnceLock::new(), captured_at, derived_from: None }
     }
 
     pub fn ok(&self) -> bool {

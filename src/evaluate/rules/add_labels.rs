@@ -96,7 +96,8 @@ impl Rule for AddLabels {
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let added: Vec<String> = case.recorded.expected().get("labels_added").and_then(names).unwrap_or_default().into_iter().map(|l| l.to_lowercase()).collect();
+        let added: Vec<String> =
+            case.recorded.expected().get("labels_added").and_then(names).unwrap_or_default().into_iter().map(|l| l.to_lowercase()).collect();
         if added.is_empty() {
             return Err(common(Common::MissingExecutionState).note("no record of which labels were added"));
         }

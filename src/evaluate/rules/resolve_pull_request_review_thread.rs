@@ -74,8 +74,9 @@ impl Rule for ResolveThread {
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let p = case.recorded.payload();
-        let Some(tid) =
-            str_at(p, "thread_id").map(str::to_string).or_else(|| case.recorded.expected().get("metadata.thread_id").and_then(Value::as_str).map(str::to_string))
+        let Some(tid) = str_at(p, "thread_id")
+            .map(str::to_string)
+            .or_else(|| case.recorded.expected().get("metadata.thread_id").and_then(Value::as_str).map(str::to_string))
         else {
             return Err(common(Common::MissingReference).note("no thread id recorded"));
         };
