@@ -355,7 +355,7 @@ pub type CaptureRow<B = String> = (String, i64, u16, Option<Instant>, B);
 /// in place. Evaluate reads gigabytes of bodies; copying each out of its column (and freeing
 /// it again with the index) was a tenth of reading them. A column is held while any body of
 /// it is: a chunk's bodies and one batch beside them.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum BodyText {
     Own(Box<str>),
     /// Row `.1` of a column of bodies, not null.
@@ -368,6 +368,13 @@ impl BodyText {
             BodyText::Own(s) => s,
             BodyText::InColumn(column, row) => column.value(*row),
         }
+    }
+}
+
+/// The text, not the column it may be in.
+impl std::fmt::Debug for BodyText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
     }
 }
 

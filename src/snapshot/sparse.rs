@@ -1,13 +1,14 @@
 //! A captured body read for the typed views of `github.rs` without building a
-//! `serde_json::Value`: only the keys the view being built reads are kept (at any depth; each
-//! view names its own, see [`keys!`]), strings borrow from the body's text where they hold
+//! `serde_json::Value`: only the keys the view being built reads are kept (at any depth;
+//! each view names its own with `keys!`), strings borrow from the body's text where they hold
 //! no escape, and objects are short vectors rather than B-trees. A pull request's view skips
-//! its `body`, which a comment's keeps: bodies are most of a capture's text. Evaluate reads most bodies only through the typed views, so most
-//! bodies never become a `Value` at all (see `Entry`'s views).
+//! its `body`, which a comment's keeps: bodies are most of a capture's text. Evaluate reads
+//! most bodies only through the typed views, so most bodies never become a `Value` at all
+//! (see `Entry`'s views).
 //!
 //! `crate::json::Json` is what the views need of a JSON value; `Value` and [`Sparse`] both
-//! answer it, so each view is written once and reads either the same way. A test compares the two on
-//! every captured body in the fixtures.
+//! answer it, so each view is written once and reads either the same way. A test compares
+//! the two, for every view, on every captured body in the fixtures.
 
 use std::borrow::Cow;
 use std::fmt;
