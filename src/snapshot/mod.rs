@@ -352,9 +352,9 @@ fn read_tree_file(root: &Path, p: &Path) -> Result<FileRead> {
 pub type CaptureRow<B = String> = (String, i64, u16, Option<Instant>, B);
 
 /// A captured body's text: a string of its own, or a row of the dataset's `body` column read
-/// in place. Evaluate reads gigabytes of bodies; copying each out of its column (and freeing
-/// it again with the index) was a tenth of reading them. A column is held while any body of
-/// it is: a chunk's bodies and one batch beside them.
+/// in place. Evaluate reads gigabytes of bodies; copying each out of its column was a quarter
+/// of reading them, and freeing the copies most of dropping an index. A column is held while
+/// any body of it is: a chunk's bodies and one batch beside them.
 #[derive(Clone)]
 pub enum BodyText {
     Own(Box<str>),
