@@ -4,18 +4,21 @@
 //! - `rules/<type>.rs`: one rule per safe-output type; `rules/shared/` what several share.
 //! - `judge.rs`: what is common to every type (outputs never executed, windows not
 //!   observable yet, unknown action times, types without a rule) around the rules.
-//! - `case.rs`: one output in one window, with the lookups and history rules read
-//!   (`lookup_entry` gives a capture's typed views, `lookup` its JSON).
+//! - `case.rs`: one output in one window, with the lookups rules make (`lookup_entry` gives
+//!   a capture's typed views, `lookup` its JSON); `activity.rs`, what was done to the target
+//!   after the action; `history.rs`, its state rebuilt as of the window's end.
 //! - `stage.rs`: the evaluate stage on a dataset (threads, Parquet, manifest).
 //! - `outcomes.rs`: outcome rows, held compact while judging and made whole (the output's
 //!   and window's columns filled in) as `outcomes.parquet` is written.
 //! - `spill.rs`: rows past the memory budget, sorted and written in parts on a thread of
 //!   their own, merged at the end.
 
+mod activity;
 pub mod actors;
 pub mod case;
 pub mod catalogue;
 pub mod ci_gate;
+mod history;
 mod judge;
 pub mod outcome;
 pub mod outcomes;

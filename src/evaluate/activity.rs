@@ -1,0 +1,203 @@
+//! Activity on a target after the action: comments, reactions, timeline and issue events,
+//! reviews, review comments and commits, gathered once per output (its windows differ only
+//! in which acts they count) and classified by who acted.
+
+use super::actors::{ActorClass, Classifier};
+use super::case::{inside_window, Case, Lookup};
+use crate::snapshot::github::{Actor, Comment, Event};
+use crate::snapshot::Entry;
+use crate::time::Instant;
+
+/// Activity already gathered for one output, shared by its windows: keyed by target number,
+/// whether it is a PR, and the workflow identities the actors were classified against. An
+/// output gathers one or two, so a list compared in place beats hashing a key.
+pub type ActivityCache = std::cell::RefCell<Vec<((i64, bool, Classifier), std::rc::Rc<Activity>)>>;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ActKind {
+    Comment,
+    Review(String),
+    ReviewComment,
+    Reaction,
+    Commit,
+    Event(String),
+}
+
+/// Something someone did to the target.
+#[derive(Clone, Debug)]
+pub struct Act {
+    pub actor: Actor,
+    pub class: ActorClass,
+    pub at: Option<Instant>,
+    pub kind: ActKind,
+    pub detail: Option<String>,
+    /// A comment's text says the close was wrong (one of [`CHALLENGE_PHRASES`], in any
+    /// case): decided once, when the comment is read.
+    ///
+    /// [`CHALLENGE_PHRASES`]: super::rules::CHALLENGE_PHRASES
+    pub challenges_close: bool,
+}
+
+/// All activity on one target, and which sources could be read.
+#[derive(Clone, Debug, Default)]
+pub struct Activity {
+    pub acts: Vec<Act>,
+    /// Sources read (paths relative to the repo).
+    pub read: Vec<String>,
+    /// Sources whose capture failed, or answered 404 while the target itself exists.
+    pub failed: Vec<(String, u16)>,
+    /// Timeline or issue events, merged and sorted by time, when either was captured.
+    pub events: Option<Vec<Event>>,
+}
+
+impl Activity {
+    pub fn any_read(&self) -> bool {
+        !self.read.is_empty()
+    }
+}
+
+impl<'a> Case<'a> {
+    fn act(&self, actor: Actor, at: Option<Instant>, kind: ActKind, detail: Option<String>) -> Act {
+        let class = self.actors.classify(&actor);
+        Act { actor, class, at, kind, detail, challenges_close: false }
+    }
+
+    fn comment_act(&self, c: &Comment, kind: ActKind) -> Act {
+        let mut act = self.act(c.user.clone(), c.created_at, kind, c.id.map(|i| i.to_string()));
+        act.challenges_close = c.body.as_deref().is_some_and(super::rules::says_close_was_wrong);
+        act
+    }
+
+    /// Read one list source into `acts`.
+    fn read_list(&self, tail: &str, parent_exists: bool, act: &mut Activity, f: &dyn Fn(&Entry) -> Vec<Act>) {
+        match self.lookup_entry(tail) {
+            Ok(e) => {
+                act.acts.extend(f(e));
+                act.read.push(tail.to_string());
+            }
+            // A list answering 404 while its issue exists is a capture problem, not an
+            // empty list.
+            Err(Lookup::Gone(s)) if parent_exists => act.failed.push((tail.to_string(), s)),
+            Err(Lookup::Gone(_) | Lookup::NotCaptured | Lookup::Found(_)) => {}
+            Err(Lookup::Failed(s)) => act.failed.push((tail.to_string(), s)),
+        }
+    }
+
+    /// Activity on issue or PR `n`: comments, timeline/events, reactions, and for PRs
+    /// reviews, review comments and commits. Gathered once per output: the windows differ
+    /// only in which acts they count.
+    pub fn activity(&self, n: i64, pull: bool) -> std::rc::Rc<Activity> {
+        let cache = self.cache;
+        if let Some((_, a)) = cache.borrow().iter().find(|((m, p, c), _)| *m == n && *p == pull && *c == self.actors) {
+            return a.clone();
+        }
+        let a = std::rc::Rc::new(self.gather(n, pull));
+        cache.borrow_mut().push(((n, pull, self.actors.clone()), a.clone()));
+        a
+    }
+
+    fn gather(&self, n: i64, pull: bool) -> Activity {
+        let mut a = Activity::default();
+        self.read_list(&format!("issues/{n}/comments"), true, &mut a, &|e| e.comments().iter().map(|c| self.comment_act(c, ActKind::Comment)).collect());
+        self.read_list(&format!("issues/{n}/reactions"), true, &mut a, &|e| {
+            e.reactions().iter().map(|r| self.act(r.user.clone(), r.created_at, ActKind::Reaction, r.content.clone())).collect()
+        });
+        let mut events: Option<Vec<Event>> = None;
+        for tail in [format!("issues/{n}/timeline"), format!("issues/{n}/events")] {
+            match self.lookup_entry(&tail) {
+                Ok(entry) => {
+                    let all = events.get_or_insert_with(Vec::new);
+                    for e in entry.events() {
+                        // The two sources overlap; an event with the same id counts once.
+                        if e.id.is_some() && all.iter().any(|x| x.id == e.id && x.event == e.event) {
+                            continue;
+                        }
+                        all.push(e.clone());
+                    }
+                    a.read.push(tail);
+                }
+                Err(Lookup::Gone(s) | Lookup::Failed(s)) => a.failed.push((tail, s)),
+                Err(Lookup::NotCaptured | Lookup::Found(_)) => {}
+            }
+        }
+        if let Some(evs) = &mut events {
+            evs.sort_by_key(|e| e.created_at);
+            // Timeline `commented`/`reviewed`/`committed` items repeat the comment,
+            // review and commit lists; keep them only when those lists are absent.
+            let listed = |tail: String| self.lookup_entry(&tail).is_ok();
+            for e in evs.iter() {
+                let kind = e.event.clone().unwrap_or_default();
+                let dup = match kind.as_str() {
+                    "commented" => listed(format!("issues/{n}/comments")),
+                    "reviewed" => pull && listed(format!("pulls/{n}/reviews")),
+                    "committed" => pull && listed(format!("pulls/{n}/commits")),
+                    "line-commented" => pull && listed(format!("pulls/{n}/comments")),
+                    _ => false,
+                };
+                if dup {
+                    continue;
+                }
+                let ak = match kind.as_str() {
+                    "commented" => ActKind::Comment,
+                    "reviewed" => ActKind::Review(e.review_state.clone().unwrap_or_default()),
+                    "committed" => ActKind::Commit,
+                    "line-commented" => ActKind::ReviewComment,
+                    _ => ActKind::Event(kind),
+                };
+                let detail = e.label.clone().or(e.assignee.clone()).or(e.source_number.map(|n| n.to_string()));
+                a.acts.push(self.act(e.actor.clone(), e.created_at, ak, detail));
+            }
+        }
+        a.events = events;
+        if pull {
+            self.read_list(&format!("pulls/{n}/reviews"), true, &mut a, &|e| {
+                e.reviews()
+                    .iter()
+                    .map(|r| {
+                        let st = r.state.clone().unwrap_or_default();
+                        self.act(r.user.clone(), r.submitted_at, ActKind::Review(st), r.id.map(|i| i.to_string()))
+                    })
+                    .collect()
+            });
+            self.read_list(&format!("pulls/{n}/comments"), true, &mut a, &|e| {
+                e.comments().iter().map(|c| self.comment_act(c, ActKind::ReviewComment)).collect()
+            });
+            self.read_list(&format!("pulls/{n}/commits"), true, &mut a, &|e| {
+                e.commits()
+                    .iter()
+                    .map(|c| {
+                        let who = if c.author.login.is_some() { c.author.clone() } else { c.committer.clone() };
+                        self.act(who, c.committed_at.or(c.authored_at), ActKind::Commit, c.sha.clone())
+                    })
+                    .collect()
+            });
+        }
+        a
+    }
+
+    /// Acts inside the window.
+    pub fn inside<'b>(&self, a: &'b Activity) -> impl Iterator<Item = &'b Act> + 'b {
+        let t0 = self.t0;
+        let as_of = self.as_of;
+        a.acts.iter().filter(move |x| inside_window(t0, as_of, x.at))
+    }
+
+    /// Distinct (visible non-bot, bot) logins acting inside the window.
+    pub fn count_actors(&self, a: &Activity) -> (usize, usize) {
+        let mut humans = std::collections::BTreeSet::new();
+        let mut bots = std::collections::BTreeSet::new();
+        for x in self.inside(a) {
+            let login = x.actor.login.clone().unwrap_or_default().to_lowercase();
+            match x.class {
+                ActorClass::VisibleNonBot => {
+                    humans.insert(login);
+                }
+                ActorClass::Bot => {
+                    bots.insert(login);
+                }
+                _ => {}
+            }
+        }
+        (humans.len(), bots.len())
+    }
+}
