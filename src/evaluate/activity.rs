@@ -3,7 +3,7 @@
 //! in which acts they count) and classified by who acted.
 
 use super::actors::{ActorClass, Classifier};
-use super::case::{inside_window, Case, Lookup};
+use super::case::{inside_window, Case, Missing};
 use crate::snapshot::github::{Actor, Comment, Event};
 use crate::snapshot::Entry;
 use crate::time::Instant;
@@ -77,9 +77,9 @@ impl<'a> Case<'a> {
             }
             // A list answering 404 while its issue exists is a capture problem, not an
             // empty list.
-            Err(Lookup::Gone(s)) if parent_exists => act.failed.push((tail.to_string(), s)),
-            Err(Lookup::Gone(_) | Lookup::NotCaptured | Lookup::Found(_)) => {}
-            Err(Lookup::Failed(s)) => act.failed.push((tail.to_string(), s)),
+            Err(Missing::Gone(s)) if parent_exists => act.failed.push((tail.to_string(), s)),
+            Err(Missing::Gone(_) | Missing::NotCaptured) => {}
+            Err(Missing::Failed(s)) => act.failed.push((tail.to_string(), s)),
         }
     }
 
@@ -116,8 +116,8 @@ impl<'a> Case<'a> {
                     }
                     a.read.push(tail);
                 }
-                Err(Lookup::Gone(s) | Lookup::Failed(s)) => a.failed.push((tail, s)),
-                Err(Lookup::NotCaptured | Lookup::Found(_)) => {}
+                Err(Missing::Gone(s) | Missing::Failed(s)) => a.failed.push((tail, s)),
+                Err(Missing::NotCaptured) => {}
             }
         }
         if let Some(evs) = &mut events {

@@ -26,6 +26,26 @@ pub enum Lookup<'a> {
     NotCaptured,
 }
 
+/// Why a path gave no capture to read: a [`Lookup`] that is not `Found`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// 404 or 410: gone at capture time.
+    Gone(u16),
+    /// Any other non-2xx: the capture failed; never evidence of anything.
+    Failed(u16),
+    NotCaptured,
+}
+
+impl From<Missing> for Lookup<'_> {
+    fn from(m: Missing) -> Self {
+        match m {
+            Missing::Gone(s) => Lookup::Gone(s),
+            Missing::Failed(s) => Lookup::Failed(s),
+            Missing::NotCaptured => Lookup::NotCaptured,
+        }
+    }
+}
+
 impl<'a> Lookup<'a> {
     pub fn found(&self) -> Option<&'a Value> {
         match self {
@@ -133,21 +153,21 @@ impl<'a> Case<'a> {
 
     /// `lookup`, answering with the entry itself when it was found, so that a reader can
     /// take a typed view of it (`Entry::pull`, `Entry::events`, ...) instead of its `Value`.
-    pub fn lookup_entry(&self, tail: &str) -> Result<&'a Entry, Lookup<'a>> {
+    pub fn lookup_entry(&self, tail: &str) -> Result<&'a Entry, Missing> {
         thread_local! {
             // One path buffer per thread: an output's lookups are many, each a path to build.
             static PATH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
         }
-        let Some(repo) = self.repo() else { return Err(Lookup::NotCaptured) };
+        let Some(repo) = self.repo() else { return Err(Missing::NotCaptured) };
         PATH.with_borrow_mut(|path| {
             path.clear();
             crate::snapshot::paths::push_rest(path, repo, tail);
             // The repository's own path: `repos/{repo}`, before `/{tail}`.
             let own = path.len() - tail.len() - 1;
             match self.entry_at(path) {
-                Err(Lookup::NotCaptured) => match self.index.get(&path[..own]) {
-                    Some(e) if e.gone() => Err(Lookup::Gone(e.status)),
-                    _ => Err(Lookup::NotCaptured),
+                Err(Missing::NotCaptured) => match self.index.get(&path[..own]) {
+                    Some(e) if e.gone() => Err(Missing::Gone(e.status)),
+                    _ => Err(Missing::NotCaptured),
                 },
                 found => found,
             }
@@ -165,20 +185,20 @@ impl<'a> Case<'a> {
         Self::to_lookup(self.entry_at(path))
     }
 
-    fn entry_at(&self, path: &str) -> Result<&'a Entry, Lookup<'a>> {
+    fn entry_at(&self, path: &str) -> Result<&'a Entry, Missing> {
         match self.index.get(path) {
-            None => Err(Lookup::NotCaptured),
+            None => Err(Missing::NotCaptured),
             Some(e) if e.ok() => Ok(e),
-            Some(e) if e.gone() => Err(Lookup::Gone(e.status)),
-            Some(e) => Err(Lookup::Failed(e.status)),
+            Some(e) if e.gone() => Err(Missing::Gone(e.status)),
+            Some(e) => Err(Missing::Failed(e.status)),
         }
     }
 
     /// A found entry as `Lookup::Found` with its JSON.
-    fn to_lookup(entry: Result<&'a Entry, Lookup<'a>>) -> Lookup<'a> {
+    fn to_lookup(entry: Result<&'a Entry, Missing>) -> Lookup<'a> {
         match entry {
             Ok(e) => Lookup::Found(e.body()),
-            Err(l) => l,
+            Err(m) => m.into(),
         }
     }
 

@@ -18,7 +18,7 @@
 
 use super::{issue_final, missing, pull_final};
 use crate::evaluate::actors::ActorClass;
-use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::case::{Case, Lookup, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
@@ -154,19 +154,19 @@ pub fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String
     let issue_look = case.lookup_entry(&format!("issues/{n}"));
     let pull_look = case.lookup_entry(&format!("pulls/{n}"));
     let labels_look = case.lookup_entry(&format!("issues/{n}/labels"));
-    let miss = |l: &Result<&Entry, Lookup>| match l {
+    let miss = |l: &Result<&Entry, Missing>| match l {
         Ok(_) => common(Common::TargetNotCaptured),
-        Err(l) => missing(case, l),
+        Err(m) => missing(case, &(*m).into()),
     };
     let final_labels: Vec<String> = match &labels_look {
         Ok(e) => e.names().cloned().unwrap_or_default(),
-        Err(Lookup::Failed(s)) => return Err(AddLabels.row(AddLabelsRow::Unreadable).detail("http_status", *s)),
+        Err(Missing::Failed(s)) => return Err(AddLabels.row(AddLabelsRow::Unreadable).detail("http_status", *s)),
         _ => match (issue_look.ok().and_then(|e| e.issue().labels.clone()), pull_look.ok().and_then(|e| e.pull().labels.clone())) {
             (Some(l), _) | (None, Some(l)) => l,
             _ => {
                 return Err(match (&issue_look, &labels_look) {
-                    (Err(Lookup::NotCaptured), Err(Lookup::Gone(s))) => missing(case, &Lookup::Gone(*s)),
-                    (Err(Lookup::NotCaptured), _) => miss(&pull_look),
+                    (Err(Missing::NotCaptured), Err(Missing::Gone(s))) => missing(case, &Lookup::Gone(*s)),
+                    (Err(Missing::NotCaptured), _) => miss(&pull_look),
                     (l, _) => miss(l),
                 });
             }
