@@ -120,7 +120,12 @@ pub struct RepoGroup {
 pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<RepoGroup>) -> Result<()>) -> Result<()> {
     let p = dataset.join("responses.parquet");
     let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)?.build()?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
+    // Only the columns read below are decoded (not `repo`, `source_file`, `source_line`).
+    const READ: [&str; 6] = ["path", "page", "status", "captured_at", "body", "superseded_by"];
+    let roots: Vec<usize> = builder.schema().fields().iter().enumerate().filter(|(_, f)| READ.contains(&f.name().as_str())).map(|(i, _)| i).collect();
+    let mask = parquet::arrow::ProjectionMask::roots(builder.parquet_schema(), roots);
+    let reader = builder.with_projection(mask).build()?;
     let mut seen: std::collections::HashSet<Option<String>> = std::collections::HashSet::new();
     let mut chunk: Vec<RepoGroup> = Vec::new();
     let mut chunk_bytes = 0usize;

@@ -141,7 +141,7 @@ fn evaluate_with(
             let indexes: Vec<(Vec<(usize, SafeOutput)>, SnapshotIndex)> = repos
                 .into_par_iter()
                 .map(|(ids, captures)| {
-                    let made = ids.into_iter().map(|i| (i, outputs.get(i))).collect();
+                    let made = ids.into_par_iter().map(|i| (i, outputs.get(i))).collect();
                     (made, SnapshotIndex::build(captures).with_shared(shared.clone()))
                 })
                 .collect();

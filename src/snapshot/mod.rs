@@ -16,7 +16,7 @@ pub mod sparse;
 pub mod spill;
 pub mod tables;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -535,14 +535,20 @@ impl SnapshotIndex {
         B: Into<BodyText> + AsRef<str> + Send,
     {
         type Page<B> = (i64, u16, Option<Instant>, B);
-        let mut grouped: BTreeMap<String, Vec<Page<B>>> = BTreeMap::new();
-        for (path, page, status, at, body) in captures {
-            grouped.entry(path).or_default().push((page, status, at, body));
+        // Sorted by path and page (a dataset's rows come sorted already: the sort finds one
+        // run), a path's pages in the order given where their numbers tie; then grouped.
+        let mut rows: Vec<CaptureRow<B>> = captures.into_iter().collect();
+        rows.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut grouped: Vec<(String, Vec<Page<B>>)> = Vec::new();
+        for (path, page, status, at, body) in rows {
+            match grouped.last_mut() {
+                Some((last, pages)) if *last == path => pages.push((page, status, at, body)),
+                _ => grouped.push((path, vec![(page, status, at, body)])),
+            }
         }
         let entries = grouped
             .into_par_iter()
             .map(|(path, mut pages)| {
-                pages.sort_by_key(|p| p.0);
                 let status = pages.iter().map(|p| p.1).find(|s| !(200..300).contains(s)).unwrap_or(pages[0].1);
                 let captured_at = pages.iter().filter_map(|p| p.2).max();
                 // One page stays text until read; pages are joined as JSON.
