@@ -99,6 +99,9 @@ fn window_at(order: i64) -> Window {
 /// output's position in `safe_outputs`).
 pub(crate) type RowKey = (usize, i64, usize);
 
+/// A held row's key and where it is: (part, row within the part).
+pub(crate) type KeyedRow = (RowKey, (usize, usize));
+
 /// The output's own columns of an outcome row, as the output has them.
 pub struct OutputFields<'a> {
     pub safe_output_id: &'a str,
@@ -312,14 +315,14 @@ impl OutcomeRows {
     /// the parts as batches: nothing copied, on the calling thread alone (a spill thread, which
     /// a pool thread may be waiting for: with one thread in rayon's pool, handing it work would
     /// never end).
-    pub(crate) fn sorted_here(parts: Vec<OutcomeRows>) -> Result<(Vec<(RowKey, (usize, usize))>, Vec<RecordBatch>), ArrowError> {
+    pub(crate) fn sorted_here(parts: Vec<OutcomeRows>) -> Result<(Vec<KeyedRow>, Vec<RecordBatch>), ArrowError> {
         let (mut keys, batches) = Self::keyed(parts)?;
-        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        keys.sort_unstable_by_key(|k| k.0);
         Ok((keys, batches))
     }
 
     /// The parts as batches, and each row's key with its (part, row), in no order.
-    fn keyed(parts: Vec<OutcomeRows>) -> Result<(Vec<(RowKey, (usize, usize))>, Vec<RecordBatch>), ArrowError> {
+    fn keyed(parts: Vec<OutcomeRows>) -> Result<(Vec<KeyedRow>, Vec<RecordBatch>), ArrowError> {
         let mut keys = Vec::with_capacity(parts.iter().map(OutcomeRows::len).sum());
         let mut batches = Vec::with_capacity(parts.len());
         for mut part in parts.into_iter().filter(|p| !p.is_empty()) {

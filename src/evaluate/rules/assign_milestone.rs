@@ -108,7 +108,7 @@ impl Rule for AssignMilestone {
             None => done(self.row(AssignMilestoneRow::Removed)),
             Some(m) if same(&want, m) => {
                 let completed = case
-                    .lifecycle(&issue_final(&issue), activity.events.as_deref())
+                    .lifecycle(&issue_final(issue), activity.events.as_deref())
                     .is_ok_and(|lc| lc.closed && (lc.merged || lc.state_reason.as_deref() == Some("completed")));
                 done(self.row(if completed { AssignMilestoneRow::Completed } else { AssignMilestoneRow::Retained }))
             }

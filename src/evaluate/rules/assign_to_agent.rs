@@ -145,12 +145,12 @@ impl Rule for AssignToAgent {
         });
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b);
-        let lc = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
+        let lc = case.lifecycle(&issue_final(issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if let Some(e) = pr_ref {
             let Some(m) = e.source_number else { return Err(common(Common::MissingReference).note("the agent PR's number is not in the timeline")) };
             let (_, pr) = load_pull(case, m).map_err(|v| v.note(format!("agent PR #{m}")))?;
             let pact = case.activity(m, true);
-            let plc = case.lifecycle(&pull_final(&pr), pact.events.as_deref()).map_err(HistoryGap::verdict)?;
+            let plc = case.lifecycle(&pull_final(pr), pact.events.as_deref()).map_err(HistoryGap::verdict)?;
             let v = if plc.merged {
                 self.row(AssignToAgentRow::AgentPrMerged).at(plc.merged_at)
             } else if plc.closed {

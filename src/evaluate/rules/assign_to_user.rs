@@ -89,7 +89,7 @@ impl Rule for AssignToUser {
             return Ok(done(self.row(AssignToUserRow::Acted).at(a.at).detail("acted_by", a.actor.login.clone())));
         }
         let now = assignees_at(case, body, issue.updated_at, activity.events.as_deref())?;
-        let lc = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
+        let lc = case.lifecycle(&issue_final(issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if !want.iter().any(|u| now.contains(u)) {
             let who = case.events_inside(activity.events.as_deref(), &["unassigned"]).last();
             let v = self.row(AssignToUserRow::Removed);

@@ -95,7 +95,7 @@ impl Rule for CloseIssue {
         let (_, issue) = load_issue(case, n)?;
         let activity = case.activity(n, issue.is_pull_request);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
+        let lc = case.lifecycle(&issue_final(issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis);
         if !lc.closed {
             let reopen = case.events_inside(activity.events.as_deref(), &["reopened"]).last();

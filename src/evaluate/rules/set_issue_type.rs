@@ -100,7 +100,7 @@ impl Rule for SetIssueType {
             None => done(self.row(SetIssueTypeRow::Cleared)),
             Some(n) if n.eq_ignore_ascii_case(&want) => {
                 let completed = case
-                    .lifecycle(&issue_final(&issue), activity.events.as_deref())
+                    .lifecycle(&issue_final(issue), activity.events.as_deref())
                     .is_ok_and(|lc| lc.closed && lc.state_reason.as_deref() == Some("completed"));
                 done(self.row(if completed { SetIssueTypeRow::Completed } else { SetIssueTypeRow::Retained }))
             }

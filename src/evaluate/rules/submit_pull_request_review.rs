@@ -131,7 +131,7 @@ impl Rule for SubmitReview {
         }
         // The review was found; what is missing is the PR's own state.
         let (_, pr) = load_pull(case, n).map_err(|v| v.detail("review_id", id).detail("review_state", state.clone()))?;
-        let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
+        let lc = case.lifecycle(&pull_final(pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if lc.merged && state == "APPROVED" {
             return Ok(done(self.row(SubmitReviewRow::ApprovedAndMerged).at(lc.merged_at)));
         }

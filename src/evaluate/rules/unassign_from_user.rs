@@ -81,7 +81,7 @@ impl Rule for UnassignFromUser {
                 None => super::unattributed(case, self.row(UnassignFromUserRow::Reassigned), "who assigned them again was not captured"),
             }));
         }
-        let closed = case.lifecycle(&issue_final(&issue), activity.events.as_deref()).is_ok_and(|lc| lc.closed);
+        let closed = case.lifecycle(&issue_final(issue), activity.events.as_deref()).is_ok_and(|lc| lc.closed);
         if closed {
             return Ok(done(self.row(UnassignFromUserRow::Closed).status(case.policy.closed_after_unassignment.status())));
         }

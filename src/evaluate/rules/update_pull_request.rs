@@ -81,7 +81,7 @@ impl Rule for UpdatePullRequest {
         if v.status != S::Accepted {
             return Ok(v);
         }
-        Ok(match case.lifecycle(&pull_final(&pr), activity.events.as_deref()) {
+        Ok(match case.lifecycle(&pull_final(pr), activity.events.as_deref()) {
             Ok(lc) if lc.merged => {
                 let mut m = self.row(UpdatePullRequestRow::RetainedAndMerged).at(lc.merged_at).resolved(true).actors(humans, bots);
                 m.details = v.details;
