@@ -8,12 +8,12 @@
 //! instant leaves either the old dataset or the new one, whole; the next writer removes the
 //! staging folders of dead processes and says so.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
-use std::collections::BTreeMap;
 
 /// Tables hindsight writes, whether or not a manifest lists them: a dataset killed between
 /// writing a table and its manifest may hold one the manifest does not know. Taken from the
@@ -151,8 +151,6 @@ impl OutDir {
     }
 }
 
-/// Whether a dataset entry is one hindsight writes: the manifest, a file it records, a
-/// table hindsight knows, or one of hindsight's temporaries.
 /// What the check needs of a dataset's manifest: its format and the names of the tables and
 /// files it lists. The list of inputs (most of a large study's manifest) is skipped, not
 /// built: the check runs as a command starts and again as it commits.
@@ -173,6 +171,8 @@ impl Head {
     }
 }
 
+/// Whether a dataset entry is one hindsight writes: the manifest, a file it records, a
+/// table hindsight knows, or one of hindsight's temporaries.
 fn is_hindsights(name: &str, manifest: &Head) -> bool {
     if FILES.contains(&name) || manifest.files.contains_key(name) {
         return true;

@@ -83,13 +83,9 @@ impl PartWriter {
 fn write_part(p: &Path, held: Vec<OutcomeRows>) -> Result<()> {
     let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.to_path_buf(), message: format!("spilling outcome rows failed: {e}") };
     // Not on rayon's threads: the last part is waited for from one (`write`, in a join).
-    let mut batches = sorted_batches(held).map_err(failed)?.peekable();
-    let schema = match batches.peek() {
-        Some(Ok(b)) => b.schema(),
-        _ => keyed_schema(),
-    };
+    let batches = sorted_batches(held).map_err(failed)?;
     let f = File::create(p).map_err(|e| Error::io(p, e))?;
-    let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &schema).map_err(failed)?;
+    let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &keyed_schema()).map_err(failed)?;
     for b in batches {
         w.write(&b.map_err(failed)?).map_err(failed)?;
     }
@@ -101,13 +97,13 @@ fn write_part(p: &Path, held: Vec<OutcomeRows>) -> Result<()> {
 /// a time (sorting a part whole copied it twice, into memory fresh from the system).
 fn sorted_batches(held: Vec<OutcomeRows>) -> Result<impl Iterator<Item = Result<RecordBatch, arrow::error::ArrowError>> + Send, arrow::error::ArrowError> {
     let (order, parts) = OutcomeRows::sorted_here(held)?;
-    let schema = outcomes::held_schema();
+    let (schema, keyed) = (outcomes::held_schema(), keyed_schema());
     let n = order.len();
     Ok((0..n).step_by(SPILL_BATCH_ROWS).map(move |off| {
         let rows = &order[off..(off + SPILL_BATCH_ROWS).min(n)];
         let picks: Vec<(usize, usize)> = rows.iter().map(|(_, at)| *at).collect();
         let keys: Vec<RowKey> = rows.iter().map(|(k, _)| *k).collect();
-        with_keys(&gather(&schema, &parts, &picks)?, &keys)
+        with_keys(&keyed, &gather(&schema, &parts, &picks)?, &keys)
     }))
 }
 
@@ -257,13 +253,13 @@ fn merge(mut sources: Vec<Source>, tx: std::sync::mpsc::SyncSender<(Vec<RowKey>,
     Ok(())
 }
 
-/// The held columns with the key columns after them.
-fn with_keys(batch: &RecordBatch, keys: &[RowKey]) -> Result<RecordBatch, arrow::error::ArrowError> {
+/// The held columns with the key columns after them (`keyed`: `keyed_schema()`).
+fn with_keys(keyed: &SchemaRef, batch: &RecordBatch, keys: &[RowKey]) -> Result<RecordBatch, arrow::error::ArrowError> {
     let mut columns = batch.columns().to_vec();
     columns.push(Arc::new(UInt64Array::from_iter_values(keys.iter().map(|k| k.0 as u64))));
     columns.push(Arc::new(Int64Array::from_iter_values(keys.iter().map(|k| k.1))));
     columns.push(Arc::new(UInt64Array::from_iter_values(keys.iter().map(|k| k.2 as u64))));
-    RecordBatch::try_new(keyed_schema(), columns)
+    RecordBatch::try_new(keyed.clone(), columns)
 }
 
 /// The picked rows as one batch of held columns.

@@ -446,16 +446,21 @@ impl Entry {
         matches!(self.status, 404 | 410)
     }
 
+    /// The body's text, when it was kept as text.
+    fn text(&self) -> Option<&str> {
+        self.text.as_ref().map(BodyText::as_str)
+    }
+
     /// The body as JSON.
     pub fn body(&self) -> &Value {
-        self.value.get_or_init(|| self.text.as_ref().map(BodyText::as_str).and_then(|t| serde_json::from_str(t).ok()).unwrap_or(Value::Null))
+        self.value.get_or_init(|| self.text().and_then(|t| serde_json::from_str(t).ok()).unwrap_or(Value::Null))
     }
 
     /// Whether the body may hold one of `words` (a key or a value a reader needs): a cheap
     /// look at a body not parsed yet, so that one which cannot is never parsed. Text with a
     /// `\u` escape may spell a word otherwise, and may hold it.
     pub(crate) fn may_hold(&self, words: &[&str]) -> bool {
-        match (self.value.get(), self.text.as_ref().map(BodyText::as_str)) {
+        match (self.value.get(), self.text()) {
             (None, Some(t)) => t.contains("\\u") || words.iter().any(|w| t.contains(w)),
             _ => true,
         }
@@ -464,7 +469,7 @@ impl Entry {
     /// A typed view of the body: from the `Value` when one was built already, else from the
     /// text, reading only the keys the views read.
     fn view<T: github::View>(&self) -> T {
-        match (self.value.get(), self.text.as_ref().map(BodyText::as_str)) {
+        match (self.value.get(), self.text()) {
             (Some(v), _) => T::read(v),
             (None, Some(t)) => T::read(&sparse::Sparse::parse(t, T::KEYS)),
             (None, None) => T::read(&Value::Null),
