@@ -186,25 +186,25 @@ impl PullRequests {
 
 /// The dataset's safe outputs, found by run and by target.
 struct Outputs {
-    all: Vec<SafeOutput>,
+    all: Vec<SafeOutput<'static>>,
     by_run: HashMap<String, Vec<usize>>,
     by_target: HashMap<(String, i64), Vec<usize>>,
 }
 
 impl Outputs {
-    fn new(all: Vec<SafeOutput>) -> Outputs {
+    fn new(all: Vec<SafeOutput<'static>>) -> Outputs {
         let mut by_run: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_target: HashMap<(String, i64), Vec<usize>> = HashMap::new();
         for (i, o) in all.iter().enumerate() {
-            by_run.entry(o.run_id.clone()).or_default().push(i);
+            by_run.entry(o.run_id.to_string()).or_default().push(i);
             if let (Some(r), Some(n)) = (&o.target_repo, o.target_number) {
-                by_target.entry((r.clone(), n)).or_default().push(i);
+                by_target.entry((r.to_string(), n)).or_default().push(i);
             }
         }
         Outputs { all, by_run, by_target }
     }
 
-    fn of_target(&self, repo: &str, n: i64) -> impl Iterator<Item = &SafeOutput> {
+    fn of_target(&self, repo: &str, n: i64) -> impl Iterator<Item = &SafeOutput<'static>> {
         self.by_target.get(&(repo.to_string(), n)).into_iter().flatten().map(|&i| &self.all[i])
     }
 }
@@ -215,7 +215,7 @@ fn link(rec: &Value, text: &str, trace_id: &str, outputs: &Outputs, prs: &PullRe
     let meta_text = crate::json::members(text).and_then(|m| m.get("metadata")).and_then(|m| crate::json::members(m.get()));
     let mk = |so: &SafeOutput, kind: &'static str, ev: String| Link {
         trace_id: trace_id.into(),
-        safe_output_id: Some(so.safe_output_id.clone()),
+        safe_output_id: Some(so.safe_output_id.to_string()),
         kind: Some(kind),
         evidence: ev,
     };
@@ -350,7 +350,7 @@ fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outp
             Some((l, *so, outcomes.get(id)))
         })
         .collect();
-    let code: Vec<&(&Link, &SafeOutput, Option<&Outcome>)> = linked.iter().filter(|(_, o, _)| CODE_CHANGING.contains(&o.output_type.as_str())).collect();
+    let code: Vec<&(&Link, &SafeOutput, Option<&Outcome>)> = linked.iter().filter(|(_, o, _)| CODE_CHANGING.contains(&o.output_type.as_ref())).collect();
     let pool: Vec<&(&Link, &SafeOutput, Option<&Outcome>)> = if code.is_empty() { linked.iter().collect() } else { code };
     let decider = pool.iter().filter(|(_, _, o)| o.is_some()).min_by_key(|(_, so, o)| (o.map(rank).unwrap_or(9), so.safe_output_id.clone())).copied();
     let mut outcome = r.get("outcome").and_then(Value::as_object).cloned().unwrap_or_default();
@@ -395,7 +395,7 @@ fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outp
                 fill(&mut outcome, "description", json!(desc), &mut filled, &mut conflicts);
             }
             if MERGE_SIGNALS.contains(&o.signal.as_str()) {
-                let merge_sha = so.target_number.and_then(|n| prs.merge_commit.get(&(so.target_repo.clone().unwrap_or_default(), n)).cloned());
+                let merge_sha = so.target_number.and_then(|n| prs.merge_commit.get(&(so.target_repo.as_deref().unwrap_or_default().to_string(), n)).cloned());
                 let has_sha = outcome.get("commit_sha").is_some_and(|v| !v.is_null());
                 if outcome.get("committed") != Some(&json!(true)) && !has_sha {
                     outcome.insert("committed".into(), json!(true));
@@ -515,7 +515,7 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options, progress: &cra
     })?;
     let prs = prs.finish();
     let outputs = Outputs::new(crate::dataset::read::safe_outputs(dataset)?);
-    let by_id: HashMap<&str, &SafeOutput> = outputs.all.iter().map(|o| (o.safe_output_id.as_str(), o)).collect();
+    let by_id: HashMap<&str, &SafeOutput> = outputs.all.iter().map(|o| (o.safe_output_id.as_ref(), o)).collect();
     let outcomes = read_outcomes(dataset, &opts.window.to_string())?;
     spin.finish_and_clear();
     let mut links_t = Table::new("trace_links", &[("trace_id", Kind::Str), ("safe_output_id", Kind::Str), ("link_kind", Kind::Str), ("evidence", Kind::Str)]);

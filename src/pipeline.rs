@@ -125,7 +125,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
             crate::feedback::note_output(&mut agent_prs, o);
             // The registry's non-system types are those with a rule (a test holds them equal).
             if crate::runs::output_type::find(&o.output_type).is_none() {
-                *types_without_rule.entry(o.output_type.clone()).or_insert(0) += 1;
+                *types_without_rule.entry(o.output_type.to_string()).or_insert(0) += 1;
             }
         }
         outputs.write(&crate::runs::tables::safe_outputs(&o).to_batch()?)?;

@@ -24,7 +24,7 @@ use crate::time::Instant;
 /// What the importer evaluates.
 #[derive(Debug, Default)]
 pub struct Study {
-    pub outputs: Vec<SafeOutput>,
+    pub outputs: Vec<SafeOutput<'static>>,
     pub captures: Vec<Capture>,
     pub runs: Vec<Run>,
     /// When the snapshot counts as taken, and why that time.
@@ -189,30 +189,30 @@ pub fn build(read: &Read, captured_at: Option<Instant>) -> Study {
             run.executed_items += 1;
             run.requested_items += 1;
             study.outputs.push(SafeOutput {
-                safe_output_id: output_id(agent, id),
-                run_id: run_id(agent),
+                safe_output_id: output_id(agent, id).into(),
+                run_id: run_id(agent).into(),
                 item_index,
-                workflow_name: Some(agent.to_string()),
+                workflow_name: Some(agent.to_string().into()),
                 output_type: "create_pull_request".into(),
                 execution: Execution::Executed,
-                target_repo: repo.clone(),
+                target_repo: repo.clone().map(Into::into),
                 target_kind: Some("pull_request".into()),
                 target_number: number,
                 target_comment_id: None,
-                target_url: html_url.map(str::to_string),
+                target_url: html_url.map(|u| u.to_string().into()),
                 target_source: Some("aidev".into()),
                 temporary_id: None,
-                actor: author.map(str::to_string),
+                actor: author.map(|a| a.to_string().into()),
                 run_actor: None,
                 created_at,
-                payload_hash: crate::json::sha256_hex(payload.as_bytes()),
-                payload,
+                payload_hash: crate::json::sha256_hex(payload.as_bytes()).into(),
+                payload: payload.into(),
                 expected_state: "{}".into(),
                 before_state: None,
                 after_state: None,
                 staged: false,
                 source_format: "aidev".into(),
-                source_file: file.clone(),
+                source_file: file.clone().into(),
                 source_line: line as i64,
             });
             let (Some(repo), Some(n)) = (repo, number) else { continue };

@@ -79,7 +79,7 @@ pub fn token() -> Option<String> {
     (out.status.success() && !t.is_empty()).then_some(t)
 }
 
-fn outputs(runs: &Path) -> Result<Vec<SafeOutput>> {
+fn outputs(runs: &Path) -> Result<Vec<SafeOutput<'static>>> {
     if !runs.is_dir() {
         return Err(Error::Layout { path: runs.to_path_buf(), message: "--runs must be a directory".into() });
     }

@@ -1,5 +1,6 @@
 //! Reading dataset tables back, for stages that run alone on a dataset directory.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::path::Path;
 
@@ -181,9 +182,9 @@ pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<Repo
     Ok(())
 }
 
-pub fn safe_outputs(dataset: &Path) -> Result<Vec<SafeOutput>> {
+pub fn safe_outputs(dataset: &Path) -> Result<Vec<SafeOutput<'static>>> {
     let table = SafeOutputTable::read(dataset)?;
-    Ok((0..table.len()).map(|i| table.get(i)).collect())
+    Ok((0..table.len()).map(|i| table.get(i).into_owned()).collect())
 }
 
 /// The columns of one batch of `safe_outputs`, resolved once.
@@ -326,36 +327,36 @@ impl SafeOutputTable {
         }
     }
 
-    /// Output `i`, made whole.
-    pub fn get(&self, i: usize) -> SafeOutput {
+    /// Output `i`, its text borrowed from the table's columns (`into_owned` copies it).
+    pub fn get<'t>(&'t self, i: usize) -> SafeOutput<'t> {
         let (c, r) = self.at(i);
-        let owned = |a: &StringArray| text(a, r).map(str::to_string);
+        let borrowed = |a: &'t StringArray| text(a, r).map(Cow::Borrowed);
         let own = Self::own_fields(c, r);
         SafeOutput {
-            safe_output_id: own.safe_output_id.to_string(),
-            run_id: own.run_id.to_string(),
+            safe_output_id: own.safe_output_id.into(),
+            run_id: own.run_id.into(),
             item_index: own.item_index,
-            workflow_name: own.workflow_name.map(str::to_string),
-            output_type: own.output_type.to_string(),
+            workflow_name: own.workflow_name.map(Cow::Borrowed),
+            output_type: own.output_type.into(),
             execution: Execution::parse(text(&c.execution, r).unwrap_or("executed")),
-            target_repo: own.target_repo.map(str::to_string),
-            target_kind: own.target_kind.map(str::to_string),
+            target_repo: own.target_repo.map(Cow::Borrowed),
+            target_kind: own.target_kind.map(Cow::Borrowed),
             target_number: own.target_number,
             target_comment_id: int(&c.target_comment_id, r),
-            target_url: owned(&c.target_url),
-            target_source: owned(&c.target_source),
-            temporary_id: owned(&c.temporary_id),
-            actor: owned(&c.actor),
-            run_actor: owned(&c.run_actor),
+            target_url: borrowed(&c.target_url),
+            target_source: borrowed(&c.target_source),
+            temporary_id: borrowed(&c.temporary_id),
+            actor: borrowed(&c.actor),
+            run_actor: borrowed(&c.run_actor),
             created_at: own.created_at,
-            payload_hash: owned(&c.payload_hash).unwrap_or_default(),
-            payload: owned(&c.payload).unwrap_or_default(),
-            expected_state: owned(&c.expected_state).unwrap_or_else(|| "{}".into()),
-            before_state: owned(&c.before_state),
-            after_state: owned(&c.after_state),
+            payload_hash: borrowed(&c.payload_hash).unwrap_or_default(),
+            payload: borrowed(&c.payload).unwrap_or_default(),
+            expected_state: borrowed(&c.expected_state).unwrap_or(Cow::Borrowed("{}")),
+            before_state: borrowed(&c.before_state),
+            after_state: borrowed(&c.after_state),
             staged: !c.staged.is_null(r) && c.staged.value(r),
-            source_format: owned(&c.source_format).unwrap_or_default(),
-            source_file: owned(&c.source_file).unwrap_or_default(),
+            source_format: borrowed(&c.source_format).unwrap_or_default(),
+            source_file: borrowed(&c.source_file).unwrap_or_default(),
             source_line: int(&c.source_line, r).unwrap_or(0),
         }
     }

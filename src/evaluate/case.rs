@@ -60,7 +60,7 @@ impl<'a> Lookup<'a> {
 /// rules read none of it, so most outputs never parse it.
 #[derive(Debug)]
 pub struct Recorded<'o> {
-    output: &'o SafeOutput,
+    output: &'o SafeOutput<'o>,
     payload: std::cell::OnceCell<Value>,
     expected: std::cell::OnceCell<Value>,
     before: std::cell::OnceCell<Option<Value>>,
@@ -68,7 +68,7 @@ pub struct Recorded<'o> {
 }
 
 impl<'o> Recorded<'o> {
-    pub fn of(o: &'o SafeOutput) -> Self {
+    pub fn of(o: &'o SafeOutput<'o>) -> Self {
         Recorded { output: o, payload: Default::default(), expected: Default::default(), before: Default::default(), after: Default::default() }
     }
     pub fn payload(&self) -> &Value {
@@ -86,7 +86,7 @@ impl<'o> Recorded<'o> {
 }
 
 pub struct Case<'a> {
-    pub output: &'a SafeOutput,
+    pub output: &'a SafeOutput<'a>,
     pub recorded: &'a Recorded<'a>,
     pub window: Window,
     pub index: &'a SnapshotIndex,

@@ -132,10 +132,10 @@ fn checks(index: &SnapshotIndex, repo: &str, sha: &str) -> Option<Vec<ci::Check>
 
 /// The replay of output `o`'s iteration, for the types that push code to a PR.
 pub fn replay(index: &SnapshotIndex, o: &SafeOutput) -> Option<Replay> {
-    if !matches!(o.output_type.as_str(), "create_pull_request" | "push_to_pull_request_branch") || o.execution != crate::runs::Execution::Executed {
+    if !matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch") || o.execution != crate::runs::Execution::Executed {
         return None;
     }
-    let (repo, n) = (o.target_repo.clone()?, o.target_number?);
+    let (repo, n) = (o.target_repo.as_deref()?.to_string(), o.target_number?);
     let mut all = pushes(index, &repo, n);
     // A push starts at the commit it recorded.
     let expected = o.expected();
@@ -152,7 +152,7 @@ pub fn replay(index: &SnapshotIndex, o: &SafeOutput) -> Option<Replay> {
         }
     }
     let mut r = Replay {
-        safe_output_id: o.safe_output_id.clone(),
+        safe_output_id: o.safe_output_id.to_string(),
         repo,
         pull_number: n,
         steps: Vec::new(),

@@ -115,8 +115,8 @@ pub struct OutputFields<'a> {
     pub created_at: Option<Instant>,
 }
 
-impl<'a> From<&'a SafeOutput> for OutputFields<'a> {
-    fn from(o: &'a SafeOutput) -> Self {
+impl<'a> From<&'a SafeOutput<'_>> for OutputFields<'a> {
+    fn from(o: &'a SafeOutput<'_>) -> Self {
         OutputFields {
             safe_output_id: &o.safe_output_id,
             run_id: &o.run_id,
@@ -137,7 +137,7 @@ pub trait Outputs: Sync {
     fn fields(&self, seq: usize) -> Option<OutputFields<'_>>;
 }
 
-impl Outputs for [SafeOutput] {
+impl Outputs for [SafeOutput<'_>] {
     fn fields(&self, seq: usize) -> Option<OutputFields<'_>> {
         self.get(seq).map(OutputFields::from)
     }

@@ -189,12 +189,12 @@ pub struct Risk {
 
 /// Assess the PR of output `o` (types that open or push to a PR, executed).
 pub fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Option<Risk> {
-    if !matches!(o.output_type.as_str(), "create_pull_request" | "push_to_pull_request_branch") || o.execution != crate::runs::Execution::Executed {
+    if !matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch") || o.execution != crate::runs::Execution::Executed {
         return None;
     }
-    let (repo, n) = (o.target_repo.clone()?, o.target_number?);
+    let (repo, n) = (o.target_repo.as_deref()?.to_string(), o.target_number?);
     let mut r = Risk {
-        safe_output_id: o.safe_output_id.clone(),
+        safe_output_id: o.safe_output_id.to_string(),
         repo: repo.clone(),
         pull_number: n,
         level: None,

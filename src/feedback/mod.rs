@@ -153,7 +153,7 @@ pub type AgentPrs = BTreeMap<(String, i64), OpenedBy>;
 /// Record the PR a safe output opened, if it is a `create_pull_request` with a target.
 pub fn note_output(prs: &mut AgentPrs, o: &crate::runs::SafeOutput) {
     if let (true, Some(repo), Some(n)) = (o.output_type == "create_pull_request", &o.target_repo, o.target_number) {
-        prs.insert((repo.clone(), n), OpenedBy::SafeOutput);
+        prs.insert((repo.to_string(), n), OpenedBy::SafeOutput);
     }
 }
 

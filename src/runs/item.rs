@@ -1,6 +1,7 @@
 //! One safe output: what the agent's workflow did (or asked to do), normalized from any of
 //! the recorded shapes.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Map, Value};
@@ -81,40 +82,72 @@ pub struct RunContext {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct SafeOutput {
-    pub safe_output_id: String,
-    pub run_id: String,
+pub struct SafeOutput<'a> {
+    pub safe_output_id: Cow<'a, str>,
+    pub run_id: Cow<'a, str>,
     pub item_index: i64,
-    pub workflow_name: Option<String>,
-    pub output_type: String,
+    pub workflow_name: Option<Cow<'a, str>>,
+    pub output_type: Cow<'a, str>,
     pub execution: Execution,
-    pub target_repo: Option<String>,
-    pub target_kind: Option<String>,
+    pub target_repo: Option<Cow<'a, str>>,
+    pub target_kind: Option<Cow<'a, str>>,
     pub target_number: Option<i64>,
     pub target_comment_id: Option<i64>,
-    pub target_url: Option<String>,
+    pub target_url: Option<Cow<'a, str>>,
     /// How the target was found: `number`, `url`, `temporary_id`, `target`, `request`.
-    pub target_source: Option<String>,
-    pub temporary_id: Option<String>,
+    pub target_source: Option<Cow<'a, str>>,
+    pub temporary_id: Option<Cow<'a, str>>,
     /// The identity the output was written as, when recorded.
-    pub actor: Option<String>,
+    pub actor: Option<Cow<'a, str>>,
     /// The run's triggering actor (aw_info.json).
-    pub run_actor: Option<String>,
+    pub run_actor: Option<Cow<'a, str>>,
     pub created_at: Option<Instant>,
-    pub payload_hash: String,
-    pub payload: String,
+    pub payload_hash: Cow<'a, str>,
+    pub payload: Cow<'a, str>,
     /// Execution-time evidence an evaluator compares with later state (labels added, commit
     /// SHAs, requested reviewers, ...), as canonical JSON.
-    pub expected_state: String,
-    pub before_state: Option<String>,
-    pub after_state: Option<String>,
+    pub expected_state: Cow<'a, str>,
+    pub before_state: Option<Cow<'a, str>>,
+    pub after_state: Option<Cow<'a, str>>,
     pub staged: bool,
-    pub source_format: String,
-    pub source_file: String,
+    pub source_format: Cow<'a, str>,
+    pub source_file: Cow<'a, str>,
     pub source_line: i64,
 }
 
-impl SafeOutput {
+impl SafeOutput<'_> {
+    /// The output with text of its own, no longer borrowed from where it was read.
+    pub fn into_owned(self) -> SafeOutput<'static> {
+        let own = |s: Cow<'_, str>| Cow::Owned(s.into_owned());
+        let opt = |s: Option<Cow<'_, str>>| s.map(own);
+        SafeOutput {
+            safe_output_id: own(self.safe_output_id),
+            run_id: own(self.run_id),
+            item_index: self.item_index,
+            workflow_name: opt(self.workflow_name),
+            output_type: own(self.output_type),
+            execution: self.execution,
+            target_repo: opt(self.target_repo),
+            target_kind: opt(self.target_kind),
+            target_number: self.target_number,
+            target_comment_id: self.target_comment_id,
+            target_url: opt(self.target_url),
+            target_source: opt(self.target_source),
+            temporary_id: opt(self.temporary_id),
+            actor: opt(self.actor),
+            run_actor: opt(self.run_actor),
+            created_at: self.created_at,
+            payload_hash: own(self.payload_hash),
+            payload: own(self.payload),
+            expected_state: own(self.expected_state),
+            before_state: opt(self.before_state),
+            after_state: opt(self.after_state),
+            staged: self.staged,
+            source_format: own(self.source_format),
+            source_file: own(self.source_file),
+            source_line: self.source_line,
+        }
+    }
     pub fn expected(&self) -> Value {
         serde_json::from_str(&self.expected_state).unwrap_or(Value::Null)
     }
@@ -182,7 +215,7 @@ fn labels_of(v: Option<&Value>) -> Option<Vec<String>> {
 }
 
 /// Build a safe output from one record. An error names the field at fault.
-pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, file: &str, line: usize) -> Result<SafeOutput, FieldError> {
+pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, file: &str, line: usize) -> Result<SafeOutput<'static>, FieldError> {
     from_raw(ctx, &v.to_string(), v, index, format, file, line)
 }
 
@@ -194,7 +227,7 @@ fn exact(raw: Option<&serde_json::value::RawValue>, v: &Value) -> String {
 /// `from_record` of a record whose text is `raw` (`v` is its parse): the payload, before
 /// and after states are kept as that text, verbatim, and values copied into the expected
 /// state keep their exact numbers.
-pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Format, file: &str, line: usize) -> Result<SafeOutput, FieldError> {
+pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Format, file: &str, line: usize) -> Result<SafeOutput<'static>, FieldError> {
     let raw = raw.trim();
     let members = crate::json::members(raw).unwrap_or(crate::json::Members(Vec::new()));
     let meta_members = members.get("metadata").and_then(|m| crate::json::members(m.get()));
@@ -421,30 +454,30 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
     expected_state.push('}');
     let actor = opt_str(v, "actor")?.map(str::to_string);
     Ok(SafeOutput {
-        safe_output_id: format!("{run_id}:{index}"),
-        run_id,
+        safe_output_id: format!("{run_id}:{index}").into(),
+        run_id: run_id.into(),
         item_index: index as i64,
-        workflow_name: opt_str(v, "workflow_name")?.map(str::to_string).or(ctx.workflow_name.clone()),
-        output_type,
+        workflow_name: opt_str(v, "workflow_name")?.map(str::to_string).or(ctx.workflow_name.clone()).map(Cow::Owned),
+        output_type: output_type.into(),
         execution,
-        target_repo,
-        target_kind,
+        target_repo: target_repo.map(Cow::Owned),
+        target_kind: target_kind.map(Cow::Owned),
         target_number,
         target_comment_id: comment_id,
-        target_url: url,
-        target_source: target_source.map(str::to_string),
-        temporary_id,
-        actor,
-        run_actor: ctx.actor.clone(),
+        target_url: url.map(Cow::Owned),
+        target_source: target_source.map(|s| Cow::Owned(s.to_string())),
+        temporary_id: temporary_id.map(Cow::Owned),
+        actor: actor.map(Cow::Owned),
+        run_actor: ctx.actor.clone().map(Cow::Owned),
         created_at,
-        payload_hash,
-        payload,
-        expected_state,
-        before_state: before_text.or(before.map(canonical)),
-        after_state: after_text.or(after.map(canonical)),
+        payload_hash: payload_hash.into(),
+        payload: payload.into(),
+        expected_state: expected_state.into(),
+        before_state: before_text.or(before.map(canonical)).map(Cow::Owned),
+        after_state: after_text.or(after.map(canonical)).map(Cow::Owned),
         staged,
-        source_format: format.as_str().to_string(),
-        source_file: file.to_string(),
+        source_format: format.as_str().to_string().into(),
+        source_file: file.to_string().into(),
         source_line: line as i64,
     })
 }

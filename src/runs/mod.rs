@@ -140,7 +140,7 @@ pub struct Request {
 #[derive(Default)]
 pub struct RunsRead {
     pub runs: Vec<Run>,
-    pub outputs: Vec<SafeOutput>,
+    pub outputs: Vec<SafeOutput<'static>>,
     pub requests: Vec<Request>,
     pub quarantined: Vec<Quarantined>,
     pub files: Vec<InputFile>,
@@ -181,11 +181,11 @@ const RUNS_PER_STEP: usize = 1024;
 ///
 /// Two passes: the first reads each run's `aw_info.json` for its run id, the second reads
 /// the rest in run-id order.
-pub fn read_in_order(dir: &Path, sink: impl FnMut(Vec<SafeOutput>, Vec<Request>) -> Result<()>) -> Result<RunsRead> {
+pub fn read_in_order(dir: &Path, sink: impl FnMut(Vec<SafeOutput<'static>>, Vec<Request>) -> Result<()>) -> Result<RunsRead> {
     read_in_steps(dir, RUNS_PER_STEP, sink)
 }
 
-fn read_in_steps(dir: &Path, per_step: usize, mut sink: impl FnMut(Vec<SafeOutput>, Vec<Request>) -> Result<()>) -> Result<RunsRead> {
+fn read_in_steps(dir: &Path, per_step: usize, mut sink: impl FnMut(Vec<SafeOutput<'static>>, Vec<Request>) -> Result<()>) -> Result<RunsRead> {
     let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
     let mut run_dirs = Vec::new();
     for entry in rd {
@@ -454,7 +454,7 @@ fn read_run_rest(root: &Path, dir: &Path, files: &Located, mut run: Run) -> Resu
             match item::from_raw(&ctx, &raw, &v, index, format, &lines.file, lineno) {
                 Ok(so) => {
                     out.used += 1;
-                    executed_types.push(so.output_type.clone());
+                    executed_types.push(so.output_type.to_string());
                     out.outputs.push(so);
                 }
                 Err((field, reason)) => {
@@ -534,7 +534,7 @@ fn fill_labels_from_requests(outputs: &mut [SafeOutput], requests: &[RequestItem
         let Some(labels) = v.get("labels").and_then(crate::json::names).filter(|l| !l.is_empty()) else { continue };
         e.insert("labels_added".into(), serde_json::json!(labels));
         e.insert("labels_added_source".into(), format!("request {file}#{pos}").into());
-        o.expected_state = crate::json::canonical(&Value::Object(e));
+        o.expected_state = crate::json::canonical(&Value::Object(e)).into();
     }
 }
 
@@ -731,14 +731,16 @@ mod tests {
         run_dir(tmp.path(), "b-run", Some("100"), 3);
         run_dir(tmp.path(), "c-run", None, 1);
         let whole = read(tmp.path()).unwrap();
-        let ids: Vec<String> = whole.outputs.iter().map(|o| o.safe_output_id.clone()).collect();
+        let ids: Vec<String> = whole.outputs.iter().map(|o| o.safe_output_id.to_string()).collect();
         assert_eq!(ids, ["100:0", "100:1", "100:2", "100:3", "100:4", "300:0", "300:1", "300:2", "300:3", "c-run:0", "c-run:1", "c-run:2"]);
         for step in [1, 2, 1024] {
             let mut got = Vec::new();
             let mut steps = 0;
             let r = read_in_steps(tmp.path(), step, |o, req| {
                 steps += 1;
-                got.extend(o.into_iter().map(|o| o.safe_output_id).chain(req.into_iter().map(|r| format!("{} {} {}", r.run_id, r.file, r.position))));
+                got.extend(
+                    o.into_iter().map(|o| o.safe_output_id.into_owned()).chain(req.into_iter().map(|r| format!("{} {} {}", r.run_id, r.file, r.position))),
+                );
                 Ok(())
             })
             .unwrap();

@@ -36,11 +36,11 @@ pub fn safe_outputs(outputs: &[SafeOutput]) -> Table {
     );
     for o in outputs {
         tb.push(vec![
-            s(&o.safe_output_id),
-            s(&o.run_id),
+            s(o.safe_output_id.as_ref()),
+            s(o.run_id.as_ref()),
             i(o.item_index),
             os(o.workflow_name.as_ref()),
-            s(&o.output_type),
+            s(o.output_type.as_ref()),
             s(o.execution.as_str()),
             os(o.target_repo.as_ref()),
             os(o.target_kind.as_ref()),
@@ -52,14 +52,14 @@ pub fn safe_outputs(outputs: &[SafeOutput]) -> Table {
             os(o.actor.as_ref()),
             os(o.run_actor.as_ref()),
             t(o.created_at),
-            s(&o.payload_hash),
-            s(&o.payload),
-            s(&o.expected_state),
+            s(o.payload_hash.as_ref()),
+            s(o.payload.as_ref()),
+            s(o.expected_state.as_ref()),
             os(o.before_state.as_ref()),
             os(o.after_state.as_ref()),
             b(o.staged),
-            s(&o.source_format),
-            s(&o.source_file),
+            s(o.source_format.as_ref()),
+            s(o.source_file.as_ref()),
             i(o.source_line),
         ]);
     }

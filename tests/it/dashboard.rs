@@ -33,7 +33,7 @@ fn timeline_dataset(dir: &Path) {
     let mut outcomes = Vec::new();
     for (i, c) in [a, b, c, d].iter().enumerate() {
         for mut o in evaluate_case(c, &windows) {
-            o.output.safe_output_id = format!("1:{i}");
+            o.output.safe_output_id = format!("1:{i}").into();
             o.output.item_index = i as i64;
             outcomes.push(o);
         }

@@ -25,7 +25,7 @@ fn tiny_dataset(dir: &std::path::Path) {
     let mut outcomes = Vec::new();
     for (i, c) in cases.iter().enumerate() {
         let mut o = evaluate_case(c, &[Window::Snapshot]).remove(0);
-        o.output.safe_output_id = format!("1:{i}");
+        o.output.safe_output_id = format!("1:{i}").into();
         o.output.item_index = i as i64;
         outcomes.push(o);
     }

@@ -103,7 +103,7 @@ pub fn evaluate_case_recording(case: &Value, windows: &[Window], recorder: Optio
 /// One outcome row, judged in memory (the evaluate stage streams its rows instead).
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    pub output: SafeOutput,
+    pub output: SafeOutput<'static>,
     pub window: Window,
     pub evaluated_at: Option<Instant>,
     pub verdict: Verdict,
@@ -114,7 +114,12 @@ pub fn judge_all(ev: &Evaluation, outputs: &[SafeOutput]) -> Vec<Outcome> {
     outputs
         .iter()
         .flat_map(|o| {
-            ev.windows.iter().zip(ev.judge_all(o)).map(|(w, (verdict, evaluated_at))| Outcome { output: o.clone(), window: *w, evaluated_at, verdict })
+            ev.windows.iter().zip(ev.judge_all(o)).map(|(w, (verdict, evaluated_at))| Outcome {
+                output: o.clone().into_owned(),
+                window: *w,
+                evaluated_at,
+                verdict,
+            })
         })
         .collect()
 }
@@ -123,13 +128,13 @@ pub fn judge_all(ev: &Evaluation, outputs: &[SafeOutput]) -> Vec<Outcome> {
 pub fn judge_one(ev: &Evaluation, o: &SafeOutput, window: Window) -> Outcome {
     let alone = Evaluation::new(ev.index, ev.captured_at, ev.policy, std::slice::from_ref(&window));
     let (verdict, evaluated_at) = alone.judge_all(o).remove(0);
-    Outcome { output: o.clone(), window, evaluated_at, verdict }
+    Outcome { output: o.clone().into_owned(), window, evaluated_at, verdict }
 }
 
 /// The `outcomes` table of already judged outcomes.
 pub fn outcomes_batch(outcomes: &[Outcome]) -> arrow::record_batch::RecordBatch {
     let mut rows = OutcomeRows::default();
-    let ranks = OutcomeRows::ranks(&outcomes.iter().map(|o| (o.output.run_id.as_str(), o.output.item_index)).collect::<Vec<_>>());
+    let ranks = OutcomeRows::ranks(&outcomes.iter().map(|o| (o.output.run_id.as_ref(), o.output.item_index)).collect::<Vec<_>>());
     for (seq, (o, rank)) in outcomes.iter().zip(ranks).enumerate() {
         rows.push(&o.output, rank, seq, o.window, o.evaluated_at, &o.verdict);
     }

@@ -81,7 +81,7 @@ impl Rule for UpdateProject {
             return Err(common(Common::HistoryMissing).note("project fields have no captured history; only the snapshot window can be judged"));
         }
         let number = crate::json::int_at(payload, "content_number").or(case.output.target_number);
-        let repo = str_at(payload, "target_repo").map(str::to_string).or(case.output.target_repo.clone());
+        let repo = str_at(payload, "target_repo").map(str::to_string).or(case.output.target_repo.as_deref().map(str::to_string));
         let item = project.items.iter().find(|i| i.number == number && (i.repo.is_none() || i.repo == repo));
         let Some(item) = item.filter(|i| !i.archived) else { return Ok(self.row(UpdateProjectRow::ItemRemoved).resolved(true)) };
         // Changed outranks advanced outranks retained.
