@@ -173,7 +173,9 @@ fn evaluate_with(
                 .collect();
             risks.extend(k);
             let t = phases.add("ci gate and risk", t);
-            indexes.into_par_iter().for_each(drop);
+            // Freed entry by entry on every thread: one large repository's index would
+            // otherwise be freed by one.
+            indexes.into_par_iter().flat_map(|(_, index)| index.entries.into_par_iter()).for_each(drop);
             waited = phases.add("drop indexes", t);
         }
         reader.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("responses.parquet"), message: "the reader thread failed".into() }))
@@ -195,10 +197,14 @@ fn evaluate_with(
     // mostly one thread's work, and neither reads the other.
     let (gate, risk) = rayon::join(|| ci_gate::tables(&replays), || risk::table(&risks));
     let tables: Vec<crate::table::Table> = gate.into_iter().chain([risk]).collect();
-    let (written, outcomes) =
-        rayon::join(|| tables.par_iter().map(|t| crate::dataset::write_table(dataset, t)).collect::<Result<Vec<_>>>(), || parts.write(dataset, &outputs));
-    for (t, w) in tables.iter().zip(written?) {
-        manifest.record_table(t.name, &w);
+    // Each table is dropped by the task that wrote it (a million rows of cells take a while
+    // to free).
+    let (written, outcomes) = rayon::join(
+        || tables.into_par_iter().map(|t| crate::dataset::write_table(dataset, &t).map(|w| (t.name, w))).collect::<Result<Vec<_>>>(),
+        || parts.write(dataset, &outputs),
+    );
+    for (name, w) in written? {
+        manifest.record_table(name, &w);
     }
     manifest.risk_policy = Some(risk_policy.to_json());
     let w = outcomes?;
