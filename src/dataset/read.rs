@@ -3,8 +3,10 @@
 use std::borrow::Cow;
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
-use arrow::array::{Array, BooleanArray, Int64Array, StringArray, TimestampMicrosecondArray};
+use arrow::array::{Array, BooleanArray, Int64Array, StringArray, StringViewArray, TimestampMicrosecondArray};
+use arrow::datatypes::{DataType, Schema};
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use rayon::prelude::*;
@@ -121,7 +123,20 @@ pub struct RepoGroup {
 pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<RepoGroup>) -> Result<()>) -> Result<()> {
     let p = dataset.join("responses.parquet");
     let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)?;
+    // Bodies read as string views: their text stays in the pages it was decompressed into,
+    // where the views point, rather than being copied out value by value.
+    let plain = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?;
+    let viewed = plain
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| match f.name().as_str() {
+            "body" => Arc::new(f.as_ref().clone().with_data_type(DataType::Utf8View)),
+            _ => f.clone(),
+        })
+        .collect::<Vec<_>>();
+    let options = ArrowReaderOptions::default().with_schema(Arc::new(Schema::new_with_metadata(viewed, plain.schema().metadata().clone())));
+    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)?;
     // Only the columns read below are decoded (not `repo`, `source_file`, `source_line`).
     const READ: [&str; 6] = ["path", "page", "status", "captured_at", "body", "superseded_by"];
     let roots: Vec<usize> = builder.schema().fields().iter().enumerate().filter(|(_, f)| READ.contains(&f.name().as_str())).map(|(i, _)| i).collect();
@@ -136,7 +151,7 @@ pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<Repo
         let c = Cols::new("responses", &b);
         let (path, page, status, at) = (c.str("path")?, c.int("page")?, c.int("status")?, c.time("captured_at")?);
         // Bodies stay in their column (see `BodyText`).
-        let bodies: std::sync::Arc<StringArray> = std::sync::Arc::new(c.col::<StringArray>("body")?.clone());
+        let bodies: Arc<StringViewArray> = Arc::new(c.col::<StringViewArray>("body")?.clone());
         let old = c.superseded();
         for (row, ((((path, page), status), at), old)) in path.into_iter().zip(page).zip(status).zip(at).zip(old).enumerate() {
             // A superseded copy is kept in the table, never used as evidence.

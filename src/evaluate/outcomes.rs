@@ -189,6 +189,8 @@ pub struct OutcomeRows {
     keys: Vec<RowKey>,
     /// Names numbered in this part already (saves taking the shared table's lock).
     known: HashMap<Box<str>, u32, foldhash::fast::FixedState>,
+    /// A row's details as JSON text, before they go in their column.
+    scratch: Vec<u8>,
     evaluated_at: Int64Builder,
     outcome_status: UInt8Builder,
     evidence_strength: UInt8Builder,
@@ -241,9 +243,23 @@ impl OutcomeRows {
         self.bot_actor_count.append_value(v.bot_actors as i64);
         self.time_to_outcome_hours.append_option(tto);
         self.partial_score.append_option(v.partial_score);
-        // A map of JSON values always serializes.
-        self.details.append_value(serde_json::to_string(&v.details).unwrap_or_default());
-        self.notes.append_value(v.notes.join("; "));
+        // Serialized into one buffer reused row after row (a map of JSON values always
+        // serializes, to UTF-8).
+        self.scratch.clear();
+        let _ = serde_json::to_writer(&mut self.scratch, &v.details);
+        self.details.append_value(std::str::from_utf8(&self.scratch).unwrap_or_default());
+        match v.notes.as_slice() {
+            [] => self.notes.append_value(""),
+            [one] => self.notes.append_value(one),
+            many => {
+                use std::fmt::Write;
+                for (i, n) in many.iter().enumerate() {
+                    // Writing to a builder cannot fail.
+                    let _ = if i == 0 { self.notes.write_str(n) } else { write!(self.notes, "; {n}") };
+                }
+                self.notes.append_value("");
+            }
+        }
         let rule = self.name(&v.rule_id);
         self.rule_id.append_value(rule);
     }

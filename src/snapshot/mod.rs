@@ -359,7 +359,7 @@ pub type CaptureRow<B = String> = (String, i64, u16, Option<Instant>, B);
 pub enum BodyText {
     Own(Box<str>),
     /// Row `.1` of a column of bodies, not null.
-    InColumn(std::sync::Arc<arrow::array::StringArray>, usize),
+    InColumn(std::sync::Arc<arrow::array::StringViewArray>, usize),
 }
 
 impl BodyText {
