@@ -36,9 +36,12 @@ impl RevertMark {
     }
 }
 
+/// What git writes in a revert's message, before the reverted commit's SHA.
+const REVERTS_COMMIT: &str = "This reverts commit ";
+
 fn reverted_sha(message: &str) -> Option<String> {
-    let i = message.find("This reverts commit ")?;
-    let rest = &message[i + "This reverts commit ".len()..];
+    let i = message.find(REVERTS_COMMIT)?;
+    let rest = &message[i + REVERTS_COMMIT.len()..];
     let sha: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
     (sha.len() >= 7).then_some(sha.to_lowercase())
 }
@@ -59,6 +62,13 @@ fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
     for (path, e) in &index.entries {
         // Only pulls and commits can hold a revert (a look at the path before parsing it).
         if !e.ok() || !(path.contains("/pulls/") || path.contains("/commits")) {
+            continue;
+        }
+        // Nor can a body that does not say so: a commit's message says `This reverts commit`,
+        // a merged revert PR's title starts `Revert "` (`\"` in JSON) or its body says
+        // `Reverts`. Most bodies are then never parsed here (`may_hold` is exact: text that
+        // could spell a word in escapes is parsed).
+        if !e.may_hold(&[REVERTS_COMMIT, "Revert \\\"", "Reverts "]) {
             continue;
         }
         let Some((repo, res)) = paths::parse(path) else { continue };
