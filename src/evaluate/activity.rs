@@ -31,8 +31,9 @@ pub struct Act {
     pub at: Option<Instant>,
     pub kind: ActKind,
     pub detail: Option<String>,
-    /// A comment's text says the close was wrong (one of [`CHALLENGE_PHRASES`], in any
-    /// case): decided once, when the comment is read.
+    /// A visible non-bot person's comment says the close was wrong (one of
+    /// [`CHALLENGE_PHRASES`], in any case): decided once, when the comment is read; `false`
+    /// for anyone else's, which can never be a challenge.
     ///
     /// [`CHALLENGE_PHRASES`]: super::rules::CHALLENGE_PHRASES
     pub challenges_close: bool,
@@ -64,7 +65,9 @@ impl<'a> Case<'a> {
 
     fn comment_act(&self, c: &Comment, kind: ActKind) -> Act {
         let mut act = self.act(c.user.clone(), c.created_at, kind, c.id.map(|i| i.to_string()));
-        act.challenges_close = c.body.as_deref().is_some_and(super::rules::says_close_was_wrong);
+        // Only a visible person's comment can challenge a close (see `rules::challenge`): the
+        // text of others is not searched.
+        act.challenges_close = act.class == ActorClass::VisibleNonBot && c.body.as_deref().is_some_and(super::rules::says_close_was_wrong);
         act
     }
 
@@ -182,22 +185,46 @@ impl<'a> Case<'a> {
         a.acts.iter().filter(move |x| inside_window(t0, as_of, x.at))
     }
 
-    /// Distinct (visible non-bot, bot) logins acting inside the window.
+    /// Distinct (visible non-bot, bot) logins acting inside the window, compared lower-cased.
     pub fn count_actors(&self, a: &Activity) -> (usize, usize) {
-        let mut humans = std::collections::BTreeSet::new();
-        let mut bots = std::collections::BTreeSet::new();
+        let mut humans = Vec::new();
+        let mut bots = Vec::new();
         for x in self.inside(a) {
-            let login = x.actor.login.clone().unwrap_or_default().to_lowercase();
+            let login = x.actor.login.as_deref().unwrap_or_default();
             match x.class {
-                ActorClass::VisibleNonBot => {
-                    humans.insert(login);
-                }
-                ActorClass::Bot => {
-                    bots.insert(login);
-                }
+                ActorClass::VisibleNonBot => humans.push(login),
+                ActorClass::Bot => bots.push(login),
                 _ => {}
             }
         }
-        (humans.len(), bots.len())
+        (distinct_lowercased(humans), distinct_lowercased(bots))
+    }
+}
+
+/// How many distinct logins there are once lower-cased. ASCII logins (all of GitHub's) are
+/// compared without being copied; others are lower-cased the Unicode way, which can make
+/// a non-ASCII login equal to an ASCII one.
+fn distinct_lowercased(mut logins: Vec<&str>) -> usize {
+    if logins.iter().all(|l| l.is_ascii()) {
+        logins.sort_unstable_by(|a, b| a.bytes().map(|c| c.to_ascii_lowercase()).cmp(b.bytes().map(|c| c.to_ascii_lowercase())));
+        logins.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
+        return logins.len();
+    }
+    logins.iter().map(|l| l.to_lowercase()).collect::<std::collections::BTreeSet<_>>().len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distinct_lowercased;
+
+    /// Logins count once whatever their case, the way lower-casing each and counting the
+    /// distinct ones does, ASCII or not.
+    #[test]
+    fn logins_are_counted_once_whatever_their_case() {
+        for logins in [vec![], vec!["a"], vec!["Alice", "alice", "ALICE", "bob"], vec!["b", "a", "B", "c", "A"], vec!["Ünal", "ünal", "kim", "\u{212A}im"]] {
+            let expected = logins.iter().map(|l| l.to_lowercase()).collect::<std::collections::BTreeSet<_>>().len();
+            assert_eq!(distinct_lowercased(logins.clone()), expected, "{logins:?}");
+        }
+        assert_eq!(distinct_lowercased(vec!["kim", "\u{212A}im"]), 1, "the Kelvin sign lower-cases to `k`");
     }
 }
