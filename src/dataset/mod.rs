@@ -89,6 +89,18 @@ impl TableWriter {
         self.write_rows(batch).map_err(|e| self.failed(e))
     }
 
+    /// Rows already cut into row groups, each `ROW_GROUP_ROWS` long but the last: the full
+    /// groups are encoded side by side at once. The bytes are those of writing them one by one.
+    pub fn write_groups(&mut self, groups: &[RecordBatch]) -> Result<()> {
+        let full = groups.iter().take_while(|g| g.num_rows() == ROW_GROUP_ROWS).count();
+        if self.pending_rows > 0 || groups.len() > full + 1 {
+            return groups.iter().try_for_each(|g| self.write(g));
+        }
+        self.rows += full * ROW_GROUP_ROWS;
+        self.append(&groups[..full]).map_err(|e| self.failed(e))?;
+        groups[full..].iter().try_for_each(|g| self.write(g))
+    }
+
     /// An encoder's or the disk's error, with the file it happened in (a full disk shows
     /// up here).
     fn failed(&self, e: Error) -> Error {

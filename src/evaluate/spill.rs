@@ -161,8 +161,22 @@ impl OutcomeParts {
     /// `outputs`.
     pub(crate) fn write<O: Outputs + ?Sized>(mut self, dir: &Path, outputs: &O) -> Result<Written> {
         if self.sent == 0 {
-            let batch = OutcomeRows::merge(std::mem::take(&mut self.held), outputs)?;
-            return crate::dataset::write_batch(dir, "outcomes", &batch);
+            // Nothing on disk: the rows are sorted here, and each row group's columns filled
+            // in on a thread of its own before the groups are encoded side by side.
+            use rayon::prelude::*;
+            let (keys, held) = OutcomeRows::merge_keyed(std::mem::take(&mut self.held))?;
+            let starts: Vec<usize> = (0..keys.len()).step_by(ROW_GROUP_ROWS).collect();
+            let groups = starts
+                .into_par_iter()
+                .map(|off| {
+                    let n = ROW_GROUP_ROWS.min(keys.len() - off);
+                    outcomes::table_rows(outputs, &keys[off..off + n], &held.slice(off, n))
+                })
+                .collect::<Result<Vec<RecordBatch>, _>>()?;
+            drop(held);
+            let mut out = TableWriter::create(dir, "outcomes", outcomes::schema())?;
+            out.write_groups(&groups)?;
+            return out.finish();
         }
         // Rows left over stay in memory, merged beside the parts on disk (sorted while the
         // writer finishes its last part, gathered a batch at a time as the merge reads them).

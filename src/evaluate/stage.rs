@@ -77,6 +77,20 @@ fn evaluate_with(
         path: dataset.join("manifest.json"),
         message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
     })?;
+    // Captures are read from the start, beside the outputs: the first chunk is ready when
+    // judging can begin. The reader stops at its next chunk if the judging side has gone.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<crate::dataset::read::RepoGroup>>(1);
+    let reader = {
+        let dir = dataset.to_path_buf();
+        std::thread::Builder::new()
+            .name("responses".into())
+            .spawn(move || {
+                crate::dataset::read::response_groups(&dir, chunk_bytes, |groups| {
+                    tx.send(groups).map_err(|_| Error::Dataset { path: dir.join("responses.parquet"), message: "evaluation stopped".into() })
+                })
+            })
+            .map_err(|e| Error::io(dataset, e))?
+    };
     let outputs = crate::dataset::read::SafeOutputTable::read(dataset)?;
     phases.mark("outputs read");
     let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());
@@ -115,15 +129,7 @@ fn evaluate_with(
         Ok(())
     };
     // The next chunk is read while this one is judged.
-    std::thread::scope(|scope| -> Result<()> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<crate::dataset::read::RepoGroup>>(1);
-        let reader = scope.spawn(move || {
-            crate::dataset::read::response_groups(dataset, chunk_bytes, |groups| {
-                // A closed channel means the judging side stopped; its error is the one reported.
-                let _ = tx.send(groups);
-                Ok(())
-            })
-        });
+    {
         let mut waited = std::time::Instant::now();
         for groups in rx {
             phases.add("wait for the reader", waited);
@@ -178,8 +184,8 @@ fn evaluate_with(
             indexes.into_par_iter().flat_map(|(_, index)| index.entries.into_par_iter()).for_each(drop);
             waited = phases.add("drop indexes", t);
         }
-        reader.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("responses.parquet"), message: "the reader thread failed".into() }))
-    })?;
+        reader.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("responses.parquet"), message: "the reader thread failed".into() }))?;
+    }
     phases.mark("chunks");
     phases.steps();
     // Outputs of repositories with no capture at all, and outputs with no repository.
