@@ -83,7 +83,7 @@ pub struct Verdict {
     /// The concrete thing a person would check (`pull_request_merged`, ...).
     pub signal: &'static str,
     /// `<type>/<row>`: the rule row (and so the seed table row) that decided.
-    pub rule_id: String,
+    pub rule_id: std::borrow::Cow<'static, str>,
     pub confidence: Confidence,
     pub target_resolved: bool,
     pub notes: Vec<String>,

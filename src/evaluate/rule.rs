@@ -144,12 +144,12 @@ impl<R: Rule> Evaluator for R {
 }
 
 /// Build the verdict of a row of type `ty`.
-pub fn verdict(ty: &str, r: &RowSpec) -> Verdict {
+pub fn verdict(ty: &'static str, r: &'static RowSpec) -> Verdict {
     Verdict {
         status: r.status,
         strength: r.strength,
         signal: r.signal,
-        rule_id: format!("{ty}/{}", r.id),
+        rule_id: std::borrow::Cow::Borrowed(rule_id(ty, r)),
         confidence: Confidence::High,
         target_resolved: false,
         notes: Vec::new(),
@@ -159,6 +159,30 @@ pub fn verdict(ty: &str, r: &RowSpec) -> Verdict {
         visible_non_bot_actors: 0,
         bot_actors: 0,
     }
+}
+
+/// `<type>/<row>`, spelled once per row for the whole run: a verdict names its row without
+/// a string of its own (five million verdicts at a million outputs). Each thread keeps the
+/// names it has met, keyed by where the type's name and the row live; a name is made (and
+/// kept for good) once, under a lock, whichever thread meets it first.
+fn rule_id(ty: &'static str, r: &'static RowSpec) -> &'static str {
+    use std::cell::RefCell;
+    use std::collections::{BTreeMap, HashMap};
+    type Place = (usize, usize, usize);
+    thread_local! {
+        static MET: RefCell<HashMap<Place, &'static str, foldhash::fast::FixedState>> = RefCell::default();
+    }
+    static NAMES: std::sync::Mutex<BTreeMap<(&'static str, &'static str), &'static str>> = std::sync::Mutex::new(BTreeMap::new());
+    let place = (ty.as_ptr() as usize, ty.len(), r as *const RowSpec as usize);
+    MET.with(|met| {
+        if let Some(name) = met.borrow().get(&place) {
+            return *name;
+        }
+        let mut names = NAMES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let name: &'static str = names.entry((ty, r.id)).or_insert_with(|| Box::leak(format!("{ty}/{}", r.id).into_boxed_str()));
+        met.borrow_mut().insert(place, name);
+        name
+    })
 }
 
 rows! {

@@ -76,7 +76,7 @@ fn check(file: &str) -> BTreeSet<String> {
             if v.signal == "target_exists_only" {
                 assert_ne!(v.status, Status::Accepted, "{name}: target_exists_only counted as accepted");
             }
-            covered.insert(v.rule_id.clone());
+            covered.insert(v.rule_id.to_string());
         }
     }
     assert!(failures.is_empty(), "{} case(s) differ:\n{}", failures.len(), failures.join("\n"));

@@ -141,7 +141,7 @@ impl Rule for CreatePullRequest {
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         if Self::fell_back_to_issue(case) {
             let (Ok(mut v) | Err(mut v)) = Rule::evaluate(&super::create_issue::CreateIssue, case);
-            v.rule_id = format!("create_pull_request/fallback_issue>{}", v.rule_id);
+            v.rule_id = format!("create_pull_request/fallback_issue>{}", v.rule_id).into();
             return Ok(v.detail("fallback_subtype", "issue"));
         }
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
