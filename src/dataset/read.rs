@@ -233,7 +233,7 @@ struct OutputColumns {
 
 /// `safe_outputs` as read, kept in its Arrow columns (text side by side, no allocation per
 /// field): a million outputs hold about half the memory they take as [`SafeOutput`]s, which
-/// are made one at a time, when an output is judged.
+/// borrow their text from these columns one at a time, when an output is judged.
 pub struct SafeOutputTable {
     batches: Vec<OutputColumns>,
     /// Index of each batch's first row.

@@ -353,8 +353,9 @@ pub type CaptureRow<B = String> = (String, i64, u16, Option<Instant>, B);
 
 /// A captured body's text: a string of its own, or a row of the dataset's `body` column read
 /// in place. Evaluate reads gigabytes of bodies; copying each out of its column was a quarter
-/// of reading them, and freeing the copies most of dropping an index. A column is held while
-/// any body of it is: a chunk's bodies and one batch beside them.
+/// of reading them, and freeing the copies most of dropping an index. The column is one of
+/// string views, whose text stays in the pages it was decompressed into (no copy at all). A
+/// column is held while any body of it is: a chunk's bodies and one batch beside them.
 #[derive(Clone)]
 pub enum BodyText {
     Own(Box<str>),
