@@ -129,63 +129,59 @@ fn evaluate_with(
         Ok(())
     };
     // The next chunk is read while this one is judged.
-    {
-        let mut waited = std::time::Instant::now();
-        for groups in rx {
-            phases.add("wait for the reader", waited);
-            let mut repos = Vec::new();
-            for g in groups {
-                match g.repo {
-                    None => shared = Some(Arc::new(SnapshotIndex::build(g.rows))),
-                    Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), g.rows)),
-                }
+    let mut waited = std::time::Instant::now();
+    for groups in rx {
+        phases.add("wait for the reader", waited);
+        let mut repos = Vec::new();
+        for g in groups {
+            match g.repo {
+                None => shared = Some(Arc::new(SnapshotIndex::build(g.rows))),
+                Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), g.rows)),
             }
-            // Repositories no output targets are not parsed at all.
-            repos.retain(|(ids, _)| !ids.is_empty());
-            let t = std::time::Instant::now();
-            // The chunk's outputs are made whole here, and dropped with its indexes.
-            let indexes: Vec<(Vec<(usize, SafeOutput)>, SnapshotIndex)> = repos
-                .into_par_iter()
-                .map(|(ids, captures)| {
-                    let made = ids.into_par_iter().map(|i| (i, outputs.get(i))).collect();
-                    (made, SnapshotIndex::build(captures).with_shared(shared.clone()))
-                })
-                .collect();
-            let t = phases.add("make outputs whole and build indexes", t);
-            // One evaluation per repository: what is derived from its captures is shared by its outputs.
-            let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> =
-                indexes.iter().map(|(ids, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows))).collect();
-            judge(&mut parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect())?;
-            drop(evaluations);
-            let t = phases.add("judge", t);
-            // Seed 002's CI gate, replayed for the outputs that push code.
-            let r: Vec<ci_gate::Replay> = indexes
-                .par_iter()
-                .flat_map_iter(|(ids, index)| {
-                    let mut rs: Vec<ci_gate::Replay> = ids.iter().filter_map(|(_, o)| ci_gate::replay(index, o)).collect();
-                    if let Some(repo) = rs.first().map(|r| r.repo.clone()) {
-                        for (pr, v) in ci_gate::loop_states(index, &repo) {
-                            rs.iter_mut().filter(|r| r.pull_number == pr).for_each(|r| ci_gate::compare(r, &v));
-                        }
-                    }
-                    rs
-                })
-                .collect();
-            replays.extend(r);
-            // Seed 004's PR risk level, from the PRs' captured files.
-            let k: Vec<risk::Risk> = indexes
-                .par_iter()
-                .flat_map_iter(|(ids, index)| ids.iter().filter_map(|(_, o)| risk::assess(index, o, &risk_policy)).collect::<Vec<_>>())
-                .collect();
-            risks.extend(k);
-            let t = phases.add("ci gate and risk", t);
-            // Freed entry by entry on every thread: one large repository's index would
-            // otherwise be freed by one.
-            indexes.into_par_iter().flat_map(|(_, index)| index.entries.into_par_iter()).for_each(drop);
-            waited = phases.add("drop indexes", t);
         }
-        reader.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("responses.parquet"), message: "the reader thread failed".into() }))?;
+        // Repositories no output targets are not parsed at all.
+        repos.retain(|(ids, _)| !ids.is_empty());
+        let t = std::time::Instant::now();
+        // The chunk's outputs are made whole here, and dropped with its indexes.
+        let indexes: Vec<(Vec<(usize, SafeOutput)>, SnapshotIndex)> = repos
+            .into_par_iter()
+            .map(|(ids, captures)| {
+                let made = ids.into_par_iter().map(|i| (i, outputs.get(i))).collect();
+                (made, SnapshotIndex::build(captures).with_shared(shared.clone()))
+            })
+            .collect();
+        let t = phases.add("make outputs whole and build indexes", t);
+        // One evaluation per repository: what is derived from its captures is shared by its outputs.
+        let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> =
+            indexes.iter().map(|(ids, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows))).collect();
+        judge(&mut parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect())?;
+        drop(evaluations);
+        let t = phases.add("judge", t);
+        // Seed 002's CI gate, replayed for the outputs that push code.
+        let r: Vec<ci_gate::Replay> = indexes
+            .par_iter()
+            .flat_map_iter(|(ids, index)| {
+                let mut rs: Vec<ci_gate::Replay> = ids.iter().filter_map(|(_, o)| ci_gate::replay(index, o)).collect();
+                if let Some(repo) = rs.first().map(|r| r.repo.clone()) {
+                    for (pr, v) in ci_gate::loop_states(index, &repo) {
+                        rs.iter_mut().filter(|r| r.pull_number == pr).for_each(|r| ci_gate::compare(r, &v));
+                    }
+                }
+                rs
+            })
+            .collect();
+        replays.extend(r);
+        // Seed 004's PR risk level, from the PRs' captured files.
+        let k: Vec<risk::Risk> =
+            indexes.par_iter().flat_map_iter(|(ids, index)| ids.iter().filter_map(|(_, o)| risk::assess(index, o, &risk_policy)).collect::<Vec<_>>()).collect();
+        risks.extend(k);
+        let t = phases.add("ci gate and risk", t);
+        // Freed entry by entry on every thread: one large repository's index would
+        // otherwise be freed by one.
+        indexes.into_par_iter().flat_map(|(_, index)| index.entries.into_par_iter()).for_each(drop);
+        waited = phases.add("drop indexes", t);
     }
+    reader.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("responses.parquet"), message: "the reader thread failed".into() }))?;
     phases.mark("chunks");
     phases.steps();
     // Outputs of repositories with no capture at all, and outputs with no repository.
