@@ -15,18 +15,7 @@ use crate::runs::SafeOutput;
 use crate::snapshot::{Entry, SnapshotIndex};
 use crate::time::Instant;
 
-/// The result of looking a path up in the snapshot.
-#[derive(Clone, Copy, Debug)]
-pub enum Lookup<'a> {
-    Found(&'a Value),
-    /// 404 or 410: gone at capture time.
-    Gone(u16),
-    /// Any other non-2xx: the capture failed; never evidence of anything.
-    Failed(u16),
-    NotCaptured,
-}
-
-/// Why a path gave no capture to read: a [`Lookup`] that is not `Found`.
+/// Why a path gave no capture to read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Missing {
     /// 404 or 410: gone at capture time.
@@ -36,24 +25,8 @@ pub enum Missing {
     NotCaptured,
 }
 
-impl From<Missing> for Lookup<'_> {
-    fn from(m: Missing) -> Self {
-        match m {
-            Missing::Gone(s) => Lookup::Gone(s),
-            Missing::Failed(s) => Lookup::Failed(s),
-            Missing::NotCaptured => Lookup::NotCaptured,
-        }
-    }
-}
-
-impl<'a> Lookup<'a> {
-    pub fn found(&self) -> Option<&'a Value> {
-        match self {
-            Lookup::Found(v) => Some(v),
-            _ => None,
-        }
-    }
-}
+/// The result of looking a path up in the snapshot: its JSON, or why there is none.
+pub type Lookup<'a> = Result<&'a Value, Missing>;
 
 /// What an output recorded, parsed on first use and shared by its windows: the payload and
 /// the execution-time state (unparseable text reads as `null`, or as not recorded). Most
@@ -176,7 +149,7 @@ impl<'a> Case<'a> {
 
     /// A GraphQL capture of this repository: `graphql/repos/OWNER/REPO/<tail>`.
     pub fn graphql(&self, tail: &str) -> Lookup<'a> {
-        let Some(repo) = self.repo() else { return Lookup::NotCaptured };
+        let Some(repo) = self.repo() else { return Err(Missing::NotCaptured) };
         self.lookup_path(&format!("graphql/repos/{repo}/{tail}"))
     }
 
@@ -194,12 +167,9 @@ impl<'a> Case<'a> {
         }
     }
 
-    /// A found entry as `Lookup::Found` with its JSON.
+    /// A found entry's JSON.
     fn to_lookup(entry: Result<&'a Entry, Missing>) -> Lookup<'a> {
-        match entry {
-            Ok(e) => Lookup::Found(e.body()),
-            Err(m) => m.into(),
-        }
+        entry.map(Entry::body)
     }
 
     pub fn place(&self, at: Option<Instant>) -> Placement {

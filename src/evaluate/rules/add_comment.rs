@@ -22,7 +22,7 @@
 
 use super::missing;
 use crate::evaluate::actors::ActorClass;
-use crate::evaluate::case::{ActKind, Case, Lookup};
+use crate::evaluate::case::{ActKind, Case, Missing};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::snapshot::github::Comment;
@@ -98,14 +98,14 @@ impl AddComment {
         };
         let look = case.lookup(&format!("issues/comments/{id}"));
         match &look {
-            Lookup::Found(v) => return Ok(Comment::from(*v)),
-            Lookup::Gone(s) => {
+            Ok(v) => return Ok(Comment::from(*v)),
+            Err(Missing::Gone(s)) => {
                 return Err(
                     crate::evaluate::undated(case, AddComment.row(AddCommentRow::Deleted), &format!("the comment answered {s}")).detail("comment_id", id)
                 )
             }
-            Lookup::Failed(_) => return Err(missing(case, &look)),
-            Lookup::NotCaptured => {}
+            Err(m @ Missing::Failed(_)) => return Err(missing(case, *m)),
+            Err(Missing::NotCaptured) => {}
         }
         if let Some(n) = o.target_number {
             if let Ok(e) = case.lookup_entry(&format!("issues/{n}/comments")) {

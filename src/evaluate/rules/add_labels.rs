@@ -18,7 +18,7 @@
 
 use super::{issue_final, missing, pull_final};
 use crate::evaluate::actors::ActorClass;
-use crate::evaluate::case::{Case, Lookup, Missing};
+use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
@@ -156,7 +156,7 @@ pub fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String
     let labels_look = case.lookup_entry(&format!("issues/{n}/labels"));
     let miss = |l: &Result<&Entry, Missing>| match l {
         Ok(_) => common(Common::TargetNotCaptured),
-        Err(m) => missing(case, &(*m).into()),
+        Err(m) => missing(case, *m),
     };
     let final_labels: Vec<String> = match &labels_look {
         Ok(e) => e.names().cloned().unwrap_or_default(),
@@ -165,7 +165,7 @@ pub fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String
             (Some(l), _) | (None, Some(l)) => l,
             _ => {
                 return Err(match (&issue_look, &labels_look) {
-                    (Err(Missing::NotCaptured), Err(Missing::Gone(s))) => missing(case, &Lookup::Gone(*s)),
+                    (Err(Missing::NotCaptured), Err(Missing::Gone(s))) => missing(case, Missing::Gone(*s)),
                     (Err(Missing::NotCaptured), _) => miss(&pull_look),
                     (l, _) => miss(l),
                 });

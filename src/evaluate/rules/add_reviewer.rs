@@ -19,7 +19,7 @@
 
 use super::{capture_problem, pull_final};
 use crate::evaluate::actors::ActorClass;
-use crate::evaluate::case::{ActKind, Case, Lookup};
+use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
@@ -162,14 +162,14 @@ impl Rule for AddReviewer {
         }
         // Still requested?
         let still = match case.lookup(&format!("pulls/{n}/requested_reviewers")) {
-            Lookup::Found(v) if case.window.is_snapshot() => {
+            Ok(v) if case.window.is_snapshot() => {
                 let u: Vec<String> = v.get("users").and_then(names).unwrap_or_default().into_iter().map(|x| x.to_lowercase()).collect();
                 let t: Vec<String> = v.get("teams").and_then(names).unwrap_or_default().into_iter().map(|x| x.to_lowercase()).collect();
                 Some(users.iter().any(|x| u.contains(x)) || teams.iter().any(|x| t.contains(x)))
             }
             _ => None,
         };
-        let pr = case.lookup(&format!("pulls/{n}")).found().map(PullRequest::from);
+        let pr = case.lookup(&format!("pulls/{n}")).ok().map(PullRequest::from);
         let lc = pr.as_ref().and_then(|p| case.lifecycle(&pull_final(p), activity.events.as_deref()).ok());
         match lc {
             Some(lc) if lc.merged => {

@@ -3,7 +3,7 @@
 
 use super::shared::code_scanning_alert::load;
 use crate::evaluate::actors::ActorClass;
-use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
@@ -91,12 +91,12 @@ impl Rule for AutofixAlert {
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let alert = load(case, |look| match look {
-            Lookup::Failed(s) => common(Common::CaptureFailed).detail("http_status", *s),
+            Missing::Failed(s) => common(Common::CaptureFailed).detail("http_status", s),
             _ => self.row(AutofixAlertRow::Gone),
         })?;
         let p = case.recorded.payload();
         let pr_num = int_at(p, "pull_request_number").or(case.recorded.expected().get("metadata.pull_request_number").and_then(as_int));
-        let pr = pr_num.and_then(|n| case.lookup(&format!("pulls/{n}")).found()).map(crate::snapshot::github::PullRequest::from);
+        let pr = pr_num.and_then(|n| case.lookup(&format!("pulls/{n}")).ok()).map(crate::snapshot::github::PullRequest::from);
         let done = |v: Verdict| v.resolved(true).detail("alert_state", alert.state.clone());
         Ok(match alert.state.as_str() {
             "fixed" if pr.as_ref().is_some_and(|p| p.merged == Some(true)) => done(self.row(AutofixAlertRow::FixedViaPr).at(alert.fixed_at)),

@@ -3,7 +3,7 @@
 
 use super::shared::code_scanning_alert::load;
 use crate::evaluate::actors::ActorClass;
-use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
 
@@ -73,7 +73,7 @@ impl Rule for CreateAlert {
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let alert = load(case, |look| match look {
-            Lookup::Gone(_) => self.row(CreateAlertRow::Invalid),
+            Missing::Gone(_) => self.row(CreateAlertRow::Invalid),
             other => super::missing(case, other),
         })?;
         let done = |v: Verdict| v.resolved(true).detail("alert_state", alert.state.clone());

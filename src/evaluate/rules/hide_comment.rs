@@ -15,7 +15,7 @@
 //! `comment_still_hidden`.
 
 use crate::evaluate::actors::ActorClass;
-use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{bool_at, int_at};
@@ -82,20 +82,20 @@ impl Rule for HideComment {
         let gql = case.graphql(&format!("comments/{id}"));
         let rest = case.lookup(&format!("issues/comments/{id}"));
         let state = match (&gql, &rest) {
-            (Lookup::Found(v), _) => Some((*v).clone()),
-            (_, Lookup::Found(v)) if bool_at(*v, "isMinimized").is_some() => Some((*v).clone()),
+            (Ok(v), _) => Some((*v).clone()),
+            (_, Ok(v)) if bool_at(*v, "isMinimized").is_some() => Some((*v).clone()),
             _ => None,
         };
-        if matches!(gql, Lookup::Gone(_)) || matches!(rest, Lookup::Gone(_)) {
+        if matches!(gql, Err(Missing::Gone(_))) || matches!(rest, Err(Missing::Gone(_))) {
             return Ok(self.row(HideCommentRow::Deleted).resolved(true));
         }
         let Some(state) = state else {
             return Ok(match (&gql, &rest) {
-                (Lookup::Failed(_), _) => super::missing(case, &gql),
-                (_, Lookup::Found(_)) => {
+                (Err(m @ Missing::Failed(_)), _) => super::missing(case, *m),
+                (_, Ok(_)) => {
                     common(Common::TargetNotCaptured).resolved(true).note("the REST capture carries no minimized state; capture graphql/.../comments/ID")
                 }
-                _ => super::missing(case, &rest),
+                (_, Err(m)) => super::missing(case, *m),
             });
         };
         if !case.window.is_snapshot() {

@@ -14,7 +14,7 @@
 //! `accepted`/`medium`/`sub_issue_link_present`.
 
 use crate::evaluate::actors::ActorClass;
-use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
@@ -100,14 +100,14 @@ impl Rule for LinkSubIssue {
         let children = case.lookup(&format!("issues/{parent}/sub_issues"));
         let up = case.lookup(&format!("issues/{child}/parent"));
         let linked = match (&children, &up) {
-            (Lookup::Found(v), _) => Some(v.as_array().is_some_and(|a| a.iter().any(|i| int_at(i, "number") == Some(child)))),
-            (_, Lookup::Found(v)) => Some(int_at(*v, "number") == Some(parent)),
-            (_, Lookup::Gone(_)) => Some(false),
+            (Ok(v), _) => Some(v.as_array().is_some_and(|a| a.iter().any(|i| int_at(i, "number") == Some(child)))),
+            (_, Ok(v)) => Some(int_at(*v, "number") == Some(parent)),
+            (_, Err(Missing::Gone(_))) => Some(false),
             _ => None,
         };
         let Some(linked) = linked else { return Ok(self.row(LinkSubIssueRow::Inaccessible)) };
         let done = |v: Verdict| v.resolved(true).detail("parent", parent).detail("sub_issue", child);
-        if let Some(v) = case.lookup(&format!("issues/{child}")).found() {
+        if let Ok(v) = case.lookup(&format!("issues/{child}")) {
             let i = Issue::from(v);
             if i.state.as_deref() == Some("closed") && matches!(i.state_reason.as_deref(), Some("duplicate" | "not_planned")) {
                 return Ok(done(self.row(LinkSubIssueRow::ChildClosedInvalid).status(case.policy.sub_issue_closed_invalid.status())));
@@ -119,7 +119,7 @@ impl Rule for LinkSubIssue {
         let events = [format!("issues/{parent}/timeline"), format!("issues/{child}/timeline"), format!("issues/{parent}/events")];
         let remover = events
             .iter()
-            .filter_map(|p| case.lookup(p).found())
+            .filter_map(|p| case.lookup(p).ok())
             .flat_map(crate::snapshot::github::events)
             .find(|e| matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed")) && case.is_inside(e.created_at));
         Ok(done(match remover {

@@ -100,12 +100,10 @@ impl Rule for MarkReady {
             return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Reviewed).at(a.at).detail("reviewed_by", a.actor.login.clone())));
         }
         let look = case.lookup(&format!("pulls/{n}"));
-        let Some(body) = look.found() else {
-            return Ok(if activity.any_read() {
-                common(Common::TargetNotCaptured).note("reviews captured, but not the PR's state")
-            } else {
-                super::missing(case, &look)
-            });
+        let body = match look {
+            Ok(body) => body,
+            Err(_) if activity.any_read() => return Ok(common(Common::TargetNotCaptured).note("reviews captured, but not the PR's state")),
+            Err(m) => return Ok(super::missing(case, m)),
         };
         if let Some(v) = capture_problem(&activity, &["reviews", "timeline", "events"]) {
             return Ok(v);

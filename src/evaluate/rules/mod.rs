@@ -48,7 +48,7 @@ pub mod update_release;
 use crate::evaluate::case::HistoryGap;
 
 use super::actors::ActorClass;
-use super::case::{Act, Activity, Case, Final, Lookup};
+use super::case::{Act, Activity, Case, Final, Missing};
 use super::{common, deleted, Common, Evaluator, Verdict};
 use crate::snapshot::github::{Issue, PullRequest};
 use crate::snapshot::Entry;
@@ -109,13 +109,12 @@ pub fn find(output_type: &str) -> Option<&'static dyn Evaluator> {
     all().iter().copied().find(|r| r.output_type() == output_type)
 }
 
-/// A lookup that is not `Found`, as the verdict it implies.
-pub fn missing(case: &Case, l: &Lookup) -> Verdict {
-    match l {
-        Lookup::Found(_) => common(Common::TargetNotCaptured),
-        Lookup::Gone(s) => deleted(case, *s),
-        Lookup::Failed(s) => common(Common::CaptureFailed).detail("http_status", *s),
-        Lookup::NotCaptured => common(Common::TargetNotCaptured),
+/// Why a lookup found nothing, as the verdict it implies.
+pub fn missing(case: &Case, m: Missing) -> Verdict {
+    match m {
+        Missing::Gone(s) => deleted(case, s),
+        Missing::Failed(s) => common(Common::CaptureFailed).detail("http_status", s),
+        Missing::NotCaptured => common(Common::TargetNotCaptured),
     }
 }
 
@@ -146,13 +145,13 @@ pub fn pull_final(p: &PullRequest) -> Final {
 /// `issues/N` (its entry, for a rule that reads more of the body as JSON, and the issue),
 /// or the verdict for why it cannot be read.
 pub fn load_issue<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Entry, &'a Issue), Verdict> {
-    let e = case.lookup_entry(&format!("issues/{n}")).map_err(|m| missing(case, &m.into()))?;
+    let e = case.lookup_entry(&format!("issues/{n}")).map_err(|m| missing(case, m))?;
     Ok((e, e.issue()))
 }
 
 /// `pulls/N` (its entry and the pull request), or the verdict for why it cannot be read.
 pub fn load_pull<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Entry, &'a PullRequest), Verdict> {
-    let e = case.lookup_entry(&format!("pulls/{n}")).map_err(|m| missing(case, &m.into()))?;
+    let e = case.lookup_entry(&format!("pulls/{n}")).map_err(|m| missing(case, m))?;
     Ok((e, e.pull()))
 }
 

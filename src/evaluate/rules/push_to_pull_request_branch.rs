@@ -130,18 +130,18 @@ impl PushToPullRequestBranch {
     fn inclusion(case: &Case, n: i64, sha: &str, pr: &PullRequest) -> Inclusion {
         if let Some(merge) = &pr.merge_commit_sha {
             let fwd = case.lookup(&format!("compare/{sha}...{merge}"));
-            if let Some(v) = fwd.found() {
+            if let Ok(v) = fwd {
                 if matches!(str_at(v, "status"), Some("ahead" | "identical")) {
                     return Inclusion::Included;
                 }
             }
-            if let Some(v) = case.lookup(&format!("compare/{merge}...{sha}")).found() {
+            if let Ok(v) = case.lookup(&format!("compare/{merge}...{sha}")) {
                 if matches!(str_at(v, "status"), Some("behind" | "identical")) {
                     return Inclusion::Included;
                 }
             }
         }
-        if let Some(v) = case.lookup(&format!("pulls/{n}/commits")).found() {
+        if let Ok(v) = case.lookup(&format!("pulls/{n}/commits")) {
             let shas: Vec<String> = list(v, Commit::from).into_iter().filter_map(|c| c.sha).collect();
             return if shas.iter().any(|s| same_sha(s, sha)) { Inclusion::Included } else { Inclusion::Dropped };
         }
@@ -149,7 +149,7 @@ impl PushToPullRequestBranch {
     }
 
     fn ci_activity(case: &Case, sha: &str) -> bool {
-        let Some(v) = case.lookup(&format!("commits/{sha}/check-runs")).found() else { return false };
+        let Some(v) = case.lookup(&format!("commits/{sha}/check-runs")).ok() else { return false };
         let runs = v.get("check_runs").cloned().unwrap_or(Value::Null);
         runs.as_array().is_some_and(|a| a.iter().any(|r| case.is_inside(crate::time::at(r, "started_at"))))
     }
@@ -167,7 +167,7 @@ impl Rule for PushToPullRequestBranch {
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let look = case.lookup(&format!("pulls/{n}"));
-        let Some(body) = look.found() else { return Err(missing(case, &look)) };
+        let body = look.map_err(|m| missing(case, m))?;
         let shas: Vec<String> = case.recorded.expected().get("commit_shas").and_then(crate::json::names).unwrap_or_default();
         if shas.is_empty() {
             return Err(common(Common::MissingExecutionState).resolved(true).note("no pushed commit SHA recorded"));

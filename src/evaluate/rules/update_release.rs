@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::shared::fields::{current, intended, judge, Kept};
 use crate::evaluate::case::HistoryGap;
-use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, bool_at};
@@ -85,11 +85,11 @@ impl Rule for UpdateRelease {
         };
         let look = case.lookup(&format!("releases/{id}"));
         let rel = match &look {
-            Lookup::Found(v) => *v,
-            Lookup::Gone(s) => {
+            Ok(v) => *v,
+            Err(Missing::Gone(s)) => {
                 return Ok(crate::evaluate::undated(case, self.row(UpdateReleaseRow::Deleted), &format!("the release answered {s}")).detail("release_id", id))
             }
-            other => return Err(super::missing(case, other)),
+            Err(m) => return Err(super::missing(case, *m)),
         };
         let Some(after) = case.recorded.after().as_ref() else {
             return Err(common(Common::MissingExecutionState).resolved(true).note("no after state recorded"));

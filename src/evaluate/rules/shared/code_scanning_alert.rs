@@ -18,7 +18,7 @@
 //! What `autofix_code_scanning_alert` and `create_code_scanning_alert` share; each type's rule is in its own file.
 
 use crate::evaluate::case::HistoryGap;
-use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::{common, Common, Verdict};
 use crate::json::{as_int, str_at};
 use crate::snapshot::github::Actor;
@@ -41,10 +41,10 @@ pub(crate) fn alert_number(case: &Case) -> Option<i64> {
 
 /// The alert as of the window's end, or the verdict why it cannot be read; `not_found`
 /// gives the rule's own reading of an alert that is not in the snapshot.
-pub(crate) fn load(case: &Case, not_found: impl FnOnce(&Lookup) -> Verdict) -> Result<Alert, Verdict> {
+pub(crate) fn load(case: &Case, not_found: impl FnOnce(Missing) -> Verdict) -> Result<Alert, Verdict> {
     let Some(n) = alert_number(case) else { return Err(common(Common::MissingReference).note("no alert number recorded")) };
     let look = case.lookup(&format!("code-scanning/alerts/{n}"));
-    let Some(v) = look.found() else { return Err(not_found(&look)) };
+    let v = look.map_err(not_found)?;
     let mut a = Alert {
         state: str_at(v, "state").unwrap_or_default().to_lowercase(),
         fixed_at: time::at(v, "fixed_at"),

@@ -29,9 +29,9 @@ use serde_json::Value;
 pub(crate) fn load<'a>(case: &Case<'a>) -> Result<(&'a Value, Discussion), Verdict> {
     let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
     let look = case.graphql(&format!("discussions/{n}"));
-    match look.found() {
-        Some(v) => Ok((v, Discussion::from(v))),
-        None => Err(missing(case, &look)),
+    match look {
+        Ok(v) => Ok((v, Discussion::from(v))),
+        Err(m) => Err(missing(case, m)),
     }
 }
 

@@ -19,7 +19,7 @@
 //!
 //! What `update_project` and `create_project` share; each type's rule is in its own file.
 
-use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::rules::missing;
 use crate::evaluate::{common, Common, Verdict};
 use crate::json::str_at;
@@ -44,8 +44,8 @@ pub(crate) fn load<'a>(case: &Case<'a>, inaccessible: fn() -> Verdict) -> Result
     };
     let look = case.lookup_path(&path);
     match look {
-        Lookup::Found(v) => Ok((p, Project::from(v))),
-        Lookup::NotCaptured | Lookup::Failed(_) => Err(inaccessible().detail("project", path)),
-        other => Err(missing(case, &other)),
+        Ok(v) => Ok((p, Project::from(v))),
+        Err(Missing::NotCaptured) | Err(Missing::Failed(_)) => Err(inaccessible().detail("project", path)),
+        Err(m) => Err(missing(case, m)),
     }
 }

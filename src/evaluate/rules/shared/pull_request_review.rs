@@ -35,8 +35,8 @@ pub(crate) fn review_id(case: &Case) -> Option<i64> {
 
 pub(crate) fn find_review(case: &Case, n: i64, id: i64) -> Result<Option<Review>, Verdict> {
     let look = case.lookup(&format!("pulls/{n}/reviews"));
-    match look.found() {
-        Some(v) => Ok(list(v, Review::from).into_iter().find(|r| r.id == Some(id))),
-        None => Err(crate::evaluate::rules::missing(case, &look).note("the PR's reviews were not captured")),
+    match look {
+        Ok(v) => Ok(list(v, Review::from).into_iter().find(|r| r.id == Some(id))),
+        Err(m) => Err(crate::evaluate::rules::missing(case, m).note("the PR's reviews were not captured")),
     }
 }

@@ -24,7 +24,7 @@
 //! `resolve_pull_request_review_thread` share; each type's rule is in its own file.
 
 use crate::evaluate::actors::ActorClass;
-use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::rules::{pull_state, PullState};
 use crate::evaluate::{common, Common, RowId, Rule, Verdict};
 use crate::json::str_at;
@@ -36,13 +36,13 @@ use serde_json::Value;
 /// The review comment (REST), or why it cannot be read. `Ok(None)`: deleted.
 pub(crate) fn comment(case: &Case, n: Option<i64>, id: i64) -> Result<Option<(Comment, Value)>, Verdict> {
     match case.lookup(&format!("pulls/comments/{id}")) {
-        Lookup::Found(v) => return Ok(Some((Comment::from(v), v.clone()))),
-        Lookup::Gone(_) => return Ok(None),
-        l @ Lookup::Failed(_) => return Err(crate::evaluate::rules::missing(case, &l)),
-        Lookup::NotCaptured => {}
+        Ok(v) => return Ok(Some((Comment::from(v), v.clone()))),
+        Err(Missing::Gone(_)) => return Ok(None),
+        Err(m @ Missing::Failed(_)) => return Err(crate::evaluate::rules::missing(case, m)),
+        Err(Missing::NotCaptured) => {}
     }
     if let Some(n) = n {
-        if let Some(v) = case.lookup(&format!("pulls/{n}/comments")).found() {
+        if let Ok(v) = case.lookup(&format!("pulls/{n}/comments")) {
             if let Some(c) = v.as_array().and_then(|a| a.iter().find(|c| crate::json::int_at(*c, "id") == Some(id))) {
                 return Ok(Some((Comment::from(c), c.clone())));
             }
@@ -64,7 +64,7 @@ pub(crate) fn threads(case: &Case, n: Option<i64>) -> Vec<(i64, ReviewThread)> {
         if n.is_some_and(|n| n != num) {
             continue;
         }
-        if let Some(Lookup::Found(v)) = Some(case.lookup_path(p)) {
+        if let Some(Ok(v)) = Some(case.lookup_path(p)) {
             out.extend(nodes(Some(v)).into_iter().map(|t| (num, ReviewThread::from(t))));
         }
     }
@@ -74,7 +74,7 @@ pub(crate) fn threads(case: &Case, n: Option<i64>) -> Vec<(i64, ReviewThread)> {
 /// Replies to `id` by visible non-bot actors inside the window (REST `in_reply_to_id`,
 /// or later comments of its GraphQL thread).
 pub(crate) fn person_reply(case: &Case, n: i64, id: i64, thread: Option<&ReviewThread>) -> Option<Option<Instant>> {
-    let rest = case.lookup(&format!("pulls/{n}/comments")).found().map(|v| list(v, Comment::from)).unwrap_or_default();
+    let rest = case.lookup(&format!("pulls/{n}/comments")).ok().map(|v| list(v, Comment::from)).unwrap_or_default();
     let r = rest
         .iter()
         .filter(|c| c.in_reply_to_id == Some(id) || (thread.is_some_and(|t| t.holds_comment(c.id.unwrap_or(-1))) && c.id != Some(id)))
@@ -92,13 +92,13 @@ pub(crate) fn person_reply(case: &Case, n: i64, id: i64, thread: Option<&ReviewT
 
 /// A commit after T, inside the window, whose captured file list touches `path`.
 pub(crate) fn touching_commit(case: &Case, n: i64, path: &str) -> Option<Option<Instant>> {
-    let v = case.lookup(&format!("pulls/{n}/commits")).found()?;
+    let v = case.lookup(&format!("pulls/{n}/commits")).ok()?;
     list(v, Commit::from).into_iter().find_map(|c| {
         let at = c.committed_at.or(c.authored_at);
         if !case.is_inside(at) {
             return None;
         }
-        let detail = case.lookup(&format!("commits/{}", c.sha.as_deref()?)).found()?;
+        let detail = case.lookup(&format!("commits/{}", c.sha.as_deref()?)).ok()?;
         let touches = detail.get("files").and_then(Value::as_array)?.iter().any(|f| str_at(f, "filename") == Some(path));
         touches.then_some(at)
     })

@@ -20,7 +20,7 @@
 //! What `dispatch_workflow`, `call_workflow` and `dispatch_repository` share; each type's
 //! rule is in its own file.
 
-use crate::evaluate::case::{Case, Lookup};
+use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
 use crate::json::{as_int, names, str_at};
@@ -92,9 +92,9 @@ pub fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Result<Ve
     let Some(id) = run_id else { return Ok(rule.row(DispatchRow::MissingRunId)) };
     let look = case.lookup(&format!("actions/runs/{id}"));
     let run = match &look {
-        Lookup::Found(v) => *v,
-        Lookup::Gone(_) => return Ok(rule.row(DispatchRow::RunNotFound).detail("run_id", id)),
-        other => return Err(crate::evaluate::rules::missing(case, other).detail("run_id", id)),
+        Ok(v) => *v,
+        Err(Missing::Gone(_)) => return Ok(rule.row(DispatchRow::RunNotFound).detail("run_id", id)),
+        Err(m) => return Err(crate::evaluate::rules::missing(case, *m).detail("run_id", id)),
     };
     let updated = crate::time::at(run, "updated_at");
     let status = str_at(run, "status").unwrap_or_default();
@@ -114,7 +114,7 @@ pub fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Result<Ve
             let expected = e.get("metadata.expected_artifacts").and_then(names).unwrap_or_default();
             if !expected.is_empty() {
                 let have: Vec<String> =
-                    case.lookup(&format!("actions/runs/{id}/artifacts")).found().and_then(|v| v.get("artifacts")).and_then(names).unwrap_or_default();
+                    case.lookup(&format!("actions/runs/{id}/artifacts")).ok().and_then(|v| v.get("artifacts")).and_then(names).unwrap_or_default();
                 if expected.iter().any(|a| !have.contains(a)) {
                     return Ok(done(rule.row(DispatchRow::NoArtifact).status(case.policy.run_without_artifact.status()).at(updated)));
                 }
