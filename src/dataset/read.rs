@@ -136,7 +136,9 @@ pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<Repo
         })
         .collect::<Vec<_>>();
     let options = ArrowReaderOptions::default().with_schema(Arc::new(Schema::new_with_metadata(viewed, plain.schema().metadata().clone())));
-    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)?;
+    // The footer read once: the metadata just loaded, with the schema that views bodies.
+    let viewing = ArrowReaderMetadata::try_new(plain.metadata().clone(), options)?;
+    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, viewing);
     // Only the columns read below are decoded (not `repo`, `source_file`, `source_line`).
     const READ: [&str; 6] = ["path", "page", "status", "captured_at", "body", "superseded_by"];
     let roots: Vec<usize> = builder.schema().fields().iter().enumerate().filter(|(_, f)| READ.contains(&f.name().as_str())).map(|(i, _)| i).collect();

@@ -64,7 +64,7 @@ pub(crate) fn threads(case: &Case, n: Option<i64>) -> Vec<(i64, ReviewThread)> {
         if n.is_some_and(|n| n != num) {
             continue;
         }
-        if let Some(Ok(v)) = Some(case.lookup_path(p)) {
+        if let Ok(v) = case.lookup_path(p) {
             out.extend(nodes(Some(v)).into_iter().map(|t| (num, ReviewThread::from(t))));
         }
     }
