@@ -57,6 +57,13 @@ impl<'a> Cols<'a> {
     pub fn new(table: &'a str, batch: &'a RecordBatch) -> Self {
         Cols { table, batch }
     }
+    /// A column `read` reads (an error when it is missing), `None` for one it leaves out.
+    pub(crate) fn opt<T: Clone + 'static>(&self, name: &str, read: &OutputFields) -> Result<Option<T>> {
+        if !read.reads(name) {
+            return Ok(None);
+        }
+        self.col::<T>(name).map(|c| Some(c.clone()))
+    }
     pub(crate) fn col<T: 'static>(&self, name: &str) -> Result<&'a T> {
         self.batch.column_by_name(name).and_then(|c| c.as_any().downcast_ref::<T>()).ok_or_else(|| missing(self.table, name))
     }
@@ -200,7 +207,7 @@ pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<Repo
 }
 
 pub fn safe_outputs(dataset: &Path) -> Result<Vec<SafeOutput<'static>>> {
-    let table = SafeOutputTable::read(dataset)?;
+    let table = SafeOutputTable::read(dataset, OutputFields::Whole)?;
     Ok((0..table.len()).map(|i| table.get(i).into_owned()).collect())
 }
 
@@ -217,20 +224,39 @@ struct OutputColumns {
     target_number: Int64Array,
     target_comment_id: Int64Array,
     target_url: StringArray,
-    target_source: StringArray,
-    temporary_id: StringArray,
+    target_source: Option<StringArray>,
+    temporary_id: Option<StringArray>,
     actor: StringArray,
     run_actor: StringArray,
     created_at: TimestampMicrosecondArray,
-    payload_hash: StringArray,
+    payload_hash: Option<StringArray>,
     payload: StringArray,
     expected_state: StringArray,
     before_state: StringArray,
     after_state: StringArray,
-    staged: BooleanArray,
-    source_format: StringArray,
-    source_file: StringArray,
-    source_line: Int64Array,
+    staged: Option<BooleanArray>,
+    source_format: Option<StringArray>,
+    source_file: Option<StringArray>,
+    source_line: Option<Int64Array>,
+}
+
+/// Which columns of `safe_outputs` to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFields {
+    Whole,
+    /// Without the columns no rule reads (the payload's hash, where the output was read
+    /// from, its temporary id, its source and staged flag): a sixth of a study's outputs in
+    /// memory, read for nothing. Those fields read as empty.
+    Judged,
+}
+
+impl OutputFields {
+    /// Columns `Judged` leaves out.
+    const NOT_JUDGED: &[&str] = &["target_source", "temporary_id", "payload_hash", "staged", "source_format", "source_file", "source_line"];
+
+    fn reads(self, column: &str) -> bool {
+        self == OutputFields::Whole || !Self::NOT_JUDGED.contains(&column)
+    }
 }
 
 /// `safe_outputs` as read, kept in its Arrow columns (text side by side, no allocation per
@@ -252,7 +278,7 @@ fn int(a: &Int64Array, i: usize) -> Option<i64> {
 }
 
 impl SafeOutputTable {
-    pub fn read(dataset: &Path) -> Result<SafeOutputTable> {
+    pub fn read(dataset: &Path, read: OutputFields) -> Result<SafeOutputTable> {
         let mut batches = Vec::new();
         let mut starts = Vec::new();
         let mut len = 0;
@@ -261,11 +287,17 @@ impl SafeOutputTable {
         let open = || File::open(&p).map_err(|e| Error::io(&p, e));
         // Row groups decoded side by side (a million outputs are sixteen of them), in order.
         let meta = ArrowReaderMetadata::load(&open()?, ArrowReaderOptions::default())?;
+        let roots: Vec<usize> = meta.schema().fields().iter().enumerate().filter(|(_, f)| read.reads(f.name())).map(|(i, _)| i).collect();
+        let mask = parquet::arrow::ProjectionMask::roots(meta.parquet_schema(), roots);
         let groups: Vec<Vec<RecordBatch>> = (0..meta.metadata().num_row_groups())
             .into_par_iter()
             .map(|g| -> Result<Vec<RecordBatch>> {
                 let reader =
-                    ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, meta.clone()).with_row_groups(vec![g]).with_batch_size(64 * 1024).build()?;
+                    ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, meta.clone())
+                    .with_projection(mask.clone())
+                    .with_row_groups(vec![g])
+                    .with_batch_size(64 * 1024)
+                    .build()?;
                 Ok(reader.collect::<std::result::Result<Vec<_>, _>>()?)
             })
             .collect::<Result<_>>()?;
@@ -285,20 +317,20 @@ impl SafeOutputTable {
                 target_number: c.col::<Int64Array>("target_number")?.clone(),
                 target_comment_id: c.col::<Int64Array>("target_comment_id")?.clone(),
                 target_url: c.col::<StringArray>("target_url")?.clone(),
-                target_source: c.col::<StringArray>("target_source")?.clone(),
-                temporary_id: c.col::<StringArray>("temporary_id")?.clone(),
+                target_source: c.opt::<StringArray>("target_source", &read)?,
+                temporary_id: c.opt::<StringArray>("temporary_id", &read)?,
                 actor: c.col::<StringArray>("actor")?.clone(),
                 run_actor: c.col::<StringArray>("run_actor")?.clone(),
                 created_at: c.col::<TimestampMicrosecondArray>("created_at")?.clone(),
-                payload_hash: c.col::<StringArray>("payload_hash")?.clone(),
+                payload_hash: c.opt::<StringArray>("payload_hash", &read)?,
                 payload: c.col::<StringArray>("payload")?.clone(),
                 expected_state: c.col::<StringArray>("expected_state")?.clone(),
                 before_state: c.col::<StringArray>("before_state")?.clone(),
                 after_state: c.col::<StringArray>("after_state")?.clone(),
-                staged: c.col::<BooleanArray>("staged")?.clone(),
-                source_format: c.col::<StringArray>("source_format")?.clone(),
-                source_file: c.col::<StringArray>("source_file")?.clone(),
-                source_line: c.col::<Int64Array>("source_line")?.clone(),
+                staged: c.opt::<BooleanArray>("staged", &read)?,
+                source_format: c.opt::<StringArray>("source_format", &read)?,
+                source_file: c.opt::<StringArray>("source_file", &read)?,
+                source_line: c.opt::<Int64Array>("source_line", &read)?,
             });
         }
         Ok(SafeOutputTable { batches, starts, len })
@@ -361,20 +393,20 @@ impl SafeOutputTable {
             target_number: own.target_number,
             target_comment_id: int(&c.target_comment_id, r),
             target_url: borrowed(&c.target_url),
-            target_source: borrowed(&c.target_source),
-            temporary_id: borrowed(&c.temporary_id),
+            target_source: c.target_source.as_ref().and_then(borrowed),
+            temporary_id: c.temporary_id.as_ref().and_then(borrowed),
             actor: borrowed(&c.actor),
             run_actor: borrowed(&c.run_actor),
             created_at: own.created_at,
-            payload_hash: borrowed(&c.payload_hash).unwrap_or_default(),
+            payload_hash: c.payload_hash.as_ref().and_then(borrowed).unwrap_or_default(),
             payload: borrowed(&c.payload).unwrap_or_default(),
             expected_state: borrowed(&c.expected_state).unwrap_or(Cow::Borrowed("{}")),
             before_state: borrowed(&c.before_state),
             after_state: borrowed(&c.after_state),
-            staged: !c.staged.is_null(r) && c.staged.value(r),
-            source_format: borrowed(&c.source_format).unwrap_or_default(),
-            source_file: borrowed(&c.source_file).unwrap_or_default(),
-            source_line: int(&c.source_line, r).unwrap_or(0),
+            staged: c.staged.as_ref().is_some_and(|a| !a.is_null(r) && a.value(r)),
+            source_format: c.source_format.as_ref().and_then(borrowed).unwrap_or_default(),
+            source_file: c.source_file.as_ref().and_then(borrowed).unwrap_or_default(),
+            source_line: c.source_line.as_ref().and_then(|a| int(a, r)).unwrap_or(0),
         }
     }
 }

@@ -77,7 +77,7 @@ impl<'a> Evaluation<'a> {
 
     /// The latest time any capture of the output's target (the object and its activity
     /// lists) was taken: the line's own `captured_at`, else the snapshot's. `None` when
-    /// none is captured.
+    /// none is captured, or none was looked for (`target_entries`).
     fn target_seen_at(&self, entries: &[(String, &crate::snapshot::Entry)]) -> Option<Instant> {
         entries.iter().map(|(_, e)| e.captured_at.unwrap_or(self.captured_at)).max()
     }
@@ -87,8 +87,14 @@ impl<'a> Evaluation<'a> {
         target.entries.get_or_init(|| self.target_entries(o))
     }
 
-    /// The captures of the output's target: the object and its activity lists.
+    /// The captures of the output's target that bear on when it was seen and where its
+    /// evidence came from: the object and its activity lists. None to look for when no
+    /// capture has a time or a source of its own (the snapshot's time then bounds every
+    /// window, and there is no provenance to report), unless the lookups are recorded.
     fn target_entries(&self, o: &SafeOutput) -> Vec<(String, &'a crate::snapshot::Entry)> {
+        if !self.index.has_provenance() && !self.index.is_recording() {
+            return Vec::new();
+        }
         // (before the number, after it): `issues/{n}`, `pulls/{n}`, ...
         const TAILS: &[(&str, &str)] = &[
             ("issues/", ""),

@@ -91,7 +91,7 @@ fn evaluate_with(
             })
             .map_err(|e| Error::io(dataset, e))?
     };
-    let outputs = crate::dataset::read::SafeOutputTable::read(dataset)?;
+    let outputs = crate::dataset::read::SafeOutputTable::read(dataset, crate::dataset::read::OutputFields::Judged)?;
     phases.mark("outputs read");
     let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());
     let mut by_repo: HashMap<&str, Vec<usize>> = HashMap::new();

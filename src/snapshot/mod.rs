@@ -527,6 +527,8 @@ pub struct SnapshotIndex {
     pub entries: Paths,
     /// Looked in when a path is not in `entries`.
     shared: Option<std::sync::Arc<SnapshotIndex>>,
+    /// Whether some entry has a `captured_at` of its own or was derived from another capture.
+    provenance: bool,
     /// Every path looked up, found or not, when recording (`capture` learns from it what
     /// the rules need).
     recorder: Option<std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>>,
@@ -581,7 +583,20 @@ impl SnapshotIndex {
             .collect();
         let mut entries = entries;
         derive::add_derived(&mut entries);
-        SnapshotIndex { entries, shared: None, recorder: None }
+        let provenance = entries.values().any(|e| e.captured_at.is_some() || e.derived_from.is_some());
+        SnapshotIndex { entries, shared: None, provenance, recorder: None }
+    }
+
+    /// Whether any entry, here or shared, has its own `captured_at` or was derived from
+    /// another capture (`false` when none could have). Without one, every capture's
+    /// evidence is "its own path, as of the snapshot".
+    pub fn has_provenance(&self) -> bool {
+        self.provenance || self.shared.as_ref().is_some_and(|s| s.has_provenance())
+    }
+
+    /// Whether paths looked up are being recorded.
+    pub fn is_recording(&self) -> bool {
+        self.recorder.is_some()
     }
 
     pub fn get(&self, path: &str) -> Option<&Entry> {
