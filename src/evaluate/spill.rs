@@ -3,7 +3,9 @@
 //! their own while judging goes on, and at the end the parts are merged in the table's
 //! order into `outcomes.parquet` (with the rows still held, from memory), a row group at a
 //! time, on one thread while the other fills in the output's columns and encodes. Rows
-//! that never pass the budget never touch the disk. The file's bytes are the same either
+//! that never pass the budget never touch the disk. More parts than `FAN_IN` are merged that
+//! many at a time into longer parts first, so the final merge never opens more files than
+//! that (a million parts would pass any limit on open files). The file's bytes are the same either
 //! way: the order is the key's, and the writer cuts row groups at the same rows whatever
 //! the pieces it is given (see `dataset::TableWriter`).
 
@@ -28,6 +30,10 @@ use crate::error::{Error, Result};
 /// Rows per batch in a spill file: what the merge holds of each part at a time.
 const SPILL_BATCH_ROWS: usize = 8 * 1024;
 
+/// Parts merged at once at most: each is an open file and a batch in memory. More parts
+/// than this are first merged this many at a time into longer ones (see `fewer_parts`).
+const FAN_IN: usize = 64;
+
 /// The key columns appended to the outcome columns in a spill file.
 const KEY_COLUMNS: [(&str, DataType); 3] = [("key_rank", DataType::UInt64), ("key_window", DataType::Int64), ("key_seq", DataType::UInt64)];
 
@@ -39,6 +45,8 @@ pub(crate) struct OutcomeParts {
     held_bytes: usize,
     /// Parts handed to the writer so far.
     sent: usize,
+    /// Parts merged at once at most (`FAN_IN`; smaller in tests).
+    fan_in: usize,
     writer: Option<PartWriter>,
 }
 
@@ -118,7 +126,7 @@ impl OutcomeParts {
     /// Parts of about `budget` bytes; spill files go in `dir` (created on the first spill,
     /// removed when the parts are dropped).
     pub(crate) fn new(dir: &Path, budget: usize) -> OutcomeParts {
-        OutcomeParts { dir: dir.to_path_buf(), budget: budget.max(1), held: Vec::new(), held_bytes: 0, sent: 0, writer: None }
+        OutcomeParts { dir: dir.to_path_buf(), budget: budget.max(1), held: Vec::new(), held_bytes: 0, sent: 0, fan_in: FAN_IN, writer: None }
     }
 
     /// Rows just judged, in any order; a part goes to disk when the rows held pass the budget.
@@ -186,6 +194,7 @@ impl OutcomeParts {
             false => Some(sorted_batches(left).map_err(|e| Source::failed(&self.dir, e))?),
         };
         let spilled = self.written()?;
+        let spilled = fewer_parts(&self.dir, spilled, self.fan_in)?;
         let mut sources = Vec::with_capacity(spilled.len() + 1);
         for p in &spilled {
             sources.push(Source::open(p)?);
@@ -198,7 +207,7 @@ impl OutcomeParts {
         // encoded and written.
         std::thread::scope(|scope| -> Result<()> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<(Vec<RowKey>, RecordBatch)>(1);
-            let merging = scope.spawn(move || merge(sources, tx));
+            let merging = scope.spawn(move || merge(sources, |keys, held| Ok(tx.send((keys, held)).is_ok())));
             for (keys, held) in rx {
                 out.write(&outcomes::table_rows(outputs, &keys, &held)?)?;
             }
@@ -219,9 +228,43 @@ impl Drop for OutcomeParts {
     }
 }
 
-/// The spilled parts merged in the table's order, sent a row group's rows at a time (their
-/// keys and held columns). Stops early, without error, when the receiver is gone.
-fn merge(mut sources: Vec<Source>, tx: std::sync::mpsc::SyncSender<(Vec<RowKey>, RecordBatch)>) -> Result<()> {
+/// `parts` merged `fan_in` at a time into longer parts (in `dir`), again until at most
+/// `fan_in` are left: the final merge opens every part at once, and a study can spill more
+/// parts than a process may open files. Keys are unique, so how parts are grouped cannot
+/// change the order the final merge gives (nor the table's bytes).
+fn fewer_parts(dir: &Path, mut parts: Vec<PathBuf>, fan_in: usize) -> Result<Vec<PathBuf>> {
+    let fan_in = fan_in.max(2);
+    let mut made = 0usize;
+    while parts.len() > fan_in {
+        let mut longer = Vec::with_capacity(parts.len().div_ceil(fan_in));
+        for group in parts.chunks(fan_in) {
+            if let [one] = group {
+                longer.push(one.clone());
+                continue;
+            }
+            let p = dir.join(format!("merged-{made:05}.arrow"));
+            made += 1;
+            let sources = group.iter().map(|g| Source::open(g)).collect::<Result<Vec<_>>>()?;
+            let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.clone(), message: format!("merging spilled outcome rows failed: {e}") };
+            let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
+            let keyed = keyed_schema();
+            let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &keyed).map_err(failed)?;
+            merge(sources, |keys, held| {
+                w.write(&with_keys(&keyed, &held, &keys).map_err(failed)?).map_err(failed)?;
+                Ok(true)
+            })?;
+            w.finish().map_err(failed)?;
+            longer.push(p);
+        }
+        parts = longer;
+    }
+    Ok(parts)
+}
+
+/// The spilled parts merged in the table's order, handed to `emit` a row group's rows at a
+/// time (their keys and held columns). Stops early, without error, when `emit` answers
+/// false (its receiver is gone).
+fn merge(mut sources: Vec<Source>, mut emit: impl FnMut(Vec<RowKey>, RecordBatch) -> Result<bool>) -> Result<()> {
     let mut heap = BinaryHeap::with_capacity(sources.len());
     for (i, s) in sources.iter().enumerate() {
         if let Some(k) = s.key() {
@@ -251,7 +294,7 @@ fn merge(mut sources: Vec<Source>, tx: std::sync::mpsc::SyncSender<(Vec<RowKey>,
             let held = gather(&schema, &pool, &picks)
                 .map_err(|e| Error::Dataset { path: sources[i].path.clone(), message: format!("merging spilled outcome rows failed: {e}") })?;
             picks.clear();
-            if tx.send((std::mem::replace(&mut keys, Vec::with_capacity(ROW_GROUP_ROWS)), held)).is_err() {
+            if !emit(std::mem::replace(&mut keys, Vec::with_capacity(ROW_GROUP_ROWS)), held)? {
                 return Ok(());
             }
             // Only the sources' current batches are referenced from here on.
@@ -360,5 +403,84 @@ impl Source {
         }
         self.load()?;
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluate::rule::{common, Common};
+    use crate::evaluate::Window;
+    use crate::runs::{Execution, SafeOutput};
+    use std::borrow::Cow;
+
+    fn output(n: usize) -> SafeOutput<'static> {
+        SafeOutput {
+            safe_output_id: Cow::Owned(format!("o{n}")),
+            run_id: Cow::Owned(format!("run-{}", n % 7)),
+            item_index: n as i64,
+            workflow_name: None,
+            output_type: "noop".into(),
+            execution: Execution::Executed,
+            target_repo: None,
+            target_kind: None,
+            target_number: None,
+            target_comment_id: None,
+            target_url: None,
+            target_source: None,
+            temporary_id: None,
+            actor: None,
+            run_actor: None,
+            created_at: None,
+            payload_hash: "".into(),
+            payload: "{}".into(),
+            expected_state: "{}".into(),
+            before_state: None,
+            after_state: None,
+            staged: false,
+            source_format: "".into(),
+            source_file: "".into(),
+            source_line: 0,
+        }
+    }
+
+    /// More parts than may be open at once are merged a few at a time first, over several
+    /// rounds here (40 parts, 3 at a time): the table's bytes are those of rows never spilled.
+    #[test]
+    fn many_parts_are_merged_a_few_at_a_time_to_the_same_bytes() {
+        let outputs: Vec<SafeOutput> = (0..40).map(output).collect();
+        let keys: Vec<(&str, i64)> = outputs.iter().map(|o| (o.run_id.as_ref(), o.item_index)).collect();
+        let ranks = OutcomeRows::ranks(&keys);
+        let verdicts = [common(Common::Staged), common(Common::NotExecuted).note("a note")];
+        let windows = [Window::Hours(24), Window::Snapshot];
+        // Judged out of order, one output per part.
+        let judged = || {
+            (0..outputs.len()).rev().map(|i| {
+                let mut rows = OutcomeRows::default();
+                for (w, v) in windows.iter().zip(&verdicts) {
+                    rows.push(&outputs[i], ranks[i], i, *w, None, v);
+                }
+                rows
+            })
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let write = |name: &str, budget: usize, fan_in: usize| {
+            let dir = tmp.path().join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut parts = OutcomeParts::new(&dir.join(".spill"), budget);
+            parts.fan_in = fan_in;
+            for rows in judged() {
+                parts.extend(vec![rows]).unwrap();
+            }
+            let spilled = parts.sent;
+            let w = parts.write(&dir, outputs.as_slice()).unwrap();
+            assert_eq!(w.rows, 80);
+            assert!(!dir.join(".spill").exists(), "{name}: spill files left");
+            (spilled, std::fs::read(dir.join("outcomes.parquet")).unwrap())
+        };
+        let (none, held) = write("held", usize::MAX, FAN_IN);
+        let (many, merged) = write("merged", 1, 3);
+        assert_eq!((none, many), (0, 40));
+        assert!(held == merged, "merging a few parts at a time changed outcomes.parquet");
     }
 }
