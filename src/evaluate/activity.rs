@@ -127,14 +127,26 @@ impl<'a> Case<'a> {
             evs.sort_by_key(|e| e.created_at);
             // Timeline `commented`/`reviewed`/`committed` items repeat the comment,
             // review and commit lists; keep them only when those lists are absent.
-            let listed = |tail: String| self.lookup_entry(&tail).is_ok();
+            // Whether each list was captured, looked up once (timelines are long).
+            let mut seen: [Option<bool>; 4] = [None; 4];
+            let mut listed = |list: usize| {
+                *seen[list].get_or_insert_with(|| {
+                    let tail = match list {
+                        0 => format!("issues/{n}/comments"),
+                        1 => format!("pulls/{n}/reviews"),
+                        2 => format!("pulls/{n}/commits"),
+                        _ => format!("pulls/{n}/comments"),
+                    };
+                    self.lookup_entry(&tail).is_ok()
+                })
+            };
             for e in evs.iter() {
                 let kind = e.event.clone().unwrap_or_default();
                 let dup = match kind.as_str() {
-                    "commented" => listed(format!("issues/{n}/comments")),
-                    "reviewed" => pull && listed(format!("pulls/{n}/reviews")),
-                    "committed" => pull && listed(format!("pulls/{n}/commits")),
-                    "line-commented" => pull && listed(format!("pulls/{n}/comments")),
+                    "commented" => listed(0),
+                    "reviewed" => pull && listed(1),
+                    "committed" => pull && listed(2),
+                    "line-commented" => pull && listed(3),
                     _ => false,
                 };
                 if dup {

@@ -75,7 +75,7 @@ impl Classifier {
 mod tests {
     use super::*;
     fn a(login: &str, kind: Option<&str>) -> Actor {
-        Actor { login: Some(login.into()), kind: kind.map(str::to_string) }
+        Actor { login: Some(login.into()), kind: kind.map(Actor::kind_of) }
     }
     #[test]
     fn five_categories() {

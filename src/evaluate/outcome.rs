@@ -1,7 +1,7 @@
 //! The vocabulary of an evaluation: status, evidence strength, confidence, and the verdict
 //! a rule returns for one safe output in one window.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::time::Instant;
 
@@ -87,7 +87,8 @@ pub struct Verdict {
     pub confidence: Confidence,
     pub target_resolved: bool,
     pub notes: Vec<String>,
-    pub details: Map<String, Value>,
+    /// Keyed by names written in the rules (serialized in key order, as a JSON object).
+    pub details: std::collections::BTreeMap<&'static str, Value>,
     /// When the deciding event happened, for time to outcome.
     pub decided_at: Option<Instant>,
     /// Share of the intended change that stuck, for partial outcomes.
@@ -101,8 +102,8 @@ impl Verdict {
         self.notes.push(n.into());
         self
     }
-    pub fn detail(mut self, k: &str, v: impl Into<Value>) -> Self {
-        self.details.insert(k.to_string(), v.into());
+    pub fn detail(mut self, k: &'static str, v: impl Into<Value>) -> Self {
+        self.details.insert(k, v.into());
         self
     }
     pub fn at(mut self, t: Option<Instant>) -> Self {

@@ -153,7 +153,7 @@ pub fn verdict(ty: &'static str, r: &'static RowSpec) -> Verdict {
         confidence: Confidence::High,
         target_resolved: false,
         notes: Vec::new(),
-        details: serde_json::Map::new(),
+        details: Default::default(),
         decided_at: None,
         partial_score: None,
         visible_non_bot_actors: 0,

@@ -54,8 +54,8 @@ fn check(file: &str) -> BTreeSet<String> {
                 }
             }
             for (k, want) in e.get("details").and_then(Value::as_object).into_iter().flatten() {
-                if v.details.get(k) != Some(want) {
-                    failures.push(format!("{file}: {name} [{}]: details.{k} = {:?}, want {want}", o.window, v.details.get(k)));
+                if v.details.get(k.as_str()) != Some(want) {
+                    failures.push(format!("{file}: {name} [{}]: details.{k} = {:?}, want {want}", o.window, v.details.get(k.as_str())));
                 }
             }
             if let Some(score) = e.get("partial_score").and_then(Value::as_f64) {
@@ -314,7 +314,7 @@ fn verdict_table(file: &str) -> String {
                 let _ = writeln!(out, "    note: {n}");
             }
             if !v.details.is_empty() {
-                let _ = writeln!(out, "    details: {}", serde_json::Value::Object(v.details.clone()));
+                let _ = writeln!(out, "    details: {}", serde_json::to_value(&v.details).unwrap());
             }
         }
         out.push('\n');
