@@ -93,19 +93,11 @@ fn write_part(p: &Path, held: Vec<OutcomeRows>) -> Result<()> {
     // Not on rayon's threads: the last part is waited for from one (`write`, in a join).
     let batches = sorted_batches(held).map_err(failed)?;
     let f = File::create(p).map_err(|e| Error::io(p, e))?;
-    let mut w = spill_writer(f, &keyed_schema()).map_err(failed)?;
+    let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &keyed_schema()).map_err(failed)?;
     for b in batches {
         w.write(&b.map_err(failed)?).map_err(failed)?;
     }
     w.finish().map_err(failed)
-}
-
-/// A spill file's writer. Its batches are LZ4-compressed: held rows repeat themselves
-/// (statuses, names, details), so a part is a fraction of its size in memory, and copying
-/// the rest into the page cache cost more than compressing it.
-fn spill_writer(f: File, schema: &SchemaRef) -> Result<FileWriter<BufWriter<File>>, arrow::error::ArrowError> {
-    let options = arrow::ipc::writer::IpcWriteOptions::default().try_with_compression(Some(arrow::ipc::CompressionType::LZ4_FRAME))?;
-    FileWriter::try_new_with_options(BufWriter::with_capacity(1 << 20, f), schema, options)
 }
 
 /// Held rows sorted by key, `SPILL_BATCH_ROWS` at a time with their key columns: each batch
@@ -256,7 +248,7 @@ fn fewer_parts(dir: &Path, mut parts: Vec<PathBuf>, fan_in: usize) -> Result<Vec
             let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.clone(), message: format!("merging spilled outcome rows failed: {e}") };
             let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
             let keyed = keyed_schema();
-            let mut w = spill_writer(f, &keyed).map_err(failed)?;
+            let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &keyed).map_err(failed)?;
             merge(sources, |keys, held| {
                 w.write(&with_keys(&keyed, &held, &keys).map_err(failed)?).map_err(failed)?;
                 Ok(true)
