@@ -292,8 +292,7 @@ impl SafeOutputTable {
         let groups: Vec<Vec<RecordBatch>> = (0..meta.metadata().num_row_groups())
             .into_par_iter()
             .map(|g| -> Result<Vec<RecordBatch>> {
-                let reader =
-                    ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, meta.clone())
+                let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, meta.clone())
                     .with_projection(mask.clone())
                     .with_row_groups(vec![g])
                     .with_batch_size(64 * 1024)
