@@ -3,11 +3,12 @@
 //! their own while judging goes on, and at the end the parts are merged in the table's
 //! order into `outcomes.parquet` (with the rows still held, from memory), a row group at a
 //! time, on one thread while the other fills in the output's columns and encodes. Rows
-//! that never pass the budget never touch the disk. More parts than `FAN_IN` are merged that
-//! many at a time into longer parts first, so the final merge never opens more files than
-//! that (a million parts would pass any limit on open files). The file's bytes are the same either
+//! that never pass the budget never touch the disk. The file's bytes are the same either
 //! way: the order is the key's, and the writer cuts row groups at the same rows whatever
 //! the pieces it is given (see `dataset::TableWriter`).
+//!
+//! More parts than `FAN_IN` are first merged that many at a time into longer parts, so the
+//! final merge never holds more files open than that, however many parts a study spills.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
