@@ -75,7 +75,7 @@ impl Classifier {
 mod tests {
     use super::*;
     fn a(login: &str, kind: Option<&str>) -> Actor {
-        Actor { login: Some(login.into()), kind: kind.map(Actor::kind_of) }
+        Actor { login: Some(login.into()), kind: kind.map(str::to_string) }
     }
     #[test]
     fn five_categories() {

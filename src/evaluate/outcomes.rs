@@ -189,9 +189,6 @@ pub struct OutcomeRows {
     keys: Vec<RowKey>,
     /// Names numbered in this part already (saves taking the shared table's lock).
     known: HashMap<Box<str>, u32, foldhash::fast::FixedState>,
-    /// The same, for names that live as long as the program, by where they are: a name a
-    /// rule wrote is found without reading it.
-    known_static: HashMap<(usize, usize), u32, foldhash::fast::FixedState>,
     /// A row's details as JSON text, before they go in their column.
     scratch: Vec<u8>,
     evaluated_at: Int64Builder,
@@ -227,17 +224,6 @@ impl OutcomeRows {
         id
     }
 
-    /// `name`, for a name that is never freed (so its place is never another name's).
-    fn static_name(&mut self, name: &'static str) -> u32 {
-        let at = (name.as_ptr() as usize, name.len());
-        if let Some(id) = self.known_static.get(&at) {
-            return *id;
-        }
-        let id = self.name(name);
-        self.known_static.insert(at, id);
-        id
-    }
-
     /// One row; `rank` orders the output's (run id, item index) (see `ranks`) and `seq`, its
     /// position in the outputs given to `finish` (`safe_outputs`), is the last sort key.
     pub fn push(&mut self, o: &SafeOutput, rank: usize, seq: usize, window: Window, evaluated_at: Option<Instant>, v: &Verdict) {
@@ -249,7 +235,7 @@ impl OutcomeRows {
         self.evaluated_at.append_option(evaluated_at.map(|t| t.timestamp_micros()));
         self.outcome_status.append_value(v.status as u8);
         self.evidence_strength.append_value(v.strength as u8);
-        let signal = self.static_name(v.signal);
+        let signal = self.name(v.signal);
         self.human_check_signal.append_value(signal);
         self.target_resolved.append_value(v.target_resolved);
         self.confidence.append_value(v.confidence as u8);
@@ -274,10 +260,7 @@ impl OutcomeRows {
                 self.notes.append_value("");
             }
         }
-        let rule = match &v.rule_id {
-            std::borrow::Cow::Borrowed(id) => self.static_name(id),
-            std::borrow::Cow::Owned(id) => self.name(id),
-        };
+        let rule = self.name(&v.rule_id);
         self.rule_id.append_value(rule);
     }
 

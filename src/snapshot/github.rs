@@ -11,25 +11,15 @@ use crate::time::{self, Instant};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Actor {
     pub login: Option<String>,
-    /// GitHub's `type`: `User`, `Bot`, `Organization`, `Mannequin` (see [`Actor::kind_of`]).
-    pub kind: Option<std::borrow::Cow<'static, str>>,
+    /// GitHub's `type`: `User`, `Bot`, `Organization`, `Mannequin`.
+    pub kind: Option<String>,
 }
 
 impl Actor {
     pub fn from<J: Json>(v: Option<&J>) -> Actor {
         match v {
-            Some(v) if v.is_object() => Actor { login: str_at(v, "login").map(str::to_string), kind: str_at(v, "type").map(Actor::kind_of) },
+            Some(v) if v.is_object() => Actor { login: str_at(v, "login").map(str::to_string), kind: str_at(v, "type").map(str::to_string) },
             _ => Actor::default(),
-        }
-    }
-
-    /// An actor's type as held: GitHub's few types are not copied (every actor of every
-    /// list has one), any other text is.
-    pub fn kind_of(kind: &str) -> std::borrow::Cow<'static, str> {
-        const KINDS: [&str; 5] = ["User", "Bot", "Organization", "Mannequin", "EnterpriseUserAccount"];
-        match KINDS.iter().find(|k| **k == kind) {
-            Some(k) => std::borrow::Cow::Borrowed(k),
-            None => std::borrow::Cow::Owned(kind.to_string()),
         }
     }
 }
