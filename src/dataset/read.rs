@@ -58,7 +58,7 @@ impl<'a> Cols<'a> {
         Cols { table, batch }
     }
     /// A column `read` reads (an error when it is missing), `None` for one it leaves out.
-    pub(crate) fn opt<T: Clone + 'static>(&self, name: &str, read: &OutputFields) -> Result<Option<T>> {
+    pub(crate) fn opt<T: Clone + 'static>(&self, name: &str, read: OutputFields) -> Result<Option<T>> {
         if !read.reads(name) {
             return Ok(None);
         }
@@ -316,20 +316,20 @@ impl SafeOutputTable {
                 target_number: c.col::<Int64Array>("target_number")?.clone(),
                 target_comment_id: c.col::<Int64Array>("target_comment_id")?.clone(),
                 target_url: c.col::<StringArray>("target_url")?.clone(),
-                target_source: c.opt::<StringArray>("target_source", &read)?,
-                temporary_id: c.opt::<StringArray>("temporary_id", &read)?,
+                target_source: c.opt::<StringArray>("target_source", read)?,
+                temporary_id: c.opt::<StringArray>("temporary_id", read)?,
                 actor: c.col::<StringArray>("actor")?.clone(),
                 run_actor: c.col::<StringArray>("run_actor")?.clone(),
                 created_at: c.col::<TimestampMicrosecondArray>("created_at")?.clone(),
-                payload_hash: c.opt::<StringArray>("payload_hash", &read)?,
+                payload_hash: c.opt::<StringArray>("payload_hash", read)?,
                 payload: c.col::<StringArray>("payload")?.clone(),
                 expected_state: c.col::<StringArray>("expected_state")?.clone(),
                 before_state: c.col::<StringArray>("before_state")?.clone(),
                 after_state: c.col::<StringArray>("after_state")?.clone(),
-                staged: c.opt::<BooleanArray>("staged", &read)?,
-                source_format: c.opt::<StringArray>("source_format", &read)?,
-                source_file: c.opt::<StringArray>("source_file", &read)?,
-                source_line: c.opt::<Int64Array>("source_line", &read)?,
+                staged: c.opt::<BooleanArray>("staged", read)?,
+                source_format: c.opt::<StringArray>("source_format", read)?,
+                source_file: c.opt::<StringArray>("source_file", read)?,
+                source_line: c.opt::<Int64Array>("source_line", read)?,
             });
         }
         Ok(SafeOutputTable { batches, starts, len })

@@ -128,7 +128,7 @@ impl<'a> Evaluation<'a> {
     fn provenance(&self, entries: &[(String, &crate::snapshot::Entry)]) -> Option<serde_json::Value> {
         let rows: Vec<serde_json::Value> = entries
             .iter()
-            .filter(|(_, e)| e.captured_at.is_some() || e.derived_from.is_some())
+            .filter(|(_, e)| e.has_provenance())
             .map(|(tail, e)| {
                 let mut m = serde_json::Map::new();
                 m.insert("path".into(), tail.as_str().into());

@@ -443,6 +443,11 @@ impl Entry {
     pub fn ok(&self) -> bool {
         (200..300).contains(&self.status)
     }
+    /// Whether the capture has a time of its own or was derived from another: evidence
+    /// that is not simply "its own path, as of the snapshot".
+    pub fn has_provenance(&self) -> bool {
+        self.captured_at.is_some() || self.derived_from.is_some()
+    }
     pub fn gone(&self) -> bool {
         matches!(self.status, 404 | 410)
     }
@@ -583,7 +588,7 @@ impl SnapshotIndex {
             .collect();
         let mut entries = entries;
         derive::add_derived(&mut entries);
-        let provenance = entries.values().any(|e| e.captured_at.is_some() || e.derived_from.is_some());
+        let provenance = entries.values().any(Entry::has_provenance);
         SnapshotIndex { entries, shared: None, provenance, recorder: None }
     }
 
