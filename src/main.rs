@@ -18,6 +18,7 @@ use hindsight::{output, report};
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    keep_freed_memory();
     let config = match cli::Cli::parse().into_config() {
         Ok(c) => c,
         Err(e) => {
@@ -31,6 +32,24 @@ fn main() -> ExitCode {
             eprintln!("hindsight: {}", message(&e));
             ExitCode::from(2)
         }
+    }
+}
+
+/// mimalloc gives freed memory back to the system a second after it is freed; evaluate frees
+/// one chunk's indexes and builds the next every second or so, and paid each return again
+/// as page faults (0.75 s of system time at a million outputs, for 64 MiB less at the peak:
+/// BENCHMARKS.md). Memory is kept instead, unless `MIMALLOC_PURGE_DELAY` says otherwise.
+fn keep_freed_memory() {
+    // `mi_option_purge_delay` in the vendored mimalloc.h (v3; `mi_option_reset_delay` before
+    // it, at the same place). The `mimalloc` crate binds it only with a feature whose
+    // dependencies are not vendored here.
+    const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
+    extern "C" {
+        fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+    }
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: a plain C call into the allocator linked above; it sets one number.
+        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     }
 }
 
