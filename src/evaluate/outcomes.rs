@@ -4,7 +4,8 @@
 //!
 //! While outputs are judged a row is held compact: what the verdict says (its status,
 //! strength and confidence as small numbers, its signal and rule id as numbered names, its
-//! details and notes as text) and its sort key, which names the output and the window. The
+//! details as a numbered name too while few enough distinct ones are seen, else as text, its
+//! notes as text) and its sort key, which names the output and the window. The
 //! columns that repeat the output (id, run, type, target, ...) and the window's are filled
 //! in only as the table is written, from the outputs themselves: a held (or spilled) row is
 //! about a third of the table's.
@@ -13,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use arrow::array::{
-    Array, ArrayRef, AsArray, BooleanBuilder, Float64Builder, Int64Builder, StringBuilder, TimestampMicrosecondArray, TimestampMicrosecondBuilder,
+    Array, ArrayRef, AsArray, BooleanBuilder, Float64Builder, Int64Array, Int64Builder, StringBuilder, TimestampMicrosecondArray, TimestampMicrosecondBuilder,
     UInt32Builder, UInt8Builder,
 };
 use arrow::datatypes::{DataType, Field, Int64Type, Schema, SchemaRef, TimeUnit, UInt32Type, UInt8Type};
@@ -65,14 +66,21 @@ const HELD: &[(&str, DataType)] = &[
     ("human_check_signal", DataType::UInt32),
     ("target_resolved", DataType::Boolean),
     ("confidence", DataType::UInt8),
-    ("visible_non_bot_actor_count", DataType::Int64),
-    ("bot_actor_count", DataType::Int64),
+    ("visible_non_bot_actor_count", DataType::UInt32),
+    ("bot_actor_count", DataType::UInt32),
     ("time_to_outcome_hours", DataType::Float64),
     ("partial_score", DataType::Float64),
     ("details", DataType::Utf8),
     ("notes", DataType::Utf8),
     ("rule_id", DataType::UInt32),
+    // Not a column of the table: the details' number, when they were given one (their text
+    // is then empty in `details`).
+    ("details_name", DataType::UInt32),
 ];
+
+/// The held columns that are the table's last columns, in its order (`details_name` is not
+/// one: it goes into `details`).
+const HELD_IN_TABLE: usize = 13;
 
 /// The schema of held rows.
 pub(crate) fn held_schema() -> SchemaRef {
@@ -143,14 +151,24 @@ impl Outputs for [SafeOutput<'_>] {
     }
 }
 
-/// Signals and rule ids, held as numbers while rows are judged and spilled. The numbers
-/// never outlive the run (spill files are the run's own), so the order in which parallel
-/// work gave them does not reach the table.
+/// Signals, rule ids and details, held as numbers while rows are judged and spilled. The
+/// numbers never outlive the run (spill files are the run's own), so the order in which
+/// parallel work gave them does not reach the table.
 #[derive(Default)]
 struct Names {
     ids: HashMap<Arc<str>, u32>,
     names: Vec<Arc<str>>,
+    /// Bytes of details numbered so far (see `DETAIL_NAME_BYTES`).
+    detail_bytes: usize,
+    /// `names` as last handed out, until a name is added.
+    handed: Option<Arc<Vec<Arc<str>>>>,
 }
+
+/// Details are numbered until this many bytes of distinct details have been: they repeat
+/// a great deal (a state's basis, the labels added, who replied), and a number is 4 bytes
+/// held and spilled where the text is ~40. Past it (details that rarely repeat) a row's
+/// details are held as text, so the table of names stays this small.
+const DETAIL_NAME_BYTES: usize = 16 << 20;
 
 fn names() -> &'static Mutex<Names> {
     static NAMES: OnceLock<Mutex<Names>> = OnceLock::new();
@@ -160,19 +178,45 @@ fn names() -> &'static Mutex<Names> {
 /// The number of a name, given on first sight.
 fn name_id(name: &str) -> u32 {
     let mut n = names().lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(id) = n.ids.get(name) {
-        return *id;
+    match n.ids.get(name) {
+        Some(id) => *id,
+        None => n.add(name),
     }
-    let id = n.names.len() as u32;
-    let name: Arc<str> = name.into();
-    n.names.push(name.clone());
-    n.ids.insert(name, id);
-    id
 }
 
-/// Every name given a number so far, at its number.
-fn named() -> Vec<Arc<str>> {
-    names().lock().unwrap_or_else(|e| e.into_inner()).names.clone()
+/// The number of a row's details: given on first sight while fewer than
+/// `DETAIL_NAME_BYTES` of details have been numbered, `None` once past that.
+fn detail_id(details: &str) -> Option<u32> {
+    let mut n = names().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(id) = n.ids.get(details) {
+        return Some(*id);
+    }
+    if n.detail_bytes + details.len() > DETAIL_NAME_BYTES {
+        return None;
+    }
+    n.detail_bytes += details.len();
+    Some(n.add(details))
+}
+
+impl Names {
+    fn add(&mut self, name: &str) -> u32 {
+        let id = self.names.len() as u32;
+        let name: Arc<str> = name.into();
+        self.names.push(name.clone());
+        self.ids.insert(name, id);
+        self.handed = None;
+        id
+    }
+}
+
+/// Every name given a number so far, at its number (shared: the table is written a row
+/// group at a time, after every name was given).
+fn named() -> Arc<Vec<Arc<str>>> {
+    let mut n = names().lock().unwrap_or_else(|e| e.into_inner());
+    if n.handed.is_none() {
+        n.handed = Some(Arc::new(n.names.clone()));
+    }
+    n.handed.clone().unwrap_or_default()
 }
 
 // Statuses, strengths and confidences as held (`as u8`), and back.
@@ -189,6 +233,8 @@ pub struct OutcomeRows {
     keys: Vec<RowKey>,
     /// Names numbered in this part already (saves taking the shared table's lock).
     known: HashMap<Box<str>, u32, foldhash::fast::FixedState>,
+    /// Set once details stopped being numbered (`detail_id`): they are held as text.
+    details_as_text: bool,
     /// A row's details as JSON text, before they go in their column.
     scratch: Vec<u8>,
     evaluated_at: Int64Builder,
@@ -197,13 +243,14 @@ pub struct OutcomeRows {
     human_check_signal: UInt32Builder,
     target_resolved: BooleanBuilder,
     confidence: UInt8Builder,
-    visible_non_bot_actor_count: Int64Builder,
-    bot_actor_count: Int64Builder,
+    visible_non_bot_actor_count: UInt32Builder,
+    bot_actor_count: UInt32Builder,
     time_to_outcome_hours: Float64Builder,
     partial_score: Float64Builder,
     details: StringBuilder,
     notes: StringBuilder,
     rule_id: UInt32Builder,
+    details_name: UInt32Builder,
 }
 
 impl OutcomeRows {
@@ -224,6 +271,29 @@ impl OutcomeRows {
         id
     }
 
+    /// Rows whose details are held as text, as they are once too many distinct details
+    /// were numbered (for tests: the table must not tell the two apart).
+    #[cfg(test)]
+    pub(crate) fn holding_details_as_text() -> OutcomeRows {
+        OutcomeRows { details_as_text: true, ..OutcomeRows::default() }
+    }
+
+    /// A number for details not numbered in this part yet, unless details stopped being
+    /// numbered.
+    fn detail_name(&mut self, details: &str) -> Option<u32> {
+        if self.details_as_text {
+            return None;
+        }
+        let id = detail_id(details);
+        match id {
+            Some(id) => {
+                self.known.insert(details.into(), id);
+            }
+            None => self.details_as_text = true,
+        }
+        id
+    }
+
     /// One row; `rank` orders the output's (run id, item index) (see `ranks`) and `seq`, its
     /// position in the outputs given to `finish` (`safe_outputs`), is the last sort key.
     pub fn push(&mut self, o: &SafeOutput, rank: usize, seq: usize, window: Window, evaluated_at: Option<Instant>, v: &Verdict) {
@@ -239,15 +309,29 @@ impl OutcomeRows {
         self.human_check_signal.append_value(signal);
         self.target_resolved.append_value(v.target_resolved);
         self.confidence.append_value(v.confidence as u8);
-        self.visible_non_bot_actor_count.append_value(v.visible_non_bot_actors as i64);
-        self.bot_actor_count.append_value(v.bot_actors as i64);
+        // Counts of distinct people, held in 32 bits (four billion actors would not fit in
+        // memory); the table's columns are 64-bit.
+        self.visible_non_bot_actor_count.append_value(u32::try_from(v.visible_non_bot_actors).unwrap_or(u32::MAX));
+        self.bot_actor_count.append_value(u32::try_from(v.bot_actors).unwrap_or(u32::MAX));
         self.time_to_outcome_hours.append_option(tto);
         self.partial_score.append_option(v.partial_score);
         // Serialized into one buffer reused row after row (a map of JSON values always
         // serializes, to UTF-8).
-        self.scratch.clear();
-        let _ = serde_json::to_writer(&mut self.scratch, &v.details);
-        self.details.append_value(std::str::from_utf8(&self.scratch).unwrap_or_default());
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        let _ = serde_json::to_writer(&mut scratch, &v.details);
+        let details = std::str::from_utf8(&scratch).unwrap_or_default();
+        match self.known.get(details).copied().or_else(|| self.detail_name(details)) {
+            Some(id) => {
+                self.details.append_value("");
+                self.details_name.append_value(id);
+            }
+            None => {
+                self.details.append_value(details);
+                self.details_name.append_null();
+            }
+        }
+        self.scratch = scratch;
         match v.notes.as_slice() {
             [] => self.notes.append_value(""),
             [one] => self.notes.append_value(one),
@@ -370,6 +454,7 @@ impl OutcomeRows {
             Arc::new(self.details.finish()),
             Arc::new(self.notes.finish()),
             Arc::new(self.rule_id.finish()),
+            Arc::new(self.details_name.finish()),
         ];
         RecordBatch::try_new(held_schema(), cols)
     }
@@ -466,6 +551,25 @@ fn verdict_columns(held: &RecordBatch) -> Result<Vec<ArrayRef>, ArrowError> {
     };
     let evaluated = held.column(0).as_primitive::<Int64Type>();
     let evaluated_at = TimestampMicrosecondArray::new(evaluated.values().clone(), evaluated.nulls().cloned()).with_timezone("UTC");
+    let wide =
+        |c: usize| -> ArrayRef { Arc::new(Int64Array::from_iter_values(held.column(c).as_primitive::<UInt32Type>().values().iter().map(|v| i64::from(*v)))) };
+    // Details given a number are that name; the others are their text.
+    let details = {
+        let (text, name) = (held.column(10).as_string::<i32>(), held.column(HELD_IN_TABLE).as_primitive::<UInt32Type>());
+        let mut b = StringBuilder::with_capacity(n, text.values().len() + n * 16);
+        for r in 0..n {
+            match name.is_valid(r) {
+                true => b.append_value(
+                    named
+                        .get(name.value(r) as usize)
+                        .ok_or_else(|| ArrowError::InvalidArgumentError(format!("`details` held as {}, a number never given", name.value(r))))?
+                        .as_ref(),
+                ),
+                false => b.append_option(text.is_valid(r).then(|| text.value(r))),
+            }
+        }
+        Arc::new(b.finish())
+    };
     Ok(vec![
         Arc::new(evaluated_at),
         words(1, &|v| STATUSES.get(v as usize).map(|s| s.as_str()))?,
@@ -473,11 +577,11 @@ fn verdict_columns(held: &RecordBatch) -> Result<Vec<ArrayRef>, ArrowError> {
         names(3)?,
         held.column(4).clone(),
         words(5, &|v| CONFIDENCES.get(v as usize).map(|s| s.as_str()))?,
-        held.column(6).clone(),
-        held.column(7).clone(),
+        wide(6),
+        wide(7),
         held.column(8).clone(),
         held.column(9).clone(),
-        held.column(10).clone(),
+        details,
         held.column(11).clone(),
         names(12)?,
     ])
@@ -490,9 +594,10 @@ mod tests {
     #[test]
     fn held_columns_are_the_tables_verdict_columns_in_order() {
         // `verdict_columns` turns held column c into the table's column 12 + c.
-        let table: Vec<&str> = COLUMNS[COLUMNS.len() - HELD.len()..].iter().map(|(n, _)| *n).collect();
-        assert_eq!(HELD.iter().map(|(n, _)| *n).collect::<Vec<_>>(), table);
-        assert_eq!(COLUMNS[COLUMNS.len() - HELD.len()].0, "evaluated_at");
+        let table: Vec<&str> = COLUMNS[COLUMNS.len() - HELD_IN_TABLE..].iter().map(|(n, _)| *n).collect();
+        assert_eq!(HELD[..HELD_IN_TABLE].iter().map(|(n, _)| *n).collect::<Vec<_>>(), table);
+        assert_eq!(COLUMNS[COLUMNS.len() - HELD_IN_TABLE].0, "evaluated_at");
+        assert_eq!(HELD[HELD_IN_TABLE..].iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["details_name"]);
     }
 
     #[test]

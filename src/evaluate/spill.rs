@@ -484,4 +484,45 @@ mod tests {
         assert_eq!((none, many), (0, 40));
         assert!(held == merged, "merging a few parts at a time changed outcomes.parquet");
     }
+
+    /// Details held as text (past the numbering's limit) and as numbers, in the same parts
+    /// and spilled or not, make the same table as details all numbered.
+    #[test]
+    fn details_held_as_text_or_numbered_make_the_same_table() {
+        let outputs: Vec<SafeOutput> = (0..12).map(output).collect();
+        let keys: Vec<(&str, i64)> = outputs.iter().map(|o| (o.run_id.as_ref(), o.item_index)).collect();
+        let ranks = OutcomeRows::ranks(&keys);
+        let windows = [Window::Hours(24), Window::Snapshot];
+        let tmp = tempfile::tempdir().unwrap();
+        let write = |name: &str, budget: usize, as_text: &dyn Fn(usize) -> bool| {
+            let dir = tmp.path().join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut parts = OutcomeParts::new(&dir.join(".spill"), budget);
+            for i in 0..outputs.len() {
+                let mut rows = if as_text(i) { OutcomeRows::holding_details_as_text() } else { OutcomeRows::default() };
+                for w in windows {
+                    // Details repeated across outputs and details of one output alone.
+                    let v = common(Common::Staged).detail("shared", "same").detail("own", format!("output {i} in {w}"));
+                    rows.push(&outputs[i], ranks[i], i, w, None, &v);
+                }
+                parts.extend(vec![rows]).unwrap();
+            }
+            parts.write(&dir, outputs.as_slice()).unwrap();
+            std::fs::read(dir.join("outcomes.parquet")).unwrap()
+        };
+        let numbered = write("numbered", usize::MAX, &|_| false);
+        let file = File::open(tmp.path().join("numbered/outcomes.parquet")).unwrap();
+        let table = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap();
+        let details: Vec<String> = table
+            .flat_map(|b| {
+                let b = b.unwrap();
+                let c = b.column_by_name("details").unwrap().as_any().downcast_ref::<arrow::array::StringArray>().unwrap().clone();
+                c.iter().map(|v| v.unwrap_or_default().to_string()).collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(details.contains(&r#"{"own":"output 3 in 24h","shared":"same"}"#.to_string()), "{details:?}");
+        assert!(write("text", usize::MAX, &|_| true) == numbered, "details held as text changed the table");
+        assert!(write("mixed", usize::MAX, &|i| i % 3 == 0) == numbered, "details held both ways changed the table");
+        assert!(write("mixed-spilled", 1, &|i| i % 2 == 0) == numbered, "spilled details held both ways changed the table");
+    }
 }
