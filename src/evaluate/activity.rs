@@ -90,7 +90,7 @@ impl<'a> Case<'a> {
     /// reviews, review comments and commits. Gathered once per output: the windows differ
     /// only in which acts they count.
     pub fn activity(&self, n: i64, pull: bool) -> std::rc::Rc<Activity> {
-        let cache = self.cache;
+        let cache = &self.cache.activity;
         if let Some((_, a)) = cache.borrow().iter().find(|((m, p, c), _)| *m == n && *p == pull && *c == self.actors) {
             return a.clone();
         }

@@ -71,9 +71,19 @@ pub struct Case<'a> {
     pub as_of: Instant,
     pub actors: Classifier,
     /// Shared by the windows of one output.
-    pub cache: &'a ActivityCache,
+    pub cache: &'a OutputCache,
     /// Shared by every output judged against `index`.
     pub reverts: &'a RevertMarks,
+}
+
+/// What the windows of one output share, found on first use: the activity gathered on its
+/// target, and whether the target's repository was captured as gone.
+#[derive(Default)]
+pub struct OutputCache {
+    pub(super) activity: ActivityCache,
+    /// The status of `repos/{repo}` when it answered 404/410; asked of every path not
+    /// captured (most paths asked for, such as a list nobody added to), in every window.
+    repo_gone: std::cell::OnceCell<Option<u16>>,
 }
 
 /// The one test of "inside the window" (T, as_of]: strictly after the action (any time,
@@ -138,10 +148,12 @@ impl<'a> Case<'a> {
             // The repository's own path: `repos/{repo}`, before `/{tail}`.
             let own = path.len() - tail.len() - 1;
             match self.entry_at(path) {
-                Err(Missing::NotCaptured) => match self.index.get(&path[..own]) {
-                    Some(e) if e.gone() => Err(Missing::Gone(e.status)),
-                    _ => Err(Missing::NotCaptured),
-                },
+                Err(Missing::NotCaptured) => {
+                    match self.cache.repo_gone.get_or_init(|| self.index.get(&path[..own]).filter(|e| e.gone()).map(|e| e.status)) {
+                        Some(status) => Err(Missing::Gone(*status)),
+                        None => Err(Missing::NotCaptured),
+                    }
+                }
                 found => found,
             }
         })

@@ -34,7 +34,7 @@ impl<'a> Evaluation<'a> {
 
     /// One output in every window (in the order of `windows`), sharing gathered activity.
     pub fn judge_all(&self, o: &SafeOutput) -> Vec<(Verdict, Option<Instant>)> {
-        let cache = case::ActivityCache::default();
+        let cache = case::OutputCache::default();
         let recorded = case::Recorded::of(o);
         let target = TargetCaptures::default();
         let rule = rules::find(&o.output_type);
@@ -48,7 +48,7 @@ impl<'a> Evaluation<'a> {
         recorded: &'a case::Recorded<'a>,
         target: &TargetCaptures<'a>,
         window: Window,
-        cache: &case::ActivityCache,
+        cache: &case::OutputCache,
     ) -> (Verdict, Option<Instant>) {
         let mut classifier = actors::Classifier::default();
         if let Some(a) = &o.actor {
