@@ -157,23 +157,27 @@ fn evaluate_with(
         judge(&mut parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect())?;
         drop(evaluations);
         let t = phases.add("judge", t);
-        // Seed 002's CI gate, replayed for the outputs that push code.
-        let r: Vec<ci_gate::Replay> = indexes
-            .par_iter()
-            .flat_map_iter(|(ids, index)| {
-                let mut rs: Vec<ci_gate::Replay> = ids.iter().filter_map(|(_, o)| ci_gate::replay(index, o)).collect();
-                if let Some(repo) = rs.first().map(|r| r.repo.clone()) {
-                    for (pr, v) in ci_gate::loop_states(index, &repo) {
-                        rs.iter_mut().filter(|r| r.pull_number == pr).for_each(|r| ci_gate::compare(r, &v));
-                    }
-                }
-                rs
-            })
-            .collect();
+        // Seed 002's CI gate, replayed for the outputs that push code, and seed 004's PR risk
+        // level, from the PRs' captured files. Split by output, not only by repository: a
+        // chunk holds a few repositories, often of very different sizes.
+        let (r, k) = rayon::join(
+            || -> Vec<ci_gate::Replay> {
+                indexes
+                    .par_iter()
+                    .flat_map_iter(|(ids, index)| {
+                        let mut rs: Vec<ci_gate::Replay> = ids.par_iter().filter_map(|(_, o)| ci_gate::replay(index, o)).collect();
+                        if let Some(repo) = rs.first().map(|r| r.repo.clone()) {
+                            for (pr, v) in ci_gate::loop_states(index, &repo) {
+                                rs.iter_mut().filter(|r| r.pull_number == pr).for_each(|r| ci_gate::compare(r, &v));
+                            }
+                        }
+                        rs
+                    })
+                    .collect()
+            },
+            || -> Vec<risk::Risk> { indexes.par_iter().flat_map(|(ids, index)| ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, &risk_policy))).collect() },
+        );
         replays.extend(r);
-        // Seed 004's PR risk level, from the PRs' captured files.
-        let k: Vec<risk::Risk> =
-            indexes.par_iter().flat_map_iter(|(ids, index)| ids.iter().filter_map(|(_, o)| risk::assess(index, o, &risk_policy)).collect::<Vec<_>>()).collect();
         risks.extend(k);
         let t = phases.add("ci gate and risk", t);
         // Freed entry by entry on every thread: one large repository's index would
