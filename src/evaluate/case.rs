@@ -148,12 +148,10 @@ impl<'a> Case<'a> {
             // The repository's own path: `repos/{repo}`, before `/{tail}`.
             let own = path.len() - tail.len() - 1;
             match self.entry_at(path) {
-                Err(Missing::NotCaptured) => {
-                    match self.cache.repo_gone.get_or_init(|| self.index.get(&path[..own]).filter(|e| e.gone()).map(|e| e.status)) {
-                        Some(status) => Err(Missing::Gone(*status)),
-                        None => Err(Missing::NotCaptured),
-                    }
-                }
+                Err(Missing::NotCaptured) => match self.cache.repo_gone.get_or_init(|| self.index.get(&path[..own]).filter(|e| e.gone()).map(|e| e.status)) {
+                    Some(status) => Err(Missing::Gone(*status)),
+                    None => Err(Missing::NotCaptured),
+                },
                 found => found,
             }
         })
