@@ -37,8 +37,8 @@ fn main() -> ExitCode {
 
 /// mimalloc gives freed memory back to the system a second after it is freed; evaluate frees
 /// one chunk's indexes and builds the next every second or so, and paid each return again
-/// as page faults (0.75 s of system time at a million outputs, for 64 MiB less at the peak:
-/// BENCHMARKS.md). Memory is kept instead, unless `MIMALLOC_PURGE_DELAY` says otherwise.
+/// as page faults (system time at a million outputs 1.8 -> 1.2 s kept, for a peak 35-170 MiB
+/// higher: BENCHMARKS.md). Memory is kept, unless `MIMALLOC_PURGE_DELAY` says otherwise.
 fn keep_freed_memory() {
     // `mi_option_purge_delay` in the vendored mimalloc.h (v3; `mi_option_reset_delay` before
     // it, at the same place). The `mimalloc` crate binds it only with a feature whose
