@@ -146,8 +146,8 @@ fn evaluate_with(
         let indexes: Vec<(Vec<(usize, SafeOutput)>, SnapshotIndex)> = repos
             .into_par_iter()
             .map(|(ids, captures)| {
-                let made = ids.into_par_iter().map(|i| (i, outputs.get(i))).collect();
-                (made, SnapshotIndex::build(captures).with_shared(shared.clone()))
+                // Side by side: building an index is mostly one thread's work.
+                rayon::join(|| ids.into_par_iter().map(|i| (i, outputs.get(i))).collect(), || SnapshotIndex::build(captures).with_shared(shared.clone()))
             })
             .collect();
         let t = phases.add("make outputs whole and build indexes", t);
