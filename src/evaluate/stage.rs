@@ -237,7 +237,15 @@ struct Phases {
     cpu_at: std::time::Duration,
 }
 
+/// CPU time the process has used, user and system, all threads (zero where `getrusage` is
+/// not had).
+#[cfg(not(unix))]
+fn cpu_time() -> std::time::Duration {
+    std::time::Duration::ZERO
+}
+
 /// CPU time the process has used, user and system, all threads.
+#[cfg(unix)]
 fn cpu_time() -> std::time::Duration {
     // SAFETY: `getrusage` fills the struct it is given; a zeroed one is valid to pass.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
