@@ -540,17 +540,21 @@ fn verdict_columns(held: &RecordBatch) -> Result<Vec<ArrayRef>, ArrowError> {
         Ok(Arc::new(b.finish()))
     };
     let named = named();
+    // The name held as `v` in a column (`what` names it in the error).
+    let name_of = |what: &str, v: u32| -> Result<&str, ArrowError> {
+        named.get(v as usize).map(|s| s.as_ref()).ok_or_else(|| ArrowError::InvalidArgumentError(format!("`{what}` held as {v}, a number never given")))
+    };
     let names = |c: usize| -> Result<ArrayRef, ArrowError> {
         let mut b = StringBuilder::with_capacity(n, n * 24);
         for v in held.column(c).as_primitive::<UInt32Type>().values() {
-            b.append_value(
-                named.get(*v as usize).ok_or_else(|| ArrowError::InvalidArgumentError(format!("`{}` held as {v}, a number never given", HELD[c].0)))?.as_ref(),
-            );
+            b.append_value(name_of(HELD[c].0, *v)?);
         }
         Ok(Arc::new(b.finish()))
     };
     let evaluated = held.column(0).as_primitive::<Int64Type>();
     let evaluated_at = TimestampMicrosecondArray::new(evaluated.values().clone(), evaluated.nulls().cloned()).with_timezone("UTC");
+    // Counts held in 32 bits, 64 in the table. Built from the values: `compute::cast` gives
+    // equal values, but the table's bytes changed with it (bench/identity.sh).
     let wide =
         |c: usize| -> ArrayRef { Arc::new(Int64Array::from_iter_values(held.column(c).as_primitive::<UInt32Type>().values().iter().map(|v| i64::from(*v)))) };
     // Details given a number are that name; the others are their text.
@@ -559,12 +563,7 @@ fn verdict_columns(held: &RecordBatch) -> Result<Vec<ArrayRef>, ArrowError> {
         let mut b = StringBuilder::with_capacity(n, text.values().len() + n * 16);
         for r in 0..n {
             match name.is_valid(r) {
-                true => b.append_value(
-                    named
-                        .get(name.value(r) as usize)
-                        .ok_or_else(|| ArrowError::InvalidArgumentError(format!("`details` held as {}, a number never given", name.value(r))))?
-                        .as_ref(),
-                ),
+                true => b.append_value(name_of("details", name.value(r))?),
                 false => b.append_option(text.is_valid(r).then(|| text.value(r))),
             }
         }

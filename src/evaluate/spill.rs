@@ -235,6 +235,7 @@ impl Drop for OutcomeParts {
 /// change the order the final merge gives (nor the table's bytes).
 fn fewer_parts(dir: &Path, mut parts: Vec<PathBuf>, fan_in: usize) -> Result<Vec<PathBuf>> {
     let fan_in = fan_in.max(2);
+    let keyed = keyed_schema();
     let mut made = 0usize;
     while parts.len() > fan_in {
         let mut longer = Vec::with_capacity(parts.len().div_ceil(fan_in));
@@ -248,7 +249,6 @@ fn fewer_parts(dir: &Path, mut parts: Vec<PathBuf>, fan_in: usize) -> Result<Vec
             let sources = group.iter().map(|g| Source::open(g)).collect::<Result<Vec<_>>>()?;
             let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.clone(), message: format!("merging spilled outcome rows failed: {e}") };
             let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
-            let keyed = keyed_schema();
             let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &keyed).map_err(failed)?;
             merge(sources, |keys, held| {
                 w.write(&with_keys(&keyed, &held, &keys).map_err(failed)?).map_err(failed)?;
@@ -445,13 +445,35 @@ mod tests {
         }
     }
 
+    /// `n` outputs and the rank of each.
+    fn outputs(n: usize) -> (Vec<SafeOutput<'static>>, Vec<usize>) {
+        let outputs: Vec<SafeOutput> = (0..n).map(output).collect();
+        let keys: Vec<(&str, i64)> = outputs.iter().map(|o| (o.run_id.as_ref(), o.item_index)).collect();
+        let ranks = OutcomeRows::ranks(&keys);
+        (outputs, ranks)
+    }
+
+    /// `outcomes.parquet` written in `dir` from `parts`, each handed over on its own, with a
+    /// budget of `budget` bytes and `fan_in`: (parts spilled, rows written, the file's bytes).
+    /// No spill file may be left.
+    fn write_parts(dir: &Path, outputs: &[SafeOutput], parts: impl IntoIterator<Item = OutcomeRows>, budget: usize, fan_in: usize) -> (usize, usize, Vec<u8>) {
+        std::fs::create_dir_all(dir).unwrap();
+        let mut held = OutcomeParts::new(&dir.join(".spill"), budget);
+        held.fan_in = fan_in;
+        for rows in parts {
+            held.extend(vec![rows]).unwrap();
+        }
+        let spilled = held.sent;
+        let w = held.write(dir, outputs).unwrap();
+        assert!(!dir.join(".spill").exists(), "{}: spill files left", dir.display());
+        (spilled, w.rows, std::fs::read(dir.join("outcomes.parquet")).unwrap())
+    }
+
     /// More parts than may be open at once are merged a few at a time first, over several
     /// rounds here (40 parts, 3 at a time): the table's bytes are those of rows never spilled.
     #[test]
     fn many_parts_are_merged_a_few_at_a_time_to_the_same_bytes() {
-        let outputs: Vec<SafeOutput> = (0..40).map(output).collect();
-        let keys: Vec<(&str, i64)> = outputs.iter().map(|o| (o.run_id.as_ref(), o.item_index)).collect();
-        let ranks = OutcomeRows::ranks(&keys);
+        let (outputs, ranks) = outputs(40);
         let verdicts = [common(Common::Staged), common(Common::NotExecuted).note("a note")];
         let windows = [Window::Hours(24), Window::Snapshot];
         // Judged out of order, one output per part.
@@ -465,22 +487,10 @@ mod tests {
             })
         };
         let tmp = tempfile::tempdir().unwrap();
-        let write = |name: &str, budget: usize, fan_in: usize| {
-            let dir = tmp.path().join(name);
-            std::fs::create_dir_all(&dir).unwrap();
-            let mut parts = OutcomeParts::new(&dir.join(".spill"), budget);
-            parts.fan_in = fan_in;
-            for rows in judged() {
-                parts.extend(vec![rows]).unwrap();
-            }
-            let spilled = parts.sent;
-            let w = parts.write(&dir, outputs.as_slice()).unwrap();
-            assert_eq!(w.rows, 80);
-            assert!(!dir.join(".spill").exists(), "{name}: spill files left");
-            (spilled, std::fs::read(dir.join("outcomes.parquet")).unwrap())
-        };
-        let (none, held) = write("held", usize::MAX, FAN_IN);
-        let (many, merged) = write("merged", 1, 3);
+        let (none, rows, held) = write_parts(&tmp.path().join("held"), &outputs, judged(), usize::MAX, FAN_IN);
+        assert_eq!(rows, 80);
+        let (many, rows, merged) = write_parts(&tmp.path().join("merged"), &outputs, judged(), 1, 3);
+        assert_eq!(rows, 80);
         assert_eq!((none, many), (0, 40));
         assert!(held == merged, "merging a few parts at a time changed outcomes.parquet");
     }
@@ -489,35 +499,27 @@ mod tests {
     /// and spilled or not, make the same table as details all numbered.
     #[test]
     fn details_held_as_text_or_numbered_make_the_same_table() {
-        let outputs: Vec<SafeOutput> = (0..12).map(output).collect();
-        let keys: Vec<(&str, i64)> = outputs.iter().map(|o| (o.run_id.as_ref(), o.item_index)).collect();
-        let ranks = OutcomeRows::ranks(&keys);
+        let (outputs, ranks) = outputs(12);
         let windows = [Window::Hours(24), Window::Snapshot];
         let tmp = tempfile::tempdir().unwrap();
         let write = |name: &str, budget: usize, as_text: &dyn Fn(usize) -> bool| {
-            let dir = tmp.path().join(name);
-            std::fs::create_dir_all(&dir).unwrap();
-            let mut parts = OutcomeParts::new(&dir.join(".spill"), budget);
-            for i in 0..outputs.len() {
+            let parts = (0..outputs.len()).map(|i| {
                 let mut rows = if as_text(i) { OutcomeRows::holding_details_as_text() } else { OutcomeRows::default() };
                 for w in windows {
                     // Details repeated across outputs and details of one output alone.
                     let v = common(Common::Staged).detail("shared", "same").detail("own", format!("output {i} in {w}"));
                     rows.push(&outputs[i], ranks[i], i, w, None, &v);
                 }
-                parts.extend(vec![rows]).unwrap();
-            }
-            parts.write(&dir, outputs.as_slice()).unwrap();
-            std::fs::read(dir.join("outcomes.parquet")).unwrap()
+                rows
+            });
+            write_parts(&tmp.path().join(name), &outputs, parts, budget, FAN_IN).2
         };
         let numbered = write("numbered", usize::MAX, &|_| false);
-        let file = File::open(tmp.path().join("numbered/outcomes.parquet")).unwrap();
-        let table = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap();
-        let details: Vec<String> = table
+        let details: Vec<String> = crate::dataset::read::columns(&tmp.path().join("numbered"), "outcomes", &["details"])
+            .unwrap()
+            .iter()
             .flat_map(|b| {
-                let b = b.unwrap();
-                let c = b.column_by_name("details").unwrap().as_any().downcast_ref::<arrow::array::StringArray>().unwrap().clone();
-                c.iter().map(|v| v.unwrap_or_default().to_string()).collect::<Vec<_>>()
+                b.column(0).as_any().downcast_ref::<arrow::array::StringArray>().unwrap().iter().map(|v| v.unwrap_or_default().to_string()).collect::<Vec<_>>()
             })
             .collect();
         assert!(details.contains(&r#"{"own":"output 3 in 24h","shared":"same"}"#.to_string()), "{details:?}");
