@@ -75,6 +75,37 @@ impl Confidence {
     }
 }
 
+/// A verdict's details: a map from names written in the rules to JSON values, in key
+/// order, as a `BTreeMap` keeps them (and serializes them: as one JSON object). Held as a
+/// sorted vector: a verdict has a few details, built and dropped for every output and
+/// window, and a B-tree's node is a larger allocation to fill, walk and free.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Details(Vec<(&'static str, Value)>);
+
+impl Details {
+    /// Set `k` to `v`, replacing a value it had.
+    pub fn insert(&mut self, k: &'static str, v: Value) {
+        match self.0.binary_search_by(|(x, _)| (*x).cmp(k)) {
+            Ok(i) => self.0[i].1 = v,
+            Err(i) => self.0.insert(i, (k, v)),
+        }
+    }
+
+    pub fn get(&self, k: &str) -> Option<&Value> {
+        self.0.binary_search_by(|(x, _)| (*x).cmp(k)).ok().map(|i| &self.0[i].1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl serde::Serialize for Details {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
 /// What a rule concluded.
 #[derive(Clone, Debug)]
 pub struct Verdict {
@@ -88,7 +119,7 @@ pub struct Verdict {
     pub target_resolved: bool,
     pub notes: Vec<String>,
     /// Keyed by names written in the rules (serialized in key order, as a JSON object).
-    pub details: std::collections::BTreeMap<&'static str, Value>,
+    pub details: Details,
     /// When the deciding event happened, for time to outcome.
     pub decided_at: Option<Instant>,
     /// Share of the intended change that stuck, for partial outcomes.
