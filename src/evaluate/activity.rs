@@ -101,12 +101,14 @@ impl<'a> Case<'a> {
 
     fn gather(&self, n: i64, pull: bool) -> Activity {
         let mut a = Activity::default();
-        self.read_list(&format!("issues/{n}/comments"), true, &mut a, &|e| e.comments().iter().map(|c| self.comment_act(c, ActKind::Comment)).collect());
-        self.read_list(&format!("issues/{n}/reactions"), true, &mut a, &|e| {
+        self.read_list(&crate::snapshot::paths::numbered("issues/", n, "/comments"), true, &mut a, &|e| {
+            e.comments().iter().map(|c| self.comment_act(c, ActKind::Comment)).collect()
+        });
+        self.read_list(&crate::snapshot::paths::numbered("issues/", n, "/reactions"), true, &mut a, &|e| {
             e.reactions().iter().map(|r| self.act(r.user.clone(), r.created_at, ActKind::Reaction, r.content.clone())).collect()
         });
         let mut events: Option<Vec<Event>> = None;
-        for tail in [format!("issues/{n}/timeline"), format!("issues/{n}/events")] {
+        for tail in [crate::snapshot::paths::numbered("issues/", n, "/timeline"), crate::snapshot::paths::numbered("issues/", n, "/events")] {
             match self.lookup_entry(&tail) {
                 Ok(entry) => {
                     let all = events.get_or_insert_with(Vec::new);
@@ -132,10 +134,10 @@ impl<'a> Case<'a> {
             let mut listed = |list: usize| {
                 *seen[list].get_or_insert_with(|| {
                     let tail = match list {
-                        0 => format!("issues/{n}/comments"),
-                        1 => format!("pulls/{n}/reviews"),
-                        2 => format!("pulls/{n}/commits"),
-                        _ => format!("pulls/{n}/comments"),
+                        0 => crate::snapshot::paths::numbered("issues/", n, "/comments"),
+                        1 => crate::snapshot::paths::numbered("pulls/", n, "/reviews"),
+                        2 => crate::snapshot::paths::numbered("pulls/", n, "/commits"),
+                        _ => crate::snapshot::paths::numbered("pulls/", n, "/comments"),
                     };
                     self.lookup_entry(&tail).is_ok()
                 })
@@ -165,7 +167,7 @@ impl<'a> Case<'a> {
         }
         a.events = events;
         if pull {
-            self.read_list(&format!("pulls/{n}/reviews"), true, &mut a, &|e| {
+            self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/reviews"), true, &mut a, &|e| {
                 e.reviews()
                     .iter()
                     .map(|r| {
@@ -174,10 +176,10 @@ impl<'a> Case<'a> {
                     })
                     .collect()
             });
-            self.read_list(&format!("pulls/{n}/comments"), true, &mut a, &|e| {
+            self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/comments"), true, &mut a, &|e| {
                 e.comments().iter().map(|c| self.comment_act(c, ActKind::ReviewComment)).collect()
             });
-            self.read_list(&format!("pulls/{n}/commits"), true, &mut a, &|e| {
+            self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/commits"), true, &mut a, &|e| {
                 e.commits()
                     .iter()
                     .map(|c| {

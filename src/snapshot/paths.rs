@@ -87,6 +87,32 @@ pub fn push_rest(path: &mut String, repo: &str, tail: &str) {
     path.push_str(tail);
 }
 
+/// `{before}{n}{after}` (`issues/7/comments`), as `format!` writes it but without its
+/// formatting machinery: judging makes such a path for every lookup of every output, and
+/// `format!` was ~3% of evaluate's instructions.
+pub fn numbered(before: &str, n: i64, after: &str) -> String {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut m = n.unsigned_abs();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    let mut s = String::with_capacity(before.len() + 21 + after.len());
+    s.push_str(before);
+    if n < 0 {
+        s.push('-');
+    }
+    // ASCII digits only: always UTF-8.
+    s.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    s.push_str(after);
+    s
+}
+
 /// What a GitHub web or API URL points at.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct UrlTarget {
@@ -157,6 +183,17 @@ pub fn parse_url(url: &str) -> UrlTarget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `numbered` writes what `format!` writes, at every magnitude and sign.
+    #[test]
+    fn numbered_paths_are_what_format_writes() {
+        let mut ns = vec![0, 1, -1, 9, 10, 99, 100, 12345, -987654321, i64::MAX, i64::MIN, i64::MIN + 1];
+        ns.extend((0..64).map(|k| 1i64 << k).chain((0..19).map(|k| 10i64.pow(k) - 1)));
+        for n in ns {
+            assert_eq!(numbered("issues/", n, "/comments"), format!("issues/{n}/comments"));
+            assert_eq!(numbered("", n, ""), n.to_string());
+        }
+    }
 
     #[test]
     fn rest_and_graphql_paths_belong_to_their_repository() {

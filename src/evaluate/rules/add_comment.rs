@@ -96,7 +96,7 @@ impl AddComment {
         let Some(id) = o.target_comment_id else {
             return Err(common(Common::MissingReference).note("no comment id recorded (URL fragment or comment_id)"));
         };
-        let look = case.lookup(&format!("issues/comments/{id}"));
+        let look = case.lookup(&crate::snapshot::paths::numbered("issues/comments/", id, ""));
         match &look {
             Ok(v) => return Ok(Comment::from(*v)),
             Err(Missing::Gone(s)) => {
@@ -108,7 +108,7 @@ impl AddComment {
             Err(Missing::NotCaptured) => {}
         }
         if let Some(n) = o.target_number {
-            if let Ok(e) = case.lookup_entry(&format!("issues/{n}/comments")) {
+            if let Ok(e) = case.lookup_entry(&crate::snapshot::paths::numbered("issues/", n, "/comments")) {
                 if let Some(c) = e.comments().iter().find(|c| c.id == Some(id)) {
                     return Ok(c.clone());
                 }
@@ -142,10 +142,10 @@ impl Rule for AddComment {
             return Err(common(Common::MissingReference).note("the comment's issue or PR number is not recorded"));
         };
         let case = case.with_workflow_actor(comment.user.login.as_deref());
-        let is_pull = case.lookup_entry(&format!("pulls/{n}")).is_ok();
+        let is_pull = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "")).is_ok();
         let mut activity = (*case.activity(n, is_pull)).clone();
         // Reactions to the comment itself.
-        let reactions_path = format!("issues/comments/{}/reactions", id.unwrap_or_default());
+        let reactions_path = crate::snapshot::paths::numbered("issues/comments/", id.unwrap_or_default(), "/reactions");
         let reactions_listed = match case.lookup_entry(&reactions_path) {
             Ok(e) => {
                 for r in e.reactions() {

@@ -151,9 +151,9 @@ impl Rule for AddLabels {
 /// settled in a timed window (see [`Case::labels_as_of`]) makes the answer
 /// `history_missing`, never the final state.
 pub fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String>, std::rc::Rc<crate::evaluate::case::Activity>, bool), Verdict> {
-    let issue_look = case.lookup_entry(&format!("issues/{n}"));
-    let pull_look = case.lookup_entry(&format!("pulls/{n}"));
-    let labels_look = case.lookup_entry(&format!("issues/{n}/labels"));
+    let issue_look = case.lookup_entry(&crate::snapshot::paths::numbered("issues/", n, ""));
+    let pull_look = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, ""));
+    let labels_look = case.lookup_entry(&crate::snapshot::paths::numbered("issues/", n, "/labels"));
     let miss = |l: &Result<&Entry, Missing>| match l {
         Ok(_) => common(Common::TargetNotCaptured),
         Err(m) => missing(case, *m),

@@ -156,7 +156,7 @@ impl Rule for CreateIssue {
 
     fn action_time(&self, case: &Case) -> Option<Instant> {
         let n = case.output.target_number?;
-        case.output.created_at.or_else(|| case.lookup_entry(&format!("issues/{n}")).ok().and_then(|e| e.issue().created_at))
+        case.output.created_at.or_else(|| case.lookup_entry(&crate::snapshot::paths::numbered("issues/", n, "")).ok().and_then(|e| e.issue().created_at))
     }
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {

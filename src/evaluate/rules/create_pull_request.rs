@@ -135,7 +135,9 @@ impl Rule for CreatePullRequest {
         if Self::fell_back_to_issue(case) {
             return super::create_issue::CreateIssue.action_time(case);
         }
-        case.output.created_at.or_else(|| case.lookup_entry(&format!("pulls/{}", case.output.target_number?)).ok()?.pull().created_at)
+        case.output
+            .created_at
+            .or_else(|| case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", case.output.target_number?, "")).ok()?.pull().created_at)
     }
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {

@@ -155,13 +155,13 @@ pub fn pull_final(p: &PullRequest) -> Final {
 /// `issues/N` (its entry, for a rule that reads more of the body as JSON, and the issue),
 /// or the verdict for why it cannot be read.
 pub fn load_issue<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Entry, &'a Issue), Verdict> {
-    let e = case.lookup_entry(&format!("issues/{n}")).map_err(|m| missing(case, m))?;
+    let e = case.lookup_entry(&crate::snapshot::paths::numbered("issues/", n, "")).map_err(|m| missing(case, m))?;
     Ok((e, e.issue()))
 }
 
 /// `pulls/N` (its entry and the pull request), or the verdict for why it cannot be read.
 pub fn load_pull<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Entry, &'a PullRequest), Verdict> {
-    let e = case.lookup_entry(&format!("pulls/{n}")).map_err(|m| missing(case, m))?;
+    let e = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "")).map_err(|m| missing(case, m))?;
     Ok((e, e.pull()))
 }
 

@@ -138,7 +138,7 @@ pub fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: &[Strin
     let merged_at = pr.merged_at;
     let mut shas: Vec<String> = extra_shas.to_vec();
     shas.extend(pr.merge_commit_sha.clone());
-    if let Ok(e) = case.lookup_entry(&format!("pulls/{n}/commits")) {
+    if let Ok(e) = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "/commits")) {
         shas.extend(e.commits().iter().filter_map(|c| c.sha.clone()));
     }
     let limit = case.policy.durability_hours;
