@@ -201,9 +201,14 @@ impl<'a> Case<'a> {
 
     /// Distinct (visible non-bot, bot) logins acting inside the window, compared lower-cased.
     pub fn count_actors(&self, a: &Activity) -> (usize, usize) {
+        self.count_acting(a.acts.iter())
+    }
+
+    /// `count_actors` over any acts (a rule's own beside an output's shared activity).
+    pub fn count_acting<'b>(&self, acts: impl Iterator<Item = &'b Act>) -> (usize, usize) {
         let mut humans = Vec::new();
         let mut bots = Vec::new();
-        for x in self.inside(a) {
+        for x in acts.filter(|x| inside_window(self.t0, self.as_of, x.at)) {
             let login = x.actor.login.as_deref().unwrap_or_default();
             match x.class {
                 ActorClass::VisibleNonBot => humans.push(login),

@@ -143,14 +143,16 @@ impl Rule for AddComment {
         };
         let case = case.with_workflow_actor(comment.user.login.as_deref());
         let is_pull = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "")).is_ok();
-        let mut activity = (*case.activity(n, is_pull)).clone();
-        // Reactions to the comment itself.
+        // The output's activity is shared by its windows; the reactions to the comment itself
+        // are this rule's own, counted after it (not copied into it window by window).
+        let activity = case.activity(n, is_pull);
+        let mut own: Vec<crate::evaluate::case::Act> = Vec::new();
         let reactions_path = crate::snapshot::paths::numbered("issues/comments/", id.unwrap_or_default(), "/reactions");
         let reactions_listed = match case.lookup_entry(&reactions_path) {
             Ok(e) => {
                 for r in e.reactions() {
                     let class = case.actors.classify(&r.user);
-                    activity.acts.push(crate::evaluate::case::Act {
+                    own.push(crate::evaluate::case::Act {
                         actor: r.user.clone(),
                         class,
                         at: r.created_at,
@@ -163,16 +165,17 @@ impl Rule for AddComment {
             }
             _ => false,
         };
-        let (humans, bots) = case.count_actors(&activity);
+        let inside = || activity.acts.iter().chain(&own).filter(|a| case.is_inside(a.at));
+        let (humans, bots) = case.count_acting(activity.acts.iter().chain(&own));
         let done = |v: Verdict| v.resolved(true).actors(humans, bots);
         let is_self = |a: &crate::evaluate::case::Act| a.detail.is_some() && a.detail == id.map(|i| i.to_string());
-        let reply = case
-            .inside(&activity)
+        let reply = inside()
             .find(|a| a.class == ActorClass::VisibleNonBot && !is_self(a) && matches!(a.kind, ActKind::Comment | ActKind::Review(_) | ActKind::ReviewComment));
         if let Some(a) = reply {
             return Ok(done(self.row(AddCommentRow::Replied).at(a.at).detail("replied_by", a.actor.login.clone())));
         }
-        let reaction = super::person_act(&case, &activity, |a| a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
+        // `person_act` over the shared activity and the rule's own acts.
+        let reaction = inside().find(|a| a.class == ActorClass::VisibleNonBot && a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
         if let Some(a) = reaction {
             return Ok(done(self.row(AddCommentRow::Reacted).at(a.at).detail("reacted_by", a.actor.login.clone())));
         }
