@@ -68,23 +68,26 @@ pub struct Lifecycle {
 }
 
 /// The final (captured) lifecycle fields of an issue or PR.
-#[derive(Clone, Debug, Default)]
-pub struct Final {
-    pub state: Option<String>,
-    pub state_reason: Option<String>,
+#[derive(Clone, Debug)]
+pub struct Final<'f> {
+    pub state: Option<&'f str>,
+    pub state_reason: Option<&'f str>,
     pub closed_at: Option<Instant>,
-    pub closed_by: Actor,
+    pub closed_by: &'f Actor,
     pub merged: Option<bool>,
     pub merged_at: Option<Instant>,
-    pub merged_by: Actor,
+    pub merged_by: &'f Actor,
 }
+
+/// No one: the closer of a PR's final fields, the merger of an issue's.
+pub static NOBODY: Actor = Actor { login: None, kind: None };
 
 impl<'a> Case<'a> {
     /// Lifecycle as of the window's end. `Err` names what is missing.
     pub fn lifecycle(&self, f: &Final, events: Option<&[Event]>) -> Result<Lifecycle, HistoryGap> {
         // An open object carries no close or merge; one that does contradicts itself, and
         // no window can be judged from it.
-        if f.state.as_deref() == Some("open") && (f.merged == Some(true) || f.merged_at.is_some() || f.closed_at.is_some()) {
+        if f.state == Some("open") && (f.merged == Some(true) || f.merged_at.is_some() || f.closed_at.is_some()) {
             return Err(HistoryGap::StateInconsistent);
         }
         // Used for the snapshot window only, where an undated event still happened
@@ -93,7 +96,7 @@ impl<'a> Case<'a> {
             evs.iter().rfind(|e| e.event.as_deref() == Some("closed") && e.created_at.is_none_or(|t| t <= until)).cloned()
         };
         if self.window.is_snapshot() {
-            let Some(state) = f.state.as_deref() else {
+            let Some(state) = f.state else {
                 if f.merged == Some(true) {
                     return Ok(Lifecycle {
                         closed: true,
@@ -123,7 +126,7 @@ impl<'a> Case<'a> {
                 closed,
                 closed_at: f.closed_at.or(close_ev.as_ref().and_then(|e| e.created_at)),
                 closer,
-                state_reason: f.state_reason.clone().or(close_ev.as_ref().and_then(|e| e.state_reason.clone())),
+                state_reason: f.state_reason.map(str::to_string).or(close_ev.as_ref().and_then(|e| e.state_reason.clone())),
                 closed_by_commit: close_ev.as_ref().is_some_and(|e| e.commit_id.is_some()),
                 merged: f.merged == Some(true),
                 merged_at: f.merged_at,
@@ -176,10 +179,10 @@ impl<'a> Case<'a> {
             }
             // The captured state_reason belongs to the final close; it applies here when
             // this close is that one (no close or reopen after the window).
-            if lc.closed && lc.state_reason.is_none() && f.state.as_deref() == Some("closed") {
+            if lc.closed && lc.state_reason.is_none() && f.state == Some("closed") {
                 let later = evs.iter().filter(relevant).any(|e| e.created_at.is_some_and(|t| t > self.as_of));
                 if !later {
-                    lc.state_reason = f.state_reason.clone();
+                    lc.state_reason = f.state_reason.map(str::to_string);
                     if lc.closer.login.is_none() {
                         lc.closer = f.closed_by.clone();
                     }
@@ -204,12 +207,12 @@ impl<'a> Case<'a> {
         }
         // A final close at or before the window's end: closed ever since (a later reopen
         // would have left the issue open, or moved closed_at).
-        if f.state.as_deref() == Some("closed") && f.merged != Some(true) && f.closed_at.is_some_and(|t| t <= self.as_of) {
+        if f.state == Some("closed") && f.merged != Some(true) && f.closed_at.is_some_and(|t| t <= self.as_of) {
             return Ok(Lifecycle {
                 closed: true,
                 closed_at: f.closed_at,
                 closer: f.closed_by.clone(),
-                state_reason: f.state_reason.clone(),
+                state_reason: f.state_reason.map(str::to_string),
                 basis: "timestamps",
                 ..Lifecycle::default()
             });

@@ -128,27 +128,29 @@ pub fn missing(case: &Case, m: Missing) -> Verdict {
     }
 }
 
-pub fn issue_final(i: &Issue) -> Final {
+/// An issue's final fields, borrowed (built in every window of every output).
+pub fn issue_final(i: &Issue) -> Final<'_> {
     Final {
-        state: i.state.clone(),
-        state_reason: i.state_reason.clone(),
+        state: i.state.as_deref(),
+        state_reason: i.state_reason.as_deref(),
         closed_at: i.closed_at,
-        closed_by: i.closed_by.clone(),
+        closed_by: &i.closed_by,
         merged: None,
         merged_at: None,
-        merged_by: Default::default(),
+        merged_by: &super::history::NOBODY,
     }
 }
 
-pub fn pull_final(p: &PullRequest) -> Final {
+/// A PR's final fields, borrowed.
+pub fn pull_final(p: &PullRequest) -> Final<'_> {
     Final {
-        state: p.state.clone(),
+        state: p.state.as_deref(),
         state_reason: None,
         closed_at: p.closed_at,
-        closed_by: Default::default(),
+        closed_by: &super::history::NOBODY,
         merged: p.merged,
         merged_at: p.merged_at,
-        merged_by: p.merged_by.clone(),
+        merged_by: &p.merged_by,
     }
 }
 
