@@ -1,3 +1,4 @@
+mod allocator;
 mod cli;
 
 use std::process::ExitCode;
@@ -12,13 +13,8 @@ use hindsight::progress::Progress;
 use hindsight::text::printable;
 use hindsight::{output, report};
 
-// Parsing JSON makes and frees millions of small strings and maps; mimalloc cut the evaluate
-// and convert stages' allocator time by measurement (BENCHMARKS.md).
-#[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
-    keep_freed_memory();
+    allocator::keep_freed_memory();
     let config = match cli::Cli::parse().into_config() {
         Ok(c) => c,
         Err(e) => {
@@ -32,24 +28,6 @@ fn main() -> ExitCode {
             eprintln!("hindsight: {}", message(&e));
             ExitCode::from(2)
         }
-    }
-}
-
-/// mimalloc gives freed memory back to the system a second after it is freed; evaluate frees
-/// one chunk's indexes and builds the next every second or so, and paid each return again
-/// as page faults (system time at a million outputs 1.8 -> 1.2 s kept, for a peak 35-170 MiB
-/// higher: BENCHMARKS.md). Memory is kept, unless `MIMALLOC_PURGE_DELAY` says otherwise.
-fn keep_freed_memory() {
-    // `mi_option_purge_delay` in the vendored mimalloc.h (v3; `mi_option_reset_delay` before
-    // it, at the same place). The `mimalloc` crate binds it only with a feature whose
-    // dependencies are not vendored here.
-    const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
-    extern "C" {
-        fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
-    }
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: a plain C call into the allocator linked above; it sets one number.
-        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     }
 }
 
