@@ -194,9 +194,14 @@ impl<'a> Case<'a> {
 
     /// Acts inside the window.
     pub fn inside<'b>(&self, a: &'b Activity) -> impl Iterator<Item = &'b Act> + 'b {
+        self.inside_of(a.acts.iter())
+    }
+
+    /// `inside` over any acts (a rule's own beside an output's shared activity).
+    pub fn inside_of<'b>(&self, acts: impl Iterator<Item = &'b Act> + 'b) -> impl Iterator<Item = &'b Act> + 'b {
         let t0 = self.t0;
         let as_of = self.as_of;
-        a.acts.iter().filter(move |x| inside_window(t0, as_of, x.at))
+        acts.filter(move |x| inside_window(t0, as_of, x.at))
     }
 
     /// Distinct (visible non-bot, bot) logins acting inside the window, compared lower-cased.
@@ -205,10 +210,10 @@ impl<'a> Case<'a> {
     }
 
     /// `count_actors` over any acts (a rule's own beside an output's shared activity).
-    pub fn count_acting<'b>(&self, acts: impl Iterator<Item = &'b Act>) -> (usize, usize) {
+    pub fn count_acting<'b>(&self, acts: impl Iterator<Item = &'b Act> + 'b) -> (usize, usize) {
         let mut humans = Vec::new();
         let mut bots = Vec::new();
-        for x in acts.filter(|x| inside_window(self.t0, self.as_of, x.at)) {
+        for x in self.inside_of(acts) {
             let login = x.actor.login.as_deref().unwrap_or_default();
             match x.class {
                 ActorClass::VisibleNonBot => humans.push(login),

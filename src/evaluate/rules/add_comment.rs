@@ -21,7 +21,6 @@
 //! `accepted`/`medium`/`comment_replied` in every window from 1h on.
 
 use super::missing;
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{ActKind, Case, Missing};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -165,17 +164,15 @@ impl Rule for AddComment {
             }
             _ => false,
         };
-        let inside = || activity.acts.iter().chain(&own).filter(|a| case.is_inside(a.at));
-        let (humans, bots) = case.count_acting(activity.acts.iter().chain(&own));
+        let acts = || activity.acts.iter().chain(&own);
+        let (humans, bots) = case.count_acting(acts());
         let done = |v: Verdict| v.resolved(true).actors(humans, bots);
         let is_self = |a: &crate::evaluate::case::Act| a.detail.is_some() && a.detail == id.map(|i| i.to_string());
-        let reply = inside()
-            .find(|a| a.class == ActorClass::VisibleNonBot && !is_self(a) && matches!(a.kind, ActKind::Comment | ActKind::Review(_) | ActKind::ReviewComment));
+        let reply = super::person_act_among(&case, acts(), |a| !is_self(a) && matches!(a.kind, ActKind::Comment | ActKind::Review(_) | ActKind::ReviewComment));
         if let Some(a) = reply {
             return Ok(done(self.row(AddCommentRow::Replied).at(a.at).detail("replied_by", a.actor.login.clone())));
         }
-        // `person_act` over the shared activity and the rule's own acts.
-        let reaction = inside().find(|a| a.class == ActorClass::VisibleNonBot && a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
+        let reaction = super::person_act_among(&case, acts(), |a| a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
         if let Some(a) = reaction {
             return Ok(done(self.row(AddCommentRow::Reacted).at(a.at).detail("reacted_by", a.actor.login.clone())));
         }

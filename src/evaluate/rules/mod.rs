@@ -227,7 +227,12 @@ pub fn unattributed(case: &Case, v: Verdict, why: &str) -> Verdict {
 
 /// The first act inside the window by a visible non-bot actor that matches.
 pub fn person_act<'b>(case: &Case, a: &'b Activity, f: impl Fn(&Act) -> bool) -> Option<&'b Act> {
-    case.inside(a).find(|x| x.class == ActorClass::VisibleNonBot && f(x))
+    person_act_among(case, a.acts.iter(), f)
+}
+
+/// `person_act` over any acts (a rule's own beside an output's shared activity).
+pub fn person_act_among<'b>(case: &Case, acts: impl Iterator<Item = &'b Act> + 'b, f: impl Fn(&Act) -> bool) -> Option<&'b Act> {
+    case.inside_of(acts).find(|x| x.class == ActorClass::VisibleNonBot && f(x))
 }
 
 /// Phrases by which people say a close was wrong. Matching is on lower-cased comment text;
