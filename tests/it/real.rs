@@ -400,3 +400,24 @@ fn ghost_is_an_unknown_actor_and_bots_are_bots() {
         assert_eq!(class, want, "{login}");
     }
 }
+
+/// Class 12. An agent's comment judged against the real thread it sits in (PyGithub#28's
+/// recorded comment list, 2012): the comment is found in the list by its id, its author's
+/// own comment is no reply, and the other person's answer three days later is one, inside
+/// the windows that reach it and not before.
+#[test]
+fn a_reply_in_the_real_thread_answers_the_comment_from_its_day_on() {
+    let mut s = Study::new("2012-06-03T00:00:00Z");
+    s.capture("c.jsonl", "repos/PyGithub/PyGithub/issues/28/comments", 200, &body("pygithub/issue-28-comments-2012-old-shape.json"), None).item(
+        "113",
+        "PyGithub/PyGithub",
+        json!({"type": "add_comment", "url": "https://github.com/PyGithub/PyGithub/issues/28#issuecomment-5449237", "timestamp": "2012-05-01T22:03:59Z"}),
+    );
+    let rows = outcomes(&s.run());
+    assert_eq!(at(&rows, "24h"), ("ignored", "weak", "no_response"));
+    for window in ["7d", "snapshot"] {
+        assert_eq!(at(&rows, window), ("accepted", "medium", "comment_replied"), "{window}");
+        let details = &rows.iter().find(|r| r.0 == window).unwrap().4;
+        assert_eq!(details["replied_by"], "roskakori", "{window}");
+    }
+}
