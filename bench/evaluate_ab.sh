@@ -3,6 +3,10 @@
 # and system CPU time and peak RSS (GNU time) per size and thread count, the two binaries
 # alternating so that load on a shared machine falls on both. Usage: bench/evaluate_ab.sh
 # PREV NEW SIZE... (release binaries; the synthetic studies are made and converted by PREV).
+# Besides 1 and 2 threads, `1, one core` is 1 thread pinned to one core (taskset): the
+# evaluate stage reads the next chunk of captures and writes spilled rows on threads of
+# their own, so `--threads 1` alone keeps ~1.2 cores busy, and the 1 -> 2 threads ratio
+# understates how the stage scales from one core to two.
 set -euo pipefail
 prev=$(realpath "$1"); new=$(realpath "$2"); shift 2
 w=$(mktemp -d)
@@ -12,10 +16,15 @@ echo "|---|---|---|---|---|---|---|---|"
 for n in "$@"; do
   "$prev" synth --quiet --outputs "$n" --repos 100 --out "$w/s$n" >/dev/null
   "$prev" --threads 2 convert --quiet --snapshot "$w/s$n/snapshot" --runs "$w/s$n/runs" --out "$w/d$n" >/dev/null
-  for t in 1 2; do
+  for t in 1 1c 2; do
+    pin=(); label=$t
+    if [ "$t" = 1c ]; then
+      command -v taskset >/dev/null || continue
+      pin=(taskset -c 0); t=1; label="1, one core"
+    fi
     for b in prev new; do
-      r=$( { /usr/bin/time -f "%e %U %S %M" "${!b}" --threads "$t" --quiet evaluate --dataset "$w/d$n" >/dev/null; } 2>&1 | tail -1)
-      echo "$n $t $b $r" | awk '{printf "| %s | %s | %s | %.2f | %.1f | %.1f | %.1f | %.0f |\n", $1, $2, $3, $4, $4*1e6/$1, $5, $6, $7/1024}'
+      r=$( { /usr/bin/time -f "%e %U %S %M" "${pin[@]}" "${!b}" --threads "$t" --quiet evaluate --dataset "$w/d$n" >/dev/null; } 2>&1 | tail -1)
+      echo "$n|$label|$b|$r" | awk -F'|' '{split($4, v, " "); printf "| %s | %s | %s | %.2f | %.1f | %.1f | %.1f | %.0f |\n", $1, $2, $3, v[1], v[1]*1e6/$1, v[2], v[3], v[4]/1024}'
     done
   done
 done
