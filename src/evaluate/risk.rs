@@ -203,7 +203,8 @@ pub fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Opt
         deletions: 0,
         reasons: Vec::new(),
     };
-    let Some(files) = index.get(&format!("repos/{repo}/pulls/{n}/files")).filter(|e| e.ok()).and_then(|e| e.body().as_array().cloned()) else {
+    // Read where it is: a PR's files can run to thousands, each with its patch.
+    let Some(files) = index.get(&format!("repos/{repo}/pulls/{n}/files")).filter(|e| e.ok()).and_then(|e| e.body().as_array()) else {
         r.reasons.push("the PR's files were not captured (pulls/N/files)".into());
         return Some(r);
     };
@@ -214,7 +215,7 @@ pub fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Opt
     };
     let mut tests_touched = false;
     let mut source_changed = false;
-    for f in &files {
+    for f in files {
         let path = f.get("filename").and_then(Value::as_str).unwrap_or_default();
         r.files += 1;
         r.additions += f.get("additions").and_then(Value::as_i64).unwrap_or(0);
