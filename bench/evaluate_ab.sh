@@ -23,7 +23,7 @@ for n in "$@"; do
       pin=(taskset -c 0); t=1; label="1, one core"
     fi
     for b in prev new; do
-      r=$( { /usr/bin/time -f "%e %U %S %M" "${pin[@]}" "${!b}" --threads "$t" --quiet evaluate --dataset "$w/d$n" >/dev/null; } 2>&1 | tail -1)
+      r=$( { /usr/bin/time -f "%e %U %S %M" ${pin[@]+"${pin[@]}"} "${!b}" --threads "$t" --quiet evaluate --dataset "$w/d$n" >/dev/null; } 2>&1 | tail -1)
       echo "$n|$label|$b|$r" | awk -F'|' '{split($4, v, " "); printf "| %s | %s | %s | %.2f | %.1f | %.1f | %.1f | %.0f |\n", $1, $2, $3, v[1], v[1]*1e6/$1, v[2], v[3], v[4]/1024}'
     done
   done
