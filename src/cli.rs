@@ -15,7 +15,8 @@ pub struct Cli {
     /// No progress bars or summaries on stderr.
     #[arg(long, short, global = true)]
     quiet: bool,
-    /// Worker threads (default: all cores). Outputs are identical at any count.
+    /// Worker threads (default: all cores). Outputs are identical at any count. Evaluate also
+    /// reads captures and writes spilled rows on a thread each beside them (~0.2 of a core).
     #[arg(long, global = true, value_name = "N")]
     threads: Option<usize>,
     /// What to do.
