@@ -161,7 +161,7 @@ impl Rule for AddReviewer {
             return Ok(v);
         }
         // Still requested?
-        let still = match case.lookup(&format!("pulls/{n}/requested_reviewers")) {
+        let still = match case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "/requested_reviewers")) {
             Ok(v) if case.window.is_snapshot() => {
                 let u: Vec<String> = v.get("users").and_then(names).unwrap_or_default().into_iter().map(|x| x.to_lowercase()).collect();
                 let t: Vec<String> = v.get("teams").and_then(names).unwrap_or_default().into_iter().map(|x| x.to_lowercase()).collect();
@@ -169,7 +169,7 @@ impl Rule for AddReviewer {
             }
             _ => None,
         };
-        let pr = case.lookup(&format!("pulls/{n}")).ok().map(PullRequest::from);
+        let pr = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "")).ok().map(PullRequest::from);
         let lc = pr.as_ref().and_then(|p| case.lifecycle(&pull_final(p), activity.events.as_deref()).ok());
         match lc {
             Some(lc) if lc.merged => {

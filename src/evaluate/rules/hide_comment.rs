@@ -80,7 +80,7 @@ impl Rule for HideComment {
             return Err(common(Common::MissingReference).note("no comment id recorded"));
         };
         let gql = case.graphql(&format!("comments/{id}"));
-        let rest = case.lookup(&format!("issues/comments/{id}"));
+        let rest = case.lookup(&crate::snapshot::paths::numbered("issues/comments/", id, ""));
         let state = match (&gql, &rest) {
             (Ok(v), _) => Some((*v).clone()),
             (_, Ok(v)) if bool_at(*v, "isMinimized").is_some() => Some((*v).clone()),

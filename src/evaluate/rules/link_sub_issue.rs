@@ -97,8 +97,8 @@ impl Rule for LinkSubIssue {
         if !case.window.is_snapshot() {
             return Err(common(Common::HistoryMissing).note("sub-issue links have no captured history; only the snapshot window can be judged"));
         }
-        let children = case.lookup(&format!("issues/{parent}/sub_issues"));
-        let up = case.lookup(&format!("issues/{child}/parent"));
+        let children = case.lookup(&crate::snapshot::paths::numbered("issues/", parent, "/sub_issues"));
+        let up = case.lookup(&crate::snapshot::paths::numbered("issues/", child, "/parent"));
         let linked = match (&children, &up) {
             (Ok(v), _) => Some(v.as_array().is_some_and(|a| a.iter().any(|i| int_at(i, "number") == Some(child)))),
             (_, Ok(v)) => Some(int_at(*v, "number") == Some(parent)),
@@ -107,7 +107,7 @@ impl Rule for LinkSubIssue {
         };
         let Some(linked) = linked else { return Ok(self.row(LinkSubIssueRow::Inaccessible)) };
         let done = |v: Verdict| v.resolved(true).detail("parent", parent).detail("sub_issue", child);
-        if let Ok(v) = case.lookup(&format!("issues/{child}")) {
+        if let Ok(v) = case.lookup(&crate::snapshot::paths::numbered("issues/", child, "")) {
             let i = Issue::from(v);
             if i.state.as_deref() == Some("closed") && matches!(i.state_reason.as_deref(), Some("duplicate" | "not_planned")) {
                 return Ok(done(self.row(LinkSubIssueRow::ChildClosedInvalid).status(case.policy.sub_issue_closed_invalid.status())));
@@ -116,7 +116,11 @@ impl Rule for LinkSubIssue {
         if linked {
             return Ok(done(self.row(LinkSubIssueRow::Present)));
         }
-        let events = [format!("issues/{parent}/timeline"), format!("issues/{child}/timeline"), format!("issues/{parent}/events")];
+        let events = [
+            crate::snapshot::paths::numbered("issues/", parent, "/timeline"),
+            crate::snapshot::paths::numbered("issues/", child, "/timeline"),
+            crate::snapshot::paths::numbered("issues/", parent, "/events"),
+        ];
         let remover = events
             .iter()
             .filter_map(|p| case.lookup(p).ok())

@@ -99,7 +99,7 @@ impl Rule for MarkReady {
         if let Some(a) = super::person_act(case, &activity, |a| matches!(a.kind, ActKind::Review(_))) {
             return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Reviewed).at(a.at).detail("reviewed_by", a.actor.login.clone())));
         }
-        let look = case.lookup(&format!("pulls/{n}"));
+        let look = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, ""));
         let body = match look {
             Ok(body) => body,
             Err(_) if activity.any_read() => return Ok(common(Common::TargetNotCaptured).note("reviews captured, but not the PR's state")),

@@ -141,7 +141,7 @@ impl PushToPullRequestBranch {
                 }
             }
         }
-        if let Ok(v) = case.lookup(&format!("pulls/{n}/commits")) {
+        if let Ok(v) = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "/commits")) {
             let shas: Vec<String> = list(v, Commit::from).into_iter().filter_map(|c| c.sha).collect();
             return if shas.iter().any(|s| same_sha(s, sha)) { Inclusion::Included } else { Inclusion::Dropped };
         }
@@ -166,7 +166,7 @@ impl Rule for PushToPullRequestBranch {
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let look = case.lookup(&format!("pulls/{n}"));
+        let look = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, ""));
         let body = look.map_err(|m| missing(case, m))?;
         let shas: Vec<String> = case.recorded.expected().get("commit_shas").and_then(crate::json::names).unwrap_or_default();
         if shas.is_empty() {

@@ -96,7 +96,7 @@ impl Rule for SetIssueField {
         };
         let Some(n) = o.target_number else { return Err(common(Common::MissingReference)) };
         let (_, issue) = load_issue(case, n)?;
-        let look = case.lookup(&format!("issues/{n}/issue_field_values"));
+        let look = case.lookup(&crate::snapshot::paths::numbered("issues/", n, "/issue_field_values"));
         let values = look.map_err(|m| missing(case, m).resolved(true).note("issue field values not captured"))?;
         if !case.current_holds(issue.updated_at, None, &[]) {
             return Err(common(Common::HistoryMissing).resolved(true).note("field values have no event history"));

@@ -34,7 +34,7 @@ pub(crate) fn review_id(case: &Case) -> Option<i64> {
 }
 
 pub(crate) fn find_review(case: &Case, n: i64, id: i64) -> Result<Option<Review>, Verdict> {
-    let look = case.lookup(&format!("pulls/{n}/reviews"));
+    let look = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "/reviews"));
     match look {
         Ok(v) => Ok(list(v, Review::from).into_iter().find(|r| r.id == Some(id))),
         Err(m) => Err(crate::evaluate::rules::missing(case, m).note("the PR's reviews were not captured")),

@@ -35,14 +35,14 @@ use serde_json::Value;
 
 /// The review comment (REST), or why it cannot be read. `Ok(None)`: deleted.
 pub(crate) fn comment(case: &Case, n: Option<i64>, id: i64) -> Result<Option<(Comment, Value)>, Verdict> {
-    match case.lookup(&format!("pulls/comments/{id}")) {
+    match case.lookup(&crate::snapshot::paths::numbered("pulls/comments/", id, "")) {
         Ok(v) => return Ok(Some((Comment::from(v), v.clone()))),
         Err(Missing::Gone(_)) => return Ok(None),
         Err(m @ Missing::Failed(_)) => return Err(crate::evaluate::rules::missing(case, m)),
         Err(Missing::NotCaptured) => {}
     }
     if let Some(n) = n {
-        if let Ok(v) = case.lookup(&format!("pulls/{n}/comments")) {
+        if let Ok(v) = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "/comments")) {
             if let Some(c) = v.as_array().and_then(|a| a.iter().find(|c| crate::json::int_at(*c, "id") == Some(id))) {
                 return Ok(Some((Comment::from(c), c.clone())));
             }
@@ -74,7 +74,7 @@ pub(crate) fn threads(case: &Case, n: Option<i64>) -> Vec<(i64, ReviewThread)> {
 /// Replies to `id` by visible non-bot actors inside the window (REST `in_reply_to_id`,
 /// or later comments of its GraphQL thread).
 pub(crate) fn person_reply(case: &Case, n: i64, id: i64, thread: Option<&ReviewThread>) -> Option<Option<Instant>> {
-    let rest = case.lookup(&format!("pulls/{n}/comments")).ok().map(|v| list(v, Comment::from)).unwrap_or_default();
+    let rest = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "/comments")).ok().map(|v| list(v, Comment::from)).unwrap_or_default();
     let r = rest
         .iter()
         .filter(|c| c.in_reply_to_id == Some(id) || (thread.is_some_and(|t| t.holds_comment(c.id.unwrap_or(-1))) && c.id != Some(id)))
@@ -92,7 +92,7 @@ pub(crate) fn person_reply(case: &Case, n: i64, id: i64, thread: Option<&ReviewT
 
 /// A commit after T, inside the window, whose captured file list touches `path`.
 pub(crate) fn touching_commit(case: &Case, n: i64, path: &str) -> Option<Option<Instant>> {
-    let v = case.lookup(&format!("pulls/{n}/commits")).ok()?;
+    let v = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "/commits")).ok()?;
     list(v, Commit::from).into_iter().find_map(|c| {
         let at = c.committed_at.or(c.authored_at);
         if !case.is_inside(at) {
