@@ -1,11 +1,11 @@
 //! Outcome rows held to a budget: once the rows judged so far pass it, they are sorted and
-//! written to disk as one part (Arrow IPC, held columns with their sort keys) by a thread of
-//! their own while judging goes on, and at the end the parts are merged in the table's
-//! order into `outcomes.parquet` (with the rows still held, from memory), a row group at a
-//! time, on one thread while the other fills in the output's columns and encodes. Rows
-//! that never pass the budget never touch the disk. The file's bytes are the same either
-//! way: the order is the key's, and the writer cuts row groups at the same rows whatever
-//! the pieces it is given (see `dataset::TableWriter`).
+//! written to disk as one part (Arrow IPC, compressed with zstd; held columns with their
+//! sort keys) by a thread of their own while judging goes on, and at the end the parts are
+//! merged in the table's order into `outcomes.parquet` (with the rows still held, from
+//! memory), a row group at a time, on one thread while the other fills in the output's
+//! columns and encodes. Rows that never pass the budget never touch the disk. The file's
+//! bytes are the same either way: the order is the key's, and the writer cuts row groups at
+//! the same rows whatever the pieces it is given (see `dataset::TableWriter`).
 //!
 //! More parts than `FAN_IN` are first merged that many at a time into longer parts, so the
 //! final merge never holds more files open than that, however many parts a study spills.
@@ -30,6 +30,10 @@ use crate::error::{Error, Result};
 
 /// Rows per batch in a spill file: what the merge holds of each part at a time.
 const SPILL_BATCH_ROWS: usize = 8 * 1024;
+
+/// zstd's level for spill files: 1 and -3 (faster, 7x smaller rather than 10x) measured
+/// alike; LZ4 a little slower, none 3-4% slower at a million outputs (BENCHMARKS.md).
+const SPILL_ZSTD_LEVEL: i32 = 1;
 
 /// Parts merged at once at most: each is an open file and a batch in memory. More parts
 /// than this are first merged this many at a time into longer ones (see `fewer_parts`).
@@ -93,12 +97,24 @@ fn write_part(p: &Path, held: Vec<OutcomeRows>) -> Result<()> {
     let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.to_path_buf(), message: format!("spilling outcome rows failed: {e}") };
     // Not on rayon's threads: the last part is waited for from one (`write`, in a join).
     let batches = sorted_batches(held).map_err(failed)?;
-    let f = File::create(p).map_err(|e| Error::io(p, e))?;
-    let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &keyed_schema()).map_err(failed)?;
+    let mut w = part_writer(p, &keyed_schema())?;
     for b in batches {
         w.write(&b.map_err(failed)?).map_err(failed)?;
     }
     w.finish().map_err(failed)
+}
+
+/// A spill file's writer: Arrow IPC, each buffer compressed (held rows are small numbers and
+/// repeated codes; compressed they are a tenth of the bytes, and writing the page cache
+/// is what a part cost most, BENCHMARKS.md).
+fn part_writer(p: &Path, schema: &SchemaRef) -> Result<FileWriter<BufWriter<File>>> {
+    let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.to_path_buf(), message: format!("spilling outcome rows failed: {e}") };
+    let options = arrow::ipc::writer::IpcWriteOptions::default()
+        .try_with_compression(Some(arrow::ipc::CompressionType::ZSTD))
+        .and_then(|o| o.try_with_compression_level(Some(SPILL_ZSTD_LEVEL)))
+        .map_err(failed)?;
+    let f = File::create(p).map_err(|e| Error::io(p, e))?;
+    FileWriter::try_new_with_options(BufWriter::with_capacity(1 << 20, f), schema, options).map_err(failed)
 }
 
 /// Held rows sorted by key, `SPILL_BATCH_ROWS` at a time with their key columns: each batch
@@ -248,8 +264,7 @@ fn fewer_parts(dir: &Path, mut parts: Vec<PathBuf>, fan_in: usize) -> Result<Vec
             made += 1;
             let sources = group.iter().map(|g| Source::open(g)).collect::<Result<Vec<_>>>()?;
             let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.clone(), message: format!("merging spilled outcome rows failed: {e}") };
-            let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
-            let mut w = FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), &keyed).map_err(failed)?;
+            let mut w = part_writer(&p, &keyed)?;
             merge(sources, |keys, held| {
                 w.write(&with_keys(&keyed, &held, &keys).map_err(failed)?).map_err(failed)?;
                 Ok(true)
