@@ -84,7 +84,7 @@ pub static NOBODY: Actor = Actor { login: None, kind: None };
 
 impl<'a> Case<'a> {
     /// Lifecycle as of the window's end. `Err` names what is missing.
-    pub fn lifecycle(&self, f: &Final, events: Option<&[Event]>) -> Result<Lifecycle, HistoryGap> {
+    pub fn lifecycle<'e>(&self, f: &Final, events: Option<&'e [Event]>) -> Result<Lifecycle, HistoryGap> {
         // An open object carries no close or merge; one that does contradicts itself, and
         // no window can be judged from it.
         if f.state == Some("open") && (f.merged == Some(true) || f.merged_at.is_some() || f.closed_at.is_some()) {
@@ -92,8 +92,8 @@ impl<'a> Case<'a> {
         }
         // Used for the snapshot window only, where an undated event still happened
         // before capture.
-        let last_close = |evs: &[Event], until: Instant| -> Option<Event> {
-            evs.iter().rfind(|e| e.event.as_deref() == Some("closed") && e.created_at.is_none_or(|t| t <= until)).cloned()
+        let last_close = |evs: &'e [Event], until: Instant| -> Option<&'e Event> {
+            evs.iter().rfind(|e| e.event.as_deref() == Some("closed") && e.created_at.is_none_or(|t| t <= until))
         };
         if self.window.is_snapshot() {
             let Some(state) = f.state else {

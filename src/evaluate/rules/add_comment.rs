@@ -90,14 +90,14 @@ rows! {
 
 impl AddComment {
     /// The comment itself: `issues/comments/ID`, else found by id in its thread's list.
-    fn comment(case: &Case) -> Result<Comment, Verdict> {
+    fn comment<'a>(case: &Case<'a>) -> Result<std::borrow::Cow<'a, Comment>, Verdict> {
         let o = case.output;
         let Some(id) = o.target_comment_id else {
             return Err(common(Common::MissingReference).note("no comment id recorded (URL fragment or comment_id)"));
         };
         let look = case.lookup(&crate::snapshot::paths::numbered("issues/comments/", id, ""));
         match &look {
-            Ok(v) => return Ok(Comment::from(*v)),
+            Ok(v) => return Ok(std::borrow::Cow::Owned(Comment::from(*v))),
             Err(Missing::Gone(s)) => {
                 return Err(
                     crate::evaluate::undated(case, AddComment.row(AddCommentRow::Deleted), &format!("the comment answered {s}")).detail("comment_id", id)
@@ -109,7 +109,8 @@ impl AddComment {
         if let Some(n) = o.target_number {
             if let Ok(e) = case.lookup_entry(&crate::snapshot::paths::numbered("issues/", n, "/comments")) {
                 if let Some(c) = e.comments().iter().find(|c| c.id == Some(id)) {
-                    return Ok(c.clone());
+                    // Borrowed: a thread's comments are long, their bodies longer.
+                    return Ok(std::borrow::Cow::Borrowed(c));
                 }
             }
         }
@@ -167,7 +168,8 @@ impl Rule for AddComment {
         let acts = || activity.acts.iter().chain(&own);
         let (humans, bots) = case.count_acting(acts());
         let done = |v: Verdict| v.resolved(true).actors(humans, bots);
-        let is_self = |a: &crate::evaluate::case::Act| a.detail.is_some() && a.detail == id.map(|i| i.to_string());
+        let id_text = id.map(|i| i.to_string());
+        let is_self = |a: &crate::evaluate::case::Act| a.detail.is_some() && a.detail == id_text;
         let reply = super::person_act_among(&case, acts(), |a| !is_self(a) && matches!(a.kind, ActKind::Comment | ActKind::Review(_) | ActKind::ReviewComment));
         if let Some(a) = reply {
             return Ok(done(self.row(AddCommentRow::Replied).at(a.at).detail("replied_by", a.actor.login.clone())));
