@@ -223,14 +223,15 @@ struct OutputColumns {
     target_kind: StringArray,
     target_number: Int64Array,
     target_comment_id: Int64Array,
-    target_url: StringArray,
+    target_url: arrow::array::StringViewArray,
     target_source: Option<StringArray>,
     temporary_id: Option<StringArray>,
     actor: StringArray,
     run_actor: StringArray,
     created_at: TimestampMicrosecondArray,
     payload_hash: Option<StringArray>,
-    payload: StringArray,
+    /// Viewed in the pages it was decompressed into (most of the table's bytes), not copied.
+    payload: arrow::array::StringViewArray,
     expected_state: StringArray,
     before_state: StringArray,
     after_state: StringArray,
@@ -273,6 +274,10 @@ fn text(a: &StringArray, i: usize) -> Option<&str> {
     (!a.is_null(i)).then(|| a.value(i))
 }
 
+fn viewed(a: &arrow::array::StringViewArray, i: usize) -> Option<&str> {
+    (!a.is_null(i)).then(|| a.value(i))
+}
+
 fn int(a: &Int64Array, i: usize) -> Option<i64> {
     (!a.is_null(i)).then(|| a.value(i))
 }
@@ -286,7 +291,21 @@ impl SafeOutputTable {
         let p = dataset.join("safe_outputs.parquet");
         let open = || File::open(&p).map_err(|e| Error::io(&p, e));
         // Row groups decoded side by side (a million outputs are sixteen of them), in order.
-        let meta = ArrowReaderMetadata::load(&open()?, ArrowReaderOptions::default())?;
+        let plain = ArrowReaderMetadata::load(&open()?, ArrowReaderOptions::default())?;
+        // Payloads and URLs read as string views, as `response_groups` reads bodies: their
+        // text stays in the pages it was decompressed into instead of being copied out value
+        // by value (most of the table's bytes, and of its memory).
+        let viewed: Vec<_> = plain
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| match f.name().as_str() {
+                "payload" | "target_url" if f.data_type() == &DataType::Utf8 => Arc::new(f.as_ref().clone().with_data_type(DataType::Utf8View)),
+                _ => f.clone(),
+            })
+            .collect();
+        let options = ArrowReaderOptions::default().with_schema(Arc::new(Schema::new_with_metadata(viewed, plain.schema().metadata().clone())));
+        let meta = ArrowReaderMetadata::try_new(plain.metadata().clone(), options)?;
         let roots: Vec<usize> = meta.schema().fields().iter().enumerate().filter(|(_, f)| read.reads(f.name())).map(|(i, _)| i).collect();
         let mask = parquet::arrow::ProjectionMask::roots(meta.parquet_schema(), roots);
         let groups: Vec<Vec<RecordBatch>> = (0..meta.metadata().num_row_groups())
@@ -315,14 +334,14 @@ impl SafeOutputTable {
                 target_kind: c.col::<StringArray>("target_kind")?.clone(),
                 target_number: c.col::<Int64Array>("target_number")?.clone(),
                 target_comment_id: c.col::<Int64Array>("target_comment_id")?.clone(),
-                target_url: c.col::<StringArray>("target_url")?.clone(),
+                target_url: c.col::<arrow::array::StringViewArray>("target_url")?.clone(),
                 target_source: c.opt::<StringArray>("target_source", read)?,
                 temporary_id: c.opt::<StringArray>("temporary_id", read)?,
                 actor: c.col::<StringArray>("actor")?.clone(),
                 run_actor: c.col::<StringArray>("run_actor")?.clone(),
                 created_at: c.col::<TimestampMicrosecondArray>("created_at")?.clone(),
                 payload_hash: c.opt::<StringArray>("payload_hash", read)?,
-                payload: c.col::<StringArray>("payload")?.clone(),
+                payload: c.col::<arrow::array::StringViewArray>("payload")?.clone(),
                 expected_state: c.col::<StringArray>("expected_state")?.clone(),
                 before_state: c.col::<StringArray>("before_state")?.clone(),
                 after_state: c.col::<StringArray>("after_state")?.clone(),
@@ -391,14 +410,14 @@ impl SafeOutputTable {
             target_kind: own.target_kind.map(Cow::Borrowed),
             target_number: own.target_number,
             target_comment_id: int(&c.target_comment_id, r),
-            target_url: borrowed(&c.target_url),
+            target_url: viewed(&c.target_url, r).map(Cow::Borrowed),
             target_source: c.target_source.as_ref().and_then(borrowed),
             temporary_id: c.temporary_id.as_ref().and_then(borrowed),
             actor: borrowed(&c.actor),
             run_actor: borrowed(&c.run_actor),
             created_at: own.created_at,
             payload_hash: c.payload_hash.as_ref().and_then(borrowed).unwrap_or_default(),
-            payload: borrowed(&c.payload).unwrap_or_default(),
+            payload: viewed(&c.payload, r).map(Cow::Borrowed).unwrap_or_default(),
             expected_state: borrowed(&c.expected_state).unwrap_or(Cow::Borrowed("{}")),
             before_state: borrowed(&c.before_state),
             after_state: borrowed(&c.after_state),
