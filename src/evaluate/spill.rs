@@ -31,8 +31,8 @@ use crate::error::{Error, Result};
 /// Rows per batch in a spill file: what the merge holds of each part at a time.
 const SPILL_BATCH_ROWS: usize = 8 * 1024;
 
-/// zstd's level for spill files: 1 and -3 (faster, 7x smaller rather than 10x) measured
-/// alike; LZ4 a little slower, none 3-4% slower at a million outputs (BENCHMARKS.md).
+/// zstd's level for spill files: 1 and -3 (7x smaller rather than 10x) ran alike, as did LZ4
+/// and none, within the machine's noise (BENCHMARKS.md, eleventh step); 1 spills least.
 const SPILL_ZSTD_LEVEL: i32 = 1;
 
 /// Parts merged at once at most: each is an open file and a batch in memory. More parts
@@ -104,9 +104,10 @@ fn write_part(p: &Path, held: Vec<OutcomeRows>) -> Result<()> {
     w.finish().map_err(failed)
 }
 
-/// A spill file's writer: Arrow IPC, each buffer compressed (held rows are small numbers and
-/// repeated codes; compressed they are a tenth of the bytes, and writing the page cache
-/// is what a part cost most, BENCHMARKS.md).
+/// A spill file's writer: Arrow IPC, each buffer compressed. Held rows are small numbers and
+/// repeated codes: compressed they take a tenth of the disk (a million outputs spill ~36 MiB
+/// rather than ~380), for about the CPU time the page cache cost uncompressed
+/// (BENCHMARKS.md, eleventh step).
 fn part_writer(p: &Path, schema: &SchemaRef) -> Result<FileWriter<BufWriter<File>>> {
     let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.to_path_buf(), message: format!("spilling outcome rows failed: {e}") };
     let options = arrow::ipc::writer::IpcWriteOptions::default()
