@@ -6,9 +6,13 @@
 # Besides 1 and 2 threads, `1, one core` is 1 thread pinned to one core (taskset): the
 # evaluate stage reads the next chunk of captures and writes spilled rows on threads of
 # their own, so `--threads 1` alone keeps ~1.2 cores busy, and the 1 -> 2 threads ratio
-# understates how the stage scales from one core to two.
+# understates how the stage scales from one core to two. ROUNDS=N (default 1) runs each
+# pair N times, alternating, and reports for each binary its run of median wall time (for
+# an even N the faster of the middle two): a shared machine's time moves by 5-10% between
+# runs, more than many a change does.
 set -euo pipefail
 prev=$(realpath "$1"); new=$(realpath "$2"); shift 2
+rounds=${ROUNDS:-1}
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 echo "| outputs | threads | binary | evaluate s | µs/output | user s | sys s | peak MiB |"
@@ -22,8 +26,16 @@ for n in "$@"; do
       command -v taskset >/dev/null || continue
       pin=(taskset -c 0); t=1; label="1, one core"
     fi
+    runs_prev=""; runs_new=""
+    for _ in $(seq "$rounds"); do
+      for b in prev new; do
+        r=$( { /usr/bin/time -f "%e %U %S %M" ${pin[@]+"${pin[@]}"} "${!b}" --threads "$t" --quiet evaluate --dataset "$w/d$n" >/dev/null; } 2>&1 | tail -1)
+        runs="runs_$b"; printf -v "$runs" '%s%s\n' "${!runs}" "$r"
+      done
+    done
     for b in prev new; do
-      r=$( { /usr/bin/time -f "%e %U %S %M" ${pin[@]+"${pin[@]}"} "${!b}" --threads "$t" --quiet evaluate --dataset "$w/d$n" >/dev/null; } 2>&1 | tail -1)
+      runs="runs_$b"
+      r=$(printf '%s' "${!runs}" | sort -n -k1,1 | awk -v k=$(( (rounds + 1) / 2 )) 'NR == k')
       echo "$n|$label|$b|$r" | awk -F'|' '{split($4, v, " "); printf "| %s | %s | %s | %.2f | %.1f | %.1f | %.1f | %.0f |\n", $1, $2, $3, v[1], v[1]*1e6/$1, v[2], v[3], v[4]/1024}'
     done
   done
