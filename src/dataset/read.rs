@@ -5,7 +5,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow::array::{Array, BooleanArray, Int64Array, StringArray, StringViewArray, TimestampMicrosecondArray};
+use arrow::array::{Array, ArrayAccessor, BooleanArray, Int64Array, StringArray, StringViewArray, TimestampMicrosecondArray};
 use arrow::datatypes::{DataType, Schema};
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
@@ -123,6 +123,23 @@ pub struct RepoGroup {
     pub rows: Vec<crate::snapshot::CaptureRow<BodyText>>,
 }
 
+/// `plain` (a file's metadata, its footer read once) with the text columns `columns` read
+/// as string views: their text stays in the pages it was decompressed into, where the views
+/// point, rather than being copied out value by value.
+fn viewing(plain: &ArrowReaderMetadata, columns: &[&str]) -> Result<ArrowReaderMetadata> {
+    let fields = plain
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| match columns.contains(&f.name().as_str()) {
+            true => Arc::new(f.as_ref().clone().with_data_type(DataType::Utf8View)),
+            false => f.clone(),
+        })
+        .collect::<Vec<_>>();
+    let options = ArrowReaderOptions::default().with_schema(Arc::new(Schema::new_with_metadata(fields, plain.schema().metadata().clone())));
+    Ok(ArrowReaderMetadata::try_new(plain.metadata().clone(), options)?)
+}
+
 /// Read `responses` one repository at a time, handing `f` whole repositories in chunks of
 /// about `budget` body bytes: memory stays near the chunk size whatever the snapshot's.
 /// Rows must be grouped by repository, as convert writes them; a dataset whose rows are not
@@ -130,21 +147,8 @@ pub struct RepoGroup {
 pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<RepoGroup>) -> Result<()>) -> Result<()> {
     let p = dataset.join("responses.parquet");
     let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
-    // Bodies read as string views: their text stays in the pages it was decompressed into,
-    // where the views point, rather than being copied out value by value.
-    let plain = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?;
-    let viewed = plain
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| match f.name().as_str() {
-            "body" => Arc::new(f.as_ref().clone().with_data_type(DataType::Utf8View)),
-            _ => f.clone(),
-        })
-        .collect::<Vec<_>>();
-    let options = ArrowReaderOptions::default().with_schema(Arc::new(Schema::new_with_metadata(viewed, plain.schema().metadata().clone())));
-    // The footer read once: the metadata just loaded, with the schema that views bodies.
-    let viewing = ArrowReaderMetadata::try_new(plain.metadata().clone(), options)?;
+    // Bodies read as string views (see `viewing`), the footer read once.
+    let viewing = viewing(&ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?, &["body"])?;
     let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, viewing);
     // Only the columns read below are decoded (not `repo`, `source_file`, `source_line`).
     const READ: [&str; 6] = ["path", "page", "status", "captured_at", "body", "superseded_by"];
@@ -223,7 +227,7 @@ struct OutputColumns {
     target_kind: StringArray,
     target_number: Int64Array,
     target_comment_id: Int64Array,
-    target_url: arrow::array::StringViewArray,
+    target_url: StringViewArray,
     target_source: Option<StringArray>,
     temporary_id: Option<StringArray>,
     actor: StringArray,
@@ -231,7 +235,7 @@ struct OutputColumns {
     created_at: TimestampMicrosecondArray,
     payload_hash: Option<StringArray>,
     /// Viewed in the pages it was decompressed into (most of the table's bytes), not copied.
-    payload: arrow::array::StringViewArray,
+    payload: StringViewArray,
     expected_state: StringArray,
     before_state: StringArray,
     after_state: StringArray,
@@ -270,11 +274,8 @@ pub struct SafeOutputTable {
     len: usize,
 }
 
-fn text(a: &StringArray, i: usize) -> Option<&str> {
-    (!a.is_null(i)).then(|| a.value(i))
-}
-
-fn viewed(a: &arrow::array::StringViewArray, i: usize) -> Option<&str> {
+/// Row `i` of a text column (`StringArray` or `StringViewArray`), `None` when null.
+fn text<'a>(a: impl ArrayAccessor<Item = &'a str>, i: usize) -> Option<&'a str> {
     (!a.is_null(i)).then(|| a.value(i))
 }
 
@@ -291,21 +292,9 @@ impl SafeOutputTable {
         let p = dataset.join("safe_outputs.parquet");
         let open = || File::open(&p).map_err(|e| Error::io(&p, e));
         // Row groups decoded side by side (a million outputs are sixteen of them), in order.
-        let plain = ArrowReaderMetadata::load(&open()?, ArrowReaderOptions::default())?;
-        // Payloads and URLs read as string views, as `response_groups` reads bodies: their
-        // text stays in the pages it was decompressed into instead of being copied out value
-        // by value (most of the table's bytes, and of its memory).
-        let viewed: Vec<_> = plain
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| match f.name().as_str() {
-                "payload" | "target_url" if f.data_type() == &DataType::Utf8 => Arc::new(f.as_ref().clone().with_data_type(DataType::Utf8View)),
-                _ => f.clone(),
-            })
-            .collect();
-        let options = ArrowReaderOptions::default().with_schema(Arc::new(Schema::new_with_metadata(viewed, plain.schema().metadata().clone())));
-        let meta = ArrowReaderMetadata::try_new(plain.metadata().clone(), options)?;
+        // Payloads and URLs read as string views, as `response_groups` reads bodies (most of
+        // the table's bytes, and of its memory).
+        let meta = viewing(&ArrowReaderMetadata::load(&open()?, ArrowReaderOptions::default())?, &["payload", "target_url"])?;
         let roots: Vec<usize> = meta.schema().fields().iter().enumerate().filter(|(_, f)| read.reads(f.name())).map(|(i, _)| i).collect();
         let mask = parquet::arrow::ProjectionMask::roots(meta.parquet_schema(), roots);
         let groups: Vec<Vec<RecordBatch>> = (0..meta.metadata().num_row_groups())
@@ -334,14 +323,14 @@ impl SafeOutputTable {
                 target_kind: c.col::<StringArray>("target_kind")?.clone(),
                 target_number: c.col::<Int64Array>("target_number")?.clone(),
                 target_comment_id: c.col::<Int64Array>("target_comment_id")?.clone(),
-                target_url: c.col::<arrow::array::StringViewArray>("target_url")?.clone(),
+                target_url: c.col::<StringViewArray>("target_url")?.clone(),
                 target_source: c.opt::<StringArray>("target_source", read)?,
                 temporary_id: c.opt::<StringArray>("temporary_id", read)?,
                 actor: c.col::<StringArray>("actor")?.clone(),
                 run_actor: c.col::<StringArray>("run_actor")?.clone(),
                 created_at: c.col::<TimestampMicrosecondArray>("created_at")?.clone(),
                 payload_hash: c.opt::<StringArray>("payload_hash", read)?,
-                payload: c.col::<arrow::array::StringViewArray>("payload")?.clone(),
+                payload: c.col::<StringViewArray>("payload")?.clone(),
                 expected_state: c.col::<StringArray>("expected_state")?.clone(),
                 before_state: c.col::<StringArray>("before_state")?.clone(),
                 after_state: c.col::<StringArray>("after_state")?.clone(),
@@ -410,14 +399,14 @@ impl SafeOutputTable {
             target_kind: own.target_kind.map(Cow::Borrowed),
             target_number: own.target_number,
             target_comment_id: int(&c.target_comment_id, r),
-            target_url: viewed(&c.target_url, r).map(Cow::Borrowed),
+            target_url: text(&c.target_url, r).map(Cow::Borrowed),
             target_source: c.target_source.as_ref().and_then(borrowed),
             temporary_id: c.temporary_id.as_ref().and_then(borrowed),
             actor: borrowed(&c.actor),
             run_actor: borrowed(&c.run_actor),
             created_at: own.created_at,
             payload_hash: c.payload_hash.as_ref().and_then(borrowed).unwrap_or_default(),
-            payload: viewed(&c.payload, r).map(Cow::Borrowed).unwrap_or_default(),
+            payload: text(&c.payload, r).map(Cow::Borrowed).unwrap_or_default(),
             expected_state: borrowed(&c.expected_state).unwrap_or(Cow::Borrowed("{}")),
             before_state: borrowed(&c.before_state),
             after_state: borrowed(&c.after_state),

@@ -20,6 +20,8 @@
 //! A comment posted at 10:00 that a maintainer answers at 10:40 is
 //! `accepted`/`medium`/`comment_replied` in every window from 1h on.
 
+use std::borrow::Cow;
+
 use super::missing;
 use crate::evaluate::case::{ActKind, Case, Missing};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
@@ -90,14 +92,14 @@ rows! {
 
 impl AddComment {
     /// The comment itself: `issues/comments/ID`, else found by id in its thread's list.
-    fn comment<'a>(case: &Case<'a>) -> Result<std::borrow::Cow<'a, Comment>, Verdict> {
+    fn comment<'a>(case: &Case<'a>) -> Result<Cow<'a, Comment>, Verdict> {
         let o = case.output;
         let Some(id) = o.target_comment_id else {
             return Err(common(Common::MissingReference).note("no comment id recorded (URL fragment or comment_id)"));
         };
         let look = case.lookup(&crate::snapshot::paths::numbered("issues/comments/", id, ""));
         match &look {
-            Ok(v) => return Ok(std::borrow::Cow::Owned(Comment::from(*v))),
+            Ok(v) => return Ok(Cow::Owned(Comment::from(*v))),
             Err(Missing::Gone(s)) => {
                 return Err(
                     crate::evaluate::undated(case, AddComment.row(AddCommentRow::Deleted), &format!("the comment answered {s}")).detail("comment_id", id)
@@ -110,7 +112,7 @@ impl AddComment {
             if let Ok(e) = case.lookup_entry(&crate::snapshot::paths::numbered("issues/", n, "/comments")) {
                 if let Some(c) = e.comments().iter().find(|c| c.id == Some(id)) {
                     // Borrowed: a thread's comments are long, their bodies longer.
-                    return Ok(std::borrow::Cow::Borrowed(c));
+                    return Ok(Cow::Borrowed(c));
                 }
             }
         }
