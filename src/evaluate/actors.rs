@@ -55,15 +55,31 @@ impl Classifier {
         let Some(login) = a.login.as_deref().filter(|l| !l.is_empty()) else {
             return ActorClass::Unknown;
         };
-        let l = login.to_lowercase();
-        if PLACEHOLDER_LOGINS.contains(&l.as_str()) || a.kind.as_deref() == Some("Mannequin") {
+        // Every act of every output is classified: a login (ASCII, on GitHub) is lowercased
+        // on the stack, not in a new string.
+        let mut buf = [0u8; 64];
+        match login.len() <= buf.len() && login.is_ascii() {
+            true => {
+                let l = &mut buf[..login.len()];
+                l.copy_from_slice(login.as_bytes());
+                l.make_ascii_lowercase();
+                // ASCII lowercased is ASCII.
+                self.classify_lowercase(std::str::from_utf8(l).unwrap_or(login), a)
+            }
+            false => self.classify_lowercase(&login.to_lowercase(), a),
+        }
+    }
+
+    /// `classify` with the login lowercased (`l`).
+    fn classify_lowercase(&self, l: &str, a: &Actor) -> ActorClass {
+        if PLACEHOLDER_LOGINS.contains(&l) || a.kind.as_deref() == Some("Mannequin") {
             return ActorClass::Unknown;
         }
-        if self.workflow.contains(&l) {
+        if self.workflow.contains(l) {
             ActorClass::SameWorkflow
-        } else if SYSTEM_LOGINS.contains(&l.as_str()) || a.kind.as_deref() == Some("Organization") {
+        } else if SYSTEM_LOGINS.contains(&l) || a.kind.as_deref() == Some("Organization") {
             ActorClass::System
-        } else if a.kind.as_deref() == Some("Bot") || l.ends_with("[bot]") || KNOWN_BOTS.contains(&l.as_str()) {
+        } else if a.kind.as_deref() == Some("Bot") || l.ends_with("[bot]") || KNOWN_BOTS.contains(&l) {
             ActorClass::Bot
         } else {
             ActorClass::VisibleNonBot
@@ -75,7 +91,7 @@ impl Classifier {
 mod tests {
     use super::*;
     fn a(login: &str, kind: Option<&str>) -> Actor {
-        Actor { login: Some(login.into()), kind: kind.map(str::to_string) }
+        Actor { login: Some(login.into()), kind: kind.map(crate::snapshot::github::actor_kind) }
     }
     #[test]
     fn five_categories() {
@@ -89,5 +105,19 @@ mod tests {
         assert_eq!(c.classify(&Actor::default()), ActorClass::Unknown);
         assert_eq!(c.classify(&a("ghost", Some("User"))), ActorClass::Unknown);
         assert_eq!(c.classify(&a("old-author", Some("Mannequin"))), ActorClass::Unknown);
+    }
+
+    #[test]
+    fn logins_compare_lowercased_on_and_off_the_stack() {
+        let long = "X".repeat(70);
+        let c = Classifier::new(["Ärger".to_string(), long.clone(), "Trigger".to_string()]);
+        // ASCII within the stack buffer, non-ASCII, and longer than the buffer: one answer.
+        assert_eq!(c.classify(&a("TRIGGER", None)), ActorClass::SameWorkflow);
+        assert_eq!(c.classify(&a("äRGER", None)), ActorClass::SameWorkflow);
+        assert_eq!(c.classify(&a(&long.to_lowercase(), None)), ActorClass::SameWorkflow);
+        assert_eq!(c.classify(&a(&"y".repeat(70), None)), ActorClass::VisibleNonBot);
+        assert_eq!(c.classify(&a("Web-Flow", None)), ActorClass::System);
+        assert_eq!(c.classify(&a("Renovate", None)), ActorClass::Bot);
+        assert_eq!(c.classify(&a("GHOST", None)), ActorClass::Unknown);
     }
 }

@@ -12,7 +12,7 @@ use super::{ci_gate, risk, Evaluation, OutcomeRows, Policy, Window};
 use crate::dataset::manifest::Manifest;
 use crate::error::{Error, Result};
 use crate::runs::SafeOutput;
-use crate::snapshot::SnapshotIndex;
+use crate::snapshot::{BodyText, CaptureRow, SnapshotIndex};
 use crate::time;
 
 /// Body bytes read per step of the evaluate stage: whole repositories, so the parsed snapshot
@@ -128,33 +128,23 @@ fn evaluate_with(
         }
         Ok(())
     };
-    // The next chunk is read while this one is judged.
-    let mut waited = std::time::Instant::now();
-    for groups in rx {
-        phases.add("wait for the reader", waited);
-        let mut repos = Vec::new();
-        for g in groups {
-            match g.repo {
-                None => shared = Some(Arc::new(SnapshotIndex::build(g.rows))),
-                Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), g.rows)),
-            }
-        }
-        // Repositories no output targets are not parsed at all.
-        repos.retain(|(ids, _)| !ids.is_empty());
-        let t = std::time::Instant::now();
-        // The chunk's outputs are made whole here, and dropped with its indexes.
-        let indexes: Vec<(Vec<(usize, SafeOutput)>, SnapshotIndex)> = repos
+    // A chunk's repositories: each one's outputs, made whole, and its index.
+    type Built<'o> = Vec<(Vec<(usize, SafeOutput<'o>)>, SnapshotIndex)>;
+    let build = |repos: Vec<(Vec<usize>, Vec<CaptureRow<BodyText>>)>, shared: Option<Arc<SnapshotIndex>>| -> Built<'_> {
+        repos
             .into_par_iter()
             .map(|(ids, captures)| {
                 // Side by side: building an index is mostly one thread's work.
                 rayon::join(|| ids.into_par_iter().map(|i| (i, outputs.get(i))).collect(), || SnapshotIndex::build(captures).with_shared(shared.clone()))
             })
-            .collect();
-        let t = phases.add("make outputs whole and build indexes", t);
+            .collect()
+    };
+    let mut judged = |indexes: Built<'_>, parts: &mut OutcomeParts, phases: &mut Phases| -> Result<()> {
+        let t = std::time::Instant::now();
         // One evaluation per repository: what is derived from its captures is shared by its outputs.
         let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> =
             indexes.iter().map(|(ids, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows))).collect();
-        judge(&mut parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect())?;
+        judge(parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect())?;
         drop(evaluations);
         let t = phases.add("judge", t);
         // Seed 002's CI gate, replayed for the outputs that push code, and seed 004's PR risk
@@ -183,9 +173,46 @@ fn evaluate_with(
         risks.extend(k);
         let t = phases.add("ci gate and risk", t);
         // Freed entry by entry on every thread: one large repository's index would
-        // otherwise be freed by one.
+        // otherwise be freed by one. (Freed beside the next chunk's judging instead, the
+        // time was the same and the memory more.)
         indexes.into_par_iter().flat_map(|(_, index)| index.entries.into_par_iter()).for_each(drop);
-        waited = phases.add("drop indexes", t);
+        phases.add("drop indexes", t);
+        Ok(())
+    };
+    // Two chunks in flight: one judged while the next one's outputs are made whole and its
+    // index built (mostly one thread's work per repository, which alone left the other
+    // thread idle), both on the pool's threads. The reader reads the chunk after meanwhile.
+    let mut ready: Option<Built<'_>> = None;
+    let mut waited = std::time::Instant::now();
+    for groups in rx {
+        phases.add("wait for the reader", waited);
+        let mut repos = Vec::new();
+        for g in groups {
+            match g.repo {
+                None => shared = Some(Arc::new(SnapshotIndex::build(g.rows))),
+                Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), g.rows)),
+            }
+        }
+        // Repositories no output targets are not parsed at all.
+        repos.retain(|(ids, _)| !ids.is_empty());
+        let t = std::time::Instant::now();
+        let next = match ready.take() {
+            None => {
+                let next = build(repos, shared.clone());
+                phases.add("make the first chunk's outputs whole and build its indexes", t);
+                next
+            }
+            Some(current) => {
+                let (judged, next) = rayon::join(|| judged(current, &mut parts, &mut phases), || build(repos, shared.clone()));
+                judged?;
+                next
+            }
+        };
+        ready = Some(next);
+        waited = std::time::Instant::now();
+    }
+    if let Some(last) = ready.take() {
+        judged(last, &mut parts, &mut phases)?;
     }
     reader.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("responses.parquet"), message: "the reader thread failed".into() }))?;
     phases.mark("chunks");

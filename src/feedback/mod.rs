@@ -231,7 +231,7 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
         if policy.automation_accounts.iter().any(|a| a.eq_ignore_ascii_case(l)) {
             return policy.bot_reviewers;
         }
-        match classifier.classify(&Actor { login: Some(l.to_string()), kind: kind.map(str::to_string) }) {
+        match classifier.classify(&Actor { login: Some(l.to_string()), kind: kind.map(crate::snapshot::github::actor_kind) }) {
             ActorClass::VisibleNonBot => true,
             ActorClass::Bot | ActorClass::SameWorkflow => policy.bot_reviewers,
             ActorClass::System | ActorClass::Unknown => false,

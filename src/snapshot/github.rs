@@ -1,6 +1,8 @@
 //! Typed views of the GitHub objects evaluators read. Built leniently from JSON: a missing
 //! or wrong-typed field is `None` (missing evidence), never a failure of the record.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::sparse::{keys, Keys};
@@ -12,13 +14,27 @@ use crate::time::{self, Instant};
 pub struct Actor {
     pub login: Option<String>,
     /// GitHub's `type`: `User`, `Bot`, `Organization`, `Mannequin`.
-    pub kind: Option<String>,
+    pub kind: Option<ActorKind>,
+}
+
+/// An actor's `type` as GitHub gives it: the few GitHub uses borrowed, any other kept as
+/// given. Every actor of every body read has one, and acts copy their actor: a name that
+/// is not a new string costs nothing to make, copy or free.
+pub type ActorKind = Cow<'static, str>;
+
+/// `type` as an [`ActorKind`].
+pub fn actor_kind(t: &str) -> ActorKind {
+    const KNOWN: [&str; 5] = ["User", "Bot", "Organization", "Mannequin", "EnterpriseUserAccount"];
+    match KNOWN.iter().find(|k| **k == t) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(t.to_string()),
+    }
 }
 
 impl Actor {
     pub fn from<J: Json>(v: Option<&J>) -> Actor {
         match v {
-            Some(v) if v.is_object() => Actor { login: str_at(v, "login").map(str::to_string), kind: str_at(v, "type").map(str::to_string) },
+            Some(v) if v.is_object() => Actor { login: str_at(v, "login").map(str::to_string), kind: str_at(v, "type").map(actor_kind) },
             _ => Actor::default(),
         }
     }

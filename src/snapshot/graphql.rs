@@ -11,7 +11,7 @@ use crate::time::{self, Instant};
 pub fn actor(v: Option<&Value>) -> Actor {
     match v {
         Some(a) if a.is_object() => {
-            Actor { login: str_at(a, "login").map(str::to_string), kind: str_at(a, "__typename").or(str_at(a, "type")).map(str::to_string) }
+            Actor { login: str_at(a, "login").map(str::to_string), kind: str_at(a, "__typename").or(str_at(a, "type")).map(super::github::actor_kind) }
         }
         _ => Actor::default(),
     }
