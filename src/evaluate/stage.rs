@@ -120,10 +120,12 @@ fn evaluate_with(
                     for (w, (v, at)) in windows.iter().zip(ev.judge_all(o)) {
                         rows.push(o, ranks[i], i, *w, at, &v);
                     }
-                    bar.inc(1);
                     rows
                 })
                 .collect();
+            // Counted per step, not per output: every thread's count of every output was
+            // one shared counter, and a clock read, each time.
+            bar.inc(jobs.len() as u64);
             parts.extend(judged)?;
         }
         Ok(())
@@ -172,10 +174,9 @@ fn evaluate_with(
         replays.extend(r);
         risks.extend(k);
         let t = phases.add("ci gate and risk", t);
-        // Freed entry by entry on every thread: one large repository's index would
-        // otherwise be freed by one. (Freed beside the next chunk's judging instead, the
-        // time was the same and the memory more.)
-        indexes.into_par_iter().flat_map(|(_, index)| index.entries.into_par_iter()).for_each(drop);
+        // (Freed beside the next chunk's judging instead, the time was the same and the
+        // memory more.)
+        SnapshotIndex::free(indexes.into_iter().map(|(_, index)| index));
         phases.add("drop indexes", t);
         Ok(())
     };

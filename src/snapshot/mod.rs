@@ -421,6 +421,8 @@ pub struct Entry {
 /// freed with the index, for every entry read (inline, the two made it ~1 KiB).
 #[derive(Debug, Default)]
 struct Views {
+    /// The pool thread that made the box (see [`SnapshotIndex::free`]).
+    owner: Option<usize>,
     issue: std::sync::OnceLock<Box<github::Issue>>,
     pull: std::sync::OnceLock<Box<github::PullRequest>>,
     events: std::sync::OnceLock<github::Events>,
@@ -489,7 +491,7 @@ impl Entry {
     }
 
     fn views(&self) -> &Views {
-        self.views.get_or_init(Box::default)
+        self.views.get_or_init(|| Box::new(Views { owner: rayon::current_thread_index(), ..Views::default() }))
     }
 
     /// The body read as an issue.
@@ -603,6 +605,29 @@ impl SnapshotIndex {
     /// evidence is "its own path, as of the snapshot".
     pub fn has_provenance(&self) -> bool {
         self.provenance || self.shared.as_ref().is_some_and(|s| s.has_provenance())
+    }
+
+    /// Free indexes: each entry's views on the pool thread that made them (the thread
+    /// that read the entry first, which made most of what they hold: the allocator frees a
+    /// block fastest on the thread it gave it to), then the entries, on every thread.
+    pub fn free(indexes: impl IntoIterator<Item = SnapshotIndex>) {
+        let threads = rayon::current_num_threads();
+        let mut maps: Vec<Paths> = indexes.into_iter().map(|i| i.entries).collect();
+        let mut by_owner: Vec<Vec<Box<Views>>> = (0..=threads).map(|_| Vec::new()).collect();
+        for e in maps.iter_mut().flat_map(|m| m.values_mut()) {
+            if let Some(v) = e.views.take() {
+                by_owner[v.owner.unwrap_or(threads).min(threads)].push(v);
+            }
+        }
+        let slots: Vec<std::sync::Mutex<Vec<Box<Views>>>> = by_owner.into_iter().map(std::sync::Mutex::new).collect();
+        rayon::broadcast(|ctx| {
+            if let Some(mut own) = slots.get(ctx.index()).and_then(|s| s.lock().ok()) {
+                own.clear();
+            }
+        });
+        // Views no pool thread made (a caller outside the pool) are freed here.
+        drop(slots);
+        maps.into_par_iter().flat_map(|m| m.into_par_iter()).for_each(drop);
     }
 
     /// Whether paths looked up are being recorded.
