@@ -180,9 +180,10 @@ fn evaluate_with(
         phases.add("drop indexes", t);
         Ok(())
     };
-    // Two chunks in flight: one judged while the next one's outputs are made whole and its
-    // index built (mostly one thread's work per repository, which alone left the other
-    // thread idle), both on the pool's threads. The reader reads the chunk after meanwhile.
+    // Two chunks in flight, with more than one thread: one judged while the next one's
+    // outputs are made whole and its index built (mostly one thread's work per repository,
+    // which alone left the other thread idle), both on the pool's threads. The reader reads
+    // the chunk after meanwhile.
     let mut ready: Option<Built<'_>> = None;
     let mut waited = std::time::Instant::now();
     for groups in rx {
@@ -202,6 +203,11 @@ fn evaluate_with(
                 let next = build(repos, shared.clone());
                 phases.add("make the first chunk's outputs whole and build its indexes", t);
                 next
+            }
+            // One thread gains nothing by it, and holds two chunks' memory.
+            Some(current) if rayon::current_num_threads() == 1 => {
+                judged(current, &mut parts, &mut phases)?;
+                build(repos, shared.clone())
             }
             Some(current) => {
                 let (judged, next) = rayon::join(|| judged(current, &mut parts, &mut phases), || build(repos, shared.clone()));

@@ -557,26 +557,30 @@ impl SnapshotIndex {
     {
         type Page<B> = (i64, u16, Option<Instant>, B);
         // Sorted by path and page (a dataset's rows come sorted already: the sort finds one
-        // run), a path's pages in the order given where their numbers tie; then grouped.
+        // run), a path's pages in the order given where their numbers tie.
         let mut rows: Vec<CaptureRow<B>> = captures.into_iter().collect();
         rows.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut grouped: Vec<(String, Vec<Page<B>>)> = Vec::new();
-        for (path, page, status, at, body) in rows {
-            match grouped.last_mut() {
-                Some((last, pages)) if *last == path => pages.push((page, status, at, body)),
-                _ => grouped.push((path, vec![(page, status, at, body)])),
+        // A path of one page (nearly all) is an entry at once, its text kept until read;
+        // the pages of the others are joined as JSON, in parallel.
+        let mut entries = Paths::with_capacity_and_hasher(rows.len(), Default::default());
+        let mut paged: Vec<(String, Vec<Page<B>>)> = Vec::new();
+        let mut rows = rows.into_iter().peekable();
+        while let Some((path, page, status, at, body)) = rows.next() {
+            if rows.peek().is_none_or(|next| next.0 != path) {
+                entries.insert(path, Entry::from_text(status, body, at));
+                continue;
             }
+            let mut pages = vec![(page, status, at, body)];
+            while let Some((_, page, status, at, body)) = rows.next_if(|next| next.0 == path) {
+                pages.push((page, status, at, body));
+            }
+            paged.push((path, pages));
         }
-        let entries = grouped
+        let joined: Vec<(String, Entry)> = paged
             .into_par_iter()
-            .map(|(path, mut pages)| {
+            .map(|(path, pages)| {
                 let status = pages.iter().map(|p| p.1).find(|s| !(200..300).contains(s)).unwrap_or(pages[0].1);
                 let captured_at = pages.iter().filter_map(|p| p.2).max();
-                // One page stays text until read; pages are joined as JSON.
-                if pages.len() == 1 {
-                    let text = pages.swap_remove(0).3;
-                    return (path, Entry::from_text(status, text, captured_at));
-                }
                 let mut bodies: Vec<Value> = pages.iter().map(|p| serde_json::from_str(p.3.as_ref()).unwrap_or(Value::Null)).collect();
                 let body = if bodies.iter().all(Value::is_array) {
                     Value::Array(
@@ -594,7 +598,7 @@ impl SnapshotIndex {
                 (path, Entry::new(status, body, captured_at, None))
             })
             .collect();
-        let mut entries = entries;
+        entries.extend(joined);
         derive::add_derived(&mut entries);
         let provenance = entries.values().any(Entry::has_provenance);
         SnapshotIndex { entries, shared: None, provenance, recorder: None }
