@@ -146,36 +146,41 @@ fn evaluate_with(
         // One evaluation per repository: what is derived from its captures is shared by its outputs.
         let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> =
             indexes.iter().map(|(ids, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows))).collect();
-        judge(parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect())?;
-        drop(evaluations);
-        let t = phases.add("judge", t);
         // Seed 002's CI gate, replayed for the outputs that push code, and seed 004's PR risk
-        // level, from the PRs' captured files. Split by output, not only by repository: a
-        // chunk holds a few repositories, often of very different sizes.
-        let (r, k) = rayon::join(
-            || -> Vec<ci_gate::Replay> {
-                indexes
-                    .par_iter()
-                    .flat_map_iter(|(ids, index)| {
-                        let mut rs: Vec<ci_gate::Replay> = ids.par_iter().filter_map(|(_, o)| ci_gate::replay(index, o)).collect();
-                        if let Some(repo) = rs.first().map(|r| r.repo.clone()) {
-                            for (pr, v) in ci_gate::loop_states(index, &repo) {
-                                rs.iter_mut().filter(|r| r.pull_number == pr).for_each(|r| ci_gate::compare(r, &v));
-                            }
-                        }
-                        rs
-                    })
-                    .collect()
-            },
-            || -> Vec<risk::Risk> {
-                indexes.par_iter().flat_map(|(ids, index)| ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, &risk_policy))).collect()
+        // level, from the PRs' captured files, beside the judging (they only read the
+        // indexes). Split by output, not only by repository: a chunk holds a few
+        // repositories, often of very different sizes.
+        let (rows, (r, k)) = rayon::join(
+            || judge(parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect()),
+            || {
+                rayon::join(
+                    || -> Vec<ci_gate::Replay> {
+                        indexes
+                            .par_iter()
+                            .flat_map_iter(|(ids, index)| {
+                                let mut rs: Vec<ci_gate::Replay> = ids.par_iter().filter_map(|(_, o)| ci_gate::replay(index, o)).collect();
+                                if let Some(repo) = rs.first().map(|r| r.repo.clone()) {
+                                    for (pr, v) in ci_gate::loop_states(index, &repo) {
+                                        rs.iter_mut().filter(|r| r.pull_number == pr).for_each(|r| ci_gate::compare(r, &v));
+                                    }
+                                }
+                                rs
+                            })
+                            .collect()
+                    },
+                    || -> Vec<risk::Risk> {
+                        indexes.par_iter().flat_map(|(ids, index)| ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, &risk_policy))).collect()
+                    },
+                )
             },
         );
+        rows?;
+        drop(evaluations);
         replays.extend(r);
         risks.extend(k);
-        let t = phases.add("ci gate and risk", t);
-        // (Freed beside the next chunk's judging instead, the time was the same and the
-        // memory more.)
+        let t = phases.add("judge, ci gate and risk", t);
+        // Freed here, not beside the next chunk's judging: that was no faster (BENCHMARKS.md,
+        // twelfth step) and held more memory.
         SnapshotIndex::free(indexes.into_iter().map(|(_, index)| index));
         phases.add("drop indexes", t);
         Ok(())
@@ -235,14 +240,15 @@ fn evaluate_with(
     judge(&mut parts, rest.iter().map(|(i, o)| (*i, o, &ev)).collect())?;
     bar.finish_and_clear();
     phases.mark("rest");
-    // The CI-gate and risk tables are written while the outcome rows are merged: both are
-    // mostly one thread's work, and neither reads the other.
-    let (gate, risk) = rayon::join(|| ci_gate::tables(&replays), || risk::table(&risks));
-    let tables: Vec<crate::table::Table> = gate.into_iter().chain([risk]).collect();
-    // Each table is dropped by the task that wrote it (a million rows of cells take a while
-    // to free).
+    // The CI-gate and risk tables are made and written while the outcome rows are merged:
+    // both are mostly one thread's work, and neither reads the other. Each table is dropped
+    // by the task that wrote it (a million rows of cells take a while to free).
     let (written, outcomes) = rayon::join(
-        || tables.into_par_iter().map(|t| crate::dataset::write_table(dataset, &t).map(|w| (t.name, w))).collect::<Result<Vec<_>>>(),
+        || {
+            let (gate, risk) = rayon::join(|| ci_gate::tables(&replays), || risk::table(&risks));
+            let tables: Vec<crate::table::Table> = gate.into_iter().chain([risk]).collect();
+            tables.into_par_iter().map(|t| crate::dataset::write_table(dataset, &t).map(|w| (t.name, w))).collect::<Result<Vec<_>>>()
+        },
         || parts.write(dataset, &outputs),
     );
     for (name, w) in written? {
