@@ -17,9 +17,9 @@ pub struct Actor {
     pub kind: Option<ActorKind>,
 }
 
-/// An actor's `type` as GitHub gives it: the few GitHub uses borrowed, any other kept as
-/// given. Every actor of every body read has one, and acts copy their actor: a name that
-/// is not a new string costs nothing to make, copy or free.
+/// An actor's `type` as GitHub gives it: one of the few names GitHub uses is borrowed, any
+/// other kept as given. Every actor of every body read has one, and every act copies its
+/// actor: a borrowed name costs nothing to make, copy or free.
 pub type ActorKind = Cow<'static, str>;
 
 /// `type` as an [`ActorKind`].
