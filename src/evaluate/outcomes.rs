@@ -111,6 +111,7 @@ pub(crate) type RowKey = (usize, i64, usize);
 pub(crate) type KeyedRow = (RowKey, (usize, usize));
 
 /// The output's own columns of an outcome row, as the output has them.
+#[derive(Clone, Copy)]
 pub struct OutputFields<'a> {
     pub safe_output_id: &'a str,
     pub run_id: &'a str,
@@ -489,8 +490,19 @@ fn own_columns<O: Outputs + ?Sized>(outputs: &O, keys: &[RowKey]) -> Result<Vec<
     let mut window_hours = Int64Builder::with_capacity(n);
     // A study has a handful of windows: each one's name made once.
     let mut window_names: Vec<(i64, String)> = Vec::new();
+    // An output's rows are next to each other (one per window): its fields are looked up
+    // once for all of them.
+    let mut last: Option<(usize, OutputFields)> = None;
     for &(_, order, seq) in keys {
-        let o = outputs.fields(seq).ok_or_else(|| ArrowError::InvalidArgumentError(format!("an outcome row points at output {seq}, past the outputs")))?;
+        let o = match last {
+            Some((s, o)) if s == seq => o,
+            _ => {
+                let o =
+                    outputs.fields(seq).ok_or_else(|| ArrowError::InvalidArgumentError(format!("an outcome row points at output {seq}, past the outputs")))?;
+                last = Some((seq, o));
+                o
+            }
+        };
         safe_output_id.append_value(o.safe_output_id);
         run_id.append_value(o.run_id);
         item_index.append_value(o.item_index);
