@@ -141,38 +141,37 @@ fn evaluate_with(
             })
             .collect()
     };
+    // Seed 002's CI gate, replayed for the outputs that push code, and seed 004's PR risk
+    // level, from the PRs' captured files. Split by output, not only by repository: a chunk
+    // holds a few repositories, often of very different sizes.
+    let gate_and_risk = |indexes: &Built<'_>| -> (Vec<ci_gate::Replay>, Vec<risk::Risk>) {
+        rayon::join(
+            || {
+                indexes
+                    .par_iter()
+                    .flat_map_iter(|(ids, index)| {
+                        let mut rs: Vec<ci_gate::Replay> = ids.par_iter().filter_map(|(_, o)| ci_gate::replay(index, o)).collect();
+                        if let Some(repo) = rs.first().map(|r| r.repo.clone()) {
+                            for (pr, v) in ci_gate::loop_states(index, &repo) {
+                                rs.iter_mut().filter(|r| r.pull_number == pr).for_each(|r| ci_gate::compare(r, &v));
+                            }
+                        }
+                        rs
+                    })
+                    .collect()
+            },
+            || indexes.par_iter().flat_map(|(ids, index)| ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, &risk_policy))).collect(),
+        )
+    };
     let mut judged = |indexes: Built<'_>, parts: &mut OutcomeParts, phases: &mut Phases| -> Result<()> {
         let t = std::time::Instant::now();
         // One evaluation per repository: what is derived from its captures is shared by its outputs.
         let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> =
             indexes.iter().map(|(ids, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows))).collect();
-        // Seed 002's CI gate, replayed for the outputs that push code, and seed 004's PR risk
-        // level, from the PRs' captured files, beside the judging (they only read the
-        // indexes). Split by output, not only by repository: a chunk holds a few
-        // repositories, often of very different sizes.
+        // The CI gate and PR risk beside the judging: they only read the indexes.
         let (rows, (r, k)) = rayon::join(
             || judge(parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect()),
-            || {
-                rayon::join(
-                    || -> Vec<ci_gate::Replay> {
-                        indexes
-                            .par_iter()
-                            .flat_map_iter(|(ids, index)| {
-                                let mut rs: Vec<ci_gate::Replay> = ids.par_iter().filter_map(|(_, o)| ci_gate::replay(index, o)).collect();
-                                if let Some(repo) = rs.first().map(|r| r.repo.clone()) {
-                                    for (pr, v) in ci_gate::loop_states(index, &repo) {
-                                        rs.iter_mut().filter(|r| r.pull_number == pr).for_each(|r| ci_gate::compare(r, &v));
-                                    }
-                                }
-                                rs
-                            })
-                            .collect()
-                    },
-                    || -> Vec<risk::Risk> {
-                        indexes.par_iter().flat_map(|(ids, index)| ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, &risk_policy))).collect()
-                    },
-                )
-            },
+            || gate_and_risk(&indexes),
         );
         rows?;
         drop(evaluations);

@@ -614,7 +614,7 @@ impl SnapshotIndex {
     /// Free indexes: each entry's views on the pool thread that made them (the thread
     /// that read the entry first, which made most of what they hold: the allocator frees a
     /// block fastest on the thread it gave it to), then the entries, on every thread.
-    pub fn free(indexes: impl IntoIterator<Item = SnapshotIndex>) {
+    pub(crate) fn free(indexes: impl IntoIterator<Item = SnapshotIndex>) {
         let threads = rayon::current_num_threads();
         let mut maps: Vec<Paths> = indexes.into_iter().map(|i| i.entries).collect();
         let mut by_owner: Vec<Vec<Box<Views>>> = (0..=threads).map(|_| Vec::new()).collect();
