@@ -12,6 +12,7 @@ pub mod derive;
 pub mod github;
 pub mod graphql;
 pub mod paths;
+mod scan;
 pub mod sparse;
 pub mod spill;
 pub mod tables;
