@@ -6,9 +6,6 @@
 //! most bodies only through the typed views, so most bodies never become a `Value` at all
 //! (see `Entry`'s views).
 //!
-//! serde_json's reading (`Sparse::parse_with_serde`) is the definition; a scanner of the
-//! project's own (`scan.rs`) reads nearly every body in one pass and leaves it the rest.
-//!
 //! `crate::json::Json` is what the views need of a JSON value; `Value` and [`Sparse`] both
 //! answer it, so each view is written once and reads either the same way. A test compares
 //! the two, for every view, on every captured body in the fixtures.
