@@ -12,7 +12,6 @@ pub mod derive;
 pub mod github;
 pub mod graphql;
 pub mod paths;
-mod scan;
 pub mod sparse;
 pub mod spill;
 pub mod tables;

@@ -37,12 +37,6 @@ impl<'a> Sparse<'a> {
     /// Parse a body keeping the keys `keys` knows; text that is not JSON reads as `null`, as
     /// it does for `Value`.
     pub fn parse(text: &'a str, keys: Keys) -> Sparse<'a> {
-        // The fast path answers for nearly every body; serde_json for the rest.
-        super::scan::parse(text, keys).unwrap_or_else(|| Sparse::parse_with_serde(text, keys))
-    }
-
-    /// The definition of [`Sparse::parse`]: serde_json's reading, keeping `keys`.
-    pub(super) fn parse_with_serde(text: &'a str, keys: Keys) -> Sparse<'a> {
         let mut de = serde_json::Deserializer::from_str(text);
         match Seed(keys).deserialize(&mut de).and_then(|v| de.end().map(|_| v)) {
             Ok(v) => v,
@@ -204,7 +198,7 @@ impl<'de> Visitor<'de> for KeySeed {
 mod tests {
     use super::*;
 
-    keys!(pub(super) fn some_keys: "user", "login", "id");
+    keys!(fn some_keys: "user", "login", "id");
 
     #[test]
     fn only_known_keys_are_kept_and_the_last_of_a_repeated_key_wins() {
@@ -300,164 +294,6 @@ mod equivalence {
             }
         }
         assert!(differ.is_empty(), "{} bodies read differently, e.g. {:?}", differ.len(), &differ[..differ.len().min(3)]);
-    }
-
-    /// Every view's keys, for the fast path's comparisons.
-    const ALL_KEYS: [Keys; 9] = [
-        <github::Issue as View>::KEYS,
-        <github::PullRequest as View>::KEYS,
-        <github::Events as View>::KEYS,
-        <github::Comment as View>::KEYS,
-        <github::Review as View>::KEYS,
-        <github::Commit as View>::KEYS,
-        <github::Reaction as View>::KEYS,
-        <github::Names as View>::KEYS,
-        super::tests::some_keys,
-    ];
-
-    /// Whether the fast path answered for `text`; an error where it read `text` otherwise
-    /// than serde_json does.
-    fn fast_agrees(text: &str, keys: Keys) -> Result<bool, String> {
-        match super::super::scan::parse(text, keys) {
-            None => Ok(false),
-            Some(v) if v == Sparse::parse_with_serde(text, keys) => Ok(true),
-            Some(v) => Err(format!("fast path read {text:?} as {v:?}, serde_json as {:?}", Sparse::parse_with_serde(text, keys))),
-        }
-    }
-
-    /// The fast path reads every object and list of the fixtures (real recorded bodies among
-    /// them) as serde_json does, for every view's keys, compact and pretty-printed, and
-    /// answers for nearly all of them itself.
-    #[test]
-    fn the_fast_path_reads_the_fixtures_as_serde_json_does() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut paths = Vec::new();
-        files(&root.join("fixtures"), &mut paths);
-        files(&root.join("../shared/formats/github-rest"), &mut paths);
-        paths.sort();
-        let mut texts: Vec<String> = Vec::new();
-        for p in &paths {
-            let text = std::fs::read_to_string(p).unwrap_or_default();
-            let mut docs = Vec::new();
-            match serde_json::from_str::<Value>(&text) {
-                Ok(v) => docs.push(v),
-                Err(_) => docs.extend(text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok())),
-            }
-            let mut trees = Vec::new();
-            docs.iter().for_each(|d| subtrees(d, &mut trees));
-            for t in trees {
-                texts.push(serde_json::to_string(t).unwrap());
-                texts.push(serde_json::to_string_pretty(t).unwrap());
-            }
-            // The files' own text too, whole and line by line as recorded, whatever it holds
-            // (a line of a pretty-printed file is no JSON: the fast path must leave it).
-            for t in std::iter::once(text.as_str()).chain(text.lines()) {
-                for keys in ALL_KEYS {
-                    fast_agrees(t, keys).unwrap();
-                }
-            }
-        }
-        assert!(texts.len() > 2000, "only {} bodies found", texts.len());
-        let (mut answered, mut asked) = (0usize, 0usize);
-        for t in &texts {
-            for keys in ALL_KEYS {
-                asked += 1;
-                answered += usize::from(fast_agrees(t, keys).unwrap());
-            }
-        }
-        // Left to serde_json: bodies with a kept fraction (a score, a size), `-0` and the like.
-        assert!(answered * 10 > asked * 9, "the fast path answered {answered} of {asked}");
-    }
-
-    /// Where serde_json must decide, the fast path leaves it to serde_json; elsewhere it reads
-    /// as serde_json does, errors included.
-    #[test]
-    fn the_fast_path_leaves_what_it_does_not_read_exactly_to_serde_json() {
-        use super::tests::some_keys;
-        fn fast(t: &str) -> Option<Sparse<'_>> {
-            super::super::scan::parse(t, some_keys)
-        }
-        for t in [
-            r#"{"id": 1.5}"#,
-            r#"{"id": -0}"#,
-            r#"{"id": 1e3}"#,
-            r#"{"id": 1234567890123456789}"#,
-            r#"{"i\u0064": 1}"#,
-            r#"{"id": "\ud800"}"#,
-            r#"{"id": "\udc00x"}"#,
-        ] {
-            assert_eq!(fast(t), None, "{t}");
-        }
-        assert_eq!(fast(&format!("{}1{}", "[".repeat(101), "]".repeat(101))), None, "deeper than the scanner follows");
-        for t in [
-            r#"{"id": 123456789012345678, "n": -5}"#,
-            r#"{"id": -123456789012345678}"#,
-            r#"{"noise": [1.5e300, -0, 12345678901234567890123, {"deep": [[[]]]}], "id": 0}"#,
-            r#"{"user": {"login": "a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude00"}, "x": "\ud800"}"#,
-            "  {\"id\" : 1 }\n\t\r ",
-            r#"{"id": 1, "id": 2, "login": [true, false, null]}"#,
-            r#"{}"#,
-            r#"[]"#,
-            r#""s""#,
-            "7",
-            "-7",
-            "null",
-            r#"{"id": 01}"#,
-            r#"{"x": 01}"#,
-            r#"{"x": 1.}"#,
-            r#"{"x": 1e}"#,
-            r#"{"x": -}"#,
-            r#"{"x": [1,]}"#,
-            r#"{"x": 1,}"#,
-            r#"{"x": "\x"}"#,
-            r#"{"x": "\u12"}"#,
-            r#"{"x": "a
-b"}"#,
-            r#"{"id": "a	b"}"#,
-            r#"{"x": nul}"#,
-            r#"{"x": tru}"#,
-            r#"{"x" 1}"#,
-            r#"{1: 1}"#,
-            "{} x",
-            "",
-            " ",
-            "[1 2]",
-            r#"{"id": 1"#,
-            r#"{"id": "abc"#,
-            r#"{"id": 1}}"#,
-            "\u{feff}{}",
-        ] {
-            fast_agrees(t, some_keys).unwrap();
-        }
-    }
-
-    proptest::proptest! {
-        /// On text made of JSON's pieces, valid or not, the fast path either leaves it to
-        /// serde_json or reads it as serde_json does.
-        #[test]
-        fn the_fast_path_agrees_on_random_text(pieces in proptest::collection::vec(proptest::sample::select(vec![
-            "{", "}", "[", "]", ",", ":", " ", "\n", "\"id\"", "\"login\"", "\"user\"", "\"other\"", "\"", "\\", "\\u", "d83d", "de00", "00e9", "\\n",
-            "1", "0", "-", ".", "e", "+", "12345678901234567890", "null", "true", "false", "x", "\u{1}", "é",
-        ]), 0..40)) {
-            let text: String = pieces.concat();
-            for keys in ALL_KEYS {
-                proptest::prop_assert!(fast_agrees(&text, keys).is_ok(), "{}", fast_agrees(&text, keys).unwrap_err());
-            }
-        }
-
-        /// Valid bodies with one byte changed: the same.
-        #[test]
-        fn the_fast_path_agrees_on_damaged_bodies(at in 0usize..400, byte in proptest::sample::select(b"{}[],:\"\\ -.e0123456789nultrfasx\x01".to_vec())) {
-            let body = r#"{"id": 12, "user": {"login": "a\u00e9b", "type": "User", "id": -3}, "noise": [1.5, {"login": "x\n"}, null, true], "labels": [{"name": "bug"}], "login": "q", "n": 1e5}"#;
-            let mut bytes = body.as_bytes().to_vec();
-            let at = at % bytes.len();
-            bytes[at] = byte;
-            if let Ok(text) = String::from_utf8(bytes) {
-                for keys in ALL_KEYS {
-                    proptest::prop_assert!(fast_agrees(&text, keys).is_ok(), "{}", fast_agrees(&text, keys).unwrap_err());
-                }
-            }
-        }
     }
 
     /// Escaped keys and values, repeated keys and odd types read the same both ways.
