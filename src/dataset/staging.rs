@@ -47,6 +47,34 @@ pub struct OutDir {
     pub path: PathBuf,
     parent: PathBuf,
     name: String,
+    /// The manifest the last check read, with the file's identity then: checked again as
+    /// the command commits, an unchanged file is not read again (a large study's manifest
+    /// takes a while to parse).
+    seen: Option<(Stamp, std::sync::Arc<Head>)>,
+}
+
+/// What identifies a file's content without reading it: a new manifest is written to a
+/// temporary file and renamed, so it has a new inode; an edit in place changes the size or
+/// the modification time.
+#[derive(Clone, Debug, PartialEq)]
+struct Stamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    inode: (u64, u64),
+}
+
+impl Stamp {
+    fn of(m: &std::fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            len: m.len(),
+            modified: m.modified().ok(),
+            #[cfg(unix)]
+            inode: (m.dev(), m.ino()),
+        }
+    }
 }
 
 impl OutDir {
@@ -76,7 +104,7 @@ impl OutDir {
                 )));
             }
         }
-        let dir = OutDir { parent: parent.to_path_buf(), name, path };
+        let mut dir = OutDir { parent: parent.to_path_buf(), name, path, seen: None };
         dir.check_replaceable(&refuse)?;
         Ok(dir)
     }
@@ -94,13 +122,13 @@ impl OutDir {
         let (Some(parent), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
             return Err(refuse("is the root of the file system".into()));
         };
-        let dir = OutDir { parent: parent.to_path_buf(), name: name.to_string(), path: path.clone() };
+        let mut dir = OutDir { parent: parent.to_path_buf(), name: name.to_string(), path: path.clone(), seen: None };
         dir.check_replaceable(&refuse)?;
         Ok(dir)
     }
 
     /// Refuse a target that exists and holds anything hindsight did not write.
-    fn check_replaceable(&self, refuse: &dyn Fn(String) -> Error) -> Result<()> {
+    fn check_replaceable(&mut self, refuse: &dyn Fn(String) -> Error) -> Result<()> {
         let meta = match std::fs::symlink_metadata(&self.path) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -113,7 +141,7 @@ impl OutDir {
         if entries.is_empty() {
             return Ok(());
         }
-        let manifest = match Head::load(&self.path) {
+        let manifest = match self.head() {
             Some(m) if m.format.starts_with("hindsight-dataset/") => m,
             _ => {
                 return Err(refuse(format!(
@@ -135,6 +163,23 @@ impl OutDir {
         Ok(())
     }
 
+    /// The dataset's manifest as far as the check needs it: read, or the one read before
+    /// when the file is unchanged since. `None` when there is none or it is no JSON object
+    /// with a format.
+    fn head(&mut self) -> Option<std::sync::Arc<Head>> {
+        let p = self.path.join("manifest.json");
+        let stamp = std::fs::metadata(&p).ok().map(|m| Stamp::of(&m));
+        if let (Some(now), Some((then, head))) = (&stamp, &self.seen) {
+            if now == then {
+                return Some(head.clone());
+            }
+        }
+        let head = std::sync::Arc::new(Head::load(&self.path)?);
+        // Read after the stamp: a file replaced in between is read again next time.
+        self.seen = stamp.map(|s| (s, head.clone()));
+        Some(head)
+    }
+
     /// The staging folder of process `pid`.
     fn staging(&self, pid: u32) -> PathBuf {
         self.parent.join(format!(".{}.partial-{pid}", self.name))
@@ -154,7 +199,7 @@ impl OutDir {
 /// What the check needs of a dataset's manifest: its format and the names of the tables and
 /// files it lists. The list of inputs (most of a large study's manifest) is skipped, not
 /// built: the check runs as a command starts and again as it commits.
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Debug)]
 struct Head {
     format: String,
     #[serde(default)]
@@ -310,10 +355,11 @@ impl Staging {
     /// Put the staging folder in place of the output, in one step where the OS can exchange
     /// two directories (Linux), else by moving the old dataset aside first. The old dataset
     /// is removed only once the new one is in place.
-    pub fn commit(self) -> Result<()> {
-        let out = &self.out.path;
+    pub fn commit(mut self) -> Result<()> {
+        let out = self.out.path.clone();
         // Checked again: the directory may have changed since the command started.
         self.out.check_replaceable(&|message| Error::Dataset { path: out.clone(), message })?;
+        let out = &out;
         let exists = std::fs::symlink_metadata(out).is_ok();
         if !exists || list(out)?.is_empty() {
             // rename(2) replaces an empty directory.
@@ -396,5 +442,32 @@ mod tests {
         assert_eq!(resolve_path(&root.join("x/..")).unwrap(), root);
         std::fs::create_dir(root.join("real")).unwrap();
         assert_eq!(resolve_path(&root.join("real/../new")).unwrap(), root.join("new"));
+    }
+
+    /// The check as a change commits reads the manifest again only when the file changed:
+    /// a manifest replaced meanwhile (here, one that lists a file the first did not) is what
+    /// the check goes by, not the one read as the command started.
+    #[test]
+    fn a_manifest_replaced_before_the_commit_is_read_again() {
+        let d = tempfile::tempdir().unwrap();
+        let ds = d.path().join("ds");
+        std::fs::create_dir(&ds).unwrap();
+        let manifest = |files: &str| format!("{{\"format\": \"hindsight-dataset/1\", \"tables\": {{}}, \"files\": {{{files}}}}}");
+        crate::dataset::write_text(&ds.join("manifest.json"), &manifest("")).unwrap();
+        let mut out = OutDir::existing(&ds).unwrap();
+        let refuse = |m: String| Error::Usage(m);
+        // Unchanged: the manifest read first answers.
+        let first = out.seen.as_ref().map(|(_, h)| std::sync::Arc::as_ptr(h)).unwrap();
+        out.check_replaceable(&refuse).unwrap();
+        assert_eq!(out.seen.as_ref().map(|(_, h)| std::sync::Arc::as_ptr(h)), Some(first));
+        // A file no manifest lists is refused.
+        std::fs::write(ds.join("notes.txt"), "x").unwrap();
+        assert!(out.check_replaceable(&refuse).is_err());
+        // Replaced by one that lists it (written and renamed, as hindsight writes it): read again.
+        crate::dataset::write_text(&ds.join("manifest.json"), &manifest("\"notes.txt\": {}")).unwrap();
+        out.check_replaceable(&refuse).unwrap();
+        // Edited in place to a different size: read again, and refused again.
+        std::fs::write(ds.join("manifest.json"), manifest("")).unwrap();
+        assert!(out.check_replaceable(&refuse).is_err());
     }
 }

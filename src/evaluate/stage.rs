@@ -71,12 +71,12 @@ fn evaluate_with(
     spill_bytes: usize,
 ) -> Result<usize> {
     let mut phases = Phases::from_env();
-    let mut manifest = Manifest::load(dataset)?;
-    phases.mark("manifest read");
-    let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
-        path: dataset.join("manifest.json"),
-        message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
-    })?;
+    // A large study's manifest (its list of inputs) takes a while to parse: it is read
+    // beside the outputs, and only its snapshot time is needed before judging.
+    let manifest = {
+        let dir = dataset.to_path_buf();
+        std::thread::Builder::new().name("manifest".into()).spawn(move || Manifest::load(&dir)).map_err(|e| Error::io(dataset, e))?
+    };
     // Captures are read from the start, beside the outputs: the first chunk is ready when
     // judging can begin. The reader stops at its next chunk if the judging side has gone.
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<crate::dataset::read::RepoGroup>>(1);
@@ -93,6 +93,13 @@ fn evaluate_with(
     };
     let outputs = crate::dataset::read::SafeOutputTable::read(dataset, crate::dataset::read::OutputFields::Judged)?;
     phases.mark("outputs read");
+    let mut manifest =
+        manifest.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("manifest.json"), message: "the thread reading it failed".into() }))?;
+    phases.mark("manifest read");
+    let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
+        path: dataset.join("manifest.json"),
+        message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
+    })?;
     let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());
     let mut by_repo: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut no_repo = Vec::new();
@@ -256,12 +263,21 @@ fn evaluate_with(
     manifest.risk_policy = Some(risk_policy.to_json());
     let w = outcomes?;
     phases.mark("tables and outcomes written");
+    // What the run held (a million outputs' columns, their gates and risks) is freed beside
+    // the manifest's writing, which waited for it before.
+    drop((ev, rest));
+    let held = (outputs, ranks, replays, risks, empty, shared);
+    let freed = std::thread::Builder::new().name("free".into()).spawn(move || drop(held));
     let n = w.rows;
     manifest.record_table("outcomes", &w);
     manifest.policy = Some(policy.to_json());
     manifest.windows = windows.iter().map(|w| w.to_string()).collect();
     manifest.save(dataset)?;
     phases.mark("manifest saved");
+    if let Ok(freed) = freed {
+        let _ = freed.join();
+    }
+    phases.mark("freed");
     Ok(n)
 }
 
