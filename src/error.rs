@@ -49,6 +49,12 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io { path: path.into(), source }
     }
+
+    /// What a joined thread answered: its own result, or, when it panicked, `message` about
+    /// the file it was working on.
+    pub(crate) fn joined<T>(answer: std::thread::Result<Result<T>>, path: impl Into<PathBuf>, message: &str) -> Result<T> {
+        answer.unwrap_or_else(|_| Err(Error::Dataset { path: path.into(), message: message.into() }))
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -86,9 +86,7 @@ impl PartWriter {
     /// The files written, once every part handed over is on disk; the first error otherwise.
     fn finish(self, dir: &Path) -> Result<Vec<PathBuf>> {
         drop(self.parts);
-        self.written
-            .join()
-            .unwrap_or_else(|_| Err(Error::Dataset { path: dir.to_path_buf(), message: "the thread writing spilled outcome rows failed".into() }))
+        Error::joined(self.written.join(), dir, "the thread writing spilled outcome rows failed")
     }
 }
 
@@ -230,7 +228,7 @@ impl OutcomeParts {
                 out.write(&outcomes::table_rows(outputs, &keys, &held)?)?;
             }
             // A closed channel before the end means the merge failed: its error is the one reported.
-            merging.join().unwrap_or_else(|_| Err(Error::Dataset { path: dir.to_path_buf(), message: "the thread merging spilled outcome rows failed".into() }))
+            Error::joined(merging.join(), dir, "the thread merging spilled outcome rows failed")
         })?;
         out.finish()
     }

@@ -93,8 +93,7 @@ fn evaluate_with(
     };
     let outputs = crate::dataset::read::SafeOutputTable::read(dataset, crate::dataset::read::OutputFields::Judged)?;
     phases.mark("outputs read");
-    let mut manifest =
-        manifest.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("manifest.json"), message: "the thread reading it failed".into() }))?;
+    let mut manifest = Error::joined(manifest.join(), dataset.join("manifest.json"), "the thread reading it failed")?;
     phases.mark("manifest read");
     let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
         path: dataset.join("manifest.json"),
@@ -232,7 +231,7 @@ fn evaluate_with(
     if let Some(last) = ready.take() {
         judged(last, &mut parts, &mut phases)?;
     }
-    reader.join().unwrap_or_else(|_| Err(Error::Dataset { path: dataset.join("responses.parquet"), message: "the reader thread failed".into() }))?;
+    Error::joined(reader.join(), dataset.join("responses.parquet"), "the reader thread failed")?;
     phases.mark("chunks");
     phases.steps();
     // Outputs of repositories with no capture at all, and outputs with no repository.
