@@ -94,8 +94,7 @@ impl Table {
     }
 
     pub fn arrow_schema(&self) -> SchemaRef {
-        let fields: Vec<Field> = self.schema.iter().map(|(n, k)| Field::new(*n, data_type(*k), true)).collect();
-        Arc::new(Schema::new(fields))
+        arrow_schema(&self.schema)
     }
 
     pub fn to_batch(&self) -> Result<RecordBatch, arrow::error::ArrowError> {
@@ -132,6 +131,34 @@ impl Table {
         }
         RecordBatch::try_new(self.arrow_schema(), cols)
     }
+}
+
+/// The Arrow schema of columns declared as (name, kind), every one nullable: what a
+/// [`Table`] of them writes, for tables built column by column from typed rows instead
+/// (large ones, where a cell per value costs more than the encoding).
+pub fn arrow_schema(columns: &[(&'static str, Kind)]) -> SchemaRef {
+    let fields: Vec<Field> = columns.iter().map(|(n, k)| Field::new(*n, data_type(*k), true)).collect();
+    Arc::new(Schema::new(fields))
+}
+
+/// A column of `Kind::Str`, one value per row.
+pub fn str_column<'a>(values: impl Iterator<Item = Option<&'a str>>) -> ArrayRef {
+    Arc::new(StringArray::from_iter(values))
+}
+
+/// A column of `Kind::Int`.
+pub fn int_column(values: impl Iterator<Item = Option<i64>>) -> ArrayRef {
+    Arc::new(Int64Array::from_iter(values))
+}
+
+/// A column of `Kind::Bool`.
+pub fn bool_column(values: impl Iterator<Item = Option<bool>>) -> ArrayRef {
+    Arc::new(BooleanArray::from_iter(values))
+}
+
+/// A column of `Kind::Time`.
+pub fn time_column(values: impl Iterator<Item = Option<Instant>>) -> ArrayRef {
+    Arc::new(TimestampMicrosecondArray::from_iter(values.map(|v| v.map(|x| x.timestamp_micros()))).with_timezone("UTC"))
 }
 
 fn data_type(k: Kind) -> DataType {

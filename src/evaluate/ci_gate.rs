@@ -22,7 +22,9 @@
 use crate::runs::SafeOutput;
 use crate::snapshot::ci::{self, CiState};
 use crate::snapshot::SnapshotIndex;
+use crate::table::{self, Kind};
 use crate::time::Instant;
+use arrow::record_batch::RecordBatch;
 
 /// Fix attempts per iteration (seed 002).
 pub const FIX_BUDGET: usize = 5;
@@ -213,74 +215,80 @@ pub fn replay(index: &SnapshotIndex, o: &SafeOutput) -> Option<Replay> {
     Some(r)
 }
 
-/// The `ci_gate` table (one row per replayed iteration) and `ci_gate_steps` (one per push).
-pub fn tables(replays: &[Replay]) -> Vec<crate::table::Table> {
-    use crate::table::{b, i, os, s, t, Kind, Table};
-    let mut gate = Table::new(
-        "ci_gate",
-        &[
-            ("safe_output_id", Kind::Str),
-            ("repo", Kind::Str),
-            ("pull_number", Kind::Int),
-            ("pushes", Kind::Int),
-            ("fix_attempts", Kind::Int),
-            ("gate_outcome", Kind::Str),
-            ("pause_reason", Kind::Str),
-            ("first_push_ci", Kind::Str),
-            ("accepted_sha", Kind::Str),
-            ("final_signature", Kind::Str),
-            ("paused", Kind::Bool),
-            ("loop_state", Kind::Str),
-            ("loop_pause_reason", Kind::Str),
-            ("accepted_while_ci_red", Kind::Bool),
+/// The `ci_gate` table's columns: one row per replayed iteration.
+const GATE_COLUMNS: [(&str, Kind); 14] = [
+    ("safe_output_id", Kind::Str),
+    ("repo", Kind::Str),
+    ("pull_number", Kind::Int),
+    ("pushes", Kind::Int),
+    ("fix_attempts", Kind::Int),
+    ("gate_outcome", Kind::Str),
+    ("pause_reason", Kind::Str),
+    ("first_push_ci", Kind::Str),
+    ("accepted_sha", Kind::Str),
+    ("final_signature", Kind::Str),
+    ("paused", Kind::Bool),
+    ("loop_state", Kind::Str),
+    ("loop_pause_reason", Kind::Str),
+    ("accepted_while_ci_red", Kind::Bool),
+];
+
+/// The `ci_gate_steps` table's columns: one row per push.
+const STEP_COLUMNS: [(&str, Kind); 8] = [
+    ("safe_output_id", Kind::Str),
+    ("step", Kind::Int),
+    ("sha", Kind::Str),
+    ("pushed_at", Kind::Time),
+    ("ci_state", Kind::Str),
+    ("ci_finished_at", Kind::Time),
+    ("failure_signature", Kind::Str),
+    ("decision", Kind::Str),
+];
+
+/// The `ci_gate` table (one row per replayed iteration, by `safe_output_id`) and
+/// `ci_gate_steps` (one per push, by `safe_output_id` and `step`), built column by column
+/// from the replays: a study replays a third of its outputs, and a cell per value cost more
+/// than encoding them (BENCHMARKS.md, fifteenth step). Sorts are stable, as `Table`'s were.
+pub fn tables(replays: &[Replay]) -> Result<Vec<(&'static str, RecordBatch)>, arrow::error::ArrowError> {
+    let mut gate: Vec<&Replay> = replays.iter().collect();
+    gate.sort_by(|a, b| a.safe_output_id.cmp(&b.safe_output_id));
+    let mut steps: Vec<(&Replay, usize, &Step)> = replays.iter().flat_map(|r| r.steps.iter().enumerate().map(move |(k, st)| (r, k, st))).collect();
+    steps.sort_by(|a, b| (a.0.safe_output_id.as_str(), a.1).cmp(&(b.0.safe_output_id.as_str(), b.1)));
+    let g = &gate;
+    let gate = RecordBatch::try_new(
+        table::arrow_schema(&GATE_COLUMNS),
+        vec![
+            table::str_column(g.iter().map(|r| Some(r.safe_output_id.as_str()))),
+            table::str_column(g.iter().map(|r| Some(r.repo.as_str()))),
+            table::int_column(g.iter().map(|r| Some(r.pull_number))),
+            table::int_column(g.iter().map(|r| Some(r.steps.len() as i64))),
+            table::int_column(g.iter().map(|r| Some(r.fix_attempts as i64))),
+            table::str_column(g.iter().map(|r| Some(r.outcome.as_str()))),
+            table::str_column(g.iter().map(|r| r.pause_reason.as_deref())),
+            table::str_column(g.iter().map(|r| r.steps.first().map(|s| s.ci.as_str()))),
+            table::str_column(g.iter().map(|r| r.accepted_sha.as_deref())),
+            table::str_column(g.iter().map(|r| r.steps.last().and_then(|s| s.signature.as_deref()))),
+            table::bool_column(g.iter().map(|r| Some(r.pause_reason.is_some()))),
+            table::str_column(g.iter().map(|r| r.loop_state.as_deref())),
+            table::str_column(g.iter().map(|r| r.loop_pause_reason.as_deref())),
+            table::bool_column(g.iter().map(|r| Some(r.accepted_while_ci_red))),
         ],
-    );
-    let mut steps = Table::new(
-        "ci_gate_steps",
-        &[
-            ("safe_output_id", Kind::Str),
-            ("step", Kind::Int),
-            ("sha", Kind::Str),
-            ("pushed_at", Kind::Time),
-            ("ci_state", Kind::Str),
-            ("ci_finished_at", Kind::Time),
-            ("failure_signature", Kind::Str),
-            ("decision", Kind::Str),
+    )?;
+    let s = &steps;
+    let steps = RecordBatch::try_new(
+        table::arrow_schema(&STEP_COLUMNS),
+        vec![
+            table::str_column(s.iter().map(|(r, _, _)| Some(r.safe_output_id.as_str()))),
+            table::int_column(s.iter().map(|(_, k, _)| Some(*k as i64))),
+            table::str_column(s.iter().map(|(_, _, st)| Some(st.sha.as_str()))),
+            table::time_column(s.iter().map(|(_, _, st)| st.pushed_at)),
+            table::str_column(s.iter().map(|(_, _, st)| Some(st.ci.as_str()))),
+            table::time_column(s.iter().map(|(_, _, st)| st.ci_finished_at)),
+            table::str_column(s.iter().map(|(_, _, st)| st.signature.as_deref())),
+            table::str_column(s.iter().map(|(_, _, st)| Some(st.decision.as_str()))),
         ],
-    );
-    for r in replays {
-        gate.push(vec![
-            s(&r.safe_output_id),
-            s(&r.repo),
-            i(r.pull_number),
-            i(r.steps.len() as i64),
-            i(r.fix_attempts as i64),
-            s(r.outcome.as_str()),
-            os(r.pause_reason.as_ref()),
-            os(r.steps.first().map(|s| s.ci.as_str())),
-            os(r.accepted_sha.as_ref()),
-            os(r.steps.last().and_then(|s| s.signature.as_ref())),
-            b(r.pause_reason.is_some()),
-            os(r.loop_state.as_ref()),
-            os(r.loop_pause_reason.as_ref()),
-            b(r.accepted_while_ci_red),
-        ]);
-        for (k, st) in r.steps.iter().enumerate() {
-            steps.push(vec![
-                s(&r.safe_output_id),
-                i(k as i64),
-                s(&st.sha),
-                t(st.pushed_at),
-                s(st.ci.as_str()),
-                t(st.ci_finished_at),
-                os(st.signature.as_ref()),
-                s(&st.decision),
-            ]);
-        }
-    }
-    gate.sort_by_columns(&["safe_output_id"]);
-    steps.sort_by_columns(&["safe_output_id", "step"]);
-    vec![gate, steps]
+    )?;
+    Ok(vec![("ci_gate", gate), ("ci_gate_steps", steps)])
 }
 
 /// What the loop itself recorded (autoloop's state file: see [`autoloop`]).

@@ -24,6 +24,8 @@ use serde_json::Value;
 
 use crate::runs::SafeOutput;
 use crate::snapshot::SnapshotIndex;
+use crate::table::{self, Kind};
+use arrow::record_batch::RecordBatch;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RiskLevel {
@@ -264,36 +266,39 @@ pub fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Opt
     Some(r)
 }
 
-/// The `pr_risk` table.
-pub fn table(risks: &[Risk]) -> crate::table::Table {
-    use crate::table::{i, os, s, Kind, Table};
-    let mut t = Table::new(
-        "pr_risk",
-        &[
-            ("safe_output_id", Kind::Str),
-            ("repo", Kind::Str),
-            ("pull_number", Kind::Int),
-            ("risk_level", Kind::Str),
-            ("files", Kind::Int),
-            ("additions", Kind::Int),
-            ("deletions", Kind::Int),
-            ("reasons", Kind::Str),
+/// The `pr_risk` table's columns.
+const RISK_COLUMNS: [(&str, Kind); 8] = [
+    ("safe_output_id", Kind::Str),
+    ("repo", Kind::Str),
+    ("pull_number", Kind::Int),
+    ("risk_level", Kind::Str),
+    ("files", Kind::Int),
+    ("additions", Kind::Int),
+    ("deletions", Kind::Int),
+    ("reasons", Kind::Str),
+];
+
+/// The `pr_risk` table, by `safe_output_id` (a stable sort, as `Table`'s was), built column
+/// by column from the risks (see `ci_gate::tables`).
+pub fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow::error::ArrowError> {
+    let mut order: Vec<&Risk> = risks.iter().collect();
+    order.sort_by(|a, b| a.safe_output_id.cmp(&b.safe_output_id));
+    let reasons: Vec<String> = order.iter().map(|r| serde_json::to_string(&r.reasons).unwrap_or_default()).collect();
+    let o = &order;
+    let batch = RecordBatch::try_new(
+        table::arrow_schema(&RISK_COLUMNS),
+        vec![
+            table::str_column(o.iter().map(|r| Some(r.safe_output_id.as_str()))),
+            table::str_column(o.iter().map(|r| Some(r.repo.as_str()))),
+            table::int_column(o.iter().map(|r| Some(r.pull_number))),
+            table::str_column(o.iter().map(|r| r.level.map(|l| l.as_str()))),
+            table::int_column(o.iter().map(|r| Some(r.files))),
+            table::int_column(o.iter().map(|r| Some(r.additions))),
+            table::int_column(o.iter().map(|r| Some(r.deletions))),
+            table::str_column(reasons.iter().map(|r| Some(r.as_str()))),
         ],
-    );
-    for r in risks {
-        t.push(vec![
-            s(&r.safe_output_id),
-            s(&r.repo),
-            i(r.pull_number),
-            os(r.level.map(|l| l.as_str())),
-            i(r.files),
-            i(r.additions),
-            i(r.deletions),
-            s(serde_json::to_string(&r.reasons).unwrap_or_default()),
-        ]);
-    }
-    t.sort_by_columns(&["safe_output_id"]);
-    t
+    )?;
+    Ok(("pr_risk", batch))
 }
 
 #[cfg(test)]

@@ -251,8 +251,8 @@ fn evaluate_with(
     let (written, outcomes) = rayon::join(
         || {
             let (gate, risk) = rayon::join(|| ci_gate::tables(&replays), || risk::table(&risks));
-            let tables: Vec<crate::table::Table> = gate.into_iter().chain([risk]).collect();
-            tables.into_par_iter().map(|t| crate::dataset::write_table(dataset, &t).map(|w| (t.name, w))).collect::<Result<Vec<_>>>()
+            let tables: Vec<(&str, arrow::record_batch::RecordBatch)> = gate?.into_iter().chain([risk?]).collect();
+            tables.into_par_iter().map(|(name, t)| crate::dataset::write_batch(dataset, name, &t).map(|w| (name, w))).collect::<Result<Vec<_>>>()
         },
         || parts.write(dataset, &outputs),
     );
