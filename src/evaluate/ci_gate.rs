@@ -481,3 +481,96 @@ pub fn compare(r: &mut Replay, v: &LoopVerdict) {
     r.accepted_while_ci_red =
         v.accepted_commits.iter().any(|c| r.steps.iter().any(|s| s.sha.to_lowercase().starts_with(c.as_str()) && s.ci == CiState::Failure));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::{b, i, os, s, t, Table};
+
+    fn replay(id: &str, pr: i64, steps: &[(&str, CiState, Option<&str>)], pause: Option<&str>) -> Replay {
+        let at = crate::time::parse("2026-04-01T10:00:00Z");
+        Replay {
+            safe_output_id: id.into(),
+            repo: "o/r".into(),
+            pull_number: pr,
+            steps: steps
+                .iter()
+                .map(|(sha, ci, sig)| Step {
+                    sha: sha.to_string(),
+                    pushed_at: at,
+                    ci: *ci,
+                    ci_finished_at: None,
+                    signature: sig.map(str::to_string),
+                    decision: format!("after {sha}"),
+                })
+                .collect(),
+            outcome: if pause.is_some() { GateOutcome::CiFixExhausted } else { GateOutcome::Accepted },
+            pause_reason: pause.map(str::to_string),
+            fix_attempts: steps.len().saturating_sub(1),
+            accepted_sha: pause.is_none().then(|| steps.last().map(|s| s.0.to_string())).flatten(),
+            loop_state: (pr == 2).then(|| "repos/o/r/contents/perf.md".to_string()),
+            loop_pause_reason: None,
+            accepted_while_ci_red: pr == 2,
+        }
+    }
+
+    /// The tables as a `Table` of the same rows made them (every value a cell, a stable sort
+    /// by column): the definition the column-by-column build must keep, byte for byte.
+    fn as_cells(replays: &[Replay]) -> Vec<RecordBatch> {
+        let mut gate = Table::new("ci_gate", &GATE_COLUMNS);
+        let mut steps = Table::new("ci_gate_steps", &STEP_COLUMNS);
+        for r in replays {
+            gate.push(vec![
+                s(&r.safe_output_id),
+                s(&r.repo),
+                i(r.pull_number),
+                i(r.steps.len() as i64),
+                i(r.fix_attempts as i64),
+                s(r.outcome.as_str()),
+                os(r.pause_reason.as_ref()),
+                os(r.steps.first().map(|s| s.ci.as_str())),
+                os(r.accepted_sha.as_ref()),
+                os(r.steps.last().and_then(|s| s.signature.as_ref())),
+                b(r.pause_reason.is_some()),
+                os(r.loop_state.as_ref()),
+                os(r.loop_pause_reason.as_ref()),
+                b(r.accepted_while_ci_red),
+            ]);
+            for (k, st) in r.steps.iter().enumerate() {
+                steps.push(vec![
+                    s(&r.safe_output_id),
+                    i(k as i64),
+                    s(&st.sha),
+                    t(st.pushed_at),
+                    s(st.ci.as_str()),
+                    t(st.ci_finished_at),
+                    os(st.signature.as_ref()),
+                    s(&st.decision),
+                ]);
+            }
+        }
+        gate.sort_by_columns(&["safe_output_id"]);
+        steps.sort_by_columns(&["safe_output_id", "step"]);
+        vec![gate.to_batch().unwrap(), steps.to_batch().unwrap()]
+    }
+
+    /// Replays out of order, one id twice (its replays keep their order, and their steps
+    /// interleave by step as a sort by id and step puts them), nulls and steps of every kind:
+    /// the same batches, names and schemas as the cells gave.
+    #[test]
+    fn tables_built_by_column_are_the_tables_cells_made() {
+        let replays = vec![
+            replay("o9", 9, &[("aaa1111", CiState::Failure, Some("E1")), ("bbb2222", CiState::Failure, Some("E1"))], Some("same failure twice")),
+            replay("o2", 2, &[("ccc3333", CiState::Success, None)], None),
+            replay("o5", 5, &[], None),
+            replay("o2", 3, &[("ddd4444", CiState::Pending, None), ("eee5555", CiState::Success, None)], None),
+            replay("o1", 1, &[("fff6666", CiState::Missing, None)], Some("ci missing")),
+        ];
+        let built = tables(&replays).unwrap();
+        assert_eq!(built.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["ci_gate", "ci_gate_steps"]);
+        let built: Vec<RecordBatch> = built.into_iter().map(|(_, b)| b).collect();
+        assert_eq!(built, as_cells(&replays));
+        let ids = built[1].column(0).as_any().downcast_ref::<arrow::array::StringArray>().unwrap();
+        assert_eq!(ids.iter().flatten().collect::<Vec<_>>(), ["o1", "o2", "o2", "o2", "o9", "o9"]);
+    }
+}

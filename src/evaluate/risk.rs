@@ -305,6 +305,49 @@ pub fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow::error
 mod tests {
     use super::*;
 
+    /// Risks out of order, one id twice, a level missing, reasons to escape: the batch a
+    /// `Table` of the same rows made (a cell per value, a stable sort by id), the definition
+    /// the column-by-column build keeps.
+    #[test]
+    fn the_table_built_by_column_is_the_table_cells_made() {
+        use crate::table::{i, os, s, Table};
+        let risk = |id: &str, n: i64, level: Option<RiskLevel>, reasons: &[&str]| Risk {
+            safe_output_id: id.into(),
+            repo: "o/r".into(),
+            pull_number: n,
+            level,
+            files: n * 3,
+            additions: n * 10,
+            deletions: n,
+            reasons: reasons.iter().map(|r| r.to_string()).collect(),
+        };
+        let risks = vec![
+            risk("o7", 7, Some(RiskLevel::High), &["large change surface (\"40\" files)"]),
+            risk("o3", 3, None, &[]),
+            risk("o7", 8, Some(RiskLevel::Low), &[]),
+            risk("o1", 1, Some(RiskLevel::Medium), &["source changed, no test file touched", "é"]),
+        ];
+        let mut cells = Table::new("pr_risk", &RISK_COLUMNS);
+        for r in &risks {
+            cells.push(vec![
+                s(&r.safe_output_id),
+                s(&r.repo),
+                i(r.pull_number),
+                os(r.level.map(|l| l.as_str())),
+                i(r.files),
+                i(r.additions),
+                i(r.deletions),
+                s(serde_json::to_string(&r.reasons).unwrap_or_default()),
+            ]);
+        }
+        cells.sort_by_columns(&["safe_output_id"]);
+        let (name, built) = table(&risks).unwrap();
+        assert_eq!(name, "pr_risk");
+        assert_eq!(built, cells.to_batch().unwrap());
+        let numbers = built.column(2).as_any().downcast_ref::<arrow::array::Int64Array>().unwrap();
+        assert_eq!(numbers.values().to_vec(), [1, 3, 7, 8]);
+    }
+
     #[test]
     fn public_api_by_language() {
         assert!(public_api("src/lib.rs", "pub fn parse(x: &str) -> u8 {"));
