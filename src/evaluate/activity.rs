@@ -108,17 +108,11 @@ impl<'a> Case<'a> {
             e.reactions().iter().map(|r| self.act(r.user.clone(), r.created_at, ActKind::Reaction, r.content.clone())).collect()
         });
         let mut events: Option<Vec<Event>> = None;
+        let mut seen = EventIds::default();
         for tail in [crate::snapshot::paths::numbered("issues/", n, "/timeline"), crate::snapshot::paths::numbered("issues/", n, "/events")] {
             match self.lookup_entry(&tail) {
                 Ok(entry) => {
-                    let all = events.get_or_insert_with(Vec::new);
-                    for e in entry.events() {
-                        // The two sources overlap; an event with the same id counts once.
-                        if e.id.is_some() && all.iter().any(|x| x.id == e.id && x.event == e.event) {
-                            continue;
-                        }
-                        all.push(e.clone());
-                    }
+                    seen.push_new(events.get_or_insert_with(Vec::new), entry.events());
                     a.read.push(tail);
                 }
                 Err(Missing::Gone(s) | Missing::Failed(s)) => a.failed.push((tail, s)),
@@ -225,6 +219,50 @@ impl<'a> Case<'a> {
     }
 }
 
+/// The events kept so far, by (id, kind): the timeline and the events list overlap, and an
+/// event with the same id and kind counts once, whichever list (or the same list twice)
+/// gave it. Events without an id are all kept. Most targets have a few events, looked
+/// through; past `FEW_EVENTS` they go into a set: a long-lived issue's lists run to
+/// thousands of events, and looking through them for each was quadratic (~60 ms per output
+/// at 10,000 events a list, BENCHMARKS.md).
+#[derive(Default)]
+struct EventIds<'e> {
+    few: Vec<(i64, Option<&'e str>)>,
+    many: std::collections::HashSet<(i64, Option<&'e str>), foldhash::fast::FixedState>,
+}
+
+/// Events kept that are looked through rather than hashed.
+const FEW_EVENTS: usize = 32;
+
+impl<'e> EventIds<'e> {
+    /// `list`'s events not kept yet, appended to `all` in their order.
+    fn push_new(&mut self, all: &mut Vec<Event>, list: &'e [Event]) {
+        for e in list {
+            if let Some(id) = e.id {
+                if !self.insert((id, e.event.as_deref())) {
+                    continue;
+                }
+            }
+            all.push(e.clone());
+        }
+    }
+
+    /// Whether `key` is new (and now kept).
+    fn insert(&mut self, key: (i64, Option<&'e str>)) -> bool {
+        if !self.many.is_empty() {
+            return self.many.insert(key);
+        }
+        if self.few.contains(&key) {
+            return false;
+        }
+        self.few.push(key);
+        if self.few.len() > FEW_EVENTS {
+            self.many.extend(self.few.drain(..));
+        }
+        true
+    }
+}
+
 /// How many distinct logins there are once lower-cased. ASCII logins (all of GitHub's) are
 /// compared without being copied; others are lower-cased the Unicode way, which can make
 /// a non-ASCII login equal to an ASCII one.
@@ -239,7 +277,61 @@ fn distinct_lowercased(mut logins: Vec<&str>) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::distinct_lowercased;
+    use super::{distinct_lowercased, EventIds, FEW_EVENTS};
+    use crate::snapshot::github::Event;
+
+    /// Events kept from a timeline and an events list are those a look through the events
+    /// kept so far keeps: the first of each (id, kind), every event without an id, in order.
+    #[test]
+    fn overlapping_event_lists_keep_each_event_once() {
+        let ev = |id: Option<i64>, kind: Option<&str>, label: &str| Event {
+            id,
+            event: kind.map(str::to_string),
+            label: Some(label.to_string()),
+            ..Event::default()
+        };
+        let timeline = vec![
+            ev(Some(1), Some("labeled"), "t1"),
+            ev(None, Some("commented"), "t2"),
+            ev(Some(2), Some("closed"), "t3"),
+            ev(Some(1), Some("labeled"), "t4 (repeated in its own list)"),
+            ev(Some(1), Some("unlabeled"), "t5 (same id, another kind)"),
+            ev(None, Some("commented"), "t6"),
+            ev(Some(3), None, "t7 (no kind)"),
+        ];
+        let events = vec![ev(Some(2), Some("closed"), "e1"), ev(Some(4), Some("reopened"), "e2"), ev(Some(3), None, "e3"), ev(None, None, "e4")];
+        let mut seen = EventIds::default();
+        let mut all = Vec::new();
+        seen.push_new(&mut all, &timeline);
+        seen.push_new(&mut all, &events);
+        let mut expected: Vec<Event> = Vec::new();
+        for e in timeline.iter().chain(&events) {
+            if e.id.is_none() || !expected.iter().any(|x| x.id == e.id && x.event == e.event) {
+                expected.push(e.clone());
+            }
+        }
+        let labels = |v: &[Event]| v.iter().map(|e| e.label.clone().unwrap_or_default()).collect::<Vec<_>>();
+        assert_eq!(labels(&all), labels(&expected));
+        assert_eq!(labels(&all), ["t1", "t2", "t3", "t5 (same id, another kind)", "t6", "t7 (no kind)", "e2", "e4"]);
+
+        // Long lists, past the few looked through: repeats before and after the switch to a
+        // set, within a list and across the two.
+        let kinds = [Some("labeled"), Some("closed"), None];
+        let timeline: Vec<Event> = (0..300).map(|i| ev((i % 7 != 0).then_some(i % 90), kinds[i as usize % 3], &format!("t{i}"))).collect();
+        let events: Vec<Event> = (0..300).map(|i| ev(Some((i * 7) % 200), kinds[i as usize % 2], &format!("e{i}"))).collect();
+        let mut seen = EventIds::default();
+        let mut all = Vec::new();
+        seen.push_new(&mut all, &timeline);
+        seen.push_new(&mut all, &events);
+        let mut expected: Vec<Event> = Vec::new();
+        for e in timeline.iter().chain(&events) {
+            if e.id.is_none() || !expected.iter().any(|x| x.id == e.id && x.event == e.event) {
+                expected.push(e.clone());
+            }
+        }
+        assert!(seen.few.is_empty() && seen.many.len() > FEW_EVENTS, "the long lists were hashed");
+        assert_eq!(labels(&all), labels(&expected));
+    }
 
     /// Logins count once whatever their case, the way lower-casing each and counting the
     /// distinct ones does, ASCII or not.
