@@ -223,8 +223,8 @@ impl<'a> Case<'a> {
 /// event with the same id and kind counts once, whichever list (or the same list twice)
 /// gave it. Events without an id are all kept. Most targets have a few events, looked
 /// through; past `FEW_EVENTS` they go into a set: a long-lived issue's lists run to
-/// thousands of events, and looking through them for each was quadratic (~60 ms per output
-/// at 10,000 events a list, BENCHMARKS.md).
+/// thousands of events, and looking through them for each was quadratic (60-100 ms per
+/// output at 10,000 events a list against ~3 ms; BENCHMARKS.md, fifteenth step).
 #[derive(Default)]
 struct EventIds<'e> {
     few: Vec<(i64, Option<&'e str>)>,
