@@ -103,29 +103,26 @@ impl Table {
             let cells = self.rows.iter().map(|r| &r[ci]);
             let arr: ArrayRef = match kind {
                 // Borrowed, not cloned: strings are most of every table's bytes.
-                Kind::Str => Arc::new(StringArray::from_iter(cells.map(|c| match c {
+                Kind::Str => str_column(cells.map(|c| match c {
                     Cell::Str(v) => v.as_deref(),
                     _ => None,
-                }))),
-                Kind::Int => Arc::new(Int64Array::from_iter(cells.map(|c| match c {
+                })),
+                Kind::Int => int_column(cells.map(|c| match c {
                     Cell::Int(v) => *v,
                     _ => None,
-                }))),
+                })),
                 Kind::Float => Arc::new(Float64Array::from_iter(cells.map(|c| match c {
                     Cell::Float(v) => *v,
                     _ => None,
                 }))),
-                Kind::Bool => Arc::new(BooleanArray::from_iter(cells.map(|c| match c {
+                Kind::Bool => bool_column(cells.map(|c| match c {
                     Cell::Bool(v) => *v,
                     _ => None,
-                }))),
-                Kind::Time => Arc::new(
-                    TimestampMicrosecondArray::from_iter(cells.map(|c| match c {
-                        Cell::Time(v) => *v,
-                        _ => None,
-                    }))
-                    .with_timezone("UTC"),
-                ),
+                })),
+                Kind::Time => micros_column(cells.map(|c| match c {
+                    Cell::Time(v) => *v,
+                    _ => None,
+                })),
             };
             cols.push(arr);
         }
@@ -158,7 +155,12 @@ pub fn bool_column(values: impl Iterator<Item = Option<bool>>) -> ArrayRef {
 
 /// A column of `Kind::Time`.
 pub fn time_column(values: impl Iterator<Item = Option<Instant>>) -> ArrayRef {
-    Arc::new(TimestampMicrosecondArray::from_iter(values.map(|v| v.map(|x| x.timestamp_micros()))).with_timezone("UTC"))
+    micros_column(values.map(|v| v.map(|x| x.timestamp_micros())))
+}
+
+/// A column of `Kind::Time` from microseconds since the epoch, UTC.
+fn micros_column(values: impl Iterator<Item = Option<i64>>) -> ArrayRef {
+    Arc::new(TimestampMicrosecondArray::from_iter(values).with_timezone("UTC"))
 }
 
 fn data_type(k: Kind) -> DataType {

@@ -300,18 +300,27 @@ mod tests {
             ev(Some(3), None, "t7 (no kind)"),
         ];
         let events = vec![ev(Some(2), Some("closed"), "e1"), ev(Some(4), Some("reopened"), "e2"), ev(Some(3), None, "e3"), ev(None, None, "e4")];
-        let mut seen = EventIds::default();
-        let mut all = Vec::new();
-        seen.push_new(&mut all, &timeline);
-        seen.push_new(&mut all, &events);
-        let mut expected: Vec<Event> = Vec::new();
-        for e in timeline.iter().chain(&events) {
-            if e.id.is_none() || !expected.iter().any(|x| x.id == e.id && x.event == e.event) {
-                expected.push(e.clone());
+        // The two lists merged by `EventIds`, and by looking through the events kept so far.
+        let merged = |timeline: &[Event], events: &[Event]| {
+            let mut seen = EventIds::default();
+            let mut all = Vec::new();
+            seen.push_new(&mut all, timeline);
+            seen.push_new(&mut all, events);
+            let hashed = seen.few.is_empty() && seen.many.len() > FEW_EVENTS;
+            (all, hashed)
+        };
+        let looked_through = |timeline: &[Event], events: &[Event]| {
+            let mut expected: Vec<Event> = Vec::new();
+            for e in timeline.iter().chain(events) {
+                if e.id.is_none() || !expected.iter().any(|x| x.id == e.id && x.event == e.event) {
+                    expected.push(e.clone());
+                }
             }
-        }
+            expected
+        };
         let labels = |v: &[Event]| v.iter().map(|e| e.label.clone().unwrap_or_default()).collect::<Vec<_>>();
-        assert_eq!(labels(&all), labels(&expected));
+        let (all, _) = merged(&timeline, &events);
+        assert_eq!(labels(&all), labels(&looked_through(&timeline, &events)));
         assert_eq!(labels(&all), ["t1", "t2", "t3", "t5 (same id, another kind)", "t6", "t7 (no kind)", "e2", "e4"]);
 
         // Long lists, past the few looked through: repeats before and after the switch to a
@@ -319,18 +328,9 @@ mod tests {
         let kinds = [Some("labeled"), Some("closed"), None];
         let timeline: Vec<Event> = (0..300).map(|i| ev((i % 7 != 0).then_some(i % 90), kinds[i as usize % 3], &format!("t{i}"))).collect();
         let events: Vec<Event> = (0..300).map(|i| ev(Some((i * 7) % 200), kinds[i as usize % 2], &format!("e{i}"))).collect();
-        let mut seen = EventIds::default();
-        let mut all = Vec::new();
-        seen.push_new(&mut all, &timeline);
-        seen.push_new(&mut all, &events);
-        let mut expected: Vec<Event> = Vec::new();
-        for e in timeline.iter().chain(&events) {
-            if e.id.is_none() || !expected.iter().any(|x| x.id == e.id && x.event == e.event) {
-                expected.push(e.clone());
-            }
-        }
-        assert!(seen.few.is_empty() && seen.many.len() > FEW_EVENTS, "the long lists were hashed");
-        assert_eq!(labels(&all), labels(&expected));
+        let (all, hashed) = merged(&timeline, &events);
+        assert!(hashed, "the long lists were hashed");
+        assert_eq!(labels(&all), labels(&looked_through(&timeline, &events)));
     }
 
     /// Logins count once whatever their case, the way lower-casing each and counting the
