@@ -427,6 +427,7 @@ struct Views {
     pull: std::sync::OnceLock<Box<github::PullRequest>>,
     events: std::sync::OnceLock<github::Events>,
     comments: std::sync::OnceLock<Vec<github::Comment>>,
+    comment: std::sync::OnceLock<Box<github::Comment>>,
     reviews: std::sync::OnceLock<Vec<github::Review>>,
     commits: std::sync::OnceLock<Vec<github::Commit>>,
     reactions: std::sync::OnceLock<Vec<github::Reaction>>,
@@ -509,6 +510,10 @@ impl Entry {
     /// The body read as a list of comments.
     pub fn comments(&self) -> &[github::Comment] {
         self.views().comments.get_or_init(|| self.view())
+    }
+    /// The body read as one comment (`issues/comments/ID`).
+    pub fn comment(&self) -> &github::Comment {
+        self.views().comment.get_or_init(|| Box::new(self.view()))
     }
     /// The body read as a list of reviews.
     pub fn reviews(&self) -> &[github::Review] {

@@ -97,9 +97,9 @@ impl AddComment {
         let Some(id) = o.target_comment_id else {
             return Err(common(Common::MissingReference).note("no comment id recorded (URL fragment or comment_id)"));
         };
-        let look = case.lookup(&crate::snapshot::paths::numbered("issues/comments/", id, ""));
+        let look = case.lookup_entry(&crate::snapshot::paths::numbered("issues/comments/", id, ""));
         match &look {
-            Ok(v) => return Ok(Cow::Owned(Comment::from(*v))),
+            Ok(e) => return Ok(Cow::Borrowed(e.comment())),
             Err(Missing::Gone(s)) => {
                 return Err(
                     crate::evaluate::undated(case, AddComment.row(AddCommentRow::Deleted), &format!("the comment answered {s}")).detail("comment_id", id)

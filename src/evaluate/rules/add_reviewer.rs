@@ -23,7 +23,6 @@ use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
-use crate::snapshot::github::PullRequest;
 
 pub struct AddReviewer;
 
@@ -169,8 +168,8 @@ impl Rule for AddReviewer {
             }
             _ => None,
         };
-        let pr = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "")).ok().map(PullRequest::from);
-        let lc = pr.as_ref().and_then(|p| case.lifecycle(&pull_final(p), activity.events.as_deref()).ok());
+        let pr = super::load_pull(case, n).ok().map(|(_, p)| p);
+        let lc = pr.and_then(|p| case.lifecycle(&pull_final(p), activity.events.as_deref()).ok());
         match lc {
             Some(lc) if lc.merged => {
                 let v = self.row(AddReviewerRow::MergedWithout).at(lc.merged_at);

@@ -96,7 +96,7 @@ impl Rule for AutofixAlert {
         })?;
         let p = case.recorded.payload();
         let pr_num = int_at(p, "pull_request_number").or(case.recorded.expected().get("metadata.pull_request_number").and_then(as_int));
-        let pr = pr_num.and_then(|n| case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "")).ok()).map(crate::snapshot::github::PullRequest::from);
+        let pr = pr_num.and_then(|n| super::load_pull(case, n).ok()).map(|(_, p)| p);
         let done = |v: Verdict| v.resolved(true).detail("alert_state", alert.state.clone());
         Ok(match alert.state.as_str() {
             "fixed" if pr.as_ref().is_some_and(|p| p.merged == Some(true)) => done(self.row(AutofixAlertRow::FixedViaPr).at(alert.fixed_at)),

@@ -18,7 +18,6 @@ use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
-use crate::snapshot::github::Issue;
 
 pub struct LinkSubIssue;
 
@@ -107,8 +106,8 @@ impl Rule for LinkSubIssue {
         };
         let Some(linked) = linked else { return Ok(self.row(LinkSubIssueRow::Inaccessible)) };
         let done = |v: Verdict| v.resolved(true).detail("parent", parent).detail("sub_issue", child);
-        if let Ok(v) = case.lookup(&crate::snapshot::paths::numbered("issues/", child, "")) {
-            let i = Issue::from(v);
+        if let Ok(e) = case.lookup_entry(&crate::snapshot::paths::numbered("issues/", child, "")) {
+            let i = e.issue();
             if i.state.as_deref() == Some("closed") && matches!(i.state_reason.as_deref(), Some("duplicate" | "not_planned")) {
                 return Ok(done(self.row(LinkSubIssueRow::ChildClosedInvalid).status(case.policy.sub_issue_closed_invalid.status())));
             }
@@ -123,8 +122,8 @@ impl Rule for LinkSubIssue {
         ];
         let remover = events
             .iter()
-            .filter_map(|p| case.lookup(p).ok())
-            .flat_map(crate::snapshot::github::events)
+            .filter_map(|p| case.lookup_entry(p).ok())
+            .flat_map(|e| e.events())
             .find(|e| matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed")) && case.is_inside(e.created_at));
         Ok(done(match remover {
             Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(LinkSubIssueRow::RemovedByPerson).at(e.created_at),

@@ -20,7 +20,6 @@ use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
-use crate::snapshot::github::PullRequest;
 
 pub struct MarkReady;
 
@@ -99,17 +98,16 @@ impl Rule for MarkReady {
         if let Some(a) = super::person_act(case, &activity, |a| matches!(a.kind, ActKind::Review(_))) {
             return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Reviewed).at(a.at).detail("reviewed_by", a.actor.login.clone())));
         }
-        let look = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, ""));
-        let body = match look {
-            Ok(body) => body,
+        let look = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, ""));
+        let entry = match look {
+            Ok(entry) => entry,
             Err(_) if activity.any_read() => return Ok(common(Common::TargetNotCaptured).note("reviews captured, but not the PR's state")),
             Err(m) => return Ok(super::missing(case, m)),
         };
         if let Some(v) = capture_problem(&activity, &["reviews", "timeline", "events"]) {
             return Ok(v);
         }
-        let pr = PullRequest::from(body);
-        let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
+        let lc = case.lifecycle(&pull_final(entry.pull()), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if lc.merged {
             return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Merged).at(lc.merged_at)));
         }

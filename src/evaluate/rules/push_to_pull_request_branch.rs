@@ -17,14 +17,14 @@
 
 use serde_json::Value;
 
-use super::{missing, pull_final};
+use super::pull_final;
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
-use crate::snapshot::github::{list, Commit, PullRequest};
+use crate::snapshot::github::PullRequest;
 
 pub struct PushToPullRequestBranch;
 
@@ -141,8 +141,8 @@ impl PushToPullRequestBranch {
                 }
             }
         }
-        if let Ok(v) = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "/commits")) {
-            let shas: Vec<String> = list(v, Commit::from).into_iter().filter_map(|c| c.sha).collect();
+        if let Ok(e) = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "/commits")) {
+            let shas: Vec<&String> = e.commits().iter().filter_map(|c| c.sha.as_ref()).collect();
             return if shas.iter().any(|s| same_sha(s, sha)) { Inclusion::Included } else { Inclusion::Dropped };
         }
         Inclusion::Unproven
@@ -166,23 +166,21 @@ impl Rule for PushToPullRequestBranch {
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
-        let look = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, ""));
-        let body = look.map_err(|m| missing(case, m))?;
+        let (_, pr) = super::load_pull(case, n)?;
         let shas: Vec<String> = case.recorded.expected().get("commit_shas").and_then(crate::json::names).unwrap_or_default();
         if shas.is_empty() {
             return Err(common(Common::MissingExecutionState).resolved(true).note("no pushed commit SHA recorded"));
         }
-        let pr = PullRequest::from(body);
         let activity = case.activity(n, true);
         let (humans, bots) = case.count_actors(&activity);
-        let lc = case.lifecycle(&pull_final(&pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
+        let lc = case.lifecycle(&pull_final(pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("commit_shas", shas.clone());
-        let inclusion: Vec<Inclusion> = shas.iter().map(|s| Self::inclusion(case, n, s, &pr)).collect();
+        let inclusion: Vec<Inclusion> = shas.iter().map(|s| Self::inclusion(case, n, s, pr)).collect();
         if inclusion.contains(&Inclusion::Dropped) && (lc.merged || case.window.is_snapshot()) {
             return Ok(done(self.row(PushToPullRequestBranchRow::Dropped)));
         }
         if lc.merged {
-            if let Some(r) = super::shared::durability::find_revert_of(case, n, &pr, &shas) {
+            if let Some(r) = super::shared::durability::find_revert_of(case, n, pr, &shas) {
                 return Ok(done(self.row(PushToPullRequestBranchRow::Reverted).at(r.at).detail("reverted_by", r.describe())));
             }
             if inclusion.iter().all(|i| *i == Inclusion::Included) {

@@ -21,7 +21,7 @@
 use crate::evaluate::case::Case;
 use crate::evaluate::Verdict;
 use crate::json::int_at;
-use crate::snapshot::github::{list, Review};
+use crate::snapshot::github::Review;
 
 /// The review's id, wherever the artifacts recorded it: the manifest's metadata, a
 /// normalized record's `expected_state.review_id`, the request's `review_id`, or the
@@ -34,9 +34,9 @@ pub(crate) fn review_id(case: &Case) -> Option<i64> {
 }
 
 pub(crate) fn find_review(case: &Case, n: i64, id: i64) -> Result<Option<Review>, Verdict> {
-    let look = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "/reviews"));
+    let look = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "/reviews"));
     match look {
-        Ok(v) => Ok(list(v, Review::from).into_iter().find(|r| r.id == Some(id))),
+        Ok(e) => Ok(e.reviews().iter().find(|r| r.id == Some(id)).cloned()),
         Err(m) => Err(crate::evaluate::rules::missing(case, m).note("the PR's reviews were not captured")),
     }
 }

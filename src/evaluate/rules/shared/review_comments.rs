@@ -28,7 +28,7 @@ use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::rules::{pull_state, PullState};
 use crate::evaluate::{common, Common, RowId, Rule, Verdict};
 use crate::json::str_at;
-use crate::snapshot::github::{list, Comment, Commit};
+use crate::snapshot::github::Comment;
 use crate::snapshot::graphql::{nodes, ReviewThread};
 use crate::time::Instant;
 use serde_json::Value;
@@ -74,7 +74,7 @@ pub(crate) fn threads(case: &Case, n: Option<i64>) -> Vec<(i64, ReviewThread)> {
 /// Replies to `id` by visible non-bot actors inside the window (REST `in_reply_to_id`,
 /// or later comments of its GraphQL thread).
 pub(crate) fn person_reply(case: &Case, n: i64, id: i64, thread: Option<&ReviewThread>) -> Option<Option<Instant>> {
-    let rest = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "/comments")).ok().map(|v| list(v, Comment::from)).unwrap_or_default();
+    let rest = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "/comments")).map(|e| e.comments()).unwrap_or_default();
     let r = rest
         .iter()
         .filter(|c| c.in_reply_to_id == Some(id) || (thread.is_some_and(|t| t.holds_comment(c.id.unwrap_or(-1))) && c.id != Some(id)))
@@ -92,8 +92,8 @@ pub(crate) fn person_reply(case: &Case, n: i64, id: i64, thread: Option<&ReviewT
 
 /// A commit after T, inside the window, whose captured file list touches `path`.
 pub(crate) fn touching_commit(case: &Case, n: i64, path: &str) -> Option<Option<Instant>> {
-    let v = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "/commits")).ok()?;
-    list(v, Commit::from).into_iter().find_map(|c| {
+    let e = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "/commits")).ok()?;
+    e.commits().iter().find_map(|c| {
         let at = c.committed_at.or(c.authored_at);
         if !case.is_inside(at) {
             return None;
