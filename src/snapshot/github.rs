@@ -157,6 +157,11 @@ pub struct Comment {
     /// GraphQL `isMinimized`, when a capture carries it.
     pub minimized: Option<bool>,
     pub body: Option<String>,
+    /// A review comment's PR: the last segment of its `pull_request_url`.
+    pub pull_number: Option<i64>,
+    /// A review comment the diff has moved past: REST gives `position` null and keeps
+    /// `original_position`.
+    pub outdated: bool,
 }
 
 impl Comment {
@@ -173,6 +178,8 @@ impl Comment {
             path: str_at(v, "path").map(str::to_string),
             minimized: bool_at(v, "isMinimized").or_else(|| bool_at(v, "minimized")),
             body: str_at(v, "body").map(str::to_string),
+            pull_number: str_at(v, "pull_request_url").and_then(|u| u.rsplit('/').next()).and_then(|n| n.parse().ok()),
+            outdated: v.get("position").is_some_and(|p| p.is_null()) && v.get("original_position").is_some_and(|p| !p.is_null()),
         }
     }
 }
@@ -360,7 +367,7 @@ keys!(fn issue_keys: "number", "title", "state", "state_reason", "user", "login"
 keys!(fn pull_keys: "number", "title", "state", "merged", "draft", "user", "login", "type", "merged_by", "created_at", "updated_at", "closed_at",
     "merged_at", "merge_commit_sha", "head", "ref", "sha", "base", "labels", "name");
 keys!(fn comment_keys: "id", "user", "login", "type", "created_at", "updated_at", "issue_url", "reactions", "total_count", "in_reply_to_id", "path",
-    "isMinimized", "minimized", "body");
+    "isMinimized", "minimized", "body", "pull_request_url", "position", "original_position");
 keys!(fn review_keys: "id", "user", "login", "type", "state", "submitted_at", "commit_id", "body");
 keys!(fn event_keys: "event", "comments", "id", "actor", "user", "login", "type", "created_at", "submitted_at", "committer", "author", "date",
     "label", "name", "commit_id", "sha", "state_reason", "assignee", "milestone", "title", "requested_reviewer", "requested_team", "slug", "source",

@@ -87,7 +87,7 @@ impl Rule for CreateReviewComment {
     }
     fn action_time(&self, case: &Case) -> Option<Instant> {
         let id = case.output.target_comment_id?;
-        case.output.created_at.or_else(|| comment(case, case.output.target_number, id).ok().flatten().and_then(|(c, _)| c.created_at))
+        case.output.created_at.or_else(|| comment(case, case.output.target_number, id).ok().flatten().and_then(|c| c.created_at))
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(id) = case.output.target_comment_id else {

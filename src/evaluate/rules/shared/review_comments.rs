@@ -34,17 +34,17 @@ use crate::time::Instant;
 use serde_json::Value;
 
 /// The review comment (REST), or why it cannot be read. `Ok(None)`: deleted.
-pub(crate) fn comment(case: &Case, n: Option<i64>, id: i64) -> Result<Option<(Comment, Value)>, Verdict> {
-    match case.lookup(&crate::snapshot::paths::numbered("pulls/comments/", id, "")) {
-        Ok(v) => return Ok(Some((Comment::from(v), v.clone()))),
+pub(crate) fn comment<'a>(case: &Case<'a>, n: Option<i64>, id: i64) -> Result<Option<&'a Comment>, Verdict> {
+    match case.lookup_entry(&crate::snapshot::paths::numbered("pulls/comments/", id, "")) {
+        Ok(e) => return Ok(Some(e.comment())),
         Err(Missing::Gone(_)) => return Ok(None),
         Err(m @ Missing::Failed(_)) => return Err(crate::evaluate::rules::missing(case, m)),
         Err(Missing::NotCaptured) => {}
     }
     if let Some(n) = n {
-        if let Ok(v) = case.lookup(&crate::snapshot::paths::numbered("pulls/", n, "/comments")) {
-            if let Some(c) = v.as_array().and_then(|a| a.iter().find(|c| crate::json::int_at(*c, "id") == Some(id))) {
-                return Ok(Some((Comment::from(c), c.clone())));
+        if let Ok(e) = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "/comments")) {
+            if let Some(c) = e.comments().iter().find(|c| c.id == Some(id)) {
+                return Ok(Some(c));
             }
         }
     }
@@ -119,8 +119,8 @@ pub(crate) struct CommentRows<R> {
 
 pub(crate) fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: &Case, id: i64) -> Result<Verdict, Verdict> {
     let n = case.output.target_number;
-    let Some((c, raw)) = comment(case, n, id)? else { return Ok(rule.row(rows.removed).resolved(true).detail("comment_id", id)) };
-    let Some(n) = n.or_else(|| str_at(&raw, "pull_request_url").and_then(|u| u.rsplit('/').next()).and_then(|x| x.parse().ok())) else {
+    let Some(c) = comment(case, n, id)? else { return Ok(rule.row(rows.removed).resolved(true).detail("comment_id", id)) };
+    let Some(n) = n.or(c.pull_number) else {
         return Err(common(Common::MissingReference).note("the comment's PR is not recorded"));
     };
     let case = case.with_workflow_actor(c.user.login.as_deref());
@@ -146,8 +146,7 @@ pub(crate) fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: 
         }
     }
     let PullState { lc, .. } = pull_state(&case, n)?;
-    let outdated = thread.and_then(|t| t.outdated).unwrap_or(false)
-        || (raw.get("position").is_some_and(Value::is_null) && raw.get("original_position").is_some_and(|p| !p.is_null()));
+    let outdated = thread.and_then(|t| t.outdated).unwrap_or(false) || c.outdated;
     let note = |v: Verdict| if snap { v } else { v.note("thread resolution has no timestamp; it is judged only in the snapshot window") };
     if lc.closed {
         if let Some(row) = rows.outdated_merged.filter(|_| lc.merged && outdated) {
