@@ -6,7 +6,9 @@
 # Besides 1 and 2 threads, `1, one core` is 1 thread pinned to one core (taskset): the
 # evaluate stage reads the next chunk of captures and writes spilled rows on threads of
 # their own, so `--threads 1` alone keeps ~1.2 cores busy, and the 1 -> 2 threads ratio
-# understates how the stage scales from one core to two. ROUNDS=N (default 1) runs each
+# understates how the stage scales from one core to two: `cores busy` ((user + sys) / wall)
+# shows it, and a 1-thread run keeping u cores busy bounds its 1 -> 2 threads ratio on two
+# cores at 2 / u (BENCHMARKS.md, seventeenth step). ROUNDS=N (default 1) runs each
 # pair N times, alternating, and reports for each binary its run of median wall time (for
 # an even N the faster of the middle two): a shared machine's time moves by 5-10% between
 # runs, more than many a change does.
@@ -15,8 +17,8 @@ prev=$(realpath "$1"); new=$(realpath "$2"); shift 2
 rounds=${ROUNDS:-1}
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
-echo "| outputs | threads | binary | evaluate s | µs/output | user s | sys s | peak MiB |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| outputs | threads | binary | evaluate s | µs/output | user s | sys s | cores busy | peak MiB |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for n in "$@"; do
   "$prev" synth --quiet --outputs "$n" --repos 100 --out "$w/s$n" >/dev/null
   "$prev" --threads 2 convert --quiet --snapshot "$w/s$n/snapshot" --runs "$w/s$n/runs" --out "$w/d$n" >/dev/null
@@ -36,7 +38,7 @@ for n in "$@"; do
     for b in prev new; do
       runs="runs_$b"
       r=$(printf '%s' "${!runs}" | sort -n -k1,1 | awk -v k=$(( (rounds + 1) / 2 )) 'NR == k')
-      echo "$n|$label|$b|$r" | awk -F'|' '{split($4, v, " "); printf "| %s | %s | %s | %.2f | %.1f | %.1f | %.1f | %.0f |\n", $1, $2, $3, v[1], v[1]*1e6/$1, v[2], v[3], v[4]/1024}'
+      echo "$n|$label|$b|$r" | awk -F'|' '{split($4, v, " "); printf "| %s | %s | %s | %.2f | %.1f | %.1f | %.1f | %.2f | %.0f |\n", $1, $2, $3, v[1], v[1]*1e6/$1, v[2], v[3], (v[1] > 0 ? (v[2]+v[3])/v[1] : 0), v[4]/1024}'
     done
   done
 done
