@@ -67,6 +67,8 @@ pub struct Link {
 pub struct Options {
     pub window: Window,
     pub rebuild_attribution: bool,
+    /// `--out` may replace an existing file (never an input or a dataset table).
+    pub force: bool,
 }
 
 impl Options {
@@ -88,7 +90,7 @@ impl Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { window: Window::Hours(168), rebuild_attribution: false }
+        Options { window: Window::Hours(168), rebuild_attribution: false, force: false }
     }
 }
 
@@ -474,6 +476,67 @@ fn enriched_text(text: &str, enriched: &Value) -> Result<String> {
     Ok(crate::json::splice(&spliced, &with_hash))
 }
 
+/// Where `attach --out` writes, once checked: a file of the dataset (written in its staging
+/// folder and committed with it), or a file elsewhere (written beside its name and renamed
+/// into place when whole).
+#[derive(Debug)]
+pub enum Target {
+    InDataset(String),
+    Outside(std::path::PathBuf),
+}
+
+impl Target {
+    /// Check `out` before any work. Refused always: a directory, one of the dataset's own
+    /// tables or its manifest, a path deeper inside the dataset, and a file whose content
+    /// is one of the study's inputs (the traces attach reads, say). Refused unless `force`:
+    /// any other existing file.
+    pub fn check(out: &Path, dataset: &Path, manifest: &Manifest, force: bool) -> Result<Target> {
+        let refuse = |m: String| Error::Usage(format!("--out {}: {m}", crate::text::printable(&out.display().to_string())));
+        let path = crate::dataset::staging::resolve_path(out).map_err(|e| Error::io(out, e))?;
+        let dataset = dataset.canonicalize().map_err(|e| Error::io(dataset, e))?;
+        let name = path.file_name().and_then(|n| n.to_str()).map(str::to_string).ok_or_else(|| refuse("names no file".into()))?;
+        let meta = std::fs::metadata(&path).ok();
+        if meta.as_ref().is_some_and(|m| m.is_dir()) {
+            return Err(refuse(format!("{} is a directory; name the JSONL file to write", path.display())));
+        }
+        if path.starts_with(&dataset) && path.parent() != Some(dataset.as_path()) {
+            return Err(refuse(format!("{} is inside the dataset's folder {}; a dataset holds only its own files", path.display(), dataset.display())));
+        }
+        let in_dataset = path.parent() == Some(dataset.as_path());
+        if in_dataset {
+            let table = name.strip_suffix(".parquet").is_some();
+            if name == "manifest.json" || table || name.starts_with('.') {
+                return Err(refuse(format!("{} is the dataset's own {}; writing the traces there would destroy it", path.display(), if table { "table" } else { "file" })));
+            }
+            // The enriched traces, or an earlier `attach --out` of this dataset: attach's own.
+            if name == ENRICHED || manifest.files.contains_key(&name) {
+                return Ok(Target::InDataset(name));
+            }
+        }
+        if let Some(m) = meta.filter(|m| m.is_file()) {
+            if let Some(input) = input_with_content(&path, m.len(), manifest)? {
+                return Err(refuse(format!("{} holds the study's input {} (same bytes); attach never writes over its inputs", path.display(), input)));
+            }
+            if !force {
+                return Err(refuse(format!("{} exists; give --force to replace it", path.display())));
+            }
+        }
+        Ok(if in_dataset { Target::InDataset(name) } else { Target::Outside(path) })
+    }
+}
+
+/// The input (`traces: session.jsonl`) whose recorded size and sha256 are those of the file
+/// at `path`, if any.
+fn input_with_content(path: &Path, len: u64, manifest: &Manifest) -> Result<Option<String>> {
+    let same_size: Vec<_> = manifest.inputs.iter().filter(|i| i.size == len).collect();
+    if same_size.is_empty() {
+        return Ok(None);
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let sha = crate::json::sha256_hex(&bytes);
+    Ok(same_size.into_iter().find(|i| i.sha256 == sha).map(|i| format!("{}: {}", i.input, i.path)))
+}
+
 /// The enriched traces' file name in a dataset.
 pub const ENRICHED: &str = "traces.enriched.jsonl";
 
@@ -578,8 +641,9 @@ struct EnrichedFile {
 impl EnrichedFile {
     fn create(path: &Path) -> Result<EnrichedFile> {
         let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        let tmp = path.with_file_name(format!(".{name}.tmp"));
-        let f = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        // Named by this process and created new: never a file someone else keeps there.
+        let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        let f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| Error::io(&tmp, e))?;
         Ok(EnrichedFile { path: path.to_path_buf(), tmp, w: std::io::BufWriter::new(f), hash: sha2::Sha256::default(), bytes: 0 })
     }
 

@@ -155,6 +155,10 @@ enum Command {
         /// Replace attribution blocks the traces already have.
         #[arg(long)]
         rebuild_attribution: bool,
+        /// Let --out replace an existing file (never one of the study's inputs or the
+        /// dataset's own tables and manifest).
+        #[arg(long)]
+        force: bool,
     },
     /// Compare the dataset's figures with published ones; exit 1, with a table, on any difference.
     Check {
@@ -508,8 +512,8 @@ impl Cli {
                 spec.validate()?;
                 Task::Synth { spec, out }
             }
-            Command::Attach { dataset, out, window, rebuild_attribution } => {
-                Task::Attach { dataset, out, options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution } }
+            Command::Attach { dataset, out, window, rebuild_attribution, force } => {
+                Task::Attach { dataset, out, options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution, force } }
             }
         };
         Ok(Config { quiet: self.quiet, threads: self.threads, task })

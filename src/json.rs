@@ -196,6 +196,98 @@ impl<'a> Members<'a> {
     }
 }
 
+/// Parse a file hindsight reads as configuration or expectations (a policy, a gate or task
+/// record, published figures), refusing a key that repeats in any object at any depth: two
+/// readers of the file could take different copies, so the file says two things at once.
+/// The error names the key's path and, through serde_json, its line and column.
+pub fn from_str_unique<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    unique_keys(text)?;
+    serde_json::from_str(text)
+}
+
+/// `Ok` when no object in `text` repeats a key (and `text` is one JSON value).
+pub fn unique_keys(text: &str) -> serde_json::Result<()> {
+    walk_keys(text, &std::cell::RefCell::new(None))
+}
+
+/// The path (`a.b[2].c`) of the first key that repeats in an object of `text`, if any.
+pub fn repeated_key(text: &str) -> Option<String> {
+    let found = std::cell::RefCell::new(None);
+    let _ = walk_keys(text, &found);
+    found.into_inner()
+}
+
+fn walk_keys(text: &str, found: &std::cell::RefCell<Option<String>>) -> serde_json::Result<()> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(text);
+    Unique { path: "", found }.deserialize(&mut de)?;
+    de.end()
+}
+
+/// Walks a JSON value, keeping the path for the error.
+struct Unique<'p> {
+    path: &'p str,
+    found: &'p std::cell::RefCell<Option<String>>,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Unique<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Unique<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut i = 0usize;
+        loop {
+            let path = format!("{}[{i}]", self.path);
+            if seq.next_element_seed(Unique { path: &path, found: self.found })?.is_none() {
+                return Ok(());
+            }
+            i += 1;
+        }
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let path = if self.path.is_empty() { key.clone() } else { format!("{}.{key}", self.path) };
+            if !seen.insert(key) {
+                let message = format!(
+                    "repeated key `{}`: it appears twice in one object, and readers could take either copy, so the file is ambiguous",
+                    crate::text::printable(&path)
+                );
+                *self.found.borrow_mut() = Some(path);
+                return Err(serde::de::Error::custom(message));
+            }
+            map.next_value_seed(Unique { path: &path, found: self.found })?;
+        }
+        Ok(())
+    }
+}
+
 /// The members of a JSON object text, in order; `None` when the text is not an object.
 pub fn members(text: &str) -> Option<Members<'_>> {
     serde_json::from_str(text).ok()
@@ -337,6 +429,26 @@ pub fn splice(old: &str, new: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key repeated at any depth is refused with its path, line and column; the same key in
+    /// two different objects is not a repeat.
+    #[test]
+    fn repeated_keys_are_found_at_any_depth() {
+        assert!(unique_keys(r#"{"a": 1, "b": {"a": 2}, "c": [{"a": 1}, {"a": 2}]}"#).is_ok());
+        for (text, path) in [
+            (r#"{"a": 1, "a": 2}"#, "a"),
+            (r#"{"a": {"x": 1,\n "x": 1}}"#, "a.x"),
+            (r#"{"q": [{"n": 1}, {"n": 1, "n": 2}]}"#, "q[1].n"),
+            (r#"{}"#, ""),
+        ] {
+            assert_eq!(repeated_key(text).unwrap_or_default(), path, "{text}");
+            if !path.is_empty() {
+                let e = from_str_unique::<Value>(text).unwrap_err().to_string();
+                assert!(e.contains(&format!("repeated key `{path}`")) && e.contains("line "), "{e}");
+            }
+        }
+        assert!(from_str_unique::<Value>("{} {}").is_err(), "trailing text is still an error");
+    }
 
     /// serde_json's limit, found by trying: 127 nested arrays or objects parse, 128 do not.
     #[test]

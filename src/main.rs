@@ -15,6 +15,14 @@ use hindsight::{output, report};
 
 fn main() -> ExitCode {
     allocator::keep_freed_memory();
+    // A panic on a query thread is the query's error, said once by the command as such;
+    // anywhere else it is a crash and printed as one.
+    let crash = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() != Some(report::SQL_THREAD) {
+            crash(info);
+        }
+    }));
     let config = match cli::Cli::parse().into_config() {
         Ok(c) => c,
         Err(e) => {

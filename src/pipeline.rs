@@ -363,15 +363,20 @@ pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, progress: &
 /// or `out`), committed with the dataset's new `trace_links` and manifest.
 pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options, progress: &Progress) -> Result<crate::attach::Attached> {
     // Checked here first, so the error names the dataset rather than its staging copy.
-    opts.check_evaluated(dataset, &Manifest::load(dataset)?)?;
+    let manifest = Manifest::load(dataset)?;
+    opts.check_evaluated(dataset, &manifest)?;
+    let target = match out {
+        Some(o) => Some(crate::attach::Target::check(o, dataset, &manifest, opts.force)?),
+        None => None,
+    };
     let staging = stage_change(dataset, progress)?;
     // A file named inside the dataset is written in the staging folder, with the rest.
-    let inside = out.and_then(|o| {
-        let parent = o.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let name = o.file_name()?;
-        (parent.canonicalize().ok()? == dataset.canonicalize().ok()?).then(|| staging.dir.join(name))
-    });
-    let mut a = crate::attach::attach(&staging.dir, inside.as_deref().or(out), opts, progress)?;
+    let written = match &target {
+        Some(crate::attach::Target::InDataset(name)) => Some(staging.dir.join(name)),
+        Some(crate::attach::Target::Outside(path)) => Some(path.clone()),
+        None => None,
+    };
+    let mut a = crate::attach::attach(&staging.dir, written.as_deref(), opts, progress)?;
     staging.commit()?;
     a.out = out.map(Path::to_path_buf).unwrap_or_else(|| dataset.join(crate::attach::ENRICHED));
     Ok(a)
@@ -386,7 +391,7 @@ pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, progr
     crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, progress)?;
     if !study.traces.is_empty() {
         let window = if windows.contains(&Window::Hours(168)) { Window::Hours(168) } else { Window::Snapshot };
-        crate::attach::attach(&staging.dir, None, &crate::attach::Options { window, rebuild_attribution: false }, progress)?;
+        crate::attach::attach(&staging.dir, None, &crate::attach::Options { window, rebuild_attribution: false, force: false }, progress)?;
     }
     staging.commit()?;
     Ok(c)

@@ -86,6 +86,16 @@ impl From<&InputFile> for InputFileEntry {
     }
 }
 
+/// A table's name as hindsight writes them: `outcomes`, `aidev_pull_requests`.
+fn is_table_name(n: &str) -> bool {
+    !n.is_empty() && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// A file name directly inside the dataset.
+fn is_file_name(n: &str) -> bool {
+    !n.is_empty() && n != "." && n != ".." && !n.contains(['/', '\\', '\0'])
+}
+
 impl Manifest {
     pub fn new(captured_at: String) -> Manifest {
         let mut tool = BTreeMap::new();
@@ -97,7 +107,21 @@ impl Manifest {
     pub fn load(dataset: &Path) -> Result<Manifest> {
         let p = dataset.join("manifest.json");
         let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
-        serde_json::from_str(&text).map_err(|e| Error::Input { path: p, line: e.line(), message: format!("not a hindsight manifest: {e}") })
+        let m: Manifest =
+            serde_json::from_str(&text).map_err(|e| Error::Input { path: p.clone(), line: e.line(), message: format!("not a hindsight manifest: {e}") })?;
+        // Every reader opens `DATASET/<table>.parquet` and `DATASET/<file>`: a name with a
+        // path in it would read (or, for a writer, replace) a file outside the dataset.
+        let bad = m.tables.keys().map(|n| ("table", n, is_table_name(n))).chain(m.files.keys().map(|n| ("file", n, is_file_name(n)))).find(|(_, _, ok)| !ok);
+        if let Some((what, name, _)) = bad {
+            return Err(Error::Dataset {
+                path: p,
+                message: format!(
+                    "names the {what} `{}`, which is not a plain name inside the dataset (tables are letters, digits and `_`; files have no `/` and are not `.` or `..`); refusing to read outside the dataset",
+                    crate::text::printable(name)
+                ),
+            });
+        }
+        Ok(m)
     }
 
     pub fn save(&self, dataset: &Path) -> Result<()> {

@@ -225,10 +225,13 @@ fn is_hindsights(name: &str, manifest: &Head) -> bool {
     if let Some(table) = name.strip_suffix(".parquet") {
         return manifest.tables.contains_key(table) || known_tables().contains(&table);
     }
-    is_temporary(name)
+    // `.<file>.tmp`, the name one of hindsight's own files has while it is written; any
+    // other `.something.tmp` is a user's, and replacing the dataset would delete it.
+    name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")).is_some_and(|inner| !inner.starts_with('.') && is_hindsights(inner, manifest))
 }
 
-/// `.<file>.tmp`, the name a file has while hindsight writes it.
+/// `.<file>.tmp`: in a dataset that passed [`OutDir::check_replaceable`], one of
+/// hindsight's files being written, not carried into a new version.
 fn is_temporary(name: &str) -> bool {
     name.starts_with('.') && name.ends_with(".tmp")
 }
@@ -248,7 +251,7 @@ fn list(dir: &Path) -> Result<Vec<(String, bool)>> {
 
 /// `p` made absolute, with its longest existing prefix resolved (symlinks, `..`) and the
 /// rest normalized by name: a part that does not exist yet cannot be a symlink.
-fn resolve_path(p: &Path) -> std::io::Result<PathBuf> {
+pub(crate) fn resolve_path(p: &Path) -> std::io::Result<PathBuf> {
     let abs = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir()?.join(p) };
     let mut existing = abs.clone();
     let mut rest = Vec::new();

@@ -162,7 +162,7 @@ impl Policy {
     pub fn load(path: &Path) -> Result<Policy> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         let err = |message: String| Error::Policy { path: path.to_path_buf(), message };
-        let given: serde_json::Value = serde_json::from_str(&text).map_err(|e| err(format!("line {}: {e}", e.line())))?;
+        let given: serde_json::Value = crate::json::from_str_unique(&text).map_err(|e| err(format!("line {}: {e}", e.line())))?;
         let serde_json::Value::Object(given) = given else {
             return Err(err(format!("expected a JSON object of switches (see `hindsight policy`), found {}", crate::json::kind(&given))));
         };

@@ -20,11 +20,16 @@ pub struct CommitMessage<'a> {
 
 /// Split `message` into its parts, or say why it is not `type(scope): summary`.
 pub fn parse(message: &str) -> Result<CommitMessage<'_>, &'static str> {
-    if message.contains(['\n', '\r']) {
+    // Unicode's own line and paragraph separators break a line as `\n` does in most
+    // viewers: a second line hidden from a reader that splits on `\n` only.
+    if message.contains(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}']) {
         return Err("more than one line (a line break; no body is allowed)");
     }
     if message.chars().any(char::is_control) {
         return Err("a control character");
+    }
+    if message.chars().any(crate::text::is_invisible_format) {
+        return Err("an invisible formatting character (a bidirectional override or zero-width character shows a reader other text than is there)");
     }
     let open = message.find('(').ok_or("no `(scope)` after the type")?;
     let kind = &message[..open];
@@ -103,6 +108,11 @@ mod tests {
             ("feat(x): y\n\nthe body", "more than one line (a line break; no body is allowed)"),
             ("feat(x): y\r\n", "more than one line (a line break; no body is allowed)"),
             ("feat(x): y\u{1b}[2J", "a control character"),
+            ("feat(x): y\u{2028}second line", "more than one line (a line break; no body is allowed)"),
+            ("feat(x): y\u{2029}", "more than one line (a line break; no body is allowed)"),
+            ("feat(x): y\u{85}z", "more than one line (a line break; no body is allowed)"),
+            ("feat(x): y\u{202e}z", "an invisible formatting character (a bidirectional override or zero-width character shows a reader other text than is there)"),
+            ("feat(x\u{200b}): y", "an invisible formatting character (a bidirectional override or zero-width character shows a reader other text than is there)"),
             ("feat(a(b)): y", "parentheses inside the scope"),
             ("feat(a)): y", "parentheses inside the scope"),
             ("feat(x)!: y", "`(scope)` not followed by `: `"),

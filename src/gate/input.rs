@@ -127,11 +127,9 @@ pub(crate) fn parse(text: &str, line: usize) -> Result<ExecutionResult, Refusal>
         return Err((None, "not a JSON object".into()));
     };
     // Two readers could take different copies of a repeated key: the record is ambiguous.
-    if let Some(m) = crate::json::members(text) {
-        let mut seen = std::collections::BTreeSet::new();
-        if let Some((k, _)) = m.0.iter().find(|(k, _)| !seen.insert(k.as_str())) {
-            return Err(refuse(k, "repeated key: the record is ambiguous"));
-        }
+    if let Some(path) = crate::json::repeated_key(text) {
+        let top = path.split(['.', '[']).next().unwrap_or_default().to_string();
+        return Err(refuse(&top, format!("repeated key `{}`: the record is ambiguous", crate::text::printable(&path))));
     }
     let task_id = required(o, "task_id", Value::as_str, "a string")?;
     if task_id.is_empty() {

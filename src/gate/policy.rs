@@ -98,7 +98,7 @@ impl Policy {
     pub fn load(path: &Path) -> Result<Policy> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
         let err = |message: String| Error::Policy { path: path.to_path_buf(), message };
-        let value: Value = serde_json::from_str(&text).map_err(|e| err(format!("line {}: {e}", e.line())))?;
+        let value: Value = crate::json::from_str_unique(&text).map_err(|e| err(format!("line {}: {e}", e.line())))?;
         Policy::from_json(&value).map_err(err)
     }
 

@@ -46,14 +46,25 @@ impl Expected {
     /// Parse the file's text, keeping each number's text (its printed precision).
     pub fn parse(text: &str) -> Result<Expected> {
         let shape = |m: &str| Error::Usage(format!("expected figures: {m}"));
+        // A figure written twice would be checked in one copy only (the last): a wrong
+        // figure earlier in the file would pass unseen.
+        if let Some(path) = crate::json::repeated_key(text) {
+            return Err(shape(&format!("`{}` is written twice; say each figure once", crate::text::printable(&path))));
+        }
         let raw: BTreeMap<String, Box<RawValue>> = serde_json::from_str(text).map_err(|_| shape("the file must hold a JSON object of query name -> rows"))?;
         let mut queries = Vec::new();
         for (query, rows) in raw {
             let rows: Vec<Box<RawValue>> = serde_json::from_str(rows.get()).map_err(|_| shape(&format!("`{query}` must be an array of rows")))?;
+            if rows.is_empty() {
+                return Err(shape(&format!("`{query}` has no rows, so nothing of it would be checked")));
+            }
             let mut parsed = Vec::new();
             for row in rows {
                 let fields: BTreeMap<String, Box<RawValue>> =
                     serde_json::from_str(row.get()).map_err(|_| shape(&format!("`{query}`: every row must be an object")))?;
+                if fields.is_empty() {
+                    return Err(shape(&format!("`{query}`: a row with no fields checks nothing")));
+                }
                 let mut out = Vec::new();
                 for (k, v) in fields {
                     let value: Value = serde_json::from_str(v.get())?;
@@ -62,6 +73,9 @@ impl Expected {
                 parsed.push(out);
             }
             queries.push((query, parsed));
+        }
+        if queries.is_empty() {
+            return Err(shape("the file names no query, so nothing would be checked (a passing check must have compared something)"));
         }
         Ok(Expected { queries })
     }

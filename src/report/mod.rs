@@ -113,6 +113,10 @@ pub fn default_memory_limit() -> usize {
     total.map(|b| b / 2).unwrap_or(4 << 30)
 }
 
+/// The smallest `--memory-limit`: below it DataFusion fails with internal errors rather
+/// than the query's own "needs more" (measured: 1 byte, 64 KiB and 1 MiB all did).
+pub const MIN_MEMORY: usize = 16 << 20;
+
 /// A size such as `512M`, `2G`, `1.5GiB` or a number of bytes.
 pub fn parse_size(s: &str) -> Result<usize> {
     let t = s.trim();
@@ -131,6 +135,13 @@ pub fn parse_size(s: &str) -> Result<usize> {
     let bytes = n * scale;
     if !(bytes >= 1.0 && bytes < usize::MAX as f64) {
         return Err(bad());
+    }
+    if (bytes as usize) < MIN_MEMORY {
+        return Err(Error::Usage(format!(
+            "memory limit `{s}` is below {} MiB, the least the SQL engine needs to run any query (its buffers and sort space); give at least {}M",
+            MIN_MEMORY >> 20,
+            MIN_MEMORY >> 20
+        )));
     }
     Ok(bytes as usize)
 }
@@ -156,6 +167,7 @@ impl Session {
         // partition keeps result order and float sums independent of the core count.
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(rayon::current_num_threads().max(1))
+            .thread_name(SQL_THREAD)
             .enable_all()
             .build()
             .map_err(|e| Error::io(dataset, e))?;
@@ -196,7 +208,8 @@ impl Session {
 
     /// One statement, already split from others.
     pub(crate) fn statement(&self, sql: &str) -> Result<Vec<RecordBatch>> {
-        self.rt.block_on(run_query(self.ctx.clone(), sql.to_string(), self.limits))
+        let task = self.rt.spawn(run_query(self.ctx.clone(), sql.to_string(), self.limits));
+        self.rt.block_on(task).map_err(stopped)?
     }
 
     /// The dataset's tables (the manifest's), with their rows, by name.
@@ -243,7 +256,7 @@ impl Session {
             let tasks: Vec<_> = sqls.iter().map(|sql| tokio::spawn(run_query(self.ctx.clone(), sql.clone(), self.limits))).collect();
             let mut out = Vec::with_capacity(tasks.len());
             for t in tasks {
-                out.push(t.await.map_err(|e| Error::Usage(format!("a dashboard query stopped: {e}")))??);
+                out.push(t.await.map_err(stopped)??);
             }
             Ok(out)
         })
@@ -282,6 +295,24 @@ async fn run_query(ctx: SessionContext, sql: String, limits: Limits) -> Result<V
         out.push(batch);
     }
     Ok(out)
+}
+
+/// The name of the threads queries run on: a panic there is reported as the query's error
+/// (see [`stopped`]), not printed as a crash.
+pub const SQL_THREAD: &str = "hindsight-sql";
+
+/// A query task that did not finish: a panic inside the SQL engine (an arrow array past its
+/// 2 GiB offsets, an internal assertion) becomes the query's error, with the engine's words.
+fn stopped(e: tokio::task::JoinError) -> Error {
+    if !e.is_panic() {
+        return Error::Usage(format!("the query was cancelled: {e}"));
+    }
+    let payload = e.into_panic();
+    let what = payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied()).unwrap_or("no message");
+    Error::Usage(format!(
+        "the SQL engine could not compute this query ({}); a value it builds is probably too large (a string or list column holds at most 2 GiB per batch): narrow it (WHERE, LIMIT, shorter values)",
+        what.lines().next().unwrap_or_default()
+    ))
 }
 
 fn memory_exceeded(limit: usize, detail: &str) -> Error {

@@ -165,6 +165,17 @@ fn wrong(field: &'static str, expected: &str, v: &Value) -> FieldError {
     (field, format!("expected {expected}, found {v}"))
 }
 
+/// A string of digits too long for 64 bits: a number that was written, and is lost if read
+/// as "no number".
+fn digits_overflow(s: &str) -> bool {
+    let s = s.trim();
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && s.parse::<i64>().is_err()
+}
+
+fn too_big(field: &'static str, written: &str) -> FieldError {
+    (field, format!("`{}` is not an integer that fits 64 bits", crate::text::printable(written)))
+}
+
 /// An optional integer field: absent/null is fine, a non-integer is an error.
 fn opt_int(v: &Value, field: &'static str) -> Result<Option<i64>, FieldError> {
     match v.get(field) {
@@ -200,6 +211,7 @@ fn number_or_temp(v: &Value, field: &'static str, ctx: &RunContext) -> Result<Op
                 return Ok(Some((n, None, "number")));
             }
             match x.as_str() {
+                Some(s) if digits_overflow(s) => Err(too_big(field, s)),
                 Some(s) => match ctx.temp_ids.get(s) {
                     Some(t) => Ok(t.number.map(|n| (n, t.repo.clone(), "temporary_id"))),
                     None => Ok(None),
@@ -262,7 +274,10 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
         Some(Value::Object(_)) => {
             let t = &v["target"];
             if target_number.is_none() {
-                target_number = int_at(t, "number");
+                target_number = match t.get("number") {
+                    None | Some(Value::Null) => None,
+                    Some(x) => Some(as_int(x).ok_or_else(|| wrong("target", "a target number that fits a 64-bit integer", x))?),
+                };
                 target_source = target_number.map(|_| "target");
             }
             target_repo = target_repo.or(str_at(t, "repo").map(str::to_string));
@@ -275,22 +290,31 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
             } else if let Some((repo, n)) = s.split_once('#') {
                 target_repo = target_repo.or(Some(repo.to_string()));
                 if target_number.is_none() {
+                    if digits_overflow(n) {
+                        return Err(too_big("target", s));
+                    }
                     target_number = n.parse().ok();
                     target_source = target_number.map(|_| "target");
                 }
+            } else if digits_overflow(s) && target_number.is_none() {
+                return Err(too_big("target", s));
             } else if target_number.is_none() {
                 target_number = s.parse().ok();
                 target_source = target_number.map(|_| "target");
             }
         }
         Some(Value::Number(n)) if target_number.is_none() => {
-            target_number = n.as_i64();
+            let exact = members.get("target").map(|r| r.get().to_string()).unwrap_or_else(|| n.to_string());
+            target_number = Some(n.as_i64().ok_or_else(|| too_big("target", &exact))?);
             target_source = target_number.map(|_| "target");
         }
         _ => {}
     }
     if let Some(u) = &url {
         let p = parse_url(u);
+        if p.overflow {
+            return Err(too_big("url", u));
+        }
         if target_number.is_none() && p.number.is_some() {
             target_number = p.number;
             target_source = Some("url");
@@ -324,6 +348,13 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
         if comment_id.is_none() {
             comment_id = int_at(m, "comment_id");
         }
+        for f in ["comment_id", "number", "issue_number", "pull_request_number"] {
+            if let Some(x) = m.get(f).filter(|x| !x.is_null()) {
+                if as_int(x).is_none() && matches!(x, Value::Number(_)) || x.as_str().is_some_and(digits_overflow) {
+                    return Err(too_big("metadata", &x.to_string()));
+                }
+            }
+        }
         if target_number.is_none() {
             for f in ["number", "issue_number", "pull_request_number"] {
                 if let Some(n) = int_at(m, f) {
@@ -335,11 +366,20 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
         }
     }
     if let Some(r) = &target_repo {
-        if r.split('/').filter(|p| !p.is_empty()).count() != 2 {
-            return Err(("repo", format!("`{r}` is not OWNER/NAME")));
+        if let Some(why) = crate::snapshot::paths::repository_problem(r) {
+            return Err(("repo", why));
         }
     }
-    let target_repo = target_repo.or(ctx.repository.clone());
+    let target_repo = match target_repo {
+        Some(r) => Some(r),
+        None => match &ctx.repository {
+            Some(r) => match crate::snapshot::paths::repository_problem(r) {
+                Some(why) => return Err(("repo", format!("no repo of its own, and the run's repository (aw_info.json): {why}"))),
+                None => Some(r.clone()),
+            },
+            None => None,
+        },
+    };
 
     let created_at = match opt_time(v, "timestamp")? {
         Some(t) => Some(t),

@@ -72,6 +72,25 @@ pub fn repo_of(path: &str) -> Option<&str> {
     Some(&rest[..owner_end + 1 + repo_len])
 }
 
+/// Why `r` is not a repository's `OWNER/NAME` as GitHub spells one, or `None` when it is:
+/// exactly two parts; the owner letters, digits, `-` and `_` (managed users' `_short`
+/// suffix); the name letters, digits, `.`, `-` and `_`, and not `.` or `..`. Anything
+/// else (`/etc/passwd`, `../x`, `o/r/extra`, a space) would name a path no capture holds,
+/// or one outside the snapshot.
+pub fn repository_problem(r: &str) -> Option<String> {
+    let shown = crate::text::printable(r);
+    let Some((owner, name)) = r.split_once('/') else {
+        return Some(format!("`{shown}` is not OWNER/NAME"));
+    };
+    let owner_ok = !owner.is_empty() && owner.len() <= 100 && owner.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    let name_ok = !name.is_empty()
+        && name.len() <= 100
+        && name != "."
+        && name != ".."
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
+    (!owner_ok || !name_ok).then(|| format!("`{shown}` is not OWNER/NAME (GitHub's owners are letters, digits, `-` and `_`; names add `.`, and are not `.` or `..`)"))
+}
+
 /// The REST path of a resource in a repository.
 pub fn rest(repo: &str, tail: &str) -> String {
     let mut path = String::new();
@@ -108,6 +127,9 @@ pub struct UrlTarget {
     pub kind: Option<&'static str>,
     pub number: Option<i64>,
     pub comment_id: Option<i64>,
+    /// The URL's number or comment id is written in digits but does not fit 64 bits: the
+    /// target is named, and cannot be read (not the same as no number at all).
+    pub overflow: bool,
 }
 
 /// Parses `https://github.com/O/R/pull/1`, `.../issues/1#issuecomment-7`,
@@ -136,6 +158,10 @@ pub fn parse_url(url: &str) -> UrlTarget {
     }
     out.repo = Some(format!("{}/{}", seg[0], seg[1]));
     let num = |i: usize| seg.get(i).and_then(|s| s.parse::<i64>().ok());
+    out.overflow = seg.iter().chain(fragment.iter()).any(|s| {
+        let d = s.trim_start_matches(|c: char| !c.is_ascii_digit());
+        !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) && d.parse::<i64>().is_err()
+    });
     match seg.get(2).copied() {
         Some("pull") | Some("pulls") => {
             out.kind = Some("pull_request");
@@ -170,6 +196,16 @@ pub fn parse_url(url: &str) -> UrlTarget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repositories_are_owner_slash_name_as_github_spells_them() {
+        for ok in ["o/r", "github/gh-aw", "a-b_c/x.y_z-1", "octo/.github", "user_emu/r"] {
+            assert_eq!(repository_problem(ok), None, "{ok}");
+        }
+        for bad in ["/etc/passwd", "../x", "o/..", "o/.", "o/r/extra", "o", "o/", "/r", "o r/x", "o/r\u{1b}", "ö/r", "o/r?x=1", ""] {
+            assert!(repository_problem(bad).is_some(), "{bad:?}");
+        }
+    }
 
     /// `numbered` writes what `format!` writes, at every magnitude and sign.
     #[test]

@@ -166,7 +166,7 @@ impl TaskPolicy {
     /// A policy from a JSON file; absent keys keep their defaults, unknown keys are errors.
     pub fn load(p: &std::path::Path) -> Result<TaskPolicy> {
         let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
-        let policy: TaskPolicy = serde_json::from_str(&text).map_err(|e| Error::Policy { path: p.to_path_buf(), message: e.to_string() })?;
+        let policy: TaskPolicy = crate::json::from_str_unique(&text).map_err(|e| Error::Policy { path: p.to_path_buf(), message: e.to_string() })?;
         policy.check().map_err(|message| Error::Policy { path: p.to_path_buf(), message })?;
         Ok(policy)
     }

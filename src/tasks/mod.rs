@@ -185,7 +185,8 @@ fn object(text: &str, unterminated: bool) -> std::result::Result<Value, Bad> {
         return Err((None, why));
     }
     match serde_json::from_str::<Value>(text) {
-        Ok(v) if v.is_object() => Ok(v),
+        // Two readers could take different copies of a repeated key: the record is ambiguous.
+        Ok(v) if v.is_object() => crate::json::unique_keys(text).map(|()| v).map_err(|e| (None, e.to_string())),
         Ok(_) => Err((None, "not a JSON object".into())),
         Err(e) if e.is_eof() && unterminated => Err((None, crate::inputs::truncated(e))),
         Err(e) => Err((None, format!("not valid JSON: {e}"))),
