@@ -2,6 +2,7 @@
 //! its file name without `.parquet`. Queries live in `queries/*.sql`, one statement per
 //! file, and are embedded in the binary so a report needs no source checkout.
 
+mod bounded;
 pub mod check;
 pub mod format;
 pub mod html;
@@ -179,6 +180,9 @@ impl Session {
         let mut ctx = SessionContext::new_with_config_rt(cfg, runtime);
         // json_get_str(payload, 'title'), payload->>'title', json_length ... over JSON text.
         datafusion_functions_json::register_all(&mut ctx)?;
+        for f in bounded::functions(limits.memory) {
+            ctx.register_udf(f);
+        }
         if !dataset.join("manifest.json").is_file() {
             return Err(Error::Dataset {
                 path: dataset.to_path_buf(),
@@ -350,4 +354,19 @@ pub fn figures(dataset: &Path, names: &[&str], limits: Limits) -> Result<std::co
     let sqls: Vec<String> = names.iter().map(|n| query_text(n)).collect::<Result<_>>()?;
     let results = session.sql_all(&sqls)?;
     names.iter().zip(results).map(|(n, batches)| Ok((n.to_string(), format::json_rows(&batches)?))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A panic on a query thread (arrow's offset overflow, an engine assertion) reaches the
+    /// caller as the query's error with the engine's words, not as a crash.
+    #[test]
+    fn a_panic_inside_a_query_is_the_querys_error() {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).thread_name(SQL_THREAD).build().unwrap();
+        let task = rt.spawn(async { panic!("offset overflow") });
+        let e = rt.block_on(task).map_err(stopped).unwrap_err().to_string();
+        assert!(e.contains("could not compute this query (offset overflow)"), "{e}");
+    }
 }

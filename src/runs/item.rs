@@ -276,7 +276,7 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
             if target_number.is_none() {
                 target_number = match t.get("number") {
                     None | Some(Value::Null) => None,
-                    Some(x) => Some(as_int(x).ok_or_else(|| wrong("target", "a target number that fits a 64-bit integer", x))?),
+                    Some(x) => Some(as_int(x).ok_or_else(|| wrong("target", "an integer that fits 64 bits", x))?),
                 };
                 target_source = target_number.map(|_| "target");
             }

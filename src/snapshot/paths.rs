@@ -158,7 +158,7 @@ pub fn parse_url(url: &str) -> UrlTarget {
     }
     out.repo = Some(format!("{}/{}", seg[0], seg[1]));
     let num = |i: usize| seg.get(i).and_then(|s| s.parse::<i64>().ok());
-    out.overflow = seg.iter().chain(fragment.iter()).any(|s| {
+    out.overflow = seg.iter().skip(3).chain(fragment.iter()).any(|s| {
         let d = s.trim_start_matches(|c: char| !c.is_ascii_digit());
         !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) && d.parse::<i64>().is_err()
     });

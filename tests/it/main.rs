@@ -16,6 +16,7 @@ mod dictionary;
 mod feedback;
 mod fuzz;
 mod gate;
+mod hardening;
 mod layouts;
 mod packaging;
 mod pipeline;
