@@ -1,7 +1,8 @@
 //! GitHub's REST API over HTTP (ureq, rustls): pinned media type and API version, pages
-//! followed by `Link: rel="next"`, conditional requests, rate limits honoured and retries
-//! with backoff. The token goes in one header and nowhere else: never in a file, a line of
-//! the cassette or a message.
+//! followed by `Link: rel="next"` (on the --api-url's origin only, each URL once),
+//! conditional requests, rate limits honoured (and said) and retries with backoff. The
+//! token goes in one header, to the --api-url's origin, and nowhere else: never in a file,
+//! a line of the cassette or a message.
 
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -254,11 +254,7 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
     let mut store = store::Store::open(&out)?;
     let mut done = Captured { cut: store.cut, resumed: store.groups.len(), ..Captured::default() };
     if store.cut > 0 {
-        progress.note(&format!(
-            "{}: cut {} bytes of a capture that was interrupted; fetching that path again",
-            out.join(store::CASSETTE).display(),
-            store.cut
-        ));
+        progress.note(&format!("{}: cut {} bytes of a capture that was interrupted; fetching that path again", out.join(store::CASSETTE).display(), store.cut));
     }
     let notes = *progress;
     let client = http::Client::new(&opts.api_url, token, opts.retry, opts.max_pages).with_notes(move |m| notes.note(m));
@@ -337,7 +333,8 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
                                 Some(g) => {
                                     let first = &g[0];
                                     let at = chrono::Utc::now();
-                                    let head = store::GroupHead { path: &path, status: first.status, request: &first.request, etag: first.etag.as_deref(), at: &at };
+                                    let head =
+                                        store::GroupHead { path: &path, status: first.status, request: &first.request, etag: first.etag.as_deref(), at: &at };
                                     Ok(Some((None, w.append_again(&head, store_ref, g)?)))
                                 }
                                 None => Ok(None),
