@@ -191,7 +191,8 @@ enum Command {
         #[arg(long, default_value = "markdown")]
         format: String,
     },
-    /// Make the snapshot a study's runs need, from GitHub's REST API (the one networked command).
+    /// Make the snapshot a study's runs need, from GitHub's REST API (the one networked command);
+    /// exit 1 when some request failed (what succeeded is written; a re-run asks again).
     Capture {
         /// Runs directory (one sub-directory per workflow run).
         #[arg(long)]
@@ -477,9 +478,7 @@ impl Cli {
                     if !(1..=64).contains(&concurrency) {
                         return Err(Error::Usage(format!("--concurrency {concurrency}: expected 1 to 64")));
                     }
-                    if !(api_url.starts_with("https://") || api_url.starts_with("http://")) {
-                        return Err(Error::Usage(format!("--api-url `{api_url}`: expected an http(s) URL")));
-                    }
+                    hindsight::capture::http::check_api_url(&api_url)?;
                     let out = out.ok_or_else(|| Error::Usage("capture needs --out DIR (or --plan)".into()))?;
                     Task::Capture {
                         options: hindsight::capture::Options {

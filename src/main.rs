@@ -149,6 +149,20 @@ fn execute(config: Config) -> anyhow::Result<u8> {
                     );
                 }
             }
+            // What succeeded is written; the run still fails, so that a script does not take
+            // a snapshot with holes for a whole one.
+            if !c.failed.is_empty() {
+                let some: Vec<String> = c.failed.iter().take(5).map(|(p, s)| format!("{} ({s})", printable(p))).collect();
+                let more = if c.failed.len() > 5 { format!(" and {} more", c.failed.len() - 5) } else { String::new() };
+                eprintln!(
+                    "hindsight: capture: {} of {} paths fetched failed: {}{more}; the others are written to {}; run capture again to ask for the failed ones",
+                    c.failed.len(),
+                    c.fetched,
+                    some.join(", "),
+                    options.out.display()
+                );
+                return Ok(1);
+            }
         }
         Task::ImportAidev { dir, out, windows, policy, captured_at } => {
             let i = pipeline::import_aidev(&dir, &out, &windows, &policy, captured_at, &progress)?;

@@ -221,7 +221,8 @@ pub fn render_plan(plan: &Plan) -> String {
 }
 
 /// One capture per snapshot directory at a time: an OS lock on `.NAME.lock` beside it,
-/// released however the process ends.
+/// released however the process ends. `out` is the canonical path (see [`resolve_out`]), so
+/// a symlink to the directory or a path through `..` finds the same lock.
 fn lock(out: &Path) -> Result<std::fs::File> {
     let name = out.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "snapshot".into());
     let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -237,21 +238,27 @@ fn lock(out: &Path) -> Result<std::fs::File> {
     }
 }
 
+/// The snapshot directory as one path whatever way it was typed: created when absent, then
+/// canonical (symlinks and `..` resolved). The lock and every file are taken from it.
+fn resolve_out(out: &Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    std::fs::canonicalize(out).map_err(|e| Error::io(out, e))
+}
+
 /// Capture what the runs' outputs need into the snapshot directory `opts.out`.
 pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress::Progress) -> Result<Captured> {
+    http::check_api_url(&opts.api_url)?;
     let outputs = outputs(&opts.runs)?;
-    let _lock = lock(&opts.out)?;
-    let mut store = store::Store::open(&opts.out)?;
+    let out = resolve_out(&opts.out)?;
+    let _lock = lock(&out)?;
+    let mut store = store::Store::open(&out)?;
     let mut done = Captured { cut: store.cut, resumed: store.groups.len(), ..Captured::default() };
     if store.cut > 0 {
-        progress.note(&format!(
-            "{}: cut {} bytes of a capture that was interrupted; fetching that path again",
-            opts.out.join(store::CASSETTE).display(),
-            store.cut
-        ));
+        progress.note(&format!("{}: cut {} bytes of a capture that was interrupted; fetching that path again", out.join(store::CASSETTE).display(), store.cut));
     }
-    let client = http::Client::new(&opts.api_url, token, opts.retry, opts.max_pages);
-    let writer = Mutex::new(store::Writer::open(&opts.out)?);
+    let notes = *progress;
+    let client = http::Client::new(&opts.api_url, token, opts.retry, opts.max_pages).with_notes(move |m| notes.note(m));
+    let writer = Mutex::new(store::Writer::open(&out)?);
     let mut asked: BTreeSet<String> = BTreeSet::new();
     let mut graphql_left: BTreeSet<String> = BTreeSet::new();
     let mut todo: BTreeMap<String, String> = repository_requests(&outputs);
@@ -263,12 +270,12 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
         let node_id = |repo: &str, id: i64| -> Option<String> {
             ["issues", "pulls"].iter().find_map(|kind| {
                 let g = store.groups.get(&format!("{repo}/{kind}/comments/{id}"))?;
-                let v: serde_json::Value = serde_json::from_str(g.first()?.body.get()).ok()?;
+                let v: serde_json::Value = serde_json::from_str(&store.body(g.first()?).ok()?).ok()?;
                 v.get("node_id")?.as_str().map(str::to_string)
             })
         };
         let mut gql: BTreeMap<String, Vec<graphql::Query>> = BTreeMap::new();
-        for p in looked_up(&outputs, store.rows()) {
+        for p in looked_up(&outputs, store.rows()?) {
             if capturable(&p) {
                 todo.entry(p.clone()).or_insert_with(|| request_of(&p));
             } else if let Some(q) = graphql::queries(&p, node_id) {
@@ -300,31 +307,49 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
         asked.extend(todo.keys().cloned());
         let bar = progress.bar_eta(&format!("round {}", round + 1), jobs.len() as u64);
         let queue = Mutex::new(jobs.into_iter());
-        let results: Mutex<Vec<(String, Option<store::Fetched>)>> = Mutex::new(Vec::new());
+        // Per path: `None` for a 304 (the captured copy again, at the new time), else its
+        // status; and the group's lines as written.
+        let results: Mutex<Vec<(String, Option<u16>, Vec<store::Page>)>> = Mutex::new(Vec::new());
         let failure: Mutex<Option<Error>> = Mutex::new(None);
+        let store_ref = &store;
         std::thread::scope(|s| {
             for _ in 0..opts.concurrency.max(1) {
                 s.spawn(|| loop {
                     let next = queue.lock().ok().and_then(|mut q| q.next());
                     let Some((path, job)) = next else { break };
-                    let fetched = match &job {
-                        Job::Rest { request, etag } => client.fetch(request, etag.as_deref()),
-                        Job::Graphql(q) => Some(client.graphql(&gql_endpoint, q)),
-                    };
-                    // A 304: the captured copy again, at the new time.
-                    let lines = match &fetched {
-                        Some(f) => Some(store::group(&path, f)),
-                        None => store.groups.get(&path).map(|g| Ok(store::retimed(g, &chrono::Utc::now()))),
-                    };
-                    if let Some(lines) = lines {
-                        let written = lines.and_then(|g| writer.lock().map_err(|_| Error::Usage("cassette writer poisoned".into()))?.append(&g));
-                        if let Err(e) = written {
+                    let written = (|| -> Result<Option<(Option<u16>, Vec<store::Page>)>> {
+                        let mut spool = store::Spool::new(&out)?;
+                        let fetched = match &job {
+                            Job::Rest { request, etag } => client.fetch(&path, request, etag.as_deref(), &mut spool)?,
+                            Job::Graphql(q) => Some(client.graphql(&path, &gql_endpoint, q, &mut spool)?),
+                        };
+                        let mut w = writer.lock().map_err(|_| Error::Usage("cassette writer poisoned".into()))?;
+                        match fetched {
+                            Some(f) => {
+                                let head = store::GroupHead { path: &path, status: f.status, request: &f.request, etag: f.etag.as_deref(), at: &f.at };
+                                Ok(Some((Some(f.status), w.append_spool(&head, &spool)?)))
+                            }
+                            None => match store_ref.groups.get(&path) {
+                                Some(g) => {
+                                    let first = &g[0];
+                                    let at = chrono::Utc::now();
+                                    let head =
+                                        store::GroupHead { path: &path, status: first.status, request: &first.request, etag: first.etag.as_deref(), at: &at };
+                                    Ok(Some((None, w.append_again(&head, store_ref, g)?)))
+                                }
+                                None => Ok(None),
+                            },
+                        }
+                    })();
+                    let written = match written {
+                        Ok(w) => w,
+                        Err(e) => {
                             if let Ok(mut slot) = failure.lock() {
                                 slot.get_or_insert(e);
                             }
                             break;
                         }
-                    }
+                    };
                     let b = client.budget.lock().map(|b| *b).unwrap_or_default();
                     bar.set_message(format!(
                         "{} requests, rate limit {}",
@@ -332,8 +357,8 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
                         b.remaining.map_or("unknown".to_string(), |r| format!("{r} left"))
                     ));
                     bar.inc(1);
-                    if let Ok(mut r) = results.lock() {
-                        r.push((path, fetched));
+                    if let (Some((status, pages)), Ok(mut r)) = (written, results.lock()) {
+                        r.push((path, status, pages));
                     }
                 });
             }
@@ -342,37 +367,32 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
         if let Some(e) = failure.into_inner().ok().flatten() {
             return Err(e);
         }
-        // The new answers join the store (a 304 keeps the copy it had).
+        // The new answers join the store.
         let mut results = results.into_inner().unwrap_or_default();
         results.sort_by(|a, b| a.0.cmp(&b.0));
-        for (path, fetched) in results {
-            match fetched {
-                None => {
-                    done.unchanged += 1;
-                    if let Some(g) = store.groups.get(&path) {
-                        let again = store::retimed(g, &chrono::Utc::now());
-                        store.groups.insert(path.clone(), again);
-                    }
-                }
-                Some(f) => {
+        for (path, status, pages) in results {
+            match status {
+                None => done.unchanged += 1,
+                Some(status) => {
                     done.fetched += 1;
-                    if !(200..300).contains(&f.status) && !matches!(f.status, 404 | 410) {
-                        done.failed.push((path.clone(), f.status));
+                    if !(200..300).contains(&status) && !matches!(status, 404 | 410) {
+                        done.failed.push((path.clone(), status));
                     }
-                    store.groups.insert(path.clone(), store::group(&path, &f)?);
                 }
             }
+            store.groups.insert(path, pages);
         }
     }
     done.requests = client.requests.load(std::sync::atomic::Ordering::Relaxed);
     // Paths asked for in the end are not "not captured".
     done.not_captured = graphql_left.into_iter().filter(|p| !store.groups.contains_key(p)).collect();
-    let info = opts.out.join("snapshot.json");
+    let info = out.join("snapshot.json");
     if done.fetched > 0 || done.unchanged > 0 || !info.is_file() {
         let meta = serde_json::json!({
             "format": crate::snapshot::FORMAT,
             "captured_at": crate::time::format(&chrono::Utc::now()),
-            "api_url": opts.api_url,
+            // Checked above to hold no user name or password.
+            "api_url": opts.api_url.trim(),
             "accept": http::ACCEPT,
             "api_version": http::API_VERSION,
             "tool": concat!("hindsight capture ", env!("CARGO_PKG_VERSION")),

@@ -586,7 +586,8 @@ impl SnapshotIndex {
             .map(|(path, pages)| {
                 let status = pages.iter().map(|p| p.1).find(|s| !(200..300).contains(s)).unwrap_or(pages[0].1);
                 let captured_at = pages.iter().filter_map(|p| p.2).max();
-                let mut bodies: Vec<Value> = pages.iter().map(|p| serde_json::from_str(p.3.as_ref()).unwrap_or(Value::Null)).collect();
+                // Each page's text is let go once parsed: a long list is held once, not twice.
+                let mut bodies: Vec<Value> = pages.into_iter().map(|p| serde_json::from_str(p.3.as_ref()).unwrap_or(Value::Null)).collect();
                 let body = if bodies.iter().all(Value::is_array) {
                     Value::Array(
                         bodies

@@ -61,8 +61,20 @@ fn walk(d: &Path) -> Vec<String> {
 }
 
 /// How the server treats one path, beyond serving its body.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 enum Quirk {
+    /// 200 with `[]`, its next page linked to this URL (another server).
+    LinkTo(String),
+    /// 200 with `[1]`, its next page linked to itself, always.
+    SelfLink,
+    /// 200 with an HTML body, always.
+    NotJson,
+    /// 500, always.
+    Broken,
+    /// This many pages (linked), each a list of one object holding a string of this many
+    /// bytes, made as asked (the server holds one page at a time); then, with `fail_after`,
+    /// a next page that answers 500 forever.
+    Big { pages: usize, bytes: usize, fail_after: bool },
     /// 502 this many times, then the body.
     BadGateway(usize),
     /// The connection is closed without an answer, once.
@@ -206,7 +218,8 @@ fn handle(
             let _ = write!(out, "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{extra}\r\n{body}", body.len());
             let _ = out.flush();
         };
-        match quirks.get(&path) {
+        // A quirk under "*" holds for every path without one of its own.
+        match quirks.get(&path).or_else(|| quirks.get("*")) {
             Some(Quirk::BadGateway(n)) if seen <= *n => {
                 reply(&mut out, "502 Bad Gateway", "", "{\"message\":\"Server Error\"}");
                 continue;
@@ -217,6 +230,36 @@ fn handle(
             }
             Some(Quirk::Secondary) if seen == 1 => {
                 reply(&mut out, "403 Forbidden", "retry-after: 1\r\n", "{\"message\":\"You have exceeded a secondary rate limit\"}");
+                continue;
+            }
+            Some(Quirk::LinkTo(there)) => {
+                reply(&mut out, "200 OK", &format!("link: <{there}>; rel=\"next\"\r\n"), "[]");
+                continue;
+            }
+            Some(Quirk::SelfLink) => {
+                reply(&mut out, "200 OK", &format!("link: <{base}/{path}?{query}>; rel=\"next\"\r\n"), "[1]");
+                continue;
+            }
+            Some(Quirk::NotJson) => {
+                reply(&mut out, "200 OK", "", "<html><body>Unicorn! This page is taking too long to load.</body></html>");
+                continue;
+            }
+            Some(Quirk::Broken) => {
+                reply(&mut out, "500 Internal Server Error", "", "{\"message\":\"Server Error\"}");
+                continue;
+            }
+            Some(Quirk::Big { pages, bytes, fail_after }) => {
+                let page: usize = query.split('&').find_map(|kv| kv.strip_prefix("page=")).and_then(|p| p.parse().ok()).unwrap_or(1);
+                if page > *pages {
+                    reply(&mut out, "500 Internal Server Error", "", "{\"message\":\"Server Error\"}");
+                    continue;
+                }
+                let last = if *fail_after { pages + 1 } else { *pages };
+                let link = if page < last { format!("link: <{base}/{path}?page={}>; rel=\"next\"\r\n", page + 1) } else { String::new() };
+                let body = format!("[{{\"sha\": \"{}\"}}]", "a".repeat(*bytes));
+                let _ = write!(out, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{link}\r\n", body.len());
+                let _ = out.write_all(body.as_bytes());
+                let _ = out.flush();
                 continue;
             }
             Some(Quirk::Primary) if seen == 1 => {
@@ -678,4 +721,408 @@ fn real_recorded_bodies_captured_page_by_page_are_judged_as_recorded() {
     let (a, b) = (outcomes(&tmp.path().join("a")), outcomes(&tmp.path().join("b")));
     assert_same_outcomes(&a, &b);
     assert!(a.iter().any(|r| r["human_check_signal"] == "pull_request_merged_by_workflow" || r["human_check_signal"] == "pull_request_merged"), "{a:?}");
+}
+
+/// A runs directory of one run that opened PR 1 of `o/r`: capture asks for the repository,
+/// its commits and closed pulls, then what the rule reads of the PR.
+fn one_pr_runs(tmp: &Path) -> std::path::PathBuf {
+    let run = tmp.join("runs/run-1");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("aw_info.json"), r#"{"run_id": 1, "repository": "o/r", "workflow_name": "w"}"#).unwrap();
+    let item = r#"{"type": "create_pull_request", "url": "https://github.com/o/r/pull/1", "timestamp": "2026-01-01T00:00:00Z"}"#;
+    std::fs::write(run.join("safe-output-items.jsonl"), format!("{item}\n")).unwrap();
+    tmp.join("runs")
+}
+
+/// `capture` of `runs` into `snap` from `api_url`, the token in GITHUB_TOKEN.
+fn capture_from(api_url: &str, runs: &Path, snap: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["capture", "--runs", runs.to_str().unwrap(), "--out", snap.to_str().unwrap(), "--api-url", api_url, "--retry-base-ms", "10"];
+    args.extend_from_slice(extra);
+    std::process::Command::new(bin()).args(&args).env("GITHUB_TOKEN", TOKEN).env_remove("GH_TOKEN").output().unwrap()
+}
+
+fn cassette(snap: &Path) -> Vec<Value> {
+    std::fs::read_to_string(snap.join("capture.jsonl")).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn hits_of(server: &Server, path: &str) -> usize {
+    server.hits.lock().unwrap().iter().filter(|h| *h == path).count()
+}
+
+/// A listener that answers every request with a 200 and records whether it carried a token.
+fn listener_elsewhere() -> (String, Arc<AtomicUsize>, Arc<AtomicUsize>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", l.local_addr().unwrap());
+    let (requests, with_token) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (r, t) = (requests.clone(), with_token.clone());
+    std::thread::spawn(move || {
+        for stream in l.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut lines = Vec::new();
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                    break;
+                }
+                lines.push(line.to_ascii_lowercase());
+            }
+            r.fetch_add(1, Ordering::SeqCst);
+            if lines.iter().any(|l| l.starts_with("authorization:")) {
+                t.fetch_add(1, Ordering::SeqCst);
+            }
+            let mut out = stream;
+            let _ = write!(out, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n[]");
+        }
+    });
+    (url, requests, with_token)
+}
+
+/// Class: requests followed to wherever a page says. A next page on another origin (here
+/// another port of the same host) is not asked for, so the token never goes there; the path
+/// is a failed capture saying why, and the run exits non-zero.
+#[test]
+fn a_next_page_on_another_origin_is_not_asked_and_the_token_stays_home() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (elsewhere, requests, with_token) = listener_elsewhere();
+    let quirks: HashMap<String, Quirk> = [("repos/o/r/commits".to_string(), Quirk::LinkTo(format!("{elsewhere}/repos/o/r/commits?page=2")))].into();
+    let server = serve(BTreeMap::new(), quirks);
+    let snap = tmp.path().join("snap");
+    let out = capture_from(&server.url, &one_pr_runs(tmp.path()), &snap, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(with_token.load(Ordering::SeqCst), 0, "the token went to another origin");
+    assert_eq!(requests.load(Ordering::SeqCst), 0, "another origin was asked: {err}");
+    let lines = cassette(&snap);
+    let commits: Vec<&Value> = lines.iter().filter(|l| l["path"] == "repos/o/r/commits").collect();
+    assert_eq!(commits.len(), 1, "{commits:?}");
+    assert_eq!(commits[0]["status"], 502);
+    assert!(commits[0]["body"]["message"].as_str().unwrap().contains("another host"), "{commits:?}");
+    assert!(err.contains("repos/o/r/commits") && err.contains("not followed"), "{err}");
+}
+
+/// Class: the lock taken from the path as typed. A symlink to the snapshot directory and a
+/// path through `..` find the lock a running capture holds.
+#[test]
+fn the_lock_holds_whatever_way_the_snapshot_directory_is_typed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = serve(BTreeMap::new(), HashMap::new());
+    let runs = one_pr_runs(tmp.path());
+    let snap = tmp.path().join("snap");
+    std::fs::create_dir_all(snap.join("sub")).unwrap();
+    let link = tmp.path().join("link");
+    std::os::unix::fs::symlink(&snap, &link).unwrap();
+    // Held here as a running capture holds it.
+    let real = std::fs::canonicalize(&snap).unwrap();
+    let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(real.parent().unwrap().join(".snap.lock")).unwrap();
+    lock.try_lock().unwrap();
+    for typed in [link.clone(), snap.join("sub/.."), snap.join("./")] {
+        let out = capture_from(&server.url, &runs, &typed, &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains("another hindsight capture"), "{}: {err}", typed.display());
+    }
+    assert_eq!(server.requests.load(Ordering::SeqCst), 0);
+    lock.unlock().unwrap();
+    // Free again: the symlink writes into the directory it points to.
+    let out = capture_from(&server.url, &runs, &link, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(snap.join("capture.jsonl").is_file() && snap.join("snapshot.json").is_file());
+    assert!(std::fs::read_dir(&snap).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with(".hindsight-spool")));
+}
+
+/// `capture` run as a child of its own: its exit code, stderr and peak resident memory
+/// (bytes), from `wait4` on that child alone.
+fn capture_measured(api_url: &str, runs: &Path, snap: &Path, tmp: &Path) -> (Option<i32>, String, u64) {
+    let err_file = tmp.join("stderr.txt");
+    let child = std::process::Command::new(bin())
+        .args(["capture", "--runs", runs.to_str().unwrap(), "--out", snap.to_str().unwrap(), "--api-url", api_url, "--retry-base-ms", "10"])
+        .args(["--concurrency", "1"])
+        .env("GITHUB_TOKEN", TOKEN)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&err_file).unwrap())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an rusage of zeroes is a valid value; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(got, pid);
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, std::fs::read_to_string(&err_file).unwrap_or_default(), usage.ru_maxrss as u64 * 1024)
+}
+
+/// Class: memory that grows with the size of a path's pages. Four pages of 32 MB: a path
+/// whose fifth page fails is never held whole (each page goes to a spool file as it
+/// arrives, and is dropped with it), and one whose four pages are all captured is held
+/// about once (the rules read every capture between rounds), not once per copy.
+#[test]
+fn a_capture_of_big_pages_holds_about_one_page_in_memory() {
+    const MB: u64 = 1 << 20;
+    let page = 32 * MB;
+    // The process itself (code, threads, the rules) takes about 50 MB. Held as before (the
+    // pages, their cassette lines, the writer's buffer, the store's copy), the failed path
+    // would take over 4 pages more, and the captured one over 12.
+    let base = 64 * MB;
+    for (fail_after, bound) in [(true, base + 2 * page), (false, base + 6 * page)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let big = Quirk::Big { pages: 4, bytes: page as usize, fail_after };
+        let server = serve(BTreeMap::new(), [("repos/o/r/commits".to_string(), big)].into());
+        let snap = tmp.path().join("snap");
+        let started = std::time::Instant::now();
+        let (code, err, peak) = capture_measured(&server.url, &one_pr_runs(tmp.path()), &snap, tmp.path());
+        eprintln!("big pages (fail_after {fail_after}): peak {} MB in {:?}", peak / MB, started.elapsed());
+        assert_eq!(code, Some(if fail_after { 1 } else { 0 }), "{err}");
+        assert!(peak < bound, "peak {} MB, over {} MB (fail_after {fail_after})", peak / MB, bound / MB);
+        let lines = cassette(&snap);
+        let commits: Vec<&Value> = lines.iter().filter(|l| l["path"] == "repos/o/r/commits").collect();
+        if fail_after {
+            assert_eq!((commits.len(), &commits[0]["status"]), (1, &Value::from(500)));
+        } else {
+            assert_eq!(commits.len(), 4);
+            assert!(commits.iter().all(|l| l["body"][0]["sha"].as_str().unwrap().len() == page as usize && l["pages"] == 4));
+        }
+    }
+}
+
+/// Class: an answer stored as final although it cannot be read. A 200 whose body is not
+/// JSON is asked again with backoff, then recorded as a failed capture (asked again by the
+/// next run), and the run exits non-zero.
+#[test]
+fn a_200_that_is_not_json_is_asked_again_then_recorded_as_failed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = serve(BTreeMap::new(), [("repos/o/r".to_string(), Quirk::NotJson)].into());
+    let (runs, snap) = (one_pr_runs(tmp.path()), tmp.path().join("snap"));
+    let out = capture_from(&server.url, &runs, &snap, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(hits_of(&server, "repos/o/r"), 6, "the first request and 5 retries");
+    let repo: Vec<Value> = cassette(&snap).into_iter().filter(|l| l["path"] == "repos/o/r").collect();
+    assert_eq!(repo.len(), 1);
+    assert_eq!(repo[0]["status"], 502);
+    assert!(repo[0]["body"]["message"].as_str().unwrap().contains("not JSON"), "{repo:?}");
+    let out = capture_from(&server.url, &runs, &snap, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(hits_of(&server, "repos/o/r"), 12, "a re-run asks again");
+}
+
+/// Class: pagination bounded only by --max-pages. A page whose next link is a page already
+/// read ends the list.
+#[test]
+fn a_page_that_links_to_itself_ends_the_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = serve(BTreeMap::new(), [("repos/o/r/commits".to_string(), Quirk::SelfLink)].into());
+    let snap = tmp.path().join("snap");
+    let out = capture_from(&server.url, &one_pr_runs(tmp.path()), &snap, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(hits_of(&server, "repos/o/r/commits"), 1);
+    let commits: Vec<Value> = cassette(&snap).into_iter().filter(|l| l["path"] == "repos/o/r/commits").collect();
+    assert_eq!(commits.len(), 1);
+    assert_eq!((&commits[0]["status"], &commits[0]["body"]), (&Value::from(200), &serde_json::json!([1])));
+    assert!(err.contains("links back to a page already read"), "{err}");
+}
+
+/// Class: waits nobody is told of. A `Retry-After` is waited out and said on stderr: which
+/// path, how long, why.
+#[test]
+fn a_rate_limit_wait_is_said_on_stderr() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = serve(BTreeMap::new(), [("repos/o/r".to_string(), Quirk::Secondary)].into());
+    let out = capture_from(&server.url, &one_pr_runs(tmp.path()), &tmp.path().join("snap"), &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("repos/o/r: waiting 1 s before asking again (the server answered 403 with Retry-After: 1)"), "{err}");
+    assert_eq!(hits_of(&server, "repos/o/r"), 2);
+}
+
+/// Class: an --api-url taken as typed. One that is not a URL, not http(s), or has no host is
+/// a usage error before anything is asked or written.
+#[test]
+fn a_bad_api_url_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = one_pr_runs(tmp.path());
+    for bad in ["http://[::1", "ftp://example.com", "https://", "http://exa mple.com", "api.github.com", "http://:80"] {
+        let snap = tmp.path().join("snap");
+        let out = capture_from(bad, &runs, &snap, &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains("--api-url"), "{bad}: {err}");
+        assert!(!snap.exists(), "{bad}: wrote {}", snap.display());
+    }
+}
+
+/// Class: a run that failed reported as a success. When every request fails, what was
+/// answered is written and the run exits 1 saying how many failed and which.
+#[test]
+fn a_capture_whose_requests_all_failed_exits_non_zero() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = serve(BTreeMap::new(), [("*".to_string(), Quirk::Broken)].into());
+    let snap = tmp.path().join("snap");
+    let out = capture_from(&server.url, &one_pr_runs(tmp.path()), &snap, &["--concurrency", "8"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let lines = cassette(&snap);
+    assert!(!lines.is_empty() && lines.iter().all(|l| l["status"] == 500), "{lines:?}");
+    let said = err.lines().find(|l| l.starts_with("hindsight: capture:")).unwrap_or_else(|| panic!("{err}"));
+    assert!(said.contains(&format!("{} of {} paths fetched failed", lines.len(), lines.len())) && said.contains("repos/o/r (500)"), "{said}");
+    assert!(snap.join("snapshot.json").is_file());
+}
+
+/// Class: credentials written where they do not belong. A user name or password in
+/// --api-url is refused (the token goes in GITHUB_TOKEN), so snapshot.json never holds one.
+#[test]
+fn credentials_in_the_api_url_never_reach_snapshot_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = serve(BTreeMap::new(), HashMap::new());
+    let runs = one_pr_runs(tmp.path());
+    let snap = tmp.path().join("snap");
+    let with_user = server.url.replace("http://", "http://researcher:s3cret@");
+    let out = capture_from(&with_user, &runs, &snap, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("user name or password") && err.contains("GITHUB_TOKEN") && !err.contains("s3cret"), "{err}");
+    assert_eq!(server.requests.load(Ordering::SeqCst), 0);
+    assert!(!snap.join("snapshot.json").exists());
+    // Without them, snapshot.json names the API root as given.
+    let out = capture_from(&server.url, &runs, &snap, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let info: Value = serde_json::from_str(&std::fs::read_to_string(snap.join("snapshot.json")).unwrap()).unwrap();
+    assert_eq!(info["api_url"], server.url);
+}
+
+mod properties {
+    //! The page parser and the cassette's recovery over arbitrary input: no panic, and an
+    //! answer that comes from the input.
+
+    use std::path::Path;
+
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+    use hindsight::capture::http::next_link;
+    use hindsight::capture::store::{Store, CASSETTE};
+
+    fn runner(cases: u32, seed: u8) -> TestRunner {
+        let config = Config { cases, failure_persistence: None, max_shrink_iters: 256, ..Config::default() };
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32]))
+    }
+
+    /// Link headers: arbitrary text, and parts shaped like GitHub's with arbitrary pieces.
+    fn link_header() -> impl Strategy<Value = String> {
+        let part = (".{0,20}", prop_oneof![Just("next"), Just("last"), Just("prev"), Just(""), Just("ne xt")], "[ ;,<>\"=a-z]{0,6}")
+            .prop_map(|(url, rel, junk)| format!("<{url}>; rel=\"{rel}\"{junk}"));
+        prop_oneof![".{0,80}", proptest::collection::vec(part, 0..5).prop_map(|p| p.join(", ")), "[<>;,=\" a-z/:.]{0,60}"]
+    }
+
+    #[test]
+    fn next_link_never_panics_and_answers_from_the_header() {
+        runner(2000, 11)
+            .run(&link_header(), |h| {
+                if let Some(url) = next_link(&h) {
+                    prop_assert!(h.contains(&url), "{url:?} is not in {h:?}");
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    /// A cassette of a few groups as capture writes them.
+    fn valid_cassette() -> Vec<u8> {
+        let mut s = String::new();
+        for (path, pages) in [("repos/o/r", 1), ("repos/o/r/commits", 3), ("repos/o/r/pulls/1", 1), ("repos/o/r/pulls", 2)] {
+            for p in 1..=pages {
+                let body = if pages == 1 { serde_json::json!({"id": 1, "s": "é\"x"}) } else { serde_json::json!([{"page": p}]) };
+                let etag = if p == 1 { ",\"etag\":\"\\\"e\\\"\"" } else { "" };
+                s.push_str(&format!(
+                    "{{\"path\":\"{path}\",\"status\":200,\"page\":{p},\"pages\":{pages},\"captured_at\":\"2026-01-01T00:00:00Z\",\"request\":\"{path}?per_page=100\"{etag},\"body\":{body}}}\n"
+                ));
+            }
+        }
+        s.into_bytes()
+    }
+
+    #[derive(Clone, Debug)]
+    enum Garble {
+        Truncate(usize),
+        Flip(usize, u8),
+        Insert(usize, Vec<u8>),
+        Anything(Vec<u8>),
+    }
+
+    fn garble() -> impl Strategy<Value = Vec<Garble>> {
+        let one = prop_oneof![
+            any::<usize>().prop_map(Garble::Truncate),
+            (any::<usize>(), 1..=255u8).prop_map(|(i, b)| Garble::Flip(i, b)),
+            (any::<usize>(), proptest::collection::vec(any::<u8>(), 1..8)).prop_map(|(i, b)| Garble::Insert(i, b)),
+            proptest::collection::vec(any::<u8>(), 0..200).prop_map(Garble::Anything),
+        ];
+        proptest::collection::vec(one, 1..4)
+    }
+
+    fn apply(mut bytes: Vec<u8>, changes: &[Garble]) -> Vec<u8> {
+        for c in changes {
+            match c {
+                Garble::Truncate(n) => bytes.truncate(n % (bytes.len() + 1)),
+                Garble::Flip(i, b) if !bytes.is_empty() => {
+                    let i = i % bytes.len();
+                    bytes[i] ^= b;
+                }
+                Garble::Flip(..) => {}
+                Garble::Insert(i, b) => {
+                    let i = i % (bytes.len() + 1);
+                    bytes.splice(i..i, b.iter().copied());
+                }
+                Garble::Anything(b) => bytes = b.clone(),
+            }
+        }
+        bytes
+    }
+
+    fn open_checked(dir: &Path) -> Result<(), TestCaseError> {
+        match Store::open(dir) {
+            Ok(store) => {
+                // Every group kept is whole, and each body reads back as JSON.
+                for (path, pages) in &store.groups {
+                    prop_assert!(pages.iter().enumerate().all(|(i, p)| p.page == i + 1 && p.pages == pages.len()), "{path}: {pages:?}");
+                    for p in pages {
+                        let body = store.body(p).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                        prop_assert!(serde_json::from_str::<serde_json::Value>(&body).is_ok(), "{path}: {body:?}");
+                    }
+                }
+                // What it kept opens again as it is: nothing more to cut.
+                let again = Store::open(dir).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert_eq!(again.cut, 0);
+                prop_assert_eq!(again.groups.len(), store.groups.len());
+            }
+            Err(e) => prop_assert!(e.to_string().contains(CASSETTE), "an error that does not say where: {e}"),
+        }
+        Ok(())
+    }
+
+    use proptest::test_runner::TestCaseError;
+
+    #[test]
+    fn a_garbled_cassette_opens_or_says_why() {
+        let tmp = tempfile::tempdir().unwrap();
+        let valid = valid_cassette();
+        runner(300, 12)
+            .run(&garble(), |changes| {
+                let dir = tmp.path().join("snap");
+                let _ = std::fs::remove_dir_all(&dir);
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(dir.join(CASSETTE), apply(valid.clone(), &changes)).unwrap();
+                open_checked(&dir)
+            })
+            .unwrap();
+        // Cut anywhere, as a kill would: always opens, keeping the whole groups before the cut.
+        for n in 0..=valid.len() {
+            let dir = tmp.path().join("cut");
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(CASSETTE), &valid[..n]).unwrap();
+            let store = Store::open(&dir).unwrap_or_else(|e| panic!("cut at {n}: {e}"));
+            let kept = std::fs::metadata(dir.join(CASSETTE)).unwrap().len();
+            assert_eq!(kept + store.cut, n as u64);
+        }
+    }
 }
