@@ -5,10 +5,16 @@
 //! `OpenAI_Codex`) plus `Human`, the baseline, each holding some of the CSV tables in
 //! [`SOURCES`]. Every table found becomes an `aidev_*` table of the dataset, typed, one row
 //! per CSV record, with the folder it came from (`agent`) and the line it starts on
-//! (`source_line`). A CSV record that cannot be typed (a wrong field count, invalid UTF-8,
-//! an id that is not an integer, a time that is not RFC 3339) goes to the quarantine with
-//! its file, line, field and raw text; a table the layout lacks is reported and recorded
-//! in the manifest (`absent`), and the import goes on.
+//! (`source_line`). A CSV record that cannot be typed as written (a wrong field count, an
+//! unclosed quote, invalid UTF-8, an integer with a sign, white space or a minus, a time
+//! that is not RFC 3339 or has a second of 60, a repository that is not OWNER/NAME, a PR
+//! page of another PR) goes to the quarantine with its file, line, field and raw text; so
+//! does every record of a file whose header cannot say which field is which (empty, a
+//! column missing or named twice), and every `prs.csv` row of a PR identity (id, or
+//! repository and number) that rows of different content or folders claim, each naming
+//! them all. A table the layout lacks is reported and recorded in the manifest (`absent`);
+//! as the runs and snapshot readers do, a link to a folder is never followed and a link to
+//! a file only within the input, and what is not read is reported; the import goes on.
 //!
 //! Each agent PR also becomes what hindsight evaluates everywhere else (see [`study`]): a
 //! `create_pull_request` safe output of the workflow named after the agent, and the
@@ -467,7 +473,7 @@ fn read_csv(dir: &Path, agent: &'static str, s: &'static Source) -> Result<(Reco
             rejected.push((k, line, None, format!("{} fields, the header has {}", record.len(), names.len())));
             continue;
         }
-        match typed_row(s, &index, &record) {
+        match typed_row(s, &index, &record).and_then(|row| same_pr(s, row)) {
             Ok(row) => {
                 rows.push(row);
                 lines.push(line);
@@ -620,6 +626,25 @@ fn typed_row(s: &Source, index: &[usize], record: &csv::ByteRecord) -> std::resu
             )),
             Kind::Float | Kind::Bool => unreachable!("AIDev sources declare strings, integers and times only"),
         });
+    }
+    Ok(row)
+}
+
+/// A `prs.csv` row whose `html_url` names the PR its `repo_url` and `number` name (where
+/// both say): one that names another cannot be told to be either.
+fn same_pr(s: &Source, row: Vec<Cell>) -> std::result::Result<Vec<Cell>, (&'static str, String)> {
+    if s.file != PRS {
+        return Ok(row);
+    }
+    let Some(html) = text(&row[s.col("html_url")]) else { return Ok(row) };
+    let page = crate::snapshot::paths::parse_url(html);
+    let repo = text(&row[s.col("repo_url")]).and_then(|u| crate::snapshot::paths::parse_url(u).repo);
+    let number = int(&row[s.col("number")]);
+    let repo_differs = matches!((&page.repo, &repo), (Some(a), Some(b)) if !a.eq_ignore_ascii_case(b));
+    let number_differs = matches!((page.number, number), (Some(a), Some(b)) if a != b);
+    if repo_differs || number_differs {
+        let said = format!("{}#{}", repo.as_deref().or(page.repo.as_deref()).unwrap_or("?"), number.map_or("?".to_string(), |n| n.to_string()));
+        return Err(("html_url", format!("`{}` is not PR {said}, which repo_url and number name: which PR the row is cannot be told", crate::text::printable(html))));
     }
     Ok(row)
 }

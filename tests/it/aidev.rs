@@ -522,7 +522,8 @@ fn linked_agent_folders_and_files_are_refused_as_the_other_readers_refuse_them()
 }
 
 /// Fields are typed as written: a second of 60, a signed or padded integer, a negative id
-/// and a repository URL that is not OWNER/NAME are quarantined, each with its field; a
+/// a repository URL that is not OWNER/NAME and a PR page of another PR are quarantined,
+/// each with its field; a
 /// header that names a column twice, an empty file and an unclosed quote are reported as
 /// what they are; the rest of the import goes on.
 #[test]
@@ -541,6 +542,8 @@ fn csv_fields_are_typed_as_written_and_file_problems_are_named() {
         pr("16", "16", "o/r", true, "x").replace("repos/o/r,", "repos/../..,"),
         pr("17", "17", "o/r", true, "x").replace("https://github.com/o/r/pull/17", "https://github.com/o/r%2F../pull/17"),
         pr("18", "18", "../..", true, "x").replace("https://api.github.com/repos/../..", ""),
+        // A page of another PR than the row's repository and number.
+        pr("22", "22", "o/r", true, "x").replace("/pull/22", "/pull/99"),
         // The last field opens a quote it never closes: the two lines after it are read
         // into it, and the field count still matches the header's.
         pr("19", "19", "o/r", true, "\"unclosed"),
@@ -551,9 +554,9 @@ fn csv_fields_are_typed_as_written_and_file_problems_are_named() {
     let twice = "id,number,title,user,user_id,state,created_at,closed_at,merged_at,repo_url,html_url,body,body\n".to_string() + &ok.replace("fine\n", "a,b\n");
     let src = layout(tmp.path(), &[("Claude_Code/prs.csv", claude), ("Copilot/prs.csv", twice), ("Cursor/prs.csv", String::new())]);
     let ds = import(&src, tmp.path());
-    // Claude_Code: 10 records (19 runs to the end); Copilot 1; Cursor's empty file, 1.
+    // Claude_Code: 11 records (19 runs to the end); Copilot 1; Cursor's empty file, 1.
     let (input, used, quarantined_n) = balanced(&ds);
-    assert_eq!((input, used, quarantined_n), (12, 2, 10));
+    assert_eq!((input, used, quarantined_n), (13, 2, 11));
     let q = quarantined(&ds);
     let at = |file: &str, line: Option<i64>| q.iter().find(|r| r.0 == file && r.1 == line).unwrap_or_else(|| panic!("{file}:{line:?} not quarantined: {q:?}"));
     let field_reason = |line: i64| {
@@ -568,22 +571,23 @@ fn csv_fields_are_typed_as_written_and_file_problems_are_named() {
         (8, "repo_url", "`https://api.github.com/repos/../..` is not a repository URL: `..` is not a GitHub owner"),
         (9, "html_url", "`https://github.com/o/r%2F../pull/17` names no valid repository"),
         (10, "html_url", "`https://github.com/../../pull/18` names no valid repository"),
+        (11, "html_url", "`https://github.com/o/r/pull/99` is not PR o/r#22, which repo_url and number name"),
     ];
     for (line, field, reason) in expect {
         let (f, r) = field_reason(line);
         assert_eq!(f, field, "line {line}: {r}");
         assert!(r.contains(reason), "line {line}: {r}");
     }
-    let (f, r) = field_reason(11);
+    let (f, r) = field_reason(12);
     assert_eq!(f, "");
-    assert!(r.contains("an unclosed quote: the quoted field that opens at line 11 never closes"), "{r}");
-    assert!(at("Claude_Code/prs.csv", Some(11)).4.ends_with("swallowed too"), "the raw text runs to the end of the file");
+    assert!(r.contains("an unclosed quote: the quoted field that opens at line 12 never closes"), "{r}");
+    assert!(at("Claude_Code/prs.csv", Some(12)).4.ends_with("swallowed too"), "the raw text runs to the end of the file");
 
     let twice = at("Copilot/prs.csv", Some(2));
     assert!(twice.3.contains("the header names column `body` 2 times (columns 12, 13)"), "{}", twice.3);
     let empty = at("Cursor/prs.csv", None);
     assert!(empty.3.contains("the file is empty: it has no header") && empty.3.contains("id,number,title"), "{}", empty.3);
-    assert_eq!(q.len(), 10, "{q:?}");
+    assert_eq!(q.len(), 11, "{q:?}");
 
     // What was used: PRs 1 and 2 (number 2.0 read as 2).
     let used = sql(&ds, "SELECT id, number FROM aidev_pull_requests ORDER BY id");
