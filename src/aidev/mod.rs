@@ -6,7 +6,7 @@
 //! [`SOURCES`]. Every table found becomes an `aidev_*` table of the dataset, typed, one row
 //! per CSV record, with the folder it came from (`agent`) and the line it starts on
 //! (`source_line`). A CSV record that cannot be typed as written (a wrong field count, an
-//! unclosed quote, invalid UTF-8, an integer with a sign, white space or a minus, a time
+//! unclosed quote, invalid UTF-8, an integer written with `+` or white space or below 0, a time
 //! that is not RFC 3339 or has a second of 60, a repository that is not OWNER/NAME, a PR
 //! page of another PR) goes to the quarantine with its file, line, field and raw text; so
 //! does every record of a file whose header cannot say which field is which (empty, a
