@@ -10,6 +10,19 @@ pub fn parse(s: &str) -> Option<Instant> {
     fast_utc(s).or_else(|| DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Utc)))
 }
 
+/// `parse` for a field that must be an RFC 3339 time exactly as written (AIDev's CSV
+/// cells): white space around it is not trimmed away, and a second of 60 is refused.
+/// chrono reads `01:41:60Z` as a leap second and it then counts as `01:42:00`, a time the
+/// field does not hold; the other readers keep `parse` (GitHub writes no leap seconds, and
+/// their tests pin chrono's reading).
+pub(crate) fn parse_strict(s: &str) -> Option<Instant> {
+    if s.trim() != s {
+        return None;
+    }
+    // chrono keeps a leap second as a fraction of 1 s or more.
+    parse(s).filter(|t| t.timestamp_subsec_nanos() < 1_000_000_000)
+}
+
 /// `YYYY-MM-DDTHH:MM:SSZ`, the form GitHub writes every timestamp in, read without the
 /// general parser (evaluation reads millions). Anything else, or any doubt (a leap second,
 /// a day the month lacks), is left to chrono, so the result is always chrono's.
@@ -114,6 +127,17 @@ mod tests {
             }
         }
         assert!(fast_utc("2026-06-01T12:34:56Z").is_some(), "the usual form takes the fast path");
+    }
+
+    #[test]
+    fn strict_times_refuse_leap_seconds_and_white_space() {
+        assert_eq!(parse_strict("2025-06-01T01:41:59Z"), parse("2025-06-01T01:41:59Z"));
+        assert_eq!(parse_strict("2025-06-01T01:41:59+02:00"), parse("2025-06-01T01:41:59+02:00"));
+        for bad in ["2025-06-01T01:41:60Z", "2016-12-31T23:59:60Z", "2016-12-31T23:59:60.5+00:00", " 2025-06-01T01:41:59Z", "2025-06-01T01:41:59Z\n"] {
+            assert_eq!(parse_strict(bad), None, "{bad:?}");
+        }
+        // What `parse` makes of a leap second once stored, which the strict form refuses.
+        assert_eq!(parse("2025-06-01T01:41:60Z").map(|t| micros(&t)), parse("2025-06-01T01:42:00Z").map(|t| micros(&t)));
     }
 
     #[test]

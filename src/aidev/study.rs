@@ -30,8 +30,9 @@ pub struct Study {
     /// When the snapshot counts as taken, and why that time.
     pub captured_at: Option<Instant>,
     pub captured_at_basis: String,
-    /// PR rows repeating an id already read in the same file (kept in
-    /// `aidev_pull_requests`, one safe output per id).
+    /// PR rows repeating another row of the same file exactly (kept in
+    /// `aidev_pull_requests`, one safe output per id; rows that share an id or a
+    /// repository and number but differ are quarantined by the reader).
     pub duplicate_prs: usize,
     /// Exact repeats of a timeline row of the same PR (kept in `aidev_pr_timeline`, once in
     /// the rebuilt timeline).
@@ -120,6 +121,13 @@ fn object(pairs: Vec<(&str, Value)>) -> Value {
     Value::Object(m)
 }
 
+/// The repository of a `prs.csv` row: its `repo_url`'s, else its `html_url`'s. The reader
+/// checks PR identities (repository and number) with this same function.
+pub(crate) fn pr_repo(prs: &super::Source, row: &[Cell]) -> Option<String> {
+    let url = |name: &str| text(&row[prs.col(name)]).and_then(|u| crate::snapshot::paths::parse_url(u).repo);
+    url("repo_url").or_else(|| url("html_url"))
+}
+
 /// The latest time in the PR tables: a lower bound on when AIDev was collected.
 fn latest_time(read: &Read) -> Option<Instant> {
     let mut latest: Option<Instant> = None;
@@ -170,9 +178,7 @@ pub fn build(read: &Read, captured_at: Option<Instant>) -> Study {
             }
             let number = int(&row[c("number")]);
             let html_url = text(&row[c("html_url")]);
-            let repo = text(&row[c("repo_url")])
-                .and_then(|u| crate::snapshot::paths::parse_url(u).repo)
-                .or_else(|| html_url.and_then(|u| crate::snapshot::paths::parse_url(u).repo));
+            let repo = pr_repo(prs.source, row);
             if repo.is_none() {
                 study.without_repo += 1;
             }
@@ -301,8 +307,9 @@ pub fn build(read: &Read, captured_at: Option<Instant>) -> Study {
         }
         study.runs.push(run);
     }
-    // One capture per path (a PR in two agents' files keeps the first agent's), in the
-    // order convert writes them: by repository, path and page.
+    // One capture per path, in the order convert writes them: by repository, path and
+    // page. The reader quarantined every PR whose repository and number another row of a
+    // prs.csv claims too, so no path is built twice from different PRs.
     study.captures.sort_by(|a, b| a.path.cmp(&b.path));
     study.captures.dedup_by(|b, a| a.path == b.path);
     study

@@ -354,3 +354,242 @@ fn the_real_aidev_pop_subset_imports_whole() {
         assert!(close(sum, 100.0), "{r}");
     }
 }
+
+// Hardening: bad AIDev input is quarantined with its reason and raw text, or reported, and
+// the rest of the import goes on. Each test builds a tiny layout of its own.
+
+const PRS_HEADER: &str = "id,number,title,user,user_id,state,created_at,closed_at,merged_at,repo_url,html_url,body\n";
+
+/// A `prs.csv` record: a PR of `repo` opened on June 1st, merged when `merged`, else
+/// closed unmerged.
+fn pr(id: &str, number: &str, repo: &str, merged: bool, body: &str) -> String {
+    let merged_at = if merged { "2025-06-01T05:00:00Z" } else { "" };
+    format!("{id},{number},T{id},alice,11,closed,2025-06-01T00:00:00Z,2025-06-01T05:00:00Z,{merged_at},https://api.github.com/repos/{repo},https://github.com/{repo}/pull/{number},{body}\n")
+}
+
+/// A layout under `tmp/aidev` holding `files` (path relative to it, contents).
+fn layout(tmp: &Path, files: &[(&str, String)]) -> PathBuf {
+    let src = tmp.join("aidev");
+    for (rel, text) in files {
+        let p = src.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    src
+}
+
+fn manifest(ds: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap()
+}
+
+/// The AIDev record counts of the manifest, checked to add up: (input, used, quarantined).
+fn balanced(ds: &Path) -> (u64, u64, u64) {
+    let m = manifest(ds);
+    let r = &m["records"]["aidev"];
+    let (input, used, quarantined) = (r["input"].as_u64().unwrap(), r["used"].as_u64().unwrap(), r["quarantined"].as_u64().unwrap());
+    assert_eq!(input, used + quarantined, "records read = used + quarantined: {r}");
+    let q = sql(ds, "SELECT COUNT(*) AS n FROM quarantine WHERE input = 'aidev'");
+    assert_eq!(q[0]["n"].as_u64(), Some(quarantined));
+    let rows: u64 = aidev_tables().iter().map(|t| sql(ds, &format!("SELECT COUNT(*) AS n FROM {t}"))[0]["n"].as_u64().unwrap()).sum();
+    assert_eq!(rows, used, "every used record is a row of an aidev_* table");
+    (input, used, quarantined)
+}
+
+fn aidev_tables() -> Vec<&'static str> {
+    hindsight::aidev::SOURCES.iter().map(|s| s.table).collect()
+}
+
+/// (file, line, field, reason) of every quarantined AIDev record, in order.
+fn quarantined(ds: &Path) -> Vec<(String, Option<i64>, Option<String>, String, String)> {
+    sql(ds, "SELECT file, line, field, reason, raw FROM quarantine WHERE input = 'aidev' ORDER BY file, line")
+        .iter()
+        .map(|q| {
+            (
+                q["file"].as_str().unwrap().to_string(),
+                q["line"].as_i64(),
+                q["field"].as_str().map(str::to_string),
+                q["reason"].as_str().unwrap().to_string(),
+                q["raw"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Two PRs of one repository and number under different ids (a never-merged one and a
+/// merged one), an id on two different rows, and a repository and number in two agents'
+/// folders (in another letter case): every row of each group is quarantined, naming them
+/// all, and no PR is judged by another's record. An exact repeat is no collision.
+#[test]
+fn colliding_pr_identities_are_quarantined_with_every_claimant_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let claude = [
+        PRS_HEADER.to_string(),
+        pr("101", "7", "o/r", true, "merged one"),
+        pr("102", "7", "o/r", false, "never merged"),
+        pr("103", "8", "o/r", true, "fine"),
+        pr("103", "8", "o/r", true, "fine"),
+        pr("104", "9", "o/r", true, "first"),
+        pr("104", "10", "o/r", false, "second"),
+        pr("105", "11", "o/r", true, "claude's"),
+    ]
+    .concat();
+    let copilot = [PRS_HEADER.to_string(), pr("106", "11", "O/R", false, "copilot's")].concat();
+    let reviews = "pr_id,id,user,state,submitted_at,body\n101,1,dave,APPROVED,2025-06-01T01:00:00Z,ok\n102,2,dave,CHANGES_REQUESTED,2025-06-01T01:00:00Z,no\n";
+    let src = layout(tmp.path(), &[("Claude_Code/prs.csv", claude), ("Claude_Code/pr_reviews.csv", reviews.into()), ("Copilot/prs.csv", copilot)]);
+    let ds = import(&src, tmp.path());
+    let (input, used, q) = balanced(&ds);
+    // 8 PR rows + 2 reviews read; 101, 102, both 104s, 105 and 106 quarantined.
+    assert_eq!((input, used, q), (10, 4, 6));
+
+    let q = quarantined(&ds);
+    let at = |file: &str, line: i64| q.iter().find(|r| r.0 == file && r.1 == Some(line)).unwrap_or_else(|| panic!("{file}:{line} not quarantined: {q:?}"));
+    for line in [2, 3] {
+        let (_, _, field, reason, raw) = at("Claude_Code/prs.csv", line);
+        assert_eq!(field.as_deref(), Some("number"));
+        assert!(reason.contains("PR o/r#7 is claimed by 2 rows"), "{reason}");
+        assert!(reason.contains("Claude_Code/prs.csv line 2 (id 101)") && reason.contains("Claude_Code/prs.csv line 3 (id 102)"), "{reason}");
+        assert!(raw.starts_with(if line == 2 { "101,7," } else { "102,7," }), "{raw}");
+    }
+    for line in [6, 7] {
+        let (_, _, field, reason, _) = at("Claude_Code/prs.csv", line);
+        assert_eq!(field.as_deref(), Some("id"));
+        assert!(reason.contains("PR id 104 is claimed by 2 rows that differ"), "{reason}");
+        assert!(reason.contains("line 6 (id 104)") && reason.contains("line 7 (id 104)"), "{reason}");
+    }
+    for (file, line) in [("Claude_Code/prs.csv", 8), ("Copilot/prs.csv", 2)] {
+        let (_, _, _, reason, _) = at(file, line);
+        assert!(reason.contains("o/r#11") && reason.contains("Claude_Code/prs.csv line 8 (id 105)") && reason.contains("Copilot/prs.csv line 2 (id 106)"), "{reason}");
+    }
+    assert_eq!(q.len(), 6, "the exact repeat of 103 is no collision: {q:?}");
+
+    // Neither claimant of o/r#7 is judged, by its own record or the other's: no output, no
+    // capture, no outcome. 103 (its repeat used once) is.
+    let outs: Vec<String> = sql(&ds, "SELECT safe_output_id FROM safe_outputs ORDER BY safe_output_id").iter().map(|r| r["safe_output_id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(outs, ["aidev:Claude_Code:103"]);
+    let pulls: Vec<String> = sql(&ds, "SELECT path FROM responses WHERE path LIKE '%/pulls/%' ORDER BY path").iter().map(|r| r["path"].as_str().unwrap().to_string()).collect();
+    assert_eq!(pulls, ["repos/o/r/pulls/8", "repos/o/r/pulls/8/reviews"]);
+    let judged = sql(&ds, "SELECT DISTINCT target_number FROM outcomes ORDER BY target_number");
+    assert_eq!(judged.iter().map(|r| r["target_number"].as_i64().unwrap()).collect::<Vec<_>>(), [8]);
+    // The reviews of the quarantined PRs stay in their table, attached to no PR.
+    assert_eq!(sql(&ds, "SELECT COUNT(*) AS n FROM aidev_reviews")[0]["n"].as_i64(), Some(2));
+}
+
+#[cfg(unix)]
+#[test]
+fn linked_agent_folders_and_files_are_refused_as_the_other_readers_refuse_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = layout(&tmp.path().join("elsewhere"), &[("Claude_Code/prs.csv", [PRS_HEADER.to_string(), pr("201", "1", "o/r", true, "x")].concat())]);
+    let src = layout(tmp.path(), &[("Copilot/prs.csv", [PRS_HEADER.to_string(), pr("301", "2", "o/r", true, "y")].concat())]);
+    let reviews = tmp.path().join("reviews.csv");
+    std::fs::write(&reviews, "pr_id,id,user,state,submitted_at,body\n301,1,dave,APPROVED,2025-06-01T01:00:00Z,ok\n").unwrap();
+    // A folder outside the input, a folder inside it, and a file outside it.
+    std::os::unix::fs::symlink(outside.join("Claude_Code"), src.join("Claude_Code")).unwrap();
+    std::os::unix::fs::symlink(src.join("Copilot"), src.join("Cursor")).unwrap();
+    std::os::unix::fs::symlink(&reviews, src.join("Copilot/pr_reviews.csv")).unwrap();
+    let out = tmp.path().join("ds");
+    let o = run(&["import", "aidev", src.to_str().unwrap(), "--out", out.to_str().unwrap(), "--captured-at", CAPTURED], tmp.path());
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{stderr}");
+
+    // Only Copilot's own prs.csv is read: what stderr says is what happened.
+    let agents = sql(&out, "SELECT agent, COUNT(*) AS n FROM aidev_pull_requests GROUP BY agent");
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    assert_eq!((agents[0]["agent"].as_str(), agents[0]["n"].as_i64()), (Some("Copilot"), Some(1)));
+    assert_eq!(sql(&out, "SELECT COUNT(*) AS n FROM aidev_reviews")[0]["n"].as_i64(), Some(0));
+    let m = manifest(&out);
+    let skipped: Vec<(&str, &str)> = m["skipped"].as_array().unwrap().iter().map(|s| (s["path"].as_str().unwrap(), s["reason"].as_str().unwrap())).collect();
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert_eq!(skipped[0].0, "Claude_Code");
+    assert!(skipped[0].1.contains("symbolic link") && skipped[0].1.contains("outside the aidev directory"), "{}", skipped[0].1);
+    assert_eq!(skipped[1].0, "Cursor");
+    assert!(skipped[1].1.contains("symbolic link") && skipped[1].1.contains("not followed"), "{}", skipped[1].1);
+    assert!(stderr.contains("skipped Claude_Code: a symbolic link"), "{stderr}");
+    assert!(!stderr.contains("Claude_Code/prs.csv") && !stderr.contains("Cursor/prs.csv"), "no table of a skipped folder is listed as read: {stderr}");
+    // The linked file: listed, unread, quarantined as a record of its own.
+    let q = quarantined(&out);
+    assert_eq!(q.len(), 1, "{q:?}");
+    assert_eq!((q[0].0.as_str(), q[0].1), ("Copilot/pr_reviews.csv", None));
+    assert!(q[0].3.contains("outside the aidev directory"), "{}", q[0].3);
+    assert_eq!(balanced(&out), (2, 1, 1));
+
+    // The input given through a link is the user's choice, read as the folder it names.
+    let via = tmp.path().join("via");
+    std::os::unix::fs::symlink(&src, &via).unwrap();
+    let second = tmp.path().join("second");
+    std::fs::create_dir(&second).unwrap();
+    let ds = import(&via, &second);
+    assert_eq!(balanced(&ds), (2, 1, 1));
+}
+
+/// Fields are typed as written: a second of 60, a signed or padded integer, a negative id
+/// a repository URL that is not OWNER/NAME and a PR page of another PR are quarantined,
+/// each with its field; a
+/// header that names a column twice, an empty file and an unclosed quote are reported as
+/// what they are; the rest of the import goes on.
+#[test]
+fn csv_fields_are_typed_as_written_and_file_problems_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ok = pr("1", "1", "o/r", true, "fine");
+    let claude = [
+        PRS_HEADER.to_string(),
+        ok.clone(),
+        // pandas' integers as floats stay integers.
+        pr("2", "2.0", "o/r", false, "pandas"),
+        pr("3", "3", "o/r", true, "x").replace("2025-06-01T00:00:00Z", "2025-06-01T01:41:60Z"),
+        pr("+13", "13", "o/r", true, "x"),
+        pr(" 14 ", "14", "o/r", true, "x"),
+        pr("15", "15", "o/r", true, "x").replace(",alice,11,", ",alice,-11,"),
+        pr("16", "16", "o/r", true, "x").replace("repos/o/r,", "repos/../..,"),
+        pr("17", "17", "o/r", true, "x").replace("https://github.com/o/r/pull/17", "https://github.com/o/r%2F../pull/17"),
+        pr("18", "18", "../..", true, "x").replace("https://api.github.com/repos/../..", ""),
+        // A page of another PR than the row's repository and number.
+        pr("22", "22", "o/r", true, "x").replace("/pull/22", "/pull/99"),
+        // The last field opens a quote it never closes: the two lines after it are read
+        // into it, and the field count still matches the header's.
+        pr("19", "19", "o/r", true, "\"unclosed"),
+        pr("20", "20", "o/r", true, "swallowed"),
+        pr("21", "21", "o/r", true, "swallowed too"),
+    ]
+    .concat();
+    let twice = "id,number,title,user,user_id,state,created_at,closed_at,merged_at,repo_url,html_url,body,body\n".to_string() + &ok.replace("fine\n", "a,b\n");
+    let src = layout(tmp.path(), &[("Claude_Code/prs.csv", claude), ("Copilot/prs.csv", twice), ("Cursor/prs.csv", String::new())]);
+    let ds = import(&src, tmp.path());
+    // Claude_Code: 11 records (19 runs to the end); Copilot 1; Cursor's empty file, 1.
+    let (input, used, quarantined_n) = balanced(&ds);
+    assert_eq!((input, used, quarantined_n), (13, 2, 11));
+    let q = quarantined(&ds);
+    let at = |file: &str, line: Option<i64>| q.iter().find(|r| r.0 == file && r.1 == line).unwrap_or_else(|| panic!("{file}:{line:?} not quarantined: {q:?}"));
+    let field_reason = |line: i64| {
+        let r = at("Claude_Code/prs.csv", Some(line));
+        (r.2.clone().unwrap_or_default(), r.3.clone())
+    };
+    let expect = [
+        (4, "created_at", "`2025-06-01T01:41:60Z` is not an RFC 3339 time as written"),
+        (5, "id", "`+13` is not an integer as written"),
+        (6, "id", "` 14 ` is not an integer as written"),
+        (7, "user_id", "`-11` is negative"),
+        (8, "repo_url", "`https://api.github.com/repos/../..` is not a repository URL: `..` is not a GitHub owner"),
+        (9, "html_url", "`https://github.com/o/r%2F../pull/17` names no valid repository"),
+        (10, "html_url", "`https://github.com/../../pull/18` names no valid repository"),
+        (11, "html_url", "`https://github.com/o/r/pull/99` is not PR o/r#22, which repo_url and number name"),
+    ];
+    for (line, field, reason) in expect {
+        let (f, r) = field_reason(line);
+        assert_eq!(f, field, "line {line}: {r}");
+        assert!(r.contains(reason), "line {line}: {r}");
+    }
+    let (f, r) = field_reason(12);
+    assert_eq!(f, "");
+    assert!(r.contains("an unclosed quote: the quoted field that opens at line 12 never closes"), "{r}");
+    assert!(at("Claude_Code/prs.csv", Some(12)).4.ends_with("swallowed too"), "the raw text runs to the end of the file");
+
+    let twice = at("Copilot/prs.csv", Some(2));
+    assert!(twice.3.contains("the header names column `body` 2 times (columns 12, 13)"), "{}", twice.3);
+    let empty = at("Cursor/prs.csv", None);
+    assert!(empty.3.contains("the file is empty: it has no header") && empty.3.contains("id,number,title"), "{}", empty.3);
+    assert_eq!(q.len(), 11, "{q:?}");
+
+    // What was used: PRs 1 and 2 (number 2.0 read as 2).
+    let used = sql(&ds, "SELECT id, number FROM aidev_pull_requests ORDER BY id");
+    assert_eq!(used.iter().map(|r| (r["id"].as_i64().unwrap(), r["number"].as_i64().unwrap())).collect::<Vec<_>>(), [(1, 1), (2, 2)]);
+}

@@ -357,3 +357,125 @@ fn convert_and_evaluate_survive_a_mutated_input() {
         })
         .unwrap();
 }
+
+/// Fields a `prs.csv` record may hold: valid values, values the reader must refuse (a sign,
+/// white space, a second of 60, a negative id, a repository that is not OWNER/NAME), and
+/// CSV's own characters (commas, quotes, line ends), so rows collide, shift and run on.
+const AIDEV_FIELDS: &[&str] = &[
+    "1",
+    "2",
+    "3.0",
+    "+1",
+    " 2 ",
+    "-3",
+    "1e3",
+    "99999999999999999999",
+    "",
+    "2025-06-01T00:00:00Z",
+    "2025-06-01T01:41:60Z",
+    " 2025-06-01T00:00:00Z",
+    "2025-06-01T00:00:00+02:00",
+    "https://api.github.com/repos/o/r",
+    "https://api.github.com/repos/O/R",
+    "https://api.github.com/repos/../..",
+    "https://github.com/o/r/pull/1",
+    "https://github.com/../../pull/2",
+    "closed",
+    "\"quoted, with a comma\"",
+    "\"a \"\"doubled\"\" quote\"",
+    "\"multi\r\nline\"",
+    "\"unclosed",
+    "mid\"quote",
+    "\u{feff}bom",
+    "\u{2028}",
+];
+
+/// A `prs.csv`: arbitrary bytes, or a header (sometimes damaged) and records of fields
+/// from `AIDEV_FIELDS` or arbitrary text, each with any number of fields.
+fn aidev_prs() -> impl Strategy<Value = Vec<u8>> {
+    let header = prop_oneof![
+        4 => Just("id,number,title,user,user_id,state,created_at,closed_at,merged_at,repo_url,html_url,body".to_string()),
+        1 => Just("id,number,title,user,user_id,state,created_at,closed_at,merged_at,repo_url,html_url,body,body".to_string()),
+        1 => Just("id,title".to_string()),
+        1 => Just(String::new()),
+        1 => Just("\"id,number".to_string()),
+    ];
+    let field = prop_oneof![
+        6 => (0..AIDEV_FIELDS.len()).prop_map(|i| AIDEV_FIELDS[i].to_string()),
+        1 => ".{0,12}",
+    ];
+    // Mostly records of the header's shape with valid values from a few PRs, so that rows
+    // are used and their identities collide; sometimes any fields at all.
+    const VALID: [&[&str]; 12] = [
+        &["1", "2", "3"],
+        &["1", "2", "2.0"],
+        &["t"],
+        &["alice"],
+        &["11"],
+        &["closed", "open"],
+        &["2025-06-01T00:00:00Z"],
+        &["", "2025-06-01T05:00:00Z"],
+        &["", "2025-06-01T05:00:00Z"],
+        &["https://api.github.com/repos/o/r", "https://api.github.com/repos/O/R", "https://github.com/o/s", ""],
+        &["https://github.com/o/r/pull/1", ""],
+        &["body", "\"a, body\""],
+    ];
+    let shaped = proptest::collection::vec((any::<usize>(), proptest::option::weighted(0.1, field.clone())), 12).prop_map(|picks| {
+        picks.iter().enumerate().map(|(c, (i, other))| other.clone().unwrap_or_else(|| VALID[c][i % VALID[c].len()].to_string())).collect::<Vec<_>>().join(",")
+    });
+    let record = prop_oneof![3 => shaped, 1 => proptest::collection::vec(field, 0..=14).prop_map(|f| f.join(","))];
+    let ending = prop_oneof![Just("\n"), Just("\r\n"), Just("")];
+    let structured = (header, proptest::collection::vec(record, 0..8), ending, proptest::bool::ANY).prop_map(|(h, records, end, bom)| {
+        let mut text = if bom { "\u{feff}".to_string() } else { String::new() };
+        text.push_str(&h);
+        for r in records {
+            text.push('\n');
+            text.push_str(&r);
+        }
+        text.push_str(end);
+        text.into_bytes()
+    });
+    prop_oneof![4 => structured, 1 => proptest::collection::vec(any::<u8>(), 0..600)]
+}
+
+/// The AIDev reader on arbitrary `prs.csv` files in two agents' folders (so PR identities
+/// collide across them too): it never panics or fails, every record it counts is a row of
+/// its table or quarantined, and the study builds from what it kept.
+#[test]
+fn aidev_reader_survives_arbitrary_prs_files() {
+    runner(300, 5)
+        .run(&(aidev_prs(), aidev_prs()), |(claude, copilot)| {
+            let tmp = tempfile::tempdir().unwrap();
+            for (agent, bytes) in [("Claude_Code", &claude), ("Copilot", &copilot)] {
+                std::fs::create_dir_all(tmp.path().join(agent)).unwrap();
+                std::fs::write(tmp.path().join(agent).join("prs.csv"), bytes).unwrap();
+            }
+            let r = hindsight::aidev::read(tmp.path()).map_err(|e| TestCaseError::fail(format!("read failed: {e}")))?;
+            for f in &r.files {
+                let (agent, _) = f.path.split_once('/').unwrap();
+                let rows = r.of(agent, "prs.csv").map_or(0, |t| t.rows.len());
+                let quarantined = r.quarantined.iter().filter(|q| q.file == f.path).count();
+                check(f.records == rows + quarantined, format!("{}: {} records != {rows} rows + {quarantined} quarantined", f.path, f.records))?;
+            }
+            let table_rows: usize = hindsight::aidev::tables(&r).iter().map(|t| t.len()).sum();
+            check(r.records == table_rows + r.quarantined.len(), format!("{} records != {table_rows} rows + {} quarantined", r.records, r.quarantined.len()))?;
+            check(r.used == table_rows, format!("{} used != {table_rows} rows", r.used))?;
+            for t in hindsight::aidev::tables(&r) {
+                t.to_batch().map_err(|e| TestCaseError::fail(format!("{}: {e}", t.name)))?;
+            }
+            let study = hindsight::aidev::study::build(&r, None);
+            // No two PRs kept share a repository and number (their captures' paths): none is
+            // judged by another's record.
+            let mut claims: std::collections::HashMap<(String, i64), &str> = std::collections::HashMap::new();
+            for o in &study.outputs {
+                if let (Some(repo), Some(n)) = (&o.target_repo, o.target_number) {
+                    let id: &str = &o.safe_output_id;
+                    if let Some(other) = claims.insert((repo.to_lowercase(), n), id) {
+                        check(other == id, format!("{other} and {id} both claim {repo}#{n}"))?;
+                    }
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
