@@ -687,23 +687,10 @@ fn url_problem(s: &Source, name: &str, text: &str) -> Option<String> {
     None
 }
 
-/// Why `owner/name` is not a GitHub repository's full name, if it is not: exactly two
-/// segments; an owner of 1-39 ASCII letters, digits and hyphens, not starting with a
-/// hyphen; a name of 1-100 ASCII letters, digits, `.`, `-` and `_`, other than `.` and `..`.
+/// Why `owner/name` is not a GitHub repository's full name, if it is not (one rule for
+/// every reader: [`crate::snapshot::paths::repository_problem`]).
 pub(crate) fn repo_problem(full: &str) -> Option<String> {
-    let parts: Vec<&str> = full.split('/').collect();
-    let [owner, name] = parts.as_slice() else {
-        return Some(format!("`{}` is not OWNER/NAME (exactly two segments)", crate::text::printable(full)));
-    };
-    let owner_ok = (1..=39).contains(&owner.len()) && !owner.starts_with('-') && owner.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-    if !owner_ok {
-        return Some(format!("`{}` is not a GitHub owner (1-39 letters, digits and hyphens, not starting with a hyphen)", crate::text::printable(owner)));
-    }
-    let name_ok = (1..=100).contains(&name.len()) && *name != "." && *name != ".." && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
-    if !name_ok {
-        return Some(format!("`{}` is not a GitHub repository name (1-100 letters, digits, `.`, `-` and `_`; not `.` or `..`)", crate::text::printable(name)));
-    }
-    None
+    crate::snapshot::paths::repository_problem(full)
 }
 
 /// The dataset table of one source: every folder's records, folders in layout order.
@@ -788,7 +775,7 @@ mod tests {
         for ok in ["o/r", "openai/openai-agents-python", "EricLBuehler/mistral.rs", "a-b/.github", "x/_y", "o-/r"] {
             assert_eq!(repo_problem(ok), None, "{ok}");
         }
-        for bad in ["../..", "o/..", "o/.", "o", "o/r/x", "/r", "o/", "-o/r", "o_x/r", "o/r r", "o/r%2F", &format!("{}/r", "a".repeat(40))] {
+        for bad in ["../..", "o/..", "o/.", "o", "o/r/x", "/r", "o/", "-o/r", "o/r r", "o/r%2F", &format!("{}/r", "a".repeat(101))] {
             assert!(repo_problem(bad).is_some(), "{bad}");
         }
     }

@@ -128,6 +128,28 @@ pub(crate) fn pr_repo(prs: &super::Source, row: &[Cell]) -> Option<String> {
     url("repo_url").or_else(|| url("html_url"))
 }
 
+/// The accounts of an agent folder that are the agent's own, decided from the data rather
+/// than from a list of names: a login GitHub marks as an app's (`[bot]`, or an agent
+/// account GitHub does not always mark, such as `Copilot`), or one account that opened PRs
+/// in more than half of the folder's repositories (at least three): the same account acting
+/// across unrelated projects is a service, not a person. Every other author is the person
+/// who ran the agent, whose account it opened the PR under (the requester).
+fn agent_accounts(prs: &Records) -> HashSet<String> {
+    let mut repos_by_login: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut all_repos: HashSet<String> = HashSet::new();
+    for row in &prs.rows {
+        let (Some(login), Some(repo)) = (text(&row[prs.source.col("user")]), pr_repo(prs.source, row)) else { continue };
+        let repo = repo.to_lowercase();
+        all_repos.insert(repo.clone());
+        repos_by_login.entry(login.to_lowercase()).or_default().insert(repo);
+    }
+    repos_by_login
+        .into_iter()
+        .filter(|(login, repos)| crate::evaluate::actors::is_bot_login(login) || (repos.len() >= 3 && repos.len() * 2 > all_repos.len()))
+        .map(|(login, _)| login)
+        .collect()
+}
+
 /// The latest time in the PR tables: a lower bound on when AIDev was collected.
 fn latest_time(read: &Read) -> Option<Instant> {
     let mut latest: Option<Instant> = None;
@@ -165,6 +187,7 @@ pub fn build(read: &Read, captured_at: Option<Instant>) -> Study {
         let file = format!("{agent}/{PRS}");
         let c = |name: &str| prs.source.col(name);
         let mut seen: HashSet<i64> = HashSet::new();
+        let agent_own = agent_accounts(prs);
         let mut run = Run { run_id: run_id(agent), run_id_source: "aidev", workflow_name: Some(agent.to_string()), dir: agent.to_string(), ..Run::default() };
         for (row, &line) in prs.rows.iter().zip(&prs.lines) {
             let Some(id) = int(&row[c("id")]) else {
@@ -232,6 +255,9 @@ pub fn build(read: &Read, captured_at: Option<Instant>) -> Study {
                     "user",
                     object(vec![
                         ("login", author.map(Value::from).unwrap_or(Value::Null)),
+                        // The account type the evaluator reads: the agent's own account, or a
+                        // person's (see `agent_accounts`).
+                        ("type", author.map(|a| Value::from(if agent_own.contains(&a.to_lowercase()) { "Bot" } else { "User" })).unwrap_or(Value::Null)),
                         ("id", int(&row[c("user_id")]).map(Value::from).unwrap_or(Value::Null)),
                     ]),
                 ),

@@ -59,7 +59,7 @@ impl Activity {
 
 impl<'a> Case<'a> {
     fn act(&self, actor: Actor, at: Option<Instant>, kind: ActKind, detail: Option<String>) -> Act {
-        let class = self.actors.classify(&actor);
+        let class = self.actors.classify_at(&actor, at);
         Act { actor, class, at, kind, detail, challenges_close: false }
     }
 
@@ -67,7 +67,7 @@ impl<'a> Case<'a> {
         let mut act = self.act(c.user.clone(), c.created_at, kind, c.id.map(|i| i.to_string()));
         // Only a visible person's comment can challenge a close (see `rules::challenge`): the
         // text of others is not searched.
-        act.challenges_close = act.class == ActorClass::VisibleNonBot && c.body.as_deref().is_some_and(super::rules::says_close_was_wrong);
+        act.challenges_close = act.class.is_person() && c.body.as_deref().is_some_and(super::rules::says_close_was_wrong);
         act
     }
 
@@ -210,7 +210,7 @@ impl<'a> Case<'a> {
         for x in self.inside_of(acts) {
             let login = x.actor.login.as_deref().unwrap_or_default();
             match x.class {
-                ActorClass::VisibleNonBot => humans.push(login),
+                ActorClass::VisibleNonBot | ActorClass::Requester => humans.push(login),
                 ActorClass::Bot => bots.push(login),
                 _ => {}
             }

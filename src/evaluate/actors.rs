@@ -9,6 +9,11 @@ use crate::snapshot::github::Actor;
 pub enum ActorClass {
     /// The identity the workflow acted as, or the run's triggering actor (policy).
     SameWorkflow,
+    /// The person the agent worked for: the person's account an agent opened its PR or
+    /// issue under (AIDev's Codex, Claude Code and Cursor PRs; a gh-aw run with a person's
+    /// token), after the agent's own acts. What they do with the agent's work is a person's
+    /// decision (policy `requester_acts`).
+    Requester,
     /// GitHub itself (`github`, `web-flow`) or an organization.
     System,
     Bot,
@@ -22,12 +27,31 @@ impl ActorClass {
     pub fn as_str(&self) -> &'static str {
         match self {
             ActorClass::SameWorkflow => "same_workflow_actor",
+            ActorClass::Requester => "requester_actor",
             ActorClass::System => "system_actor",
             ActorClass::Bot => "bot_actor",
             ActorClass::VisibleNonBot => "visible_non_bot_actor",
             ActorClass::Unknown => "unknown_actor",
         }
     }
+
+    /// A visible person: someone other than the workflow, a bot or GitHub, the requester
+    /// included.
+    pub fn is_person(&self) -> bool {
+        matches!(self, ActorClass::VisibleNonBot | ActorClass::Requester)
+    }
+}
+
+/// Whether a login is an automation account by its name alone: GitHub's `[bot]` suffix, or
+/// an agent account GitHub does not always mark (`Copilot`).
+pub fn is_bot_login(login: &str) -> bool {
+    let l = login.to_lowercase();
+    l.ends_with("[bot]") || KNOWN_BOTS.contains(&l.as_str())
+}
+
+/// Whether an account is an automation identity: GitHub's type `Bot`, or a bot's login.
+pub fn is_automation(a: &Actor) -> bool {
+    a.kind.as_deref() == Some("Bot") || a.login.as_deref().is_some_and(is_bot_login)
 }
 
 const SYSTEM_LOGINS: &[&str] = &["github", "web-flow"];
@@ -40,15 +64,40 @@ const KNOWN_BOTS: &[&str] = &["copilot", "copilot-swe-agent", "github-actions", 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Classifier {
     workflow: BTreeSet<String>,
+    requesters: BTreeSet<String>,
+    /// Acts of a requester's account at or before this instant are the workflow's (a run
+    /// made with the person's token acts as them until its last output).
+    requester_from: Option<crate::time::Instant>,
 }
 
 impl Classifier {
     pub fn new<I: IntoIterator<Item = String>>(workflow_logins: I) -> Self {
-        Classifier { workflow: workflow_logins.into_iter().map(|l| l.to_lowercase()).collect() }
+        Classifier { workflow: workflow_logins.into_iter().map(|l| l.to_lowercase()).collect(), ..Classifier::default() }
     }
 
     pub fn add_workflow(&mut self, login: &str) {
         self.workflow.insert(login.to_lowercase());
+    }
+
+    /// `login` is the requester's: a person the agent worked for, whose acts after the
+    /// agent's last act as them ([`Classifier::agent_acted_until`]) are theirs.
+    pub fn add_requester(&mut self, login: &str) {
+        self.requesters.insert(login.to_lowercase());
+    }
+
+    /// The agent's last act under a requester's account: their acts up to it are the
+    /// workflow's.
+    pub fn agent_acted_until(&mut self, t: Option<crate::time::Instant>) {
+        self.requester_from = self.requester_from.max(t);
+    }
+
+    /// `classify`, for an act at `at`: a requester's act at or before the agent's last act
+    /// under their account is the workflow's; one without a time is theirs.
+    pub fn classify_at(&self, a: &Actor, at: Option<crate::time::Instant>) -> ActorClass {
+        match self.classify(a) {
+            ActorClass::Requester if at.is_some() && self.requester_from.is_some() && at <= self.requester_from => ActorClass::SameWorkflow,
+            c => c,
+        }
     }
 
     pub fn classify(&self, a: &Actor) -> ActorClass {
@@ -77,6 +126,8 @@ impl Classifier {
         }
         if self.workflow.contains(l) {
             ActorClass::SameWorkflow
+        } else if self.requesters.contains(l) {
+            ActorClass::Requester
         } else if SYSTEM_LOGINS.contains(&l) || a.kind.as_deref() == Some("Organization") {
             ActorClass::System
         } else if a.kind.as_deref() == Some("Bot") || l.ends_with("[bot]") || KNOWN_BOTS.contains(&l) {
@@ -105,6 +156,26 @@ mod tests {
         assert_eq!(c.classify(&Actor::default()), ActorClass::Unknown);
         assert_eq!(c.classify(&a("ghost", Some("User"))), ActorClass::Unknown);
         assert_eq!(c.classify(&a("old-author", Some("Mannequin"))), ActorClass::Unknown);
+    }
+
+    /// A requester is a person, unless the workflow acted as them: the workflow's own
+    /// identity wins, and their acts up to the agent's last act are the workflow's.
+    #[test]
+    fn requesters_are_people_after_the_agent_acted_as_them() {
+        let t = |h: i64| crate::time::parse("2026-01-01T00:00:00Z").map(|t| t + chrono::Duration::hours(h));
+        let mut c = Classifier::new(["agent[bot]".to_string()]);
+        c.add_requester("Alice");
+        c.agent_acted_until(t(1));
+        c.add_requester("agent[bot]");
+        assert_eq!(c.classify(&a("alice", Some("User"))), ActorClass::Requester);
+        assert!(ActorClass::Requester.is_person() && ActorClass::VisibleNonBot.is_person() && !ActorClass::Bot.is_person());
+        assert_eq!(c.classify_at(&a("alice", None), t(0)), ActorClass::SameWorkflow);
+        assert_eq!(c.classify_at(&a("alice", None), t(1)), ActorClass::SameWorkflow);
+        assert_eq!(c.classify_at(&a("alice", None), t(2)), ActorClass::Requester);
+        assert_eq!(c.classify_at(&a("alice", None), None), ActorClass::Requester);
+        assert_eq!(c.classify(&a("agent[bot]", None)), ActorClass::SameWorkflow);
+        assert_eq!(c.classify(&a("bob", None)), ActorClass::VisibleNonBot);
+        assert!(is_automation(&a("Copilot", None)) && is_automation(&a("x", Some("Bot"))) && !is_automation(&a("alice", Some("User"))));
     }
 
     #[test]

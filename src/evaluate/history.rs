@@ -174,6 +174,15 @@ impl<'a> Case<'a> {
                 lc.merged_at = f.merged_at;
                 lc.merger = f.merged_by.clone();
             }
+            // The final close is the last one (a reopen after it would have left the object
+            // open): closed at or before the window's end, it stands then, whether or not the
+            // history recorded its event.
+            if !lc.closed && !lc.merged && f.merged != Some(true) && f.state == Some("closed") && f.closed_at.is_some_and(|t| t <= self.as_of) {
+                lc.closed = true;
+                lc.closed_at = f.closed_at;
+                lc.closer = f.closed_by.clone();
+                lc.state_reason = f.state_reason.map(str::to_string);
+            }
             if lc.merged {
                 lc.closed = true;
             }
@@ -216,6 +225,18 @@ impl<'a> Case<'a> {
                 basis: "timestamps",
                 ..Lifecycle::default()
             });
+        }
+        // Open at the window's end by every time the body carries: not merged by then, and
+        // open at capture or closed only after it. Only a close and reopen inside the window
+        // would leave no trace here; the `timestamps` basis says the history was not read.
+        let after = |t: Option<Instant>| t.is_none_or(|t| t > self.as_of);
+        let open_then = match f.state {
+            Some("open") => f.merged != Some(true),
+            Some("closed") => f.closed_at.is_some() && after(f.closed_at) && after(f.merged_at),
+            _ => false,
+        };
+        if open_then {
+            return Ok(Lifecycle { basis: "timestamps", ..Lifecycle::default() });
         }
         Err(HistoryGap::HistoryMissing)
     }

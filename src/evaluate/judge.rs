@@ -25,11 +25,35 @@ pub struct Evaluation<'a> {
     pub policy: &'a Policy,
     pub windows: &'a [Window],
     reverts: RevertMarks,
+    /// Per run, the time of its last output ([`run_ends`]).
+    run_ends: Option<&'a std::collections::HashMap<String, Instant>>,
+}
+
+/// Per run, the time of its last output: the last act of a run made with a person's
+/// token, after which that account's acts are the person's. AIDev PRs are each their own
+/// act (one "run" per agent holds every PR of the agent), so they have none.
+pub fn run_ends<'o>(outputs: impl Iterator<Item = SafeOutput<'o>>) -> std::collections::HashMap<String, Instant> {
+    let mut ends: std::collections::HashMap<String, Instant> = std::collections::HashMap::new();
+    for o in outputs {
+        let (Some(t), Some(actor)) = (o.created_at, o.actor.as_deref()) else { continue };
+        if actors::is_bot_login(actor) || o.run_id.starts_with("aidev:") {
+            continue;
+        }
+        let e = ends.entry(o.run_id.to_string()).or_insert(t);
+        *e = (*e).max(t);
+    }
+    ends
 }
 
 impl<'a> Evaluation<'a> {
     pub fn new(index: &'a SnapshotIndex, captured_at: Instant, policy: &'a Policy, windows: &'a [Window]) -> Self {
-        Evaluation { index, captured_at, policy, windows, reverts: RevertMarks::new() }
+        Evaluation { index, captured_at, policy, windows, reverts: RevertMarks::new(), run_ends: None }
+    }
+
+    /// With each run's last act known ([`run_ends`]).
+    pub fn with_run_ends(mut self, ends: &'a std::collections::HashMap<String, Instant>) -> Self {
+        self.run_ends = Some(ends);
+        self
     }
 
     /// One output in every window (in the order of `windows`), sharing gathered activity.
@@ -52,8 +76,16 @@ impl<'a> Evaluation<'a> {
     ) -> (Verdict, Option<Instant>) {
         let mut classifier = actors::Classifier::default();
         if let Some(a) = &o.actor {
-            classifier.add_workflow(a);
+            // A person's account the output was written as (a person's token; an AIDev PR
+            // opened as the person): the workflow's until its last act, then the person's.
+            if actors::is_bot_login(a) || self.policy.requester_acts == super::policy::RequesterActs::Workflow {
+                classifier.add_workflow(a);
+            } else {
+                classifier.add_requester(a);
+            }
         }
+        let run_end = self.run_ends.and_then(|m| m.get(o.run_id.as_ref())).copied();
+        classifier.agent_acted_until(run_end.max(o.created_at));
         if self.policy.triggering_actor_is_workflow {
             if let Some(a) = &o.run_actor {
                 classifier.add_workflow(a);

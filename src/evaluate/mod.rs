@@ -31,7 +31,7 @@ mod stage;
 pub mod window;
 
 pub use case::Case;
-pub use judge::Evaluation;
+pub use judge::{run_ends, Evaluation};
 pub use outcome::{Confidence, EvidenceStrength, Status, Verdict};
 pub use outcomes::OutcomeRows;
 pub use policy::Policy;

@@ -47,6 +47,15 @@ pub struct Policy {
     /// says) at weak strength.
     #[serde(default)]
     pub own_act_counts: bool,
+    /// The requester: the person an agent worked for, when the agent acted under their
+    /// account (an AIDev Codex, Claude Code or Cursor PR opened as the person; a gh-aw run
+    /// with a person's token). Their acts after the agent's own are, by default (`person`),
+    /// a person's decision about the agent's work, as a careful reader takes them: a merge
+    /// accepts the PR and a close unmerged rejects it, at the row's strength, under their
+    /// own signals (`pull_request_merged_by_requester`, ...). `weak` counts them at weak
+    /// strength; `workflow` treats them as the workflow's own acts (the own-act rule).
+    #[serde(default)]
+    pub requester_acts: RequesterActs,
     /// An act whose actor was not captured (a close with `closed_by: null` and no event, a
     /// label removed with no `unlabeled` event) is decided the same way in every rule: by
     /// default (`false`) at most `medium` strength, with medium confidence, since who
@@ -101,6 +110,16 @@ pub struct Policy {
     pub durability_hours: i64,
 }
 
+/// How the requester's acts count (see [`Policy::requester_acts`]).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RequesterActs {
+    #[default]
+    Person,
+    Weak,
+    Workflow,
+}
+
 /// A status a policy switch may choose.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -135,6 +154,7 @@ impl Default for Policy {
             comment_without_response: Choice::Ignored,
             triggering_actor_is_workflow: false,
             own_act_counts: false,
+            requester_acts: RequesterActs::Person,
             unattributed_full_strength: false,
             lifecycle_close: Choice::Accepted,
             metadata_changed: Choice::Rejected,

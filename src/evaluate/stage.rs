@@ -92,6 +92,7 @@ fn evaluate_with(
             .map_err(|e| Error::io(dataset, e))?
     };
     let outputs = crate::dataset::read::SafeOutputTable::read(dataset, crate::dataset::read::OutputFields::Judged)?;
+    let run_ends = super::judge::run_ends((0..outputs.len()).map(|i| outputs.get(i)));
     phases.mark("outputs read");
     let mut manifest = Error::joined(manifest.join(), dataset.join("manifest.json"), "the thread reading it failed")?;
     phases.mark("manifest read");
@@ -173,7 +174,7 @@ fn evaluate_with(
         let t = std::time::Instant::now();
         // One evaluation per repository: what is derived from its captures is shared by its outputs.
         let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> =
-            indexes.iter().map(|(ids, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows))).collect();
+            indexes.iter().map(|(ids, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows).with_run_ends(&run_ends))).collect();
         // The CI gate and PR risk beside the judging: they only read the indexes.
         let (rows, (r, k)) = rayon::join(
             || judge(parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect()),
@@ -241,7 +242,7 @@ fn evaluate_with(
     let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, outputs.get(i))).collect();
     replays.extend(rest.iter().filter_map(|(_, o)| ci_gate::replay(&empty, o)));
     risks.extend(rest.iter().filter_map(|(_, o)| risk::assess(&empty, o, &risk_policy)));
-    let ev = Evaluation::new(&empty, captured_at, policy, windows);
+    let ev = Evaluation::new(&empty, captured_at, policy, windows).with_run_ends(&run_ends);
     judge(&mut parts, rest.iter().map(|(i, o)| (*i, o, &ev)).collect())?;
     bar.finish_and_clear();
     phases.mark("rest");

@@ -232,7 +232,7 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
             return policy.bot_reviewers;
         }
         match classifier.classify(&Actor { login: Some(l.to_string()), kind: kind.map(crate::snapshot::github::actor_kind) }) {
-            ActorClass::VisibleNonBot => true,
+            ActorClass::VisibleNonBot | ActorClass::Requester => true,
             ActorClass::Bot | ActorClass::SameWorkflow => policy.bot_reviewers,
             ActorClass::System | ActorClass::Unknown => false,
         }

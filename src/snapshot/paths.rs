@@ -74,7 +74,7 @@ pub fn repo_of(path: &str) -> Option<&str> {
 
 /// Why `r` is not a repository's `OWNER/NAME` as GitHub spells one, or `None` when it is:
 /// exactly two parts; the owner letters, digits, `-` and `_` (managed users' `_short`
-/// suffix); the name letters, digits, `.`, `-` and `_`, and not `.` or `..`. Anything
+/// suffix), not starting with `-`; the name letters, digits, `.`, `-` and `_`, and not `.` or `..`. Anything
 /// else (`/etc/passwd`, `../x`, `o/r/extra`, a space) would name a path no capture holds,
 /// or one outside the snapshot.
 pub fn repository_problem(r: &str) -> Option<String> {
@@ -82,7 +82,8 @@ pub fn repository_problem(r: &str) -> Option<String> {
     let Some((owner, name)) = r.split_once('/') else {
         return Some(format!("`{shown}` is not OWNER/NAME"));
     };
-    let owner_ok = !owner.is_empty() && owner.len() <= 100 && owner.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    let owner_ok =
+        !owner.is_empty() && owner.len() <= 100 && !owner.starts_with('-') && owner.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
     let name_ok = !name.is_empty()
         && name.len() <= 100
         && name != "."
@@ -202,7 +203,7 @@ mod tests {
         for ok in ["o/r", "github/gh-aw", "a-b_c/x.y_z-1", "octo/.github", "user_emu/r"] {
             assert_eq!(repository_problem(ok), None, "{ok}");
         }
-        for bad in ["/etc/passwd", "../x", "o/..", "o/.", "o/r/extra", "o", "o/", "/r", "o r/x", "o/r\u{1b}", "ö/r", "o/r?x=1", ""] {
+        for bad in ["/etc/passwd", "../x", "-o/r", "o/..", "o/.", "o/r/extra", "o", "o/", "/r", "o r/x", "o/r\u{1b}", "ö/r", "o/r?x=1", ""] {
             assert!(repository_problem(bad).is_some(), "{bad:?}");
         }
     }

@@ -143,7 +143,7 @@ impl Rule for AddComment {
         let Some(n) = case.output.target_number.or(comment.issue_number) else {
             return Err(common(Common::MissingReference).note("the comment's issue or PR number is not recorded"));
         };
-        let case = case.with_workflow_actor(comment.user.login.as_deref());
+        let case = case.with_author(&comment.user);
         let is_pull = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "")).is_ok();
         // The output's activity is shared by its windows; the reactions to the comment itself
         // are this rule's own, counted after it (not copied into it window by window).

@@ -17,7 +17,6 @@
 //! maintainer -> `accepted`/`medium`/`labels_partially_retained`, `partial_score` 0.5.
 
 use super::{issue_final, missing, pull_final};
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -127,7 +126,7 @@ impl Rule for AddLabels {
         let remover = label_changer(case, &activity, "unlabeled", &removed);
         let remover_class = remover.map(|e| case.actors.classify(&e.actor));
         if kept.is_empty() {
-            let v = if remover_class == Some(ActorClass::VisibleNonBot) {
+            let v = if remover_class.is_some_and(|c| c.is_person()) {
                 self.row(AddLabelsRow::RemovedByPerson)
             } else {
                 let v = self.row(AddLabelsRow::Removed);

@@ -18,7 +18,6 @@
 //! `requested_reviewer_reviewed`.
 
 use super::{capture_problem, pull_final};
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -180,7 +179,7 @@ impl Rule for AddReviewer {
         }
         let removal = case.events_inside(activity.events.as_deref(), &["review_request_removed"]).last();
         Ok(match (still, removal) {
-            (_, Some(e)) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => done(self.row(AddReviewerRow::RemovedByPerson).at(e.created_at)),
+            (_, Some(e)) if case.actors.classify(&e.actor).is_person() => done(self.row(AddReviewerRow::RemovedByPerson).at(e.created_at)),
             (_, Some(e)) => done(self.row(AddReviewerRow::Removed).at(e.created_at)),
             (Some(false), None) => done(super::unattributed(case, self.row(AddReviewerRow::Removed), "no longer requested; who removed it was not captured")),
             _ => done(self.row(AddReviewerRow::Pending)),

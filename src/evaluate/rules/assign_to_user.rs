@@ -3,7 +3,6 @@
 
 use super::shared::assignees::{assignees_at, users};
 use super::{issue_final, load_issue};
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -94,7 +93,7 @@ impl Rule for AssignToUser {
             let who = case.events_inside(activity.events.as_deref(), &["unassigned"]).last();
             let v = self.row(AssignToUserRow::Removed);
             return Ok(done(match who {
-                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => v.at(e.created_at).detail("removed_by", e.actor.login.clone()),
+                Some(e) if case.actors.classify(&e.actor).is_person() => v.at(e.created_at).detail("removed_by", e.actor.login.clone()),
                 Some(e) => v.at(e.created_at).detail("removed_by", e.actor.login.clone()).note("removed by a bot"),
                 None => super::unattributed(case, v, "who removed the assignment was not captured"),
             }));

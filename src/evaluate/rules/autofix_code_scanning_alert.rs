@@ -2,7 +2,6 @@
 //! which holds what it shares with the other `create_code_scanning_alert` rule.
 
 use super::shared::code_scanning_alert::load;
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -101,7 +100,7 @@ impl Rule for AutofixAlert {
         Ok(match alert.state.as_str() {
             "fixed" if pr.as_ref().is_some_and(|p| p.merged == Some(true)) => done(self.row(AutofixAlertRow::FixedViaPr).at(alert.fixed_at)),
             "fixed" => done(self.row(AutofixAlertRow::Fixed).at(alert.fixed_at)),
-            "dismissed" if case.actors.classify(&alert.dismissed_by) == ActorClass::VisibleNonBot => {
+            "dismissed" if case.actors.classify(&alert.dismissed_by).is_person() => {
                 done(self.row(AutofixAlertRow::DismissedByPerson).at(alert.dismissed_at).detail("reason", alert.dismissed_reason.clone()))
             }
             _ if pr.as_ref().is_some_and(|p| p.state.as_deref() == Some("closed") && p.merged != Some(true)) => done(self.row(AutofixAlertRow::PrClosed)),

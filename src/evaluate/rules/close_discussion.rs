@@ -3,7 +3,6 @@
 
 use super::shared::discussion::{closed_as_of, load, people};
 use super::CHALLENGE_PHRASES;
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -65,7 +64,7 @@ impl Rule for CloseDiscussion {
         let closed = closed_as_of(case, &d).map_err(HistoryGap::verdict)?;
         if !closed {
             let by = crate::snapshot::graphql::actor(body.get("reopenedBy"));
-            return Ok(if case.actors.classify(&by) == ActorClass::VisibleNonBot {
+            return Ok(if case.actors.classify(&by).is_person() {
                 self.row(CloseDiscussionRow::ReopenedByPerson).detail("reopened_by", by.login)
             } else {
                 self.row(CloseDiscussionRow::Reopened)

@@ -16,7 +16,6 @@
 //! `rejected`/`strong`/`issue_reopened` from 24h on.
 
 use super::{challenge, issue_final, load_issue};
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -100,7 +99,7 @@ impl Rule for CloseIssue {
         if !lc.closed {
             let reopen = case.events_inside(activity.events.as_deref(), &["reopened"]).last();
             return Ok(done(match reopen {
-                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => {
+                Some(e) if case.actors.classify(&e.actor).is_person() => {
                     self.row(CloseIssueRow::ReopenedByPerson).at(e.created_at).detail("reopened_by", e.actor.login.clone())
                 }
                 Some(e) => self.row(CloseIssueRow::Reopened).at(e.created_at).detail("reopened_by", e.actor.login.clone()),

@@ -14,7 +14,6 @@
 //! `pull_request_merged_after_close`.
 
 use super::{challenge, pull_state, PullState};
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -91,7 +90,7 @@ impl Rule for ClosePullRequest {
         if !lc.closed {
             let reopen = case.events_inside(activity.events.as_deref(), &["reopened"]).last();
             return Ok(done(match reopen {
-                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(ClosePullRequestRow::ReopenedByPerson).at(e.created_at),
+                Some(e) if case.actors.classify(&e.actor).is_person() => self.row(ClosePullRequestRow::ReopenedByPerson).at(e.created_at),
                 Some(e) => self.row(ClosePullRequestRow::Reopened).at(e.created_at),
                 None => super::unattributed(case, self.row(ClosePullRequestRow::Reopened), "open again; no reopened event captured"),
             }));

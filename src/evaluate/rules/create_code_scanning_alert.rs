@@ -2,7 +2,6 @@
 //! which holds what it shares with the other `autofix_code_scanning_alert` rule.
 
 use super::shared::code_scanning_alert::load;
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
@@ -79,7 +78,7 @@ impl Rule for CreateAlert {
         let done = |v: Verdict| v.resolved(true).detail("alert_state", alert.state.clone());
         Ok(match alert.state.as_str() {
             "fixed" => done(self.row(CreateAlertRow::Fixed).at(alert.fixed_at)),
-            "dismissed" if case.actors.classify(&alert.dismissed_by) == ActorClass::VisibleNonBot && alert.dismissed_reason.is_some() => done(
+            "dismissed" if case.actors.classify(&alert.dismissed_by).is_person() && alert.dismissed_reason.is_some() => done(
                 self.row(CreateAlertRow::DismissedWithReason)
                     .status(case.policy.alert_dismissed_with_reason.status())
                     .at(alert.dismissed_at)

@@ -82,7 +82,7 @@ impl Rule for CreateDiscussion {
 
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let (_, d) = load(case)?;
-        let case = case.with_workflow_actor(d.author.login.as_deref());
+        let case = case.with_author(&d.author);
         let answered = d.has_answer && d.answer_chosen_at.map_or(case.window.is_snapshot(), |t| t <= case.as_of);
         if answered {
             return Ok(self.row(CreateDiscussionRow::Answered).resolved(true).at(d.answer_chosen_at).detail("chosen_by", d.answer_chosen_by.login.clone()));

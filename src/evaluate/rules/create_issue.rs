@@ -162,7 +162,7 @@ impl Rule for CreateIssue {
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let (_, issue) = load_issue(case, n)?;
-        let case = case.with_workflow_actor(issue.user.login.as_deref());
+        let case = case.with_author(&issue.user);
         let activity = case.activity(n, issue.is_pull_request);
         let (humans, bots) = case.count_actors(&activity);
         let lc = case.lifecycle(&issue_final(issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
@@ -179,7 +179,7 @@ impl Rule for CreateIssue {
             }
         };
         if lc.closed {
-            let closer = case.actors.classify(&lc.closer);
+            let closer = case.actors.classify_at(&lc.closer, lc.closed_at);
             let reason = lc.state_reason.as_deref();
             let rejecting = matches!(reason, Some("not_planned" | "duplicate"));
             let v = match closer {
@@ -192,6 +192,7 @@ impl Rule for CreateIssue {
                     }
                 }
                 ActorClass::SameWorkflow => super::own_act(&case, self.by_reason(reason, lc.closed_by_commit), self.row(CreateIssueRow::ClosedByWorkflow)),
+                ActorClass::Requester => super::requester_act(&case, self.by_reason(reason, lc.closed_by_commit)),
                 _ => {
                     let v = self.by_reason(reason, lc.closed_by_commit);
                     if closer == ActorClass::Unknown && v.status != S::Unknown {
@@ -208,7 +209,7 @@ impl Rule for CreateIssue {
         if let Some(v) = super::any_capture_problem(&activity) {
             return Err(v);
         }
-        let by_person = |a: &&crate::evaluate::case::Act| a.class == ActorClass::VisibleNonBot;
+        let by_person = |a: &&crate::evaluate::case::Act| a.class.is_person();
         let triage = case.inside(&activity).find(|a| match &a.kind {
             ActKind::Event(e) if TRIAGE_EVENTS.contains(&e.as_str()) => by_person(a),
             ActKind::Event(e) if LINK_EVENTS.contains(&e.as_str()) => a.class != ActorClass::SameWorkflow,

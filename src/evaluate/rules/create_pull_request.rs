@@ -50,6 +50,24 @@ rows! {
             seed: "§6: a signal counts when it comes from someone other than the workflow",
             policy: Some("own_act_counts"),
         },
+        MergedByRequester => RowSpec {
+            id: "merged_by_requester",
+            when: "Merged by the requester: the person whose account the agent opened the PR under, after the agent's own acts",
+            status: S::Accepted,
+            strength: E::Strong,
+            signal: "pull_request_merged_by_requester",
+            seed: "Merged (§6: the requester is a person, not the workflow)",
+            policy: Some("requester_acts"),
+        },
+        ClosedByRequester => RowSpec {
+            id: "closed_by_requester",
+            when: "Closed unmerged by the requester, after the agent's own acts",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "pull_request_closed_by_requester",
+            seed: "Closed unmerged (§6: the requester is a person, not the workflow)",
+            policy: Some("requester_acts"),
+        },
         ClosedByWorkflow => RowSpec {
             id: "closed_by_workflow",
             when: "Closed unmerged by the workflow's own identity",
@@ -148,7 +166,7 @@ impl Rule for CreatePullRequest {
         }
         let Some(n) = case.output.target_number else { return Err(common(Common::MissingReference)) };
         let (_, pr) = load_pull(case, n)?;
-        let case = case.with_workflow_actor(pr.user.login.as_deref());
+        let case = case.with_author(&pr.user);
         let activity = case.activity(n, true);
         let (humans, bots) = case.count_actors(&activity);
         let lc = case.lifecycle(&pull_final(pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
@@ -162,19 +180,21 @@ impl Rule for CreatePullRequest {
                     .detail("reverted_by", r.describe())
                     .detail("merged_at", lc.merged_at.map(|t| crate::time::format(&t))));
             }
-            let class = case.actors.classify(&lc.merger);
+            let class = case.actors.classify_at(&lc.merger, lc.merged_at);
             let v = match class {
                 ActorClass::SameWorkflow => super::own_act(&case, self.row(CreatePullRequestRow::Merged), self.row(CreatePullRequestRow::MergedByWorkflow)),
+                ActorClass::Requester => super::requester_act(&case, self.row(CreatePullRequestRow::MergedByRequester)),
                 ActorClass::Unknown => super::unattributed(&case, self.row(CreatePullRequestRow::Merged), "who merged it was not captured"),
                 _ => self.row(CreatePullRequestRow::Merged),
             };
             v.at(lc.merged_at).detail("merged", true).detail("merged_by", lc.merger.login.clone()).detail("merged_by_type", class.as_str())
         } else if lc.closed {
-            let class = case.actors.classify(&lc.closer);
+            let class = case.actors.classify_at(&lc.closer, lc.closed_at);
             let v = match class {
                 ActorClass::SameWorkflow => {
                     super::own_act(&case, self.row(CreatePullRequestRow::ClosedUnmerged), self.row(CreatePullRequestRow::ClosedByWorkflow))
                 }
+                ActorClass::Requester => super::requester_act(&case, self.row(CreatePullRequestRow::ClosedByRequester)),
                 ActorClass::Unknown => super::unattributed(&case, self.row(CreatePullRequestRow::ClosedUnmerged), "who closed it was not captured"),
                 _ => self.row(CreatePullRequestRow::ClosedUnmerged),
             };

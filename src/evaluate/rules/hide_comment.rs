@@ -14,7 +14,6 @@
 //! Comment 7 hidden at T, still minimized at capture -> `accepted`/`medium`/
 //! `comment_still_hidden`.
 
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -105,7 +104,7 @@ impl Rule for HideComment {
             return Ok(self.row(HideCommentRow::StillHidden).resolved(true).detail("reason", state.get("minimizedReason").cloned()));
         }
         let by = crate::snapshot::graphql::actor(state.get("unminimizedBy"));
-        if case.actors.classify(&by) == ActorClass::VisibleNonBot {
+        if case.actors.classify(&by).is_person() {
             return Ok(self.row(HideCommentRow::UnhiddenByPerson).resolved(true).detail("unhidden_by", by.login));
         }
         Ok(self.row(HideCommentRow::Unhidden).resolved(true))

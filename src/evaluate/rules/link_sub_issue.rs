@@ -13,7 +13,6 @@
 //! #12 linked under #10; `issues/10/sub_issues` still lists #12 at capture ->
 //! `accepted`/`medium`/`sub_issue_link_present`.
 
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -126,7 +125,7 @@ impl Rule for LinkSubIssue {
             .flat_map(|e| e.events())
             .find(|e| matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed")) && case.is_inside(e.created_at));
         Ok(done(match remover {
-            Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(LinkSubIssueRow::RemovedByPerson).at(e.created_at),
+            Some(e) if case.actors.classify(&e.actor).is_person() => self.row(LinkSubIssueRow::RemovedByPerson).at(e.created_at),
             Some(e) => self.row(LinkSubIssueRow::Removed).at(e.created_at),
             None => self.row(LinkSubIssueRow::Removed),
         }))

@@ -15,7 +15,6 @@
 //! `reviewed_after_ready` from the 7d window on.
 
 use super::{capture_problem, pull_final};
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -111,7 +110,7 @@ impl Rule for MarkReady {
         if lc.merged {
             return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Merged).at(lc.merged_at)));
         }
-        let draft = case.events_inside(activity.events.as_deref(), &["convert_to_draft"]).find(|e| case.actors.classify(&e.actor) == ActorClass::VisibleNonBot);
+        let draft = case.events_inside(activity.events.as_deref(), &["convert_to_draft"]).find(|e| case.actors.classify(&e.actor).is_person());
         if let Some(e) = draft {
             return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::BackToDraft).at(e.created_at)));
         }

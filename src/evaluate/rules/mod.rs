@@ -47,7 +47,6 @@ pub mod update_release;
 
 use crate::evaluate::case::HistoryGap;
 
-use super::actors::ActorClass;
 use super::case::{Act, Activity, Case, Final, Missing};
 use super::{common, deleted, Common, Evaluator, Verdict};
 use crate::snapshot::github::{Issue, PullRequest};
@@ -219,6 +218,17 @@ pub fn own_act(case: &Case, counted: Verdict, by_workflow: Verdict) -> Verdict {
     v.detail("acted_by_workflow", true)
 }
 
+/// An act of the requester (the person the agent worked for, after the agent's own acts),
+/// decided the same way in every rule (policy `requester_acts`): the person's decision at
+/// the row's strength by default, or at weak strength.
+pub fn requester_act(case: &Case, v: Verdict) -> Verdict {
+    let v = match case.policy.requester_acts {
+        super::policy::RequesterActs::Weak => v.strength(super::outcome::EvidenceStrength::Weak).note("done by the requester: counted at weak strength (policy requester_acts)"),
+        _ => v,
+    };
+    v.detail("acted_by_requester", true)
+}
+
 /// An act whose actor was not captured, decided the same way in every rule (policy
 /// `unattributed_full_strength`): at most medium strength and medium confidence by
 /// default, with `why` as the note.
@@ -235,7 +245,7 @@ pub fn person_act<'b>(case: &Case, a: &'b Activity, f: impl Fn(&Act) -> bool) ->
 
 /// `person_act` over any acts (a rule's own beside an output's shared activity).
 pub fn person_act_among<'b>(case: &Case, acts: impl Iterator<Item = &'b Act> + 'b, f: impl Fn(&Act) -> bool) -> Option<&'b Act> {
-    case.inside_of(acts).find(|x| x.class == ActorClass::VisibleNonBot && f(x))
+    case.inside_of(acts).find(|x| x.class.is_person() && f(x))
 }
 
 /// Phrases by which people say a close was wrong. Matching is on lower-cased comment text;

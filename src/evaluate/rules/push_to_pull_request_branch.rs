@@ -18,7 +18,6 @@
 use serde_json::Value;
 
 use super::pull_final;
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -199,7 +198,7 @@ impl Rule for PushToPullRequestBranch {
         }
         let reviewed = case
             .inside(&activity)
-            .find(|a| a.class == ActorClass::VisibleNonBot && matches!(a.kind, ActKind::Review(_) | ActKind::Comment | ActKind::ReviewComment));
+            .find(|a| a.class.is_person() && matches!(a.kind, ActKind::Review(_) | ActKind::Comment | ActKind::ReviewComment));
         if let Some(a) = reviewed {
             return Ok(done(self.row(PushToPullRequestBranchRow::OpenActivity).at(a.at)));
         }

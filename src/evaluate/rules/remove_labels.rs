@@ -13,7 +13,6 @@
 //! `labels_stay_removed`.
 
 use super::add_labels::{label_changer, labels_at};
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -104,7 +103,7 @@ impl Rule for RemoveLabels {
         } else {
             let who = label_changer(case, &activity, "labeled", &back);
             match who {
-                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(RemoveLabelsRow::ReaddedByPerson).at(e.created_at),
+                Some(e) if case.actors.classify(&e.actor).is_person() => self.row(RemoveLabelsRow::ReaddedByPerson).at(e.created_at),
                 Some(e) => self.row(RemoveLabelsRow::Readded).at(e.created_at),
                 None => super::unattributed(case, self.row(RemoveLabelsRow::Readded), "who added them back was not captured"),
             }

@@ -12,7 +12,6 @@
 //! `state_retained`.
 
 use super::add_labels::{label_changer, labels_at};
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -92,7 +91,7 @@ impl Rule for ReplaceLabel {
             let touched: Vec<&String> = added.iter().chain(removed.iter()).collect();
             let who = label_changer(case, &activity, "unlabeled", &touched).or_else(|| label_changer(case, &activity, "labeled", &touched));
             match who {
-                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(ReplaceLabelRow::RevertedByPerson).at(e.created_at),
+                Some(e) if case.actors.classify(&e.actor).is_person() => self.row(ReplaceLabelRow::RevertedByPerson).at(e.created_at),
                 Some(e) => self.row(ReplaceLabelRow::Reverted).at(e.created_at),
                 None => super::unattributed(case, self.row(ReplaceLabelRow::Reverted), "who undid it was not captured"),
             }

@@ -115,7 +115,7 @@ impl Rule for SubmitReview {
             _ => false,
         };
         if let Some(a) = case.inside(&activity).find(|a| {
-            a.class == ActorClass::VisibleNonBot
+            a.class.is_person()
                 && a.actor.login.as_deref().is_some_and(|l| l.to_lowercase() != reviewer)
                 && matches!(&a.kind, ActKind::Review(s) if opposite(s))
         }) {

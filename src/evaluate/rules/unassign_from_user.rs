@@ -3,7 +3,6 @@
 
 use super::shared::assignees::{assignees_at, users};
 use super::{issue_final, load_issue};
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -76,7 +75,7 @@ impl Rule for UnassignFromUser {
                 .filter(|e| e.assignee.as_ref().is_some_and(|a| gone.contains(&a.to_lowercase())))
                 .last();
             return Ok(done(match who {
-                Some(e) if case.actors.classify(&e.actor) == ActorClass::VisibleNonBot => self.row(UnassignFromUserRow::ReassignedByPerson).at(e.created_at),
+                Some(e) if case.actors.classify(&e.actor).is_person() => self.row(UnassignFromUserRow::ReassignedByPerson).at(e.created_at),
                 Some(e) => self.row(UnassignFromUserRow::Reassigned).at(e.created_at),
                 None => super::unattributed(case, self.row(UnassignFromUserRow::Reassigned), "who assigned them again was not captured"),
             }));

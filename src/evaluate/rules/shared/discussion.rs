@@ -18,7 +18,6 @@
 //!
 //! What `create_discussion`, `update_discussion` and `close_discussion` share; each type's rule is in its own file.
 
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::Case;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::rules::missing;
@@ -41,7 +40,7 @@ pub(crate) fn people<'d>(case: &Case, d: &'d Discussion) -> Vec<&'d GqlComment> 
         .comments
         .iter()
         .flat_map(|c| std::iter::once(c).chain(c.replies.iter()))
-        .filter(|c| case.actors.classify(&c.author) == ActorClass::VisibleNonBot && case.is_inside(c.created_at))
+        .filter(|c| case.actors.classify(&c.author).is_person() && case.is_inside(c.created_at))
         .collect();
     out.sort_by_key(|c| c.created_at);
     out

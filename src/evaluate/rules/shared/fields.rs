@@ -6,7 +6,6 @@
 
 use serde_json::{json, Value};
 
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{Activity, Case};
 use crate::evaluate::outcome::Confidence;
@@ -200,7 +199,7 @@ pub fn update_verdict<R: Rule>(rule: &R, rows: UpdateRows<R::Row>, case: &Case, 
     // Who touched the compared fields inside the window.
     let kinds: Vec<&str> = wanted.iter().flat_map(|f| field_events(f).iter().copied()).collect();
     let touches: Vec<&Event> = case.events_inside(activity.events.as_deref(), &kinds).collect();
-    let person = touches.iter().rev().find(|e| case.actors.classify(&e.actor) == ActorClass::VisibleNonBot);
+    let person = touches.iter().rev().find(|e| case.actors.classify(&e.actor).is_person());
     let v = if kept == judged.len() {
         match person {
             Some(e) if rows.retained_after_edit.is_some() => {

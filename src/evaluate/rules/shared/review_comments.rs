@@ -23,7 +23,6 @@
 //! What `create_pull_request_review_comment`, `reply_to_pull_request_review_comment` and
 //! `resolve_pull_request_review_thread` share; each type's rule is in its own file.
 
-use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::rules::{pull_state, PullState};
 use crate::evaluate::{common, Common, RowId, Rule, Verdict};
@@ -78,14 +77,14 @@ pub(crate) fn person_reply(case: &Case, n: i64, id: i64, thread: Option<&ReviewT
     let r = rest
         .iter()
         .filter(|c| c.in_reply_to_id == Some(id) || (thread.is_some_and(|t| t.holds_comment(c.id.unwrap_or(-1))) && c.id != Some(id)))
-        .find(|c| case.actors.classify(&c.user) == ActorClass::VisibleNonBot && case.is_inside(c.created_at))
+        .find(|c| case.actors.classify(&c.user).is_person() && case.is_inside(c.created_at))
         .map(|c| c.created_at);
     r.or_else(|| {
         thread?
             .comments
             .iter()
             .filter(|c| c.id != Some(id))
-            .find(|c| case.actors.classify(&c.author) == ActorClass::VisibleNonBot && case.is_inside(c.created_at))
+            .find(|c| case.actors.classify(&c.author).is_person() && case.is_inside(c.created_at))
             .map(|c| c.created_at)
     })
 }
@@ -123,7 +122,7 @@ pub(crate) fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: 
     let Some(n) = n.or(c.pull_number) else {
         return Err(common(Common::MissingReference).note("the comment's PR is not recorded"));
     };
-    let case = case.with_workflow_actor(c.user.login.as_deref());
+    let case = case.with_author(&c.user);
     let all = threads(&case, Some(n));
     let thread = all.iter().map(|(_, t)| t).find(|t| t.holds_comment(id));
     if thread.and_then(|t| t.comments.iter().find(|x| x.id == Some(id))).and_then(|x| x.minimized) == Some(true) || c.minimized == Some(true) {
@@ -132,7 +131,7 @@ pub(crate) fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: 
     let snap = case.window.is_snapshot();
     if snap {
         if let Some(t) = thread.filter(|t| t.resolved == Some(true)) {
-            if case.actors.classify(&t.resolved_by) == ActorClass::VisibleNonBot {
+            if case.actors.classify(&t.resolved_by).is_person() {
                 return Ok(rule.row(rows.resolved).resolved(true).detail("resolved_by", t.resolved_by.login.clone()));
             }
         }
