@@ -2,7 +2,8 @@
 -- window; the merger is the actor of the timeline's `merged` event).
 --   merged                 PRs merged by the snapshot time
 --   by_visible_non_bot     merged by a visible non-bot account other than the PR's author
---   by_author              merged by the PR's own author (the identity the agent wrote as)
+--   by_author              merged by the PR's own author: the agent's own account, or the
+--                          person whose account it opened the PR under (the requester)
 --   by_bot                 merged by a bot account
 --   by_unknown             merger not recorded (no pr_timelines.csv, or no `merged` event)
 --   by_other               merged by GitHub itself, or reverted after the merge
@@ -13,6 +14,7 @@ WITH merged AS (
     CASE
       WHEN strpos(details, '"merged_by_type":"visible_non_bot_actor"') > 0 THEN 'visible_non_bot'
       WHEN strpos(details, '"merged_by_type":"same_workflow_actor"') > 0 THEN 'author'
+      WHEN strpos(details, '"merged_by_type":"requester_actor"') > 0 THEN 'author'
       WHEN strpos(details, '"merged_by_type":"bot_actor"') > 0 THEN 'bot'
       WHEN strpos(details, '"merged_by_type":"unknown_actor"') > 0 THEN 'unknown'
       ELSE 'other'
@@ -20,7 +22,7 @@ WITH merged AS (
   FROM outcomes
   WHERE run_id LIKE 'aidev:%'
     AND eval_window = 'snapshot'
-    AND human_check_signal IN ('pull_request_merged', 'pull_request_merged_by_workflow', 'reverted_after_merge')
+    AND human_check_signal IN ('pull_request_merged', 'pull_request_merged_by_workflow', 'pull_request_merged_by_requester', 'reverted_after_merge')
 )
 SELECT
   agent,

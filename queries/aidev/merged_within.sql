@@ -10,8 +10,8 @@ SELECT
   eval_window,
   COUNT(*) AS prs,
   SUM(CASE WHEN human_check_signal <> 'window_not_yet_observable' THEN 1 ELSE 0 END) AS observable,
-  SUM(CASE WHEN human_check_signal IN ('pull_request_merged', 'pull_request_merged_by_workflow', 'reverted_after_merge') THEN 1 ELSE 0 END) AS merged_within,
-  100.0 * SUM(CASE WHEN human_check_signal IN ('pull_request_merged', 'pull_request_merged_by_workflow', 'reverted_after_merge') THEN 1 ELSE 0 END)
+  SUM(CASE WHEN human_check_signal IN ('pull_request_merged', 'pull_request_merged_by_workflow', 'pull_request_merged_by_requester', 'reverted_after_merge') THEN 1 ELSE 0 END) AS merged_within,
+  100.0 * SUM(CASE WHEN human_check_signal IN ('pull_request_merged', 'pull_request_merged_by_workflow', 'pull_request_merged_by_requester', 'reverted_after_merge') THEN 1 ELSE 0 END)
     / NULLIF(SUM(CASE WHEN human_check_signal <> 'window_not_yet_observable' THEN 1 ELSE 0 END), 0) AS merged_within_pct
 FROM outcomes
 WHERE run_id LIKE 'aidev:%' AND eval_window IN ('24h', '7d')

@@ -720,7 +720,7 @@ fn real_recorded_bodies_captured_page_by_page_are_judged_as_recorded() {
     ok(&["run", "--snapshot", "hand", "--runs", "runs", "--out", "b", "--quiet"], tmp.path());
     let (a, b) = (outcomes(&tmp.path().join("a")), outcomes(&tmp.path().join("b")));
     assert_same_outcomes(&a, &b);
-    assert!(a.iter().any(|r| r["human_check_signal"] == "pull_request_merged_by_workflow" || r["human_check_signal"] == "pull_request_merged"), "{a:?}");
+    assert!(a.iter().any(|r| r["human_check_signal"] == "pull_request_merged_by_requester"), "{a:?}");
 }
 
 /// A runs directory of one run that opened PR 1 of `o/r`: capture asks for the repository,

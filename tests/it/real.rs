@@ -286,8 +286,11 @@ fn a_path_captured_twice_is_judged_on_the_later_copy() {
     assert_eq!((r["input"].as_u64(), r["used"].as_u64(), r["superseded"].as_u64()), (Some(2), Some(1), Some(1)));
 }
 
-/// Class 5. hossain-khan/github-stats#27 was opened and merged by the same account: the
-/// workflow's own act, not a response from the repository (policy own_act_counts).
+/// Class 5. hossain-khan/github-stats#27 was opened and merged (3 minutes later) by the same
+/// account, a person's (`type: User`): opened as the agent's output under the person's
+/// account, the merge after the agent's act is the requester's decision (policy
+/// `requester_acts`, default `person`); with `requester_acts: workflow` it is the workflow's
+/// own act, not a response from the repository.
 #[test]
 fn a_merge_by_the_workflows_own_identity_is_not_acceptance() {
     let mut s = Study::new("2022-12-01T00:00:00Z");
@@ -300,7 +303,13 @@ fn a_merge_by_the_workflows_own_identity_is_not_acceptance() {
             None,
         )
         .item("109", "hossain-khan/github-stats", json!({"type": "create_pull_request", "number": 27, "timestamp": "2022-09-22T23:40:25Z"}));
-    let rows = outcomes(&s.run());
+    let ds = s.run();
+    let rows = outcomes(&ds);
+    assert_eq!(at(&rows, "snapshot"), ("accepted", "strong", "pull_request_merged_by_requester"));
+    assert_eq!(rows.iter().find(|r| r.0 == "snapshot").unwrap().4["acted_by_requester"], true);
+    std::fs::write(s.path().join("policy.json"), r#"{"requester_acts": "workflow"}"#).unwrap();
+    ok(&["evaluate", "--quiet", "--dataset", "ds", "--policy", "policy.json"], s.path());
+    let rows = outcomes(&ds);
     assert_eq!(at(&rows, "snapshot"), ("ignored", "weak", "pull_request_merged_by_workflow"));
     assert_eq!(rows.iter().find(|r| r.0 == "snapshot").unwrap().4["acted_by_workflow"], true);
 }
