@@ -225,14 +225,16 @@ fn hindsights_additions_match_a_hand_computation() {
     );
     assert_fields(row(&b, &[("agent", "Copilot")]), &[("merged", 1.0), ("by_unknown", 1.0), ("by_visible_non_bot", 0.0)]);
 
-    // acceptance at 7d, Claude_Code: 1 accepted strong (merged by dave); 5 accepted medium
-    // (merger not recorded: policy unattributed_full_strength); 4 and 2 ignored (merged, and
-    // closed, by their own authors: policy own_act_counts); 3 ignored (open with no activity
-    // for the policy's ignore_after_hours, 168). All five evaluable.
+    // acceptance at 7d, Claude_Code: 1 accepted strong (merged by dave); 4 accepted strong
+    // (merged by carol, its author: a person's account the agent opened the PR under, so the
+    // requester's decision, policy requester_acts); 5 accepted medium (merger not recorded:
+    // policy unattributed_full_strength); 2 rejected strong (closed by bob, its author, the
+    // requester); 3 ignored (open with no activity for the policy's ignore_after_hours, 168).
+    // All five evaluable: strict 2 of 5, human-check 3 of 5.
     let a = rows(&ds, "aidev/acceptance");
     assert_fields(
         row(&a, &[("agent", "Claude_Code"), ("eval_window", "7d")]),
-        &[("evaluable", 5.0), ("strict_acceptance_pct", pct(1.0, 5.0)), ("human_check_acceptance_pct", pct(2.0, 5.0))],
+        &[("evaluable", 5.0), ("strict_acceptance_pct", pct(2.0, 5.0)), ("human_check_acceptance_pct", pct(3.0, 5.0))],
     );
     let statuses = sql(
         &ds,
@@ -242,7 +244,7 @@ fn hindsights_additions_match_a_hand_computation() {
         .iter()
         .map(|r| (r["target_number"].as_i64().unwrap(), r["outcome_status"].as_str().unwrap(), r["evidence_strength"].as_str().unwrap()))
         .collect();
-    assert_eq!(got, [(1, "accepted", "strong"), (2, "ignored", "weak"), (3, "ignored", "weak"), (4, "ignored", "weak"), (5, "accepted", "medium")]);
+    assert_eq!(got, [(1, "accepted", "strong"), (2, "rejected", "strong"), (3, "ignored", "weak"), (4, "accepted", "strong"), (5, "accepted", "medium")]);
 }
 
 /// The fixture with one more merged Claude_Code PR, with a task type, whose body is over

@@ -861,9 +861,11 @@ fn a_capture_of_big_pages_holds_about_one_page_in_memory() {
     let page = 32 * MB;
     // The process itself (code, threads, the rules) takes about 50 MB. Held as before (the
     // pages, their cassette lines, the writer's buffer, the store's copy), the failed path
-    // would take over 4 pages more, and the captured one over 12.
+    // would take over 4 pages more, and the captured one over 12. The bounds leave a page
+    // or two of room for the allocator's timing on a loaded machine (measured alone: 84 and
+    // 213 MB; beside the whole suite on 2 cores: 144 MB for the failed path).
     let base = 64 * MB;
-    for (fail_after, bound) in [(true, base + 2 * page), (false, base + 6 * page)] {
+    for (fail_after, bound) in [(true, base + 3 * page), (false, base + 8 * page)] {
         let tmp = tempfile::tempdir().unwrap();
         let big = Quirk::Big { pages: 4, bytes: page as usize, fail_after };
         let server = serve(BTreeMap::new(), [("repos/o/r/commits".to_string(), big)].into());
