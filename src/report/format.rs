@@ -252,10 +252,10 @@ fn left_out_batch(left_out: &[super::LeftOut]) -> Result<RecordBatch> {
 }
 
 /// Decimals a number column of the table, markdown and HTML reports is shown with: hours
-/// (`*hours*`, `median_time_*`) and percents (`*_pct`, `pct`) 1, everything else (rates,
+/// (`*hours*`, `median_time_*`) and percents (`pct`, `pct_*`, `*_pct`) 1, everything else (rates,
 /// shares, means) 4. JSON and CSV keep every digit the query computed.
 pub fn reading_decimals(column: &str) -> i32 {
-    if column.contains("hours") || column.starts_with("median_time") || column.ends_with("_pct") || column == "pct" {
+    if column.contains("hours") || column.starts_with("median_time") || column == "pct" || column.starts_with("pct_") || column.ends_with("_pct") {
         1
     } else {
         4
@@ -415,6 +415,34 @@ mod tests {
     use super::*;
     use arrow::array::{BooleanArray, Float64Array, Int32Array, Int64Array, StringArray, StringViewArray};
     use std::sync::Arc;
+
+    /// Rates and other fractions to 4 decimals, hours and percents to 1; integers, strings
+    /// and NULLs untouched.
+    #[test]
+    fn numbers_are_rounded_for_reading_by_column() {
+        let batch = RecordBatch::try_from_iter(vec![
+            ("agent", Arc::new(StringArray::from(vec![Some("a"), Some("b")])) as ArrayRef),
+            ("prs", Arc::new(Int64Array::from(vec![Some(3), None])) as ArrayRef),
+            ("rejection_rate", Arc::new(Float64Array::from(vec![Some(1.0 / 3.0), Some(-0.00001)])) as ArrayRef),
+            ("median_hours_to_merge", Arc::new(Float64Array::from(vec![Some(6.873611111111111), None])) as ArrayRef),
+            ("median_time_to_acceptance", Arc::new(Float64Array::from(vec![Some(1.16), Some(0.25)])) as ArrayRef),
+            ("pct_merged", Arc::new(Float64Array::from(vec![Some(48.91901795529498), Some(100.0)])) as ArrayRef),
+        ])
+        .unwrap();
+        let r = rounded_for_reading(&[batch.clone()]).unwrap();
+        let json = json_rows(&r).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!([
+                {"agent": "a", "prs": 3, "rejection_rate": 0.3333, "median_hours_to_merge": 6.9, "median_time_to_acceptance": 1.2, "pct_merged": 48.9},
+                {"agent": "b", "prs": null, "rejection_rate": 0.0, "median_hours_to_merge": null, "median_time_to_acceptance": 0.3, "pct_merged": 100.0}
+            ])
+        );
+        // The table shows the rounded values; JSON of the original keeps every digit.
+        let table = render(&r, Format::Table).unwrap();
+        assert!(table.contains("| 0.3333 ") && table.contains("| 6.9 ") && !table.contains("-0.0"), "{table}");
+        assert_eq!(json_rows(&[batch]).unwrap()[0]["rejection_rate"], serde_json::json!(1.0 / 3.0));
+    }
 
     /// The direct JSON writer gives serde_json's pretty text of `json_rows`, byte for byte,
     /// at every nesting level, and declines what it would write otherwise.
