@@ -73,7 +73,7 @@ pub fn render(batches: &[RecordBatch], fmt: Format) -> Result<String> {
         },
         Format::Html => {
             let section = super::html::Section { name: "query", title: "Query result", columns: column_names(batches), rows: rows_of(batches)? };
-            Ok(super::html::page("query result", &[section], None))
+            Ok(super::html::page("query result", &[section], &[], None))
         }
         Format::Markdown => {
             let (names, rows) = cells(batches)?;
@@ -236,13 +236,110 @@ pub const TERMINAL_ROWS: usize = 20;
 /// The dashboard's sections (query name, title, result) in one format. `provenance` heads
 /// the HTML page.
 pub fn sections(sections: &[(&str, &str, Vec<RecordBatch>)], fmt: Format, provenance: Option<&super::html::Provenance>) -> Result<String> {
+    sections_with_notes(sections, &[], fmt, provenance)
+}
+
+/// The key of the JSON report (and the `query` of the CSV one) that lists the sections left
+/// out, one row per note: `sections` (their query names, comma-separated) and `note`.
+pub const LEFT_OUT: &str = "left_out";
+
+/// The left-out sections as rows (`sections`, `note`).
+fn left_out_batch(left_out: &[super::LeftOut]) -> Result<RecordBatch> {
+    use arrow::array::StringArray;
+    let names: StringArray = left_out.iter().map(|l| Some(l.sections.join(", "))).collect();
+    let notes: StringArray = left_out.iter().map(|l| Some(l.note)).collect();
+    Ok(RecordBatch::try_from_iter(vec![("sections", std::sync::Arc::new(names) as ArrayRef), ("note", std::sync::Arc::new(notes) as ArrayRef)])?)
+}
+
+/// Decimals a number column of the table, markdown and HTML reports is shown with: hours
+/// (`*hours*`, `median_time_*`) and percents (`pct`, `pct_*`, `*_pct`) 1, everything else (rates,
+/// shares, means) 4. JSON and CSV keep every digit the query computed.
+pub fn reading_decimals(column: &str) -> i32 {
+    if column.contains("hours") || column.starts_with("median_time") || column == "pct" || column.starts_with("pct_") || column.ends_with("_pct") {
+        1
+    } else {
+        4
+    }
+}
+
+/// A number of `column` as the table, markdown and HTML reports show it: rounded half away
+/// from zero to [`reading_decimals`].
+pub fn for_reading(column: &str, v: f64) -> f64 {
+    let scale = 10f64.powi(reading_decimals(column));
+    let r = (v * scale).round() / scale;
+    // No `-0.0` from a small negative; a value too large to scale stays as it is.
+    if r.is_finite() {
+        r + 0.0
+    } else {
+        v
+    }
+}
+
+/// The batches with every floating-point column rounded for reading ([`for_reading`]).
+pub fn rounded_for_reading(batches: &[RecordBatch]) -> Result<Vec<RecordBatch>> {
+    use arrow::array::{AsArray, Float32Array, Float64Array};
+    use arrow::datatypes::{DataType, Float32Type, Float64Type};
+    batches
+        .iter()
+        .map(|b| {
+            let schema = b.schema();
+            let cols: Vec<ArrayRef> = b
+                .columns()
+                .iter()
+                .zip(schema.fields())
+                .map(|(c, f)| match c.data_type() {
+                    DataType::Float64 => {
+                        let a: Float64Array = c.as_primitive::<Float64Type>().iter().map(|v| v.map(|v| for_reading(f.name(), v))).collect();
+                        std::sync::Arc::new(a) as ArrayRef
+                    }
+                    DataType::Float32 => {
+                        let a: Float32Array = c.as_primitive::<Float32Type>().iter().map(|v| v.map(|v| for_reading(f.name(), v as f64) as f32)).collect();
+                        std::sync::Arc::new(a) as ArrayRef
+                    }
+                    _ => c.clone(),
+                })
+                .collect();
+            Ok(RecordBatch::try_new(schema, cols)?)
+        })
+        .collect()
+}
+
+/// [`sections`], and the sections left out of this dashboard with their one-line notes:
+/// lines after the sections in the table, markdown and HTML; a [`LEFT_OUT`] key in the JSON
+/// and CSV (only when something was left out). Table, markdown and HTML round numbers for
+/// reading ([`for_reading`]); JSON and CSV keep full precision.
+pub fn sections_with_notes(
+    sections: &[(&str, &str, Vec<RecordBatch>)],
+    left_out: &[super::LeftOut],
+    fmt: Format,
+    provenance: Option<&super::html::Provenance>,
+) -> Result<String> {
+    let notes: Vec<&str> = left_out.iter().map(|l| l.note).collect();
+    let mut owned: Vec<(&str, &str, Vec<RecordBatch>)> = Vec::new();
+    let sections: &[(&str, &str, Vec<RecordBatch>)] = match fmt {
+        Format::Table | Format::Markdown | Format::Html => {
+            for (name, title, b) in sections {
+                owned.push((name, title, rounded_for_reading(b)?));
+            }
+            &owned
+        }
+        Format::Json | Format::Csv => {
+            if left_out.is_empty() {
+                sections
+            } else {
+                owned.extend(sections.iter().map(|(n, t, b)| (*n, *t, b.clone())));
+                owned.push((LEFT_OUT, "Left out", vec![left_out_batch(left_out)?]));
+                &owned
+            }
+        }
+    };
     match fmt {
         Format::Html => {
             let mut s = Vec::new();
             for (name, title, b) in sections {
                 s.push(super::html::Section { name, title, columns: column_names(b), rows: rows_of(b)? });
             }
-            Ok(super::html::page("dashboard", &s, provenance))
+            Ok(super::html::page("dashboard", &s, &notes, provenance))
         }
         Format::Json => {
             // serde_json's layout (two spaces a level), with sections in the dashboard's
@@ -286,6 +383,9 @@ pub fn sections(sections: &[(&str, &str, Vec<RecordBatch>)], fmt: Format, proven
                 out.push_str(&render(b, fmt)?);
                 out.push('\n');
             }
+            for note in &notes {
+                out.push_str(&format!("> {}\n\n", crate::text::printable(note)));
+            }
             Ok(out)
         }
         Format::Table => {
@@ -302,6 +402,9 @@ pub fn sections(sections: &[(&str, &str, Vec<RecordBatch>)], fmt: Format, proven
                 }
                 out.push('\n');
             }
+            for note in &notes {
+                out.push_str(&format!("{note}\n"));
+            }
             Ok(out)
         }
     }
@@ -312,6 +415,34 @@ mod tests {
     use super::*;
     use arrow::array::{BooleanArray, Float64Array, Int32Array, Int64Array, StringArray, StringViewArray};
     use std::sync::Arc;
+
+    /// Rates and other fractions to 4 decimals, hours and percents to 1; integers, strings
+    /// and NULLs untouched.
+    #[test]
+    fn numbers_are_rounded_for_reading_by_column() {
+        let batch = RecordBatch::try_from_iter(vec![
+            ("agent", Arc::new(StringArray::from(vec![Some("a"), Some("b")])) as ArrayRef),
+            ("prs", Arc::new(Int64Array::from(vec![Some(3), None])) as ArrayRef),
+            ("rejection_rate", Arc::new(Float64Array::from(vec![Some(1.0 / 3.0), Some(-0.00001)])) as ArrayRef),
+            ("median_hours_to_merge", Arc::new(Float64Array::from(vec![Some(6.873611111111111), None])) as ArrayRef),
+            ("median_time_to_acceptance", Arc::new(Float64Array::from(vec![Some(1.16), Some(0.25)])) as ArrayRef),
+            ("pct_merged", Arc::new(Float64Array::from(vec![Some(48.91901795529498), Some(100.0)])) as ArrayRef),
+        ])
+        .unwrap();
+        let r = rounded_for_reading(&[batch.clone()]).unwrap();
+        let json = json_rows(&r).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!([
+                {"agent": "a", "prs": 3, "rejection_rate": 0.3333, "median_hours_to_merge": 6.9, "median_time_to_acceptance": 1.2, "pct_merged": 48.9},
+                {"agent": "b", "prs": null, "rejection_rate": 0.0, "median_hours_to_merge": null, "median_time_to_acceptance": 0.3, "pct_merged": 100.0}
+            ])
+        );
+        // The table shows the rounded values; JSON of the original keeps every digit.
+        let table = render(&r, Format::Table).unwrap();
+        assert!(table.contains("| 0.3333 ") && table.contains("| 6.9 ") && !table.contains("-0.0"), "{table}");
+        assert_eq!(json_rows(&[batch]).unwrap()[0]["rejection_rate"], serde_json::json!(1.0 / 3.0));
+    }
 
     /// The direct JSON writer gives serde_json's pretty text of `json_rows`, byte for byte,
     /// at every nesting level, and declines what it would write otherwise.

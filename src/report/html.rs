@@ -249,7 +249,8 @@ fn glossary() -> String {
 }
 
 /// The page. `sections` are in dashboard order; `title` says what the page shows.
-pub fn page(title: &str, sections: &[Section], prov: Option<&Provenance>) -> String {
+/// `notes` say which sections were left out and why, one line each, after the sections.
+pub fn page(title: &str, sections: &[Section], notes: &[&str], prov: Option<&Provenance>) -> String {
     let get = |n: &str| sections.iter().find(|s| s.name == n).map(|s| &s.rows);
     let mut charts = String::new();
     if let Some(rows) = get("acceptance_by_window") {
@@ -279,6 +280,14 @@ pub fn page(title: &str, sections: &[Section], prov: Option<&Provenance>) -> Str
             " h",
         ));
     }
+    if let Some(rows) = get("aidev/rates_by_window") {
+        // An AIDev import: the rates of each agent's PRs at the snapshot.
+        let snap: Rows = rows.iter().filter(|r| r["eval_window"] == "snapshot" && num(r.get("evaluable_prs")) > 0.0).cloned().collect();
+        let labels: Vec<String> = snap.iter().map(|r| cell(&r["agent"])).collect();
+        let ns: Vec<f64> = snap.iter().map(|r| num(r.get("evaluable_prs"))).collect();
+        let series: Vec<(&str, Vec<f64>)> = RATES.iter().map(|k| (*k, snap.iter().map(|r| num(r.get(*k))).collect())).collect();
+        charts.push_str(&bars("The three acceptance rates by agent, snapshot window (n: evaluable PRs)", &labels, &ns, &series, 1.0, ""));
+    }
     if let Some(rows) = get("summary") {
         let labels: Vec<String> = rows.iter().map(|r| cell(&r["eval_window"])).collect();
         let keys = ["accepted_strong", "accepted_medium", "accepted_weak", "rejected", "pending", "ignored", "unknown", "skipped"];
@@ -288,6 +297,13 @@ pub fn page(title: &str, sections: &[Section], prov: Option<&Provenance>) -> Str
     let mut body = String::new();
     for sec in sections {
         let _ = write!(body, r#"<section id="{}"><h2>{}</h2>{}</section>"#, esc(sec.name), esc(sec.title), table(sec));
+    }
+    if !notes.is_empty() {
+        body.push_str(r#"<section id="left_out"><h2>Left out</h2>"#);
+        for note in notes {
+            let _ = write!(body, r#"<p class="left-out">{}</p>"#, esc(note));
+        }
+        body.push_str("</section>");
     }
     let head = match prov {
         Some(p) => provenance(p),

@@ -44,6 +44,9 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("aidev/merged_within", include_str!("../../queries/aidev/merged_within.sql")),
     ("aidev/acceptance", include_str!("../../queries/aidev/acceptance.sql")),
     ("aidev/merged_by", include_str!("../../queries/aidev/merged_by.sql")),
+    ("aidev/by_agent", include_str!("../../queries/aidev/by_agent.sql")),
+    ("aidev/rates_by_window", include_str!("../../queries/aidev/rates_by_window.sql")),
+    ("aidev/accepted_over_time", include_str!("../../queries/aidev/accepted_over_time.sql")),
 ];
 
 /// The dashboard: every bundled query, in this order, with a title each. The JSON report is
@@ -51,11 +54,11 @@ pub const QUERIES: &[(&str, &str)] = &[
 pub const DASHBOARD: &[(&str, &str)] = &[
     ("summary", "Outcomes by window"),
     ("acceptance_by_window", "Acceptance rates by window (denominator: evaluable outputs; terms in docs/DATASET.md)"),
-    ("accepted_over_time", "Accepted at 24h, at 7d, and durably at 30d"),
+    ("accepted_over_time", "Accepted at 24h, at 7d, and durably at 30d, on one cohort: outputs observable in all three windows (n: cohort_outputs)"),
     ("acceptance_by_type", "By safe-output type and window"),
     ("by_workflow", "By workflow and window"),
     ("by_run", "By run and window"),
-    ("gh_aw_summary", "gh-aw's own summary, for comparison (mixes evidence strengths)"),
+    ("gh_aw_summary", "gh-aw's own summary, for comparison (mixes evidence strengths; each rate's n beside it)"),
     ("ci_gate", "CI gate replayed (seed 002): first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red"),
     ("ci_gate_outcomes", "CI gate outcomes and pause reasons, by count (seed 002)"),
     ("risk_by_outcome", "PR risk level (seed 004) against the PR's outcome in the snapshot window"),
@@ -75,6 +78,59 @@ pub const OPTIONAL_SECTIONS: &[(&str, &str)] = &[
     ("commit_protocol", "commit_protocol"),
     ("commit_protocol_violations", "commit_protocol_violations"),
 ];
+
+/// The dashboard of a dataset written by `hindsight import aidev` (it has the table
+/// [`AIDEV_TABLE`]): the sections that mean something there, by agent. The CI gate replay and
+/// PR risk are in it but left out, each with a note, when the study lacks their inputs
+/// ([`NEEDS_INPUT`]), as AIDev does.
+pub const AIDEV_DASHBOARD: &[(&str, &str)] = &[
+    ("aidev/by_agent", "Pull requests by agent: merged, rejected, median hours to merge (snapshot; n: prs, and evaluable_prs for rejection_rate)"),
+    ("aidev/rates_by_window", "Acceptance rates by agent and window (n: evaluable_prs, the PRs neither skipped nor unknown in the window)"),
+    (
+        "aidev/accepted_over_time",
+        "Accepted at 24h, at 7d, and durably at 30d by agent, on one cohort per agent: PRs observable in all three windows (n: cohort_prs)",
+    ),
+    ("summary", "Outcomes by window, all agents"),
+    ("ci_gate", "CI gate replay: first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red"),
+    ("ci_gate_outcomes", "CI gate replay: how iterations ended, by count"),
+    ("risk_by_outcome", "PR risk level against the PR's outcome in the snapshot window"),
+];
+
+/// The table whose presence marks a dataset written by `hindsight import aidev`.
+pub const AIDEV_TABLE: &str = "aidev_pull_requests";
+
+/// Dashboard sections that need an input not every study has: shown only when `probe` (one
+/// row, one count) counts at least one row of it in `table`; otherwise left out, and the
+/// dashboard says so with `note`.
+pub struct NeedsInput {
+    pub sections: &'static [&'static str],
+    pub table: &'static str,
+    pub probe: &'static str,
+    pub note: &'static str,
+}
+
+/// The sections of [`AIDEV_DASHBOARD`] left out when the study lacks their inputs.
+pub const NEEDS_INPUT: &[NeedsInput] = &[
+    NeedsInput {
+        sections: &["ci_gate", "ci_gate_outcomes"],
+        table: "ci_gate",
+        probe: "SELECT COUNT(*) AS n FROM ci_gate WHERE first_push_ci IN ('success', 'failure', 'pending')",
+        note: "CI gate replay: left out, no PR of this study has a CI state captured (every PR's gate outcome is ci_missing or no_commits)",
+    },
+    NeedsInput {
+        sections: &["risk_by_outcome"],
+        table: "pr_risk",
+        probe: "SELECT COUNT(*) AS n FROM pr_risk WHERE risk_level IS NOT NULL",
+        note: "PR risk: left out, every PR's risk level is unknown (the study records no PR's changed files)",
+    },
+];
+
+/// A section left out of the dashboard, and why (one line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeftOut {
+    pub sections: Vec<&'static str>,
+    pub note: &'static str,
+}
 
 pub fn query_text(name_or_file: &str) -> Result<String> {
     if let Some((_, sql)) = QUERIES.iter().find(|(n, _)| *n == name_or_file) {
@@ -338,13 +394,47 @@ pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits) -> Result<Str
     if !session.has_table("outcomes") {
         return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no outcomes table: run `hindsight evaluate` first".into() });
     }
-    let shown: Vec<&(&str, &str)> =
-        DASHBOARD.iter().filter(|(name, _)| OPTIONAL_SECTIONS.iter().find(|(s, _)| s == name).is_none_or(|(_, table)| session.has_table(table))).collect();
+    let (shown, left_out) = dashboard_sections(&session)?;
     let sqls: Vec<String> = shown.iter().map(|(name, _)| query_text(name)).collect::<Result<_>>()?;
     let results = session.sql_all(&sqls)?;
     let sections: Vec<_> = shown.iter().zip(results).map(|((name, title), batches)| (*name, *title, batches)).collect();
     let provenance = html::Provenance::of(dataset)?;
-    format::sections(&sections, fmt, Some(&provenance))
+    format::sections_with_notes(&sections, &left_out, fmt, Some(&provenance))
+}
+
+/// The sections the dashboard shows on this dataset, in order, and those it leaves out with
+/// a note: [`AIDEV_DASHBOARD`] on an AIDev import, [`DASHBOARD`] otherwise; an optional
+/// section only with its table ([`OPTIONAL_SECTIONS`]).
+pub fn dashboard_sections(session: &Session) -> Result<(Vec<(&'static str, &'static str)>, Vec<LeftOut>)> {
+    let aidev = session.has_table(AIDEV_TABLE);
+    let list = if aidev { AIDEV_DASHBOARD } else { DASHBOARD };
+    let mut left_out = Vec::new();
+    if aidev {
+        for need in NEEDS_INPUT {
+            let has = session.has_table(need.table) && probe_count(session, need.probe)? > 0;
+            if !has {
+                left_out.push(LeftOut { sections: need.sections.to_vec(), note: need.note });
+            }
+        }
+    }
+    let shown = list
+        .iter()
+        .filter(|(name, _)| OPTIONAL_SECTIONS.iter().find(|(s, _)| s == name).is_none_or(|(_, table)| session.has_table(table)))
+        .filter(|(name, _)| !left_out.iter().any(|l| l.sections.contains(name)))
+        .copied()
+        .collect();
+    Ok((shown, left_out))
+}
+
+/// The count a [`NeedsInput`] probe returns (its first column of its first row).
+fn probe_count(session: &Session, sql: &str) -> Result<i64> {
+    use arrow::array::{Array, Int64Array};
+    let batches = session.statement(sql)?;
+    Ok(batches
+        .first()
+        .filter(|b| b.num_rows() > 0)
+        .and_then(|b| b.column(0).as_any().downcast_ref::<Int64Array>().map(|a| if a.is_null(0) { 0 } else { a.value(0) }))
+        .unwrap_or(0))
 }
 
 /// The rows of each named query (a bundled query or a `.sql` file), as JSON: what `check`

@@ -641,4 +641,120 @@ fn real_aidev_judgments_agree_with_a_careful_reader_of_the_csvs() {
             n(r, "timeline_says_otherwise"),
         );
     }
+
+/// On an AIDev import `report` is the AIDev dashboard: by agent, every rate with its n, and
+/// the CI gate replay and PR risk left out with a note each (the fixture has no CI state and
+/// no PR files: every gate outcome is no_commits, every risk level unknown). Values by hand
+/// from the fixture's outcomes (listed in hindsights_additions_match_a_hand_computation).
+#[test]
+fn the_dashboard_of_an_aidev_import_is_by_agent_and_says_what_it_leaves_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = import(&fixture("aidev"), tmp.path());
+    let d = ds.to_str().unwrap();
+    let text = ok(&["report", "--dataset", d, "--format", "json"], tmp.path());
+    let report: Value = serde_json::from_str(&text).unwrap();
+    // The sections, in the dashboard's order (the JSON's top-level keys).
+    let keys: Vec<&str> = text.lines().filter(|l| l.starts_with("  \"")).map(|l| l.trim().split('"').nth(1).unwrap()).collect();
+    assert_eq!(keys, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "left_out"], "{text}");
+    let a = report["aidev/by_agent"].as_array().unwrap();
+    // Claude_Code: 5 PRs, all evaluable at the snapshot; merged 1 (10 h), 4 (24 h), 5 (2 h):
+    // median 10; none rejected (2 was closed by its own author: ignored).
+    // Copilot: 3 PRs; merged 10 (5 h); 3100000003 closed unmerged: rejected, 1 of 3.
+    assert_fields(
+        row(a, &[("agent", "Claude_Code")]),
+        &[
+            ("prs", 5.0),
+            ("evaluable_prs", 5.0),
+            ("merged", 3.0),
+            ("merge_rate", 0.6),
+            ("rejected", 0.0),
+            ("rejection_rate", 0.0),
+            ("median_hours_to_merge", 10.0),
+        ],
+    );
+    assert_fields(
+        row(a, &[("agent", "Copilot")]),
+        &[
+            ("prs", 3.0),
+            ("evaluable_prs", 3.0),
+            ("merged", 1.0),
+            ("merge_rate", 1.0 / 3.0),
+            ("rejected", 1.0),
+            ("rejection_rate", 1.0 / 3.0),
+            ("median_hours_to_merge", 5.0),
+        ],
+    );
+    // Rates with their n: Claude_Code at 7d, 1 strong and 5 medium of 5; Copilot at 24h,
+    // 3100000002 unknown (history missing), so 2 evaluable: 1 accepted (medium), 1 rejected.
+    let r = report["aidev/rates_by_window"].as_array().unwrap();
+    assert_fields(
+        row(r, &[("agent", "Claude_Code"), ("eval_window", "7d")]),
+        &[
+            ("prs", 5.0),
+            ("evaluable_prs", 5.0),
+            ("strict_acceptance_rate", 0.2),
+            ("human_check_acceptance_rate", 0.4),
+            ("sticky_artifact_rate", 0.0),
+            ("rejection_rate", 0.0),
+        ],
+    );
+    assert_fields(
+        row(r, &[("agent", "Copilot"), ("eval_window", "24h")]),
+        &[("prs", 3.0), ("evaluable_prs", 2.0), ("strict_acceptance_rate", 0.0), ("human_check_acceptance_rate", 0.5), ("rejection_rate", 0.5)],
+    );
+    // One cohort per agent: Copilot's 3100000002 is unknown at 24h, 7d and 30d, so 2 PRs.
+    let o = report["aidev/accepted_over_time"].as_array().unwrap();
+    assert_fields(
+        row(o, &[("agent", "Claude_Code")]),
+        &[("cohort_prs", 5.0), ("accepted_at_24h", 0.4), ("accepted_at_7d", 0.4), ("accepted_durable_at_30d", 0.4)],
+    );
+    assert_fields(row(o, &[("agent", "Copilot")]), &[("cohort_prs", 2.0), ("accepted_at_24h", 0.5), ("accepted_at_7d", 0.5), ("accepted_durable_at_30d", 0.5)]);
+    // Left out, a line each, in every format; no CI gate or risk section.
+    let left: Vec<(&str, &str)> =
+        report["left_out"].as_array().unwrap().iter().map(|r| (r["sections"].as_str().unwrap(), r["note"].as_str().unwrap())).collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+    assert_eq!(left[0].0, "ci_gate, ci_gate_outcomes");
+    assert!(left[0].1.starts_with("CI gate replay: left out"), "{}", left[0].1);
+    assert_eq!(left[1].0, "risk_by_outcome");
+    assert!(left[1].1.starts_with("PR risk: left out"), "{}", left[1].1);
+    let table = ok(&["report", "--dataset", d], tmp.path());
+    for (_, note) in &left {
+        assert_eq!(table.lines().filter(|l| l == note).count(), 1, "{table}");
+    }
+    assert!(table.contains("Acceptance rates by agent and window (n: evaluable_prs"), "{table}");
+    assert!(!table.contains("first_push_pass_rate") && !table.contains("risk_level"), "{table}");
+    assert!(!table.contains("seed 00"), "{table}");
+    let md = ok(&["report", "--dataset", d, "--format", "markdown"], tmp.path());
+    assert!(left.iter().all(|(_, n)| md.contains(&format!("> {n}\n"))), "{md}");
+    let html = ok(&["report", "--dataset", d, "--format", "html"], tmp.path());
+    assert!(left.iter().all(|(_, n)| html.contains(&format!(r#"<p class="left-out">{n}</p>"#))), "no notes in the page");
+    assert!(!html.contains(r#"<section id="ci_gate">"#) && !html.contains(r#"<section id="risk_by_outcome">"#));
+}
+
+/// The table, markdown and HTML reports round for reading (rates to 4 decimals, hours to 1);
+/// JSON and CSV keep full precision: Copilot's rejection rate is 1/3.
+#[test]
+fn reports_round_for_reading_and_json_and_csv_keep_every_digit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = import(&fixture("aidev"), tmp.path());
+    let d = ds.to_str().unwrap();
+    let third = 1.0_f64 / 3.0;
+    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", d, "--format", "json"], tmp.path())).unwrap();
+    let copilot = row(report["aidev/by_agent"].as_array().unwrap(), &[("agent", "Copilot")]).clone();
+    assert_eq!(copilot["rejection_rate"].as_f64(), Some(third), "JSON keeps every digit");
+    let csv_text = ok(&["report", "--dataset", d, "--format", "csv"], tmp.path());
+    let full = third.to_string();
+    assert!(csv_text.lines().any(|l| l.starts_with("aidev/by_agent,1,rejection_rate,") && l.ends_with(&full)), "CSV: no {full}\n{csv_text}");
+    let table = ok(&["report", "--dataset", d], tmp.path());
+    let md = ok(&["report", "--dataset", d, "--format", "markdown"], tmp.path());
+    let html = ok(&["report", "--dataset", d, "--format", "html"], tmp.path());
+    for (fmt, text) in [("table", &table), ("markdown", &md), ("html", &html)] {
+        assert!(!text.contains("0.3333333"), "{fmt} shows every digit");
+    }
+    // The first Copilot row of each is aidev/by_agent's, the first section.
+    let line = |text: &str| text.lines().find(|l| l.starts_with("| Copilot ")).unwrap_or_default().to_string();
+    let cells = |l: &str| l.split('|').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect::<Vec<_>>();
+    assert_eq!(cells(&line(&table)), ["Copilot", "3", "3", "1", "0.3333", "1", "0.3333", "5.0"], "{table}");
+    assert_eq!(cells(&line(&md)), ["Copilot", "3", "3", "1", "0.3333", "1", "0.3333", "5.0"], "{md}");
+    assert!(html.contains(r#"data-query="aidev/by_agent" data-row="1" data-field="rejection_rate">0.3333</td>"#), "HTML not rounded");
 }

@@ -54,9 +54,10 @@ fn row<'a>(rows: &'a [Value], key: &str, val: &str) -> &'a Value {
 fn every_metric_counted_by_eye() {
     let tmp = tempfile::tempdir().unwrap();
     timeline_dataset(tmp.path());
-    // accepted (strong or medium) / evaluable: 24h B of A,B,C; 7d A,C of A,B,C; 30d the same.
+    // One cohort: A, B, C are observable in all three windows (D is skipped). Accepted (strong
+    // or medium) / 3: 24h B; 7d A, C; 30d the same.
     let over = query(tmp.path(), "accepted_over_time");
-    assert_eq!(over[0], json!({"accepted_at_24h": 0.3333, "accepted_at_7d": 0.6667, "accepted_durable_at_30d": 0.6667}));
+    assert_eq!(over[0], json!({"cohort_outputs": 3, "accepted_at_24h": 0.3333, "accepted_at_7d": 0.6667, "accepted_durable_at_30d": 0.6667}));
 
     let s = query(tmp.path(), "summary");
     let w7 = row(&s, "eval_window", "7d");
@@ -86,10 +87,17 @@ fn every_metric_counted_by_eye() {
     );
 
     let g = query(tmp.path(), "gh_aw_summary");
-    // 7d: accepted 2, rejected 1, ignored 0: acceptance 2/3, waste 1/3, ignore 0/3.
-    assert_eq!(row(&g, "eval_window", "7d"), &json!({"eval_window": "7d", "acceptance_rate": 0.6667, "waste_rate": 0.3333, "ignore_rate": 0.0}));
+    // 7d: accepted 2, rejected 1, ignored 0: acceptance 2/3, waste 1/3, ignore 0/3; each
+    // rate's denominator beside it.
+    assert_eq!(
+        row(&g, "eval_window", "7d"),
+        &json!({"eval_window": "7d", "decided": 3, "acceptance_rate": 0.6667, "ended": 3, "waste_rate": 0.3333, "judged": 3, "ignore_rate": 0.0})
+    );
     // 24h: accepted 1, rejected 0, pending 2: acceptance 1/1, waste 0/1, ignore 0/3.
-    assert_eq!(row(&g, "eval_window", "24h"), &json!({"eval_window": "24h", "acceptance_rate": 1.0, "waste_rate": 0.0, "ignore_rate": 0.0}));
+    assert_eq!(
+        row(&g, "eval_window", "24h"),
+        &json!({"eval_window": "24h", "decided": 1, "acceptance_rate": 1.0, "ended": 1, "waste_rate": 0.0, "judged": 3, "ignore_rate": 0.0})
+    );
 
     let r = query(tmp.path(), "by_run");
     assert_eq!(
@@ -104,6 +112,52 @@ fn every_metric_counted_by_eye() {
         &json!({"workflow_name": "fixture", "eval_window": "snapshot", "count": 4, "evaluable_outputs": 3,
         "strict_acceptance_rate": 0.6667, "human_check_acceptance_rate": 0.6667, "sticky_artifact_rate": 0.0})
     );
+}
+
+/// accepted_over_time compares the three windows on one cohort: the outputs observable
+/// (status neither skipped nor unknown) at 24h, at 7d and at 30d. On the demo some outputs
+/// are observable in one of them and not another; the cohort, its n and the three rates are
+/// computed here from the outcomes rows themselves (read with `report --sql`).
+#[test]
+fn accepted_over_time_is_one_cohort() {
+    use std::collections::BTreeMap;
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let text = ok(
+        &["report", "--dataset", "ds", "--format", "json", "--sql", "SELECT safe_output_id, eval_window, outcome_status, evidence_strength FROM outcomes"],
+        tmp.path(),
+    );
+    let rows: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let windows = ["24h", "7d", "30d"];
+    // Per output: (observable, accepted with strong or medium evidence) in each window.
+    let mut by_output: BTreeMap<String, BTreeMap<String, (bool, bool)>> = BTreeMap::new();
+    for r in &rows {
+        let (w, status, strength) = (r["eval_window"].as_str().unwrap(), r["outcome_status"].as_str().unwrap(), r["evidence_strength"].as_str().unwrap());
+        let observable = status != "skipped" && status != "unknown";
+        let accepted = status == "accepted" && (strength == "strong" || strength == "medium");
+        by_output.entry(r["safe_output_id"].as_str().unwrap().to_string()).or_default().insert(w.to_string(), (observable, accepted));
+    }
+    let seen = |o: &BTreeMap<String, (bool, bool)>, w: &str| o.get(w).is_some_and(|s| s.0);
+    // The case this is about: an output observable in one compared window and not in another.
+    let mixed = by_output.values().filter(|o| windows.iter().any(|w| seen(o, w)) && !windows.iter().all(|w| seen(o, w))).count();
+    assert!(mixed > 0, "the demo has no output observable in some windows only; the test would not test the cohort");
+    let cohort: Vec<&BTreeMap<String, (bool, bool)>> = by_output.values().filter(|o| windows.iter().all(|w| seen(o, w))).collect();
+    let n = cohort.len();
+    assert!(n > 0);
+    let round4 = |x: f64| (x * 10_000.0).round() / 10_000.0;
+    let rate = |w: &str| round4(cohort.iter().filter(|o| o[w].1).count() as f64 / n as f64);
+    let over = query(&tmp.path().join("ds"), "accepted_over_time");
+    assert_eq!(over.len(), 1);
+    assert_eq!(over[0], json!({"cohort_outputs": n, "accepted_at_24h": rate("24h"), "accepted_at_7d": rate("7d"), "accepted_durable_at_30d": rate("30d")}));
+    // Each window's own evaluable outputs are more than the cohort in at least one window:
+    // the per-window denominators would have mixed cohorts.
+    let by_window = query(&tmp.path().join("ds"), "acceptance_by_window");
+    let evaluable = |w: &str| row(&by_window, "eval_window", w)["evaluable_outputs"].as_u64().unwrap() as usize;
+    assert!(windows.iter().any(|w| evaluable(w) > n), "cohort {n}");
+    // The dashboard says it is one cohort, and shows its n.
+    let table = ok(&["report", "--dataset", "ds"], tmp.path());
+    assert!(table.contains("on one cohort: outputs observable in all three windows (n: cohort_outputs)"), "{table}");
+    assert!(table.contains("cohort_outputs"));
 }
 
 fn demo(dir: &Path) -> PathBuf {
@@ -263,7 +317,9 @@ fn html_report_shows_the_json_numbers_in_chromium() {
     for (q, rows) in report.as_object().unwrap() {
         for (i, r) in rows.as_array().unwrap().iter().enumerate() {
             for (f, v) in r.as_object().unwrap() {
-                let cell = format!(r#"data-query="{q}" data-row="{i}" data-field="{f}">{}</td>"#, report::html::cell(v));
+                // The page rounds fractional numbers for reading; the JSON keeps every digit.
+                let shown = if v.is_f64() { json!(report::format::for_reading(f, v.as_f64().unwrap())) } else { v.clone() };
+                let cell = format!(r#"data-query="{q}" data-row="{i}" data-field="{f}">{}</td>"#, report::html::cell(&shown));
                 assert!(dom.contains(&cell), "the rendered page lacks {q}[{i}].{f} = {v}");
                 checked += 1;
             }
@@ -488,4 +544,30 @@ fn json_report_keys_follow_the_queries() {
         let at: Vec<usize> = columns.iter().map(|c| row.find(&format!("\"{c}\": ")).unwrap_or_else(|| panic!("{name}.{c}"))).collect();
         assert!(at.windows(2).all(|w| w[0] < w[1]), "{name}: keys out of the query's column order");
     }
+}
+
+/// Every dashboard section with rates by window shows their n beside them: the demo's
+/// dashboard and an AIDev import's.
+#[test]
+fn every_rate_by_window_shows_its_n() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let fx = root().join("fixtures/aidev");
+    ok(&["import", "aidev", fx.to_str().unwrap(), "--out", "aidev", "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
+    let ns = ["evaluable_outputs", "evaluable_prs", "cohort_outputs", "cohort_prs", "decided", "observable", "evaluable"];
+    let mut checked = 0;
+    for ds in ["ds", "aidev"] {
+        let report: Value = serde_json::from_str(&ok(&["report", "--dataset", ds, "--format", "json"], tmp.path())).unwrap();
+        for (q, rows) in report.as_object().unwrap() {
+            let Some(first) = rows.as_array().unwrap().first() else { continue };
+            let cols: Vec<&String> = first.as_object().unwrap().keys().collect();
+            let by_window = cols.iter().any(|c| *c == "eval_window") || cols.iter().any(|c| c.starts_with("accepted_at_"));
+            let rates = cols.iter().any(|c| c.ends_with("_rate") || c.starts_with("accepted_"));
+            if by_window && rates {
+                assert!(cols.iter().any(|c| ns.contains(&c.as_str())), "{ds}: {q} shows rates by window without their n: {cols:?}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 8, "only {checked} sections checked");
 }
