@@ -641,6 +641,7 @@ fn real_aidev_judgments_agree_with_a_careful_reader_of_the_csvs() {
             n(r, "timeline_says_otherwise"),
         );
     }
+}
 
 /// On an AIDev import `report` is the AIDev dashboard: by agent, every rate with its n, and
 /// the CI gate replay and PR risk left out with a note each (the fixture has no CI state and
