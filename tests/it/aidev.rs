@@ -659,7 +659,8 @@ fn the_dashboard_of_an_aidev_import_is_by_agent_and_says_what_it_leaves_out() {
     assert_eq!(keys, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "left_out"], "{text}");
     let a = report["aidev/by_agent"].as_array().unwrap();
     // Claude_Code: 5 PRs, all evaluable at the snapshot; merged 1 (10 h), 4 (24 h), 5 (2 h):
-    // median 10; none rejected (2 was closed by its own author: ignored).
+    // median 10; 2 rejected (closed by bob, its author: a person the agent opened it as, so the
+    // requester's decision).
     // Copilot: 3 PRs; merged 10 (5 h); 3100000003 closed unmerged: rejected, 1 of 3.
     assert_fields(
         row(a, &[("agent", "Claude_Code")]),
@@ -668,8 +669,8 @@ fn the_dashboard_of_an_aidev_import_is_by_agent_and_says_what_it_leaves_out() {
             ("evaluable_prs", 5.0),
             ("merged", 3.0),
             ("merge_rate", 0.6),
-            ("rejected", 0.0),
-            ("rejection_rate", 0.0),
+            ("rejected", 1.0),
+            ("rejection_rate", 0.2),
             ("median_hours_to_merge", 10.0),
         ],
     );
@@ -685,31 +686,33 @@ fn the_dashboard_of_an_aidev_import_is_by_agent_and_says_what_it_leaves_out() {
             ("median_hours_to_merge", 5.0),
         ],
     );
-    // Rates with their n: Claude_Code at 7d, 1 strong and 5 medium of 5; Copilot at 24h,
-    // 3100000002 unknown (history missing), so 2 evaluable: 1 accepted (medium), 1 rejected.
+    // Rates with their n: Claude_Code at 7d, 1 and 4 strong (4 merged by carol, the
+    // requester) and 5 medium, 2 rejected, of 5; Copilot at 24h, all 3 evaluable (3100000002
+    // has no timeline, and is open by its own times): 1 accepted (medium), 1 rejected.
     let r = report["aidev/rates_by_window"].as_array().unwrap();
     assert_fields(
         row(r, &[("agent", "Claude_Code"), ("eval_window", "7d")]),
         &[
             ("prs", 5.0),
             ("evaluable_prs", 5.0),
-            ("strict_acceptance_rate", 0.2),
-            ("human_check_acceptance_rate", 0.4),
+            ("strict_acceptance_rate", 0.4),
+            ("human_check_acceptance_rate", 0.6),
             ("sticky_artifact_rate", 0.0),
-            ("rejection_rate", 0.0),
+            ("rejection_rate", 0.2),
         ],
     );
     assert_fields(
         row(r, &[("agent", "Copilot"), ("eval_window", "24h")]),
-        &[("prs", 3.0), ("evaluable_prs", 2.0), ("strict_acceptance_rate", 0.0), ("human_check_acceptance_rate", 0.5), ("rejection_rate", 0.5)],
+        &[("prs", 3.0), ("evaluable_prs", 3.0), ("strict_acceptance_rate", 0.0), ("human_check_acceptance_rate", 1.0 / 3.0), ("rejection_rate", 1.0 / 3.0)],
     );
-    // One cohort per agent: Copilot's 3100000002 is unknown at 24h, 7d and 30d, so 2 PRs.
+    // One cohort per agent: every PR is observable at 24h, 7d and 30d.
     let o = report["aidev/accepted_over_time"].as_array().unwrap();
     assert_fields(
         row(o, &[("agent", "Claude_Code")]),
-        &[("cohort_prs", 5.0), ("accepted_at_24h", 0.4), ("accepted_at_7d", 0.4), ("accepted_durable_at_30d", 0.4)],
+        &[("cohort_prs", 5.0), ("accepted_at_24h", 0.6), ("accepted_at_7d", 0.6), ("accepted_durable_at_30d", 0.6)],
     );
-    assert_fields(row(o, &[("agent", "Copilot")]), &[("cohort_prs", 2.0), ("accepted_at_24h", 0.5), ("accepted_at_7d", 0.5), ("accepted_durable_at_30d", 0.5)]);
+    let third = 1.0 / 3.0;
+    assert_fields(row(o, &[("agent", "Copilot")]), &[("cohort_prs", 3.0), ("accepted_at_24h", third), ("accepted_at_7d", third), ("accepted_durable_at_30d", third)]);
     // Left out, a line each, in every format; no CI gate or risk section.
     let left: Vec<(&str, &str)> =
         report["left_out"].as_array().unwrap().iter().map(|r| (r["sections"].as_str().unwrap(), r["note"].as_str().unwrap())).collect();
