@@ -430,3 +430,32 @@ fn a_reply_in_the_real_thread_answers_the_comment_from_its_day_on() {
         assert_eq!(details["replied_by"], "roskakori", "{window}");
     }
 }
+
+/// Class 9. A comment whose thread was captured only as its timeline (PyGithub/PyGithub#28,
+/// no issue body, no comment list): the timeline's `commented` event with the comment's id
+/// (the output's URL fragment) is the comment, so the output is judged, not
+/// `target_not_captured`. No one answered within 30 days of 2013-06-29; by the snapshot a
+/// different person (allevin, 2018) had commented.
+#[test]
+fn a_comment_seen_only_in_a_timeline_is_found_there() {
+    let mut s = Study::new("2019-06-01T00:00:00Z");
+    s.capture(
+        "t.jsonl",
+        "repos/PyGithub/PyGithub/issues/28/timeline",
+        200,
+        &body("pygithub/timeline-issue-28-ghost-actor-cross-referenced.json"),
+        None,
+    )
+    .item(
+        "110",
+        "PyGithub/PyGithub",
+        json!({"type": "add_comment", "url": "https://github.com/PyGithub/PyGithub/issues/28#issuecomment-20227753", "timestamp": "2013-06-29T10:31:38Z"}),
+    );
+    let rows = outcomes(&s.run());
+    for r in &rows {
+        assert_ne!(r.3, "target_not_captured", "{r:?}");
+    }
+    assert_eq!(at(&rows, "30d").0, "ignored", "{rows:?}");
+    let snap = rows.iter().find(|r| r.0 == "snapshot").unwrap();
+    assert_eq!((snap.1.as_str(), snap.3.as_str(), &snap.4["replied_by"]), ("accepted", "comment_replied", &json!("allevin")), "{rows:?}");
+}

@@ -115,6 +115,19 @@ impl AddComment {
                     return Ok(Cow::Borrowed(c));
                 }
             }
+            // A thread captured only as its timeline: the comment is its `commented` event
+            // (same id, author and time), evidence like any other capture of it.
+            if let Ok(e) = case.lookup_entry(&crate::snapshot::paths::numbered("issues/", n, "/timeline")) {
+                if let Some(ev) = e.events().iter().find(|ev| ev.event.as_deref() == Some("commented") && ev.id == Some(id)) {
+                    return Ok(Cow::Owned(Comment {
+                        id: Some(id),
+                        user: ev.actor.clone(),
+                        created_at: ev.created_at,
+                        issue_number: Some(n),
+                        ..Comment::default()
+                    }));
+                }
+            }
         }
         Err(common(Common::TargetNotCaptured).detail("comment_id", id))
     }
