@@ -53,7 +53,15 @@ pub fn output_id(agent: &str, pr_id: i64) -> String {
 
 /// The run id of an agent's PRs.
 pub fn run_id(agent: &str) -> String {
-    format!("aidev:{agent}")
+    format!("{RUN_PREFIX}{agent}")
+}
+
+/// What every AIDev run id starts with (the bundled `aidev/*` queries select on it too).
+const RUN_PREFIX: &str = "aidev:";
+
+/// Whether a run id is an AIDev agent's (one "run" holding every PR of the agent).
+pub fn is_run_id(run_id: &str) -> bool {
+    run_id.starts_with(RUN_PREFIX)
 }
 
 /// The rows of a per-PR table, grouped by `pr_id` in file order.

@@ -379,7 +379,22 @@ impl SafeOutputTable {
             target_repo: text(&c.target_repo, r),
             target_kind: text(&c.target_kind, r),
             target_number: int(&c.target_number, r),
-            created_at: if c.created_at.is_null(r) { None } else { time::from_micros(c.created_at.value(r)) },
+            created_at: Self::created_at(c, r),
+        }
+    }
+
+    /// Output `i`'s run id, the identity it was written as and its time, read from their
+    /// columns alone (for [`crate::evaluate::run_ends`], over every output).
+    pub fn acting(&self, i: usize) -> (&str, Option<&str>, Option<Instant>) {
+        let (c, r) = self.at(i);
+        (text(&c.run_id, r).unwrap_or_default(), text(&c.actor, r), Self::created_at(c, r))
+    }
+
+    fn created_at(c: &OutputColumns, r: usize) -> Option<Instant> {
+        if c.created_at.is_null(r) {
+            None
+        } else {
+            time::from_micros(c.created_at.value(r))
         }
     }
 

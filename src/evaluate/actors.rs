@@ -43,10 +43,11 @@ impl ActorClass {
 }
 
 /// Whether a login is an automation account by its name alone: GitHub's `[bot]` suffix, or
-/// an agent account GitHub does not always mark (`Copilot`).
+/// an agent account GitHub does not always mark (`Copilot`), in any case. Logins are ASCII
+/// on GitHub: compared without lowercasing into a new string (it runs for every output).
 pub fn is_bot_login(login: &str) -> bool {
-    let l = login.to_lowercase();
-    l.ends_with("[bot]") || KNOWN_BOTS.contains(&l.as_str())
+    let b = login.as_bytes();
+    (b.len() >= 5 && b[b.len() - 5..].eq_ignore_ascii_case(b"[bot]")) || KNOWN_BOTS.iter().any(|k| k.eq_ignore_ascii_case(login))
 }
 
 /// Whether an account is an automation identity: GitHub's type `Bot`, or a bot's login.
@@ -77,6 +78,17 @@ impl Classifier {
 
     pub fn add_workflow(&mut self, login: &str) {
         self.workflow.insert(login.to_lowercase());
+    }
+
+    /// An identity the agent acted as (the one an output was written as, the author of what
+    /// it created): a person's account (`person`) is the requester's, unless the policy
+    /// counts the requester's acts as the workflow's; any other is the workflow's own.
+    pub fn add_acting_as(&mut self, login: &str, person: bool, acts: super::policy::RequesterActs) {
+        if person && acts != super::policy::RequesterActs::Workflow {
+            self.add_requester(login);
+        } else {
+            self.add_workflow(login);
+        }
     }
 
     /// `login` is the requester's: a person the agent worked for, whose acts after the
@@ -130,7 +142,7 @@ impl Classifier {
             ActorClass::Requester
         } else if SYSTEM_LOGINS.contains(&l) || a.kind.as_deref() == Some("Organization") {
             ActorClass::System
-        } else if a.kind.as_deref() == Some("Bot") || l.ends_with("[bot]") || KNOWN_BOTS.contains(&l) {
+        } else if a.kind.as_deref() == Some("Bot") || is_bot_login(l) {
             ActorClass::Bot
         } else {
             ActorClass::VisibleNonBot

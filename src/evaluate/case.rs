@@ -102,29 +102,17 @@ pub enum Placement {
 }
 
 impl<'a> Case<'a> {
-    /// The same case with `login` also counted as the workflow's own identity (the author
-    /// of the object the output created, say).
-    pub fn with_workflow_actor(&self, login: Option<&str>) -> Case<'a> {
-        let mut actors = self.actors.clone();
-        if let Some(l) = login {
-            actors.add_workflow(l);
-        }
-        self.with_actors(actors)
-    }
-
     /// The same case with the author of the object the output created classified: an
     /// account GitHub marks as a person's (`type: User`, no bot's login) is the requester's
     /// (the agent opened it as them), unless the policy counts the requester's acts as the
     /// workflow's; any other author (a bot, an app, an account of no recorded type) is the
     /// workflow's own identity.
     pub fn with_author(&self, author: &crate::snapshot::github::Actor) -> Case<'a> {
-        let Some(l) = author.login.as_deref() else { return self.with_actors(self.actors.clone()) };
-        let person = author.kind.as_deref() == Some("User") && !super::actors::is_automation(author);
-        if !person || self.policy.requester_acts == super::policy::RequesterActs::Workflow {
-            return self.with_workflow_actor(Some(l));
-        }
         let mut actors = self.actors.clone();
-        actors.add_requester(l);
+        if let Some(l) = author.login.as_deref() {
+            let person = author.kind.as_deref() == Some("User") && !super::actors::is_automation(author);
+            actors.add_acting_as(l, person, self.policy.requester_acts);
+        }
         self.with_actors(actors)
     }
 

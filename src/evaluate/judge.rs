@@ -32,15 +32,20 @@ pub struct Evaluation<'a> {
 /// Per run, the time of its last output: the last act of a run made with a person's
 /// token, after which that account's acts are the person's. AIDev PRs are each their own
 /// act (one "run" per agent holds every PR of the agent), so they have none.
-pub fn run_ends<'o>(outputs: impl Iterator<Item = SafeOutput<'o>>) -> std::collections::HashMap<String, Instant> {
+/// Takes each output's (run id, the identity it was written as, its time).
+pub fn run_ends<'o>(outputs: impl Iterator<Item = (&'o str, Option<&'o str>, Option<Instant>)>) -> std::collections::HashMap<String, Instant> {
     let mut ends: std::collections::HashMap<String, Instant> = std::collections::HashMap::new();
-    for o in outputs {
-        let (Some(t), Some(actor)) = (o.created_at, o.actor.as_deref()) else { continue };
-        if actors::is_bot_login(actor) || o.run_id.starts_with("aidev:") {
+    for (run_id, actor, at) in outputs {
+        let (Some(t), Some(actor)) = (at, actor) else { continue };
+        if crate::aidev::study::is_run_id(run_id) || actors::is_bot_login(actor) {
             continue;
         }
-        let e = ends.entry(o.run_id.to_string()).or_insert(t);
-        *e = (*e).max(t);
+        match ends.get_mut(run_id) {
+            Some(e) => *e = (*e).max(t),
+            None => {
+                ends.insert(run_id.to_string(), t);
+            }
+        }
     }
     ends
 }
@@ -78,11 +83,7 @@ impl<'a> Evaluation<'a> {
         if let Some(a) = &o.actor {
             // A person's account the output was written as (a person's token; an AIDev PR
             // opened as the person): the workflow's until its last act, then the person's.
-            if actors::is_bot_login(a) || self.policy.requester_acts == super::policy::RequesterActs::Workflow {
-                classifier.add_workflow(a);
-            } else {
-                classifier.add_requester(a);
-            }
+            classifier.add_acting_as(a, !actors::is_bot_login(a), self.policy.requester_acts);
         }
         let run_end = self.run_ends.and_then(|m| m.get(o.run_id.as_ref())).copied();
         classifier.agent_acted_until(run_end.max(o.created_at));

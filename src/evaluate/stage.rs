@@ -92,7 +92,7 @@ fn evaluate_with(
             .map_err(|e| Error::io(dataset, e))?
     };
     let outputs = crate::dataset::read::SafeOutputTable::read(dataset, crate::dataset::read::OutputFields::Judged)?;
-    let run_ends = super::judge::run_ends((0..outputs.len()).map(|i| outputs.get(i)));
+    let run_ends = super::judge::run_ends((0..outputs.len()).map(|i| outputs.acting(i)));
     phases.mark("outputs read");
     let mut manifest = Error::joined(manifest.join(), dataset.join("manifest.json"), "the thread reading it failed")?;
     phases.mark("manifest read");
