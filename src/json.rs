@@ -68,6 +68,12 @@ pub fn int_at<J: Json>(v: &J, key: &str) -> Option<i64> {
     v.get(key)?.as_int()
 }
 
+/// Digits only, and too many for an `i64`: a number that was written, and is lost if read
+/// as "no number".
+pub fn overflows_i64(digits: &str) -> bool {
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && digits.parse::<i64>().is_err()
+}
+
 pub fn as_int(v: &Value) -> Option<i64> {
     match v {
         Value::Number(n) => n.as_i64().or_else(|| n.as_u64().and_then(|u| i64::try_from(u).ok())),

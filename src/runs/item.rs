@@ -165,11 +165,9 @@ fn wrong(field: &'static str, expected: &str, v: &Value) -> FieldError {
     (field, format!("expected {expected}, found {v}"))
 }
 
-/// A string of digits too long for 64 bits: a number that was written, and is lost if read
-/// as "no number".
+/// A string of digits (white space around it ignored) too long for 64 bits.
 fn digits_overflow(s: &str) -> bool {
-    let s = s.trim();
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && s.parse::<i64>().is_err()
+    crate::json::overflows_i64(s.trim())
 }
 
 fn too_big(field: &'static str, written: &str) -> FieldError {
@@ -370,16 +368,10 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
             return Err(("repo", why));
         }
     }
-    let target_repo = match target_repo {
-        Some(r) => Some(r),
-        None => match &ctx.repository {
-            Some(r) => match crate::snapshot::paths::repository_problem(r) {
-                Some(why) => return Err(("repo", format!("no repo of its own, and the run's repository (aw_info.json): {why}"))),
-                None => Some(r.clone()),
-            },
-            None => None,
-        },
-    };
+    if let (None, Some(why)) = (&target_repo, ctx.repository.as_deref().and_then(crate::snapshot::paths::repository_problem)) {
+        return Err(("repo", format!("no repo of its own, and the run's repository (aw_info.json): {why}")));
+    }
+    let target_repo = target_repo.or(ctx.repository.clone());
 
     let created_at = match opt_time(v, "timestamp")? {
         Some(t) => Some(t),

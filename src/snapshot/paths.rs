@@ -159,10 +159,7 @@ pub fn parse_url(url: &str) -> UrlTarget {
     }
     out.repo = Some(format!("{}/{}", seg[0], seg[1]));
     let num = |i: usize| seg.get(i).and_then(|s| s.parse::<i64>().ok());
-    out.overflow = seg.iter().skip(3).chain(fragment.iter()).any(|s| {
-        let d = s.trim_start_matches(|c: char| !c.is_ascii_digit());
-        !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) && d.parse::<i64>().is_err()
-    });
+    out.overflow = seg.iter().skip(3).chain(fragment.iter()).any(|s| crate::json::overflows_i64(s.trim_start_matches(|c: char| !c.is_ascii_digit())));
     match seg.get(2).copied() {
         Some("pull") | Some("pulls") => {
             out.kind = Some("pull_request");
