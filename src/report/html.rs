@@ -188,6 +188,15 @@ fn table(section: &Section) -> String {
 
 const RATES: &[&str] = &["strict_acceptance_rate", "human_check_acceptance_rate", "sticky_artifact_rate"];
 
+/// The three rates of each row as grouped bars, labelled by its `label` column, with its
+/// `n` column as the sample size.
+fn rate_bars(title: &str, rows: &[Map<String, Value>], label: &str, n: &str) -> String {
+    let labels: Vec<String> = rows.iter().map(|r| cell(&r[label])).collect();
+    let ns: Vec<f64> = rows.iter().map(|r| num(r.get(n))).collect();
+    let series: Vec<(&str, Vec<f64>)> = RATES.iter().map(|k| (*k, rows.iter().map(|r| num(r.get(*k))).collect())).collect();
+    bars(title, &labels, &ns, &series, 1.0, "")
+}
+
 /// A section of the page: the query's name and title, its columns in the query's order,
 /// and its rows as the JSON report has them.
 pub struct Section<'a> {
@@ -254,18 +263,12 @@ pub fn page(title: &str, sections: &[Section], notes: &[&str], prov: Option<&Pro
     let get = |n: &str| sections.iter().find(|s| s.name == n).map(|s| &s.rows);
     let mut charts = String::new();
     if let Some(rows) = get("acceptance_by_window") {
-        let labels: Vec<String> = rows.iter().map(|r| cell(&r["eval_window"])).collect();
-        let ns: Vec<f64> = rows.iter().map(|r| num(r.get("evaluable_outputs"))).collect();
-        let series: Vec<(&str, Vec<f64>)> = RATES.iter().map(|k| (*k, rows.iter().map(|r| num(r.get(*k))).collect())).collect();
-        charts.push_str(&bars("The three acceptance rates by window (n: evaluable outputs)", &labels, &ns, &series, 1.0, ""));
+        charts.push_str(&rate_bars("The three acceptance rates by window (n: evaluable outputs)", rows, "eval_window", "evaluable_outputs"));
     }
     if let Some(rows) = get("acceptance_by_type") {
         // Types with nothing evaluable (system outputs) have no rates to draw.
         let snap: Rows = rows.iter().filter(|r| r["eval_window"] == "snapshot" && num(r.get("evaluable_outputs")) > 0.0).cloned().collect();
-        let labels: Vec<String> = snap.iter().map(|r| cell(&r["safe_output_type"])).collect();
-        let ns: Vec<f64> = snap.iter().map(|r| num(r.get("evaluable_outputs"))).collect();
-        let series: Vec<(&str, Vec<f64>)> = RATES.iter().map(|k| (*k, snap.iter().map(|r| num(r.get(*k))).collect())).collect();
-        charts.push_str(&bars("The three acceptance rates by type, snapshot window (n: evaluable outputs)", &labels, &ns, &series, 1.0, ""));
+        charts.push_str(&rate_bars("The three acceptance rates by type, snapshot window (n: evaluable outputs)", &snap, "safe_output_type", "evaluable_outputs"));
         let timed: Rows = snap.iter().filter(|r| r.get("median_time_to_acceptance").is_some_and(|v| !v.is_null())).cloned().collect();
         let labels: Vec<String> = timed.iter().map(|r| cell(&r["safe_output_type"])).collect();
         let ns: Vec<f64> = timed.iter().map(|r| num(r.get("evaluable_outputs"))).collect();
@@ -283,10 +286,7 @@ pub fn page(title: &str, sections: &[Section], notes: &[&str], prov: Option<&Pro
     if let Some(rows) = get("aidev/rates_by_window") {
         // An AIDev import: the rates of each agent's PRs at the snapshot.
         let snap: Rows = rows.iter().filter(|r| r["eval_window"] == "snapshot" && num(r.get("evaluable_prs")) > 0.0).cloned().collect();
-        let labels: Vec<String> = snap.iter().map(|r| cell(&r["agent"])).collect();
-        let ns: Vec<f64> = snap.iter().map(|r| num(r.get("evaluable_prs"))).collect();
-        let series: Vec<(&str, Vec<f64>)> = RATES.iter().map(|k| (*k, snap.iter().map(|r| num(r.get(*k))).collect())).collect();
-        charts.push_str(&bars("The three acceptance rates by agent, snapshot window (n: evaluable PRs)", &labels, &ns, &series, 1.0, ""));
+        charts.push_str(&rate_bars("The three acceptance rates by agent, snapshot window (n: evaluable PRs)", &snap, "agent", "evaluable_prs"));
     }
     if let Some(rows) = get("summary") {
         let labels: Vec<String> = rows.iter().map(|r| cell(&r["eval_window"])).collect();
