@@ -19,16 +19,17 @@ WITH per_pr AS (
   FROM outcomes
   WHERE run_id LIKE 'aidev:%'
   GROUP BY workflow_name, safe_output_id
+),
+-- 1 for a PR observable in all three windows, else 0: the cohort, as a factor.
+cohort AS (
+  SELECT agent, seen_24h * seen_7d * seen_30d AS in_cohort, accepted_24h, accepted_7d, accepted_30d FROM per_pr
 )
 SELECT
   agent,
-  SUM(CASE WHEN seen_24h = 1 AND seen_7d = 1 AND seen_30d = 1 THEN 1 ELSE 0 END) AS cohort_prs,
-  CAST(SUM(CASE WHEN seen_24h = 1 AND seen_7d = 1 AND seen_30d = 1 THEN accepted_24h ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN seen_24h = 1 AND seen_7d = 1 AND seen_30d = 1 THEN 1 ELSE 0 END), 0) AS accepted_at_24h,
-  CAST(SUM(CASE WHEN seen_24h = 1 AND seen_7d = 1 AND seen_30d = 1 THEN accepted_7d ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN seen_24h = 1 AND seen_7d = 1 AND seen_30d = 1 THEN 1 ELSE 0 END), 0) AS accepted_at_7d,
-  CAST(SUM(CASE WHEN seen_24h = 1 AND seen_7d = 1 AND seen_30d = 1 THEN accepted_30d ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN seen_24h = 1 AND seen_7d = 1 AND seen_30d = 1 THEN 1 ELSE 0 END), 0) AS accepted_durable_at_30d
-FROM per_pr
+  SUM(in_cohort) AS cohort_prs,
+  CAST(SUM(in_cohort * accepted_24h) AS DOUBLE) / NULLIF(SUM(in_cohort), 0) AS accepted_at_24h,
+  CAST(SUM(in_cohort * accepted_7d) AS DOUBLE) / NULLIF(SUM(in_cohort), 0) AS accepted_at_7d,
+  CAST(SUM(in_cohort * accepted_30d) AS DOUBLE) / NULLIF(SUM(in_cohort), 0) AS accepted_durable_at_30d
+FROM cohort
 GROUP BY agent
 ORDER BY agent
