@@ -313,11 +313,7 @@ fn a_papers_table_is_a_check_at_its_printed_precision() {
 /// the distinct ids of each prs.csv (read here with the csv crate directly).
 #[test]
 fn the_real_aidev_pop_subset_imports_whole() {
-    let real = super::support::root().join("../shared/datasets/aidev-pop");
-    if !real.is_dir() {
-        eprintln!("skipped: {} is absent", real.display());
-        return;
-    }
+    let Some(real) = super::support::real_aidev_pop() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let ds = import(&real, tmp.path());
     let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
@@ -605,16 +601,10 @@ fn csv_fields_are_typed_as_written_and_file_problems_are_named() {
 /// or merge the PR row's final fields do not show).
 #[test]
 fn real_aidev_judgments_agree_with_a_careful_reader_of_the_csvs() {
-    let real = super::support::root().join("../shared/datasets/aidev-pop");
-    if !real.is_dir() {
-        eprintln!("skipped: {} is absent", real.display());
-        return;
-    }
+    let Some(real) = super::support::real_aidev_pop() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let ds = import(&real, tmp.path());
-    let py = super::support::root().join(".venv/bin/python");
-    assert!(py.is_file(), "no .venv: run the tests with scripts/test");
-    let out = std::process::Command::new(py).arg(super::support::root().join("tests/python/aidev_crosscheck.py")).arg(&real).arg(&ds).output().unwrap();
+    let out = std::process::Command::new(super::support::python()).arg(super::support::root().join("tests/python/aidev_crosscheck.py")).arg(&real).arg(&ds).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["unexplained_count"], 0, "disagreements no named reason explains: {}", got["unexplained"]);

@@ -11,7 +11,7 @@ use hindsight::evaluate::Window;
 use hindsight::report::{self, format::json_rows, Session};
 use serde_json::{json, Value};
 
-use crate::support::{evaluate_case, files, ok, root, run};
+use crate::support::{evaluate_case, files, ok, python, root, run};
 
 /// Four outputs, T = 2026-01-01, windows 24h, 7d, 30d, snapshot:
 /// A  PR merged at T+30h                          24h pending  7d accepted/strong  30d accepted/strong
@@ -163,12 +163,6 @@ fn accepted_over_time_is_one_cohort() {
 fn demo(dir: &Path) -> PathBuf {
     ok(&["run", "--out", "ds", "--quiet"], dir);
     dir.join("ds")
-}
-
-fn python() -> PathBuf {
-    let p = root().join(".venv/bin/python");
-    assert!(p.is_file(), "no .venv: run the tests with scripts/test, which installs the Python packages they use");
-    p
 }
 
 fn numbers_equal(a: &Value, b: &Value) -> bool {

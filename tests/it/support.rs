@@ -18,6 +18,24 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The project's Python (`.venv`, made by scripts/test) for the DuckDB and pandas checks.
+pub fn python() -> PathBuf {
+    let p = root().join(".venv/bin/python");
+    assert!(p.is_file(), "no .venv: run the tests with scripts/test, which installs the Python packages they use");
+    p
+}
+
+/// The real AIDev-pop dataset beside the project (`../shared`), or `None` (said on stderr)
+/// where it is absent.
+pub fn real_aidev_pop() -> Option<PathBuf> {
+    let real = root().join("../shared/datasets/aidev-pop");
+    if !real.is_dir() {
+        eprintln!("skipped: {} is absent", real.display());
+        return None;
+    }
+    Some(real)
+}
+
 pub fn fixture(rel: &str) -> PathBuf {
     root().join("fixtures").join(rel)
 }
