@@ -35,9 +35,9 @@ enum Command {
         out: PathBuf,
         #[command(flatten)]
         eval: EvalArgs,
-        /// How the dashboard is printed: table, json, csv, markdown or html.
-        #[arg(long, default_value = "table")]
-        format: String,
+        /// How the dashboard is printed.
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
     },
     /// Read a snapshot and runs into a Parquet dataset.
     Convert {
@@ -65,9 +65,11 @@ enum Command {
         /// One SQL statement over the dataset's tables.
         #[arg(long)]
         sql: Option<String>,
-        /// table, json, csv, markdown or html.
-        #[arg(long, default_value = "table")]
-        format: String,
+        /// How results are printed.
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+        #[command(flatten)]
+        rows: RowArgs,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -80,9 +82,11 @@ enum Command {
         /// Run the statements of this file, then leave.
         #[arg(long, value_name = "FILE.sql")]
         file: Option<PathBuf>,
-        /// How results are printed: table, json, csv or markdown.
-        #[arg(long, default_value = "table")]
-        format: String,
+        /// How results are printed (`.mode` changes it in the shell).
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+        #[command(flatten)]
+        rows: RowArgs,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -110,9 +114,9 @@ enum Command {
         /// Print the whole dictionary as markdown (docs/DATASET.md).
         #[arg(long, conflicts_with_all = ["table", "dataset"])]
         markdown: bool,
-        /// With --dataset: table, json, csv or markdown.
-        #[arg(long, default_value = "table")]
-        format: String,
+        /// With --dataset: how the columns are printed.
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
     },
     /// Print a shell's completion script: `hindsight completions bash > /etc/bash_completion.d/hindsight`.
     Completions {
@@ -333,6 +337,31 @@ struct EvalArgs {
     policy: Option<PathBuf>,
 }
 
+/// How much of a query's result is printed, and whether it is timed.
+#[derive(Args, Debug)]
+struct RowArgs {
+    /// Rows a result shows (0: all). Default: a preview of 40 for table (and markdown on a
+    /// terminal), with the row count under it; every row for csv, json, ndjson and html.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    max_rows: Option<String>,
+    /// Print each statement's elapsed time (stderr for csv, json and ndjson).
+    #[arg(long)]
+    timer: bool,
+}
+
+impl RowArgs {
+    fn display(self, format: Format, limits: &hindsight::report::Limits) -> Result<hindsight::report::print::Display> {
+        use std::io::IsTerminal;
+        Ok(hindsight::report::print::Display {
+            format,
+            max_rows: self.max_rows.as_deref().map(hindsight::report::print::MaxRows::parse).transpose()?,
+            timer: self.timer,
+            terminal: std::io::stdout().is_terminal(),
+            memory: limits.memory,
+        })
+    }
+}
+
 /// Threads allowed on any machine; more only on machines with over a quarter as many cores.
 const MAX_THREADS: usize = 256;
 
@@ -347,8 +376,8 @@ pub enum Task {
     Run { study: Option<Study>, out: PathBuf, windows: Vec<Window>, policy: Policy, format: Format },
     Convert { study: Study, out: PathBuf },
     Evaluate { dataset: PathBuf, windows: Vec<Window>, policy: Policy },
-    Report { dataset: PathBuf, sql: Option<String>, format: Format, limits: hindsight::report::Limits },
-    Sql { dataset: PathBuf, source: hindsight::report::shell::Source, format: Format, limits: hindsight::report::Limits },
+    Report { dataset: PathBuf, sql: Option<String>, display: hindsight::report::print::Display, limits: hindsight::report::Limits },
+    Sql { dataset: PathBuf, source: hindsight::report::shell::Source, display: hindsight::report::print::Display, limits: hindsight::report::Limits },
     Rules { json: bool },
     Completions { shell: clap_complete::Shell },
     Describe { table: Option<String>, dataset: Option<PathBuf>, markdown: bool, format: Format },
@@ -363,6 +392,62 @@ pub enum Task {
     Plan { runs: PathBuf, snapshot: Option<PathBuf> },
     ImportAidev { dir: PathBuf, out: PathBuf, windows: Vec<Window>, policy: Policy, captured_at: Option<hindsight::time::Instant> },
     Gate { results: PathBuf, policy: hindsight::gate::Policy, format: hindsight::gate::Format, dataset: Option<PathBuf> },
+}
+
+impl Task {
+    /// The dataset directory the task writes (staged, swapped in when complete).
+    pub fn writes(&self) -> Option<&std::path::Path> {
+        match self {
+            Task::Run { out, .. } | Task::Convert { out, .. } | Task::ImportAidev { out, .. } => Some(out),
+            Task::Evaluate { dataset, .. } | Task::Attach { dataset, .. } => Some(dataset),
+            Task::Gate { dataset, .. } => dataset.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// The command line, parsed; on a mistake clap's message, with a "did you mean" wherever a
+/// command or flag is a typo away from one (clap's own threshold misses `rnu` and `--ouput`).
+pub fn parse() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => suggest(e, std::env::args().skip(1)).exit(),
+    }
+}
+
+fn suggest(mut e: clap::Error, args: impl Iterator<Item = String>) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let cmd = Cli::command();
+    let bad = |e: &clap::Error, kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    match e.kind() {
+        ErrorKind::InvalidSubcommand if e.get(ContextKind::SuggestedSubcommand).is_none() => {
+            let names: Vec<String> = cmd.get_subcommands().map(|c| c.get_name().to_string()).collect();
+            if let Some(c) = bad(&e, ContextKind::InvalidSubcommand).and_then(|b| hindsight::text::closest(&b, names.iter().map(String::as_str)).map(str::to_string)) {
+                e.insert(ContextKind::SuggestedSubcommand, ContextValue::String(c));
+            }
+        }
+        ErrorKind::UnknownArgument if e.get(ContextKind::SuggestedArg).is_none() => {
+            // The flags of the subcommand given (the first word that names one) and the global ones.
+            let args: Vec<String> = args.collect();
+            let sub = args.iter().find_map(|a| cmd.find_subcommand(a));
+            let flags: Vec<String> = cmd
+                .get_arguments()
+                .chain(sub.into_iter().flat_map(|s| s.get_arguments()))
+                .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+                .collect();
+            if let Some(c) = bad(&e, ContextKind::InvalidArg).and_then(|b| {
+                let flag = b.split('=').next().unwrap_or(&b).to_string();
+                hindsight::text::closest(&flag, flags.iter().map(String::as_str)).map(str::to_string)
+            }) {
+                e.insert(ContextKind::SuggestedArg, ContextValue::String(c));
+            }
+        }
+        _ => {}
+    }
+    e
 }
 
 /// `report --query`'s help: every bundled query by name.
@@ -414,34 +499,37 @@ impl Cli {
         }
         let task = match self.command {
             Command::Run { inputs, out, eval, format } => {
-                Task::Run { study: study(inputs), out, windows: window::parse_list(&eval.windows)?, policy: policy(eval.policy)?, format: format.parse()? }
+                Task::Run { study: study(inputs), out, windows: window::parse_list(&eval.windows)?, policy: policy(eval.policy)?, format }
             }
             Command::Convert { inputs, out } => {
                 Task::Convert { study: study(inputs).ok_or_else(|| Error::Usage("convert needs --snapshot DIR and --runs DIR".into()))?, out }
             }
             Command::Evaluate { dataset, eval } => Task::Evaluate { dataset, windows: window::parse_list(&eval.windows)?, policy: policy(eval.policy)? },
-            Command::Report { dataset, query, sql, format, limits } => Task::Report {
-                dataset,
-                sql: match (query, sql) {
-                    (Some(q), _) => Some(hindsight::report::query_text(&q)?),
-                    (None, s) => s,
-                },
-                format: format.parse()?,
-                limits: limits.limits()?,
-            },
-            Command::Sql { dataset, file, format, limits } => {
+            Command::Report { dataset, query, sql, format, rows, limits } => {
+                let limits = limits.limits()?;
+                Task::Report {
+                    dataset,
+                    sql: match (query, sql) {
+                        (Some(q), _) => Some(hindsight::report::query_text(&q)?),
+                        (None, s) => s,
+                    },
+                    display: rows.display(format, &limits)?,
+                    limits,
+                }
+            }
+            Command::Sql { dataset, file, format, rows, limits } => {
                 use hindsight::report::shell::Source;
                 use std::io::IsTerminal;
-                let format: Format = format.parse()?;
                 if format == Format::Html {
-                    return Err(Error::Usage("sql --format html: expected table, json, csv or markdown (html is a report's format)".into()));
+                    return Err(Error::Usage("sql --format html: expected table, json, ndjson, csv or markdown (html is a report's format)".into()));
                 }
+                let limits = limits.limits()?;
                 let source = match file {
                     Some(f) => Source::File(f),
                     None if std::io::stdin().is_terminal() => Source::Terminal { history: history_file() },
                     None => Source::Stdin,
                 };
-                Task::Sql { dataset, source, format, limits: limits.limits()? }
+                Task::Sql { dataset, source, display: rows.display(format, &limits)?, limits }
             }
             Command::Rules { format } => Task::Rules {
                 json: match format.as_str() {
@@ -455,7 +543,7 @@ impl Cli {
                 if dataset.is_some() && table.is_none() {
                     return Err(Error::Usage("describe --dataset needs a TABLE (`hindsight sql --dataset DS` then \\d lists them)".into()));
                 }
-                Task::Describe { table, dataset, markdown, format: format.parse()? }
+                Task::Describe { table, dataset, markdown, format }
             }
             Command::Man { dir } => Task::Man { dir },
             Command::Views { dataset, dialect, absolute } => Task::Views { dataset, dialect, absolute },

@@ -21,6 +21,7 @@ pub mod evaluate;
 pub mod feedback;
 pub mod gate;
 pub mod inputs;
+pub mod interrupt;
 pub mod json;
 pub mod output;
 pub mod pipeline;

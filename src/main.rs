@@ -4,7 +4,6 @@ mod cli;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::Parser;
 
 use cli::{Config, Task};
 use hindsight::demo::DemoStudy;
@@ -23,7 +22,7 @@ fn main() -> ExitCode {
             crash(info);
         }
     }));
-    let config = match cli::Cli::parse().into_config() {
+    let config = match cli::parse().into_config() {
         Ok(c) => c,
         Err(e) => {
             eprintln!("hindsight: {}", message(&anyhow::Error::from(e)));
@@ -49,6 +48,10 @@ fn execute(config: Config) -> anyhow::Result<u8> {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("setting up worker threads")?;
     }
     let progress = Progress::new(config.quiet);
+    // What an interrupt leaves behind is said, for every command that writes a dataset.
+    if let Some(out) = config.task.writes() {
+        hindsight::interrupt::on_interrupt(hindsight::interrupt::message(out));
+    }
     match config.task {
         Task::Run { study, out, windows, policy, format } => {
             // The demo's files live as long as `_demo`; they are removed when it drops.
@@ -73,16 +76,15 @@ fn execute(config: Config) -> anyhow::Result<u8> {
                 eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
             }
         }
-        Task::Report { dataset, sql, format, limits } => match sql {
-            None => output::print(&report::dashboard_with(&dataset, format, limits)?)?,
+        Task::Report { dataset, sql, display, limits } => match sql {
+            None => output::print(&report::dashboard_with(&dataset, display.format, limits)?)?,
             Some(sql) => {
-                let session = report::Session::open_with(&dataset, limits)?;
-                output::print(&report::format::render(&session.sql(&sql)?, format)?)?;
+                report::Session::open_with(&dataset, limits)?.print(&sql, display)?;
             }
         },
-        Task::Sql { dataset, source, format, limits } => {
+        Task::Sql { dataset, source, display, limits } => {
             let session = report::Session::open_with(&dataset, limits)?;
-            report::shell::run(&session, source, format)?;
+            report::shell::run(&session, source, display)?;
         }
         Task::Views { dataset, dialect, absolute } => output::print(&report::views::statements(&dataset, dialect, absolute)?)?,
         Task::Describe { table, dataset, markdown, format } => {

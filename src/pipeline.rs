@@ -76,8 +76,13 @@ fn stage_new(study: &Study, out: &Path, progress: &Progress) -> Result<Staging> 
     Ok(staging)
 }
 
-/// A change to the dataset at `dataset`, staged beside it.
-fn stage_change(dataset: &Path, progress: &Progress) -> Result<Staging> {
+/// A change to the dataset at `dataset` by `command`, staged beside it. Only a dataset
+/// of this hindsight's own format is changed: a command writing new tables into an older one
+/// would leave a dataset of neither format.
+fn stage_change(dataset: &Path, command: &str, progress: &Progress) -> Result<Staging> {
+    if dataset.join("manifest.json").is_file() {
+        Manifest::load_current(dataset, command)?;
+    }
     let staging = Staging::modify(&OutDir::existing(dataset)?)?;
     report_removed(&staging, progress);
     Ok(staging)
@@ -353,7 +358,7 @@ fn split_by_repo(batch: &[snapshot::Capture]) -> Vec<&[snapshot::Capture]> {
 /// Evaluate the dataset at `dataset`: the new outcomes and manifest replace the old ones
 /// together, or not at all.
 pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<usize> {
-    let staging = stage_change(dataset, progress)?;
+    let staging = stage_change(dataset, "hindsight evaluate", progress)?;
     let n = crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, progress)?;
     staging.commit()?;
     Ok(n)
@@ -363,13 +368,13 @@ pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, progress: &
 /// or `out`), committed with the dataset's new `trace_links` and manifest.
 pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options, progress: &Progress) -> Result<crate::attach::Attached> {
     // Checked here first, so the error names the dataset rather than its staging copy.
-    let manifest = Manifest::load(dataset)?;
+    let manifest = Manifest::load_current(dataset, "hindsight attach")?;
     opts.check_evaluated(dataset, &manifest)?;
     let target = match out {
         Some(o) => Some(crate::attach::Target::check(o, dataset, &manifest, opts.force)?),
         None => None,
     };
-    let staging = stage_change(dataset, progress)?;
+    let staging = stage_change(dataset, "hindsight attach", progress)?;
     // A file named inside the dataset is written in the staging folder, with the rest.
     let written = match &target {
         Some(crate::attach::Target::InDataset(name)) => Some(staging.dir.join(name)),
@@ -507,7 +512,7 @@ pub fn import_aidev(
 /// `hindsight gate --dataset`: the commit protocol's results become tables of the dataset,
 /// committed with its manifest (the dashboard then shows them).
 pub fn gate_into(dataset: &Path, report: &crate::gate::Report, progress: &Progress) -> Result<()> {
-    let staging = stage_change(dataset, progress)?;
+    let staging = stage_change(dataset, "hindsight gate --dataset", progress)?;
     let mut manifest = Manifest::load(&staging.dir)?;
     for t in report.tables() {
         let w = write_table(&staging.dir, &t)?;

@@ -10,7 +10,15 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::inputs::InputFile;
 
+/// The format this hindsight writes: [`FORMAT_PREFIX`] and [`FORMAT_VERSION`].
 pub const FORMAT: &str = "hindsight-dataset/1";
+pub const FORMAT_PREFIX: &str = "hindsight-dataset/";
+/// Raised when a table or column is added, removed or changes meaning; every reader checks
+/// it (an older dataset is read for what it has, a newer or unknown one refused).
+pub const FORMAT_VERSION: u32 = 1;
+
+/// What each format version brought, oldest first.
+pub const VERSIONS: &[(u32, &str)] = &[(1, "the first format: snapshot, runs, traces and tasks tables, outcomes, CI gate replay, PR risk")];
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct RecordCount {
@@ -86,6 +94,15 @@ impl From<&InputFile> for InputFileEntry {
     }
 }
 
+/// `N` of `hindsight-dataset/N` (N >= 1).
+fn version_of(format: &str) -> Option<u32> {
+    let v = format.strip_prefix(FORMAT_PREFIX)?;
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    v.parse().ok().filter(|v| *v >= 1)
+}
+
 /// A table's name as hindsight writes them: `outcomes`, `aidev_pull_requests`.
 fn is_table_name(n: &str) -> bool {
     !n.is_empty() && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -104,11 +121,57 @@ impl Manifest {
         Manifest { format: FORMAT.into(), tool, captured_at, ..Manifest::default() }
     }
 
+    /// The format version the manifest declares (checked by [`Manifest::load`]).
+    pub fn format_version(&self) -> u32 {
+        version_of(&self.format).unwrap_or(0)
+    }
+
+    /// The manifest of a dataset in this hindsight's own format, for a command that writes
+    /// into it (`evaluate`, `attach`, `gate --dataset`): an older dataset is refused with
+    /// the command that brings it up to date.
+    pub fn load_current(dataset: &Path, command: &str) -> Result<Manifest> {
+        let m = Manifest::load(dataset)?;
+        if m.format_version() < FORMAT_VERSION {
+            return Err(Error::Dataset {
+                path: dataset.join("manifest.json"),
+                message: format!(
+                    "written by an older hindsight (format {}, this one writes {FORMAT}): `{command}` would mix the two. Re-run `hindsight run` (or `convert`) on its inputs with this hindsight first; `report`, `sql` and `verify` read it as it is",
+                    m.format
+                ),
+            });
+        }
+        Ok(m)
+    }
+
     pub fn load(dataset: &Path) -> Result<Manifest> {
         let p = dataset.join("manifest.json");
         let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
         let m: Manifest =
             serde_json::from_str(&text).map_err(|e| Error::Input { path: p.clone(), line: e.line(), message: format!("not a hindsight manifest: {e}") })?;
+        match version_of(&m.format) {
+            None => {
+                return Err(Error::Dataset {
+                    path: p,
+                    message: format!(
+                        "format `{}` is not one hindsight knows (this hindsight {} reads {FORMAT_PREFIX}1 to {FORMAT_VERSION})",
+                        crate::text::printable(&m.format),
+                        env!("CARGO_PKG_VERSION")
+                    ),
+                })
+            }
+            Some(v) if v > FORMAT_VERSION => {
+                let by = m.tool.get("version").map_or_else(|| "a newer hindsight".to_string(), |v| format!("hindsight {}", crate::text::printable(v)));
+                return Err(Error::Dataset {
+                    path: p,
+                    message: format!(
+                        "written by {by} in format {}, newer than this hindsight {} reads ({FORMAT_PREFIX}1 to {FORMAT_VERSION}): read it with that hindsight or a newer one",
+                        crate::text::printable(&m.format),
+                        env!("CARGO_PKG_VERSION")
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
         // Every reader opens `DATASET/<table>.parquet` and `DATASET/<file>`: a name with a
         // path in it would read (or, for a writer, replace) a file outside the dataset.
         let bad = m.tables.keys().map(|n| ("table", n, is_table_name(n))).chain(m.files.keys().map(|n| ("file", n, is_file_name(n)))).find(|(_, _, ok)| !ok);

@@ -8,12 +8,23 @@ use arrow::util::display::{ArrayFormatter, FormatOptions};
 
 use crate::error::{Error, Result};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a result is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
+    /// A boxed table for reading (a preview of the first rows).
+    #[value(alias = "box", alias = "duckbox")]
     Table,
+    /// One JSON document: an array of row objects.
     Json,
+    /// One JSON object per row and line (JSON Lines).
+    #[value(alias = "jsonl", alias = "jsonlines")]
+    Ndjson,
+    /// Comma-separated values with a header line.
     Csv,
+    /// A markdown table.
+    #[value(alias = "md")]
     Markdown,
+    /// A standalone HTML page (reports only).
     Html,
 }
 
@@ -21,12 +32,13 @@ impl FromStr for Format {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         Ok(match s {
-            "table" => Format::Table,
+"table" | "box" | "duckbox" => Format::Table,
             "json" => Format::Json,
+            "ndjson" | "jsonl" | "jsonlines" => Format::Ndjson,
             "csv" => Format::Csv,
             "markdown" | "md" => Format::Markdown,
             "html" => Format::Html,
-            other => return Err(Error::Usage(format!("format `{other}`: expected table, json, csv, markdown or html"))),
+            other => return Err(Error::Usage(format!("format `{other}`: expected table, json, ndjson, csv, markdown or html"))),
         })
     }
 }
@@ -67,10 +79,8 @@ pub fn render(batches: &[RecordBatch], fmt: Format) -> Result<String> {
             }
             Ok(String::from_utf8_lossy(&buf).to_string())
         }
-        Format::Json => match pretty_rows(batches, 0) {
-            Some(text) => Ok(text + "\n"),
-            None => Ok(ordered_rows(batches)? + "\n"),
-        },
+        Format::Json => Ok(json_array(batches, 0)? + "\n"),
+        Format::Ndjson => ndjson(batches, None),
         Format::Html => {
             let section = super::html::Section { name: "query", title: "Query result", columns: column_names(batches), rows: rows_of(batches)? };
             Ok(super::html::page("query result", &[section], &[], None))
@@ -87,6 +97,31 @@ pub fn render(batches: &[RecordBatch], fmt: Format) -> Result<String> {
             Ok(crate::text::printable(&out).into_owned())
         }
     }
+}
+
+/// Rows as one pretty JSON array (keys in column order, nulls kept), nested `level` deep.
+pub(crate) fn json_array(batches: &[RecordBatch], level: usize) -> Result<String> {
+    match pretty_rows(batches, level) {
+        Some(text) => Ok(text),
+        None => Ok(indent_after_first_line(&ordered_rows(batches)?, level)),
+    }
+}
+
+/// Rows as JSON Lines: one compact object per row, keys in column order, nulls kept; with
+/// `query`, each object starts with `"query": NAME` (a dashboard's rows in one stream).
+pub(crate) fn ndjson(batches: &[RecordBatch], query: Option<&str>) -> Result<String> {
+    let mut buf = Vec::new();
+    {
+        let mut w = arrow::json::WriterBuilder::new().with_explicit_nulls(true).build::<_, arrow::json::writer::LineDelimited>(&mut buf);
+        for b in batches {
+            w.write(b)?;
+        }
+        w.finish()?;
+    }
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let Some(q) = query else { return Ok(text) };
+    let key = format!("{{\"query\":{},", serde_json::to_string(q)?);
+    Ok(text.lines().map(|l| format!("{key}{}\n", l.strip_prefix('{').unwrap_or(l))).collect::<String>().replace(",}\n", "}\n"))
 }
 
 /// Rows as JSON objects, keeping numbers as numbers.
@@ -247,7 +282,7 @@ pub const LEFT_OUT: &str = "left_out";
 fn left_out_batch(left_out: &[super::LeftOut]) -> Result<RecordBatch> {
     use arrow::array::StringArray;
     let names: StringArray = left_out.iter().map(|l| Some(l.sections.join(", "))).collect();
-    let notes: StringArray = left_out.iter().map(|l| Some(l.note)).collect();
+    let notes: StringArray = left_out.iter().map(|l| Some(l.note.as_str())).collect();
     Ok(RecordBatch::try_from_iter(vec![("sections", std::sync::Arc::new(names) as ArrayRef), ("note", std::sync::Arc::new(notes) as ArrayRef)])?)
 }
 
@@ -314,7 +349,7 @@ pub fn sections_with_notes(
     fmt: Format,
     provenance: Option<&super::html::Provenance>,
 ) -> Result<String> {
-    let notes: Vec<&str> = left_out.iter().map(|l| l.note).collect();
+    let notes: Vec<&str> = left_out.iter().map(|l| l.note.as_str()).collect();
     let mut owned: Vec<(&str, &str, Vec<RecordBatch>)> = Vec::new();
     let sections: &[(&str, &str, Vec<RecordBatch>)] = match fmt {
         Format::Table | Format::Markdown | Format::Html => {
@@ -323,7 +358,7 @@ pub fn sections_with_notes(
             }
             &owned
         }
-        Format::Json | Format::Csv => {
+        Format::Json | Format::Ndjson | Format::Csv => {
             if left_out.is_empty() {
                 sections
             } else {
@@ -357,6 +392,13 @@ pub fn sections_with_notes(
                 out.push_str(&rows);
             }
             out.push_str(if named.is_empty() { "}\n" } else { "\n}\n" });
+            Ok(out)
+        }
+        Format::Ndjson => {
+            let mut out = String::new();
+            for (name, _, b) in sections {
+                out.push_str(&ndjson(b, Some(name))?);
+            }
             Ok(out)
         }
         Format::Csv => {

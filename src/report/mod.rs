@@ -6,6 +6,7 @@ mod bounded;
 pub mod check;
 pub mod format;
 pub mod html;
+pub mod print;
 pub mod shell;
 pub mod views;
 
@@ -129,7 +130,7 @@ pub const NEEDS_INPUT: &[NeedsInput] = &[
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeftOut {
     pub sections: Vec<&'static str>,
-    pub note: &'static str,
+    pub note: String,
 }
 
 pub fn query_text(name_or_file: &str) -> Result<String> {
@@ -210,6 +211,8 @@ pub struct Session {
     limits: Limits,
     /// The manifest's tables and their rows, by name.
     tables: Vec<(String, usize)>,
+    /// The dataset's format version (an older one lacks tables and columns).
+    pub(crate) format_version: u32,
 }
 
 impl Session {
@@ -239,6 +242,10 @@ impl Session {
         for f in bounded::functions(limits.memory) {
             ctx.register_udf(f);
         }
+        if !dataset.is_dir() {
+            let what = if dataset.exists() { "not a directory" } else { "no such directory" };
+            return Err(Error::Dataset { path: dataset.to_path_buf(), message: format!("{what}: a dataset is the directory `hindsight run`, `convert` or `import` wrote") });
+        }
         if !dataset.join("manifest.json").is_file() {
             return Err(Error::Dataset {
                 path: dataset.to_path_buf(),
@@ -256,7 +263,7 @@ impl Session {
                 .map_err(|e| Error::Dataset { path: p.clone(), message: format!("cannot be read as a table: {e}") })?;
         }
         let tables = manifest.tables.iter().map(|(n, t)| (n.clone(), t.rows)).collect();
-        Ok(Session { rt, ctx, limits, tables })
+        Ok(Session { rt, ctx, limits, tables, format_version: manifest.format_version() })
     }
 
     pub fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>> {
@@ -266,10 +273,52 @@ impl Session {
         self.statement(sql)
     }
 
+    /// One statement's result printed on stdout as `display` says, streamed: a preview holds
+    /// only the rows it shows, a written format only the batch being written.
+    pub fn print(&self, sql: &str, display: print::Display) -> Result<print::Printed> {
+        if shell::statements(sql).len() > 1 {
+            return Err(Error::Usage("one SQL statement at a time".into()));
+        }
+        let mut stdout = std::io::stdout().lock();
+        let mut p = print::Printer::new(&mut stdout, display);
+        self.stream(sql, &mut |b| p.batch(b))?;
+        p.finish()
+    }
+
     /// One statement, already split from others.
     pub(crate) fn statement(&self, sql: &str) -> Result<Vec<RecordBatch>> {
         let task = self.rt.spawn(run_query(self.ctx.clone(), sql.to_string(), self.limits));
+        self.rt.block_on(task).map_err(stopped)?.map_err(|e| self.explained(e))
+    }
+
+    /// One statement, its batches handed to `each` as the engine produces them, until the
+    /// result ends or `each` says it wants no more: a preview of a million rows holds only
+    /// what it shows.
+    pub fn stream(&self, sql: &str, each: &mut dyn FnMut(RecordBatch) -> Result<bool>) -> Result<()> {
+        let (tx, mut rx) = tokio::sync::mpsc::channel(2);
+        let task = self.rt.spawn(stream_query(self.ctx.clone(), sql.to_string(), self.limits, tx));
+        while let Some(batch) = rx.blocking_recv() {
+            if !each(batch.map_err(|e| self.explained(e))?)? {
+                break;
+            }
+        }
+        // Dropping the receiver stops the query at its next batch.
+        drop(rx);
         self.rt.block_on(task).map_err(stopped)?
+    }
+
+    /// What `sql` needs that the dataset does not have (`table ci_gate`, `column
+    /// outcomes.x`), when planning it fails for that reason.
+    pub(crate) fn lacks(&self, sql: &str) -> Option<String> {
+        let planned = self.rt.block_on(self.ctx.state().create_logical_plan(sql));
+        let text = planned.err()?.to_string();
+        if let Some(rest) = text.split("table '").nth(1).filter(|_| text.contains("' not found")) {
+            let name = rest.split('\'').next().unwrap_or_default();
+            return Some(format!("table {}", name.rsplit('.').next().unwrap_or(name)));
+        }
+        let rest = text.split("No field named ").nth(1)?;
+        let field: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
+        Some(format!("column {}", field.trim_end_matches(['.', ',']).trim_matches('"')))
     }
 
     /// The dataset's tables (the manifest's), with their rows, by name.
@@ -307,7 +356,23 @@ impl Session {
 
     fn no_table(&self, table: &str) -> Error {
         let names: Vec<&str> = self.tables.iter().map(|(n, _)| n.as_str()).collect();
-        Error::Usage(format!("no table `{table}`: the dataset has {}", names.join(", ")))
+        let hint = crate::text::closest(table, names.iter().copied()).map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default();
+        Error::Usage(format!("no table `{table}`{hint}: the dataset has {}", names.join(", ")))
+    }
+
+    /// The engine's "table not found" in the dataset's terms: the closest table's name and
+    /// the tables there are.
+    fn explained(&self, e: Error) -> Error {
+        if let Error::Query(q) = &e {
+            let text = q.to_string();
+            if let Some(rest) = text.split("table '").nth(1) {
+                if let Some(name) = rest.strip_suffix("' not found").or_else(|| rest.split("' not found").next().filter(|_| rest.contains("' not found"))) {
+                    let name = name.rsplit('.').next().unwrap_or(name);
+                    return self.no_table(name);
+                }
+            }
+        }
+        e
     }
 
     /// Several statements at once, results in the order given.
@@ -327,11 +392,9 @@ impl Session {
     }
 }
 
-/// Plan `sql`, refuse anything but a read unless writes are allowed, and collect the result
-/// within the memory limit.
-async fn run_query(ctx: SessionContext, sql: String, limits: Limits) -> Result<Vec<RecordBatch>> {
-    use futures::StreamExt;
-    let plan = ctx.state().create_logical_plan(&sql).await?;
+/// Plan `sql`, refuse anything but a read unless writes are allowed, and start it.
+async fn start_query(ctx: &SessionContext, sql: &str, limits: Limits) -> Result<datafusion::physical_plan::SendableRecordBatchStream> {
+    let plan = ctx.state().create_logical_plan(sql).await?;
     if !limits.allow_write {
         let read_only = SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false);
         if let Err(e) = read_only.verify_plan(&plan) {
@@ -341,13 +404,44 @@ async fn run_query(ctx: SessionContext, sql: String, limits: Limits) -> Result<V
             )));
         }
     }
-    let mut stream = ctx.execute_logical_plan(plan).await?.execute_stream().await?;
+    Ok(ctx.execute_logical_plan(plan).await?.execute_stream().await?)
+}
+
+/// The engine's error for a batch, with the memory limit said in hindsight's words.
+fn batch_error(e: datafusion::error::DataFusionError, limits: Limits) -> Error {
+    match e {
+        datafusion::error::DataFusionError::ResourcesExhausted(m) => memory_exceeded(limits.memory, &m),
+        e => Error::Query(e),
+    }
+}
+
+/// [`start_query`], its batches sent to `tx` until the receiver goes away.
+async fn stream_query(ctx: SessionContext, sql: String, limits: Limits, tx: tokio::sync::mpsc::Sender<Result<RecordBatch>>) -> Result<()> {
+    use futures::StreamExt;
+    let mut stream = match start_query(&ctx, &sql, limits).await {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = tx.send(Err(e)).await;
+            return Ok(());
+        }
+    };
+    while let Some(batch) = stream.next().await {
+        let batch = batch.map_err(|e| batch_error(e, limits));
+        let failed = batch.is_err();
+        if tx.send(batch).await.is_err() || failed {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// [`start_query`], the whole result collected within the memory limit.
+async fn run_query(ctx: SessionContext, sql: String, limits: Limits) -> Result<Vec<RecordBatch>> {
+    use futures::StreamExt;
+    let mut stream = start_query(&ctx, &sql, limits).await?;
     let (mut out, mut held) = (Vec::new(), 0usize);
     while let Some(batch) = stream.next().await {
-        let batch = batch.map_err(|e| match e {
-            datafusion::error::DataFusionError::ResourcesExhausted(m) => memory_exceeded(limits.memory, &m),
-            e => Error::Query(e),
-        })?;
+        let batch = batch.map_err(|e| batch_error(e, limits))?;
         held += batch.get_array_memory_size();
         if held > limits.memory {
             return Err(memory_exceeded(limits.memory, "the result itself is larger"));
@@ -375,7 +469,7 @@ fn stopped(e: tokio::task::JoinError) -> Error {
     ))
 }
 
-fn memory_exceeded(limit: usize, detail: &str) -> Error {
+pub(crate) fn memory_exceeded(limit: usize, detail: &str) -> Error {
     Error::Usage(format!(
         "the query needs more than its memory limit of {} MiB ({}); narrow it (WHERE, LIMIT, fewer joins) or raise the limit with --memory-limit",
         limit >> 20,
@@ -413,17 +507,52 @@ pub fn dashboard_sections(session: &Session) -> Result<(Vec<(&'static str, &'sta
         for need in NEEDS_INPUT {
             let has = session.has_table(need.table) && probe_count(session, need.probe)? > 0;
             if !has {
-                left_out.push(LeftOut { sections: need.sections.to_vec(), note: need.note });
+                left_out.push(LeftOut { sections: need.sections.to_vec(), note: need.note.to_string() });
             }
         }
     }
-    let shown = list
+    let mut shown: Vec<(&'static str, &'static str)> = list
         .iter()
         .filter(|(name, _)| OPTIONAL_SECTIONS.iter().find(|(s, _)| s == name).is_none_or(|(_, table)| session.has_table(table)))
         .filter(|(name, _)| !left_out.iter().any(|l| l.sections.contains(name)))
         .copied()
         .collect();
+    if session.format_version < crate::dataset::manifest::FORMAT_VERSION {
+        left_out.extend(older_dataset(session, &mut shown)?);
+    }
     Ok((shown, left_out))
+}
+
+/// A dataset of an older format: the sections whose tables or columns it does not have
+/// yet leave `shown`, named in one note with the command that brings the dataset up to date.
+fn older_dataset(session: &Session, shown: &mut Vec<(&'static str, &'static str)>) -> Result<Option<LeftOut>> {
+    let mut sections = Vec::new();
+    let mut missing: Vec<String> = Vec::new();
+    let mut keep = Vec::with_capacity(shown.len());
+    for (name, title) in shown.drain(..) {
+        match session.lacks(&query_text(name)?) {
+            Some(what) => {
+                sections.push(name);
+                if !missing.contains(&what) {
+                    missing.push(what);
+                }
+            }
+            None => keep.push((name, title)),
+        }
+    }
+    *shown = keep;
+    if sections.is_empty() {
+        return Ok(None);
+    }
+    let note = format!(
+        "Written by an older hindsight (format {}{}; this one writes {}): {} left out, the dataset has no {}. Re-run `hindsight run` (or `convert`, then `evaluate`) on its inputs with this hindsight to bring it up to date",
+        crate::dataset::manifest::FORMAT_PREFIX,
+        session.format_version,
+        crate::dataset::manifest::FORMAT,
+        sections.join(", "),
+        missing.join(", ")
+    );
+    Ok(Some(LeftOut { sections, note }))
 }
 
 /// The count a [`NeedsInput`] probe returns (its first column of its first row).

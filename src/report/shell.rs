@@ -9,7 +9,10 @@ use arrow::array::{ArrayRef, StringArray, UInt64Array};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
 
-use super::{format, Format, Session};
+use std::io::Write;
+
+use super::print::{Display, MaxRows, Printer};
+use super::{Format, Session};
 use crate::error::{Error, Result};
 
 /// Where the shell's input comes from.
@@ -136,15 +139,22 @@ pub(crate) fn statements(sql: &str) -> Vec<String> {
 }
 
 const HELP: &str = "\
-Statements end with `;` and may span lines. Commands:
-  \\d  or .tables         the dataset's tables, with rows and columns
-  \\d TABLE or .schema TABLE
-                         TABLE's columns (also: DESCRIBE TABLE;)
-  \\?  or .help           this help
-  \\q  or .quit           leave (also Ctrl-D)
-SHOW TABLES; and information_schema work as in DataFusion. JSON text columns (payload,
-details) take json_get_str(col, 'key'), col->>'key', col->'a'->>'b', json_get_int,
-json_length ... The grammar is PostgreSQL's.
+Statements end with `;` and may span lines. Commands (psql's and the DuckDB CLI's spellings):
+  \\d  or .tables              the dataset's tables, with rows and columns
+  \\d TABLE or .schema TABLE   TABLE's columns (also: DESCRIBE TABLE;)
+  .mode FORMAT or \\pset format FORMAT
+                              table, csv, json, ndjson or markdown
+  .maxrows N or \\pset maxrows N
+                              rows a table or markdown result shows (0: all; default 40)
+  .timer on|off or \\timing [on|off]
+                              each statement's time, in its footer
+  .output [FILE] or \\o [FILE] results into FILE (none: back to the screen)
+  .read FILE or \\i FILE       run the statements and commands of FILE
+  \\?  or .help                this help
+  \\q  or .quit                leave (also Ctrl-D)
+Tab completes keywords, tables, columns and commands. SHOW TABLES; and information_schema
+work as in DataFusion. JSON text columns (payload, details) take json_get_str(col, 'key'),
+col->>'key', col->'a'->>'b', json_get_int, json_length ... The grammar is PostgreSQL's.
 ";
 
 /// Whether the shell goes on after an item.
@@ -153,114 +163,353 @@ enum Flow {
     Quit,
 }
 
-/// Run the shell over `session` from `source`, printing results in `fmt`.
-pub fn run(session: &Session, source: Source, fmt: Format) -> Result<()> {
+/// Where results go: the screen, or a file after `.output FILE`.
+enum Out {
+    Stdout,
+    File(PathBuf, std::io::BufWriter<std::fs::File>),
+}
+
+/// A shell session: the dataset and the settings its commands change.
+struct Shell<'s> {
+    session: &'s Session,
+    display: Display,
+    /// Whether stdout is a terminal (the footer is shown there; `.output` turns it off).
+    stdout_terminal: bool,
+    out: Out,
+    /// Piped JSON with several statements prints one document: an array of their results.
+    json_document: Option<JsonDocument>,
+}
+
+#[derive(Clone, Copy)]
+struct JsonDocument {
+    printed: usize,
+}
+
+/// Run the shell over `session` from `source`, printing results as `display` says.
+pub fn run(session: &Session, source: Source, display: Display) -> Result<()> {
+    let mut shell = Shell { session, display, stdout_terminal: display.terminal, out: Out::Stdout, json_document: None };
     match source {
         Source::File(p) => {
             let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
-            batch(session, &text, fmt)
+            shell.batch(&text, true)
         }
         Source::Stdin => {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|e| Error::io("standard input", e))?;
-            batch(session, &text, fmt)
+            shell.batch(&text, true)
         }
-        Source::Terminal { history } => interactive(session, history.as_deref(), fmt),
+        Source::Terminal { history } => shell.interactive(history.as_deref()),
     }
 }
 
-/// Every statement and command of `text` in turn; the first error ends the run.
-fn batch(session: &Session, text: &str, fmt: Format) -> Result<()> {
+/// The items of `text`, split as the shell splits them.
+fn items(text: &str) -> Vec<Item> {
     let mut s = Splitter::default();
-    for line in text.lines() {
-        for item in s.push_line(line) {
-            if let Flow::Quit = execute(session, &item, fmt)? {
-                return Ok(());
+    let mut out: Vec<Item> = text.lines().flat_map(|l| s.push_line(l)).collect();
+    out.extend(s.finish());
+    out
+}
+
+impl Shell<'_> {
+    /// Every statement and command of `text` in turn; the first error ends the run. The
+    /// whole input (`top`) of a JSON run with several statements is one JSON document.
+    fn batch(&mut self, text: &str, top: bool) -> Result<()> {
+        let items = items(text);
+        let statements = items.iter().filter(|i| matches!(i, Item::Statement(_))).count();
+        if top && self.display.format == Format::Json && statements > 1 {
+            self.json_document = Some(JsonDocument { printed: 0 });
+        }
+        for item in &items {
+            if let Flow::Quit = self.execute(item)? {
+                break;
             }
         }
+        if top {
+            self.end_json_document()?;
+        }
+        Ok(())
     }
-    if let Some(item) = s.finish() {
-        execute(session, &item, fmt)?;
-    }
-    Ok(())
-}
 
-fn interactive(session: &Session, history: Option<&Path>, fmt: Format) -> Result<()> {
-    use rustyline::error::ReadlineError;
-    let editor_error = |e: ReadlineError| Error::Usage(format!("line editor: {e}"));
-    let mut rl = rustyline::DefaultEditor::new().map_err(editor_error)?;
-    if let Some(h) = history {
-        // No history yet is the usual first run.
-        let _ = rl.load_history(h);
-    }
-    eprintln!("hindsight sql: {} tables; \\d lists them, \\? for help, \\q to leave", session.tables().len());
-    let mut s = Splitter::default();
-    loop {
-        let prompt = if s.pending() { "   ...> " } else { "hindsight> " };
-        match rl.readline(prompt) {
-            Ok(line) => {
-                let items = s.push_line(&line);
-                if !line.trim().is_empty() {
-                    let _ = rl.add_history_entry(line.as_str());
-                }
-                let mut quit = false;
-                for item in items {
-                    match execute(session, &item, fmt) {
-                        Ok(Flow::Quit) => quit = true,
-                        Ok(Flow::Continue) => {}
-                        Err(e) => eprintln!("error: {}", crate::text::error_message(&e)),
+    fn interactive(&mut self, history: Option<&Path>) -> Result<()> {
+        use rustyline::error::ReadlineError;
+        let editor_error = |e: ReadlineError| Error::Usage(format!("line editor: {e}"));
+        let mut rl: rustyline::Editor<Completion, rustyline::history::DefaultHistory> = rustyline::Editor::new().map_err(editor_error)?;
+        rl.set_helper(Some(Completion::of(self.session)?));
+        if let Some(h) = history {
+            // No history yet is the usual first run.
+            let _ = rl.load_history(h);
+        }
+        eprintln!("hindsight sql: {} tables; \\d lists them, \\? for help, \\q to leave", self.session.tables().len());
+        let mut s = Splitter::default();
+        // The lines of the statement being typed: recalled from history as one entry.
+        let mut typed: Vec<String> = Vec::new();
+        loop {
+            let prompt = if s.pending() { "   ...> " } else { "hindsight> " };
+            match rl.readline(prompt) {
+                Ok(line) => {
+                    let items = s.push_line(&line);
+                    if !line.trim().is_empty() {
+                        typed.push(line.clone());
+                    }
+                    if !s.pending() && !typed.is_empty() {
+                        let _ = rl.add_history_entry(typed.join("\n").as_str());
+                        typed.clear();
+                    }
+                    let mut quit = false;
+                    for item in items {
+                        match self.execute(&item) {
+                            Ok(Flow::Quit) => quit = true,
+                            Ok(Flow::Continue) => {}
+                            Err(e) => eprintln!("error: {}", crate::text::error_message(&e)),
+                        }
+                    }
+                    if quit {
+                        break;
                     }
                 }
-                if quit {
-                    break;
+                Err(ReadlineError::Interrupted) => {
+                    s.clear();
+                    typed.clear();
                 }
-            }
-            Err(ReadlineError::Interrupted) => s.clear(),
-            Err(ReadlineError::Eof) => break,
-            Err(e) => return Err(editor_error(e)),
-        }
-    }
-    if let Some(h) = history {
-        if let Some(dir) = h.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        rl.save_history(h).map_err(|e| Error::Usage(format!("saving the shell's history to {}: {e}", h.display())))?;
-    }
-    Ok(())
-}
-
-fn execute(session: &Session, item: &Item, fmt: Format) -> Result<Flow> {
-    match item {
-        Item::Statement(sql) => {
-            let batches = session.statement(sql)?;
-            show(&batches, fmt)?;
-        }
-        Item::Command(c) => {
-            let mut words = c.split_whitespace();
-            let cmd = words.next().unwrap_or_default();
-            let arg = words.next();
-            match (cmd, arg) {
-                ("\\q" | ".quit" | ".exit" | "exit" | "quit", _) => return Ok(Flow::Quit),
-                ("\\?" | ".help" | "\\h", _) => crate::output::print(HELP)?,
-                ("\\d" | "\\dt" | ".tables", None) => show(&[tables_batch(session)?], fmt)?,
-                ("\\d" | ".schema", Some(t)) => {
-                    let batches = session.describe(t)?;
-                    show(&batches, fmt)?;
-                }
-                _ => return Err(Error::Usage(format!("unknown command `{c}`: \\? lists the commands"))),
+                Err(ReadlineError::Eof) => break,
+                Err(e) => return Err(editor_error(e)),
             }
         }
+        self.flush()?;
+        if let Some(h) = history {
+            if let Some(dir) = h.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            rl.save_history(h).map_err(|e| Error::Usage(format!("saving the shell's history to {}: {e}", h.display())))?;
+        }
+        Ok(())
     }
-    Ok(Flow::Continue)
+
+    fn execute(&mut self, item: &Item) -> Result<Flow> {
+        match item {
+            Item::Statement(sql) => self.statement(sql)?,
+            Item::Command(c) => return self.command(c),
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn command(&mut self, c: &str) -> Result<Flow> {
+        let words: Vec<&str> = c.split_whitespace().collect();
+        let (cmd, args) = words.split_first().map_or(("", &[][..]), |(c, a)| (*c, a));
+        match (cmd, args) {
+            ("\\q" | ".quit" | ".exit" | "exit" | "quit", _) => return Ok(Flow::Quit),
+            ("\\?" | ".help" | "\\h", _) => self.write_text(HELP)?,
+            ("\\d" | "\\dt" | ".tables", []) => {
+                let b = tables_batch(self.session)?;
+                self.print(vec![b])?;
+            }
+            ("\\d" | ".schema", [t]) => {
+                let batches = self.session.describe(t)?;
+                self.print(batches)?;
+            }
+            (".mode", [f]) | ("\\pset", ["format", f]) => self.display.format = mode(f)?,
+            (".mode", []) | ("\\pset", ["format"]) => self.write_text(&format!("{}\n", mode_name(self.display.format)))?,
+            (".maxrows", [n]) | ("\\pset", ["maxrows", n]) => self.display.max_rows = Some(MaxRows::parse(n)?),
+            (".timer", [v]) | ("\\timing", [v]) => self.display.timer = on_off(cmd, v)?,
+            ("\\timing", []) => {
+                self.display.timer = !self.display.timer;
+                eprintln!("Timing is {}.", if self.display.timer { "on" } else { "off" });
+            }
+            (".output" | "\\o", []) => {
+                self.flush()?;
+                self.out = Out::Stdout;
+                self.display.terminal = self.stdout_terminal;
+            }
+            (".output" | "\\o", [file]) => {
+                self.flush()?;
+                let path = PathBuf::from(file);
+                let f = std::fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
+                self.out = Out::File(path, std::io::BufWriter::new(f));
+                self.display.terminal = false;
+            }
+            (".read" | "\\i", [file]) => {
+                let path = Path::new(file);
+                let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+                self.batch(&text, false)?;
+            }
+            _ => return Err(Error::Usage(format!("unknown command or arguments `{c}`: \\? lists the commands"))),
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// One statement, streamed through a printer.
+    fn statement(&mut self, sql: &str) -> Result<()> {
+        let nested = self.json_document_next()?;
+        let display = self.display;
+        let session = self.session;
+        let mut stdout = std::io::stdout().lock();
+        let out: &mut dyn Write = match &mut self.out {
+            Out::Stdout => &mut stdout,
+            Out::File(_, f) => f,
+        };
+        let mut p = Printer::new(out, display);
+        if nested {
+            p = p.nested();
+        }
+        session.stream(sql, &mut |b| p.batch(b))?;
+        p.finish()?;
+        Ok(())
+    }
+
+    /// A result already computed (the shell's own tables), printed as a statement's.
+    fn print(&mut self, batches: Vec<RecordBatch>) -> Result<()> {
+        let nested = self.json_document_next()?;
+        let display = self.display;
+        let mut stdout = std::io::stdout().lock();
+        let out: &mut dyn Write = match &mut self.out {
+            Out::Stdout => &mut stdout,
+            Out::File(_, f) => f,
+        };
+        let mut p = Printer::new(out, display);
+        if nested {
+            p = p.nested();
+        }
+        for b in batches {
+            if !p.batch(b)? {
+                break;
+            }
+        }
+        p.finish()?;
+        Ok(())
+    }
+
+    /// Opens the next element of a JSON document of several results; whether one is open.
+    fn json_document_next(&mut self) -> Result<bool> {
+        let Some(doc) = self.json_document.as_mut() else { return Ok(false) };
+        if self.display.format != Format::Json {
+            return Ok(false);
+        }
+        let sep = if doc.printed == 0 { "[\n  " } else { ",\n  " };
+        doc.printed += 1;
+        self.write_text(sep)?;
+        Ok(true)
+    }
+
+    fn end_json_document(&mut self) -> Result<()> {
+        if let Some(doc) = self.json_document.take() {
+            if doc.printed > 0 {
+                self.write_text("\n]\n")?;
+            }
+        }
+        self.flush()
+    }
+
+    fn write_text(&mut self, text: &str) -> Result<()> {
+        match &mut self.out {
+            Out::Stdout => crate::output::print(text),
+            Out::File(p, f) => f.write_all(text.as_bytes()).map_err(|e| Error::io(p.as_path(), e)),
+        }
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        match &mut self.out {
+            Out::Stdout => Ok(()),
+            Out::File(p, f) => f.flush().map_err(|e| Error::io(p.as_path(), e)),
+        }
+    }
 }
 
-fn show(batches: &[RecordBatch], fmt: Format) -> Result<()> {
-    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-    if fmt == Format::Table && rows == 0 {
-        return crate::output::print("(0 rows)\n");
+/// `.mode` names: ours, and the DuckDB CLI's for the same formats.
+fn mode(name: &str) -> Result<Format> {
+    match name {
+        "html" => Err(Error::Usage("mode html: the shell prints table, csv, json, ndjson or markdown (html is a report's format)".into())),
+        other => other.parse().map_err(|_| Error::Usage(format!("mode `{other}`: expected table (box, duckbox), csv, json, ndjson (jsonlines) or markdown"))),
     }
-    crate::output::print(&format::render(batches, fmt)?)
 }
+
+fn mode_name(f: Format) -> &'static str {
+    match f {
+        Format::Table => "table",
+        Format::Json => "json",
+        Format::Ndjson => "ndjson",
+        Format::Csv => "csv",
+        Format::Markdown => "markdown",
+        Format::Html => "html",
+    }
+}
+
+fn on_off(cmd: &str, v: &str) -> Result<bool> {
+    match v {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => Err(Error::Usage(format!("{cmd} `{other}`: expected on or off"))),
+    }
+}
+
+/// Tab completion: SQL keywords, the dataset's tables and columns, the shell's commands.
+struct Completion {
+    words: Vec<String>,
+}
+
+/// Keywords a query over the dataset uses most; completed in the case they are typed in.
+const KEYWORDS: &[&str] = &[
+    "SELECT", "FROM", "WHERE", "GROUP", "BY", "ORDER", "HAVING", "LIMIT", "OFFSET", "JOIN", "LEFT", "RIGHT", "INNER", "OUTER", "FULL", "ON",
+    "USING", "AS", "AND", "OR", "NOT", "NULL", "IS", "IN", "LIKE", "ILIKE", "BETWEEN", "CASE", "WHEN", "THEN", "ELSE", "END", "DISTINCT",
+    "COUNT", "SUM", "AVG", "MIN", "MAX", "MEDIAN", "APPROX_PERCENTILE_CONT", "FILTER", "OVER", "PARTITION", "WITH", "UNION", "ALL",
+    "EXCEPT", "INTERSECT", "ASC", "DESC", "NULLS", "FIRST", "LAST", "CAST", "COALESCE", "DATE_TRUNC", "EXTRACT", "DESCRIBE", "SHOW",
+    "TABLES", "EXPLAIN", "TRUE", "FALSE", "json_get_str", "json_get_int", "json_length",
+];
+
+const COMMANDS: &[&str] = &[
+    ".tables", ".schema", ".mode", ".maxrows", ".timer", ".output", ".read", ".help", ".quit", "\\d", "\\dt", "\\pset", "\\timing", "\\o", "\\i",
+    "\\?", "\\q",
+];
+
+impl Completion {
+    fn of(session: &Session) -> Result<Completion> {
+        let mut words: Vec<String> = KEYWORDS.iter().chain(COMMANDS).map(|w| w.to_string()).collect();
+        for (table, _) in session.tables() {
+            words.push(table.clone());
+            words.extend(session.columns(table)?.into_iter().map(|(c, _)| c));
+        }
+        words.sort();
+        words.dedup();
+        Ok(Completion { words })
+    }
+
+    /// The words completing `prefix`: keywords in the case the prefix is typed in.
+    fn candidates(&self, prefix: &str) -> Vec<String> {
+        if prefix.is_empty() {
+            return Vec::new();
+        }
+        let lower = prefix.to_lowercase();
+        let typed_lower = prefix.chars().all(|c| !c.is_uppercase());
+        let mut out: Vec<String> = self
+            .words
+            .iter()
+            .filter(|w| w.to_lowercase().starts_with(&lower))
+            .map(|w| if typed_lower && KEYWORDS.contains(&w.as_str()) { w.to_lowercase() } else { w.clone() })
+            .collect();
+        out.dedup();
+        out
+    }
+}
+
+impl rustyline::completion::Completer for Completion {
+    type Candidate = String;
+    fn complete(&self, line: &str, pos: usize, _: &rustyline::Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
+        let before = &line[..pos];
+        let start = before.rfind(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '\\'))).map_or(0, |i| i + 1);
+        // `t.col`: complete the column after the qualifier.
+        let word = &before[start..];
+        let (start, word) = match word.rfind('.') {
+            Some(i) if i > 0 => (start + i + 1, &word[i + 1..]),
+            _ => (start, word),
+        };
+        Ok((start, self.candidates(word)))
+    }
+}
+impl rustyline::hint::Hinter for Completion {
+    type Hint = String;
+}
+impl rustyline::highlight::Highlighter for Completion {}
+impl rustyline::validate::Validator for Completion {}
+impl rustyline::Helper for Completion {}
 
 /// The dataset's tables with their rows (from the manifest) and column counts.
 fn tables_batch(session: &Session) -> Result<RecordBatch> {
@@ -291,6 +540,23 @@ mod tests {
         let mut out: Vec<Item> = text.lines().flat_map(|l| s.push_line(l)).collect();
         out.extend(s.finish());
         out
+    }
+
+    #[test]
+    fn completion_offers_tables_columns_keywords_and_commands_by_prefix() {
+        let c = Completion { words: ["SELECT", "SET", "outcomes", "outcome_status", ".mode", ".maxrows", "safe_outputs"].iter().map(|w| w.to_string()).collect() };
+        assert_eq!(c.candidates("sel"), vec!["select"]);
+        assert_eq!(c.candidates("SEL"), vec!["SELECT"]);
+        assert_eq!(c.candidates("outc"), vec!["outcomes", "outcome_status"]);
+        assert_eq!(c.candidates(".m"), vec![".mode", ".maxrows"]);
+        assert!(c.candidates("").is_empty());
+    }
+
+    #[test]
+    fn modes_take_the_duckdb_names_too() {
+        assert_eq!(mode("box").unwrap(), Format::Table);
+        assert_eq!(mode("jsonlines").unwrap(), Format::Ndjson);
+        assert!(mode("html").is_err() && mode("xml").is_err());
     }
 
     #[test]
