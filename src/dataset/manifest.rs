@@ -11,14 +11,17 @@ use crate::error::{Error, Result};
 use crate::inputs::InputFile;
 
 /// The format this hindsight writes: [`FORMAT_PREFIX`] and [`FORMAT_VERSION`].
-pub const FORMAT: &str = "hindsight-dataset/1";
+pub const FORMAT: &str = "hindsight-dataset/2";
 pub const FORMAT_PREFIX: &str = "hindsight-dataset/";
 /// Raised when a table or column is added, removed or changes meaning; every reader checks
 /// it (an older dataset is read for what it has, a newer or unknown one refused).
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// What each format version brought, oldest first.
-pub const VERSIONS: &[(u32, &str)] = &[(1, "the first format: snapshot, runs, traces and tasks tables, outcomes, CI gate replay, PR risk")];
+pub const VERSIONS: &[(u32, &str)] = &[
+    (1, "the first format: snapshot, runs, traces and tasks tables, outcomes, CI gate replay, PR risk"),
+    (2, "format versions checked by every reader (the tables of this release are listed in CHANGELOG.md)"),
+];
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct RecordCount {
@@ -195,5 +198,20 @@ impl Manifest {
 
     pub fn record_table(&mut self, name: &str, w: &super::Written) {
         self.tables.insert(name.to_string(), TableEntry { rows: w.rows, bytes: w.bytes, sha256: w.sha256.clone() });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_format_string_is_the_prefix_and_the_newest_version() {
+        assert_eq!(FORMAT, format!("{FORMAT_PREFIX}{FORMAT_VERSION}"));
+        assert_eq!(VERSIONS.last().map(|v| v.0), Some(FORMAT_VERSION));
+        assert_eq!(version_of("hindsight-dataset/12"), Some(12));
+        for bad in ["hindsight-dataset/0", "hindsight-dataset/", "hindsight-dataset/+1", "hindsight-dataset/1.0", "other/1", ""] {
+            assert_eq!(version_of(bad), None, "{bad}");
+        }
     }
 }

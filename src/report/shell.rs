@@ -233,7 +233,9 @@ impl Shell<'_> {
     fn interactive(&mut self, history: Option<&Path>) -> Result<()> {
         use rustyline::error::ReadlineError;
         let editor_error = |e: ReadlineError| Error::Usage(format!("line editor: {e}"));
-        let mut rl: rustyline::Editor<Completion, rustyline::history::DefaultHistory> = rustyline::Editor::new().map_err(editor_error)?;
+        // Tab completes the common prefix and lists the candidates, as bash and psql do.
+        let config = rustyline::Config::builder().completion_type(rustyline::CompletionType::List).build();
+        let mut rl: rustyline::Editor<Completion, rustyline::history::DefaultHistory> = rustyline::Editor::with_config(config).map_err(editor_error)?;
         rl.set_helper(Some(Completion::of(self.session)?));
         if let Some(h) = history {
             // No history yet is the usual first run.

@@ -27,6 +27,7 @@ mod risk;
 mod robustness;
 mod rules;
 mod safety;
+mod shell;
 mod sql;
 mod tasks;
 mod traces;
