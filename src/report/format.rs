@@ -438,7 +438,7 @@ pub fn sections_with_notes(
                 if rows > TERMINAL_ROWS {
                     let all = arrow::compute::concat_batches(&b[0].schema(), b)?;
                     out.push_str(&render(&[all.slice(0, TERMINAL_ROWS)], fmt)?);
-                    out.push_str(&format!("... and {} more rows (all {rows}: hindsight report --query {name})\n", rows - TERMINAL_ROWS));
+                    out.push_str(&format!("... and {} more rows (all {rows}: hindsight report --query {name} --max-rows 0)\n", rows - TERMINAL_ROWS));
                 } else {
                     out.push_str(&render(b, fmt)?);
                 }

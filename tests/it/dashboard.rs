@@ -395,11 +395,11 @@ fn the_terminal_dashboard_is_bounded_and_the_csv_one_is_valid() {
     let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
     let by_run = report["by_run"].as_array().unwrap().len();
     assert!(by_run > report::format::TERMINAL_ROWS);
-    let more = format!("... and {} more rows (all {by_run}: hindsight report --query by_run)", by_run - report::format::TERMINAL_ROWS);
+    let more = format!("... and {} more rows (all {by_run}: hindsight report --query by_run --max-rows 0)", by_run - report::format::TERMINAL_ROWS);
     assert!(text.contains(&more), "{text}");
     let section = text.split("By run and window\n").nth(1).unwrap().split(&more).next().unwrap();
     assert_eq!(section.lines().filter(|l| l.starts_with("| ")).count(), report::format::TERMINAL_ROWS + 1, "header and 20 rows");
-    let full = ok(&["report", "--dataset", "ds", "--query", "by_run"], tmp.path());
+    let full = ok(&["report", "--dataset", "ds", "--query", "by_run", "--max-rows", "0"], tmp.path());
     assert_eq!(full.lines().filter(|l| l.starts_with("| ")).count(), by_run + 1);
     // CSV: one header, four fields a line, every JSON cell once.
     let csv_text = ok(&["report", "--dataset", "ds", "--format", "csv"], tmp.path());
