@@ -60,7 +60,7 @@ enum Command {
         /// The dataset directory (written by `run`, `convert` or `import`).
         #[arg(long)]
         dataset: PathBuf,
-        #[arg(long, conflicts_with = "sql", help = query_help(), value_name = "NAME|FILE.sql")]
+        #[arg(long, conflicts_with = "sql", help = query_help(), value_name = "NAME|FILE.sql", value_parser = QueryName, hide_possible_values = true)]
         query: Option<String>,
         /// One SQL statement over the dataset's tables.
         #[arg(long)]
@@ -448,6 +448,23 @@ fn suggest(mut e: clap::Error, args: impl Iterator<Item = String>) -> clap::Erro
         _ => {}
     }
     e
+}
+
+/// `report --query`: any text (a bundled query's name or a .sql file, checked when the
+/// configuration is made), offering the bundled names to shell completion.
+#[derive(Clone)]
+struct QueryName;
+
+impl clap::builder::TypedValueParser for QueryName {
+    type Value = String;
+
+    fn parse_ref(&self, cmd: &clap::Command, arg: Option<&clap::Arg>, value: &std::ffi::OsStr) -> std::result::Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(hindsight::report::QUERIES.iter().map(|(n, _)| clap::builder::PossibleValue::new(*n))))
+    }
 }
 
 /// `report --query`'s help: every bundled query by name.

@@ -280,9 +280,40 @@ impl Session {
             return Err(Error::Usage("one SQL statement at a time".into()));
         }
         let mut stdout = std::io::stdout().lock();
-        let mut p = print::Printer::new(&mut stdout, display);
+        self.print_to(sql, print::Printer::new(&mut stdout, display))
+    }
+
+    /// One statement's result through `p`. A preview reads rows only until it is full; the
+    /// rest are counted apart, from the Parquet footers when the statement is a plain scan.
+    pub(crate) fn print_to(&self, sql: &str, mut p: print::Printer<'_>) -> Result<print::Printed> {
         self.stream(sql, &mut |b| p.batch(b))?;
+        if p.counting() {
+            let n = match self.count(sql) {
+                Some(n) => n,
+                None => {
+                    let mut n = 0;
+                    self.stream(sql, &mut |b| {
+                        n += b.num_rows();
+                        Ok(true)
+                    })?;
+                    n
+                }
+            };
+            p.set_rows(n);
+        }
         p.finish()
+    }
+
+    /// The rows `sql` returns, counted without fetching them. `None` for a statement that is
+    /// not a plain read (counting would run it again) or one the engine cannot count.
+    fn count(&self, sql: &str) -> Option<usize> {
+        let (ctx, sql) = (self.ctx.clone(), sql.to_string());
+        let task = self.rt.spawn(async move {
+            let plan = ctx.state().create_logical_plan(&sql).await.ok()?;
+            SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false).verify_plan(&plan).ok()?;
+            datafusion::dataframe::DataFrame::new(ctx.state(), plan).count().await.ok()
+        });
+        self.rt.block_on(task).ok().flatten()
     }
 
     /// One statement, already split from others.

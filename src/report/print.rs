@@ -127,7 +127,8 @@ impl<'w> Printer<'w> {
                     self.kept.push(part);
                     self.shown += take;
                 }
-                Ok(true)
+                // A full preview needs only the count of the rest (see `Session::print_to`).
+                Ok(self.shown == self.rows || self.max == MaxRows::All)
             }
             Format::Csv | Format::Json | Format::Ndjson => {
                 let part = b.slice(0, take);
@@ -138,6 +139,16 @@ impl<'w> Printer<'w> {
                 Ok(!self.closed && (self.max == MaxRows::All || self.shown < self.max.allows(0)))
             }
         }
+    }
+
+    /// A preview that stopped reading once it was full: its row count is still to be had.
+    pub fn counting(&self) -> bool {
+        matches!(self.display.format, Format::Table | Format::Markdown | Format::Html) && self.rows > self.shown
+    }
+
+    /// The result's row count, counted apart from the rows shown.
+    pub fn set_rows(&mut self, rows: usize) {
+        self.rows = rows.max(self.shown);
     }
 
     /// Text of `b` in a written format, as the next part of the document.
@@ -258,11 +269,16 @@ mod tests {
     fn print(fmt: Format, max: Option<MaxRows>, batches: Vec<RecordBatch>) -> (String, Printed) {
         let mut out = Vec::new();
         let display = Display { format: fmt, max_rows: max, timer: false, terminal: false, memory: 1 << 30 };
+        let total: usize = batches.iter().map(RecordBatch::num_rows).sum();
         let mut p = Printer::new(&mut out, display);
         for b in batches {
             if !p.batch(b).unwrap() {
                 break;
             }
+        }
+        // As `Session::print_to` does: a full preview's rest is counted apart.
+        if p.counting() {
+            p.set_rows(total);
         }
         let printed = p.finish().unwrap();
         (String::from_utf8(out).unwrap(), printed)

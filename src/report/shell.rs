@@ -353,8 +353,7 @@ impl Shell<'_> {
         if nested {
             p = p.nested();
         }
-        session.stream(sql, &mut |b| p.batch(b))?;
-        p.finish()?;
+        session.print_to(sql, p)?;
         Ok(())
     }
 

@@ -220,10 +220,15 @@ fn sql_only_reads_unless_writes_are_allowed() {
 fn a_query_beyond_its_memory_limit_stops_with_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
     ok(&["run", "--quiet", "--out", "ds"], tmp.path());
-    let cross = "SELECT a.body, b.body, c.body FROM responses a, responses b, responses c";
+    // Every pair of response bodies joined into one value: more than 16 MiB held at once.
+    let cross = "SELECT string_agg(a.body, ',') FROM responses a, responses b";
     let o = run(&["report", "--dataset", "ds", "--memory-limit", "16M", "--sql", cross], tmp.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("memory limit of 16 MiB"), "{}", stderr(&o));
+    // A preview of a result far larger than the limit holds only the rows it shows.
+    let pairs = "SELECT a.body, b.body, c.body FROM responses a, responses b, responses c";
+    let preview = ok(&["report", "--dataset", "ds", "--memory-limit", "16M", "--sql", pairs], tmp.path());
+    assert!(preview.trim_end().ends_with("(40 shown)"), "{preview}");
     // Within the limit the same session answers: every pair of responses.
     let n: u64 = ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT count(*) AS n FROM responses"], tmp.path())
         .lines()
@@ -286,7 +291,7 @@ fn errors_are_said_once() {
     ok(&["run", "--quiet", "--out", "ds"], tmp.path());
     for (args, once) in [
         (vec!["report", "--dataset", "ds", "--sql", "SELEC 1"], "Expected: an SQL statement"),
-        (vec!["report", "--dataset", "ds", "--sql", "SELECT * FROM nope"], "not found"),
+        (vec!["report", "--dataset", "ds", "--sql", "SELECT * FROM nope"], "no table `nope`"),
         (vec!["attach", "--dataset", "nope"], "No such file or directory"),
         (vec!["check", "--dataset", "ds", "--expected", "nope.json"], "No such file or directory"),
     ] {

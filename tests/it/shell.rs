@@ -309,6 +309,13 @@ fn typos_get_a_did_you_mean() {
     fails_with(&["report", "--dataset", d, "--sql", "SELECT * FROM outcome"], dir.path(), &["no table `outcome` (did you mean `outcomes`?)"]);
     fails_with(&["report", "--dataset", d, "--sql", "SELECT outcome_stat FROM outcomes"], dir.path(), &["outcome_status"]);
     fails_with(&["sql", "--dataset", d, "--file", "/dev/null", "--format", "html"], dir.path(), &["html is a report's format"]);
+    // Completion scripts offer the formats and the bundled queries' names.
+    for shell in ["bash", "zsh", "fish"] {
+        let script = ok(&["completions", shell], dir.path());
+        for word in ["ndjson", "markdown", "aidev/by_agent", "risk_by_outcome"] {
+            assert!(script.contains(word), "{shell} completion lacks {word}");
+        }
+    }
     let out = piped(&ds, &[], "\\d safe_ouptuts\n");
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `safe_outputs`"), "{}", String::from_utf8_lossy(&out.stderr));
 }
