@@ -334,7 +334,13 @@ impl Shell<'_> {
                 let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
                 self.batch(&text, false)?;
             }
-            _ => return Err(Error::Usage(format!("unknown command or arguments `{c}`: \\? lists the commands"))),
+            _ if COMMANDS.contains(&cmd) || matches!(cmd, "\\dt" | ".exit") => {
+                return Err(Error::Usage(format!("`{c}`: not the arguments {cmd} takes; \\? lists the commands")))
+            }
+            _ => {
+                let hint = crate::text::closest(cmd, COMMANDS.iter().copied().filter(|_| cmd.len() > 2)).map(|m| format!(" (did you mean `{m}`?)")).unwrap_or_default();
+                return Err(Error::Usage(format!("unknown command `{c}`{hint}: \\? lists the commands")));
+            }
         }
         Ok(Flow::Continue)
     }
