@@ -599,7 +599,6 @@ fn run_gate(index: &SnapshotIndex, repo: &str, commits: &[PrCommit], ctx: &Conte
                 step.pusher = Pusher::Unknown;
                 step.decision = format!("pusher unknown: {why}");
                 r.steps.push(step);
-                r.fix_attempts = k;
                 let note = format!("after a red push, commit {} may be a fix attempt: {why}", short(&c.sha));
                 return r.end(GateOutcome::PusherUnknown, note);
             }

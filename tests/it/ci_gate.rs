@@ -110,7 +110,17 @@ fn perf_state(paused: &str, reason: &str, recent: &str, entry_status: &str, comm
 fn index(branch: Option<&str>, commits: &[C], extra: Vec<(String, Value)>) -> SnapshotIndex {
     let mut rows = vec![(format!("repos/{REPO}/pulls/1/commits"), 1, 200u16, None, Value::Array(commits.iter().map(commit_json).collect()).to_string())];
     if let Some(b) = branch {
-        let pull = json!({"number": 1, "state": "open", "created_at": at(0), "head": {"ref": b, "sha": commits.last().map(|c| c.sha)}, "user": {"login": LOOP, "type": "Bot"}});
+        // The real pull-request shape (shared/formats/github-rest/pulls_N.json) with the
+        // fields a case changes.
+        let mut pull: Value = std::fs::read_to_string(super::support::root().join("../shared/formats/github-rest/pulls_N.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_else(|| json!({"head": {}, "state": "open", "merged": false}));
+        pull["number"] = json!(1);
+        pull["created_at"] = json!(at(0));
+        pull["head"]["ref"] = json!(b);
+        pull["head"]["sha"] = json!(commits.last().map(|c| c.sha));
+        pull["user"] = json!({"login": LOOP, "type": "Bot"});
         rows.push((format!("repos/{REPO}/pulls/1"), 1, 200, None, pull.to_string()));
     }
     for c in commits {
@@ -261,10 +271,26 @@ fn fix_attempts_are_the_loops_own_commits() {
     assert_eq!((r.outcome, r.fix_attempts), (GateOutcome::Accepted, 1));
     // An unmarked commit under the login the loop commits as may be a fix: unknown.
     let r = replay(vec![first(), C { sha: "u1", minute: Some(20), author: Some(LOOP), message: Some("fix".into()), ci: Some(green("u1", 30)) }]);
-    assert_eq!((r.outcome, r.steps[1].pusher, r.accepted_sha), (GateOutcome::PusherUnknown, Pusher::Unknown, None));
+    assert_eq!((r.outcome, r.steps[1].pusher, r.accepted_sha, r.fix_attempts), (GateOutcome::PusherUnknown, Pusher::Unknown, None, 0));
     // No message and no author login captured: unknown too.
     let r = replay(vec![first(), C { sha: "u2", minute: Some(20), author: None, message: None, ci: Some(green("u2", 30)) }]);
     assert_eq!(r.outcome, GateOutcome::PusherUnknown);
+    // A head force-pushed by a person (a timeline event in GitHub's shape,
+    // shared/formats/github-rest/issues_N_timeline.json): skipped, as a person's commit.
+    let mut event: Value = std::fs::read_to_string(super::support::root().join("../shared/formats/github-rest/issues_N_timeline.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|v| v.get(0).cloned())
+        .unwrap_or_else(|| json!({}));
+    event["event"] = json!("head_ref_force_pushed");
+    event["commit_id"] = json!("f0f0f0f0");
+    event["created_at"] = json!(at(15));
+    event["actor"] = json!({"login": "alice", "type": "User"});
+    let ci = vec![(format!("repos/{REPO}/commits/f0f0f0f0/check-runs"), green("f0f0f0f0", 18))];
+    let timeline = (format!("repos/{REPO}/issues/1/timeline"), json!([event]));
+    let r = replay_with(Some("autoloop/perf"), vec![first(), by_loop("a2", 20, 4, Some(green("a2", 30)))], [ci, vec![timeline]].concat());
+    assert_eq!((r.outcome, r.fix_attempts, r.other_commits), (GateOutcome::Accepted, 1, 1));
+    assert_eq!((r.steps[1].sha.as_str(), r.steps[1].author.as_deref(), r.steps[1].pusher), ("f0f0f0f0", Some("alice"), Pusher::Person));
     // Marked for the program without a run or an iteration number, after a push with one:
     // which iteration it belongs to is unknown.
     let r =
