@@ -114,7 +114,7 @@ fn evaluate_with(
     let mut parts = OutcomeParts::new(&dataset.join(".spill"), spill_bytes);
     // A small budget takes small steps, so the rows held stay near it.
     let step = (spill_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
-    let mut replays: Vec<ci_gate::Replay> = Vec::new();
+    let mut replays = ci_gate::Replays::default();
     let mut risks: Vec<risk::Risk> = Vec::new();
     let risk_policy = risk::RiskPolicy::default();
     let mut shared: Option<Arc<SnapshotIndex>> = None;
@@ -151,21 +151,16 @@ fn evaluate_with(
     // Seed 002's CI gate, replayed for the outputs that push code, and seed 004's PR risk
     // level, from the PRs' captured files. Split by output, not only by repository: a chunk
     // holds a few repositories, often of very different sizes.
-    let gate_and_risk = |indexes: &Built<'_>| -> (Vec<ci_gate::Replay>, Vec<risk::Risk>) {
+    let gate_and_risk = |indexes: &Built<'_>| -> (ci_gate::Replays, Vec<risk::Risk>) {
         rayon::join(
             || {
-                indexes
-                    .par_iter()
-                    .flat_map_iter(|(ids, index)| {
-                        let mut rs: Vec<ci_gate::Replay> = ids.par_iter().filter_map(|(_, o)| ci_gate::replay(index, o)).collect();
-                        if let Some(repo) = rs.first().map(|r| r.repo.clone()) {
-                            for (pr, v) in ci_gate::loop_states(index, &repo) {
-                                rs.iter_mut().filter(|r| r.pull_number == pr).for_each(|r| ci_gate::compare(r, &v));
-                            }
-                        }
-                        rs
-                    })
-                    .collect()
+                indexes.par_iter().map(|(ids, index)| ci_gate::replay_all(index, &ids.iter().map(|(_, o)| o).collect::<Vec<_>>())).reduce(
+                    ci_gate::Replays::default,
+                    |mut a, b| {
+                        a.extend(b);
+                        a
+                    },
+                )
             },
             || indexes.par_iter().flat_map(|(ids, index)| ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, &risk_policy))).collect(),
         )
@@ -240,7 +235,7 @@ fn evaluate_with(
     let mut rest: Vec<usize> = by_repo.into_values().flatten().chain(no_repo).collect();
     rest.sort_unstable();
     let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, outputs.get(i))).collect();
-    replays.extend(rest.iter().filter_map(|(_, o)| ci_gate::replay(&empty, o)));
+    replays.extend(ci_gate::replay_all(&empty, &rest.iter().map(|(_, o)| o).collect::<Vec<_>>()));
     risks.extend(rest.iter().filter_map(|(_, o)| risk::assess(&empty, o, &risk_policy)));
     let ev = Evaluation::new(&empty, captured_at, policy, windows).with_run_ends(&run_ends);
     judge(&mut parts, rest.iter().map(|(i, o)| (*i, o, &ev)).collect())?;

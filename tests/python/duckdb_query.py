@@ -15,7 +15,8 @@ def main():
     con.execute(open(views).read())
     cur = con.execute(open(query).read())
     cols = [d[0] for d in cur.description]
-    rows = [dict(zip(cols, [int(v) if isinstance(v, int) else v for v in r])) for r in cur.fetchall()]
+    # Booleans stay booleans (Python's bool is an int).
+    rows = [dict(zip(cols, [int(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in r])) for r in cur.fetchall()]
     json.dump(rows, sys.stdout, default=str)
 
 
