@@ -4,8 +4,10 @@
 //! Links, in order of precedence (the first kind that finds outputs wins):
 //! 1. `run_id`: a run id or run URL in the trace's `metadata` (`run_id`, `gh_aw_run_id`,
 //!    `github_run_id`, `run_url`, `workflow_run_url`) names a run of the dataset;
-//! 2. `commit_sha`: a commit the trace made (`outcome.commit_sha`, `metadata.commit_shas`)
-//!    is the head, merge commit or one of the commits of a pull request in the snapshot;
+//! 2. `commit_sha`: a commit the trace made (`outcome.commit_sha`, `metadata.commit_shas`,
+//!    `git_links[].revision` from 0.3, `patches[].anchor.commit_sha` and `superseded_by`
+//!    from 0.6) is the head, merge commit or one of the commits of a pull request in the
+//!    snapshot;
 //! 3. `repository_pr`: the trace's `task.repository` plus a PR it names
 //!    (`metadata.pull_request_number`, `metadata.pr_number`, or a PR URL in
 //!    `metadata.pull_request_url` or `task.description`).
@@ -13,17 +15,25 @@
 //! Outcome merge rule (`fill_missing`): a value the trace already had is never replaced.
 //! Empty fields (`null`; `committed: false` with no `commit_sha`) are filled; where the
 //! trace's own value disagrees with the repository, the trace keeps it and the
-//! disagreement is recorded. `signal_source` and `signal_confidence` follow whoever set
-//! `success`. Everything used (outputs, window, status, strength, signal, links) goes into
-//! `metadata.hindsight`.
+//! disagreement is recorded. `signal_source` (`deterministic`, the spec's word) and
+//! `signal_confidence` follow whoever set `success`. Everything used (outputs, window,
+//! status, strength, signal, links) goes into `metadata.hindsight`. The blocks are written
+//! in the shape of the version the record declares ([`crate::traces::version`]): no
+//! `outcome.patch` from 0.6, attribution's fidelity fields from 0.3.
 //!
 //! Devtime mapping: a code-changing output (PR created, pushed to, merged, autofix)
 //! accepted with strong or medium evidence -> `success: true`; rejected or ignored ->
 //! `false`; pending or unknown -> `null`; merged -> `committed: true` with the merge commit.
-//! Runtime mapping: accepted -> `terminal_state: goal_reached`, rejected or ignored ->
-//! `abandoned`; `reward` 1.0 (accepted, strong), 0.5 (accepted, medium), 0.25 (accepted,
-//! weak), 0.0 (rejected, ignored); `reward_source: human_annotation` (the decisions are
-//! people's, observed in the repository).
+//!
+//! Runtime mapping: `terminal_state` says how the trajectory ended, first as the trace
+//! records it (its last step's tool call left without result, opentraces' `no_result` ->
+//! `interrupted`; failing with another error -> `error`), else as the deciding output shows:
+//! accepted -> `goal_reached`; rejected or ignored, or the agent reporting it could not go
+//! on (`missing_tool`, `missing_data`, `report_incomplete`) -> `abandoned`; never carried out
+//! (`not_executed`) -> `error`; pending, staged, unknown or `noop` -> `null`. `reward` 1.0
+//! (accepted, strong), 0.5 (accepted, medium), 0.25 (accepted, weak), 0.0 (rejected,
+//! ignored); `reward_source: human_annotation` (the decisions are people's, observed in the
+//! repository). What decided `terminal_state` is `metadata.hindsight.terminal_state_evidence`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -39,6 +49,7 @@ use crate::runs::SafeOutput;
 use crate::snapshot::paths::{self, Resource};
 use crate::snapshot::SnapshotIndex;
 use crate::table::{os, s, Kind, Table};
+use crate::traces::version::Shape;
 use crate::traces::{attribution, hash};
 
 const CODE_CHANGING: &[&str] =
@@ -211,6 +222,23 @@ impl Outputs {
     }
 }
 
+/// The commits a trace says it made: `outcome.commit_sha`, `metadata.commit_shas`, and from
+/// 0.3 `git_links[].revision`, from 0.6 each of `patches[]`'s `anchor.commit_sha` and
+/// `superseded_by`. Each once, in that order.
+fn trace_commits(rec: &Value, meta: &Value) -> Vec<String> {
+    let mut shas: Vec<String> = rec.get("outcome").and_then(|o| str_at(o, "commit_sha")).map(str::to_string).into_iter().collect();
+    shas.extend(meta.get("commit_shas").and_then(crate::json::names).unwrap_or_default());
+    let list = |k: &str| rec.get(k).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    shas.extend(list("git_links").iter().filter_map(|l| str_at(l, "revision")).map(str::to_string));
+    for p in list("patches") {
+        shas.extend(p.get("anchor").and_then(|a| str_at(a, "commit_sha")).map(str::to_string));
+        shas.extend(p.get("superseded_by").and_then(crate::json::names).unwrap_or_default());
+    }
+    let mut seen = std::collections::HashSet::new();
+    shas.retain(|s| seen.insert(s.clone()));
+    shas
+}
+
 /// Links of one trace (one row per linked output, or one unlinked row with the reason).
 fn link(rec: &Value, text: &str, trace_id: &str, outputs: &Outputs, prs: &PullRequests) -> Vec<Link> {
     let meta = rec.get("metadata").cloned().unwrap_or(Value::Null);
@@ -249,8 +277,7 @@ fn link(rec: &Value, text: &str, trace_id: &str, outputs: &Outputs, prs: &PullRe
         return hits;
     }
     // 2. commit SHAs the trace made that are in a PR of the snapshot
-    let mut shas: Vec<String> = rec.get("outcome").and_then(|o| str_at(o, "commit_sha")).map(str::to_string).into_iter().collect();
-    shas.extend(meta.get("commit_shas").and_then(crate::json::names).unwrap_or_default());
+    let shas = trace_commits(rec, &meta);
     let mut hits = Vec::new();
     for sha in &shas {
         for (repo, n) in prs.with_sha(sha) {
@@ -322,6 +349,45 @@ fn rank(o: &Outcome) -> u8 {
     }
 }
 
+/// `outcome.signal_source`, in the opentraces spec's words: repository state read
+/// deterministically.
+const SIGNAL_SOURCE: &str = "deterministic";
+
+/// How a runtime trajectory ended, as the trace records it in its last step: a tool call
+/// whose observation is opentraces' mark of a dangling call (`error: "no_result"`) ->
+/// `interrupted` (the session was cut short); any other error there -> `error` (it ended on
+/// a tool error it did not recover from). A call with no observation at all says nothing
+/// (some traces keep no results), so it decides nothing.
+fn trajectory_end(rec: &Value) -> Option<(&'static str, String)> {
+    let last = rec.get("steps")?.as_array()?.last()?;
+    let step = crate::json::int_at(last, "step_index").map_or_else(|| "?".to_string(), |n| n.to_string());
+    let errors: Vec<(&str, &str)> = last
+        .get("observations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|o| Some((str_at(o, "source_call_id").unwrap_or_default(), str_at(o, "error").filter(|e| !e.trim().is_empty())?)))
+        .collect();
+    if let Some((call, _)) = errors.iter().find(|(_, e)| *e == "no_result") {
+        return Some(("interrupted", format!("trace: step {step} ends on tool call {call} with no result")));
+    }
+    errors.first().map(|(call, e)| ("error", format!("trace: step {step} ends on tool call {call} failing: {}", crate::text::printable(e))))
+}
+
+/// How a runtime trajectory ended, as its deciding output shows: `goal_reached` when the
+/// repository accepted it; `abandoned` when it was rejected or ignored, or when the agent
+/// said it could not go on (`missing_tool`, `missing_data`, `report_incomplete`); `error`
+/// when the action was never carried out (the environment failed or refused it).
+fn output_ending(o: &Outcome) -> Option<&'static str> {
+    match (o.status.as_str(), o.signal.as_str()) {
+        ("accepted", _) => Some("goal_reached"),
+        ("rejected" | "ignored", _) => Some("abandoned"),
+        ("skipped", "tool_unavailable" | "data_unavailable" | "report_incomplete") => Some("abandoned"),
+        ("skipped", "not_executed") => Some("error"),
+        _ => None,
+    }
+}
+
 /// Fill `field` of `obj` when it is empty; record a disagreement otherwise.
 fn fill(obj: &mut Map<String, Value>, field: &str, value: Value, filled: &mut Vec<String>, conflicts: &mut Vec<Value>) -> bool {
     match obj.get(field) {
@@ -340,6 +406,8 @@ fn fill(obj: &mut Map<String, Value>, field: &str, value: Value, filled: &mut Ve
 
 /// Enrich one record. Returns the new record.
 fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outputs: &HashMap<&str, &SafeOutput>, prs: &PullRequests, opts: &Options) -> Value {
+    // Records were checked when read: a version hindsight does not know never gets here.
+    let shape = Shape::of_record(rec).unwrap_or(Shape::V0_2);
     let mut r = rec.as_object().cloned().unwrap_or_default();
     let window = opts.window.to_string();
     let mut filled = Vec::new();
@@ -357,15 +425,15 @@ fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outp
     let decider = pool.iter().filter(|(_, _, o)| o.is_some()).min_by_key(|(_, so, o)| (o.map(rank).unwrap_or(9), so.safe_output_id.clone())).copied();
     let mut outcome = r.get("outcome").and_then(Value::as_object).cloned().unwrap_or_default();
     let runtime = str_at(rec, "execution_context") == Some("runtime");
+    // How a runtime trajectory ended: as the trace records it, else as its outputs show.
+    let mut ending = if runtime { trajectory_end(rec) } else { None };
     if let Some((_, so, Some(o))) = decider {
         let desc = format!("hindsight: {} {} {} ({}, {}) at {window}", so.output_type, so.safe_output_id, o.status, o.strength, o.signal);
         let confidence = if o.strength == "strong" { "derived" } else { "inferred" };
         if runtime {
-            let state = match o.status.as_str() {
-                "accepted" => Some("goal_reached"),
-                "rejected" | "ignored" => Some("abandoned"),
-                _ => None,
-            };
+            if ending.is_none() {
+                ending = output_ending(o).map(|st| (st, format!("{} {}: {} ({})", so.output_type, so.safe_output_id, o.status, o.signal)));
+            }
             let reward = match (o.status.as_str(), o.strength.as_str()) {
                 ("accepted", "strong") => Some(1.0),
                 ("accepted", "medium") => Some(0.5),
@@ -373,13 +441,14 @@ fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outp
                 ("rejected" | "ignored", _) => Some(0.0),
                 _ => None,
             };
-            if let (Some(st), Some(rw)) = (state, reward) {
-                fill(&mut outcome, "terminal_state", json!(st), &mut filled, &mut conflicts);
+            if let Some(rw) = reward {
                 if fill(&mut outcome, "reward", json!(rw), &mut filled, &mut conflicts) {
                     outcome.insert("reward_source".into(), json!("human_annotation"));
                     outcome.insert("signal_confidence".into(), json!(confidence));
                     filled.push("reward_source".into());
                 }
+            }
+            if reward.is_some() || ending.is_some() {
                 fill(&mut outcome, "description", json!(desc), &mut filled, &mut conflicts);
             }
         } else {
@@ -390,7 +459,7 @@ fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outp
             };
             if let Some(ok) = success {
                 if fill(&mut outcome, "success", json!(ok), &mut filled, &mut conflicts) {
-                    outcome.insert("signal_source".into(), json!("hindsight:repository_state"));
+                    outcome.insert("signal_source".into(), json!(SIGNAL_SOURCE));
                     outcome.insert("signal_confidence".into(), json!(confidence));
                     filled.extend(["signal_source".to_string(), "signal_confidence".to_string()]);
                 }
@@ -410,25 +479,17 @@ fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outp
             }
         }
     }
-    // Complete the block with the schema's defaults so the record stays valid.
-    for (k, v) in [
-        ("success", Value::Null),
-        ("signal_source", json!("deterministic")),
-        ("signal_confidence", json!("derived")),
-        ("description", Value::Null),
-        ("patch", Value::Null),
-        ("committed", json!(false)),
-        ("commit_sha", Value::Null),
-        ("terminal_state", Value::Null),
-        ("reward", Value::Null),
-        ("reward_source", Value::Null),
-    ] {
+    if let Some((state, _)) = &ending {
+        fill(&mut outcome, "terminal_state", json!(state), &mut filled, &mut conflicts);
+    }
+    // Complete the block with the defaults of the record's version, so the record stays valid.
+    for (k, v) in shape.outcome_defaults() {
         outcome.entry(k.to_string()).or_insert(v);
     }
     r.insert("outcome".into(), Value::Object(outcome));
 
     // Attribution: kept unless asked to rebuild.
-    let (built, report) = attribution::build(rec);
+    let (built, report) = attribution::build(rec, shape);
     let has = r.get("attribution").is_some_and(|a| !a.is_null());
     let attribution_rule = if has && !opts.rebuild_attribution {
         "kept"
@@ -458,6 +519,7 @@ fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outp
         "unlinked_reason": unlinked,
         "filled": filled,
         "conflicts": conflicts,
+        "terminal_state_evidence": ending.map(|(_, why)| why),
         "attribution": {"rule": attribution_rule, "unlocated_edits": report.unlocated.iter().map(|(f, s)| json!({"path": f, "step": s})).collect::<Vec<_>>(), "unexplained_patch_files": report.unexplained_patch_files},
     });
     let mut meta = r.get("metadata").and_then(Value::as_object).cloned().unwrap_or_default();
@@ -686,5 +748,63 @@ mod tests {
         assert_eq!(found("abcdef9ffff"), ["a/b#2"]);
         assert_eq!(found("abcdef"), Vec::<String>::new());
         assert_eq!(found("0123456"), ["a/b#2"]);
+    }
+
+    fn outcome(status: &str, strength: &str, signal: &str) -> Outcome {
+        Outcome { status: status.into(), strength: strength.into(), signal: signal.into() }
+    }
+
+    /// Every way an output shows how a runtime trajectory ended (seed 001's four states),
+    /// and the outcomes that show nothing.
+    #[test]
+    fn output_endings_are_the_specs_states() {
+        let rows = [
+            (("accepted", "strong", "pull_request_merged"), Some("goal_reached")),
+            (("accepted", "weak", "target_exists_only"), Some("goal_reached")),
+            (("rejected", "strong", "pull_request_closed_unmerged"), Some("abandoned")),
+            (("ignored", "weak", "no_response"), Some("abandoned")),
+            (("skipped", "none", "tool_unavailable"), Some("abandoned")),
+            (("skipped", "none", "data_unavailable"), Some("abandoned")),
+            (("skipped", "none", "report_incomplete"), Some("abandoned")),
+            (("skipped", "none", "not_executed"), Some("error")),
+            (("skipped", "none", "no_action_requested"), None),
+            (("skipped", "none", "staged_not_applied"), None),
+            (("pending", "medium", "open_with_review_activity"), None),
+            (("unknown", "none", "history_missing"), None),
+        ];
+        for ((st, sg, si), want) in rows {
+            assert_eq!(output_ending(&outcome(st, sg, si)), want, "{st} {si}");
+        }
+    }
+
+    /// The trace's own record of its end: opentraces' `no_result` (a dangling call) is
+    /// `interrupted`, another error `error`; a last call with no observation, or an error
+    /// in an earlier step, decides nothing.
+    #[test]
+    fn trajectory_end_reads_the_last_step_only() {
+        let rec = |steps: Value| json!({"steps": steps});
+        let step = |n: i64, obs: Value| json!({"step_index": n, "tool_calls": [{"tool_call_id": "c", "tool_name": "Bash", "input": {}}], "observations": obs});
+        let end = |r: &Value| trajectory_end(r).map(|(s, _)| s);
+        assert_eq!(end(&rec(json!([step(1, json!([{"source_call_id": "c", "error": "no_result"}]))]))), Some("interrupted"));
+        assert_eq!(end(&rec(json!([step(1, json!([{"source_call_id": "c", "error": "exit 1"}]))]))), Some("error"));
+        assert_eq!(end(&rec(json!([step(1, json!([]))]))), None);
+        assert_eq!(end(&rec(json!([step(1, json!([{"source_call_id": "c", "content": "ok", "error": null}]))]))), None);
+        assert_eq!(
+            end(&rec(json!([step(1, json!([{"source_call_id": "c", "error": "exit 1"}])), {"step_index": 2, "role": "agent", "content": "fixed it"}]))),
+            None
+        );
+        assert_eq!(end(&rec(json!([]))), None);
+    }
+
+    /// The commits a trace names, from every version's places, each once.
+    #[test]
+    fn trace_commits_from_every_version() {
+        let rec = json!({
+            "outcome": {"commit_sha": "aaaaaaa1"},
+            "git_links": [{"revision": "bbbbbbb2", "tier": "tool_emitted"}, {"revision": "aaaaaaa1", "tier": "orphan"}],
+            "patches": [{"patch_id": "p", "file_path": "f", "anchor": {"last_searched_at": "t", "found": true, "commit_sha": "ccccccc3"}, "superseded_by": ["ddddddd4"]},
+                        {"patch_id": "q", "file_path": "g", "anchor": {"last_searched_at": "t", "found": false}}]
+        });
+        assert_eq!(trace_commits(&rec, &json!({"commit_shas": ["eeeeeee5"]})), ["aaaaaaa1", "eeeeeee5", "bbbbbbb2", "ccccccc3", "ddddddd4"]);
     }
 }

@@ -64,6 +64,13 @@ impl<'a> Cols<'a> {
         }
         self.col::<T>(name).map(|c| Some(c.clone()))
     }
+    /// `opt` of a column datasets written before it existed lack: `None` there.
+    pub(crate) fn newer<T: Clone + 'static>(&self, name: &str, read: OutputFields) -> Result<Option<T>> {
+        if self.batch.column_by_name(name).is_none() {
+            return Ok(None);
+        }
+        self.opt(name, read)
+    }
     pub(crate) fn col<T: 'static>(&self, name: &str) -> Result<&'a T> {
         self.batch.column_by_name(name).and_then(|c| c.as_any().downcast_ref::<T>()).ok_or_else(|| missing(self.table, name))
     }
@@ -228,12 +235,17 @@ struct OutputColumns {
     target_number: Int64Array,
     target_comment_id: Int64Array,
     target_url: StringViewArray,
+    /// This and the three code-change references: absent from datasets written before them.
+    target_node_id: Option<StringArray>,
     target_source: Option<StringArray>,
     temporary_id: Option<StringArray>,
     actor: StringArray,
     run_actor: StringArray,
     created_at: TimestampMicrosecondArray,
     payload_hash: Option<StringArray>,
+    patch_hash: Option<StringArray>,
+    base_ref: Option<StringArray>,
+    head_ref: Option<StringArray>,
     /// Viewed in the pages it was decompressed into (most of the table's bytes), not copied.
     payload: StringViewArray,
     expected_state: StringArray,
@@ -257,7 +269,8 @@ pub enum OutputFields {
 
 impl OutputFields {
     /// Columns `Judged` leaves out.
-    const NOT_JUDGED: &[&str] = &["target_source", "temporary_id", "payload_hash", "staged", "source_format", "source_file", "source_line"];
+    const NOT_JUDGED: &[&str] =
+        &["target_source", "temporary_id", "payload_hash", "target_node_id", "patch_hash", "base_ref", "head_ref", "staged", "source_format", "source_file", "source_line"];
 
     fn reads(self, column: &str) -> bool {
         self == OutputFields::Whole || !Self::NOT_JUDGED.contains(&column)
@@ -324,12 +337,16 @@ impl SafeOutputTable {
                 target_number: c.col::<Int64Array>("target_number")?.clone(),
                 target_comment_id: c.col::<Int64Array>("target_comment_id")?.clone(),
                 target_url: c.col::<StringViewArray>("target_url")?.clone(),
+                target_node_id: c.newer::<StringArray>("target_node_id", read)?,
                 target_source: c.opt::<StringArray>("target_source", read)?,
                 temporary_id: c.opt::<StringArray>("temporary_id", read)?,
                 actor: c.col::<StringArray>("actor")?.clone(),
                 run_actor: c.col::<StringArray>("run_actor")?.clone(),
                 created_at: c.col::<TimestampMicrosecondArray>("created_at")?.clone(),
                 payload_hash: c.opt::<StringArray>("payload_hash", read)?,
+                patch_hash: c.newer::<StringArray>("patch_hash", read)?,
+                base_ref: c.newer::<StringArray>("base_ref", read)?,
+                head_ref: c.newer::<StringArray>("head_ref", read)?,
                 payload: c.col::<StringViewArray>("payload")?.clone(),
                 expected_state: c.col::<StringArray>("expected_state")?.clone(),
                 before_state: c.col::<StringArray>("before_state")?.clone(),
@@ -415,12 +432,16 @@ impl SafeOutputTable {
             target_number: own.target_number,
             target_comment_id: int(&c.target_comment_id, r),
             target_url: text(&c.target_url, r).map(Cow::Borrowed),
+            target_node_id: c.target_node_id.as_ref().and_then(borrowed),
             target_source: c.target_source.as_ref().and_then(borrowed),
             temporary_id: c.temporary_id.as_ref().and_then(borrowed),
             actor: borrowed(&c.actor),
             run_actor: borrowed(&c.run_actor),
             created_at: own.created_at,
             payload_hash: c.payload_hash.as_ref().and_then(borrowed).unwrap_or_default(),
+            patch_hash: c.patch_hash.as_ref().and_then(borrowed),
+            base_ref: c.base_ref.as_ref().and_then(borrowed),
+            head_ref: c.head_ref.as_ref().and_then(borrowed),
             payload: text(&c.payload, r).map(Cow::Borrowed).unwrap_or_default(),
             expected_state: borrowed(&c.expected_state).unwrap_or(Cow::Borrowed("{}")),
             before_state: borrowed(&c.before_state),

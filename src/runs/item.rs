@@ -94,6 +94,8 @@ pub struct SafeOutput<'a> {
     pub target_number: Option<i64>,
     pub target_comment_id: Option<i64>,
     pub target_url: Option<Cow<'a, str>>,
+    /// The target's GraphQL node id, when the run recorded it (seed 000 §4's `target_node_id`).
+    pub target_node_id: Option<Cow<'a, str>>,
     /// How the target was found: `number`, `url`, `temporary_id`, `target`, `request`.
     pub target_source: Option<Cow<'a, str>>,
     pub temporary_id: Option<Cow<'a, str>>,
@@ -103,6 +105,11 @@ pub struct SafeOutput<'a> {
     pub run_actor: Option<Cow<'a, str>>,
     pub created_at: Option<Instant>,
     pub payload_hash: Cow<'a, str>,
+    /// For code changes (seed 000 §4), as the run recorded them: the hash of the patch, the
+    /// base branch, and the branch holding the changes (the PR's head).
+    pub patch_hash: Option<Cow<'a, str>>,
+    pub base_ref: Option<Cow<'a, str>>,
+    pub head_ref: Option<Cow<'a, str>>,
     pub payload: Cow<'a, str>,
     /// Execution-time evidence an evaluator compares with later state (labels added, commit
     /// SHAs, requested reviewers, ...), as canonical JSON.
@@ -132,12 +139,16 @@ impl SafeOutput<'_> {
             target_number: self.target_number,
             target_comment_id: self.target_comment_id,
             target_url: opt(self.target_url),
+            target_node_id: opt(self.target_node_id),
             target_source: opt(self.target_source),
             temporary_id: opt(self.temporary_id),
             actor: opt(self.actor),
             run_actor: opt(self.run_actor),
             created_at: self.created_at,
             payload_hash: own(self.payload_hash),
+            patch_hash: opt(self.patch_hash),
+            base_ref: opt(self.base_ref),
+            head_ref: opt(self.head_ref),
             payload: own(self.payload),
             expected_state: own(self.expected_state),
             before_state: opt(self.before_state),
@@ -224,6 +235,53 @@ fn labels_of(v: Option<&Value>) -> Option<Vec<String>> {
     v.and_then(|s| s.get("labels")).and_then(names)
 }
 
+/// The execution-time references seed 000 §3-§4 asks a run to keep, as this record keeps
+/// them; each `None` when it does not (never derived from something else).
+#[derive(Default)]
+struct Refs {
+    target_node_id: Option<String>,
+    patch_hash: Option<String>,
+    base_ref: Option<String>,
+    head_ref: Option<String>,
+}
+
+/// Where a record keeps them:
+/// - `target_node_id`: seed 000 §4's field of that name; the node id of gh-aw's `target`
+///   object (newer manifests; seed 000 §3's `target.node_id`).
+/// - `patch_hash`, `base_ref`, `head_ref`: fields of those names at the top, in gh-aw's
+///   persisted `metadata`, or in a normalized record's `expected_state`.
+/// - `base_ref` also from `base` (gh-aw's create_pull_request: "Target base branch"), and for
+///   create_pull_request `head_ref` from `branch` (the PR gh-aw opens has that branch as its
+///   head). Other types' `branch` (push_to_pull_request_branch's is the branch pushed *from*)
+///   stays in `expected_state` only.
+///
+/// A top-level field of the wrong type is an error, as everywhere; inside `metadata` and
+/// `expected_state` only strings are read.
+fn recorded_refs(v: &Value, metadata: Option<&Value>, output_type: &str) -> Result<Refs, FieldError> {
+    let nested = |k: &str| {
+        metadata.and_then(|m| str_at(m, k)).or_else(|| v.get("expected_state").and_then(|e| str_at(e, k))).filter(|s| !s.is_empty()).map(str::to_string)
+    };
+    let field = |names: &[&'static str]| -> Result<Option<String>, FieldError> {
+        for &k in names {
+            if let Some(s) = opt_str(v, k)?.filter(|s| !s.is_empty()) {
+                return Ok(Some(s.to_string()));
+            }
+            if let Some(s) = nested(k) {
+                return Ok(Some(s));
+            }
+        }
+        Ok(None)
+    };
+    let node_in_target = v.get("target").filter(|t| t.is_object()).and_then(|t| str_at(t, "node_id")).filter(|s| !s.is_empty()).map(str::to_string);
+    let head_names: &[&'static str] = if output_type == "create_pull_request" { &["head_ref", "branch"] } else { &["head_ref"] };
+    Ok(Refs {
+        target_node_id: field(&["target_node_id"])?.or(node_in_target),
+        patch_hash: field(&["patch_hash"])?,
+        base_ref: field(&["base_ref", "base"])?,
+        head_ref: field(head_names)?,
+    })
+}
+
 /// Build a safe output from one record. An error names the field at fault.
 pub fn from_record(ctx: &RunContext, v: &Value, index: usize, format: Format, file: &str, line: usize) -> Result<SafeOutput<'static>, FieldError> {
     from_raw(ctx, &v.to_string(), v, index, format, file, line)
@@ -278,7 +336,8 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
                 };
                 target_source = target_number.map(|_| "target");
             }
-            target_repo = target_repo.or(str_at(t, "repo").map(str::to_string));
+            // `repository` in newer gh-aw manifests (safe_output_manifest.cjs's provider-neutral target).
+            target_repo = target_repo.or(str_at(t, "repo").or(str_at(t, "repository")).map(str::to_string));
             url = url.or(str_at(t, "url").map(str::to_string));
             kind = str_at(t, "kind").or(str_at(t, "type")).map(str::to_string);
         }
@@ -485,6 +544,7 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
     }
     expected_state.push('}');
     let actor = opt_str(v, "actor")?.map(str::to_string);
+    let refs = recorded_refs(v, metadata, &output_type)?;
     Ok(SafeOutput {
         safe_output_id: format!("{run_id}:{index}").into(),
         run_id: run_id.into(),
@@ -497,12 +557,16 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
         target_number,
         target_comment_id: comment_id,
         target_url: url.map(Cow::Owned),
+        target_node_id: refs.target_node_id.map(Cow::Owned),
         target_source: target_source.map(|s| Cow::Owned(s.to_string())),
         temporary_id: temporary_id.map(Cow::Owned),
         actor: actor.map(Cow::Owned),
         run_actor: ctx.actor.clone().map(Cow::Owned),
         created_at,
         payload_hash: payload_hash.into(),
+        patch_hash: refs.patch_hash.map(Cow::Owned),
+        base_ref: refs.base_ref.map(Cow::Owned),
+        head_ref: refs.head_ref.map(Cow::Owned),
         payload: payload.into(),
         expected_state: expected_state.into(),
         before_state: before_text.or(before.map(canonical)).map(Cow::Owned),

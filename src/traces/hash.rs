@@ -185,14 +185,12 @@ pub fn murmur3_hex(text: &str) -> String {
     format!("{h2:016x}{h1:016x}")
 }
 
-/// Range hash for a record of the given schema version.
-pub fn range_hash(schema_version: &str, text: &str) -> String {
-    let v: Vec<u32> = schema_version.split('.').map(|p| p.parse().unwrap_or(0)).collect();
-    let (major, minor) = (v.first().copied().unwrap_or(0), v.get(1).copied().unwrap_or(0));
-    if major == 0 && minor < 3 {
-        md5_prefix(text)
-    } else {
+/// Range hash for a record of the given shape.
+pub fn range_hash(shape: super::version::Shape, text: &str) -> String {
+    if shape.murmur3_ranges() {
         format!("murmur3:{}", murmur3_hex(text))
+    } else {
+        md5_prefix(text)
     }
 }
 
@@ -296,6 +294,7 @@ fn md5_digest(input: &[u8]) -> u128 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::version::Shape;
     use super::*;
 
     #[test]
@@ -303,8 +302,9 @@ mod tests {
         assert_eq!(md5_prefix("hello world"), "5eb63bbb");
         assert_eq!(murmur3_hex("hello world"), "ab97467d60eb63b1533f6046eb7f610e");
         assert_eq!(md5_prefix("def foo():\n    return 1\n"), "5e4cdad4");
-        assert_eq!(range_hash("0.2.0", "hello world"), "5eb63bbb");
-        assert_eq!(range_hash("0.3.1", "hello world"), "murmur3:ab97467d60eb63b1533f6046eb7f610e");
+        assert_eq!(range_hash(Shape::V0_2, "hello world"), "5eb63bbb");
+        assert_eq!(range_hash(Shape::V0_3, "hello world"), "murmur3:ab97467d60eb63b1533f6046eb7f610e");
+        assert_eq!(range_hash(Shape::V0_6, "hello world"), "murmur3:ab97467d60eb63b1533f6046eb7f610e");
         // Longer than one 16-byte block, with a tail of more than 8 bytes.
         assert_eq!(murmur3_hex("The quick brown fox jumps over the lazy dog").len(), 32);
     }

@@ -1,8 +1,10 @@
-//! opentraces JSONL (schema 0.2.0 and later): read records, keep each verbatim (unknown
-//! fields survive), and flatten them into `traces`, `trace_steps` and `trace_tool_calls`.
+//! opentraces JSONL (schema 0.2.0 to 0.9.x, see [`version`]): read records, keep each
+//! verbatim (unknown fields survive), and flatten them into `traces`, `trace_steps` and
+//! `trace_tool_calls`.
 
 pub mod attribution;
 pub mod hash;
+pub mod version;
 
 use std::path::{Path, PathBuf};
 
@@ -135,11 +137,11 @@ fn parse(raw: &str) -> std::result::Result<Value, LineError> {
         Some(_) => return Err((Some("agent"), "expected an object with a `name`".into(), false)),
         None => return Err((Some("agent"), "missing (required by the opentraces schema)".into(), false)),
     }
-    let version = str_at(&v, "schema_version").unwrap_or("0.2.0");
-    let parts: Vec<u32> = version.split('.').map(|p| p.parse().unwrap_or(0)).collect();
-    if parts.len() < 2 || (parts[0] == 0 && parts[1] < 2) {
-        return Err((Some("schema_version"), format!("`{version}`: hindsight reads 0.2.0 and later"), false));
+    match v.get("schema_version") {
+        None | Some(Value::String(_)) => {}
+        Some(_) => return Err((Some("schema_version"), "expected a string".into(), false)),
     }
+    version::Shape::of_record(&v).map_err(|why| (Some("schema_version"), why, false))?;
     Ok(v)
 }
 

@@ -371,3 +371,82 @@ fn a_normalized_record_naming_another_run_never_duplicates_ids() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("run id 9006 is also claimed by run directory"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// Issue 39, item 3 (seed 000 §3-§4): the target's node id, the patch hash and the base and
+/// head refs reach `safe_outputs` from where a run records them, NULL where it does not.
+/// Shapes: seed 000 §4's normalized record (`target_node_id`, `payload_hash`; refs and
+/// branch in `expected_state`, as the demo's run 9006 keeps its branch); gh-aw's newer
+/// manifest line as `safe_output_manifest.cjs` writes it for create_pull_request (`provider`,
+/// `target: {provider, repository, number}`: no node id, hash or refs); `metadata.base` and
+/// `metadata.branch` as the demo's run 9001 keeps them; push_to_pull_request_branch's
+/// `branch` (the branch pushed from) is not a head ref.
+#[test]
+fn code_change_references_are_read_where_recorded_and_never_derived() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (snap, runs) = demo_copy(tmp.path());
+    let write = |dir: &str, file: &str, lines: &[Value]| {
+        let d = runs.join(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(file), lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    };
+    write("run-7701", "aw_info.json", &[serde_json::json!({"run_id": 7701, "repository": "acme/webapp", "workflow_name": "wf"})]);
+    write(
+        "run-7701",
+        "safe-outputs.jsonl",
+        &[
+            serde_json::json!({"type": "create_pull_request", "run_id": "7701", "repo": "acme/webapp", "target_number": 140, "target_node_id": "PR_kwDOAcme140",
+                "patch_hash": "sha256:5f0c", "created_at": "2026-01-20T00:00:00Z", "expected_state": {"branch": "agent/x", "base_ref": "main"}}),
+            serde_json::json!({"type": "create_issue", "run_id": "7701", "repo": "acme/webapp", "target_number": 141, "created_at": "2026-01-20T00:00:00Z"}),
+            serde_json::json!({"type": "create_pull_request", "run_id": "7701", "repo": "acme/webapp", "target_number": 142, "patch_hash": 5}),
+        ],
+    );
+    write("run-7702", "aw_info.json", &[serde_json::json!({"run_id": 7702, "repository": "acme/webapp", "workflow_name": "wf"})]);
+    write(
+        "run-7702",
+        "safe-output-items.jsonl",
+        &[
+            serde_json::json!({"type": "create_pull_request", "url": "https://github.com/acme/webapp/pull/143", "number": 143, "repo": "acme/webapp", "provider": "github",
+                "target": {"provider": "github", "repository": "acme/webapp", "number": 143}, "timestamp": "2026-01-20T00:00:00Z"}),
+            serde_json::json!({"type": "create_pull_request", "number": 144, "metadata": {"base": "main", "branch": "agent/fix"}, "timestamp": "2026-01-20T00:00:00Z"}),
+            serde_json::json!({"type": "push_to_pull_request_branch", "number": 145, "metadata": {"branch": "feature/145", "commit_sha": "c145"}, "timestamp": "2026-01-20T00:00:00Z"}),
+            serde_json::json!({"type": "add_labels", "target": {"provider": "github", "repository": "acme/api", "number": 9, "node_id": "I_kwDOApi9"}, "labelsAdded": ["bug"], "timestamp": "2026-01-20T00:00:00Z"}),
+        ],
+    );
+    convert(tmp.path(), &snap, &runs, None);
+    let rows = sql(
+        tmp.path(),
+        "SELECT safe_output_id, target_repo, target_node_id, patch_hash, base_ref, head_ref FROM safe_outputs WHERE run_id IN ('7701', '7702') ORDER BY safe_output_id",
+    );
+    let got: Vec<Vec<Option<&str>>> = rows
+        .iter()
+        .map(|r| ["safe_output_id", "target_repo", "target_node_id", "patch_hash", "base_ref", "head_ref"].iter().map(|c| r[*c].as_str()).collect())
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            vec![Some("7701:0"), Some("acme/webapp"), Some("PR_kwDOAcme140"), Some("sha256:5f0c"), Some("main"), Some("agent/x")],
+            vec![Some("7701:1"), Some("acme/webapp"), None, None, None, None],
+            vec![Some("7702:0"), Some("acme/webapp"), None, None, None, None],
+            vec![Some("7702:1"), Some("acme/webapp"), None, None, Some("main"), Some("agent/fix")],
+            vec![Some("7702:2"), Some("acme/webapp"), None, None, None, None],
+            vec![Some("7702:3"), Some("acme/api"), Some("I_kwDOApi9"), None, None, None],
+        ]
+    );
+    // A patch_hash that is not a string: the line is quarantined, naming the field.
+    let q: Vec<(Option<i64>, Option<String>)> = quarantine(tmp.path(), "runs").into_iter().map(|(_, line, field, _, _)| (line, field)).collect();
+    assert_eq!(q, [(Some(3), Some("patch_hash".to_string()))]);
+    // The demo's own create_pull_request with metadata base and branch (run 9001).
+    let demo = sql(tmp.path(), "SELECT base_ref, head_ref FROM safe_outputs WHERE safe_output_id = '9001:0'");
+    assert_eq!((demo[0]["base_ref"].as_str(), demo[0]["head_ref"].as_str()), (Some("main"), Some("agent/fix-null")));
+    assert_balanced(tmp.path());
+}
+
+/// schemas/runs.md says where every `safe_outputs` column comes from.
+#[test]
+fn runs_schema_names_every_safe_outputs_column() {
+    let doc = std::fs::read_to_string(root().join("schemas/runs.md")).unwrap();
+    let t = hindsight::runs::tables::safe_outputs(&[]);
+    for f in t.arrow_schema().fields() {
+        assert!(doc.contains(&format!("| `{}` |", f.name())), "schemas/runs.md lacks safe_outputs.{}", f.name());
+    }
+}

@@ -44,10 +44,13 @@ fn bad_lines_are_quarantined_and_unknown_fields_survive() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let q =
         ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT line, field FROM quarantine WHERE input = 'traces' ORDER BY line"], tmp.path());
-    assert_eq!(q, "line,field\n2,\n3,schema_version\n4,agent\n");
+    assert_eq!(q, "line,field\n2,\n3,schema_version\n4,agent\n5,schema_version\n");
+    // A version after the newest hindsight knows (0.9) is refused, not written by guess.
+    let reason = ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT reason FROM quarantine WHERE line = 5"], tmp.path());
+    assert!(reason.contains("`0.10.0` is newer than 0.9.x"), "{reason}");
     let m = hindsight::dataset::manifest::Manifest::load(&tmp.path().join("ds")).unwrap();
     let r = &m.records["traces"];
-    assert_eq!((r.input, r.used, r.quarantined), (4, 1, 3));
+    assert_eq!((r.input, r.used, r.quarantined), (5, 1, 4));
     let enriched = std::fs::read_to_string(tmp.path().join("ds/traces.enriched.jsonl")).unwrap();
     let v: Value = serde_json::from_str(enriched.lines().next().unwrap()).unwrap();
     assert_eq!(v["future_field"]["kept"], true, "an unknown field was dropped");
@@ -93,7 +96,7 @@ fn demo_traces_are_linked_enriched_and_valid() {
     assert!(py.is_file(), "no .venv: run the tests with scripts/test");
     let out = Command::new(py).arg(root().join("tests/python/validate_traces.py")).arg(tmp.path().join("ds/traces.enriched.jsonl")).output().unwrap();
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "5 records valid");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "5 records valid (schema 0.2.0)");
 
     // A notebook question as one join: which tools did sessions whose PR was merged use?
     let sql = "SELECT DISTINCT c.tool_name FROM trace_tool_calls c JOIN trace_links l ON c.trace_id = l.trace_id \
@@ -124,4 +127,141 @@ fn attach_alone_writes_where_asked_and_keeps_existing_attribution() {
     let v: Value = serde_json::from_str(std::fs::read_to_string(tmp.path().join("ds2/traces.enriched.jsonl")).unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(v["attribution"]["files"][0]["path"], "src/session.js");
     assert_eq!(v["metadata"]["hindsight"]["attribution"]["rule"], "rebuilt");
+}
+
+/// The opentraces-schema releases the tests check against: 0.2.0 (in .venv) and those
+/// tests/opentraces-versions.txt lists (in .venv-opentraces/VERSION), all made by scripts/test.
+fn package_versions() -> Vec<String> {
+    let list = std::fs::read_to_string(root().join("tests/opentraces-versions.txt")).unwrap();
+    std::iter::once("0.2.0".to_string()).chain(list.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_string)).collect()
+}
+
+/// `tests/python/validate_traces.py` over `file` with the real package of `version`: its
+/// stdout (`N records valid (schema V)`), or the failure.
+fn package_validates(file: &std::path::Path, version: &str) -> String {
+    let mut cmd = Command::new(crate::support::python());
+    if version != "0.2.0" {
+        let dir = root().join(".venv-opentraces").join(version);
+        assert!(dir.join("opentraces_schema").is_dir(), "no {}: run the tests with scripts/test", dir.display());
+        cmd.env("PYTHONPATH", dir);
+    }
+    let out = cmd.arg(root().join("tests/python/validate_traces.py")).arg(file).output().unwrap();
+    assert!(out.status.success(), "opentraces-schema {version}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The same four sessions as each release writes them (fixtures/traces/written-by-V.jsonl,
+/// by tests/python/make_version_fixtures.py with that release), run through attach at once.
+/// Returns the enriched records by version, and the folder holding them one file per version.
+fn enriched_by_version() -> (tempfile::TempDir, std::collections::BTreeMap<String, Vec<Value>>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let demo = fixture("demo");
+    let mut args: Vec<String> =
+        ["run", "--quiet", "--snapshot", demo.join("snapshot").to_str().unwrap(), "--runs", demo.join("runs").to_str().unwrap(), "--out", "ds"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    for v in package_versions() {
+        args.extend(["--traces".to_string(), fixture(&format!("traces/written-by-{v}.jsonl")).to_string_lossy().to_string()]);
+    }
+    ok(&args.iter().map(String::as_str).collect::<Vec<_>>(), tmp.path());
+    let mut by: std::collections::BTreeMap<String, (Vec<Value>, String)> = Default::default();
+    for line in std::fs::read_to_string(tmp.path().join("ds/traces.enriched.jsonl")).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let e = by.entry(v["schema_version"].as_str().unwrap().to_string()).or_default();
+        e.0.push(v);
+        e.1.push_str(line);
+        e.1.push('\n');
+    }
+    for (v, (_, text)) in &by {
+        std::fs::write(tmp.path().join(format!("enriched-{v}.jsonl")), text).unwrap();
+    }
+    (tmp, by.into_iter().map(|(v, (recs, _))| (v, recs)).collect())
+}
+
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    k.sort();
+    k
+}
+
+/// Issue 39, item 1: a trace of any version 0.2.0 to 0.9.x gets blocks in its own version's
+/// shape, and that version's real package accepts every record (its models make exactly the
+/// blocks written; its content_hash is the one written): 0.2.0 through the newest release.
+#[test]
+fn each_version_gets_blocks_its_own_package_accepts() {
+    let (tmp, by) = enriched_by_version();
+    let versions = package_versions();
+    assert_eq!(by.keys().cloned().collect::<Vec<_>>(), versions);
+    assert!(versions.contains(&"0.9.0".to_string()), "the newest release is checked");
+    for v in &versions {
+        assert_eq!(package_validates(&tmp.path().join(format!("enriched-{v}.jsonl")), v), format!("4 records valid (schema {v})"));
+        let minor: u32 = v.split('.').nth(1).unwrap().parse().unwrap();
+        let session = &by[v][0];
+        // outcome.patch until 0.5; gone from 0.6 (patches[] instead).
+        assert_eq!(session["outcome"].as_object().unwrap().contains_key("patch"), minor < 6, "{v}");
+        let a = &session["attribution"];
+        let range = &a["files"][0]["conversations"][0]["ranges"][0];
+        if minor >= 3 {
+            assert_eq!(keys(a), ["experimental", "files", "revision", "unaccounted_files"], "{v}");
+            assert_eq!(keys(range), ["change_type", "confidence", "content_hash", "contributor", "end_line", "original", "start_line"], "{v}");
+            assert!(range["content_hash"].as_str().unwrap().starts_with("murmur3:"), "{v}");
+            // The file changed with no tool call (outcome.patch up to 0.5, patches[] from 0.6).
+            assert_eq!(a["unaccounted_files"], serde_json::json!(["docs/notes.md"]), "{v}");
+            assert_eq!(a["experimental"], false, "{v}: every edit placed");
+        } else {
+            assert_eq!(keys(a), ["experimental", "files"], "{v}");
+            assert_eq!(keys(range), ["confidence", "content_hash", "end_line", "start_line"], "{v}");
+            assert_eq!(range["content_hash"].as_str().unwrap().len(), 8, "{v}");
+            assert_eq!(session["metadata"]["hindsight"]["attribution"]["unexplained_patch_files"], serde_json::json!(["docs/notes.md"]));
+        }
+        // The Edit of step 3 rewrote line 2 of src/session.js, whatever the version.
+        assert_eq!((a["files"][0]["path"].as_str(), range["start_line"].as_i64(), range["end_line"].as_i64()), (Some("src/session.js"), Some(2), Some(2)));
+    }
+}
+
+/// Issue 39, item 2 (seed 001, attribution): each conversation's contributor carries the
+/// `model_id` of the step that made its ranges (two models in one session).
+#[test]
+fn contributor_model_id_is_the_steps_model() {
+    let (_tmp, by) = enriched_by_version();
+    for (v, recs) in &by {
+        let files = recs[0]["attribution"]["files"].as_array().unwrap();
+        let by_file: Vec<(&str, &Value)> = files.iter().map(|f| (f["path"].as_str().unwrap(), &f["conversations"][0]["contributor"])).collect();
+        assert_eq!(
+            by_file,
+            vec![
+                ("src/session.js", &serde_json::json!({"type": "ai", "model_id": "anthropic/claude-sonnet-4-20250514"})),
+                ("test/session.test.js", &serde_json::json!({"type": "ai", "model_id": "anthropic/claude-opus-4-1-20250805"})),
+            ],
+            "{v}"
+        );
+    }
+}
+
+/// Issue 39, item 2 (seed 001, outcome): `signal_source` is the spec's `deterministic`;
+/// `terminal_state` takes all four of the spec's values: `goal_reached` (the comment was
+/// answered), `interrupted` (the trace's last tool call has opentraces' `no_result`), `error`
+/// (its last tool call failed), and `abandoned` (attach's unit tests: rejected, ignored, or
+/// the agent's missing_tool / missing_data / report_incomplete).
+#[test]
+fn outcome_words_are_the_specs() {
+    let (_tmp, by) = enriched_by_version();
+    for (v, recs) in &by {
+        assert_eq!(recs[0]["outcome"]["signal_source"], "deterministic", "{v}");
+        assert_eq!(recs[0]["metadata"]["hindsight"]["filled"].as_array().unwrap().iter().filter(|f| *f == "signal_source").count(), 1, "{v}");
+        let states: Vec<(&str, &str)> = recs[1..]
+            .iter()
+            .map(|r| (r["outcome"]["terminal_state"].as_str().unwrap(), r["metadata"]["hindsight"]["terminal_state_evidence"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            states,
+            vec![
+                ("goal_reached", "add_comment 9004:0: accepted (comment_replied)"),
+                ("interrupted", "trace: step 2 ends on tool call b1 with no result"),
+                ("error", "trace: step 2 ends on tool call g1 failing: HTTP 502 from api.github.com"),
+            ],
+            "{v}"
+        );
+    }
 }
