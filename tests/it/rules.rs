@@ -190,6 +190,26 @@ fn add_labels() {
 }
 
 #[test]
+fn submit_pull_request_review() {
+    rule_file("submit_pull_request_review");
+}
+
+#[test]
+fn set_issue_type() {
+    rule_file("set_issue_type");
+}
+
+#[test]
+fn resolve_pull_request_review_thread() {
+    rule_file("resolve_pull_request_review_thread");
+}
+
+#[test]
+fn create_discussion() {
+    rule_file("create_discussion");
+}
+
+#[test]
 fn system_outputs_and_execution_states() {
     let covered = check("system");
     assert_rows_covered("system", SystemRow::ROWS, &covered);
