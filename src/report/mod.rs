@@ -58,7 +58,10 @@ pub const DASHBOARD: &[(&str, &str)] = &[
     ("acceptance_by_type", "By safe-output type and window"),
     ("by_workflow", "By workflow and window"),
     ("by_run", "By run and window"),
-    ("gh_aw_summary", "gh-aw's own summary, for comparison (mixes evidence strengths; each rate's n beside it)"),
+    (
+        "gh_aw_summary",
+        "gh-aw's own summary, for comparison: its rates, closes by a bot, zero-touch rate, median seconds to resolution (mixes evidence strengths; each rate's n beside it)",
+    ),
     ("ci_gate", "CI gate replayed (seed 002): first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red"),
     ("ci_gate_outcomes", "CI gate outcomes and pause reasons, by count (seed 002)"),
     ("risk_by_outcome", "PR risk level (seed 004) against the PR's outcome in the snapshot window"),

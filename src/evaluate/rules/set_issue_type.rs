@@ -119,7 +119,9 @@ impl Rule for SetIssueType {
                         let row = if by.is_person() { SetIssueTypeRow::ClearedByPerson } else { SetIssueTypeRow::Cleared };
                         self.row(row).at(e.created_at).detail("cleared_by", e.actor.login.clone()).detail("cleared_by_type", by.as_str())
                     }
-                    None => super::unattributed(case, self.row(SetIssueTypeRow::Cleared), "who cleared the type was not captured (no issue_type_removed event)"),
+                    None => {
+                        super::unattributed(case, self.row(SetIssueTypeRow::Cleared), "who cleared the type was not captured (no issue_type_removed event)")
+                    }
                 })
             }
             Some(n) if n.eq_ignore_ascii_case(&want) => {

@@ -121,7 +121,9 @@ impl Rule for SubmitReview {
                     let row = if by.is_person() { SubmitReviewRow::DismissedByPerson } else { SubmitReviewRow::Dismissed };
                     self.row(row).at(e.created_at).detail("dismissed_by", e.actor.login.clone()).detail("dismissed_by_type", by.as_str())
                 }
-                None => super::unattributed(case, self.row(SubmitReviewRow::Dismissed), "who dismissed the review was not captured (no review_dismissed event)"),
+                None => {
+                    super::unattributed(case, self.row(SubmitReviewRow::Dismissed), "who dismissed the review was not captured (no review_dismissed event)")
+                }
             };
             return Ok(done(v));
         }
