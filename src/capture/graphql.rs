@@ -23,7 +23,7 @@ pub struct Query {
 }
 
 const DISCUSSION: &str = "query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { discussion(number: $number) { \
-number title body author { login __typename } createdAt updatedAt closed closedAt stateReason \
+number title body author { login __typename } createdAt updatedAt closed closedAt stateReason locked activeLockReason \
 answer { author { login __typename } createdAt } answerChosenAt answerChosenBy { login __typename } \
 labels(first: 100) { nodes { name } } reactions { totalCount } \
 comments(first: 100) { nodes { databaseId author { login __typename } createdAt body isMinimized \

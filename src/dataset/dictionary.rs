@@ -83,7 +83,7 @@ pub const TABLES: &[TableDoc] = &[
             ("bot_actor_count", "Bots whose acts on the target the verdict saw; they never count as a response."),
             ("time_to_outcome_hours", "Hours from created_at to the deciding event; NULL when nothing decided."),
             ("partial_score", "For partial outcomes, the share of the intended change that stuck (0 to 1); NULL otherwise."),
-            ("details", "JSON object: the evidence behind the verdict (`state_basis`, `evidence`, `actor_captured`, ...); query with `->>` or json_get_str."),
+            ("details", "JSON object: the evidence behind the verdict (`state_basis`, `evidence`, `actor_captured`, ...; `zero_touch`, `resolution_sec`, `closed_by_bot` are the facts gh-aw's own summary counts); query with `->>` or json_get_str."),
             ("notes", "Free-text remarks on the verdict, separated by `; `; empty when none."),
             ("rule_id", "`TYPE/ROW`: the rule row that decided (docs/RULES.md lists every row)."),
         ],

@@ -86,7 +86,8 @@ pub trait Rule: Sync + Send {
         false
     }
 
-    /// Types with no repository outcome at all: skipped whatever the window.
+    /// Types with no repository outcome to watch: one verdict whatever the window
+    /// (`skipped`, or `unknown` for a write outside what a GitHub capture shows).
     fn skips(&self) -> bool {
         false
     }

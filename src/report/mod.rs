@@ -60,7 +60,10 @@ pub const DASHBOARD: &[(&str, &str)] = &[
     ("acceptance_by_type", "By safe-output type and window"),
     ("by_workflow", "By workflow and window"),
     ("by_run", "By run and window"),
-    ("gh_aw_summary", "gh-aw's own summary, for comparison (mixes evidence strengths; each rate's n beside it)"),
+    (
+        "gh_aw_summary",
+        "gh-aw's own summary, for comparison: its rates, closes by a bot, zero-touch rate, median seconds to resolution (mixes evidence strengths; each rate's n beside it)",
+    ),
     ("ci_gate", "CI gate replay: autoloop iterations (a program push to autoloop/{program} by the loop), first-push pass rate, fixes per accepted iteration, pauses, disagreements with the loop's state file"),
     ("ci_gate_outcomes", "CI gate replay: how the outputs that pushed code ended, by count (pause reasons among them; not_an_iteration: no push to autoloop/{program} by the loop)"),
     ("ci_gate_loop_state", "CI gate replay against the loop's state file: its recorded status, pause and pause reason beside the gate's conclusion"),

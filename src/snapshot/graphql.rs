@@ -68,6 +68,14 @@ pub struct Discussion {
     pub answer_chosen_at: Option<Instant>,
     pub answer_chosen_by: Actor,
     pub has_answer: bool,
+    pub locked: Option<bool>,
+    /// `activeLockReason` (OFF_TOPIC, RESOLVED, SPAM, TOO_HEATED), when locked.
+    pub lock_reason: Option<String>,
+    /// Whether the discussion itself is hidden, and why (`isMinimized`, `minimizedReason`):
+    /// read when a capture carries them. Reasons are upper-cased with `-` as `_`, as
+    /// `activeLockReason` spells them (`off-topic` -> `OFF_TOPIC`).
+    pub minimized: Option<bool>,
+    pub minimized_reason: Option<String>,
     pub labels: Option<Vec<String>>,
     pub reactions_total: Option<i64>,
     pub comments: Vec<GqlComment>,
@@ -91,6 +99,10 @@ impl Discussion {
             answer_chosen_at: time::at(v, "answerChosenAt"),
             answer_chosen_by: actor(v.get("answerChosenBy")),
             has_answer: v.get("answer").is_some_and(|a| !a.is_null()),
+            locked: bool_at(v, "locked"),
+            lock_reason: str_at(v, "activeLockReason").map(reason),
+            minimized: bool_at(v, "isMinimized"),
+            minimized_reason: str_at(v, "minimizedReason").map(reason),
             labels: v.get("labels").map(|l| nodes(Some(l)).iter().filter_map(|n| str_at(*n, "name").map(str::to_string)).collect()),
             reactions_total: v.get("reactions").and_then(|r| int_at(r, "totalCount")),
             comments: nodes(v.get("comments")).into_iter().map(GqlComment::from).collect(),
@@ -100,12 +112,20 @@ impl Discussion {
     }
 }
 
+/// A lock or hide reason as GraphQL's `LockReason` spells it: `off-topic` and `OFF_TOPIC` alike.
+fn reason(r: &str) -> String {
+    r.trim().to_uppercase().replace(['-', ' '], "_")
+}
+
 /// One thread of `graphql/repos/O/R/pulls/N/review_threads`.
 #[derive(Clone, Debug, Default)]
 pub struct ReviewThread {
     pub node_id: Option<String>,
     pub resolved: Option<bool>,
     pub resolved_by: Actor,
+    /// Who unresolved the thread last: not a GraphQL field; a capture tool adds it from the
+    /// `pull_request_review_thread` webhook (`action: unresolved`, its `sender`) when it has one.
+    pub unresolved_by: Actor,
     pub outdated: Option<bool>,
     pub path: Option<String>,
     pub comments: Vec<GqlComment>,
@@ -117,6 +137,7 @@ impl ReviewThread {
             node_id: str_at(v, "id").map(str::to_string),
             resolved: bool_at(v, "isResolved"),
             resolved_by: actor(v.get("resolvedBy")),
+            unresolved_by: actor(v.get("unresolvedBy")),
             outdated: bool_at(v, "isOutdated"),
             path: str_at(v, "path").map(str::to_string),
             comments: nodes(v.get("comments")).into_iter().map(GqlComment::from).collect(),

@@ -41,6 +41,101 @@ fn timeline_dataset(dir: &Path) {
     crate::support::write_recorded(dir, "outcomes", &outcomes_batch(&outcomes));
 }
 
+/// Outputs that carry gh-aw's own figures, T = 2026-01-01, judged in the snapshot window:
+/// P1 PR merged at T+2h, only a bot commented, a bot's commit      accepted, zero-touch, 7200 s
+/// P2 PR merged at T+4h after a person's comment                    accepted, touched, 14400 s
+/// P3 PR merged at T+3h, its commits not captured                   accepted, not zero-touch (unavailable), 10800 s
+/// I1 issue closed as not planned by stale[bot] at T+48h            a close by a bot, 172800 s
+/// C1 close_issue: still closed, closed by stale[bot]               a close by a bot
+/// C2 close_issue: still closed, closed by alice                    not a bot's
+/// Returns the outcomes written.
+fn gh_aw_dataset(dir: &Path) -> Vec<crate::support::Outcome> {
+    let t = "2026-01-01T00:00:00Z";
+    let pr = |merged_at: &str| {
+        json!({"number": 1, "state": "closed", "merged": true, "merged_at": merged_at, "closed_at": merged_at,
+               "merged_by": {"login": "alice", "type": "User"}, "user": {"login": "github-actions[bot]", "type": "Bot"}})
+    };
+    let bot_commit = json!([{"sha": "abc1234567", "author": {"login": "github-actions[bot]", "type": "Bot"}, "commit": {"committer": {"date": t}}}]);
+    let pr_case = |merged_at: &str, comments: Value, commits: Option<&Value>| {
+        let mut r = json!({"pulls/1": pr(merged_at), "issues/1/comments": comments, "pulls/1/reviews": []});
+        if let Some(c) = commits {
+            r["pulls/1/commits"] = c.clone();
+        }
+        json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t}, "responses": r})
+    };
+    let close = |who: &str, kind: &str| {
+        json!({"item": {"type": "close_issue", "number": 1, "timestamp": t},
+               "responses": {"issues/1": {"number": 1, "state": "closed", "closed_at": "2026-01-01T00:10:00Z"},
+                             "issues/1/events": [{"event": "closed", "actor": {"login": who, "type": kind}, "created_at": "2026-01-01T00:10:00Z"}]}})
+    };
+    let cases = [
+        pr_case("2026-01-01T02:00:00Z", json!([{"user": {"login": "ci[bot]", "type": "Bot"}, "created_at": "2026-01-01T01:00:00Z"}]), Some(&bot_commit)),
+        pr_case("2026-01-01T04:00:00Z", json!([{"user": {"login": "lee", "type": "User"}, "created_at": "2026-01-01T01:00:00Z"}]), Some(&bot_commit)),
+        pr_case("2026-01-01T03:00:00Z", json!([]), None),
+        json!({"item": {"type": "create_issue", "number": 1, "timestamp": t},
+               "responses": {"issues/1": {"number": 1, "state": "closed", "state_reason": "not_planned", "closed_at": "2026-01-03T00:00:00Z"},
+                             "issues/1/events": [{"event": "closed", "actor": {"login": "stale[bot]", "type": "Bot"}, "created_at": "2026-01-03T00:00:00Z"}]}}),
+        close("stale[bot]", "Bot"),
+        close("alice", "User"),
+    ];
+    let mut outcomes = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        for mut o in evaluate_case(c, &[Window::Snapshot]) {
+            o.output.safe_output_id = format!("1:{i}").into();
+            o.output.item_index = i as i64;
+            outcomes.push(o);
+        }
+    }
+    crate::support::write_recorded(dir, "outcomes", &outcomes_batch(&outcomes));
+    outcomes
+}
+
+/// gh-aw's own figures in the gh-aw comparison, counted as gh-aw's evaluator counts them
+/// (github/gh-aw `actions/setup/js/evaluate_outcomes.cjs`): closes by a bot, zero-touch
+/// accepted outputs over all accepted, and the median seconds to resolution.
+#[test]
+fn gh_aw_figures_counted_by_eye() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outcomes = gh_aw_dataset(tmp.path());
+    // accepted, whatever the strength: the denominator of zero_touch_rate.
+    let accepted = outcomes.iter().filter(|o| o.verdict.status == hindsight::evaluate::Status::Accepted).count();
+    assert!(accepted >= 3, "P1-P3 are accepted");
+    let g = query(tmp.path(), "gh_aw_summary");
+    let snap = row(&g, "eval_window", "snapshot");
+    // I1 and C1 closed by stale[bot]; P1 alone zero-touch; resolutions 7200, 10800, 14400,
+    // 172800: the two middle values' mean is 12600.
+    let round4 = |x: f64| (x * 10_000.0).round() / 10_000.0;
+    assert_eq!(
+        (&snap["lifecycle_close"], &snap["accepted"], &snap["zero_touch"], &snap["zero_touch_rate"], &snap["resolutions"], &snap["median_resolution_sec"]),
+        (&json!(2), &json!(accepted), &json!(1), &json!(round4(1.0 / accepted as f64)), &json!(4), &json!(12600))
+    );
+}
+
+/// gh-aw's own conformance cases (github/gh-aw pkg/cli/testdata, in ../shared) say, per item,
+/// whether gh-aw counts it zero-touch and whether it was closed by a bot (`lifecycle`,
+/// `lifecycle_close`): the facts hindsight records for the gh-aw comparison say the same.
+#[test]
+fn gh_aw_figures_agree_with_gh_aw_cases() {
+    let Some(cases) = crate::support::gh_aw_conformance_cases() else { return };
+    let mut checked = (0, 0);
+    for c in &cases {
+        let o = &evaluate_case(c, &[Window::Snapshot])[0];
+        let d = |k: &str| o.verdict.details.get(k).cloned();
+        if let Some(want) = c.get("zero_touch").and_then(Value::as_bool) {
+            assert_eq!(d("zero_touch").and_then(|v| v.as_bool()).unwrap_or(false), want, "zero_touch: {}", c["name"]);
+            checked.0 += 1;
+        }
+        // The condition queries/gh_aw_summary.sql counts as lifecycle_close.
+        let ty = c["item"]["type"].as_str().unwrap_or_default();
+        let bot = d("closed_by_bot") == Some(json!(true));
+        let ours = bot && (ty == "close_issue" || ty == "close_pull_request" || (ty == "create_issue" && d("state_reason") == Some(json!("not_planned"))));
+        let theirs = matches!(c["expected"]["outcome_status"].as_str(), Some("lifecycle" | "lifecycle_close"));
+        assert_eq!(ours, theirs, "lifecycle_close: {}", c["name"]);
+        checked.1 += usize::from(theirs);
+    }
+    assert!(checked.0 > 0 && checked.1 > 0, "no case says zero_touch or lifecycle: {checked:?}");
+}
+
 fn query(dir: &Path, name: &str) -> Vec<Value> {
     let s = Session::open(dir).unwrap();
     json_rows(&s.sql(&report::query_text(name).unwrap()).unwrap()).unwrap().as_array().unwrap().clone()
@@ -88,15 +183,20 @@ fn every_metric_counted_by_eye() {
 
     let g = query(tmp.path(), "gh_aw_summary");
     // 7d: accepted 2, rejected 1, ignored 0: acceptance 2/3, waste 1/3, ignore 0/3; each
-    // rate's denominator beside it.
+    // rate's denominator beside it. gh-aw's own figures: no close by a bot; no zero-touch PR
+    // (A's and B's comments, reviews and commits were not captured); resolutions B 6h (its
+    // merge; the revert does not change gh-aw's time), A 30h, C 100h: median 30h = 108000 s.
     assert_eq!(
         row(&g, "eval_window", "7d"),
-        &json!({"eval_window": "7d", "decided": 3, "acceptance_rate": 0.6667, "ended": 3, "waste_rate": 0.3333, "judged": 3, "ignore_rate": 0.0})
+        &json!({"eval_window": "7d", "decided": 3, "acceptance_rate": 0.6667, "ended": 3, "waste_rate": 0.3333, "judged": 3, "ignore_rate": 0.0,
+                "lifecycle_close": 0, "accepted": 2, "zero_touch": 0, "zero_touch_rate": 0.0, "resolutions": 3, "median_resolution_sec": 108000})
     );
-    // 24h: accepted 1, rejected 0, pending 2: acceptance 1/1, waste 0/1, ignore 0/3.
+    // 24h: accepted 1, rejected 0, pending 2: acceptance 1/1, waste 0/1, ignore 0/3; only B
+    // resolved by then (6h = 21600 s).
     assert_eq!(
         row(&g, "eval_window", "24h"),
-        &json!({"eval_window": "24h", "decided": 1, "acceptance_rate": 1.0, "ended": 1, "waste_rate": 0.0, "judged": 3, "ignore_rate": 0.0})
+        &json!({"eval_window": "24h", "decided": 1, "acceptance_rate": 1.0, "ended": 1, "waste_rate": 0.0, "judged": 3, "ignore_rate": 0.0,
+                "lifecycle_close": 0, "accepted": 1, "zero_touch": 0, "zero_touch_rate": 0.0, "resolutions": 1, "median_resolution_sec": 21600})
     );
 
     let r = query(tmp.path(), "by_run");
@@ -212,8 +312,19 @@ fn duckdb_runs_every_query_with_identical_numbers() {
         assert_eq!(views.matches("CREATE OR REPLACE VIEW").count(), Manifest::load(&tmp.path().join(ds)).unwrap().tables.len());
         std::fs::write(tmp.path().join(format!("{ds}.views.sql")), views).unwrap();
     }
-    for (name, _) in report::QUERIES {
-        let (views, session) = if name.starts_with("aidev/") { ("aidev.views.sql", &aidev_session) } else { ("ds.views.sql", &demo_session) };
+    // gh-aw's own figures are zero on the demo (no PR there is zero-touch): they are
+    // compared again below on outputs that have each of them.
+    let ghaw_ds = tmp.path().join("ghaw");
+    std::fs::create_dir(&ghaw_ds).unwrap();
+    gh_aw_dataset(&ghaw_ds);
+    let ghaw_session = Session::open(&ghaw_ds).unwrap();
+    let views = ok(&["views", "--dataset", "ghaw", "--dialect", "duckdb"], tmp.path());
+    std::fs::write(tmp.path().join("ghaw.views.sql"), views).unwrap();
+    let runs = report::QUERIES
+        .iter()
+        .map(|(name, _)| (*name, if name.starts_with("aidev/") { ("aidev.views.sql", &aidev_session) } else { ("ds.views.sql", &demo_session) }));
+    let runs: Vec<(&str, (&str, &Session))> = runs.chain([("gh_aw_summary", ("ghaw.views.sql", &ghaw_session))]).collect();
+    for (name, (views, session)) in runs {
         let file = root().join("queries").join(format!("{name}.sql"));
         let out = Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg(views).arg(&file).current_dir(tmp.path()).output().unwrap();
         assert!(out.status.success(), "duckdb on {name}: {}", String::from_utf8_lossy(&out.stderr));
@@ -225,6 +336,13 @@ fn duckdb_runs_every_query_with_identical_numbers() {
             for (k, v) in o.as_object().unwrap() {
                 assert!(numbers_equal(v, &d[k]), "{name} row {i} `{k}`: DataFusion {v}, DuckDB {}", d[k]);
             }
+        }
+        if views == "ghaw.views.sql" {
+            let figure = |k: &str| duck.iter().any(|r| r[k].as_f64().is_some_and(|x| x > 0.0));
+            assert!(
+                ["lifecycle_close", "zero_touch", "zero_touch_rate", "median_resolution_sec"].iter().all(|k| figure(k)),
+                "gh-aw's figures all zero: {duck:?}"
+            );
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use hindsight::evaluate::rules::system::SystemRow;
-use hindsight::evaluate::{rules, Common, Status, Window};
+use hindsight::evaluate::{rules, Common, RowId, Status, Window};
 use serde_json::Value;
 
 use crate::support::{evaluate_case, fixture};
@@ -187,6 +187,117 @@ fn add_comment() {
 #[test]
 fn add_labels() {
     rule_file("add_labels");
+}
+
+#[test]
+fn submit_pull_request_review() {
+    rule_file("submit_pull_request_review");
+}
+
+#[test]
+fn set_issue_type() {
+    rule_file("set_issue_type");
+}
+
+#[test]
+fn resolve_pull_request_review_thread() {
+    rule_file("resolve_pull_request_review_thread");
+}
+
+#[test]
+fn create_discussion() {
+    rule_file("create_discussion");
+}
+
+#[test]
+fn not_observable() {
+    let covered = check("not_observable");
+    for r in rules::all().iter().filter(|r| r.skips()) {
+        assert_rows_covered(r.output_type(), r.rows(), &covered);
+    }
+}
+
+/// gh-aw's safe-output tools as of its newest list (`actions/setup/js/safe_outputs_tools.json`
+/// in github/gh-aw at 03b5d9af33e53e86c093d89db72905023a5246a3, 60 tools): each has a rule
+/// or is a system output, and none is judged as a type without a rule; the ones writing
+/// outside GitHub (Linear, Jira, Azure DevOps), `upload_code_coverage` and
+/// `approve_workflow_run` are `unknown`/`not_observable_on_github`.
+#[test]
+fn every_gh_aw_type_is_recognised() {
+    const GH_AW_TYPES: &[&str] = &[
+        "linear_create_issue",
+        "linear_add_comment",
+        "linear_update_issue",
+        "create_issue",
+        "jira_create_issue",
+        "jira_update_issue",
+        "jira_add_comment",
+        "jira_add_label",
+        "create_agent_session",
+        "create_discussion",
+        "update_discussion",
+        "close_discussion",
+        "close_issue",
+        "close_pull_request",
+        "add_comment",
+        "create_pull_request",
+        "create_pull_request_review_comment",
+        "submit_pull_request_review",
+        "reply_to_pull_request_review_comment",
+        "dismiss_pull_request_review",
+        "resolve_pull_request_review_thread",
+        "create_code_scanning_alert",
+        "add_labels",
+        "remove_labels",
+        "replace_label",
+        "add_reviewer",
+        "assign_milestone",
+        "assign_to_agent",
+        "assign_to_user",
+        "unassign_from_user",
+        "update_issue",
+        "update_pull_request",
+        "merge_pull_request",
+        "push_to_pull_request_branch",
+        "upload_asset",
+        "upload_artifact",
+        "upload_code_coverage",
+        "update_release",
+        "missing_tool",
+        "noop",
+        "link_sub_issue",
+        "hide_comment",
+        "set_issue_type",
+        "set_issue_field",
+        "update_project",
+        "missing_data",
+        "report_incomplete",
+        "create_project",
+        "create_project_status_update",
+        "autofix_code_scanning_alert",
+        "mark_pull_request_as_ready_for_review",
+        "approve_workflow_run",
+        "push_repo_memory",
+        "create_check_run",
+        "ado_create_work_item",
+        "ado_update_work_item",
+        "ado_comment_on_work_item",
+        "ado_assign_work_item",
+        "ado_link_work_items",
+        "ado_upload_workitem_attachment",
+    ];
+    assert_eq!(GH_AW_TYPES.len(), 60);
+    let system: BTreeSet<&str> = hindsight::runs::output_type::system_types().collect();
+    for ty in GH_AW_TYPES {
+        assert!(rules::find(ty).is_some() || system.contains(ty), "gh-aw type `{ty}` has no rule");
+        let case = serde_json::json!({"item": {"type": ty, "number": 1, "timestamp": "2026-01-01T00:00:00Z"}});
+        let o = &evaluate_case(&case, &[Window::Snapshot])[0];
+        assert_ne!(o.verdict.signal, Common::NoTypeSpecificEvaluator.spec().signal, "{ty}: judged as a type without a rule");
+        let off_github = ["linear_", "jira_", "ado_"].iter().any(|p| ty.starts_with(p)) || ["upload_code_coverage", "approve_workflow_run"].contains(ty);
+        if off_github {
+            assert_eq!((o.verdict.status, o.verdict.signal), (Status::Unknown, "not_observable_on_github"), "{ty}");
+        }
+    }
 }
 
 #[test]

@@ -36,6 +36,19 @@ pub fn real_aidev_pop() -> Option<PathBuf> {
     Some(real)
 }
 
+/// gh-aw's own outcome conformance cases beside the project
+/// (`../shared/peer/gh-aw/outcome_conformance.json`), or `None` (said on stderr) where they
+/// are absent.
+pub fn gh_aw_conformance_cases() -> Option<Vec<Value>> {
+    let p = root().join("../shared/peer/gh-aw/outcome_conformance.json");
+    if !p.is_file() {
+        eprintln!("skipped: {} is absent", p.display());
+        return None;
+    }
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+}
+
 pub fn fixture(rel: &str) -> PathBuf {
     root().join("fixtures").join(rel)
 }

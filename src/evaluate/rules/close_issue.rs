@@ -15,6 +15,7 @@
 //! Closed by the agent at T, reopened by a maintainer at T+2h: `accepted` at 1h,
 //! `rejected`/`strong`/`issue_reopened` from 24h on.
 
+use super::shared::gh_aw;
 use super::{challenge, issue_final, load_issue};
 use crate::evaluate::case::Case;
 use crate::evaluate::case::HistoryGap;
@@ -106,6 +107,8 @@ impl Rule for CloseIssue {
                 None => super::unattributed(case, self.row(CloseIssueRow::Reopened), "open again; no reopened event captured"),
             }));
         }
+        // Still closed: who closed it last, as gh-aw's own summary counts it (see `shared::gh_aw`).
+        let done = |v: Verdict| gh_aw::closed_by_bot(done(v), &lc.closer);
         if is_lifecycle_bot(lc.closer.login.as_deref()) {
             let v = self.row(CloseIssueRow::LifecycleBot).detail("closed_by", lc.closer.login.clone());
             return Ok(done(if case.policy.lifecycle_close == crate::evaluate::policy::Choice::Ignored { v.status(S::Ignored) } else { v }));

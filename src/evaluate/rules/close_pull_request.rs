@@ -13,6 +13,7 @@
 //! `pull_request_stayed_closed`. Reopened and merged -> `rejected`/`strong`/
 //! `pull_request_merged_after_close`.
 
+use super::shared::gh_aw;
 use super::{challenge, pull_state, PullState};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -95,6 +96,9 @@ impl Rule for ClosePullRequest {
                 None => super::unattributed(case, self.row(ClosePullRequestRow::Reopened), "open again; no reopened event captured"),
             }));
         }
+        // Still closed and not merged: who closed it last, as gh-aw's own summary counts it
+        // (see `shared::gh_aw`).
+        let done = |v: Verdict| gh_aw::closed_by_bot(done(v), &lc.closer);
         if let Some(a) = challenge(case, &activity) {
             return Ok(done(self.row(ClosePullRequestRow::Challenged).at(a.at).detail("challenged_by", a.actor.login.clone())));
         }

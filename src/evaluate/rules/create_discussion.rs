@@ -5,6 +5,7 @@ use super::shared::discussion::{closed_as_of, load, people};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
+use crate::snapshot::graphql::Discussion;
 use crate::time::Instant;
 
 pub struct CreateDiscussion;
@@ -44,6 +45,15 @@ rows! {
             status: S::Rejected,
             strength: E::Strong,
             signal: "discussion_closed_duplicate_or_outdated",
+            seed: "Closed as duplicate, spam, or off-topic",
+            policy: None,
+        },
+        SpamOrOffTopic => RowSpec {
+            id: "spam_or_off_topic",
+            when: "Locked or hidden as spam or off-topic (`activeLockReason`, or the discussion's own `minimizedReason`)",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "discussion_spam_or_off_topic",
             seed: "Closed as duplicate, spam, or off-topic",
             policy: None,
         },
@@ -91,6 +101,9 @@ impl Rule for CreateDiscussion {
         if matches!(closed, Ok(true)) && matches!(d.state_reason.as_deref(), Some("DUPLICATE" | "OUTDATED")) {
             return Ok(self.row(CreateDiscussionRow::ClosedRejected).resolved(true).at(d.closed_at).detail("state_reason", d.state_reason.clone()));
         }
+        if let Some((field, why)) = spam_or_off_topic(&case, &d) {
+            return Ok(self.row(CreateDiscussionRow::SpamOrOffTopic).resolved(true).detail(field, why));
+        }
         if let Some(c) = people(&case, &d).first() {
             return Ok(self.row(CreateDiscussionRow::Engaged).resolved(true).at(c.created_at).detail("engaged_by", c.author.login.clone()));
         }
@@ -113,4 +126,16 @@ impl Rule for CreateDiscussion {
         }
         Ok(self.row(CreateDiscussionRow::ExistsOnly).resolved(true))
     }
+}
+
+/// Why the repository set the discussion aside as spam or off-topic, if it did and that held
+/// at the window's end: its lock reason, or the reason it is hidden. GraphQL dates neither,
+/// so a timed window sees them only when nothing changed after it (`updatedAt`).
+fn spam_or_off_topic<'d>(case: &Case, d: &'d Discussion) -> Option<(&'static str, &'d str)> {
+    if !(case.window.is_snapshot() || d.updated_at.is_some_and(|u| u <= case.as_of)) {
+        return None;
+    }
+    let rejects = |r: &&str| matches!(*r, "SPAM" | "OFF_TOPIC");
+    let locked = d.lock_reason.as_deref().filter(|_| d.locked != Some(false)).filter(rejects).map(|r| ("lock_reason", r));
+    locked.or_else(|| d.minimized_reason.as_deref().filter(|_| d.minimized != Some(false)).filter(rejects).map(|r| ("minimized_reason", r)))
 }

@@ -15,6 +15,7 @@
 //! An issue opened at T and closed as `completed` by a maintainer at T+3d is `pending` at
 //! 1h and 24h (no response yet) and `accepted`/`strong`/`issue_closed_completed` at 7d.
 
+use super::shared::gh_aw;
 use super::{issue_final, load_issue};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
@@ -202,9 +203,11 @@ impl Rule for CreateIssue {
                     }
                 }
             };
-            return Ok(done(
-                v.at(lc.closed_at).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str()),
-            ));
+            let v = v.at(lc.closed_at).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str());
+            // What gh-aw's own summary counts (see `shared::gh_aw`).
+            let v = gh_aw::closed_by_bot(v, &lc.closer);
+            let v = if matches!(reason, Some("completed" | "not_planned")) { gh_aw::resolution_sec(v, &case, lc.closed_at) } else { v };
+            return Ok(done(v));
         }
         if let Some(v) = super::any_capture_problem(&activity) {
             return Err(v);

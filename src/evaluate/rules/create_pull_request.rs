@@ -20,6 +20,7 @@
 //! A PR opened at 10:00 and merged 30 hours later is `pending` at 1h and 24h and
 //! `accepted`/`strong`/`pull_request_merged` at 7d, with `time_to_outcome_hours = 30`.
 
+use super::shared::gh_aw;
 use super::{load_pull, pull_final};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
@@ -172,13 +173,14 @@ impl Rule for CreatePullRequest {
         let lc = case.lifecycle(&pull_final(pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         let v = if lc.merged {
             if let Some(r) = super::shared::durability::find_revert(&case, n, pr) {
-                return Ok(self
+                let v = self
                     .row(CreatePullRequestRow::Reverted)
                     .resolved(true)
                     .actors(humans, bots)
                     .at(r.at)
                     .detail("reverted_by", r.describe())
-                    .detail("merged_at", lc.merged_at.map(|t| crate::time::format(&t))));
+                    .detail("merged_at", lc.merged_at.map(|t| crate::time::format(&t)));
+                return Ok(gh_aw::resolution_sec(v, &case, lc.merged_at.or(lc.closed_at)));
             }
             let class = case.actors.classify_at(&lc.merger, lc.merged_at);
             let v = match class {
@@ -219,6 +221,10 @@ impl Rule for CreatePullRequest {
                 }
             }
         };
+        // What gh-aw's own summary counts (see `shared::gh_aw`): time to the merge or close,
+        // and, for a merged PR accepted, whether no person touched it.
+        let v = if lc.merged || lc.closed { gh_aw::resolution_sec(v, &case, lc.merged_at.or(lc.closed_at)) } else { v };
+        let v = if lc.merged && v.status == S::Accepted { v.detail("zero_touch", gh_aw::zero_touch(&case, n, &pr.user)) } else { v };
         Ok(v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis))
     }
 }

@@ -53,7 +53,7 @@ use crate::snapshot::github::{Issue, PullRequest};
 use crate::snapshot::Entry;
 
 /// Every rule: seed 000 §13 priority order first, then the rest of §7, then the gh-aw
-/// types the seed does not list.
+/// types the seed does not list (those writing outside GitHub last).
 pub fn all() -> &'static [&'static dyn Evaluator] {
     &[
         &create_pull_request::CreatePullRequest,
@@ -101,6 +101,21 @@ pub fn all() -> &'static [&'static dyn Evaluator] {
         &not_observable::UPLOAD_ARTIFACT,
         &not_observable::COMMENT_MEMORY,
         &not_observable::PUSH_REPO_MEMORY,
+        &not_observable::LINEAR_CREATE_ISSUE,
+        &not_observable::LINEAR_ADD_COMMENT,
+        &not_observable::LINEAR_UPDATE_ISSUE,
+        &not_observable::JIRA_CREATE_ISSUE,
+        &not_observable::JIRA_UPDATE_ISSUE,
+        &not_observable::JIRA_ADD_COMMENT,
+        &not_observable::JIRA_ADD_LABEL,
+        &not_observable::ADO_CREATE_WORK_ITEM,
+        &not_observable::ADO_UPDATE_WORK_ITEM,
+        &not_observable::ADO_COMMENT_ON_WORK_ITEM,
+        &not_observable::ADO_ASSIGN_WORK_ITEM,
+        &not_observable::ADO_LINK_WORK_ITEMS,
+        &not_observable::ADO_UPLOAD_WORKITEM_ATTACHMENT,
+        &not_observable::UPLOAD_CODE_COVERAGE,
+        &not_observable::APPROVE_WORKFLOW_RUN,
     ]
 }
 

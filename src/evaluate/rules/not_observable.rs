@@ -1,19 +1,28 @@
-//! gh-aw types whose outcome repository state does not show: `create_agent_session`,
-//! `create_check_run`, `create_project_status_update`, `upload_asset`, `upload_artifact`,
-//! `comment_memory`, `push_repo_memory`.
+//! gh-aw types whose outcome the repository's state does not show.
+//!
+//! Skipped: `create_agent_session`, `create_check_run`, `create_project_status_update`,
+//! `upload_asset`, `upload_artifact`, `comment_memory`, `push_repo_memory`. Not observable
+//! on GitHub: `linear_*`, `jira_*` and `ado_*` (they write to Linear, Jira and Azure
+//! DevOps), `upload_code_coverage` (GitHub's code-coverage service) and
+//! `approve_workflow_run` (an approval on a workflow run).
 //!
 //! ## What a person checks
-//! Nothing in the repository: these write to places no capture reads (agent sessions,
-//! check runs the workflow itself reports, project status notes, workflow artifacts and
-//! assets, the agent's own memory).
+//! Nothing in the repository. The skipped types write to places no capture reads (agent
+//! sessions, check runs the workflow itself reports, project status notes, workflow
+//! artifacts and assets, the agent's own memory) and ask no one anything. The others do
+//! act for someone, but where a GitHub capture cannot follow: a Linear or Jira issue, an
+//! Azure DevOps work item, a coverage report, or the approval of a run whose own result is
+//! the approved workflow's, not a response to the agent.
 //!
 //! ## Why
-//! Rather than guess from existence, each is `skipped` with a signal that says why, so it
-//! never enters a rate and never counts as a missing rule.
+//! Rather than guess from existence, each answers with a signal that says why, so it never
+//! counts as a missing rule: `skipped` when there is no outcome to judge, `unknown` (with
+//! the place it wrote to, `written_to`) when there is one that cannot be seen from GitHub.
 //!
 //! ## Example
 //! `{"type": "upload_asset", "path": "chart.png"}` -> `skipped`/`none`/
-//! `no_repository_outcome`.
+//! `no_repository_outcome`. `{"type": "jira_create_issue", "project_key": "ENG"}` ->
+//! `unknown`/`none`/`not_observable_on_github`, `written_to: "Jira"`.
 
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -34,6 +43,85 @@ rows! {
 }
 
 pub struct NotObservable(pub &'static str, pub &'static str);
+
+rows! {
+    pub enum OffGithubRow {
+        NotObservableOnGithub => RowSpec {
+        id: "not_observable_on_github",
+        when: "The output wrote outside the repository state a GitHub capture reads (Linear, Jira, Azure DevOps, GitHub's code-coverage service, a workflow run's approval): whether anyone kept it cannot be seen",
+        status: S::Unknown,
+        strength: E::None,
+        signal: "not_observable_on_github",
+        seed: "",
+        policy: None,
+    },
+    }
+}
+
+/// A type that writes where no GitHub capture can follow: its name, where it wrote
+/// (`written_to`), and what a person would check there.
+pub struct OffGithub {
+    pub name: &'static str,
+    pub written_to: &'static str,
+    pub human_check: &'static str,
+}
+
+impl Rule for OffGithub {
+    type Row = OffGithubRow;
+    fn output_type(&self) -> &'static str {
+        self.name
+    }
+    fn human_check(&self) -> &'static str {
+        self.human_check
+    }
+    fn targets_number(&self) -> bool {
+        false
+    }
+    fn skips(&self) -> bool {
+        true
+    }
+    fn evaluate(&self, _case: &Case) -> Result<Verdict, Verdict> {
+        Ok(self
+            .row(OffGithubRow::NotObservableOnGithub)
+            .detail("written_to", self.written_to)
+            .note(format!("written to {}, outside what a GitHub capture shows: its outcome is not observed, never assumed", self.written_to)))
+    }
+}
+
+const fn off(name: &'static str, written_to: &'static str, human_check: &'static str) -> OffGithub {
+    OffGithub { name, written_to, human_check }
+}
+
+const LINEAR: &str = "Linear";
+const JIRA: &str = "Jira";
+const ADO: &str = "Azure DevOps";
+const LINEAR_CHECK: &str = "In Linear, not on GitHub: did the team keep and act on the Linear issue?";
+const JIRA_CHECK: &str = "In Jira, not on GitHub: did the team keep and act on the Jira issue?";
+const ADO_CHECK: &str = "In Azure DevOps, not on GitHub: did the team keep and act on the work item?";
+
+pub const LINEAR_CREATE_ISSUE: OffGithub = off("linear_create_issue", LINEAR, LINEAR_CHECK);
+pub const LINEAR_ADD_COMMENT: OffGithub = off("linear_add_comment", LINEAR, LINEAR_CHECK);
+pub const LINEAR_UPDATE_ISSUE: OffGithub = off("linear_update_issue", LINEAR, LINEAR_CHECK);
+pub const JIRA_CREATE_ISSUE: OffGithub = off("jira_create_issue", JIRA, JIRA_CHECK);
+pub const JIRA_UPDATE_ISSUE: OffGithub = off("jira_update_issue", JIRA, JIRA_CHECK);
+pub const JIRA_ADD_COMMENT: OffGithub = off("jira_add_comment", JIRA, JIRA_CHECK);
+pub const JIRA_ADD_LABEL: OffGithub = off("jira_add_label", JIRA, JIRA_CHECK);
+pub const ADO_CREATE_WORK_ITEM: OffGithub = off("ado_create_work_item", ADO, ADO_CHECK);
+pub const ADO_UPDATE_WORK_ITEM: OffGithub = off("ado_update_work_item", ADO, ADO_CHECK);
+pub const ADO_COMMENT_ON_WORK_ITEM: OffGithub = off("ado_comment_on_work_item", ADO, ADO_CHECK);
+pub const ADO_ASSIGN_WORK_ITEM: OffGithub = off("ado_assign_work_item", ADO, ADO_CHECK);
+pub const ADO_LINK_WORK_ITEMS: OffGithub = off("ado_link_work_items", ADO, ADO_CHECK);
+pub const ADO_UPLOAD_WORKITEM_ATTACHMENT: OffGithub = off("ado_upload_workitem_attachment", ADO, ADO_CHECK);
+pub const UPLOAD_CODE_COVERAGE: OffGithub = off(
+    "upload_code_coverage",
+    "GitHub's code-coverage service",
+    "Not in the repository: the coverage report goes to GitHub's code-coverage service (actions/upload-code-coverage), which no capture reads.",
+);
+pub const APPROVE_WORKFLOW_RUN: OffGithub = off(
+    "approve_workflow_run",
+    "a workflow run's approval",
+    "Not in the repository: the approval lets a waiting run go on; what the run does is the approved workflow's result, not a response to the agent.",
+);
 
 impl Rule for NotObservable {
     type Row = NotObservableRow;

@@ -31,9 +31,18 @@ rows! {
             seed: "Thread still resolved after window",
             policy: None,
         },
+        UnresolvedByPerson => RowSpec {
+            id: "unresolved_by_person",
+            when: "Unresolved again, and the capture names a visible non-bot actor who did it (`unresolvedBy`)",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "thread_unresolved",
+            seed: "Thread reopened by visible non-bot",
+            policy: None,
+        },
         Unresolved => RowSpec {
             id: "unresolved",
-            when: "Unresolved again (GraphQL does not say by whom)",
+            when: "Unresolved again, by a bot, by the workflow itself, or by someone the capture does not name (GraphQL itself does not say)",
             status: S::Rejected,
             strength: E::Medium,
             signal: "thread_unresolved",
@@ -86,7 +95,15 @@ impl Rule for ResolveThread {
             return Err(common(Common::HistoryMissing).resolved(true).note("thread resolution has no timestamp; only the snapshot window can be judged"));
         }
         if t.resolved != Some(true) {
-            return Ok(self.row(ResolveThreadRow::Unresolved).resolved(true));
+            let by = case.actors.classify(&t.unresolved_by);
+            let v = match t.unresolved_by.login.as_deref() {
+                Some(login) => {
+                    let row = if by.is_person() { ResolveThreadRow::UnresolvedByPerson } else { ResolveThreadRow::Unresolved };
+                    self.row(row).detail("unresolved_by", login).detail("unresolved_by_type", by.as_str())
+                }
+                None => super::unattributed(case, self.row(ResolveThreadRow::Unresolved), "who unresolved the thread is not captured (no unresolvedBy)"),
+            };
+            return Ok(v.resolved(true));
         }
         let pr = load_pull(case, n).ok().map(|(_, p)| p);
         Ok(match pr.map(|p| (p.merged == Some(true), p.state.as_deref() == Some("closed"))) {

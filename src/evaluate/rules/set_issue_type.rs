@@ -6,7 +6,10 @@
 //! ## Why
 //! The intended type (request `issue_type`, or after state `type`) is compared with the
 //! issue's `type` at the window's end. An issue without a `type` key in its capture was
-//! captured without issue types: unknown, not cleared.
+//! captured without issue types: unknown, not cleared. A type cleared by a visible non-bot
+//! actor (the `issue_type_removed` event names who) is a strong rejection; cleared by a bot,
+//! by the workflow itself, or by someone not captured, a medium one. An output that cleared
+//! the type (`issue_type: ""`) is retained while no type is set.
 //!
 //! ## Example
 //! Type set to `Bug`; the issue closed as completed still typed `Bug` -> `accepted`/
@@ -50,13 +53,22 @@ rows! {
             seed: "Type changed by visible non-bot (rejected or mixed)",
             policy: Some("metadata_changed"),
         },
-        Cleared => RowSpec {
-            id: "cleared",
-            when: "No type is set",
+        ClearedByPerson => RowSpec {
+            id: "cleared_by_person",
+            when: "No type is set; a visible non-bot actor cleared it",
             status: S::Rejected,
             strength: E::Strong,
             signal: "issue_type_cleared",
             seed: "Type cleared by visible non-bot",
+            policy: None,
+        },
+        Cleared => RowSpec {
+            id: "cleared",
+            when: "No type is set; cleared by a bot, by the workflow itself, or by someone not captured",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "issue_type_cleared",
+            seed: "Type cleared by visible non-bot (actor not visible)",
             policy: None,
         },
         Unreadable => RowSpec {
@@ -95,9 +107,23 @@ impl Rule for SetIssueType {
             return Ok(HistoryGap::HistoryMissing.verdict());
         }
         let done = |v: Verdict| v.resolved(true).detail("intended", want.clone());
-        let now = t.as_str().or_else(|| str_at(t, "name"));
+        // An empty type name is no type: GitHub's `null`, or gh-aw's `""` for clearing.
+        let now = t.as_str().or_else(|| str_at(t, "name")).filter(|n| !n.is_empty());
         Ok(match now {
-            None => done(self.row(SetIssueTypeRow::Cleared)),
+            None if want.is_empty() => done(self.row(SetIssueTypeRow::Retained)),
+            None => {
+                let removal = case.events_inside(activity.events.as_deref(), &["issue_type_removed"]).last();
+                done(match removal {
+                    Some(e) => {
+                        let by = case.actors.classify_at(&e.actor, e.created_at);
+                        let row = if by.is_person() { SetIssueTypeRow::ClearedByPerson } else { SetIssueTypeRow::Cleared };
+                        self.row(row).at(e.created_at).detail("cleared_by", e.actor.login.clone()).detail("cleared_by_type", by.as_str())
+                    }
+                    None => {
+                        super::unattributed(case, self.row(SetIssueTypeRow::Cleared), "who cleared the type was not captured (no issue_type_removed event)")
+                    }
+                })
+            }
             Some(n) if n.eq_ignore_ascii_case(&want) => {
                 let completed = case
                     .lifecycle(&issue_final(issue), activity.events.as_deref())

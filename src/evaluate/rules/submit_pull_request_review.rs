@@ -32,13 +32,22 @@ rows! {
             seed: "Changes requested and later addressed by commits",
             policy: None,
         },
-        Dismissed => RowSpec {
-            id: "dismissed",
-            when: "The review was dismissed",
+        DismissedByPerson => RowSpec {
+            id: "dismissed_by_person",
+            when: "The review was dismissed by a visible non-bot actor",
             status: S::Rejected,
             strength: E::Strong,
             signal: "review_dismissed",
             seed: "Review dismissed by visible non-bot",
+            policy: None,
+        },
+        Dismissed => RowSpec {
+            id: "dismissed",
+            when: "The review was dismissed by a bot, by the workflow itself, or by someone not captured",
+            status: S::Rejected,
+            strength: E::Medium,
+            signal: "review_dismissed",
+            seed: "Review dismissed by visible non-bot (actor not visible)",
             policy: None,
         },
         Contradicted => RowSpec {
@@ -101,12 +110,22 @@ impl Rule for SubmitReview {
         let activity = case.activity(n, true);
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b).detail("review_id", id).detail("review_state", state.clone());
-        let dismissed_at = case
-            .events_inside(activity.events.as_deref(), &["review_dismissed"])
-            .find(|e| e.dismissed_review_id.is_none_or(|r| r == id))
-            .and_then(|e| e.created_at);
-        if state == "DISMISSED" && (case.window.is_snapshot() || dismissed_at.is_some()) {
-            return Ok(done(self.row(SubmitReviewRow::Dismissed).at(dismissed_at)));
+        let dismissal = case.events_inside(activity.events.as_deref(), &["review_dismissed"]).find(|e| e.dismissed_review_id.is_none_or(|r| r == id));
+        if state == "DISMISSED" && (case.window.is_snapshot() || dismissal.is_some()) {
+            // Only a person's dismissal is the repository setting the review aside; a bot's,
+            // the workflow's own (gh-aw's `dismiss_pull_request_review` of its stale
+            // review), or one whose actor was not captured is weaker.
+            let v = match dismissal {
+                Some(e) => {
+                    let by = case.actors.classify_at(&e.actor, e.created_at);
+                    let row = if by.is_person() { SubmitReviewRow::DismissedByPerson } else { SubmitReviewRow::Dismissed };
+                    self.row(row).at(e.created_at).detail("dismissed_by", e.actor.login.clone()).detail("dismissed_by_type", by.as_str())
+                }
+                None => {
+                    super::unattributed(case, self.row(SubmitReviewRow::Dismissed), "who dismissed the review was not captured (no review_dismissed event)")
+                }
+            };
+            return Ok(done(v));
         }
         let reviewer = review.user.login.clone().unwrap_or_default().to_lowercase();
         let opposite = |s: &str| match state.as_str() {

@@ -9,7 +9,8 @@
 //! ## Why
 //! A chosen answer is the strongest sign a discussion was useful; replies and reactions
 //! from visible non-bot actors are engagement. Closed as duplicate or outdated is
-//! rejection. GraphQL keeps no reopen history, so a discussion open again after the
+//! rejection, and so is a discussion locked as spam or off-topic (`activeLockReason`) or
+//! hidden as such (its own `minimizedReason`, when captured). GraphQL keeps no reopen history, so a discussion open again after the
 //! agent closed it was reopened by someone not visible (medium).
 //!
 //! ## Example

@@ -6,6 +6,7 @@ pub mod code_scanning_alert;
 pub mod discussion;
 pub mod durability;
 pub mod fields;
+pub mod gh_aw;
 pub mod project;
 pub mod pull_request_review;
 pub mod review_comments;

@@ -8,7 +8,9 @@
 //! The review is found by its recorded id (`review_id`); another review on the same PR is
 //! never borrowed (`review_missing`). An approval followed by a merge is strong; changes
 //! requested and then commits by others after the review are the review being addressed;
-//! a dismissal undoes it; a later review by a person with the opposite verdict contradicts
+//! a dismissal by a visible non-bot actor undoes it (strong; the `review_dismissed` event
+//! names who), one by a bot, by the workflow itself or by someone not captured is weaker
+//! (medium); a later review by a person with the opposite verdict contradicts
 //! it (policy `review_contradicted`, default rejected). A PR closed without addressing the
 //! review is contextual (policy `review_pr_closed`, default ignored).
 //!

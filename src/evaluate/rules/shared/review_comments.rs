@@ -13,7 +13,10 @@
 //! one is engagement; a later commit touching the commented file is the code changing in
 //! response (when `commits/SHA` with its `files` was captured). GraphQL gives no time for
 //! a resolution, so thread state counts only in the snapshot window; earlier windows say
-//! so rather than borrow it.
+//! so rather than borrow it. A thread the agent resolved that is unresolved again is
+//! rejected: strongly when the capture names a visible non-bot actor who unresolved it
+//! (`unresolvedBy`, which GraphQL lacks and a capture tool adds from the
+//! `pull_request_review_thread` webhook), at medium strength otherwise.
 //!
 //! ## Example
 //! Inline comment at T; the author replies at T+2h and resolves the thread -> `accepted`/
