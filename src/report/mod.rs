@@ -61,7 +61,7 @@ pub const DASHBOARD: &[(&str, &str)] = &[
     ("gh_aw_summary", "gh-aw's own summary, for comparison (mixes evidence strengths; each rate's n beside it)"),
     ("ci_gate", "CI gate replayed (seed 002): first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red"),
     ("ci_gate_outcomes", "CI gate outcomes and pause reasons, by count (seed 002)"),
-    ("risk_by_outcome", "PR risk level (seed 004) against the PR's outcome in the snapshot window"),
+    ("risk_by_outcome", "PR risk level against the PR's outcome in the snapshot window: acceptance by evidence strength (n: evaluable_prs)"),
     ("failure_categories", "Task failure categories (seed 004; with --tasks)"),
     ("prompt_versions", "Tasks by prompt version: first-review merge rate, revision cycles, first-push CI, review comments, repeated mistakes, hours to PR (seed 004; with --tasks)"),
     ("memory_over_time", "Agent PRs by repository and month: the same figures over time (seed 004)"),

@@ -2,7 +2,7 @@
 //! PR per level), a PR whose files were not captured, and risk against outcome in the
 //! dashboard.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::support::ok;
 
@@ -45,4 +45,49 @@ fn every_risk_level_with_its_reasons_and_the_dashboard_section() {
     let prs: Vec<Value> =
         serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", "SELECT COUNT(*) AS n FROM pr_risk", "--format", "json"], tmp.path())).unwrap();
     assert_eq!(Some(total), prs[0]["n"].as_i64());
+}
+
+/// risk_by_outcome labels its acceptance by evidence strength, as the other sections do:
+/// strict (strong), human-check (strong or medium) and sticky (weak, or target exists only),
+/// each over the level's evaluable PRs; no unlabeled rate that mixes them. Every figure is
+/// recomputed here from the PR risk and outcome rows themselves.
+#[test]
+fn risk_by_outcome_splits_acceptance_by_evidence_strength() {
+    use std::collections::BTreeMap;
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    let q = "SELECT COALESCE(r.risk_level, '(unknown)') AS level, o.outcome_status AS s, o.evidence_strength AS e, o.human_check_signal AS g \
+             FROM pr_risk r JOIN outcomes o ON o.safe_output_id = r.safe_output_id AND o.eval_window = 'snapshot'";
+    let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();
+    let mut by_level: BTreeMap<String, Vec<(String, String, String)>> = BTreeMap::new();
+    for r in &rows {
+        let f = |k: &str| r[k].as_str().unwrap_or_default().to_string();
+        by_level.entry(f("level")).or_default().push((f("s"), f("e"), f("g")));
+    }
+    let round4 = |x: f64| (x * 10_000.0).round() / 10_000.0;
+    let dash: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    let section = dash["risk_by_outcome"].as_array().unwrap();
+    assert_eq!(section.len(), by_level.len());
+    let mut strengths_differ = false;
+    for row in section {
+        let level = row["risk_level"].as_str().unwrap();
+        assert!(row.get("acceptance_rate").is_none(), "an unlabeled acceptance rate is back: {row}");
+        let outs = &by_level[level];
+        let count = |f: &dyn Fn(&(String, String, String)) -> bool| outs.iter().filter(|o| f(o)).count() as i64;
+        let evaluable = count(&|o| o.0 != "skipped" && o.0 != "unknown");
+        let accepted = |strengths: &[&str]| count(&|o| o.0 == "accepted" && strengths.contains(&o.1.as_str()));
+        let sticky = count(&|o| (o.0 == "accepted" && o.1 == "weak") || o.2 == "target_exists_only");
+        assert_eq!(row["prs"].as_i64(), Some(outs.len() as i64), "{level}");
+        assert_eq!(row["evaluable_prs"].as_i64(), Some(evaluable), "{level}");
+        for (col, strength) in [("accepted_strong", "strong"), ("accepted_medium", "medium"), ("accepted_weak", "weak")] {
+            assert_eq!(row[col].as_i64(), Some(accepted(&[strength])), "{level} {col}");
+        }
+        let rate = |n: i64| json!(round4(n as f64 / evaluable as f64));
+        assert_eq!(row["strict_acceptance_rate"], rate(accepted(&["strong"])), "{level}");
+        assert_eq!(row["human_check_acceptance_rate"], rate(accepted(&["strong", "medium"])), "{level}");
+        assert_eq!(row["sticky_artifact_rate"], rate(sticky), "{level}");
+        strengths_differ |= row["strict_acceptance_rate"] != row["sticky_artifact_rate"] && sticky > 0;
+    }
+    // The demo has a level where the strict and sticky rates part: the labels matter.
+    assert!(strengths_differ);
 }
