@@ -9,6 +9,7 @@ use crate::dataset::manifest::{InputFileEntry, Manifest, RecordCount};
 use crate::dataset::staging::{OutDir, Staging};
 use crate::dataset::{write_table, TableWriter};
 use crate::error::{Error, Result};
+use crate::evaluate::risk::RiskPolicy;
 use crate::evaluate::{Policy, Window};
 use crate::progress::Progress;
 use crate::quarantine::{self, Quarantined};
@@ -352,9 +353,9 @@ fn split_by_repo(batch: &[snapshot::Capture]) -> Vec<&[snapshot::Capture]> {
 
 /// Evaluate the dataset at `dataset`: the new outcomes and manifest replace the old ones
 /// together, or not at all.
-pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<usize> {
+pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress) -> Result<usize> {
     let staging = stage_change(dataset, progress)?;
-    let n = crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, progress)?;
+    let n = crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, risk_policy, progress)?;
     staging.commit()?;
     Ok(n)
 }
@@ -385,10 +386,10 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options,
 /// convert + evaluate (+ attach when there are traces), committed once at the end: a run
 /// stopped at any point leaves the previous dataset as it was. The caller prints the
 /// dashboard.
-pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<Converted> {
+pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress) -> Result<Converted> {
     let staging = stage_new(study, out, progress)?;
     let c = convert_into(study, &staging.dir, progress, SPILL_BYTES)?;
-    crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, progress)?;
+    crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, risk_policy, progress)?;
     if !study.traces.is_empty() {
         let window = if windows.contains(&Window::Hours(168)) { Window::Hours(168) } else { Window::Snapshot };
         crate::attach::attach(&staging.dir, None, &crate::attach::Options { window, rebuild_attribution: false, force: false }, progress)?;
@@ -427,6 +428,7 @@ pub fn import_aidev(
     out: &Path,
     windows: &[Window],
     policy: &Policy,
+    risk_policy: &RiskPolicy,
     captured_at: Option<crate::time::Instant>,
     progress: &Progress,
 ) -> Result<Imported> {
@@ -477,7 +479,7 @@ pub fn import_aidev(
     manifest.save(d)?;
     bar.inc(1);
     bar.set_message("evaluating");
-    let outcomes = crate::evaluate::evaluate_dataset(d, windows, policy, progress)?;
+    let outcomes = crate::evaluate::evaluate_dataset(d, windows, policy, risk_policy, progress)?;
     bar.finish_and_clear();
     staging.commit()?;
     Ok(Imported {

@@ -46,7 +46,8 @@ impl RiskLevel {
     }
 }
 
-/// The open choices of seed 004's risk table.
+/// The open choices of the PR risk table (seed 004's tier 3): read from `--risk-policy
+/// FILE` (`schemas/risk-policy.schema.json`), recorded in the manifest as `risk_policy`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct RiskPolicy {
@@ -77,6 +78,47 @@ impl Default for RiskPolicy {
 impl RiskPolicy {
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// A risk policy file (`--risk-policy FILE`; `schemas/risk-policy.schema.json`): any
+    /// subset of the switches merged over the defaults, read as every policy file is
+    /// (unknown keys and wrong types refused, naming the key), then checked.
+    pub fn load(path: &std::path::Path) -> crate::error::Result<RiskPolicy> {
+        let p: RiskPolicy = crate::evaluate::policy::load_switches(path, "see schemas/risk-policy.schema.json")?;
+        p.check().map_err(|message| crate::error::Error::Policy { path: path.to_path_buf(), message })?;
+        Ok(p)
+    }
+
+    /// Thresholds of at least 1, the moderate ones no higher than the large ones (a
+    /// moderate threshold above its large one could never decide), and security paths that
+    /// are non-empty and lower case (they are looked for in the lower-cased path).
+    pub fn check(&self) -> std::result::Result<(), String> {
+        for (key, v) in [
+            ("large_files", self.large_files),
+            ("large_lines", self.large_lines),
+            ("moderate_files", self.moderate_files),
+            ("moderate_lines", self.moderate_lines),
+        ] {
+            if v < 1 {
+                return Err(format!("`{key}` must be at least 1 (it is {v})"));
+            }
+        }
+        for (moderate, large, m, l) in
+            [("moderate_files", "large_files", self.moderate_files, self.large_files), ("moderate_lines", "large_lines", self.moderate_lines, self.large_lines)]
+        {
+            if m > l {
+                return Err(format!("`{moderate}` ({m}) must not exceed `{large}` ({l}): a surface that large is already high risk"));
+            }
+        }
+        for (k, s) in self.security_paths.iter().enumerate() {
+            if s.trim().is_empty() {
+                return Err(format!("`security_paths[{k}]` is empty: it would match every path"));
+            }
+            if s.to_lowercase() != *s {
+                return Err(format!("`security_paths[{k}]` ({s:?}) must be lower case: it is looked for in the lower-cased path"));
+            }
+        }
+        Ok(())
     }
 }
 

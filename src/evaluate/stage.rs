@@ -29,8 +29,8 @@ const STEP_OUTPUTS: usize = 16 * 1024;
 /// repository at a time (each repository's outputs are judged against its captures, with
 /// the paths of no repository shared by all), writes `outcomes.parquet` and updates the
 /// manifest. Returns the number of outcome rows.
-pub fn evaluate_dataset(dataset: &Path, windows: &[Window], policy: &Policy, progress: &crate::progress::Progress) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, progress, CHUNK_BYTES, spill_budget()?)
+pub fn evaluate_dataset(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &risk::RiskPolicy, progress: &crate::progress::Progress) -> Result<usize> {
+    evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, spill_budget()?)
 }
 
 /// The outcome rows' memory budget: `SPILL_BYTES`, or `HINDSIGHT_SPILL_BYTES` when set (for
@@ -46,8 +46,15 @@ fn spill_budget() -> Result<usize> {
 /// `evaluate_dataset`, spilling sorted parts of outcome rows to disk beyond `budget` bytes
 /// (in the dataset's `.spill` folder, removed at the end; the outcomes do not depend on it,
 /// tests check that).
-pub fn evaluate_dataset_with_budget(dataset: &Path, windows: &[Window], policy: &Policy, progress: &crate::progress::Progress, budget: usize) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, progress, CHUNK_BYTES, budget)
+pub fn evaluate_dataset_with_budget(
+    dataset: &Path,
+    windows: &[Window],
+    policy: &Policy,
+    risk_policy: &risk::RiskPolicy,
+    progress: &crate::progress::Progress,
+    budget: usize,
+) -> Result<usize> {
+    evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, budget)
 }
 
 /// `evaluate_dataset`, reading about `chunk_bytes` of bodies per step (the verdicts do not
@@ -56,16 +63,18 @@ pub fn evaluate_dataset_in_chunks(
     dataset: &Path,
     windows: &[Window],
     policy: &Policy,
+    risk_policy: &risk::RiskPolicy,
     progress: &crate::progress::Progress,
     chunk_bytes: usize,
 ) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, progress, chunk_bytes, SPILL_BYTES)
+    evaluate_with(dataset, windows, policy, risk_policy, progress, chunk_bytes, SPILL_BYTES)
 }
 
 fn evaluate_with(
     dataset: &Path,
     windows: &[Window],
     policy: &Policy,
+    risk_policy: &risk::RiskPolicy,
     progress: &crate::progress::Progress,
     chunk_bytes: usize,
     spill_bytes: usize,
@@ -116,7 +125,6 @@ fn evaluate_with(
     let step = (spill_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
     let mut replays: Vec<ci_gate::Replay> = Vec::new();
     let mut risks: Vec<risk::Risk> = Vec::new();
-    let risk_policy = risk::RiskPolicy::default();
     let mut shared: Option<Arc<SnapshotIndex>> = None;
     // Each worker fills its own rows; they are sorted when spilled or written.
     let judge = |parts: &mut OutcomeParts, jobs: Vec<(usize, &SafeOutput, &Evaluation)>| -> Result<()> {
@@ -167,7 +175,7 @@ fn evaluate_with(
                     })
                     .collect()
             },
-            || indexes.par_iter().flat_map(|(ids, index)| ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, &risk_policy))).collect(),
+            || indexes.par_iter().flat_map(|(ids, index)| ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, risk_policy))).collect(),
         )
     };
     let mut judged = |indexes: Built<'_>, parts: &mut OutcomeParts, phases: &mut Phases| -> Result<()> {
@@ -241,7 +249,7 @@ fn evaluate_with(
     rest.sort_unstable();
     let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, outputs.get(i))).collect();
     replays.extend(rest.iter().filter_map(|(_, o)| ci_gate::replay(&empty, o)));
-    risks.extend(rest.iter().filter_map(|(_, o)| risk::assess(&empty, o, &risk_policy)));
+    risks.extend(rest.iter().filter_map(|(_, o)| risk::assess(&empty, o, risk_policy)));
     let ev = Evaluation::new(&empty, captured_at, policy, windows).with_run_ends(&run_ends);
     judge(&mut parts, rest.iter().map(|(i, o)| (*i, o, &ev)).collect())?;
     bar.finish_and_clear();

@@ -91,3 +91,69 @@ fn risk_by_outcome_splits_acceptance_by_evidence_strength() {
     // The demo has a level where the strict and sticky rates part: the labels matter.
     assert!(strengths_differ);
 }
+
+/// `--risk-policy FILE`: the thresholds and patterns it sets decide the levels, the rest keep
+/// their defaults, and the policy in force is in the manifest. On the demo: PR 131 (six
+/// files, 66 lines, a test touched) is medium by its moderate surface under the default
+/// (5 files); with 7 files and 100 lines it is low. PR 132's `src/stats/frame.ts` becomes
+/// security-sensitive, so critical, when `frame` is a security path.
+#[test]
+fn a_risk_policy_file_sets_the_thresholds_and_is_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("risk.json");
+    std::fs::write(&p, r#"{"moderate_files": 7, "security_paths": ["auth", "frame"]}"#).unwrap();
+    ok(&["run", "--out", "ds", "--quiet", "--risk-policy", p.to_str().unwrap()], tmp.path());
+    let q = "SELECT pull_number, risk_level, files, additions + deletions AS lines FROM pr_risk WHERE pull_number IN (131, 132) ORDER BY pull_number";
+    let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();
+    let policy = hindsight::evaluate::risk::RiskPolicy { moderate_files: 7, security_paths: vec!["auth".into(), "frame".into()], ..Default::default() };
+    // The surface is below both moderate thresholds: 131 has nothing else to raise it.
+    assert!(rows[0]["files"].as_i64().unwrap() < policy.moderate_files && rows[0]["lines"].as_i64().unwrap() < policy.moderate_lines);
+    assert_eq!((rows[0]["risk_level"].as_str(), rows[1]["risk_level"].as_str()), (Some("low"), Some("critical")));
+    let m = hindsight::dataset::manifest::Manifest::load(&tmp.path().join("ds")).unwrap();
+    assert_eq!(m.risk_policy, Some(policy.to_json()));
+    // `evaluate` again without it: the defaults, recorded as such.
+    ok(&["evaluate", "--dataset", "ds", "--quiet"], tmp.path());
+    let m = hindsight::dataset::manifest::Manifest::load(&tmp.path().join("ds")).unwrap();
+    assert_eq!(m.risk_policy, Some(hindsight::evaluate::risk::RiskPolicy::default().to_json()));
+}
+
+/// A bad risk policy stops before any work, with an error naming the file and the field.
+#[test]
+fn a_bad_risk_policy_names_the_file_and_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (r#"{"large_line": 400}"#, "`large_line`"),
+        (r#"{"large_lines": "400"}"#, "`large_lines`"),
+        (r#"{"moderate_lines": 0}"#, "`moderate_lines`"),
+        (r#"{"moderate_files": 30}"#, "`moderate_files` (30) must not exceed `large_files` (20)"),
+        (r#"{"security_paths": ["auth", "Secrets"]}"#, "`security_paths[1]`"),
+        (r#"{"security_paths": [""]}"#, "`security_paths[0]`"),
+        (r#"[20, 500]"#, "expected a JSON object"),
+    ];
+    for (i, (text, field)) in cases.iter().enumerate() {
+        let p = tmp.path().join(format!("risk-{i}.json"));
+        std::fs::write(&p, text).unwrap();
+        let out = crate::support::run(&["run", "--out", &format!("ds{i}"), "--quiet", "--risk-policy", p.to_str().unwrap()], tmp.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{text} was accepted");
+        assert!(err.contains(&format!("risk-{i}.json")) && err.contains(field), "{text}: {err}");
+        assert!(!tmp.path().join(format!("ds{i}")).exists(), "{text}: a dataset was written");
+    }
+}
+
+/// schemas/risk-policy.schema.json documents every switch with the default the code has.
+#[test]
+fn risk_policy_schema_matches_the_code() {
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(crate::support::root().join("schemas/risk-policy.schema.json")).unwrap()).unwrap();
+    let props = schema["properties"].as_object().unwrap();
+    let defaults = hindsight::evaluate::risk::RiskPolicy::default().to_json();
+    let defaults = defaults.as_object().unwrap();
+    let (mut a, mut b): (Vec<&String>, Vec<&String>) = (props.keys().collect(), defaults.keys().collect());
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "schema properties vs RiskPolicy fields");
+    for (k, v) in defaults {
+        assert_eq!(&props[k]["default"], v, "default of `{k}`");
+    }
+    assert_eq!(schema["additionalProperties"], json!(false));
+}
