@@ -29,7 +29,13 @@ const STEP_OUTPUTS: usize = 16 * 1024;
 /// repository at a time (each repository's outputs are judged against its captures, with
 /// the paths of no repository shared by all), writes `outcomes.parquet` and updates the
 /// manifest. Returns the number of outcome rows.
-pub fn evaluate_dataset(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &risk::RiskPolicy, progress: &crate::progress::Progress) -> Result<usize> {
+pub fn evaluate_dataset(
+    dataset: &Path,
+    windows: &[Window],
+    policy: &Policy,
+    risk_policy: &risk::RiskPolicy,
+    progress: &crate::progress::Progress,
+) -> Result<usize> {
     evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, spill_budget()?)
 }
 
