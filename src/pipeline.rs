@@ -248,7 +248,9 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
             agent_prs.insert(pr, crate::feedback::OpenedBy::Task);
         }
     }
-    tables.extend(crate::feedback::tables(&dir, &task_policy.feedback, &agent_prs)?);
+    let timings = tasks.as_ref().map(|t| crate::tasks::timings(&t.tasks, &t.events)).unwrap_or_default();
+    let hours_to_pr = tasks.as_ref().map(|t| crate::tasks::hours_to_pr(&t.tasks, &timings)).unwrap_or_default();
+    tables.extend(crate::feedback::tables(&dir, &task_policy.feedback, &agent_prs, &hours_to_pr)?);
     if !study.traces.is_empty() {
         tables.extend(crate::traces::tables(&traces.records));
     }
@@ -266,7 +268,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
         }
         let ci = crate::tasks::categorize::CiStates::from_rows(rows);
         let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, &task_policy, &ci);
-        tables.push(crate::tasks::tables::tasks(&t.tasks));
+        tables.push(crate::tasks::tables::tasks(&t.tasks, &timings));
         tables.push(crate::tasks::tables::task_events(&t.events));
         tables.push(crate::tasks::tables::task_failures(&failures));
     }
@@ -472,7 +474,7 @@ pub fn import_aidev(
     for o in &study.outputs {
         crate::feedback::note_output(&mut agent_prs, o);
     }
-    for t in crate::feedback::tables(d, &task_policy.feedback, &agent_prs)? {
+    for t in crate::feedback::tables(d, &task_policy.feedback, &agent_prs, &Default::default())? {
         manifest.record_table(t.name, &write_table(d, &t)?);
     }
     manifest.task_policy = Some(task_policy.to_json());

@@ -62,9 +62,12 @@ pub const DASHBOARD: &[(&str, &str)] = &[
     ("ci_gate", "CI gate replayed (seed 002): first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red"),
     ("ci_gate_outcomes", "CI gate outcomes and pause reasons, by count (seed 002)"),
     ("risk_by_outcome", "PR risk level against the PR's outcome in the snapshot window: acceptance by evidence strength (n: evaluable_prs)"),
-    ("failure_categories", "Task failure categories (seed 004; with --tasks)"),
-    ("prompt_versions", "Tasks by prompt version: first-review merge rate, revision cycles, first-push CI, review comments, repeated mistakes, hours to PR (seed 004; with --tasks)"),
-    ("memory_over_time", "Agent PRs by repository and month: the same figures over time (seed 004)"),
+    ("failure_categories", "Why tasks failed: failure categories of failed, cancelled and timed-out tasks (with --tasks)"),
+    (
+        "prompt_versions",
+        "Tasks by prompt version: first-review merge rate (decided PRs; open ones counted in prs_open), revision cycles, first-push CI, review comments, repeated mistakes, time to PR (with --tasks)",
+    ),
+    ("memory_over_time", "Agent PRs by repository and month: the same figures over time, time to PR among them (open PRs counted in prs_open, out of the first-review merge rate)"),
     ("commit_protocol", "Commit protocol results by terminal state (seed 003; after `hindsight gate --dataset`)"),
     ("commit_protocol_violations", "Commit protocol violations by kind (seed 003)"),
 ];

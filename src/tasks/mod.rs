@@ -94,6 +94,58 @@ impl TaskEvent {
     }
 }
 
+/// When a task was submitted and when it opened its PR, from its events: seed 004's time
+/// to PR, "duration from task submission to PR creation".
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timing {
+    /// The task's first `task_created` event, else the record's `created_at`.
+    pub submitted_at: Option<Instant>,
+    /// The task's first `pr_created` event.
+    pub pr_created_at: Option<Instant>,
+}
+
+impl Timing {
+    /// The timing of `task` from its events (any order).
+    pub fn of(task: &Task, events: &[&TaskEvent]) -> Timing {
+        let first = |kind: &str| events.iter().filter(|e| e.event_type == kind).map(|e| e.timestamp).min();
+        Timing { submitted_at: first("task_created").or(task.created_at), pr_created_at: first("pr_created") }
+    }
+
+    /// Hours from submission to PR creation, when both are known.
+    pub fn hours_to_pr(&self) -> Option<f64> {
+        Some(crate::time::hours_between(&self.submitted_at?, &self.pr_created_at?))
+    }
+}
+
+/// Each task's timing, in the order of `tasks`.
+pub fn timings(tasks: &[Task], events: &[TaskEvent]) -> Vec<Timing> {
+    let mut by_task: HashMap<&str, Vec<&TaskEvent>> = HashMap::new();
+    for e in events {
+        by_task.entry(e.task_id.as_str()).or_default().push(e);
+    }
+    tasks.iter().map(|t| Timing::of(t, by_task.get(t.task_id.as_str()).map_or(&[][..], Vec::as_slice))).collect()
+}
+
+/// The time to PR of every task PR (`pr_url` a GitHub pull request), by (repository,
+/// number): of the earliest-submitted task naming it when several do (then the lowest task
+/// id), and only when that task's time to PR is known.
+pub fn hours_to_pr(tasks: &[Task], timings: &[Timing]) -> crate::feedback::HoursToPr {
+    let mut first: std::collections::BTreeMap<(String, i64), (Option<Instant>, &str, Option<f64>)> = std::collections::BTreeMap::new();
+    for (t, timing) in tasks.iter().zip(timings) {
+        let Some(pr) = t.pull_request() else { continue };
+        // A task with no submission time sorts after every one with a time.
+        let key = (timing.submitted_at.is_none(), timing.submitted_at, t.task_id.as_str());
+        let candidate = (timing.submitted_at, t.task_id.as_str(), timing.hours_to_pr());
+        match first.get(&pr) {
+            Some((at, id, _)) if (at.is_none(), *at, *id) <= key => {}
+            _ => {
+                first.insert(pr, candidate);
+            }
+        }
+    }
+    first.into_iter().filter_map(|(pr, (_, _, h))| h.map(|h| (pr, h))).collect()
+}
+
 #[derive(Default)]
 pub struct TasksRead {
     /// Sorted by task id.
@@ -302,6 +354,43 @@ mod tests {
         let v: Value = serde_json::json!({"task_id": "t1", "status": "FAILED", "metadata": {"scope": ["src/"]}, "build_passed": false});
         let t = task(&v, 1).unwrap();
         assert_eq!((t.scope, t.build_passed), (vec!["src/".to_string()], Some(false)));
+    }
+
+    /// Submission is the first `task_created` event, else the record's `created_at`; time to
+    /// PR runs to the first `pr_created` event; a PR named by two tasks takes the
+    /// earliest-submitted one's.
+    #[test]
+    fn time_to_pr_from_submission_to_the_pr_created_event() {
+        let at = |s: &str| crate::time::parse(s).unwrap();
+        let ev = |id: &str, task: &str, kind: &str, ts: &str| TaskEvent {
+            event_id: id.into(),
+            task_id: task.into(),
+            event_type: kind.into(),
+            timestamp: at(ts),
+            metadata: Map::new(),
+            source_line: 1,
+        };
+        let task = |id: &str, created: Option<&str>| Task {
+            task_id: id.into(),
+            status: "COMPLETED".into(),
+            pr_url: Some("https://github.com/o/r/pull/7".into()),
+            created_at: created.map(at),
+            ..Task::default()
+        };
+        let tasks = [task("a", Some("2026-01-01T00:00:00Z")), task("b", Some("2026-01-05T00:00:00Z")), task("c", None)];
+        let events = [
+            // a: its event says 01:00, later than the record; the event wins. Two pr_created: the first counts.
+            ev("1", "a", "task_created", "2026-01-01T01:00:00Z"),
+            ev("2", "a", "pr_created", "2026-01-01T04:00:00Z"),
+            ev("3", "a", "pr_created", "2026-01-01T09:00:00Z"),
+            // b: no task_created event: the record's created_at.
+            ev("4", "b", "pr_created", "2026-01-05T06:00:00Z"),
+        ];
+        let t = timings(&tasks, &events);
+        assert_eq!(t.iter().map(Timing::hours_to_pr).collect::<Vec<_>>(), [Some(3.0), Some(6.0), None]);
+        assert_eq!(t[0].submitted_at, Some(at("2026-01-01T01:00:00Z")));
+        // All three name o/r#7: a was submitted first.
+        assert_eq!(hours_to_pr(&tasks, &t).get(&("o/r".to_string(), 7)), Some(&3.0));
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! `tasks`, `task_events` and `task_failures` tables.
 
-use super::{Failure, Task, TaskEvent};
+use super::{Failure, Task, TaskEvent, Timing};
 use crate::table::{i, ob, of, oi, os, s, t, Kind, Table};
 
 /// One row per task; `pr_repo` and `pr_number` are parsed from `pr_url` (null when it is no
-/// GitHub pull-request URL), the link to the snapshot's tables.
-pub fn tasks(tasks: &[Task]) -> Table {
+/// GitHub pull-request URL), the link to the snapshot's tables; `submitted_at` and
+/// `hours_to_pr` from `timings` (one per task, in the same order: [`super::timings`]).
+pub fn tasks(tasks: &[Task], timings: &[Timing]) -> Table {
     let mut tb = Table::new(
         "tasks",
         &[
@@ -25,12 +26,14 @@ pub fn tasks(tasks: &[Task]) -> Table {
             ("lint_passed", Kind::Bool),
             ("created_at", Kind::Time),
             ("completed_at", Kind::Time),
+            ("submitted_at", Kind::Time),
+            ("hours_to_pr", Kind::Float),
             ("scope", Kind::Str),
             ("metadata", Kind::Str),
             ("source_line", Kind::Int),
         ],
     );
-    for x in tasks {
+    for (x, timing) in tasks.iter().zip(timings) {
         let pr = x.pull_request();
         let scope = (!x.scope.is_empty()).then(|| x.scope.join("\n"));
         tb.push(vec![
@@ -50,6 +53,8 @@ pub fn tasks(tasks: &[Task]) -> Table {
             ob(x.lint_passed),
             t(x.created_at),
             t(x.completed_at),
+            t(timing.submitted_at),
+            of(timing.hours_to_pr()),
             os(scope),
             os(x.metadata.as_ref()),
             i(x.source_line),

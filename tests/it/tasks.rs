@@ -308,7 +308,7 @@ fn the_docs_follow_the_code() {
     let read = hindsight::tasks::read(&fixture("tasks/study")).unwrap();
     let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default());
     for t in
-        [hindsight::tasks::tables::tasks(&read.tasks), hindsight::tasks::tables::task_events(&read.events), hindsight::tasks::tables::task_failures(&failures)]
+        [hindsight::tasks::tables::tasks(&read.tasks, &hindsight::tasks::timings(&read.tasks, &read.events)), hindsight::tasks::tables::task_events(&read.events), hindsight::tasks::tables::task_failures(&failures)]
     {
         for f in t.arrow_schema().fields() {
             assert!(schema.contains(&format!("`{}`", f.name())), "schemas/tasks.md lacks column {}.{}", t.name, f.name());
@@ -316,9 +316,10 @@ fn the_docs_follow_the_code() {
     }
 }
 
-/// The dashboard's seed 004 sections on a small study whose every figure is counted by hand:
+/// The dashboard's task sections on a small study whose every figure is counted by hand:
 /// two v1 tasks whose PRs merged (one after a review asked for changes), two v2 tasks (one
-/// failed on a missing command with an open PR twice asked for changes, one timed out).
+/// failed on a missing command with an open PR twice asked for changes on one commit, one
+/// timed out).
 #[test]
 fn failure_categories_and_prompt_versions_in_the_dashboard() {
     let tmp = tempfile::tempdir().unwrap();
@@ -336,7 +337,9 @@ fn failure_categories_and_prompt_versions_in_the_dashboard() {
         let list: Vec<serde_json::Value> = states
             .iter()
             .enumerate()
-            .map(|(i, s)| serde_json::json!({"id": n * 10 + i as i64, "user": {"login": "maria"}, "state": s, "submitted_at": "2026-01-01T12:00:00Z"}))
+            .map(|(i, s)| {
+                serde_json::json!({"id": n * 10 + i as i64, "user": {"login": "maria"}, "state": s, "commit_id": format!("c{n}"), "submitted_at": "2026-01-01T12:00:00Z"})
+            })
             .collect();
         serde_json::json!({"path": format!("repos/acme/x/pulls/{n}/reviews"), "body": list})
     };
@@ -374,15 +377,16 @@ fn failure_categories_and_prompt_versions_in_the_dashboard() {
     let dash: serde_json::Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
     // v1: both PRs captured and merged, one with no request for changes: 1/2; revision
     // cycles of merged PRs (0 + 1) / 2; hours to PR (2 + 4) / 2. v2: one PR captured, open:
-    // 0/1; no merged PR, so no revision cycles; one hour to its PR (b2 opened none). No
-    // commits, inline or conversation comments were captured: first-push CI, comment
-    // density and repeated mistakes are unknown (null), not zero.
+    // undecided, so no first-review merge rate (not 0/1); no merged PR, so no revision
+    // cycles; one hour to its PR (b2 opened none). No commits, inline or conversation
+    // comments were captured: first-push CI, comment density and repeated mistakes are
+    // unknown (null), not zero.
     assert_eq!(
         dash["prompt_versions"],
         serde_json::json!([
-            {"prompt_version": "v1", "tasks": 2, "completed": 2, "failed": 0, "prs_captured": 2, "first_review_merge_rate": 0.5, "mean_revision_cycles": 0.5,
+            {"prompt_version": "v1", "tasks": 2, "completed": 2, "failed": 0, "prs_captured": 2, "prs_open": 0, "first_review_merge_rate": 0.5, "mean_revision_cycles": 0.5,
              "first_push_ci_pass_rate": null, "review_comment_density": null, "repeated_mistake_count": null, "mean_hours_to_pr": 3.0},
-            {"prompt_version": "v2", "tasks": 2, "completed": 0, "failed": 2, "prs_captured": 1, "first_review_merge_rate": 0.0, "mean_revision_cycles": null,
+            {"prompt_version": "v2", "tasks": 2, "completed": 0, "failed": 2, "prs_captured": 1, "prs_open": 1, "first_review_merge_rate": null, "mean_revision_cycles": null,
              "first_push_ci_pass_rate": null, "review_comment_density": null, "repeated_mistake_count": null, "mean_hours_to_pr": 1.0}
         ])
     );
