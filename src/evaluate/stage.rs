@@ -115,6 +115,9 @@ fn evaluate_with(
         path: dataset.join("manifest.json"),
         message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
     })?;
+    // The PRs of task records (with --tasks), by repository: their risk level is assessed
+    // from the same captures as the outputs' PRs.
+    let mut task_prs = task_prs(dataset, &manifest)?;
     let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());
     let mut by_repo: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut no_repo = Vec::new();
@@ -151,14 +154,16 @@ fn evaluate_with(
         }
         Ok(())
     };
-    // A chunk's repositories: each one's outputs, made whole, and its index.
-    type Built<'o> = Vec<(Vec<(usize, SafeOutput<'o>)>, SnapshotIndex)>;
-    let build = |repos: Vec<(Vec<usize>, Vec<CaptureRow<BodyText>>)>, shared: Option<Arc<SnapshotIndex>>| -> Built<'_> {
+    // A chunk's repositories: each one's outputs, made whole, its task PRs and its index.
+    type Built<'o> = Vec<(Vec<(usize, SafeOutput<'o>)>, Vec<TaskPr>, SnapshotIndex)>;
+    let build = |repos: Vec<(Vec<usize>, Vec<TaskPr>, Vec<CaptureRow<BodyText>>)>, shared: Option<Arc<SnapshotIndex>>| -> Built<'_> {
         repos
             .into_par_iter()
-            .map(|(ids, captures)| {
+            .map(|(ids, tasks, captures)| {
                 // Side by side: building an index is mostly one thread's work.
-                rayon::join(|| ids.into_par_iter().map(|i| (i, outputs.get(i))).collect(), || SnapshotIndex::build(captures).with_shared(shared.clone()))
+                let (ids, index) =
+                    rayon::join(|| ids.into_par_iter().map(|i| (i, outputs.get(i))).collect(), || SnapshotIndex::build(captures).with_shared(shared.clone()));
+                (ids, tasks, index)
             })
             .collect()
     };
@@ -170,7 +175,7 @@ fn evaluate_with(
             || {
                 indexes
                     .par_iter()
-                    .flat_map_iter(|(ids, index)| {
+                    .flat_map_iter(|(ids, _, index)| {
                         let mut rs: Vec<ci_gate::Replay> = ids.par_iter().filter_map(|(_, o)| ci_gate::replay(index, o)).collect();
                         if let Some(repo) = rs.first().map(|r| r.repo.clone()) {
                             for (pr, v) in ci_gate::loop_states(index, &repo) {
@@ -181,14 +186,22 @@ fn evaluate_with(
                     })
                     .collect()
             },
-            || indexes.par_iter().flat_map(|(ids, index)| ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, risk_policy))).collect(),
+            || {
+                indexes
+                    .par_iter()
+                    .flat_map(|(ids, tasks, index)| {
+                        let outputs = ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, risk_policy));
+                        outputs.chain(tasks.par_iter().map(|t| risk::assess_task(index, &t.task_id, &t.repo, t.number, risk_policy)))
+                    })
+                    .collect()
+            },
         )
     };
     let mut judged = |indexes: Built<'_>, parts: &mut OutcomeParts, phases: &mut Phases| -> Result<()> {
         let t = std::time::Instant::now();
         // One evaluation per repository: what is derived from its captures is shared by its outputs.
         let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> =
-            indexes.iter().map(|(ids, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows).with_run_ends(&run_ends))).collect();
+            indexes.iter().map(|(ids, _, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows).with_run_ends(&run_ends))).collect();
         // The CI gate and PR risk beside the judging: they only read the indexes.
         let (rows, (r, k)) = rayon::join(
             || judge(parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect()),
@@ -201,7 +214,7 @@ fn evaluate_with(
         let t = phases.add("judge, ci gate and risk", t);
         // Freed here, not beside the next chunk's judging: that was no faster (BENCHMARKS.md,
         // twelfth step) and held more memory.
-        SnapshotIndex::free(indexes.into_iter().map(|(_, index)| index));
+        SnapshotIndex::free(indexes.into_iter().map(|(_, _, index)| index));
         phases.add("drop indexes", t);
         Ok(())
     };
@@ -217,11 +230,11 @@ fn evaluate_with(
         for g in groups {
             match g.repo {
                 None => shared = Some(Arc::new(SnapshotIndex::build(g.rows))),
-                Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), g.rows)),
+                Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), task_prs.remove(r.as_str()).unwrap_or_default(), g.rows)),
             }
         }
-        // Repositories no output targets are not parsed at all.
-        repos.retain(|(ids, _)| !ids.is_empty());
+        // Repositories no output targets and no task's PR is in are not parsed at all.
+        repos.retain(|(ids, tasks, _)| !ids.is_empty() || !tasks.is_empty());
         let t = std::time::Instant::now();
         let next = match ready.take() {
             None => {
@@ -256,6 +269,7 @@ fn evaluate_with(
     let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, outputs.get(i))).collect();
     replays.extend(rest.iter().filter_map(|(_, o)| ci_gate::replay(&empty, o)));
     risks.extend(rest.iter().filter_map(|(_, o)| risk::assess(&empty, o, risk_policy)));
+    risks.extend(task_prs.values().flatten().map(|t| risk::assess_task(&empty, &t.task_id, &t.repo, t.number, risk_policy)));
     let ev = Evaluation::new(&empty, captured_at, policy, windows).with_run_ends(&run_ends);
     judge(&mut parts, rest.iter().map(|(i, o)| (*i, o, &ev)).collect())?;
     bar.finish_and_clear();
@@ -293,6 +307,31 @@ fn evaluate_with(
     }
     phases.mark("freed");
     Ok(n)
+}
+
+/// A task record's PR (`tasks.pr_repo`, `pr_number`).
+struct TaskPr {
+    task_id: String,
+    repo: String,
+    number: i64,
+}
+
+/// The PRs of the dataset's task records, by repository (none without a `tasks` table).
+fn task_prs(dataset: &Path, manifest: &Manifest) -> Result<HashMap<String, Vec<TaskPr>>> {
+    let mut out: HashMap<String, Vec<TaskPr>> = HashMap::new();
+    if !manifest.tables.contains_key("tasks") {
+        return Ok(out);
+    }
+    for batch in crate::dataset::read::columns(dataset, "tasks", &["task_id", "pr_repo", "pr_number"])? {
+        let c = crate::dataset::read::Cols::new("tasks", &batch);
+        let (id, repo, number) = (c.str("task_id")?, c.str("pr_repo")?, c.int("pr_number")?);
+        for ((id, repo), number) in id.into_iter().zip(repo).zip(number) {
+            if let (Some(task_id), Some(repo), Some(number)) = (id, repo, number) {
+                out.entry(repo.clone()).or_default().push(TaskPr { task_id, repo, number });
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Where evaluate's time and memory go: printed to stderr when `HINDSIGHT_PHASES` is set

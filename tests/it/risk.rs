@@ -10,7 +10,7 @@ use super::support::ok;
 fn every_risk_level_with_its_reasons_and_the_dashboard_section() {
     let tmp = tempfile::tempdir().unwrap();
     ok(&["run", "--out", "ds", "--quiet"], tmp.path());
-    let q = "SELECT pull_number, risk_level, files, additions, deletions, reasons FROM pr_risk WHERE pull_number >= 130 ORDER BY pull_number";
+    let q = "SELECT pull_number, risk_level, files, additions, deletions, reasons FROM pr_risk WHERE pull_number >= 130 AND safe_output_id IS NOT NULL ORDER BY pull_number";
     let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();
     let got: Vec<(i64, &str)> = rows.iter().map(|r| (r["pull_number"].as_i64().unwrap(), r["risk_level"].as_str().unwrap())).collect();
     // As laid out in the demo: a small change with tests; six files (moderate surface); an
@@ -36,14 +36,23 @@ fn every_risk_level_with_its_reasons_and_the_dashboard_section() {
     // The thresholds in force are in the manifest.
     let m: Value = serde_json::from_str(&std::fs::read_to_string(tmp.path().join("ds/manifest.json")).unwrap()).unwrap();
     assert_eq!(m["risk_policy"]["large_lines"], 500);
-    // The dashboard (JSON too) has risk against outcome, every PR counted once.
+    // The demo's task PRs (140-147) are assessed too, by task: their files were not captured.
+    let tasks: Vec<Value> = serde_json::from_str(&ok(
+        &["report", "--dataset", "ds", "--sql", "SELECT task_id, pull_number, risk_level FROM pr_risk WHERE task_id IS NOT NULL ORDER BY task_id", "--format", "json"],
+        tmp.path(),
+    ))
+    .unwrap();
+    assert_eq!(tasks.iter().map(|r| r["pull_number"].as_i64().unwrap()).collect::<Vec<_>>(), (140..=147).collect::<Vec<_>>());
+    assert!(tasks.iter().all(|r| r["risk_level"].is_null() && r["task_id"].as_str().unwrap().starts_with("task-")));
+    // The dashboard (JSON too) has risk against outcome, every output's PR counted once.
     let dash: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
     let section = dash["risk_by_outcome"].as_array().unwrap();
     let levels: Vec<&str> = section.iter().map(|r| r["risk_level"].as_str().unwrap()).collect();
     assert_eq!(levels, ["low", "medium", "high", "critical", "(unknown)"]);
     let total: i64 = section.iter().map(|r| r["prs"].as_i64().unwrap()).sum();
     let prs: Vec<Value> =
-        serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", "SELECT COUNT(*) AS n FROM pr_risk", "--format", "json"], tmp.path())).unwrap();
+        serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", "SELECT COUNT(*) AS n FROM pr_risk WHERE safe_output_id IS NOT NULL", "--format", "json"], tmp.path()))
+            .unwrap();
     assert_eq!(Some(total), prs[0]["n"].as_i64());
 }
 
