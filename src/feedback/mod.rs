@@ -239,6 +239,7 @@ struct Figures {
     review_rounds: Option<i64>,
     first_review_merged: Option<bool>,
     hours_to_pr: Option<f64>,
+    first_review_at: Option<Instant>,
     reviewer_comments: Option<i64>,
     repeated_mistakes: Option<i64>,
     first_push_sha: Option<String>,
@@ -328,7 +329,12 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hou
     // the versions (commits) such reviews were given on, `None` in the set for a review whose
     // version cannot be told.
     let mut rounds_of: Vec<BTreeSet<Option<String>>> = vec![BTreeSet::new(); prs.len()];
+    // The first review by a reviewer, any state: when the PR was first reviewed.
+    let mut first_review: Vec<Option<Instant>> = vec![None; prs.len()];
     for r in &reviews {
+        if let Some(at) = r.submitted_at {
+            first_review[r.pr] = Some(first_review[r.pr].map_or(at, |f| f.min(at)));
+        }
         let before_merge = match (prs[r.pr].merged_at, r.submitted_at) {
             (Some(m), Some(at)) => at <= m,
             _ => true,
@@ -381,6 +387,7 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hou
                 review_rounds: rounds,
                 first_review_merged,
                 hours_to_pr: hours_to_pr.get(&(pr.repo.clone(), pr.number)).copied(),
+                first_review_at: if reviews_there { first_review[k] } else { None },
                 reviewer_comments: comments_there.then_some(count),
                 repeated_mistakes: comments_there.then_some(repeated),
                 first_push_sha: sha,
@@ -632,6 +639,8 @@ fn pr_feedback(prs: &[Pr], figures: &[Figures], agent_prs: &AgentPrs) -> Table {
             ("review_rounds", Kind::Int),
             ("first_review_merged", Kind::Bool),
             ("hours_to_pr", Kind::Float),
+            ("first_review_at", Kind::Time),
+            ("hours_to_first_review", Kind::Float),
             ("reviewer_comments", Kind::Int),
             ("repeated_mistake_count", Kind::Int),
             ("first_push_sha", Kind::Str),
@@ -651,6 +660,8 @@ fn pr_feedback(prs: &[Pr], figures: &[Figures], agent_prs: &AgentPrs) -> Table {
             oi(x.review_rounds),
             ob(x.first_review_merged),
             of(x.hours_to_pr),
+            t(x.first_review_at),
+            of(x.first_review_at.zip(pr.created_at).map(|(r, c)| crate::time::hours_between(&c, &r))),
             oi(x.reviewer_comments),
             oi(x.repeated_mistakes),
             os(x.first_push_sha.as_ref()),

@@ -43,12 +43,18 @@ pub struct Task {
     pub task_id: String,
     pub status: String,
     pub repo: Option<String>,
+    /// The user the task ran for (seed 004 breaks its figures down "by repo, user, and
+    /// prompt version").
+    pub user_id: Option<String>,
     pub branch_name: Option<String>,
     pub pr_url: Option<String>,
     pub prompt_version: Option<String>,
     pub error_message: Option<String>,
     pub duration_s: Option<f64>,
     pub cost_usd: Option<f64>,
+    /// Tokens the model read and wrote over the task (seed 004's A/B "token usage").
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
     pub build_passed: Option<bool>,
     pub lint_passed: Option<bool>,
     pub head_sha: Option<String>,
@@ -269,6 +275,14 @@ fn optional_num(v: &Value, field: &'static str) -> std::result::Result<Option<f6
     }
 }
 
+fn optional_count(v: &Value, field: &'static str) -> std::result::Result<Option<i64>, Bad> {
+    match v.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n.as_i64().filter(|x| *x >= 0).map(Some).ok_or((Some(field), "expected a whole number 0 or above".into())),
+        Some(_) => Err((Some(field), "expected a number or null".into())),
+    }
+}
+
 fn optional_bool(v: &Value, field: &'static str) -> std::result::Result<Option<bool>, Bad> {
     match v.get(field) {
         None | Some(Value::Null) => Ok(None),
@@ -312,12 +326,15 @@ fn task(v: &Value, line: i64) -> std::result::Result<Task, Bad> {
         task_id,
         status: status.to_string(),
         repo: optional_str(v, "repo")?,
+        user_id: optional_str(v, "user_id")?,
         branch_name: optional_str(v, "branch_name")?,
         pr_url: optional_str(v, "pr_url")?,
         prompt_version: optional_str(v, "prompt_version")?,
         error_message: optional_str(v, "error_message")?,
         duration_s: optional_num(v, "duration_s")?,
         cost_usd: optional_num(v, "cost_usd")?,
+        input_tokens: optional_count(v, "input_tokens")?,
+        output_tokens: optional_count(v, "output_tokens")?,
         build_passed: optional_bool(v, "build_passed")?,
         lint_passed: optional_bool(v, "lint_passed")?,
         head_sha: optional_str(v, "head_sha")?,
@@ -351,6 +368,13 @@ mod tests {
         assert_eq!(task(&v, 1).unwrap_err().0, Some("task_id"));
         let v: Value = serde_json::json!({"task_id": "t1", "status": "FAILED", "cost_usd": "3"});
         assert_eq!(task(&v, 1).unwrap_err().0, Some("cost_usd"));
+        for bad in [serde_json::json!(1.5), serde_json::json!(-1), serde_json::json!("12")] {
+            let v: Value = serde_json::json!({"task_id": "t1", "status": "FAILED", "input_tokens": bad});
+            assert_eq!(task(&v, 1).unwrap_err().0, Some("input_tokens"));
+        }
+        let v: Value = serde_json::json!({"task_id": "t1", "status": "FAILED", "user_id": "alice", "input_tokens": 1200, "output_tokens": 300});
+        let t = task(&v, 1).unwrap();
+        assert_eq!((t.user_id.as_deref(), t.input_tokens, t.output_tokens), (Some("alice"), Some(1200), Some(300)));
         let v: Value = serde_json::json!({"task_id": "t1", "status": "FAILED", "metadata": {"scope": ["src/"]}, "build_passed": false});
         let t = task(&v, 1).unwrap();
         assert_eq!((t.scope, t.build_passed), (vec!["src/".to_string()], Some(false)));

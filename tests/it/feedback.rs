@@ -247,7 +247,8 @@ fn review_rounds_are_versions_a_reviewer_asked_to_revise() {
     };
     let reviews = |n: i64, list: Vec<Value>| json!({"path": format!("repos/acme/x/pulls/{n}/reviews"), "body": list});
     let commits = |n: i64, list: &[(&str, &str)]| {
-        let body: Vec<Value> = list.iter().map(|(sha, at)| json!({"sha": sha, "commit": {"committer": {"date": format!("{day}{at}")}, "message": "m"}})).collect();
+        let body: Vec<Value> =
+            list.iter().map(|(sha, at)| json!({"sha": sha, "commit": {"committer": {"date": format!("{day}{at}")}, "message": "m"}})).collect();
         json!({"path": format!("repos/acme/x/pulls/{n}/commits"), "body": body})
     };
     let merged = Some("2026-01-03T00:00:00Z");
@@ -285,14 +286,15 @@ fn review_rounds_are_versions_a_reviewer_asked_to_revise() {
         reviews(6, vec![review(61, "alice", "COMMENTED", None, "1T01:00:00Z")]),
         // The author's own review and a bot's are no reviewer's.
         pull(7, "closed", merged),
-        reviews(7, vec![review(71, "agent-app[bot]", "COMMENTED", Some("c1"), "1T01:00:00Z"), review(72, "lint[bot]", "CHANGES_REQUESTED", Some("c1"), "1T02:00:00Z")]),
+        reviews(
+            7,
+            vec![review(71, "agent-app[bot]", "COMMENTED", Some("c1"), "1T01:00:00Z"), review(72, "lint[bot]", "CHANGES_REQUESTED", Some("c1"), "1T02:00:00Z")],
+        ),
     ];
     let (_tmp, ds) = snapshot_study(&lines);
     let rows = sql(&ds, "SELECT number, state, review_rounds, first_review_merged, missing FROM pr_feedback ORDER BY number");
     let missing = |m: &str| if m.is_empty() { Value::Null } else { json!(m) };
-    let row = |n: i64, state: &str, rounds: Value, frm: Value, m: &str| {
-        json!({"number": n, "state": state, "review_rounds": rounds, "first_review_merged": frm, "missing": missing(m)})
-    };
+    let row = |n: i64, state: &str, rounds: Value, frm: Value, m: &str| json!({"number": n, "state": state, "review_rounds": rounds, "first_review_merged": frm, "missing": missing(m)});
     // No comment lists were captured, nor commits but PR 5's (whose first push has no CI).
     let lists = "review_comments,comments,commits";
     assert_eq!(

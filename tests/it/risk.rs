@@ -38,7 +38,15 @@ fn every_risk_level_with_its_reasons_and_the_dashboard_section() {
     assert_eq!(m["risk_policy"]["large_lines"], 500);
     // The demo's task PRs (140-147) are assessed too, by task: their files were not captured.
     let tasks: Vec<Value> = serde_json::from_str(&ok(
-        &["report", "--dataset", "ds", "--sql", "SELECT task_id, pull_number, risk_level FROM pr_risk WHERE task_id IS NOT NULL ORDER BY task_id", "--format", "json"],
+        &[
+            "report",
+            "--dataset",
+            "ds",
+            "--sql",
+            "SELECT task_id, pull_number, risk_level FROM pr_risk WHERE task_id IS NOT NULL ORDER BY task_id",
+            "--format",
+            "json",
+        ],
         tmp.path(),
     ))
     .unwrap();
@@ -50,9 +58,11 @@ fn every_risk_level_with_its_reasons_and_the_dashboard_section() {
     let levels: Vec<&str> = section.iter().map(|r| r["risk_level"].as_str().unwrap()).collect();
     assert_eq!(levels, ["low", "medium", "high", "critical", "(unknown)"]);
     let total: i64 = section.iter().map(|r| r["prs"].as_i64().unwrap()).sum();
-    let prs: Vec<Value> =
-        serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", "SELECT COUNT(*) AS n FROM pr_risk WHERE safe_output_id IS NOT NULL", "--format", "json"], tmp.path()))
-            .unwrap();
+    let prs: Vec<Value> = serde_json::from_str(&ok(
+        &["report", "--dataset", "ds", "--sql", "SELECT COUNT(*) AS n FROM pr_risk WHERE safe_output_id IS NOT NULL", "--format", "json"],
+        tmp.path(),
+    ))
+    .unwrap();
     assert_eq!(Some(total), prs[0]["n"].as_i64());
 }
 
