@@ -1,25 +1,30 @@
--- memory_over_time: seed 004's memory-effectiveness figures per repository and month, over
--- agent PRs (pr_feedback.opened_by: a task names it in pr_url, or a create_pull_request
--- safe output opened it). Each figure as in prompt_versions (NULLs left out of their rate).
+-- memory_over_time: the memory-effectiveness figures per repository and month, over agent PRs
+-- (pr_feedback.opened_by: a task names it in pr_url, or a create_pull_request safe output
+-- opened it). Each figure as in prompt_versions (NULLs left out of their rate; docs/TASKS.md).
 --   repo, year, month         the PR's repository; the year and month it was opened (UTC)
 --   prs                       agent PRs opened that month
---   first_review_merge_rate   merged with no review requesting changes / PRs with reviews captured
---   mean_revision_cycles      reviews requesting changes before the merge, per merged PR
+--   prs_open                  of them, still open at capture: undecided, so left out of first_review_merge_rate
+--   first_review_merge_rate   merged with no review round asking for a revision / decided PRs (merged or closed) with reviews captured
+--   mean_revision_cycles      review rounds asking for a revision before the merge, per merged PR
 --   first_push_ci_pass_rate   first push's CI succeeded / first push's CI finished
 --   review_comment_density    reviewer comments per PR
 --   repeated_mistake_count    reviewer comments saying what a reviewer said on an earlier PR
+--   mean_hours_to_pr          time to PR: hours from task submission to PR creation, over the task PRs
+--                             (a safe output's PR has no task submission: left out)
 SELECT
   p.repo,
   CAST(EXTRACT(YEAR FROM p.created_at) AS BIGINT) AS year,
   CAST(EXTRACT(MONTH FROM p.created_at) AS BIGINT) AS month,
   COUNT(*) AS prs,
+  SUM(CASE WHEN p.state = 'open' THEN 1 ELSE 0 END) AS prs_open,
   ROUND(CAST(SUM(CASE WHEN p.first_review_merged THEN 1 ELSE 0 END) AS DOUBLE)
     / NULLIF(COUNT(p.first_review_merged), 0), 4) AS first_review_merge_rate,
   ROUND(AVG(CASE WHEN p.merged THEN CAST(p.review_rounds AS DOUBLE) END), 4) AS mean_revision_cycles,
   ROUND(CAST(SUM(CASE WHEN p.first_push_ci = 'success' THEN 1 ELSE 0 END) AS DOUBLE)
     / NULLIF(SUM(CASE WHEN p.first_push_ci IN ('success', 'failure') THEN 1 ELSE 0 END), 0), 4) AS first_push_ci_pass_rate,
   ROUND(AVG(CAST(p.reviewer_comments AS DOUBLE)), 4) AS review_comment_density,
-  SUM(p.repeated_mistake_count) AS repeated_mistake_count
+  SUM(p.repeated_mistake_count) AS repeated_mistake_count,
+  ROUND(AVG(p.hours_to_pr), 4) AS mean_hours_to_pr
 FROM pr_feedback p
 WHERE p.opened_by IS NOT NULL AND p.created_at IS NOT NULL
 GROUP BY p.repo, CAST(EXTRACT(YEAR FROM p.created_at) AS BIGINT), CAST(EXTRACT(MONTH FROM p.created_at) AS BIGINT)

@@ -1,18 +1,31 @@
--- risk_by_outcome: seed 004's PR risk level against what became of the PR (snapshot window).
---   risk_level   low, medium, high, critical; '(unknown)' when the PR's files were not captured
---   prs          PRs opened or pushed to by agent outputs
---   accepted, rejected, pending, ignored, unknown   their outcome in the snapshot window
---   acceptance_rate   accepted / (prs - unknown)
+-- risk_by_outcome: PR risk level against what became of the PR (snapshot window), over the PRs
+-- agent outputs opened or pushed to (pr_risk rows of a safe output; a task's PR has no outcome row).
+--   risk_level                    low, medium, high, critical; '(unknown)' when the PR's files were not captured
+--   prs                           PRs opened or pushed to by agent outputs
+--   evaluable_prs                 outcome status not skipped or unknown: the denominator of the three rates
+--   accepted_strong|medium|weak   accepted outputs by evidence strength
+--   rejected, pending, ignored, unknown   their outcome in the snapshot window
+--   strict_acceptance_rate        accepted+strong / evaluable_prs
+--   human_check_acceptance_rate   accepted+(strong or medium) / evaluable_prs
+--   sticky_artifact_rate          (accepted+weak or signal target_exists_only) / evaluable_prs
+-- The three rates are never merged into one number (terms: docs/DATASET.md).
 SELECT
   COALESCE(r.risk_level, '(unknown)') AS risk_level,
   COUNT(*) AS prs,
-  SUM(CASE WHEN o.outcome_status = 'accepted' THEN 1 ELSE 0 END) AS accepted,
+  SUM(CASE WHEN o.outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_prs,
+  SUM(CASE WHEN o.outcome_status = 'accepted' AND o.evidence_strength = 'strong' THEN 1 ELSE 0 END) AS accepted_strong,
+  SUM(CASE WHEN o.outcome_status = 'accepted' AND o.evidence_strength = 'medium' THEN 1 ELSE 0 END) AS accepted_medium,
+  SUM(CASE WHEN o.outcome_status = 'accepted' AND o.evidence_strength = 'weak' THEN 1 ELSE 0 END) AS accepted_weak,
   SUM(CASE WHEN o.outcome_status = 'rejected' THEN 1 ELSE 0 END) AS rejected,
   SUM(CASE WHEN o.outcome_status = 'pending' THEN 1 ELSE 0 END) AS pending,
   SUM(CASE WHEN o.outcome_status = 'ignored' THEN 1 ELSE 0 END) AS ignored,
   SUM(CASE WHEN o.outcome_status = 'unknown' THEN 1 ELSE 0 END) AS unknown,
-  ROUND(CAST(SUM(CASE WHEN o.outcome_status = 'accepted' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN o.outcome_status <> 'unknown' THEN 1 ELSE 0 END), 0), 4) AS acceptance_rate
+  ROUND(CAST(SUM(CASE WHEN o.outcome_status = 'accepted' AND o.evidence_strength = 'strong' THEN 1 ELSE 0 END) AS DOUBLE)
+    / NULLIF(SUM(CASE WHEN o.outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS strict_acceptance_rate,
+  ROUND(CAST(SUM(CASE WHEN o.outcome_status = 'accepted' AND o.evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS DOUBLE)
+    / NULLIF(SUM(CASE WHEN o.outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS human_check_acceptance_rate,
+  ROUND(CAST(SUM(CASE WHEN (o.outcome_status = 'accepted' AND o.evidence_strength = 'weak') OR o.human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS DOUBLE)
+    / NULLIF(SUM(CASE WHEN o.outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS sticky_artifact_rate
 FROM pr_risk r
 JOIN outcomes o ON o.safe_output_id = r.safe_output_id AND o.eval_window = 'snapshot'
 GROUP BY COALESCE(r.risk_level, '(unknown)')

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
+use hindsight::evaluate::risk::RiskPolicy;
 use hindsight::evaluate::{window, Policy, Window};
 use hindsight::pipeline::Study;
 use hindsight::report::Format;
@@ -335,6 +336,11 @@ struct EvalArgs {
     /// Policy file (JSON); see `hindsight policy`.
     #[arg(long)]
     policy: Option<PathBuf>,
+    /// Risk policy (JSON; schemas/risk-policy.schema.json): the PR risk level's change-surface
+    /// thresholds and security-sensitive path patterns; absent keys keep their defaults. The
+    /// thresholds in force are recorded in the dataset's manifest (`risk_policy`).
+    #[arg(long, value_name = "FILE")]
+    risk_policy: Option<PathBuf>,
 }
 
 /// How much of a query's result is printed, and whether it is timed.
@@ -373,9 +379,9 @@ pub struct Config {
 }
 
 pub enum Task {
-    Run { study: Option<Study>, out: PathBuf, windows: Vec<Window>, policy: Policy, format: Format },
+    Run { study: Option<Study>, out: PathBuf, windows: Vec<Window>, policy: Policy, risk_policy: RiskPolicy, format: Format },
     Convert { study: Study, out: PathBuf },
-    Evaluate { dataset: PathBuf, windows: Vec<Window>, policy: Policy },
+    Evaluate { dataset: PathBuf, windows: Vec<Window>, policy: Policy, risk_policy: RiskPolicy },
     Report { dataset: PathBuf, sql: Option<String>, display: hindsight::report::print::Display, limits: hindsight::report::Limits },
     Sql { dataset: PathBuf, source: hindsight::report::shell::Source, display: hindsight::report::print::Display, limits: hindsight::report::Limits },
     Rules { json: bool },
@@ -390,7 +396,7 @@ pub enum Task {
     Verify { dataset: PathBuf, study: Option<Study> },
     Capture { options: hindsight::capture::Options },
     Plan { runs: PathBuf, snapshot: Option<PathBuf> },
-    ImportAidev { dir: PathBuf, out: PathBuf, windows: Vec<Window>, policy: Policy, captured_at: Option<hindsight::time::Instant> },
+    ImportAidev { dir: PathBuf, out: PathBuf, windows: Vec<Window>, policy: Policy, risk_policy: RiskPolicy, captured_at: Option<hindsight::time::Instant> },
     Gate { results: PathBuf, policy: hindsight::gate::Policy, format: hindsight::gate::Format, dataset: Option<PathBuf> },
 }
 
@@ -504,6 +510,10 @@ fn policy(p: Option<PathBuf>) -> Result<Policy> {
     p.map(|p| Policy::load(&p)).transpose().map(Option::unwrap_or_default)
 }
 
+fn risk_policy(p: Option<PathBuf>) -> Result<RiskPolicy> {
+    p.map(|p| RiskPolicy::load(&p)).transpose().map(Option::unwrap_or_default)
+}
+
 impl Cli {
     pub fn into_config(self) -> Result<Config> {
         if let Some(n) = self.threads {
@@ -515,13 +525,23 @@ impl Cli {
             }
         }
         let task = match self.command {
-            Command::Run { inputs, out, eval, format } => {
-                Task::Run { study: study(inputs), out, windows: window::parse_list(&eval.windows)?, policy: policy(eval.policy)?, format }
-            }
+            Command::Run { inputs, out, eval, format } => Task::Run {
+                study: study(inputs),
+                out,
+                windows: window::parse_list(&eval.windows)?,
+                policy: policy(eval.policy)?,
+                risk_policy: risk_policy(eval.risk_policy)?,
+                format,
+            },
             Command::Convert { inputs, out } => {
                 Task::Convert { study: study(inputs).ok_or_else(|| Error::Usage("convert needs --snapshot DIR and --runs DIR".into()))?, out }
             }
-            Command::Evaluate { dataset, eval } => Task::Evaluate { dataset, windows: window::parse_list(&eval.windows)?, policy: policy(eval.policy)? },
+            Command::Evaluate { dataset, eval } => Task::Evaluate {
+                dataset,
+                windows: window::parse_list(&eval.windows)?,
+                policy: policy(eval.policy)?,
+                risk_policy: risk_policy(eval.risk_policy)?,
+            },
             Command::Report { dataset, query, sql, format, rows, limits } => {
                 let limits = limits.limits()?;
                 Task::Report {
@@ -603,6 +623,7 @@ impl Cli {
                 out,
                 windows: window::parse_list(&eval.windows)?,
                 policy: policy(eval.policy)?,
+                risk_policy: risk_policy(eval.risk_policy)?,
                 captured_at: captured_at
                     .map(|t| {
                         hindsight::time::parse(&t)

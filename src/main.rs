@@ -53,7 +53,7 @@ fn execute(config: Config) -> anyhow::Result<u8> {
         hindsight::interrupt::on_interrupt(hindsight::interrupt::message(out));
     }
     match config.task {
-        Task::Run { study, out, windows, policy, format } => {
+        Task::Run { study, out, windows, policy, risk_policy, format } => {
             // The demo's files live as long as `_demo`; they are removed when it drops.
             let (study, _demo) = match study {
                 Some(s) => (s, None),
@@ -62,7 +62,7 @@ fn execute(config: Config) -> anyhow::Result<u8> {
                     (d.study.clone(), Some(d))
                 }
             };
-            let c = pipeline::run(&study, &out, &windows, &policy, &progress)?;
+            let c = pipeline::run(&study, &out, &windows, &policy, &risk_policy, &progress)?;
             summarize(&c, &out, config.quiet, _demo.is_some());
             output::print(&report::dashboard(&out, format)?)?;
         }
@@ -70,8 +70,8 @@ fn execute(config: Config) -> anyhow::Result<u8> {
             let c = pipeline::convert(&study, &out, &progress)?;
             summarize(&c, &out, config.quiet, false);
         }
-        Task::Evaluate { dataset, windows, policy } => {
-            let n = pipeline::evaluate(&dataset, &windows, &policy, &progress)?;
+        Task::Evaluate { dataset, windows, policy, risk_policy } => {
+            let n = pipeline::evaluate(&dataset, &windows, &policy, &risk_policy, &progress)?;
             if !config.quiet {
                 eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
             }
@@ -166,8 +166,8 @@ fn execute(config: Config) -> anyhow::Result<u8> {
                 return Ok(1);
             }
         }
-        Task::ImportAidev { dir, out, windows, policy, captured_at } => {
-            let i = pipeline::import_aidev(&dir, &out, &windows, &policy, captured_at, &progress)?;
+        Task::ImportAidev { dir, out, windows, policy, risk_policy, captured_at } => {
+            let i = pipeline::import_aidev(&dir, &out, &windows, &policy, &risk_policy, captured_at, &progress)?;
             if !config.quiet {
                 summarize_import(&i, &out);
             }

@@ -9,6 +9,7 @@ use crate::dataset::manifest::{InputFileEntry, Manifest, RecordCount};
 use crate::dataset::staging::{OutDir, Staging};
 use crate::dataset::{write_table, TableWriter};
 use crate::error::{Error, Result};
+use crate::evaluate::risk::RiskPolicy;
 use crate::evaluate::{Policy, Window};
 use crate::progress::Progress;
 use crate::quarantine::{self, Quarantined};
@@ -252,7 +253,9 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
             agent_prs.insert(pr, crate::feedback::OpenedBy::Task);
         }
     }
-    tables.extend(crate::feedback::tables(&dir, &task_policy.feedback, &agent_prs)?);
+    let timings = tasks.as_ref().map(|t| crate::tasks::timings(&t.tasks, &t.events)).unwrap_or_default();
+    let hours_to_pr = tasks.as_ref().map(|t| crate::tasks::hours_to_pr(&t.tasks, &timings)).unwrap_or_default();
+    tables.extend(crate::feedback::tables(&dir, &task_policy.feedback, &agent_prs, &hours_to_pr)?);
     if !study.traces.is_empty() {
         tables.extend(crate::traces::tables(&traces.records));
     }
@@ -270,7 +273,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
         }
         let ci = crate::tasks::categorize::CiStates::from_rows(rows);
         let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, &task_policy, &ci);
-        tables.push(crate::tasks::tables::tasks(&t.tasks));
+        tables.push(crate::tasks::tables::tasks(&t.tasks, &timings));
         tables.push(crate::tasks::tables::task_events(&t.events));
         tables.push(crate::tasks::tables::task_failures(&failures));
     }
@@ -357,9 +360,9 @@ fn split_by_repo(batch: &[snapshot::Capture]) -> Vec<&[snapshot::Capture]> {
 
 /// Evaluate the dataset at `dataset`: the new outcomes and manifest replace the old ones
 /// together, or not at all.
-pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<usize> {
+pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress) -> Result<usize> {
     let staging = stage_change(dataset, "hindsight evaluate", progress)?;
-    let n = crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, progress)?;
+    let n = crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, risk_policy, progress)?;
     staging.commit()?;
     Ok(n)
 }
@@ -390,10 +393,10 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options,
 /// convert + evaluate (+ attach when there are traces), committed once at the end: a run
 /// stopped at any point leaves the previous dataset as it was. The caller prints the
 /// dashboard.
-pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, progress: &Progress) -> Result<Converted> {
+pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress) -> Result<Converted> {
     let staging = stage_new(study, out, progress)?;
     let c = convert_into(study, &staging.dir, progress, SPILL_BYTES)?;
-    crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, progress)?;
+    crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, risk_policy, progress)?;
     if !study.traces.is_empty() {
         let window = if windows.contains(&Window::Hours(168)) { Window::Hours(168) } else { Window::Snapshot };
         crate::attach::attach(&staging.dir, None, &crate::attach::Options { window, rebuild_attribution: false, force: false }, progress)?;
@@ -432,6 +435,7 @@ pub fn import_aidev(
     out: &Path,
     windows: &[Window],
     policy: &Policy,
+    risk_policy: &RiskPolicy,
     captured_at: Option<crate::time::Instant>,
     progress: &Progress,
 ) -> Result<Imported> {
@@ -475,14 +479,14 @@ pub fn import_aidev(
     for o in &study.outputs {
         crate::feedback::note_output(&mut agent_prs, o);
     }
-    for t in crate::feedback::tables(d, &task_policy.feedback, &agent_prs)? {
+    for t in crate::feedback::tables(d, &task_policy.feedback, &agent_prs, &Default::default())? {
         manifest.record_table(t.name, &write_table(d, &t)?);
     }
     manifest.task_policy = Some(task_policy.to_json());
     manifest.save(d)?;
     bar.inc(1);
     bar.set_message("evaluating");
-    let outcomes = crate::evaluate::evaluate_dataset(d, windows, policy, progress)?;
+    let outcomes = crate::evaluate::evaluate_dataset(d, windows, policy, risk_policy, progress)?;
     bar.finish_and_clear();
     staging.commit()?;
     Ok(Imported {

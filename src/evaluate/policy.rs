@@ -180,28 +180,7 @@ impl Policy {
     /// Anything else (an array, which serde would read field by field in declaration
     /// order; an unknown key; a value of the wrong type) is refused, naming the key.
     pub fn load(path: &Path) -> Result<Policy> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let err = |message: String| Error::Policy { path: path.to_path_buf(), message };
-        let given: serde_json::Value = crate::json::from_str_unique(&text).map_err(|e| err(format!("line {}: {e}", e.line())))?;
-        let serde_json::Value::Object(given) = given else {
-            return Err(err(format!("expected a JSON object of switches (see `hindsight policy`), found {}", crate::json::kind(&given))));
-        };
-        let defaults = Policy::default().to_json();
-        let mut merged = defaults.as_object().cloned().unwrap_or_default();
-        let known: Vec<&str> = merged.keys().map(String::as_str).collect();
-        for key in given.keys() {
-            if !merged.contains_key(key) {
-                return Err(err(format!("unknown key `{key}`; known keys: {}", known.join(", "))));
-            }
-        }
-        for (key, value) in given {
-            // Each key on its own over the defaults, so a type error names its key.
-            let mut one = defaults.clone();
-            one[&key] = value.clone();
-            serde_json::from_value::<Policy>(one).map_err(|e| err(format!("`{key}`: {e}")))?;
-            merged.insert(key, value);
-        }
-        let p: Policy = serde_json::from_value(serde_json::Value::Object(merged)).map_err(|e| err(e.to_string()))?;
+        let p: Policy = load_switches(path, "see `hindsight policy`")?;
         p.validate(path)?;
         Ok(p)
     }
@@ -247,4 +226,33 @@ impl Policy {
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or_default()
     }
+}
+
+/// A JSON file of switches (any subset of `T`'s keys) merged over `T::default()`: the one
+/// way every policy file is read. Anything else (an array, which serde would read field by
+/// field in declaration order; an unknown key; a value of the wrong type) is refused with an
+/// error naming the file and the key; `hint` says where the keys are listed.
+pub(crate) fn load_switches<T: Serialize + serde::de::DeserializeOwned + Default>(path: &Path, hint: &str) -> Result<T> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let err = |message: String| Error::Policy { path: path.to_path_buf(), message };
+    let given: serde_json::Value = crate::json::from_str_unique(&text).map_err(|e| err(format!("line {}: {e}", e.line())))?;
+    let serde_json::Value::Object(given) = given else {
+        return Err(err(format!("expected a JSON object of switches ({hint}), found {}", crate::json::kind(&given))));
+    };
+    let defaults = serde_json::to_value(T::default()).map_err(|e| err(e.to_string()))?;
+    let mut merged = defaults.as_object().cloned().unwrap_or_default();
+    let known: Vec<&str> = merged.keys().map(String::as_str).collect();
+    for key in given.keys() {
+        if !merged.contains_key(key) {
+            return Err(err(format!("unknown key `{key}`; known keys: {}", known.join(", "))));
+        }
+    }
+    for (key, value) in given {
+        // Each key on its own over the defaults, so a type error names its key.
+        let mut one = defaults.clone();
+        one[&key] = value.clone();
+        serde_json::from_value::<T>(one).map_err(|e| err(format!("`{key}`: {e}")))?;
+        merged.insert(key, value);
+    }
+    serde_json::from_value(serde_json::Value::Object(merged)).map_err(|e| err(e.to_string()))
 }

@@ -46,7 +46,8 @@ impl RiskLevel {
     }
 }
 
-/// The open choices of seed 004's risk table.
+/// The open choices of the PR risk table (seed 004's tier 3): read from `--risk-policy
+/// FILE` (`schemas/risk-policy.schema.json`), recorded in the manifest as `risk_policy`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct RiskPolicy {
@@ -77,6 +78,47 @@ impl Default for RiskPolicy {
 impl RiskPolicy {
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// A risk policy file (`--risk-policy FILE`; `schemas/risk-policy.schema.json`): any
+    /// subset of the switches merged over the defaults, read as every policy file is
+    /// (unknown keys and wrong types refused, naming the key), then checked.
+    pub fn load(path: &std::path::Path) -> crate::error::Result<RiskPolicy> {
+        let p: RiskPolicy = crate::evaluate::policy::load_switches(path, "see schemas/risk-policy.schema.json")?;
+        p.check().map_err(|message| crate::error::Error::Policy { path: path.to_path_buf(), message })?;
+        Ok(p)
+    }
+
+    /// Thresholds of at least 1, the moderate ones no higher than the large ones (a
+    /// moderate threshold above its large one could never decide), and security paths that
+    /// are non-empty and lower case (they are looked for in the lower-cased path).
+    pub fn check(&self) -> std::result::Result<(), String> {
+        for (key, v) in [
+            ("large_files", self.large_files),
+            ("large_lines", self.large_lines),
+            ("moderate_files", self.moderate_files),
+            ("moderate_lines", self.moderate_lines),
+        ] {
+            if v < 1 {
+                return Err(format!("`{key}` must be at least 1 (it is {v})"));
+            }
+        }
+        for (moderate, large, m, l) in
+            [("moderate_files", "large_files", self.moderate_files, self.large_files), ("moderate_lines", "large_lines", self.moderate_lines, self.large_lines)]
+        {
+            if m > l {
+                return Err(format!("`{moderate}` ({m}) must not exceed `{large}` ({l}): a surface that large is already high risk"));
+            }
+        }
+        for (k, s) in self.security_paths.iter().enumerate() {
+            if s.trim().is_empty() {
+                return Err(format!("`security_paths[{k}]` is empty: it would match every path"));
+            }
+            if s.to_lowercase() != *s {
+                return Err(format!("`security_paths[{k}]` ({s:?}) must be lower case: it is looked for in the lower-cased path"));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -175,10 +217,13 @@ pub fn public_api(path: &str, line: &str) -> bool {
     }
 }
 
-/// One PR's assessment.
+/// One PR's assessment, for the agent output or the task whose PR it is.
 #[derive(Clone, Debug)]
 pub struct Risk {
-    pub safe_output_id: String,
+    /// The output that opened or pushed to the PR; `None` for a task's PR.
+    pub safe_output_id: Option<String>,
+    /// The task whose `pr_url` names the PR; `None` for an output's PR.
+    pub task_id: Option<String>,
     pub repo: String,
     pub pull_number: i64,
     /// `None` when the PR's files were not captured.
@@ -194,9 +239,22 @@ pub fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Opt
     if !matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch") || o.execution != crate::runs::Execution::Executed {
         return None;
     }
-    let (repo, n) = (o.target_repo.as_deref()?.to_string(), o.target_number?);
+    let (repo, n) = (o.target_repo.as_deref()?, o.target_number?);
+    Some(Risk { safe_output_id: Some(o.safe_output_id.to_string()), ..assess_pr(index, repo, n, policy) })
+}
+
+/// A task's PR (seed 004 stores the risk level "in the task record"): the same assessment,
+/// for the task `task_id` whose `pr_url` names `repo`#`n`.
+pub fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy) -> Risk {
+    Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy) }
+}
+
+/// The PR `repo`#`n` assessed from its captured files; no subject set.
+fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy) -> Risk {
+    let repo = repo.to_string();
     let mut r = Risk {
-        safe_output_id: o.safe_output_id.to_string(),
+        safe_output_id: None,
+        task_id: None,
         repo: repo.clone(),
         pull_number: n,
         level: None,
@@ -208,7 +266,7 @@ pub fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Opt
     // Read where it is: a PR's files can run to thousands, each with its patch.
     let Some(files) = index.get(&format!("repos/{repo}/pulls/{n}/files")).filter(|e| e.ok()).and_then(|e| e.body().as_array()) else {
         r.reasons.push("the PR's files were not captured (pulls/N/files)".into());
-        return Some(r);
+        return r;
     };
     let mut level = RiskLevel::Low;
     let mut raise = |l: RiskLevel, why: String, reasons: &mut Vec<String>| {
@@ -263,12 +321,13 @@ pub fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Opt
         raise(RiskLevel::Medium, "source changed, no test file touched".into(), &mut r.reasons);
     }
     r.level = Some(level);
-    Some(r)
+    r
 }
 
 /// The `pr_risk` table's columns.
-const RISK_COLUMNS: [(&str, Kind); 8] = [
+const RISK_COLUMNS: [(&str, Kind); 9] = [
     ("safe_output_id", Kind::Str),
+    ("task_id", Kind::Str),
     ("repo", Kind::Str),
     ("pull_number", Kind::Int),
     ("risk_level", Kind::Str),
@@ -278,17 +337,19 @@ const RISK_COLUMNS: [(&str, Kind); 8] = [
     ("reasons", Kind::Str),
 ];
 
-/// The `pr_risk` table, by `safe_output_id` (a stable sort, as `Table`'s was), built column
-/// by column from the risks (see `ci_gate::tables`).
+/// The `pr_risk` table by (`safe_output_id`, `task_id`): the tasks' PRs (no output id)
+/// first, by task id, then the outputs', by output id (a stable sort, as `Table`'s was), built column by column from the risks (see
+/// `ci_gate::tables`).
 pub fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow::error::ArrowError> {
     let mut order: Vec<&Risk> = risks.iter().collect();
-    order.sort_by(|a, b| a.safe_output_id.cmp(&b.safe_output_id));
+    order.sort_by(|a, b| (&a.safe_output_id, &a.task_id).cmp(&(&b.safe_output_id, &b.task_id)));
     let reasons: Vec<String> = order.iter().map(|r| serde_json::to_string(&r.reasons).unwrap_or_default()).collect();
     let o = &order;
     let batch = RecordBatch::try_new(
         table::arrow_schema(&RISK_COLUMNS),
         vec![
-            table::str_column(o.iter().map(|r| Some(r.safe_output_id.as_str()))),
+            table::str_column(o.iter().map(|r| r.safe_output_id.as_deref())),
+            table::str_column(o.iter().map(|r| r.task_id.as_deref())),
             table::str_column(o.iter().map(|r| Some(r.repo.as_str()))),
             table::int_column(o.iter().map(|r| Some(r.pull_number))),
             table::str_column(o.iter().map(|r| r.level.map(|l| l.as_str()))),
@@ -312,7 +373,8 @@ mod tests {
     fn the_table_built_by_column_is_the_table_cells_made() {
         use crate::table::{i, os, s, Table};
         let risk = |id: &str, n: i64, level: Option<RiskLevel>, reasons: &[&str]| Risk {
-            safe_output_id: id.into(),
+            safe_output_id: id.strip_prefix("task:").is_none().then(|| id.to_string()),
+            task_id: id.strip_prefix("task:").map(str::to_string),
             repo: "o/r".into(),
             pull_number: n,
             level,
@@ -325,12 +387,15 @@ mod tests {
             risk("o7", 7, Some(RiskLevel::High), &["large change surface (\"40\" files)"]),
             risk("o3", 3, None, &[]),
             risk("o7", 8, Some(RiskLevel::Low), &[]),
+            risk("task:b", 9, Some(RiskLevel::Low), &[]),
             risk("o1", 1, Some(RiskLevel::Medium), &["source changed, no test file touched", "é"]),
+            risk("task:a", 10, None, &[]),
         ];
         let mut cells = Table::new("pr_risk", &RISK_COLUMNS);
         for r in &risks {
             cells.push(vec![
-                s(&r.safe_output_id),
+                os(r.safe_output_id.as_ref()),
+                os(r.task_id.as_ref()),
                 s(&r.repo),
                 i(r.pull_number),
                 os(r.level.map(|l| l.as_str())),
@@ -340,12 +405,13 @@ mod tests {
                 s(serde_json::to_string(&r.reasons).unwrap_or_default()),
             ]);
         }
-        cells.sort_by_columns(&["safe_output_id"]);
+        // Tasks' rows (no output id) first, by task id; then outputs', by id.
+        cells.sort_by_columns(&["safe_output_id", "task_id"]);
         let (name, built) = table(&risks).unwrap();
         assert_eq!(name, "pr_risk");
         assert_eq!(built, cells.to_batch().unwrap());
-        let numbers = built.column(2).as_any().downcast_ref::<arrow::array::Int64Array>().unwrap();
-        assert_eq!(numbers.values().to_vec(), [1, 3, 7, 8]);
+        let numbers = built.column(3).as_any().downcast_ref::<arrow::array::Int64Array>().unwrap();
+        assert_eq!(numbers.values().to_vec(), [10, 9, 1, 3, 7, 8]);
     }
 
     #[test]

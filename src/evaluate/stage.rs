@@ -29,8 +29,14 @@ const STEP_OUTPUTS: usize = 16 * 1024;
 /// repository at a time (each repository's outputs are judged against its captures, with
 /// the paths of no repository shared by all), writes `outcomes.parquet` and updates the
 /// manifest. Returns the number of outcome rows.
-pub fn evaluate_dataset(dataset: &Path, windows: &[Window], policy: &Policy, progress: &crate::progress::Progress) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, progress, CHUNK_BYTES, spill_budget()?)
+pub fn evaluate_dataset(
+    dataset: &Path,
+    windows: &[Window],
+    policy: &Policy,
+    risk_policy: &risk::RiskPolicy,
+    progress: &crate::progress::Progress,
+) -> Result<usize> {
+    evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, spill_budget()?)
 }
 
 /// The outcome rows' memory budget: `SPILL_BYTES`, or `HINDSIGHT_SPILL_BYTES` when set (for
@@ -46,8 +52,15 @@ fn spill_budget() -> Result<usize> {
 /// `evaluate_dataset`, spilling sorted parts of outcome rows to disk beyond `budget` bytes
 /// (in the dataset's `.spill` folder, removed at the end; the outcomes do not depend on it,
 /// tests check that).
-pub fn evaluate_dataset_with_budget(dataset: &Path, windows: &[Window], policy: &Policy, progress: &crate::progress::Progress, budget: usize) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, progress, CHUNK_BYTES, budget)
+pub fn evaluate_dataset_with_budget(
+    dataset: &Path,
+    windows: &[Window],
+    policy: &Policy,
+    risk_policy: &risk::RiskPolicy,
+    progress: &crate::progress::Progress,
+    budget: usize,
+) -> Result<usize> {
+    evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, budget)
 }
 
 /// `evaluate_dataset`, reading about `chunk_bytes` of bodies per step (the verdicts do not
@@ -56,16 +69,18 @@ pub fn evaluate_dataset_in_chunks(
     dataset: &Path,
     windows: &[Window],
     policy: &Policy,
+    risk_policy: &risk::RiskPolicy,
     progress: &crate::progress::Progress,
     chunk_bytes: usize,
 ) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, progress, chunk_bytes, SPILL_BYTES)
+    evaluate_with(dataset, windows, policy, risk_policy, progress, chunk_bytes, SPILL_BYTES)
 }
 
 fn evaluate_with(
     dataset: &Path,
     windows: &[Window],
     policy: &Policy,
+    risk_policy: &risk::RiskPolicy,
     progress: &crate::progress::Progress,
     chunk_bytes: usize,
     spill_bytes: usize,
@@ -100,6 +115,9 @@ fn evaluate_with(
         path: dataset.join("manifest.json"),
         message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
     })?;
+    // The PRs of task records (with --tasks), by repository: their risk level is assessed
+    // from the same captures as the outputs' PRs.
+    let mut task_prs = task_prs(dataset, &manifest)?;
     let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());
     let mut by_repo: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut no_repo = Vec::new();
@@ -116,7 +134,6 @@ fn evaluate_with(
     let step = (spill_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
     let mut replays = ci_gate::Replays::default();
     let mut risks: Vec<risk::Risk> = Vec::new();
-    let risk_policy = risk::RiskPolicy::default();
     let mut shared: Option<Arc<SnapshotIndex>> = None;
     // Each worker fills its own rows; they are sorted when spilled or written.
     let judge = |parts: &mut OutcomeParts, jobs: Vec<(usize, &SafeOutput, &Evaluation)>| -> Result<()> {
@@ -137,14 +154,16 @@ fn evaluate_with(
         }
         Ok(())
     };
-    // A chunk's repositories: each one's outputs, made whole, and its index.
-    type Built<'o> = Vec<(Vec<(usize, SafeOutput<'o>)>, SnapshotIndex)>;
-    let build = |repos: Vec<(Vec<usize>, Vec<CaptureRow<BodyText>>)>, shared: Option<Arc<SnapshotIndex>>| -> Built<'_> {
+    // A chunk's repositories: each one's outputs, made whole, its task PRs and its index.
+    type Built<'o> = Vec<(Vec<(usize, SafeOutput<'o>)>, Vec<TaskPr>, SnapshotIndex)>;
+    let build = |repos: Vec<(Vec<usize>, Vec<TaskPr>, Vec<CaptureRow<BodyText>>)>, shared: Option<Arc<SnapshotIndex>>| -> Built<'_> {
         repos
             .into_par_iter()
-            .map(|(ids, captures)| {
+            .map(|(ids, tasks, captures)| {
                 // Side by side: building an index is mostly one thread's work.
-                rayon::join(|| ids.into_par_iter().map(|i| (i, outputs.get(i))).collect(), || SnapshotIndex::build(captures).with_shared(shared.clone()))
+                let (ids, index) =
+                    rayon::join(|| ids.into_par_iter().map(|i| (i, outputs.get(i))).collect(), || SnapshotIndex::build(captures).with_shared(shared.clone()));
+                (ids, tasks, index)
             })
             .collect()
     };
@@ -154,7 +173,7 @@ fn evaluate_with(
     let gate_and_risk = |indexes: &Built<'_>| -> (ci_gate::Replays, Vec<risk::Risk>) {
         rayon::join(
             || {
-                indexes.par_iter().map(|(ids, index)| ci_gate::replay_all(index, &ids.iter().map(|(_, o)| o).collect::<Vec<_>>())).reduce(
+                indexes.par_iter().map(|(ids, _, index)| ci_gate::replay_all(index, &ids.iter().map(|(_, o)| o).collect::<Vec<_>>())).reduce(
                     ci_gate::Replays::default,
                     |mut a, b| {
                         a.extend(b);
@@ -162,14 +181,22 @@ fn evaluate_with(
                     },
                 )
             },
-            || indexes.par_iter().flat_map(|(ids, index)| ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, &risk_policy))).collect(),
+            || {
+                indexes
+                    .par_iter()
+                    .flat_map(|(ids, tasks, index)| {
+                        let outputs = ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, risk_policy));
+                        outputs.chain(tasks.par_iter().map(|t| risk::assess_task(index, &t.task_id, &t.repo, t.number, risk_policy)))
+                    })
+                    .collect()
+            },
         )
     };
     let mut judged = |indexes: Built<'_>, parts: &mut OutcomeParts, phases: &mut Phases| -> Result<()> {
         let t = std::time::Instant::now();
         // One evaluation per repository: what is derived from its captures is shared by its outputs.
         let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> =
-            indexes.iter().map(|(ids, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows).with_run_ends(&run_ends))).collect();
+            indexes.iter().map(|(ids, _, index)| (ids.as_slice(), Evaluation::new(index, captured_at, policy, windows).with_run_ends(&run_ends))).collect();
         // The CI gate and PR risk beside the judging: they only read the indexes.
         let (rows, (r, k)) = rayon::join(
             || judge(parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect()),
@@ -182,7 +209,7 @@ fn evaluate_with(
         let t = phases.add("judge, ci gate and risk", t);
         // Freed here, not beside the next chunk's judging: that was no faster (BENCHMARKS.md,
         // twelfth step) and held more memory.
-        SnapshotIndex::free(indexes.into_iter().map(|(_, index)| index));
+        SnapshotIndex::free(indexes.into_iter().map(|(_, _, index)| index));
         phases.add("drop indexes", t);
         Ok(())
     };
@@ -198,11 +225,11 @@ fn evaluate_with(
         for g in groups {
             match g.repo {
                 None => shared = Some(Arc::new(SnapshotIndex::build(g.rows))),
-                Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), g.rows)),
+                Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), task_prs.remove(r.as_str()).unwrap_or_default(), g.rows)),
             }
         }
-        // Repositories no output targets are not parsed at all.
-        repos.retain(|(ids, _)| !ids.is_empty());
+        // Repositories no output targets and no task's PR is in are not parsed at all.
+        repos.retain(|(ids, tasks, _)| !ids.is_empty() || !tasks.is_empty());
         let t = std::time::Instant::now();
         let next = match ready.take() {
             None => {
@@ -236,7 +263,8 @@ fn evaluate_with(
     rest.sort_unstable();
     let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, outputs.get(i))).collect();
     replays.extend(ci_gate::replay_all(&empty, &rest.iter().map(|(_, o)| o).collect::<Vec<_>>()));
-    risks.extend(rest.iter().filter_map(|(_, o)| risk::assess(&empty, o, &risk_policy)));
+    risks.extend(rest.iter().filter_map(|(_, o)| risk::assess(&empty, o, risk_policy)));
+    risks.extend(task_prs.values().flatten().map(|t| risk::assess_task(&empty, &t.task_id, &t.repo, t.number, risk_policy)));
     let ev = Evaluation::new(&empty, captured_at, policy, windows).with_run_ends(&run_ends);
     judge(&mut parts, rest.iter().map(|(i, o)| (*i, o, &ev)).collect())?;
     bar.finish_and_clear();
@@ -274,6 +302,31 @@ fn evaluate_with(
     }
     phases.mark("freed");
     Ok(n)
+}
+
+/// A task record's PR (`tasks.pr_repo`, `pr_number`).
+struct TaskPr {
+    task_id: String,
+    repo: String,
+    number: i64,
+}
+
+/// The PRs of the dataset's task records, by repository (none without a `tasks` table).
+fn task_prs(dataset: &Path, manifest: &Manifest) -> Result<HashMap<String, Vec<TaskPr>>> {
+    let mut out: HashMap<String, Vec<TaskPr>> = HashMap::new();
+    if !manifest.tables.contains_key("tasks") {
+        return Ok(out);
+    }
+    for batch in crate::dataset::read::columns(dataset, "tasks", &["task_id", "pr_repo", "pr_number"])? {
+        let c = crate::dataset::read::Cols::new("tasks", &batch);
+        let (id, repo, number) = (c.str("task_id")?, c.str("pr_repo")?, c.int("pr_number")?);
+        for ((id, repo), number) in id.into_iter().zip(repo).zip(number) {
+            if let (Some(task_id), Some(repo), Some(number)) = (id, repo, number) {
+                out.entry(repo.clone()).or_default().push(TaskPr { task_id, repo, number });
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Where evaluate's time and memory go: printed to stderr when `HINDSIGHT_PHASES` is set

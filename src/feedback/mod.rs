@@ -165,6 +165,9 @@ enum Capture {
     Comments,
     Commits,
     Ci,
+    /// A review that asked for a revision names no commit (`commit_id`) and the PR's
+    /// commits have no dates to place it by: its round cannot be told.
+    ReviewCommit,
 }
 
 impl Capture {
@@ -175,6 +178,7 @@ impl Capture {
             Capture::Comments => "comments",
             Capture::Commits => "commits",
             Capture::Ci => "ci",
+            Capture::ReviewCommit => "review_commit",
         }
     }
 }
@@ -184,8 +188,22 @@ struct Pr {
     number: i64,
     author: Option<String>,
     created_at: Option<Instant>,
+    /// `open` or `closed` at capture.
+    state: Option<String>,
     merged: Option<bool>,
     merged_at: Option<Instant>,
+}
+
+impl Pr {
+    /// Whether the PR was decided by the capture: merged, or closed unmerged. `None` while
+    /// it is open (undecided) or when the capture does not say.
+    fn decided_merged(&self) -> Option<bool> {
+        match (self.merged, self.state.as_deref()) {
+            (Some(true), _) => Some(true),
+            (_, Some("closed")) => Some(false),
+            _ => None,
+        }
+    }
 }
 
 /// One reviewer comment.
@@ -204,12 +222,24 @@ struct Review {
     pr: usize,
     state: Option<String>,
     submitted_at: Option<Instant>,
+    /// The commit it reviewed (`commit_id`).
+    commit: Option<String>,
+}
+
+impl Review {
+    /// A review that asks for a revision: changes requested, or comments (a review
+    /// `COMMENTED` carries a body or inline comments). Approvals and dismissed reviews do not.
+    fn asks_for_revision(&self) -> bool {
+        matches!(self.state.as_deref(), Some("CHANGES_REQUESTED" | "COMMENTED"))
+    }
 }
 
 /// The figures of one PR.
 struct Figures {
     review_rounds: Option<i64>,
     first_review_merged: Option<bool>,
+    hours_to_pr: Option<f64>,
+    first_review_at: Option<Instant>,
     reviewer_comments: Option<i64>,
     repeated_mistakes: Option<i64>,
     first_push_sha: Option<String>,
@@ -217,8 +247,13 @@ struct Figures {
     missing: Vec<Capture>,
 }
 
+/// Hours from task submission to PR creation of the task PRs, by (repository, number): the
+/// task's `hours_to_pr` ([`crate::tasks::Timing`]), of the earliest-submitted task naming the
+/// PR when several do.
+pub type HoursToPr = BTreeMap<(String, i64), f64>;
+
 /// Compute both tables from the typed tables in `dataset`.
-pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> Result<Vec<Table>> {
+pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hours_to_pr: &HoursToPr) -> Result<Vec<Table>> {
     let prs = read_prs(dataset)?;
     let index: HashMap<(&str, i64), usize> = prs.iter().enumerate().map(|(k, p)| ((p.repo.as_str(), p.number), k)).collect();
     let captured = captured_lists(dataset)?;
@@ -240,9 +275,9 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
 
     let mut reviews = Vec::new();
     let mut remarks = Vec::new();
-    for batch in columns(dataset, "reviews", &["repo", "pull_number", "review_id", "author", "author_type", "state", "submitted_at", "body"])? {
+    for batch in columns(dataset, "reviews", &["repo", "pull_number", "review_id", "author", "author_type", "state", "submitted_at", "commit_id", "body"])? {
         let c = Cols::new("reviews", &batch);
-        let (repo, pull, id, author, kind, state, at, body) = (
+        let (repo, pull, id, author, kind, state, at, commit, body) = (
             c.str("repo")?,
             c.int("pull_number")?,
             c.int("review_id")?,
@@ -250,6 +285,7 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
             c.str("author_type")?,
             c.str("state")?,
             c.time("submitted_at")?,
+            c.str("commit_id")?,
             c.str("body")?,
         );
         for k in 0..batch.num_rows() {
@@ -257,7 +293,7 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
             if state[k].as_deref() == Some("PENDING") || !is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) {
                 continue;
             }
-            reviews.push(Review { pr, state: state[k].clone(), submitted_at: at[k] });
+            reviews.push(Review { pr, state: state[k].clone(), submitted_at: at[k], commit: commit[k].clone().filter(|c| !c.is_empty()) });
             if policy.sources.contains(&Source::Review) && body[k].as_deref().is_some_and(|b| !b.trim().is_empty()) {
                 remarks.extend(remark(pr, Source::Review, id[k], author[k].clone(), at[k], body[k].as_deref(), policy));
             }
@@ -286,17 +322,25 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
     remarks.sort_by_key(|r| (r.pr, r.source, r.id, r.created_at));
     find_repeats(&prs, &mut remarks, policy);
 
-    let first_push = first_pushes(dataset, &prs, &index)?;
+    let commits = pr_commits(dataset, &index)?;
+    let first_push = first_pushes(&prs, &commits);
     let ci = ci_states(dataset)?;
-    // Per PR: review rounds (CHANGES_REQUESTED before the merge), reviewer comments, repeats.
-    let mut rounds_of = vec![0i64; prs.len()];
+    // Per PR: the review rounds that asked for a revision before the merge (docs/TASKS.md):
+    // the versions (commits) such reviews were given on, `None` in the set for a review whose
+    // version cannot be told.
+    let mut rounds_of: Vec<BTreeSet<Option<String>>> = vec![BTreeSet::new(); prs.len()];
+    // The first review by a reviewer, any state: when the PR was first reviewed.
+    let mut first_review: Vec<Option<Instant>> = vec![None; prs.len()];
     for r in &reviews {
+        if let Some(at) = r.submitted_at {
+            first_review[r.pr] = Some(first_review[r.pr].map_or(at, |f| f.min(at)));
+        }
         let before_merge = match (prs[r.pr].merged_at, r.submitted_at) {
             (Some(m), Some(at)) => at <= m,
             _ => true,
         };
-        if r.state.as_deref() == Some("CHANGES_REQUESTED") && before_merge {
-            rounds_of[r.pr] += 1;
+        if r.asks_for_revision() && before_merge {
+            rounds_of[r.pr].insert(version(r, commits.get(&r.pr).map(Vec::as_slice).unwrap_or_default()));
         }
     }
     let mut comments_of = vec![(0i64, 0i64); prs.len()];
@@ -321,7 +365,14 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
                 }
             }
             let comments_there = policy.sources.iter().all(|s| has(s.capture()));
-            let rounds = reviews_there.then_some(rounds_of[k]);
+            let versions_known = !rounds_of[k].contains(&None);
+            if reviews_there && !versions_known {
+                missing.push(Capture::ReviewCommit);
+            }
+            let rounds = (reviews_there && versions_known).then_some(rounds_of[k].len() as i64);
+            // Merged after no review asked for a revision; undecided (open) PRs have no value.
+            let asked = !rounds_of[k].is_empty();
+            let first_review_merged = if reviews_there { pr.decided_merged().map(|m| m && !asked) } else { None };
             let (count, repeated) = comments_of[k];
             let sha = first_push.get(&k).cloned();
             if !has(Capture::Commits) {
@@ -334,7 +385,9 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs) -> 
             missing.sort();
             Figures {
                 review_rounds: rounds,
-                first_review_merged: rounds.and_then(|r| pr.merged.map(|m| m && r == 0)),
+                first_review_merged,
+                hours_to_pr: hours_to_pr.get(&(pr.repo.clone(), pr.number)).copied(),
+                first_review_at: if reviews_there { first_review[k] } else { None },
                 reviewer_comments: comments_there.then_some(count),
                 repeated_mistakes: comments_there.then_some(repeated),
                 first_push_sha: sha,
@@ -425,10 +478,10 @@ fn order(remarks: &[Remark], prs: &[Pr], k: usize) -> (Option<Instant>, i64, Sou
 
 fn read_prs(dataset: &Path) -> Result<Vec<Pr>> {
     let mut prs: BTreeMap<(String, i64), Pr> = BTreeMap::new();
-    for batch in columns(dataset, "pull_requests", &["repo", "number", "author", "created_at", "merged", "merged_at"])? {
+    for batch in columns(dataset, "pull_requests", &["repo", "number", "author", "created_at", "state", "merged", "merged_at"])? {
         let c = Cols::new("pull_requests", &batch);
-        let (repo, number, author, created, merged, merged_at) =
-            (c.str("repo")?, c.int("number")?, c.str("author")?, c.time("created_at")?, c.bool("merged")?, c.time("merged_at")?);
+        let (repo, number, author, created, state, merged, merged_at) =
+            (c.str("repo")?, c.int("number")?, c.str("author")?, c.time("created_at")?, c.str("state")?, c.bool("merged")?, c.time("merged_at")?);
         for k in 0..batch.num_rows() {
             let (Some(r), Some(n)) = (repo[k].clone(), number[k]) else { continue };
             prs.entry((r.clone(), n)).or_insert(Pr {
@@ -436,6 +489,7 @@ fn read_prs(dataset: &Path) -> Result<Vec<Pr>> {
                 number: n,
                 author: author[k].clone(),
                 created_at: created[k],
+                state: state[k].clone(),
                 // The pulls API always says `merged`; other shapes say it by `merged_at`.
                 merged: merged[k].or(merged_at[k].map(|_| true)),
                 merged_at: merged_at[k],
@@ -469,10 +523,12 @@ fn captured_lists(dataset: &Path) -> Result<HashSet<(String, Capture, i64)>> {
     Ok(out)
 }
 
-/// The head of each PR's first push: the last of its commits committed when the PR was
-/// opened (a PR is opened from a pushed branch), else its first commit.
-fn first_pushes(dataset: &Path, prs: &[Pr], index: &HashMap<(&str, i64), usize>) -> Result<HashMap<usize, String>> {
-    let mut commits: BTreeMap<usize, Vec<(i64, String, Option<Instant>)>> = BTreeMap::new();
+/// A PR's commits as captured: (position, sha, committed_at), in position order.
+type Commits = Vec<(i64, String, Option<Instant>)>;
+
+/// Each PR's commits (`commits`), by PR.
+fn pr_commits(dataset: &Path, index: &HashMap<(&str, i64), usize>) -> Result<BTreeMap<usize, Commits>> {
+    let mut commits: BTreeMap<usize, Commits> = BTreeMap::new();
     for batch in columns(dataset, "commits", &["repo", "pull_number", "position", "sha", "committed_at"])? {
         let c = Cols::new("commits", &batch);
         let (repo, pull, pos, sha, at) = (c.str("repo")?, c.int("pull_number")?, c.int("position")?, c.str("sha")?, c.time("committed_at")?);
@@ -483,16 +539,38 @@ fn first_pushes(dataset: &Path, prs: &[Pr], index: &HashMap<(&str, i64), usize>)
             }
         }
     }
-    let mut out = HashMap::new();
-    for (pr, mut list) in commits {
+    for list in commits.values_mut() {
         list.sort();
+    }
+    Ok(commits)
+}
+
+/// The head of each PR's first push: the last of its commits committed when the PR was
+/// opened (a PR is opened from a pushed branch), else its first commit.
+fn first_pushes(prs: &[Pr], commits: &BTreeMap<usize, Commits>) -> HashMap<usize, String> {
+    let mut out = HashMap::new();
+    for (&pr, list) in commits {
         let opened = prs[pr].created_at;
         let at_open = list.iter().rev().find(|(_, _, at)| matches!((at, opened), (Some(a), Some(o)) if a <= &o));
         if let Some((_, sha, _)) = at_open.or(list.first()) {
             out.insert(pr, sha.clone());
         }
     }
-    Ok(out)
+    out
+}
+
+/// The version of the PR a review was given on: the commit it names (`commit_id`), else the
+/// last of the PR's commits committed at or before the review (when the review and every
+/// commit have a time), else `None`: the round cannot be told.
+fn version(r: &Review, commits: &[(i64, String, Option<Instant>)]) -> Option<String> {
+    if let Some(c) = &r.commit {
+        return Some(c.clone());
+    }
+    let at = r.submitted_at?;
+    if commits.is_empty() || commits.iter().any(|(_, _, t)| t.is_none()) {
+        return None;
+    }
+    commits.iter().filter(|(_, _, t)| t.is_some_and(|t| t <= at)).max_by_key(|(p, _, t)| (*t, *p)).map(|(_, sha, _)| sha.clone())
 }
 
 /// (repo, sha) -> ci_state, from `ci_commits`.
@@ -556,9 +634,13 @@ fn pr_feedback(prs: &[Pr], figures: &[Figures], agent_prs: &AgentPrs) -> Table {
             ("author", Kind::Str),
             ("opened_by", Kind::Str),
             ("created_at", Kind::Time),
+            ("state", Kind::Str),
             ("merged", Kind::Bool),
             ("review_rounds", Kind::Int),
             ("first_review_merged", Kind::Bool),
+            ("hours_to_pr", Kind::Float),
+            ("first_review_at", Kind::Time),
+            ("hours_to_first_review", Kind::Float),
             ("reviewer_comments", Kind::Int),
             ("repeated_mistake_count", Kind::Int),
             ("first_push_sha", Kind::Str),
@@ -573,9 +655,13 @@ fn pr_feedback(prs: &[Pr], figures: &[Figures], agent_prs: &AgentPrs) -> Table {
             os(pr.author.as_ref()),
             os(agent_prs.get(&(pr.repo.clone(), pr.number)).map(OpenedBy::as_str)),
             t(pr.created_at),
+            os(pr.state.as_ref()),
             ob(pr.merged),
             oi(x.review_rounds),
             ob(x.first_review_merged),
+            of(x.hours_to_pr),
+            t(x.first_review_at),
+            of(x.first_review_at.zip(pr.created_at).map(|(r, c)| crate::time::hours_between(&c, &r))),
             oi(x.reviewer_comments),
             oi(x.repeated_mistakes),
             os(x.first_push_sha.as_ref()),

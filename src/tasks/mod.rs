@@ -43,12 +43,18 @@ pub struct Task {
     pub task_id: String,
     pub status: String,
     pub repo: Option<String>,
+    /// The user the task ran for (seed 004 breaks its figures down "by repo, user, and
+    /// prompt version").
+    pub user_id: Option<String>,
     pub branch_name: Option<String>,
     pub pr_url: Option<String>,
     pub prompt_version: Option<String>,
     pub error_message: Option<String>,
     pub duration_s: Option<f64>,
     pub cost_usd: Option<f64>,
+    /// Tokens the model read and wrote over the task (seed 004's A/B "token usage").
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
     pub build_passed: Option<bool>,
     pub lint_passed: Option<bool>,
     pub head_sha: Option<String>,
@@ -92,6 +98,58 @@ impl TaskEvent {
     pub fn meta_str(&self, key: &str) -> Option<&str> {
         self.metadata.get(key).and_then(Value::as_str)
     }
+}
+
+/// When a task was submitted and when it opened its PR, from its events: seed 004's time
+/// to PR, "duration from task submission to PR creation".
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timing {
+    /// The task's first `task_created` event, else the record's `created_at`.
+    pub submitted_at: Option<Instant>,
+    /// The task's first `pr_created` event.
+    pub pr_created_at: Option<Instant>,
+}
+
+impl Timing {
+    /// The timing of `task` from its events (any order).
+    pub fn of(task: &Task, events: &[&TaskEvent]) -> Timing {
+        let first = |kind: &str| events.iter().filter(|e| e.event_type == kind).map(|e| e.timestamp).min();
+        Timing { submitted_at: first("task_created").or(task.created_at), pr_created_at: first("pr_created") }
+    }
+
+    /// Hours from submission to PR creation, when both are known.
+    pub fn hours_to_pr(&self) -> Option<f64> {
+        Some(crate::time::hours_between(&self.submitted_at?, &self.pr_created_at?))
+    }
+}
+
+/// Each task's timing, in the order of `tasks`.
+pub fn timings(tasks: &[Task], events: &[TaskEvent]) -> Vec<Timing> {
+    let mut by_task: HashMap<&str, Vec<&TaskEvent>> = HashMap::new();
+    for e in events {
+        by_task.entry(e.task_id.as_str()).or_default().push(e);
+    }
+    tasks.iter().map(|t| Timing::of(t, by_task.get(t.task_id.as_str()).map_or(&[][..], Vec::as_slice))).collect()
+}
+
+/// The time to PR of every task PR (`pr_url` a GitHub pull request), by (repository,
+/// number): of the earliest-submitted task naming it when several do (then the lowest task
+/// id), and only when that task's time to PR is known.
+pub fn hours_to_pr(tasks: &[Task], timings: &[Timing]) -> crate::feedback::HoursToPr {
+    let mut first: std::collections::BTreeMap<(String, i64), (Option<Instant>, &str, Option<f64>)> = std::collections::BTreeMap::new();
+    for (t, timing) in tasks.iter().zip(timings) {
+        let Some(pr) = t.pull_request() else { continue };
+        // A task with no submission time sorts after every one with a time.
+        let key = (timing.submitted_at.is_none(), timing.submitted_at, t.task_id.as_str());
+        let candidate = (timing.submitted_at, t.task_id.as_str(), timing.hours_to_pr());
+        match first.get(&pr) {
+            Some((at, id, _)) if (at.is_none(), *at, *id) <= key => {}
+            _ => {
+                first.insert(pr, candidate);
+            }
+        }
+    }
+    first.into_iter().filter_map(|(pr, (_, _, h))| h.map(|h| (pr, h))).collect()
 }
 
 #[derive(Default)]
@@ -217,6 +275,14 @@ fn optional_num(v: &Value, field: &'static str) -> std::result::Result<Option<f6
     }
 }
 
+fn optional_count(v: &Value, field: &'static str) -> std::result::Result<Option<i64>, Bad> {
+    match v.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n.as_i64().filter(|x| *x >= 0).map(Some).ok_or((Some(field), "expected a whole number 0 or above".into())),
+        Some(_) => Err((Some(field), "expected a number or null".into())),
+    }
+}
+
 fn optional_bool(v: &Value, field: &'static str) -> std::result::Result<Option<bool>, Bad> {
     match v.get(field) {
         None | Some(Value::Null) => Ok(None),
@@ -260,12 +326,15 @@ fn task(v: &Value, line: i64) -> std::result::Result<Task, Bad> {
         task_id,
         status: status.to_string(),
         repo: optional_str(v, "repo")?,
+        user_id: optional_str(v, "user_id")?,
         branch_name: optional_str(v, "branch_name")?,
         pr_url: optional_str(v, "pr_url")?,
         prompt_version: optional_str(v, "prompt_version")?,
         error_message: optional_str(v, "error_message")?,
         duration_s: optional_num(v, "duration_s")?,
         cost_usd: optional_num(v, "cost_usd")?,
+        input_tokens: optional_count(v, "input_tokens")?,
+        output_tokens: optional_count(v, "output_tokens")?,
         build_passed: optional_bool(v, "build_passed")?,
         lint_passed: optional_bool(v, "lint_passed")?,
         head_sha: optional_str(v, "head_sha")?,
@@ -299,9 +368,53 @@ mod tests {
         assert_eq!(task(&v, 1).unwrap_err().0, Some("task_id"));
         let v: Value = serde_json::json!({"task_id": "t1", "status": "FAILED", "cost_usd": "3"});
         assert_eq!(task(&v, 1).unwrap_err().0, Some("cost_usd"));
+        for bad in [serde_json::json!(1.5), serde_json::json!(-1), serde_json::json!("12")] {
+            let v: Value = serde_json::json!({"task_id": "t1", "status": "FAILED", "input_tokens": bad});
+            assert_eq!(task(&v, 1).unwrap_err().0, Some("input_tokens"));
+        }
+        let v: Value = serde_json::json!({"task_id": "t1", "status": "FAILED", "user_id": "alice", "input_tokens": 1200, "output_tokens": 300});
+        let t = task(&v, 1).unwrap();
+        assert_eq!((t.user_id.as_deref(), t.input_tokens, t.output_tokens), (Some("alice"), Some(1200), Some(300)));
         let v: Value = serde_json::json!({"task_id": "t1", "status": "FAILED", "metadata": {"scope": ["src/"]}, "build_passed": false});
         let t = task(&v, 1).unwrap();
         assert_eq!((t.scope, t.build_passed), (vec!["src/".to_string()], Some(false)));
+    }
+
+    /// Submission is the first `task_created` event, else the record's `created_at`; time to
+    /// PR runs to the first `pr_created` event; a PR named by two tasks takes the
+    /// earliest-submitted one's.
+    #[test]
+    fn time_to_pr_from_submission_to_the_pr_created_event() {
+        let at = |s: &str| crate::time::parse(s).unwrap();
+        let ev = |id: &str, task: &str, kind: &str, ts: &str| TaskEvent {
+            event_id: id.into(),
+            task_id: task.into(),
+            event_type: kind.into(),
+            timestamp: at(ts),
+            metadata: Map::new(),
+            source_line: 1,
+        };
+        let task = |id: &str, created: Option<&str>| Task {
+            task_id: id.into(),
+            status: "COMPLETED".into(),
+            pr_url: Some("https://github.com/o/r/pull/7".into()),
+            created_at: created.map(at),
+            ..Task::default()
+        };
+        let tasks = [task("a", Some("2026-01-01T00:00:00Z")), task("b", Some("2026-01-05T00:00:00Z")), task("c", None)];
+        let events = [
+            // a: its event says 01:00, later than the record; the event wins. Two pr_created: the first counts.
+            ev("1", "a", "task_created", "2026-01-01T01:00:00Z"),
+            ev("2", "a", "pr_created", "2026-01-01T04:00:00Z"),
+            ev("3", "a", "pr_created", "2026-01-01T09:00:00Z"),
+            // b: no task_created event: the record's created_at.
+            ev("4", "b", "pr_created", "2026-01-05T06:00:00Z"),
+        ];
+        let t = timings(&tasks, &events);
+        assert_eq!(t.iter().map(Timing::hours_to_pr).collect::<Vec<_>>(), [Some(3.0), Some(6.0), None]);
+        assert_eq!(t[0].submitted_at, Some(at("2026-01-01T01:00:00Z")));
+        // All three name o/r#7: a was submitted first.
+        assert_eq!(hours_to_pr(&tasks, &t).get(&("o/r".to_string(), 7)), Some(&3.0));
     }
 
     #[test]

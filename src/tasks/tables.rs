@@ -1,17 +1,19 @@
 //! `tasks`, `task_events` and `task_failures` tables.
 
-use super::{Failure, Task, TaskEvent};
+use super::{Failure, Task, TaskEvent, Timing};
 use crate::table::{i, ob, of, oi, os, s, t, Kind, Table};
 
 /// One row per task; `pr_repo` and `pr_number` are parsed from `pr_url` (null when it is no
-/// GitHub pull-request URL), the link to the snapshot's tables.
-pub fn tasks(tasks: &[Task]) -> Table {
+/// GitHub pull-request URL), the link to the snapshot's tables; `submitted_at` and
+/// `hours_to_pr` from `timings` (one per task, in the same order: [`super::timings`]).
+pub fn tasks(tasks: &[Task], timings: &[Timing]) -> Table {
     let mut tb = Table::new(
         "tasks",
         &[
             ("task_id", Kind::Str),
             ("status", Kind::Str),
             ("repo", Kind::Str),
+            ("user_id", Kind::Str),
             ("branch_name", Kind::Str),
             ("pr_url", Kind::Str),
             ("pr_repo", Kind::Str),
@@ -21,22 +23,27 @@ pub fn tasks(tasks: &[Task]) -> Table {
             ("error_message", Kind::Str),
             ("duration_s", Kind::Float),
             ("cost_usd", Kind::Float),
+            ("input_tokens", Kind::Int),
+            ("output_tokens", Kind::Int),
             ("build_passed", Kind::Bool),
             ("lint_passed", Kind::Bool),
             ("created_at", Kind::Time),
             ("completed_at", Kind::Time),
+            ("submitted_at", Kind::Time),
+            ("hours_to_pr", Kind::Float),
             ("scope", Kind::Str),
             ("metadata", Kind::Str),
             ("source_line", Kind::Int),
         ],
     );
-    for x in tasks {
+    for (x, timing) in tasks.iter().zip(timings) {
         let pr = x.pull_request();
         let scope = (!x.scope.is_empty()).then(|| x.scope.join("\n"));
         tb.push(vec![
             s(&x.task_id),
             s(&x.status),
             os(x.repo.as_ref()),
+            os(x.user_id.as_ref()),
             os(x.branch_name.as_ref()),
             os(x.pr_url.as_ref()),
             os(pr.as_ref().map(|(r, _)| r)),
@@ -46,10 +53,14 @@ pub fn tasks(tasks: &[Task]) -> Table {
             os(x.error_message.as_ref()),
             of(x.duration_s),
             of(x.cost_usd),
+            oi(x.input_tokens),
+            oi(x.output_tokens),
             ob(x.build_passed),
             ob(x.lint_passed),
             t(x.created_at),
             t(x.completed_at),
+            t(timing.submitted_at),
+            of(timing.hours_to_pr()),
             os(scope),
             os(x.metadata.as_ref()),
             i(x.source_line),

@@ -46,8 +46,10 @@ fn the_demo_platform_prs_figures_by_hand() {
         // "Don't use `any` here." (written before 142 was opened).
         row(142, false, 1, false, 2, 1, Some("success"), None),
         // Open; only maria's review body counts: ci-reporter[bot] is a bot and "Done" is
-        // the PR author's own.
-        row(143, false, 0, false, 1, 0, Some("failure"), None),
+        // the PR author's own. Her COMMENTED review is a round asking for a revision; the
+        // PR is undecided, so it has no first-review merge state yet.
+        json!({"number": 143, "opened_by": "task", "merged": false, "review_rounds": 1, "first_review_merged": null,
+               "reviewer_comments": 1, "repeated_mistake_count": 0, "first_push_ci": "failure", "missing": null}),
         row(144, true, 0, true, 0, 0, Some("success"), None),
         // "add a test for the empty input case please" repeats 142's inline comment.
         row(145, true, 0, true, 1, 1, Some("success"), None),
@@ -83,24 +85,27 @@ fn prompt_versions_and_memory_over_time_in_every_format() {
     assert_eq!(
         dash["prompt_versions"],
         json!([
-            // first-review merges 1/4 (140); revision rounds of merged PRs (0 + 1) / 2;
-            // first push green 2/4 (140, 142); comments (0 + 2 + 2 + 1) / 4; one repeat (142);
-            // two hours from task_created to pr_created.
-            {"prompt_version": "v1", "tasks": 6, "completed": 4, "failed": 2, "prs_captured": 4, "first_review_merge_rate": 0.25,
+            // first-review merges 1/3 (140, of the decided 140-142: 143 is open); revision
+            // rounds of merged PRs (0 + 1) / 2; first push green 2/4 (140, 142); comments
+            // (0 + 2 + 2 + 1) / 4; one repeat (142); two hours from task_created to pr_created.
+            {"prompt_version": "v1", "tasks": 6, "completed": 4, "failed": 2, "prs_captured": 4, "prs_open": 1, "first_review_merge_rate": 0.3333,
              "mean_revision_cycles": 0.5, "first_push_ci_pass_rate": 0.5, "review_comment_density": 1.25, "repeated_mistake_count": 1, "mean_hours_to_pr": 2.0},
             // 3/4 (144-146); merged PRs had no rounds; 3/3 pushes with finished CI (146 has
             // none); (0 + 1 + 0 + 1) / 4; one repeat (145); one hour.
-            {"prompt_version": "v2", "tasks": 5, "completed": 4, "failed": 1, "prs_captured": 4, "first_review_merge_rate": 0.75,
+            {"prompt_version": "v2", "tasks": 5, "completed": 4, "failed": 1, "prs_captured": 4, "prs_open": 0, "first_review_merge_rate": 0.75,
              "mean_revision_cycles": 0.0, "first_push_ci_pass_rate": 1.0, "review_comment_density": 0.5, "repeated_mistake_count": 1, "mean_hours_to_pr": 1.0}
         ])
     );
     // February holds only platform PRs 144-147 (opened 2026-02-01 to 02-04) and the
-    // create_pull_request PR 106 (no review comments captured, no commits, reviews empty).
+    // create_pull_request PR 106 (no review comments captured, no commits, reviews empty),
+    // open at capture: undecided, so out of the first-review merge rate, 3/4 (144-146; an
+    // open PR counted as not merged made it 3/5). Time to PR: one hour for each of the
+    // four task PRs; 106 is a safe output's, with no task submission.
     let feb: Vec<&Value> = dash["memory_over_time"].as_array().unwrap().iter().filter(|r| r["year"] == 2026 && r["month"] == 2).collect();
     assert_eq!(
         feb,
-        vec![&json!({"repo": "acme/webapp", "year": 2026, "month": 2, "prs": 5, "first_review_merge_rate": 0.6, "mean_revision_cycles": 0.0,
-                     "first_push_ci_pass_rate": 1.0, "review_comment_density": 0.5, "repeated_mistake_count": 1})]
+        vec![&json!({"repo": "acme/webapp", "year": 2026, "month": 2, "prs": 5, "prs_open": 1, "first_review_merge_rate": 0.75, "mean_revision_cycles": 0.0,
+                     "first_push_ci_pass_rate": 1.0, "review_comment_density": 0.5, "repeated_mistake_count": 1, "mean_hours_to_pr": 1.0})]
     );
     for fmt in ["table", "markdown", "csv", "html"] {
         let out = ok(&["report", "--dataset", "ds", "--format", fmt], tmp.path());
@@ -177,7 +182,9 @@ fn policy_switches() {
 /// Not repeats: the same words within one PR (1897 asks four times), and airbyte's "If/when
 /// tests pass, this looks good." inside a longer, different review. AIDev records no inline
 /// review comments, so its import reads review bodies and conversation comments; Devin's
-/// folder has no pr_comments.csv, so its PRs have no comment count.
+/// folder has no pr_comments.csv, so its PRs have no comment count. AIDev's reviews name no
+/// commit and its commits carry no date, so a PR a reviewer asked to revise has no round
+/// count (`review_commit` missing), though it still has its first-review merge state.
 #[test]
 fn real_aidev_comments() {
     let tmp = tempfile::tempdir().unwrap();
@@ -200,8 +207,106 @@ fn real_aidev_comments() {
         ]
     );
     let prs = sql(&ds, "SELECT number, reviewer_comments, repeated_mistake_count, missing FROM pr_feedback ORDER BY repo, number");
-    assert_eq!(prs[0], json!({"number": 53607, "reviewer_comments": null, "repeated_mistake_count": null, "missing": "comments,commits"}));
-    assert_eq!(prs[4], json!({"number": 1907, "reviewer_comments": 9, "repeated_mistake_count": 5, "missing": "commits"}));
+    assert_eq!(prs[0], json!({"number": 53607, "reviewer_comments": null, "repeated_mistake_count": null, "missing": "comments,commits,review_commit"}));
+    assert_eq!(prs[4], json!({"number": 1907, "reviewer_comments": 9, "repeated_mistake_count": 5, "missing": "commits,review_commit"}));
     let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(m["task_policy"]["feedback"]["sources"], json!(["review", "conversation"]));
+}
+
+/// A small snapshot of pulls, reviews and commits as capture writes them (`repos/acme/x/...`),
+/// converted with no runs: the PR figures of every PR in it.
+fn snapshot_study(lines: &[Value]) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (snap, runs) = (tmp.path().join("snap"), tmp.path().join("runs"));
+    for d in [&snap, &runs] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(snap.join("snapshot.json"), r#"{"format": "hindsight-snapshot/1", "captured_at": "2026-02-01T00:00:00Z"}"#).unwrap();
+    std::fs::write(snap.join("c.jsonl"), lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
+    ok(&["convert", "--snapshot", "snap", "--runs", "runs", "--out", "ds", "--quiet"], tmp.path());
+    let ds = tmp.path().join("ds");
+    (tmp, ds)
+}
+
+/// Revision cycles count review rounds, not reviews: a round is the reviews of one version of
+/// the PR (the commit reviewed, `commit_id`; else the PR's last commit committed by the
+/// review's time), and it counts when a reviewer asked for a revision in it (changes
+/// requested, or a review of comments), before the merge. The first-review merge state is
+/// that of a decided PR only: an open one has none (it is not "not merged" yet).
+#[test]
+fn review_rounds_are_versions_a_reviewer_asked_to_revise() {
+    let day = "2026-01-0";
+    let pull = |n: i64, state: &str, merged_at: Option<&str>| {
+        json!({"path": format!("repos/acme/x/pulls/{n}"), "body": {"number": n, "state": state, "merged": merged_at.is_some(), "merged_at": merged_at,
+               "closed_at": if state == "closed" { Some(format!("{day}5T00:00:00Z")) } else { None },
+               "created_at": format!("{day}1T00:00:00Z"), "user": {"login": "agent-app[bot]", "type": "Bot"}}})
+    };
+    let review = |id: i64, who: &str, state: &str, commit: Option<&str>, at: &str| {
+        json!({"id": id, "user": {"login": who, "type": if who.ends_with("[bot]") { "Bot" } else { "User" }}, "state": state, "commit_id": commit,
+               "submitted_at": format!("{day}{at}"), "body": ""})
+    };
+    let reviews = |n: i64, list: Vec<Value>| json!({"path": format!("repos/acme/x/pulls/{n}/reviews"), "body": list});
+    let commits = |n: i64, list: &[(&str, &str)]| {
+        let body: Vec<Value> =
+            list.iter().map(|(sha, at)| json!({"sha": sha, "commit": {"committer": {"date": format!("{day}{at}")}, "message": "m"}})).collect();
+        json!({"path": format!("repos/acme/x/pulls/{n}/commits"), "body": body})
+    };
+    let merged = Some("2026-01-03T00:00:00Z");
+    let lines = [
+        // Two reviewers ask for changes on c1: one round. Comments on c2: a second round.
+        // An approval on c3 asks nothing; changes asked after the merge come too late.
+        pull(1, "closed", merged),
+        reviews(
+            1,
+            vec![
+                review(11, "alice", "CHANGES_REQUESTED", Some("c1"), "1T01:00:00Z"),
+                review(12, "bob", "CHANGES_REQUESTED", Some("c1"), "1T02:00:00Z"),
+                review(13, "carol", "COMMENTED", Some("c2"), "2T01:00:00Z"),
+                review(14, "dave", "APPROVED", Some("c3"), "2T05:00:00Z"),
+                review(15, "erin", "CHANGES_REQUESTED", Some("c3"), "4T00:00:00Z"),
+            ],
+        ),
+        // Approved on the first version and merged.
+        pull(2, "closed", merged),
+        reviews(2, vec![review(21, "alice", "APPROVED", Some("c1"), "1T01:00:00Z")]),
+        // Closed unmerged after a round of comments: decided, not merged.
+        pull(3, "closed", None),
+        reviews(3, vec![review(31, "alice", "COMMENTED", Some("c1"), "1T01:00:00Z")]),
+        // Open at capture: no first-review merge state, whatever its reviews.
+        pull(4, "open", None),
+        reviews(4, vec![review(41, "alice", "APPROVED", Some("c1"), "1T01:00:00Z")]),
+        // Reviews naming no commit, placed by the commits' times: k1 (pushed at 00:00) and k2
+        // (03:00), two rounds.
+        pull(5, "closed", merged),
+        reviews(5, vec![review(51, "alice", "CHANGES_REQUESTED", None, "1T01:00:00Z"), review(52, "alice", "CHANGES_REQUESTED", None, "1T05:00:00Z")]),
+        commits(5, &[("k1", "1T00:00:00Z"), ("k2", "1T03:00:00Z")]),
+        // A review naming no commit and no commits to place it: the rounds cannot be told,
+        // but a revision was asked, so the PR was not merged on its first review.
+        pull(6, "closed", merged),
+        reviews(6, vec![review(61, "alice", "COMMENTED", None, "1T01:00:00Z")]),
+        // The author's own review and a bot's are no reviewer's.
+        pull(7, "closed", merged),
+        reviews(
+            7,
+            vec![review(71, "agent-app[bot]", "COMMENTED", Some("c1"), "1T01:00:00Z"), review(72, "lint[bot]", "CHANGES_REQUESTED", Some("c1"), "1T02:00:00Z")],
+        ),
+    ];
+    let (_tmp, ds) = snapshot_study(&lines);
+    let rows = sql(&ds, "SELECT number, state, review_rounds, first_review_merged, missing FROM pr_feedback ORDER BY number");
+    let missing = |m: &str| if m.is_empty() { Value::Null } else { json!(m) };
+    let row = |n: i64, state: &str, rounds: Value, frm: Value, m: &str| json!({"number": n, "state": state, "review_rounds": rounds, "first_review_merged": frm, "missing": missing(m)});
+    // No comment lists were captured, nor commits but PR 5's (whose first push has no CI).
+    let lists = "review_comments,comments,commits";
+    assert_eq!(
+        rows,
+        vec![
+            row(1, "closed", json!(2), json!(false), lists),
+            row(2, "closed", json!(0), json!(true), lists),
+            row(3, "closed", json!(1), json!(false), lists),
+            row(4, "open", json!(0), Value::Null, lists),
+            row(5, "closed", json!(2), json!(false), "review_comments,comments,ci"),
+            row(6, "closed", Value::Null, json!(false), "review_comments,comments,commits,review_commit"),
+            row(7, "closed", json!(0), json!(true), lists),
+        ]
+    );
 }

@@ -198,15 +198,15 @@ fn spilling_outcome_rows_changes_no_byte_of_the_outcomes() {
     for (name, snapshot, runs) in studies {
         let ds = tmp.path().join(name);
         ok(&["convert", "--snapshot", &snapshot.to_string_lossy(), "--runs", &runs.to_string_lossy(), "--out", name, "--quiet"], tmp.path());
-        let n = evaluate_dataset(&ds, window::DEFAULT, &policy, &Progress::hidden()).unwrap();
+        let n = evaluate_dataset(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden()).unwrap();
         let in_memory = std::fs::read(ds.join("outcomes.parquet")).unwrap();
-        let m = evaluate_dataset_with_budget(&ds, window::DEFAULT, &policy, &Progress::hidden(), 1).unwrap();
+        let m = evaluate_dataset_with_budget(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), 1).unwrap();
         assert!(n > 10, "{name}: too few outcomes to compare");
         assert_eq!(n, m, "{name}: spilling changed the row count");
         assert!(in_memory == std::fs::read(ds.join("outcomes.parquet")).unwrap(), "{name}: spilling changed outcomes.parquet");
         assert!(!ds.join(".spill").exists(), "{name}: spill files left in the dataset");
         // No budget at all: never spilled, the same bytes.
-        evaluate_dataset_with_budget(&ds, window::DEFAULT, &policy, &Progress::hidden(), usize::MAX).unwrap();
+        evaluate_dataset_with_budget(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), usize::MAX).unwrap();
         assert!(in_memory == std::fs::read(ds.join("outcomes.parquet")).unwrap(), "{name}: an unbounded budget changed outcomes.parquet");
         // The binary at one thread, spilling: parts are sorted and written on a thread of
         // their own, which must never wait for rayon's only thread while that one waits for
@@ -331,7 +331,7 @@ fn evaluating_by_repository_decides_as_one_index() {
     for name in ["demo", "synth"] {
         let ds = tmp.path().join(name);
         let outcomes = |chunk: usize| {
-            evaluate_dataset_in_chunks(&ds, window::DEFAULT, &policy, &Progress::hidden(), chunk).unwrap();
+            evaluate_dataset_in_chunks(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), chunk).unwrap();
             std::fs::read(ds.join("outcomes.parquet")).unwrap()
         };
         let one_repo_per_step = outcomes(1);

@@ -2,7 +2,7 @@
 //! PR per level), a PR whose files were not captured, and risk against outcome in the
 //! dashboard.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::support::ok;
 
@@ -10,7 +10,7 @@ use super::support::ok;
 fn every_risk_level_with_its_reasons_and_the_dashboard_section() {
     let tmp = tempfile::tempdir().unwrap();
     ok(&["run", "--out", "ds", "--quiet"], tmp.path());
-    let q = "SELECT pull_number, risk_level, files, additions, deletions, reasons FROM pr_risk WHERE pull_number >= 130 ORDER BY pull_number";
+    let q = "SELECT pull_number, risk_level, files, additions, deletions, reasons FROM pr_risk WHERE pull_number >= 130 AND safe_output_id IS NOT NULL ORDER BY pull_number";
     let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();
     let got: Vec<(i64, &str)> = rows.iter().map(|r| (r["pull_number"].as_i64().unwrap(), r["risk_level"].as_str().unwrap())).collect();
     // As laid out in the demo: a small change with tests; six files (moderate surface); an
@@ -36,13 +36,143 @@ fn every_risk_level_with_its_reasons_and_the_dashboard_section() {
     // The thresholds in force are in the manifest.
     let m: Value = serde_json::from_str(&std::fs::read_to_string(tmp.path().join("ds/manifest.json")).unwrap()).unwrap();
     assert_eq!(m["risk_policy"]["large_lines"], 500);
-    // The dashboard (JSON too) has risk against outcome, every PR counted once.
+    // The demo's task PRs (140-147) are assessed too, by task: their files were not captured.
+    let tasks: Vec<Value> = serde_json::from_str(&ok(
+        &[
+            "report",
+            "--dataset",
+            "ds",
+            "--sql",
+            "SELECT task_id, pull_number, risk_level FROM pr_risk WHERE task_id IS NOT NULL ORDER BY task_id",
+            "--format",
+            "json",
+        ],
+        tmp.path(),
+    ))
+    .unwrap();
+    assert_eq!(tasks.iter().map(|r| r["pull_number"].as_i64().unwrap()).collect::<Vec<_>>(), (140..=147).collect::<Vec<_>>());
+    assert!(tasks.iter().all(|r| r["risk_level"].is_null() && r["task_id"].as_str().unwrap().starts_with("task-")));
+    // The dashboard (JSON too) has risk against outcome, every output's PR counted once.
     let dash: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
     let section = dash["risk_by_outcome"].as_array().unwrap();
     let levels: Vec<&str> = section.iter().map(|r| r["risk_level"].as_str().unwrap()).collect();
     assert_eq!(levels, ["low", "medium", "high", "critical", "(unknown)"]);
     let total: i64 = section.iter().map(|r| r["prs"].as_i64().unwrap()).sum();
-    let prs: Vec<Value> =
-        serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", "SELECT COUNT(*) AS n FROM pr_risk", "--format", "json"], tmp.path())).unwrap();
+    let prs: Vec<Value> = serde_json::from_str(&ok(
+        &["report", "--dataset", "ds", "--sql", "SELECT COUNT(*) AS n FROM pr_risk WHERE safe_output_id IS NOT NULL", "--format", "json"],
+        tmp.path(),
+    ))
+    .unwrap();
     assert_eq!(Some(total), prs[0]["n"].as_i64());
+}
+
+/// risk_by_outcome labels its acceptance by evidence strength, as the other sections do:
+/// strict (strong), human-check (strong or medium) and sticky (weak, or target exists only),
+/// each over the level's evaluable PRs; no unlabeled rate that mixes them. Every figure is
+/// recomputed here from the PR risk and outcome rows themselves.
+#[test]
+fn risk_by_outcome_splits_acceptance_by_evidence_strength() {
+    use std::collections::BTreeMap;
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    let q = "SELECT COALESCE(r.risk_level, '(unknown)') AS level, o.outcome_status AS s, o.evidence_strength AS e, o.human_check_signal AS g \
+             FROM pr_risk r JOIN outcomes o ON o.safe_output_id = r.safe_output_id AND o.eval_window = 'snapshot'";
+    let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();
+    let mut by_level: BTreeMap<String, Vec<(String, String, String)>> = BTreeMap::new();
+    for r in &rows {
+        let f = |k: &str| r[k].as_str().unwrap_or_default().to_string();
+        by_level.entry(f("level")).or_default().push((f("s"), f("e"), f("g")));
+    }
+    let round4 = |x: f64| (x * 10_000.0).round() / 10_000.0;
+    let dash: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    let section = dash["risk_by_outcome"].as_array().unwrap();
+    assert_eq!(section.len(), by_level.len());
+    let mut strengths_differ = false;
+    for row in section {
+        let level = row["risk_level"].as_str().unwrap();
+        assert!(row.get("acceptance_rate").is_none(), "an unlabeled acceptance rate is back: {row}");
+        let outs = &by_level[level];
+        let count = |f: &dyn Fn(&(String, String, String)) -> bool| outs.iter().filter(|o| f(o)).count() as i64;
+        let evaluable = count(&|o| o.0 != "skipped" && o.0 != "unknown");
+        let accepted = |strengths: &[&str]| count(&|o| o.0 == "accepted" && strengths.contains(&o.1.as_str()));
+        let sticky = count(&|o| (o.0 == "accepted" && o.1 == "weak") || o.2 == "target_exists_only");
+        assert_eq!(row["prs"].as_i64(), Some(outs.len() as i64), "{level}");
+        assert_eq!(row["evaluable_prs"].as_i64(), Some(evaluable), "{level}");
+        for (col, strength) in [("accepted_strong", "strong"), ("accepted_medium", "medium"), ("accepted_weak", "weak")] {
+            assert_eq!(row[col].as_i64(), Some(accepted(&[strength])), "{level} {col}");
+        }
+        let rate = |n: i64| json!(round4(n as f64 / evaluable as f64));
+        assert_eq!(row["strict_acceptance_rate"], rate(accepted(&["strong"])), "{level}");
+        assert_eq!(row["human_check_acceptance_rate"], rate(accepted(&["strong", "medium"])), "{level}");
+        assert_eq!(row["sticky_artifact_rate"], rate(sticky), "{level}");
+        strengths_differ |= row["strict_acceptance_rate"] != row["sticky_artifact_rate"] && sticky > 0;
+    }
+    // The demo has a level where the strict and sticky rates part: the labels matter.
+    assert!(strengths_differ);
+}
+
+/// `--risk-policy FILE`: the thresholds and patterns it sets decide the levels, the rest keep
+/// their defaults, and the policy in force is in the manifest. On the demo: PR 131 (six
+/// files, 66 lines, a test touched) is medium by its moderate surface under the default
+/// (5 files); with 7 files and 100 lines it is low. PR 132's `src/stats/frame.ts` becomes
+/// security-sensitive, so critical, when `frame` is a security path.
+#[test]
+fn a_risk_policy_file_sets_the_thresholds_and_is_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("risk.json");
+    std::fs::write(&p, r#"{"moderate_files": 7, "security_paths": ["auth", "frame"]}"#).unwrap();
+    ok(&["run", "--out", "ds", "--quiet", "--risk-policy", p.to_str().unwrap()], tmp.path());
+    let q = "SELECT pull_number, risk_level, files, additions + deletions AS lines FROM pr_risk WHERE pull_number IN (131, 132) ORDER BY pull_number";
+    let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();
+    let policy = hindsight::evaluate::risk::RiskPolicy { moderate_files: 7, security_paths: vec!["auth".into(), "frame".into()], ..Default::default() };
+    // The surface is below both moderate thresholds: 131 has nothing else to raise it.
+    assert!(rows[0]["files"].as_i64().unwrap() < policy.moderate_files && rows[0]["lines"].as_i64().unwrap() < policy.moderate_lines);
+    assert_eq!((rows[0]["risk_level"].as_str(), rows[1]["risk_level"].as_str()), (Some("low"), Some("critical")));
+    let m = hindsight::dataset::manifest::Manifest::load(&tmp.path().join("ds")).unwrap();
+    assert_eq!(m.risk_policy, Some(policy.to_json()));
+    // `evaluate` again without it: the defaults, recorded as such.
+    ok(&["evaluate", "--dataset", "ds", "--quiet"], tmp.path());
+    let m = hindsight::dataset::manifest::Manifest::load(&tmp.path().join("ds")).unwrap();
+    assert_eq!(m.risk_policy, Some(hindsight::evaluate::risk::RiskPolicy::default().to_json()));
+}
+
+/// A bad risk policy stops before any work, with an error naming the file and the field.
+#[test]
+fn a_bad_risk_policy_names_the_file_and_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (r#"{"large_line": 400}"#, "`large_line`"),
+        (r#"{"large_lines": "400"}"#, "`large_lines`"),
+        (r#"{"moderate_lines": 0}"#, "`moderate_lines`"),
+        (r#"{"moderate_files": 30}"#, "`moderate_files` (30) must not exceed `large_files` (20)"),
+        (r#"{"security_paths": ["auth", "Secrets"]}"#, "`security_paths[1]`"),
+        (r#"{"security_paths": [""]}"#, "`security_paths[0]`"),
+        (r#"[20, 500]"#, "expected a JSON object"),
+    ];
+    for (i, (text, field)) in cases.iter().enumerate() {
+        let p = tmp.path().join(format!("risk-{i}.json"));
+        std::fs::write(&p, text).unwrap();
+        let out = crate::support::run(&["run", "--out", &format!("ds{i}"), "--quiet", "--risk-policy", p.to_str().unwrap()], tmp.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{text} was accepted");
+        assert!(err.contains(&format!("risk-{i}.json")) && err.contains(field), "{text}: {err}");
+        assert!(!tmp.path().join(format!("ds{i}")).exists(), "{text}: a dataset was written");
+    }
+}
+
+/// schemas/risk-policy.schema.json documents every switch with the default the code has.
+#[test]
+fn risk_policy_schema_matches_the_code() {
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(crate::support::root().join("schemas/risk-policy.schema.json")).unwrap()).unwrap();
+    let props = schema["properties"].as_object().unwrap();
+    let defaults = hindsight::evaluate::risk::RiskPolicy::default().to_json();
+    let defaults = defaults.as_object().unwrap();
+    let (mut a, mut b): (Vec<&String>, Vec<&String>) = (props.keys().collect(), defaults.keys().collect());
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "schema properties vs RiskPolicy fields");
+    for (k, v) in defaults {
+        assert_eq!(&props[k]["default"], v, "default of `{k}`");
+    }
+    assert_eq!(schema["additionalProperties"], json!(false));
 }
