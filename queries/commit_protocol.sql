@@ -1,4 +1,4 @@
--- commit_protocol: seed 003's evaluation and commit protocol (`hindsight gate --dataset`), by terminal state.
+-- commit_protocol: the commit protocol's evaluation and commit protocol (`hindsight gate --dataset`), by terminal state.
 --   terminal_state     success, rejected, failed, timeout, governance_violation, environment_invalid, commit_error
 --   results            execution results ending so
 --   commits_performed  of them, commits the protocol lets stand

@@ -1,4 +1,4 @@
--- commit_protocol_violations: seed 003's violations by kind (`hindsight gate --dataset`).
+-- commit_protocol_violations: the commit protocol's violations by kind (`hindsight gate --dataset`).
 --   kind        the violation (file_outside_scope, protected_file_changed, commit_message_invalid, ...; docs/GATE.md)
 --   violations  how many
 --   results     execution results with at least one of them

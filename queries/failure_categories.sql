@@ -1,4 +1,4 @@
--- failure_categories: seed 004's primary failure category of each failed, cancelled or timed-out task (with --tasks).
+-- failure_categories: the evaluation pipeline's primary failure category of each failed, cancelled or timed-out task (with --tasks).
 --   failure_category   running_out_of_time, tool_or_environment_failure, missing_testing_or_verification,
 --                      failure_to_follow_instructions, reasoning_error, uncategorized (no rule decided)
 --   tasks              tasks in it

@@ -96,7 +96,7 @@ pub const TABLES: &[TableDoc] = &[
             ("execution", "Whether it was performed: `executed`, `requested_only` (asked for, no record of it being performed), `staged`, `not_executed` (performed with an error), `unrecorded`."),
             ("target_comment_id", "The comment the output acts on, when it acts on one."),
             ("target_url", "The target's URL as recorded."),
-            ("target_node_id", "The target's GraphQL node id as the run recorded it (seed 000 §4's `target_node_id`, or the node id of the record's `target`); NULL when not recorded."),
+            ("target_node_id", "The target's GraphQL node id as the run recorded it (the output record's `target_node_id`, or the node id of the record's `target`); NULL when not recorded."),
             ("target_source", "How the target was found: `number`, `url`, `temporary_id`, `target` or `request`; NULL when there is none."),
             ("temporary_id", "gh-aw's temporary id of an item created in the same run, when the output names one."),
             ("actor", "The identity the output was written as, when recorded."),
@@ -233,10 +233,10 @@ pub const TABLES: &[TableDoc] = &[
             ("detail", "What was compared, field by field, in words."),
         ],
     },
-    TableDoc { name: "pr_risk", row: "A PR an output opened or pushed to, or a task record's PR (`pr_url`), with its risk level (low, medium, high, critical; NULL without its captured files) and the reasons: one row per output, one per task.", columns: &[("task_id", "The task whose `pr_url` names the PR; NULL for an output's PR (then `safe_output_id` is set)."), ("risk_level", "`low`, `medium`, `high` or `critical` (seed 004's tier 3); NULL when the PR's files were not captured."), ("files", "Files changed."), ("additions", "Lines added."), ("deletions", "Lines deleted."), ("reasons", "Every reason found, with the level it reaches.")] },
+    TableDoc { name: "pr_risk", row: "A PR an output opened or pushed to, or a task record's PR (`pr_url`), with its risk level (low, medium, high, critical; NULL without its captured files) and the reasons: one row per output, one per task.", columns: &[("task_id", "The task whose `pr_url` names the PR; NULL for an output's PR (then `safe_output_id` is set)."), ("risk_level", "`low`, `medium`, `high` or `critical` (the evaluation pipeline's tier 3); NULL when the PR's files were not captured."), ("files", "Files changed."), ("additions", "Lines added."), ("deletions", "Lines deleted."), ("reasons", "Every reason found, with the level it reaches.")] },
     TableDoc {
         name: "pr_feedback",
-        row: "A pull request of the snapshot with seed 004's review figures (docs/TASKS.md); a figure whose capture is missing is NULL and `missing` names the capture.",
+        row: "A pull request of the snapshot with the evaluation pipeline's review figures (docs/TASKS.md); a figure whose capture is missing is NULL and `missing` names the capture.",
         columns: &[
             ("number", "The PR's number."),
             ("author", "The PR's author (login)."),

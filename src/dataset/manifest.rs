@@ -20,7 +20,10 @@ pub const FORMAT_VERSION: u32 = 2;
 /// What each format version brought, oldest first.
 pub const VERSIONS: &[(u32, &str)] = &[
     (1, "the first format: snapshot, runs, traces and tasks tables, outcomes, CI gate replay, PR risk"),
-    (2, "format versions checked by every reader (the tables of this release are listed in CHANGELOG.md)"),
+    (
+        2,
+        "safe_outputs gains target_node_id, patch_hash, base_ref, head_ref; ci_gate is the autoloop replay (iteration, branch, program, other_commits, loop_check, ...) with ci_gate_loop_state new and ci_gate_steps gaining author and pusher; pr_risk gains task_id (task PRs); pr_feedback gains state, first_review_at, hours_to_first_review, hours_to_pr; tasks gain submitted_at, hours_to_pr, user_id and token counts",
+    ),
 ];
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

@@ -14,12 +14,12 @@ fn row_json(ty: &str, r: &RowSpec) -> Value {
         "strength": r.strength.as_str(),
         "signal": r.signal,
         "policy": r.policy,
-        "seed_row": r.seed,
+        "specification_row": r.seed,
     })
 }
 
 fn table(out: &mut String, ty: &str, rows: &[RowSpec]) {
-    out.push_str("| rule_id | repository state | status | strength | signal | policy switch | seed 000 row |\n");
+    out.push_str("| rule_id | repository state | status | strength | signal | policy switch | specification's row |\n");
     out.push_str("|---|---|---|---|---|---|---|\n");
     for r in rows {
         out.push_str(&format!(

@@ -387,7 +387,9 @@ impl Session {
         }
         let rest = text.split("No field named ").nth(1)?;
         let field: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
-        Some(format!("column {}", field.trim_end_matches(['.', ',']).trim_matches('"')))
+        let field = field.trim_end_matches(['.', ',']).trim_matches('"');
+        // `p.state`: the query's alias says nothing to the reader; the column's name does.
+        Some(format!("column {}", field.rsplit('.').next().unwrap_or(field)))
     }
 
     /// The dataset's tables (the manifest's), with their rows, by name.
