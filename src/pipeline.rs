@@ -81,9 +81,7 @@ fn stage_new(study: &Study, out: &Path, progress: &Progress) -> Result<Staging> 
 /// of this hindsight's own format is changed: a command writing new tables into an older one
 /// would leave a dataset of neither format.
 fn stage_change(dataset: &Path, command: &str, progress: &Progress) -> Result<Staging> {
-    if dataset.join("manifest.json").is_file() {
-        Manifest::load_current(dataset, command)?;
-    }
+    Manifest::load_current(dataset, command)?;
     let staging = Staging::modify(&OutDir::existing(dataset)?)?;
     report_removed(&staging, progress);
     Ok(staging)

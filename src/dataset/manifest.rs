@@ -151,6 +151,15 @@ impl Manifest {
 
     pub fn load(dataset: &Path) -> Result<Manifest> {
         let p = dataset.join("manifest.json");
+        // Said in the reader's terms before the OS's: a mistyped path, or a folder that is
+        // not a dataset.
+        if !dataset.is_dir() {
+            let what = if dataset.exists() { "not a directory" } else { "no such directory" };
+            return Err(Error::Dataset { path: dataset.to_path_buf(), message: format!("{what}: a dataset is the directory `hindsight run`, `convert` or `import` wrote") });
+        }
+        if !p.is_file() {
+            return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no manifest.json: is this a hindsight dataset? (run `hindsight convert` first)".into() });
+        }
         let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
         let m: Manifest =
             serde_json::from_str(&text).map_err(|e| Error::Input { path: p.clone(), line: e.line(), message: format!("not a hindsight manifest: {e}") })?;

@@ -280,16 +280,6 @@ impl Session {
         for f in bounded::functions(limits.memory) {
             ctx.register_udf(f);
         }
-        if !dataset.is_dir() {
-            let what = if dataset.exists() { "not a directory" } else { "no such directory" };
-            return Err(Error::Dataset { path: dataset.to_path_buf(), message: format!("{what}: a dataset is the directory `hindsight run`, `convert` or `import` wrote") });
-        }
-        if !dataset.join("manifest.json").is_file() {
-            return Err(Error::Dataset {
-                path: dataset.to_path_buf(),
-                message: "no manifest.json: is this a hindsight dataset? (run `hindsight convert` first)".into(),
-            });
-        }
         let manifest = crate::dataset::manifest::Manifest::load(dataset)?;
         for name in manifest.tables.keys() {
             let p = dataset.join(format!("{name}.parquet"));

@@ -292,7 +292,9 @@ fn errors_are_said_once() {
     for (args, once) in [
         (vec!["report", "--dataset", "ds", "--sql", "SELEC 1"], "Expected: an SQL statement"),
         (vec!["report", "--dataset", "ds", "--sql", "SELECT * FROM nope"], "no table `nope`"),
-        (vec!["attach", "--dataset", "nope"], "No such file or directory"),
+        (vec!["attach", "--dataset", "nope"], "no such directory"),
+        (vec!["evaluate", "--dataset", "nope"], "no such directory"),
+        (vec!["verify", "--dataset", "nope"], "no such directory"),
         (vec!["check", "--dataset", "ds", "--expected", "nope.json"], "No such file or directory"),
     ] {
         let o = run(&args, tmp.path());
