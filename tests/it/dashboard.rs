@@ -11,7 +11,7 @@ use hindsight::evaluate::Window;
 use hindsight::report::{self, format::json_rows, Session};
 use serde_json::{json, Value};
 
-use crate::support::{evaluate_case, files, ok, python, root, run};
+use crate::support::{evaluate_case, files, ok, python, rate_fields, root, run};
 
 /// Four outputs, T = 2026-01-01, windows 24h, 7d, 30d, snapshot:
 /// A  PR merged at T+30h                          24h pending  7d accepted/strong  30d accepted/strong
@@ -70,21 +70,22 @@ fn every_metric_counted_by_eye() {
     assert_eq!((w24["pending"].as_i64(), w24["fallback_exists_only_count"].as_i64(), w24["durable_reversal_count"].as_i64()), (Some(2), Some(2), Some(0)));
 
     let w = query(tmp.path(), "acceptance_by_window");
-    // 24h: strict 1/3, human-check 1/3, sticky 2/3 (A and C exist only).
-    assert_eq!(
-        row(&w, "eval_window", "24h"),
-        &json!({"eval_window": "24h", "evaluable_outputs": 3, "strict_acceptance_rate": 0.3333, "human_check_acceptance_rate": 0.3333, "sticky_artifact_rate": 0.6667})
-    );
+    // 24h: strict 1/3, human-check 1/3, sticky 2/3 (A and C exist only), each with its
+    // 95% Wilson interval.
+    let want = with_rates(json!({"eval_window": "24h", "evaluable_outputs": 3}), 3.0, &[("strict_acceptance_rate", 1.0), ("human_check_acceptance_rate", 1.0), ("sticky_artifact_rate", 2.0)]);
+    assert_eq!(row(&w, "eval_window", "24h"), &want);
 
     let t = query(tmp.path(), "acceptance_by_type");
     let pr7 = t.iter().find(|r| r["safe_output_type"] == "create_pull_request" && r["eval_window"] == "7d").unwrap();
-    // A accepted (30 h after T), B rejected: 1/2 each; median time to acceptance over A alone.
-    assert_eq!(
-        pr7,
-        &json!({"safe_output_type": "create_pull_request", "eval_window": "7d", "count": 2, "evaluable_outputs": 2,
-        "strict_acceptance_rate": 0.5, "human_check_acceptance_rate": 0.5, "sticky_artifact_rate": 0.0, "rejection_rate": 0.5,
-        "pending_rate": 0.0, "unknown_rate": 0.0, "median_time_to_acceptance": 30.0})
+    // A accepted (30 h after T), B rejected: 1/2 each; median time to acceptance over A
+    // alone, its n 1.
+    let want = with_rates(
+        json!({"safe_output_type": "create_pull_request", "eval_window": "7d", "count": 2, "evaluable_outputs": 2,
+        "rejection_rate": 0.5, "pending_rate": 0.0, "unknown_rate": 0.0, "accepted_with_time": 1, "median_time_to_acceptance": 30.0}),
+        2.0,
+        &[("strict_acceptance_rate", 1.0), ("human_check_acceptance_rate", 1.0), ("sticky_artifact_rate", 0.0)],
     );
+    assert_eq!(pr7, &want);
 
     let g = query(tmp.path(), "gh_aw_summary");
     // 7d: accepted 2, rejected 1, ignored 0: acceptance 2/3, waste 1/3, ignore 0/3; each
@@ -107,11 +108,21 @@ fn every_metric_counted_by_eye() {
         "human_check_acceptance_rate": 0.6667, "sticky_artifact_rate": 0.0})
     );
     let f = query(tmp.path(), "by_workflow");
-    assert_eq!(
-        row(&f, "eval_window", "snapshot"),
-        &json!({"workflow_name": "fixture", "eval_window": "snapshot", "count": 4, "evaluable_outputs": 3,
-        "strict_acceptance_rate": 0.6667, "human_check_acceptance_rate": 0.6667, "sticky_artifact_rate": 0.0})
+    let want = with_rates(
+        json!({"workflow_name": "fixture", "eval_window": "snapshot", "count": 4, "evaluable_outputs": 3}),
+        3.0,
+        &[("strict_acceptance_rate", 2.0), ("human_check_acceptance_rate", 2.0), ("sticky_artifact_rate", 0.0)],
     );
+    assert_eq!(row(&f, "eval_window", "snapshot"), &want);
+}
+
+/// `row` with each rate of k of `n` and its 95% interval, as the queries round them.
+fn with_rates(mut row: Value, n: f64, rates: &[(&str, f64)]) -> Value {
+    let obj = row.as_object_mut().unwrap();
+    for (rate, k) in rates {
+        obj.extend(rate_fields(rate, *k, n));
+    }
+    row
 }
 
 /// accepted_over_time compares the three windows on one cohort: the outputs observable
@@ -214,16 +225,101 @@ fn duckdb_runs_every_query_with_identical_numbers() {
     }
     for (name, _) in report::QUERIES {
         let (views, session) = if name.starts_with("aidev/") { ("aidev.views.sql", &aidev_session) } else { ("ds.views.sql", &demo_session) };
-        let file = root().join("queries").join(format!("{name}.sql"));
-        let out = Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg(views).arg(&file).current_dir(tmp.path()).output().unwrap();
-        assert!(out.status.success(), "duckdb on {name}: {}", String::from_utf8_lossy(&out.stderr));
-        let duck: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+        let duck = duckdb_rows(tmp.path(), views, name);
         let ours = json_rows(&session.sql(&report::query_text(name).unwrap()).unwrap()).unwrap();
         let ours = ours.as_array().unwrap();
         assert_eq!(duck.len(), ours.len(), "{name}: row counts differ");
         for (i, (d, o)) in duck.iter().zip(ours).enumerate() {
             for (k, v) in o.as_object().unwrap() {
                 assert!(numbers_equal(v, &d[k]), "{name} row {i} `{k}`: DataFusion {v}, DuckDB {}", d[k]);
+            }
+        }
+    }
+}
+
+/// The rows DuckDB gives for the bundled query `name`, after the view statements in `views`
+/// (a file in `dir`, where it runs).
+fn duckdb_rows(dir: &Path, views: &str, name: &str) -> Vec<Value> {
+    let file = root().join("queries").join(format!("{name}.sql"));
+    let out = Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg(views).arg(&file).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "duckdb on {name}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The 95% Wilson score intervals of the bundled queries, in DataFusion and in DuckDB, are
+/// the textbook's (computed here in its other form, `support::wilson`), at the edges too:
+/// 0 of 10, 5 of 10, 10 of 10, 1 of 3, and nothing evaluable. The AIDev query
+/// (unrounded) shows the edges exactly: 0 of n starts at 0, n of n ends at 1.
+#[test]
+fn wilson_intervals_are_the_textbooks_in_both_engines() {
+    use crate::support::{round4, wilson};
+    let tmp = tempfile::tempdir().unwrap();
+    let t = "2026-01-01T00:00:00Z";
+    let merged = json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t},
+        "responses": {"pulls/1": {"state": "closed", "merged": true, "merged_by": {"login": "alice", "type": "User"}}}});
+    let closed = json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t},
+        "responses": {"pulls/1": {"state": "closed", "merged": false},
+        "issues/1/events": [{"event": "closed", "actor": {"login": "alice", "type": "User"}, "created_at": "2026-01-01T05:00:00Z"}]}});
+    let noop = json!({"item": {"type": "noop"}});
+    // Per group (a workflow, and on the AIDev query an agent): accepted, rejected, skipped.
+    let groups = [("all-of-10", 10, 0, 0), ("half-of-10", 5, 5, 0), ("none-of-10", 0, 10, 0), ("nothing-evaluable", 0, 0, 2), ("one-of-3", 1, 2, 0)];
+    let mut outcomes = Vec::new();
+    for (name, accepted, rejected, skipped) in groups {
+        let cases = std::iter::repeat_n(&merged, accepted).chain(std::iter::repeat_n(&closed, rejected)).chain(std::iter::repeat_n(&noop, skipped));
+        for (i, c) in cases.enumerate() {
+            let mut o = evaluate_case(c, &[Window::Snapshot]).remove(0);
+            o.output.run_id = format!("aidev:{name}").into();
+            o.output.workflow_name = Some(name.to_string().into());
+            o.output.safe_output_id = format!("aidev:{name}:{i}").into();
+            o.output.item_index = i as i64;
+            outcomes.push(o);
+        }
+    }
+    let ds = tmp.path().join("ds");
+    std::fs::create_dir(&ds).unwrap();
+    crate::support::write_recorded(&ds, "outcomes", &outcomes_batch(&outcomes));
+    std::fs::write(tmp.path().join("views.sql"), ok(&["views", "--dataset", "ds", "--dialect", "duckdb"], tmp.path())).unwrap();
+    let session = Session::open(&ds).unwrap();
+    let z2 = 1.96f64 * 1.96;
+    for (query, group_col, n_col, unrounded) in [("by_workflow", "workflow_name", "evaluable_outputs", false), ("aidev/rates_by_window", "agent", "evaluable_prs", true)] {
+        let ours = json_rows(&session.sql(&report::query_text(query).unwrap()).unwrap()).unwrap();
+        let ours = ours.as_array().unwrap().clone();
+        let duck = duckdb_rows(tmp.path(), "views.sql", query);
+        assert_eq!(ours.len(), groups.len(), "{query}");
+        assert_eq!(duck.len(), ours.len(), "{query}");
+        for (o, d) in ours.iter().zip(&duck) {
+            for (k, v) in o.as_object().unwrap() {
+                assert!(numbers_equal(v, &d[k]), "{query} `{k}`: DataFusion {v}, DuckDB {}", d[k]);
+            }
+        }
+        for (name, accepted, rejected, _) in groups {
+            let r = row(&ours, group_col, name);
+            let n = (accepted + rejected) as f64;
+            assert_eq!(r[n_col].as_f64(), Some(n), "{query} {name}");
+            // Every PR accepted here is merged by a person: strict = human-check = accepted.
+            for rate in ["strict_acceptance_rate", "human_check_acceptance_rate"] {
+                let (lo, hi) = (r[format!("{rate}_ci_low")].as_f64(), r[format!("{rate}_ci_high")].as_f64());
+                if n == 0.0 {
+                    assert!(r[rate].is_null() && lo.is_none() && hi.is_none(), "{query} {name}: no interval without an n: {r}");
+                    continue;
+                }
+                let (lo, hi) = (lo.unwrap(), hi.unwrap());
+                let (want_lo, want_hi) = wilson(accepted as f64, n);
+                if unrounded {
+                    assert!((lo - want_lo).abs() < 1e-12 && (hi - want_hi).abs() < 1e-12, "{query} {name} {rate}: [{lo}, {hi}], textbook [{want_lo}, {want_hi}]");
+                } else {
+                    assert_eq!((lo, hi), (round4(want_lo), round4(want_hi)), "{query} {name} {rate}");
+                }
+                let p = accepted as f64 / n;
+                assert!(lo <= p && p <= hi, "{query} {name}: {p} outside [{lo}, {hi}]");
+                match name {
+                    // p = 0: the interval is [0, z²/(n + z²)]; p = 1: [n/(n + z²), 1].
+                    "none-of-10" => assert!(lo == 0.0 && (hi - z2 / (n + z2)).abs() < 1e-4, "{query}: [{lo}, {hi}]"),
+                    "all-of-10" => assert!(hi == 1.0 && (lo - n / (n + z2)).abs() < 1e-4, "{query}: [{lo}, {hi}]"),
+                    // p = 1/2: symmetric about it.
+                    "half-of-10" => assert!((lo + hi - 1.0).abs() < 1e-4, "{query}: [{lo}, {hi}]"),
+                    _ => {}
+                }
             }
         }
     }
