@@ -375,10 +375,11 @@ fn html_report_shows_the_json_numbers_in_chromium() {
     demo(tmp.path());
     let html = ok(&["report", "--dataset", "ds", "--format", "html"], tmp.path());
     // Self-contained: no scripts, no linked styles, fonts or images (the only URL is SVG's
-    // namespace name, which is never fetched).
-    for banned in ["<script", "<link", "src=", "@import", "url("] {
+    // namespace name, which is never fetched; `url(#id)` names a pattern in the page).
+    for banned in ["<script", "<link", "src=", "href=\"http", "@import"] {
         assert!(!html.contains(banned), "the page must be self-contained: it has `{banned}`");
     }
+    assert!(html.split("url(").skip(1).all(|u| u.starts_with('#')), "the page must be self-contained: a url() outside it");
     let page = tmp.path().join("dash.html");
     std::fs::write(&page, &html).unwrap();
     let chromium = std::env::var("HINDSIGHT_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
@@ -420,7 +421,8 @@ fn html_report_shows_the_json_numbers_in_chromium() {
     for q in ["summary", "acceptance_by_window", "by_run"] {
         let header = ok(&["report", "--dataset", "ds", "--query", q, "--format", "csv"], tmp.path()).lines().next().unwrap().to_string();
         let section = dom.split(&format!(r#"<section id="{q}">"#)).nth(1).unwrap().split("</thead>").next().unwrap().to_string();
-        let ths: Vec<&str> = section.split("<th>").skip(1).map(|t| t.split("</th>").next().unwrap()).collect();
+        // A long column name may break after an underscore (`<wbr>`), so wide tables narrow.
+        let ths: Vec<String> = section.split("<th>").skip(1).map(|t| t.split("</th>").next().unwrap().replace("<wbr>", "")).collect();
         assert_eq!(ths.join(","), header, "{q}: columns not in the query's order");
     }
     // Provenance, from the manifest.
@@ -434,20 +436,91 @@ fn html_report_shows_the_json_numbers_in_chromium() {
         assert!(dom.contains(&want), "the page lacks `{want}`");
     }
     assert!(dom.contains("<title>hindsight: dashboard</title>") && !dom.contains("dashboard: dashboard"));
-    // A sample size beside every bar group: the rates by window show each window's evaluable outputs.
+    // The charts as a paper needs them. Each rate of each window: its bar, and its 95%
+    // interval as an error bar with the JSON's bounds (as the page rounds them); the n
+    // beside each window is its evaluable outputs.
+    let figure = |name: &str| dom.split(&format!(r#"<figure id="figure-{name}">"#)).nth(1).unwrap_or_else(|| panic!("no figure {name}")).split("</figure>").next().unwrap().to_string();
+    let by_window_fig = figure("acceptance_by_window");
     let by_window = report["acceptance_by_window"].as_array().unwrap();
+    let reading = |f: &str, v: &Value| report::charts::fmt_num(report::format::for_reading(f, v.as_f64().unwrap()));
     for r in by_window {
         let n = r["evaluable_outputs"].as_u64().unwrap();
-        assert!(dom.contains(&format!(r#"data-n="{n}">n = {n}</text>"#)), "no n = {n} on the chart");
+        assert!(by_window_fig.contains(&format!(r#"data-n="{n}">n = {n} evaluable</text>"#)), "no n = {n} on the chart");
+        for (rate, legend, _) in report::charts::RATES {
+            let (lo, hi) = (format!("{rate}_ci_low"), format!("{rate}_ci_high"));
+            let ci = format!(r#"class="ci" data-ci-low="{}" data-ci-high="{}""#, reading(&lo, &r[&lo]), reading(&hi, &r[&hi]));
+            assert!(by_window_fig.contains(&ci), "{} {rate}: no error bar {ci}", r["eval_window"]);
+            let bar = format!(r#"<title>{legend}: {} (95% interval {} to {}), n = {n}</title>"#, reading(rate, &r[*rate]), reading(&lo, &r[&lo]), reading(&hi, &r[&hi]));
+            assert!(by_window_fig.contains(&bar), "no bar {bar}");
+        }
     }
-    assert!(dom.contains("n = 1 (small n)"), "small samples are not marked");
-    // Axes with ticks, and the terms a reader needs.
-    assert!(dom.matches(">0.75</text>").count() >= 2 && dom.contains(">100%</text>"), "no axis ticks");
+    // Legends in words, not column names; axis titles with units.
+    for (rate, legend, _) in report::charts::RATES {
+        assert!(by_window_fig.contains(&format!(">{legend}</text>")), "no legend `{legend}`");
+        assert!(!dom.contains(&format!(">{rate}</text>")), "a chart labels a series `{rate}`");
+    }
+    assert!(by_window_fig.contains(">95% interval (Wilson)</text>"));
+    for (name, titles) in [
+        ("acceptance_by_window", ["Share of evaluable outputs (0–1)", "Window"]),
+        ("acceptance_by_type", ["Share of evaluable outputs (0–1)", "Safe-output type"]),
+        ("acceptance_by_type-median_time", ["Median time to acceptance (hours)", "Safe-output type"]),
+        ("by_workflow", ["Share of evaluable outputs (0–1)", "Workflow"]),
+        ("summary", ["Share of all outputs (%)", "Window"]),
+    ] {
+        let f = figure(name);
+        for t in titles {
+            assert!(f.contains(&format!(r#"class="axis-title">{t}</text>"#)), "{name}: no axis title `{t}`");
+        }
+        // Ticks at round numbers: steps of 1, 2, 2.5 or 5 × 10^k from 0.
+        let ticks: Vec<f64> = f.split(r#"class="tick">"#).skip(1).map(|t| t.split('<').next().unwrap().parse().unwrap()).collect();
+        assert!(ticks.len() >= 4 && ticks[0] == 0.0, "{name}: ticks {ticks:?}");
+        let step = ticks[1];
+        let mantissa = step / 10f64.powf(step.log10().floor());
+        assert!([1.0, 2.0, 2.5, 5.0].iter().any(|m| (mantissa - m).abs() < 1e-9), "{name}: ticks {ticks:?}");
+        assert!(ticks.iter().enumerate().all(|(i, t)| (t - i as f64 * step).abs() < 1e-9), "{name}: ticks {ticks:?}");
+    }
+    // The median time's n is the accepted outputs with a time it is over, not the evaluable
+    // ones: the demo's create_pull_request has many more evaluable than accepted.
+    let pr = report["acceptance_by_type"].as_array().unwrap().iter().find(|r| r["safe_output_type"] == "create_pull_request" && r["eval_window"] == "snapshot").unwrap();
+    let (timed, evaluable) = (pr["accepted_with_time"].as_u64().unwrap(), pr["evaluable_outputs"].as_u64().unwrap());
+    assert!(timed < evaluable, "the demo no longer tells the two n apart");
+    let median = figure("acceptance_by_type-median_time");
+    let label = median.split(">create_pull_request</text>").nth(1).unwrap();
+    assert!(label.contains(&format!(r#"data-n="{timed}">n = {timed} accepted"#)), "median time's n: {}", &label[..200]);
+    // A per-workflow chart: every workflow with something evaluable at the snapshot.
+    let workflows = figure("by_workflow");
+    for r in report["by_workflow"].as_array().unwrap().iter().filter(|r| r["eval_window"] == "snapshot" && r["evaluable_outputs"].as_u64() > Some(0)) {
+        assert!(workflows.contains(&format!(">{}</text>", r["workflow_name"].as_str().unwrap())), "no workflow {}", r["workflow_name"]);
+    }
+    // Small samples: marked in words beside the n, and hatched over the bar's own colour.
+    assert!(dom.contains("n = 1 evaluable (small n)"), "small samples are not marked");
+    assert!(figure("acceptance_by_type").contains(r#"fill="url(#hatch-acceptance-by-type)" class="small-n""#));
     for term in ["<dt>unknown</dt>", "window_not_yet_observable", "<dt>confidence</dt>", "<dt>sticky_artifact_rate</dt>"] {
         assert!(dom.contains(term), "the page does not explain {term}");
     }
-    // Screenshots at a laptop's and a narrow window's width; the page fits without a
-    // horizontal scroll bar, so the shot is the window's width.
+    // The page fits 1280 and 800 px: nothing reaches past the window's right edge (a wide
+    // table scrolls inside its own box). Measured in a copy of the page with a probe script
+    // (the page itself has none).
+    for width in [1280u32, 800] {
+        let probe = tmp.path().join(format!("probe-{width}.html"));
+        let script = r#"<script>addEventListener('load',()=>{const w=document.documentElement.clientWidth,out=[];for(const e of document.querySelectorAll('body *')){if(e.closest('.scroll')&&!e.classList.contains('scroll'))continue;const r=e.getBoundingClientRect();if(r.right>w+0.5)out.push(e.tagName+'#'+e.id+' '+Math.round(r.right))}const p=document.createElement('pre');p.id='probe';p.textContent='page '+document.documentElement.scrollWidth+' of '+w+'; past the edge: '+out.slice(0,10).join(', ');document.body.append(p)})</script>"#;
+        std::fs::write(&probe, html.replace("</body>", &format!("{script}</body>"))).unwrap();
+        let out = Command::new(&chromium)
+            .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+            .arg("--virtual-time-budget=5000")
+            .arg(format!("--window-size={width},1000"))
+            .arg(format!("--user-data-dir={}", tmp.path().join("profile").display()))
+            .arg("--dump-dom")
+            .arg(format!("file://{}", probe.display()))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let measured = text.split(r#"<pre id="probe">"#).nth(1).and_then(|t| t.split("</pre>").next()).unwrap_or_else(|| panic!("the probe did not run: {text:.300}"));
+        let (page_w, client_w) = measured.strip_prefix("page ").and_then(|m| m.split("; ").next()).and_then(|m| m.split_once(" of ")).unwrap();
+        assert_eq!(page_w, client_w, "at {width} px the page is wider than the window: {measured}");
+        assert!(measured.ends_with("past the edge: "), "at {width} px: {measured}");
+    }
+    // Screenshots at a laptop's and a narrow window's width.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
     std::fs::create_dir_all(&dir).unwrap();
     for width in [1280u32, 800] {
@@ -479,6 +552,73 @@ fn html_report_shows_the_json_numbers_in_chromium() {
         assert!(png.len() > 20_000, "a blank screenshot ({} bytes)", png.len());
         println!("screenshot at {width} px: {}", shot.display());
     }
+}
+
+/// `report --figures DIR` writes each chart of the HTML report alone, one file per chart
+/// named after its query: well-formed XML with SVG's namespace, a view box and a size, a
+/// title, every reference inside the file; the same figure as the page draws. On the
+/// demo and on an AIDev import (where the per-agent charts are).
+#[test]
+fn figures_are_standalone_svg_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let fx = root().join("fixtures/aidev");
+    ok(&["import", "aidev", fx.to_str().unwrap(), "--out", "aidev", "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
+    for (ds, must) in [
+        ("ds", &["acceptance_by_window", "acceptance_by_type", "acceptance_by_type-median_time", "by_workflow", "summary"][..]),
+        ("aidev", &["aidev-by_agent", "aidev-by_agent-median_hours_to_merge", "aidev-rates_by_window", "summary"][..]),
+    ] {
+        let dir = tmp.path().join(format!("{ds}-figures"));
+        let listed = ok(&["report", "--dataset", ds, "--figures", dir.to_str().unwrap()], tmp.path());
+        let html = ok(&["report", "--dataset", ds, "--format", "html"], tmp.path());
+        // One file per chart of the page, in its order, and nothing else.
+        let in_page: Vec<String> = html.split(r#"<figure id="figure-"#).skip(1).map(|f| f.split('"').next().unwrap().replace('/', "-") + ".svg").collect();
+        let files: Vec<String> = listed.lines().map(|l| Path::new(l).file_name().unwrap().to_string_lossy().to_string()).collect();
+        assert_eq!(files, in_page, "{ds}");
+        assert_eq!(files.iter().map(|f| f.trim_end_matches(".svg")).collect::<Vec<_>>(), must, "{ds}");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+        on_disk.sort();
+        let mut sorted = files.clone();
+        sorted.sort();
+        assert_eq!(on_disk, sorted);
+        let paths: Vec<&str> = listed.lines().collect();
+        let out = Command::new(python()).arg(root().join("tests/python/svg_figures.py")).args(&paths).output().unwrap();
+        assert!(out.status.success(), "{ds}: not well-formed XML: {}", String::from_utf8_lossy(&out.stderr));
+        let parsed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for path in paths {
+            let text = std::fs::read_to_string(path).unwrap();
+            assert!(text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "), "{path}");
+            // The page draws the very same figure.
+            assert!(html.contains(text.lines().nth(1).unwrap()), "{path}: not the page's figure");
+            let f = &parsed[path];
+            assert_eq!(f["tag"], "{http://www.w3.org/2000/svg}svg", "{path}");
+            let view_box: Vec<f64> = f["attrib"]["viewBox"].as_str().unwrap().split(' ').map(|v| v.parse().unwrap()).collect();
+            assert!(view_box.len() == 4 && view_box[0] == 0.0 && view_box[1] == 0.0 && view_box[2] > 0.0 && view_box[3] > 0.0, "{path}: viewBox {view_box:?}");
+            assert_eq!(f["attrib"]["width"].as_str().unwrap().parse::<f64>().unwrap(), view_box[2], "{path}");
+            assert_eq!(f["attrib"]["height"].as_str().unwrap().parse::<f64>().unwrap(), view_box[3], "{path}");
+            assert!(f["title"].as_str().is_some_and(|t| t.contains("n:")), "{path}: no title saying its n");
+            // Self-contained: every reference is to an id of the file, and ids are unique.
+            let ids: Vec<&str> = f["ids"].as_array().unwrap().iter().map(|i| i.as_str().unwrap()).collect();
+            assert!(ids.windows(2).all(|w| w[0] != w[1]), "{path}: ids {ids:?}");
+            for r in f["refs"].as_array().unwrap() {
+                assert!(r.as_str().unwrap().strip_prefix('#').is_some_and(|id| ids.contains(&id)), "{path}: reference {r} outside the file");
+            }
+            // Two axis titles, ticks, a legend, an n per group; rates with their intervals.
+            assert_eq!(f["axis_titles"].as_array().unwrap().len(), 2, "{path}");
+            assert!(f["ticks"].as_array().unwrap().len() >= 4 && !f["legend"].as_array().unwrap().is_empty(), "{path}");
+            assert!(f["n"].as_array().unwrap().iter().all(|n| n.as_str().unwrap().starts_with("n = ")), "{path}");
+            assert!(!f["n"].as_array().unwrap().is_empty(), "{path}");
+            let rates = f["axis_titles"].as_array().unwrap().iter().any(|t| t.as_str().unwrap().ends_with("(0–1)"));
+            assert_eq!(rates, !f["ci"].as_array().unwrap().is_empty(), "{path}: a rate without its interval");
+        }
+        // Written again, the same bytes (figures go into a paper's repository).
+        let before: Vec<Vec<u8>> = listed.lines().map(|p| std::fs::read(p).unwrap()).collect();
+        assert_eq!(ok(&["report", "--dataset", ds, "--figures", dir.to_str().unwrap()], tmp.path()), listed);
+        assert_eq!(listed.lines().map(|p| std::fs::read(p).unwrap()).collect::<Vec<_>>(), before);
+    }
+    // A query or SQL has no figures.
+    let out = run(&["report", "--dataset", "ds", "--figures", "f", "--query", "summary"], tmp.path());
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--figures"), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// The terminal dashboard is bounded: a long section shows its first rows and says how many
