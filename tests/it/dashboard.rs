@@ -325,35 +325,50 @@ fn wilson_intervals_are_the_textbooks_in_both_engines() {
     }
 }
 
-/// The notebook runs as shipped, as a user runs it after `hindsight run` at the root of a
-/// clone: no HINDSIGHT_DATASET, Jupyter started at the root. It recomputes the report's
-/// rates, shows its plot inline (a PNG in the executed notebook), and writes nothing into
-/// the dataset. (HINDSIGHT_NOTEBOOK_OUT, its optional export, carries the numbers here.)
+/// The notebook runs as shipped from any working directory: nbconvert started outside the
+/// clone (no HINDSIGHT_DATASET) finds `hindsight-out/` at the root of the clone the notebook
+/// is in, where `hindsight run` there writes it. It recomputes the report's rates and their
+/// 95% intervals, shows its plot inline (a PNG in the executed notebook), and writes nothing
+/// into the dataset. (HINDSIGHT_NOTEBOOK_OUT, its optional export, carries the numbers here.)
+/// Then its dataset search alone, in the order it promises: HINDSIGHT_DATASET; the clone of
+/// the notebook whose path the front end gives (VS Code's, or Jupyter Server's relative to
+/// its root), wherever the kernel runs; the current directory.
 #[test]
 fn notebook_recomputes_the_report() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--quiet"], tmp.path());
-    let ds = tmp.path().join("hindsight-out");
-    std::fs::create_dir(tmp.path().join("notebooks")).unwrap();
-    std::fs::copy(root().join("notebooks/acceptance_rates.ipynb"), tmp.path().join("notebooks/acceptance_rates.ipynb")).unwrap();
+    let clone = tmp.path().join("clone");
+    std::fs::create_dir_all(clone.join("notebooks")).unwrap();
+    ok(&["run", "--quiet"], &clone);
+    let ds = clone.join("hindsight-out");
+    let notebook = clone.join("notebooks/acceptance_rates.ipynb");
+    std::fs::copy(root().join("notebooks/acceptance_rates.ipynb"), &notebook).unwrap();
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
     let before = files(&ds);
     let jupyter = python().with_file_name("jupyter");
     let out_json = tmp.path().join("rates.json");
     let out = Command::new(&jupyter)
-        .args(["nbconvert", "--to", "notebook", "--execute", "--output-dir", "executed", "notebooks/acceptance_rates.ipynb"])
-        .current_dir(tmp.path())
+        .args(["nbconvert", "--to", "notebook", "--execute", "--output-dir"])
+        .arg(tmp.path().join("executed"))
+        .arg(&notebook)
+        .current_dir(&elsewhere)
         .env_remove("HINDSIGHT_DATASET")
+        .env_remove("JPY_SESSION_NAME")
         .env("HINDSIGHT_NOTEBOOK_OUT", &out_json)
         .output()
         .unwrap();
     assert!(out.status.success(), "nbconvert: {}", String::from_utf8_lossy(&out.stderr));
     assert!(files(&ds) == before, "the notebook changed the dataset");
     let nb: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
-    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "hindsight-out", "--format", "json"], tmp.path())).unwrap();
+    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "hindsight-out", "--format", "json"], &clone)).unwrap();
     let ours = report["acceptance_by_window"].as_array().unwrap();
     assert_eq!(nb.len(), ours.len());
+    let mut fields = vec!["eval_window".to_string(), "evaluable_outputs".to_string()];
+    for (rate, _, _) in report::charts::RATES {
+        fields.extend([rate.to_string(), format!("{rate}_ci_low"), format!("{rate}_ci_high")]);
+    }
     for (n, o) in nb.iter().zip(ours) {
-        for k in ["eval_window", "evaluable_outputs", "strict_acceptance_rate", "human_check_acceptance_rate", "sticky_artifact_rate"] {
+        for k in &fields {
             assert!(numbers_equal(&n[k], &o[k]), "{k}: notebook {} vs report {}", n[k], o[k]);
         }
     }
@@ -365,6 +380,44 @@ fn notebook_recomputes_the_report() {
         .flat_map(|c| c["outputs"].as_array().cloned().unwrap_or_default())
         .any(|o| o["data"]["image/png"].is_string());
     assert!(inline_png, "the plot is not shown inline");
+
+    // The search alone: the notebook's cell that defines it, run by Python in a chosen
+    // directory with chosen variables; it prints where it found a dataset.
+    let cell = executed["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["source"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect::<String>())
+        .find(|s| s.contains("def find_dataset"))
+        .expect("a cell defining find_dataset");
+    assert!(!cell.contains('%'), "the search cell must be plain Python");
+    std::fs::write(tmp.path().join("search.py"), format!("{cell}\nprint(find_dataset().resolve())\n")).unwrap();
+    // A second dataset where a search from the current directory would find it first.
+    let decoy = elsewhere.join("hindsight-out");
+    std::fs::create_dir(&decoy).unwrap();
+    std::fs::copy(ds.join("manifest.json"), decoy.join("manifest.json")).unwrap();
+    let found = |cwd: &Path, vars: &[(&str, &Path)]| {
+        let mut cmd = Command::new(python());
+        cmd.arg(tmp.path().join("search.py")).current_dir(cwd).env_remove("HINDSIGHT_DATASET").env_remove("JPY_SESSION_NAME");
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{vars:?} in {}: {}", cwd.display(), String::from_utf8_lossy(&out.stderr));
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    };
+    let (ds, decoy) = (ds.canonicalize().unwrap(), decoy.canonicalize().unwrap());
+    assert_eq!(found(&elsewhere, &[("HINDSIGHT_DATASET", &ds)]), ds, "HINDSIGHT_DATASET first");
+    assert_eq!(found(&clone, &[("HINDSIGHT_DATASET", &decoy)]), decoy, "HINDSIGHT_DATASET first");
+    assert_eq!(found(&elsewhere, &[("JPY_SESSION_NAME", &notebook)]), ds, "the notebook's clone before the current directory");
+    assert_eq!(found(&clone.join("notebooks"), &[("JPY_SESSION_NAME", Path::new("notebooks/acceptance_rates.ipynb"))]), ds, "a session path relative to the server's root");
+    assert_eq!(found(&elsewhere, &[]), decoy, "the current directory's hindsight-out/");
+    assert_eq!(found(&ds, &[]), ds, "the current directory itself");
+    let nowhere = tmp.path().join("a/b");
+    std::fs::create_dir_all(&nowhere).unwrap();
+    let out = Command::new(python()).arg(tmp.path().join("search.py")).current_dir(&nowhere).env_remove("HINDSIGHT_DATASET").env_remove("JPY_SESSION_NAME").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("no hindsight dataset at") && err.contains("HINDSIGHT_DATASET"), "{err}");
 }
 
 /// Headless Chromium renders the HTML report, and every cell it shows equals the JSON
