@@ -61,14 +61,14 @@ pub const DASHBOARD: &[(&str, &str)] = &[
     ("by_workflow", "By workflow and window"),
     ("by_run", "By run and window"),
     ("gh_aw_summary", "gh-aw's own summary, for comparison (mixes evidence strengths; each rate's n beside it)"),
-    ("ci_gate", "CI gate replayed (seed 002): first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red"),
-    ("ci_gate_outcomes", "CI gate outcomes and pause reasons, by count (seed 002)"),
-    ("risk_by_outcome", "PR risk level (seed 004) against the PR's outcome in the snapshot window"),
-    ("failure_categories", "Task failure categories (seed 004; with --tasks)"),
-    ("prompt_versions", "Tasks by prompt version: first-review merge rate, revision cycles, first-push CI, review comments, repeated mistakes, hours to PR (seed 004; with --tasks)"),
-    ("memory_over_time", "Agent PRs by repository and month: the same figures over time (seed 004)"),
-    ("commit_protocol", "Commit protocol results by terminal state (seed 003; after `hindsight gate --dataset`)"),
-    ("commit_protocol_violations", "Commit protocol violations by kind (seed 003)"),
+    ("ci_gate", "CI gate replay: first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red"),
+    ("ci_gate_outcomes", "CI gate replay: outcomes and pause reasons, by count"),
+    ("risk_by_outcome", "PR risk level (risk policy) against the PR's outcome in the snapshot window"),
+    ("failure_categories", "Task failure categories (agent evaluation pipeline; with --tasks)"),
+    ("prompt_versions", "Tasks by prompt version: first-review merge rate, revision cycles, first-push CI, review comments, repeated mistakes, hours to PR (agent evaluation pipeline; with --tasks)"),
+    ("memory_over_time", "Agent PRs by repository and month: the same figures over time (agent evaluation pipeline)"),
+    ("commit_protocol", "Commit protocol results by terminal state (after `hindsight gate --dataset`)"),
+    ("commit_protocol_violations", "Commit protocol violations by kind"),
 ];
 
 /// Dashboard sections shown only when the dataset has their table (written by a command

@@ -545,6 +545,8 @@ fn html_report_shows_the_json_numbers_in_chromium() {
     for r in report["by_workflow"].as_array().unwrap().iter().filter(|r| r["eval_window"] == "snapshot" && r["evaluable_outputs"].as_u64() > Some(0)) {
         assert!(workflows.contains(&format!(">{}</text>", r["workflow_name"].as_str().unwrap())), "no workflow {}", r["workflow_name"]);
     }
+    // In the researcher's words, never the specification's numbering.
+    assert!(!dom.contains("seed 00"), "the page says `seed 00x`");
     // Small samples: marked in words beside the n, and hatched over the bar's own colour.
     assert!(dom.contains("n = 1 evaluable (small n)"), "small samples are not marked");
     assert!(figure("acceptance_by_type").contains(r#"fill="url(#hatch-acceptance-by-type)" class="small-n""#));
