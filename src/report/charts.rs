@@ -136,7 +136,17 @@ fn hatch_id(name: &str) -> String {
 }
 
 /// The value axis under the plot: gridlines, ticks at round values, and its title.
-fn value_axis(s: &mut String, left: f64, width: f64, top: f64, y: f64, ticks: &[f64], end: f64, title: &str) {
+#[derive(Clone, Copy)]
+/// Where a chart's plot is: its left edge and width, its top, and the value axis's line.
+struct Plot {
+    left: f64,
+    width: f64,
+    top: f64,
+    axis_y: f64,
+}
+
+fn value_axis(s: &mut String, plot: &Plot, ticks: &[f64], end: f64, title: &str) {
+    let Plot { left, width, top, axis_y: y } = *plot;
     for t in ticks {
         let x = left + width * t / end;
         let _ = write!(s, r##"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{y}" stroke="#e6e6e6"/>"##);
@@ -220,7 +230,8 @@ impl Bars<'_> {
         let gap = 3.0;
         let k = self.series.len().max(1) as f64;
         let group_h = (bar_h * k + gap * (k - 1.0) + 14.0).max(36.0);
-        let longest = self.labels.iter().map(|l| text_width(l, 12.0)).chain(self.n_text.iter().map(|l| text_width(&format!("{l} (small n)"), 11.0))).fold(0.0, f64::max);
+        let longest =
+            self.labels.iter().map(|l| text_width(l, 12.0)).chain(self.n_text.iter().map(|l| text_width(&format!("{l} (small n)"), 11.0))).fold(0.0, f64::max);
         let left = (longest + 40.0).clamp(110.0, 330.0);
         let right_pad = 60.0;
         let total_w = FIGURE_WIDTH;
@@ -229,11 +240,7 @@ impl Bars<'_> {
         let axis_y = top + group_h * self.labels.len() as f64;
         let has_ci = self.series.iter().any(|s| s.intervals.iter().any(Option::is_some));
         let has_small = self.series.iter().any(|s| s.ns.iter().any(|n| *n < SMALL_N));
-        let data_max = self
-            .series
-            .iter()
-            .flat_map(|s| s.values.iter().flatten().copied().chain(s.intervals.iter().flatten().map(|i| i.1)))
-            .fold(0.0, f64::max);
+        let data_max = self.series.iter().flat_map(|s| s.values.iter().flatten().copied().chain(s.intervals.iter().flatten().map(|i| i.1))).fold(0.0, f64::max);
         let ticks = nice_ticks(self.max.unwrap_or(data_max), 5);
         let end = *ticks.last().unwrap_or(&1.0);
         // The legend is drawn into a scratch string first: its height sets the figure's.
@@ -251,7 +258,7 @@ impl Bars<'_> {
         let height = legend_top + legend_h;
         let mut s = String::new();
         svg_start(&mut s, &self.name, &self.caption, total_w, height);
-        value_axis(&mut s, left, width, top, axis_y, &ticks, end, self.value_axis);
+        value_axis(&mut s, &Plot { left, width, top, axis_y }, &ticks, end, self.value_axis);
         category_axis(&mut s, top, axis_y, self.category);
         for (gi, label) in self.labels.iter().enumerate() {
             let y0 = top + gi as f64 * group_h;
@@ -343,13 +350,20 @@ impl Stacked<'_> {
         let legend_h = legend(&mut body, left, total_w - 10.0, legend_top, &items);
         let mut s = String::new();
         svg_start(&mut s, &self.name, &self.caption, total_w, legend_top + legend_h);
-        value_axis(&mut s, left, width, top, axis_y, &ticks, 100.0, self.value_axis);
+        value_axis(&mut s, &Plot { left, width, top, axis_y }, &ticks, 100.0, self.value_axis);
         category_axis(&mut s, top, axis_y, self.category);
         for (i, label) in self.labels.iter().enumerate() {
             let y = top + i as f64 * row + 4.0;
             let total: f64 = self.parts.iter().map(|(_, _, v)| v.get(i).copied().unwrap_or(0.0)).sum();
             let _ = write!(s, r#"<text x="{}" y="{}" text-anchor="end" font-size="12">{}</text>"#, left - 8.0, y + 13.0, esc(label));
-            let _ = write!(s, r##"<text x="{}" y="{}" font-size="11" fill="#555" class="n" data-n="{}">n = {}</text>"##, left + width + 6.0, y + 13.0, fmt_num(total), fmt_num(total));
+            let _ = write!(
+                s,
+                r##"<text x="{}" y="{}" font-size="11" fill="#555" class="n" data-n="{}">n = {}</text>"##,
+                left + width + 6.0,
+                y + 13.0,
+                fmt_num(total),
+                fmt_num(total)
+            );
             let mut x = left;
             for (name, color, vals) in &self.parts {
                 let v = vals.get(i).copied().unwrap_or(0.0);
@@ -380,28 +394,56 @@ fn rate_of(r: &Row, rate: &str) -> (Option<f64>, Option<(f64, f64)>) {
     (num(r.get(rate)), ci)
 }
 
-/// The three rates of each row, with intervals, grouped by its `label` column; `n` is the
-/// column of their common denominator, named `n_what` beside the n.
-fn three_rates(name: &str, caption: &str, category: &'static str, value_axis: &'static str, rows: &[Row], label: &str, n: &str, n_what: &str) -> Figure {
-    let ns: Vec<f64> = rows.iter().map(|r| num(r.get(n)).unwrap_or(0.0)).collect();
+/// What a chart is: its file name, caption, and its axes' titles.
+struct Frame {
+    name: &'static str,
+    caption: &'static str,
+    /// What a group is ("Window", "Agent"...).
+    category: &'static str,
+    /// The values' axis, with its unit.
+    value_axis: &'static str,
+}
+
+/// A chart's groups: rows, the column labelling each, the column of its n, and what the n
+/// counts (said beside it).
+struct Groups<'a> {
+    rows: &'a [Row],
+    label: &'static str,
+    n: &'static str,
+    n_what: &'static str,
+}
+
+impl Groups<'_> {
+    fn ns(&self) -> Vec<f64> {
+        self.rows.iter().map(|r| num(r.get(self.n)).unwrap_or(0.0)).collect()
+    }
+
+    fn bars(&self, frame: &Frame, series: Vec<Series>, max: Option<f64>) -> Figure {
+        Bars {
+            name: frame.name.into(),
+            caption: frame.caption.into(),
+            category: frame.category,
+            value_axis: frame.value_axis,
+            labels: self.rows.iter().map(|r| cell(r.get(self.label).unwrap_or(&Value::Null))).collect(),
+            n_text: self.ns().iter().map(|n| format!("n = {} {}", fmt_num(*n), self.n_what)).collect(),
+            series,
+            max,
+        }
+        .draw()
+    }
+}
+
+/// The three rates of each group, with their intervals, over the group's n.
+fn three_rates(frame: &Frame, groups: &Groups) -> Figure {
+    let ns = groups.ns();
     let series = RATES
         .iter()
         .map(|(col, legend, color)| {
-            let (values, intervals) = rows.iter().map(|r| rate_of(r, col)).unzip();
+            let (values, intervals) = groups.rows.iter().map(|r| rate_of(r, col)).unzip();
             Series { label: legend.to_string(), color, values, intervals, ns: ns.clone() }
         })
         .collect();
-    Bars {
-        name: name.into(),
-        caption: caption.into(),
-        category,
-        value_axis,
-        labels: rows.iter().map(|r| cell(r.get(label).unwrap_or(&Value::Null))).collect(),
-        n_text: ns.iter().map(|n| format!("n = {} {n_what}", fmt_num(*n))).collect(),
-        series,
-        max: Some(1.0),
-    }
-    .draw()
+    groups.bars(frame, series, Some(1.0))
 }
 
 /// Rows of the snapshot window with something in `n`.
@@ -409,27 +451,18 @@ fn snapshot_rows(rows: &[Row], n: &str) -> Vec<Row> {
     rows.iter().filter(|r| r.get("eval_window").and_then(Value::as_str) == Some("snapshot") && num(r.get(n)).unwrap_or(0.0) > 0.0).cloned().collect()
 }
 
-/// A median per group, over `n` values each.
-fn medians(name: &str, caption: &str, category: &'static str, value_axis: &'static str, rows: &[Row], label: &str, value: &str, n: &str, legend: &str, n_what: &str) -> Figure {
-    let rows: Vec<&Row> = rows.iter().filter(|r| num(r.get(value)).is_some() && num(r.get(n)).unwrap_or(0.0) > 0.0).collect();
-    let ns: Vec<f64> = rows.iter().map(|r| num(r.get(n)).unwrap_or(0.0)).collect();
-    Bars {
-        name: name.into(),
-        caption: caption.into(),
-        category,
-        value_axis,
-        labels: rows.iter().map(|r| cell(r.get(label).unwrap_or(&Value::Null))).collect(),
-        n_text: ns.iter().map(|n| format!("n = {} {n_what}", fmt_num(*n))).collect(),
-        series: vec![Series {
-            label: legend.into(),
-            color: palette::BLUE,
-            values: rows.iter().map(|r| num(r.get(value))).collect(),
-            intervals: vec![None; rows.len()],
-            ns: ns.clone(),
-        }],
-        max: None,
-    }
-    .draw()
+/// The median `value` of each group (its rows without one left out), over the group's n.
+fn medians(frame: &Frame, groups: &Groups, value: &str, legend: &str) -> Figure {
+    let rows: Vec<Row> = groups.rows.iter().filter(|r| num(r.get(value)).is_some() && num(r.get(groups.n)).unwrap_or(0.0) > 0.0).cloned().collect();
+    let groups = Groups { rows: &rows, ..*groups };
+    let series = vec![Series {
+        label: legend.into(),
+        color: palette::BLUE,
+        values: rows.iter().map(|r| num(r.get(value))).collect(),
+        intervals: vec![None; rows.len()],
+        ns: groups.ns(),
+    }];
+    groups.bars(frame, series, None)
 }
 
 /// The dashboard's charts, from its sections (rows as the page shows them), in page order.
@@ -439,70 +472,68 @@ pub fn figures(sections: &[Section]) -> Vec<Figure> {
     if let Some(rows) = get("acceptance_by_window") {
         let rows: Vec<Row> = rows.iter().filter(|r| num(r.get("evaluable_outputs")).unwrap_or(0.0) > 0.0).cloned().collect();
         out.push(three_rates(
-            "acceptance_by_window",
-            "The three acceptance rates by window, with 95% intervals (n: evaluable outputs)",
-            "Window",
-            "Share of evaluable outputs (0–1)",
-            &rows,
-            "eval_window",
-            "evaluable_outputs",
-            "evaluable",
+            &Frame {
+                name: "acceptance_by_window",
+                caption: "The three acceptance rates by window, with 95% intervals (n: evaluable outputs)",
+                category: "Window",
+                value_axis: "Share of evaluable outputs (0–1)",
+            },
+            &Groups { rows: &rows, label: "eval_window", n: "evaluable_outputs", n_what: "evaluable" },
         ));
     }
     if let Some(rows) = get("acceptance_by_type") {
         // Types with nothing evaluable (system outputs) have no rates to draw.
         let snap = snapshot_rows(rows, "evaluable_outputs");
         out.push(three_rates(
-            "acceptance_by_type",
-            "The three acceptance rates by safe-output type, snapshot window, with 95% intervals (n: evaluable outputs)",
-            "Safe-output type",
-            "Share of evaluable outputs (0–1)",
-            &snap,
-            "safe_output_type",
-            "evaluable_outputs",
-            "evaluable",
+            &Frame {
+                name: "acceptance_by_type",
+                caption: "The three acceptance rates by safe-output type, snapshot window, with 95% intervals (n: evaluable outputs)",
+                category: "Safe-output type",
+                value_axis: "Share of evaluable outputs (0–1)",
+            },
+            &Groups { rows: &snap, label: "safe_output_type", n: "evaluable_outputs", n_what: "evaluable" },
         ));
         out.push(medians(
-            "acceptance_by_type-median_time",
-            "Median time to acceptance by safe-output type, snapshot window (n: accepted outputs with a time, the outputs the median is over)",
-            "Safe-output type",
-            "Median time to acceptance (hours)",
-            &snap,
-            "safe_output_type",
+            &Frame {
+                name: "acceptance_by_type-median_time",
+                caption: "Median time to acceptance by safe-output type, snapshot window (n: accepted outputs with a time, the outputs the median is over)",
+                category: "Safe-output type",
+                value_axis: "Median time to acceptance (hours)",
+            },
+            &Groups { rows: &snap, label: "safe_output_type", n: "accepted_with_time", n_what: "accepted" },
             "median_time_to_acceptance",
-            "accepted_with_time",
             "median time to acceptance",
-            "accepted",
         ));
     }
     if let Some(rows) = get("by_workflow") {
         let snap = snapshot_rows(rows, "evaluable_outputs");
         out.push(three_rates(
-            "by_workflow",
-            "The three acceptance rates by workflow, snapshot window, with 95% intervals (n: evaluable outputs)",
-            "Workflow",
-            "Share of evaluable outputs (0–1)",
-            &snap,
-            "workflow_name",
-            "evaluable_outputs",
-            "evaluable",
+            &Frame {
+                name: "by_workflow",
+                caption: "The three acceptance rates by workflow, snapshot window, with 95% intervals (n: evaluable outputs)",
+                category: "Workflow",
+                value_axis: "Share of evaluable outputs (0–1)",
+            },
+            &Groups { rows: &snap, label: "workflow_name", n: "evaluable_outputs", n_what: "evaluable" },
         ));
     }
     if let Some(rows) = get("aidev/by_agent") {
         // Two rates over two denominators: merged of all PRs, rejected of the evaluable ones.
         let prs: Vec<f64> = rows.iter().map(|r| num(r.get("prs")).unwrap_or(0.0)).collect();
         let evaluable: Vec<f64> = rows.iter().map(|r| num(r.get("evaluable_prs")).unwrap_or(0.0)).collect();
-        let series = [("merge_rate", "merged (of all PRs)", palette::BLUE, &prs), ("rejection_rate", "rejected (of evaluable PRs)", palette::VERMILLION, &evaluable)]
-            .into_iter()
-            .map(|(col, legend, color, ns)| {
-                let (values, intervals) = rows.iter().map(|r| rate_of(r, col)).unzip();
-                Series { label: legend.into(), color, values, intervals, ns: ns.clone() }
-            })
-            .collect();
+        let series =
+            [("merge_rate", "merged (of all PRs)", palette::BLUE, &prs), ("rejection_rate", "rejected (of evaluable PRs)", palette::VERMILLION, &evaluable)]
+                .into_iter()
+                .map(|(col, legend, color, ns)| {
+                    let (values, intervals) = rows.iter().map(|r| rate_of(r, col)).unzip();
+                    Series { label: legend.into(), color, values, intervals, ns: ns.clone() }
+                })
+                .collect();
         out.push(
             Bars {
                 name: "aidev/by_agent".into(),
-                caption: "Pull requests merged and rejected by agent, snapshot window, with 95% intervals (n: PRs for merged, evaluable PRs for rejected)".into(),
+                caption: "Pull requests merged and rejected by agent, snapshot window, with 95% intervals (n: PRs for merged, evaluable PRs for rejected)"
+                    .into(),
                 category: "Agent",
                 value_axis: "Share of the agent's PRs (0–1)",
                 labels: rows.iter().map(|r| cell(r.get("agent").unwrap_or(&Value::Null))).collect(),
@@ -513,29 +544,27 @@ pub fn figures(sections: &[Section]) -> Vec<Figure> {
             .draw(),
         );
         out.push(medians(
-            "aidev/by_agent-median_hours_to_merge",
-            "Median hours from opening to merge by agent (n: merged PRs, the PRs the median is over)",
-            "Agent",
-            "Median time to merge (hours)",
-            rows,
-            "agent",
+            &Frame {
+                name: "aidev/by_agent-median_hours_to_merge",
+                caption: "Median hours from opening to merge by agent (n: merged PRs, the PRs the median is over)",
+                category: "Agent",
+                value_axis: "Median time to merge (hours)",
+            },
+            &Groups { rows, label: "agent", n: "merged", n_what: "merged" },
             "median_hours_to_merge",
-            "merged",
             "median time to merge",
-            "merged",
         ));
     }
     if let Some(rows) = get("aidev/rates_by_window") {
         let snap = snapshot_rows(rows, "evaluable_prs");
         out.push(three_rates(
-            "aidev/rates_by_window",
-            "The three acceptance rates by agent, snapshot window, with 95% intervals (n: evaluable PRs)",
-            "Agent",
-            "Share of evaluable PRs (0–1)",
-            &snap,
-            "agent",
-            "evaluable_prs",
-            "evaluable",
+            &Frame {
+                name: "aidev/rates_by_window",
+                caption: "The three acceptance rates by agent, snapshot window, with 95% intervals (n: evaluable PRs)",
+                category: "Agent",
+                value_axis: "Share of evaluable PRs (0–1)",
+            },
+            &Groups { rows: &snap, label: "agent", n: "evaluable_prs", n_what: "evaluable" },
         ));
     }
     if let Some(rows) = get("summary") {

@@ -3,9 +3,9 @@
 //! file, and are embedded in the binary so a report needs no source checkout.
 
 mod bounded;
+pub mod charts;
 pub mod check;
 pub mod format;
-pub mod charts;
 pub mod html;
 pub mod print;
 pub mod shell;

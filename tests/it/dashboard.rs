@@ -72,7 +72,11 @@ fn every_metric_counted_by_eye() {
     let w = query(tmp.path(), "acceptance_by_window");
     // 24h: strict 1/3, human-check 1/3, sticky 2/3 (A and C exist only), each with its
     // 95% Wilson interval.
-    let want = with_rates(json!({"eval_window": "24h", "evaluable_outputs": 3}), 3.0, &[("strict_acceptance_rate", 1.0), ("human_check_acceptance_rate", 1.0), ("sticky_artifact_rate", 2.0)]);
+    let want = with_rates(
+        json!({"eval_window": "24h", "evaluable_outputs": 3}),
+        3.0,
+        &[("strict_acceptance_rate", 1.0), ("human_check_acceptance_rate", 1.0), ("sticky_artifact_rate", 2.0)],
+    );
     assert_eq!(row(&w, "eval_window", "24h"), &want);
 
     let t = query(tmp.path(), "acceptance_by_type");
@@ -281,7 +285,9 @@ fn wilson_intervals_are_the_textbooks_in_both_engines() {
     std::fs::write(tmp.path().join("views.sql"), ok(&["views", "--dataset", "ds", "--dialect", "duckdb"], tmp.path())).unwrap();
     let session = Session::open(&ds).unwrap();
     let z2 = 1.96f64 * 1.96;
-    for (query, group_col, n_col, unrounded) in [("by_workflow", "workflow_name", "evaluable_outputs", false), ("aidev/rates_by_window", "agent", "evaluable_prs", true)] {
+    for (query, group_col, n_col, unrounded) in
+        [("by_workflow", "workflow_name", "evaluable_outputs", false), ("aidev/rates_by_window", "agent", "evaluable_prs", true)]
+    {
         let ours = json_rows(&session.sql(&report::query_text(query).unwrap()).unwrap()).unwrap();
         let ours = ours.as_array().unwrap().clone();
         let duck = duckdb_rows(tmp.path(), "views.sql", query);
@@ -306,7 +312,10 @@ fn wilson_intervals_are_the_textbooks_in_both_engines() {
                 let (lo, hi) = (lo.unwrap(), hi.unwrap());
                 let (want_lo, want_hi) = wilson(accepted as f64, n);
                 if unrounded {
-                    assert!((lo - want_lo).abs() < 1e-12 && (hi - want_hi).abs() < 1e-12, "{query} {name} {rate}: [{lo}, {hi}], textbook [{want_lo}, {want_hi}]");
+                    assert!(
+                        (lo - want_lo).abs() < 1e-12 && (hi - want_hi).abs() < 1e-12,
+                        "{query} {name} {rate}: [{lo}, {hi}], textbook [{want_lo}, {want_hi}]"
+                    );
                 } else {
                     assert_eq!((lo, hi), (round4(want_lo), round4(want_hi)), "{query} {name} {rate}");
                 }
@@ -410,12 +419,22 @@ fn notebook_recomputes_the_report() {
     assert_eq!(found(&elsewhere, &[("HINDSIGHT_DATASET", &ds)]), ds, "HINDSIGHT_DATASET first");
     assert_eq!(found(&clone, &[("HINDSIGHT_DATASET", &decoy)]), decoy, "HINDSIGHT_DATASET first");
     assert_eq!(found(&elsewhere, &[("JPY_SESSION_NAME", &notebook)]), ds, "the notebook's clone before the current directory");
-    assert_eq!(found(&clone.join("notebooks"), &[("JPY_SESSION_NAME", Path::new("notebooks/acceptance_rates.ipynb"))]), ds, "a session path relative to the server's root");
+    assert_eq!(
+        found(&clone.join("notebooks"), &[("JPY_SESSION_NAME", Path::new("notebooks/acceptance_rates.ipynb"))]),
+        ds,
+        "a session path relative to the server's root"
+    );
     assert_eq!(found(&elsewhere, &[]), decoy, "the current directory's hindsight-out/");
     assert_eq!(found(&ds, &[]), ds, "the current directory itself");
     let nowhere = tmp.path().join("a/b");
     std::fs::create_dir_all(&nowhere).unwrap();
-    let out = Command::new(python()).arg(tmp.path().join("search.py")).current_dir(&nowhere).env_remove("HINDSIGHT_DATASET").env_remove("JPY_SESSION_NAME").output().unwrap();
+    let out = Command::new(python())
+        .arg(tmp.path().join("search.py"))
+        .current_dir(&nowhere)
+        .env_remove("HINDSIGHT_DATASET")
+        .env_remove("JPY_SESSION_NAME")
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("no hindsight dataset at") && err.contains("HINDSIGHT_DATASET"), "{err}");
 }
@@ -492,7 +511,15 @@ fn html_report_shows_the_json_numbers_in_chromium() {
     // The charts as a paper needs them. Each rate of each window: its bar, and its 95%
     // interval as an error bar with the JSON's bounds (as the page rounds them); the n
     // beside each window is its evaluable outputs.
-    let figure = |name: &str| dom.split(&format!(r#"<figure id="figure-{name}">"#)).nth(1).unwrap_or_else(|| panic!("no figure {name}")).split("</figure>").next().unwrap().to_string();
+    let figure = |name: &str| {
+        dom.split(&format!(r#"<figure id="figure-{name}">"#))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no figure {name}"))
+            .split("</figure>")
+            .next()
+            .unwrap()
+            .to_string()
+    };
     let by_window_fig = figure("acceptance_by_window");
     let by_window = report["acceptance_by_window"].as_array().unwrap();
     let reading = |f: &str, v: &Value| report::charts::fmt_num(report::format::for_reading(f, v.as_f64().unwrap()));
@@ -503,7 +530,12 @@ fn html_report_shows_the_json_numbers_in_chromium() {
             let (lo, hi) = (format!("{rate}_ci_low"), format!("{rate}_ci_high"));
             let ci = format!(r#"class="ci" data-ci-low="{}" data-ci-high="{}""#, reading(&lo, &r[&lo]), reading(&hi, &r[&hi]));
             assert!(by_window_fig.contains(&ci), "{} {rate}: no error bar {ci}", r["eval_window"]);
-            let bar = format!(r#"<title>{legend}: {} (95% interval {} to {}), n = {n}</title>"#, reading(rate, &r[*rate]), reading(&lo, &r[&lo]), reading(&hi, &r[&hi]));
+            let bar = format!(
+                r#"<title>{legend}: {} (95% interval {} to {}), n = {n}</title>"#,
+                reading(rate, &r[*rate]),
+                reading(&lo, &r[&lo]),
+                reading(&hi, &r[&hi])
+            );
             assert!(by_window_fig.contains(&bar), "no bar {bar}");
         }
     }
@@ -534,7 +566,12 @@ fn html_report_shows_the_json_numbers_in_chromium() {
     }
     // The median time's n is the accepted outputs with a time it is over, not the evaluable
     // ones: the demo's create_pull_request has many more evaluable than accepted.
-    let pr = report["acceptance_by_type"].as_array().unwrap().iter().find(|r| r["safe_output_type"] == "create_pull_request" && r["eval_window"] == "snapshot").unwrap();
+    let pr = report["acceptance_by_type"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["safe_output_type"] == "create_pull_request" && r["eval_window"] == "snapshot")
+        .unwrap();
     let (timed, evaluable) = (pr["accepted_with_time"].as_u64().unwrap(), pr["evaluable_outputs"].as_u64().unwrap());
     assert!(timed < evaluable, "the demo no longer tells the two n apart");
     let median = figure("acceptance_by_type-median_time");
@@ -561,7 +598,15 @@ fn html_report_shows_the_json_numbers_in_chromium() {
         let script = r#"<script>addEventListener('load',()=>{const w=document.documentElement.clientWidth,out=[];for(const e of document.querySelectorAll('body *')){if(e.closest('.scroll')&&!e.classList.contains('scroll'))continue;const r=e.getBoundingClientRect();if(r.right>w+0.5)out.push(e.tagName+'#'+e.id+' '+Math.round(r.right))}const p=document.createElement('pre');p.id='probe';p.textContent='page '+document.documentElement.scrollWidth+' of '+w+'; past the edge: '+out.slice(0,10).join(', ');document.body.append(p)})</script>"#;
         std::fs::write(&probe, html.replace("</body>", &format!("{script}</body>"))).unwrap();
         let out = Command::new(&chromium)
-            .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
             .arg("--virtual-time-budget=5000")
             .arg(format!("--window-size={width},1000"))
             .arg(format!("--user-data-dir={}", tmp.path().join("profile").display()))
@@ -570,7 +615,8 @@ fn html_report_shows_the_json_numbers_in_chromium() {
             .output()
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout).to_string();
-        let measured = text.split(r#"<pre id="probe">"#).nth(1).and_then(|t| t.split("</pre>").next()).unwrap_or_else(|| panic!("the probe did not run: {text:.300}"));
+        let measured =
+            text.split(r#"<pre id="probe">"#).nth(1).and_then(|t| t.split("</pre>").next()).unwrap_or_else(|| panic!("the probe did not run: {text:.300}"));
         let (page_w, client_w) = measured.strip_prefix("page ").and_then(|m| m.split("; ").next()).and_then(|m| m.split_once(" of ")).unwrap();
         assert_eq!(page_w, client_w, "at {width} px the page is wider than the window: {measured}");
         assert!(measured.ends_with("past the edge: "), "at {width} px: {measured}");
@@ -578,7 +624,8 @@ fn html_report_shows_the_json_numbers_in_chromium() {
     // Screenshots at a laptop's and a narrow window's width.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
     std::fs::create_dir_all(&dir).unwrap();
-    for width in [1280u32, 800] {
+    // Tall enough at 1280 px for every chart of the demo.
+    for (width, height) in [(1280u32, 4400u32), (800, 2400)] {
         let shot = dir.join(format!("dashboard-{width}.png"));
         let _ = std::fs::remove_file(&shot);
         let out = Command::new(&chromium)
@@ -594,7 +641,7 @@ fn html_report_shows_the_json_numbers_in_chromium() {
                 "--hide-scrollbars",
             ])
             .arg(format!("--user-data-dir={}", tmp.path().join("profile").display()))
-            .arg(format!("--window-size={width},2400"))
+            .arg(format!("--window-size={width},{height}"))
             .arg(format!("--screenshot={}", shot.display()))
             .arg(format!("file://{}", page.display()))
             .output()
@@ -603,7 +650,7 @@ fn html_report_shows_the_json_numbers_in_chromium() {
         let png = std::fs::read(&shot).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
         let (w, h) = (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()));
-        assert_eq!((w, h), (width, 2400));
+        assert_eq!((w, h), (width, height));
         assert!(png.len() > 20_000, "a blank screenshot ({} bytes)", png.len());
         println!("screenshot at {width} px: {}", shot.display());
     }
