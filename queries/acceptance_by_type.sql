@@ -1,31 +1,64 @@
--- acceptance_by_type: counts and the three acceptance rates per safe-output type and evaluation window (terms: docs/DATASET.md).
+-- acceptance_by_type: counts and the three acceptance rates per safe-output type and evaluation window, each
+-- charted rate with its 95% interval (terms: docs/DATASET.md).
 --   count                        outputs of the type
 --   evaluable_outputs            status not skipped or unknown (denominator of every rate below but unknown_rate)
 --   strict_acceptance_rate       accepted+strong / evaluable
 --   human_check_acceptance_rate  accepted+(strong or medium) / evaluable
 --   sticky_artifact_rate         (accepted+weak or signal target_exists_only) / evaluable
+--   RATE_ci_low, RATE_ci_high    the 95% Wilson score interval of each of the three, as in acceptance_by_window
 --   rejection_rate               rejected / evaluable
 --   pending_rate                 pending / evaluable
 --   unknown_rate                 unknown / (count - skipped): the share that could not be judged
+--   accepted_with_time           accepted outputs with a time to acceptance: the n of the median below
 --   median_time_to_acceptance    median hours from the action to the accepting event, over accepted outputs with a time
+WITH counts AS (
+  SELECT
+    safe_output_type,
+    eval_window,
+    window_order,
+    COUNT(*) AS count,
+    SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_outputs,
+    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS strict_k,
+    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS human_check_k,
+    SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS sticky_k,
+    SUM(CASE WHEN outcome_status = 'rejected' THEN 1 ELSE 0 END) AS rejected,
+    SUM(CASE WHEN outcome_status = 'pending' THEN 1 ELSE 0 END) AS pending,
+    SUM(CASE WHEN outcome_status = 'unknown' THEN 1 ELSE 0 END) AS unknown,
+    SUM(CASE WHEN outcome_status <> 'skipped' THEN 1 ELSE 0 END) AS not_skipped,
+    COUNT(CASE WHEN outcome_status = 'accepted' THEN time_to_outcome_hours END) AS accepted_with_time,
+    MEDIAN(CASE WHEN outcome_status = 'accepted' THEN time_to_outcome_hours END) AS median_time
+  FROM outcomes
+  GROUP BY safe_output_type, eval_window, window_order
+),
+-- The interval's terms as DOUBLE, so every engine computes them alike.
+w AS (
+  SELECT
+    *,
+    CAST(evaluable_outputs AS DOUBLE) AS n,
+    CAST(strict_k AS DOUBLE) AS k1,
+    CAST(human_check_k AS DOUBLE) AS k2,
+    CAST(sticky_k AS DOUBLE) AS k3,
+    CAST(1.96 AS DOUBLE) AS z
+  FROM counts
+)
 SELECT
   safe_output_type,
   eval_window,
-  COUNT(*) AS count,
-  SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_outputs,
-  ROUND(CAST(SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS strict_acceptance_rate,
-  ROUND(CAST(SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS human_check_acceptance_rate,
-  ROUND(CAST(SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS sticky_artifact_rate,
-  ROUND(CAST(SUM(CASE WHEN outcome_status = 'rejected' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS rejection_rate,
-  ROUND(CAST(SUM(CASE WHEN outcome_status = 'pending' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS pending_rate,
-  ROUND(CAST(SUM(CASE WHEN outcome_status = 'unknown' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status <> 'skipped' THEN 1 ELSE 0 END), 0), 4) AS unknown_rate,
-  ROUND(MEDIAN(CASE WHEN outcome_status = 'accepted' THEN time_to_outcome_hours END), 3) AS median_time_to_acceptance
-FROM outcomes
-GROUP BY safe_output_type, eval_window, window_order
+  count,
+  evaluable_outputs,
+  ROUND(k1 / NULLIF(n, 0), 4) AS strict_acceptance_rate,
+  ROUND((k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS strict_acceptance_rate_ci_low,
+  ROUND(1 - (n - k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS strict_acceptance_rate_ci_high,
+  ROUND(k2 / NULLIF(n, 0), 4) AS human_check_acceptance_rate,
+  ROUND((k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS human_check_acceptance_rate_ci_low,
+  ROUND(1 - (n - k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS human_check_acceptance_rate_ci_high,
+  ROUND(k3 / NULLIF(n, 0), 4) AS sticky_artifact_rate,
+  ROUND((k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS sticky_artifact_rate_ci_low,
+  ROUND(1 - (n - k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS sticky_artifact_rate_ci_high,
+  ROUND(CAST(rejected AS DOUBLE) / NULLIF(evaluable_outputs, 0), 4) AS rejection_rate,
+  ROUND(CAST(pending AS DOUBLE) / NULLIF(evaluable_outputs, 0), 4) AS pending_rate,
+  ROUND(CAST(unknown AS DOUBLE) / NULLIF(not_skipped, 0), 4) AS unknown_rate,
+  accepted_with_time,
+  ROUND(median_time, 3) AS median_time_to_acceptance
+FROM w
 ORDER BY safe_output_type, window_order

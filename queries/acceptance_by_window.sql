@@ -1,18 +1,46 @@
--- acceptance_by_window: the three acceptance rates per evaluation window (terms: docs/DATASET.md).
+-- acceptance_by_window: the three acceptance rates per evaluation window, each with its 95% interval
+-- (terms: docs/DATASET.md).
 -- Denominator of every rate: evaluable_outputs = outputs whose status is not skipped or unknown.
 --   strict_acceptance_rate       accepted with strong evidence / evaluable
 --   human_check_acceptance_rate  accepted with strong or medium evidence / evaluable
 --   sticky_artifact_rate         (accepted with weak evidence, or signal target_exists_only) / evaluable
--- The three are never merged into one number. A rate is NULL when nothing was evaluable.
+--   RATE_ci_low, RATE_ci_high    the rate's 95% Wilson score interval (z = 1.96) for its k of n:
+--                                low = (k + z²/2 − z·√(k(n−k)/n + z²/4)) / (n + z²); high = 1 − the low end
+--                                for n − k of n (the same number as the + form, and exactly 1 at k = n)
+-- The three are never merged into one number. A rate and its interval are NULL when nothing was evaluable.
+WITH counts AS (
+  SELECT
+    eval_window,
+    window_order,
+    SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_outputs,
+    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS strict_k,
+    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS human_check_k,
+    SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS sticky_k
+  FROM outcomes
+  GROUP BY eval_window, window_order
+),
+-- The interval's terms as DOUBLE, so every engine computes them alike.
+w AS (
+  SELECT
+    *,
+    CAST(evaluable_outputs AS DOUBLE) AS n,
+    CAST(strict_k AS DOUBLE) AS k1,
+    CAST(human_check_k AS DOUBLE) AS k2,
+    CAST(sticky_k AS DOUBLE) AS k3,
+    CAST(1.96 AS DOUBLE) AS z
+  FROM counts
+)
 SELECT
   eval_window,
-  SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_outputs,
-  ROUND(CAST(SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS strict_acceptance_rate,
-  ROUND(CAST(SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS human_check_acceptance_rate,
-  ROUND(CAST(SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS sticky_artifact_rate
-FROM outcomes
-GROUP BY eval_window, window_order
+  evaluable_outputs,
+  ROUND(k1 / NULLIF(n, 0), 4) AS strict_acceptance_rate,
+  ROUND((k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS strict_acceptance_rate_ci_low,
+  ROUND(1 - (n - k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS strict_acceptance_rate_ci_high,
+  ROUND(k2 / NULLIF(n, 0), 4) AS human_check_acceptance_rate,
+  ROUND((k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS human_check_acceptance_rate_ci_low,
+  ROUND(1 - (n - k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS human_check_acceptance_rate_ci_high,
+  ROUND(k3 / NULLIF(n, 0), 4) AS sticky_artifact_rate,
+  ROUND((k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS sticky_artifact_rate_ci_low,
+  ROUND(1 - (n - k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS sticky_artifact_rate_ci_high
+FROM w
 ORDER BY window_order

@@ -1,18 +1,45 @@
--- by_workflow: the three acceptance rates per workflow and window (terms: docs/DATASET.md).
+-- by_workflow: the three acceptance rates per workflow and window, each with its 95% interval (terms: docs/DATASET.md).
 --   count              outputs of the workflow
 --   evaluable_outputs  status not skipped or unknown: the denominator of the three rates
---   strict_acceptance_rate, human_check_acceptance_rate, sticky_artifact_rate: as in acceptance_by_window
+--   strict_acceptance_rate, human_check_acceptance_rate, sticky_artifact_rate, and each RATE_ci_low, RATE_ci_high
+--                      (its 95% Wilson score interval): as in acceptance_by_window
+WITH counts AS (
+  SELECT
+    COALESCE(workflow_name, '(unknown)') AS workflow_name,
+    eval_window,
+    window_order,
+    COUNT(*) AS count,
+    SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_outputs,
+    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS strict_k,
+    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS human_check_k,
+    SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS sticky_k
+  FROM outcomes
+  GROUP BY COALESCE(workflow_name, '(unknown)'), eval_window, window_order
+),
+-- The interval's terms as DOUBLE, so every engine computes them alike.
+w AS (
+  SELECT
+    *,
+    CAST(evaluable_outputs AS DOUBLE) AS n,
+    CAST(strict_k AS DOUBLE) AS k1,
+    CAST(human_check_k AS DOUBLE) AS k2,
+    CAST(sticky_k AS DOUBLE) AS k3,
+    CAST(1.96 AS DOUBLE) AS z
+  FROM counts
+)
 SELECT
-  COALESCE(workflow_name, '(unknown)') AS workflow_name,
+  workflow_name,
   eval_window,
-  COUNT(*) AS count,
-  SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_outputs,
-  ROUND(CAST(SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS strict_acceptance_rate,
-  ROUND(CAST(SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS human_check_acceptance_rate,
-  ROUND(CAST(SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS sticky_artifact_rate
-FROM outcomes
-GROUP BY COALESCE(workflow_name, '(unknown)'), eval_window, window_order
+  count,
+  evaluable_outputs,
+  ROUND(k1 / NULLIF(n, 0), 4) AS strict_acceptance_rate,
+  ROUND((k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS strict_acceptance_rate_ci_low,
+  ROUND(1 - (n - k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS strict_acceptance_rate_ci_high,
+  ROUND(k2 / NULLIF(n, 0), 4) AS human_check_acceptance_rate,
+  ROUND((k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS human_check_acceptance_rate_ci_low,
+  ROUND(1 - (n - k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS human_check_acceptance_rate_ci_high,
+  ROUND(k3 / NULLIF(n, 0), 4) AS sticky_artifact_rate,
+  ROUND((k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS sticky_artifact_rate_ci_low,
+  ROUND(1 - (n - k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS sticky_artifact_rate_ci_high
+FROM w
 ORDER BY workflow_name, window_order

@@ -69,6 +69,11 @@ enum Command {
         /// How results are printed.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+        /// Write each of the dashboard's charts alone into DIR, one standalone SVG file per
+        /// chart named after its query (for a paper), and print their paths instead of the
+        /// dashboard.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["query", "sql"])]
+        figures: Option<PathBuf>,
         #[command(flatten)]
         rows: RowArgs,
         #[command(flatten)]
@@ -382,7 +387,7 @@ pub enum Task {
     Run { study: Option<Study>, out: PathBuf, windows: Vec<Window>, policy: Policy, risk_policy: RiskPolicy, format: Format },
     Convert { study: Study, out: PathBuf },
     Evaluate { dataset: PathBuf, windows: Vec<Window>, policy: Policy, risk_policy: RiskPolicy },
-    Report { dataset: PathBuf, sql: Option<String>, display: hindsight::report::print::Display, limits: hindsight::report::Limits },
+    Report { dataset: PathBuf, figures: Option<PathBuf>, sql: Option<String>, display: hindsight::report::print::Display, limits: hindsight::report::Limits },
     Sql { dataset: PathBuf, source: hindsight::report::shell::Source, display: hindsight::report::print::Display, limits: hindsight::report::Limits },
     Rules { json: bool },
     Completions { shell: clap_complete::Shell },
@@ -542,10 +547,11 @@ impl Cli {
                 policy: policy(eval.policy)?,
                 risk_policy: risk_policy(eval.risk_policy)?,
             },
-            Command::Report { dataset, query, sql, format, rows, limits } => {
+            Command::Report { dataset, query, sql, format, figures, rows, limits } => {
                 let limits = limits.limits()?;
                 Task::Report {
                     dataset,
+                    figures,
                     sql: match (query, sql) {
                         (Some(q), _) => Some(hindsight::report::query_text(&q)?),
                         (None, s) => s,

@@ -76,7 +76,11 @@ fn execute(config: Config) -> anyhow::Result<u8> {
                 eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
             }
         }
-        Task::Report { dataset, sql, display, limits } => match sql {
+        Task::Report { dataset, figures: Some(dir), limits, .. } => {
+            let written = report::write_figures(&dataset, &dir, limits)?;
+            output::print(&written.iter().map(|p| format!("{}\n", p.display())).collect::<String>())?;
+        }
+        Task::Report { dataset, figures: None, sql, display, limits } => match sql {
             None => output::print(&report::dashboard_with(&dataset, display.format, limits)?)?,
             Some(sql) => {
                 report::Session::open_with(&dataset, limits)?.print(&sql, display)?;

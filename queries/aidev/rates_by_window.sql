@@ -1,28 +1,55 @@
--- aidev/rates_by_window: hindsight's three acceptance rates of each agent's PRs, per window, with their n
--- (terms: docs/DATASET.md).
+-- aidev/rates_by_window: hindsight's three acceptance rates of each agent's PRs, per window, with their n and
+-- 95% intervals (terms: docs/DATASET.md).
 --   prs                          the agent's PRs
 --   evaluable_prs                PRs whose status in the window is neither skipped nor unknown: the denominator of
 --                                every rate below (a PR too recent for the window is unknown there)
 --   strict_acceptance_rate       accepted with strong evidence / evaluable_prs
 --   human_check_acceptance_rate  accepted with strong or medium evidence / evaluable_prs
 --   sticky_artifact_rate         (accepted with weak evidence, or signal target_exists_only) / evaluable_prs
+--   RATE_ci_low, RATE_ci_high    the 95% Wilson score interval of each of the three, as in acceptance_by_window
 --   rejection_rate               rejected / evaluable_prs
 -- A merge by the PR's own author counts as the agent's own act (policy own_act_counts), and a merge whose
 -- merger AIDev did not record is at most medium (policy unattributed_full_strength). Unrounded.
+WITH counts AS (
+  SELECT
+    workflow_name AS agent,
+    eval_window,
+    window_order,
+    COUNT(*) AS prs,
+    SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_prs,
+    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS strict_k,
+    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS human_check_k,
+    SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS sticky_k,
+    SUM(CASE WHEN outcome_status = 'rejected' THEN 1 ELSE 0 END) AS rejected
+  FROM outcomes
+  WHERE run_id LIKE 'aidev:%'
+  GROUP BY workflow_name, eval_window, window_order
+),
+-- The interval's terms as DOUBLE, so every engine computes them alike.
+w AS (
+  SELECT
+    *,
+    CAST(evaluable_prs AS DOUBLE) AS n,
+    CAST(strict_k AS DOUBLE) AS k1,
+    CAST(human_check_k AS DOUBLE) AS k2,
+    CAST(sticky_k AS DOUBLE) AS k3,
+    CAST(1.96 AS DOUBLE) AS z
+  FROM counts
+)
 SELECT
-  workflow_name AS agent,
+  agent,
   eval_window,
-  COUNT(*) AS prs,
-  SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_prs,
-  CAST(SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0) AS strict_acceptance_rate,
-  CAST(SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0) AS human_check_acceptance_rate,
-  CAST(SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0) AS sticky_artifact_rate,
-  CAST(SUM(CASE WHEN outcome_status = 'rejected' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0) AS rejection_rate
-FROM outcomes
-WHERE run_id LIKE 'aidev:%'
-GROUP BY workflow_name, eval_window, window_order
+  prs,
+  evaluable_prs,
+  k1 / NULLIF(n, 0) AS strict_acceptance_rate,
+  (k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z) AS strict_acceptance_rate_ci_low,
+  1 - (n - k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z) AS strict_acceptance_rate_ci_high,
+  k2 / NULLIF(n, 0) AS human_check_acceptance_rate,
+  (k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z) AS human_check_acceptance_rate_ci_low,
+  1 - (n - k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z) AS human_check_acceptance_rate_ci_high,
+  k3 / NULLIF(n, 0) AS sticky_artifact_rate,
+  (k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z) AS sticky_artifact_rate_ci_low,
+  1 - (n - k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z) AS sticky_artifact_rate_ci_high,
+  CAST(rejected AS DOUBLE) / NULLIF(evaluable_prs, 0) AS rejection_rate
+FROM w
 ORDER BY agent, window_order

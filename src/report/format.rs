@@ -339,6 +339,18 @@ pub fn rounded_for_reading(batches: &[RecordBatch]) -> Result<Vec<RecordBatch>> 
         .collect()
 }
 
+/// The sections as the HTML page shows them (and its charts draw them): numbers rounded for
+/// reading ([`for_reading`]).
+pub fn html_sections<'a>(sections: &'a [(&'a str, &'a str, Vec<RecordBatch>)]) -> Result<Vec<super::html::Section<'a>>> {
+    sections
+        .iter()
+        .map(|(name, title, b)| {
+            let b = rounded_for_reading(b)?;
+            Ok(super::html::Section { name, title, columns: column_names(&b), rows: rows_of(&b)? })
+        })
+        .collect()
+}
+
 /// [`sections`], and the sections left out of this dashboard with their one-line notes:
 /// lines after the sections in the table, markdown and HTML; a [`LEFT_OUT`] key in the JSON
 /// and CSV (only when something was left out). Table, markdown and HTML round numbers for
@@ -352,12 +364,13 @@ pub fn sections_with_notes(
     let notes: Vec<&str> = left_out.iter().map(|l| l.note.as_str()).collect();
     let mut owned: Vec<(&str, &str, Vec<RecordBatch>)> = Vec::new();
     let sections: &[(&str, &str, Vec<RecordBatch>)] = match fmt {
-        Format::Table | Format::Markdown | Format::Html => {
+        Format::Table | Format::Markdown => {
             for (name, title, b) in sections {
                 owned.push((name, title, rounded_for_reading(b)?));
             }
             &owned
         }
+        Format::Html => sections,
         Format::Json | Format::Ndjson | Format::Csv => {
             if left_out.is_empty() {
                 sections
@@ -369,13 +382,7 @@ pub fn sections_with_notes(
         }
     };
     match fmt {
-        Format::Html => {
-            let mut s = Vec::new();
-            for (name, title, b) in sections {
-                s.push(super::html::Section { name, title, columns: column_names(b), rows: rows_of(b)? });
-            }
-            Ok(super::html::page("dashboard", &s, &notes, provenance))
-        }
+        Format::Html => Ok(super::html::page("dashboard", &html_sections(sections)?, &notes, provenance)),
         Format::Json => {
             // serde_json's layout (two spaces a level), with sections in the dashboard's
             // order and each row's keys in its query's column order.

@@ -3,6 +3,7 @@
 //! file, and are embedded in the binary so a report needs no source checkout.
 
 mod bounded;
+pub mod charts;
 pub mod check;
 pub mod format;
 pub mod html;
@@ -545,6 +546,16 @@ pub fn dashboard(dataset: &Path, fmt: Format) -> Result<String> {
 
 /// `dashboard` under the given limits.
 pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits) -> Result<String> {
+    let (sections, left_out) = dashboard_results(dataset, limits)?;
+    let provenance = html::Provenance::of(dataset)?;
+    format::sections_with_notes(&sections, &left_out, fmt, Some(&provenance))
+}
+
+/// A dashboard section: query name, title, result.
+pub type SectionResult = (&'static str, &'static str, Vec<RecordBatch>);
+
+/// The dashboard's sections on this dataset, run, and those left out.
+fn dashboard_results(dataset: &Path, limits: Limits) -> Result<(Vec<SectionResult>, Vec<LeftOut>)> {
     let session = Session::open_with(dataset, limits)?;
     if !session.has_table("outcomes") {
         return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no outcomes table: run `hindsight evaluate` first".into() });
@@ -552,9 +563,23 @@ pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits) -> Result<Str
     let (shown, left_out) = dashboard_sections(&session)?;
     let sqls: Vec<String> = shown.iter().map(|(name, _)| query_text(name)).collect::<Result<_>>()?;
     let results = session.sql_all(&sqls)?;
-    let sections: Vec<_> = shown.iter().zip(results).map(|((name, title), batches)| (*name, *title, batches)).collect();
-    let provenance = html::Provenance::of(dataset)?;
-    format::sections_with_notes(&sections, &left_out, fmt, Some(&provenance))
+    Ok((shown.iter().zip(results).map(|((name, title), batches)| (*name, *title, batches)).collect(), left_out))
+}
+
+/// The dashboard's charts, each written alone as an SVG file into `dir` (created if need
+/// be) and named after its query ([`charts::Figure::file_name`]), as the HTML report draws
+/// them; the files written, in the page's order.
+pub fn write_figures(dataset: &Path, dir: &Path, limits: Limits) -> Result<Vec<std::path::PathBuf>> {
+    let (sections, _) = dashboard_results(dataset, limits)?;
+    let figures = charts::figures(&format::html_sections(&sections)?);
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut written = Vec::with_capacity(figures.len());
+    for f in figures {
+        let path = dir.join(f.file_name());
+        std::fs::write(&path, f.file_text()).map_err(|e| Error::io(&path, e))?;
+        written.push(path);
+    }
+    Ok(written)
 }
 
 /// The sections the dashboard shows on this dataset, in order, and those it leaves out with

@@ -748,7 +748,11 @@ fn reports_round_for_reading_and_json_and_csv_keep_every_digit() {
     // The first Copilot row of each is aidev/by_agent's, the first section.
     let line = |text: &str| text.lines().find(|l| l.starts_with("| Copilot ")).unwrap_or_default().to_string();
     let cells = |l: &str| l.split('|').map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).collect::<Vec<_>>();
-    assert_eq!(cells(&line(&table)), ["Copilot", "3", "3", "1", "0.3333", "1", "0.3333", "5.0"], "{table}");
-    assert_eq!(cells(&line(&md)), ["Copilot", "3", "3", "1", "0.3333", "1", "0.3333", "5.0"], "{md}");
+    // Merged 1 of 3 and rejected 1 of 3, each with its 95% interval, rounded alike.
+    let (lo, hi) = crate::support::wilson(1.0, 3.0);
+    let (lo, hi) = (crate::support::round4(lo).to_string(), crate::support::round4(hi).to_string());
+    let want = ["Copilot", "3", "3", "1", "0.3333", &lo, &hi, "1", "0.3333", &lo, &hi, "5.0"];
+    assert_eq!(cells(&line(&table)), want, "{table}");
+    assert_eq!(cells(&line(&md)), want, "{md}");
     assert!(html.contains(r#"data-query="aidev/by_agent" data-row="1" data-field="rejection_rate">0.3333</td>"#), "HTML not rounded");
 }

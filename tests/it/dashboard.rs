@@ -11,7 +11,7 @@ use hindsight::evaluate::Window;
 use hindsight::report::{self, format::json_rows, Session};
 use serde_json::{json, Value};
 
-use crate::support::{evaluate_case, files, ok, python, root, run};
+use crate::support::{evaluate_case, files, ok, python, rate_fields, root, run};
 
 /// Four outputs, T = 2026-01-01, windows 24h, 7d, 30d, snapshot:
 /// A  PR merged at T+30h                          24h pending  7d accepted/strong  30d accepted/strong
@@ -165,21 +165,26 @@ fn every_metric_counted_by_eye() {
     assert_eq!((w24["pending"].as_i64(), w24["fallback_exists_only_count"].as_i64(), w24["durable_reversal_count"].as_i64()), (Some(2), Some(2), Some(0)));
 
     let w = query(tmp.path(), "acceptance_by_window");
-    // 24h: strict 1/3, human-check 1/3, sticky 2/3 (A and C exist only).
-    assert_eq!(
-        row(&w, "eval_window", "24h"),
-        &json!({"eval_window": "24h", "evaluable_outputs": 3, "strict_acceptance_rate": 0.3333, "human_check_acceptance_rate": 0.3333, "sticky_artifact_rate": 0.6667})
+    // 24h: strict 1/3, human-check 1/3, sticky 2/3 (A and C exist only), each with its
+    // 95% Wilson interval.
+    let want = with_rates(
+        json!({"eval_window": "24h", "evaluable_outputs": 3}),
+        3.0,
+        &[("strict_acceptance_rate", 1.0), ("human_check_acceptance_rate", 1.0), ("sticky_artifact_rate", 2.0)],
     );
+    assert_eq!(row(&w, "eval_window", "24h"), &want);
 
     let t = query(tmp.path(), "acceptance_by_type");
     let pr7 = t.iter().find(|r| r["safe_output_type"] == "create_pull_request" && r["eval_window"] == "7d").unwrap();
-    // A accepted (30 h after T), B rejected: 1/2 each; median time to acceptance over A alone.
-    assert_eq!(
-        pr7,
-        &json!({"safe_output_type": "create_pull_request", "eval_window": "7d", "count": 2, "evaluable_outputs": 2,
-        "strict_acceptance_rate": 0.5, "human_check_acceptance_rate": 0.5, "sticky_artifact_rate": 0.0, "rejection_rate": 0.5,
-        "pending_rate": 0.0, "unknown_rate": 0.0, "median_time_to_acceptance": 30.0})
+    // A accepted (30 h after T), B rejected: 1/2 each; median time to acceptance over A
+    // alone, its n 1.
+    let want = with_rates(
+        json!({"safe_output_type": "create_pull_request", "eval_window": "7d", "count": 2, "evaluable_outputs": 2,
+        "rejection_rate": 0.5, "pending_rate": 0.0, "unknown_rate": 0.0, "accepted_with_time": 1, "median_time_to_acceptance": 30.0}),
+        2.0,
+        &[("strict_acceptance_rate", 1.0), ("human_check_acceptance_rate", 1.0), ("sticky_artifact_rate", 0.0)],
     );
+    assert_eq!(pr7, &want);
 
     let g = query(tmp.path(), "gh_aw_summary");
     // 7d: accepted 2, rejected 1, ignored 0: acceptance 2/3, waste 1/3, ignore 0/3; each
@@ -207,11 +212,21 @@ fn every_metric_counted_by_eye() {
         "human_check_acceptance_rate": 0.6667, "sticky_artifact_rate": 0.0})
     );
     let f = query(tmp.path(), "by_workflow");
-    assert_eq!(
-        row(&f, "eval_window", "snapshot"),
-        &json!({"workflow_name": "fixture", "eval_window": "snapshot", "count": 4, "evaluable_outputs": 3,
-        "strict_acceptance_rate": 0.6667, "human_check_acceptance_rate": 0.6667, "sticky_artifact_rate": 0.0})
+    let want = with_rates(
+        json!({"workflow_name": "fixture", "eval_window": "snapshot", "count": 4, "evaluable_outputs": 3}),
+        3.0,
+        &[("strict_acceptance_rate", 2.0), ("human_check_acceptance_rate", 2.0), ("sticky_artifact_rate", 0.0)],
     );
+    assert_eq!(row(&f, "eval_window", "snapshot"), &want);
+}
+
+/// `row` with each rate of k of `n` and its 95% interval, as the queries round them.
+fn with_rates(mut row: Value, n: f64, rates: &[(&str, f64)]) -> Value {
+    let obj = row.as_object_mut().unwrap();
+    for (rate, k) in rates {
+        obj.extend(rate_fields(rate, *k, n));
+    }
+    row
 }
 
 /// accepted_over_time compares the three windows on one cohort: the outputs observable
@@ -373,35 +388,143 @@ fn duckdb_runs_every_query_with_identical_numbers() {
     assert!(empty.is_empty(), "compared on no rows: {empty:?}");
 }
 
-/// The notebook runs as shipped, as a user runs it after `hindsight run` at the root of a
-/// clone: no HINDSIGHT_DATASET, Jupyter started at the root. It recomputes the report's
-/// rates, shows its plot inline (a PNG in the executed notebook), and writes nothing into
-/// the dataset. (HINDSIGHT_NOTEBOOK_OUT, its optional export, carries the numbers here.)
+/// The rows DuckDB gives for the bundled query `name`, after the view statements in `views`
+/// (a file in `dir`, where it runs).
+fn duckdb_rows(dir: &Path, views: &str, name: &str) -> Vec<Value> {
+    let file = root().join("queries").join(format!("{name}.sql"));
+    let out = Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg(views).arg(&file).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "duckdb on {name}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The 95% Wilson score intervals of the bundled queries, in DataFusion and in DuckDB, are
+/// the textbook's (computed here in its other form, `support::wilson`), at the edges too:
+/// 0 of 10, 5 of 10, 10 of 10, 1 of 3, and nothing evaluable. The AIDev query
+/// (unrounded) shows the edges exactly: 0 of n starts at 0, n of n ends at 1.
+#[test]
+fn wilson_intervals_are_the_textbooks_in_both_engines() {
+    use crate::support::{round4, wilson};
+    let tmp = tempfile::tempdir().unwrap();
+    let t = "2026-01-01T00:00:00Z";
+    let merged = json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t},
+        "responses": {"pulls/1": {"state": "closed", "merged": true, "merged_by": {"login": "alice", "type": "User"}}}});
+    let closed = json!({"item": {"type": "create_pull_request", "number": 1, "timestamp": t},
+        "responses": {"pulls/1": {"state": "closed", "merged": false},
+        "issues/1/events": [{"event": "closed", "actor": {"login": "alice", "type": "User"}, "created_at": "2026-01-01T05:00:00Z"}]}});
+    let noop = json!({"item": {"type": "noop"}});
+    // Per group (a workflow, and on the AIDev query an agent): accepted, rejected, skipped.
+    let groups = [("all-of-10", 10, 0, 0), ("half-of-10", 5, 5, 0), ("none-of-10", 0, 10, 0), ("nothing-evaluable", 0, 0, 2), ("one-of-3", 1, 2, 0)];
+    let mut outcomes = Vec::new();
+    for (name, accepted, rejected, skipped) in groups {
+        let cases = std::iter::repeat_n(&merged, accepted).chain(std::iter::repeat_n(&closed, rejected)).chain(std::iter::repeat_n(&noop, skipped));
+        for (i, c) in cases.enumerate() {
+            let mut o = evaluate_case(c, &[Window::Snapshot]).remove(0);
+            o.output.run_id = format!("aidev:{name}").into();
+            o.output.workflow_name = Some(name.to_string().into());
+            o.output.safe_output_id = format!("aidev:{name}:{i}").into();
+            o.output.item_index = i as i64;
+            outcomes.push(o);
+        }
+    }
+    let ds = tmp.path().join("ds");
+    std::fs::create_dir(&ds).unwrap();
+    crate::support::write_recorded(&ds, "outcomes", &outcomes_batch(&outcomes));
+    std::fs::write(tmp.path().join("views.sql"), ok(&["views", "--dataset", "ds", "--dialect", "duckdb"], tmp.path())).unwrap();
+    let session = Session::open(&ds).unwrap();
+    let z2 = 1.96f64 * 1.96;
+    for (query, group_col, n_col, unrounded) in
+        [("by_workflow", "workflow_name", "evaluable_outputs", false), ("aidev/rates_by_window", "agent", "evaluable_prs", true)]
+    {
+        let ours = json_rows(&session.sql(&report::query_text(query).unwrap()).unwrap()).unwrap();
+        let ours = ours.as_array().unwrap().clone();
+        let duck = duckdb_rows(tmp.path(), "views.sql", query);
+        assert_eq!(ours.len(), groups.len(), "{query}");
+        assert_eq!(duck.len(), ours.len(), "{query}");
+        for (o, d) in ours.iter().zip(&duck) {
+            for (k, v) in o.as_object().unwrap() {
+                assert!(numbers_equal(v, &d[k]), "{query} `{k}`: DataFusion {v}, DuckDB {}", d[k]);
+            }
+        }
+        for (name, accepted, rejected, _) in groups {
+            let r = row(&ours, group_col, name);
+            let n = (accepted + rejected) as f64;
+            assert_eq!(r[n_col].as_f64(), Some(n), "{query} {name}");
+            // Every PR accepted here is merged by a person: strict = human-check = accepted.
+            for rate in ["strict_acceptance_rate", "human_check_acceptance_rate"] {
+                let (lo, hi) = (r[format!("{rate}_ci_low")].as_f64(), r[format!("{rate}_ci_high")].as_f64());
+                if n == 0.0 {
+                    assert!(r[rate].is_null() && lo.is_none() && hi.is_none(), "{query} {name}: no interval without an n: {r}");
+                    continue;
+                }
+                let (lo, hi) = (lo.unwrap(), hi.unwrap());
+                let (want_lo, want_hi) = wilson(accepted as f64, n);
+                if unrounded {
+                    assert!(
+                        (lo - want_lo).abs() < 1e-12 && (hi - want_hi).abs() < 1e-12,
+                        "{query} {name} {rate}: [{lo}, {hi}], textbook [{want_lo}, {want_hi}]"
+                    );
+                } else {
+                    assert_eq!((lo, hi), (round4(want_lo), round4(want_hi)), "{query} {name} {rate}");
+                }
+                let p = accepted as f64 / n;
+                assert!(lo <= p && p <= hi, "{query} {name}: {p} outside [{lo}, {hi}]");
+                match name {
+                    // p = 0: the interval is [0, z²/(n + z²)]; p = 1: [n/(n + z²), 1].
+                    "none-of-10" => assert!(lo == 0.0 && (hi - z2 / (n + z2)).abs() < 1e-4, "{query}: [{lo}, {hi}]"),
+                    "all-of-10" => assert!(hi == 1.0 && (lo - n / (n + z2)).abs() < 1e-4, "{query}: [{lo}, {hi}]"),
+                    // p = 1/2: symmetric about it.
+                    "half-of-10" => assert!((lo + hi - 1.0).abs() < 1e-4, "{query}: [{lo}, {hi}]"),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// The notebook runs as shipped from any working directory: nbconvert started outside the
+/// clone (no HINDSIGHT_DATASET) finds `hindsight-out/` at the root of the clone the notebook
+/// is in, where `hindsight run` there writes it. It recomputes the report's rates and their
+/// 95% intervals, shows its plot inline (a PNG in the executed notebook), and writes nothing
+/// into the dataset. (HINDSIGHT_NOTEBOOK_OUT, its optional export, carries the numbers here.)
+/// Then its dataset search alone, in the order it promises: HINDSIGHT_DATASET; the clone of
+/// the notebook whose path the front end gives (VS Code's, or Jupyter Server's relative to
+/// its root), wherever the kernel runs; the current directory.
 #[test]
 fn notebook_recomputes_the_report() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--quiet"], tmp.path());
-    let ds = tmp.path().join("hindsight-out");
-    std::fs::create_dir(tmp.path().join("notebooks")).unwrap();
-    std::fs::copy(root().join("notebooks/acceptance_rates.ipynb"), tmp.path().join("notebooks/acceptance_rates.ipynb")).unwrap();
+    let clone = tmp.path().join("clone");
+    std::fs::create_dir_all(clone.join("notebooks")).unwrap();
+    ok(&["run", "--quiet"], &clone);
+    let ds = clone.join("hindsight-out");
+    let notebook = clone.join("notebooks/acceptance_rates.ipynb");
+    std::fs::copy(root().join("notebooks/acceptance_rates.ipynb"), &notebook).unwrap();
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
     let before = files(&ds);
     let jupyter = python().with_file_name("jupyter");
     let out_json = tmp.path().join("rates.json");
     let out = Command::new(&jupyter)
-        .args(["nbconvert", "--to", "notebook", "--execute", "--output-dir", "executed", "notebooks/acceptance_rates.ipynb"])
-        .current_dir(tmp.path())
+        .args(["nbconvert", "--to", "notebook", "--execute", "--output-dir"])
+        .arg(tmp.path().join("executed"))
+        .arg(&notebook)
+        .current_dir(&elsewhere)
         .env_remove("HINDSIGHT_DATASET")
+        .env_remove("JPY_SESSION_NAME")
         .env("HINDSIGHT_NOTEBOOK_OUT", &out_json)
         .output()
         .unwrap();
     assert!(out.status.success(), "nbconvert: {}", String::from_utf8_lossy(&out.stderr));
     assert!(files(&ds) == before, "the notebook changed the dataset");
     let nb: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
-    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "hindsight-out", "--format", "json"], tmp.path())).unwrap();
+    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "hindsight-out", "--format", "json"], &clone)).unwrap();
     let ours = report["acceptance_by_window"].as_array().unwrap();
     assert_eq!(nb.len(), ours.len());
+    let mut fields = vec!["eval_window".to_string(), "evaluable_outputs".to_string()];
+    for (rate, _, _) in report::charts::RATES {
+        fields.extend([rate.to_string(), format!("{rate}_ci_low"), format!("{rate}_ci_high")]);
+    }
     for (n, o) in nb.iter().zip(ours) {
-        for k in ["eval_window", "evaluable_outputs", "strict_acceptance_rate", "human_check_acceptance_rate", "sticky_artifact_rate"] {
+        for k in &fields {
             assert!(numbers_equal(&n[k], &o[k]), "{k}: notebook {} vs report {}", n[k], o[k]);
         }
     }
@@ -413,6 +536,54 @@ fn notebook_recomputes_the_report() {
         .flat_map(|c| c["outputs"].as_array().cloned().unwrap_or_default())
         .any(|o| o["data"]["image/png"].is_string());
     assert!(inline_png, "the plot is not shown inline");
+
+    // The search alone: the notebook's cell that defines it, run by Python in a chosen
+    // directory with chosen variables; it prints where it found a dataset.
+    let cell = executed["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["source"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect::<String>())
+        .find(|s| s.contains("def find_dataset"))
+        .expect("a cell defining find_dataset");
+    assert!(!cell.contains('%'), "the search cell must be plain Python");
+    std::fs::write(tmp.path().join("search.py"), format!("{cell}\nprint(find_dataset().resolve())\n")).unwrap();
+    // A second dataset where a search from the current directory would find it first.
+    let decoy = elsewhere.join("hindsight-out");
+    std::fs::create_dir(&decoy).unwrap();
+    std::fs::copy(ds.join("manifest.json"), decoy.join("manifest.json")).unwrap();
+    let found = |cwd: &Path, vars: &[(&str, &Path)]| {
+        let mut cmd = Command::new(python());
+        cmd.arg(tmp.path().join("search.py")).current_dir(cwd).env_remove("HINDSIGHT_DATASET").env_remove("JPY_SESSION_NAME");
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{vars:?} in {}: {}", cwd.display(), String::from_utf8_lossy(&out.stderr));
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    };
+    let (ds, decoy) = (ds.canonicalize().unwrap(), decoy.canonicalize().unwrap());
+    assert_eq!(found(&elsewhere, &[("HINDSIGHT_DATASET", &ds)]), ds, "HINDSIGHT_DATASET first");
+    assert_eq!(found(&clone, &[("HINDSIGHT_DATASET", &decoy)]), decoy, "HINDSIGHT_DATASET first");
+    assert_eq!(found(&elsewhere, &[("JPY_SESSION_NAME", &notebook)]), ds, "the notebook's clone before the current directory");
+    assert_eq!(
+        found(&clone.join("notebooks"), &[("JPY_SESSION_NAME", Path::new("notebooks/acceptance_rates.ipynb"))]),
+        ds,
+        "a session path relative to the server's root"
+    );
+    assert_eq!(found(&elsewhere, &[]), decoy, "the current directory's hindsight-out/");
+    assert_eq!(found(&ds, &[]), ds, "the current directory itself");
+    let nowhere = tmp.path().join("a/b");
+    std::fs::create_dir_all(&nowhere).unwrap();
+    let out = Command::new(python())
+        .arg(tmp.path().join("search.py"))
+        .current_dir(&nowhere)
+        .env_remove("HINDSIGHT_DATASET")
+        .env_remove("JPY_SESSION_NAME")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("no hindsight dataset at") && err.contains("HINDSIGHT_DATASET"), "{err}");
 }
 
 /// Headless Chromium renders the HTML report, and every cell it shows equals the JSON
@@ -423,10 +594,11 @@ fn html_report_shows_the_json_numbers_in_chromium() {
     demo(tmp.path());
     let html = ok(&["report", "--dataset", "ds", "--format", "html"], tmp.path());
     // Self-contained: no scripts, no linked styles, fonts or images (the only URL is SVG's
-    // namespace name, which is never fetched).
-    for banned in ["<script", "<link", "src=", "@import", "url("] {
+    // namespace name, which is never fetched; `url(#id)` names a pattern in the page).
+    for banned in ["<script", "<link", "src=", "href=\"http", "@import"] {
         assert!(!html.contains(banned), "the page must be self-contained: it has `{banned}`");
     }
+    assert!(html.split("url(").skip(1).all(|u| u.starts_with('#')), "the page must be self-contained: a url() outside it");
     let page = tmp.path().join("dash.html");
     std::fs::write(&page, &html).unwrap();
     let chromium = std::env::var("HINDSIGHT_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
@@ -468,7 +640,8 @@ fn html_report_shows_the_json_numbers_in_chromium() {
     for q in ["summary", "acceptance_by_window", "by_run"] {
         let header = ok(&["report", "--dataset", "ds", "--query", q, "--format", "csv"], tmp.path()).lines().next().unwrap().to_string();
         let section = dom.split(&format!(r#"<section id="{q}">"#)).nth(1).unwrap().split("</thead>").next().unwrap().to_string();
-        let ths: Vec<&str> = section.split("<th>").skip(1).map(|t| t.split("</th>").next().unwrap()).collect();
+        // A long column name may break after an underscore (`<wbr>`), so wide tables narrow.
+        let ths: Vec<String> = section.split("<th>").skip(1).map(|t| t.split("</th>").next().unwrap().replace("<wbr>", "")).collect();
         assert_eq!(ths.join(","), header, "{q}: columns not in the query's order");
     }
     // Provenance, from the manifest.
@@ -482,23 +655,124 @@ fn html_report_shows_the_json_numbers_in_chromium() {
         assert!(dom.contains(&want), "the page lacks `{want}`");
     }
     assert!(dom.contains("<title>hindsight: dashboard</title>") && !dom.contains("dashboard: dashboard"));
-    // A sample size beside every bar group: the rates by window show each window's evaluable outputs.
+    // The charts as a paper needs them. Each rate of each window: its bar, and its 95%
+    // interval as an error bar with the JSON's bounds (as the page rounds them); the n
+    // beside each window is its evaluable outputs.
+    let figure = |name: &str| {
+        dom.split(&format!(r#"<figure id="figure-{name}">"#))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no figure {name}"))
+            .split("</figure>")
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let by_window_fig = figure("acceptance_by_window");
     let by_window = report["acceptance_by_window"].as_array().unwrap();
+    let reading = |f: &str, v: &Value| report::charts::fmt_num(report::format::for_reading(f, v.as_f64().unwrap()));
     for r in by_window {
         let n = r["evaluable_outputs"].as_u64().unwrap();
-        assert!(dom.contains(&format!(r#"data-n="{n}">n = {n}</text>"#)), "no n = {n} on the chart");
+        assert!(by_window_fig.contains(&format!(r#"data-n="{n}">n = {n} evaluable</text>"#)), "no n = {n} on the chart");
+        for (rate, legend, _) in report::charts::RATES {
+            let (lo, hi) = (format!("{rate}_ci_low"), format!("{rate}_ci_high"));
+            let ci = format!(r#"class="ci" data-ci-low="{}" data-ci-high="{}""#, reading(&lo, &r[&lo]), reading(&hi, &r[&hi]));
+            assert!(by_window_fig.contains(&ci), "{} {rate}: no error bar {ci}", r["eval_window"]);
+            let bar = format!(
+                r#"<title>{legend}: {} (95% interval {} to {}), n = {n}</title>"#,
+                reading(rate, &r[*rate]),
+                reading(&lo, &r[&lo]),
+                reading(&hi, &r[&hi])
+            );
+            assert!(by_window_fig.contains(&bar), "no bar {bar}");
+        }
     }
-    assert!(dom.contains("n = 1 (small n)"), "small samples are not marked");
-    // Axes with ticks, and the terms a reader needs.
-    assert!(dom.matches(">0.75</text>").count() >= 2 && dom.contains(">100%</text>"), "no axis ticks");
+    // Legends in words, not column names; axis titles with units.
+    for (rate, legend, _) in report::charts::RATES {
+        assert!(by_window_fig.contains(&format!(">{legend}</text>")), "no legend `{legend}`");
+        assert!(!dom.contains(&format!(">{rate}</text>")), "a chart labels a series `{rate}`");
+    }
+    assert!(by_window_fig.contains(">95% interval (Wilson)</text>"));
+    for (name, titles) in [
+        ("acceptance_by_window", ["Share of evaluable outputs (0–1)", "Window"]),
+        ("acceptance_by_type", ["Share of evaluable outputs (0–1)", "Safe-output type"]),
+        ("acceptance_by_type-median_time", ["Median time to acceptance (hours)", "Safe-output type"]),
+        ("by_workflow", ["Share of evaluable outputs (0–1)", "Workflow"]),
+        ("summary", ["Share of all outputs (%)", "Window"]),
+    ] {
+        let f = figure(name);
+        for t in titles {
+            assert!(f.contains(&format!(r#"class="axis-title">{t}</text>"#)), "{name}: no axis title `{t}`");
+        }
+        // Ticks at round numbers: steps of 1, 2, 2.5 or 5 × 10^k from 0.
+        let ticks: Vec<f64> = f.split(r#"class="tick">"#).skip(1).map(|t| t.split('<').next().unwrap().parse().unwrap()).collect();
+        assert!(ticks.len() >= 4 && ticks[0] == 0.0, "{name}: ticks {ticks:?}");
+        let step = ticks[1];
+        let mantissa = step / 10f64.powf(step.log10().floor());
+        assert!([1.0, 2.0, 2.5, 5.0].iter().any(|m| (mantissa - m).abs() < 1e-9), "{name}: ticks {ticks:?}");
+        assert!(ticks.iter().enumerate().all(|(i, t)| (t - i as f64 * step).abs() < 1e-9), "{name}: ticks {ticks:?}");
+    }
+    // The median time's n is the accepted outputs with a time it is over, not the evaluable
+    // ones: the demo's create_pull_request has many more evaluable than accepted.
+    let pr = report["acceptance_by_type"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["safe_output_type"] == "create_pull_request" && r["eval_window"] == "snapshot")
+        .unwrap();
+    let (timed, evaluable) = (pr["accepted_with_time"].as_u64().unwrap(), pr["evaluable_outputs"].as_u64().unwrap());
+    assert!(timed < evaluable, "the demo no longer tells the two n apart");
+    let median = figure("acceptance_by_type-median_time");
+    let label = median.split(">create_pull_request</text>").nth(1).unwrap();
+    assert!(label.contains(&format!(r#"data-n="{timed}">n = {timed} accepted"#)), "median time's n: {}", &label[..200]);
+    // A per-workflow chart: every workflow with something evaluable at the snapshot.
+    let workflows = figure("by_workflow");
+    for r in report["by_workflow"].as_array().unwrap().iter().filter(|r| r["eval_window"] == "snapshot" && r["evaluable_outputs"].as_u64() > Some(0)) {
+        assert!(workflows.contains(&format!(">{}</text>", r["workflow_name"].as_str().unwrap())), "no workflow {}", r["workflow_name"]);
+    }
+    // In the researcher's words, never the specification's numbering.
+    assert!(!dom.contains("seed 00"), "the page says `seed 00x`");
+    // Small samples: marked in words beside the n, and hatched over the bar's own colour.
+    assert!(dom.contains("n = 1 evaluable (small n)"), "small samples are not marked");
+    assert!(figure("acceptance_by_type").contains(r#"fill="url(#hatch-acceptance-by-type)" class="small-n""#));
     for term in ["<dt>unknown</dt>", "window_not_yet_observable", "<dt>confidence</dt>", "<dt>sticky_artifact_rate</dt>"] {
         assert!(dom.contains(term), "the page does not explain {term}");
     }
-    // Screenshots at a laptop's and a narrow window's width; the page fits without a
-    // horizontal scroll bar, so the shot is the window's width.
+    // The page fits 1280 and 800 px: nothing reaches past the window's right edge (a wide
+    // table scrolls inside its own box). Measured in a copy of the page with a probe script
+    // (the page itself has none).
+    for width in [1280u32, 800] {
+        let probe = tmp.path().join(format!("probe-{width}.html"));
+        let script = r#"<script>addEventListener('load',()=>{const w=document.documentElement.clientWidth,out=[];for(const e of document.querySelectorAll('body *')){if(e.closest('.scroll')&&!e.classList.contains('scroll'))continue;const r=e.getBoundingClientRect();if(r.right>w+0.5)out.push(e.tagName+'#'+e.id+' '+Math.round(r.right))}const p=document.createElement('pre');p.id='probe';p.textContent='page '+document.documentElement.scrollWidth+' of '+w+'; past the edge: '+out.slice(0,10).join(', ');document.body.append(p)})</script>"#;
+        std::fs::write(&probe, html.replace("</body>", &format!("{script}</body>"))).unwrap();
+        let out = Command::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
+            .arg("--virtual-time-budget=5000")
+            .arg(format!("--window-size={width},1000"))
+            .arg(format!("--user-data-dir={}", tmp.path().join("profile").display()))
+            .arg("--dump-dom")
+            .arg(format!("file://{}", probe.display()))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let measured =
+            text.split(r#"<pre id="probe">"#).nth(1).and_then(|t| t.split("</pre>").next()).unwrap_or_else(|| panic!("the probe did not run: {text:.300}"));
+        let (page_w, client_w) = measured.strip_prefix("page ").and_then(|m| m.split("; ").next()).and_then(|m| m.split_once(" of ")).unwrap();
+        assert_eq!(page_w, client_w, "at {width} px the page is wider than the window: {measured}");
+        assert!(measured.ends_with("past the edge: "), "at {width} px: {measured}");
+    }
+    // Screenshots at a laptop's and a narrow window's width.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
     std::fs::create_dir_all(&dir).unwrap();
-    for width in [1280u32, 800] {
+    // Tall enough at 1280 px for every chart of the demo.
+    for (width, height) in [(1280u32, 4400u32), (800, 2400)] {
         let shot = dir.join(format!("dashboard-{width}.png"));
         let _ = std::fs::remove_file(&shot);
         let out = Command::new(&chromium)
@@ -514,7 +788,7 @@ fn html_report_shows_the_json_numbers_in_chromium() {
                 "--hide-scrollbars",
             ])
             .arg(format!("--user-data-dir={}", tmp.path().join("profile").display()))
-            .arg(format!("--window-size={width},2400"))
+            .arg(format!("--window-size={width},{height}"))
             .arg(format!("--screenshot={}", shot.display()))
             .arg(format!("file://{}", page.display()))
             .output()
@@ -523,10 +797,77 @@ fn html_report_shows_the_json_numbers_in_chromium() {
         let png = std::fs::read(&shot).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
         let (w, h) = (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()));
-        assert_eq!((w, h), (width, 2400));
+        assert_eq!((w, h), (width, height));
         assert!(png.len() > 20_000, "a blank screenshot ({} bytes)", png.len());
         println!("screenshot at {width} px: {}", shot.display());
     }
+}
+
+/// `report --figures DIR` writes each chart of the HTML report alone, one file per chart
+/// named after its query: well-formed XML with SVG's namespace, a view box and a size, a
+/// title, every reference inside the file; the same figure as the page draws. On the
+/// demo and on an AIDev import (where the per-agent charts are).
+#[test]
+fn figures_are_standalone_svg_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let fx = root().join("fixtures/aidev");
+    ok(&["import", "aidev", fx.to_str().unwrap(), "--out", "aidev", "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
+    for (ds, must) in [
+        ("ds", &["acceptance_by_window", "acceptance_by_type", "acceptance_by_type-median_time", "by_workflow", "summary"][..]),
+        ("aidev", &["aidev-by_agent", "aidev-by_agent-median_hours_to_merge", "aidev-rates_by_window", "summary"][..]),
+    ] {
+        let dir = tmp.path().join(format!("{ds}-figures"));
+        let listed = ok(&["report", "--dataset", ds, "--figures", dir.to_str().unwrap()], tmp.path());
+        let html = ok(&["report", "--dataset", ds, "--format", "html"], tmp.path());
+        // One file per chart of the page, in its order, and nothing else.
+        let in_page: Vec<String> = html.split(r#"<figure id="figure-"#).skip(1).map(|f| f.split('"').next().unwrap().replace('/', "-") + ".svg").collect();
+        let files: Vec<String> = listed.lines().map(|l| Path::new(l).file_name().unwrap().to_string_lossy().to_string()).collect();
+        assert_eq!(files, in_page, "{ds}");
+        assert_eq!(files.iter().map(|f| f.trim_end_matches(".svg")).collect::<Vec<_>>(), must, "{ds}");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+        on_disk.sort();
+        let mut sorted = files.clone();
+        sorted.sort();
+        assert_eq!(on_disk, sorted);
+        let paths: Vec<&str> = listed.lines().collect();
+        let out = Command::new(python()).arg(root().join("tests/python/svg_figures.py")).args(&paths).output().unwrap();
+        assert!(out.status.success(), "{ds}: not well-formed XML: {}", String::from_utf8_lossy(&out.stderr));
+        let parsed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for path in paths {
+            let text = std::fs::read_to_string(path).unwrap();
+            assert!(text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "), "{path}");
+            // The page draws the very same figure.
+            assert!(html.contains(text.lines().nth(1).unwrap()), "{path}: not the page's figure");
+            let f = &parsed[path];
+            assert_eq!(f["tag"], "{http://www.w3.org/2000/svg}svg", "{path}");
+            let view_box: Vec<f64> = f["attrib"]["viewBox"].as_str().unwrap().split(' ').map(|v| v.parse().unwrap()).collect();
+            assert!(view_box.len() == 4 && view_box[0] == 0.0 && view_box[1] == 0.0 && view_box[2] > 0.0 && view_box[3] > 0.0, "{path}: viewBox {view_box:?}");
+            assert_eq!(f["attrib"]["width"].as_str().unwrap().parse::<f64>().unwrap(), view_box[2], "{path}");
+            assert_eq!(f["attrib"]["height"].as_str().unwrap().parse::<f64>().unwrap(), view_box[3], "{path}");
+            assert!(f["title"].as_str().is_some_and(|t| t.contains("n:")), "{path}: no title saying its n");
+            // Self-contained: every reference is to an id of the file, and ids are unique.
+            let ids: Vec<&str> = f["ids"].as_array().unwrap().iter().map(|i| i.as_str().unwrap()).collect();
+            assert!(ids.windows(2).all(|w| w[0] != w[1]), "{path}: ids {ids:?}");
+            for r in f["refs"].as_array().unwrap() {
+                assert!(r.as_str().unwrap().strip_prefix('#').is_some_and(|id| ids.contains(&id)), "{path}: reference {r} outside the file");
+            }
+            // Two axis titles, ticks, a legend, an n per group; rates with their intervals.
+            assert_eq!(f["axis_titles"].as_array().unwrap().len(), 2, "{path}");
+            assert!(f["ticks"].as_array().unwrap().len() >= 4 && !f["legend"].as_array().unwrap().is_empty(), "{path}");
+            assert!(f["n"].as_array().unwrap().iter().all(|n| n.as_str().unwrap().starts_with("n = ")), "{path}");
+            assert!(!f["n"].as_array().unwrap().is_empty(), "{path}");
+            let rates = f["axis_titles"].as_array().unwrap().iter().any(|t| t.as_str().unwrap().ends_with("(0–1)"));
+            assert_eq!(rates, !f["ci"].as_array().unwrap().is_empty(), "{path}: a rate without its interval");
+        }
+        // Written again, the same bytes (figures go into a paper's repository).
+        let before: Vec<Vec<u8>> = listed.lines().map(|p| std::fs::read(p).unwrap()).collect();
+        assert_eq!(ok(&["report", "--dataset", ds, "--figures", dir.to_str().unwrap()], tmp.path()), listed);
+        assert_eq!(listed.lines().map(|p| std::fs::read(p).unwrap()).collect::<Vec<_>>(), before);
+    }
+    // A query or SQL has no figures.
+    let out = run(&["report", "--dataset", "ds", "--figures", "f", "--query", "summary"], tmp.path());
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("--figures"), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// The terminal dashboard is bounded: a long section shows its first rows and says how many

@@ -6,7 +6,8 @@ use hindsight::evaluate::Window;
 use hindsight::report::{query_text, Session};
 use serde_json::json;
 
-use crate::support::evaluate_case;
+use crate::support::{evaluate_case, rate_fields};
+use hindsight::report::format::json_rows;
 
 /// Six outputs, snapshot window: merged PR (accepted/strong), labels retained
 /// (accepted/medium), PR open a day with no activity (pending/weak/target_exists_only),
@@ -37,18 +38,27 @@ fn pretty(session: &Session, query: &str) -> String {
     arrow::util::pretty::pretty_format_batches(&batches).unwrap().to_string()
 }
 
+/// strict 1/4, human-check 2/4, sticky 1/4, each with its 95% Wilson interval.
 #[test]
 fn acceptance_rates_by_window() {
     let tmp = tempfile::tempdir().unwrap();
     tiny_dataset(tmp.path());
     let s = Session::open(tmp.path()).unwrap();
-    let expected = "\
-+-------------+-------------------+------------------------+-----------------------------+----------------------+
-| eval_window | evaluable_outputs | strict_acceptance_rate | human_check_acceptance_rate | sticky_artifact_rate |
-+-------------+-------------------+------------------------+-----------------------------+----------------------+
-| snapshot    | 4                 | 0.25                   | 0.5                         | 0.25                 |
-+-------------+-------------------+------------------------+-----------------------------+----------------------+";
-    assert_eq!(pretty(&s, "acceptance_by_window"), expected);
+    let rows = json_rows(&s.sql(&query_text("acceptance_by_window").unwrap()).unwrap()).unwrap();
+    let mut want = serde_json::Map::new();
+    want.insert("eval_window".into(), json!("snapshot"));
+    want.insert("evaluable_outputs".into(), json!(4));
+    for (rate, k) in [("strict_acceptance_rate", 1.0), ("human_check_acceptance_rate", 2.0), ("sticky_artifact_rate", 1.0)] {
+        want.extend(rate_fields(rate, k, 4.0));
+    }
+    assert_eq!(rows, json!([want]));
+    // The columns in the query's order: each rate followed by its interval.
+    let header = pretty(&s, "acceptance_by_window").lines().nth(1).unwrap().split('|').map(str::trim).filter(|c| !c.is_empty()).collect::<Vec<_>>().join(",");
+    let mut order = vec!["eval_window".to_string(), "evaluable_outputs".to_string()];
+    for rate in ["strict_acceptance_rate", "human_check_acceptance_rate", "sticky_artifact_rate"] {
+        order.extend([rate.to_string(), format!("{rate}_ci_low"), format!("{rate}_ci_high")]);
+    }
+    assert_eq!(header, order.join(","));
 }
 
 #[test]
@@ -77,7 +87,12 @@ fn rates_by_type() {
     let cells: Vec<&str> = pr.split('|').map(str::trim).filter(|c| !c.is_empty()).collect();
     assert_eq!(cells[..4], ["create_pull_request", "snapshot", "4", "3"]);
     assert_eq!(cells[4], "0.3333", "strict");
-    assert_eq!(cells[7], "0.3333", "rejection");
-    assert_eq!(cells[8], "0.3333", "pending");
-    assert_eq!(cells[9], "0.25", "unknown");
+    // Each of the three rates is followed by its interval; then the other rates.
+    assert_eq!(cells[13], "0.3333", "rejection");
+    assert_eq!(cells[14], "0.3333", "pending");
+    assert_eq!(cells[15], "0.25", "unknown");
+    // The median time's n: the accepted outputs with a time, none here (the merged PR's
+    // merge has no time captured), so no median (an empty cell).
+    assert_eq!(cells[16], "0", "accepted_with_time");
+    assert_eq!(cells.len(), 17, "{pr}");
 }

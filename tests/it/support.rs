@@ -230,3 +230,32 @@ pub fn write_recorded(dir: &Path, name: &str, batch: &arrow::record_batch::Recor
     m.record_table(name, &w);
     m.save(dir).unwrap();
 }
+
+/// The 95% Wilson score interval of k successes in n trials, in the textbook's centre ±
+/// half-width form (Wilson 1927; Brown, Cai & DasGupta 2001), with z = 1.96:
+/// (p + z²/2n ± z·√(p(1−p)/n + z²/4n²)) / (1 + z²/n), p = k/n. The bundled queries write it
+/// another way (over k and n, the high end from n − k); this is the check.
+pub fn wilson(k: f64, n: f64) -> (f64, f64) {
+    let z: f64 = 1.96;
+    let p = k / n;
+    let centre = p + z * z / (2.0 * n);
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    let denom = 1.0 + z * z / n;
+    ((centre - half) / denom, (centre + half) / denom)
+}
+
+/// Rounded to 4 decimals, as the gh-aw dashboard's queries round their rates.
+pub fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0 + 0.0
+}
+
+/// A rate and its interval as the gh-aw dashboard's queries write them (4 decimals): the
+/// fields `RATE`, `RATE_ci_low`, `RATE_ci_high` for k of n.
+pub fn rate_fields(rate: &str, k: f64, n: f64) -> Vec<(String, Value)> {
+    let (lo, hi) = wilson(k, n);
+    vec![
+        (rate.to_string(), serde_json::json!(round4(k / n))),
+        (format!("{rate}_ci_low"), serde_json::json!(round4(lo))),
+        (format!("{rate}_ci_high"), serde_json::json!(round4(hi))),
+    ]
+}

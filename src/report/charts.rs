@@ -1,0 +1,623 @@
+//! The dashboard's charts as SVG figures fit for a paper: axis titles with units, legends in
+//! the researcher's words, a colour-blind-safe palette (Okabe & Ito), each rate's 95% Wilson
+//! interval as an error bar, each group's n (the n its rate or median is computed over),
+//! ticks at round values. Each figure is one `<svg>` element that stands alone: the HTML
+//! report draws it inline, and `report --figures DIR` writes it to its own file.
+
+use std::fmt::Write;
+
+use serde_json::{Map, Value};
+
+use super::html::{cell, esc, Section};
+
+type Row = Map<String, Value>;
+
+/// Samples below this are marked on the charts (hatched bars, "small n" beside the n): a
+/// rate over fewer outputs moves a lot with one more.
+pub const SMALL_N: f64 = 10.0;
+
+/// Okabe & Ito's colour-blind-safe palette.
+pub mod palette {
+    pub const BLUE: &str = "#0072B2";
+    pub const ORANGE: &str = "#E69F00";
+    pub const BLUISH_GREEN: &str = "#009E73";
+    pub const VERMILLION: &str = "#D55E00";
+    pub const SKY_BLUE: &str = "#56B4E9";
+    pub const REDDISH_PURPLE: &str = "#CC79A7";
+    pub const YELLOW: &str = "#F0E442";
+    pub const GREY: &str = "#999999";
+    pub const LIGHT_GREY: &str = "#DDDDDD";
+}
+
+/// The three acceptance rates: column, legend label, colour.
+pub const RATES: &[(&str, &str, &str)] = &[
+    ("strict_acceptance_rate", "strict (strong evidence)", palette::BLUE),
+    ("human_check_acceptance_rate", "human-check (strong or medium evidence)", palette::ORANGE),
+    ("sticky_artifact_rate", "sticky (weak evidence or existence only)", palette::BLUISH_GREEN),
+];
+
+/// The font every figure names, so a figure alone renders as it does in the page.
+const FONT: &str = "Helvetica, Arial, sans-serif";
+const SMALL_COLOR: &str = "#B00020";
+/// Every figure's width (SVG user units, px at 100%): one text size across a paper's figures.
+const FIGURE_WIDTH: f64 = 860.0;
+
+/// One chart: `name` (its query, and what it shows of it) names its file; `caption` says
+/// what it shows and what its n is; `svg` is the figure, a standalone `<svg>` element.
+pub struct Figure {
+    pub name: String,
+    pub caption: String,
+    pub svg: String,
+}
+
+impl Figure {
+    /// The figure as a file of its own: an XML declaration and the `<svg>` element.
+    pub fn file_text(&self) -> String {
+        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n", self.svg)
+    }
+
+    /// The file name: the name with `/` as `-`, and `.svg`.
+    pub fn file_name(&self) -> String {
+        format!("{}.svg", self.name.replace('/', "-"))
+    }
+}
+
+fn num(v: Option<&Value>) -> Option<f64> {
+    v.and_then(Value::as_f64)
+}
+
+/// A number as a label: no trailing `.0`, no float noise (at most 6 decimals).
+pub fn fmt_num(v: f64) -> String {
+    let r = (v * 1e6).round() / 1e6 + 0.0;
+    if r.fract() == 0.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r}")
+    }
+}
+
+/// Round axis ticks from 0 to at least `max`: a step of 1, 2, 2.5 or 5 × 10^k giving about
+/// `target` intervals ("nice numbers"), and the axis end, a whole number of steps.
+pub fn nice_ticks(max: f64, target: usize) -> Vec<f64> {
+    if !(max > 0.0 && max.is_finite()) {
+        return vec![0.0, 1.0];
+    }
+    let raw = max / target.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw * (1.0 - 1e-9)).unwrap_or(10.0 * mag);
+    let steps = (max / step - 1e-9).ceil().max(1.0) as usize;
+    (0..=steps).map(|i| (i as f64 * step * 1e9).round() / 1e9).collect()
+}
+
+/// A bar series: its legend label, colour, and per group its value, 95% interval and n.
+struct Series {
+    label: String,
+    color: &'static str,
+    values: Vec<Option<f64>>,
+    intervals: Vec<Option<(f64, f64)>>,
+    ns: Vec<f64>,
+}
+
+/// Grouped horizontal bars.
+struct Bars<'a> {
+    name: String,
+    caption: String,
+    /// The category axis's title (what a group is): "Window", "Agent"...
+    category: &'a str,
+    /// The value axis's title, with its unit.
+    value_axis: &'a str,
+    labels: Vec<String>,
+    /// The n line under each group's label.
+    n_text: Vec<String>,
+    series: Vec<Series>,
+    /// The value axis's end when fixed (rates: 1); else from the data.
+    max: Option<f64>,
+}
+
+fn text_width(s: &str, size: f64) -> f64 {
+    s.chars().count() as f64 * size * 0.58
+}
+
+/// The `<svg>` start: namespace, view box and size, font, an accessible title, and the hatch
+/// pattern that marks small samples (its id unique to the figure, as figures share a page).
+fn svg_start(s: &mut String, name: &str, caption: &str, w: f64, h: f64) {
+    let id = hatch_id(name);
+    let _ = write!(
+        s,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.0} {h:.0}" width="{w:.0}" height="{h:.0}" font-family="{FONT}" font-size="12" role="img" data-figure="{}"><title>{}</title><defs><pattern id="{id}" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect width="6" height="6" fill="none"/><line x1="0" y1="0" x2="0" y2="6" stroke="#fff" stroke-width="2.5" stroke-opacity="0.8"/></pattern></defs><rect width="100%" height="100%" fill="#fff"/>"##,
+        esc(name),
+        esc(caption)
+    );
+}
+
+/// The id of a figure's hatch pattern.
+fn hatch_id(name: &str) -> String {
+    format!("hatch-{}", name.replace(|c: char| !c.is_ascii_alphanumeric(), "-"))
+}
+
+/// The value axis under the plot: gridlines, ticks at round values, and its title.
+#[derive(Clone, Copy)]
+/// Where a chart's plot is: its left edge and width, its top, and the value axis's line.
+struct Plot {
+    left: f64,
+    width: f64,
+    top: f64,
+    axis_y: f64,
+}
+
+fn value_axis(s: &mut String, plot: &Plot, ticks: &[f64], end: f64, title: &str) {
+    let Plot { left, width, top, axis_y: y } = *plot;
+    for t in ticks {
+        let x = left + width * t / end;
+        let _ = write!(s, r##"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{y}" stroke="#e6e6e6"/>"##);
+        let _ = write!(s, r##"<line x1="{x:.1}" y1="{y}" x2="{x:.1}" y2="{}" stroke="#444"/>"##, y + 5.0);
+        let _ = write!(s, r#"<text x="{x:.1}" y="{}" font-size="11" text-anchor="middle" class="tick">{}</text>"#, y + 18.0, fmt_num(*t));
+    }
+    let _ = write!(s, r##"<line x1="{left}" y1="{y}" x2="{}" y2="{y}" stroke="#444"/>"##, left + width);
+    let _ = write!(
+        s,
+        r#"<text x="{:.1}" y="{}" font-size="12" font-weight="600" text-anchor="middle" class="axis-title">{}</text>"#,
+        left + width / 2.0,
+        y + 36.0,
+        esc(title)
+    );
+}
+
+/// The category axis's title, turned along the left edge.
+fn category_axis(s: &mut String, top: f64, bottom: f64, title: &str) {
+    let cy = (top + bottom) / 2.0;
+    let _ = write!(
+        s,
+        r#"<text x="14" y="{cy:.1}" transform="rotate(-90 14 {cy:.1})" font-size="12" font-weight="600" text-anchor="middle" class="axis-title">{}</text>"#,
+        esc(title)
+    );
+}
+
+/// Legend entries, flowing left to right and wrapping at `right`; returns the height used.
+fn legend(s: &mut String, left: f64, right: f64, top: f64, items: &[LegendItem]) -> f64 {
+    let (mut x, mut y) = (left, top);
+    for item in items {
+        let w = 22.0 + text_width(&item.label, 11.0) + 18.0;
+        if x > left && x + w > right {
+            x = left;
+            y += 18.0;
+        }
+        let _ = write!(s, r#"<g class="legend">"#);
+        match &item.mark {
+            Mark::Swatch(color) => {
+                let _ = write!(s, r#"<rect x="{x:.1}" y="{:.1}" width="14" height="10" fill="{color}"/>"#, y - 9.0);
+            }
+            Mark::Hatch(id) => {
+                let _ = write!(
+                    s,
+                    r##"<rect x="{x:.1}" y="{:.1}" width="14" height="10" fill="#888"/><rect x="{x:.1}" y="{:.1}" width="14" height="10" fill="url(#{id})"/>"##,
+                    y - 9.0,
+                    y - 9.0
+                );
+            }
+            Mark::Whisker => {
+                let (x0, x1, yy) = (x, x + 14.0, y - 4.0);
+                let _ = write!(
+                    s,
+                    r##"<path d="M{x0:.1} {:.1}V{:.1}M{x0:.1} {yy:.1}H{x1:.1}M{x1:.1} {:.1}V{:.1}" stroke="#222" stroke-width="1.2" fill="none"/>"##,
+                    yy - 4.0,
+                    yy + 4.0,
+                    yy - 4.0,
+                    yy + 4.0
+                );
+            }
+        }
+        let _ = write!(s, r#"<text x="{:.1}" y="{y:.1}" font-size="11">{}</text></g>"#, x + 20.0, esc(&item.label));
+        x += w;
+    }
+    y - top + 18.0
+}
+
+enum Mark {
+    Swatch(&'static str),
+    Hatch(String),
+    Whisker,
+}
+
+struct LegendItem {
+    mark: Mark,
+    label: String,
+}
+
+impl Bars<'_> {
+    fn draw(&self) -> Figure {
+        let bar_h = 12.0;
+        let gap = 3.0;
+        let k = self.series.len().max(1) as f64;
+        let group_h = (bar_h * k + gap * (k - 1.0) + 14.0).max(36.0);
+        let longest =
+            self.labels.iter().map(|l| text_width(l, 12.0)).chain(self.n_text.iter().map(|l| text_width(&format!("{l} (small n)"), 11.0))).fold(0.0, f64::max);
+        let left = (longest + 40.0).clamp(110.0, 330.0);
+        let right_pad = 60.0;
+        let total_w = FIGURE_WIDTH;
+        let width = total_w - left - right_pad;
+        let top = 10.0;
+        let axis_y = top + group_h * self.labels.len() as f64;
+        let has_ci = self.series.iter().any(|s| s.intervals.iter().any(Option::is_some));
+        let has_small = self.series.iter().any(|s| s.ns.iter().any(|n| *n < SMALL_N));
+        let data_max = self.series.iter().flat_map(|s| s.values.iter().flatten().copied().chain(s.intervals.iter().flatten().map(|i| i.1))).fold(0.0, f64::max);
+        let ticks = nice_ticks(self.max.unwrap_or(data_max), 5);
+        let end = *ticks.last().unwrap_or(&1.0);
+        // The legend is drawn into a scratch string first: its height sets the figure's.
+        let mut items: Vec<LegendItem> = self.series.iter().map(|s| LegendItem { mark: Mark::Swatch(s.color), label: s.label.clone() }).collect();
+        let mut body = String::new();
+        let hatch_id = hatch_id(&self.name);
+        if has_ci {
+            items.push(LegendItem { mark: Mark::Whisker, label: "95% interval (Wilson)".into() });
+        }
+        if has_small {
+            items.push(LegendItem { mark: Mark::Hatch(hatch_id.clone()), label: format!("n < {}: small sample", fmt_num(SMALL_N)) });
+        }
+        let legend_top = axis_y + 62.0;
+        let legend_h = legend(&mut body, left, total_w - 10.0, legend_top, &items);
+        let height = legend_top + legend_h;
+        let mut s = String::new();
+        svg_start(&mut s, &self.name, &self.caption, total_w, height);
+        value_axis(&mut s, &Plot { left, width, top, axis_y }, &ticks, end, self.value_axis);
+        category_axis(&mut s, top, axis_y, self.category);
+        for (gi, label) in self.labels.iter().enumerate() {
+            let y0 = top + gi as f64 * group_h;
+            let bars_h = bar_h * k + gap * (k - 1.0);
+            let by = y0 + (group_h - bars_h) / 2.0;
+            let small = self.series.iter().any(|s| s.ns.get(gi).is_some_and(|n| *n < SMALL_N));
+            let cy = y0 + group_h / 2.0;
+            let _ = write!(s, r#"<text x="{}" y="{:.1}" text-anchor="end" font-size="12">{}</text>"#, left - 8.0, cy - 2.0, esc(label));
+            let n_first = self.series.first().and_then(|s| s.ns.get(gi)).copied().unwrap_or(0.0);
+            let _ = write!(
+                s,
+                r##"<text x="{}" y="{:.1}" text-anchor="end" font-size="11" fill="{}" class="n" data-n="{}">{}{}</text>"##,
+                left - 8.0,
+                cy + 11.0,
+                if small { SMALL_COLOR } else { "#555" },
+                fmt_num(n_first),
+                esc(self.n_text.get(gi).map(String::as_str).unwrap_or_default()),
+                if small { " (small n)" } else { "" }
+            );
+            for (si, series) in self.series.iter().enumerate() {
+                let y = by + si as f64 * (bar_h + gap);
+                let n = series.ns.get(gi).copied().unwrap_or(0.0);
+                let Some(v) = series.values.get(gi).copied().flatten() else { continue };
+                let x_of = |v: f64| left + (v / end).clamp(0.0, 1.0) * width;
+                // A zero is a sliver in the series' colour, so its hue still says which rate it is.
+                let w = (x_of(v) - left).max(2.0);
+                let interval = series.intervals.get(gi).copied().flatten();
+                let what = match interval {
+                    Some((lo, hi)) => format!("{}: {} (95% interval {} to {}), n = {}", series.label, fmt_num(v), fmt_num(lo), fmt_num(hi), fmt_num(n)),
+                    None => format!("{}: {}, n = {}", series.label, fmt_num(v), fmt_num(n)),
+                };
+                let _ = write!(
+                    s,
+                    r#"<rect x="{left}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="{}" class="bar" data-n="{}" data-value="{}"><title>{}</title></rect>"#,
+                    series.color,
+                    fmt_num(n),
+                    fmt_num(v),
+                    esc(&what)
+                );
+                if n < SMALL_N {
+                    let _ = write!(s, r#"<rect x="{left}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="url(#{hatch_id})" class="small-n"/>"#);
+                }
+                let mut label_x = x_of(v);
+                if let Some((lo, hi)) = interval {
+                    let (x0, x1, yy) = (x_of(lo), x_of(hi), y + bar_h / 2.0);
+                    let _ = write!(
+                        s,
+                        r##"<path d="M{x0:.1} {:.1}V{:.1}M{x0:.1} {yy:.1}H{x1:.1}M{x1:.1} {:.1}V{:.1}" stroke="#222" stroke-width="1.2" fill="none" class="ci" data-ci-low="{}" data-ci-high="{}"/>"##,
+                        yy - 4.0,
+                        yy + 4.0,
+                        yy - 4.0,
+                        yy + 4.0,
+                        fmt_num(lo),
+                        fmt_num(hi)
+                    );
+                    label_x = label_x.max(x1);
+                }
+                let _ = write!(s, r#"<text x="{:.1}" y="{:.1}" font-size="10" class="value">{}</text>"#, label_x + 4.0, y + bar_h - 2.0, fmt_num(v));
+            }
+        }
+        s.push_str(&body);
+        s.push_str("</svg>");
+        Figure { name: self.name.clone(), caption: self.caption.clone(), svg: s }
+    }
+}
+
+/// Stacked horizontal bars: one bar per group, its parts as shares (%) of its total, the n.
+struct Stacked<'a> {
+    name: String,
+    caption: String,
+    category: &'a str,
+    value_axis: &'a str,
+    labels: Vec<String>,
+    parts: Vec<(&'a str, &'static str, Vec<f64>)>,
+}
+
+impl Stacked<'_> {
+    fn draw(&self) -> Figure {
+        let left = (self.labels.iter().map(|l| text_width(l, 12.0)).fold(0.0, f64::max) + 40.0).max(90.0);
+        let total_w = FIGURE_WIDTH;
+        let width = total_w - left - 70.0;
+        let top = 10.0;
+        let row = 26.0;
+        let axis_y = top + row * self.labels.len() as f64;
+        let ticks = nice_ticks(100.0, 5);
+        let items: Vec<LegendItem> = self.parts.iter().map(|(label, color, _)| LegendItem { mark: Mark::Swatch(color), label: label.to_string() }).collect();
+        let mut body = String::new();
+        let legend_top = axis_y + 62.0;
+        let legend_h = legend(&mut body, left, total_w - 10.0, legend_top, &items);
+        let mut s = String::new();
+        svg_start(&mut s, &self.name, &self.caption, total_w, legend_top + legend_h);
+        value_axis(&mut s, &Plot { left, width, top, axis_y }, &ticks, 100.0, self.value_axis);
+        category_axis(&mut s, top, axis_y, self.category);
+        for (i, label) in self.labels.iter().enumerate() {
+            let y = top + i as f64 * row + 4.0;
+            let total: f64 = self.parts.iter().map(|(_, _, v)| v.get(i).copied().unwrap_or(0.0)).sum();
+            let _ = write!(s, r#"<text x="{}" y="{}" text-anchor="end" font-size="12">{}</text>"#, left - 8.0, y + 13.0, esc(label));
+            let _ = write!(
+                s,
+                r##"<text x="{}" y="{}" font-size="11" fill="#555" class="n" data-n="{}">n = {}</text>"##,
+                left + width + 6.0,
+                y + 13.0,
+                fmt_num(total),
+                fmt_num(total)
+            );
+            let mut x = left;
+            for (name, color, vals) in &self.parts {
+                let v = vals.get(i).copied().unwrap_or(0.0);
+                if v <= 0.0 || total <= 0.0 {
+                    continue;
+                }
+                let w = v / total * width;
+                let _ = write!(
+                    s,
+                    r##"<rect x="{x:.1}" y="{y}" width="{w:.1}" height="18" fill="{color}" stroke="#fff" stroke-width="0.5"><title>{}: {} of {} ({}%)</title></rect>"##,
+                    esc(name),
+                    fmt_num(v),
+                    fmt_num(total),
+                    fmt_num((v / total * 1000.0).round() / 10.0)
+                );
+                x += w;
+            }
+        }
+        s.push_str(&body);
+        s.push_str("</svg>");
+        Figure { name: self.name.clone(), caption: self.caption.clone(), svg: s }
+    }
+}
+
+/// A rate's value and its interval (`RATE_ci_low`, `RATE_ci_high`) in a row.
+fn rate_of(r: &Row, rate: &str) -> (Option<f64>, Option<(f64, f64)>) {
+    let ci = num(r.get(&format!("{rate}_ci_low"))).zip(num(r.get(&format!("{rate}_ci_high"))));
+    (num(r.get(rate)), ci)
+}
+
+/// What a chart is: its file name, caption, and its axes' titles.
+struct Frame {
+    name: &'static str,
+    caption: &'static str,
+    /// What a group is ("Window", "Agent"...).
+    category: &'static str,
+    /// The values' axis, with its unit.
+    value_axis: &'static str,
+}
+
+/// A chart's groups: rows, the column labelling each, the column of its n, and what the n
+/// counts (said beside it).
+struct Groups<'a> {
+    rows: &'a [Row],
+    label: &'static str,
+    n: &'static str,
+    n_what: &'static str,
+}
+
+impl Groups<'_> {
+    fn ns(&self) -> Vec<f64> {
+        self.rows.iter().map(|r| num(r.get(self.n)).unwrap_or(0.0)).collect()
+    }
+
+    fn bars(&self, frame: &Frame, series: Vec<Series>, max: Option<f64>) -> Figure {
+        Bars {
+            name: frame.name.into(),
+            caption: frame.caption.into(),
+            category: frame.category,
+            value_axis: frame.value_axis,
+            labels: self.rows.iter().map(|r| cell(r.get(self.label).unwrap_or(&Value::Null))).collect(),
+            n_text: self.ns().iter().map(|n| format!("n = {} {}", fmt_num(*n), self.n_what)).collect(),
+            series,
+            max,
+        }
+        .draw()
+    }
+}
+
+/// The three rates of each group, with their intervals, over the group's n.
+fn three_rates(frame: &Frame, groups: &Groups) -> Figure {
+    let ns = groups.ns();
+    let series = RATES
+        .iter()
+        .map(|(col, legend, color)| {
+            let (values, intervals) = groups.rows.iter().map(|r| rate_of(r, col)).unzip();
+            Series { label: legend.to_string(), color, values, intervals, ns: ns.clone() }
+        })
+        .collect();
+    groups.bars(frame, series, Some(1.0))
+}
+
+/// Rows of the snapshot window with something in `n`.
+fn snapshot_rows(rows: &[Row], n: &str) -> Vec<Row> {
+    rows.iter().filter(|r| r.get("eval_window").and_then(Value::as_str) == Some("snapshot") && num(r.get(n)).unwrap_or(0.0) > 0.0).cloned().collect()
+}
+
+/// The median `value` of each group (its rows without one left out), over the group's n.
+fn medians(frame: &Frame, groups: &Groups, value: &str, legend: &str) -> Figure {
+    let rows: Vec<Row> = groups.rows.iter().filter(|r| num(r.get(value)).is_some() && num(r.get(groups.n)).unwrap_or(0.0) > 0.0).cloned().collect();
+    let groups = Groups { rows: &rows, ..*groups };
+    let series = vec![Series {
+        label: legend.into(),
+        color: palette::BLUE,
+        values: rows.iter().map(|r| num(r.get(value))).collect(),
+        intervals: vec![None; rows.len()],
+        ns: groups.ns(),
+    }];
+    groups.bars(frame, series, None)
+}
+
+/// The dashboard's charts, from its sections (rows as the page shows them), in page order.
+pub fn figures(sections: &[Section]) -> Vec<Figure> {
+    let get = |n: &str| sections.iter().find(|s| s.name == n).map(|s| &s.rows);
+    let mut out = Vec::new();
+    if let Some(rows) = get("acceptance_by_window") {
+        let rows: Vec<Row> = rows.iter().filter(|r| num(r.get("evaluable_outputs")).unwrap_or(0.0) > 0.0).cloned().collect();
+        out.push(three_rates(
+            &Frame {
+                name: "acceptance_by_window",
+                caption: "The three acceptance rates by window, with 95% intervals (n: evaluable outputs)",
+                category: "Window",
+                value_axis: "Share of evaluable outputs (0–1)",
+            },
+            &Groups { rows: &rows, label: "eval_window", n: "evaluable_outputs", n_what: "evaluable" },
+        ));
+    }
+    if let Some(rows) = get("acceptance_by_type") {
+        // Types with nothing evaluable (system outputs) have no rates to draw.
+        let snap = snapshot_rows(rows, "evaluable_outputs");
+        out.push(three_rates(
+            &Frame {
+                name: "acceptance_by_type",
+                caption: "The three acceptance rates by safe-output type, snapshot window, with 95% intervals (n: evaluable outputs)",
+                category: "Safe-output type",
+                value_axis: "Share of evaluable outputs (0–1)",
+            },
+            &Groups { rows: &snap, label: "safe_output_type", n: "evaluable_outputs", n_what: "evaluable" },
+        ));
+        out.push(medians(
+            &Frame {
+                name: "acceptance_by_type-median_time",
+                caption: "Median time to acceptance by safe-output type, snapshot window (n: accepted outputs with a time, the outputs the median is over)",
+                category: "Safe-output type",
+                value_axis: "Median time to acceptance (hours)",
+            },
+            &Groups { rows: &snap, label: "safe_output_type", n: "accepted_with_time", n_what: "accepted" },
+            "median_time_to_acceptance",
+            "median time to acceptance",
+        ));
+    }
+    if let Some(rows) = get("by_workflow") {
+        let snap = snapshot_rows(rows, "evaluable_outputs");
+        out.push(three_rates(
+            &Frame {
+                name: "by_workflow",
+                caption: "The three acceptance rates by workflow, snapshot window, with 95% intervals (n: evaluable outputs)",
+                category: "Workflow",
+                value_axis: "Share of evaluable outputs (0–1)",
+            },
+            &Groups { rows: &snap, label: "workflow_name", n: "evaluable_outputs", n_what: "evaluable" },
+        ));
+    }
+    if let Some(rows) = get("aidev/by_agent") {
+        // Two rates over two denominators: merged of all PRs, rejected of the evaluable ones.
+        let prs: Vec<f64> = rows.iter().map(|r| num(r.get("prs")).unwrap_or(0.0)).collect();
+        let evaluable: Vec<f64> = rows.iter().map(|r| num(r.get("evaluable_prs")).unwrap_or(0.0)).collect();
+        let series =
+            [("merge_rate", "merged (of all PRs)", palette::BLUE, &prs), ("rejection_rate", "rejected (of evaluable PRs)", palette::VERMILLION, &evaluable)]
+                .into_iter()
+                .map(|(col, legend, color, ns)| {
+                    let (values, intervals) = rows.iter().map(|r| rate_of(r, col)).unzip();
+                    Series { label: legend.into(), color, values, intervals, ns: ns.clone() }
+                })
+                .collect();
+        out.push(
+            Bars {
+                name: "aidev/by_agent".into(),
+                caption: "Pull requests merged and rejected by agent, snapshot window, with 95% intervals (n: PRs for merged, evaluable PRs for rejected)"
+                    .into(),
+                category: "Agent",
+                value_axis: "Share of the agent's PRs (0–1)",
+                labels: rows.iter().map(|r| cell(r.get("agent").unwrap_or(&Value::Null))).collect(),
+                n_text: prs.iter().zip(&evaluable).map(|(p, e)| format!("n = {} PRs, {} evaluable", fmt_num(*p), fmt_num(*e))).collect(),
+                series,
+                max: Some(1.0),
+            }
+            .draw(),
+        );
+        out.push(medians(
+            &Frame {
+                name: "aidev/by_agent-median_hours_to_merge",
+                caption: "Median hours from opening to merge by agent (n: merged PRs, the PRs the median is over)",
+                category: "Agent",
+                value_axis: "Median time to merge (hours)",
+            },
+            &Groups { rows, label: "agent", n: "merged", n_what: "merged" },
+            "median_hours_to_merge",
+            "median time to merge",
+        ));
+    }
+    if let Some(rows) = get("aidev/rates_by_window") {
+        let snap = snapshot_rows(rows, "evaluable_prs");
+        out.push(three_rates(
+            &Frame {
+                name: "aidev/rates_by_window",
+                caption: "The three acceptance rates by agent, snapshot window, with 95% intervals (n: evaluable PRs)",
+                category: "Agent",
+                value_axis: "Share of evaluable PRs (0–1)",
+            },
+            &Groups { rows: &snap, label: "agent", n: "evaluable_prs", n_what: "evaluable" },
+        ));
+    }
+    if let Some(rows) = get("summary") {
+        use palette::*;
+        let keys: [(&str, &str, &'static str); 8] = [
+            ("accepted_strong", "accepted, strong evidence", BLUE),
+            ("accepted_medium", "accepted, medium evidence", SKY_BLUE),
+            ("accepted_weak", "accepted, weak evidence", BLUISH_GREEN),
+            ("rejected", "rejected", VERMILLION),
+            ("pending", "pending", YELLOW),
+            ("ignored", "ignored", REDDISH_PURPLE),
+            ("unknown", "unknown", GREY),
+            ("skipped", "skipped", LIGHT_GREY),
+        ];
+        out.push(
+            Stacked {
+                name: "summary".into(),
+                caption: "Outcome mix by window (share of all outputs; n: outputs)".into(),
+                category: "Window",
+                value_axis: "Share of all outputs (%)",
+                labels: rows.iter().map(|r| cell(r.get("eval_window").unwrap_or(&Value::Null))).collect(),
+                parts: keys.iter().map(|(k, label, color)| (*label, *color, rows.iter().map(|r| num(r.get(*k)).unwrap_or(0.0)).collect())).collect(),
+            }
+            .draw(),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ticks are 0 and whole steps of 1, 2, 2.5 or 5 × 10^k, ending at or past the data's
+    /// maximum within one step, about five of them; never 1.06, 2.11, 3.17.
+    #[test]
+    fn ticks_are_round_numbers() {
+        for max in [0.004, 0.3, 1.0, 3.17, 4.23, 9.99, 17.0, 48.0, 100.0, 2729.0, 123456.0] {
+            let t = nice_ticks(max, 5);
+            let step = t[1] - t[0];
+            let mag = 10f64.powf(step.log10().floor());
+            let m = step / mag;
+            assert!([1.0, 2.0, 2.5, 5.0].iter().any(|n| (m - n).abs() < 1e-9), "{max}: step {step}");
+            assert_eq!(t[0], 0.0);
+            for (i, v) in t.iter().enumerate() {
+                assert!((v - i as f64 * step).abs() < 1e-9 * step.max(1.0), "{max}: {t:?}");
+            }
+            let end = *t.last().unwrap();
+            assert!(end >= max && end - max < step, "{max}: ends at {end}");
+            assert!((3..=11).contains(&(t.len() - 1)), "{max}: {} intervals", t.len() - 1);
+        }
+        assert_eq!(nice_ticks(1.0, 5), [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]);
+        assert_eq!(nice_ticks(3.17, 5).iter().map(|t| fmt_num(*t)).collect::<Vec<_>>(), ["0", "1", "2", "3", "4"]);
+        assert_eq!(nice_ticks(48.0, 5), [0.0, 10.0, 20.0, 30.0, 40.0, 50.0]);
+    }
+}
