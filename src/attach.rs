@@ -47,6 +47,7 @@ use crate::evaluate::Window;
 use crate::json::{as_int, str_at};
 use crate::runs::SafeOutput;
 use crate::snapshot::paths::{self, Resource};
+use crate::snapshot::sha::Sha;
 use crate::snapshot::SnapshotIndex;
 use crate::table::{os, s, Kind, Table};
 use crate::traces::version::Shape;
@@ -127,8 +128,8 @@ fn pr_from_text(text: &str) -> Option<(String, i64)> {
 struct PullRequests {
     shas: BTreeMap<(String, i64), Vec<String>>,
     merge_commit: HashMap<(String, i64), String>,
-    /// Lower-cased SHA -> the PRs it identifies, for prefix search.
-    by_sha: BTreeMap<String, Vec<(String, i64)>>,
+    /// SHA -> the PRs it identifies; sorted, so the SHAs an abbreviation starts are together.
+    by_sha: BTreeMap<Sha, Vec<(String, i64)>>,
 }
 
 impl PullRequests {
@@ -160,8 +161,8 @@ impl PullRequests {
 
     fn finish(mut self) -> Self {
         for (pr, shas) in &self.shas {
-            for sha in shas {
-                let v = self.by_sha.entry(sha.to_lowercase()).or_default();
+            for sha in shas.iter().filter_map(|s| Sha::parse(s)) {
+                let v = self.by_sha.entry(sha).or_default();
                 if !v.contains(pr) {
                     v.push(pr.clone());
                 }
@@ -170,24 +171,16 @@ impl PullRequests {
         self
     }
 
-    /// The PRs a SHA identifies (`same_sha`: one is a prefix of the other, 7 characters at
-    /// least), in (repository, number) order.
+    /// The PRs a SHA identifies ([`Sha::matches`]: the same full SHA, or one an abbreviation
+    /// of the other), in (repository, number) order.
     fn with_sha(&self, sha: &str) -> Vec<&(String, i64)> {
-        let s = sha.to_lowercase();
         let mut out: Vec<&(String, i64)> = Vec::new();
-        if s.len() < 7 {
-            return out;
-        }
-        // Longer (or equal) SHAs that start with it.
-        for (k, prs) in self.by_sha.range(s.clone()..) {
-            if !k.starts_with(&s) {
-                break;
-            }
-            out.extend(prs);
-        }
-        // Shorter SHAs it starts with.
-        for end in 7..s.len() {
-            if let Some(prs) = s.get(..end).and_then(|p| self.by_sha.get(p)) {
+        let Some(s) = Sha::parse(sha) else { return out };
+        // SHAs that start with it (itself included), then the abbreviations it starts with.
+        let longer = self.by_sha.range(s.clone()..).take_while(|(k, _)| k.as_str().starts_with(s.as_str()));
+        let shorter = s.abbreviations().filter_map(|p| self.by_sha.get_key_value(&p));
+        for (k, prs) in longer.chain(shorter) {
+            if k.matches(&s) {
                 out.extend(prs);
             }
         }

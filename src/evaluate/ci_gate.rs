@@ -71,6 +71,7 @@ use crate::evaluate::actors;
 use crate::runs::SafeOutput;
 use crate::snapshot::ci::{self, CiState};
 use crate::snapshot::github::Actor;
+use crate::snapshot::sha::{same_commit, MIN_ABBREV};
 use crate::snapshot::SnapshotIndex;
 use crate::table::{self, Kind};
 use crate::time::Instant;
@@ -323,12 +324,6 @@ pub fn program_of(branch: &str) -> Option<&str> {
     branch.strip_prefix(BRANCH_PREFIX).filter(|p| !p.is_empty())
 }
 
-/// Whether two SHAs name the same commit (one may be short, seven or more characters).
-fn same_sha(a: &str, b: &str) -> bool {
-    let k = a.len().min(b.len());
-    k >= 7 && a.get(..k).zip(b.get(..k)).is_some_and(|(x, y)| x.eq_ignore_ascii_case(y))
-}
-
 /// A commit of a PR, in push order.
 #[derive(Clone, Debug)]
 struct PrCommit {
@@ -351,7 +346,7 @@ fn pr_commits(index: &SnapshotIndex, repo: &str, n: i64) -> Option<Vec<PrCommit>
         for ev in e.events() {
             let forced = ev.event.as_deref() == Some("head_ref_force_pushed");
             if let (true, Some(sha)) = (forced, ev.commit_id.clone()) {
-                if !out.iter().any(|c| same_sha(&c.sha, &sha)) {
+                if !out.iter().any(|c| same_commit(&c.sha, &sha)) {
                     out.push(PrCommit { sha, at: ev.created_at, author: ev.actor.clone(), message: None });
                 }
             }
@@ -416,7 +411,7 @@ fn locate<'a>(index: &SnapshotIndex, repo: &str, o: &'a SafeOutput<'a>, n: i64) 
             if !recorded.is_empty() {
                 // A push of several commits: CI runs on its head, the last of them.
                 cs.iter()
-                    .rposition(|c| recorded.iter().any(|r| same_sha(r, &c.sha)))
+                    .rposition(|c| recorded.iter().any(|r| same_commit(r, &c.sha)))
                     .ok_or_else(|| format!("the commit it recorded ({}) is not among the PR's captured commits", recorded.join(", ")))
             } else if let Some(i) = cs.iter().position(|c| c.message.as_deref().and_then(run_link).as_deref() == Some(run)) {
                 Ok(i)
@@ -504,7 +499,7 @@ impl Context<'_> {
 
     fn whose(&self, c: &PrCommit) -> Whose {
         // 1. An output recorded it.
-        let by: Vec<&(&str, &str, Option<&str>)> = self.recorded.iter().filter(|(s, _, _)| same_sha(s, &c.sha)).collect();
+        let by: Vec<&(&str, &str, Option<&str>)> = self.recorded.iter().filter(|(s, _, _)| same_commit(s, &c.sha)).collect();
         if by.iter().any(|(_, r, _)| *r == self.run) {
             return Whose::This;
         }
@@ -659,7 +654,7 @@ fn run_gate(index: &SnapshotIndex, repo: &str, commits: &[PrCommit], ctx: &Conte
 }
 
 fn short(sha: &str) -> &str {
-    sha.get(..7).unwrap_or(sha)
+    sha.get(..MIN_ABBREV).unwrap_or(sha)
 }
 
 /// The replays of a study's outputs, and its state files beside them.
@@ -755,7 +750,7 @@ fn replay_one(index: &SnapshotIndex, repo: &str, l: &Located, all: &[Located], l
     let mut logins = BTreeSet::new();
     for (i, c) in commits.iter().enumerate() {
         let marked = c.message.as_deref().and_then(mark).is_some_and(|m| m.program == program);
-        let by_loop = ctx.recorded.iter().any(|(s, run, _)| same_sha(s, &c.sha) && (*run == ctx.run || ctx.is_loop_run(run)));
+        let by_loop = ctx.recorded.iter().any(|(s, run, _)| same_commit(s, &c.sha) && (*run == ctx.run || ctx.is_loop_run(run)));
         if i == *head || marked || by_loop {
             if let Some(login) = c.author.login.as_deref().filter(|l| !l.is_empty()) {
                 logins.insert(login.to_lowercase());
@@ -818,7 +813,7 @@ fn link(entry: &autoloop::Entry, program: &str, replays: &[Replay]) -> Option<us
     let of_program = |r: &&Replay| r.iteration == Some(true) && r.program.as_deref() == Some(program);
     let unique = |ids: Vec<usize>| if ids.len() == 1 { ids.first().copied() } else { None };
     if let Some(c) = &entry.commit {
-        let ids: Vec<usize> = replays.iter().enumerate().filter(|(_, r)| of_program(r) && r.pushes().any(|s| same_sha(&s.sha, c))).map(|(i, _)| i).collect();
+        let ids: Vec<usize> = replays.iter().enumerate().filter(|(_, r)| of_program(r) && r.pushes().any(|s| same_commit(&s.sha, c))).map(|(i, _)| i).collect();
         if !ids.is_empty() {
             return unique(ids);
         }
@@ -917,7 +912,7 @@ fn compare_states(states: &[LoopFile], replays: &mut [Replay]) -> Vec<LoopStateR
         }
         for (i, e) in &linked {
             let r = &mut replays[*i];
-            let red_commit = e.commit.as_deref().is_some_and(|c| r.pushes().any(|st| same_sha(&st.sha, c) && st.ci == CiState::Failure));
+            let red_commit = e.commit.as_deref().is_some_and(|c| r.pushes().any(|st| same_commit(&st.sha, c) && st.ci == CiState::Failure));
             if e.status.as_deref() == Some("accepted") && red_commit {
                 r.accepted_while_ci_red = true;
             }
@@ -1254,10 +1249,10 @@ pub mod autoloop {
         matches!(v.trim(), "" | "—" | "-" | "--" | "–")
     }
 
-    /// The first hex run of seven or more characters after `marker` in `line`.
+    /// The first hex run of a SHA's length at least (seven characters) after `marker` in `line`.
     fn sha_after(line: &str, marker: &str) -> Option<String> {
         let i = line.find(marker)?;
-        line[i + marker.len()..].split(|ch: char| !ch.is_ascii_hexdigit()).find(|w| w.len() >= 7).map(str::to_lowercase)
+        line[i + marker.len()..].split(|ch: char| !ch.is_ascii_hexdigit()).find(|w| w.len() >= crate::snapshot::sha::MIN_ABBREV).map(str::to_lowercase)
     }
 
     /// Parse a state file; `None` when it has no Machine State table.
@@ -1402,7 +1397,6 @@ mod tests {
         assert_eq!(run_link("x\n\nRun: https://github.com/o/r/actions/runs/77/job/1").as_deref(), Some("77"));
         assert_eq!(run_link("https://github.com/o/r/actions/runs/"), None);
         assert_eq!((program_of("autoloop/perf"), program_of("autoloop/"), program_of("agent/fix")), (Some("perf"), None, None));
-        assert!(same_sha("ABCDEF1234", "abcdef1") && !same_sha("abc", "abc") && !same_sha("abcdef1", "abcdef2"));
     }
 
     fn replay(id: &str, pr: i64, steps: &[(&str, CiState, Option<&str>)], pause: Option<&str>) -> Replay {

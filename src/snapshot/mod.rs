@@ -12,6 +12,7 @@ pub mod derive;
 pub mod github;
 pub mod graphql;
 pub mod paths;
+pub(crate) mod sha;
 pub mod sparse;
 pub mod spill;
 pub mod tables;

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Task, TaskEvent};
 use crate::error::{Error, Result};
+use crate::snapshot::sha::{same_commit, Sha};
 
 /// Seed 004's failure categories, and `uncategorized` for what no rule decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -274,15 +275,15 @@ pub struct CiStates(pub std::collections::HashMap<(String, String), (String, Opt
 
 impl CiStates {
     /// The CI state of the task's head commit: in the PR's repository (from `pr_url`),
-    /// else the task's `repo`. A SHA given shorter than 40 characters matches a commit it is
-    /// the start of, when exactly one does (7 is git's usual abbreviation).
+    /// else the task's `repo`. A SHA matches a commit as [`same_commit`] says (an
+    /// abbreviation of 7 or more hex digits, any case), when exactly one commit does.
     pub fn of(&self, task: &Task) -> Option<CiHit<'_>> {
-        let sha = task.head_sha.as_deref().map(str::trim).filter(|s| s.len() >= 7)?;
+        let sha = task.head_sha.as_deref().map(str::trim).filter(|s| Sha::parse(s).is_some())?;
         let repo = task.pr_url.as_deref().and_then(|u| crate::snapshot::paths::parse_url(u).repo).or_else(|| task.repo.clone())?;
         if let Some((k, v)) = self.0.get_key_value(&(repo.clone(), sha.to_string())) {
             return Some((&k.0, &k.1, v));
         }
-        let mut found = self.0.iter().filter(|((r, s), _)| *r == repo && s.starts_with(sha));
+        let mut found = self.0.iter().filter(|((r, s), _)| *r == repo && same_commit(s, sha));
         match (found.next(), found.next()) {
             (Some((k, v)), None) => Some((&k.0, &k.1, v)),
             _ => None,

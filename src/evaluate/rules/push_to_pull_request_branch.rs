@@ -24,6 +24,7 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
 use crate::snapshot::github::PullRequest;
+use crate::snapshot::sha::same_commit;
 
 pub struct PushToPullRequestBranch;
 
@@ -120,11 +121,6 @@ enum Inclusion {
     Unproven,
 }
 
-fn same_sha(a: &str, b: &str) -> bool {
-    let (a, b) = (a.to_lowercase(), b.to_lowercase());
-    a.len() >= 7 && b.len() >= 7 && (a.starts_with(&b) || b.starts_with(&a))
-}
-
 impl PushToPullRequestBranch {
     fn inclusion(case: &Case, n: i64, sha: &str, pr: &PullRequest) -> Inclusion {
         if let Some(merge) = &pr.merge_commit_sha {
@@ -141,8 +137,8 @@ impl PushToPullRequestBranch {
             }
         }
         if let Ok(e) = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "/commits")) {
-            let shas: Vec<&String> = e.commits().iter().filter_map(|c| c.sha.as_ref()).collect();
-            return if shas.iter().any(|s| same_sha(s, sha)) { Inclusion::Included } else { Inclusion::Dropped };
+            let mut listed = e.commits().iter().filter_map(|c| c.sha.as_deref());
+            return if listed.any(|s| same_commit(s, sha)) { Inclusion::Included } else { Inclusion::Dropped };
         }
         Inclusion::Unproven
     }

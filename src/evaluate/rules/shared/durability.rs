@@ -13,13 +13,15 @@ use std::collections::HashMap;
 use crate::evaluate::case::Case;
 use crate::snapshot::github::{Actor, Commit, PullRequest};
 use crate::snapshot::paths::{self, Resource};
+use crate::snapshot::sha::Sha;
 use crate::snapshot::SnapshotIndex;
 use crate::time::Instant;
 
 /// Something in the snapshot that reverts earlier work.
 #[derive(Clone, Debug)]
 pub struct RevertMark {
-    pub sha: Option<String>,
+    /// The reverted commit, as the revert's message names it.
+    pub(crate) sha: Option<Sha>,
     pub pr: Option<i64>,
     pub title: Option<String>,
     pub at: Option<Instant>,
@@ -42,11 +44,11 @@ const REVERTS_COMMIT: &str = "This reverts commit ";
 /// What every word that marks a revert holds (`This reverts commit`, `Revert "`, `Reverts `).
 const EVERY_REVERT_WORD: &str = "evert";
 
-fn reverted_sha(message: &str) -> Option<String> {
+fn reverted_sha(message: &str) -> Option<Sha> {
     let i = message.find(REVERTS_COMMIT)?;
     let rest = &message[i + REVERTS_COMMIT.len()..];
-    let sha: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
-    (sha.len() >= 7).then_some(sha.to_lowercase())
+    let hex = rest.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(rest.len());
+    Sha::parse(&rest[..hex])
 }
 
 fn reverted_pr(body: &str, repo: &str) -> Option<i64> {
@@ -125,26 +127,21 @@ fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
     out
 }
 
-fn same_sha(a: &str, b: &str) -> bool {
-    let (a, b) = (a.to_lowercase(), b.to_lowercase());
-    a.len() >= 7 && b.len() >= 7 && (a.starts_with(&b) || b.starts_with(&a))
-}
-
 /// The first revert of merged PR `n` (or of `extra_shas`) after its merge, inside the
 /// window and within `durability_hours` of the merge.
 pub fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: &[String]) -> Option<RevertMark> {
     let repo = case.repo()?;
     let marks = case.reverts.get_or_init(|| build(case.index)).get(repo)?;
     let merged_at = pr.merged_at;
-    let mut shas: Vec<String> = extra_shas.to_vec();
-    shas.extend(pr.merge_commit_sha.clone());
+    let mut shas: Vec<Sha> = extra_shas.iter().filter_map(|s| Sha::parse(s)).collect();
+    shas.extend(pr.merge_commit_sha.as_deref().and_then(Sha::parse));
     if let Ok(e) = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "/commits")) {
-        shas.extend(e.commits().iter().filter_map(|c| c.sha.clone()));
+        shas.extend(e.commits().iter().filter_map(|c| c.sha.as_deref().and_then(Sha::parse)));
     }
     let limit = case.policy.durability_hours;
     let mut hits: Vec<&RevertMark> = marks
         .iter()
-        .filter(|m| m.sha.as_ref().is_some_and(|s| shas.iter().any(|x| same_sha(x, s))) || m.pr == Some(n) || (m.title.is_some() && m.title == pr.title))
+        .filter(|m| m.sha.as_ref().is_some_and(|s| shas.iter().any(|x| x.matches(s))) || m.pr == Some(n) || (m.title.is_some() && m.title == pr.title))
         .filter(|m| match (m.at, merged_at) {
             (Some(t), Some(mt)) => t > mt && t <= case.as_of && (t - mt).num_hours() <= limit,
             (Some(t), None) => t <= case.as_of,
