@@ -127,8 +127,8 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
         safe_outputs += o.len();
         for o in &o {
             crate::feedback::note_output(&mut agent_prs, o);
-            // The registry's non-system types are those with a rule (a test holds them equal).
-            if crate::runs::output_type::find(&o.output_type).is_none() {
+            // Every type of the registry has a rule (or is a system output).
+            if crate::runs::output_type::OutputType::parse(&o.output_type).is_none() {
                 *types_without_rule.entry(o.output_type.to_string()).or_insert(0) += 1;
             }
         }

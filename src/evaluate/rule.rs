@@ -6,6 +6,7 @@
 
 use super::case::Case;
 use super::outcome::{Confidence, EvidenceStrength, Status, Verdict};
+use crate::runs::output_type::{Observed, OutputType};
 use crate::time::Instant;
 
 /// One row of a rule's table: a repository state and what it means. The rules catalogue
@@ -61,7 +62,9 @@ pub(crate) use rows;
 pub trait Rule: Sync + Send {
     /// The rows this rule answers with.
     type Row: RowId;
-    fn output_type(&self) -> &'static str;
+    /// Its type, from the registry (`runs::output_type`), which says what the type acts on
+    /// and whether its outcome is observed.
+    fn output_type(&self) -> OutputType;
     /// What a person checks (seed 000's "Human check").
     fn human_check(&self) -> &'static str;
     /// When the action happened. Defaults to the recorded time; creating rules fall back
@@ -86,27 +89,24 @@ pub trait Rule: Sync + Send {
         false
     }
 
-    /// Types with no repository outcome to watch: one verdict whatever the window
-    /// (`skipped`, or `unknown` for a write outside what a GitHub capture shows).
-    fn skips(&self) -> bool {
-        false
-    }
-
     /// The verdict of one of this rule's rows.
     fn row(&self, row: Self::Row) -> Verdict {
-        verdict(self.output_type(), row.spec())
+        verdict(self.output_type().name(), row.spec())
     }
 }
 
 /// A rule with its row type erased, as the registry holds it.
 pub trait Evaluator: Sync + Send {
-    fn output_type(&self) -> &'static str;
+    fn output_type(&self) -> OutputType;
     fn human_check(&self) -> &'static str;
     fn rows(&self) -> &'static [RowSpec];
     fn action_time(&self, case: &Case) -> Option<Instant>;
     fn evaluate(&self, case: &Case) -> Verdict;
     fn targets_number(&self) -> bool;
     fn dated_at_action(&self) -> bool;
+    /// Types whose outcome the repository does not show (the registry's [`Observed`] is not
+    /// `Repository`): one verdict whatever the window (`skipped`, or `unknown` for a write
+    /// outside what a GitHub capture shows).
     fn skips(&self) -> bool;
     /// The names of the rule's row values, in table order (tests check them against the ids).
     #[cfg(test)]
@@ -114,7 +114,7 @@ pub trait Evaluator: Sync + Send {
 }
 
 impl<R: Rule> Evaluator for R {
-    fn output_type(&self) -> &'static str {
+    fn output_type(&self) -> OutputType {
         Rule::output_type(self)
     }
     fn human_check(&self) -> &'static str {
@@ -136,7 +136,7 @@ impl<R: Rule> Evaluator for R {
         Rule::dated_at_action(self)
     }
     fn skips(&self) -> bool {
-        Rule::skips(self)
+        Rule::output_type(self).observed() != Observed::Repository
     }
     #[cfg(test)]
     fn row_names(&self) -> Vec<String> {

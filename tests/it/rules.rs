@@ -108,14 +108,14 @@ fn file_of(ty: &str) -> String {
 #[test]
 fn every_rule_row_has_a_case() {
     let mut covered = BTreeSet::new();
-    let mut files: Vec<String> = rules::all().iter().map(|r| file_of(r.output_type())).collect();
+    let mut files: Vec<String> = rules::all().iter().map(|r| file_of(r.output_type().name())).collect();
     files.sort();
     files.dedup();
     for f in &files {
         covered.extend(check(f));
     }
     for r in rules::all() {
-        assert_rows_covered(r.output_type(), r.rows(), &covered);
+        assert_rows_covered(r.output_type().name(), r.rows(), &covered);
     }
 }
 
@@ -213,7 +213,7 @@ fn create_discussion() {
 fn not_observable() {
     let covered = check("not_observable");
     for r in rules::all().iter().filter(|r| r.skips()) {
-        assert_rows_covered(r.output_type(), r.rows(), &covered);
+        assert_rows_covered(r.output_type().name(), r.rows(), &covered);
     }
 }
 
@@ -310,7 +310,7 @@ fn system_outputs_and_execution_states() {
 #[test]
 fn common_rows_are_covered() {
     let mut covered = BTreeSet::new();
-    let mut files: Vec<String> = rules::all().iter().map(|r| file_of(r.output_type())).collect();
+    let mut files: Vec<String> = rules::all().iter().map(|r| file_of(r.output_type().name())).collect();
     files.push("system".into());
     files.sort();
     files.dedup();
@@ -325,7 +325,7 @@ fn common_rows_are_covered() {
 #[test]
 fn each_rule_has_its_own_file() {
     for r in rules::all() {
-        let ty = r.output_type();
+        let ty = r.output_type().name();
         let own = crate::support::root().join("src/evaluate/rules").join(format!("{ty}.rs"));
         assert!(own.is_file() || r.skips(), "no src/evaluate/rules/{ty}.rs for `{ty}`");
     }
@@ -346,7 +346,7 @@ fn each_fixture_file_has_a_rule() {
 #[test]
 fn existence_alone_is_never_acceptance() {
     for r in rules::all() {
-        let ty = r.output_type();
+        let ty = r.output_type().name();
         let item = serde_json::json!({
             "type": ty, "number": 1, "timestamp": "2026-01-01T00:00:00Z",
             "url": if ty == "add_comment" { "https://github.com/acme/repo/issues/1#issuecomment-7" } else { "https://github.com/acme/repo/issues/1" },

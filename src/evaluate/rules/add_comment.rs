@@ -26,6 +26,7 @@ use super::missing;
 use crate::evaluate::case::{ActKind, Case, Missing};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 use crate::snapshot::github::Comment;
 use crate::time::Instant;
 
@@ -135,8 +136,8 @@ impl AddComment {
 
 impl Rule for AddComment {
     type Row = AddCommentRow;
-    fn output_type(&self) -> &'static str {
-        "add_comment"
+    fn output_type(&self) -> OutputType {
+        OutputType::AddComment
     }
     fn human_check(&self) -> &'static str {
         "Did a visible non-bot actor reply or react after the comment? Was it hidden or deleted?"

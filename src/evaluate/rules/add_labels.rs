@@ -21,6 +21,7 @@ use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
+use crate::runs::output_type::OutputType;
 use crate::snapshot::Entry;
 
 pub struct AddLabels;
@@ -86,8 +87,8 @@ rows! {
 
 impl Rule for AddLabels {
     type Row = AddLabelsRow;
-    fn output_type(&self) -> &'static str {
-        "add_labels"
+    fn output_type(&self) -> OutputType {
+        OutputType::AddLabels
     }
     fn human_check(&self) -> &'static str {
         "Did the label classification stick?"

@@ -22,6 +22,7 @@ use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
+use crate::runs::output_type::OutputType;
 
 pub struct AddReviewer;
 
@@ -118,8 +119,8 @@ fn requested(case: &Case) -> (Vec<String>, Vec<String>) {
 
 impl Rule for AddReviewer {
     type Row = AddReviewerRow;
-    fn output_type(&self) -> &'static str {
-        "add_reviewer"
+    fn output_type(&self) -> OutputType {
+        OutputType::AddReviewer
     }
     fn human_check(&self) -> &'static str {
         "Did the requested reviewer review, comment, approve, or remain meaningfully assigned?"

@@ -21,6 +21,7 @@ use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
+use crate::runs::output_type::OutputType;
 
 pub struct AssignMilestone;
 
@@ -86,8 +87,8 @@ fn same(intended: &Value, milestone: &Value) -> bool {
 
 impl Rule for AssignMilestone {
     type Row = AssignMilestoneRow;
-    fn output_type(&self) -> &'static str {
-        "assign_milestone"
+    fn output_type(&self) -> OutputType {
+        OutputType::AssignMilestone
     }
     fn human_check(&self) -> &'static str {
         "Did the milestone remain assigned?"

@@ -21,6 +21,7 @@ use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
+use crate::runs::output_type::OutputType;
 
 pub struct AssignToAgent;
 
@@ -122,8 +123,8 @@ fn is_agent(login: Option<&str>, named: Option<&str>) -> bool {
 
 impl Rule for AssignToAgent {
     type Row = AssignToAgentRow;
-    fn output_type(&self) -> &'static str {
-        "assign_to_agent"
+    fn output_type(&self) -> OutputType {
+        OutputType::AssignToAgent
     }
     fn human_check(&self) -> &'static str {
         "Did the assigned agent produce useful downstream work?"

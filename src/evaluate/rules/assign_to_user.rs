@@ -7,6 +7,7 @@ use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct AssignToUser;
 
@@ -62,8 +63,8 @@ rows! {
 
 impl Rule for AssignToUser {
     type Row = AssignToUserRow;
-    fn output_type(&self) -> &'static str {
-        "assign_to_user"
+    fn output_type(&self) -> OutputType {
+        OutputType::AssignToUser
     }
     fn human_check(&self) -> &'static str {
         "Did the assignment stick or result in user action?"

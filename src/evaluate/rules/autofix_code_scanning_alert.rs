@@ -6,6 +6,7 @@ use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
+use crate::runs::output_type::OutputType;
 
 pub struct AutofixAlert;
 
@@ -79,8 +80,8 @@ rows! {
 
 impl Rule for AutofixAlert {
     type Row = AutofixAlertRow;
-    fn output_type(&self) -> &'static str {
-        "autofix_code_scanning_alert"
+    fn output_type(&self) -> OutputType {
+        OutputType::AutofixCodeScanningAlert
     }
     fn human_check(&self) -> &'static str {
         "Was the alert actually fixed?"

@@ -1,4 +1,4 @@
 //! `call_workflow` (a gh-aw type the seed does not list): judged by the run it dispatched; what a person checks, why, and
 //! an example are in [`super::shared::workflow_run`].
 
-super::shared::workflow_run::dispatch_rule!(CallWorkflow, "call_workflow");
+super::shared::workflow_run::dispatch_rule!(CallWorkflow);

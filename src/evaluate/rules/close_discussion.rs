@@ -7,6 +7,7 @@ use crate::evaluate::case::Case;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct CloseDiscussion;
 
@@ -53,8 +54,8 @@ rows! {
 
 impl Rule for CloseDiscussion {
     type Row = CloseDiscussionRow;
-    fn output_type(&self) -> &'static str {
-        "close_discussion"
+    fn output_type(&self) -> OutputType {
+        OutputType::CloseDiscussion
     }
     fn human_check(&self) -> &'static str {
         "Did the discussion stay closed?"

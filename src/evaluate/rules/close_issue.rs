@@ -21,6 +21,7 @@ use crate::evaluate::case::Case;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct CloseIssue;
 
@@ -83,8 +84,8 @@ pub fn is_lifecycle_bot(login: Option<&str>) -> bool {
 
 impl Rule for CloseIssue {
     type Row = CloseIssueRow;
-    fn output_type(&self) -> &'static str {
-        "close_issue"
+    fn output_type(&self) -> OutputType {
+        OutputType::CloseIssue
     }
     fn human_check(&self) -> &'static str {
         "Did the issue stay closed, or was it reopened?"

@@ -18,6 +18,7 @@ use super::{challenge, pull_state, PullState};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct ClosePullRequest;
 
@@ -73,8 +74,8 @@ rows! {
 
 impl Rule for ClosePullRequest {
     type Row = ClosePullRequestRow;
-    fn output_type(&self) -> &'static str {
-        "close_pull_request"
+    fn output_type(&self) -> OutputType {
+        OutputType::ClosePullRequest
     }
     fn human_check(&self) -> &'static str {
         "Did the PR stay closed, or was the close undone?"

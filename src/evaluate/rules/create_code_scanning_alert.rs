@@ -5,6 +5,7 @@ use super::shared::code_scanning_alert::load;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct CreateAlert;
 
@@ -61,8 +62,8 @@ rows! {
 
 impl Rule for CreateAlert {
     type Row = CreateAlertRow;
-    fn output_type(&self) -> &'static str {
-        "create_code_scanning_alert"
+    fn output_type(&self) -> OutputType {
+        OutputType::CreateCodeScanningAlert
     }
     fn human_check(&self) -> &'static str {
         "Was the alert triaged, fixed, or dismissed with reason?"

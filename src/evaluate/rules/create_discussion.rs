@@ -5,6 +5,7 @@ use super::shared::discussion::{closed_as_of, load, people};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 use crate::snapshot::graphql::Discussion;
 use crate::time::Instant;
 
@@ -80,8 +81,8 @@ rows! {
 
 impl Rule for CreateDiscussion {
     type Row = CreateDiscussionRow;
-    fn output_type(&self) -> &'static str {
-        "create_discussion"
+    fn output_type(&self) -> OutputType {
+        OutputType::CreateDiscussion
     }
     fn human_check(&self) -> &'static str {
         "Did the discussion receive meaningful engagement or an accepted answer?"

@@ -22,6 +22,7 @@ use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 use crate::time::Instant;
 
 pub struct CreateIssue;
@@ -148,8 +149,8 @@ impl CreateIssue {
 
 impl Rule for CreateIssue {
     type Row = CreateIssueRow;
-    fn output_type(&self) -> &'static str {
-        "create_issue"
+    fn output_type(&self) -> OutputType {
+        OutputType::CreateIssue
     }
     fn human_check(&self) -> &'static str {
         "Did the issue receive meaningful triage, assignment, linkage, closure, or completion?"

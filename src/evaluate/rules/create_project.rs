@@ -5,6 +5,7 @@ use super::shared::project::load;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct CreateProject;
 
@@ -33,8 +34,8 @@ rows! {
 
 impl Rule for CreateProject {
     type Row = CreateProjectRow;
-    fn output_type(&self) -> &'static str {
-        "create_project"
+    fn output_type(&self) -> OutputType {
+        OutputType::CreateProject
     }
     fn human_check(&self) -> &'static str {
         "Is the project there? Repository state shows no more than existence for a new project."

@@ -27,6 +27,7 @@ use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 use crate::time::Instant;
 
 pub struct CreatePullRequest;
@@ -143,8 +144,8 @@ impl CreatePullRequest {
 
 impl Rule for CreatePullRequest {
     type Row = CreatePullRequestRow;
-    fn output_type(&self) -> &'static str {
-        "create_pull_request"
+    fn output_type(&self) -> OutputType {
+        OutputType::CreatePullRequest
     }
     fn human_check(&self) -> &'static str {
         "Was the PR merged, closed unmerged, reviewed, or still pending? (A PR that fell back to an issue is judged as create_issue.)"

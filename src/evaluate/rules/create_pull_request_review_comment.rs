@@ -5,6 +5,7 @@ use super::shared::review_comments::{comment, judge_comment, CommentRows};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 use crate::time::Instant;
 
 pub struct CreateReviewComment;
@@ -79,8 +80,8 @@ rows! {
 
 impl Rule for CreateReviewComment {
     type Row = CreateReviewCommentRow;
-    fn output_type(&self) -> &'static str {
-        "create_pull_request_review_comment"
+    fn output_type(&self) -> OutputType {
+        OutputType::CreatePullRequestReviewComment
     }
     fn human_check(&self) -> &'static str {
         "Did the inline comment lead to resolution, reply, code change, or review action?"

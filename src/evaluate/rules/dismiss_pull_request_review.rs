@@ -5,6 +5,7 @@ use super::shared::pull_request_review::{find_review, review_id};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct DismissReview;
 
@@ -34,8 +35,8 @@ rows! {
 
 impl Rule for DismissReview {
     type Row = DismissReviewRow;
-    fn output_type(&self) -> &'static str {
-        "dismiss_pull_request_review"
+    fn output_type(&self) -> OutputType {
+        OutputType::DismissPullRequestReview
     }
     fn human_check(&self) -> &'static str {
         "Did the dismissal stand?"

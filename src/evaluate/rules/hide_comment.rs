@@ -18,6 +18,7 @@ use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{bool_at, int_at};
+use crate::runs::output_type::OutputType;
 
 pub struct HideComment;
 
@@ -64,8 +65,8 @@ rows! {
 
 impl Rule for HideComment {
     type Row = HideCommentRow;
-    fn output_type(&self) -> &'static str {
-        "hide_comment"
+    fn output_type(&self) -> OutputType {
+        OutputType::HideComment
     }
     fn human_check(&self) -> &'static str {
         "Did the hidden or minimized state persist?"

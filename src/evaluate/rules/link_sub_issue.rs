@@ -17,6 +17,7 @@ use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
+use crate::runs::output_type::OutputType;
 
 pub struct LinkSubIssue;
 
@@ -79,8 +80,8 @@ fn numbers(case: &Case) -> (Option<i64>, Option<i64>) {
 
 impl Rule for LinkSubIssue {
     type Row = LinkSubIssueRow;
-    fn output_type(&self) -> &'static str {
-        "link_sub_issue"
+    fn output_type(&self) -> OutputType {
+        OutputType::LinkSubIssue
     }
     fn human_check(&self) -> &'static str {
         "Did the sub-issue relationship stick?"

@@ -19,6 +19,7 @@ use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct MarkReady;
 
@@ -83,8 +84,8 @@ rows! {
 
 impl Rule for MarkReady {
     type Row = MarkPullRequestAsReadyForReviewRow;
-    fn output_type(&self) -> &'static str {
-        "mark_pull_request_as_ready_for_review"
+    fn output_type(&self) -> OutputType {
+        OutputType::MarkPullRequestAsReadyForReview
     }
     fn human_check(&self) -> &'static str {
         "Did readiness lead to actual review or merge activity?"

@@ -18,6 +18,7 @@ use super::{pull_state, PullState};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct MergePullRequest;
 
@@ -47,8 +48,8 @@ rows! {
 
 impl Rule for MergePullRequest {
     type Row = MergePullRequestRow;
-    fn output_type(&self) -> &'static str {
-        "merge_pull_request"
+    fn output_type(&self) -> OutputType {
+        OutputType::MergePullRequest
     }
     fn human_check(&self) -> &'static str {
         "Did the merge the agent made stand?"

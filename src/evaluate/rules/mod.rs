@@ -49,74 +49,84 @@ use crate::evaluate::case::HistoryGap;
 
 use super::case::{Act, Activity, Case, Final, Missing};
 use super::{common, deleted, Common, Evaluator, Verdict};
+use crate::runs::output_type::OutputType;
 use crate::snapshot::github::{Issue, PullRequest};
 use crate::snapshot::Entry;
 
-/// Every rule: seed 000 §13 priority order first, then the rest of §7, then the gh-aw
-/// types the seed does not list (those writing outside GitHub last).
+/// The rule of each type: one arm per type of the registry (`runs::output_type`), so a
+/// type added there without a rule does not compile. System types have none: they are
+/// judged by [`system`].
+pub fn rule_of(t: OutputType) -> Option<&'static dyn Evaluator> {
+    use OutputType as T;
+    Some(match t {
+        T::CreatePullRequest => &create_pull_request::CreatePullRequest,
+        T::PushToPullRequestBranch => &push_to_pull_request_branch::PushToPullRequestBranch,
+        T::CreateIssue => &create_issue::CreateIssue,
+        T::AddComment => &add_comment::AddComment,
+        T::AddLabels => &add_labels::AddLabels,
+        T::UpdateIssue => &update_issue::UpdateIssue,
+        T::UpdatePullRequest => &update_pull_request::UpdatePullRequest,
+        T::AddReviewer => &add_reviewer::AddReviewer,
+        T::SubmitPullRequestReview => &submit_pull_request_review::SubmitReview,
+        T::DispatchWorkflow => &dispatch_workflow::DispatchWorkflow,
+        T::AutofixCodeScanningAlert => &autofix_code_scanning_alert::AutofixAlert,
+        T::UpdateProject => &update_project::UpdateProject,
+        T::AssignMilestone => &assign_milestone::AssignMilestone,
+        T::SetIssueType => &set_issue_type::SetIssueType,
+        T::SetIssueField => &set_issue_field::SetIssueField,
+        T::CreateDiscussion => &create_discussion::CreateDiscussion,
+        T::UpdateDiscussion => &update_discussion::UpdateDiscussion,
+        T::CloseDiscussion => &close_discussion::CloseDiscussion,
+        T::HideComment => &hide_comment::HideComment,
+        T::CloseIssue => &close_issue::CloseIssue,
+        T::LinkSubIssue => &link_sub_issue::LinkSubIssue,
+        T::ClosePullRequest => &close_pull_request::ClosePullRequest,
+        T::CreatePullRequestReviewComment => &create_pull_request_review_comment::CreateReviewComment,
+        T::ReplyToPullRequestReviewComment => &reply_to_pull_request_review_comment::ReplyToReviewComment,
+        T::ResolvePullRequestReviewThread => &resolve_pull_request_review_thread::ResolveThread,
+        T::MarkPullRequestAsReadyForReview => &mark_pull_request_as_ready_for_review::MarkReady,
+        T::AssignToAgent => &assign_to_agent::AssignToAgent,
+        T::CreateCodeScanningAlert => &create_code_scanning_alert::CreateAlert,
+        T::UpdateRelease => &update_release::UpdateRelease,
+        T::AssignToUser => &assign_to_user::AssignToUser,
+        T::UnassignFromUser => &unassign_from_user::UnassignFromUser,
+        T::RemoveLabels => &remove_labels::RemoveLabels,
+        T::ReplaceLabel => &replace_label::ReplaceLabel,
+        T::MergePullRequest => &merge_pull_request::MergePullRequest,
+        T::DismissPullRequestReview => &dismiss_pull_request_review::DismissReview,
+        T::CallWorkflow => &call_workflow::CallWorkflow,
+        T::DispatchRepository => &dispatch_repository::DispatchRepository,
+        T::CreateProject => &create_project::CreateProject,
+        T::CreateAgentSession => &not_observable::CREATE_AGENT_SESSION,
+        T::CreateCheckRun => &not_observable::CREATE_CHECK_RUN,
+        T::CreateProjectStatusUpdate => &not_observable::CREATE_PROJECT_STATUS_UPDATE,
+        T::UploadAsset => &not_observable::UPLOAD_ASSET,
+        T::UploadArtifact => &not_observable::UPLOAD_ARTIFACT,
+        T::CommentMemory => &not_observable::COMMENT_MEMORY,
+        T::PushRepoMemory => &not_observable::PUSH_REPO_MEMORY,
+        T::LinearCreateIssue => &not_observable::LINEAR_CREATE_ISSUE,
+        T::LinearAddComment => &not_observable::LINEAR_ADD_COMMENT,
+        T::LinearUpdateIssue => &not_observable::LINEAR_UPDATE_ISSUE,
+        T::JiraCreateIssue => &not_observable::JIRA_CREATE_ISSUE,
+        T::JiraUpdateIssue => &not_observable::JIRA_UPDATE_ISSUE,
+        T::JiraAddComment => &not_observable::JIRA_ADD_COMMENT,
+        T::JiraAddLabel => &not_observable::JIRA_ADD_LABEL,
+        T::AdoCreateWorkItem => &not_observable::ADO_CREATE_WORK_ITEM,
+        T::AdoUpdateWorkItem => &not_observable::ADO_UPDATE_WORK_ITEM,
+        T::AdoCommentOnWorkItem => &not_observable::ADO_COMMENT_ON_WORK_ITEM,
+        T::AdoAssignWorkItem => &not_observable::ADO_ASSIGN_WORK_ITEM,
+        T::AdoLinkWorkItems => &not_observable::ADO_LINK_WORK_ITEMS,
+        T::AdoUploadWorkitemAttachment => &not_observable::ADO_UPLOAD_WORKITEM_ATTACHMENT,
+        T::UploadCodeCoverage => &not_observable::UPLOAD_CODE_COVERAGE,
+        T::ApproveWorkflowRun => &not_observable::APPROVE_WORKFLOW_RUN,
+        T::Noop | T::MissingTool | T::MissingData | T::ReportIncomplete => return None,
+    })
+}
+
+/// Every rule, in the registry's order (the rules catalogue's).
 pub fn all() -> &'static [&'static dyn Evaluator] {
-    &[
-        &create_pull_request::CreatePullRequest,
-        &push_to_pull_request_branch::PushToPullRequestBranch,
-        &create_issue::CreateIssue,
-        &add_comment::AddComment,
-        &add_labels::AddLabels,
-        &update_issue::UpdateIssue,
-        &update_pull_request::UpdatePullRequest,
-        &add_reviewer::AddReviewer,
-        &submit_pull_request_review::SubmitReview,
-        &dispatch_workflow::DispatchWorkflow,
-        &autofix_code_scanning_alert::AutofixAlert,
-        &update_project::UpdateProject,
-        &assign_milestone::AssignMilestone,
-        &set_issue_type::SetIssueType,
-        &set_issue_field::SetIssueField,
-        &create_discussion::CreateDiscussion,
-        &update_discussion::UpdateDiscussion,
-        &close_discussion::CloseDiscussion,
-        &hide_comment::HideComment,
-        &close_issue::CloseIssue,
-        &link_sub_issue::LinkSubIssue,
-        &close_pull_request::ClosePullRequest,
-        &create_pull_request_review_comment::CreateReviewComment,
-        &reply_to_pull_request_review_comment::ReplyToReviewComment,
-        &resolve_pull_request_review_thread::ResolveThread,
-        &mark_pull_request_as_ready_for_review::MarkReady,
-        &assign_to_agent::AssignToAgent,
-        &create_code_scanning_alert::CreateAlert,
-        &update_release::UpdateRelease,
-        &assign_to_user::AssignToUser,
-        &unassign_from_user::UnassignFromUser,
-        &remove_labels::RemoveLabels,
-        &replace_label::ReplaceLabel,
-        &merge_pull_request::MergePullRequest,
-        &dismiss_pull_request_review::DismissReview,
-        &call_workflow::CallWorkflow,
-        &dispatch_repository::DispatchRepository,
-        &create_project::CreateProject,
-        &not_observable::CREATE_AGENT_SESSION,
-        &not_observable::CREATE_CHECK_RUN,
-        &not_observable::CREATE_PROJECT_STATUS_UPDATE,
-        &not_observable::UPLOAD_ASSET,
-        &not_observable::UPLOAD_ARTIFACT,
-        &not_observable::COMMENT_MEMORY,
-        &not_observable::PUSH_REPO_MEMORY,
-        &not_observable::LINEAR_CREATE_ISSUE,
-        &not_observable::LINEAR_ADD_COMMENT,
-        &not_observable::LINEAR_UPDATE_ISSUE,
-        &not_observable::JIRA_CREATE_ISSUE,
-        &not_observable::JIRA_UPDATE_ISSUE,
-        &not_observable::JIRA_ADD_COMMENT,
-        &not_observable::JIRA_ADD_LABEL,
-        &not_observable::ADO_CREATE_WORK_ITEM,
-        &not_observable::ADO_UPDATE_WORK_ITEM,
-        &not_observable::ADO_COMMENT_ON_WORK_ITEM,
-        &not_observable::ADO_ASSIGN_WORK_ITEM,
-        &not_observable::ADO_LINK_WORK_ITEMS,
-        &not_observable::ADO_UPLOAD_WORKITEM_ATTACHMENT,
-        &not_observable::UPLOAD_CODE_COVERAGE,
-        &not_observable::APPROVE_WORKFLOW_RUN,
-    ]
+    static ALL: std::sync::OnceLock<Vec<&'static dyn Evaluator>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| OutputType::ALL.iter().filter_map(|t| rule_of(*t)).collect())
 }
 
 /// The rule of `output_type`: asked once per output, so the registry is hashed once
@@ -129,7 +139,7 @@ pub fn find(output_type: &str) -> Option<&'static dyn Evaluator> {
     let by_type = BY_TYPE.get_or_init(|| {
         let mut m = ByType::default();
         for r in all() {
-            m.entry(r.output_type()).or_insert(*r);
+            m.entry(r.output_type().name()).or_insert(*r);
         }
         m
     });
@@ -328,6 +338,17 @@ mod tests {
         }
         let common: Vec<String> = crate::evaluate::Common::ROWS.iter().map(|x| camel(x.id)).collect();
         assert_eq!(<crate::evaluate::Common as crate::evaluate::RowId>::ALL.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>(), common);
+    }
+
+    /// Each type's rule answers for that type, and every type but the system ones has one.
+    #[test]
+    fn each_type_has_its_own_rule() {
+        for t in OutputType::ALL {
+            match rule_of(*t) {
+                Some(r) => assert_eq!(r.output_type(), *t),
+                None => assert!(t.is_system(), "{t}"),
+            }
+        }
     }
 
     #[test]

@@ -27,6 +27,7 @@
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
+use crate::runs::output_type::{Observed, OutputType};
 
 rows! {
     pub enum NotObservableRow {
@@ -42,7 +43,18 @@ rows! {
     }
 }
 
-pub struct NotObservable(pub &'static str, pub &'static str);
+/// A type whose outcome is observed nowhere ([`Observed::Nowhere`]), and what a person
+/// would check.
+pub struct NotObservable(OutputType, &'static str);
+
+impl NotObservable {
+    /// The rule of `ty`; a type the registry does not mark [`Observed::Nowhere`] does not
+    /// compile.
+    const fn of(ty: OutputType, human_check: &'static str) -> NotObservable {
+        assert!(matches!(ty.observed(), Observed::Nowhere), "a type observed somewhere has its own rule");
+        NotObservable(ty, human_check)
+    }
+}
 
 rows! {
     pub enum OffGithubRow {
@@ -58,27 +70,24 @@ rows! {
     }
 }
 
-/// A type that writes where no GitHub capture can follow: its name, where it wrote
-/// (`written_to`), and what a person would check there.
+/// A type that writes where no GitHub capture can follow ([`Observed::OffGithub`]): its
+/// type, where it wrote (`written_to`), and what a person would check there.
 pub struct OffGithub {
-    pub name: &'static str,
-    pub written_to: &'static str,
-    pub human_check: &'static str,
+    ty: OutputType,
+    written_to: &'static str,
+    human_check: &'static str,
 }
 
 impl Rule for OffGithub {
     type Row = OffGithubRow;
-    fn output_type(&self) -> &'static str {
-        self.name
+    fn output_type(&self) -> OutputType {
+        self.ty
     }
     fn human_check(&self) -> &'static str {
         self.human_check
     }
     fn targets_number(&self) -> bool {
         false
-    }
-    fn skips(&self) -> bool {
-        true
     }
     fn evaluate(&self, _case: &Case) -> Result<Verdict, Verdict> {
         Ok(self
@@ -88,8 +97,11 @@ impl Rule for OffGithub {
     }
 }
 
-const fn off(name: &'static str, written_to: &'static str, human_check: &'static str) -> OffGithub {
-    OffGithub { name, written_to, human_check }
+/// The rule of `ty`; a type the registry does not mark [`Observed::OffGithub`] does not
+/// compile.
+const fn off(ty: OutputType, written_to: &'static str, human_check: &'static str) -> OffGithub {
+    assert!(matches!(ty.observed(), Observed::OffGithub), "a type observed elsewhere has another rule");
+    OffGithub { ty, written_to, human_check }
 }
 
 const LINEAR: &str = "Linear";
@@ -99,33 +111,33 @@ const LINEAR_CHECK: &str = "In Linear, not on GitHub: did the team keep and act 
 const JIRA_CHECK: &str = "In Jira, not on GitHub: did the team keep and act on the Jira issue?";
 const ADO_CHECK: &str = "In Azure DevOps, not on GitHub: did the team keep and act on the work item?";
 
-pub const LINEAR_CREATE_ISSUE: OffGithub = off("linear_create_issue", LINEAR, LINEAR_CHECK);
-pub const LINEAR_ADD_COMMENT: OffGithub = off("linear_add_comment", LINEAR, LINEAR_CHECK);
-pub const LINEAR_UPDATE_ISSUE: OffGithub = off("linear_update_issue", LINEAR, LINEAR_CHECK);
-pub const JIRA_CREATE_ISSUE: OffGithub = off("jira_create_issue", JIRA, JIRA_CHECK);
-pub const JIRA_UPDATE_ISSUE: OffGithub = off("jira_update_issue", JIRA, JIRA_CHECK);
-pub const JIRA_ADD_COMMENT: OffGithub = off("jira_add_comment", JIRA, JIRA_CHECK);
-pub const JIRA_ADD_LABEL: OffGithub = off("jira_add_label", JIRA, JIRA_CHECK);
-pub const ADO_CREATE_WORK_ITEM: OffGithub = off("ado_create_work_item", ADO, ADO_CHECK);
-pub const ADO_UPDATE_WORK_ITEM: OffGithub = off("ado_update_work_item", ADO, ADO_CHECK);
-pub const ADO_COMMENT_ON_WORK_ITEM: OffGithub = off("ado_comment_on_work_item", ADO, ADO_CHECK);
-pub const ADO_ASSIGN_WORK_ITEM: OffGithub = off("ado_assign_work_item", ADO, ADO_CHECK);
-pub const ADO_LINK_WORK_ITEMS: OffGithub = off("ado_link_work_items", ADO, ADO_CHECK);
-pub const ADO_UPLOAD_WORKITEM_ATTACHMENT: OffGithub = off("ado_upload_workitem_attachment", ADO, ADO_CHECK);
+pub const LINEAR_CREATE_ISSUE: OffGithub = off(OutputType::LinearCreateIssue, LINEAR, LINEAR_CHECK);
+pub const LINEAR_ADD_COMMENT: OffGithub = off(OutputType::LinearAddComment, LINEAR, LINEAR_CHECK);
+pub const LINEAR_UPDATE_ISSUE: OffGithub = off(OutputType::LinearUpdateIssue, LINEAR, LINEAR_CHECK);
+pub const JIRA_CREATE_ISSUE: OffGithub = off(OutputType::JiraCreateIssue, JIRA, JIRA_CHECK);
+pub const JIRA_UPDATE_ISSUE: OffGithub = off(OutputType::JiraUpdateIssue, JIRA, JIRA_CHECK);
+pub const JIRA_ADD_COMMENT: OffGithub = off(OutputType::JiraAddComment, JIRA, JIRA_CHECK);
+pub const JIRA_ADD_LABEL: OffGithub = off(OutputType::JiraAddLabel, JIRA, JIRA_CHECK);
+pub const ADO_CREATE_WORK_ITEM: OffGithub = off(OutputType::AdoCreateWorkItem, ADO, ADO_CHECK);
+pub const ADO_UPDATE_WORK_ITEM: OffGithub = off(OutputType::AdoUpdateWorkItem, ADO, ADO_CHECK);
+pub const ADO_COMMENT_ON_WORK_ITEM: OffGithub = off(OutputType::AdoCommentOnWorkItem, ADO, ADO_CHECK);
+pub const ADO_ASSIGN_WORK_ITEM: OffGithub = off(OutputType::AdoAssignWorkItem, ADO, ADO_CHECK);
+pub const ADO_LINK_WORK_ITEMS: OffGithub = off(OutputType::AdoLinkWorkItems, ADO, ADO_CHECK);
+pub const ADO_UPLOAD_WORKITEM_ATTACHMENT: OffGithub = off(OutputType::AdoUploadWorkitemAttachment, ADO, ADO_CHECK);
 pub const UPLOAD_CODE_COVERAGE: OffGithub = off(
-    "upload_code_coverage",
+    OutputType::UploadCodeCoverage,
     "GitHub's code-coverage service",
     "Not in the repository: the coverage report goes to GitHub's code-coverage service (actions/upload-code-coverage), which no capture reads.",
 );
 pub const APPROVE_WORKFLOW_RUN: OffGithub = off(
-    "approve_workflow_run",
+    OutputType::ApproveWorkflowRun,
     "a workflow run's approval",
     "Not in the repository: the approval lets a waiting run go on; what the run does is the approved workflow's result, not a response to the agent.",
 );
 
 impl Rule for NotObservable {
     type Row = NotObservableRow;
-    fn output_type(&self) -> &'static str {
+    fn output_type(&self) -> OutputType {
         self.0
     }
     fn human_check(&self) -> &'static str {
@@ -134,22 +146,20 @@ impl Rule for NotObservable {
     fn targets_number(&self) -> bool {
         false
     }
-    fn skips(&self) -> bool {
-        true
-    }
     fn evaluate(&self, _case: &Case) -> Result<Verdict, Verdict> {
         Ok(self.row(NotObservableRow::NoRepositoryOutcome))
     }
 }
 
-pub const CREATE_AGENT_SESSION: NotObservable = NotObservable(
-    "create_agent_session",
+pub const CREATE_AGENT_SESSION: NotObservable = NotObservable::of(
+    OutputType::CreateAgentSession,
     "None in the repository: an agent session's result shows only through the PRs it opens, which their own outputs cover.",
 );
-pub const CREATE_CHECK_RUN: NotObservable = NotObservable("create_check_run", "None: the check run is the workflow's own report, not a response to it.");
+pub const CREATE_CHECK_RUN: NotObservable =
+    NotObservable::of(OutputType::CreateCheckRun, "None: the check run is the workflow's own report, not a response to it.");
 pub const CREATE_PROJECT_STATUS_UPDATE: NotObservable =
-    NotObservable("create_project_status_update", "None: a status note on a project has no later state to compare.");
-pub const UPLOAD_ASSET: NotObservable = NotObservable("upload_asset", "None: assets live outside the repository's reviewable state.");
-pub const UPLOAD_ARTIFACT: NotObservable = NotObservable("upload_artifact", "None: workflow artifacts are not repository state.");
-pub const COMMENT_MEMORY: NotObservable = NotObservable("comment_memory", "None: the agent's memory is its own.");
-pub const PUSH_REPO_MEMORY: NotObservable = NotObservable("push_repo_memory", "None: the agent's memory branch is its own.");
+    NotObservable::of(OutputType::CreateProjectStatusUpdate, "None: a status note on a project has no later state to compare.");
+pub const UPLOAD_ASSET: NotObservable = NotObservable::of(OutputType::UploadAsset, "None: assets live outside the repository's reviewable state.");
+pub const UPLOAD_ARTIFACT: NotObservable = NotObservable::of(OutputType::UploadArtifact, "None: workflow artifacts are not repository state.");
+pub const COMMENT_MEMORY: NotObservable = NotObservable::of(OutputType::CommentMemory, "None: the agent's memory is its own.");
+pub const PUSH_REPO_MEMORY: NotObservable = NotObservable::of(OutputType::PushRepoMemory, "None: the agent's memory branch is its own.");

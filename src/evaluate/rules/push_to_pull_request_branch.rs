@@ -23,6 +23,7 @@ use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
+use crate::runs::output_type::OutputType;
 use crate::snapshot::github::PullRequest;
 use crate::snapshot::sha::same_commit;
 
@@ -152,8 +153,8 @@ impl PushToPullRequestBranch {
 
 impl Rule for PushToPullRequestBranch {
     type Row = PushToPullRequestBranchRow;
-    fn output_type(&self) -> &'static str {
-        "push_to_pull_request_branch"
+    fn output_type(&self) -> OutputType {
+        OutputType::PushToPullRequestBranch
     }
     fn human_check(&self) -> &'static str {
         "Were the pushed commits accepted through the PR lifecycle?"

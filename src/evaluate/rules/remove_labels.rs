@@ -17,6 +17,7 @@ use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
+use crate::runs::output_type::OutputType;
 
 pub struct RemoveLabels;
 
@@ -81,8 +82,8 @@ pub fn removed_labels(case: &Case) -> Vec<String> {
 
 impl Rule for RemoveLabels {
     type Row = RemoveLabelsRow;
-    fn output_type(&self) -> &'static str {
-        "remove_labels"
+    fn output_type(&self) -> OutputType {
+        OutputType::RemoveLabels
     }
     fn human_check(&self) -> &'static str {
         "Did the labels stay removed?"

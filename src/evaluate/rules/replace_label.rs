@@ -16,6 +16,7 @@ use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
+use crate::runs::output_type::OutputType;
 
 pub struct ReplaceLabel;
 
@@ -62,8 +63,8 @@ rows! {
 
 impl Rule for ReplaceLabel {
     type Row = ReplaceLabelRow;
-    fn output_type(&self) -> &'static str {
-        "replace_label"
+    fn output_type(&self) -> OutputType {
+        OutputType::ReplaceLabel
     }
     fn human_check(&self) -> &'static str {
         "Did the new label stay and the old one stay gone?"

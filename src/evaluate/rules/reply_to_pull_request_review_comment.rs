@@ -6,6 +6,7 @@ use super::shared::review_comments::{judge_comment, CommentRows};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 use crate::time::Instant;
 
 pub struct ReplyToReviewComment;
@@ -54,8 +55,8 @@ rows! {
 
 impl Rule for ReplyToReviewComment {
     type Row = ReplyToReviewCommentRow;
-    fn output_type(&self) -> &'static str {
-        "reply_to_pull_request_review_comment"
+    fn output_type(&self) -> OutputType {
+        OutputType::ReplyToPullRequestReviewComment
     }
     fn human_check(&self) -> &'static str {
         "Did the reply advance or resolve the thread?"

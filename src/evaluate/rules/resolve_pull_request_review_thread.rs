@@ -7,6 +7,7 @@ use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
+use crate::runs::output_type::OutputType;
 use serde_json::Value;
 
 pub struct ResolveThread;
@@ -72,8 +73,8 @@ rows! {
 
 impl Rule for ResolveThread {
     type Row = ResolveThreadRow;
-    fn output_type(&self) -> &'static str {
-        "resolve_pull_request_review_thread"
+    fn output_type(&self) -> OutputType {
+        OutputType::ResolvePullRequestReviewThread
     }
     fn human_check(&self) -> &'static str {
         "Did the thread stay resolved?"

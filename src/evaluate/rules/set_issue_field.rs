@@ -20,6 +20,7 @@ use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{names, str_at, str_path};
+use crate::runs::output_type::OutputType;
 
 pub struct SetIssueField;
 
@@ -81,8 +82,8 @@ pub fn advanced(options: &[String], want: &str, now: &str) -> bool {
 
 impl Rule for SetIssueField {
     type Row = SetIssueFieldRow;
-    fn output_type(&self) -> &'static str {
-        "set_issue_field"
+    fn output_type(&self) -> OutputType {
+        OutputType::SetIssueField
     }
     fn human_check(&self) -> &'static str {
         "Did the specific field value remain?"

@@ -21,6 +21,7 @@ use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
+use crate::runs::output_type::OutputType;
 
 pub struct SetIssueType;
 
@@ -85,8 +86,8 @@ rows! {
 
 impl Rule for SetIssueType {
     type Row = SetIssueTypeRow;
-    fn output_type(&self) -> &'static str {
-        "set_issue_type"
+    fn output_type(&self) -> OutputType {
+        OutputType::SetIssueType
     }
     fn human_check(&self) -> &'static str {
         "Did the issue type remain set?"

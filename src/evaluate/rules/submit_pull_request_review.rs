@@ -8,6 +8,7 @@ use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 use crate::time::Instant;
 
 pub struct SubmitReview;
@@ -91,8 +92,8 @@ rows! {
 
 impl Rule for SubmitReview {
     type Row = SubmitReviewRow;
-    fn output_type(&self) -> &'static str {
-        "submit_pull_request_review"
+    fn output_type(&self) -> OutputType {
+        OutputType::SubmitPullRequestReview
     }
     fn human_check(&self) -> &'static str {
         "Did the submitted review affect the PR lifecycle?"

@@ -6,6 +6,7 @@ use super::{issue_final, load_issue};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct UnassignFromUser;
 
@@ -52,8 +53,8 @@ rows! {
 
 impl Rule for UnassignFromUser {
     type Row = UnassignFromUserRow;
-    fn output_type(&self) -> &'static str {
-        "unassign_from_user"
+    fn output_type(&self) -> OutputType {
+        OutputType::UnassignFromUser
     }
     fn human_check(&self) -> &'static str {
         "Did the user remain unassigned?"

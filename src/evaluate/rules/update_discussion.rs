@@ -7,6 +7,7 @@ use super::shared::fields::UpdateRows;
 use super::update_issue::UpdateIssueRow;
 use crate::evaluate::case::{Activity, Case};
 use crate::evaluate::{rows, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct UpdateDiscussion;
 
@@ -21,8 +22,8 @@ rows! {
 
 impl Rule for UpdateDiscussion {
     type Row = UpdateDiscussionRow;
-    fn output_type(&self) -> &'static str {
-        "update_discussion"
+    fn output_type(&self) -> OutputType {
+        OutputType::UpdateDiscussion
     }
     fn human_check(&self) -> &'static str {
         "Did the agent's edit stick? (mirrors update_issue)"

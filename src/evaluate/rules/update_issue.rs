@@ -20,6 +20,7 @@ use super::shared::fields::UpdateRows;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct UpdateIssue;
 
@@ -73,8 +74,8 @@ const UPDATE_ROWS: UpdateRows<UpdateIssueRow> = UpdateRows {
 
 impl Rule for UpdateIssue {
     type Row = UpdateIssueRow;
-    fn output_type(&self) -> &'static str {
-        "update_issue"
+    fn output_type(&self) -> OutputType {
+        OutputType::UpdateIssue
     }
     fn human_check(&self) -> &'static str {
         "Did the agent's edit stick?"

@@ -7,6 +7,7 @@ use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
+use crate::runs::output_type::OutputType;
 use serde_json::Value;
 
 pub struct UpdateProject;
@@ -63,8 +64,8 @@ rows! {
 
 impl Rule for UpdateProject {
     type Row = UpdateProjectRow;
-    fn output_type(&self) -> &'static str {
-        "update_project"
+    fn output_type(&self) -> OutputType {
+        OutputType::UpdateProject
     }
     fn human_check(&self) -> &'static str {
         "Did the specific project field update remain?"

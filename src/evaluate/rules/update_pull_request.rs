@@ -19,6 +19,7 @@ use super::{load_pull, pull_final};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
+use crate::runs::output_type::OutputType;
 
 pub struct UpdatePullRequest;
 
@@ -51,8 +52,8 @@ rows! {
 
 impl Rule for UpdatePullRequest {
     type Row = UpdatePullRequestRow;
-    fn output_type(&self) -> &'static str {
-        "update_pull_request"
+    fn output_type(&self) -> OutputType {
+        OutputType::UpdatePullRequest
     }
     fn human_check(&self) -> &'static str {
         "Did the edit stick, and did the PR merge with it?"

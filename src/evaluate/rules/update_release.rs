@@ -21,6 +21,7 @@ use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, bool_at};
+use crate::runs::output_type::OutputType;
 use crate::time;
 
 pub struct UpdateRelease;
@@ -68,8 +69,8 @@ rows! {
 
 impl Rule for UpdateRelease {
     type Row = UpdateReleaseRow;
-    fn output_type(&self) -> &'static str {
-        "update_release"
+    fn output_type(&self) -> OutputType {
+        OutputType::UpdateRelease
     }
     fn human_check(&self) -> &'static str {
         "Did the release edit remain?"

@@ -125,13 +125,13 @@ pub fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Result<Ve
     })
 }
 
-/// A rule that follows the workflow run its output dispatched.
+/// A rule that follows the workflow run its output dispatched, named after its type.
 macro_rules! dispatch_rule {
-    ($name:ident, $ty:literal) => {
+    ($name:ident) => {
         pub struct $name;
         impl $crate::evaluate::Rule for $name {
-            fn output_type(&self) -> &'static str {
-                $ty
+            fn output_type(&self) -> $crate::runs::output_type::OutputType {
+                $crate::runs::output_type::OutputType::$name
             }
             fn human_check(&self) -> &'static str {
                 "Did the dispatched workflow run successfully?"
