@@ -482,6 +482,26 @@ pub fn categorize_all(tasks: &[super::Task], events: &[TaskEvent], policy: &Task
 mod tests {
     use super::*;
 
+    /// A task's head SHA finds its commit's CI as every SHA match in hindsight does
+    /// (`snapshot::sha`): an abbreviation of 7 or more, and, since that rule is shared, in
+    /// either case (a head copied in upper case used to find nothing here).
+    #[test]
+    fn a_head_sha_finds_its_commit_in_any_case_when_one_commit_matches() {
+        let full = "abcdef0000000000000000000000000000000001";
+        let row = |sha: &str| ("o/r".to_string(), sha.to_string(), "failure".to_string(), None);
+        let ci = CiStates::from_rows([row(full), row("abcdef1000000000000000000000000000000002")]);
+        let found = |head: &str| ci.of(&Task { repo: Some("o/r".into()), head_sha: Some(head.into()), ..Task::default() }).map(|(_, s, _)| s.to_string());
+        assert_eq!(found(full).as_deref(), Some(full));
+        assert_eq!(found(&full.to_uppercase()).as_deref(), Some(full));
+        assert_eq!(found("ABCDEF0").as_deref(), Some(full));
+        // Shorter than 7, or the start of two commits: no commit is named.
+        assert_eq!(found("abcde"), None);
+        assert_eq!(found("abcdef"), None);
+        assert_eq!(found("ABCDEF"), None);
+        let both = CiStates::from_rows([row(full), row("abcdef0000000000000000000000000000000002")]);
+        assert_eq!(both.of(&Task { repo: Some("o/r".into()), head_sha: Some("abcdef0".into()), ..Task::default() }), None);
+    }
+
     #[test]
     fn phrases_match_whole_words_ignoring_case() {
         assert!(matches_phrase("npx JEST --ci", "jest"));
