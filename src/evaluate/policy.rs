@@ -10,12 +10,28 @@ use crate::error::{Error, Result};
 use crate::evaluate::outcome::Status;
 use crate::evaluate::window::MAX_HOURS;
 
+/// Hours in a day: the policy's durations are whole hours (`*_hours`), chosen in days.
+pub const HOURS_PER_DAY: i64 = 24;
+
+/// Default [`Policy::ignore_after_hours`]: 7 days. An open PR or issue no one has answered
+/// is `pending` until then and `ignored` after (seed 000 §5: a PR open after 24h is usually
+/// still pending).
+pub const DEFAULT_IGNORE_AFTER_HOURS: i64 = 7 * HOURS_PER_DAY;
+
+/// Default [`Policy::alert_sla_hours`]: 30 days. A code-scanning alert still open this long
+/// after its autofix is `rejected`, before it `pending`.
+pub const DEFAULT_ALERT_SLA_HOURS: i64 = 30 * HOURS_PER_DAY;
+
+/// Default [`Policy::durability_hours`]: 30 days, seed 000 §5's long-term window (the `30d`
+/// evaluation window). A merged PR reverted within 30 days of its merge is not durable: it
+/// is `rejected` (`reverted_after_merge`) in every window that sees the revert.
+pub const DEFAULT_DURABILITY_HOURS: i64 = 30 * HOURS_PER_DAY;
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Policy {
     /// An open PR or issue with no response is `pending` until it has been open this many
-    /// hours, then `ignored`. Default 168 (7 days): seed 000 §5 says a PR open after 24h is
-    /// usually still pending.
+    /// hours, then `ignored`. Default [`DEFAULT_IGNORE_AFTER_HOURS`] (7 days).
     pub ignore_after_hours: i64,
     /// create_issue, "Open with non-bot comment, reaction, or triage: pending or
     /// accepted_medium, depending policy". Default `pending`: engagement is not yet a
@@ -100,13 +116,14 @@ pub struct Policy {
     /// Default `accepted` (weak).
     pub run_without_artifact: Choice,
     /// autofix_code_scanning_alert: an alert still open this many hours after the autofix
-    /// is rejected ("pending or rejected, depending SLA"). Default 720 (30 days).
+    /// is rejected ("pending or rejected, depending SLA"). Default [`DEFAULT_ALERT_SLA_HOURS`]
+    /// (30 days).
     pub alert_sla_hours: i64,
     /// create_code_scanning_alert dismissed with a reason by a person: "accepted or
     /// rejected, depending expected semantics". Default `accepted` (the alert was triaged).
     pub alert_dismissed_with_reason: Choice,
     /// A revert counts against merged work only within this many hours of the merge.
-    /// Default 720 (30 days, seed 000 §5's long-term window).
+    /// Default [`DEFAULT_DURABILITY_HOURS`] (30 days).
     pub durability_hours: i64,
 }
 
@@ -146,7 +163,7 @@ impl Choice {
 impl Default for Policy {
     fn default() -> Self {
         Policy {
-            ignore_after_hours: 168,
+            ignore_after_hours: DEFAULT_IGNORE_AFTER_HOURS,
             open_issue_engagement: Choice::Pending,
             deleted_target: Choice::Unknown,
             partial_labels: Choice::Accepted,
@@ -168,9 +185,9 @@ impl Default for Policy {
             sub_issue_closed_invalid: Choice::Rejected,
             solved_by_other: Choice::Ignored,
             run_without_artifact: Choice::Accepted,
-            alert_sla_hours: 720,
+            alert_sla_hours: DEFAULT_ALERT_SLA_HOURS,
             alert_dismissed_with_reason: Choice::Accepted,
-            durability_hours: 720,
+            durability_hours: DEFAULT_DURABILITY_HOURS,
         }
     }
 }
@@ -255,4 +272,29 @@ pub(crate) fn load_switches<T: Serialize + serde::de::DeserializeOwned + Default
         merged.insert(key, value);
     }
     serde_json::from_value(serde_json::Value::Object(merged)).map_err(|e| err(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluate::Window;
+
+    /// The defaults are the named durations, and read as the days they were chosen in: a PR
+    /// unanswered for 7 days is ignored; a revert within 30 days of the merge (the `30d`
+    /// window) makes merged work not durable; an alert open 30 days past its autofix is
+    /// rejected.
+    #[test]
+    fn default_durations_are_the_named_days() {
+        let p = Policy::default();
+        assert_eq!(
+            (p.ignore_after_hours, p.durability_hours, p.alert_sla_hours),
+            (DEFAULT_IGNORE_AFTER_HOURS, DEFAULT_DURABILITY_HOURS, DEFAULT_ALERT_SLA_HOURS)
+        );
+        let days = |h: i64| Window::Hours(h).to_string();
+        assert_eq!(
+            (days(DEFAULT_IGNORE_AFTER_HOURS), days(DEFAULT_DURABILITY_HOURS), days(DEFAULT_ALERT_SLA_HOURS)),
+            ("7d".into(), "30d".into(), "30d".into())
+        );
+        assert!(crate::evaluate::window::DEFAULT.contains(&Window::Hours(DEFAULT_DURABILITY_HOURS)));
+    }
 }

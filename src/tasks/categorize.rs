@@ -275,7 +275,7 @@ pub struct CiStates(pub std::collections::HashMap<(String, String), (String, Opt
 
 impl CiStates {
     /// The CI state of the task's head commit: in the PR's repository (from `pr_url`),
-    /// else the task's `repo`. A SHA matches a commit as [`same_commit`] says (an
+    /// else the task's `repo`. A SHA matches a commit as `snapshot::sha` says (an
     /// abbreviation of 7 or more hex digits, any case), when exactly one commit does.
     pub fn of(&self, task: &Task) -> Option<CiHit<'_>> {
         let sha = task.head_sha.as_deref().map(str::trim).filter(|s| Sha::parse(s).is_some())?;

@@ -122,5 +122,5 @@ fn policy_files_must_be_an_object_of_known_typed_switches() {
     let args = policy("good.json", r#"{"ignore_after_hours": 24}"#);
     let printed: serde_json::Value = serde_json::from_str(&ok(&args.iter().map(String::as_str).collect::<Vec<_>>(), tmp.path())).unwrap();
     assert_eq!(printed["ignore_after_hours"], 24);
-    assert_eq!(printed["durability_hours"], 720);
+    assert_eq!(printed["durability_hours"], hindsight::evaluate::policy::DEFAULT_DURABILITY_HOURS);
 }

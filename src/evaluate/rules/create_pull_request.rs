@@ -7,14 +7,16 @@
 //! A merge by the repository is the strongest acceptance a code change can get; a PR that
 //! merely still exists is not acceptance (seed 000 §8), so an open PR is `pending` until
 //! someone acts on it, and `ignored` once it has sat untouched for the policy's
-//! `ignore_after_hours`. Activity counts only when it comes strictly after the PR was
+//! `ignore_after_hours` (default [`DEFAULT_IGNORE_AFTER_HOURS`](crate::evaluate::policy::DEFAULT_IGNORE_AFTER_HOURS), 7 days). Activity counts only when it comes strictly after the PR was
 //! opened and from someone other than the workflow itself. When PR creation fell back to
 //! an issue (the recorded target is an issue URL, or `fallback: "issue"`), the output is
 //! evaluated by `create_issue`'s rows and marked `fallback_subtype = issue`.
 //!
 //! A merged PR that a later commit (`This reverts commit <sha>`) or a merged `Revert "<title>"`
-//! PR undoes, inside the window, is rejected (`reverted_after_merge`): accepted at 24h,
-//! rejected at 30d when the revert came in between.
+//! PR undoes, inside the window and within the policy's `durability_hours` of the merge
+//! (default [`DEFAULT_DURABILITY_HOURS`](crate::evaluate::policy::DEFAULT_DURABILITY_HOURS), 30 days), is not durable: rejected
+//! (`reverted_after_merge`), accepted at 24h and rejected at 30d when the revert came in
+//! between.
 //!
 //! ## Example
 //! A PR opened at 10:00 and merged 30 hours later is `pending` at 1h and 24h and

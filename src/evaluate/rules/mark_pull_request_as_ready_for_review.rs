@@ -8,7 +8,8 @@
 //! after the mark, or a merge, shows it worked. A review at the same instant (whatever its
 //! time zone) is not a response. Converted back to draft by a person undoes it. Closed
 //! unmerged with no review is, by policy `ready_closed_unreviewed`, rejected (default) or
-//! ignored; open with no review is pending until `ignore_after_hours`, then ignored.
+//! ignored; open with no review is pending until `ignore_after_hours` (default
+//! [`DEFAULT_IGNORE_AFTER_HOURS`](crate::evaluate::policy::DEFAULT_IGNORE_AFTER_HOURS), 7 days), then ignored.
 //!
 //! ## Example
 //! Marked ready at T, approved by a maintainer at T+1d -> `accepted`/`strong`/

@@ -5,8 +5,9 @@
 //!
 //! ## Why
 //! The agent merging a PR is its own act, so the merge itself is no human evidence; what
-//! a person can show is that it stood: not reverted within the window (see the revert
-//! detection of `create_pull_request`). A PR that is not merged means the merge did not
+//! a person can show is that it stood: not reverted within the window and the policy's
+//! `durability_hours` of the merge (default [`DEFAULT_DURABILITY_HOURS`](crate::evaluate::policy::DEFAULT_DURABILITY_HOURS),
+//! 30 days; see the revert detection of `create_pull_request`). A PR that is not merged means the merge did not
 //! happen: unknown, as the record says it executed.
 //!
 //! ## Example

@@ -9,7 +9,10 @@
 //! in the PR's commit list. A merged PR without that proof is `unknown`
 //! (`commit_retention_unknown`), never accepted; a commit list that no longer holds the
 //! pushed SHA means it was dropped (force-pushed away). Without the pushed SHAs recorded,
-//! nothing can be compared (`missing_execution_state`).
+//! nothing can be compared (`missing_execution_state`). SHAs match as everywhere in
+//! hindsight (`snapshot::sha`): 7 hex digits or more, in either case. A merged PR
+//! whose merge or a pushed commit is reverted within the policy's `durability_hours` of the
+//! merge (default [`DEFAULT_DURABILITY_HOURS`](crate::evaluate::policy::DEFAULT_DURABILITY_HOURS), 30 days) is rejected.
 //!
 //! ## Example
 //! Pushed `abc123` at T; the PR merged at T+2d with `compare/abc123...<merge>` = `ahead`

@@ -7,7 +7,8 @@
 //! ## Why
 //! Fixed, triaged, rejected and pending stay distinct. An autofix counts when the alert is
 //! fixed; a dismissal by a person is triage, not a fix (medium); an alert still open after
-//! the policy's `alert_sla_hours` is rejected (medium), before it pending. For an alert the
+//! the policy's `alert_sla_hours` (default [`DEFAULT_ALERT_SLA_HOURS`](crate::evaluate::policy::DEFAULT_ALERT_SLA_HOURS), 30
+//! days) is rejected (medium), before it pending. For an alert the
 //! agent raised, a person dismissing it with a reason is triage (policy
 //! `alert_dismissed_with_reason`, default accepted); an alert that is gone was invalid
 //! (seed 000: rejected, medium).

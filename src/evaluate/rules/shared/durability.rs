@@ -1,6 +1,7 @@
 //! Durability: did merged agent work survive? A merge later undone by a revert is
 //! rejected once the revert falls inside the window (and within the policy's
-//! `durability_hours` of the merge).
+//! `durability_hours` of the merge: by default [`DEFAULT_DURABILITY_HOURS`](crate::evaluate::policy::DEFAULT_DURABILITY_HOURS), 30
+//! days). A reverted commit is matched to the PR's by `snapshot::sha`.
 //!
 //! Reverts are found in what the snapshot holds, indexed once per repository:
 //! - commits (`commits`, `commits/SHA`, `pulls/N/commits`) whose message says
