@@ -54,7 +54,7 @@ fn check_dir(p: &Path, what: &str) -> Result<()> {
 }
 
 /// Bytes of captures convert holds in memory before it spills a sorted run to disk.
-const SPILL_BYTES: usize = 128 << 20;
+const CAPTURES_HELD_BYTES: usize = 128 << 20;
 /// Bytes of captures turned into table rows per step (whole repositories at a time).
 const BATCH_BYTES: usize = 32 << 20;
 
@@ -94,12 +94,12 @@ fn report_removed(staging: &Staging, progress: &Progress) {
 }
 
 pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Converted> {
-    convert_with_budget(study, out, progress, SPILL_BYTES)
+    convert_with_budget(study, out, progress, CAPTURES_HELD_BYTES)
 }
 
 /// `convert`, spilling sorted runs of captures to disk beyond `budget` bytes (the dataset's
-/// bytes do not depend on it; tests check that).
-pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
+/// bytes do not depend on it; tests check that, through `crate::testing`).
+pub(crate) fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
     let staging = stage_new(study, out, progress)?;
     let c = convert_into(study, &staging.dir, progress, budget)?;
     staging.commit()?;
@@ -393,7 +393,7 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options,
 /// dashboard.
 pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress) -> Result<Converted> {
     let staging = stage_new(study, out, progress)?;
-    let c = convert_into(study, &staging.dir, progress, SPILL_BYTES)?;
+    let c = convert_into(study, &staging.dir, progress, CAPTURES_HELD_BYTES)?;
     crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, risk_policy, progress)?;
     if !study.traces.is_empty() {
         let window = if windows.contains(&Window::Hours(168)) { Window::Hours(168) } else { Window::Snapshot };

@@ -17,10 +17,11 @@ use crate::time;
 
 /// Body bytes read per step of the evaluate stage: whole repositories, so the parsed snapshot
 /// in memory stays near a few times this, whatever the study's size.
-const CHUNK_BYTES: usize = 32 << 20;
+pub(crate) const CHUNK_BYTES: usize = 32 << 20;
 
-/// Bytes of outcome rows evaluate holds in memory before it spills a sorted part to disk.
-const SPILL_BYTES: usize = 64 << 20;
+/// Bytes of outcome rows evaluate holds in memory before it spills a sorted part to disk
+/// (while one part is written the next is held: twice this at most).
+pub(crate) const OUTCOME_ROWS_HELD_BYTES: usize = 64 << 20;
 
 /// Outputs judged per step at most: the rows of one step are what can pass the budget.
 const STEP_OUTPUTS: usize = 16 * 1024;
@@ -36,54 +37,20 @@ pub fn evaluate_dataset(
     risk_policy: &risk::RiskPolicy,
     progress: &crate::progress::Progress,
 ) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, spill_budget()?)
+    evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, OUTCOME_ROWS_HELD_BYTES)
 }
 
-/// The outcome rows' memory budget: `SPILL_BYTES`, or `HINDSIGHT_SPILL_BYTES` when set (for
-/// tests and benchmarks of the binary: a budget of 1 spills every step; the outcomes do not
-/// depend on it).
-fn spill_budget() -> Result<usize> {
-    match std::env::var("HINDSIGHT_SPILL_BYTES") {
-        Err(_) => Ok(SPILL_BYTES),
-        Ok(v) => v.trim().parse().map_err(|_| Error::Usage(format!("HINDSIGHT_SPILL_BYTES is `{v}`, not a number of bytes"))),
-    }
-}
-
-/// `evaluate_dataset`, spilling sorted parts of outcome rows to disk beyond `budget` bytes
-/// (in the dataset's `.spill` folder, removed at the end; the outcomes do not depend on it,
-/// tests check that).
-pub fn evaluate_dataset_with_budget(
-    dataset: &Path,
-    windows: &[Window],
-    policy: &Policy,
-    risk_policy: &risk::RiskPolicy,
-    progress: &crate::progress::Progress,
-    budget: usize,
-) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, budget)
-}
-
-/// `evaluate_dataset`, reading about `chunk_bytes` of bodies per step (the verdicts do not
-/// depend on it; tests check that).
-pub fn evaluate_dataset_in_chunks(
+/// `evaluate_dataset` reading about `chunk_bytes` of bodies per step and holding about
+/// `rows_held_bytes` of outcome rows before it spills (the outcomes depend on neither;
+/// tests check that, through `crate::testing`).
+pub(crate) fn evaluate_with(
     dataset: &Path,
     windows: &[Window],
     policy: &Policy,
     risk_policy: &risk::RiskPolicy,
     progress: &crate::progress::Progress,
     chunk_bytes: usize,
-) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, risk_policy, progress, chunk_bytes, SPILL_BYTES)
-}
-
-fn evaluate_with(
-    dataset: &Path,
-    windows: &[Window],
-    policy: &Policy,
-    risk_policy: &risk::RiskPolicy,
-    progress: &crate::progress::Progress,
-    chunk_bytes: usize,
-    spill_bytes: usize,
+    rows_held_bytes: usize,
 ) -> Result<usize> {
     let mut phases = Phases::from_env();
     // A large study's manifest (its list of inputs) takes a while to parse: it is read
@@ -129,9 +96,9 @@ fn evaluate_with(
     }
     phases.mark("ranks");
     let bar = progress.bar("evaluate", outputs.len() as u64);
-    let mut parts = OutcomeParts::new(&dataset.join(".spill"), spill_bytes);
+    let mut parts = OutcomeParts::new(&dataset.join(".spill"), rows_held_bytes);
     // A small budget takes small steps, so the rows held stay near it.
-    let step = (spill_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
+    let step = (rows_held_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
     let mut replays = ci_gate::Replays::default();
     let mut risks: Vec<risk::Risk> = Vec::new();
     let mut shared: Option<Arc<SnapshotIndex>> = None;
