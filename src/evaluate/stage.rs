@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -12,7 +11,7 @@ use super::{ci_gate, risk, Evaluation, OutcomeRows, Policy, Window};
 use crate::dataset::manifest::Manifest;
 use crate::error::{Error, Result};
 use crate::runs::SafeOutput;
-use crate::snapshot::{BodyText, CaptureRow, SnapshotIndex};
+use crate::snapshot::{RepoIndexes, ResponseRow, SnapshotIndex};
 use crate::time;
 
 /// Body bytes read per step of the evaluate stage: whole repositories, so the parsed snapshot
@@ -101,7 +100,7 @@ pub(crate) fn evaluate_with(
     let step = (rows_held_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
     let mut replays = ci_gate::Replays::default();
     let mut risks: Vec<risk::Risk> = Vec::new();
-    let mut shared: Option<Arc<SnapshotIndex>> = None;
+    let mut indexes = RepoIndexes::default();
     // Each worker fills its own rows; they are sorted when spilled or written.
     let judge = |parts: &mut OutcomeParts, jobs: Vec<(usize, &SafeOutput, &Evaluation)>| -> Result<()> {
         for jobs in jobs.chunks(step) {
@@ -123,13 +122,12 @@ pub(crate) fn evaluate_with(
     };
     // A chunk's repositories: each one's outputs, made whole, its task PRs and its index.
     type Built<'o> = Vec<(Vec<(usize, SafeOutput<'o>)>, Vec<TaskPr>, SnapshotIndex)>;
-    let build = |repos: Vec<(Vec<usize>, Vec<TaskPr>, Vec<CaptureRow<BodyText>>)>, shared: Option<Arc<SnapshotIndex>>| -> Built<'_> {
+    let build = |repos: Vec<(Vec<usize>, Vec<TaskPr>, Vec<ResponseRow>)>, indexes: &RepoIndexes| -> Built<'_> {
         repos
             .into_par_iter()
             .map(|(ids, tasks, captures)| {
                 // Side by side: building an index is mostly one thread's work.
-                let (ids, index) =
-                    rayon::join(|| ids.into_par_iter().map(|i| (i, outputs.get(i))).collect(), || SnapshotIndex::build(captures).with_shared(shared.clone()));
+                let (ids, index) = rayon::join(|| ids.into_par_iter().map(|i| (i, outputs.get(i))).collect(), || indexes.build(captures));
                 (ids, tasks, index)
             })
             .collect()
@@ -188,29 +186,25 @@ pub(crate) fn evaluate_with(
     let mut waited = std::time::Instant::now();
     for groups in rx {
         phases.add("wait for the reader", waited);
-        let mut repos = Vec::new();
-        for g in groups {
-            match g.repo {
-                None => shared = Some(Arc::new(SnapshotIndex::build(g.rows))),
-                Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), task_prs.remove(r.as_str()).unwrap_or_default(), g.rows)),
-            }
-        }
+        let (_, groups) = indexes.take(groups);
+        let mut repos: Vec<_> =
+            groups.into_iter().map(|(r, rows)| (by_repo.remove(r.as_str()).unwrap_or_default(), task_prs.remove(r.as_str()).unwrap_or_default(), rows)).collect();
         // Repositories no output targets and no task's PR is in are not parsed at all.
         repos.retain(|(ids, tasks, _)| !ids.is_empty() || !tasks.is_empty());
         let t = std::time::Instant::now();
         let next = match ready.take() {
             None => {
-                let next = build(repos, shared.clone());
+                let next = build(repos, &indexes);
                 phases.add("make the first chunk's outputs whole and build its indexes", t);
                 next
             }
             // One thread gains nothing by it, and holds two chunks' memory.
             Some(current) if rayon::current_num_threads() == 1 => {
                 judged(current, &mut parts, &mut phases)?;
-                build(repos, shared.clone())
+                build(repos, &indexes)
             }
             Some(current) => {
-                let (judged, next) = rayon::join(|| judged(current, &mut parts, &mut phases), || build(repos, shared.clone()));
+                let (judged, next) = rayon::join(|| judged(current, &mut parts, &mut phases), || build(repos, &indexes));
                 judged?;
                 next
             }
@@ -225,7 +219,7 @@ pub(crate) fn evaluate_with(
     phases.mark("chunks");
     phases.steps();
     // Outputs of repositories with no capture at all, and outputs with no repository.
-    let empty = SnapshotIndex::default().with_shared(shared.clone());
+    let empty = indexes.empty();
     let mut rest: Vec<usize> = by_repo.into_values().flatten().chain(no_repo).collect();
     rest.sort_unstable();
     let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, outputs.get(i))).collect();
@@ -256,7 +250,7 @@ pub(crate) fn evaluate_with(
     // What the run held (a million outputs' columns, their gates and risks) is freed beside
     // the manifest's writing, which waited for it before.
     drop((ev, rest));
-    let held = (outputs, ranks, replays, risks, empty, shared);
+    let held = (outputs, ranks, replays, risks, empty, indexes);
     let freed = std::thread::Builder::new().name("free".into()).spawn(move || drop(held));
     let n = w.rows;
     manifest.record_table("outcomes", &w);
