@@ -259,17 +259,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     }
     if let Some(t) = &tasks {
         // The snapshot's CI states, from the `ci_commits` table just written.
-        let mut rows = Vec::new();
-        for batch in crate::dataset::read::batches(&dir, "ci_commits")? {
-            let c = crate::dataset::read::Cols::new("ci_commits", &batch);
-            let (repo, sha, state, sig) = (c.str("repo")?, c.str("sha")?, c.str("ci_state")?, c.str("failure_signature")?);
-            for (((r, s), st), sg) in repo.into_iter().zip(sha).zip(state).zip(sig) {
-                if let (Some(r), Some(s), Some(st)) = (r, s, st) {
-                    rows.push((r, s, st, sg));
-                }
-            }
-        }
-        let ci = crate::tasks::categorize::CiStates::from_rows(rows);
+        let ci = crate::tasks::categorize::CiStates::from_rows(snapshot::ci::read_commits(&dir)?);
         let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, &task_policy, &ci);
         tables.push(crate::tasks::tables::tasks(&t.tasks, &timings));
         tables.push(crate::tasks::tables::task_events(&t.events));
