@@ -11,7 +11,8 @@ use super::{ci_gate, risk, Evaluation, OutcomeRows, Policy, Window};
 use crate::dataset::manifest::Manifest;
 use crate::error::{Error, Result};
 use crate::runs::SafeOutput;
-use crate::snapshot::{RepoIndexes, ResponseRow, SnapshotIndex};
+use crate::dataset::read::{RepoIndexes, ResponseRow};
+use crate::snapshot::SnapshotIndex;
 use crate::time;
 
 /// Body bytes read per step of the evaluate stage: whole repositories, so the parsed snapshot

@@ -679,48 +679,6 @@ impl SnapshotIndex {
     }
 }
 
-/// A row of `responses` as evaluate and attach read it, its body left in its column.
-pub(crate) type ResponseRow = CaptureRow<BodyText>;
-
-/// The one way a repository's [`SnapshotIndex`] is built from `responses`, whose groups come
-/// one repository at a time (`dataset::read::response_groups`), the paths of no repository
-/// (projects, users, search) first: those are one index, shared beside every repository's
-/// own captures, as derived copies (search results, other shapes) need them.
-#[derive(Default)]
-pub(crate) struct RepoIndexes {
-    shared: Option<std::sync::Arc<SnapshotIndex>>,
-}
-
-impl RepoIndexes {
-    /// A chunk of groups: the group of no repository becomes the shared index (returned when
-    /// this chunk held it); each repository's captures are returned by name, for `build`.
-    pub(crate) fn take(&mut self, groups: Vec<crate::dataset::read::RepoGroup>) -> (Option<std::sync::Arc<SnapshotIndex>>, Vec<(String, Vec<ResponseRow>)>) {
-        let mut made = None;
-        let mut repos = Vec::with_capacity(groups.len());
-        for g in groups {
-            match g.repo {
-                None => {
-                    let s = std::sync::Arc::new(SnapshotIndex::build(g.rows));
-                    self.shared = Some(s.clone());
-                    made = Some(s);
-                }
-                Some(r) => repos.push((r, g.rows)),
-            }
-        }
-        (made, repos)
-    }
-
-    /// A repository's index: its own captures, the shared ones beside them.
-    pub(crate) fn build(&self, rows: Vec<ResponseRow>) -> SnapshotIndex {
-        SnapshotIndex::build(rows).with_shared(self.shared.clone())
-    }
-
-    /// The index of a repository with no captures of its own: the shared ones alone.
-    pub(crate) fn empty(&self) -> SnapshotIndex {
-        SnapshotIndex::default().with_shared(self.shared.clone())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
