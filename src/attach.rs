@@ -47,6 +47,7 @@ use crate::evaluate::Window;
 use crate::json::{as_int, str_at};
 use crate::runs::SafeOutput;
 use crate::snapshot::paths::{self, Resource};
+use crate::dataset::read::RepoIndexes;
 use crate::snapshot::sha::Sha;
 use crate::snapshot::SnapshotIndex;
 use crate::table::{os, s, Kind, Table};
@@ -613,21 +614,15 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options, progress: &cra
     }
     let spin = progress.spinner("attach", "reading the snapshot's pull requests, the outputs and their outcomes");
     let mut prs = PullRequests::default();
-    let mut shared: Option<std::sync::Arc<SnapshotIndex>> = None;
+    let mut indexes = RepoIndexes::default();
     crate::dataset::read::response_groups(dataset, 64 << 20, |groups| {
-        for g in groups {
-            // Derived copies (search results, other shapes) need the repository-less
-            // captures, as in evaluate.
-            let index = match g.repo {
-                None => {
-                    let s = std::sync::Arc::new(SnapshotIndex::build(g.rows));
-                    shared = Some(s.clone());
-                    prs.add(&s);
-                    continue;
-                }
-                Some(_) => SnapshotIndex::build(g.rows).with_shared(shared.clone()),
-            };
-            prs.add(&index);
+        let (shared, repos) = indexes.take(groups);
+        // The PRs derived from captures of no repository (search results) come first.
+        if let Some(s) = shared {
+            prs.add(&s);
+        }
+        for (_, rows) in repos {
+            prs.add(&indexes.build(rows));
         }
         Ok(())
     })?;

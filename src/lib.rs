@@ -30,9 +30,12 @@ pub mod quarantine;
 pub mod report;
 pub mod runs;
 pub mod snapshot;
+mod spill;
 pub mod synth;
 pub mod table;
 pub mod tasks;
+#[doc(hidden)]
+pub mod testing;
 pub mod text;
 pub mod time;
 pub mod traces;

@@ -54,7 +54,7 @@ fn check_dir(p: &Path, what: &str) -> Result<()> {
 }
 
 /// Bytes of captures convert holds in memory before it spills a sorted run to disk.
-const SPILL_BYTES: usize = 128 << 20;
+const CAPTURES_HELD_BYTES: usize = 128 << 20;
 /// Bytes of captures turned into table rows per step (whole repositories at a time).
 const BATCH_BYTES: usize = 32 << 20;
 
@@ -94,12 +94,12 @@ fn report_removed(staging: &Staging, progress: &Progress) {
 }
 
 pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Converted> {
-    convert_with_budget(study, out, progress, SPILL_BYTES)
+    convert_with_budget(study, out, progress, CAPTURES_HELD_BYTES)
 }
 
 /// `convert`, spilling sorted runs of captures to disk beyond `budget` bytes (the dataset's
-/// bytes do not depend on it; tests check that).
-pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
+/// bytes do not depend on it; tests check that, through `crate::testing`).
+pub(crate) fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
     let staging = stage_new(study, out, progress)?;
     let c = convert_into(study, &staging.dir, progress, budget)?;
     staging.commit()?;
@@ -259,17 +259,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     }
     if let Some(t) = &tasks {
         // The snapshot's CI states, from the `ci_commits` table just written.
-        let mut rows = Vec::new();
-        for batch in crate::dataset::read::batches(&dir, "ci_commits")? {
-            let c = crate::dataset::read::Cols::new("ci_commits", &batch);
-            let (repo, sha, state, sig) = (c.str("repo")?, c.str("sha")?, c.str("ci_state")?, c.str("failure_signature")?);
-            for (((r, s), st), sg) in repo.into_iter().zip(sha).zip(state).zip(sig) {
-                if let (Some(r), Some(s), Some(st)) = (r, s, st) {
-                    rows.push((r, s, st, sg));
-                }
-            }
-        }
-        let ci = crate::tasks::categorize::CiStates::from_rows(rows);
+        let ci = crate::tasks::categorize::CiStates::from_rows(snapshot::ci::read_commits(&dir)?);
         let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, &task_policy, &ci);
         tables.push(crate::tasks::tables::tasks(&t.tasks, &timings));
         tables.push(crate::tasks::tables::task_events(&t.events));
@@ -393,7 +383,7 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options,
 /// dashboard.
 pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress) -> Result<Converted> {
     let staging = stage_new(study, out, progress)?;
-    let c = convert_into(study, &staging.dir, progress, SPILL_BYTES)?;
+    let c = convert_into(study, &staging.dir, progress, CAPTURES_HELD_BYTES)?;
     crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, risk_policy, progress)?;
     if !study.traces.is_empty() {
         let window = if windows.contains(&Window::Hours(168)) { Window::Hours(168) } else { Window::Snapshot };

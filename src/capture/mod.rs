@@ -178,10 +178,13 @@ pub struct Plan {
     pub elsewhere: Vec<String>,
 }
 
+/// Bytes of captures `--plan` holds in memory before it spills a sorted run to disk.
+const PLAN_CAPTURES_HELD_BYTES: usize = 256 << 20;
+
 /// The captures of a snapshot directory (the copies in use), for `--plan`.
 fn read_snapshot(dir: &Path) -> Result<Vec<crate::snapshot::CaptureRow>> {
     let spill = tempfile_dir()?;
-    let scan = crate::snapshot::scan(dir, &spill, 256 << 20)?;
+    let scan = crate::snapshot::scan(dir, &spill, PLAN_CAPTURES_HELD_BYTES)?;
     let mut merge = scan.runs.merge()?;
     let mut out = Vec::new();
     loop {

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::runs::{Execution, SafeOutput};
-use crate::snapshot::BodyText;
+use crate::snapshot::{BodyText, CaptureRow, SnapshotIndex};
 use crate::time::{self, Instant};
 
 pub fn batches(dataset: &Path, table: &str) -> Result<Vec<RecordBatch>> {
@@ -127,7 +127,49 @@ pub fn responses(dataset: &Path) -> Result<Vec<crate::snapshot::CaptureRow>> {
 /// The captures of one repository (`None`: paths of no repository).
 pub struct RepoGroup {
     pub repo: Option<String>,
-    pub rows: Vec<crate::snapshot::CaptureRow<BodyText>>,
+    pub rows: Vec<CaptureRow<BodyText>>,
+}
+
+/// A row of `responses` as evaluate and attach read it, its body left in its column.
+pub(crate) type ResponseRow = CaptureRow<BodyText>;
+
+/// The one way a repository's [`SnapshotIndex`] is built from `responses`, whose groups
+/// come one repository at a time (`response_groups`), the paths of no repository (projects,
+/// users, search) first: those are one index, shared beside every repository's own
+/// captures, as derived copies (search results, other shapes) need them.
+#[derive(Default)]
+pub(crate) struct RepoIndexes {
+    shared: Option<std::sync::Arc<SnapshotIndex>>,
+}
+
+impl RepoIndexes {
+    /// A chunk of groups: the group of no repository becomes the shared index (returned when
+    /// this chunk held it); each repository's captures are returned by name, for `build`.
+    pub(crate) fn take(&mut self, groups: Vec<RepoGroup>) -> (Option<std::sync::Arc<SnapshotIndex>>, Vec<(String, Vec<ResponseRow>)>) {
+        let mut made = None;
+        let mut repos = Vec::with_capacity(groups.len());
+        for g in groups {
+            match g.repo {
+                None => {
+                    let s = std::sync::Arc::new(SnapshotIndex::build(g.rows));
+                    self.shared = Some(s.clone());
+                    made = Some(s);
+                }
+                Some(r) => repos.push((r, g.rows)),
+            }
+        }
+        (made, repos)
+    }
+
+    /// A repository's index: its own captures, the shared ones beside them.
+    pub(crate) fn build(&self, rows: Vec<ResponseRow>) -> SnapshotIndex {
+        SnapshotIndex::build(rows).with_shared(self.shared.clone())
+    }
+
+    /// The index of a repository with no captures of its own: the shared ones alone.
+    pub(crate) fn empty(&self) -> SnapshotIndex {
+        SnapshotIndex::default().with_shared(self.shared.clone())
+    }
 }
 
 /// `plain` (a file's metadata, its footer read once) with the text columns `columns` read

@@ -69,7 +69,7 @@ use rayon::prelude::*;
 
 use crate::evaluate::actors;
 use crate::runs::SafeOutput;
-use crate::snapshot::ci::{self, CiState};
+use crate::snapshot::ci::{CiState, CommitCi};
 use crate::snapshot::github::Actor;
 use crate::snapshot::sha::{same_commit, MIN_ABBREV};
 use crate::snapshot::SnapshotIndex;
@@ -361,18 +361,6 @@ fn pr_commits(index: &SnapshotIndex, repo: &str, n: i64) -> Option<Vec<PrCommit>
     Some(indexed.into_iter().map(|(_, c)| c).collect())
 }
 
-/// A commit's checks, or `None` when neither list was captured.
-fn checks(index: &SnapshotIndex, repo: &str, sha: &str) -> Option<Vec<ci::Check>> {
-    let runs = index.get(&format!("repos/{repo}/commits/{sha}/check-runs")).filter(|e| e.ok());
-    let status = index.get(&format!("repos/{repo}/commits/{sha}/status")).filter(|e| e.ok());
-    if runs.is_none() && status.is_none() {
-        return None;
-    }
-    let mut out = runs.map(|e| ci::check_runs(e.body())).unwrap_or_default();
-    out.extend(status.map(|e| ci::statuses(e.body())).unwrap_or_default());
-    Some(out)
-}
-
 /// An output that opened or pushed to a PR, located on its PR.
 struct Located<'a> {
     o: &'a SafeOutput<'a>,
@@ -560,11 +548,8 @@ fn run_gate(index: &SnapshotIndex, repo: &str, commits: &[PrCommit], ctx: &Conte
     let mut k = 0usize;
     for (pos, c) in commits.iter().enumerate() {
         let whose = if pos == 0 { Whose::This } else { ctx.whose(c) };
-        let found = checks(index, repo, &c.sha);
-        let (state, finished, signature) = match &found {
-            None => (CiState::Missing, None, None),
-            Some(cs) => (ci::reduce(cs), ci::finished_at(cs), ci::signature(cs)),
-        };
+        let ci = CommitCi::in_index(index, repo, &c.sha);
+        let (state, finished, signature) = (ci.state, ci.finished_at, ci.signature);
         let mut step = Step {
             sha: c.sha.clone(),
             pushed_at: c.at,
@@ -601,11 +586,12 @@ fn run_gate(index: &SnapshotIndex, repo: &str, commits: &[PrCommit], ctx: &Conte
         // The loop's push number k (0: the program push).
         let late = matches!((t0, c.at), (Some(a), Some(b)) if minutes(a, b) > WALL_CLOCK_MINUTES);
         // When the gate's wait ended: the last check's end (a push with no check: at once).
-        let verdict_at = match &found {
-            Some(cs) if cs.is_empty() => c.at,
+        let verdict_at = match state {
+            CiState::Missing => finished,
+            _ if ci.checks == 0 => c.at,
             _ => finished,
         };
-        let latest = found.as_ref().and_then(|cs| cs.iter().filter_map(|x| x.completed_at).max());
+        let latest = ci.last_completed_at;
         let over: Option<bool> = match (t0, verdict_at) {
             (Some(a), Some(b)) => Some(minutes(a, b) > WALL_CLOCK_MINUTES),
             (Some(a), None) if latest.is_some_and(|l| minutes(a, l) > WALL_CLOCK_MINUTES) => Some(true),

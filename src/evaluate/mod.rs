@@ -37,5 +37,6 @@ pub use outcomes::OutcomeRows;
 pub use policy::Policy;
 pub(crate) use rule::rows;
 pub use rule::{common, deleted, undated, verdict, Common, Evaluator, RowId, RowSpec, Rule};
-pub use stage::{evaluate_dataset, evaluate_dataset_in_chunks, evaluate_dataset_with_budget};
+pub use stage::evaluate_dataset;
+pub(crate) use stage::{evaluate_with, CHUNK_BYTES, OUTCOME_ROWS_HELD_BYTES};
 pub use window::Window;

@@ -7,11 +7,10 @@
 //! bytes are the same either way: the order is the key's, and the writer cuts row groups at
 //! the same rows whatever the pieces it is given (see `dataset::TableWriter`).
 //!
-//! More parts than `FAN_IN` are first merged that many at a time into longer parts, so the
-//! final merge never holds more files open than that, however many parts a study spills.
+//! The parts are the spill engine's runs (`crate::spill`): more than its fan-in are first
+//! merged that many at a time into longer parts, so the final merge never holds more files
+//! open than that, however many parts a study spills.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
@@ -27,6 +26,7 @@ use super::outcomes::{self, Outputs, RowKey};
 use super::OutcomeRows;
 use crate::dataset::{TableWriter, Written, ROW_GROUP_ROWS};
 use crate::error::{Error, Result};
+use crate::spill::{Format, Merge, Run, Spill};
 
 /// Rows per batch in a spill file: what the merge holds of each part at a time.
 const SPILL_BATCH_ROWS: usize = 8 * 1024;
@@ -35,58 +35,43 @@ const SPILL_BATCH_ROWS: usize = 8 * 1024;
 /// and none, within the machine's noise (BENCHMARKS.md, eleventh step); 1 spills least.
 const SPILL_ZSTD_LEVEL: i32 = 1;
 
-/// Parts merged at once at most: each is an open file and a batch in memory. More parts
-/// than this are first merged this many at a time into longer ones (see `fewer_parts`).
-const FAN_IN: usize = 64;
-
 /// The key columns appended to the outcome columns in a spill file.
 const KEY_COLUMNS: [(&str, DataType); 3] = [("key_rank", DataType::UInt64), ("key_window", DataType::Int64), ("key_seq", DataType::UInt64)];
 
-/// Outcome rows: those held in memory, the earlier ones in sorted parts on disk.
+/// Outcome rows: those held in memory, the earlier ones in sorted parts on disk (written
+/// by a thread of their own while judging goes on: at most one part is written while the
+/// next is held).
 pub(crate) struct OutcomeParts {
-    dir: PathBuf,
-    budget: usize,
-    held: Vec<OutcomeRows>,
-    held_bytes: usize,
-    /// Parts handed to the writer so far.
-    sent: usize,
-    /// Parts merged at once at most (`FAN_IN`; smaller in tests).
-    fan_in: usize,
-    writer: Option<PartWriter>,
+    spill: Spill<OutcomeRowsFormat>,
 }
 
-/// The thread that sorts and writes parts, so that judging goes on meanwhile. It takes a
-/// part only when done with the one before: at most one part is written while the next
-/// is held.
-struct PartWriter {
-    parts: std::sync::mpsc::SyncSender<Vec<OutcomeRows>>,
-    written: std::thread::JoinHandle<Result<Vec<PathBuf>>>,
-}
+/// Outcome rows as the spill engine holds, writes and reads them.
+struct OutcomeRowsFormat;
 
-impl PartWriter {
-    fn start(dir: &Path) -> Result<PartWriter> {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let (parts, rx) = std::sync::mpsc::sync_channel::<Vec<OutcomeRows>>(0);
-        let at = dir.to_path_buf();
-        let written = std::thread::Builder::new()
-            .name("spill".into())
-            .spawn(move || {
-                let mut files = Vec::new();
-                for held in rx {
-                    let p = at.join(format!("outcomes-{:05}.arrow", files.len()));
-                    write_part(&p, held)?;
-                    files.push(p);
-                }
-                Ok(files)
-            })
-            .map_err(|e| Error::io(dir, e))?;
-        Ok(PartWriter { parts, written })
+impl Format for OutcomeRowsFormat {
+    type Held = OutcomeRows;
+    type Run = Source;
+    const NAME: &'static str = "outcomes";
+    const EXT: &'static str = "arrow";
+    const BESIDE: bool = true;
+
+    fn write_run(path: &Path, held: Vec<OutcomeRows>) -> Result<()> {
+        write_part(path, held)
     }
 
-    /// The files written, once every part handed over is on disk; the first error otherwise.
-    fn finish(self, dir: &Path) -> Result<Vec<PathBuf>> {
-        drop(self.parts);
-        Error::joined(self.written.join(), dir, "the thread writing spilled outcome rows failed")
+    fn open(path: &Path) -> Result<Source> {
+        Source::open(path)
+    }
+
+    fn write_merged(p: &Path, runs: Merge<Source>) -> Result<()> {
+        let keyed = keyed_schema();
+        let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.to_path_buf(), message: format!("merging spilled outcome rows failed: {e}") };
+        let mut w = part_writer(p, &keyed)?;
+        merge(runs, |keys, held| {
+            w.write(&with_keys(&keyed, &held, &keys).map_err(failed)?).map_err(failed)?;
+            Ok(true)
+        })?;
+        w.finish().map_err(failed)
     }
 }
 
@@ -142,53 +127,26 @@ impl OutcomeParts {
     /// Parts of about `budget` bytes; spill files go in `dir` (created on the first spill,
     /// removed when the parts are dropped).
     pub(crate) fn new(dir: &Path, budget: usize) -> OutcomeParts {
-        OutcomeParts { dir: dir.to_path_buf(), budget: budget.max(1), held: Vec::new(), held_bytes: 0, sent: 0, fan_in: FAN_IN, writer: None }
+        OutcomeParts { spill: Spill::new(dir, budget) }
     }
 
     /// Rows just judged, in any order; a part goes to disk when the rows held pass the budget.
     pub(crate) fn extend(&mut self, parts: Vec<OutcomeRows>) -> Result<()> {
         for p in parts.into_iter().filter(|p| !p.is_empty()) {
-            self.held_bytes += p.bytes();
-            self.held.push(p);
-            if self.held_bytes >= self.budget {
-                self.spill()?;
-            }
+            let bytes = p.bytes();
+            self.spill.push(p, bytes)?;
         }
         Ok(())
-    }
-
-    /// Hand the rows held to the writer (waiting while it writes the part before).
-    fn spill(&mut self) -> Result<()> {
-        let held = std::mem::take(&mut self.held);
-        self.held_bytes = 0;
-        if self.writer.is_none() {
-            self.writer = Some(PartWriter::start(&self.dir)?);
-        }
-        self.sent += 1;
-        let handed = self.writer.as_ref().map(|w| w.parts.send(held).is_ok());
-        if handed != Some(true) {
-            // The writer stopped on an error: that error is the one to report.
-            return self.written().map(|_| ());
-        }
-        Ok(())
-    }
-
-    /// Every part written so far, once the writer is done with them.
-    fn written(&mut self) -> Result<Vec<PathBuf>> {
-        match self.writer.take() {
-            Some(w) => w.finish(&self.dir),
-            None => Ok(Vec::new()),
-        }
     }
 
     /// Write every row, sorted, to `dir/outcomes.parquet`, the output's columns taken from
     /// `outputs`.
     pub(crate) fn write<O: Outputs + ?Sized>(mut self, dir: &Path, outputs: &O) -> Result<Written> {
-        if self.sent == 0 {
+        if self.spill.spilled() == 0 {
             // Nothing on disk: the rows are sorted here, and each row group's columns filled
             // in on a thread of its own before the groups are encoded side by side.
             use rayon::prelude::*;
-            let (keys, held) = OutcomeRows::merge_keyed(std::mem::take(&mut self.held))?;
+            let (keys, held) = OutcomeRows::merge_keyed(self.spill.take_held())?;
             let starts: Vec<usize> = (0..keys.len()).step_by(ROW_GROUP_ROWS).collect();
             let groups = starts
                 .into_par_iter()
@@ -204,26 +162,21 @@ impl OutcomeParts {
         }
         // Rows left over stay in memory, merged beside the parts on disk (sorted while the
         // writer finishes its last part, gathered a batch at a time as the merge reads them).
-        let left = std::mem::take(&mut self.held);
+        let left = self.spill.take_held();
         let left = match left.is_empty() {
             true => None,
-            false => Some(sorted_batches(left).map_err(|e| Source::failed(&self.dir, e))?),
+            false => Some(sorted_batches(left).map_err(|e| Source::failed(dir, e))?),
         };
-        let spilled = self.written()?;
-        let spilled = fewer_parts(&self.dir, spilled, self.fan_in)?;
-        let mut sources = Vec::with_capacity(spilled.len() + 1);
-        for p in &spilled {
-            sources.push(Source::open(p)?);
-        }
+        let (mut sources, _cleanup) = self.spill.into_runs()?;
         if let Some(batches) = left {
-            sources.push(Source::of(&self.dir, Box::new(batches))?);
+            sources.push(Source::of(dir, Box::new(batches))?);
         }
         let mut out = TableWriter::create(dir, "outcomes", outcomes::schema())?;
         // The parts are merged on a thread of their own while the rows merged before are
         // encoded and written.
         std::thread::scope(|scope| -> Result<()> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<(Vec<RowKey>, RecordBatch)>(1);
-            let merging = scope.spawn(move || merge(sources, |keys, held| Ok(tx.send((keys, held)).is_ok())));
+            let merging = scope.spawn(move || merge(Merge::new(sources), |keys, held| Ok(tx.send((keys, held)).is_ok())));
             for (keys, held) in rx {
                 out.write(&outcomes::table_rows(outputs, &keys, &held)?)?;
             }
@@ -234,92 +187,50 @@ impl OutcomeParts {
     }
 }
 
-impl Drop for OutcomeParts {
-    fn drop(&mut self) {
-        // The writer finishes (or fails) before its folder goes.
-        let _ = self.written();
-        if self.sent > 0 {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
-
-/// `parts` merged `fan_in` at a time into longer parts (in `dir`), again until at most
-/// `fan_in` are left: the final merge opens every part at once, and a study can spill more
-/// parts than a process may open files. Keys are unique, so how parts are grouped cannot
-/// change the order the final merge gives (nor the table's bytes).
-fn fewer_parts(dir: &Path, mut parts: Vec<PathBuf>, fan_in: usize) -> Result<Vec<PathBuf>> {
-    let fan_in = fan_in.max(2);
-    let keyed = keyed_schema();
-    let mut made = 0usize;
-    while parts.len() > fan_in {
-        let mut longer = Vec::with_capacity(parts.len().div_ceil(fan_in));
-        for group in parts.chunks(fan_in) {
-            if let [one] = group {
-                longer.push(one.clone());
-                continue;
-            }
-            let p = dir.join(format!("merged-{made:05}.arrow"));
-            made += 1;
-            let sources = group.iter().map(|g| Source::open(g)).collect::<Result<Vec<_>>>()?;
-            let failed = |e: arrow::error::ArrowError| Error::Dataset { path: p.clone(), message: format!("merging spilled outcome rows failed: {e}") };
-            let mut w = part_writer(&p, &keyed)?;
-            merge(sources, |keys, held| {
-                w.write(&with_keys(&keyed, &held, &keys).map_err(failed)?).map_err(failed)?;
-                Ok(true)
-            })?;
-            w.finish().map_err(failed)?;
-            longer.push(p);
-        }
-        parts = longer;
-    }
-    Ok(parts)
-}
-
 /// The spilled parts merged in the table's order, handed to `emit` a row group's rows at a
 /// time (their keys and held columns). Stops early, without error, when `emit` answers
 /// false (its receiver is gone).
-fn merge(mut sources: Vec<Source>, mut emit: impl FnMut(Vec<RowKey>, RecordBatch) -> Result<bool>) -> Result<()> {
-    let mut heap = BinaryHeap::with_capacity(sources.len());
-    for (i, s) in sources.iter().enumerate() {
-        if let Some(k) = s.key() {
-            heap.push(Reverse((k, i)));
-        }
-    }
+fn merge(mut sources: Merge<Source>, mut emit: impl FnMut(Vec<RowKey>, RecordBatch) -> Result<bool>) -> Result<()> {
     let schema = outcomes::held_schema();
     // Rows of one output batch, as (batch in `pool`, row); every source's current batch
     // is in the pool.
-    let mut pool: Vec<RecordBatch> = sources.iter().filter_map(|s| s.batch.clone()).collect();
-    let mut at: Vec<usize> = (0..sources.len()).collect();
-    let mut picks: Vec<(usize, usize)> = Vec::with_capacity(ROW_GROUP_ROWS);
-    let mut keys: Vec<RowKey> = Vec::with_capacity(ROW_GROUP_ROWS);
-    while let Some(Reverse((k, i))) = heap.pop() {
-        picks.push((at[i], sources[i].row));
-        keys.push(k);
-        if sources[i].advance()? {
-            if let Some(b) = &sources[i].batch {
+    let mut pool: Vec<RecordBatch> = Vec::new();
+    let mut at: Vec<usize> = vec![0; sources.runs().len()];
+    let refill = |pool: &mut Vec<RecordBatch>, at: &mut Vec<usize>, runs: &[Source]| {
+        pool.clear();
+        for (i, s) in runs.iter().enumerate() {
+            if let Some(b) = &s.batch {
                 at[i] = pool.len();
                 pool.push(b.clone());
             }
         }
-        if let Some(k) = sources[i].key() {
-            heap.push(Reverse((k, i)));
-        }
-        if picks.len() == ROW_GROUP_ROWS || heap.is_empty() {
-            let held = gather(&schema, &pool, &picks)
-                .map_err(|e| Error::Dataset { path: sources[i].path.clone(), message: format!("merging spilled outcome rows failed: {e}") })?;
-            picks.clear();
-            if !emit(std::mem::replace(&mut keys, Vec::with_capacity(ROW_GROUP_ROWS)), held)? {
-                return Ok(());
-            }
-            // Only the sources' current batches are referenced from here on.
-            pool.clear();
-            for (i, s) in sources.iter().enumerate() {
+    };
+    refill(&mut pool, &mut at, sources.runs());
+    let mut picks: Vec<(usize, usize)> = Vec::with_capacity(ROW_GROUP_ROWS);
+    let mut keys: Vec<RowKey> = Vec::with_capacity(ROW_GROUP_ROWS);
+    loop {
+        let taken = sources.next(|i, s| {
+            let Some(k) = s.key() else { return Ok(i) };
+            picks.push((at[i], s.row));
+            keys.push(k);
+            if s.advance()? {
                 if let Some(b) = &s.batch {
                     at[i] = pool.len();
                     pool.push(b.clone());
                 }
             }
+            Ok(i)
+        })?;
+        let Some(i) = taken else { break };
+        if picks.len() == ROW_GROUP_ROWS || sources.first().is_none() {
+            let held = gather(&schema, &pool, &picks)
+                .map_err(|e| Error::Dataset { path: sources.runs()[i].path.clone(), message: format!("merging spilled outcome rows failed: {e}") })?;
+            picks.clear();
+            if !emit(std::mem::replace(&mut keys, Vec::with_capacity(ROW_GROUP_ROWS)), held)? {
+                return Ok(());
+            }
+            // Only the sources' current batches are referenced from here on.
+            refill(&mut pool, &mut at, sources.runs());
         }
     }
     Ok(())
@@ -345,7 +256,7 @@ fn gather(schema: &SchemaRef, pool: &[RecordBatch], picks: &[(usize, usize)]) ->
     RecordBatch::try_new(schema.clone(), columns)
 }
 
-/// A spill file read a batch at a time, at one row.
+/// A spill file (or rows held in memory) read a batch at a time, at one row.
 struct Source {
     /// The spill file, or the folder for rows held in memory (named in errors).
     path: PathBuf,
@@ -410,6 +321,7 @@ impl Source {
         Some((r.value(self.row) as usize, w.value(self.row), q.value(self.row) as usize))
     }
 
+    /// Moves past the current row; whether a new batch was loaded.
     fn advance(&mut self) -> Result<bool> {
         let Some(b) = &self.batch else { return Ok(false) };
         self.row += 1;
@@ -418,6 +330,16 @@ impl Source {
         }
         self.load()?;
         Ok(true)
+    }
+}
+
+impl Run for Source {
+    fn cmp_heads(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+
+    fn is_done(&self) -> bool {
+        self.batch.is_none()
     }
 }
 
@@ -476,12 +398,11 @@ mod tests {
     /// No spill file may be left.
     fn write_parts(dir: &Path, outputs: &[SafeOutput], parts: impl IntoIterator<Item = OutcomeRows>, budget: usize, fan_in: usize) -> (usize, usize, Vec<u8>) {
         std::fs::create_dir_all(dir).unwrap();
-        let mut held = OutcomeParts::new(&dir.join(".spill"), budget);
-        held.fan_in = fan_in;
+        let mut held = OutcomeParts { spill: Spill::new(&dir.join(".spill"), budget).with_fan_in(fan_in) };
         for rows in parts {
             held.extend(vec![rows]).unwrap();
         }
-        let spilled = held.sent;
+        let spilled = held.spill.spilled();
         let w = held.write(dir, outputs).unwrap();
         assert!(!dir.join(".spill").exists(), "{}: spill files left", dir.display());
         (spilled, w.rows, std::fs::read(dir.join("outcomes.parquet")).unwrap())
@@ -505,7 +426,7 @@ mod tests {
             })
         };
         let tmp = tempfile::tempdir().unwrap();
-        let (none, rows, held) = write_parts(&tmp.path().join("held"), &outputs, judged(), usize::MAX, FAN_IN);
+        let (none, rows, held) = write_parts(&tmp.path().join("held"), &outputs, judged(), usize::MAX, crate::spill::FAN_IN);
         assert_eq!(rows, 80);
         let (many, rows, merged) = write_parts(&tmp.path().join("merged"), &outputs, judged(), 1, 3);
         assert_eq!(rows, 80);
@@ -530,7 +451,7 @@ mod tests {
                 }
                 rows
             });
-            write_parts(&tmp.path().join(name), &outputs, parts, budget, FAN_IN).2
+            write_parts(&tmp.path().join(name), &outputs, parts, budget, crate::spill::FAN_IN).2
         };
         let numbered = write("numbered", usize::MAX, &|_| false);
         let details: Vec<String> = crate::dataset::read::columns(&tmp.path().join("numbered"), "outcomes", &["details"])

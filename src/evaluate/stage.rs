@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -12,15 +11,17 @@ use super::{ci_gate, risk, Evaluation, OutcomeRows, Policy, Window};
 use crate::dataset::manifest::Manifest;
 use crate::error::{Error, Result};
 use crate::runs::SafeOutput;
-use crate::snapshot::{BodyText, CaptureRow, SnapshotIndex};
+use crate::dataset::read::{RepoIndexes, ResponseRow};
+use crate::snapshot::SnapshotIndex;
 use crate::time;
 
 /// Body bytes read per step of the evaluate stage: whole repositories, so the parsed snapshot
 /// in memory stays near a few times this, whatever the study's size.
-const CHUNK_BYTES: usize = 32 << 20;
+pub(crate) const CHUNK_BYTES: usize = 32 << 20;
 
-/// Bytes of outcome rows evaluate holds in memory before it spills a sorted part to disk.
-const SPILL_BYTES: usize = 64 << 20;
+/// Bytes of outcome rows evaluate holds in memory before it spills a sorted part to disk
+/// (while one part is written the next is held: twice this at most).
+pub(crate) const OUTCOME_ROWS_HELD_BYTES: usize = 64 << 20;
 
 /// Outputs judged per step at most: the rows of one step are what can pass the budget.
 const STEP_OUTPUTS: usize = 16 * 1024;
@@ -36,54 +37,20 @@ pub fn evaluate_dataset(
     risk_policy: &risk::RiskPolicy,
     progress: &crate::progress::Progress,
 ) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, spill_budget()?)
+    evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, OUTCOME_ROWS_HELD_BYTES)
 }
 
-/// The outcome rows' memory budget: `SPILL_BYTES`, or `HINDSIGHT_SPILL_BYTES` when set (for
-/// tests and benchmarks of the binary: a budget of 1 spills every step; the outcomes do not
-/// depend on it).
-fn spill_budget() -> Result<usize> {
-    match std::env::var("HINDSIGHT_SPILL_BYTES") {
-        Err(_) => Ok(SPILL_BYTES),
-        Ok(v) => v.trim().parse().map_err(|_| Error::Usage(format!("HINDSIGHT_SPILL_BYTES is `{v}`, not a number of bytes"))),
-    }
-}
-
-/// `evaluate_dataset`, spilling sorted parts of outcome rows to disk beyond `budget` bytes
-/// (in the dataset's `.spill` folder, removed at the end; the outcomes do not depend on it,
-/// tests check that).
-pub fn evaluate_dataset_with_budget(
-    dataset: &Path,
-    windows: &[Window],
-    policy: &Policy,
-    risk_policy: &risk::RiskPolicy,
-    progress: &crate::progress::Progress,
-    budget: usize,
-) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, budget)
-}
-
-/// `evaluate_dataset`, reading about `chunk_bytes` of bodies per step (the verdicts do not
-/// depend on it; tests check that).
-pub fn evaluate_dataset_in_chunks(
+/// `evaluate_dataset` reading about `chunk_bytes` of bodies per step and holding about
+/// `rows_held_bytes` of outcome rows before it spills (the outcomes depend on neither;
+/// tests check that, through `crate::testing`).
+pub(crate) fn evaluate_with(
     dataset: &Path,
     windows: &[Window],
     policy: &Policy,
     risk_policy: &risk::RiskPolicy,
     progress: &crate::progress::Progress,
     chunk_bytes: usize,
-) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, risk_policy, progress, chunk_bytes, SPILL_BYTES)
-}
-
-fn evaluate_with(
-    dataset: &Path,
-    windows: &[Window],
-    policy: &Policy,
-    risk_policy: &risk::RiskPolicy,
-    progress: &crate::progress::Progress,
-    chunk_bytes: usize,
-    spill_bytes: usize,
+    rows_held_bytes: usize,
 ) -> Result<usize> {
     let mut phases = Phases::from_env();
     // A large study's manifest (its list of inputs) takes a while to parse: it is read
@@ -129,12 +96,12 @@ fn evaluate_with(
     }
     phases.mark("ranks");
     let bar = progress.bar("evaluate", outputs.len() as u64);
-    let mut parts = OutcomeParts::new(&dataset.join(".spill"), spill_bytes);
+    let mut parts = OutcomeParts::new(&dataset.join(".spill"), rows_held_bytes);
     // A small budget takes small steps, so the rows held stay near it.
-    let step = (spill_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
+    let step = (rows_held_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
     let mut replays = ci_gate::Replays::default();
     let mut risks: Vec<risk::Risk> = Vec::new();
-    let mut shared: Option<Arc<SnapshotIndex>> = None;
+    let mut indexes = RepoIndexes::default();
     // Each worker fills its own rows; they are sorted when spilled or written.
     let judge = |parts: &mut OutcomeParts, jobs: Vec<(usize, &SafeOutput, &Evaluation)>| -> Result<()> {
         for jobs in jobs.chunks(step) {
@@ -156,13 +123,12 @@ fn evaluate_with(
     };
     // A chunk's repositories: each one's outputs, made whole, its task PRs and its index.
     type Built<'o> = Vec<(Vec<(usize, SafeOutput<'o>)>, Vec<TaskPr>, SnapshotIndex)>;
-    let build = |repos: Vec<(Vec<usize>, Vec<TaskPr>, Vec<CaptureRow<BodyText>>)>, shared: Option<Arc<SnapshotIndex>>| -> Built<'_> {
+    let build = |repos: Vec<(Vec<usize>, Vec<TaskPr>, Vec<ResponseRow>)>, indexes: &RepoIndexes| -> Built<'_> {
         repos
             .into_par_iter()
             .map(|(ids, tasks, captures)| {
                 // Side by side: building an index is mostly one thread's work.
-                let (ids, index) =
-                    rayon::join(|| ids.into_par_iter().map(|i| (i, outputs.get(i))).collect(), || SnapshotIndex::build(captures).with_shared(shared.clone()));
+                let (ids, index) = rayon::join(|| ids.into_par_iter().map(|i| (i, outputs.get(i))).collect(), || indexes.build(captures));
                 (ids, tasks, index)
             })
             .collect()
@@ -221,29 +187,25 @@ fn evaluate_with(
     let mut waited = std::time::Instant::now();
     for groups in rx {
         phases.add("wait for the reader", waited);
-        let mut repos = Vec::new();
-        for g in groups {
-            match g.repo {
-                None => shared = Some(Arc::new(SnapshotIndex::build(g.rows))),
-                Some(r) => repos.push((by_repo.remove(r.as_str()).unwrap_or_default(), task_prs.remove(r.as_str()).unwrap_or_default(), g.rows)),
-            }
-        }
+        let (_, groups) = indexes.take(groups);
+        let mut repos: Vec<_> =
+            groups.into_iter().map(|(r, rows)| (by_repo.remove(r.as_str()).unwrap_or_default(), task_prs.remove(r.as_str()).unwrap_or_default(), rows)).collect();
         // Repositories no output targets and no task's PR is in are not parsed at all.
         repos.retain(|(ids, tasks, _)| !ids.is_empty() || !tasks.is_empty());
         let t = std::time::Instant::now();
         let next = match ready.take() {
             None => {
-                let next = build(repos, shared.clone());
+                let next = build(repos, &indexes);
                 phases.add("make the first chunk's outputs whole and build its indexes", t);
                 next
             }
             // One thread gains nothing by it, and holds two chunks' memory.
             Some(current) if rayon::current_num_threads() == 1 => {
                 judged(current, &mut parts, &mut phases)?;
-                build(repos, shared.clone())
+                build(repos, &indexes)
             }
             Some(current) => {
-                let (judged, next) = rayon::join(|| judged(current, &mut parts, &mut phases), || build(repos, shared.clone()));
+                let (judged, next) = rayon::join(|| judged(current, &mut parts, &mut phases), || build(repos, &indexes));
                 judged?;
                 next
             }
@@ -258,7 +220,7 @@ fn evaluate_with(
     phases.mark("chunks");
     phases.steps();
     // Outputs of repositories with no capture at all, and outputs with no repository.
-    let empty = SnapshotIndex::default().with_shared(shared.clone());
+    let empty = indexes.empty();
     let mut rest: Vec<usize> = by_repo.into_values().flatten().chain(no_repo).collect();
     rest.sort_unstable();
     let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, outputs.get(i))).collect();
@@ -289,7 +251,7 @@ fn evaluate_with(
     // What the run held (a million outputs' columns, their gates and risks) is freed beside
     // the manifest's writing, which waited for it before.
     drop((ev, rest));
-    let held = (outputs, ranks, replays, risks, empty, shared);
+    let held = (outputs, ranks, replays, risks, empty, indexes);
     let freed = std::thread::Builder::new().name("free".into()).spawn(move || drop(held));
     let n = w.rows;
     manifest.record_table("outcomes", &w);

@@ -575,17 +575,7 @@ fn version(r: &Review, commits: &[(i64, String, Option<Instant>)]) -> Option<Str
 
 /// (repo, sha) -> ci_state, from `ci_commits`.
 fn ci_states(dataset: &Path) -> Result<HashMap<(String, String), String>> {
-    let mut out = HashMap::new();
-    for batch in columns(dataset, "ci_commits", &["repo", "sha", "ci_state"])? {
-        let c = Cols::new("ci_commits", &batch);
-        let (repo, sha, state) = (c.str("repo")?, c.str("sha")?, c.str("ci_state")?);
-        for k in 0..batch.num_rows() {
-            if let (Some(r), Some(s), Some(st)) = (repo[k].clone(), sha[k].clone(), state[k].clone()) {
-                out.insert((r, s), st);
-            }
-        }
-    }
-    Ok(out)
+    Ok(crate::snapshot::ci::read_commits(dataset)?.into_iter().map(|(repo, sha, state, _)| ((repo, sha), state)).collect())
 }
 
 fn review_feedback(prs: &[Pr], remarks: &[Remark]) -> Table {

@@ -80,6 +80,68 @@ pub fn reduce(checks: &[Check]) -> CiState {
     r
 }
 
+/// What one commit's CI comes to, from its checks: the one reduction convert's `ci_commits`
+/// rows and the CI gate replay both make.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CommitCi {
+    pub state: CiState,
+    /// Checks of either list; 0 when neither was captured, or none ran.
+    pub checks: usize,
+    pub failing: usize,
+    /// When the last check finished, once every check has (`finished_at`).
+    pub finished_at: Option<Instant>,
+    /// The latest end of the checks that finished, whether or not all did.
+    pub last_completed_at: Option<Instant>,
+    pub signature: Option<String>,
+}
+
+impl CommitCi {
+    /// A commit's checks reduced; `None` (neither list captured) is `missing`, never `success`.
+    pub fn of(checks: Option<&[Check]>) -> CommitCi {
+        let Some(cs) = checks else {
+            return CommitCi { state: CiState::Missing, checks: 0, failing: 0, finished_at: None, last_completed_at: None, signature: None };
+        };
+        CommitCi {
+            state: reduce(cs),
+            checks: cs.len(),
+            failing: cs.iter().filter(|c| c.fails()).count(),
+            finished_at: finished_at(cs),
+            last_completed_at: cs.iter().filter_map(|c| c.completed_at).max(),
+            signature: signature(cs),
+        }
+    }
+
+    /// The CI of commit `sha` of `repo` as an index holds it (its two lists, each used when
+    /// captured without error).
+    pub fn in_index(index: &super::SnapshotIndex, repo: &str, sha: &str) -> CommitCi {
+        let runs = index.get(&format!("repos/{repo}/commits/{sha}/check-runs")).filter(|e| e.ok());
+        let status = index.get(&format!("repos/{repo}/commits/{sha}/status")).filter(|e| e.ok());
+        if runs.is_none() && status.is_none() {
+            return CommitCi::of(None);
+        }
+        let mut checks = runs.map(|e| check_runs(e.body())).unwrap_or_default();
+        checks.extend(status.map(|e| statuses(e.body())).unwrap_or_default());
+        CommitCi::of(Some(&checks))
+    }
+}
+
+/// The rows of a dataset's `ci_commits` table (the states convert reduced): (repository,
+/// SHA, state, failure signature), rows without a repository, SHA or state left out. Every
+/// reader of the snapshot's CI states after convert reads them here.
+pub(crate) fn read_commits(dataset: &std::path::Path) -> crate::Result<Vec<(String, String, String, Option<String>)>> {
+    let mut rows = Vec::new();
+    for batch in crate::dataset::read::columns(dataset, "ci_commits", &["repo", "sha", "ci_state", "failure_signature"])? {
+        let c = crate::dataset::read::Cols::new("ci_commits", &batch);
+        let (repo, sha, state, sig) = (c.str("repo")?, c.str("sha")?, c.str("ci_state")?, c.str("failure_signature")?);
+        for (((r, s), st), sg) in repo.into_iter().zip(sha).zip(state).zip(sig) {
+            if let (Some(r), Some(s), Some(st)) = (r, s, st) {
+                rows.push((r, s, st, sg));
+            }
+        }
+    }
+    Ok(rows)
+}
+
 fn text(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).map(str::to_string)
 }
@@ -222,6 +284,20 @@ pub fn finished_at(checks: &[Check]) -> Option<Instant> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The gate's reading of a commit in an index is the reduction of its parsed checks; a
+    /// commit with neither list captured is `missing`.
+    #[test]
+    fn a_commits_ci_in_an_index_is_its_checks_reduced_once() {
+        let body = r#"{"check_runs":[{"name":"t","status":"completed","conclusion":"failure","completed_at":"2026-01-01T00:00:00Z"},{"name":"u","status":"queued"}]}"#;
+        let index = crate::snapshot::SnapshotIndex::build(vec![("repos/o/r/commits/abc/check-runs".to_string(), 1, 200u16, None, body.to_string())]);
+        let ci = CommitCi::in_index(&index, "o/r", "abc");
+        let parsed = check_runs(&serde_json::from_str(body).unwrap());
+        assert_eq!(ci, CommitCi::of(Some(&parsed)));
+        assert_eq!((ci.state, ci.checks, ci.failing, ci.finished_at), (reduce(&parsed), 2, 1, None));
+        assert_eq!(ci.last_completed_at, crate::time::parse("2026-01-01T00:00:00Z"));
+        assert_eq!(CommitCi::in_index(&index, "o/r", "def").state, CiState::Missing);
+    }
 
     fn c(name: &str, status: &str, conclusion: Option<&str>, output: &str) -> Check {
         Check {

@@ -1,6 +1,8 @@
 //! Captures sorted in runs of bounded size, spilled to disk when a snapshot is larger than
 //! the budget, and merged back in order: convert holds about one budget of bodies at a time
-//! whatever the snapshot's size. A snapshot within the budget never touches the disk.
+//! whatever the snapshot's size. A snapshot within the budget never touches the disk. The
+//! sorting, spilling and merging are the spill engine's (`crate::spill`); this says how a
+//! capture is ordered, written and read back, and what the merged stream hands out.
 //!
 //! The order is (repository, path, page, file, line): the `responses` table is grouped by
 //! repository as evaluation reads it, and copies of one (path, page) meet side by side.
@@ -9,7 +11,6 @@
 //! line): the newest state wins. The others stay, marked superseded.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use rayon::prelude::*;
 
 use super::{paths, Capture};
 use crate::error::{Error, Result};
+use crate::spill::{Cleanup, Format, Merge as Merged, Run, Spill};
 
 type Key<'a> = (Option<&'a str>, &'a str, i64, &'a str, Option<usize>);
 
@@ -47,13 +49,58 @@ fn weight(c: &Capture) -> usize {
     c.body.len() + c.path.len() + c.file.len() + 96
 }
 
+/// Captures as the spill engine holds, writes and reads them. A run is written in place:
+/// convert holds one budget of captures at a time.
+struct Captures;
+
+impl Format for Captures {
+    type Held = Keyed;
+    type Run = Sorted;
+    const NAME: &'static str = "captures";
+    const EXT: &'static str = "bin";
+    const BESIDE: bool = false;
+
+    fn write_run(p: &Path, mut held: Vec<Keyed>) -> Result<()> {
+        sort(&mut held);
+        write_all(p, held.iter().map(|k| &k.c))?;
+        // Freed on another thread: dropping millions of strings is not free.
+        rayon::spawn(move || drop(held));
+        Ok(())
+    }
+
+    fn open(p: &Path) -> Result<Sorted> {
+        let f = File::open(p).map_err(|e| Error::io(p, e))?;
+        Sorted::of(Rest::Disk(BufReader::with_capacity(1 << 20, f), p.to_path_buf()))
+    }
+
+    fn write_merged(p: &Path, mut runs: Merged<Sorted>) -> Result<()> {
+        let f = File::create(p).map_err(|e| Error::io(p, e))?;
+        let mut w = BufWriter::with_capacity(1 << 20, f);
+        while let Some(k) = runs.next(|_, r| r.take())?.flatten() {
+            encode(&mut w, &k.c).map_err(|e| Error::io(p, e))?;
+        }
+        w.flush().map_err(|e| Error::io(p, e))
+    }
+}
+
+fn sort(buffer: &mut [Keyed]) {
+    // Keys are unique (file and line tell every capture apart), so an unstable sort is
+    // still deterministic.
+    buffer.par_sort_unstable_by(|a, b| a.key().cmp(&b.key()));
+}
+
+fn write_all<'a>(p: &Path, captures: impl Iterator<Item = &'a Capture>) -> Result<()> {
+    let f = File::create(p).map_err(|e| Error::io(p, e))?;
+    let mut w = BufWriter::with_capacity(1 << 20, f);
+    for c in captures {
+        encode(&mut w, c).map_err(|e| Error::io(p, e))?;
+    }
+    w.flush().map_err(|e| Error::io(p, e))
+}
+
 /// Sorted runs of captures: one in memory, the earlier ones on disk.
 pub struct Runs {
-    dir: PathBuf,
-    budget: usize,
-    buffer: Vec<Keyed>,
-    buffer_bytes: usize,
-    spilled: Vec<PathBuf>,
+    spill: Spill<Captures>,
     /// Captures pushed so far.
     pub count: usize,
 }
@@ -61,121 +108,87 @@ pub struct Runs {
 impl Runs {
     /// Runs of about `budget` bytes; spill files go in `dir` (created on first spill).
     pub fn new(dir: &Path, budget: usize) -> Runs {
-        Runs { dir: dir.to_path_buf(), budget: budget.max(1), buffer: Vec::new(), buffer_bytes: 0, spilled: Vec::new(), count: 0 }
+        Runs { spill: Spill::new(dir, budget), count: 0 }
     }
 
     pub fn push(&mut self, c: Capture) -> Result<()> {
-        self.buffer_bytes += weight(&c);
-        self.buffer.push(Keyed::new(c));
+        let bytes = weight(&c);
         self.count += 1;
-        if self.buffer_bytes >= self.budget {
-            self.spill()?;
-        }
-        Ok(())
+        self.spill.push(Keyed::new(c), bytes)
     }
 
     /// How many runs went to disk.
     pub fn spilled(&self) -> usize {
-        self.spilled.len()
-    }
-
-    fn sort(buffer: &mut [Keyed]) {
-        // Keys are unique (file and line tell every capture apart), so an unstable sort is
-        // still deterministic.
-        buffer.par_sort_unstable_by(|a, b| a.key().cmp(&b.key()));
-    }
-
-    fn spill(&mut self) -> Result<()> {
-        let mut buffer = std::mem::take(&mut self.buffer);
-        self.buffer_bytes = 0;
-        Self::sort(&mut buffer);
-        std::fs::create_dir_all(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
-        let p = self.dir.join(format!("run-{:05}.bin", self.spilled.len()));
-        let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
-        let mut w = BufWriter::with_capacity(1 << 20, f);
-        for k in &buffer {
-            encode(&mut w, &k.c).map_err(|e| Error::io(&p, e))?;
-        }
-        w.flush().map_err(|e| Error::io(&p, e))?;
-        self.spilled.push(p);
-        // Freed on another thread: dropping millions of strings is not free.
-        rayon::spawn(move || drop(buffer));
-        Ok(())
+        self.spill.spilled()
     }
 
     /// All captures in order, duplicates set aside.
     pub fn merge(mut self) -> Result<Merge> {
-        let mut sources = Vec::new();
-        if !self.spilled.is_empty() && !self.buffer.is_empty() {
-            self.spill()?;
+        let mut left = self.spill.take_held();
+        sort(&mut left);
+        let (mut runs, cleanup) = self.spill.into_runs()?;
+        if !left.is_empty() {
+            runs.push(Sorted::of(Rest::Memory(left.into_iter()))?);
         }
-        if self.spilled.is_empty() {
-            Self::sort(&mut self.buffer);
-            sources.push(Source::Memory(std::mem::take(&mut self.buffer).into_iter()));
-        }
-        for p in &self.spilled {
-            let f = File::open(p).map_err(|e| Error::io(p, e))?;
-            sources.push(Source::Disk(BufReader::with_capacity(1 << 20, f), p.clone()));
-        }
-        let mut heap = BinaryHeap::with_capacity(sources.len());
-        for (i, s) in sources.iter_mut().enumerate() {
-            if let Some(c) = s.next()? {
-                heap.push(Head(c, i));
-            }
-        }
-        Ok(Merge { sources, heap, dir: self.dir.clone(), spilled: !self.spilled.is_empty() })
+        Ok(Merge { runs: Merged::new(runs), _cleanup: cleanup })
     }
 }
 
-enum Source {
+/// A sorted run of captures, at its first.
+struct Sorted {
+    head: Option<Keyed>,
+    rest: Rest,
+}
+
+enum Rest {
     Memory(std::vec::IntoIter<Keyed>),
     Disk(BufReader<File>, PathBuf),
 }
 
-impl Source {
-    fn next(&mut self) -> Result<Option<Keyed>> {
-        match self {
-            Source::Memory(it) => Ok(it.next()),
-            Source::Disk(r, p) => Ok(decode(r).map_err(|e| Error::io(p.as_path(), e))?.map(Keyed::new)),
+impl Sorted {
+    fn of(rest: Rest) -> Result<Sorted> {
+        let mut s = Sorted { head: None, rest };
+        s.head = s.read()?;
+        Ok(s)
+    }
+
+    fn read(&mut self) -> Result<Option<Keyed>> {
+        match &mut self.rest {
+            Rest::Memory(it) => Ok(it.next()),
+            Rest::Disk(r, p) => Ok(decode(r).map_err(|e| Error::io(p.as_path(), e))?.map(Keyed::new)),
         }
     }
-}
 
-/// A capture at the head of its run; the heap pops the smallest key first.
-struct Head(Keyed, usize);
-
-impl PartialEq for Head {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+    /// The first capture, the run moved past it.
+    fn take(&mut self) -> Result<Option<Keyed>> {
+        let next = self.read()?;
+        Ok(std::mem::replace(&mut self.head, next))
     }
 }
-impl Eq for Head {}
-impl PartialOrd for Head {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+
+impl Run for Sorted {
+    fn cmp_heads(&self, other: &Self) -> Ordering {
+        match (&self.head, &other.head) {
+            (Some(a), Some(b)) => a.key().cmp(&b.key()),
+            (a, b) => a.is_none().cmp(&b.is_none()),
+        }
     }
-}
-impl Ord for Head {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.0.key().cmp(&self.0.key())
+
+    fn is_done(&self) -> bool {
+        self.head.is_none()
     }
 }
 
 /// The merged stream, handed out whole repositories at a time.
 pub struct Merge {
-    sources: Vec<Source>,
-    heap: BinaryHeap<Head>,
-    dir: PathBuf,
-    spilled: bool,
+    runs: Merged<Sorted>,
+    /// Removes the spill files once the merge is done with them.
+    _cleanup: Cleanup,
 }
 
 impl Merge {
     fn pop(&mut self) -> Result<Option<Keyed>> {
-        let Some(Head(k, i)) = self.heap.pop() else { return Ok(None) };
-        if let Some(next) = self.sources[i].next()? {
-            self.heap.push(Head(next, i));
-        }
-        Ok(Some(k))
+        Ok(self.runs.next(|_, r| r.take())?.flatten())
     }
 
     /// The next captures in order: whole repositories (the paths of no repository are one
@@ -186,7 +199,7 @@ impl Merge {
         let mut size = 0usize;
         loop {
             if size >= bytes {
-                let (Some(last), Some(Head(next, _))) = (batch.last(), self.heap.peek()) else { break };
+                let (Some(last), Some(next)) = (batch.last(), self.runs.first().and_then(|r| r.head.as_ref())) else { break };
                 if paths::repo_of(&last.path) != next.key().0 {
                     break;
                 }
@@ -228,14 +241,6 @@ fn mark_superseded(batch: &mut [Capture]) {
             }
         }
         start = end;
-    }
-}
-
-impl Drop for Merge {
-    fn drop(&mut self) {
-        if self.spilled {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
     }
 }
 
@@ -368,6 +373,27 @@ mod tests {
         );
         // Captured at the same time: the later file (b.jsonl) is used.
         assert_eq!(a[4].2, "b.jsonl");
+        assert!(!dir.path().join("disk").exists(), "spill files are removed after the merge");
+    }
+
+    /// More runs than may be open at once are merged a few at a time first, over several
+    /// rounds here (20 runs, 3 at a time): the order and the copies set aside are those of
+    /// captures never spilled.
+    #[test]
+    fn many_runs_are_merged_a_few_at_a_time_to_the_same_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut in_memory = Runs::new(&dir.path().join("mem"), usize::MAX);
+        let mut on_disk = Runs { spill: Spill::new(&dir.path().join("disk"), 1).with_fan_in(3), count: 0 };
+        for i in 0..20usize {
+            // Out of order, across repositories, with copies of one path in other files.
+            let c = cap(&format!("repos/r{}/x/pulls/{}", i % 4, i % 3), 1, if i % 2 == 0 { "a.jsonl" } else { "b.jsonl" }, 20 - i, "{}");
+            in_memory.push(c.clone()).unwrap();
+            on_disk.push(c).unwrap();
+        }
+        assert_eq!(on_disk.spilled(), 20);
+        let (a, b) = (all(in_memory), all(on_disk));
+        assert!(a.1 > 0, "no copies to set aside");
+        assert_eq!(a, b);
         assert!(!dir.path().join("disk").exists(), "spill files are removed after the merge");
     }
 

@@ -407,14 +407,15 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
                 t(c.completed_at),
             ]);
         }
+        let ci = super::ci::CommitCi::of(Some(checks));
         ci_commits.push(vec![
             s(repo),
             s(sha),
-            s(super::ci::reduce(checks).as_str()),
-            i(checks.len() as i64),
-            i(checks.iter().filter(|c| c.fails()).count() as i64),
-            t(super::ci::finished_at(checks)),
-            os(super::ci::signature(checks)),
+            s(ci.state.as_str()),
+            i(ci.checks as i64),
+            i(ci.failing as i64),
+            t(ci.finished_at),
+            os(ci.signature),
         ]);
     }
     vec![issues, pulls, comments, review_comments, reviews, commits, events, reactions, labels, ci_checks, ci_commits]

@@ -155,8 +155,9 @@ fn outputs_are_byte_identical_across_runs_and_thread_counts() {
 /// demo (every layout), on bad input (duplicates across files) and on a synthetic study.
 #[test]
 fn spilling_to_disk_changes_no_byte_of_the_dataset() {
-    use hindsight::pipeline::{convert_with_budget, Study};
+    use hindsight::pipeline::Study;
     use hindsight::progress::Progress;
+    use hindsight::testing::convert_with_budget;
     let tmp = tempfile::tempdir().unwrap();
     ok(&["synth", "--repos", "6", "--outputs", "500", "--seed", "9", "--out", "s", "--quiet"], tmp.path());
     let studies = [
@@ -185,8 +186,9 @@ fn spilling_to_disk_changes_no_byte_of_the_dataset() {
 /// their own part: on the demo, on bad input and on a synthetic study.
 #[test]
 fn spilling_outcome_rows_changes_no_byte_of_the_outcomes() {
-    use hindsight::evaluate::{evaluate_dataset, evaluate_dataset_with_budget, window, Policy};
+    use hindsight::evaluate::{evaluate_dataset, window, Policy};
     use hindsight::progress::Progress;
+    use hindsight::testing::evaluate_with_budget;
     let tmp = tempfile::tempdir().unwrap();
     ok(&["synth", "--repos", "6", "--outputs", "300", "--seed", "4", "--out", "s", "--quiet"], tmp.path());
     let studies = [
@@ -200,36 +202,31 @@ fn spilling_outcome_rows_changes_no_byte_of_the_outcomes() {
         ok(&["convert", "--snapshot", &snapshot.to_string_lossy(), "--runs", &runs.to_string_lossy(), "--out", name, "--quiet"], tmp.path());
         let n = evaluate_dataset(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden()).unwrap();
         let in_memory = std::fs::read(ds.join("outcomes.parquet")).unwrap();
-        let m = evaluate_dataset_with_budget(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), 1).unwrap();
+        let m = evaluate_with_budget(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), 1).unwrap();
         assert!(n > 10, "{name}: too few outcomes to compare");
         assert_eq!(n, m, "{name}: spilling changed the row count");
         assert!(in_memory == std::fs::read(ds.join("outcomes.parquet")).unwrap(), "{name}: spilling changed outcomes.parquet");
         assert!(!ds.join(".spill").exists(), "{name}: spill files left in the dataset");
         // No budget at all: never spilled, the same bytes.
-        evaluate_dataset_with_budget(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), usize::MAX).unwrap();
+        evaluate_with_budget(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), usize::MAX).unwrap();
         assert!(in_memory == std::fs::read(ds.join("outcomes.parquet")).unwrap(), "{name}: an unbounded budget changed outcomes.parquet");
-        // The binary at one thread, spilling: parts are sorted and written on a thread of
-        // their own, which must never wait for rayon's only thread while that one waits for
-        // them (as it does for the last part, when rows are left over at the end: budgets
-        // of several sizes leave some over).
-        for budget in ["1", "10000", "40000", "160000"] {
-            let mut child = std::process::Command::new(crate::support::bin())
-                .args(["--threads", "1", "evaluate", "--quiet", "--dataset", &ds.to_string_lossy()])
-                .env("HINDSIGHT_SPILL_BYTES", budget)
-                .spawn()
-                .unwrap();
-            let waited = std::time::Instant::now();
-            let status = loop {
-                if let Some(s) = child.try_wait().unwrap() {
-                    break s;
-                }
-                if waited.elapsed() > std::time::Duration::from_secs(300) {
-                    let _ = child.kill();
-                    panic!("{name}: evaluate at one thread, budget {budget}, never finished");
-                }
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            };
-            assert!(status.success(), "{name}: evaluate at one thread, budget {budget}, failed");
+        // At one thread, spilling: parts are sorted and written on a thread of their own,
+        // which must never wait for rayon's only thread while that one waits for them (as it
+        // does for the last part, when rows are left over at the end: budgets of several
+        // sizes leave some over).
+        for budget in [1, 10000, 40000, 160000] {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let at = ds.clone();
+            let policy = policy.clone();
+            std::thread::spawn(move || {
+                let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+                let n = one.install(|| evaluate_with_budget(&at, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), budget));
+                let _ = tx.send(n.map_err(|e| e.to_string()));
+            });
+            match rx.recv_timeout(std::time::Duration::from_secs(300)) {
+                Ok(m) => assert_eq!(m, Ok(n), "{name}: one thread, budget {budget}"),
+                Err(_) => panic!("{name}: evaluate at one thread, budget {budget}, never finished"),
+            }
             assert!(in_memory == std::fs::read(ds.join("outcomes.parquet")).unwrap(), "{name}: one thread, budget {budget}: outcomes.parquet changed");
         }
     }
@@ -318,7 +315,8 @@ fn synth_is_deterministic_and_runs() {
 fn evaluating_by_repository_decides_as_one_index() {
     use crate::support::{judge_all, outcomes_batch};
     use hindsight::dataset::read;
-    use hindsight::evaluate::{evaluate_dataset_in_chunks, window, Evaluation, Policy};
+    use hindsight::evaluate::{window, Evaluation, Policy};
+    use hindsight::testing::evaluate_in_chunks;
     use hindsight::progress::Progress;
     let tmp = tempfile::tempdir().unwrap();
     ok(
@@ -331,7 +329,7 @@ fn evaluating_by_repository_decides_as_one_index() {
     for name in ["demo", "synth"] {
         let ds = tmp.path().join(name);
         let outcomes = |chunk: usize| {
-            evaluate_dataset_in_chunks(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), chunk).unwrap();
+            evaluate_in_chunks(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), chunk).unwrap();
             std::fs::read(ds.join("outcomes.parquet")).unwrap()
         };
         let one_repo_per_step = outcomes(1);

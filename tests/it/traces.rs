@@ -105,6 +105,41 @@ fn demo_traces_are_linked_enriched_and_valid() {
     assert_eq!(ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", sql], tmp.path()), "tool_name\nEdit\nRead\nWrite\n");
 }
 
+/// Attach finds a trace's PR by commit SHA in every copy of the PR the snapshot holds, as
+/// evaluate reads them: one captured only in the repository's list of pull requests (as
+/// `capture` asks for it) links the trace by its head SHA, though the `pull_requests` table
+/// (the PRs captured at their own path) has no row for it.
+#[test]
+fn a_pr_captured_only_in_a_list_links_its_trace_by_commit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let demo = fixture("demo");
+    crate::support::copy_dir(&demo, &tmp.path().join("demo"));
+    let cassette = tmp.path().join("demo/snapshot/capture-0001.jsonl");
+    let text = std::fs::read_to_string(&cassette).unwrap();
+    let mut moved = 0;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if v["path"] == "repos/acme/webapp/pulls/110" {
+                moved += 1;
+                v["path"] = "repos/acme/webapp/pulls".into();
+                v["body"] = Value::Array(vec![v["body"].take()]);
+            }
+            v.to_string()
+        })
+        .collect();
+    assert_eq!(moved, 1, "the demo's PR 110 is no longer captured at its own path");
+    std::fs::write(&cassette, lines.join("\n") + "\n").unwrap();
+    let d = |p: &str| tmp.path().join("demo").join(p).to_string_lossy().to_string();
+    ok(&["run", "--snapshot", &d("snapshot"), "--runs", &d("runs"), "--traces", &d("traces"), "--out", "ds", "--quiet"], tmp.path());
+    let sql = |q: &str| ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", q], tmp.path());
+    assert_eq!(sql("SELECT count(*) AS n FROM pull_requests WHERE number = 110"), "n\n0\n");
+    let links = sql("SELECT DISTINCT trace_id, link_kind FROM trace_links ORDER BY trace_id");
+    let kinds: Vec<&str> = links.lines().skip(1).map(|l| l.split(',').nth(1).unwrap()).collect();
+    assert_eq!(kinds[1], "commit_sha", "{links}");
+}
+
 #[test]
 fn attach_alone_writes_where_asked_and_keeps_existing_attribution() {
     let tmp = tempfile::tempdir().unwrap();

@@ -1,0 +1,27 @@
+//! Knobs for the tests alone, not part of hindsight's interface: memory budgets and chunk
+//! sizes that no output may depend on, set small so that tests reach the paths a large
+//! study takes (spilling to disk, many chunks). The integration tests call these; nothing
+//! else should.
+
+use std::path::Path;
+
+use crate::evaluate::{risk::RiskPolicy, Policy, Window};
+use crate::pipeline::{Converted, Study};
+use crate::progress::Progress;
+use crate::Result;
+
+/// `pipeline::convert`, spilling sorted runs of captures to disk beyond `captures_held_bytes`.
+pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, captures_held_bytes: usize) -> Result<Converted> {
+    crate::pipeline::convert_with_budget(study, out, progress, captures_held_bytes)
+}
+
+/// `evaluate::evaluate_dataset`, spilling sorted parts of outcome rows to disk beyond
+/// `rows_held_bytes` (in the dataset's `.spill` folder, removed at the end).
+pub fn evaluate_with_budget(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress, rows_held_bytes: usize) -> Result<usize> {
+    crate::evaluate::evaluate_with(dataset, windows, policy, risk_policy, progress, crate::evaluate::CHUNK_BYTES, rows_held_bytes)
+}
+
+/// `evaluate::evaluate_dataset`, reading about `chunk_bytes` of bodies per step.
+pub fn evaluate_in_chunks(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress, chunk_bytes: usize) -> Result<usize> {
+    crate::evaluate::evaluate_with(dataset, windows, policy, risk_policy, progress, chunk_bytes, crate::evaluate::OUTCOME_ROWS_HELD_BYTES)
+}
