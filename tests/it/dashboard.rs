@@ -115,8 +115,9 @@ fn gh_aw_figures_counted_by_eye() {
 /// whether gh-aw counts it zero-touch and whether it was closed by a bot (`lifecycle`,
 /// `lifecycle_close`): the facts hindsight records for the gh-aw comparison say the same.
 #[test]
+#[ignore = "needs ../shared (gh-aw's outcome conformance cases)"]
 fn gh_aw_figures_agree_with_gh_aw_cases() {
-    let Some(cases) = crate::support::gh_aw_conformance_cases() else { return };
+    let cases = crate::support::gh_aw_conformance_cases();
     let mut checked = (0, 0);
     for c in &cases {
         let o = &evaluate_case(c, &[Window::Snapshot])[0];

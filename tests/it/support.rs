@@ -25,28 +25,26 @@ pub fn python() -> PathBuf {
     p
 }
 
-/// The real AIDev-pop dataset beside the project (`../shared`), or `None` (said on stderr)
-/// where it is absent.
-pub fn real_aidev_pop() -> Option<PathBuf> {
-    let real = root().join("../shared/datasets/aidev-pop");
-    if !real.is_dir() {
-        eprintln!("skipped: {} is absent", real.display());
-        return None;
-    }
-    Some(real)
+/// What a test marked `#[ignore = "needs ../shared (...)"]` reads beside the project: the
+/// path, which must exist (`cargo test -- --include-ignored` runs those tests; `.ci/run` does
+/// where `../shared` is present).
+fn shared(rel: &str) -> PathBuf {
+    let p = root().join("../shared").join(rel);
+    assert!(p.exists(), "{} is absent: this test needs ../shared beside the project", p.display());
+    p
+}
+
+/// The real AIDev-pop dataset beside the project (`../shared/datasets/aidev-pop`).
+pub fn real_aidev_pop() -> PathBuf {
+    shared("datasets/aidev-pop")
 }
 
 /// gh-aw's own outcome conformance cases beside the project
-/// (`../shared/peer/gh-aw/outcome_conformance.json`), or `None` (said on stderr) where they
-/// are absent.
-pub fn gh_aw_conformance_cases() -> Option<Vec<Value>> {
-    let p = root().join("../shared/peer/gh-aw/outcome_conformance.json");
-    if !p.is_file() {
-        eprintln!("skipped: {} is absent", p.display());
-        return None;
-    }
+/// (`../shared/peer/gh-aw/outcome_conformance.json`).
+pub fn gh_aw_conformance_cases() -> Vec<Value> {
+    let p = shared("peer/gh-aw/outcome_conformance.json");
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 pub fn fixture(rel: &str) -> PathBuf {
