@@ -16,8 +16,12 @@ then measures, at each thread count:
 - report: `hindsight report` (the whole dashboard) vs the same `queries/*.sql` in DuckDB
   over the same Parquet;
 - peak memory of each, from `/usr/bin/time -v`.
-It prints a table of ratios (hindsight / peer) and the targets of issue 6 checked against the
-measured rows, and writes both to BENCHMARKS.md. Timings belong here, never in tests.
+It prints a JSON line of the run (date, machine, the peers' versions), one JSON line per
+measured row, a table of ratios (hindsight / peer) and the targets of issue 6 checked against
+the rows, and writes BENCHMARKS.md: one table per stage, the targets and the method, this run
+only (earlier runs are in git's history of the file). The sections from "The SQL shell's first
+look" on are written by hand and kept as they are. `--rows FILE` writes the file again from
+what an earlier run printed, measuring nothing. Timings belong here, never in tests.
 """
 import argparse
 import datetime
@@ -130,17 +134,23 @@ def main():
     sizes = [int(x) for x in args.sizes.split(",")]
     threads = [int(x) for x in args.threads.split(",")]
     if args.rows:
-        rows = []
+        rows, run = [], None
         for l in open(args.rows):
             if l.startswith("{"):
                 r = json.loads(l)
+                if "run" in r:
+                    run = r["run"]
+                    continue
                 rows.append({k: (tuple(v) + ("",) if isinstance(v, list) else v) for k, v in r.items()})
         sizes = sorted({r["outputs"] for r in rows})
         threads = sorted({r["threads"] for r in rows})
         target_lines = targets(rows, sizes, threads)
-        print("\n".join(ratio_table(rows) + [""] + target_lines))
-        write(args.out, rows, sizes, threads, args.repos, target_lines)
+        print("\n".join(ratio_table(rows) + [""] + target_lines + ["", WITHIN_ONE_RUN]))
+        write(args.out, rows, sizes, threads, (run or {}).get("repos", args.repos), target_lines, run)
         return
+    # The run's own line, first: what --rows needs to say where and when it was measured.
+    run = dict(machine(), repos=args.repos)
+    print(json.dumps({"run": run}), flush=True)
     work = tempfile.mkdtemp(prefix="hindsight-bench-")
     empty_runs = os.path.join(work, "no-runs")
     os.makedirs(empty_runs)
@@ -190,7 +200,9 @@ def main():
     print("\n".join(ratio_lines))
     print()
     print("\n".join(target_lines))
-    write(args.out, rows, sizes, threads, args.repos, target_lines)
+    print()
+    print(WITHIN_ONE_RUN)
+    write(args.out, rows, sizes, threads, args.repos, target_lines, run)
 
 
 def rnd(v, digits=1):
@@ -285,7 +297,7 @@ def targets(rows, sizes, threads):
     """The targets of issue 6, one bullet each, computed from the measured rows."""
     by = {(r["outputs"], r["threads"]): r for r in rows}
     small, large = min(sizes), max(sizes)
-    out = ["## Against the targets (issue 6), computed from the rows above", ""]
+    out = ["## Against the targets (issue 6), computed from the figures above", ""]
     out.append(spread(rows, "vs_duck", 1.0, "convert throughput vs DuckDB"))
     arrow = spread(rows, "vs_arrow", 1.5, "convert throughput vs pyarrow")
     nslim = sum(1 for r in rows if slim(r))
@@ -354,53 +366,135 @@ def targets(rows, sizes, threads):
         out.append(s + ".")
     else:
         out.append("- peak memory of convert at %d outputs (target < 1024 MiB): no successful run." % large)
-    out += ["", "Timings on a shared machine move between runs; compare ratios within one run, not across runs."]
     return out
 
 
-def write(path, rows, sizes, threads, repos, target_lines):
+SHELL_HEADING = "## The SQL shell's first look"
+WITHIN_ONE_RUN = "Timings on a shared machine move between runs; compare ratios within one run, not across runs."
+
+
+def machine():
+    """Where and with what this run measures: the date, the machine and the peers' versions."""
     cpu = ""
     try:
         cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
     except (OSError, StopIteration):
         pass
+    return {
+        "date": datetime.date.today().isoformat(),
+        "platform": platform.platform(),
+        "cores": os.cpu_count() or 0,
+        "cpu": cpu,
+        "duckdb": pkg("duckdb"),
+        "pyarrow": pkg("pyarrow"),
+    }
+
+
+def kept_sections(path):
+    """What this file holds from the SQL shell's section on: written by hand, kept as it is."""
+    try:
+        text = open(path).read()
+    except OSError:
+        return [SHELL_HEADING]
+    at = text.find(SHELL_HEADING)
+    return text[at:].rstrip("\n").split("\n") if at >= 0 else [SHELL_HEADING]
+
+
+def table(head, body):
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |" for r in body]
+
+
+def write(path, rows, sizes, threads, repos, target_lines, run=None):
+    """BENCHMARKS.md: this run's figures, one table per stage against the peers, the targets,
+    and how they were measured. Earlier runs are in git's history of this file, not in it; the
+    sections from the SQL shell's on are written by hand and kept."""
+    rows = sorted(rows, key=lambda r: (r["outputs"], r["threads"]))
+    kept = kept_sections(path)
+    at = lambda r: [str(r["outputs"]), str(r["threads"])]
+    convert, evaluate, report = [], [], []
+    for r in rows:
+        h, hs, d, p, ev, hr, dr = (r[k] for k in ("h_convert", "h_convert_snap", "d_convert", "a_convert", "h_evaluate", "h_report", "d_report"))
+        x = derive(r)
+        mark = " †" if slim(r) else ""
+        convert.append(at(r) + [
+            "%.1f" % r["input_mb"], cell(hs, x["h_mbs"]), cell(d, x["d_mbs"]), cell(p, x["a_mbs"]) + mark,
+            num(x["vs_duck"], "%.2f"), num(x["vs_arrow"], "%.2f") + (mark if x["vs_arrow"] is not None else ""),
+            cell(h, h[0], "%.2f"), cell(h, x["convert_us"]),
+            "%s / %s / %s" % (cell(h, h[1], "%.0f"), cell(d, d[1], "%.0f"), cell(p, p[1], "%.0f")),
+        ])
+        evaluate.append(at(r) + [cell(ev, x["eval_ops"], "%.0f"), cell(ev, x["eval_us"]), cell(ev, ev[1], "%.0f")])
+        report.append(at(r) + [cell(hr, hr[0], "%.2f"), cell(dr, dr[0], "%.2f"), num(x["report_ratio"], "%.2f")])
+    m = run or {}
     lines = [
         "# Benchmarks",
         "",
-        "Written by `bench/run.sh` on %s (%s, %d cores, %s). Release binary; DuckDB %s and pyarrow %s from `.venv`."
-        % (datetime.date.today().isoformat(), platform.platform(), os.cpu_count() or 0, cpu, pkg("duckdb"), pkg("pyarrow")),
+        "hindsight against DuckDB and pyarrow on the same synthetic studies, one table per stage: the figures of "
+        "one run of `bench/run.sh` (%s), which writes this file. A ratio is the peer's time over hindsight's, "
+        "within that run: above 1, hindsight is faster. How it was measured is under [Method](#method)."
+        % (m.get("date") or "date not recorded"),
         "",
-        "Command: `bench/run.sh --sizes %s --threads %s%s`. Input MB = the snapshot cassettes; outputs/s counts all five windows; "
-        "µs/output = wall time / safe outputs (not multiplied by threads). Ratios > 1 mean hindsight is faster. "
-        "Convert is timed twice: on the snapshot alone (the peers' job: the same cassettes in, Parquet out; hindsight also checks every line, "
-        "drops duplicates, sorts by repository, hashes the inputs and writes nine typed tables besides `responses`), which the convert ratios use, "
-        "and on the whole study (snapshot + runs), which the cost per output, the thread speed-up and the peak memory use."
-        % (",".join(map(str, sizes)), ",".join(map(str, threads)), "" if repos == 200 else " --repos %d" % repos),
+        "## Convert",
         "",
-        "| outputs | threads | input MB | hindsight convert MB/s (snapshot only) | hindsight convert s (snapshot + runs) | DuckDB MB/s | pyarrow MB/s | convert ratio vs DuckDB | vs pyarrow | convert µs/output | evaluate outputs/s | evaluate µs/output | hindsight report s | DuckDB report s | report ratio (DuckDB time / ours) | peak MiB convert (h / DuckDB / pyarrow) | peak MiB evaluate |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "The peers' job: the snapshot's cassettes in, Parquet out. hindsight also checks every line, drops duplicates, "
+        "sorts by repository, hashes the inputs and writes nine typed tables besides `responses`.",
+        "",
     ]
-    for r in rows:
-        h, d, p, ev, hr, dr = (r[k] for k in ("h_convert", "d_convert", "a_convert", "h_evaluate", "h_report", "d_report"))
-        x = derive(r)
-        mark = " †" if slim(r) else ""
-        lines.append(
-            "| %d | %d | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s | %s |"
-            % (
-                r["outputs"], r["threads"], r["input_mb"], cell(r["h_convert_snap"], x["h_mbs"]), cell(h, h[0], "%.2f"), cell(d, x["d_mbs"]), cell(p, x["a_mbs"]) + mark,
-                num(x["vs_duck"], "%.2f"), num(x["vs_arrow"], "%.2f") + (mark if x["vs_arrow"] is not None else ""),
-                cell(h, x["convert_us"]), cell(ev, x["eval_ops"], "%.0f"), cell(ev, x["eval_us"]),
-                cell(hr, hr[0], "%.2f"), cell(dr, dr[0], "%.2f"), num(x["report_ratio"], "%.2f"),
-                cell(h, h[1], "%.0f"), cell(d, d[1], "%.0f"), cell(p, p[1], "%.0f"), cell(ev, ev[1], "%.0f"),
-            )
-        )
+    lines += table(
+        ["outputs", "threads", "input MB", "hindsight MB/s", "DuckDB MB/s", "pyarrow MB/s", "vs DuckDB", "vs pyarrow",
+         "whole study s", "whole study µs/output", "peak MiB (hindsight whole study / DuckDB / pyarrow)"],
+        convert,
+    )
     if any(slim(r) for r in rows):
         lines += ["", "† " + SLIM_NOTE]
+    lines += [
+        "",
+        "## Evaluate",
+        "",
+        "Every safe output judged in all five windows; no peer does this job (`bench/evaluate_floor.py` times "
+        "pyarrow reading and writing the same tables, a floor, on its own).",
+        "",
+    ]
+    lines += table(["outputs", "threads", "outputs/s", "µs/output", "peak MiB"], evaluate)
+    lines += [
+        "",
+        "## Report",
+        "",
+        "The whole dashboard: `hindsight report` against the same `queries/*.sql` run in DuckDB over the same Parquet.",
+        "",
+    ]
+    lines += table(["outputs", "threads", "hindsight s", "DuckDB s", "vs DuckDB"], report)
     fails = [(r["outputs"], r["threads"], k, r[k][3]) for r in rows for k in ("h_convert_snap", "h_convert", "h_evaluate", "h_report", "d_convert", "a_convert", "d_report") if not r[k][2]]
     if fails:
         lines += ["", "Failures (the program could not do the job on this input):", ""]
         lines += ["- %d outputs, %d threads, %s: `%s`" % (n, t, k, e or "?") for n, t, k, e in fails]
-    lines += [""] + target_lines
+    lines += [""] + target_lines + [""]
+    machine_line = (
+        "%s, %d cores, %s; release binary; DuckDB %s and pyarrow %s from `.venv`."
+        % (m["platform"], m["cores"], m["cpu"] or "processor not named", m["duckdb"], m["pyarrow"])
+        if m.get("platform") else "not recorded (the rows were re-written with `--rows` from a file without its run line)."
+    )
+    lines += [
+        "## Method",
+        "",
+        "- Machine: %s" % machine_line,
+        "- Command: `bench/run.sh --sizes %s --threads %s%s`. Each size is a study `hindsight synth` writes (seed 1, %d repositories); "
+        "every program runs once per size and thread count, wall time measured around it, peak memory from `/usr/bin/time -v`."
+        % (",".join(map(str, sizes)), ",".join(map(str, threads)), "" if repos == 200 else " --repos %d" % repos, repos),
+        "- Columns: input MB is the snapshot's cassettes; MB/s is that over the wall time of convert on the snapshot alone "
+        "(hindsight with no runs, as the peers), which the ratios use; \"whole study\" is hindsight's convert of the snapshot "
+        "and its runs, which the cost per output, the thread speed-up and convert's peak memory in the targets use; "
+        "outputs/s counts each safe output once, judged in all five windows; µs/output is wall time over safe outputs "
+        "(not multiplied by threads); vs DuckDB and vs pyarrow are the peer's time over hindsight's; peak MiB is the "
+        "largest resident set.",
+        "- Ratios within one run: timings on a shared machine move between runs, so compare ratios taken in the same run, "
+        "not seconds across runs or machines.",
+        "- `bench/run.py --rows FILE` writes this file again from the JSON rows a run printed (its stdout), measuring nothing. "
+        "Earlier runs, and the measured steps of issue 17 that comments in `src/` cite (\"BENCHMARKS.md, eleventh step\"), "
+        "are in this file's history (`git log -p BENCHMARKS.md`; the last file that held them: `git show d09ad4b:BENCHMARKS.md`) "
+        "and in CHANGELOG.md.",
+        "",
+    ]
+    lines += kept
     open(path, "w").write("\n".join(lines) + "\n")
     print("wrote", path)
 

@@ -312,8 +312,9 @@ fn a_papers_table_is_a_check_at_its_printed_precision() {
 /// quarantined, every query answers for the five agents, and the overview's PR counts are
 /// the distinct ids of each prs.csv (read here with the csv crate directly).
 #[test]
+#[ignore = "needs ../shared (the real AIDev-pop dataset)"]
 fn the_real_aidev_pop_subset_imports_whole() {
-    let Some(real) = super::support::real_aidev_pop() else { return };
+    let real = super::support::real_aidev_pop();
     let tmp = tempfile::tempdir().unwrap();
     let ds = import(&real, tmp.path());
     let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
@@ -600,8 +601,9 @@ fn csv_fields_are_typed_as_written_and_file_problems_are_named() {
 /// window; a merge or close by the agent's own bot account; a timeline that records a close
 /// or merge the PR row's final fields do not show).
 #[test]
+#[ignore = "needs ../shared (the real AIDev-pop dataset)"]
 fn real_aidev_judgments_agree_with_a_careful_reader_of_the_csvs() {
-    let Some(real) = super::support::real_aidev_pop() else { return };
+    let real = super::support::real_aidev_pop();
     let tmp = tempfile::tempdir().unwrap();
     let ds = import(&real, tmp.path());
     let out = std::process::Command::new(super::support::python()).arg(super::support::root().join("tests/python/aidev_crosscheck.py")).arg(&real).arg(&ds).output().unwrap();

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use super::support::{bin, fixture, ok};
+use super::support::{bin, fixture, ok, Study};
 
 const TOKEN: &str = "ghp_test_token_never_written";
 
@@ -325,9 +325,7 @@ fn outcomes(ds: &Path) -> Vec<Value> {
 fn evaluate_with(snap: &Path, tmp: &Path, name: &str) -> Vec<Value> {
     let info = fixture("demo/snapshot/snapshot.json");
     std::fs::copy(&info, snap.join("snapshot.json")).unwrap();
-    let runs = fixture("demo/runs");
-    ok(&["run", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--out", name, "--quiet"], tmp);
-    outcomes(&tmp.join(name))
+    outcomes(&Study::new(snap, fixture("demo/runs")).run(tmp, name))
 }
 
 /// The captured lines without their capture times (which the demo's never had).
@@ -347,17 +345,13 @@ fn untimed(snap: &Path) {
 
 /// The paths `capture --plan` lists for the demo, answered by its recorded snapshot.
 fn planned(tmp: &Path) -> BTreeSet<String> {
-    let runs = fixture("demo/runs");
-    let recorded = fixture("demo/snapshot");
-    let plan = ok(&["capture", "--plan", "--runs", runs.to_str().unwrap(), "--snapshot", recorded.to_str().unwrap()], tmp);
+    let plan = Study::demo().ok("capture", &["--plan"], tmp);
     plan.lines().filter(|l| l.starts_with("gh api")).map(|l| l.rsplit("# ").next().unwrap().trim().to_string()).collect()
 }
 
 /// What the plan lists as asked for with GraphQL.
 fn planned_elsewhere(tmp: &Path) -> BTreeSet<String> {
-    let runs = fixture("demo/runs");
-    let recorded = fixture("demo/snapshot");
-    let plan = ok(&["capture", "--plan", "--runs", runs.to_str().unwrap(), "--snapshot", recorded.to_str().unwrap()], tmp);
+    let plan = Study::demo().ok("capture", &["--plan"], tmp);
     plan.lines().filter_map(|l| l.strip_prefix("# graphql: ")).map(|l| l.split_whitespace().next().unwrap().to_string()).collect()
 }
 
@@ -549,8 +543,7 @@ fn a_capture_killed_at_any_moment_resumes_without_torn_lines() {
 #[test]
 fn the_plan_lists_every_request_the_evaluation_uses() {
     let tmp = tempfile::tempdir().unwrap();
-    let runs = fixture("demo/runs");
-    let recorded = fixture("demo/snapshot");
+    let demo = Study::demo();
     let mut planned = planned(tmp.path());
     assert!(planned.len() > 50, "{planned:?}");
     let elsewhere = planned_elsewhere(tmp.path());
@@ -566,7 +559,7 @@ fn the_plan_lists_every_request_the_evaluation_uses() {
             cassette.push('\n');
         }
     }
-    for f in std::fs::read_dir(&recorded).unwrap() {
+    for f in std::fs::read_dir(&demo.snapshot).unwrap() {
         let p = f.unwrap().path();
         if p.extension().is_some_and(|e| e == "jsonl") {
             for line in std::fs::read_to_string(&p).unwrap().lines().filter(|l| !l.trim().is_empty()) {
@@ -579,8 +572,8 @@ fn the_plan_lists_every_request_the_evaluation_uses() {
         }
     }
     std::fs::write(only.join("planned.jsonl"), cassette).unwrap();
-    ok(&["run", "--snapshot", recorded.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--out", "all", "--quiet"], tmp.path());
-    assert_same_outcomes(&evaluate_with(&only, tmp.path(), "planned"), &outcomes(&tmp.path().join("all")));
+    let all = demo.run(tmp.path(), "all");
+    assert_same_outcomes(&evaluate_with(&only, tmp.path(), "planned"), &outcomes(&all));
 }
 
 /// A looked-up path as a template: the fixture repository dropped, numbers, ids and SHAs
@@ -678,12 +671,9 @@ fn real_recorded_bodies_captured_page_by_page_are_judged_as_recorded() {
     let quirks: HashMap<String, Quirk> = [("repos/hossain-khan/github-stats/issues/27/timeline".to_string(), Quirk::Pages(1))].into_iter().collect();
     let server = serve(bodies.clone(), quirks);
     // A run that opened that PR.
-    let runs = tmp.path().join("runs/run-1");
-    std::fs::create_dir_all(&runs).unwrap();
-    std::fs::write(runs.join("aw_info.json"), r#"{"run_id": 1, "repository": "hossain-khan/github-stats", "workflow_name": "w"}"#).unwrap();
     let item =
         serde_json::json!({"type": "create_pull_request", "url": "https://github.com/hossain-khan/github-stats/pull/27", "timestamp": pull["created_at"]});
-    std::fs::write(runs.join("safe-output-items.jsonl"), item.to_string() + "\n").unwrap();
+    Study::at(tmp.path()).item("1", "hossain-khan/github-stats", item);
     let snap = tmp.path().join("snap");
     let out = std::process::Command::new(bin())
         .args(["capture", "--runs", "runs", "--out", "snap", "--api-url", &server.url, "--retry-base-ms", "10"])
@@ -716,9 +706,7 @@ fn real_recorded_bodies_captured_page_by_page_are_judged_as_recorded() {
     for d in [&snap, &hand] {
         std::fs::write(d.join("snapshot.json"), r#"{"format": "hindsight-snapshot/1", "captured_at": "2026-01-01T00:00:00Z"}"#).unwrap();
     }
-    ok(&["run", "--snapshot", "snap", "--runs", "runs", "--out", "a", "--quiet"], tmp.path());
-    ok(&["run", "--snapshot", "hand", "--runs", "runs", "--out", "b", "--quiet"], tmp.path());
-    let (a, b) = (outcomes(&tmp.path().join("a")), outcomes(&tmp.path().join("b")));
+    let (a, b) = (outcomes(&Study::new("snap", "runs").run(tmp.path(), "a")), outcomes(&Study::new("hand", "runs").run(tmp.path(), "b")));
     assert_same_outcomes(&a, &b);
     assert!(a.iter().any(|r| r["human_check_signal"] == "pull_request_merged_by_requester"), "{a:?}");
 }
@@ -726,12 +714,8 @@ fn real_recorded_bodies_captured_page_by_page_are_judged_as_recorded() {
 /// A runs directory of one run that opened PR 1 of `o/r`: capture asks for the repository,
 /// its commits and closed pulls, then what the rule reads of the PR.
 fn one_pr_runs(tmp: &Path) -> std::path::PathBuf {
-    let run = tmp.join("runs/run-1");
-    std::fs::create_dir_all(&run).unwrap();
-    std::fs::write(run.join("aw_info.json"), r#"{"run_id": 1, "repository": "o/r", "workflow_name": "w"}"#).unwrap();
-    let item = r#"{"type": "create_pull_request", "url": "https://github.com/o/r/pull/1", "timestamp": "2026-01-01T00:00:00Z"}"#;
-    std::fs::write(run.join("safe-output-items.jsonl"), format!("{item}\n")).unwrap();
-    tmp.join("runs")
+    let item = serde_json::json!({"type": "create_pull_request", "url": "https://github.com/o/r/pull/1", "timestamp": "2026-01-01T00:00:00Z"});
+    Study::at(tmp).item("1", "o/r", item).runs.clone()
 }
 
 /// `capture` of `runs` into `snap` from `api_url`, the token in GITHUB_TOKEN.

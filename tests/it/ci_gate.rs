@@ -9,7 +9,7 @@ use hindsight::runs::item::{self, RunContext, SafeOutput};
 use hindsight::snapshot::SnapshotIndex;
 use serde_json::{json, Value};
 
-use super::support::ok;
+use super::support::{demo, ok};
 
 const REPO: &str = "o/r";
 const LOOP: &str = "github-actions[bot]";
@@ -381,7 +381,7 @@ fn the_loops_state_file_beside_the_replay() {
 #[test]
 fn the_demo_has_every_gate_outcome_and_the_dashboard_shows_them() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    demo(tmp.path());
     let q = "SELECT pull_number, gate_outcome, fix_attempts, pause_reason, accepted_while_ci_red, loop_check, iteration FROM ci_gate ORDER BY pull_number";
     let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();
     // The demo's other PRs are on agent/fix: not iterations.

@@ -1,6 +1,6 @@
 //! The command line: defaults, formats, usage errors, the rules catalogue.
 
-use crate::support::{ok, root, run};
+use crate::support::{demo, ok, root, run};
 
 #[test]
 fn run_with_no_arguments_runs_the_demo_from_any_directory() {
@@ -20,7 +20,7 @@ fn run_with_no_arguments_runs_the_demo_from_any_directory() {
 #[test]
 fn report_formats() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    demo(tmp.path());
     let sql = "SELECT eval_window, COUNT(*) AS n FROM outcomes GROUP BY eval_window, window_order ORDER BY window_order";
     let csv = ok(&["report", "--dataset", "ds", "--sql", sql, "--format", "csv"], tmp.path());
     let lines: Vec<&str> = csv.lines().collect();

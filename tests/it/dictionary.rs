@@ -8,7 +8,7 @@ use std::process::Command;
 use hindsight::dataset::dictionary::{self, KEY};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-use crate::support::{ok, root};
+use crate::support::{demo, fixture, ok, root, Study};
 
 /// Every table of a dataset: its schema as the Parquet file carries it.
 fn schemas(ds: &Path) -> BTreeMap<String, arrow::datatypes::SchemaRef> {
@@ -30,10 +30,7 @@ fn schemas(ds: &Path) -> BTreeMap<String, arrow::datatypes::SchemaRef> {
 fn every_table_carries_its_dictionary_in_the_parquet_metadata() {
     let tmp = tempfile::tempdir().unwrap();
     let f = |p: &str| root().join("fixtures").join(p).to_string_lossy().to_string();
-    let study = ["--snapshot", &f("demo/snapshot"), "--runs", &f("demo/runs"), "--traces", &f("demo/traces"), "--tasks", &f("tasks/study")];
-    let mut args = vec!["run", "--out", "ds", "--quiet"];
-    args.extend(study);
-    ok(&args, tmp.path());
+    Study::demo().traces(fixture("demo/traces")).tasks(fixture("tasks/study")).run(tmp.path(), "ds");
     let (results, policy) = (f("gate/results.jsonl"), f("gate/policy.json"));
     ok(&["gate", "--results", &results, "--policy", &policy, "--dataset", "ds", "--quiet"], tmp.path());
     ok(&["import", "aidev", &f("aidev"), "--out", "aidev", "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
@@ -100,7 +97,7 @@ fn describe_prints_a_tables_meaning_with_and_without_a_dataset() {
     let one = ok(&["describe", "outcomes"], tmp.path());
     assert!(one.starts_with("outcomes, one row per: A safe output in one evaluation window"), "{one}");
     assert!(one.contains("  confidence "), "{one}");
-    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    demo(tmp.path());
     let csv = ok(&["describe", "outcomes", "--dataset", "ds", "--format", "csv"], tmp.path());
     assert!(csv.starts_with("column_name,data_type,is_nullable,description\nsafe_output_id,Utf8View,YES,The safe output: `RUN_ID:ITEM_INDEX`.\n"), "{csv}");
     assert_eq!(csv.lines().count(), 26);

@@ -6,20 +6,19 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::support::{fixture, ok, run};
+use crate::support::{fixture, ok, Study};
 
 fn sql(dataset: &Path, sql: &str) -> Vec<Value> {
     let out = ok(&["report", "--dataset", dataset.to_str().unwrap(), "--sql", sql, "--format", "json"], dataset.parent().unwrap());
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
 
+/// The demo's snapshot, runs and task records run into `ds` of a new temporary directory.
 fn demo(extra: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
-    let (snap, runs, tasks) = (fixture("demo/snapshot"), fixture("demo/runs"), fixture("demo/tasks"));
-    let mut args =
-        vec!["run", "--out", "ds", "--quiet", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--tasks", tasks.to_str().unwrap()];
+    let mut args = vec!["--out", "ds", "--quiet"];
     args.extend_from_slice(extra);
-    ok(&args, tmp.path());
+    Study::demo().tasks(fixture("demo/tasks")).ok("run", &args, tmp.path());
     let ds = tmp.path().join("ds");
     (tmp, ds)
 }
@@ -165,10 +164,7 @@ fn policy_switches() {
     ] {
         let p = tmp.path().join("bad.json");
         std::fs::write(&p, json!({ "feedback": bad }).to_string()).unwrap();
-        let (snap, runs) = (fixture("demo/snapshot"), fixture("demo/runs"));
-        let args =
-            ["run", "--out", "bad-ds", "--quiet", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--task-policy", p.to_str().unwrap()];
-        let out = run(&args, tmp.path());
+        let out = Study::demo().cmd("run", &["--out", "bad-ds", "--quiet", "--task-policy", p.to_str().unwrap()], tmp.path());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && err.contains(says), "{bad}: {err}");
         assert!(!tmp.path().join("bad-ds").exists());
@@ -217,14 +213,11 @@ fn real_aidev_comments() {
 /// converted with no runs: the PR figures of every PR in it.
 fn snapshot_study(lines: &[Value]) -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
-    let (snap, runs) = (tmp.path().join("snap"), tmp.path().join("runs"));
-    for d in [&snap, &runs] {
-        std::fs::create_dir_all(d).unwrap();
+    let study = Study::write(tmp.path(), "2026-02-01T00:00:00Z");
+    for l in lines {
+        study.line("c.jsonl", &l.to_string());
     }
-    std::fs::write(snap.join("snapshot.json"), r#"{"format": "hindsight-snapshot/1", "captured_at": "2026-02-01T00:00:00Z"}"#).unwrap();
-    std::fs::write(snap.join("c.jsonl"), lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
-    ok(&["convert", "--snapshot", "snap", "--runs", "runs", "--out", "ds", "--quiet"], tmp.path());
-    let ds = tmp.path().join("ds");
+    let ds = study.convert(tmp.path(), "ds");
     (tmp, ds)
 }
 

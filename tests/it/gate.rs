@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::support::{fixture, ok, run};
+use crate::support::{demo, fixture, ok, run};
 
 const SEED_STATES: [&str; 7] = ["success", "rejected", "failed", "timeout", "governance_violation", "environment_invalid", "commit_error"];
 
@@ -481,7 +481,7 @@ fn bad_policies_and_options_exit_2_naming_the_file_and_key() {
 #[test]
 fn results_written_into_a_dataset_appear_in_its_dashboard() {
     let tmp = tempfile::tempdir().unwrap();
-    super::support::ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    demo(tmp.path());
     let before: serde_json::Value = serde_json::from_str(&super::support::ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
     assert!(before.get("commit_protocol").is_none());
     let (results, policy) = (super::support::fixture("gate/results.jsonl"), super::support::fixture("gate/policy.json"));

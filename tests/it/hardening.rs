@@ -8,14 +8,10 @@ use std::path::Path;
 use hindsight::runs::item::{self, RunContext};
 use serde_json::{json, Value};
 
-use crate::support::{fixture, ok, run};
+use crate::support::{demo, fixture, ok, run};
 
 fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
-}
-
-fn demo(tmp: &Path) {
-    ok(&["run", "--quiet", "--out", "ds"], tmp);
 }
 
 fn bytes(p: &Path) -> Vec<u8> {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::support::{fixture, ok, run};
+use super::support::{fixture, ok, Study};
 
 /// gh-aw's artifact for each file (github/gh-aw: `agent` holds agent_output.json and
 /// safeoutputs.jsonl, `safe-outputs-items` the manifest and the temporary-id map,
@@ -63,10 +63,8 @@ fn artifact_folders_as_gh_run_download_extracts_them_give_the_same_outcomes() {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
     as_downloaded(&runs);
-    let snap = fixture("demo/snapshot");
-    let flat = fixture("demo/runs");
-    ok(&["run", "--snapshot", snap.to_str().unwrap(), "--runs", flat.to_str().unwrap(), "--out", "flat", "--quiet"], tmp.path());
-    let out = run(&["run", "--snapshot", snap.to_str().unwrap(), "--runs", "runs", "--out", "nested"], tmp.path());
+    Study::demo().run(tmp.path(), "flat");
+    let out = Study { runs: "runs".into(), ..Study::demo() }.cmd("run", &["--out", "nested"], tmp.path());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let (a, b) = (outcomes(&tmp.path().join("flat")), outcomes(&tmp.path().join("nested")));
     assert!(!a.is_empty());
@@ -102,8 +100,7 @@ fn a_run_folder_with_nothing_usable_is_reported_not_counted_as_zero() {
     // And a folder with only a log.
     std::fs::create_dir_all(runs.join("run-8888")).unwrap();
     std::fs::write(runs.join("run-8888/agent-stdio.log"), "log\n").unwrap();
-    let snap = fixture("demo/snapshot");
-    let out = run(&["convert", "--snapshot", snap.to_str().unwrap(), "--runs", "runs", "--out", "ds"], tmp.path());
+    let out = Study { runs: "runs".into(), ..Study::demo() }.cmd("convert", &["--out", "ds"], tmp.path());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("run run-7777: no file with safe outputs found"), "{err}");

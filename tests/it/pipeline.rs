@@ -6,7 +6,7 @@ use std::path::Path;
 use hindsight::dataset::manifest::Manifest;
 use serde_json::Value;
 
-use crate::support::{files, fixture, ok, run};
+use crate::support::{demo, files, fixture, ok, run, Study};
 
 fn sql_json(dataset: &Path, sql: &str) -> Vec<Value> {
     let out = ok(&["report", "--dataset", dataset.to_str().unwrap(), "--sql", sql, "--format", "json"], dataset.parent().unwrap());
@@ -17,9 +17,7 @@ fn sql_json(dataset: &Path, sql: &str) -> Vec<Value> {
 fn bad_input_is_quarantined_and_nothing_is_lost() {
     let tmp = tempfile::tempdir().unwrap();
     let ds = tmp.path().join("ds");
-    let snap = fixture("bad-input/snapshot");
-    let runs = fixture("bad-input/runs");
-    let out = run(&["run", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--out", ds.to_str().unwrap()], tmp.path());
+    let out = Study::fixture("bad-input").cmd("run", &["--out", ds.to_str().unwrap()], tmp.path());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("quarantined runs/run-1/safe-output-items.jsonl:2: field `number`"), "{stderr}");
@@ -82,14 +80,14 @@ fn bad_input_is_quarantined_and_nothing_is_lost() {
 #[test]
 fn unreadable_input_is_exit_2_with_the_path() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = run(&["convert", "--snapshot", "no/such/dir", "--runs", "no/such/runs", "--out", "x"], tmp.path());
+    let out = Study::new("no/such/dir", "no/such/runs").cmd("convert", &["--out", "x"], tmp.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/dir"));
 
     std::fs::create_dir_all(tmp.path().join("snap")).unwrap();
     std::fs::create_dir_all(tmp.path().join("runs")).unwrap();
     std::fs::write(tmp.path().join("snap/snapshot.json"), "{\"format\": \"hindsight-snapshot/1\"}").unwrap();
-    let out = run(&["convert", "--snapshot", "snap", "--runs", "runs", "--out", "ds"], tmp.path());
+    let out = Study::new("snap", "runs").cmd("convert", &["--out", "ds"], tmp.path());
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("snapshot.json") && err.contains("captured_at"), "{err}");
@@ -100,7 +98,7 @@ fn unreadable_input_is_exit_2_with_the_path() {
 #[test]
 fn windows_rebuild_state_as_of_their_end() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    demo(tmp.path());
     let ds = tmp.path().join("ds");
     let rows = sql_json(
         &ds,
@@ -191,15 +189,10 @@ fn spilling_outcome_rows_changes_no_byte_of_the_outcomes() {
     use hindsight::testing::evaluate_with_budget;
     let tmp = tempfile::tempdir().unwrap();
     ok(&["synth", "--repos", "6", "--outputs", "300", "--seed", "4", "--out", "s", "--quiet"], tmp.path());
-    let studies = [
-        ("demo", fixture("demo/snapshot"), fixture("demo/runs")),
-        ("bad", fixture("bad-input/snapshot"), fixture("bad-input/runs")),
-        ("synth", tmp.path().join("s/snapshot"), tmp.path().join("s/runs")),
-    ];
+    let studies = [("demo", Study::demo()), ("bad", Study::fixture("bad-input")), ("synth", Study::at(tmp.path().join("s")))];
     let policy = Policy::default();
-    for (name, snapshot, runs) in studies {
-        let ds = tmp.path().join(name);
-        ok(&["convert", "--snapshot", &snapshot.to_string_lossy(), "--runs", &runs.to_string_lossy(), "--out", name, "--quiet"], tmp.path());
+    for (name, study) in studies {
+        let ds = study.convert(tmp.path(), name);
         let n = evaluate_dataset(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden()).unwrap();
         let in_memory = std::fs::read(ds.join("outcomes.parquet")).unwrap();
         let m = evaluate_with_budget(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), 1).unwrap();
@@ -237,7 +230,7 @@ fn spilling_outcome_rows_changes_no_byte_of_the_outcomes() {
 #[test]
 fn demo_reads_every_input_layout() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    demo(tmp.path());
     let ds = tmp.path().join("ds");
     // issues/204/comments came as two pages: all three comments are there, in order.
     let c = sql_json(&ds, "SELECT comment_id FROM issue_comments WHERE repo = 'acme/api' AND issue_number = 204 ORDER BY comment_id");
@@ -299,7 +292,7 @@ fn synth_is_deterministic_and_runs() {
     let cassette = |d: &str| std::fs::read(tmp.path().join(d).join("snapshot/capture-0001.jsonl")).unwrap();
     assert_eq!(cassette("a"), cassette("b"));
     assert_ne!(cassette("a"), cassette("c"));
-    ok(&["run", "--snapshot", "a/snapshot", "--runs", "a/runs", "--traces", "a/traces", "--out", "ds", "--quiet"], tmp.path());
+    Study::at("a").traces("a/traces").run(tmp.path(), "ds");
     let m = Manifest::load(&tmp.path().join("ds")).unwrap();
     for (input, r) in &m.records {
         assert_eq!(r.quarantined, 0, "{input}");
@@ -319,12 +312,9 @@ fn evaluating_by_repository_decides_as_one_index() {
     use hindsight::testing::evaluate_in_chunks;
     use hindsight::progress::Progress;
     let tmp = tempfile::tempdir().unwrap();
-    ok(
-        &["convert", "--snapshot", &fixture("demo/snapshot").to_string_lossy(), "--runs", &fixture("demo/runs").to_string_lossy(), "--out", "demo", "--quiet"],
-        tmp.path(),
-    );
+    Study::demo().convert(tmp.path(), "demo");
     ok(&["synth", "--repos", "7", "--outputs", "400", "--seed", "5", "--out", "s", "--quiet"], tmp.path());
-    ok(&["convert", "--snapshot", "s/snapshot", "--runs", "s/runs", "--out", "synth", "--quiet"], tmp.path());
+    Study::at("s").convert(tmp.path(), "synth");
     let policy = Policy::default();
     for name in ["demo", "synth"] {
         let ds = tmp.path().join(name);
@@ -356,11 +346,7 @@ fn evaluating_by_repository_decides_as_one_index() {
 #[test]
 fn responses_not_grouped_by_repository_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(
-        &["convert", "--snapshot", &fixture("demo/snapshot").to_string_lossy(), "--runs", &fixture("demo/runs").to_string_lossy(), "--out", "ds", "--quiet"],
-        tmp.path(),
-    );
-    let ds = tmp.path().join("ds");
+    let ds = Study::demo().convert(tmp.path(), "ds");
     let b = hindsight::dataset::read::batches(&ds, "responses").unwrap();
     let b = arrow::compute::concat_batches(&b[0].schema(), &b).unwrap();
     // Sorted by path alone, GraphQL captures of a repository come apart from its REST ones.
@@ -378,9 +364,8 @@ fn responses_not_grouped_by_repository_are_refused() {
 #[test]
 fn requests_in_both_files_are_numbered_alike_and_counted_once() {
     let tmp = tempfile::tempdir().unwrap();
-    crate::support::copy_dir(&fixture("demo/snapshot"), &tmp.path().join("snapshot"));
-    crate::support::copy_dir(&fixture("demo/runs"), &tmp.path().join("runs"));
-    let run = tmp.path().join("runs/run-9003");
+    let study = Study::demo().copy_to(tmp.path());
+    let run = study.runs.join("run-9003");
     let agent: Value = serde_json::from_str(&std::fs::read_to_string(run.join("agent_output.json")).unwrap()).unwrap();
     let items = agent["items"].as_array().unwrap();
     // The log repeats the last item (as its own JSON text) and adds one of its own.
@@ -391,9 +376,9 @@ fn requests_in_both_files_are_numbered_alike_and_counted_once() {
     }
     let log = format!("{}\n{}\n", Value::Object(second), serde_json::json!({"type": "add_comment", "body": "only in the log"}));
     std::fs::write(run.join("safeoutputs.jsonl"), log).unwrap();
-    ok(&["convert", "--quiet", "--snapshot", "snapshot", "--runs", "runs", "--out", "ds"], tmp.path());
+    let ds = study.convert(tmp.path(), "ds");
     let rows = sql_json(
-        &tmp.path().join("ds"),
+        &ds,
         "SELECT source_file, position, same_as FROM requests WHERE run_id = '9003' AND (position <= 2 OR source_file LIKE '%safeoutputs.jsonl') ORDER BY source_file, position",
     );
     let got: Vec<(String, i64, Option<String>)> = rows
@@ -416,26 +401,17 @@ fn requests_in_both_files_are_numbered_alike_and_counted_once() {
 #[test]
 fn a_thin_add_labels_item_takes_its_labels_from_the_request() {
     let tmp = tempfile::tempdir().unwrap();
-    let snap = tmp.path().join("snapshot");
-    std::fs::create_dir_all(&snap).unwrap();
-    std::fs::write(snap.join("snapshot.json"), r#"{"format": "hindsight-snapshot/1", "captured_at": "2026-02-01T00:00:00Z"}"#).unwrap();
-    std::fs::write(
-        snap.join("c.jsonl"),
-        concat!(
-            r#"{"path": "repos/acme/repo/issues/1", "body": {"number": 1, "state": "open", "labels": [{"name": "bug"}]}}"#,
-            "\n",
+    let study = Study::write(tmp.path(), "2026-02-01T00:00:00Z");
+    study
+        .line("c.jsonl", r#"{"path": "repos/acme/repo/issues/1", "body": {"number": 1, "state": "open", "labels": [{"name": "bug"}]}}"#)
+        .line(
+            "c.jsonl",
             r#"{"path": "repos/acme/repo/issues/1/events", "body": [{"id": 5, "event": "labeled", "label": {"name": "bug"}, "actor": {"login": "github-actions[bot]"}, "created_at": "2026-01-01T00:00:01Z"}]}"#,
-            "\n"
-        ),
-    )
-    .unwrap();
-    let run = tmp.path().join("runs/run-1");
-    std::fs::create_dir_all(&run).unwrap();
-    std::fs::write(run.join("aw_info.json"), r#"{"run_id": 1, "workflow_name": "triage", "repository": "acme/repo"}"#).unwrap();
-    std::fs::write(run.join("safe-output-items.jsonl"), "{\"type\": \"add_labels\", \"number\": 1, \"timestamp\": \"2026-01-01T00:00:00Z\"}\n").unwrap();
-    std::fs::write(run.join("agent_output.json"), r#"{"items": [{"type": "add_labels", "labels": ["bug"], "item_number": 1}], "errors": []}"#).unwrap();
-    ok(&["run", "--quiet", "--snapshot", "snapshot", "--runs", "runs", "--out", "ds"], tmp.path());
-    let ds = tmp.path().join("ds");
+        )
+        .item("1", "acme/repo", serde_json::json!({"type": "add_labels", "number": 1, "timestamp": "2026-01-01T00:00:00Z"}));
+    std::fs::write(study.runs.join("run-1/agent_output.json"), r#"{"items": [{"type": "add_labels", "labels": ["bug"], "item_number": 1}], "errors": []}"#)
+        .unwrap();
+    let ds = study.run(tmp.path(), "ds");
     let e = sql_json(&ds, "SELECT expected_state FROM safe_outputs");
     let e: Value = serde_json::from_str(e[0]["expected_state"].as_str().unwrap()).unwrap();
     assert_eq!((e["labels_added"].clone(), e["labels_added_source"].as_str()), (serde_json::json!(["bug"]), Some("request run-1/agent_output.json#1")));

@@ -2,28 +2,21 @@
 //! non-regular files are refused, bad bytes and too-deep nesting are quarantined with their
 //! reason, big integers and key order survive, wrong-shaped files are accounted for.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use hindsight::dataset::manifest::Manifest;
 use serde_json::Value;
 
-use crate::support::{copy_dir, fixture, ok, root, run};
+use crate::support::{copy_dir, fixture, ok, root, Study};
 
-/// The demo's snapshot and runs copied into `tmp` (to be mutated), as (snapshot, runs).
-fn demo_copy(tmp: &Path) -> (PathBuf, PathBuf) {
-    let (snap, runs) = (tmp.join("snap"), tmp.join("runs"));
-    copy_dir(&fixture("demo/snapshot"), &snap);
-    copy_dir(&fixture("demo/runs"), &runs);
-    (snap, runs)
-}
-
-fn convert(tmp: &Path, snap: &Path, runs: &Path, traces: Option<&Path>) -> Output {
-    let mut args = vec!["run", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--out", "ds"];
-    if let Some(t) = traces {
-        args.extend(["--traces", t.to_str().unwrap()]);
-    }
-    let out = run(&args, tmp);
+/// `run` of `study` (with `traces` where given) into `ds`, which must succeed.
+fn convert(tmp: &Path, study: &Study, traces: Option<&Path>) -> Output {
+    let study = match traces {
+        Some(t) => study.clone().traces(t),
+        None => study.clone(),
+    };
+    let out = study.cmd("run", &["--out", "ds"], tmp);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     out
 }
@@ -98,7 +91,8 @@ fn fifo_writer(p: &Path, line: String) -> impl FnOnce() {
 #[test]
 fn links_leading_out_of_an_input_are_refused_and_reported() {
     let tmp = tempfile::tempdir().unwrap();
-    let (snap, runs) = demo_copy(tmp.path());
+    let study = Study::demo().copy_to(tmp.path());
+    let (snap, runs) = (&study.snapshot, &study.runs);
     let outside = tmp.path().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("secret.jsonl"), capture_line("repos/acme/secret/issues/1") + "\n").unwrap();
@@ -114,7 +108,7 @@ fn links_leading_out_of_an_input_are_refused_and_reported() {
     std::fs::copy(fixture("demo/traces/sessions.jsonl"), traces.join("sessions.jsonl")).unwrap();
     std::os::unix::fs::symlink(outside.join("secret.jsonl"), traces.join("leak.jsonl")).unwrap();
 
-    let out = convert(tmp.path(), &snap, &runs, Some(&traces));
+    let out = convert(tmp.path(), &study, Some(&traces));
     let stderr = String::from_utf8_lossy(&out.stderr);
     let q = quarantine(tmp.path(), "snapshot");
     let refused: Vec<_> = q.iter().filter(|r| r.3.contains("outside the snapshot directory")).collect();
@@ -144,12 +138,13 @@ fn links_leading_out_of_an_input_are_refused_and_reported() {
 #[test]
 fn fifos_in_inputs_are_refused_not_opened() {
     let tmp = tempfile::tempdir().unwrap();
-    let (snap, runs) = demo_copy(tmp.path());
+    let study = Study::demo().copy_to(tmp.path());
+    let (snap, runs) = (&study.snapshot, &study.runs);
     mkfifo(&snap.join("pipe.jsonl"));
     mkfifo(&runs.join("run-9002/safeoutputs.jsonl"));
     let release_snap = fifo_writer(&snap.join("pipe.jsonl"), capture_line("repos/acme/piped/issues/1") + "\n");
     let release_runs = fifo_writer(&runs.join("run-9002/safeoutputs.jsonl"), "{\"type\": \"noop\", \"message\": \"piped\"}\n".into());
-    let out = run(&["convert", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--out", "ds"], tmp.path());
+    let out = study.cmd("convert", &["--out", "ds"], tmp.path());
     release_snap();
     release_runs();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -163,7 +158,7 @@ fn fifos_in_inputs_are_refused_not_opened() {
 
     // A FIFO given as --traces is a clear error naming it.
     mkfifo(&tmp.path().join("t.jsonl"));
-    let out = run(&["convert", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--traces", "t.jsonl", "--out", "ds2"], tmp.path());
+    let out = study.clone().traces("t.jsonl").cmd("convert", &["--out", "ds2"], tmp.path());
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("t.jsonl: not a directory of the expected layout: a FIFO (named pipe), not a regular file"), "{err}");
@@ -172,7 +167,8 @@ fn fifos_in_inputs_are_refused_not_opened() {
 #[test]
 fn invalid_utf8_is_quarantined_with_its_offset_not_replaced() {
     let tmp = tempfile::tempdir().unwrap();
-    let (snap, runs) = demo_copy(tmp.path());
+    let study = Study::demo().copy_to(tmp.path());
+    let (snap, runs) = (&study.snapshot, &study.runs);
     let good = capture_line("repos/acme/extra/issues/1");
     let bad = capture_line("repos/acme/extra/issues/2").replace("Automated change", "Automated \u{e9}change");
     // Latin-1 é where UTF-8 wants two bytes.
@@ -196,7 +192,7 @@ fn invalid_utf8_is_quarantined_with_its_offset_not_replaced() {
     t.push(b'\n');
     std::fs::write(&traces, t).unwrap();
 
-    convert(tmp.path(), &snap, &runs, Some(&traces));
+    convert(tmp.path(), &study, Some(&traces));
     let q = quarantine(tmp.path(), "snapshot");
     let l: Vec<_> = q.iter().filter(|r| r.0 == "latin1.jsonl").collect();
     assert_eq!(l.len(), 1, "{q:?}");
@@ -219,13 +215,14 @@ fn invalid_utf8_is_quarantined_with_its_offset_not_replaced() {
 #[test]
 fn a_byte_order_mark_is_skipped_at_a_file_start_and_named_elsewhere() {
     let tmp = tempfile::tempdir().unwrap();
-    let (snap, runs) = demo_copy(tmp.path());
+    let study = Study::demo().copy_to(tmp.path());
+    let (snap, runs) = (&study.snapshot, &study.runs);
     let text = format!("\u{feff}{}\n\u{feff}{}\n", capture_line("repos/acme/bom/issues/1"), capture_line("repos/acme/bom/issues/2"));
     std::fs::write(snap.join("bom.jsonl"), &text).unwrap();
     let info = runs.join("run-9005/aw_info.json");
     let with_bom = format!("\u{feff}{}", std::fs::read_to_string(&info).unwrap());
     std::fs::write(&info, &with_bom).unwrap();
-    convert(tmp.path(), &snap, &runs, None);
+    convert(tmp.path(), &study, None);
     let paths = sql(tmp.path(), "SELECT path FROM responses WHERE path LIKE 'repos/acme/bom/%'");
     assert_eq!(paths.iter().map(|r| r["path"].as_str().unwrap()).collect::<Vec<_>>(), ["repos/acme/bom/issues/1"]);
     let q = quarantine(tmp.path(), "snapshot");
@@ -250,7 +247,8 @@ fn nested(depth: usize) -> String {
 #[test]
 fn nesting_deeper_than_the_parser_reads_is_quarantined_at_read_time() {
     let tmp = tempfile::tempdir().unwrap();
-    let (snap, runs) = demo_copy(tmp.path());
+    let study = Study::demo().copy_to(tmp.path());
+    let (snap, runs) = (&study.snapshot, &study.runs);
     // A pull request body with a field nested 127 levels (read) and one nested 130 (not).
     let pr = |n: i64, depth: usize| {
         let mut v: Value = serde_json::from_str(&capture_line(&format!("repos/acme/webapp/pulls/{n}"))).unwrap();
@@ -263,7 +261,7 @@ fn nesting_deeper_than_the_parser_reads_is_quarantined_at_read_time() {
     let mut t = std::fs::read_to_string(&items).unwrap();
     t.push_str(&format!("{{\"type\": \"add_labels\", \"number\": 1, \"metadata\": {{\"x\": {}}}}}\n", nested(130)));
     std::fs::write(&items, t).unwrap();
-    convert(tmp.path(), &snap, &runs, None);
+    convert(tmp.path(), &study, None);
     let q = quarantine(tmp.path(), "snapshot");
     assert_eq!(q.len(), 1, "{q:?}");
     assert_eq!((q[0].0.as_str(), q[0].1, q[0].2.as_deref()), ("deep.jsonl", Some(2), Some("body")));
@@ -278,7 +276,8 @@ fn nesting_deeper_than_the_parser_reads_is_quarantined_at_read_time() {
 #[test]
 fn big_integers_and_key_order_survive_in_payloads_traces_and_attach() {
     let tmp = tempfile::tempdir().unwrap();
-    let (snap, runs) = demo_copy(tmp.path());
+    let study = Study::demo().copy_to(tmp.path());
+    let runs = &study.runs;
     let big = "18446744073709551616";
     let item = format!(
         "{{\"type\": \"add_labels\", \"repo\": \"acme/webapp\", \"number\": 110, \"labelsAdded\": [\"x\"], \"metadata\": {{\"big\": {big}}}, \
@@ -296,7 +295,7 @@ fn big_integers_and_key_order_survive_in_payloads_traces_and_attach() {
     assert_ne!(trace, first);
     std::fs::write(tmp.path().join("t.jsonl"), format!("{trace}\n")).unwrap();
 
-    convert(tmp.path(), &snap, &runs, Some(&tmp.path().join("t.jsonl")));
+    convert(tmp.path(), &study, Some(&tmp.path().join("t.jsonl")));
     let o = sql(tmp.path(), "SELECT payload, payload_hash, before_state, expected_state FROM safe_outputs WHERE payload LIKE '%metadata%big%'");
     assert_eq!(o.len(), 1);
     assert_eq!(o[0]["payload"], item.as_str(), "the payload is the record's own text");
@@ -323,13 +322,14 @@ fn big_integers_and_key_order_survive_in_payloads_traces_and_attach() {
 #[test]
 fn wrong_shaped_agent_output_and_temporary_id_maps_are_quarantined() {
     let tmp = tempfile::tempdir().unwrap();
-    let (snap, runs) = demo_copy(tmp.path());
+    let study = Study::demo().copy_to(tmp.path());
+    let runs = &study.runs;
     std::fs::write(runs.join("run-9001/agent_output.json"), "[1,2,3]").unwrap();
     std::fs::write(runs.join("run-9007/agent_output.json"), "{\"items\":\"nope\"}").unwrap();
     std::fs::write(runs.join("run-9003/temporary-id-map.json"), "null").unwrap();
     std::fs::write(runs.join("run-9002/agent_output.json"), "{\"items\": [{\"type\": \"noop\", \"message\": \"m\"}, 7], \"errors\": []}").unwrap();
     std::fs::write(runs.join("run-9005/temporary-id-map.json"), "[1,2,3]").unwrap();
-    convert(tmp.path(), &snap, &runs, None);
+    convert(tmp.path(), &study, None);
     let q = quarantine(tmp.path(), "runs");
     let got: Vec<(&str, Option<&str>, &str)> = q.iter().map(|r| (r.0.as_str(), r.2.as_deref(), r.3.as_str())).collect();
     assert_eq!(
@@ -349,11 +349,12 @@ fn wrong_shaped_agent_output_and_temporary_id_maps_are_quarantined() {
 #[test]
 fn a_normalized_record_naming_another_run_never_duplicates_ids() {
     let tmp = tempfile::tempdir().unwrap();
-    let (snap, runs) = demo_copy(tmp.path());
+    let study = Study::demo().copy_to(tmp.path());
+    let runs = &study.runs;
     // A second directory whose normalized records name run 9006, under its own run id.
     copy_dir(&runs.join("run-9006"), &runs.join("run-9106"));
     std::fs::write(runs.join("run-9106/aw_info.json"), "{\"run_id\": 9106, \"workflow_name\": \"docs-bot\", \"repository\": \"acme/docs\"}").unwrap();
-    convert(tmp.path(), &snap, &runs, None);
+    convert(tmp.path(), &study, None);
     let dup = sql(tmp.path(), "SELECT safe_output_id, COUNT(*) AS n FROM safe_outputs GROUP BY safe_output_id HAVING COUNT(*) > 1");
     assert!(dup.is_empty(), "{dup:?}");
     let q = quarantine(tmp.path(), "runs");
@@ -367,7 +368,7 @@ fn a_normalized_record_naming_another_run_never_duplicates_ids() {
     // Without a run id in aw_info.json, the records name the run; two directories naming one
     // run are refused as two directories claiming one run id are.
     std::fs::remove_file(runs.join("run-9106/aw_info.json")).unwrap();
-    let out = run(&["convert", "--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--out", "ds2"], tmp.path());
+    let out = study.cmd("convert", &["--out", "ds2"], tmp.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("run id 9006 is also claimed by run directory"), "{}", String::from_utf8_lossy(&out.stderr));
 }
@@ -383,7 +384,8 @@ fn a_normalized_record_naming_another_run_never_duplicates_ids() {
 #[test]
 fn code_change_references_are_read_where_recorded_and_never_derived() {
     let tmp = tempfile::tempdir().unwrap();
-    let (snap, runs) = demo_copy(tmp.path());
+    let study = Study::demo().copy_to(tmp.path());
+    let runs = &study.runs;
     let write = |dir: &str, file: &str, lines: &[Value]| {
         let d = runs.join(dir);
         std::fs::create_dir_all(&d).unwrap();
@@ -412,7 +414,7 @@ fn code_change_references_are_read_where_recorded_and_never_derived() {
             serde_json::json!({"type": "add_labels", "target": {"provider": "github", "repository": "acme/api", "number": 9, "node_id": "I_kwDOApi9"}, "labelsAdded": ["bug"], "timestamp": "2026-01-20T00:00:00Z"}),
         ],
     );
-    convert(tmp.path(), &snap, &runs, None);
+    convert(tmp.path(), &study, None);
     let rows = sql(
         tmp.path(),
         "SELECT safe_output_id, target_repo, target_node_id, patch_hash, base_ref, head_ref FROM safe_outputs WHERE run_id IN ('7701', '7702') ORDER BY safe_output_id",

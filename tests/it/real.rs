@@ -3,89 +3,15 @@
 //! verbatim (only their insignificant white space is removed to fit a cassette line); what
 //! a test adds around them (the agent's item, a crafted list) is named where it is made.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::support::{fixture, ok};
+use crate::support::{evaluate, fixture, ok, Study};
 
 /// A real body's text, verbatim.
 fn body(rel: &str) -> String {
     std::fs::read_to_string(fixture("real/bodies").join(rel)).unwrap()
-}
-
-/// JSON text without insignificant white space, every other byte kept: a pretty-printed
-/// body on one cassette line.
-fn one_line(text: &str) -> String {
-    let (mut out, mut in_str, mut esc) = (String::with_capacity(text.len()), false, false);
-    for c in text.chars() {
-        if in_str {
-            out.push(c);
-            match (esc, c) {
-                (true, _) => esc = false,
-                (false, '\\') => esc = true,
-                (false, '"') => in_str = false,
-                _ => {}
-            }
-        } else if !c.is_whitespace() {
-            in_str = c == '"';
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// A study written into a temporary directory: captures (cassette lines), run items, then
-/// `run` and outcome queries.
-struct Study {
-    dir: tempfile::TempDir,
-    lines: Vec<(String, String)>,
-}
-
-impl Study {
-    fn new(captured_at: &str) -> Study {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("snapshot")).unwrap();
-        std::fs::write(dir.path().join("snapshot/snapshot.json"), json!({"format": "hindsight-snapshot/1", "captured_at": captured_at}).to_string()).unwrap();
-        Study { dir, lines: Vec::new() }
-    }
-
-    /// A capture line in cassette `file` (relative to the snapshot), the body's text as given.
-    fn capture(&mut self, file: &str, path: &str, status: u16, body_text: &str, captured_at: Option<&str>) -> &mut Self {
-        let mut line = format!("{{\"path\":{},\"status\":{status}", json!(path));
-        if let Some(t) = captured_at {
-            line.push_str(&format!(",\"captured_at\":{}", json!(t)));
-        }
-        line.push_str(&format!(",\"body\":{}}}", one_line(body_text)));
-        self.lines.push((file.to_string(), line));
-        self
-    }
-
-    /// A run holding one gh-aw manifest item.
-    fn item(&mut self, run_id: &str, repo: &str, item: Value) -> &mut Self {
-        let run = self.dir.path().join("runs").join(format!("run-{run_id}"));
-        std::fs::create_dir_all(&run).unwrap();
-        std::fs::write(run.join("aw_info.json"), json!({"run_id": run_id, "workflow_name": "real", "repository": repo}).to_string()).unwrap();
-        std::fs::write(run.join("safe-output-items.jsonl"), format!("{item}\n")).unwrap();
-        self
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn run(&self) -> PathBuf {
-        for (file, line) in &self.lines {
-            let p = self.path().join("snapshot").join(file);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            let mut text = std::fs::read_to_string(&p).unwrap_or_default();
-            text.push_str(line);
-            text.push('\n');
-            std::fs::write(&p, text).unwrap();
-        }
-        ok(&["run", "--quiet", "--snapshot", "snapshot", "--runs", "runs", "--out", "ds"], self.path());
-        self.path().join("ds")
-    }
 }
 
 /// (window, status, strength, signal) of every outcome, and each window's details.
@@ -127,11 +53,12 @@ fn at<'a>(rows: &'a [(String, String, String, String, Value)], window: &str) -> 
 /// the final state; the timed windows cannot say when `v1` went.
 #[test]
 fn a_label_missing_at_capture_settles_only_the_snapshot_window() {
-    let mut s = Study::new("2025-08-17T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2025-08-17T00:00:00Z");
     s.capture("c.jsonl", "repos/PyGithub/PyGithub/issues/28", 200, &body("pygithub/issue-28-plain-issue-modern-fields-2025.json"), None)
         .capture("c.jsonl", "repos/PyGithub/PyGithub/issues/28/timeline", 200, &body("pygithub/timeline-issue-28-ghost-actor-cross-referenced.json"), None)
         .item("101", "PyGithub/PyGithub", json!({"type": "add_labels", "number": 28, "labelsAdded": ["v1"], "timestamp": "2014-03-02T18:55:00Z"}));
-    let rows = outcomes(&s.run());
+    let rows = outcomes(&s.run(tmp.path(), "ds"));
     for w in ["1h", "24h", "7d", "30d"] {
         assert_eq!(at(&rows, w), ("unknown", "none", "history_missing"), "{w}");
     }
@@ -142,13 +69,14 @@ fn a_label_missing_at_capture_settles_only_the_snapshot_window() {
 /// deleted at some time before capture: `snapshot` says so, the timed windows cannot.
 #[test]
 fn a_404_settles_only_the_snapshot_window() {
-    let mut s = Study::new("2026-02-01T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2026-02-01T00:00:00Z");
     s.capture("c.jsonl", "repos/PyGithub/PyGithub/issues/comments/7", 404, &body("pygithub/error-404-repo-not-found-2012.json"), None).item(
         "102",
         "PyGithub/PyGithub",
         json!({"type": "add_comment", "url": "https://github.com/PyGithub/PyGithub/issues/28#issuecomment-7", "timestamp": "2026-01-01T00:00:00Z"}),
     );
-    let rows = outcomes(&s.run());
+    let rows = outcomes(&s.run(tmp.path(), "ds"));
     assert_eq!(at(&rows, "24h"), ("unknown", "none", "history_missing"));
     assert_eq!(at(&rows, "snapshot"), ("rejected", "medium", "comment_deleted"));
 }
@@ -156,13 +84,14 @@ fn a_404_settles_only_the_snapshot_window() {
 /// Class 11. A repository that itself answered 404 (the real body) takes its issues with it.
 #[test]
 fn a_target_in_a_repository_captured_as_404_is_gone() {
-    let mut s = Study::new("2012-06-03T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2012-06-03T00:00:00Z");
     s.capture("c.jsonl", "repos/jacquev6/Xxx", 404, &body("pygithub/error-404-repo-not-found-2012.json"), None).item(
         "103",
         "jacquev6/Xxx",
         json!({"type": "create_issue", "number": 1, "timestamp": "2012-06-01T00:00:00Z"}),
     );
-    let rows = outcomes(&s.run());
+    let rows = outcomes(&s.run(tmp.path(), "ds"));
     assert_eq!(at(&rows, "snapshot"), ("unknown", "none", "target_deleted"));
 }
 
@@ -171,7 +100,8 @@ fn a_target_in_a_repository_captured_as_404_is_gone() {
 /// never reads, changes nothing.
 #[test]
 fn an_irrelevant_failed_capture_blocks_nothing() {
-    let mut s = Study::new("2022-11-01T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2022-11-01T00:00:00Z");
     s.capture(
         "c.jsonl",
         "repos/freeCodeCamp/freeCodeCamp/issues/47594/timeline",
@@ -185,7 +115,7 @@ fn an_irrelevant_failed_capture_blocks_nothing() {
         "freeCodeCamp/freeCodeCamp",
         json!({"type": "add_reviewer", "number": 47594, "timestamp": "2022-09-23T12:33:21Z", "metadata": {"requested_reviewers": ["naomi-lgbt"]}}),
     );
-    let rows = outcomes(&s.run());
+    let rows = outcomes(&s.run(tmp.path(), "ds"));
     assert_eq!(at(&rows, "1h").0, "pending");
     for w in ["24h", "7d", "30d", "snapshot"] {
         assert_eq!(at(&rows, w), ("accepted", "strong", "requested_reviewer_reviewed"), "{w}");
@@ -196,13 +126,14 @@ fn an_irrelevant_failed_capture_blocks_nothing() {
 /// URL is found in PyGithub#538's real review list.
 #[test]
 fn a_review_id_in_the_url_fragment_reaches_the_rule() {
-    let mut s = Study::new("2018-04-01T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2018-04-01T00:00:00Z");
     s.capture("c.jsonl", "repos/PyGithub/PyGithub/pulls/538/reviews", 200, &body("pygithub/pulls-538-reviews-2018.json"), None).item(
         "105",
         "PyGithub/PyGithub",
         json!({"type": "submit_pull_request_review", "url": "https://github.com/PyGithub/PyGithub/pull/538#pullrequestreview-105368184", "timestamp": "2018-03-20T14:21:07Z"}),
     );
-    let rows = outcomes(&s.run());
+    let rows = outcomes(&s.run(tmp.path(), "ds"));
     for r in &rows {
         assert_ne!(r.3, "missing_execution_state", "{}: {:?}", r.0, r);
     }
@@ -216,7 +147,8 @@ fn a_review_id_in_the_url_fragment_reaches_the_rule() {
 /// merges are found, and the verdict says which capture it rests on.
 #[test]
 fn prs_captured_in_other_shapes_are_judged() {
-    let mut s = Study::new("2022-12-01T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2022-12-01T00:00:00Z");
     s.capture("c.jsonl", "search/issues", 200, &body("hossain-khan-github-stats/search-issues-merged-pr-reviewed-by-annotated.json"), None)
         .capture(
             "c.jsonl",
@@ -227,7 +159,7 @@ fn prs_captured_in_other_shapes_are_judged() {
         )
         .item("106", "freeCodeCamp/freeCodeCamp", json!({"type": "create_pull_request", "number": 47511, "timestamp": "2022-09-13T12:11:30Z"}))
         .item("107", "hossain-khan/github-stats", json!({"type": "create_pull_request", "number": 27, "timestamp": "2022-09-22T23:40:25Z"}));
-    let ds = s.run();
+    let ds = s.run(tmp.path(), "ds");
     let out = ok(
         &[
             "report",
@@ -257,7 +189,8 @@ fn prs_captured_in_other_shapes_are_judged() {
 /// the two copies of the path the later one is used (class 9).
 #[test]
 fn a_path_captured_twice_is_judged_on_the_later_copy() {
-    let mut s = Study::new("2013-01-01T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2013-01-01T00:00:00Z");
     // The later recording in the earlier file: the time decides, not the order read.
     s.capture(
         "a.jsonl",
@@ -274,7 +207,7 @@ fn a_path_captured_twice_is_judged_on_the_later_copy() {
         Some("2012-12-25T11:55:47Z"),
     )
     .item("108", "PyGithub/PyGithub", json!({"type": "noop"}));
-    let ds = s.run();
+    let ds = s.run(tmp.path(), "ds");
     let out = ok(
         &["report", "--dataset", "ds", "--format", "json", "--sql", "SELECT source_file, superseded_by FROM responses ORDER BY source_file"],
         ds.parent().unwrap(),
@@ -293,7 +226,8 @@ fn a_path_captured_twice_is_judged_on_the_later_copy() {
 /// own act, not a response from the repository.
 #[test]
 fn a_merge_by_the_workflows_own_identity_is_not_acceptance() {
-    let mut s = Study::new("2022-12-01T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2022-12-01T00:00:00Z");
     s.capture("c.jsonl", "repos/hossain-khan/github-stats/pulls/27", 200, &body("hossain-khan-github-stats/pull-github-stats-27-merged.json"), None)
         .capture(
             "c.jsonl",
@@ -303,12 +237,12 @@ fn a_merge_by_the_workflows_own_identity_is_not_acceptance() {
             None,
         )
         .item("109", "hossain-khan/github-stats", json!({"type": "create_pull_request", "number": 27, "timestamp": "2022-09-22T23:40:25Z"}));
-    let ds = s.run();
+    let ds = s.run(tmp.path(), "ds");
     let rows = outcomes(&ds);
     assert_eq!(at(&rows, "snapshot"), ("accepted", "strong", "pull_request_merged_by_requester"));
     assert_eq!(rows.iter().find(|r| r.0 == "snapshot").unwrap().4["acted_by_requester"], true);
-    std::fs::write(s.path().join("policy.json"), r#"{"requester_acts": "workflow"}"#).unwrap();
-    ok(&["evaluate", "--quiet", "--dataset", "ds", "--policy", "policy.json"], s.path());
+    std::fs::write(tmp.path().join("policy.json"), r#"{"requester_acts": "workflow"}"#).unwrap();
+    evaluate(tmp.path(), "ds", &["--policy", "policy.json"]);
     let rows = outcomes(&ds);
     assert_eq!(at(&rows, "snapshot"), ("ignored", "weak", "pull_request_merged_by_workflow"));
     assert_eq!(rows.iter().find(|r| r.0 == "snapshot").unwrap().4["acted_by_workflow"], true);
@@ -318,7 +252,8 @@ fn a_merge_by_the_workflows_own_identity_is_not_acceptance() {
 /// contradiction, unlike a merge or close time on an open PR.
 #[test]
 fn a_real_open_pr_is_not_inconsistent() {
-    let mut s = Study::new("2022-12-01T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2022-12-01T00:00:00Z");
     s.capture(
         "c.jsonl",
         "repos/freeCodeCamp/freeCodeCamp/pulls/48543",
@@ -327,7 +262,7 @@ fn a_real_open_pr_is_not_inconsistent() {
         None,
     )
     .item("110", "freeCodeCamp/freeCodeCamp", json!({"type": "create_pull_request", "number": 48543, "timestamp": "2022-11-19T04:48:58Z"}));
-    let rows = outcomes(&s.run());
+    let rows = outcomes(&s.run(tmp.path(), "ds"));
     assert!(rows.iter().all(|r| r.3 != "inconsistent_state"), "{rows:?}");
     assert_eq!(at(&rows, "snapshot").0, "pending");
 }
@@ -336,13 +271,14 @@ fn a_real_open_pr_is_not_inconsistent() {
 /// not observable from them, whatever the snapshot's own time.
 #[test]
 fn a_lines_own_captured_at_bounds_what_is_observable() {
-    let mut s = Study::new("2026-01-01T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2026-01-01T00:00:00Z");
     s.capture("c.jsonl", "repos/PyGithub/PyGithub/pulls/538/reviews", 200, &body("pygithub/pulls-538-reviews-2018.json"), Some("2018-03-20T14:21:10Z")).item(
         "111",
         "PyGithub/PyGithub",
         json!({"type": "submit_pull_request_review", "url": "https://github.com/PyGithub/PyGithub/pull/538#pullrequestreview-105368184", "timestamp": "2018-03-20T14:21:07Z"}),
     );
-    let rows = outcomes(&s.run());
+    let rows = outcomes(&s.run(tmp.path(), "ds"));
     for w in ["1h", "24h", "7d", "30d"] {
         assert_eq!(at(&rows, w), ("unknown", "none", "window_not_yet_observable"), "{w}");
     }
@@ -352,7 +288,8 @@ fn a_lines_own_captured_at_bounds_what_is_observable() {
 /// its reason; every file under the inputs is in the manifest's inputs or skipped.
 #[test]
 fn every_input_file_is_read_or_reported() {
-    let mut s = Study::new("2022-12-01T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2022-12-01T00:00:00Z");
     s.capture(
         "2022/november/c.jsonl",
         "repos/freeCodeCamp/freeCodeCamp/pulls/48543",
@@ -361,9 +298,9 @@ fn every_input_file_is_read_or_reported() {
         None,
     )
     .item("112", "freeCodeCamp/freeCodeCamp", json!({"type": "create_pull_request", "number": 48543, "timestamp": "2022-11-19T04:48:58Z"}));
-    std::fs::write(s.path().join("snapshot/NOTES.md"), "how this was captured").unwrap();
-    std::fs::write(s.path().join("runs/run-112/agent-stdio.log"), "log").unwrap();
-    let ds = s.run();
+    std::fs::write(tmp.path().join("snapshot/NOTES.md"), "how this was captured").unwrap();
+    std::fs::write(tmp.path().join("runs/run-112/agent-stdio.log"), "log").unwrap();
+    let ds = s.run(tmp.path(), "ds");
     let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
     for input in ["snapshot", "runs"] {
         let listed: Vec<&str> = m["inputs"]
@@ -376,7 +313,7 @@ fn every_input_file_is_read_or_reported() {
             .collect();
         let mut listed = listed;
         listed.sort();
-        assert_eq!(listed, hindsight::inputs::walk(&s.path().join(input)).unwrap(), "{input}");
+        assert_eq!(listed, hindsight::inputs::walk(&tmp.path().join(input)).unwrap(), "{input}");
     }
     assert!(m["inputs"].to_string().contains("2022/november/c.jsonl"));
     assert!(m["skipped"].to_string().contains("NOTES.md") && m["skipped"].to_string().contains("agent-stdio.log"));
@@ -416,13 +353,14 @@ fn ghost_is_an_unknown_actor_and_bots_are_bots() {
 /// the windows that reach it and not before.
 #[test]
 fn a_reply_in_the_real_thread_answers_the_comment_from_its_day_on() {
-    let mut s = Study::new("2012-06-03T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2012-06-03T00:00:00Z");
     s.capture("c.jsonl", "repos/PyGithub/PyGithub/issues/28/comments", 200, &body("pygithub/issue-28-comments-2012-old-shape.json"), None).item(
         "113",
         "PyGithub/PyGithub",
         json!({"type": "add_comment", "url": "https://github.com/PyGithub/PyGithub/issues/28#issuecomment-5449237", "timestamp": "2012-05-01T22:03:59Z"}),
     );
-    let rows = outcomes(&s.run());
+    let rows = outcomes(&s.run(tmp.path(), "ds"));
     assert_eq!(at(&rows, "24h"), ("ignored", "weak", "no_response"));
     for window in ["7d", "snapshot"] {
         assert_eq!(at(&rows, window), ("accepted", "medium", "comment_replied"), "{window}");
@@ -438,7 +376,8 @@ fn a_reply_in_the_real_thread_answers_the_comment_from_its_day_on() {
 /// different person (allevin, 2018) had commented.
 #[test]
 fn a_comment_seen_only_in_a_timeline_is_found_there() {
-    let mut s = Study::new("2019-06-01T00:00:00Z");
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2019-06-01T00:00:00Z");
     s.capture(
         "t.jsonl",
         "repos/PyGithub/PyGithub/issues/28/timeline",
@@ -451,7 +390,7 @@ fn a_comment_seen_only_in_a_timeline_is_found_there() {
         "PyGithub/PyGithub",
         json!({"type": "add_comment", "url": "https://github.com/PyGithub/PyGithub/issues/28#issuecomment-20227753", "timestamp": "2013-06-29T10:31:38Z"}),
     );
-    let rows = outcomes(&s.run());
+    let rows = outcomes(&s.run(tmp.path(), "ds"));
     for r in &rows {
         assert_ne!(r.3, "target_not_captured", "{r:?}");
     }

@@ -4,12 +4,12 @@
 
 use serde_json::{json, Value};
 
-use super::support::ok;
+use super::support::{demo, ok};
 
 #[test]
 fn every_risk_level_with_its_reasons_and_the_dashboard_section() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    demo(tmp.path());
     let q = "SELECT pull_number, risk_level, files, additions, deletions, reasons FROM pr_risk WHERE pull_number >= 130 AND safe_output_id IS NOT NULL ORDER BY pull_number";
     let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();
     let got: Vec<(i64, &str)> = rows.iter().map(|r| (r["pull_number"].as_i64().unwrap(), r["risk_level"].as_str().unwrap())).collect();
@@ -74,7 +74,7 @@ fn every_risk_level_with_its_reasons_and_the_dashboard_section() {
 fn risk_by_outcome_splits_acceptance_by_evidence_strength() {
     use std::collections::BTreeMap;
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    demo(tmp.path());
     let q = "SELECT COALESCE(r.risk_level, '(unknown)') AS level, o.outcome_status AS s, o.evidence_strength AS e, o.human_check_signal AS g \
              FROM pr_risk r JOIN outcomes o ON o.safe_output_id = r.safe_output_id AND o.eval_window = 'snapshot'";
     let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{bin, ok, run};
+use crate::support::{bin, demo, ok, run};
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
@@ -67,7 +67,7 @@ fn with_closed_stdout(args: &[&str], cwd: &Path) -> Output {
 #[test]
 fn a_closed_stdout_ends_quietly() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    demo(tmp.path());
     for args in [
         vec!["rules", "--format", "json"],
         vec!["rules"],

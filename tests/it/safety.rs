@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{copy_dir, fixture, ok, run};
+use crate::support::{demo, ok, run, Study};
 
 fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
@@ -15,17 +15,8 @@ fn stdout(o: &std::process::Output) -> String {
 }
 
 /// `convert` of the demo's inputs into `out`, run from `cwd`.
-fn convert_args(out: &str) -> Vec<String> {
-    let d = fixture("demo");
-    ["convert", "--quiet", "--snapshot", d.join("snapshot").to_str().unwrap(), "--runs", d.join("runs").to_str().unwrap(), "--out", out]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
-}
-
 fn convert(out: &str, cwd: &Path) -> std::process::Output {
-    let args = convert_args(out);
-    run(&args.iter().map(String::as_str).collect::<Vec<_>>(), cwd)
+    Study::demo().cmd("convert", &["--quiet", "--out", out], cwd)
 }
 
 /// Names and bytes of everything under `dir`, for "nothing changed" checks.
@@ -47,7 +38,7 @@ fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 fn an_out_that_would_delete_a_users_files_is_refused_and_nothing_is_touched() {
     let tmp = tempfile::tempdir().unwrap();
     let ds = tmp.path().join("ds");
-    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    demo(tmp.path());
     std::fs::write(ds.join("my-notes.txt"), "my notes").unwrap();
     std::fs::create_dir(ds.join("analysis")).unwrap();
     std::fs::write(ds.join("analysis/plot.py"), "print(1)").unwrap();
@@ -83,12 +74,10 @@ fn an_out_that_would_delete_a_users_files_is_refused_and_nothing_is_touched() {
 #[test]
 fn an_out_inside_or_around_an_input_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let study = tmp.path().join("study");
-    copy_dir(&fixture("demo/snapshot"), &study.join("snapshot"));
-    copy_dir(&fixture("demo/runs"), &study.join("runs"));
+    Study::demo().copy_to(&tmp.path().join("study"));
     let before = tree(tmp.path());
     for (out, says) in [("study/snapshot/ds", "inside the input"), ("study", "holds the input"), ("study/runs", "holds the input")] {
-        let o = run(&["convert", "--quiet", "--snapshot", "study/snapshot", "--runs", "study/runs", "--out", out], tmp.path());
+        let o = Study::at("study").cmd("convert", &["--quiet", "--out", out], tmp.path());
         assert_eq!(o.status.code(), Some(2), "--out {out}");
         assert!(stderr(&o).contains(says), "--out {out}: {}", stderr(&o));
         assert_eq!(tree(tmp.path()), before);
@@ -111,16 +100,22 @@ fn manifest_of(ds: &Path) -> String {
 fn a_killed_run_leaves_the_old_dataset_or_the_new_one_whole() {
     let tmp = tempfile::tempdir().unwrap();
     let study = synth_study(tmp.path());
-    let args = ["run", "--quiet", "--snapshot", "study/snapshot", "--runs", "study/runs", "--out", "ds"];
-    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    let synth = Study::at("study");
+    demo(tmp.path());
     let demo = manifest_of(&tmp.path().join("ds"));
-    ok(&args, tmp.path());
+    synth.run(tmp.path(), "ds");
     let full = manifest_of(&tmp.path().join("ds"));
     std::fs::remove_dir_all(tmp.path().join("ds")).unwrap();
-    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    crate::support::demo(tmp.path());
     let mut seen_new = false;
     for delay_ms in [0u64, 40, 120, 250, 400, 700, 1000, 1500, 2500] {
-        let mut child = std::process::Command::new(crate::support::bin()).args(args).current_dir(tmp.path()).spawn().unwrap();
+        let mut child = std::process::Command::new(crate::support::bin())
+            .args(["run", "--quiet"])
+            .args(synth.args())
+            .args(["--out", "ds"])
+            .current_dir(tmp.path())
+            .spawn()
+            .unwrap();
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
         let _ = child.kill();
         let _ = child.wait();
@@ -134,7 +129,7 @@ fn a_killed_run_leaves_the_old_dataset_or_the_new_one_whole() {
             continue;
         }
         // Back to the old dataset for the next kill.
-        ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+        crate::support::demo(tmp.path());
         seen_new = false;
     }
     // A staging folder a dead process left is removed by the next writer, and reported.
@@ -154,7 +149,7 @@ fn a_killed_run_leaves_the_old_dataset_or_the_new_one_whole() {
 fn a_killed_evaluate_leaves_the_dataset_whole() {
     let tmp = tempfile::tempdir().unwrap();
     synth_study(tmp.path());
-    ok(&["convert", "--quiet", "--snapshot", "study/snapshot", "--runs", "study/runs", "--out", "ds"], tmp.path());
+    Study::at("study").convert(tmp.path(), "ds");
     let converted = manifest_of(&tmp.path().join("ds"));
     for delay_ms in [0u64, 100, 300, 600, 1000] {
         let mut child =
@@ -172,7 +167,7 @@ fn a_killed_evaluate_leaves_the_dataset_whole() {
 #[test]
 fn a_second_writer_is_refused_while_the_first_holds_the_lock() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    demo(tmp.path());
     let before = tree(&tmp.path().join("ds"));
     let lock = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(tmp.path().join(".ds.lock")).unwrap();
     lock.try_lock().unwrap();
@@ -190,7 +185,7 @@ fn a_second_writer_is_refused_while_the_first_holds_the_lock() {
 #[test]
 fn sql_only_reads_unless_writes_are_allowed() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    demo(tmp.path());
     let before = tree(tmp.path());
     let statements = [
         "COPY (SELECT * FROM outcomes LIMIT 1) TO 'ds/outcomes.parquet'",
@@ -219,7 +214,7 @@ fn sql_only_reads_unless_writes_are_allowed() {
 #[test]
 fn a_query_beyond_its_memory_limit_stops_with_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    demo(tmp.path());
     // Every pair of response bodies joined into one value: more than 16 MiB held at once.
     let cross = "SELECT string_agg(a.body, ',') FROM responses a, responses b";
     let o = run(&["report", "--dataset", "ds", "--memory-limit", "16M", "--sql", cross], tmp.path());
@@ -249,7 +244,7 @@ fn a_query_beyond_its_memory_limit_stops_with_a_clear_error() {
 #[test]
 fn verify_reports_unrecorded_files_and_edited_record_counts() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    demo(tmp.path());
     let ds = tmp.path().join("ds");
     std::fs::write(ds.join("notes.txt"), "x").unwrap();
     std::fs::write(ds.join(".outcomes.parquet.tmp"), "x").unwrap();
@@ -288,7 +283,7 @@ fn verify_reports_unrecorded_files_and_edited_record_counts() {
 #[test]
 fn errors_are_said_once() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--quiet", "--out", "ds"], tmp.path());
+    demo(tmp.path());
     for (args, once) in [
         (vec!["report", "--dataset", "ds", "--sql", "SELEC 1"], "Expected: an SQL statement"),
         (vec!["report", "--dataset", "ds", "--sql", "SELECT * FROM nope"], "no table `nope`"),
@@ -310,8 +305,7 @@ fn errors_are_said_once() {
 #[test]
 fn control_characters_from_inputs_never_reach_the_terminal() {
     let tmp = tempfile::tempdir().unwrap();
-    copy_dir(&fixture("demo/snapshot"), &tmp.path().join("snapshot"));
-    copy_dir(&fixture("demo/runs"), &tmp.path().join("runs"));
+    let study = Study::demo().copy_to(tmp.path());
     let mut edited = 0;
     for e in std::fs::read_dir(tmp.path().join("runs")).unwrap() {
         let info = e.unwrap().path().join("aw_info.json");
@@ -328,7 +322,7 @@ fn control_characters_from_inputs_never_reach_the_terminal() {
     let mut text = std::fs::read_to_string(&items).unwrap_or_default();
     text.push_str("{\"type\":\"custom\\u001b[31m\",\"timestamp\":\"2026-01-10T00:00:00Z\"}\n");
     std::fs::write(&items, text).unwrap();
-    let o = run(&["run", "--snapshot", "snapshot", "--runs", "runs", "--out", "ds"], tmp.path());
+    let o = study.cmd("run", &["--out", "ds"], tmp.path());
     assert!(o.status.success(), "{}", stderr(&o));
     for (what, bytes) in [("stdout", &o.stdout), ("stderr", &o.stderr)] {
         assert!(!bytes.contains(&0x1b), "{what} carries a raw escape");
@@ -348,11 +342,10 @@ fn control_characters_from_inputs_never_reach_the_terminal() {
 #[test]
 fn verify_skips_input_files_convert_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    copy_dir(&fixture("demo/snapshot"), &tmp.path().join("snapshot"));
-    copy_dir(&fixture("demo/runs"), &tmp.path().join("runs"));
-    let made = std::process::Command::new("mkfifo").arg(tmp.path().join("snapshot/pipe.jsonl")).status().unwrap();
+    let study = Study::demo().copy_to(tmp.path());
+    let made = std::process::Command::new("mkfifo").arg(study.snapshot.join("pipe.jsonl")).status().unwrap();
     assert!(made.success());
-    ok(&["convert", "--quiet", "--snapshot", "snapshot", "--runs", "runs", "--out", "ds"], tmp.path());
-    let text = ok(&["verify", "--dataset", "ds", "--snapshot", "snapshot", "--runs", "runs"], tmp.path());
+    study.convert(tmp.path(), "ds");
+    let text = study.ok("verify", &["--dataset", "ds"], tmp.path());
     assert!(text.contains("every file matches"), "{text}");
 }

@@ -8,12 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{bin, copy_dir, fixture, ok, run};
-
-fn demo(dir: &Path) -> PathBuf {
-    ok(&["run", "--out", "ds", "--quiet"], dir);
-    dir.join("ds")
-}
+use crate::support::{bin, copy_dir, demo, fixture, ok, run, Study};
 
 /// `hindsight sql --dataset DS` with `input` on stdin (a pipe).
 fn piped(ds: &Path, args: &[&str], input: &str) -> std::process::Output {
@@ -343,10 +338,8 @@ fn an_interrupted_run_says_the_previous_dataset_is_unchanged() {
     ok(&["synth", "--repos", "20", "--outputs", "40000", "--out", "big"], dir.path());
     let big = dir.path().join("big");
     let child = Command::new(bin())
-        .args(["run", "--quiet", "--snapshot"])
-        .arg(big.join("snapshot"))
-        .arg("--runs")
-        .arg(big.join("runs"))
+        .args(["run", "--quiet"])
+        .args(Study::at(&big).args())
         .arg("--out")
         .arg(&ds)
         .stdout(Stdio::null())

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use crate::support::{bin, ok, run};
+use crate::support::{bin, demo, ok, run};
 
 /// `hindsight sql ARGS` with `input` on its standard input (a pipe, not a terminal).
 fn piped(args: &[&str], input: &str, cwd: &Path) -> Output {
@@ -18,10 +18,6 @@ fn piped(args: &[&str], input: &str, cwd: &Path) -> Output {
 fn stdout_of(out: &Output) -> String {
     assert!(out.status.success(), "hindsight sql failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).to_string()
-}
-
-fn demo(dir: &Path) {
-    ok(&["run", "--out", "ds", "--quiet"], dir);
 }
 
 #[test]

@@ -25,28 +25,26 @@ pub fn python() -> PathBuf {
     p
 }
 
-/// The real AIDev-pop dataset beside the project (`../shared`), or `None` (said on stderr)
-/// where it is absent.
-pub fn real_aidev_pop() -> Option<PathBuf> {
-    let real = root().join("../shared/datasets/aidev-pop");
-    if !real.is_dir() {
-        eprintln!("skipped: {} is absent", real.display());
-        return None;
-    }
-    Some(real)
+/// What a test marked `#[ignore = "needs ../shared (...)"]` reads beside the project: the
+/// path, which must exist (`cargo test -- --include-ignored` runs those tests; `.ci/run` does
+/// where `../shared` is present).
+fn shared(rel: &str) -> PathBuf {
+    let p = root().join("../shared").join(rel);
+    assert!(p.exists(), "{} is absent: this test needs ../shared beside the project", p.display());
+    p
+}
+
+/// The real AIDev-pop dataset beside the project (`../shared/datasets/aidev-pop`).
+pub fn real_aidev_pop() -> PathBuf {
+    shared("datasets/aidev-pop")
 }
 
 /// gh-aw's own outcome conformance cases beside the project
-/// (`../shared/peer/gh-aw/outcome_conformance.json`), or `None` (said on stderr) where they
-/// are absent.
-pub fn gh_aw_conformance_cases() -> Option<Vec<Value>> {
-    let p = root().join("../shared/peer/gh-aw/outcome_conformance.json");
-    if !p.is_file() {
-        eprintln!("skipped: {} is absent", p.display());
-        return None;
-    }
+/// (`../shared/peer/gh-aw/outcome_conformance.json`).
+pub fn gh_aw_conformance_cases() -> Vec<Value> {
+    let p = shared("peer/gh-aw/outcome_conformance.json");
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 pub fn fixture(rel: &str) -> PathBuf {
@@ -193,6 +191,191 @@ pub fn ok(args: &[&str], cwd: &Path) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// The demo dataset: `hindsight run --out ds --quiet` in `dir`, which with no inputs runs the
+/// bundled demo study (fixtures/demo, its traces and tasks included). Returns `dir/ds`.
+pub fn demo(dir: &Path) -> PathBuf {
+    ok(&["run", "--out", "ds", "--quiet"], dir);
+    dir.join("ds")
+}
+
+/// `hindsight evaluate --quiet --dataset DS ARGS` in `cwd`, which must succeed: its stdout.
+pub fn evaluate(cwd: &Path, ds: &str, args: &[&str]) -> String {
+    let mut all = vec!["evaluate", "--quiet", "--dataset", ds];
+    all.extend_from_slice(args);
+    ok(&all, cwd)
+}
+
+/// A study's inputs as the command line takes them: a snapshot and runs, with traces (any
+/// number of `--traces`) and tasks where given. Relative paths are read from the directory a
+/// command runs in. Built from fixture directories, or written by a test ([`Study::write`],
+/// then [`Study::capture`] and [`Study::item`]).
+#[derive(Clone, Debug)]
+pub struct Study {
+    pub snapshot: PathBuf,
+    pub runs: PathBuf,
+    pub traces: Vec<PathBuf>,
+    pub tasks: Option<PathBuf>,
+}
+
+impl Study {
+    pub fn new(snapshot: impl Into<PathBuf>, runs: impl Into<PathBuf>) -> Study {
+        Study { snapshot: snapshot.into(), runs: runs.into(), traces: Vec::new(), tasks: None }
+    }
+
+    /// `DIR/snapshot` and `DIR/runs`, as fixtures, `synth` and [`Study::write`] lay a study out.
+    pub fn at(dir: impl AsRef<Path>) -> Study {
+        Study::new(dir.as_ref().join("snapshot"), dir.as_ref().join("runs"))
+    }
+
+    /// A fixture study: `fixtures/REL/snapshot` and `fixtures/REL/runs`.
+    pub fn fixture(rel: &str) -> Study {
+        Study::at(fixture(rel))
+    }
+
+    /// The demo's snapshot and runs (fixtures/demo), without its traces and tasks.
+    pub fn demo() -> Study {
+        Study::fixture("demo")
+    }
+
+    /// The bundled demo study, what `run` reads when given no inputs: fixtures/demo's
+    /// snapshot, runs, traces and tasks.
+    pub fn bundled() -> Study {
+        Study::demo().traces(fixture("demo/traces")).tasks(fixture("demo/tasks"))
+    }
+
+    /// With one more `--traces` input (a file or a directory).
+    pub fn traces(mut self, traces: impl Into<PathBuf>) -> Study {
+        self.traces.push(traces.into());
+        self
+    }
+
+    /// With `--tasks DIR`.
+    pub fn tasks(mut self, tasks: impl Into<PathBuf>) -> Study {
+        self.tasks = Some(tasks.into());
+        self
+    }
+
+    /// A new study in `dir`: `snapshot/snapshot.json` captured at `captured_at`, an empty
+    /// `runs/`; captures and runs are added with [`Study::capture`], [`Study::line`] and
+    /// [`Study::item`].
+    pub fn write(dir: &Path, captured_at: &str) -> Study {
+        let study = Study::at(dir);
+        std::fs::create_dir_all(&study.snapshot).unwrap();
+        std::fs::create_dir_all(&study.runs).unwrap();
+        let info = serde_json::json!({"format": "hindsight-snapshot/1", "captured_at": captured_at});
+        std::fs::write(study.snapshot.join("snapshot.json"), info.to_string()).unwrap();
+        study
+    }
+
+    /// The snapshot and runs copied into `dir/snapshot` and `dir/runs` (to be changed): the
+    /// copy, with the same traces and tasks.
+    pub fn copy_to(&self, dir: &Path) -> Study {
+        let copy = Study { traces: self.traces.clone(), tasks: self.tasks.clone(), ..Study::at(dir) };
+        copy_dir(&self.snapshot, &copy.snapshot);
+        copy_dir(&self.runs, &copy.runs);
+        copy
+    }
+
+    /// `line` appended to cassette `file` (relative to the snapshot, its folders made).
+    pub fn line(&self, file: &str, line: &str) -> &Study {
+        let p = self.snapshot.join(file);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let mut text = std::fs::read_to_string(&p).unwrap_or_default();
+        text.push_str(line);
+        text.push('\n');
+        std::fs::write(&p, text).unwrap();
+        self
+    }
+
+    /// A capture line in cassette `file`: `path` answered `status` with `body_text` (JSON text,
+    /// kept byte for byte but for its insignificant white space, so a pretty-printed body fits
+    /// one line), with the line's own `captured_at` where given.
+    pub fn capture(&self, file: &str, path: &str, status: u16, body_text: &str, captured_at: Option<&str>) -> &Study {
+        let mut line = format!("{{\"path\":{},\"status\":{status}", Value::from(path));
+        if let Some(t) = captured_at {
+            line.push_str(&format!(",\"captured_at\":{}", Value::from(t)));
+        }
+        line.push_str(&format!(",\"body\":{}}}", one_line(body_text)));
+        self.line(file, &line)
+    }
+
+    /// A run holding one gh-aw manifest item: `runs/run-ID` with its `aw_info.json` (workflow
+    /// `w` in `repo`) and `safe-output-items.jsonl`.
+    pub fn item(&self, run_id: &str, repo: &str, item: Value) -> &Study {
+        let run = self.runs.join(format!("run-{run_id}"));
+        std::fs::create_dir_all(&run).unwrap();
+        let info = serde_json::json!({"run_id": run_id, "workflow_name": "w", "repository": repo});
+        std::fs::write(run.join("aw_info.json"), info.to_string()).unwrap();
+        std::fs::write(run.join("safe-output-items.jsonl"), format!("{item}\n")).unwrap();
+        self
+    }
+
+    /// The inputs as arguments: `--snapshot S --runs R [--traces T]... [--tasks K]`.
+    pub fn args(&self) -> Vec<String> {
+        let s = |p: &Path| p.to_str().expect("a UTF-8 path").to_string();
+        let mut args = vec!["--snapshot".to_string(), s(&self.snapshot), "--runs".to_string(), s(&self.runs)];
+        for t in &self.traces {
+            args.extend(["--traces".to_string(), s(t)]);
+        }
+        if let Some(t) = &self.tasks {
+            args.extend(["--tasks".to_string(), s(t)]);
+        }
+        args
+    }
+
+    fn command_line<'a>(&'a self, command: &'a str, inputs: &'a [String], args: &[&'a str]) -> Vec<&'a str> {
+        let mut all = vec![command];
+        all.extend(inputs.iter().map(String::as_str));
+        all.extend_from_slice(args);
+        all
+    }
+
+    /// `hindsight COMMAND INPUTS ARGS` in `cwd`, whatever its exit.
+    pub fn cmd(&self, command: &str, args: &[&str], cwd: &Path) -> Output {
+        let inputs = self.args();
+        run(&self.command_line(command, &inputs, args), cwd)
+    }
+
+    /// `hindsight COMMAND INPUTS ARGS` in `cwd`, which must succeed: its stdout.
+    pub fn ok(&self, command: &str, args: &[&str], cwd: &Path) -> String {
+        let inputs = self.args();
+        ok(&self.command_line(command, &inputs, args), cwd)
+    }
+
+    /// `hindsight run --quiet INPUTS --out OUT` in `cwd`, which must succeed: the dataset.
+    pub fn run(&self, cwd: &Path, out: &str) -> PathBuf {
+        self.ok("run", &["--quiet", "--out", out], cwd);
+        cwd.join(out)
+    }
+
+    /// `hindsight convert --quiet INPUTS --out OUT` in `cwd`, which must succeed: the dataset.
+    pub fn convert(&self, cwd: &Path, out: &str) -> PathBuf {
+        self.ok("convert", &["--quiet", "--out", out], cwd);
+        cwd.join(out)
+    }
+}
+
+/// JSON text without insignificant white space, every other byte kept: a pretty-printed
+/// body on one cassette line.
+pub fn one_line(text: &str) -> String {
+    let (mut out, mut in_str, mut esc) = (String::with_capacity(text.len()), false, false);
+    for c in text.chars() {
+        if in_str {
+            out.push(c);
+            match (esc, c) {
+                (true, _) => esc = false,
+                (false, '\\') => esc = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+        } else if !c.is_whitespace() {
+            in_str = c == '"';
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Copy a directory tree.

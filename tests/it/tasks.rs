@@ -7,7 +7,7 @@ use hindsight::tasks::categorize::{categorize_all, CiStates, FailureCategory, RU
 use hindsight::tasks::TaskPolicy;
 use serde_json::Value;
 
-use crate::support::{fixture, ok};
+use crate::support::{fixture, ok, Study};
 
 /// The categories of `fixtures/tasks/study`, one task per rule, one no rule decides; the
 /// COMPLETED task `t12-completed` gets none.
@@ -173,12 +173,8 @@ fn convert_with_tasks_writes_the_tables() {
     let tasks = tmp.path().join("tasks");
     crate::support::copy_dir(&fixture("tasks/study"), &tasks);
     std::fs::write(tasks.join("README.md"), "notes\n").unwrap();
-    let ds = tmp.path().join("ds");
-    let (snap, runs) = (fixture("demo/snapshot"), fixture("demo/runs"));
-    let inputs = ["--snapshot", snap.to_str().unwrap(), "--runs", runs.to_str().unwrap(), "--tasks", tasks.to_str().unwrap()];
-    let mut args = vec!["convert", "--out", ds.to_str().unwrap(), "--quiet"];
-    args.extend(inputs);
-    ok(&args, tmp.path());
+    let study = Study::demo().tasks(&tasks);
+    let ds = study.convert(tmp.path(), "ds");
 
     let rows = sql_json(&ds, "SELECT task_id, failure_category, rule_id FROM task_failures ORDER BY task_id");
     let mut got: Vec<(String, String, String)> = rows
@@ -209,9 +205,7 @@ fn convert_with_tasks_writes_the_tables() {
     assert_eq!(m.inputs.iter().filter(|f| f.input == "tasks").map(|f| f.path.as_str()).collect::<Vec<_>>(), vec!["events.jsonl", "tasks.jsonl"]);
     assert!(m.skipped.iter().any(|s| s.input == "tasks" && s.path == "README.md"));
 
-    let mut args = vec!["verify", "--dataset", ds.to_str().unwrap()];
-    args.extend(inputs);
-    let out = ok(&args, tmp.path());
+    let out = study.ok("verify", &["--dataset", ds.to_str().unwrap()], tmp.path());
     assert!(out.contains("every file matches"), "{out}");
 }
 
@@ -219,23 +213,7 @@ fn convert_with_tasks_writes_the_tables() {
 #[test]
 fn convert_quarantines_bad_task_lines() {
     let tmp = tempfile::tempdir().unwrap();
-    let ds = tmp.path().join("ds");
-    let (snap, runs, tasks) = (fixture("demo/snapshot"), fixture("demo/runs"), fixture("tasks/bad"));
-    ok(
-        &[
-            "convert",
-            "--snapshot",
-            snap.to_str().unwrap(),
-            "--runs",
-            runs.to_str().unwrap(),
-            "--tasks",
-            tasks.to_str().unwrap(),
-            "--out",
-            ds.to_str().unwrap(),
-            "--quiet",
-        ],
-        tmp.path(),
-    );
+    let ds = Study::demo().tasks(fixture("tasks/bad")).convert(tmp.path(), "ds");
     let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
     let r = &m.records["tasks"];
     assert_eq!((r.input, r.used, r.quarantined), (13, 2, 11));
@@ -257,22 +235,9 @@ fn convert_reads_a_task_policy_file() {
     let precedence =
         ["missing_testing_or_verification", "running_out_of_time", "tool_or_environment_failure", "failure_to_follow_instructions", "reasoning_error"];
     std::fs::write(&policy, serde_json::json!({ "precedence": precedence }).to_string()).unwrap();
-    let (snap, runs, tasks) = (fixture("demo/snapshot"), fixture("demo/runs"), fixture("tasks/study"));
-    let args = [
-        "convert",
-        "--snapshot",
-        snap.to_str().unwrap(),
-        "--runs",
-        runs.to_str().unwrap(),
-        "--tasks",
-        tasks.to_str().unwrap(),
-        "--task-policy",
-        policy.to_str().unwrap(),
-        "--out",
-        ds.to_str().unwrap(),
-        "--quiet",
-    ];
-    ok(&args, tmp.path());
+    let study = Study::demo().tasks(fixture("tasks/study"));
+    let args = ["--task-policy", policy.to_str().unwrap(), "--out", ds.to_str().unwrap(), "--quiet"];
+    study.ok("convert", &args, tmp.path());
     let f = sql_json(&ds, "SELECT failure_category, rule_id FROM task_failures WHERE task_id = 't06-env-tool-result'");
     assert_eq!((f[0]["failure_category"].as_str(), f[0]["rule_id"].as_str()), (Some("missing_testing_or_verification"), Some("no_test_run")));
     let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
@@ -280,7 +245,7 @@ fn convert_reads_a_task_policy_file() {
 
     // A policy file that names a category twice stops convert, naming the file.
     std::fs::write(&policy, r#"{"precedence": ["reasoning_error", "reasoning_error"]}"#).unwrap();
-    let out = crate::support::run(&args, tmp.path());
+    let out = study.cmd("convert", &args, tmp.path());
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("task-policy.json"), "{}", String::from_utf8_lossy(&out.stderr));
 }
@@ -325,11 +290,9 @@ fn the_docs_follow_the_code() {
 #[test]
 fn failure_categories_and_prompt_versions_in_the_dashboard() {
     let tmp = tempfile::tempdir().unwrap();
-    let (snap, runs, tasks) = (tmp.path().join("snap"), tmp.path().join("runs"), tmp.path().join("tasks"));
-    for d in [&snap, &runs, &tasks] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    std::fs::write(snap.join("snapshot.json"), r#"{"format": "hindsight-snapshot/1", "captured_at": "2026-02-01T00:00:00Z"}"#).unwrap();
+    let tasks = tmp.path().join("tasks");
+    std::fs::create_dir_all(&tasks).unwrap();
+    let study = Study::write(tmp.path(), "2026-02-01T00:00:00Z").tasks("tasks");
     let pull = |n: i64, merged: bool| {
         serde_json::json!({"path": format!("repos/acme/x/pulls/{n}"), "body": {"number": n, "state": if merged { "closed" } else { "open" }, "merged": merged,
             "merged_at": if merged { Some("2026-01-02T00:00:00Z") } else { None }, "closed_at": if merged { Some("2026-01-02T00:00:00Z") } else { None },
@@ -353,7 +316,9 @@ fn failure_categories_and_prompt_versions_in_the_dashboard() {
         pull(3, false),
         reviews(3, &["CHANGES_REQUESTED", "CHANGES_REQUESTED"]),
     ];
-    std::fs::write(snap.join("c.jsonl"), lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
+    for l in &lines {
+        study.line("c.jsonl", &l.to_string());
+    }
     let pr = |n: i64| format!("https://github.com/acme/x/pull/{n}");
     let t = [
         serde_json::json!({"task_id": "a1", "status": "COMPLETED", "repo": "acme/x", "prompt_version": "v1", "pr_url": pr(1)}),
@@ -375,7 +340,7 @@ fn failure_categories_and_prompt_versions_in_the_dashboard() {
         ev("e7", "b2", "task_created", "2026-01-01T00:00:00Z"),
     ];
     std::fs::write(tasks.join("events.jsonl"), events.concat()).unwrap();
-    ok(&["run", "--snapshot", "snap", "--runs", "runs", "--tasks", "tasks", "--out", "ds", "--quiet"], tmp.path());
+    study.run(tmp.path(), "ds");
     let dash: serde_json::Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
     // v1: both PRs captured and merged, one with no request for changes: 1/2; revision
     // cycles of merged PRs (0 + 1) / 2; hours to PR (2 + 4) / 2. v2: one PR captured, open:
@@ -406,8 +371,7 @@ fn failure_categories_and_prompt_versions_in_the_dashboard() {
 /// with their PRs, reviews and changed files in the snapshot.
 fn evaluation_dashboard() -> (tempfile::TempDir, Value) {
     let tmp = tempfile::tempdir().unwrap();
-    let f = |p: &str| fixture(&format!("tasks/evaluation/{p}")).to_string_lossy().to_string();
-    ok(&["run", "--snapshot", &f("snapshot"), "--runs", &f("runs"), "--tasks", &f("tasks"), "--out", "ds", "--quiet"], tmp.path());
+    Study::fixture("tasks/evaluation").tasks(fixture("tasks/evaluation/tasks")).run(tmp.path(), "ds");
     let dash: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
     (tmp, dash)
 }
@@ -598,10 +562,7 @@ fn evaluation_sections_titled_and_shown_only_with_their_tables() {
     for (name, title) in hindsight::report::DASHBOARD.iter().filter(|(n, _)| touched.contains(n)) {
         assert!(!title.contains("seed 0"), "{name}: {title}");
     }
-    ok(
-        &["run", "--snapshot", &fixture("demo/snapshot").to_string_lossy(), "--runs", &fixture("demo/runs").to_string_lossy(), "--out", "plain", "--quiet"],
-        tmp.path(),
-    );
+    Study::demo().run(tmp.path(), "plain");
     let plain: Value = serde_json::from_str(&ok(&["report", "--dataset", "plain", "--format", "json"], tmp.path())).unwrap();
     for section in ["prompt_versions_by_repo", "prompt_versions_over_time", "prompt_variants", "by_user", "risk_by_prompt_version", "risk_by_user"] {
         assert!(plain.get(section).is_none(), "{section} shown without task records");

@@ -6,7 +6,7 @@ use std::process::Command;
 use hindsight::traces::hash;
 use serde_json::Value;
 
-use crate::support::{fixture, ok, root, run};
+use crate::support::{demo, fixture, ok, root, Study};
 
 /// Records written by the real opentraces-schema 0.2.0 package (tests/python/
 /// make_trace_fixture.py): non-ASCII text, floats in Python's repr, nested metadata.
@@ -25,22 +25,7 @@ fn record_hash_equals_the_packages() {
 #[test]
 fn bad_lines_are_quarantined_and_unknown_fields_survive() {
     let tmp = tempfile::tempdir().unwrap();
-    let demo = fixture("demo");
-    let bad = fixture("traces/bad-and-unknown.jsonl");
-    let out = run(
-        &[
-            "run",
-            "--snapshot",
-            demo.join("snapshot").to_str().unwrap(),
-            "--runs",
-            demo.join("runs").to_str().unwrap(),
-            "--traces",
-            bad.to_str().unwrap(),
-            "--out",
-            "ds",
-        ],
-        tmp.path(),
-    );
+    let out = Study::demo().traces(fixture("traces/bad-and-unknown.jsonl")).cmd("run", &["--out", "ds"], tmp.path());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let q =
         ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT line, field FROM quarantine WHERE input = 'traces' ORDER BY line"], tmp.path());
@@ -62,7 +47,7 @@ fn bad_lines_are_quarantined_and_unknown_fields_survive() {
 #[test]
 fn demo_traces_are_linked_enriched_and_valid() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    demo(tmp.path());
     let links =
         ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT DISTINCT trace_id, link_kind FROM trace_links ORDER BY trace_id"], tmp.path());
     let kinds: Vec<&str> = links.lines().skip(1).map(|l| l.split(',').nth(1).unwrap()).collect();
@@ -143,7 +128,7 @@ fn a_pr_captured_only_in_a_list_links_its_trace_by_commit() {
 #[test]
 fn attach_alone_writes_where_asked_and_keeps_existing_attribution() {
     let tmp = tempfile::tempdir().unwrap();
-    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    demo(tmp.path());
     ok(&["attach", "--dataset", "ds", "--out", "custom.jsonl", "--window", "24h", "--quiet"], tmp.path());
     let text = std::fs::read_to_string(tmp.path().join("custom.jsonl")).unwrap();
     let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
@@ -153,9 +138,7 @@ fn attach_alone_writes_where_asked_and_keeps_existing_attribution() {
     rec["attribution"] = serde_json::json!({"experimental": true, "files": [{"path": "kept.txt", "conversations": []}]});
     rec["metadata"] = serde_json::json!({"run_id": "9001"});
     std::fs::write(tmp.path().join("t.jsonl"), format!("{rec}\n")).unwrap();
-    let demo = fixture("demo");
-    let (snap, runs) = (demo.join("snapshot").to_string_lossy().to_string(), demo.join("runs").to_string_lossy().to_string());
-    ok(&["run", "--snapshot", &snap, "--runs", &runs, "--traces", "t.jsonl", "--out", "ds2", "--quiet"], tmp.path());
+    Study::demo().traces("t.jsonl").run(tmp.path(), "ds2");
     let v: Value = serde_json::from_str(std::fs::read_to_string(tmp.path().join("ds2/traces.enriched.jsonl")).unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(v["attribution"]["files"][0]["path"], "kept.txt");
     ok(&["attach", "--dataset", "ds2", "--rebuild-attribution", "--quiet"], tmp.path());
@@ -190,16 +173,8 @@ fn package_validates(file: &std::path::Path, version: &str) -> String {
 /// Returns the enriched records by version, and the folder holding them one file per version.
 fn enriched_by_version() -> (tempfile::TempDir, std::collections::BTreeMap<String, Vec<Value>>) {
     let tmp = tempfile::tempdir().unwrap();
-    let demo = fixture("demo");
-    let mut args: Vec<String> =
-        ["run", "--quiet", "--snapshot", demo.join("snapshot").to_str().unwrap(), "--runs", demo.join("runs").to_str().unwrap(), "--out", "ds"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-    for v in package_versions() {
-        args.extend(["--traces".to_string(), fixture(&format!("traces/written-by-{v}.jsonl")).to_string_lossy().to_string()]);
-    }
-    ok(&args.iter().map(String::as_str).collect::<Vec<_>>(), tmp.path());
+    let study = package_versions().iter().fold(Study::demo(), |s, v| s.traces(fixture(&format!("traces/written-by-{v}.jsonl"))));
+    study.run(tmp.path(), "ds");
     let mut by: std::collections::BTreeMap<String, (Vec<Value>, String)> = Default::default();
     for line in std::fs::read_to_string(tmp.path().join("ds/traces.enriched.jsonl")).unwrap().lines() {
         let v: Value = serde_json::from_str(line).unwrap();
