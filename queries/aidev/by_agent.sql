@@ -23,11 +23,11 @@ counts AS (
   SELECT
     o.workflow_name AS agent,
     COUNT(*) AS prs,
-    SUM(CASE WHEN o.outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_prs,
+    SUM(o.evaluable) AS evaluable_prs,
     COUNT(m.safe_output_id) AS merged,
     SUM(CASE WHEN o.outcome_status = 'rejected' THEN 1 ELSE 0 END) AS rejected,
     MEDIAN(m.hours) AS median_hours_to_merge
-  FROM outcomes o
+  FROM output_flags o
   LEFT JOIN merges m ON m.safe_output_id = o.safe_output_id
   WHERE o.run_id LIKE 'aidev:%' AND o.eval_window = 'snapshot'
   GROUP BY o.workflow_name

@@ -16,12 +16,12 @@ WITH counts AS (
     eval_window,
     window_order,
     COUNT(*) AS prs,
-    SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_prs,
-    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS strict_k,
-    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS human_check_k,
-    SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS sticky_k,
+    SUM(evaluable) AS evaluable_prs,
+    SUM(strict_accepted) AS strict_k,
+    SUM(human_check_accepted) AS human_check_k,
+    SUM(sticky_artifact) AS sticky_k,
     SUM(CASE WHEN outcome_status = 'rejected' THEN 1 ELSE 0 END) AS rejected
-  FROM outcomes
+  FROM output_flags
   WHERE run_id LIKE 'aidev:%'
   GROUP BY workflow_name, eval_window, window_order
 ),
