@@ -11,6 +11,8 @@
 --   unknown_rate                 unknown / (count - skipped): the share that could not be judged
 --   accepted_with_time           accepted outputs with a time to acceptance: the n of the median below
 --   median_time_to_acceptance    median hours from the action to the accepting event, over accepted outputs with a time
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH counts AS (
   SELECT
     safe_output_type,

@@ -8,6 +8,8 @@
 --                                low = (k + z²/2 − z·√(k(n−k)/n + z²/4)) / (n + z²); high = 1 − the low end
 --                                for n − k of n (the same number as the + form, and exactly 1 at k = n)
 -- The three are never merged into one number. A rate and its interval are NULL when nothing was evaluable.
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH counts AS (
   SELECT
     eval_window,

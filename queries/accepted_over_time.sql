@@ -8,6 +8,8 @@
 --   accepted_at_24h          cohort outputs accepted (strong or medium evidence) at 24h / cohort_outputs
 --   accepted_at_7d           the same at 7d
 --   accepted_durable_at_30d  the same at 30d; merged work reverted by then counts as rejected, so this is acceptance that lasted
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH per_output AS (
   SELECT
     safe_output_id,

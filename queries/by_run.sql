@@ -1,6 +1,8 @@
 -- by_run: outcome counts and the three acceptance rates per workflow run and window.
 --   count, evaluable_outputs (status not skipped or unknown: the denominator of the rates),
 --   accepted, rejected, pending, ignored, unknown, skipped, and the rates as in acceptance_by_window
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 SELECT
   run_id,
   eval_window,

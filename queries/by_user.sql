@@ -10,6 +10,8 @@
 --   repeated_mistake_count   reviewer comments saying what a reviewer said on an earlier PR
 --   mean_hours_to_pr         time to PR: hours from task submission to its pr_created event
 --   mean_cost_usd            cost_usd per task
+-- Each memory figure is the mean of its PR term in the view pr_memory_figures, where each is defined once
+-- (queries/views/pr_memory_figures.sql); repeated mistakes are the sum of repeated_mistake_count.
 SELECT
   COALESCE(t.user_id, '(none)') AS user_id,
   COUNT(*) AS tasks,

@@ -3,6 +3,8 @@
 --   evaluable_outputs  status not skipped or unknown: the denominator of the three rates
 --   strict_acceptance_rate, human_check_acceptance_rate, sticky_artifact_rate, and each RATE_ci_low, RATE_ci_high
 --                      (its 95% Wilson score interval): as in acceptance_by_window
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH counts AS (
   SELECT
     COALESCE(workflow_name, '(unknown)') AS workflow_name,

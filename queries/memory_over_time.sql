@@ -11,6 +11,8 @@
 --   repeated_mistake_count    reviewer comments saying what a reviewer said on an earlier PR
 --   mean_hours_to_pr          time to PR: hours from task submission to PR creation, over the task PRs
 --                             (a safe output's PR has no task submission: left out)
+-- Each memory figure is the mean of its PR term in the view pr_memory_figures, where each is defined once
+-- (queries/views/pr_memory_figures.sql); repeated mistakes are the sum of repeated_mistake_count.
 SELECT
   p.repo,
   CAST(EXTRACT(YEAR FROM p.created_at) AS BIGINT) AS year,

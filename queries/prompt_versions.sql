@@ -12,6 +12,8 @@
 --   review_comment_density   reviewer comments per PR (review bodies, inline and conversation comments)
 --   repeated_mistake_count   reviewer comments saying what a reviewer said on an earlier PR (review_feedback)
 --   mean_hours_to_pr         time to PR: hours from the task's submission to its pr_created event (tasks.hours_to_pr)
+-- Each memory figure is the mean of its PR term in the view pr_memory_figures, where each is defined once
+-- (queries/views/pr_memory_figures.sql); repeated mistakes are the sum of repeated_mistake_count.
 SELECT
   COALESCE(t.prompt_version, '(none)') AS prompt_version,
   COUNT(*) AS tasks,

@@ -10,6 +10,8 @@
 --   first_review_merge_rate   merged with no review round asking for a revision / decided PRs with reviews captured
 --   mean_revision_cycles      review rounds asking for a revision before the merge, per merged PR
 --   mean_hours_to_pr          time to PR: hours from task submission to its pr_created event
+-- Each memory figure is the mean of its PR term in the view pr_memory_figures, where each is defined once
+-- (queries/views/pr_memory_figures.sql).
 SELECT
   COALESCE(t.repo, t.pr_repo, '(none)') AS repo,
   CAST(EXTRACT(YEAR FROM t.submitted_at) AS BIGINT) AS year,

@@ -9,6 +9,8 @@
 --   human_check_acceptance_rate   accepted+(strong or medium) / evaluable_prs
 --   sticky_artifact_rate          (accepted+weak or signal target_exists_only) / evaluable_prs
 -- The three rates are never merged into one number (terms: docs/DATASET.md).
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 SELECT
   COALESCE(r.risk_level, '(unknown)') AS risk_level,
   COUNT(*) AS prs,

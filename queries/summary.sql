@@ -6,6 +6,8 @@
 --   fallback_exists_only_count         outputs whose only evidence is that the target exists (signal target_exists_only)
 --   missing_type_specific_rule_count   outputs of a type that has no rule (signal no_type_specific_evaluator)
 --   durable_reversal_count             merged work reverted inside the window (signal reverted_after_merge)
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 SELECT
   eval_window,
   COUNT(*) AS total_safe_outputs,

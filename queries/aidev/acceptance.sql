@@ -5,6 +5,8 @@
 --   human_check_acceptance_pct   accepted with strong or medium evidence / evaluable * 100
 -- A merge by the PR's own author counts as the agent's own act (policy own_act_counts), and a
 -- merge whose merger AIDev did not record is at most medium (policy unattributed_full_strength).
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 SELECT
   workflow_name AS agent,
   eval_window,

@@ -6,6 +6,8 @@
 --   accepted_at_7d           the same at 7d
 --   accepted_durable_at_30d  the same at 30d; merged work reverted by then counts as rejected
 -- An agent with no PR observable in all three has cohort_prs 0 and NULL rates. Unrounded.
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH per_pr AS (
   SELECT
     workflow_name AS agent,

@@ -12,6 +12,8 @@
 --   median_hours_to_merge  median hours from created_at to merged_at over the merged PRs (the mean of the two
 --                          middle values for an even count)
 -- Unrounded: the table, markdown and HTML reports round for reading, JSON and CSV do not.
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH merges AS (
   SELECT
     'aidev:' || agent || ':' || CAST(id AS VARCHAR) AS safe_output_id,

@@ -10,6 +10,8 @@
 --   rejection_rate               rejected / evaluable_prs
 -- A merge by the PR's own author counts as the agent's own act (policy own_act_counts), and a merge whose
 -- merger AIDev did not record is at most medium (policy unattributed_full_strength). Unrounded.
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH counts AS (
   SELECT
     workflow_name AS agent,
