@@ -64,20 +64,24 @@ fn json_functions_read_payload_and_details() {
 fn information_schema_and_show_tables_list_the_dataset() {
     let tmp = tempfile::tempdir().unwrap();
     demo(tmp.path());
-    let sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name;\n\
+    let sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name;\n\
                SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'outcomes' AND column_name = 'confidence';\n\
+               SELECT table_name AS view_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'VIEW' ORDER BY table_name;\n\
                SHOW TABLES;";
     let text = stdout_of(&piped(&["--dataset", "ds", "--format", "csv"], sql, tmp.path()));
     let tables: Vec<&str> = text.lines().skip(1).take_while(|l| !l.starts_with("column_name")).collect();
-    // Every table the manifest records, and nothing else.
+    // Every table the manifest records, and nothing else; then the views the queries read.
     let manifest = hindsight::dataset::manifest::Manifest::load(&tmp.path().join("ds")).unwrap();
     assert_eq!(tables, manifest.tables.keys().map(String::as_str).collect::<Vec<_>>(), "{text}");
     assert!(tables.contains(&"outcomes") && tables.contains(&"quarantine"), "{text}");
     assert!(text.contains("column_name,data_type\nconfidence,Utf8View\n"), "{text}");
-    assert!(text.contains("datafusion,public,outcomes,BASE TABLE"), "SHOW TABLES:\n{text}");
+    let views: Vec<&str> = text.lines().skip_while(|l| *l != "view_name").skip(1).take_while(|l| !l.starts_with("table_catalog")).collect();
+    assert_eq!(views, hindsight::report::views::VIEWS.iter().map(|(n, _)| *n).collect::<Vec<_>>(), "{text}");
+    assert!(text.contains("datafusion,public,outcomes,BASE TABLE") && text.contains("datafusion,public,output_flags,VIEW"), "SHOW TABLES:\n{text}");
     // From a file, the same as from a pipe.
     std::fs::write(tmp.path().join("q.sql"), "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = 'public';").unwrap();
-    assert_eq!(ok(&["sql", "--dataset", "ds", "--file", "q.sql", "--format", "csv"], tmp.path()), format!("n\n{}\n", manifest.tables.len()));
+    let all = manifest.tables.len() + hindsight::report::views::VIEWS.len();
+    assert_eq!(ok(&["sql", "--dataset", "ds", "--file", "q.sql", "--format", "csv"], tmp.path()), format!("n\n{all}\n"));
 }
 
 #[test]
