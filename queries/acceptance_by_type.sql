@@ -11,23 +11,25 @@
 --   unknown_rate                 unknown / (count - skipped): the share that could not be judged
 --   accepted_with_time           accepted outputs with a time to acceptance: the n of the median below
 --   median_time_to_acceptance    median hours from the action to the accepting event, over accepted outputs with a time
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH counts AS (
   SELECT
     safe_output_type,
     eval_window,
     window_order,
     COUNT(*) AS count,
-    SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_outputs,
-    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS strict_k,
-    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS human_check_k,
-    SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS sticky_k,
+    SUM(evaluable) AS evaluable_outputs,
+    SUM(strict_accepted) AS strict_k,
+    SUM(human_check_accepted) AS human_check_k,
+    SUM(sticky_artifact) AS sticky_k,
     SUM(CASE WHEN outcome_status = 'rejected' THEN 1 ELSE 0 END) AS rejected,
     SUM(CASE WHEN outcome_status = 'pending' THEN 1 ELSE 0 END) AS pending,
     SUM(CASE WHEN outcome_status = 'unknown' THEN 1 ELSE 0 END) AS unknown,
     SUM(CASE WHEN outcome_status <> 'skipped' THEN 1 ELSE 0 END) AS not_skipped,
     COUNT(CASE WHEN outcome_status = 'accepted' THEN time_to_outcome_hours END) AS accepted_with_time,
     MEDIAN(CASE WHEN outcome_status = 'accepted' THEN time_to_outcome_hours END) AS median_time
-  FROM outcomes
+  FROM output_flags
   GROUP BY safe_output_type, eval_window, window_order
 ),
 -- The interval's terms as DOUBLE, so every engine computes them alike.

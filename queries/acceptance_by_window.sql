@@ -8,15 +8,17 @@
 --                                low = (k + z²/2 − z·√(k(n−k)/n + z²/4)) / (n + z²); high = 1 − the low end
 --                                for n − k of n (the same number as the + form, and exactly 1 at k = n)
 -- The three are never merged into one number. A rate and its interval are NULL when nothing was evaluable.
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH counts AS (
   SELECT
     eval_window,
     window_order,
-    SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_outputs,
-    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS strict_k,
-    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS human_check_k,
-    SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS sticky_k
-  FROM outcomes
+    SUM(evaluable) AS evaluable_outputs,
+    SUM(strict_accepted) AS strict_k,
+    SUM(human_check_accepted) AS human_check_k,
+    SUM(sticky_artifact) AS sticky_k
+  FROM output_flags
   GROUP BY eval_window, window_order
 ),
 -- The interval's terms as DOUBLE, so every engine computes them alike.

@@ -8,16 +8,18 @@
 --   accepted_at_24h          cohort outputs accepted (strong or medium evidence) at 24h / cohort_outputs
 --   accepted_at_7d           the same at 7d
 --   accepted_durable_at_30d  the same at 30d; merged work reverted by then counts as rejected, so this is acceptance that lasted
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH per_output AS (
   SELECT
     safe_output_id,
-    MAX(CASE WHEN eval_window = '24h' AND outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS seen_24h,
-    MAX(CASE WHEN eval_window = '7d' AND outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS seen_7d,
-    MAX(CASE WHEN eval_window = '30d' AND outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS seen_30d,
-    MAX(CASE WHEN eval_window = '24h' AND outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS accepted_24h,
-    MAX(CASE WHEN eval_window = '7d' AND outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS accepted_7d,
-    MAX(CASE WHEN eval_window = '30d' AND outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS accepted_30d
-  FROM outcomes
+    MAX(CASE WHEN eval_window = '24h' THEN evaluable ELSE 0 END) AS seen_24h,
+    MAX(CASE WHEN eval_window = '7d' THEN evaluable ELSE 0 END) AS seen_7d,
+    MAX(CASE WHEN eval_window = '30d' THEN evaluable ELSE 0 END) AS seen_30d,
+    MAX(CASE WHEN eval_window = '24h' THEN human_check_accepted ELSE 0 END) AS accepted_24h,
+    MAX(CASE WHEN eval_window = '7d' THEN human_check_accepted ELSE 0 END) AS accepted_7d,
+    MAX(CASE WHEN eval_window = '30d' THEN human_check_accepted ELSE 0 END) AS accepted_30d
+  FROM output_flags
   WHERE eval_window IN ('24h', '7d', '30d')
   GROUP BY safe_output_id
 ),

@@ -3,17 +3,19 @@
 --   evaluable_outputs  status not skipped or unknown: the denominator of the three rates
 --   strict_acceptance_rate, human_check_acceptance_rate, sticky_artifact_rate, and each RATE_ci_low, RATE_ci_high
 --                      (its 95% Wilson score interval): as in acceptance_by_window
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH counts AS (
   SELECT
     COALESCE(workflow_name, '(unknown)') AS workflow_name,
     eval_window,
     window_order,
     COUNT(*) AS count,
-    SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_outputs,
-    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS strict_k,
-    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS human_check_k,
-    SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS sticky_k
-  FROM outcomes
+    SUM(evaluable) AS evaluable_outputs,
+    SUM(strict_accepted) AS strict_k,
+    SUM(human_check_accepted) AS human_check_k,
+    SUM(sticky_artifact) AS sticky_k
+  FROM output_flags
   GROUP BY COALESCE(workflow_name, '(unknown)'), eval_window, window_order
 ),
 -- The interval's terms as DOUBLE, so every engine computes them alike.

@@ -11,21 +11,21 @@
 --   repeated_mistake_count    reviewer comments saying what a reviewer said on an earlier PR
 --   mean_hours_to_pr          time to PR: hours from task submission to PR creation, over the task PRs
 --                             (a safe output's PR has no task submission: left out)
+-- Each memory figure is the mean of its PR term in the view pr_memory_figures, where each is defined once
+-- (queries/views/pr_memory_figures.sql); repeated mistakes are the sum of repeated_mistake_count.
 SELECT
   p.repo,
   CAST(EXTRACT(YEAR FROM p.created_at) AS BIGINT) AS year,
   CAST(EXTRACT(MONTH FROM p.created_at) AS BIGINT) AS month,
   COUNT(*) AS prs,
   SUM(CASE WHEN p.state = 'open' THEN 1 ELSE 0 END) AS prs_open,
-  ROUND(CAST(SUM(CASE WHEN p.first_review_merged THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(COUNT(p.first_review_merged), 0), 4) AS first_review_merge_rate,
-  ROUND(AVG(CASE WHEN p.merged THEN CAST(p.review_rounds AS DOUBLE) END), 4) AS mean_revision_cycles,
-  ROUND(CAST(SUM(CASE WHEN p.first_push_ci = 'success' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN p.first_push_ci IN ('success', 'failure') THEN 1 ELSE 0 END), 0), 4) AS first_push_ci_pass_rate,
-  ROUND(AVG(CAST(p.reviewer_comments AS DOUBLE)), 4) AS review_comment_density,
+  ROUND(AVG(p.first_review_merge), 4) AS first_review_merge_rate,
+  ROUND(AVG(p.revision_cycles), 4) AS mean_revision_cycles,
+  ROUND(AVG(p.first_push_ci_pass), 4) AS first_push_ci_pass_rate,
+  ROUND(AVG(p.review_comment_density), 4) AS review_comment_density,
   SUM(p.repeated_mistake_count) AS repeated_mistake_count,
   ROUND(AVG(p.hours_to_pr), 4) AS mean_hours_to_pr
-FROM pr_feedback p
+FROM pr_memory_figures p
 WHERE p.opened_by IS NOT NULL AND p.created_at IS NOT NULL
 GROUP BY p.repo, CAST(EXTRACT(YEAR FROM p.created_at) AS BIGINT), CAST(EXTRACT(MONTH FROM p.created_at) AS BIGINT)
 ORDER BY p.repo, year, month

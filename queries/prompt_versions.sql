@@ -12,6 +12,8 @@
 --   review_comment_density   reviewer comments per PR (review bodies, inline and conversation comments)
 --   repeated_mistake_count   reviewer comments saying what a reviewer said on an earlier PR (review_feedback)
 --   mean_hours_to_pr         time to PR: hours from the task's submission to its pr_created event (tasks.hours_to_pr)
+-- Each memory figure is the mean of its PR term in the view pr_memory_figures, where each is defined once
+-- (queries/views/pr_memory_figures.sql); repeated mistakes are the sum of repeated_mistake_count.
 SELECT
   COALESCE(t.prompt_version, '(none)') AS prompt_version,
   COUNT(*) AS tasks,
@@ -19,15 +21,13 @@ SELECT
   SUM(CASE WHEN t.status <> 'COMPLETED' THEN 1 ELSE 0 END) AS failed,
   SUM(CASE WHEN p.number IS NOT NULL THEN 1 ELSE 0 END) AS prs_captured,
   SUM(CASE WHEN p.state = 'open' THEN 1 ELSE 0 END) AS prs_open,
-  ROUND(CAST(SUM(CASE WHEN p.first_review_merged THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(COUNT(p.first_review_merged), 0), 4) AS first_review_merge_rate,
-  ROUND(AVG(CASE WHEN p.merged THEN CAST(p.review_rounds AS DOUBLE) END), 4) AS mean_revision_cycles,
-  ROUND(CAST(SUM(CASE WHEN p.first_push_ci = 'success' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN p.first_push_ci IN ('success', 'failure') THEN 1 ELSE 0 END), 0), 4) AS first_push_ci_pass_rate,
-  ROUND(AVG(CAST(p.reviewer_comments AS DOUBLE)), 4) AS review_comment_density,
+  ROUND(AVG(p.first_review_merge), 4) AS first_review_merge_rate,
+  ROUND(AVG(p.revision_cycles), 4) AS mean_revision_cycles,
+  ROUND(AVG(p.first_push_ci_pass), 4) AS first_push_ci_pass_rate,
+  ROUND(AVG(p.review_comment_density), 4) AS review_comment_density,
   SUM(p.repeated_mistake_count) AS repeated_mistake_count,
   ROUND(AVG(t.hours_to_pr), 4) AS mean_hours_to_pr
 FROM tasks t
-LEFT JOIN pr_feedback p ON p.repo = t.pr_repo AND p.number = t.pr_number
+LEFT JOIN pr_memory_figures p ON p.repo = t.pr_repo AND p.number = t.pr_number
 GROUP BY COALESCE(t.prompt_version, '(none)')
 ORDER BY prompt_version

@@ -9,24 +9,23 @@
 --   human_check_acceptance_rate   accepted+(strong or medium) / evaluable_prs
 --   sticky_artifact_rate          (accepted+weak or signal target_exists_only) / evaluable_prs
 -- The three rates are never merged into one number (terms: docs/DATASET.md).
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 SELECT
   COALESCE(r.risk_level, '(unknown)') AS risk_level,
   COUNT(*) AS prs,
-  SUM(CASE WHEN o.outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_prs,
-  SUM(CASE WHEN o.outcome_status = 'accepted' AND o.evidence_strength = 'strong' THEN 1 ELSE 0 END) AS accepted_strong,
+  SUM(o.evaluable) AS evaluable_prs,
+  SUM(o.strict_accepted) AS accepted_strong,
   SUM(CASE WHEN o.outcome_status = 'accepted' AND o.evidence_strength = 'medium' THEN 1 ELSE 0 END) AS accepted_medium,
   SUM(CASE WHEN o.outcome_status = 'accepted' AND o.evidence_strength = 'weak' THEN 1 ELSE 0 END) AS accepted_weak,
   SUM(CASE WHEN o.outcome_status = 'rejected' THEN 1 ELSE 0 END) AS rejected,
   SUM(CASE WHEN o.outcome_status = 'pending' THEN 1 ELSE 0 END) AS pending,
   SUM(CASE WHEN o.outcome_status = 'ignored' THEN 1 ELSE 0 END) AS ignored,
   SUM(CASE WHEN o.outcome_status = 'unknown' THEN 1 ELSE 0 END) AS unknown,
-  ROUND(CAST(SUM(CASE WHEN o.outcome_status = 'accepted' AND o.evidence_strength = 'strong' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN o.outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS strict_acceptance_rate,
-  ROUND(CAST(SUM(CASE WHEN o.outcome_status = 'accepted' AND o.evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN o.outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS human_check_acceptance_rate,
-  ROUND(CAST(SUM(CASE WHEN (o.outcome_status = 'accepted' AND o.evidence_strength = 'weak') OR o.human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN o.outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END), 0), 4) AS sticky_artifact_rate
+  ROUND(CAST(SUM(o.strict_accepted) AS DOUBLE) / NULLIF(SUM(o.evaluable), 0), 4) AS strict_acceptance_rate,
+  ROUND(CAST(SUM(o.human_check_accepted) AS DOUBLE) / NULLIF(SUM(o.evaluable), 0), 4) AS human_check_acceptance_rate,
+  ROUND(CAST(SUM(o.sticky_artifact) AS DOUBLE) / NULLIF(SUM(o.evaluable), 0), 4) AS sticky_artifact_rate
 FROM pr_risk r
-JOIN outcomes o ON o.safe_output_id = r.safe_output_id AND o.eval_window = 'snapshot'
+JOIN output_flags o ON o.safe_output_id = r.safe_output_id AND o.eval_window = 'snapshot'
 GROUP BY COALESCE(r.risk_level, '(unknown)')
 ORDER BY CASE COALESCE(r.risk_level, '(unknown)') WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 ELSE 5 END

@@ -96,9 +96,9 @@ enum Command {
         #[command(flatten)]
         limits: LimitArgs,
     },
-    /// Print the SQL that registers every table of the dataset in DuckDB or DataFusion, so
-    /// queries/*.sql run there unchanged (`hindsight views --dataset DS > views.sql`, then
-    /// `.read views.sql` in duckdb).
+    /// Print the SQL that registers every table of the dataset in DuckDB or DataFusion, and
+    /// the views the queries read, so queries/*.sql run there unchanged (`hindsight views
+    /// --dataset DS > views.sql`, then `.read views.sql` in duckdb).
     Views {
         /// The dataset directory (written by `run`, `convert` or `import`).
         #[arg(long)]

@@ -12,6 +12,8 @@
 --   median_hours_to_merge  median hours from created_at to merged_at over the merged PRs (the mean of the two
 --                          middle values for an even count)
 -- Unrounded: the table, markdown and HTML reports round for reading, JSON and CSV do not.
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH merges AS (
   SELECT
     'aidev:' || agent || ':' || CAST(id AS VARCHAR) AS safe_output_id,
@@ -23,11 +25,11 @@ counts AS (
   SELECT
     o.workflow_name AS agent,
     COUNT(*) AS prs,
-    SUM(CASE WHEN o.outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_prs,
+    SUM(o.evaluable) AS evaluable_prs,
     COUNT(m.safe_output_id) AS merged,
     SUM(CASE WHEN o.outcome_status = 'rejected' THEN 1 ELSE 0 END) AS rejected,
     MEDIAN(m.hours) AS median_hours_to_merge
-  FROM outcomes o
+  FROM output_flags o
   LEFT JOIN merges m ON m.safe_output_id = o.safe_output_id
   WHERE o.run_id LIKE 'aidev:%' AND o.eval_window = 'snapshot'
   GROUP BY o.workflow_name

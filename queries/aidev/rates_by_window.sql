@@ -10,18 +10,20 @@
 --   rejection_rate               rejected / evaluable_prs
 -- A merge by the PR's own author counts as the agent's own act (policy own_act_counts), and a merge whose
 -- merger AIDev did not record is at most medium (policy unattributed_full_strength). Unrounded.
+-- The flags it counts (evaluable, strict_accepted, ...) are the view output_flags', where each condition is
+-- defined once (queries/views/output_flags.sql).
 WITH counts AS (
   SELECT
     workflow_name AS agent,
     eval_window,
     window_order,
     COUNT(*) AS prs,
-    SUM(CASE WHEN outcome_status NOT IN ('skipped', 'unknown') THEN 1 ELSE 0 END) AS evaluable_prs,
-    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength = 'strong' THEN 1 ELSE 0 END) AS strict_k,
-    SUM(CASE WHEN outcome_status = 'accepted' AND evidence_strength IN ('strong', 'medium') THEN 1 ELSE 0 END) AS human_check_k,
-    SUM(CASE WHEN (outcome_status = 'accepted' AND evidence_strength = 'weak') OR human_check_signal = 'target_exists_only' THEN 1 ELSE 0 END) AS sticky_k,
+    SUM(evaluable) AS evaluable_prs,
+    SUM(strict_accepted) AS strict_k,
+    SUM(human_check_accepted) AS human_check_k,
+    SUM(sticky_artifact) AS sticky_k,
     SUM(CASE WHEN outcome_status = 'rejected' THEN 1 ELSE 0 END) AS rejected
-  FROM outcomes
+  FROM output_flags
   WHERE run_id LIKE 'aidev:%'
   GROUP BY workflow_name, eval_window, window_order
 ),

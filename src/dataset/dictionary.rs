@@ -284,6 +284,41 @@ pub const TABLES: &[TableDoc] = &[
     TableDoc { name: "commit_protocol_violations", row: "A commit-protocol violation (after `hindsight gate --dataset`).", columns: &[("line", "The execution result's line in the results file."), ("kind", "The violation's kind (docs/GATE.md)."), ("path", "The file concerned, when one is."), ("detail", "What was found.")] },
 ];
 
+/// A view: not stored, but one `SELECT` over the table it reads (`queries/views/NAME.sql`,
+/// [`crate::report::views::VIEWS`]), with every column of that table plus its own `columns`.
+pub struct ViewDoc {
+    pub name: &'static str,
+    pub reads: &'static str,
+    pub row: &'static str,
+    pub columns: &'static [(&'static str, &'static str)],
+}
+
+/// The views the bundled queries read: each states once what several queries count.
+pub const VIEWS: &[ViewDoc] = &[
+    ViewDoc {
+        name: "output_flags",
+        reads: "outcomes",
+        row: "A safe output in one window (a row of `outcomes`), with the flags the acceptance rates count, each 1 or 0: a rate is the sum of its flag divided by the sum of `evaluable`, over the same rows.",
+        columns: &[
+            ("evaluable", "1 when `outcome_status` is neither `skipped` nor `unknown` (see *evaluable_outputs*); its sum is the denominator of every acceptance rate."),
+            ("strict_accepted", "1 when accepted with `strong` evidence: the numerator of *strict_acceptance_rate* (and `accepted_strong`)."),
+            ("human_check_accepted", "1 when accepted with `strong` or `medium` evidence: the numerator of *human_check_acceptance_rate*, and of the accepted_at_* rates of `accepted_over_time`."),
+            ("sticky_artifact", "1 when accepted with only `weak` evidence, or when `human_check_signal` is `target_exists_only`: the numerator of *sticky_artifact_rate*."),
+        ],
+    },
+    ViewDoc {
+        name: "pr_memory_figures",
+        reads: "pr_feedback",
+        row: "A pull request (a row of `pr_feedback`), with its term of each memory-effectiveness figure (docs/TASKS.md). Over a set of PRs, each figure is the mean of its term, a NULL left out (never counted as zero); repeated mistakes are the sum of `repeated_mistake_count`.",
+        columns: &[
+            ("first_review_merge", "1 when `first_review_merged` is true, 0 when false, NULL when that is NULL (the PR still open, its reviews not captured): first_review_merge_rate is its mean."),
+            ("revision_cycles", "`review_rounds` of a merged PR, NULL when not merged or not known: mean_revision_cycles is its mean."),
+            ("first_push_ci_pass", "1 when the first push's CI succeeded (`first_push_ci` `success`), 0 when it failed, NULL when it is pending or was not captured: first_push_ci_pass_rate is its mean."),
+            ("review_comment_density", "`reviewer_comments` as a DOUBLE: review_comment_density, reviewer comments per PR, is its mean."),
+        ],
+    },
+];
+
 /// What a row of `aidev_*` tables is: AIDev's own tables, typed, with `agent` and
 /// `source_line` added.
 const AIDEV_ROW: &str =
@@ -293,13 +328,21 @@ pub fn table(name: &str) -> Option<&'static TableDoc> {
     TABLES.iter().find(|t| t.name == name)
 }
 
-/// What a row of `table` is.
-pub fn row(table_name: &str) -> Option<&'static str> {
-    table(table_name).map(|t| t.row).or_else(|| table_name.starts_with("aidev_").then_some(AIDEV_ROW))
+pub fn view(name: &str) -> Option<&'static ViewDoc> {
+    VIEWS.iter().find(|v| v.name == name)
 }
 
-/// The meaning of `column` in `table`: the table's own, else the common one.
+/// What a row of `table` (or view) is.
+pub fn row(table_name: &str) -> Option<&'static str> {
+    table(table_name).map(|t| t.row).or_else(|| view(table_name).map(|v| v.row)).or_else(|| table_name.starts_with("aidev_").then_some(AIDEV_ROW))
+}
+
+/// The meaning of `column` in `table`: the table's own, else the common one. In a view: the
+/// view's own, else the meaning in the table it reads.
 pub fn column(table_name: &str, column: &str) -> Option<&'static str> {
+    if let Some(v) = view(table_name) {
+        return v.columns.iter().find(|(c, _)| *c == column).map(|(_, d)| *d).or_else(|| self::column(v.reads, column));
+    }
     let own = table(table_name).and_then(|t| t.columns.iter().find(|(c, _)| *c == column)).map(|(_, d)| *d);
     own.or_else(|| COMMON.iter().find(|(c, _)| *c == column).map(|(_, d)| *d))
 }
@@ -334,10 +377,16 @@ pub fn text(table_name: Option<&str>) -> Option<String> {
             s.push_str(&format!("{:<28} {}\n", t.name, t.row));
         }
         s.push_str(&format!("{:<28} {AIDEV_ROW}\n", "aidev_*"));
+        for v in VIEWS {
+            s.push_str(&format!("{:<28} (a view over {}) {}\n", v.name, v.reads, v.row));
+        }
         return Some(s);
     };
     let mut s = format!("{name}, one row per: {}\n", row(name)?);
-    for (c, d) in table(name).map(|t| t.columns).unwrap_or_default() {
+    if let Some(v) = view(name) {
+        s.push_str(&format!("  (a view: every column of {}, and)\n", v.reads));
+    }
+    for (c, d) in table(name).map(|t| t.columns).or_else(|| view(name).map(|v| v.columns)).unwrap_or_default() {
         s.push_str(&format!("  {c:<28} {d}\n"));
     }
     s.push_str("(columns of the same name in several tables: docs/DATASET.md; with --dataset, every column with its type)\n");
@@ -372,5 +421,17 @@ pub fn markdown() -> String {
         }
     }
     s.push_str(&format!("\n### `aidev_*`\n\nOne row per: {AIDEV_ROW}\n"));
+    s.push_str(
+        "\n## Views\n\nA view is not stored: it is one `SELECT` over a table, in `queries/views/NAME.sql`. The bundled queries read \
+         the views, so a condition they count or a figure's formula is written once, there. hindsight's SQL (`report`, `sql`, \
+         `check`) has each view whose table and columns the dataset has; `hindsight views` prints the statements that define them \
+         in DuckDB and datafusion-cli, after the tables' statements.\n",
+    );
+    for v in VIEWS {
+        s.push_str(&format!("\n### `{}`\n\nOne row per: {}\n\nEvery column of `{}`, and:\n\n| column | meaning |\n|---|---|\n", v.name, v.row, v.reads));
+        for (c, d) in v.columns {
+            s.push_str(&format!("| `{c}` | {} |\n", d.replace('|', "\\|")));
+        }
+    }
     s
 }

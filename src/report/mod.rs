@@ -291,6 +291,15 @@ impl Session {
             rt.block_on(ctx.register_parquet(name.as_str(), path.as_str(), ParquetReadOptions::default()))
                 .map_err(|e| Error::Dataset { path: p.clone(), message: format!("cannot be read as a table: {e}") })?;
         }
+        // The views the bundled queries read; one over a table or column an older dataset
+        // lacks is left out (a query reading it is then left out, `lacks` says for what).
+        for (name, sql) in views::VIEWS {
+            if let Err(e) = rt.block_on(ctx.sql(&views::create_view(name, sql))) {
+                if missing(&e.to_string()).is_none() {
+                    return Err(Error::Dataset { path: dataset.to_path_buf(), message: format!("the view {name} cannot be defined on it: {e}") });
+                }
+            }
+        }
         let tables = manifest.tables.iter().map(|(n, t)| (n.clone(), t.rows)).collect();
         Ok(Session { rt, ctx, limits, tables, format_version: manifest.format_version() })
     }
@@ -368,19 +377,15 @@ impl Session {
     }
 
     /// What `sql` needs that the dataset does not have (`table ci_gate`, `column
-    /// outcomes.x`), when planning it fails for that reason.
+    /// outcomes.x`), when planning it fails for that reason. A view of [`views::VIEWS`] the
+    /// dataset could not have (an older format's) stands for what the view lacks.
     pub(crate) fn lacks(&self, sql: &str) -> Option<String> {
         let planned = self.rt.block_on(self.ctx.state().create_logical_plan(sql));
-        let text = planned.err()?.to_string();
-        if let Some(rest) = text.split("table '").nth(1).filter(|_| text.contains("' not found")) {
-            let name = rest.split('\'').next().unwrap_or_default();
-            return Some(format!("table {}", name.rsplit('.').next().unwrap_or(name)));
+        let what = missing(&planned.err()?.to_string())?;
+        match views::VIEWS.iter().find(|(name, _)| what.strip_prefix("table ") == Some(*name)) {
+            Some((_, view)) => self.lacks(view),
+            None => Some(what),
         }
-        let rest = text.split("No field named ").nth(1)?;
-        let field: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
-        let field = field.trim_end_matches(['.', ',']).trim_matches('"');
-        // `p.state`: the query's alias says nothing to the reader; the column's name does.
-        Some(format!("column {}", field.rsplit('.').next().unwrap_or(field)))
     }
 
     /// The dataset's tables (the manifest's), with their rows, by name.
@@ -417,6 +422,10 @@ impl Session {
     }
 
     fn no_table(&self, table: &str) -> Error {
+        if let Some((_, sql)) = views::VIEWS.iter().find(|(name, _)| *name == table) {
+            let what = self.lacks(sql).unwrap_or_else(|| "what it reads".into());
+            return Error::Usage(format!("no view `{table}` on this dataset: it reads {what}, which the dataset lacks (docs/DATASET.md, Views)"));
+        }
         let names: Vec<&str> = self.tables.iter().map(|(n, _)| n.as_str()).collect();
         let hint = crate::text::closest(table, names.iter().copied()).map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default();
         Error::Usage(format!("no table `{table}`{hint}: the dataset has {}", names.join(", ")))
@@ -452,6 +461,19 @@ impl Session {
     pub fn has_table(&self, name: &str) -> bool {
         self.ctx.table_exist(name).unwrap_or(false)
     }
+}
+
+/// What a planning error says the dataset lacks: `table ci_gate`, `column x`.
+fn missing(text: &str) -> Option<String> {
+    if let Some(rest) = text.split("table '").nth(1).filter(|_| text.contains("' not found")) {
+        let name = rest.split('\'').next().unwrap_or_default();
+        return Some(format!("table {}", name.rsplit('.').next().unwrap_or(name)));
+    }
+    let rest = text.split("No field named ").nth(1)?;
+    let field: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
+    let field = field.trim_end_matches(['.', ',']).trim_matches('"');
+    // `p.state`: the query's alias says nothing to the reader; the column's name does.
+    Some(format!("column {}", field.rsplit('.').next().unwrap_or(field)))
 }
 
 /// Plan `sql`, refuse anything but a read unless writes are allowed, and start it.

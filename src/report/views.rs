@@ -1,5 +1,6 @@
 //! `hindsight views`: the statements that register every table of a dataset in another SQL
-//! engine, so the bundled queries (which name tables, not files) run there unchanged.
+//! engine, and then the views the bundled queries read ([`VIEWS`]), so the queries (which
+//! name tables and views, not files) run there unchanged.
 //!
 //! Paths are written as `--dataset` names them, joined with each table's file: a relative
 //! dataset gives relative paths, which DuckDB and datafusion-cli resolve from the directory
@@ -8,6 +9,21 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+
+/// The views the bundled queries read, by name: each defines, once, a fact several queries
+/// count (docs/DATASET.md, "Views"); one `SELECT` a file. [`crate::report::Session`]
+/// registers them over the dataset's tables and [`statements`] prints them for other engines.
+pub const VIEWS: &[(&str, &str)] = &[
+    ("output_flags", include_str!("../../queries/views/output_flags.sql")),
+    ("pr_memory_figures", include_str!("../../queries/views/pr_memory_figures.sql")),
+];
+
+/// The statement defining a view of [`VIEWS`] on one line, its comments left out; the same
+/// in DuckDB, DataFusion and hindsight's session (`CREATE OR REPLACE VIEW` is in all three).
+pub(crate) fn create_view(name: &str, sql: &str) -> String {
+    let body: Vec<&str> = sql.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("--")).collect();
+    format!("CREATE OR REPLACE VIEW \"{}\" AS {};", name.replace('"', "\"\""), body.join(" "))
+}
 
 /// The SQL engine the statements are for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -19,7 +35,9 @@ pub enum Dialect {
     Datafusion,
 }
 
-/// One statement a line, a table each, in name order, after a comment naming the dataset.
+/// One statement a line, a table each, in name order, after a comment naming the dataset;
+/// then each view of [`VIEWS`] hindsight has on this dataset (a view over a table or
+/// column an older dataset lacks is left out, as in hindsight's own session).
 pub fn statements(dataset: &Path, dialect: Dialect, absolute: bool) -> Result<String> {
     let manifest = crate::dataset::manifest::Manifest::load(dataset)?;
     let dir: PathBuf = if absolute { std::fs::canonicalize(dataset).map_err(|e| Error::io(dataset, e))? } else { dataset.to_path_buf() };
@@ -43,5 +61,32 @@ pub fn statements(dataset: &Path, dialect: Dialect, absolute: bool) -> Result<St
             Dialect::Datafusion => format!("CREATE EXTERNAL TABLE IF NOT EXISTS {ident} STORED AS PARQUET LOCATION {lit};\n"),
         });
     }
+    let session = super::Session::open(dataset)?;
+    let views: Vec<&(&str, &str)> = VIEWS.iter().filter(|(name, _)| session.has_table(name)).collect();
+    if !views.is_empty() {
+        out.push_str("-- The views the bundled queries read, as hindsight defines them (docs/DATASET.md, Views).\n");
+    }
+    for (name, sql) in views {
+        out.push_str(&create_view(name, sql));
+        out.push('\n');
+    }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A view's file is one statement whose comments are whole lines: on one line, with the
+    /// comments left out, it is the same statement.
+    #[test]
+    fn each_view_is_one_statement_with_whole_line_comments() {
+        for (name, sql) in VIEWS {
+            let code: Vec<&str> = sql.lines().filter(|l| !l.trim_start().starts_with("--")).collect();
+            assert!(code.iter().all(|l| !l.contains("--") && !l.contains(';')), "{name}: a comment or `;` inside the statement");
+            assert!(code.first().is_some_and(|l| l.starts_with("SELECT")), "{name}: not a SELECT");
+            let one = create_view(name, sql);
+            assert!(one.starts_with(&format!("CREATE OR REPLACE VIEW \"{name}\" AS SELECT ")) && !one.contains('\n'), "{one}");
+        }
+    }
 }

@@ -304,10 +304,14 @@ fn duckdb_runs_every_query_with_identical_numbers() {
     let (demo_session, aidev_session) = (Session::open(&demo_ds).unwrap(), Session::open(&aidev_ds).unwrap());
     let eval_session = Session::open(&tmp.path().join("eval")).unwrap();
     // The tables registered by the statements `hindsight views` prints, relative paths run
-    // from the datasets' parent directory.
+    // from the datasets' parent directory, then the views the queries read (all of them here).
     for ds in ["ds", "aidev", "eval"] {
         let views = ok(&["views", "--dataset", ds, "--dialect", "duckdb"], tmp.path());
-        assert_eq!(views.matches("CREATE OR REPLACE VIEW").count(), Manifest::load(&tmp.path().join(ds)).unwrap().tables.len());
+        let tables = Manifest::load(&tmp.path().join(ds)).unwrap().tables.len();
+        assert_eq!(views.matches("CREATE OR REPLACE VIEW").count(), tables + report::views::VIEWS.len(), "{views}");
+        for (view, _) in report::views::VIEWS {
+            assert!(views.contains(&format!("CREATE OR REPLACE VIEW \"{view}\" AS SELECT ")), "{ds}: no view {view}");
+        }
         std::fs::write(tmp.path().join(format!("{ds}.views.sql")), views).unwrap();
     }
     // gh-aw's own figures are zero on the demo (no PR there is zero-touch): they are

@@ -104,3 +104,28 @@ fn describe_prints_a_tables_meaning_with_and_without_a_dataset() {
     let out = crate::support::run(&["describe", "nope"], tmp.path());
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no table `nope` in the data dictionary"));
 }
+
+/// The views the bundled queries read are in the dictionary, each over the table its SQL
+/// reads: on a dataset a view has that table's columns, then its own, all with a meaning
+/// (`describe VIEW --dataset` prints them).
+#[test]
+fn every_view_is_described_with_every_column() {
+    use hindsight::report::{views::VIEWS, Session};
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    let session = Session::open(&tmp.path().join("ds")).unwrap();
+    assert_eq!(VIEWS.iter().map(|(n, _)| *n).collect::<Vec<_>>(), dictionary::VIEWS.iter().map(|v| v.name).collect::<Vec<_>>());
+    for ((name, sql), doc) in VIEWS.iter().zip(dictionary::VIEWS) {
+        assert!(sql.trim_end().ends_with(&format!("\nFROM {}", doc.reads)), "{name} does not read {}", doc.reads);
+        let names = |t: &str| session.columns(t).unwrap().into_iter().map(|(c, _)| c).collect::<Vec<_>>();
+        let mut want = names(doc.reads);
+        want.extend(doc.columns.iter().map(|(c, _)| c.to_string()));
+        assert_eq!(names(name), want, "{name}");
+        for c in &want {
+            assert!(dictionary::column(name, c).is_some(), "{name}.{c} has no meaning in the dictionary");
+        }
+        let csv = ok(&["describe", name, "--dataset", "ds", "--format", "csv"], tmp.path());
+        let (own, meaning) = doc.columns[0];
+        assert!(csv.lines().any(|l| l.starts_with(&format!("{own},")) && l.contains(meaning.split(',').next().unwrap())), "{csv}");
+    }
+}

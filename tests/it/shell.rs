@@ -293,6 +293,19 @@ fn a_dataset_of_an_older_format_is_read_for_what_it_has_and_newer_or_unknown_one
     let table = ok(&["report", "--dataset", e], dir.path());
     assert!(table.contains("table ci_gate"), "the table report says it too: {table}");
 
+    // Without pr_feedback, the view the task sections read over it (pr_memory_figures) is not
+    // there either: the note names the table, what re-running brings.
+    let no_feedback = dir.path().join("no_feedback");
+    copy_dir(&old, &no_feedback);
+    let p = no_feedback.join("manifest.json");
+    let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    m["tables"].as_object_mut().unwrap().remove("pr_feedback");
+    std::fs::remove_file(no_feedback.join("pr_feedback.parquet")).unwrap();
+    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    let json: Value = serde_json::from_str(&ok(&["report", "--dataset", no_feedback.to_str().unwrap(), "--format", "json"], dir.path())).unwrap();
+    let note = json["left_out"][0]["note"].as_str().unwrap();
+    assert!(note.contains("table pr_feedback") && !note.contains("pr_memory_figures"), "{note}");
+
     // Newer and unknown formats are refused by every reader, naming what wrote them.
     for (format, words) in [
         ("hindsight-dataset/999", vec!["newer", "hindsight 0.1.0", "hindsight-dataset/999"]),

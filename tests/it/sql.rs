@@ -60,20 +60,24 @@ fn json_functions_read_payload_and_details() {
 fn information_schema_and_show_tables_list_the_dataset() {
     let tmp = tempfile::tempdir().unwrap();
     demo(tmp.path());
-    let sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name;\n\
+    let sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name;\n\
                SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'outcomes' AND column_name = 'confidence';\n\
+               SELECT table_name AS view_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'VIEW' ORDER BY table_name;\n\
                SHOW TABLES;";
     let text = stdout_of(&piped(&["--dataset", "ds", "--format", "csv"], sql, tmp.path()));
     let tables: Vec<&str> = text.lines().skip(1).take_while(|l| !l.starts_with("column_name")).collect();
-    // Every table the manifest records, and nothing else.
+    // Every table the manifest records, and nothing else; then the views the queries read.
     let manifest = hindsight::dataset::manifest::Manifest::load(&tmp.path().join("ds")).unwrap();
     assert_eq!(tables, manifest.tables.keys().map(String::as_str).collect::<Vec<_>>(), "{text}");
     assert!(tables.contains(&"outcomes") && tables.contains(&"quarantine"), "{text}");
     assert!(text.contains("column_name,data_type\nconfidence,Utf8View\n"), "{text}");
-    assert!(text.contains("datafusion,public,outcomes,BASE TABLE"), "SHOW TABLES:\n{text}");
+    let views: Vec<&str> = text.lines().skip_while(|l| *l != "view_name").skip(1).take_while(|l| !l.starts_with("table_catalog")).collect();
+    assert_eq!(views, hindsight::report::views::VIEWS.iter().map(|(n, _)| *n).collect::<Vec<_>>(), "{text}");
+    assert!(text.contains("datafusion,public,outcomes,BASE TABLE") && text.contains("datafusion,public,output_flags,VIEW"), "SHOW TABLES:\n{text}");
     // From a file, the same as from a pipe.
     std::fs::write(tmp.path().join("q.sql"), "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = 'public';").unwrap();
-    assert_eq!(ok(&["sql", "--dataset", "ds", "--file", "q.sql", "--format", "csv"], tmp.path()), format!("n\n{}\n", manifest.tables.len()));
+    let all = manifest.tables.len() + hindsight::report::views::VIEWS.len();
+    assert_eq!(ok(&["sql", "--dataset", "ds", "--file", "q.sql", "--format", "csv"], tmp.path()), format!("n\n{all}\n"));
 }
 
 #[test]
@@ -102,8 +106,9 @@ fn errors_are_said_once_and_stop_a_piped_session() {
     assert_eq!(stdout_of(&out), "x\n7\n");
 }
 
-/// `views --dialect datafusion` registers every table in a fresh DataFusion session, where
-/// every bundled query gives the report's rows; `--absolute` works from any directory.
+/// `views --dialect datafusion` registers every table, and then the views the queries read, in
+/// a fresh DataFusion session (datafusion-cli's engine and grammar), where every bundled query
+/// gives the report's rows; `--absolute` works from any directory.
 #[test]
 fn views_register_every_table_in_a_fresh_datafusion_session() {
     use datafusion::prelude::{SessionConfig, SessionContext};
@@ -115,13 +120,18 @@ fn views_register_every_table_in_a_fresh_datafusion_session() {
     assert!(views.starts_with(&format!("-- The {tables} tables of the hindsight dataset /")), "{views}");
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
-    let mut registered = 0;
+    let (mut registered, mut defined) = (0, Vec::new());
     for statement in views.lines().filter(|l| !l.starts_with("--")) {
-        assert!(statement.starts_with("CREATE EXTERNAL TABLE IF NOT EXISTS \""), "{statement}");
+        if let Some(view) = statement.strip_prefix("CREATE OR REPLACE VIEW \"") {
+            defined.push(view.split('"').next().unwrap().to_string());
+        } else {
+            assert!(statement.starts_with("CREATE EXTERNAL TABLE IF NOT EXISTS \"") && defined.is_empty(), "{statement}");
+            registered += 1;
+        }
         rt.block_on(async { ctx.sql(statement).await.unwrap().collect().await.unwrap() });
-        registered += 1;
     }
     assert_eq!(registered, tables);
+    assert_eq!(defined, report::views::VIEWS.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>());
     let ours = Session::open(&tmp.path().join("ds")).unwrap();
     let mut compared = 0;
     for (name, sql) in report::QUERIES.iter().filter(|(n, _)| !n.starts_with("aidev/")) {
@@ -135,6 +145,20 @@ fn views_register_every_table_in_a_fresh_datafusion_session() {
     // Relative paths by default, quoted for SQL.
     let rel = ok(&["views", "--dataset", "ds"], tmp.path());
     assert!(rel.contains("CREATE OR REPLACE VIEW \"outcomes\" AS SELECT * FROM read_parquet('ds/outcomes.parquet');\n"), "{rel}");
+}
+
+/// A view over a table the dataset lacks (outcomes, before `evaluate`) is not there: a query
+/// naming it is told which table it reads, and `views` prints only the views the dataset has.
+#[test]
+fn a_view_over_a_missing_table_says_what_it_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = |p: &str| crate::support::root().join("fixtures/demo").join(p).to_string_lossy().to_string();
+    ok(&["convert", "--snapshot", &f("snapshot"), "--runs", &f("runs"), "--out", "ds", "--quiet"], tmp.path());
+    let out = run(&["report", "--dataset", "ds", "--sql", "SELECT SUM(evaluable) AS n FROM output_flags"], tmp.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("no view `output_flags` on this dataset: it reads table outcomes"), "{err}");
+    let views = ok(&["views", "--dataset", "ds"], tmp.path());
+    assert!(!views.contains("VIEW \"output_flags\"") && views.contains("VIEW \"pr_memory_figures\" AS SELECT"), "{views}");
 }
 
 /// The README's snippets for DuckDB, pandas and polars run as written, on the dataset
