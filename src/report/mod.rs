@@ -348,7 +348,7 @@ impl Session {
         let (ctx, sql) = (self.ctx.clone(), sql.to_string());
         let task = self.rt.spawn(async move {
             let plan = ctx.state().create_logical_plan(&sql).await.ok()?;
-            SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false).verify_plan(&plan).ok()?;
+            read_only().verify_plan(&plan).ok()?;
             datafusion::dataframe::DataFrame::new(ctx.state(), plan).count().await.ok()
         });
         self.rt.block_on(task).ok().flatten()
@@ -435,12 +435,8 @@ impl Session {
     /// the tables there are.
     fn explained(&self, e: Error) -> Error {
         if let Error::Query(q) = &e {
-            let text = q.to_string();
-            if let Some(rest) = text.split("table '").nth(1) {
-                if let Some(name) = rest.strip_suffix("' not found").or_else(|| rest.split("' not found").next().filter(|_| rest.contains("' not found"))) {
-                    let name = name.rsplit('.').next().unwrap_or(name);
-                    return self.no_table(name);
-                }
+            if let Some(name) = missing_table(&q.to_string()) {
+                return self.no_table(name);
             }
         }
         e
@@ -465,9 +461,8 @@ impl Session {
 
 /// What a planning error says the dataset lacks: `table ci_gate`, `column x`.
 fn missing(text: &str) -> Option<String> {
-    if let Some(rest) = text.split("table '").nth(1).filter(|_| text.contains("' not found")) {
-        let name = rest.split('\'').next().unwrap_or_default();
-        return Some(format!("table {}", name.rsplit('.').next().unwrap_or(name)));
+    if let Some(name) = missing_table(text) {
+        return Some(format!("table {name}"));
     }
     let rest = text.split("No field named ").nth(1)?;
     let field: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
@@ -476,12 +471,24 @@ fn missing(text: &str) -> Option<String> {
     Some(format!("column {}", field.rsplit('.').next().unwrap_or(field)))
 }
 
+/// The table an engine error says is not found (`table 'datafusion.public.x' not found`:
+/// `x`).
+fn missing_table(text: &str) -> Option<&str> {
+    let rest = text.split("table '").nth(1).filter(|_| text.contains("' not found"))?;
+    let name = rest.split('\'').next().unwrap_or_default();
+    Some(name.rsplit('.').next().unwrap_or(name))
+}
+
+/// What a read-only session allows: queries, no DDL, DML or settings.
+fn read_only() -> SQLOptions {
+    SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false)
+}
+
 /// Plan `sql`, refuse anything but a read unless writes are allowed, and start it.
 async fn start_query(ctx: &SessionContext, sql: &str, limits: Limits) -> Result<datafusion::physical_plan::SendableRecordBatchStream> {
     let plan = ctx.state().create_logical_plan(sql).await?;
     if !limits.allow_write {
-        let read_only = SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false);
-        if let Err(e) = read_only.verify_plan(&plan) {
+        if let Err(e) = read_only().verify_plan(&plan) {
             let what = e.strip_backtrace().trim_start_matches("Error during planning: ").to_string();
             return Err(Error::Usage(format!(
                 "SQL is read-only unless --allow-write is given: {what} (queries may not create, change or drop tables, write files (COPY) or change settings (SET))"

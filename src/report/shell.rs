@@ -347,24 +347,25 @@ impl Shell<'_> {
 
     /// One statement, streamed through a printer.
     fn statement(&mut self, sql: &str) -> Result<()> {
-        let nested = self.json_document_next()?;
-        let display = self.display;
         let session = self.session;
-        let mut stdout = std::io::stdout().lock();
-        let out: &mut dyn Write = match &mut self.out {
-            Out::Stdout => &mut stdout,
-            Out::File(_, f) => f,
-        };
-        let mut p = Printer::new(out, display);
-        if nested {
-            p = p.nested();
-        }
-        session.print_to(sql, p)?;
-        Ok(())
+        self.result(|p| session.print_to(sql, p))
     }
 
     /// A result already computed (the shell's own tables), printed as a statement's.
     fn print(&mut self, batches: Vec<RecordBatch>) -> Result<()> {
+        self.result(|mut p| {
+            for b in batches {
+                if !p.batch(b)? {
+                    break;
+                }
+            }
+            p.finish()
+        })
+    }
+
+    /// A result printed by `produce` through a printer on the shell's output, as the next
+    /// element of a JSON document of several results when one is open.
+    fn result(&mut self, produce: impl FnOnce(Printer<'_>) -> Result<super::print::Printed>) -> Result<()> {
         let nested = self.json_document_next()?;
         let display = self.display;
         let mut stdout = std::io::stdout().lock();
@@ -372,16 +373,8 @@ impl Shell<'_> {
             Out::Stdout => &mut stdout,
             Out::File(_, f) => f,
         };
-        let mut p = Printer::new(out, display);
-        if nested {
-            p = p.nested();
-        }
-        for b in batches {
-            if !p.batch(b)? {
-                break;
-            }
-        }
-        p.finish()?;
+        let p = Printer::new(out, display);
+        produce(if nested { p.nested() } else { p })?;
         Ok(())
     }
 
