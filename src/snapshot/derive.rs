@@ -252,6 +252,17 @@ mod tests {
         assert_eq!(trailing_number("https://api.github.com/repos/o/r/issues/12"), Some(12));
     }
 
+    /// Paths of up to six segments are split; a longer one is no shape derived from.
+    #[test]
+    fn paths_longer_than_every_derived_shape_are_passed_over() {
+        let mut seg = [""; 6];
+        assert_eq!(segments("repos/o/r/issues/5/timeline", &mut seg), Some(6));
+        assert_eq!(seg, ["repos", "o", "r", "issues", "5", "timeline"]);
+        assert_eq!(segments("search/issues", &mut seg), Some(2));
+        assert_eq!(seg[..2], ["search", "issues"]);
+        assert_eq!(segments("repos/o/r/issues/comments/7/reactions", &mut seg), None);
+    }
+
     #[test]
     fn a_direct_capture_wins_unless_a_later_one_contradicts_it() {
         let mut m = super::super::Paths::default();
