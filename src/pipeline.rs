@@ -106,7 +106,9 @@ pub(crate) fn convert_with_budget(study: &Study, out: &Path, progress: &Progress
     Ok(c)
 }
 
-/// Convert into `dir`, an empty staging folder.
+/// Convert into `dir`, an empty staging folder: read the snapshot -> read the runs, traces
+/// and tasks -> write the snapshot's tables -> account for every input -> build the tables
+/// derived from them -> write those and the manifest.
 fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
     // A bad policy file stops convert before any input is read.
     let task_policy = study.task_policy.as_deref().map(crate::tasks::TaskPolicy::load).transpose()?.unwrap_or_default();
@@ -116,10 +118,74 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget)?;
     bar.inc(1);
     bar.set_message("reading runs, traces and tasks");
+    let (mut inputs, run_tables) = read_inputs(study, &dir)?;
+    bar.inc(1);
+    bar.set_message("writing responses and the snapshot's tables");
+    let snapshot::SnapshotScan { info, quarantined, files, runs: captures } = snap;
+    let captures = write_captures(&dir, captures)?;
+    let mut manifest = Manifest::new(crate::time::format(&info.captured_at));
+    manifest.inputs = input_files(&files, &inputs);
+    manifest.skipped = skipped_files(study, &manifest.inputs)?;
+    manifest.empty_runs = inputs.runs.empty.clone();
+    manifest.empty_runs.sort();
+    let quarantined = all_quarantined(quarantined, &inputs);
+    let records = record_counts(study, &manifest, &quarantined, &inputs, &captures);
+    // Review feedback is read from every snapshot, so the policy is always recorded.
+    manifest.task_policy = Some(task_policy.to_json());
+    manifest.records = records.clone();
+    manifest.record_table("responses", &captures.responses.finish()?);
+    for w in captures.typed {
+        let name = w.name().to_string();
+        manifest.record_table(&name, &w.finish()?);
+    }
+    manifest.record_table("safe_outputs", &run_tables.outputs.finish()?);
+    manifest.record_table("requests", &run_tables.requests.finish()?);
+    let mut tables = vec![crate::runs::tables::runs(&inputs.runs.runs), quarantine::table(&quarantined)];
+    tables.extend(derived_tables(study, &dir, &task_policy, &mut inputs)?);
+    bar.inc(1);
+    bar.set_message("writing the run and trace tables");
+    // Each table is its own file, so the bytes do not depend on the order they are written in.
+    let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|t| write_table(&dir, t)).collect();
+    for (t, w) in tables.iter().zip(written) {
+        manifest.record_table(t.name, &w?);
+    }
+    manifest.save(&dir)?;
+    bar.finish_and_clear();
+    Ok(Converted {
+        types_without_rule: inputs.types_without_rule,
+        records,
+        quarantined,
+        safe_outputs: inputs.safe_outputs,
+        responses: captures.used,
+        skipped: manifest.skipped.clone(),
+        empty_runs: manifest.empty_runs.clone(),
+    })
+}
+
+/// What convert read besides the snapshot: the runs (their outputs and requests written
+/// as they came, see [`RunTables`]), traces and tasks, and what was noted of the outputs on
+/// the way.
+struct Inputs {
+    runs: crate::runs::RunsRead,
+    traces: crate::traces::TracesRead,
+    tasks: Option<crate::tasks::TasksRead>,
+    safe_outputs: usize,
+    types_without_rule: BTreeMap<String, usize>,
+    agent_prs: crate::feedback::AgentPrs,
+}
+
+/// The `safe_outputs` and `requests` tables, written as the runs are read, not finished.
+struct RunTables {
+    outputs: TableWriter,
+    requests: TableWriter,
+}
+
+/// Read the runs (writing their outputs and requests to `dir`), the traces and the tasks.
+fn read_inputs(study: &Study, dir: &Path) -> Result<(Inputs, RunTables)> {
     // Outputs and requests arrive a few runs at a time in the tables' order: written as
     // they come, never all held.
-    let mut outputs = TableWriter::create(&dir, "safe_outputs", crate::runs::tables::safe_outputs(&[]).arrow_schema())?;
-    let mut requests = TableWriter::create(&dir, "requests", crate::runs::tables::requests(&[]).arrow_schema())?;
+    let mut outputs = TableWriter::create(dir, "safe_outputs", crate::runs::tables::safe_outputs(&[]).arrow_schema())?;
+    let mut requests = TableWriter::create(dir, "requests", crate::runs::tables::requests(&[]).arrow_schema())?;
     let mut safe_outputs = 0usize;
     let mut types_without_rule: BTreeMap<String, usize> = BTreeMap::new();
     let mut agent_prs = crate::feedback::AgentPrs::new();
@@ -137,15 +203,25 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     })?;
     let traces = crate::traces::read(&study.traces)?;
     let tasks = study.tasks.as_deref().map(crate::tasks::read).transpose()?;
-    bar.inc(1);
-    bar.set_message("writing responses and the snapshot's tables");
+    Ok((Inputs { runs, traces, tasks, safe_outputs, types_without_rule, agent_prs }, RunTables { outputs, requests }))
+}
 
+/// The snapshot's tables as written, not finished, and how many captures are in use or
+/// superseded.
+struct CapturesWritten {
+    responses: TableWriter,
+    typed: Vec<TableWriter>,
+    used: usize,
+    superseded: usize,
+}
+
+/// Write every capture to `responses`, and the copies in use to the typed tables.
+fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<CapturesWritten> {
     // Captures come back in order, whole repositories at a time: `responses` and the typed
     // tables are written as they fill, so memory holds a batch and a row group per table.
-    let merge = snap.runs.merge()?;
-    let mut responses = TableWriter::create(&dir, "responses", snapshot::tables::responses(&[]).arrow_schema())?;
-    let mut typed: Vec<TableWriter> =
-        snapshot::tables::typed(&[]).iter().map(|t| TableWriter::create(&dir, t.name, t.arrow_schema())).collect::<Result<_>>()?;
+    let merge = captures.merge()?;
+    let mut responses = TableWriter::create(dir, "responses", snapshot::tables::responses(&[]).arrow_schema())?;
+    let mut typed: Vec<TableWriter> = snapshot::tables::typed(&[]).iter().map(|t| TableWriter::create(dir, t.name, t.arrow_schema())).collect::<Result<_>>()?;
     let (mut used, mut superseded) = (0usize, 0usize);
     // The merge is one ordered stream: it runs on its own thread, a batch ahead of the
     // tables built from it.
@@ -167,25 +243,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
                 let old = batch.iter().filter(|c| c.superseded_by.is_some()).count();
                 used += batch.len() - old;
                 superseded += old;
-                let (written, tables) = rayon::join(
-                    || -> Result<()> { responses.write(&snapshot::tables::responses_batch(&batch)?) },
-                    || -> Result<Vec<Vec<arrow::record_batch::RecordBatch>>> {
-                        let kept: Vec<snapshot::Capture>;
-                        let current: &[snapshot::Capture] = if old == 0 {
-                            &batch
-                        } else {
-                            kept = batch.iter().filter(|c| c.superseded_by.is_none()).cloned().collect();
-                            &kept
-                        };
-                        split_by_repo(current).par_iter().map(|part| snapshot::tables::typed(part).iter().map(|t| Ok(t.to_batch()?)).collect()).collect()
-                    },
-                );
-                written?;
-                for part in tables? {
-                    for (w, b) in typed.iter_mut().zip(part) {
-                        w.write(&b)?;
-                    }
-                }
+                write_batch(&batch, old, &mut responses, &mut typed)?;
                 rayon::spawn(move || drop(batch));
             }
             Ok(())
@@ -196,29 +254,67 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
         consumed?;
         merged
     })?;
+    Ok(CapturesWritten { responses, typed, used, superseded })
+}
 
-    let mut manifest = Manifest::new(crate::time::format(&snap.info.captured_at));
-    let mut files: Vec<InputFileEntry> = snap
-        .files
+/// One batch of captures (`old` of them superseded) into `responses` and, the copies in
+/// use, into the typed tables, a few repositories at a time in parallel.
+fn write_batch(batch: &[snapshot::Capture], old: usize, responses: &mut TableWriter, typed: &mut [TableWriter]) -> Result<()> {
+    let (written, tables) = rayon::join(
+        || -> Result<()> { responses.write(&snapshot::tables::responses_batch(batch)?) },
+        || -> Result<Vec<Vec<arrow::record_batch::RecordBatch>>> {
+            let kept: Vec<snapshot::Capture>;
+            let current: &[snapshot::Capture] = if old == 0 {
+                batch
+            } else {
+                kept = batch.iter().filter(|c| c.superseded_by.is_none()).cloned().collect();
+                &kept
+            };
+            split_by_repo(current).par_iter().map(|part| snapshot::tables::typed(part).iter().map(|t| Ok(t.to_batch()?)).collect()).collect()
+        },
+    );
+    written?;
+    for part in tables? {
+        for (w, b) in typed.iter_mut().zip(part) {
+            w.write(&b)?;
+        }
+    }
+    Ok(())
+}
+
+/// Every file read, of every input, sorted by input and path.
+fn input_files(snapshot_files: &[crate::inputs::InputFile], inputs: &Inputs) -> Vec<InputFileEntry> {
+    let mut files: Vec<InputFileEntry> = snapshot_files
         .iter()
-        .chain(runs.files.iter())
-        .chain(traces.files.iter())
-        .chain(tasks.iter().flat_map(|t| t.files.iter()))
+        .chain(inputs.runs.files.iter())
+        .chain(inputs.traces.files.iter())
+        .chain(inputs.tasks.iter().flat_map(|t| t.files.iter()))
         .map(InputFileEntry::from)
         .collect();
     files.sort_by(|a, b| (&a.input, &a.path).cmp(&(&b.input, &b.path)));
-    manifest.inputs = files;
-    manifest.skipped = skipped_files(study, &manifest.inputs)?;
-    manifest.empty_runs = runs.empty.clone();
-    manifest.empty_runs.sort();
+    files
+}
 
-    let mut quarantined = snap.quarantined;
-    quarantined.extend(runs.quarantined.iter().cloned());
-    quarantined.extend(traces.quarantined.iter().cloned());
-    if let Some(t) = &tasks {
+/// Every record quarantined, the snapshot's (`snapshot`) and the other inputs', sorted.
+fn all_quarantined(snapshot: Vec<Quarantined>, inputs: &Inputs) -> Vec<Quarantined> {
+    let mut quarantined = snapshot;
+    quarantined.extend(inputs.runs.quarantined.iter().cloned());
+    quarantined.extend(inputs.traces.quarantined.iter().cloned());
+    if let Some(t) = &inputs.tasks {
         quarantined.extend(t.quarantined.iter().cloned());
     }
     quarantined.sort();
+    quarantined
+}
+
+/// Per input: the records its files hold, used, quarantined and superseded.
+fn record_counts(
+    study: &Study,
+    manifest: &Manifest,
+    quarantined: &[Quarantined],
+    inputs: &Inputs,
+    captures: &CapturesWritten,
+) -> BTreeMap<String, RecordCount> {
     let count = |input: &str, used: usize, superseded: usize| RecordCount {
         input: manifest.inputs.iter().filter(|f| f.input == input).map(|f| f.records).sum(),
         used,
@@ -226,63 +322,44 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
         superseded,
     };
     let mut records: BTreeMap<String, RecordCount> =
-        [("snapshot".to_string(), count("snapshot", used, superseded)), ("runs".to_string(), count("runs", runs.used, 0))].into_iter().collect();
+        [("snapshot".to_string(), count("snapshot", captures.used, captures.superseded)), ("runs".to_string(), count("runs", inputs.runs.used, 0))]
+            .into_iter()
+            .collect();
     if !study.traces.is_empty() {
-        records.insert("traces".to_string(), count("traces", traces.records.len(), 0));
+        records.insert("traces".to_string(), count("traces", inputs.traces.records.len(), 0));
     }
-    if let Some(t) = &tasks {
+    if let Some(t) = &inputs.tasks {
         records.insert(crate::tasks::INPUT.to_string(), count(crate::tasks::INPUT, t.used(), 0));
     }
-    // Review feedback is read from every snapshot, so the policy is always recorded.
-    manifest.task_policy = Some(task_policy.to_json());
-    manifest.records = records.clone();
+    records
+}
 
-    manifest.record_table("responses", &responses.finish()?);
-    for w in typed {
-        let name = w.name().to_string();
-        manifest.record_table(&name, &w.finish()?);
-    }
-    manifest.record_table("safe_outputs", &outputs.finish()?);
-    manifest.record_table("requests", &requests.finish()?);
-    let mut tables = vec![crate::runs::tables::runs(&runs.runs), quarantine::table(&quarantined)];
+/// The tables built from what was read and the snapshot's tables just written in `dir`:
+/// review feedback, the traces' tables, and the tasks' with their failures categorized.
+fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPolicy, inputs: &mut Inputs) -> Result<Vec<crate::table::Table>> {
+    let mut tables = Vec::new();
     // Seed 004's review feedback, from the typed tables just written.
-    for t in tasks.iter().flat_map(|t| &t.tasks) {
+    for t in inputs.tasks.iter().flat_map(|t| &t.tasks) {
         if let Some(pr) = t.pull_request() {
-            agent_prs.insert(pr, crate::feedback::OpenedBy::Task);
+            inputs.agent_prs.insert(pr, crate::feedback::OpenedBy::Task);
         }
     }
+    let tasks = &inputs.tasks;
     let timings = tasks.as_ref().map(|t| crate::tasks::timings(&t.tasks, &t.events)).unwrap_or_default();
     let hours_to_pr = tasks.as_ref().map(|t| crate::tasks::hours_to_pr(&t.tasks, &timings)).unwrap_or_default();
-    tables.extend(crate::feedback::tables(&dir, &task_policy.feedback, &agent_prs, &hours_to_pr)?);
+    tables.extend(crate::feedback::tables(dir, &task_policy.feedback, &inputs.agent_prs, &hours_to_pr)?);
     if !study.traces.is_empty() {
-        tables.extend(crate::traces::tables(&traces.records));
+        tables.extend(crate::traces::tables(&inputs.traces.records));
     }
-    if let Some(t) = &tasks {
+    if let Some(t) = tasks {
         // The snapshot's CI states, from the `ci_commits` table just written.
-        let ci = crate::tasks::categorize::CiStates::from_rows(snapshot::ci::read_commits(&dir)?);
-        let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, &task_policy, &ci);
+        let ci = crate::tasks::categorize::CiStates::from_rows(snapshot::ci::read_commits(dir)?);
+        let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, task_policy, &ci);
         tables.push(crate::tasks::tables::tasks(&t.tasks, &timings));
         tables.push(crate::tasks::tables::task_events(&t.events));
         tables.push(crate::tasks::tables::task_failures(&failures));
     }
-    bar.inc(1);
-    bar.set_message("writing the run and trace tables");
-    // Each table is its own file, so the bytes do not depend on the order they are written in.
-    let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|t| write_table(&dir, t)).collect();
-    for (t, w) in tables.iter().zip(written) {
-        manifest.record_table(t.name, &w?);
-    }
-    manifest.save(&dir)?;
-    bar.finish_and_clear();
-    Ok(Converted {
-        types_without_rule,
-        records,
-        quarantined,
-        safe_outputs,
-        responses: used,
-        skipped: manifest.skipped.clone(),
-        empty_runs: manifest.empty_runs.clone(),
-    })
+    Ok(tables)
 }
 
 /// Files under the snapshot and runs directories (and traces directories) that no reader
@@ -448,29 +525,7 @@ pub fn import_aidev(
     let records = RecordCount { input: read.records, used: read.used, quarantined: read.quarantined.len(), superseded: 0 };
     manifest.records.insert(crate::aidev::INPUT.to_string(), records.clone());
 
-    let mut tables = crate::aidev::tables(&read);
-    tables.push(crate::runs::tables::safe_outputs(&study.outputs));
-    tables.push(crate::runs::tables::requests(&[]));
-    tables.push(crate::runs::tables::runs(&study.runs));
-    tables.push(quarantine::table(&read.quarantined));
-    tables.push(snapshot::tables::responses(&study.captures));
-    tables.extend(snapshot::tables::typed(&study.captures));
-    let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|t| write_table(d, t)).collect();
-    for (t, w) in tables.iter().zip(written) {
-        manifest.record_table(t.name, &w?);
-    }
-    // AIDev records no inline review comments (no `pulls/N/comments` list): its reviewer
-    // comments are review bodies and conversation comments.
-    let mut task_policy = crate::tasks::TaskPolicy::default();
-    task_policy.feedback.sources = vec![crate::feedback::Source::Review, crate::feedback::Source::Conversation];
-    let mut agent_prs = crate::feedback::AgentPrs::new();
-    for o in &study.outputs {
-        crate::feedback::note_output(&mut agent_prs, o);
-    }
-    for t in crate::feedback::tables(d, &task_policy.feedback, &agent_prs, &Default::default())? {
-        manifest.record_table(t.name, &write_table(d, &t)?);
-    }
-    manifest.task_policy = Some(task_policy.to_json());
+    write_aidev_tables(d, &read, &study, &mut manifest)?;
     manifest.save(d)?;
     bar.inc(1);
     bar.set_message("evaluating");
@@ -499,6 +554,35 @@ pub fn import_aidev(
         without_repo: study.without_repo,
         outcomes,
     })
+}
+
+/// The tables of an AIDev import into `d`, recorded in `manifest`: AIDev's own, the safe
+/// outputs and rebuilt captures of its agent PRs, and the review feedback on them.
+fn write_aidev_tables(d: &Path, read: &crate::aidev::Read, study: &crate::aidev::study::Study, manifest: &mut Manifest) -> Result<()> {
+    let mut tables = crate::aidev::tables(read);
+    tables.push(crate::runs::tables::safe_outputs(&study.outputs));
+    tables.push(crate::runs::tables::requests(&[]));
+    tables.push(crate::runs::tables::runs(&study.runs));
+    tables.push(quarantine::table(&read.quarantined));
+    tables.push(snapshot::tables::responses(&study.captures));
+    tables.extend(snapshot::tables::typed(&study.captures));
+    let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|t| write_table(d, t)).collect();
+    for (t, w) in tables.iter().zip(written) {
+        manifest.record_table(t.name, &w?);
+    }
+    // AIDev records no inline review comments (no `pulls/N/comments` list): its reviewer
+    // comments are review bodies and conversation comments.
+    let mut task_policy = crate::tasks::TaskPolicy::default();
+    task_policy.feedback.sources = vec![crate::feedback::Source::Review, crate::feedback::Source::Conversation];
+    let mut agent_prs = crate::feedback::AgentPrs::new();
+    for o in &study.outputs {
+        crate::feedback::note_output(&mut agent_prs, o);
+    }
+    for t in crate::feedback::tables(d, &task_policy.feedback, &agent_prs, &Default::default())? {
+        manifest.record_table(t.name, &write_table(d, &t)?);
+    }
+    manifest.task_policy = Some(task_policy.to_json());
+    Ok(())
 }
 
 /// `hindsight gate --dataset`: the commit protocol's results become tables of the dataset,

@@ -248,7 +248,10 @@ fn resolve_out(out: &Path) -> Result<PathBuf> {
     std::fs::canonicalize(out).map_err(|e| Error::io(out, e))
 }
 
-/// Capture what the runs' outputs need into the snapshot directory `opts.out`.
+/// Capture what the runs' outputs need into the snapshot directory `opts.out`: open the
+/// snapshot -> per round, ask the rules what they look up that is not captured yet ->
+/// fetch it -> add the answers to the store; until they ask for nothing new -> write
+/// `snapshot.json`.
 pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress::Progress) -> Result<Captured> {
     http::check_api_url(&opts.api_url)?;
     let outputs = outputs(&opts.runs)?;
@@ -260,91 +263,122 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
         progress.note(&format!("{}: cut {} bytes of a capture that was interrupted; fetching that path again", out.join(store::CASSETTE).display(), store.cut));
     }
     let notes = *progress;
-    let client = http::Client::new(&opts.api_url, token, opts.retry, opts.max_pages).with_notes(move |m| notes.note(m));
-    let writer = Mutex::new(store::Writer::open(&out)?);
+    let fetcher = Fetcher {
+        client: http::Client::new(&opts.api_url, token, opts.retry, opts.max_pages).with_notes(move |m| notes.note(m)),
+        writer: Mutex::new(store::Writer::open(&out)?),
+        out: &out,
+        gql_endpoint: graphql::endpoint(&opts.api_url),
+        concurrency: opts.concurrency,
+    };
     let mut asked: BTreeSet<String> = BTreeSet::new();
     let mut graphql_left: BTreeSet<String> = BTreeSet::new();
-    let mut todo: BTreeMap<String, String> = repository_requests(&outputs);
-    let gql_endpoint = graphql::endpoint(&opts.api_url);
+    // The repository-level requests go with the first round.
+    let mut repository = repository_requests(&outputs);
     for round in 0..MAX_ROUNDS {
-        if round > 0 {
-            todo.clear();
-        }
-        let node_id = |repo: &str, id: i64| -> Option<String> {
-            ["issues", "pulls"].iter().find_map(|kind| {
-                let g = store.groups.get(&format!("{repo}/{kind}/comments/{id}"))?;
-                let v: serde_json::Value = serde_json::from_str(&store.body(g.first()?).ok()?).ok()?;
-                v.get("node_id")?.as_str().map(str::to_string)
-            })
-        };
-        let mut gql: BTreeMap<String, Vec<graphql::Query>> = BTreeMap::new();
-        for p in looked_up(&outputs, store.rows()?) {
-            if capturable(&p) {
-                todo.entry(p.clone()).or_insert_with(|| request_of(&p));
-            } else if let Some(q) = graphql::queries(&p, node_id) {
-                gql.insert(p, q);
-            } else {
-                let rest = graphql::comment_rest_paths(&p);
-                if rest.is_empty() || rest.iter().all(|r| asked.contains(r) || store.has_final(r)) {
-                    graphql_left.insert(p);
-                } else {
-                    for r in rest {
-                        todo.entry(r.clone()).or_insert_with(|| request_of(&r));
-                    }
-                }
-            }
-        }
-        // Already captured (this run or a resumed one) and not refreshing: nothing to ask.
-        todo.retain(|p, _| !asked.contains(p) && (opts.refresh || !store.has_final(p)));
-        gql.retain(|p, _| !asked.contains(p) && (opts.refresh || !store.has_final(p)));
-        if todo.is_empty() && gql.is_empty() {
+        let mut todo = std::mem::take(&mut repository);
+        let gql = rules_need(&outputs, &store, &asked, &mut todo, &mut graphql_left)?;
+        let jobs = new_jobs(todo, gql, &store, &mut asked, opts.refresh);
+        if jobs.is_empty() {
             break;
         }
         done.rounds = round + 1;
-        let mut jobs: Vec<(String, Job)> = todo
-            .iter()
-            .map(|(p, r)| (p.clone(), Job::Rest { request: r.clone(), etag: store.groups.get(p).and_then(|g| g.first()).and_then(|l| l.etag.clone()) }))
-            .collect();
-        asked.extend(gql.keys().cloned());
-        jobs.extend(gql.into_iter().map(|(p, q)| (p, Job::Graphql(q))));
-        asked.extend(todo.keys().cloned());
+        let answers = fetcher.fetch_all(jobs, &store, progress, round)?;
+        add_answers(answers, &mut store, &mut done);
+    }
+    done.requests = fetcher.client.requests.load(std::sync::atomic::Ordering::Relaxed);
+    // Paths asked for in the end are not "not captured".
+    done.not_captured = graphql_left.into_iter().filter(|p| !store.groups.contains_key(p)).collect();
+    write_info(&out, opts, &done)?;
+    Ok(done)
+}
+
+/// What the rules look up, evaluated against the store: REST paths join `todo` (with the
+/// REST captures a minimized comment's GraphQL query needs first), GraphQL paths come back
+/// with their queries, and those capture cannot ask for (yet) go to `graphql_left`.
+fn rules_need(
+    outputs: &[SafeOutput],
+    store: &store::Store,
+    asked: &BTreeSet<String>,
+    todo: &mut BTreeMap<String, String>,
+    graphql_left: &mut BTreeSet<String>,
+) -> Result<BTreeMap<String, Vec<graphql::Query>>> {
+    let node_id = |repo: &str, id: i64| -> Option<String> {
+        ["issues", "pulls"].iter().find_map(|kind| {
+            let g = store.groups.get(&format!("{repo}/{kind}/comments/{id}"))?;
+            let v: serde_json::Value = serde_json::from_str(&store.body(g.first()?).ok()?).ok()?;
+            v.get("node_id")?.as_str().map(str::to_string)
+        })
+    };
+    let mut gql: BTreeMap<String, Vec<graphql::Query>> = BTreeMap::new();
+    for p in looked_up(outputs, store.rows()?) {
+        if capturable(&p) {
+            todo.entry(p.clone()).or_insert_with(|| request_of(&p));
+        } else if let Some(q) = graphql::queries(&p, node_id) {
+            gql.insert(p, q);
+        } else {
+            let rest = graphql::comment_rest_paths(&p);
+            if rest.is_empty() || rest.iter().all(|r| asked.contains(r) || store.has_final(r)) {
+                graphql_left.insert(p);
+            } else {
+                for r in rest {
+                    todo.entry(r.clone()).or_insert_with(|| request_of(&r));
+                }
+            }
+        }
+    }
+    Ok(gql)
+}
+
+/// The requests of a round: those of `todo` and `gql` not asked for in this run, nor
+/// captured already (unless refreshing), REST ones first; each is then `asked`.
+fn new_jobs(
+    mut todo: BTreeMap<String, String>,
+    mut gql: BTreeMap<String, Vec<graphql::Query>>,
+    store: &store::Store,
+    asked: &mut BTreeSet<String>,
+    refresh: bool,
+) -> Vec<(String, Job)> {
+    // Already captured (this run or a resumed one) and not refreshing: nothing to ask.
+    todo.retain(|p, _| !asked.contains(p) && (refresh || !store.has_final(p)));
+    gql.retain(|p, _| !asked.contains(p) && (refresh || !store.has_final(p)));
+    let mut jobs: Vec<(String, Job)> = todo
+        .iter()
+        .map(|(p, r)| (p.clone(), Job::Rest { request: r.clone(), etag: store.groups.get(p).and_then(|g| g.first()).and_then(|l| l.etag.clone()) }))
+        .collect();
+    asked.extend(gql.keys().cloned());
+    jobs.extend(gql.into_iter().map(|(p, q)| (p, Job::Graphql(q))));
+    asked.extend(todo.keys().cloned());
+    jobs
+}
+
+/// One path's answer as written to the cassette: its status (`None` for a 304: the
+/// captured copy again, at the new time) and the group's lines.
+type Answer = (String, Option<u16>, Vec<store::Page>);
+
+/// What fetching needs: the HTTP client, the cassette writer, the snapshot directory (for
+/// spool files) and the GraphQL endpoint.
+struct Fetcher<'o> {
+    client: http::Client,
+    writer: Mutex<store::Writer>,
+    out: &'o Path,
+    gql_endpoint: String,
+    concurrency: usize,
+}
+
+impl Fetcher<'_> {
+    /// Make a round's requests on `concurrency` threads, each answer appended to the
+    /// cassette as it comes; the answers sorted by path. The first error stops the round.
+    fn fetch_all(&self, jobs: Vec<(String, Job)>, store: &store::Store, progress: &crate::progress::Progress, round: usize) -> Result<Vec<Answer>> {
         let bar = progress.bar_eta(&format!("round {}", round + 1), jobs.len() as u64);
         let queue = Mutex::new(jobs.into_iter());
-        // Per path: `None` for a 304 (the captured copy again, at the new time), else its
-        // status; and the group's lines as written.
-        let results: Mutex<Vec<(String, Option<u16>, Vec<store::Page>)>> = Mutex::new(Vec::new());
+        let results: Mutex<Vec<Answer>> = Mutex::new(Vec::new());
         let failure: Mutex<Option<Error>> = Mutex::new(None);
-        let store_ref = &store;
         std::thread::scope(|s| {
-            for _ in 0..opts.concurrency.max(1) {
+            for _ in 0..self.concurrency.max(1) {
                 s.spawn(|| loop {
                     let next = queue.lock().ok().and_then(|mut q| q.next());
                     let Some((path, job)) = next else { break };
-                    let written = (|| -> Result<Option<(Option<u16>, Vec<store::Page>)>> {
-                        let mut spool = store::Spool::new(&out)?;
-                        let fetched = match &job {
-                            Job::Rest { request, etag } => client.fetch(&path, request, etag.as_deref(), &mut spool)?,
-                            Job::Graphql(q) => Some(client.graphql(&path, &gql_endpoint, q, &mut spool)?),
-                        };
-                        let mut w = writer.lock().map_err(|_| Error::Usage("cassette writer poisoned".into()))?;
-                        match fetched {
-                            Some(f) => {
-                                let head = store::GroupHead { path: &path, status: f.status, request: &f.request, etag: f.etag.as_deref(), at: &f.at };
-                                Ok(Some((Some(f.status), w.append_spool(&head, &spool)?)))
-                            }
-                            None => match store_ref.groups.get(&path) {
-                                Some(g) => {
-                                    let first = &g[0];
-                                    let at = chrono::Utc::now();
-                                    let head =
-                                        store::GroupHead { path: &path, status: first.status, request: &first.request, etag: first.etag.as_deref(), at: &at };
-                                    Ok(Some((None, w.append_again(&head, store_ref, g)?)))
-                                }
-                                None => Ok(None),
-                            },
-                        }
-                    })();
-                    let written = match written {
+                    let written = match self.fetch_one(&path, &job, store) {
                         Ok(w) => w,
                         Err(e) => {
                             if let Ok(mut slot) = failure.lock() {
@@ -353,10 +387,10 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
                             break;
                         }
                     };
-                    let b = client.budget.lock().map(|b| *b).unwrap_or_default();
+                    let b = self.client.budget.lock().map(|b| *b).unwrap_or_default();
                     bar.set_message(format!(
                         "{} requests, rate limit {}",
-                        client.requests.load(std::sync::atomic::Ordering::Relaxed),
+                        self.client.requests.load(std::sync::atomic::Ordering::Relaxed),
                         b.remaining.map_or("unknown".to_string(), |r| format!("{r} left"))
                     ));
                     bar.inc(1);
@@ -370,25 +404,57 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
         if let Some(e) = failure.into_inner().ok().flatten() {
             return Err(e);
         }
-        // The new answers join the store.
         let mut results = results.into_inner().unwrap_or_default();
         results.sort_by(|a, b| a.0.cmp(&b.0));
-        for (path, status, pages) in results {
-            match status {
-                None => done.unchanged += 1,
-                Some(status) => {
-                    done.fetched += 1;
-                    if !(200..300).contains(&status) && !matches!(status, 404 | 410) {
-                        done.failed.push((path.clone(), status));
-                    }
-                }
+        Ok(results)
+    }
+
+    /// Ask for one path and append the answer to the cassette: its status and lines, or for
+    /// a 304 the captured copy again at the new time (`None` when there is none).
+    fn fetch_one(&self, path: &str, job: &Job, store: &store::Store) -> Result<Option<(Option<u16>, Vec<store::Page>)>> {
+        let mut spool = store::Spool::new(self.out)?;
+        let fetched = match job {
+            Job::Rest { request, etag } => self.client.fetch(path, request, etag.as_deref(), &mut spool)?,
+            Job::Graphql(q) => Some(self.client.graphql(path, &self.gql_endpoint, q, &mut spool)?),
+        };
+        let mut w = self.writer.lock().map_err(|_| Error::Usage("cassette writer poisoned".into()))?;
+        match fetched {
+            Some(f) => {
+                let head = store::GroupHead { path, status: f.status, request: &f.request, etag: f.etag.as_deref(), at: &f.at };
+                Ok(Some((Some(f.status), w.append_spool(&head, &spool)?)))
             }
-            store.groups.insert(path, pages);
+            None => match store.groups.get(path) {
+                Some(g) => {
+                    let first = &g[0];
+                    let at = chrono::Utc::now();
+                    let head = store::GroupHead { path, status: first.status, request: &first.request, etag: first.etag.as_deref(), at: &at };
+                    Ok(Some((None, w.append_again(&head, store, g)?)))
+                }
+                None => Ok(None),
+            },
         }
     }
-    done.requests = client.requests.load(std::sync::atomic::Ordering::Relaxed);
-    // Paths asked for in the end are not "not captured".
-    done.not_captured = graphql_left.into_iter().filter(|p| !store.groups.contains_key(p)).collect();
+}
+
+/// The new answers join the store, counted as fetched (failed when not 2xx, 404 or 410)
+/// or unchanged.
+fn add_answers(answers: Vec<Answer>, store: &mut store::Store, done: &mut Captured) {
+    for (path, status, pages) in answers {
+        match status {
+            None => done.unchanged += 1,
+            Some(status) => {
+                done.fetched += 1;
+                if !(200..300).contains(&status) && !matches!(status, 404 | 410) {
+                    done.failed.push((path.clone(), status));
+                }
+            }
+        }
+        store.groups.insert(path, pages);
+    }
+}
+
+/// `snapshot.json`, written when this run captured something or there is none yet.
+fn write_info(out: &Path, opts: &Options, done: &Captured) -> Result<()> {
     let info = out.join("snapshot.json");
     if done.fetched > 0 || done.unchanged > 0 || !info.is_file() {
         let meta = serde_json::json!({
@@ -402,5 +468,5 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
         });
         crate::dataset::write_text(&info, &(serde_json::to_string_pretty(&meta)? + "\n"))?;
     }
-    Ok(done)
+    Ok(())
 }

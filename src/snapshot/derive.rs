@@ -109,88 +109,114 @@ fn trailing_number(url: &str) -> Option<i64> {
 
 /// Entries derived from the captures in `entries`, placed where they add evidence.
 pub fn add_derived(entries: &mut super::Paths) {
+    let derived = derive_all(entries);
+    place(entries, derived);
+}
+
+/// Every copy the captures in `entries` carry of another path: per-object lists first,
+/// in the order the entries are met, then the repository-wide lists' items grouped by
+/// the object they belong to.
+fn derive_all(entries: &super::Paths) -> Vec<Derived> {
     let mut derived: Vec<Derived> = Vec::new();
-    let mut push = |path: String, body: Value, from: &str, at: Option<Instant>| derived.push(Derived { path, body, from: from.to_string(), at });
     // Lists grouped by the object they belong to, per source.
     let mut grouped: HashMap<(String, String), Grouped> = HashMap::new();
     for (path, e) in entries.iter() {
         if !e.ok() {
             continue;
         }
-        // The path's segments without a vector per entry; every shape below has at most six.
         let mut seg = [""; 6];
-        let mut n = 0;
-        for p in path.split('/') {
-            if n == seg.len() {
-                n += 1;
-                break;
-            }
-            seg[n] = p;
-            n += 1;
-        }
-        if n > seg.len() {
-            continue;
-        }
-        let parts = &seg[..n];
-        let items = || e.body().as_array().map(Vec::as_slice).unwrap_or(&[]);
-        match parts {
-            ["repos", _, _, "issues"] | ["search", "issues"] => {
-                let list = if parts[0] == "search" { e.body().get("items").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) } else { items() };
-                for item in list {
-                    let (Some(repo), Some(n)) = (repo_of_item(item), int_at(item, "number")) else { continue };
-                    push(format!("{repo}/issues/{n}"), item.clone(), path, e.captured_at);
-                    if let Some(pr) = pull_from_issue(item) {
-                        push(format!("{repo}/pulls/{n}"), pr, path, e.captured_at);
-                    }
-                }
-            }
-            ["repos", o, r, "issues", "comments"] | ["repos", o, r, "issues", "events"] | ["repos", o, r, "pulls", "comments"] => {
-                let kind = parts[3..].join("/");
-                for item in items() {
-                    let n = match kind.as_str() {
-                        "issues/comments" => str_at(item, "issue_url").and_then(trailing_number),
-                        "issues/events" => item.get("issue").and_then(|i| int_at(i, "number")),
-                        _ => str_at(item, "pull_request_url").and_then(trailing_number),
-                    };
-                    let Some(n) = n else { continue };
-                    let tail = match kind.as_str() {
-                        "issues/comments" => format!("issues/{n}/comments"),
-                        "issues/events" => format!("issues/{n}/events"),
-                        _ => format!("pulls/{n}/comments"),
-                    };
-                    let slot = grouped.entry((format!("repos/{o}/{r}/{tail}"), path.clone())).or_insert_with(|| (Vec::new(), path.clone(), e.captured_at));
-                    slot.0.push(item.clone());
-                }
-            }
-            ["repos", o, r, "issues", n] => {
-                if !e.may_hold(&["pull_request"]) {
-                    continue;
-                }
-                if let (Some(pr), Ok(_)) = (pull_from_issue(e.body()), n.parse::<i64>()) {
-                    push(format!("repos/{o}/{r}/pulls/{n}"), pr, path, e.captured_at);
-                }
-            }
-            ["repos", o, r, "issues", n, "timeline"] => {
-                if !e.may_hold(PULL_EVENTS) {
-                    continue;
-                }
-                if let Some(pr) = n.parse().ok().and_then(|n| pull_from_timeline(n, e.body())) {
-                    push(format!("repos/{o}/{r}/pulls/{n}"), pr, path, e.captured_at);
-                }
-            }
-            ["repos", o, r, "pulls"] => {
-                for item in items() {
-                    if let Some(n) = int_at(item, "number") {
-                        push(format!("repos/{o}/{r}/pulls/{n}"), item.clone(), path, e.captured_at);
-                    }
-                }
-            }
-            _ => {}
-        }
+        let Some(n) = segments(path, &mut seg) else { continue };
+        derive_from(&seg[..n], path, e, &mut derived, &mut grouped);
     }
     for ((target, _), (items, from, at)) in grouped {
-        push(target, Value::Array(items), &from, at);
+        derived.push(Derived { path: target, body: Value::Array(items), from, at });
     }
+    derived
+}
+
+/// The path's segments into `seg` without a vector per entry, and how many there are;
+/// `None` for a path longer than every shape derived from (six segments).
+fn segments<'p>(path: &'p str, seg: &mut [&'p str; 6]) -> Option<usize> {
+    let mut n = 0;
+    for p in path.split('/') {
+        if n == seg.len() {
+            return None;
+        }
+        seg[n] = p;
+        n += 1;
+    }
+    Some(n)
+}
+
+/// The copies one capture (`path`, split into `parts`) carries: pushed to `derived`, or for
+/// a repository-wide list of comments or events, its items added to `grouped`.
+fn derive_from(parts: &[&str], path: &String, e: &Entry, derived: &mut Vec<Derived>, grouped: &mut HashMap<(String, String), Grouped>) {
+    let mut push = |path: String, body: Value, from: &str, at: Option<Instant>| derived.push(Derived { path, body, from: from.to_string(), at });
+    let items = || e.body().as_array().map(Vec::as_slice).unwrap_or(&[]);
+    match parts {
+        ["repos", _, _, "issues"] | ["search", "issues"] => {
+            let list = if parts[0] == "search" { e.body().get("items").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) } else { items() };
+            for item in list {
+                let (Some(repo), Some(n)) = (repo_of_item(item), int_at(item, "number")) else { continue };
+                push(format!("{repo}/issues/{n}"), item.clone(), path, e.captured_at);
+                if let Some(pr) = pull_from_issue(item) {
+                    push(format!("{repo}/pulls/{n}"), pr, path, e.captured_at);
+                }
+            }
+        }
+        ["repos", o, r, "issues", "comments"] | ["repos", o, r, "issues", "events"] | ["repos", o, r, "pulls", "comments"] => {
+            group_by_object(o, r, &parts[3..].join("/"), path, e, items(), grouped);
+        }
+        ["repos", o, r, "issues", n] => {
+            if !e.may_hold(&["pull_request"]) {
+                return;
+            }
+            if let (Some(pr), Ok(_)) = (pull_from_issue(e.body()), n.parse::<i64>()) {
+                push(format!("repos/{o}/{r}/pulls/{n}"), pr, path, e.captured_at);
+            }
+        }
+        ["repos", o, r, "issues", n, "timeline"] => {
+            if !e.may_hold(PULL_EVENTS) {
+                return;
+            }
+            if let Some(pr) = n.parse().ok().and_then(|n| pull_from_timeline(n, e.body())) {
+                push(format!("repos/{o}/{r}/pulls/{n}"), pr, path, e.captured_at);
+            }
+        }
+        ["repos", o, r, "pulls"] => {
+            for item in items() {
+                if let Some(n) = int_at(item, "number") {
+                    push(format!("repos/{o}/{r}/pulls/{n}"), item.clone(), path, e.captured_at);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A repository-wide list of comments or events (`kind`: `issues/comments`,
+/// `issues/events`, `pulls/comments`) cut into the per-object lists a rule looks up.
+fn group_by_object(o: &str, r: &str, kind: &str, path: &String, e: &Entry, items: &[Value], grouped: &mut HashMap<(String, String), Grouped>) {
+    for item in items {
+        let n = match kind {
+            "issues/comments" => str_at(item, "issue_url").and_then(trailing_number),
+            "issues/events" => item.get("issue").and_then(|i| int_at(i, "number")),
+            _ => str_at(item, "pull_request_url").and_then(trailing_number),
+        };
+        let Some(n) = n else { continue };
+        let tail = match kind {
+            "issues/comments" => format!("issues/{n}/comments"),
+            "issues/events" => format!("issues/{n}/events"),
+            _ => format!("pulls/{n}/comments"),
+        };
+        let slot = grouped.entry((format!("repos/{o}/{r}/{tail}"), path.clone())).or_insert_with(|| (Vec::new(), path.clone(), e.captured_at));
+        slot.0.push(item.clone());
+    }
+}
+
+/// The derived copies placed in `entries` where they add evidence (see the module's
+/// "which copy wins").
+fn place(entries: &mut super::Paths, mut derived: Vec<Derived>) {
     // Newest first (an unknown time is the snapshot's, the latest), then by source path,
     // so the choice does not depend on hash order.
     derived.sort_by(|a, b| (b.at.is_none(), b.at, &a.from).cmp(&(a.at.is_none(), a.at, &b.from)).then_with(|| a.path.cmp(&b.path)));
@@ -224,6 +250,17 @@ mod tests {
         assert_eq!(repo_of_item(&json!({"repository_url": "https://api.github.com/repos/o/r"})).as_deref(), Some("repos/o/r"));
         assert_eq!(repo_of_item(&json!({"url": "https://api.github.com/repos/o/r/issues/3"})).as_deref(), Some("repos/o/r"));
         assert_eq!(trailing_number("https://api.github.com/repos/o/r/issues/12"), Some(12));
+    }
+
+    /// Paths of up to six segments are split; a longer one is no shape derived from.
+    #[test]
+    fn paths_longer_than_every_derived_shape_are_passed_over() {
+        let mut seg = [""; 6];
+        assert_eq!(segments("repos/o/r/issues/5/timeline", &mut seg), Some(6));
+        assert_eq!(seg, ["repos", "o", "r", "issues", "5", "timeline"]);
+        assert_eq!(segments("search/issues", &mut seg), Some(2));
+        assert_eq!(seg[..2], ["search", "issues"]);
+        assert_eq!(segments("repos/o/r/issues/comments/7/reactions", &mut seg), None);
     }
 
     #[test]

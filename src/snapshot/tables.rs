@@ -5,7 +5,7 @@
 use super::github::{list, Comment, Commit, Issue, PullRequest, Reaction, Review};
 use super::paths::{self, Resource};
 use super::Capture;
-use crate::table::{b, i, ob, oi, os, s, t, Kind, Table};
+use crate::table::{b, i, ob, oi, os, s, t, Cell, Kind, Table};
 
 /// The `responses` table, built straight into Arrow arrays from the captures: bodies are
 /// most of a dataset, so they are copied once, not through the row store.
@@ -66,7 +66,258 @@ pub fn responses(captures: &[Capture]) -> Table {
 /// nothing of it: memory stays near the size of the input. A path with any failed page is
 /// left out, as the evaluators leave it out.
 pub fn typed(captures: &[Capture]) -> Vec<Table> {
-    let mut issues = Table::new(
+    let mut tables = Typed::new();
+    let failed: std::collections::HashSet<&str> = captures.iter().filter(|c| !(200..300).contains(&c.status)).map(|c| c.path.as_str()).collect();
+    // Position of a list element across the pages of its path.
+    let mut last_path = "";
+    let mut offset = 0usize;
+    for c in captures {
+        let path = c.path.as_str();
+        if failed.contains(path) {
+            continue;
+        }
+        let Some((repo, res)) = paths::parse(path) else { continue };
+        if matches!(res, Resource::Other(_) | Resource::Compare(..) | Resource::ActionsRun(_) | Resource::PullRequestedReviewers(_)) {
+            continue;
+        }
+        if path != last_path {
+            last_path = path;
+            offset = 0;
+        }
+        let Ok(body) = serde_json::from_str::<serde_json::Value>(&c.body) else { continue };
+        tables.add_page(&repo, res, path, &body, offset);
+        offset += body.as_array().map_or(0, Vec::len);
+    }
+    tables.finish()
+}
+
+/// The typed tables while they fill, and each commit's checks, gathered until the end.
+struct Typed {
+    issues: Table,
+    pulls: Table,
+    comments: Table,
+    review_comments: Table,
+    reviews: Table,
+    commits: Table,
+    events: Table,
+    reactions: Table,
+    labels: Table,
+    /// Checks per (repo, sha), both lists of a commit together.
+    commit_checks: std::collections::BTreeMap<(String, String), Vec<super::ci::Check>>,
+}
+
+impl Typed {
+    /// Every table empty, with its columns.
+    fn new() -> Typed {
+        Typed {
+            issues: issues_table(),
+            pulls: pulls_table(),
+            comments: issue_comments_table(),
+            review_comments: review_comments_table(),
+            reviews: reviews_table(),
+            commits: commits_table(),
+            events: timeline_events_table(),
+            reactions: reactions_table(),
+            labels: Table::new("issue_labels", &[("repo", Kind::Str), ("issue_number", Kind::Int), ("label", Kind::Str)]),
+            commit_checks: Default::default(),
+        }
+    }
+
+    /// The rows of one page of `path` (resource `res` of `repo`), whose list items start at
+    /// position `offset` across the path's pages.
+    fn add_page(&mut self, repo: &str, res: Resource, path: &str, v: &serde_json::Value, offset: usize) {
+        match res {
+            Resource::Issue(n) => self.issues.push(issue_row(repo, n, v)),
+            Resource::Pull(n) => self.pulls.push(pull_row(repo, n, v)),
+            Resource::IssueComments(n) => {
+                for c in list(v, Comment::from) {
+                    push_comment(&mut self.comments, repo, Some(n), c);
+                }
+            }
+            Resource::IssueComment(_) => {
+                let c = Comment::from(v);
+                let n = c.issue_number;
+                push_comment(&mut self.comments, repo, n, c);
+            }
+            Resource::PullReviewComments(n) => {
+                for c in list(v, Comment::from) {
+                    self.review_comments.push(vec![
+                        s(repo),
+                        i(n),
+                        oi(c.id),
+                        oi(c.in_reply_to_id),
+                        os(c.path),
+                        os(c.user.login),
+                        os(c.user.kind),
+                        t(c.created_at),
+                        os(c.body),
+                    ]);
+                }
+            }
+            Resource::PullReviews(n) => {
+                for r in list(v, Review::from) {
+                    self.reviews.push(vec![
+                        s(repo),
+                        i(n),
+                        oi(r.id),
+                        os(r.user.login),
+                        os(r.user.kind),
+                        os(r.state),
+                        t(r.submitted_at),
+                        os(r.commit_id),
+                        os(r.body),
+                    ]);
+                }
+            }
+            Resource::PullCommits(n) => self.add_commits(repo, n, v, offset),
+            Resource::IssueEvents(n) | Resource::IssueTimeline(n) => self.add_events(repo, n, path, v, offset),
+            Resource::IssueReactions(id) | Resource::IssueCommentReactions(id) => {
+                let subject = if path.contains("/comments/") { "issue_comment" } else { "issue" };
+                for r in list(v, Reaction::from) {
+                    self.reactions.push(vec![s(repo), s(subject), i(id), oi(r.id), os(r.user.login), os(r.user.kind), os(r.content), t(r.created_at)]);
+                }
+            }
+            Resource::CheckRuns(sha) => self.commit_checks.entry((repo.to_string(), sha)).or_default().extend(super::ci::check_runs(v)),
+            Resource::CommitStatus(sha) => self.commit_checks.entry((repo.to_string(), sha)).or_default().extend(super::ci::statuses(v)),
+            Resource::IssueLabels(n) => {
+                for l in crate::json::names(v).unwrap_or_default() {
+                    self.labels.push(vec![s(repo), i(n), s(l)]);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A page of a pull request's commits, numbered from `offset`.
+    fn add_commits(&mut self, repo: &str, n: i64, v: &serde_json::Value, offset: usize) {
+        for (pos, c) in list(v, Commit::from).into_iter().enumerate().map(|(i, c)| (i + offset, c)) {
+            self.commits.push(vec![
+                s(repo),
+                i(n),
+                i(pos as i64),
+                os(c.sha),
+                os(c.author.login),
+                os(c.committer.login),
+                t(c.authored_at),
+                t(c.committed_at),
+                os(c.message),
+            ]);
+        }
+    }
+
+    /// A page of an issue's events or timeline (as `path` says), numbered from `offset`.
+    fn add_events(&mut self, repo: &str, n: i64, path: &str, v: &serde_json::Value, offset: usize) {
+        let source = if path.ends_with("/timeline") { "timeline" } else { "events" };
+        for (pos, ev) in crate::snapshot::github::events(v).into_iter().enumerate().map(|(i, e)| (i + offset, e)) {
+            self.events.push(vec![
+                s(repo),
+                i(n),
+                s(source),
+                i(pos as i64),
+                oi(ev.id),
+                os(ev.event),
+                os(ev.actor.login),
+                os(ev.actor.kind),
+                t(ev.created_at),
+                os(ev.label),
+                os(ev.commit_id),
+                os(ev.state_reason),
+                os(ev.assignee),
+                oi(ev.source_number),
+            ]);
+        }
+    }
+
+    /// The tables as written: comments captured twice kept once, and the CI tables made
+    /// from each commit's checks.
+    fn finish(self) -> Vec<Table> {
+        let Typed { issues, pulls, mut comments, review_comments, reviews, commits, events, reactions, labels, commit_checks } = self;
+        // Comments captured both in a list and alone appear twice; keep one.
+        comments.sort_by_columns(&["repo", "comment_id", "issue_number"]);
+        comments.dedup_by_columns(&["repo", "comment_id"]);
+        comments.sort_by_columns(&["repo", "issue_number", "comment_id"]);
+        let (ci_checks, ci_commits) = ci_tables(&commit_checks);
+        vec![issues, pulls, comments, review_comments, reviews, commits, events, reactions, labels, ci_checks, ci_commits]
+    }
+}
+
+/// `ci_checks` (every check of a commit) and `ci_commits` (the commit's CI state) from the
+/// checks gathered per (repo, sha).
+fn ci_tables(commit_checks: &std::collections::BTreeMap<(String, String), Vec<super::ci::Check>>) -> (Table, Table) {
+    let mut ci_checks = ci_checks_table();
+    let mut ci_commits = ci_commits_table();
+    for ((repo, sha), checks) in commit_checks {
+        for c in checks {
+            ci_checks.push(vec![
+                s(repo),
+                s(sha),
+                s(c.kind),
+                s(&c.name),
+                os(c.status.as_ref()),
+                os(c.conclusion.as_ref()),
+                s(c.token()),
+                b(c.fails()),
+                t(c.started_at),
+                t(c.completed_at),
+            ]);
+        }
+        let ci = super::ci::CommitCi::of(Some(checks));
+        ci_commits.push(vec![s(repo), s(sha), s(ci.state.as_str()), i(ci.checks as i64), i(ci.failing as i64), t(ci.finished_at), os(ci.signature)]);
+    }
+    (ci_checks, ci_commits)
+}
+
+/// An `issues` row: the issue (or PR read as one) at `repos/O/R/issues/{n}`.
+fn issue_row(repo: &str, n: i64, v: &serde_json::Value) -> Vec<Cell> {
+    let x = Issue::from(v);
+    vec![
+        s(repo),
+        oi(x.number.or(Some(n))),
+        b(x.is_pull_request),
+        os(x.title),
+        os(x.state),
+        os(x.state_reason),
+        os(x.user.login),
+        os(x.user.kind),
+        t(x.created_at),
+        t(x.closed_at),
+        os(x.closed_by.login),
+        os(x.labels.map(|l| l.join(","))),
+        s(x.assignees.join(",")),
+        oi(x.milestone),
+        oi(x.comments),
+        oi(x.reactions_total),
+        os(super::github::body_hash(v)),
+    ]
+}
+
+/// A `pull_requests` row: the pull request at `repos/O/R/pulls/{n}`.
+fn pull_row(repo: &str, n: i64, v: &serde_json::Value) -> Vec<Cell> {
+    let x = PullRequest::from(v);
+    vec![
+        s(repo),
+        oi(x.number.or(Some(n))),
+        os(x.title),
+        os(x.state),
+        ob(x.merged),
+        ob(x.draft),
+        os(x.user.login),
+        os(x.user.kind),
+        os(x.merged_by.login),
+        t(x.created_at),
+        t(x.closed_at),
+        t(x.merged_at),
+        os(x.merge_commit_sha),
+        os(x.head_ref),
+        os(x.head_sha),
+        os(x.base_ref),
+        os(x.labels.map(|l| l.join(","))),
+    ]
+}
+
+/// The `issues` table, empty.
+fn issues_table() -> Table {
+    Table::new(
         "issues",
         &[
             ("repo", Kind::Str),
@@ -87,8 +338,12 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("reactions_total", Kind::Int),
             ("body_hash", Kind::Str),
         ],
-    );
-    let mut pulls = Table::new(
+    )
+}
+
+/// The `pull_requests` table, empty.
+fn pulls_table() -> Table {
+    Table::new(
         "pull_requests",
         &[
             ("repo", Kind::Str),
@@ -109,8 +364,12 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("base_ref", Kind::Str),
             ("labels", Kind::Str),
         ],
-    );
-    let mut comments = Table::new(
+    )
+}
+
+/// The `issue_comments` table, empty.
+fn issue_comments_table() -> Table {
+    Table::new(
         "issue_comments",
         &[
             ("repo", Kind::Str),
@@ -124,8 +383,12 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("minimized", Kind::Bool),
             ("body", Kind::Str),
         ],
-    );
-    let mut review_comments = Table::new(
+    )
+}
+
+/// The `review_comments` table, empty.
+fn review_comments_table() -> Table {
+    Table::new(
         "review_comments",
         &[
             ("repo", Kind::Str),
@@ -138,8 +401,12 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("created_at", Kind::Time),
             ("body", Kind::Str),
         ],
-    );
-    let mut reviews = Table::new(
+    )
+}
+
+/// The `reviews` table, empty.
+fn reviews_table() -> Table {
+    Table::new(
         "reviews",
         &[
             ("repo", Kind::Str),
@@ -152,8 +419,12 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("commit_id", Kind::Str),
             ("body", Kind::Str),
         ],
-    );
-    let mut commits = Table::new(
+    )
+}
+
+/// The `commits` table, empty.
+fn commits_table() -> Table {
+    Table::new(
         "commits",
         &[
             ("repo", Kind::Str),
@@ -166,8 +437,12 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("committed_at", Kind::Time),
             ("message", Kind::Str),
         ],
-    );
-    let mut events = Table::new(
+    )
+}
+
+/// The `timeline_events` table, empty.
+fn timeline_events_table() -> Table {
+    Table::new(
         "timeline_events",
         &[
             ("repo", Kind::Str),
@@ -185,8 +460,12 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("assignee", Kind::Str),
             ("source_number", Kind::Int),
         ],
-    );
-    let mut reactions = Table::new(
+    )
+}
+
+/// The `reactions` table, empty.
+fn reactions_table() -> Table {
+    Table::new(
         "reactions",
         &[
             ("repo", Kind::Str),
@@ -198,9 +477,12 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("content", Kind::Str),
             ("created_at", Kind::Time),
         ],
-    );
-    let mut labels = Table::new("issue_labels", &[("repo", Kind::Str), ("issue_number", Kind::Int), ("label", Kind::Str)]);
-    let mut ci_checks = Table::new(
+    )
+}
+
+/// The `ci_checks` table, empty.
+fn ci_checks_table() -> Table {
+    Table::new(
         "ci_checks",
         &[
             ("repo", Kind::Str),
@@ -214,8 +496,12 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("started_at", Kind::Time),
             ("completed_at", Kind::Time),
         ],
-    );
-    let mut ci_commits = Table::new(
+    )
+}
+
+/// The `ci_commits` table, empty.
+fn ci_commits_table() -> Table {
+    Table::new(
         "ci_commits",
         &[
             ("repo", Kind::Str),
@@ -226,199 +512,7 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             ("finished_at", Kind::Time),
             ("failure_signature", Kind::Str),
         ],
-    );
-    // Checks per (repo, sha), both lists of a commit together.
-    let mut commit_checks: std::collections::BTreeMap<(String, String), Vec<super::ci::Check>> = std::collections::BTreeMap::new();
-
-    let failed: std::collections::HashSet<&str> = captures.iter().filter(|c| !(200..300).contains(&c.status)).map(|c| c.path.as_str()).collect();
-    // Position of a list element across the pages of its path.
-    let mut last_path = "";
-    let mut offset = 0usize;
-    for c in captures {
-        let path = c.path.as_str();
-        if failed.contains(path) {
-            continue;
-        }
-        let Some((repo, res)) = paths::parse(path) else { continue };
-        if matches!(res, Resource::Other(_) | Resource::Compare(..) | Resource::ActionsRun(_) | Resource::PullRequestedReviewers(_)) {
-            continue;
-        }
-        if path != last_path {
-            last_path = path;
-            offset = 0;
-        }
-        let Ok(body) = serde_json::from_str::<serde_json::Value>(&c.body) else { continue };
-        let v = &body;
-        let page_len = v.as_array().map_or(0, Vec::len);
-        match res {
-            Resource::Issue(n) => {
-                let x = Issue::from(v);
-                issues.push(vec![
-                    s(&repo),
-                    oi(x.number.or(Some(n))),
-                    b(x.is_pull_request),
-                    os(x.title),
-                    os(x.state),
-                    os(x.state_reason),
-                    os(x.user.login),
-                    os(x.user.kind),
-                    t(x.created_at),
-                    t(x.closed_at),
-                    os(x.closed_by.login),
-                    os(x.labels.map(|l| l.join(","))),
-                    s(x.assignees.join(",")),
-                    oi(x.milestone),
-                    oi(x.comments),
-                    oi(x.reactions_total),
-                    os(super::github::body_hash(v)),
-                ]);
-            }
-            Resource::Pull(n) => {
-                let x = PullRequest::from(v);
-                pulls.push(vec![
-                    s(&repo),
-                    oi(x.number.or(Some(n))),
-                    os(x.title),
-                    os(x.state),
-                    ob(x.merged),
-                    ob(x.draft),
-                    os(x.user.login),
-                    os(x.user.kind),
-                    os(x.merged_by.login),
-                    t(x.created_at),
-                    t(x.closed_at),
-                    t(x.merged_at),
-                    os(x.merge_commit_sha),
-                    os(x.head_ref),
-                    os(x.head_sha),
-                    os(x.base_ref),
-                    os(x.labels.map(|l| l.join(","))),
-                ]);
-            }
-            Resource::IssueComments(n) => {
-                for c in list(v, Comment::from) {
-                    push_comment(&mut comments, &repo, Some(n), c);
-                }
-            }
-            Resource::IssueComment(_) => {
-                let c = Comment::from(v);
-                let n = c.issue_number;
-                push_comment(&mut comments, &repo, n, c);
-            }
-            Resource::PullReviewComments(n) => {
-                for c in list(v, Comment::from) {
-                    review_comments.push(vec![
-                        s(&repo),
-                        i(n),
-                        oi(c.id),
-                        oi(c.in_reply_to_id),
-                        os(c.path),
-                        os(c.user.login),
-                        os(c.user.kind),
-                        t(c.created_at),
-                        os(c.body),
-                    ]);
-                }
-            }
-            Resource::PullReviews(n) => {
-                for r in list(v, Review::from) {
-                    reviews.push(vec![
-                        s(&repo),
-                        i(n),
-                        oi(r.id),
-                        os(r.user.login),
-                        os(r.user.kind),
-                        os(r.state),
-                        t(r.submitted_at),
-                        os(r.commit_id),
-                        os(r.body),
-                    ]);
-                }
-            }
-            Resource::PullCommits(n) => {
-                for (pos, c) in list(v, Commit::from).into_iter().enumerate().map(|(i, c)| (i + offset, c)) {
-                    commits.push(vec![
-                        s(&repo),
-                        i(n),
-                        i(pos as i64),
-                        os(c.sha),
-                        os(c.author.login),
-                        os(c.committer.login),
-                        t(c.authored_at),
-                        t(c.committed_at),
-                        os(c.message),
-                    ]);
-                }
-            }
-            Resource::IssueEvents(n) | Resource::IssueTimeline(n) => {
-                let source = if path.ends_with("/timeline") { "timeline" } else { "events" };
-                for (pos, ev) in crate::snapshot::github::events(v).into_iter().enumerate().map(|(i, e)| (i + offset, e)) {
-                    events.push(vec![
-                        s(&repo),
-                        i(n),
-                        s(source),
-                        i(pos as i64),
-                        oi(ev.id),
-                        os(ev.event),
-                        os(ev.actor.login),
-                        os(ev.actor.kind),
-                        t(ev.created_at),
-                        os(ev.label),
-                        os(ev.commit_id),
-                        os(ev.state_reason),
-                        os(ev.assignee),
-                        oi(ev.source_number),
-                    ]);
-                }
-            }
-            Resource::IssueReactions(id) | Resource::IssueCommentReactions(id) => {
-                let subject = if path.contains("/comments/") { "issue_comment" } else { "issue" };
-                for r in list(v, Reaction::from) {
-                    reactions.push(vec![s(&repo), s(subject), i(id), oi(r.id), os(r.user.login), os(r.user.kind), os(r.content), t(r.created_at)]);
-                }
-            }
-            Resource::CheckRuns(sha) => commit_checks.entry((repo.clone(), sha)).or_default().extend(super::ci::check_runs(v)),
-            Resource::CommitStatus(sha) => commit_checks.entry((repo.clone(), sha)).or_default().extend(super::ci::statuses(v)),
-            Resource::IssueLabels(n) => {
-                for l in crate::json::names(v).unwrap_or_default() {
-                    labels.push(vec![s(&repo), i(n), s(l)]);
-                }
-            }
-            _ => {}
-        }
-        offset += page_len;
-    }
-    // Comments captured both in a list and alone appear twice; keep one.
-    comments.sort_by_columns(&["repo", "comment_id", "issue_number"]);
-    comments.dedup_by_columns(&["repo", "comment_id"]);
-    comments.sort_by_columns(&["repo", "issue_number", "comment_id"]);
-    for ((repo, sha), checks) in &commit_checks {
-        for c in checks {
-            ci_checks.push(vec![
-                s(repo),
-                s(sha),
-                s(c.kind),
-                s(&c.name),
-                os(c.status.as_ref()),
-                os(c.conclusion.as_ref()),
-                s(c.token()),
-                b(c.fails()),
-                t(c.started_at),
-                t(c.completed_at),
-            ]);
-        }
-        let ci = super::ci::CommitCi::of(Some(checks));
-        ci_commits.push(vec![
-            s(repo),
-            s(sha),
-            s(ci.state.as_str()),
-            i(ci.checks as i64),
-            i(ci.failing as i64),
-            t(ci.finished_at),
-            os(ci.signature),
-        ]);
-    }
-    vec![issues, pulls, comments, review_comments, reviews, commits, events, reactions, labels, ci_checks, ci_commits]
+    )
 }
 
 fn push_comment(tb: &mut Table, repo: &str, issue: Option<i64>, c: Comment) {
