@@ -170,7 +170,7 @@ pub fn execute(config: Config) -> Result<Status> {
             let session = report::Session::open_with(&dataset, limits)?;
             report::shell::run(&session, source, display)?;
         }
-        Task::Views { dataset, dialect, absolute } => output::print(&report::views::statements(&dataset, dialect, absolute)?)?,
+        Task::Views { dataset, dialect, absolute } => views(&dataset, dialect, absolute)?,
         Task::Describe { table, dataset, markdown, format } => describe(table, dataset, markdown, format)?,
         Task::Completions { shell, mut cli } => {
             let mut out = Vec::new();
@@ -242,6 +242,14 @@ fn report(dataset: &Path, figures: Option<&Path>, sql: Option<String>, display: 
         None => output::print(&report::dashboard_with(dataset, display.format, limits)?),
         Some(sql) => report::Session::open_with(dataset, limits)?.print(&sql, display).map(drop),
     }
+}
+
+/// `views`: the statements that register the dataset's tables in another SQL engine, then
+/// the views the bundled queries read, as hindsight's session has them on this dataset.
+fn views(dataset: &Path, dialect: report::views::Dialect, absolute: bool) -> Result<()> {
+    let tables = report::views::tables(dataset, dialect, absolute)?;
+    let defined = report::Session::open(dataset)?.views();
+    output::print(&(tables + &report::views::definitions(&defined)))
 }
 
 /// `describe`: the data dictionary as markdown, one table as a dataset has it, or one table
