@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
+use hindsight::commands::{Config, Task};
 use hindsight::evaluate::risk::RiskPolicy;
-use hindsight::evaluate::{window, Policy, Window};
+use hindsight::evaluate::{window, Policy};
 use hindsight::pipeline::Study;
 use hindsight::report::Format;
 use hindsight::{Error, Result};
@@ -376,47 +377,6 @@ impl RowArgs {
 /// Threads allowed on any machine; more only on machines with over a quarter as many cores.
 const MAX_THREADS: usize = 256;
 
-/// Validated configuration.
-pub struct Config {
-    pub quiet: bool,
-    pub threads: Option<usize>,
-    pub task: Task,
-}
-
-pub enum Task {
-    Run { study: Option<Study>, out: PathBuf, windows: Vec<Window>, policy: Policy, risk_policy: RiskPolicy, format: Format },
-    Convert { study: Study, out: PathBuf },
-    Evaluate { dataset: PathBuf, windows: Vec<Window>, policy: Policy, risk_policy: RiskPolicy },
-    Report { dataset: PathBuf, figures: Option<PathBuf>, sql: Option<String>, display: hindsight::report::print::Display, limits: hindsight::report::Limits },
-    Sql { dataset: PathBuf, source: hindsight::report::shell::Source, display: hindsight::report::print::Display, limits: hindsight::report::Limits },
-    Rules { json: bool },
-    Completions { shell: clap_complete::Shell },
-    Describe { table: Option<String>, dataset: Option<PathBuf>, markdown: bool, format: Format },
-    Man { dir: Option<PathBuf> },
-    Views { dataset: PathBuf, dialect: hindsight::report::views::Dialect, absolute: bool },
-    Policy { policy: Policy },
-    Check { dataset: PathBuf, expected: PathBuf, precision: hindsight::report::check::Precision },
-    Attach { dataset: PathBuf, out: Option<PathBuf>, options: hindsight::attach::Options },
-    Synth { spec: hindsight::synth::Spec, out: PathBuf },
-    Verify { dataset: PathBuf, study: Option<Study> },
-    Capture { options: hindsight::capture::Options },
-    Plan { runs: PathBuf, snapshot: Option<PathBuf> },
-    ImportAidev { dir: PathBuf, out: PathBuf, windows: Vec<Window>, policy: Policy, risk_policy: RiskPolicy, captured_at: Option<hindsight::time::Instant> },
-    Gate { results: PathBuf, policy: hindsight::gate::Policy, format: hindsight::gate::Format, dataset: Option<PathBuf> },
-}
-
-impl Task {
-    /// The dataset directory the task writes (staged, swapped in when complete).
-    pub fn writes(&self) -> Option<&std::path::Path> {
-        match self {
-            Task::Run { out, .. } | Task::Convert { out, .. } | Task::ImportAidev { out, .. } => Some(out),
-            Task::Evaluate { dataset, .. } | Task::Attach { dataset, .. } => Some(dataset),
-            Task::Gate { dataset, .. } => dataset.as_deref(),
-            _ => None,
-        }
-    }
-}
-
 /// The command line, parsed; on a mistake clap's message, with a "did you mean" wherever a
 /// command or flag is a typo away from one (clap's own threshold misses `rnu` and `--ouput`).
 pub fn parse() -> Cli {
@@ -484,26 +444,6 @@ fn query_help() -> String {
     format!("A bundled query ({}; see docs/REPORT.md) or a .sql file", names.join(", "))
 }
 
-/// The shell completion script for `shell`.
-pub fn completions(shell: clap_complete::Shell) -> String {
-    let mut out = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "hindsight", &mut out);
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The manual page of hindsight (roff), with its commands listed.
-pub fn man_page() -> std::io::Result<String> {
-    let mut out = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut out)?;
-    Ok(String::from_utf8_lossy(&out).into_owned())
-}
-
-/// hindsight.1 and hindsight-COMMAND.1 for every command, written into `dir`.
-pub fn man_pages(dir: &std::path::Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    clap_mangen::generate_to(Cli::command(), dir)
-}
-
 fn study(i: Inputs) -> Option<Study> {
     match (i.snapshot, i.runs) {
         (Some(snapshot), Some(runs)) => Some(Study { snapshot, runs, traces: i.traces, tasks: i.tasks, task_policy: i.task_policy }),
@@ -520,75 +460,67 @@ fn risk_policy(p: Option<PathBuf>) -> Result<RiskPolicy> {
 }
 
 impl Cli {
+    /// The command line checked: every value parsed and every file it names for the work
+    /// (policies) read, before any work starts.
     pub fn into_config(self) -> Result<Config> {
-        if let Some(n) = self.threads {
-            // Thousands of threads only cost memory and start-up (10000 aborted after minutes).
-            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-            let most = MAX_THREADS.max(4 * cores);
-            if n == 0 || n > most {
-                return Err(Error::Usage(format!("--threads {n}: expected 1 to {most} (this machine has {cores} cores)")));
-            }
+        check_threads(self.threads)?;
+        Ok(Config { quiet: self.quiet, threads: self.threads, task: self.command.into_task()? })
+    }
+}
+
+/// `--threads`: at least one, and no more than the machine can start.
+fn check_threads(threads: Option<usize>) -> Result<()> {
+    if let Some(n) = threads {
+        // Thousands of threads only cost memory and start-up (10000 aborted after minutes).
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let most = MAX_THREADS.max(4 * cores);
+        if n == 0 || n > most {
+            return Err(Error::Usage(format!("--threads {n}: expected 1 to {most} (this machine has {cores} cores)")));
         }
-        let task = match self.command {
-            Command::Run { inputs, out, eval, format } => Task::Run {
-                study: study(inputs),
-                out,
-                windows: window::parse_list(&eval.windows)?,
-                policy: policy(eval.policy)?,
-                risk_policy: risk_policy(eval.risk_policy)?,
-                format,
-            },
+    }
+    Ok(())
+}
+
+/// The windows, policy and risk policy an evaluation runs with, read in that order.
+struct Evaluation {
+    windows: Vec<hindsight::evaluate::Window>,
+    policy: Policy,
+    risk_policy: RiskPolicy,
+}
+
+impl EvalArgs {
+    /// The windows parsed and the policy files read.
+    fn read(self) -> Result<Evaluation> {
+        Ok(Evaluation { windows: window::parse_list(&self.windows)?, policy: policy(self.policy)?, risk_policy: risk_policy(self.risk_policy)? })
+    }
+}
+
+impl Command {
+    /// The command as a task, its arguments checked.
+    fn into_task(self) -> Result<Task> {
+        Ok(match self {
+            Command::Run { inputs, out, eval, format } => {
+                let Evaluation { windows, policy, risk_policy } = eval.read()?;
+                Task::Run { study: study(inputs), out, windows, policy, risk_policy, format }
+            }
             Command::Convert { inputs, out } => {
                 Task::Convert { study: study(inputs).ok_or_else(|| Error::Usage("convert needs --snapshot DIR and --runs DIR".into()))?, out }
             }
-            Command::Evaluate { dataset, eval } => Task::Evaluate {
-                dataset,
-                windows: window::parse_list(&eval.windows)?,
-                policy: policy(eval.policy)?,
-                risk_policy: risk_policy(eval.risk_policy)?,
-            },
-            Command::Report { dataset, query, sql, format, figures, rows, limits } => {
-                let limits = limits.limits()?;
-                Task::Report {
-                    dataset,
-                    figures,
-                    sql: match (query, sql) {
-                        (Some(q), _) => Some(hindsight::report::query_text(&q)?),
-                        (None, s) => s,
-                    },
-                    display: rows.display(format, &limits)?,
-                    limits,
-                }
+            Command::Evaluate { dataset, eval } => {
+                let Evaluation { windows, policy, risk_policy } = eval.read()?;
+                Task::Evaluate { dataset, windows, policy, risk_policy }
             }
-            Command::Sql { dataset, file, format, rows, limits } => {
-                use hindsight::report::shell::Source;
-                use std::io::IsTerminal;
-                if format == Format::Html {
-                    return Err(Error::Usage("sql --format html: expected table, json, ndjson, csv or markdown (html is a report's format)".into()));
-                }
-                let limits = limits.limits()?;
-                let source = match file {
-                    Some(f) => Source::File(f),
-                    None if std::io::stdin().is_terminal() => Source::Terminal { history: history_file() },
-                    None => Source::Stdin,
-                };
-                Task::Sql { dataset, source, display: rows.display(format, &limits)?, limits }
-            }
-            Command::Rules { format } => Task::Rules {
-                json: match format.as_str() {
-                    "json" => true,
-                    "markdown" | "md" => false,
-                    other => return Err(Error::Usage(format!("rules --format `{other}`: expected markdown or json"))),
-                },
-            },
-            Command::Completions { shell } => Task::Completions { shell },
+            Command::Report { dataset, query, sql, format, figures, rows, limits } => report_task(dataset, query, sql, format, figures, rows, limits)?,
+            Command::Sql { dataset, file, format, rows, limits } => sql_task(dataset, file, format, rows, limits)?,
+            Command::Rules { format } => Task::Rules { json: rules_json(&format)? },
+            Command::Completions { shell } => Task::Completions { shell, cli: Cli::command() },
             Command::Describe { table, dataset, markdown, format } => {
                 if dataset.is_some() && table.is_none() {
                     return Err(Error::Usage("describe --dataset needs a TABLE (`hindsight sql --dataset DS` then \\d lists them)".into()));
                 }
                 Task::Describe { table, dataset, markdown, format }
             }
-            Command::Man { dir } => Task::Man { dir },
+            Command::Man { dir } => Task::Man { dir, cli: Cli::command() },
             Command::Views { dataset, dialect, absolute } => Task::Views { dataset, dialect, absolute },
             Command::Policy { policy: p } => Task::Policy { policy: policy(p)? },
             // The format first: a usage error is said before the policy file is read.
@@ -602,41 +534,14 @@ impl Cli {
                 }
                 Task::Check { dataset, expected, precision: hindsight::report::check::Precision { exact, tolerance } }
             }
-            Command::Capture { runs, out, plan, snapshot, api_url, concurrency, refresh, max_pages, retry_base_ms } => {
-                if plan {
-                    Task::Plan { runs, snapshot }
-                } else {
-                    if !(1..=64).contains(&concurrency) {
-                        return Err(Error::Usage(format!("--concurrency {concurrency}: expected 1 to 64")));
-                    }
-                    hindsight::capture::http::check_api_url(&api_url)?;
-                    let out = out.ok_or_else(|| Error::Usage("capture needs --out DIR (or --plan)".into()))?;
-                    Task::Capture {
-                        options: hindsight::capture::Options {
-                            runs,
-                            out,
-                            api_url,
-                            concurrency,
-                            refresh,
-                            max_pages: max_pages.max(1),
-                            retry: hindsight::capture::http::Retry { base: std::time::Duration::from_millis(retry_base_ms), ..Default::default() },
-                        },
-                    }
-                }
+            Command::Capture { runs, plan: true, snapshot, .. } => Task::Plan { runs, snapshot },
+            Command::Capture { runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms, .. } => {
+                Task::Capture { options: capture_options(runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms)? }
             }
-            Command::Import { source: ImportSource::Aidev { dir, out, eval, captured_at } } => Task::ImportAidev {
-                dir,
-                out,
-                windows: window::parse_list(&eval.windows)?,
-                policy: policy(eval.policy)?,
-                risk_policy: risk_policy(eval.risk_policy)?,
-                captured_at: captured_at
-                    .map(|t| {
-                        hindsight::time::parse(&t)
-                            .ok_or_else(|| Error::Usage(format!("--captured-at `{t}`: expected an RFC 3339 time such as 2025-07-31T00:00:00Z")))
-                    })
-                    .transpose()?,
-            },
+            Command::Import { source: ImportSource::Aidev { dir, out, eval, captured_at } } => {
+                let Evaluation { windows, policy, risk_policy } = eval.read()?;
+                Task::ImportAidev { dir, out, windows, policy, risk_policy, captured_at: captured_at.map(|t| capture_time(&t)).transpose()? }
+            }
             Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
             Command::Synth { repos, outputs, seed, out } => {
                 let spec = hindsight::synth::Spec { repos, outputs, seed };
@@ -646,7 +551,82 @@ impl Cli {
             Command::Attach { dataset, out, window, rebuild_attribution, force } => {
                 Task::Attach { dataset, out, options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution, force } }
             }
-        };
-        Ok(Config { quiet: self.quiet, threads: self.threads, task })
+        })
     }
+}
+
+/// `report`: the limits, the statement (a bundled query's text, a .sql file's, or --sql)
+/// and how its result is printed.
+fn report_task(
+    dataset: PathBuf,
+    query: Option<String>,
+    sql: Option<String>,
+    format: Format,
+    figures: Option<PathBuf>,
+    rows: RowArgs,
+    limits: LimitArgs,
+) -> Result<Task> {
+    let limits = limits.limits()?;
+    let sql = match (query, sql) {
+        (Some(q), _) => Some(hindsight::report::query_text(&q)?),
+        (None, s) => s,
+    };
+    Ok(Task::Report { dataset, figures, sql, display: rows.display(format, &limits)?, limits })
+}
+
+/// `sql`: where the statements come from (a file, the terminal with its history, or
+/// standard input) and how results are printed; html is a report's format, not the shell's.
+fn sql_task(dataset: PathBuf, file: Option<PathBuf>, format: Format, rows: RowArgs, limits: LimitArgs) -> Result<Task> {
+    use hindsight::report::shell::Source;
+    use std::io::IsTerminal;
+    if format == Format::Html {
+        return Err(Error::Usage("sql --format html: expected table, json, ndjson, csv or markdown (html is a report's format)".into()));
+    }
+    let limits = limits.limits()?;
+    let source = match file {
+        Some(f) => Source::File(f),
+        None if std::io::stdin().is_terminal() => Source::Terminal { history: history_file() },
+        None => Source::Stdin,
+    };
+    Ok(Task::Sql { dataset, source, display: rows.display(format, &limits)?, limits })
+}
+
+/// `rules --format`: json, or markdown.
+fn rules_json(format: &str) -> Result<bool> {
+    match format {
+        "json" => Ok(true),
+        "markdown" | "md" => Ok(false),
+        other => Err(Error::Usage(format!("rules --format `{other}`: expected markdown or json"))),
+    }
+}
+
+/// `capture`: the requests' bounds and the API checked, the snapshot directory required.
+fn capture_options(
+    runs: PathBuf,
+    out: Option<PathBuf>,
+    api_url: String,
+    concurrency: usize,
+    refresh: bool,
+    max_pages: usize,
+    retry_base_ms: u64,
+) -> Result<hindsight::capture::Options> {
+    if !(1..=64).contains(&concurrency) {
+        return Err(Error::Usage(format!("--concurrency {concurrency}: expected 1 to 64")));
+    }
+    hindsight::capture::http::check_api_url(&api_url)?;
+    let out = out.ok_or_else(|| Error::Usage("capture needs --out DIR (or --plan)".into()))?;
+    Ok(hindsight::capture::Options {
+        runs,
+        out,
+        api_url,
+        concurrency,
+        refresh,
+        max_pages: max_pages.max(1),
+        retry: hindsight::capture::http::Retry { base: std::time::Duration::from_millis(retry_base_ms), ..Default::default() },
+    })
+}
+
+/// `import aidev --captured-at`: an RFC 3339 time.
+fn capture_time(t: &str) -> Result<hindsight::time::Instant> {
+    hindsight::time::parse(t).ok_or_else(|| Error::Usage(format!("--captured-at `{t}`: expected an RFC 3339 time such as 2025-07-31T00:00:00Z")))
 }

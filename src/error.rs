@@ -30,6 +30,14 @@ pub enum Error {
     Query(datafusion::error::DataFusionError),
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
+    /// What hindsight was doing when `source` failed (`reading FILE`, `writing manual pages
+    /// into DIR`), said before it.
+    #[error("{doing}")]
+    While {
+        doing: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 impl From<datafusion::error::DataFusionError> for Error {

@@ -109,16 +109,12 @@ impl OutDir {
         Ok(dir)
     }
 
-    /// An existing dataset, for a stage that changes it (`evaluate`, `attach`).
+    /// An existing dataset, for a stage that changes it (`evaluate`, `attach`), whose
+    /// manifest the stage has read: [`Manifest::load`](super::manifest::Manifest::load) says
+    /// when the directory or its manifest.json is missing.
     pub fn existing(dataset: &Path) -> Result<OutDir> {
         let path = dataset.canonicalize().map_err(|e| Error::io(dataset, e))?;
         let refuse = |message: String| Error::Dataset { path: dataset.to_path_buf(), message };
-        if !path.is_dir() {
-            return Err(refuse("is not a directory".into()));
-        }
-        if !path.join("manifest.json").is_file() {
-            return Err(refuse("has no manifest.json: not a hindsight dataset (run `hindsight convert` first)".into()));
-        }
         let (Some(parent), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
             return Err(refuse("is the root of the file system".into()));
         };

@@ -49,35 +49,16 @@ fn rows(path: &Path) -> Result<usize> {
     Ok(r.metadata().file_metadata().num_rows() as usize)
 }
 
+/// The study's input paths: the snapshot and runs directories, the traces paths and the
+/// tasks directory (if any).
+type Inputs<'a> = (&'a Path, &'a Path, &'a [std::path::PathBuf], Option<&'a Path>);
+
 /// Drift between the manifest and the files. `inputs` are the snapshot and runs
 /// directories, the traces paths and the tasks directory (if any), when the caller has them.
-pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path, &[std::path::PathBuf], Option<&Path>)>) -> Result<Vec<Drift>> {
+pub fn verify(dataset: &Path, inputs: Option<Inputs<'_>>) -> Result<Vec<Drift>> {
     let m = Manifest::load(dataset)?;
     let mut out = Vec::new();
-    let compare = |out: &mut Vec<Drift>, file: &str, what: &'static str, recorded: String, found: String| {
-        if recorded != found {
-            out.push(Drift::Differs { file: file.to_string(), what, recorded, found });
-        }
-    };
-    let mut table_rows: BTreeMap<&str, usize> = BTreeMap::new();
-    for (name, t) in &m.tables {
-        let file = format!("{name}.parquet");
-        let p = dataset.join(&file);
-        match std::fs::read(&p) {
-            Err(_) => out.push(Drift::Missing { file }),
-            Ok(bytes) => {
-                compare(&mut out, &file, "size", t.bytes.to_string(), bytes.len().to_string());
-                compare(&mut out, &file, "sha256", t.sha256.clone(), crate::json::sha256_hex(&bytes));
-                match rows(&p) {
-                    Ok(n) => {
-                        compare(&mut out, &file, "rows", t.rows.to_string(), n.to_string());
-                        table_rows.insert(name, n);
-                    }
-                    Err(e) => out.push(Drift::Unreadable { file, reason: e.to_string() }),
-                }
-            }
-        }
-    }
+    let table_rows = tables(dataset, &m, &mut out);
     for (name, t) in &m.files {
         match std::fs::read(dataset.join(name)) {
             Err(_) => out.push(Drift::Missing { file: name.clone() }),
@@ -87,7 +68,48 @@ pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path, &[std::path::PathBuf
             }
         }
     }
-    // Anything else in the directory: hindsight writes nothing it does not record.
+    out.extend(unrecorded(dataset, &m)?);
+    out.extend(record_counts(dataset, &m, &table_rows));
+    if let Some(inputs) = inputs {
+        input_files(&m, inputs, &mut out);
+    }
+    Ok(out)
+}
+
+/// A difference when what the manifest records of `file` is not what was found.
+fn compare(out: &mut Vec<Drift>, file: &str, what: &'static str, recorded: String, found: String) {
+    if recorded != found {
+        out.push(Drift::Differs { file: file.to_string(), what, recorded, found });
+    }
+}
+
+/// Every table's size, sha256 and rows against the manifest; the rows of those that could
+/// be read, by table.
+fn tables<'m>(dataset: &Path, m: &'m Manifest, out: &mut Vec<Drift>) -> BTreeMap<&'m str, usize> {
+    let mut table_rows: BTreeMap<&str, usize> = BTreeMap::new();
+    for (name, t) in &m.tables {
+        let file = format!("{name}.parquet");
+        let p = dataset.join(&file);
+        match std::fs::read(&p) {
+            Err(_) => out.push(Drift::Missing { file }),
+            Ok(bytes) => {
+                compare(out, &file, "size", t.bytes.to_string(), bytes.len().to_string());
+                compare(out, &file, "sha256", t.sha256.clone(), crate::json::sha256_hex(&bytes));
+                match rows(&p) {
+                    Ok(n) => {
+                        compare(out, &file, "rows", t.rows.to_string(), n.to_string());
+                        table_rows.insert(name, n);
+                    }
+                    Err(e) => out.push(Drift::Unreadable { file, reason: e.to_string() }),
+                }
+            }
+        }
+    }
+    table_rows
+}
+
+/// Anything else in the directory, by name: hindsight writes nothing it does not record.
+fn unrecorded(dataset: &Path, m: &Manifest) -> Result<Vec<Drift>> {
     let mut extra = Vec::new();
     for e in std::fs::read_dir(dataset).map_err(|e| Error::io(dataset, e))? {
         let e = e.map_err(|e| Error::io(dataset, e))?;
@@ -99,42 +121,43 @@ pub fn verify(dataset: &Path, inputs: Option<(&Path, &Path, &[std::path::PathBuf
         }
     }
     extra.sort();
-    out.extend(extra.into_iter().map(|file| Drift::Unrecorded { file }));
-    out.extend(record_counts(dataset, &m, &table_rows));
-    if let Some((snapshot, runs, traces, tasks)) = inputs {
-        for f in &m.inputs {
-            let path = match f.input.as_str() {
-                "snapshot" => snapshot.join(&f.path),
-                "runs" => runs.join(&f.path),
-                // Without the tasks directory its files cannot be found: reported missing.
-                crate::tasks::INPUT => tasks.map(|t| t.join(&f.path)).unwrap_or_else(|| Path::new(&f.path).to_path_buf()),
-                // Trace paths are relative to the directory given, or a file's own name.
-                _ => traces
-                    .iter()
-                    .map(|t| if t.is_dir() { t.join(&f.path) } else { t.clone() })
-                    .find(|p| p.is_file() && p.ends_with(&f.path))
-                    .unwrap_or_else(|| Path::new(&f.path).to_path_buf()),
-            };
-            let label = format!("{}/{}", f.input, f.path);
-            // A file convert refused (a link out of the input, a FIFO) was never read: it has
-            // no sha256 to compare, and must not be opened now either.
-            if f.sha256.is_empty() {
-                continue;
-            }
-            if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
-                out.push(Drift::Unreadable { file: label, reason: "not a regular file".into() });
-                continue;
-            }
-            match std::fs::read(path) {
-                Err(_) => out.push(Drift::Missing { file: label }),
-                Ok(bytes) => {
-                    compare(&mut out, &label, "size", f.size.to_string(), bytes.len().to_string());
-                    compare(&mut out, &label, "sha256", f.sha256.clone(), crate::json::sha256_hex(&bytes));
-                }
+    Ok(extra.into_iter().map(|file| Drift::Unrecorded { file }).collect())
+}
+
+/// Every input file the manifest records, found under the input it came from, against its
+/// recorded size and sha256.
+fn input_files(m: &Manifest, (snapshot, runs, traces, tasks): Inputs<'_>, out: &mut Vec<Drift>) {
+    for f in &m.inputs {
+        let path = match f.input.as_str() {
+            "snapshot" => snapshot.join(&f.path),
+            "runs" => runs.join(&f.path),
+            // Without the tasks directory its files cannot be found: reported missing.
+            crate::tasks::INPUT => tasks.map(|t| t.join(&f.path)).unwrap_or_else(|| Path::new(&f.path).to_path_buf()),
+            // Trace paths are relative to the directory given, or a file's own name.
+            _ => traces
+                .iter()
+                .map(|t| if t.is_dir() { t.join(&f.path) } else { t.clone() })
+                .find(|p| p.is_file() && p.ends_with(&f.path))
+                .unwrap_or_else(|| Path::new(&f.path).to_path_buf()),
+        };
+        let label = format!("{}/{}", f.input, f.path);
+        // A file convert refused (a link out of the input, a FIFO) was never read: it has
+        // no sha256 to compare, and must not be opened now either.
+        if f.sha256.is_empty() {
+            continue;
+        }
+        if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
+            out.push(Drift::Unreadable { file: label, reason: "not a regular file".into() });
+            continue;
+        }
+        match std::fs::read(path) {
+            Err(_) => out.push(Drift::Missing { file: label }),
+            Ok(bytes) => {
+                compare(out, &label, "size", f.size.to_string(), bytes.len().to_string());
+                compare(out, &label, "sha256", f.sha256.clone(), crate::json::sha256_hex(&bytes));
             }
         }
     }
-    Ok(out)
 }
 
 /// The manifest's record counts, recomputed: records read must equal the sum over the

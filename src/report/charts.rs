@@ -224,12 +224,15 @@ struct LegendItem {
     label: String,
 }
 
+/// A bar's thickness, and the gap between the bars of one group.
+const BAR_H: f64 = 12.0;
+const BAR_GAP: f64 = 3.0;
+
 impl Bars<'_> {
+    /// The figure: value and category axes, each group's label and n, its bars, the legend.
     fn draw(&self) -> Figure {
-        let bar_h = 12.0;
-        let gap = 3.0;
         let k = self.series.len().max(1) as f64;
-        let group_h = (bar_h * k + gap * (k - 1.0) + 14.0).max(36.0);
+        let group_h = (BAR_H * k + BAR_GAP * (k - 1.0) + 14.0).max(36.0);
         let longest =
             self.labels.iter().map(|l| text_width(l, 12.0)).chain(self.n_text.iter().map(|l| text_width(&format!("{l} (small n)"), 11.0))).fold(0.0, f64::max);
         let left = (longest + 40.0).clamp(110.0, 330.0);
@@ -238,91 +241,109 @@ impl Bars<'_> {
         let width = total_w - left - right_pad;
         let top = 10.0;
         let axis_y = top + group_h * self.labels.len() as f64;
-        let has_ci = self.series.iter().any(|s| s.intervals.iter().any(Option::is_some));
-        let has_small = self.series.iter().any(|s| s.ns.iter().any(|n| *n < SMALL_N));
         let data_max = self.series.iter().flat_map(|s| s.values.iter().flatten().copied().chain(s.intervals.iter().flatten().map(|i| i.1))).fold(0.0, f64::max);
         let ticks = nice_ticks(self.max.unwrap_or(data_max), 5);
         let end = *ticks.last().unwrap_or(&1.0);
         // The legend is drawn into a scratch string first: its height sets the figure's.
-        let mut items: Vec<LegendItem> = self.series.iter().map(|s| LegendItem { mark: Mark::Swatch(s.color), label: s.label.clone() }).collect();
         let mut body = String::new();
         let hatch_id = hatch_id(&self.name);
-        if has_ci {
-            items.push(LegendItem { mark: Mark::Whisker, label: "95% interval (Wilson)".into() });
-        }
-        if has_small {
-            items.push(LegendItem { mark: Mark::Hatch(hatch_id.clone()), label: format!("n < {}: small sample", fmt_num(SMALL_N)) });
-        }
         let legend_top = axis_y + 62.0;
-        let legend_h = legend(&mut body, left, total_w - 10.0, legend_top, &items);
+        let legend_h = legend(&mut body, left, total_w - 10.0, legend_top, &self.legend_items(&hatch_id));
         let height = legend_top + legend_h;
         let mut s = String::new();
         svg_start(&mut s, &self.name, &self.caption, total_w, height);
-        value_axis(&mut s, &Plot { left, width, top, axis_y }, &ticks, end, self.value_axis);
+        let plot = Plot { left, width, top, axis_y };
+        value_axis(&mut s, &plot, &ticks, end, self.value_axis);
         category_axis(&mut s, top, axis_y, self.category);
         for (gi, label) in self.labels.iter().enumerate() {
             let y0 = top + gi as f64 * group_h;
-            let bars_h = bar_h * k + gap * (k - 1.0);
+            let bars_h = BAR_H * k + BAR_GAP * (k - 1.0);
             let by = y0 + (group_h - bars_h) / 2.0;
-            let small = self.series.iter().any(|s| s.ns.get(gi).is_some_and(|n| *n < SMALL_N));
-            let cy = y0 + group_h / 2.0;
-            let _ = write!(s, r#"<text x="{}" y="{:.1}" text-anchor="end" font-size="12">{}</text>"#, left - 8.0, cy - 2.0, esc(label));
-            let n_first = self.series.first().and_then(|s| s.ns.get(gi)).copied().unwrap_or(0.0);
-            let _ = write!(
-                s,
-                r##"<text x="{}" y="{:.1}" text-anchor="end" font-size="11" fill="{}" class="n" data-n="{}">{}{}</text>"##,
-                left - 8.0,
-                cy + 11.0,
-                if small { SMALL_COLOR } else { "#555" },
-                fmt_num(n_first),
-                esc(self.n_text.get(gi).map(String::as_str).unwrap_or_default()),
-                if small { " (small n)" } else { "" }
-            );
+            self.group_label(&mut s, gi, label, left, y0 + group_h / 2.0);
             for (si, series) in self.series.iter().enumerate() {
-                let y = by + si as f64 * (bar_h + gap);
-                let n = series.ns.get(gi).copied().unwrap_or(0.0);
-                let Some(v) = series.values.get(gi).copied().flatten() else { continue };
-                let x_of = |v: f64| left + (v / end).clamp(0.0, 1.0) * width;
-                // A zero is a sliver in the series' colour, so its hue still says which rate it is.
-                let w = (x_of(v) - left).max(2.0);
-                let interval = series.intervals.get(gi).copied().flatten();
-                let what = match interval {
-                    Some((lo, hi)) => format!("{}: {} (95% interval {} to {}), n = {}", series.label, fmt_num(v), fmt_num(lo), fmt_num(hi), fmt_num(n)),
-                    None => format!("{}: {}, n = {}", series.label, fmt_num(v), fmt_num(n)),
-                };
-                let _ = write!(
-                    s,
-                    r#"<rect x="{left}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="{}" class="bar" data-n="{}" data-value="{}"><title>{}</title></rect>"#,
-                    series.color,
-                    fmt_num(n),
-                    fmt_num(v),
-                    esc(&what)
-                );
-                if n < SMALL_N {
-                    let _ = write!(s, r#"<rect x="{left}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="url(#{hatch_id})" class="small-n"/>"#);
-                }
-                let mut label_x = x_of(v);
-                if let Some((lo, hi)) = interval {
-                    let (x0, x1, yy) = (x_of(lo), x_of(hi), y + bar_h / 2.0);
-                    let _ = write!(
-                        s,
-                        r##"<path d="M{x0:.1} {:.1}V{:.1}M{x0:.1} {yy:.1}H{x1:.1}M{x1:.1} {:.1}V{:.1}" stroke="#222" stroke-width="1.2" fill="none" class="ci" data-ci-low="{}" data-ci-high="{}"/>"##,
-                        yy - 4.0,
-                        yy + 4.0,
-                        yy - 4.0,
-                        yy + 4.0,
-                        fmt_num(lo),
-                        fmt_num(hi)
-                    );
-                    label_x = label_x.max(x1);
-                }
-                let _ = write!(s, r#"<text x="{:.1}" y="{:.1}" font-size="10" class="value">{}</text>"#, label_x + 4.0, y + bar_h - 2.0, fmt_num(v));
+                bar(&mut s, &plot, end, by + si as f64 * (BAR_H + BAR_GAP), series, gi, &hatch_id);
             }
         }
         s.push_str(&body);
         s.push_str("</svg>");
         Figure { name: self.name.clone(), caption: self.caption.clone(), svg: s }
     }
+
+    /// The legend's entries: a swatch per series, then the interval's whisker and the small
+    /// sample's hatching when a bar has them.
+    fn legend_items(&self, hatch_id: &str) -> Vec<LegendItem> {
+        let has_ci = self.series.iter().any(|s| s.intervals.iter().any(Option::is_some));
+        let has_small = self.series.iter().any(|s| s.ns.iter().any(|n| *n < SMALL_N));
+        let mut items: Vec<LegendItem> = self.series.iter().map(|s| LegendItem { mark: Mark::Swatch(s.color), label: s.label.clone() }).collect();
+        if has_ci {
+            items.push(LegendItem { mark: Mark::Whisker, label: "95% interval (Wilson)".into() });
+        }
+        if has_small {
+            items.push(LegendItem { mark: Mark::Hatch(hatch_id.to_string()), label: format!("n < {}: small sample", fmt_num(SMALL_N)) });
+        }
+        items
+    }
+
+    /// Group `gi`'s label, and under it its n (marked when the sample is small), left of
+    /// the axis at height `cy`.
+    fn group_label(&self, s: &mut String, gi: usize, label: &str, left: f64, cy: f64) {
+        let small = self.series.iter().any(|s| s.ns.get(gi).is_some_and(|n| *n < SMALL_N));
+        let _ = write!(s, r#"<text x="{}" y="{:.1}" text-anchor="end" font-size="12">{}</text>"#, left - 8.0, cy - 2.0, esc(label));
+        let n_first = self.series.first().and_then(|s| s.ns.get(gi)).copied().unwrap_or(0.0);
+        let _ = write!(
+            s,
+            r##"<text x="{}" y="{:.1}" text-anchor="end" font-size="11" fill="{}" class="n" data-n="{}">{}{}</text>"##,
+            left - 8.0,
+            cy + 11.0,
+            if small { SMALL_COLOR } else { "#555" },
+            fmt_num(n_first),
+            esc(self.n_text.get(gi).map(String::as_str).unwrap_or_default()),
+            if small { " (small n)" } else { "" }
+        );
+    }
+}
+
+/// One series' bar in group `gi` at height `y`: the bar with its value and n, hatched when
+/// the sample is small, its 95% interval, and the value written after it.
+fn bar(s: &mut String, plot: &Plot, end: f64, y: f64, series: &Series, gi: usize, hatch_id: &str) {
+    let (left, width, bar_h) = (plot.left, plot.width, BAR_H);
+    let n = series.ns.get(gi).copied().unwrap_or(0.0);
+    let Some(v) = series.values.get(gi).copied().flatten() else { return };
+    let x_of = |v: f64| left + (v / end).clamp(0.0, 1.0) * width;
+    // A zero is a sliver in the series' colour, so its hue still says which rate it is.
+    let w = (x_of(v) - left).max(2.0);
+    let interval = series.intervals.get(gi).copied().flatten();
+    let what = match interval {
+        Some((lo, hi)) => format!("{}: {} (95% interval {} to {}), n = {}", series.label, fmt_num(v), fmt_num(lo), fmt_num(hi), fmt_num(n)),
+        None => format!("{}: {}, n = {}", series.label, fmt_num(v), fmt_num(n)),
+    };
+    let _ = write!(
+        s,
+        r#"<rect x="{left}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="{}" class="bar" data-n="{}" data-value="{}"><title>{}</title></rect>"#,
+        series.color,
+        fmt_num(n),
+        fmt_num(v),
+        esc(&what)
+    );
+    if n < SMALL_N {
+        let _ = write!(s, r#"<rect x="{left}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="url(#{hatch_id})" class="small-n"/>"#);
+    }
+    let mut label_x = x_of(v);
+    if let Some((lo, hi)) = interval {
+        let (x0, x1, yy) = (x_of(lo), x_of(hi), y + bar_h / 2.0);
+        let _ = write!(
+            s,
+            r##"<path d="M{x0:.1} {:.1}V{:.1}M{x0:.1} {yy:.1}H{x1:.1}M{x1:.1} {:.1}V{:.1}" stroke="#222" stroke-width="1.2" fill="none" class="ci" data-ci-low="{}" data-ci-high="{}"/>"##,
+            yy - 4.0,
+            yy + 4.0,
+            yy - 4.0,
+            yy + 4.0,
+            fmt_num(lo),
+            fmt_num(hi)
+        );
+        label_x = label_x.max(x1);
+    }
+    let _ = write!(s, r#"<text x="{:.1}" y="{:.1}" font-size="10" class="value">{}</text>"#, label_x + 4.0, y + bar_h - 2.0, fmt_num(v));
 }
 
 /// Stacked horizontal bars: one bar per group, its parts as shares (%) of its total, the n.
@@ -470,128 +491,156 @@ pub fn figures(sections: &[Section]) -> Vec<Figure> {
     let get = |n: &str| sections.iter().find(|s| s.name == n).map(|s| &s.rows);
     let mut out = Vec::new();
     if let Some(rows) = get("acceptance_by_window") {
-        let rows: Vec<Row> = rows.iter().filter(|r| num(r.get("evaluable_outputs")).unwrap_or(0.0) > 0.0).cloned().collect();
-        out.push(three_rates(
-            &Frame {
-                name: "acceptance_by_window",
-                caption: "The three acceptance rates by window, with 95% intervals (n: evaluable outputs)",
-                category: "Window",
-                value_axis: "Share of evaluable outputs (0–1)",
-            },
-            &Groups { rows: &rows, label: "eval_window", n: "evaluable_outputs", n_what: "evaluable" },
-        ));
+        out.push(rates_by_window(rows));
     }
     if let Some(rows) = get("acceptance_by_type") {
-        // Types with nothing evaluable (system outputs) have no rates to draw.
-        let snap = snapshot_rows(rows, "evaluable_outputs");
-        out.push(three_rates(
-            &Frame {
-                name: "acceptance_by_type",
-                caption: "The three acceptance rates by safe-output type, snapshot window, with 95% intervals (n: evaluable outputs)",
-                category: "Safe-output type",
-                value_axis: "Share of evaluable outputs (0–1)",
-            },
-            &Groups { rows: &snap, label: "safe_output_type", n: "evaluable_outputs", n_what: "evaluable" },
-        ));
-        out.push(medians(
-            &Frame {
-                name: "acceptance_by_type-median_time",
-                caption: "Median time to acceptance by safe-output type, snapshot window (n: accepted outputs with a time, the outputs the median is over)",
-                category: "Safe-output type",
-                value_axis: "Median time to acceptance (hours)",
-            },
-            &Groups { rows: &snap, label: "safe_output_type", n: "accepted_with_time", n_what: "accepted" },
-            "median_time_to_acceptance",
-            "median time to acceptance",
-        ));
+        out.extend(by_type(rows));
     }
     if let Some(rows) = get("by_workflow") {
-        let snap = snapshot_rows(rows, "evaluable_outputs");
-        out.push(three_rates(
-            &Frame {
-                name: "by_workflow",
-                caption: "The three acceptance rates by workflow, snapshot window, with 95% intervals (n: evaluable outputs)",
-                category: "Workflow",
-                value_axis: "Share of evaluable outputs (0–1)",
-            },
-            &Groups { rows: &snap, label: "workflow_name", n: "evaluable_outputs", n_what: "evaluable" },
-        ));
+        out.push(by_workflow(rows));
     }
     if let Some(rows) = get("aidev/by_agent") {
-        // Two rates over two denominators: merged of all PRs, rejected of the evaluable ones.
-        let prs: Vec<f64> = rows.iter().map(|r| num(r.get("prs")).unwrap_or(0.0)).collect();
-        let evaluable: Vec<f64> = rows.iter().map(|r| num(r.get("evaluable_prs")).unwrap_or(0.0)).collect();
-        let series =
-            [("merge_rate", "merged (of all PRs)", palette::BLUE, &prs), ("rejection_rate", "rejected (of evaluable PRs)", palette::VERMILLION, &evaluable)]
-                .into_iter()
-                .map(|(col, legend, color, ns)| {
-                    let (values, intervals) = rows.iter().map(|r| rate_of(r, col)).unzip();
-                    Series { label: legend.into(), color, values, intervals, ns: ns.clone() }
-                })
-                .collect();
-        out.push(
-            Bars {
-                name: "aidev/by_agent".into(),
-                caption: "Pull requests merged and rejected by agent, snapshot window, with 95% intervals (n: PRs for merged, evaluable PRs for rejected)"
-                    .into(),
-                category: "Agent",
-                value_axis: "Share of the agent's PRs (0–1)",
-                labels: rows.iter().map(|r| cell(r.get("agent").unwrap_or(&Value::Null))).collect(),
-                n_text: prs.iter().zip(&evaluable).map(|(p, e)| format!("n = {} PRs, {} evaluable", fmt_num(*p), fmt_num(*e))).collect(),
-                series,
-                max: Some(1.0),
-            }
-            .draw(),
-        );
-        out.push(medians(
-            &Frame {
-                name: "aidev/by_agent-median_hours_to_merge",
-                caption: "Median hours from opening to merge by agent (n: merged PRs, the PRs the median is over)",
-                category: "Agent",
-                value_axis: "Median time to merge (hours)",
-            },
-            &Groups { rows, label: "agent", n: "merged", n_what: "merged" },
-            "median_hours_to_merge",
-            "median time to merge",
-        ));
+        out.extend(by_agent(rows));
     }
     if let Some(rows) = get("aidev/rates_by_window") {
-        let snap = snapshot_rows(rows, "evaluable_prs");
-        out.push(three_rates(
-            &Frame {
-                name: "aidev/rates_by_window",
-                caption: "The three acceptance rates by agent, snapshot window, with 95% intervals (n: evaluable PRs)",
-                category: "Agent",
-                value_axis: "Share of evaluable PRs (0–1)",
-            },
-            &Groups { rows: &snap, label: "agent", n: "evaluable_prs", n_what: "evaluable" },
-        ));
+        out.push(agent_rates(rows));
     }
     if let Some(rows) = get("summary") {
-        use palette::*;
-        let keys: [(&str, &str, &'static str); 8] = [
-            ("accepted_strong", "accepted, strong evidence", BLUE),
-            ("accepted_medium", "accepted, medium evidence", SKY_BLUE),
-            ("accepted_weak", "accepted, weak evidence", BLUISH_GREEN),
-            ("rejected", "rejected", VERMILLION),
-            ("pending", "pending", YELLOW),
-            ("ignored", "ignored", REDDISH_PURPLE),
-            ("unknown", "unknown", GREY),
-            ("skipped", "skipped", LIGHT_GREY),
-        ];
-        out.push(
-            Stacked {
-                name: "summary".into(),
-                caption: "Outcome mix by window (share of all outputs; n: outputs)".into(),
-                category: "Window",
-                value_axis: "Share of all outputs (%)",
-                labels: rows.iter().map(|r| cell(r.get("eval_window").unwrap_or(&Value::Null))).collect(),
-                parts: keys.iter().map(|(k, label, color)| (*label, *color, rows.iter().map(|r| num(r.get(*k)).unwrap_or(0.0)).collect())).collect(),
-            }
-            .draw(),
-        );
+        out.push(outcome_mix(rows));
     }
     out
+}
+
+/// The three acceptance rates in every window that has evaluable outputs.
+fn rates_by_window(rows: &[Row]) -> Figure {
+    let rows: Vec<Row> = rows.iter().filter(|r| num(r.get("evaluable_outputs")).unwrap_or(0.0) > 0.0).cloned().collect();
+    three_rates(
+        &Frame {
+            name: "acceptance_by_window",
+            caption: "The three acceptance rates by window, with 95% intervals (n: evaluable outputs)",
+            category: "Window",
+            value_axis: "Share of evaluable outputs (0–1)",
+        },
+        &Groups { rows: &rows, label: "eval_window", n: "evaluable_outputs", n_what: "evaluable" },
+    )
+}
+
+/// By safe-output type, in the snapshot window: the three acceptance rates, and the median
+/// time to acceptance.
+fn by_type(rows: &[Row]) -> Vec<Figure> {
+    // Types with nothing evaluable (system outputs) have no rates to draw.
+    let snap = snapshot_rows(rows, "evaluable_outputs");
+    let rates = three_rates(
+        &Frame {
+            name: "acceptance_by_type",
+            caption: "The three acceptance rates by safe-output type, snapshot window, with 95% intervals (n: evaluable outputs)",
+            category: "Safe-output type",
+            value_axis: "Share of evaluable outputs (0–1)",
+        },
+        &Groups { rows: &snap, label: "safe_output_type", n: "evaluable_outputs", n_what: "evaluable" },
+    );
+    let median_time = medians(
+        &Frame {
+            name: "acceptance_by_type-median_time",
+            caption: "Median time to acceptance by safe-output type, snapshot window (n: accepted outputs with a time, the outputs the median is over)",
+            category: "Safe-output type",
+            value_axis: "Median time to acceptance (hours)",
+        },
+        &Groups { rows: &snap, label: "safe_output_type", n: "accepted_with_time", n_what: "accepted" },
+        "median_time_to_acceptance",
+        "median time to acceptance",
+    );
+    vec![rates, median_time]
+}
+
+/// The three acceptance rates by workflow, in the snapshot window.
+fn by_workflow(rows: &[Row]) -> Figure {
+    let snap = snapshot_rows(rows, "evaluable_outputs");
+    three_rates(
+        &Frame {
+            name: "by_workflow",
+            caption: "The three acceptance rates by workflow, snapshot window, with 95% intervals (n: evaluable outputs)",
+            category: "Workflow",
+            value_axis: "Share of evaluable outputs (0–1)",
+        },
+        &Groups { rows: &snap, label: "workflow_name", n: "evaluable_outputs", n_what: "evaluable" },
+    )
+}
+
+/// An AIDev import's agents: merged and rejected PRs, and the median time to merge.
+fn by_agent(rows: &[Row]) -> Vec<Figure> {
+    // Two rates over two denominators: merged of all PRs, rejected of the evaluable ones.
+    let prs: Vec<f64> = rows.iter().map(|r| num(r.get("prs")).unwrap_or(0.0)).collect();
+    let evaluable: Vec<f64> = rows.iter().map(|r| num(r.get("evaluable_prs")).unwrap_or(0.0)).collect();
+    let series =
+        [("merge_rate", "merged (of all PRs)", palette::BLUE, &prs), ("rejection_rate", "rejected (of evaluable PRs)", palette::VERMILLION, &evaluable)]
+            .into_iter()
+            .map(|(col, legend, color, ns)| {
+                let (values, intervals) = rows.iter().map(|r| rate_of(r, col)).unzip();
+                Series { label: legend.into(), color, values, intervals, ns: ns.clone() }
+            })
+            .collect();
+    let merged_rejected = Bars {
+        name: "aidev/by_agent".into(),
+        caption: "Pull requests merged and rejected by agent, snapshot window, with 95% intervals (n: PRs for merged, evaluable PRs for rejected)".into(),
+        category: "Agent",
+        value_axis: "Share of the agent's PRs (0–1)",
+        labels: rows.iter().map(|r| cell(r.get("agent").unwrap_or(&Value::Null))).collect(),
+        n_text: prs.iter().zip(&evaluable).map(|(p, e)| format!("n = {} PRs, {} evaluable", fmt_num(*p), fmt_num(*e))).collect(),
+        series,
+        max: Some(1.0),
+    }
+    .draw();
+    let median_time = medians(
+        &Frame {
+            name: "aidev/by_agent-median_hours_to_merge",
+            caption: "Median hours from opening to merge by agent (n: merged PRs, the PRs the median is over)",
+            category: "Agent",
+            value_axis: "Median time to merge (hours)",
+        },
+        &Groups { rows, label: "agent", n: "merged", n_what: "merged" },
+        "median_hours_to_merge",
+        "median time to merge",
+    );
+    vec![merged_rejected, median_time]
+}
+
+/// The three acceptance rates by agent (an AIDev import), in the snapshot window.
+fn agent_rates(rows: &[Row]) -> Figure {
+    let snap = snapshot_rows(rows, "evaluable_prs");
+    three_rates(
+        &Frame {
+            name: "aidev/rates_by_window",
+            caption: "The three acceptance rates by agent, snapshot window, with 95% intervals (n: evaluable PRs)",
+            category: "Agent",
+            value_axis: "Share of evaluable PRs (0–1)",
+        },
+        &Groups { rows: &snap, label: "agent", n: "evaluable_prs", n_what: "evaluable" },
+    )
+}
+
+/// The outcome mix by window: each outcome's share of all outputs, stacked.
+fn outcome_mix(rows: &[Row]) -> Figure {
+    use palette::*;
+    let keys: [(&str, &str, &'static str); 8] = [
+        ("accepted_strong", "accepted, strong evidence", BLUE),
+        ("accepted_medium", "accepted, medium evidence", SKY_BLUE),
+        ("accepted_weak", "accepted, weak evidence", BLUISH_GREEN),
+        ("rejected", "rejected", VERMILLION),
+        ("pending", "pending", YELLOW),
+        ("ignored", "ignored", REDDISH_PURPLE),
+        ("unknown", "unknown", GREY),
+        ("skipped", "skipped", LIGHT_GREY),
+    ];
+    Stacked {
+        name: "summary".into(),
+        caption: "Outcome mix by window (share of all outputs; n: outputs)".into(),
+        category: "Window",
+        value_axis: "Share of all outputs (%)",
+        labels: rows.iter().map(|r| cell(r.get("eval_window").unwrap_or(&Value::Null))).collect(),
+        parts: keys.iter().map(|(k, label, color)| (*label, *color, rows.iter().map(|r| num(r.get(*k)).unwrap_or(0.0)).collect())).collect(),
+    }
+    .draw()
 }
 
 #[cfg(test)]

@@ -351,6 +351,9 @@ pub fn html_sections<'a>(sections: &'a [(&'a str, &'a str, Vec<RecordBatch>)]) -
         .collect()
 }
 
+/// A dashboard's sections: query name, title, result.
+type Sections<'a> = [(&'a str, &'a str, Vec<RecordBatch>)];
+
 /// [`sections`], and the sections left out of this dashboard with their one-line notes:
 /// lines after the sections in the table, markdown and HTML; a [`LEFT_OUT`] key in the JSON
 /// and CSV (only when something was left out). Table, markdown and HTML round numbers for
@@ -362,45 +365,11 @@ pub fn sections_with_notes(
     provenance: Option<&super::html::Provenance>,
 ) -> Result<String> {
     let notes: Vec<&str> = left_out.iter().map(|l| l.note.as_str()).collect();
-    let mut owned: Vec<(&str, &str, Vec<RecordBatch>)> = Vec::new();
-    let sections: &[(&str, &str, Vec<RecordBatch>)] = match fmt {
-        Format::Table | Format::Markdown => {
-            for (name, title, b) in sections {
-                owned.push((name, title, rounded_for_reading(b)?));
-            }
-            &owned
-        }
-        Format::Html => sections,
-        Format::Json | Format::Ndjson | Format::Csv => {
-            if left_out.is_empty() {
-                sections
-            } else {
-                owned.extend(sections.iter().map(|(n, t, b)| (*n, *t, b.clone())));
-                owned.push((LEFT_OUT, "Left out", vec![left_out_batch(left_out)?]));
-                &owned
-            }
-        }
-    };
+    let sections = as_printed(sections, left_out, fmt)?;
+    let sections = sections.as_ref();
     match fmt {
         Format::Html => Ok(super::html::page("dashboard", &html_sections(sections)?, &notes, provenance)),
-        Format::Json => {
-            // serde_json's layout (two spaces a level), with sections in the dashboard's
-            // order and each row's keys in its query's column order.
-            let named: Vec<&(&str, &str, Vec<RecordBatch>)> = sections.iter().collect();
-            let mut out = String::from("{");
-            for (i, (name, _, b)) in named.iter().enumerate() {
-                let rows = match pretty_rows(b, 1) {
-                    Some(text) => text,
-                    None => indent_after_first_line(&ordered_rows(b)?, 1),
-                };
-                out.push_str(if i == 0 { "\n  " } else { ",\n  " });
-                out.push_str(&serde_json::to_string(name)?);
-                out.push_str(": ");
-                out.push_str(&rows);
-            }
-            out.push_str(if named.is_empty() { "}\n" } else { "\n}\n" });
-            Ok(out)
-        }
+        Format::Json => dashboard_json(sections),
         Format::Ndjson => {
             let mut out = String::new();
             for (name, _, b) in sections {
@@ -408,23 +377,7 @@ pub fn sections_with_notes(
             }
             Ok(out)
         }
-        Format::Csv => {
-            // One CSV, long form: a line per cell, columns and rows in the query's order (a
-            // single query's CSV, `--query NAME`, keeps its own columns).
-            let mut w = csv::Writer::from_writer(Vec::new());
-            let csv_error = |e: csv::Error| Error::Usage(format!("writing CSV: {e}"));
-            w.write_record(["query", "row", "column", "value"]).map_err(csv_error)?;
-            for (name, _, b) in sections {
-                let (names, rows) = cells(b)?;
-                for (i, r) in rows.iter().enumerate() {
-                    for (c, v) in names.iter().zip(r) {
-                        w.write_record([name, i.to_string().as_str(), c.as_str(), v.as_deref().unwrap_or("")]).map_err(csv_error)?;
-                    }
-                }
-            }
-            let bytes = w.into_inner().map_err(|e| Error::Usage(format!("writing CSV: {e}")))?;
-            Ok(String::from_utf8_lossy(&bytes).into_owned())
-        }
+        Format::Csv => dashboard_csv(sections),
         Format::Markdown => {
             let mut out = String::new();
             for (_, title, b) in sections {
@@ -437,26 +390,87 @@ pub fn sections_with_notes(
             }
             Ok(out)
         }
-        Format::Table => {
-            let mut out = String::new();
-            for (name, title, b) in sections {
-                out.push_str(&format!("{title}\n"));
-                let rows: usize = b.iter().map(RecordBatch::num_rows).sum();
-                if rows > TERMINAL_ROWS {
-                    let all = arrow::compute::concat_batches(&b[0].schema(), b)?;
-                    out.push_str(&render(&[all.slice(0, TERMINAL_ROWS)], fmt)?);
-                    out.push_str(&format!("... and {} more rows (all {rows}: hindsight report --query {name} --max-rows 0)\n", rows - TERMINAL_ROWS));
-                } else {
-                    out.push_str(&render(b, fmt)?);
-                }
-                out.push('\n');
+        Format::Table => dashboard_table(sections, &notes),
+    }
+}
+
+/// The sections as `fmt` prints them: rounded for reading in the table and markdown; in
+/// JSON, NDJSON and CSV with the [`LEFT_OUT`] section after them when something was left out.
+fn as_printed<'a>(sections: &'a Sections<'a>, left_out: &[super::LeftOut], fmt: Format) -> Result<std::borrow::Cow<'a, Sections<'a>>> {
+    use std::borrow::Cow;
+    Ok(match fmt {
+        Format::Table | Format::Markdown => {
+            Cow::Owned(sections.iter().map(|(name, title, b)| Ok((*name, *title, rounded_for_reading(b)?))).collect::<Result<Vec<_>>>()?)
+        }
+        Format::Html => Cow::Borrowed(sections),
+        Format::Json | Format::Ndjson | Format::Csv => {
+            if left_out.is_empty() {
+                Cow::Borrowed(sections)
+            } else {
+                let mut owned = sections.to_vec();
+                owned.push((LEFT_OUT, "Left out", vec![left_out_batch(left_out)?]));
+                Cow::Owned(owned)
             }
-            for note in &notes {
-                out.push_str(&format!("{note}\n"));
+        }
+    })
+}
+
+/// The dashboard as one JSON object: serde_json's layout (two spaces a level), with
+/// sections in the dashboard's order and each row's keys in its query's column order.
+fn dashboard_json(sections: &Sections<'_>) -> Result<String> {
+    let mut out = String::from("{");
+    for (i, (name, _, b)) in sections.iter().enumerate() {
+        let rows = match pretty_rows(b, 1) {
+            Some(text) => text,
+            None => indent_after_first_line(&ordered_rows(b)?, 1),
+        };
+        out.push_str(if i == 0 { "\n  " } else { ",\n  " });
+        out.push_str(&serde_json::to_string(name)?);
+        out.push_str(": ");
+        out.push_str(&rows);
+    }
+    out.push_str(if sections.is_empty() { "}\n" } else { "\n}\n" });
+    Ok(out)
+}
+
+/// The dashboard as one CSV, long form: a line per cell, columns and rows in the query's
+/// order (a single query's CSV, `--query NAME`, keeps its own columns).
+fn dashboard_csv(sections: &Sections<'_>) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let csv_error = |e: csv::Error| Error::Usage(format!("writing CSV: {e}"));
+    w.write_record(["query", "row", "column", "value"]).map_err(csv_error)?;
+    for (name, _, b) in sections {
+        let (names, rows) = cells(b)?;
+        for (i, r) in rows.iter().enumerate() {
+            for (c, v) in names.iter().zip(r) {
+                w.write_record([name, i.to_string().as_str(), c.as_str(), v.as_deref().unwrap_or("")]).map_err(csv_error)?;
             }
-            Ok(out)
         }
     }
+    let bytes = w.into_inner().map_err(|e| Error::Usage(format!("writing CSV: {e}")))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The dashboard for a terminal: each section under its title, the first [`TERMINAL_ROWS`]
+/// rows of a longer one with the command that prints them all, then the notes.
+fn dashboard_table(sections: &Sections<'_>, notes: &[&str]) -> Result<String> {
+    let mut out = String::new();
+    for (name, title, b) in sections {
+        out.push_str(&format!("{title}\n"));
+        let rows: usize = b.iter().map(RecordBatch::num_rows).sum();
+        if rows > TERMINAL_ROWS {
+            let all = arrow::compute::concat_batches(&b[0].schema(), b)?;
+            out.push_str(&render(&[all.slice(0, TERMINAL_ROWS)], Format::Table)?);
+            out.push_str(&format!("... and {} more rows (all {rows}: hindsight report --query {name} --max-rows 0)\n", rows - TERMINAL_ROWS));
+        } else {
+            out.push_str(&render(b, Format::Table)?);
+        }
+        out.push('\n');
+    }
+    for note in notes {
+        out.push_str(&format!("{note}\n"));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

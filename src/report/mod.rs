@@ -457,6 +457,11 @@ impl Session {
     pub fn has_table(&self, name: &str) -> bool {
         self.ctx.table_exist(name).unwrap_or(false)
     }
+
+    /// The views of [`views::VIEWS`] defined on this dataset (an older one lacks some).
+    pub fn views(&self) -> Vec<(&'static str, &'static str)> {
+        views::VIEWS.iter().filter(|(name, _)| self.has_table(name)).copied().collect()
+    }
 }
 
 /// What a planning error says the dataset lacks: `table ci_gate`, `column x`.

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 /// The views the bundled queries read, by name: each defines, once, a fact several queries
-/// count (docs/DATASET.md, "Views"); one `SELECT` a file. [`crate::report::Session`]
-/// registers them over the dataset's tables and [`statements`] prints them for other engines.
+/// count (docs/DATASET.md, "Views"); one `SELECT` a file. hindsight's session registers
+/// them over the dataset's tables and [`definitions`] prints them for other engines.
 pub const VIEWS: &[(&str, &str)] = &[
     ("output_flags", include_str!("../../queries/views/output_flags.sql")),
     ("pr_memory_figures", include_str!("../../queries/views/pr_memory_figures.sql")),
@@ -35,10 +35,9 @@ pub enum Dialect {
     Datafusion,
 }
 
-/// One statement a line, a table each, in name order, after a comment naming the dataset;
-/// then each view of [`VIEWS`] hindsight has on this dataset (a view over a table or
-/// column an older dataset lacks is left out, as in hindsight's own session).
-pub fn statements(dataset: &Path, dialect: Dialect, absolute: bool) -> Result<String> {
+/// One statement a line, a table each, in name order, after a comment naming the dataset.
+/// The views follow them ([`definitions`]).
+pub fn tables(dataset: &Path, dialect: Dialect, absolute: bool) -> Result<String> {
     let manifest = crate::dataset::manifest::Manifest::load(dataset)?;
     let dir: PathBuf = if absolute { std::fs::canonicalize(dataset).map_err(|e| Error::io(dataset, e))? } else { dataset.to_path_buf() };
     let mut out = format!(
@@ -61,16 +60,22 @@ pub fn statements(dataset: &Path, dialect: Dialect, absolute: bool) -> Result<St
             Dialect::Datafusion => format!("CREATE EXTERNAL TABLE IF NOT EXISTS {ident} STORED AS PARQUET LOCATION {lit};\n"),
         });
     }
-    let session = super::Session::open(dataset)?;
-    let views: Vec<&(&str, &str)> = VIEWS.iter().filter(|(name, _)| session.has_table(name)).collect();
-    if !views.is_empty() {
+    Ok(out)
+}
+
+/// The statements defining `defined`, the views of [`VIEWS`] hindsight has on a dataset (a
+/// view over a table or column an older dataset lacks is left out, as in hindsight's own
+/// session), one a line after a comment; nothing when there is none.
+pub fn definitions(defined: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    if !defined.is_empty() {
         out.push_str("-- The views the bundled queries read, as hindsight defines them (docs/DATASET.md, Views).\n");
     }
-    for (name, sql) in views {
+    for (name, sql) in defined {
         out.push_str(&create_view(name, sql));
         out.push('\n');
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]

@@ -1,0 +1,472 @@
+//! The commands: each one's work on its validated configuration ([`Config`], which the
+//! command line makes), and what it says on stderr. [`execute`] runs one and answers how it
+//! ended; the binary turns that (or an error) into the exit code.
+
+use std::path::{Path, PathBuf};
+
+use crate::demo::DemoStudy;
+use crate::error::{Error, Result};
+use crate::evaluate::risk::RiskPolicy;
+use crate::evaluate::{Policy, Window};
+use crate::output;
+use crate::pipeline::{self, Converted, Study};
+use crate::progress::Progress;
+use crate::report::{self, Format};
+use crate::text::printable;
+
+/// Validated configuration: what to do, and how much to say about it.
+pub struct Config {
+    pub quiet: bool,
+    pub threads: Option<usize>,
+    pub task: Task,
+}
+
+/// A command with its arguments checked.
+pub enum Task {
+    Run {
+        study: Option<Study>,
+        out: PathBuf,
+        windows: Vec<Window>,
+        policy: Policy,
+        risk_policy: RiskPolicy,
+        format: Format,
+    },
+    Convert {
+        study: Study,
+        out: PathBuf,
+    },
+    Evaluate {
+        dataset: PathBuf,
+        windows: Vec<Window>,
+        policy: Policy,
+        risk_policy: RiskPolicy,
+    },
+    Report {
+        dataset: PathBuf,
+        figures: Option<PathBuf>,
+        sql: Option<String>,
+        display: report::print::Display,
+        limits: report::Limits,
+    },
+    Sql {
+        dataset: PathBuf,
+        source: report::shell::Source,
+        display: report::print::Display,
+        limits: report::Limits,
+    },
+    Rules {
+        json: bool,
+    },
+    /// `cli` is the command line's definition, which the script completes.
+    Completions {
+        shell: clap_complete::Shell,
+        cli: clap::Command,
+    },
+    Describe {
+        table: Option<String>,
+        dataset: Option<PathBuf>,
+        markdown: bool,
+        format: Format,
+    },
+    /// `cli` is the command line's definition, which the pages describe.
+    Man {
+        dir: Option<PathBuf>,
+        cli: clap::Command,
+    },
+    Views {
+        dataset: PathBuf,
+        dialect: report::views::Dialect,
+        absolute: bool,
+    },
+    Policy {
+        policy: Policy,
+    },
+    Check {
+        dataset: PathBuf,
+        expected: PathBuf,
+        precision: report::check::Precision,
+    },
+    Attach {
+        dataset: PathBuf,
+        out: Option<PathBuf>,
+        options: crate::attach::Options,
+    },
+    Synth {
+        spec: crate::synth::Spec,
+        out: PathBuf,
+    },
+    Verify {
+        dataset: PathBuf,
+        study: Option<Study>,
+    },
+    Capture {
+        options: crate::capture::Options,
+    },
+    Plan {
+        runs: PathBuf,
+        snapshot: Option<PathBuf>,
+    },
+    ImportAidev {
+        dir: PathBuf,
+        out: PathBuf,
+        windows: Vec<Window>,
+        policy: Policy,
+        risk_policy: RiskPolicy,
+        captured_at: Option<crate::time::Instant>,
+    },
+    Gate {
+        results: PathBuf,
+        policy: crate::gate::Policy,
+        format: crate::gate::Format,
+        dataset: Option<PathBuf>,
+    },
+}
+
+impl Task {
+    /// The dataset directory the task writes (staged, swapped in when complete).
+    pub fn writes(&self) -> Option<&Path> {
+        match self {
+            Task::Run { out, .. } | Task::Convert { out, .. } | Task::ImportAidev { out, .. } => Some(out),
+            Task::Evaluate { dataset, .. } | Task::Attach { dataset, .. } => Some(dataset),
+            Task::Gate { dataset, .. } => dataset.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// How a command that did not fail ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Success,
+    /// It ran, and found what a script must not take for success: figures that differ from
+    /// the published ones (`check`), drift from the manifest (`verify`), requests that failed
+    /// (`capture`).
+    Failure,
+}
+
+/// Run the configured command: progress and summaries on stderr unless quiet, results on
+/// stdout.
+pub fn execute(config: Config) -> Result<Status> {
+    let quiet = config.quiet;
+    let progress = Progress::new(quiet);
+    // What an interrupt leaves behind is said, for every command that writes a dataset.
+    if let Some(out) = config.task.writes() {
+        crate::interrupt::on_interrupt(crate::interrupt::message(out));
+    }
+    match config.task {
+        Task::Run { study, out, windows, policy, risk_policy, format } => run(study, &out, &windows, &policy, &risk_policy, format, quiet, &progress)?,
+        Task::Convert { study, out } => {
+            let c = pipeline::convert(&study, &out, &progress)?;
+            summarize(&c, &out, quiet, false);
+        }
+        Task::Evaluate { dataset, windows, policy, risk_policy } => {
+            let n = pipeline::evaluate(&dataset, &windows, &policy, &risk_policy, &progress)?;
+            if !quiet {
+                eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
+            }
+        }
+        Task::Report { dataset, figures, sql, display, limits } => report(&dataset, figures.as_deref(), sql, display, limits)?,
+        Task::Sql { dataset, source, display, limits } => {
+            let session = report::Session::open_with(&dataset, limits)?;
+            report::shell::run(&session, source, display)?;
+        }
+        Task::Views { dataset, dialect, absolute } => views(&dataset, dialect, absolute)?,
+        Task::Describe { table, dataset, markdown, format } => describe(table, dataset, markdown, format)?,
+        Task::Completions { shell, mut cli } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut cli, "hindsight", &mut out);
+            output::print(&String::from_utf8_lossy(&out))?;
+        }
+        Task::Man { dir, cli } => man(dir.as_deref(), cli)?,
+        Task::Rules { json } => output::print(&crate::evaluate::catalogue::render(json))?,
+        Task::Policy { policy } => output::print(&(serde_json::to_string_pretty(&policy.to_json())? + "\n"))?,
+        Task::Check { dataset, expected, precision } => return check(&dataset, &expected, precision),
+        Task::Plan { runs, snapshot } => {
+            let plan = crate::capture::plan(&runs, snapshot.as_deref())?;
+            output::print(&crate::capture::render_plan(&plan))?;
+        }
+        Task::Capture { options } => return capture(&options, quiet, &progress),
+        Task::ImportAidev { dir, out, windows, policy, risk_policy, captured_at } => {
+            let i = pipeline::import_aidev(&dir, &out, &windows, &policy, &risk_policy, captured_at, &progress)?;
+            if !quiet {
+                summarize_import(&i, &out);
+            }
+        }
+        Task::Synth { spec, out } => synth(&spec, &out, quiet)?,
+        Task::Attach { dataset, out, options } => {
+            let a = pipeline::attach(&dataset, out.as_deref(), &options, &progress)?;
+            if !quiet {
+                eprintln!("attached: {} traces, {} linked -> {}", a.traces, a.linked, a.out.display());
+            }
+        }
+        Task::Gate { results, policy, format, dataset } => gate(&results, &policy, format, dataset.as_deref(), quiet, &progress)?,
+        Task::Verify { dataset, study } => return verify(&dataset, study.as_ref()),
+    }
+    Ok(Status::Success)
+}
+
+/// `run`: convert and evaluate the study (the bundled demo without one), then print the
+/// dashboard.
+#[allow(clippy::too_many_arguments)]
+fn run(
+    study: Option<Study>,
+    out: &Path,
+    windows: &[Window],
+    policy: &Policy,
+    risk_policy: &RiskPolicy,
+    format: Format,
+    quiet: bool,
+    progress: &Progress,
+) -> Result<()> {
+    // The demo's files live as long as `demo`; they are removed when it drops.
+    let (study, demo) = match study {
+        Some(s) => (s, None),
+        None => {
+            let d = DemoStudy::extract()?;
+            (d.study.clone(), Some(d))
+        }
+    };
+    let c = pipeline::run(&study, out, windows, policy, risk_policy, progress)?;
+    summarize(&c, out, quiet, demo.is_some());
+    output::print(&report::dashboard(out, format)?)
+}
+
+/// `report`: the dashboard's figures written as files, one statement's result, or the
+/// whole dashboard.
+fn report(dataset: &Path, figures: Option<&Path>, sql: Option<String>, display: report::print::Display, limits: report::Limits) -> Result<()> {
+    if let Some(dir) = figures {
+        let written = report::write_figures(dataset, dir, limits)?;
+        return output::print(&written.iter().map(|p| format!("{}\n", p.display())).collect::<String>());
+    }
+    match sql {
+        None => output::print(&report::dashboard_with(dataset, display.format, limits)?),
+        Some(sql) => report::Session::open_with(dataset, limits)?.print(&sql, display).map(drop),
+    }
+}
+
+/// `views`: the statements that register the dataset's tables in another SQL engine, then
+/// the views the bundled queries read, as hindsight's session has them on this dataset.
+fn views(dataset: &Path, dialect: report::views::Dialect, absolute: bool) -> Result<()> {
+    let tables = report::views::tables(dataset, dialect, absolute)?;
+    let defined = report::Session::open(dataset)?.views();
+    output::print(&(tables + &report::views::definitions(&defined)))
+}
+
+/// `describe`: the data dictionary as markdown, one table as a dataset has it, or one table
+/// (or every table) as the dictionary says.
+fn describe(table: Option<String>, dataset: Option<PathBuf>, markdown: bool, format: Format) -> Result<()> {
+    use crate::dataset::dictionary;
+    match (table, dataset) {
+        _ if markdown => output::print(&dictionary::markdown()),
+        (Some(t), Some(ds)) => {
+            let session = report::Session::open_with(&ds, report::Limits::default())?;
+            output::print(&report::format::render(&session.describe(&t)?, format)?)
+        }
+        (t, _) => match dictionary::text(t.as_deref()) {
+            Some(text) => output::print(&text),
+            None => Err(Error::Usage(format!("no table `{}` in the data dictionary (`hindsight describe` lists them)", t.unwrap_or_default()))),
+        },
+    }
+}
+
+/// `man`: the manual page on stdout, or one per command written into `dir`.
+fn man(dir: Option<&Path>, cli: clap::Command) -> Result<()> {
+    match dir {
+        None => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(cli).render(&mut out).map_err(|e| while_doing("writing the manual page".into(), e))?;
+            output::print(&String::from_utf8_lossy(&out))
+        }
+        Some(dir) => std::fs::create_dir_all(dir)
+            .and_then(|()| clap_mangen::generate_to(cli, dir))
+            .map_err(|e| while_doing(format!("writing manual pages into {}", dir.display()), e)),
+    }
+}
+
+/// `error`, said after what hindsight was doing when it came.
+fn while_doing(doing: String, error: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::While { doing, source: Box::new(error) }
+}
+
+/// `check`: the dataset's figures against the published ones; a table of the differences.
+fn check(dataset: &Path, expected: &Path, precision: report::check::Precision) -> Result<Status> {
+    let text = std::fs::read_to_string(expected).map_err(|e| while_doing(format!("reading {}", expected.display()), e))?;
+    let want = report::check::Expected::parse(&text).map_err(|e| while_doing(expected.display().to_string(), e))?;
+    let have = report::figures(dataset, &want.names(), report::Limits::default())?;
+    let diffs = report::check::compare(&want, &have, precision);
+    let how = if precision.exact { "exactly" } else { "at their printed precision" };
+    if diffs.is_empty() {
+        output::print(&format!("check: every expected figure matches ({how}, tolerance {})\n", precision.tolerance))?;
+        return Ok(Status::Success);
+    }
+    output::print(&format!("check: {} figure(s) differ from {} ({how})\n", diffs.len(), expected.display()))?;
+    output::print(&report::check::table(&diffs))?;
+    Ok(Status::Failure)
+}
+
+/// `capture`: ask GitHub for what the runs need; what succeeded is written, and the command
+/// fails when some request did, so that a script does not take a snapshot with holes for a
+/// whole one.
+fn capture(options: &crate::capture::Options, quiet: bool, progress: &Progress) -> Result<Status> {
+    let token = crate::capture::token();
+    if token.is_none() {
+        progress.note("no token (GITHUB_TOKEN, GH_TOKEN or `gh auth token`): unauthenticated requests, 60 an hour");
+    }
+    let c = crate::capture::capture(options, token, progress)?;
+    if !quiet {
+        summarize_capture(&c, &options.out);
+    }
+    if !c.failed.is_empty() {
+        let some: Vec<String> = c.failed.iter().take(5).map(|(p, s)| format!("{} ({s})", printable(p))).collect();
+        let more = if c.failed.len() > 5 { format!(" and {} more", c.failed.len() - 5) } else { String::new() };
+        eprintln!(
+            "hindsight: capture: {} of {} paths fetched failed: {}{more}; the others are written to {}; run capture again to ask for the failed ones",
+            c.failed.len(),
+            c.fetched,
+            some.join(", "),
+            options.out.display()
+        );
+        return Ok(Status::Failure);
+    }
+    Ok(Status::Success)
+}
+
+/// What capture asked, fetched, failed to fetch and did not ask for, on stderr.
+fn summarize_capture(c: &crate::capture::Captured, out: &Path) {
+    eprintln!(
+        "capture: {} requests in {} rounds; {} paths fetched ({} failed), {} unchanged, {} kept from an earlier run -> {}",
+        c.requests,
+        c.rounds,
+        c.fetched,
+        c.failed.len(),
+        c.unchanged,
+        c.resumed,
+        out.display()
+    );
+    for (p, s) in c.failed.iter().take(20) {
+        eprintln!("  failed {} ({s}): recorded as a failed capture; a re-run asks again", printable(p));
+    }
+    for p in c.not_captured.iter().take(20) {
+        eprintln!("  not captured {}: no request for it (a comment whose REST capture has no node_id, or a path outside repositories)", printable(p));
+    }
+}
+
+/// `synth`: write a synthetic study and say how big it is.
+fn synth(spec: &crate::synth::Spec, out: &Path, quiet: bool) -> Result<()> {
+    let w = crate::synth::generate(spec, out)?;
+    if !quiet {
+        eprintln!("synth: {} outputs in {} runs, {} responses, {} traces, {} bytes -> {}", w.outputs, w.runs, w.responses, w.traces, w.bytes, out.display());
+    }
+    Ok(())
+}
+
+/// `gate`: the commit protocol over recorded results, written into the dataset if one is
+/// given, its report printed.
+fn gate(results: &Path, policy: &crate::gate::Policy, format: crate::gate::Format, dataset: Option<&Path>, quiet: bool, progress: &Progress) -> Result<()> {
+    let report = crate::gate::run(results, policy)?;
+    if let Some(ds) = dataset {
+        pipeline::gate_into(ds, &report, progress)?;
+    }
+    if !quiet {
+        let c = &report.compliance;
+        eprintln!(
+            "gate: {} records read = {} evaluated + {} quarantined; {} commit(s) performed",
+            c.records_read, c.evaluated, c.quarantined, c.commits_performed
+        );
+    }
+    output::print(&report.render(format)?)
+}
+
+/// `verify`: the dataset (and the study's inputs, when given) against its manifest.
+fn verify(dataset: &Path, study: Option<&Study>) -> Result<Status> {
+    let inputs = study.map(|s| (s.snapshot.as_path(), s.runs.as_path(), s.traces.as_slice(), s.tasks.as_deref()));
+    let drift = crate::dataset::verify::verify(dataset, inputs)?;
+    if drift.is_empty() {
+        output::print("verify: every file matches manifest.json\n")?;
+        return Ok(Status::Success);
+    }
+    output::print(&format!("verify: {} difference(s) from manifest.json\n", drift.len()))?;
+    for d in &drift {
+        output::print(&format!("  {}\n", printable(&d.to_string())))?;
+    }
+    Ok(Status::Failure)
+}
+
+/// What convert read, used and quarantined, on stderr.
+fn summarize(c: &Converted, out: &Path, quiet: bool, demo: bool) {
+    if quiet {
+        return;
+    }
+    if demo {
+        eprintln!("no --snapshot/--runs given: running the bundled demo study");
+    }
+    for (input, r) in &c.records {
+        if r.superseded > 0 {
+            eprintln!(
+                "{input:>9}: {} records read = {} used + {} quarantined + {} superseded by a later capture",
+                r.input, r.used, r.quarantined, r.superseded
+            );
+        } else {
+            eprintln!("{input:>9}: {} records read = {} used + {} quarantined", r.input, r.used, r.quarantined);
+        }
+    }
+    for q in c.quarantined.iter().take(20) {
+        eprintln!("  quarantined {}", printable(&q.describe()));
+    }
+    if c.quarantined.len() > 20 {
+        eprintln!("  ... and {} more (see quarantine.parquet)", c.quarantined.len() - 20);
+    }
+    for f in c.skipped.iter().take(10) {
+        eprintln!("  skipped {}/{}: {}", f.input, printable(&f.path), f.reason);
+    }
+    if c.skipped.len() > 10 {
+        eprintln!("  ... and {} more files not read (listed in manifest.json, `skipped`)", c.skipped.len() - 10);
+    }
+    for e in &c.empty_runs {
+        eprintln!("  run {}: {}", printable(&e.dir), printable(&e.reason));
+    }
+    for (ty, n) in &c.types_without_rule {
+        eprintln!("  no rule for type `{}` ({n} output(s)): evaluated as unknown, never accepted", printable(ty));
+    }
+    eprintln!("{:>9}: {} safe outputs, {} responses -> {}", "dataset", c.safe_outputs, c.responses, out.display());
+}
+
+/// What `import aidev` read, used, quarantined and left aside, on stderr.
+fn summarize_import(i: &pipeline::Imported, out: &Path) {
+    for (file, (used, quarantined)) in &i.files {
+        eprintln!("{file:>40}: {} records = {used} used + {quarantined} quarantined", used + quarantined);
+    }
+    if !i.absent.is_empty() {
+        eprintln!("  absent (not in this copy of the layout; queries over them have nothing for that group): {}", printable(&i.absent.join(", ")));
+    }
+    for (file, cols) in &i.extra_columns {
+        eprintln!("  {file}: columns not imported: {}", printable(&cols.join(", ")));
+    }
+    for q in i.quarantined.iter().take(20) {
+        eprintln!("  quarantined {}", printable(&q.describe()));
+    }
+    if i.quarantined.len() > 20 {
+        eprintln!("  ... and {} more (see quarantine.parquet)", i.quarantined.len() - 20);
+    }
+    for f in i.skipped.iter().take(10) {
+        eprintln!("  skipped {}: {}", printable(&f.path), f.reason);
+    }
+    if i.duplicate_prs + i.duplicate_events + i.orphan_rows + i.without_repo > 0 {
+        eprintln!(
+            "  kept as read: {} repeated PR rows, {} repeated timeline rows, {} review/comment/commit/timeline rows of PRs not in prs.csv, {} PRs with no readable repository",
+            i.duplicate_prs, i.duplicate_events, i.orphan_rows, i.without_repo
+        );
+    }
+    eprintln!("  captured_at {} ({})", i.captured_at, i.captured_at_basis);
+    eprintln!(
+        "{:>40}: {} records read = {} used + {} quarantined; {} agent PRs as safe outputs, {} rebuilt captures, {} outcomes -> {}",
+        "aidev",
+        i.records.input,
+        i.records.used,
+        i.records.quarantined,
+        i.safe_outputs,
+        i.captures,
+        i.outcomes,
+        out.display()
+    );
+}
