@@ -11,14 +11,14 @@
 --   mean_hours_to_pr         time to PR: hours from task submission to its pr_created event
 --   mean_cost_usd            cost_usd per task
 -- Each memory figure is the mean of its PR term in the view pr_memory_figures, where each is defined once
--- (queries/views/pr_memory_figures.sql); repeated mistakes are the sum of repeated_mistake_count.
+-- (queries/views/pr_memory_figures.sql); decided PRs in the view pr_decisions (queries/views/pr_decisions.sql); repeated mistakes are the sum of repeated_mistake_count.
 SELECT
   COALESCE(t.user_id, '(none)') AS user_id,
   COUNT(*) AS tasks,
   ROUND(CAST(SUM(CASE WHEN t.status <> 'COMPLETED' THEN 1 ELSE 0 END) AS DOUBLE) / COUNT(*), 4) AS failure_rate,
-  SUM(CASE WHEN p.merged OR p.state = 'closed' THEN 1 ELSE 0 END) AS prs_decided,
+  SUM(CASE WHEN p.decided THEN 1 ELSE 0 END) AS prs_decided,
   ROUND(CAST(SUM(CASE WHEN p.merged THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN p.merged OR p.state = 'closed' THEN 1 ELSE 0 END), 0), 4) AS merge_rate,
+    / NULLIF(SUM(CASE WHEN p.decided THEN 1 ELSE 0 END), 0), 4) AS merge_rate,
   SUM(CASE WHEN p.state = 'open' THEN 1 ELSE 0 END) AS prs_open,
   ROUND(AVG(p.first_review_merge), 4) AS first_review_merge_rate,
   ROUND(AVG(p.revision_cycles), 4) AS mean_revision_cycles,
@@ -27,6 +27,6 @@ SELECT
   ROUND(AVG(t.hours_to_pr), 4) AS mean_hours_to_pr,
   ROUND(AVG(t.cost_usd), 4) AS mean_cost_usd
 FROM tasks t
-LEFT JOIN pr_memory_figures p ON p.repo = t.pr_repo AND p.number = t.pr_number
+LEFT JOIN pr_decisions p ON p.repo = t.pr_repo AND p.number = t.pr_number
 GROUP BY COALESCE(t.user_id, '(none)')
 ORDER BY user_id

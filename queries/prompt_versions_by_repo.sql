@@ -6,7 +6,7 @@
 --   first_task_month   YYYYMM of the version's first task submission in the repository: when it
 --                      was deployed there, as far as the tasks show (tasks.submitted_at)
 --   tasks              tasks
---   prs_decided        their PRs merged or closed unmerged at capture: the merge rate's n
+--   prs_decided        their PRs merged or closed unmerged at capture: the merge rate's n; `decided` in the view pr_decisions (queries/views/pr_decisions.sql)
 --   merged             of them, merged
 --   merge_rate         merged / prs_decided (any merge: no review figure enters it)
 --   prs_open           their PRs still open at capture: undecided, out of merge_rate
@@ -15,12 +15,12 @@ SELECT
   COALESCE(t.prompt_version, '(none)') AS prompt_version,
   CAST(MIN(EXTRACT(YEAR FROM t.submitted_at) * 100 + EXTRACT(MONTH FROM t.submitted_at)) AS BIGINT) AS first_task_month,
   COUNT(*) AS tasks,
-  SUM(CASE WHEN p.merged OR p.state = 'closed' THEN 1 ELSE 0 END) AS prs_decided,
+  SUM(CASE WHEN p.decided THEN 1 ELSE 0 END) AS prs_decided,
   SUM(CASE WHEN p.merged THEN 1 ELSE 0 END) AS merged,
   ROUND(CAST(SUM(CASE WHEN p.merged THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN p.merged OR p.state = 'closed' THEN 1 ELSE 0 END), 0), 4) AS merge_rate,
+    / NULLIF(SUM(CASE WHEN p.decided THEN 1 ELSE 0 END), 0), 4) AS merge_rate,
   SUM(CASE WHEN p.state = 'open' THEN 1 ELSE 0 END) AS prs_open
 FROM tasks t
-LEFT JOIN pr_feedback p ON p.repo = t.pr_repo AND p.number = t.pr_number
+LEFT JOIN pr_decisions p ON p.repo = t.pr_repo AND p.number = t.pr_number
 GROUP BY COALESCE(t.repo, t.pr_repo, '(none)'), COALESCE(t.prompt_version, '(none)')
 ORDER BY repo, first_task_month, prompt_version

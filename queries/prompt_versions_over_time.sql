@@ -11,7 +11,7 @@
 --   mean_revision_cycles      review rounds asking for a revision before the merge, per merged PR
 --   mean_hours_to_pr          time to PR: hours from task submission to its pr_created event
 -- Each memory figure is the mean of its PR term in the view pr_memory_figures, where each is defined once
--- (queries/views/pr_memory_figures.sql).
+-- (queries/views/pr_memory_figures.sql); decided PRs in the view pr_decisions (queries/views/pr_decisions.sql).
 SELECT
   COALESCE(t.repo, t.pr_repo, '(none)') AS repo,
   CAST(EXTRACT(YEAR FROM t.submitted_at) AS BIGINT) AS year,
@@ -19,15 +19,15 @@ SELECT
   COALESCE(t.prompt_version, '(none)') AS prompt_version,
   COUNT(*) AS tasks,
   SUM(CASE WHEN t.status <> 'COMPLETED' THEN 1 ELSE 0 END) AS failed,
-  SUM(CASE WHEN p.merged OR p.state = 'closed' THEN 1 ELSE 0 END) AS prs_decided,
+  SUM(CASE WHEN p.decided THEN 1 ELSE 0 END) AS prs_decided,
   ROUND(CAST(SUM(CASE WHEN p.merged THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN p.merged OR p.state = 'closed' THEN 1 ELSE 0 END), 0), 4) AS merge_rate,
+    / NULLIF(SUM(CASE WHEN p.decided THEN 1 ELSE 0 END), 0), 4) AS merge_rate,
   SUM(CASE WHEN p.state = 'open' THEN 1 ELSE 0 END) AS prs_open,
   ROUND(AVG(p.first_review_merge), 4) AS first_review_merge_rate,
   ROUND(AVG(p.revision_cycles), 4) AS mean_revision_cycles,
   ROUND(AVG(t.hours_to_pr), 4) AS mean_hours_to_pr
 FROM tasks t
-LEFT JOIN pr_memory_figures p ON p.repo = t.pr_repo AND p.number = t.pr_number
+LEFT JOIN pr_decisions p ON p.repo = t.pr_repo AND p.number = t.pr_number
 WHERE t.submitted_at IS NOT NULL
 GROUP BY COALESCE(t.repo, t.pr_repo, '(none)'), CAST(EXTRACT(YEAR FROM t.submitted_at) AS BIGINT),
   CAST(EXTRACT(MONTH FROM t.submitted_at) AS BIGINT), COALESCE(t.prompt_version, '(none)')

@@ -317,6 +317,14 @@ pub const VIEWS: &[ViewDoc] = &[
             ("review_comment_density", "`reviewer_comments` as a DOUBLE: review_comment_density, reviewer comments per PR, is its mean."),
         ],
     },
+    ViewDoc {
+        name: "pr_decisions",
+        reads: "pr_memory_figures",
+        row: "A pull request (a row of `pr_memory_figures`, so of `pr_feedback`), with whether the repository had decided it at capture: a merge rate is the merged PRs over the decided ones, a PR still open left out of both.",
+        columns: &[
+            ("decided", "true when the PR was merged, or closed unmerged, at capture; false while it is open: the denominator of the task sections' *merge_rate* (`prs_decided`)."),
+        ],
+    },
 ];
 
 /// What a row of `aidev_*` tables is: AIDev's own tables, typed, with `agent` and

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 pub const VIEWS: &[(&str, &str)] = &[
     ("output_flags", include_str!("../../queries/views/output_flags.sql")),
     ("pr_memory_figures", include_str!("../../queries/views/pr_memory_figures.sql")),
+    ("pr_decisions", include_str!("../../queries/views/pr_decisions.sql")),
 ];
 
 /// The statement defining a view of [`VIEWS`] on one line, its comments left out; the same
