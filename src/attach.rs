@@ -103,7 +103,7 @@ impl Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { window: Window::Hours(168), rebuild_attribution: false, force: false }
+        Options { window: Window::ONE_WEEK, rebuild_attribution: false, force: false }
     }
 }
 
