@@ -103,7 +103,7 @@ impl Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { window: Window::Hours(168), rebuild_attribution: false, force: false }
+        Options { window: Window::ONE_WEEK, rebuild_attribution: false, force: false }
     }
 }
 
@@ -398,84 +398,33 @@ fn fill(obj: &mut Map<String, Value>, field: &str, value: Value, filled: &mut Ve
     }
 }
 
+/// An output linked to the trace, with its outcome in the window when it has one.
+type Linked<'a> = (&'a Link, &'a SafeOutput<'a>, Option<&'a Outcome>);
+
 /// Enrich one record. Returns the new record.
 fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outputs: &HashMap<&str, &SafeOutput>, prs: &PullRequests, opts: &Options) -> Value {
     // Records were checked when read: a version hindsight does not know never gets here.
     let shape = Shape::of_record(rec).unwrap_or(Shape::V0_2);
     let mut r = rec.as_object().cloned().unwrap_or_default();
     let window = opts.window.to_string();
-    let mut filled = Vec::new();
-    let mut conflicts = Vec::new();
-    let linked: Vec<(&Link, &SafeOutput, Option<&Outcome>)> = links
-        .iter()
-        .filter_map(|l| {
-            let id = l.safe_output_id.as_deref()?;
-            let so = outputs.get(id)?;
-            Some((l, *so, outcomes.get(id)))
-        })
-        .collect();
-    let code: Vec<&(&Link, &SafeOutput, Option<&Outcome>)> = linked.iter().filter(|(_, o, _)| CODE_CHANGING.contains(&o.output_type.as_ref())).collect();
-    let pool: Vec<&(&Link, &SafeOutput, Option<&Outcome>)> = if code.is_empty() { linked.iter().collect() } else { code };
-    let decider = pool.iter().filter(|(_, _, o)| o.is_some()).min_by_key(|(_, so, o)| (o.map(rank).unwrap_or(9), so.safe_output_id.clone())).copied();
-    let mut outcome = r.get("outcome").and_then(Value::as_object).cloned().unwrap_or_default();
+    let linked = linked_outputs(links, outcomes, outputs);
+    let decider = decider(&linked);
+    let mut block = OutcomeBlock { outcome: r.get("outcome").and_then(Value::as_object).cloned().unwrap_or_default(), filled: Vec::new(), conflicts: Vec::new() };
     let runtime = str_at(rec, "execution_context") == Some("runtime");
     // How a runtime trajectory ended: as the trace records it, else as its outputs show.
     let mut ending = if runtime { trajectory_end(rec) } else { None };
     if let Some((_, so, Some(o))) = decider {
         let desc = format!("hindsight: {} {} {} ({}, {}) at {window}", so.output_type, so.safe_output_id, o.status, o.strength, o.signal);
-        let confidence = if o.strength == "strong" { "derived" } else { "inferred" };
         if runtime {
-            if ending.is_none() {
-                ending = output_ending(o).map(|st| (st, format!("{} {}: {} ({})", so.output_type, so.safe_output_id, o.status, o.signal)));
-            }
-            let reward = match (o.status.as_str(), o.strength.as_str()) {
-                ("accepted", "strong") => Some(1.0),
-                ("accepted", "medium") => Some(0.5),
-                ("accepted", _) => Some(0.25),
-                ("rejected" | "ignored", _) => Some(0.0),
-                _ => None,
-            };
-            if let Some(rw) = reward {
-                if fill(&mut outcome, "reward", json!(rw), &mut filled, &mut conflicts) {
-                    outcome.insert("reward_source".into(), json!("human_annotation"));
-                    outcome.insert("signal_confidence".into(), json!(confidence));
-                    filled.push("reward_source".into());
-                }
-            }
-            if reward.is_some() || ending.is_some() {
-                fill(&mut outcome, "description", json!(desc), &mut filled, &mut conflicts);
-            }
+            block.runtime(so, o, &desc, &mut ending);
         } else {
-            let success = match o.status.as_str() {
-                "accepted" if o.strength == "strong" || o.strength == "medium" => Some(true),
-                "rejected" | "ignored" => Some(false),
-                _ => None,
-            };
-            if let Some(ok) = success {
-                if fill(&mut outcome, "success", json!(ok), &mut filled, &mut conflicts) {
-                    outcome.insert("signal_source".into(), json!(SIGNAL_SOURCE));
-                    outcome.insert("signal_confidence".into(), json!(confidence));
-                    filled.extend(["signal_source".to_string(), "signal_confidence".to_string()]);
-                }
-                fill(&mut outcome, "description", json!(desc), &mut filled, &mut conflicts);
-            }
-            if MERGE_SIGNALS.contains(&o.signal.as_str()) {
-                let merge_sha = so.target_number.and_then(|n| prs.merge_commit.get(&(so.target_repo.as_deref().unwrap_or_default().to_string(), n)).cloned());
-                let has_sha = outcome.get("commit_sha").is_some_and(|v| !v.is_null());
-                if outcome.get("committed") != Some(&json!(true)) && !has_sha {
-                    outcome.insert("committed".into(), json!(true));
-                    filled.push("committed".into());
-                    if let Some(sha) = merge_sha {
-                        outcome.insert("commit_sha".into(), json!(sha));
-                        filled.push("commit_sha".into());
-                    }
-                }
-            }
+            block.devtime(so, o, &desc, prs);
         }
     }
     if let Some((state, _)) = &ending {
-        fill(&mut outcome, "terminal_state", json!(state), &mut filled, &mut conflicts);
+        block.fill("terminal_state", json!(state));
     }
+    let OutcomeBlock { mut outcome, filled, conflicts } = block;
     // Complete the block with the defaults of the record's version, so the record stays valid.
     for (k, v) in shape.outcome_defaults() {
         outcome.entry(k.to_string()).or_insert(v);
@@ -496,20 +445,13 @@ fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outp
         }
     };
 
-    let evidence: Vec<Value> = linked
-        .iter()
-        .map(|(l, so, o)| {
-            json!({"safe_output_id": so.safe_output_id, "type": so.output_type, "link": l.kind, "link_evidence": l.evidence,
-                   "status": o.map(|o| o.status.clone()), "strength": o.map(|o| o.strength.clone()), "signal": o.map(|o| o.signal.clone())})
-        })
-        .collect();
     let unlinked = links.iter().find(|l| l.safe_output_id.is_none()).map(|l| l.evidence.clone());
     let hindsight = json!({
         "version": env!("CARGO_PKG_VERSION"),
         "window": window,
         "merge_rule": "fill_missing",
         "decided_by": decider.map(|(_, so, _)| so.safe_output_id.clone()),
-        "evidence": evidence,
+        "evidence": evidence(&linked),
         "unlinked_reason": unlinked,
         "filled": filled,
         "conflicts": conflicts,
@@ -520,6 +462,108 @@ fn enrich(rec: &Value, links: &[Link], outcomes: &HashMap<String, Outcome>, outp
     meta.insert("hindsight".into(), hindsight);
     r.insert("metadata".into(), Value::Object(meta));
     Value::Object(r)
+}
+
+/// The outputs the trace's links name that the dataset holds, with their outcomes.
+fn linked_outputs<'a>(links: &'a [Link], outcomes: &'a HashMap<String, Outcome>, outputs: &'a HashMap<&str, &SafeOutput>) -> Vec<Linked<'a>> {
+    links
+        .iter()
+        .filter_map(|l| {
+            let id = l.safe_output_id.as_deref()?;
+            let so = outputs.get(id)?;
+            Some((l, *so, outcomes.get(id)))
+        })
+        .collect()
+}
+
+/// The output whose outcome decides the trace's: among the code-changing outputs when there
+/// are any, the best-ranked outcome (then the smallest id).
+fn decider<'l, 'a>(linked: &'l [Linked<'a>]) -> Option<&'l Linked<'a>> {
+    let code: Vec<&Linked> = linked.iter().filter(|(_, o, _)| CODE_CHANGING.contains(&o.output_type.as_ref())).collect();
+    let pool: Vec<&Linked> = if code.is_empty() { linked.iter().collect() } else { code };
+    pool.iter().filter(|(_, _, o)| o.is_some()).min_by_key(|(_, so, o)| (o.map(rank).unwrap_or(9), so.safe_output_id.clone())).copied()
+}
+
+/// The trace's outcome block as it is being filled: the fields filled and the conflicts
+/// with what the trace already said.
+struct OutcomeBlock {
+    outcome: Map<String, Value>,
+    filled: Vec<String>,
+    conflicts: Vec<Value>,
+}
+
+impl OutcomeBlock {
+    fn fill(&mut self, field: &str, value: Value) -> bool {
+        fill(&mut self.outcome, field, value, &mut self.filled, &mut self.conflicts)
+    }
+
+    /// A runtime trajectory's: the reward the deciding outcome earns, and how the
+    /// trajectory ended when the trace does not say.
+    fn runtime(&mut self, so: &SafeOutput, o: &Outcome, desc: &str, ending: &mut Option<(&'static str, String)>) {
+        let confidence = if o.strength == "strong" { "derived" } else { "inferred" };
+        if ending.is_none() {
+            *ending = output_ending(o).map(|st| (st, format!("{} {}: {} ({})", so.output_type, so.safe_output_id, o.status, o.signal)));
+        }
+        let reward = match (o.status.as_str(), o.strength.as_str()) {
+            ("accepted", "strong") => Some(1.0),
+            ("accepted", "medium") => Some(0.5),
+            ("accepted", _) => Some(0.25),
+            ("rejected" | "ignored", _) => Some(0.0),
+            _ => None,
+        };
+        if let Some(rw) = reward {
+            if self.fill("reward", json!(rw)) {
+                self.outcome.insert("reward_source".into(), json!("human_annotation"));
+                self.outcome.insert("signal_confidence".into(), json!(confidence));
+                self.filled.push("reward_source".into());
+            }
+        }
+        if reward.is_some() || ending.is_some() {
+            self.fill("description", json!(desc));
+        }
+    }
+
+    /// A development-time session's: success from the deciding outcome, and the merge
+    /// commit when the outcome is a merge.
+    fn devtime(&mut self, so: &SafeOutput, o: &Outcome, desc: &str, prs: &PullRequests) {
+        let confidence = if o.strength == "strong" { "derived" } else { "inferred" };
+        let success = match o.status.as_str() {
+            "accepted" if o.strength == "strong" || o.strength == "medium" => Some(true),
+            "rejected" | "ignored" => Some(false),
+            _ => None,
+        };
+        if let Some(ok) = success {
+            if self.fill("success", json!(ok)) {
+                self.outcome.insert("signal_source".into(), json!(SIGNAL_SOURCE));
+                self.outcome.insert("signal_confidence".into(), json!(confidence));
+                self.filled.extend(["signal_source".to_string(), "signal_confidence".to_string()]);
+            }
+            self.fill("description", json!(desc));
+        }
+        if MERGE_SIGNALS.contains(&o.signal.as_str()) {
+            let merge_sha = so.target_number.and_then(|n| prs.merge_commit.get(&(so.target_repo.as_deref().unwrap_or_default().to_string(), n)).cloned());
+            let has_sha = self.outcome.get("commit_sha").is_some_and(|v| !v.is_null());
+            if self.outcome.get("committed") != Some(&json!(true)) && !has_sha {
+                self.outcome.insert("committed".into(), json!(true));
+                self.filled.push("committed".into());
+                if let Some(sha) = merge_sha {
+                    self.outcome.insert("commit_sha".into(), json!(sha));
+                    self.filled.push("commit_sha".into());
+                }
+            }
+        }
+    }
+}
+
+/// The linked outputs as the hindsight metadata lists them: link, status, strength, signal.
+fn evidence(linked: &[Linked]) -> Vec<Value> {
+    linked
+        .iter()
+        .map(|(l, so, o)| {
+            json!({"safe_output_id": so.safe_output_id, "type": so.output_type, "link": l.kind, "link_evidence": l.evidence,
+                   "status": o.map(|o| o.status.clone()), "strength": o.map(|o| o.strength.clone()), "signal": o.map(|o| o.signal.clone())})
+        })
+        .collect()
 }
 
 /// The enriched record's text: `enriched` spliced into the record's own `text`, so keys keep

@@ -463,7 +463,7 @@ pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, risk_
     let c = convert_into(study, &staging.dir, progress, CAPTURES_HELD_BYTES)?;
     crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, risk_policy, progress)?;
     if !study.traces.is_empty() {
-        let window = if windows.contains(&Window::Hours(168)) { Window::Hours(168) } else { Window::Snapshot };
+        let window = if windows.contains(&Window::ONE_WEEK) { Window::ONE_WEEK } else { Window::Snapshot };
         crate::attach::attach(&staging.dir, None, &crate::attach::Options { window, rebuild_attribution: false, force: false }, progress)?;
     }
     staging.commit()?;

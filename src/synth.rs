@@ -151,94 +151,23 @@ pub fn generate(spec: &Spec, out: &Path) -> Result<Written> {
         }
         let Some((cas, cas_path)) = cassette.as_mut() else { continue };
         let repo_i = r.below(spec.repos) as usize;
-        let repo = format!("org{}/repo{}", repo_i % 97, repo_i);
         number_in_repo[repo_i] += 1;
-        let n = number_in_repo[repo_i];
         let t = captured - Duration::hours(24 * 5 + r.below(24 * 60) as i64);
-        let at = |h: u64| t + Duration::minutes((h * 60 + 1) as i64);
         let kind = r.below(100);
-        let path = |tail: &str| format!("repos/{repo}/{tail}");
-        let cap = |cas: &mut Sink, p: String, body: Value, w: &mut Written| -> Result<()> {
-            w.responses += 1;
-            cas.line(&json!({"path": p, "status": 200, "body": body}), cas_path)
-        };
         let person = PEOPLE[r.below(PEOPLE.len() as u64) as usize];
         let bot = BOTS[r.below(BOTS.len() as u64) as usize];
-        let item = if kind < 35 {
-            // create_pull_request
-            let decided = r.below(24 * 10);
-            let merged = r.chance(55);
-            let closed = merged || r.chance(40);
-            let title = text(&mut r, 4, 9);
-            let pr = json!({"number": n, "title": title, "body": text(&mut r, 60, 400), "user": user("github-actions[bot]"), "state": if closed { "closed" } else { "open" },
-                "created_at": ts(t), "updated_at": ts(if closed { at(decided) } else { t }), "merged": merged,
-                "merged_at": if merged { Value::from(ts(at(decided))) } else { Value::Null }, "closed_at": if closed { Value::from(ts(at(decided))) } else { Value::Null },
-                "merged_by": if merged { user(person) } else { Value::Null }, "merge_commit_sha": format!("{:040x}", r.next() as u128 * 31 + i as u128),
-                "head": {"ref": format!("agent/{i}"), "sha": format!("{:040x}", r.next())}, "base": {"ref": "main"}, "draft": false, "labels": []});
-            cap(cas, path(&format!("pulls/{n}")), pr, &mut written)?;
-            let mut events = Vec::new();
-            if closed {
-                if merged {
-                    events.push(json!({"id": i * 10, "event": "merged", "actor": user(person), "created_at": ts(at(decided))}));
-                }
-                events.push(json!({"id": i * 10 + 1, "event": "closed", "actor": user(person), "created_at": ts(at(decided))}));
-            }
-            cap(cas, path(&format!("issues/{n}/events")), Value::Array(events), &mut written)?;
-            let reviews: Vec<Value> = (0..r.below(3))
-                .map(|k| json!({"id": i * 10 + k, "user": user(if r.chance(70) { person } else { bot }), "state": if r.chance(60) { "APPROVED" } else { "COMMENTED" }, "submitted_at": ts(at(r.below(decided.max(1)))), "body": text(&mut r, 5, 40)}))
-                .collect();
-            cap(cas, path(&format!("pulls/{n}/reviews")), Value::Array(reviews), &mut written)?;
-            json!({"type": "create_pull_request", "url": format!("https://github.com/{repo}/pull/{n}"), "number": n, "repo": repo, "timestamp": ts(t)})
+        let mut scene = Scene { i, repo: format!("org{}/repo{}", repo_i % 97, repo_i), n: number_in_repo[repo_i], t, person, bot, cas, cas_path, written: &mut written };
+        let mut item = if kind < 35 {
+            scene.pull_request(&mut r)?
         } else if kind < 60 {
-            // create_issue
-            let decided = r.below(24 * 14);
-            let closed = r.chance(50);
-            let reason = if r.chance(65) { "completed" } else { "not_planned" };
-            let issue = json!({"number": n, "title": text(&mut r, 4, 9), "body": text(&mut r, 80, 500), "user": user("github-actions[bot]"), "state": if closed { "closed" } else { "open" },
-                "state_reason": if closed { Value::from(reason) } else { Value::Null }, "created_at": ts(t), "updated_at": ts(at(decided)),
-                "closed_at": if closed { Value::from(ts(at(decided))) } else { Value::Null }, "labels": [], "assignees": [], "comments": 0});
-            cap(cas, path(&format!("issues/{n}")), issue, &mut written)?;
-            let mut events = Vec::new();
-            if r.chance(40) {
-                events.push(json!({"id": i * 10, "event": "labeled", "actor": user(if r.chance(50) { person } else { bot }), "label": {"name": "bug"}, "created_at": ts(at(r.below(48)))}));
-            }
-            if closed {
-                events.push(json!({"id": i * 10 + 1, "event": "closed", "actor": user(if r.chance(85) { person } else { "stale[bot]" }), "state_reason": reason, "created_at": ts(at(decided))}));
-            }
-            cap(cas, path(&format!("issues/{n}/events")), Value::Array(events), &mut written)?;
-            let comments: Vec<Value> = (0..r.below(4))
-                .map(|k| json!({"id": i * 10 + k, "user": user(if r.chance(60) { person } else { bot }), "created_at": ts(at(r.below(200))), "body": text(&mut r, 10, 120)}))
-                .collect();
-            cap(cas, path(&format!("issues/{n}/comments")), Value::Array(comments), &mut written)?;
-            json!({"type": "create_issue", "url": format!("https://github.com/{repo}/issues/{n}"), "number": n, "repo": repo, "timestamp": ts(t)})
+            scene.issue(&mut r)?
         } else if kind < 80 {
-            // add_comment on an existing issue
-            let cid = 1_000_000 + i as i64;
-            let mut comments = vec![
-                json!({"id": cid, "user": user("github-actions[bot]"), "created_at": ts(t), "body": text(&mut r, 20, 200), "reactions": {"total_count": 0}}),
-            ];
-            if r.chance(45) {
-                comments.push(json!({"id": cid + 1, "user": user(person), "created_at": ts(at(r.below(96))), "body": text(&mut r, 5, 60)}));
-            }
-            cap(cas, path(&format!("issues/{n}/comments")), Value::Array(comments), &mut written)?;
-            json!({"type": "add_comment", "url": format!("https://github.com/{repo}/issues/{n}#issuecomment-{cid}"), "repo": repo, "timestamp": ts(t)})
+            scene.comment(&mut r)?
         } else if kind < 95 {
-            // add_labels
-            let removed = r.chance(25);
-            let labels = if removed { json!([{"name": "triage"}]) } else { json!([{"name": "triage"}, {"name": "bug"}]) };
-            cap(cas, path(&format!("issues/{n}/labels")), labels, &mut written)?;
-            let mut events =
-                vec![json!({"id": i * 10, "event": "labeled", "actor": user("github-actions[bot]"), "label": {"name": "bug"}, "created_at": ts(t)})];
-            if removed {
-                events
-                    .push(json!({"id": i * 10 + 1, "event": "unlabeled", "actor": user(person), "label": {"name": "bug"}, "created_at": ts(at(r.below(72)))}));
-            }
-            cap(cas, path(&format!("issues/{n}/events")), Value::Array(events), &mut written)?;
-            json!({"type": "add_labels", "number": n, "repo": repo, "timestamp": ts(t), "labelsAdded": ["bug"]})
+            scene.labels(&mut r)?
         } else {
             json!({"type": "noop", "message": "nothing to do", "timestamp": ts(t)})
         };
-        let mut item = item;
         item["id"] = json!(format!("so_{i}"));
         if run_items.is_empty() {
             run_repo = item.get("repo").and_then(Value::as_str).unwrap_or("org0/repo0").to_string();
@@ -247,23 +176,9 @@ pub fn generate(spec: &Spec, out: &Path) -> Result<Written> {
         written.outputs += 1;
         if run_items.len() as u64 == per_run || i + 1 == spec.outputs {
             let run_id = 100_000 + written.runs;
-            let dir = runs_dir.join(format!("run-{run_id}"));
-            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-            let wf = WORKFLOWS[(run_id % WORKFLOWS.len() as u64) as usize];
-            let aw = json!({"run_id": run_id, "workflow_name": wf, "repository": run_repo, "actor": "github-actions[bot]"});
-            std::fs::write(dir.join("aw_info.json"), serde_json::to_string(&aw)? + "\n").map_err(|e| Error::io(&dir, e))?;
-            let mut lines = String::new();
-            for it in run_items.drain(..) {
-                lines.push_str(&serde_json::to_string(&it)?);
-                lines.push('\n');
-            }
-            written.bytes += lines.len() as u64;
-            std::fs::write(dir.join("safe-output-items.jsonl"), lines).map_err(|e| Error::io(&dir, e))?;
+            written.bytes += write_run(&runs_dir, run_id, &run_repo, &mut run_items)?;
             if written.runs % 10 == 0 {
-                let tr = json!({"schema_version": "0.2.0", "trace_id": format!("00000000-0000-4000-8000-{:012}", run_id), "session_id": format!("s{run_id}"),
-                    "agent": {"name": "claude-code"}, "execution_context": "devtime", "task": {"description": text(&mut r, 5, 20), "repository": run_repo},
-                    "steps": [{"step_index": 1, "role": "user", "content": text(&mut r, 5, 30)}], "metadata": {"run_id": run_id.to_string()}});
-                traces.line(&tr, &traces_path)?;
+                traces.line(&session_trace(&mut r, run_id, &run_repo), &traces_path)?;
                 written.traces += 1;
             }
             written.runs += 1;
@@ -276,4 +191,142 @@ pub fn generate(spec: &Spec, out: &Path) -> Result<Written> {
     traces.w.flush().map_err(|e| Error::io(&traces_path, e))?;
     written.bytes += traces.bytes;
     Ok(written)
+}
+
+/// One synthetic output's setting: where it lands and when, who may answer it, and the
+/// cassette its captures go to.
+struct Scene<'a> {
+    i: u64,
+    repo: String,
+    n: i64,
+    t: chrono::DateTime<Utc>,
+    person: &'static str,
+    bot: &'static str,
+    cas: &'a mut Sink,
+    cas_path: &'a Path,
+    written: &'a mut Written,
+}
+
+impl Scene<'_> {
+    /// `h` hours (and a minute) after the output.
+    fn at(&self, h: u64) -> chrono::DateTime<Utc> {
+        self.t + Duration::minutes((h * 60 + 1) as i64)
+    }
+
+    fn path(&self, tail: &str) -> String {
+        format!("repos/{}/{tail}", self.repo)
+    }
+
+    /// Record GitHub's answer at `p` in the cassette.
+    fn cap(&mut self, p: String, body: Value) -> Result<()> {
+        self.written.responses += 1;
+        self.cas.line(&json!({"path": p, "status": 200, "body": body}), self.cas_path)
+    }
+
+    /// A pull request the agent opened: merged, closed or open, with events and reviews.
+    fn pull_request(&mut self, r: &mut Rng) -> Result<Value> {
+        let (i, n, t, person, bot, repo) = (self.i, self.n, self.t, self.person, self.bot, self.repo.clone());
+        let decided = r.below(24 * 10);
+        let merged = r.chance(55);
+        let closed = merged || r.chance(40);
+        let title = text(r, 4, 9);
+        let pr = json!({"number": n, "title": title, "body": text(r, 60, 400), "user": user("github-actions[bot]"), "state": if closed { "closed" } else { "open" },
+            "created_at": ts(t), "updated_at": ts(if closed { self.at(decided) } else { t }), "merged": merged,
+            "merged_at": if merged { Value::from(ts(self.at(decided))) } else { Value::Null }, "closed_at": if closed { Value::from(ts(self.at(decided))) } else { Value::Null },
+            "merged_by": if merged { user(person) } else { Value::Null }, "merge_commit_sha": format!("{:040x}", r.next() as u128 * 31 + i as u128),
+            "head": {"ref": format!("agent/{i}"), "sha": format!("{:040x}", r.next())}, "base": {"ref": "main"}, "draft": false, "labels": []});
+        self.cap(self.path(&format!("pulls/{n}")), pr)?;
+        let mut events = Vec::new();
+        if closed {
+            if merged {
+                events.push(json!({"id": i * 10, "event": "merged", "actor": user(person), "created_at": ts(self.at(decided))}));
+            }
+            events.push(json!({"id": i * 10 + 1, "event": "closed", "actor": user(person), "created_at": ts(self.at(decided))}));
+        }
+        self.cap(self.path(&format!("issues/{n}/events")), Value::Array(events))?;
+        let reviews: Vec<Value> = (0..r.below(3))
+            .map(|k| json!({"id": i * 10 + k, "user": user(if r.chance(70) { person } else { bot }), "state": if r.chance(60) { "APPROVED" } else { "COMMENTED" }, "submitted_at": ts(self.at(r.below(decided.max(1)))), "body": text(r, 5, 40)}))
+            .collect();
+        self.cap(self.path(&format!("pulls/{n}/reviews")), Value::Array(reviews))?;
+        Ok(json!({"type": "create_pull_request", "url": format!("https://github.com/{repo}/pull/{n}"), "number": n, "repo": repo, "timestamp": ts(t)}))
+    }
+
+    /// An issue the agent opened: closed as completed or not planned, or left open, with
+    /// labels and comments.
+    fn issue(&mut self, r: &mut Rng) -> Result<Value> {
+        let (i, n, t, person, bot, repo) = (self.i, self.n, self.t, self.person, self.bot, self.repo.clone());
+        let decided = r.below(24 * 14);
+        let closed = r.chance(50);
+        let reason = if r.chance(65) { "completed" } else { "not_planned" };
+        let issue = json!({"number": n, "title": text(r, 4, 9), "body": text(r, 80, 500), "user": user("github-actions[bot]"), "state": if closed { "closed" } else { "open" },
+            "state_reason": if closed { Value::from(reason) } else { Value::Null }, "created_at": ts(t), "updated_at": ts(self.at(decided)),
+            "closed_at": if closed { Value::from(ts(self.at(decided))) } else { Value::Null }, "labels": [], "assignees": [], "comments": 0});
+        self.cap(self.path(&format!("issues/{n}")), issue)?;
+        let mut events = Vec::new();
+        if r.chance(40) {
+            events.push(json!({"id": i * 10, "event": "labeled", "actor": user(if r.chance(50) { person } else { bot }), "label": {"name": "bug"}, "created_at": ts(self.at(r.below(48)))}));
+        }
+        if closed {
+            events.push(json!({"id": i * 10 + 1, "event": "closed", "actor": user(if r.chance(85) { person } else { "stale[bot]" }), "state_reason": reason, "created_at": ts(self.at(decided))}));
+        }
+        self.cap(self.path(&format!("issues/{n}/events")), Value::Array(events))?;
+        let comments: Vec<Value> = (0..r.below(4))
+            .map(|k| json!({"id": i * 10 + k, "user": user(if r.chance(60) { person } else { bot }), "created_at": ts(self.at(r.below(200))), "body": text(r, 10, 120)}))
+            .collect();
+        self.cap(self.path(&format!("issues/{n}/comments")), Value::Array(comments))?;
+        Ok(json!({"type": "create_issue", "url": format!("https://github.com/{repo}/issues/{n}"), "number": n, "repo": repo, "timestamp": ts(t)}))
+    }
+
+    /// A comment the agent added on an existing issue, sometimes answered by a person.
+    fn comment(&mut self, r: &mut Rng) -> Result<Value> {
+        let (i, n, t, person, repo) = (self.i, self.n, self.t, self.person, self.repo.clone());
+        let cid = 1_000_000 + i as i64;
+        let mut comments = vec![
+            json!({"id": cid, "user": user("github-actions[bot]"), "created_at": ts(t), "body": text(r, 20, 200), "reactions": {"total_count": 0}}),
+        ];
+        if r.chance(45) {
+            comments.push(json!({"id": cid + 1, "user": user(person), "created_at": ts(self.at(r.below(96))), "body": text(r, 5, 60)}));
+        }
+        self.cap(self.path(&format!("issues/{n}/comments")), Value::Array(comments))?;
+        Ok(json!({"type": "add_comment", "url": format!("https://github.com/{repo}/issues/{n}#issuecomment-{cid}"), "repo": repo, "timestamp": ts(t)}))
+    }
+
+    /// A label the agent added, sometimes removed again by a person.
+    fn labels(&mut self, r: &mut Rng) -> Result<Value> {
+        let (i, n, t, person, repo) = (self.i, self.n, self.t, self.person, self.repo.clone());
+        let removed = r.chance(25);
+        let labels = if removed { json!([{"name": "triage"}]) } else { json!([{"name": "triage"}, {"name": "bug"}]) };
+        self.cap(self.path(&format!("issues/{n}/labels")), labels)?;
+        let mut events = vec![json!({"id": i * 10, "event": "labeled", "actor": user("github-actions[bot]"), "label": {"name": "bug"}, "created_at": ts(t)})];
+        if removed {
+            events.push(json!({"id": i * 10 + 1, "event": "unlabeled", "actor": user(person), "label": {"name": "bug"}, "created_at": ts(self.at(r.below(72)))}));
+        }
+        self.cap(self.path(&format!("issues/{n}/events")), Value::Array(events))?;
+        Ok(json!({"type": "add_labels", "number": n, "repo": repo, "timestamp": ts(t), "labelsAdded": ["bug"]}))
+    }
+}
+
+/// Write one run's folder (`aw_info.json`, `safe-output-items.jsonl`), draining its items;
+/// the bytes of its items.
+fn write_run(runs_dir: &Path, run_id: u64, run_repo: &str, run_items: &mut Vec<Value>) -> Result<u64> {
+    let dir = runs_dir.join(format!("run-{run_id}"));
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let wf = WORKFLOWS[(run_id % WORKFLOWS.len() as u64) as usize];
+    let aw = json!({"run_id": run_id, "workflow_name": wf, "repository": run_repo, "actor": "github-actions[bot]"});
+    std::fs::write(dir.join("aw_info.json"), serde_json::to_string(&aw)? + "\n").map_err(|e| Error::io(&dir, e))?;
+    let mut lines = String::new();
+    for it in run_items.drain(..) {
+        lines.push_str(&serde_json::to_string(&it)?);
+        lines.push('\n');
+    }
+    let bytes = lines.len() as u64;
+    std::fs::write(dir.join("safe-output-items.jsonl"), lines).map_err(|e| Error::io(&dir, e))?;
+    Ok(bytes)
+}
+
+/// The agent session trace of a run (every tenth run has one).
+fn session_trace(r: &mut Rng, run_id: u64, run_repo: &str) -> Value {
+    json!({"schema_version": "0.2.0", "trace_id": format!("00000000-0000-4000-8000-{:012}", run_id), "session_id": format!("s{run_id}"),
+        "agent": {"name": "claude-code"}, "execution_context": "devtime", "task": {"description": text(r, 5, 20), "repository": run_repo},
+        "steps": [{"step_index": 1, "role": "user", "content": text(r, 5, 30)}], "metadata": {"run_id": run_id.to_string()}})
 }

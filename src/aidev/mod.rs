@@ -324,38 +324,64 @@ fn not_a_folder(p: &Path, root: &Path) -> String {
 /// told, and keeping one would judge a PR by another's record. An exact repeat of a row in
 /// the same file is no collision (the study uses it once).
 fn quarantine_pr_collisions(out: &mut Read) {
-    // (table, row, id) of every used prs.csv row with an id.
-    let mut prs: Vec<(usize, usize, i64)> = Vec::new();
-    let mut by_id: HashMap<i64, Vec<usize>> = HashMap::new();
-    let mut by_pr: HashMap<(String, i64), Vec<usize>> = HashMap::new();
-    for (t, rec) in out.tables.iter().enumerate().filter(|(_, r)| r.source.file == PRS) {
-        let (ci, cn) = (rec.source.col("id"), rec.source.col("number"));
-        for (r, row) in rec.rows.iter().enumerate() {
-            let Some(id) = int(&row[ci]) else { continue };
-            let k = prs.len();
-            prs.push((t, r, id));
-            by_id.entry(id).or_default().push(k);
-            if let (Some(repo), Some(n)) = (study::pr_repo(rec.source, row), int(&row[cn])) {
-                // GitHub's repository names are case-insensitive.
-                by_pr.entry((repo.to_ascii_lowercase(), n)).or_default().push(k);
+    let ids = PrIdentities::of(&out.tables);
+    let reasons = collision_reasons(&out.tables, &ids);
+    if reasons.is_empty() {
+        return;
+    }
+    quarantine_rows(out, &ids.prs, reasons);
+}
+
+/// The identities the used `prs.csv` rows claim.
+struct PrIdentities {
+    /// (table, row, id) of every used prs.csv row with an id.
+    prs: Vec<(usize, usize, i64)>,
+    /// The rows (indexes into `prs`) of each id.
+    by_id: HashMap<i64, Vec<usize>>,
+    /// The rows of each repository (lowercase) and number.
+    by_pr: HashMap<(String, i64), Vec<usize>>,
+}
+
+impl PrIdentities {
+    /// Index every used `prs.csv` row with an id by its id and its repository and number.
+    fn of(tables: &[Records]) -> PrIdentities {
+        let mut ids = PrIdentities { prs: Vec::new(), by_id: HashMap::new(), by_pr: HashMap::new() };
+        for (t, rec) in tables.iter().enumerate().filter(|(_, r)| r.source.file == PRS) {
+            let (ci, cn) = (rec.source.col("id"), rec.source.col("number"));
+            for (r, row) in rec.rows.iter().enumerate() {
+                let Some(id) = int(&row[ci]) else { continue };
+                let k = ids.prs.len();
+                ids.prs.push((t, r, id));
+                ids.by_id.entry(id).or_default().push(k);
+                if let (Some(repo), Some(n)) = (study::pr_repo(rec.source, row), int(&row[cn])) {
+                    // GitHub's repository names are case-insensitive.
+                    ids.by_pr.entry((repo.to_ascii_lowercase(), n)).or_default().push(k);
+                }
             }
         }
+        ids
     }
-    let tables = &out.tables;
-    let name = |k: usize| {
-        let (t, r, id) = prs[k];
-        format!("{}/{PRS} line {} (id {id})", tables[t].agent, tables[t].lines[r])
-    };
-    let named = |group: &[usize]| {
+
+    /// The rows of a group, named by folder, line and id (the first ten, then how many more).
+    fn named(&self, tables: &[Records], group: &[usize]) -> String {
+        let name = |k: usize| {
+            let (t, r, id) = self.prs[k];
+            format!("{}/{PRS} line {} (id {id})", tables[t].agent, tables[t].lines[r])
+        };
         let mut all: Vec<String> = group.iter().take(10).map(|&k| name(k)).collect();
         if group.len() > 10 {
             all.push(format!("and {} more", group.len() - 10));
         }
         all.join(", ")
-    };
-    // Reasons per row, with the field at fault.
+    }
+}
+
+/// Judge the claims: the reasons each colliding row (index into `prs`) is quarantined for,
+/// with the field at fault.
+fn collision_reasons(tables: &[Records], ids: &PrIdentities) -> HashMap<usize, (&'static str, Vec<String>)> {
+    let prs = &ids.prs;
     let mut reasons: HashMap<usize, (&'static str, Vec<String>)> = HashMap::new();
-    for (id, group) in &by_id {
+    for (id, group) in &ids.by_id {
         let (t0, r0, _) = prs[group[0]];
         let differ = group.iter().any(|&k| tables[prs[k].0].rows[prs[k].1] != tables[t0].rows[r0]);
         let folders = group.iter().any(|&k| prs[k].0 != t0);
@@ -363,12 +389,12 @@ fn quarantine_pr_collisions(out: &mut Read) {
             continue;
         }
         let how = if differ { "rows that differ" } else { "identical rows in different folders" };
-        let why = format!("PR id {id} is claimed by {} {how}: {}; none is used, since which of them is that PR cannot be told", group.len(), named(group));
+        let why = format!("PR id {id} is claimed by {} {how}: {}; none is used, since which of them is that PR cannot be told", group.len(), ids.named(tables, group));
         for &k in group {
             reasons.entry(k).or_insert(("id", Vec::new())).1.push(why.clone());
         }
     }
-    for ((repo, n), group) in &by_pr {
+    for ((repo, n), group) in &ids.by_pr {
         let (t0, _, id0) = prs[group[0]];
         if group.iter().all(|&k| prs[k].0 == t0 && prs[k].2 == id0) {
             continue;
@@ -376,15 +402,17 @@ fn quarantine_pr_collisions(out: &mut Read) {
         let why = format!(
             "PR {repo}#{n} is claimed by {} rows with different ids or folders: {}; none is used, so that no PR is judged by another's record",
             group.len(),
-            named(group)
+            ids.named(tables, group)
         );
         for &k in group {
             reasons.entry(k).or_insert(("number", Vec::new())).1.push(why.clone());
         }
     }
-    if reasons.is_empty() {
-        return;
-    }
+    reasons
+}
+
+/// Move the colliding rows out of their tables into quarantine, each with its reasons.
+fn quarantine_rows(out: &mut Read, prs: &[(usize, usize, i64)], reasons: HashMap<usize, (&'static str, Vec<String>)>) {
     let mut drop: HashMap<usize, Vec<(usize, &'static str, String)>> = HashMap::new();
     for (k, (field, why)) in reasons {
         let (t, r, _) = prs[k];
@@ -431,74 +459,14 @@ fn read_csv(dir: &Path, agent: &'static str, s: &'static Source) -> Result<(Reco
     // found here, so that record is reported as what it is and never used.
     let open_quote = unclosed_quote(body);
     let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(true).from_reader(body);
-    let header = reader.byte_headers().map_err(|e| csv_error(&path, &e))?.clone();
-    let header_end = (reader.position().byte() as usize).min(body.len());
-    let names: Vec<String> = header.iter().map(|h| String::from_utf8_lossy(h).trim().to_string()).collect();
-    // A header that cannot say which field is which (none, a column missing or named
-    // twice): every record of the file is quarantined with that reason (none is guessed
-    // at), and the import goes on.
-    let mut index = Vec::with_capacity(s.columns.len());
-    let header_problem = match open_quote.filter(|&q| q < header_end) {
-        Some(q) => Some(format!("an unclosed quote: the header's quoted field that opens at line {} never closes, so the whole file was read as the header", line_at(body, q))),
-        None => header_index(s, &names, body.is_empty(), &mut index),
-    };
-    let extra_columns: Vec<String> = names.iter().filter(|n| !s.columns.iter().any(|(c, _)| c == n)).cloned().collect();
-
-    let mut rows = Vec::new();
-    let mut lines = Vec::new();
-    // The record each row is.
-    let mut row_records: Vec<usize> = Vec::new();
-    // (record, line, field, reason) of rejected records; their raw text is cut out of the
-    // file once the next record's start is known.
-    let mut rejected: Vec<(usize, usize, Option<&'static str>, String)> = Vec::new();
-    let mut starts: Vec<usize> = Vec::new();
-    let mut record = csv::ByteRecord::new();
-    loop {
-        match reader.read_byte_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                // The csv reader stops only on I/O errors here (flexible, bytes): say where.
-                return Err(csv_error(&path, &e));
-            }
-        }
-        let k = starts.len();
-        let (line, start) = record.position().map_or((0, 0), |p| (p.line() as usize, p.byte() as usize));
-        starts.push(start);
-        if let Some(why) = &header_problem {
-            rejected.push((k, line, None, why.clone()));
-            continue;
-        }
-        if record.len() != names.len() {
-            rejected.push((k, line, None, format!("{} fields, the header has {}", record.len(), names.len())));
-            continue;
-        }
-        match typed_row(s, &index, &record).and_then(|row| same_pr(s, row)) {
-            Ok(row) => {
-                rows.push(row);
-                lines.push(line);
-                row_records.push(k);
-            }
-            Err((field, reason)) => rejected.push((k, line, Some(field), reason)),
-        }
+    let header = read_header(&mut reader, s, body, open_quote, &path)?;
+    let extra_columns: Vec<String> = header.names.iter().filter(|n| !s.columns.iter().any(|(c, _)| c == n)).cloned().collect();
+    let mut scan = scan_records(&mut reader, s, &header, &path)?;
+    let count = scan.starts.len();
+    if let (Some(q), Some(last)) = (open_quote.filter(|&q| q >= header.end), count.checked_sub(1)) {
+        scan.blame_unclosed_quote(last, line_at(body, q));
     }
-    let count = starts.len();
-    if let (Some(q), Some(last)) = (open_quote.filter(|&q| q >= header_end), count.checked_sub(1)) {
-        // Only the last record can hold the unclosed quote: it ran to the end of the file.
-        let why = format!(
-            "an unclosed quote: the quoted field that opens at line {} never closes, so the rest of the file was read into this one record",
-            line_at(body, q)
-        );
-        if row_records.last() == Some(&last) {
-            row_records.pop();
-            rows.pop();
-            let line = lines.pop().unwrap_or(0);
-            rejected.push((last, line, None, why));
-        } else if let Some(r) = rejected.iter_mut().find(|r| r.0 == last) {
-            r.2 = None;
-            r.3 = why;
-        }
-    }
+    let Scan { rows, lines, row_records, rejected, mut starts } = scan;
     starts.push(body.len());
     // Record k's bytes run to the next record's start (starts only grow).
     let span = |k: usize| starts[k]..starts[k + 1].max(starts[k]);
@@ -507,16 +475,112 @@ fn read_csv(dir: &Path, agent: &'static str, s: &'static Source) -> Result<(Reco
         quarantined.push(Quarantined::new(INPUT, &rel, Some(line), field, reason, &raw_text(&body[span(k)])));
     }
     let mut records_in_file = count;
-    if let (Some(why), 0) = (&header_problem, count) {
+    if let (Some(why), 0) = (&header.problem, count) {
         // No record to carry the reason: the file itself is reported, as one record.
         let line = (!body.is_empty()).then_some(1);
-        quarantined.push(Quarantined::new(INPUT, &rel, line, None, why.clone(), &raw_text(&body[..header_end])));
+        quarantined.push(Quarantined::new(INPUT, &rel, line, None, why.clone(), &raw_text(&body[..header.end])));
         records_in_file = 1;
     }
     let spans = row_records.iter().map(|&k| span(k)).map(|r| r.start + bom..r.end + bom).collect();
     let file = InputFile::from_bytes(INPUT, rel, &bytes, records_in_file);
     let bytes = if s.file == PRS { bytes } else { Vec::new() };
     Ok((Records { agent, source: s, rows, lines, extra_columns, spans, bytes }, file, quarantined))
+}
+
+/// A CSV file's header: its column names, where each layout column sits, and why it cannot
+/// be used, if it cannot.
+struct Header {
+    names: Vec<String>,
+    index: Vec<usize>,
+    /// A header that cannot say which field is which (none, a column missing or named
+    /// twice, an unclosed quote): every record of the file is quarantined with this reason
+    /// (none is guessed at), and the import goes on.
+    problem: Option<String>,
+    /// The byte where the header ends.
+    end: usize,
+}
+
+/// Read the header and match it against the layout's columns.
+fn read_header(reader: &mut csv::Reader<&[u8]>, s: &'static Source, body: &[u8], open_quote: Option<usize>, path: &Path) -> Result<Header> {
+    let header = reader.byte_headers().map_err(|e| csv_error(path, &e))?.clone();
+    let end = (reader.position().byte() as usize).min(body.len());
+    let names: Vec<String> = header.iter().map(|h| String::from_utf8_lossy(h).trim().to_string()).collect();
+    let mut index = Vec::with_capacity(s.columns.len());
+    let problem = match open_quote.filter(|&q| q < end) {
+        Some(q) => Some(format!("an unclosed quote: the header's quoted field that opens at line {} never closes, so the whole file was read as the header", line_at(body, q))),
+        None => header_index(s, &names, body.is_empty(), &mut index),
+    };
+    Ok(Header { names, index, problem, end })
+}
+
+/// The records of a CSV file: typed rows, and the rejected ones with their reason.
+struct Scan {
+    rows: Vec<Vec<Cell>>,
+    lines: Vec<usize>,
+    /// The record each row is.
+    row_records: Vec<usize>,
+    /// (record, line, field, reason) of rejected records; their raw text is cut out of the
+    /// file once the next record's start is known.
+    rejected: Vec<(usize, usize, Option<&'static str>, String)>,
+    /// The byte each record starts at.
+    starts: Vec<usize>,
+}
+
+/// Read every record after the header: a row when its fields fit the layout, else rejected
+/// with the field at fault.
+fn scan_records(reader: &mut csv::Reader<&[u8]>, s: &'static Source, header: &Header, path: &Path) -> Result<Scan> {
+    let mut scan = Scan { rows: Vec::new(), lines: Vec::new(), row_records: Vec::new(), rejected: Vec::new(), starts: Vec::new() };
+    let mut record = csv::ByteRecord::new();
+    loop {
+        match reader.read_byte_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                // The csv reader stops only on I/O errors here (flexible, bytes): say where.
+                return Err(csv_error(path, &e));
+            }
+        }
+        let k = scan.starts.len();
+        let (line, start) = record.position().map_or((0, 0), |p| (p.line() as usize, p.byte() as usize));
+        scan.starts.push(start);
+        if let Some(why) = &header.problem {
+            scan.rejected.push((k, line, None, why.clone()));
+            continue;
+        }
+        if record.len() != header.names.len() {
+            scan.rejected.push((k, line, None, format!("{} fields, the header has {}", record.len(), header.names.len())));
+            continue;
+        }
+        match typed_row(s, &header.index, &record).and_then(|row| same_pr(s, row)) {
+            Ok(row) => {
+                scan.rows.push(row);
+                scan.lines.push(line);
+                scan.row_records.push(k);
+            }
+            Err((field, reason)) => scan.rejected.push((k, line, Some(field), reason)),
+        }
+    }
+    Ok(scan)
+}
+
+impl Scan {
+    /// Reject the last record for an unclosed quote that opens at `quote_line`: only it can
+    /// hold one, as it ran to the end of the file.
+    fn blame_unclosed_quote(&mut self, last: usize, quote_line: usize) {
+        let why = format!(
+            "an unclosed quote: the quoted field that opens at line {} never closes, so the rest of the file was read into this one record",
+            quote_line
+        );
+        if self.row_records.last() == Some(&last) {
+            self.row_records.pop();
+            self.rows.pop();
+            let line = self.lines.pop().unwrap_or(0);
+            self.rejected.push((last, line, None, why));
+        } else if let Some(r) = self.rejected.iter_mut().find(|r| r.0 == last) {
+            r.2 = None;
+            r.3 = why;
+        }
+    }
 }
 
 /// A record's bytes as the quarantine shows them.

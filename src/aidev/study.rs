@@ -188,162 +188,7 @@ pub fn build(read: &Read, captured_at: Option<Instant>) -> Study {
     }
     for agent in AGENTS {
         let Some(prs) = read.of(agent, PRS) else { continue };
-        let reviews = ByPr::new(read.of(agent, "pr_reviews.csv"));
-        let comments = ByPr::new(read.of(agent, "pr_comments.csv"));
-        let commits = ByPr::new(read.of(agent, "pr_commits.csv"));
-        let timeline = ByPr::new(read.of(agent, "pr_timelines.csv"));
-        let file = format!("{agent}/{PRS}");
-        let c = |name: &str| prs.source.col(name);
-        let mut seen: HashSet<i64> = HashSet::new();
-        let agent_own = agent_accounts(prs);
-        let mut run = Run { run_id: run_id(agent), run_id_source: "aidev", workflow_name: Some(agent.to_string()), dir: agent.to_string(), ..Run::default() };
-        for (row, &line) in prs.rows.iter().zip(&prs.lines) {
-            let Some(id) = int(&row[c("id")]) else {
-                // No id: nothing to name the output by; the row stays in aidev_pull_requests.
-                study.without_id += 1;
-                continue;
-            };
-            if !seen.insert(id) {
-                study.duplicate_prs += 1;
-                continue;
-            }
-            let number = int(&row[c("number")]);
-            let html_url = text(&row[c("html_url")]);
-            let repo = pr_repo(prs.source, row);
-            if repo.is_none() {
-                study.without_repo += 1;
-            }
-            let author = text(&row[c("user")]);
-            let created_at = time(&row[c("created_at")]);
-            let payload = crate::json::canonical(&json!({
-                "type": "create_pull_request",
-                "title": st(&row[c("title")]),
-                "repo": repo,
-                "number": number,
-                "aidev_pr_id": id,
-            }));
-            let item_index = run.executed_items as i64;
-            run.executed_items += 1;
-            run.requested_items += 1;
-            study.outputs.push(SafeOutput {
-                safe_output_id: output_id(agent, id).into(),
-                run_id: run_id(agent).into(),
-                item_index,
-                workflow_name: Some(agent.to_string().into()),
-                output_type: "create_pull_request".into(),
-                execution: Execution::Executed,
-                target_repo: repo.clone().map(Into::into),
-                target_kind: Some("pull_request".into()),
-                target_number: number,
-                target_comment_id: None,
-                target_url: html_url.map(|u| u.to_string().into()),
-                target_node_id: None,
-                target_source: Some("aidev".into()),
-                temporary_id: None,
-                actor: author.map(|a| a.to_string().into()),
-                run_actor: None,
-                created_at,
-                payload_hash: crate::json::sha256_hex(payload.as_bytes()).into(),
-                patch_hash: None,
-                base_ref: None,
-                head_ref: None,
-                payload: payload.into(),
-                expected_state: "{}".into(),
-                before_state: None,
-                after_state: None,
-                staged: false,
-                source_format: "aidev".into(),
-                source_file: file.clone().into(),
-                source_line: line as i64,
-            });
-            let (Some(repo), Some(n)) = (repo, number) else { continue };
-            let merged_at = &row[c("merged_at")];
-            let pull = object(vec![
-                ("number", json!(n)),
-                ("id", json!(id)),
-                ("title", st(&row[c("title")])),
-                ("state", st(&row[c("state")])),
-                (
-                    "user",
-                    object(vec![
-                        ("login", author.map(Value::from).unwrap_or(Value::Null)),
-                        // The account type the evaluator reads: the agent's own account, or a
-                        // person's (see `agent_accounts`).
-                        ("type", author.map(|a| Value::from(if agent_own.contains(&a.to_lowercase()) { "Bot" } else { "User" })).unwrap_or(Value::Null)),
-                        ("id", int(&row[c("user_id")]).map(Value::from).unwrap_or(Value::Null)),
-                    ]),
-                ),
-                ("created_at", ts(&row[c("created_at")])),
-                ("closed_at", ts(&row[c("closed_at")])),
-                ("merged_at", ts(merged_at)),
-                ("merged", Value::Bool(time(merged_at).is_some())),
-                ("html_url", html_url.map(Value::from).unwrap_or(Value::Null)),
-            ]);
-            let base = format!("repos/{repo}");
-            study.captures.push(capture(format!("{base}/pulls/{n}"), &pull, &file, Some(line)));
-            if let Some(g) = &reviews {
-                study.captures.push(g.list(agent, id, format!("{base}/pulls/{n}/reviews"), |f| {
-                    object(vec![
-                        ("id", int(f("id")).map(Value::from).unwrap_or(Value::Null)),
-                        ("user", login(text(f("user")))),
-                        ("state", st(f("state"))),
-                        ("submitted_at", ts(f("submitted_at"))),
-                        ("body", st(f("body"))),
-                    ])
-                }));
-            }
-            if let Some(g) = &comments {
-                study.captures.push(g.list(agent, id, format!("{base}/issues/{n}/comments"), |f| {
-                    object(vec![
-                        ("id", int(f("id")).map(Value::from).unwrap_or(Value::Null)),
-                        ("user", login(text(f("user")))),
-                        ("created_at", ts(f("created_at"))),
-                        ("body", st(f("body"))),
-                    ])
-                }));
-            }
-            if let Some(g) = &commits {
-                study.captures.push(g.list(agent, id, format!("{base}/pulls/{n}/commits"), |f| {
-                    object(vec![
-                        ("sha", st(f("sha"))),
-                        ("author", login(text(f("author")))),
-                        ("committer", login(text(f("committer")))),
-                        ("commit", object(vec![("message", st(f("message")))])),
-                    ])
-                }));
-            }
-            if let Some(g) = &timeline {
-                let (rows, first) = g.of(id);
-                let k = |name: &str| g.source.col(name);
-                let mut seen_events: HashSet<String> = HashSet::new();
-                let mut body: Vec<Value> = Vec::with_capacity(rows.len());
-                for (r, _) in rows {
-                    let event = text(&r[k("event")]);
-                    let commit = st(&r[k("commit_id")]);
-                    let e = object(vec![
-                        ("event", st(&r[k("event")])),
-                        ("created_at", ts(&r[k("created_at")])),
-                        ("actor", login(text(&r[k("actor")]))),
-                        ("commit_id", commit.clone()),
-                        ("sha", if event == Some("committed") { commit } else { Value::Null }),
-                        ("assignee", login(text(&r[k("assignee")]))),
-                        ("label", text(&r[k("label")]).map(|l| json!({ "name": l })).unwrap_or(Value::Null)),
-                        ("message", st(&r[k("message")])),
-                    ]);
-                    // An exact repeat of a row says nothing new (AIDev has some).
-                    if !seen_events.insert(e.to_string()) {
-                        study.duplicate_events += 1;
-                        continue;
-                    }
-                    body.push(e);
-                }
-                study.captures.push(capture(format!("{base}/issues/{n}/timeline"), &Value::Array(body), &g.file(agent), first));
-            }
-        }
-        for g in [&reviews, &comments, &commits, &timeline].into_iter().flatten() {
-            study.orphan_rows += g.rows.iter().filter(|(id, _)| !seen.contains(id)).map(|(_, rows)| rows.len()).sum::<usize>();
-        }
-        study.runs.push(run);
+        add_agent(&mut study, read, agent, prs);
     }
     // One capture per path, in the order convert writes them: by repository, path and
     // page. The reader quarantined every PR whose repository and number another row of a
@@ -351,6 +196,201 @@ pub fn build(read: &Read, captured_at: Option<Instant>) -> Study {
     study.captures.sort_by(|a, b| a.path.cmp(&b.path));
     study.captures.dedup_by(|b, a| a.path == b.path);
     study
+}
+
+/// An agent folder's per-PR tables, grouped by PR.
+struct PrTables<'a> {
+    reviews: Option<ByPr<'a>>,
+    comments: Option<ByPr<'a>>,
+    commits: Option<ByPr<'a>>,
+    timeline: Option<ByPr<'a>>,
+}
+
+/// One agent's PRs: a run holding one safe output per PR, and each PR's captures; rows
+/// without an id, repeated PRs and per-PR rows of no PR are counted.
+fn add_agent(study: &mut Study, read: &Read, agent: &'static str, prs: &Records) {
+    let tables = PrTables {
+        reviews: ByPr::new(read.of(agent, "pr_reviews.csv")),
+        comments: ByPr::new(read.of(agent, "pr_comments.csv")),
+        commits: ByPr::new(read.of(agent, "pr_commits.csv")),
+        timeline: ByPr::new(read.of(agent, "pr_timelines.csv")),
+    };
+    let file = format!("{agent}/{PRS}");
+    let c = |name: &str| prs.source.col(name);
+    let mut seen: HashSet<i64> = HashSet::new();
+    let agent_own = agent_accounts(prs);
+    let mut run = Run { run_id: run_id(agent), run_id_source: "aidev", workflow_name: Some(agent.to_string()), dir: agent.to_string(), ..Run::default() };
+    for (row, &line) in prs.rows.iter().zip(&prs.lines) {
+        let Some(id) = int(&row[c("id")]) else {
+            // No id: nothing to name the output by; the row stays in aidev_pull_requests.
+            study.without_id += 1;
+            continue;
+        };
+        if !seen.insert(id) {
+            study.duplicate_prs += 1;
+            continue;
+        }
+        let number = int(&row[c("number")]);
+        let repo = pr_repo(prs.source, row);
+        if repo.is_none() {
+            study.without_repo += 1;
+        }
+        let item_index = run.executed_items as i64;
+        run.executed_items += 1;
+        run.requested_items += 1;
+        study.outputs.push(pr_output(prs, row, agent, id, repo.clone(), item_index, line));
+        let (Some(repo), Some(n)) = (repo, number) else { continue };
+        let base = format!("repos/{repo}");
+        study.captures.push(capture(format!("{base}/pulls/{n}"), &pull(prs, row, id, n, &agent_own), &file, Some(line)));
+        add_pr_lists(study, &tables, agent, id, &base, n);
+    }
+    for g in [&tables.reviews, &tables.comments, &tables.commits, &tables.timeline].into_iter().flatten() {
+        study.orphan_rows += g.rows.iter().filter(|(id, _)| !seen.contains(id)).map(|(_, rows)| rows.len()).sum::<usize>();
+    }
+    study.runs.push(run);
+}
+
+/// The safe output a `prs.csv` row stands for: the agent opened that pull request.
+fn pr_output(prs: &Records, row: &[Cell], agent: &str, id: i64, repo: Option<String>, item_index: i64, line: usize) -> SafeOutput<'static> {
+    let c = |name: &str| prs.source.col(name);
+    let number = int(&row[c("number")]);
+    let author = text(&row[c("user")]);
+    let payload = crate::json::canonical(&json!({
+        "type": "create_pull_request",
+        "title": st(&row[c("title")]),
+        "repo": repo,
+        "number": number,
+        "aidev_pr_id": id,
+    }));
+    SafeOutput {
+        safe_output_id: output_id(agent, id).into(),
+        run_id: run_id(agent).into(),
+        item_index,
+        workflow_name: Some(agent.to_string().into()),
+        output_type: "create_pull_request".into(),
+        execution: Execution::Executed,
+        target_repo: repo.map(Into::into),
+        target_kind: Some("pull_request".into()),
+        target_number: number,
+        target_comment_id: None,
+        target_url: text(&row[c("html_url")]).map(|u| u.to_string().into()),
+        target_node_id: None,
+        target_source: Some("aidev".into()),
+        temporary_id: None,
+        actor: author.map(|a| a.to_string().into()),
+        run_actor: None,
+        created_at: time(&row[c("created_at")]),
+        payload_hash: crate::json::sha256_hex(payload.as_bytes()).into(),
+        patch_hash: None,
+        base_ref: None,
+        head_ref: None,
+        payload: payload.into(),
+        expected_state: "{}".into(),
+        before_state: None,
+        after_state: None,
+        staged: false,
+        source_format: "aidev".into(),
+        source_file: format!("{agent}/{PRS}").into(),
+        source_line: line as i64,
+    }
+}
+
+/// The pull request's own capture body (`repos/{repo}/pulls/{n}`), its author typed as the
+/// agent's account or a person's.
+fn pull(prs: &Records, row: &[Cell], id: i64, n: i64, agent_own: &HashSet<String>) -> Value {
+    let c = |name: &str| prs.source.col(name);
+    let author = text(&row[c("user")]);
+    let merged_at = &row[c("merged_at")];
+    object(vec![
+        ("number", json!(n)),
+        ("id", json!(id)),
+        ("title", st(&row[c("title")])),
+        ("state", st(&row[c("state")])),
+        (
+            "user",
+            object(vec![
+                ("login", author.map(Value::from).unwrap_or(Value::Null)),
+                // The account type the evaluator reads: the agent's own account, or a
+                // person's (see `agent_accounts`).
+                ("type", author.map(|a| Value::from(if agent_own.contains(&a.to_lowercase()) { "Bot" } else { "User" })).unwrap_or(Value::Null)),
+                ("id", int(&row[c("user_id")]).map(Value::from).unwrap_or(Value::Null)),
+            ]),
+        ),
+        ("created_at", ts(&row[c("created_at")])),
+        ("closed_at", ts(&row[c("closed_at")])),
+        ("merged_at", ts(merged_at)),
+        ("merged", Value::Bool(time(merged_at).is_some())),
+        ("html_url", text(&row[c("html_url")]).map(Value::from).unwrap_or(Value::Null)),
+    ])
+}
+
+/// The PR's reviews, comments, commits and timeline as the list captures GitHub would
+/// have answered.
+fn add_pr_lists(study: &mut Study, tables: &PrTables, agent: &str, id: i64, base: &str, n: i64) {
+    if let Some(g) = &tables.reviews {
+        study.captures.push(g.list(agent, id, format!("{base}/pulls/{n}/reviews"), |f| {
+            object(vec![
+                ("id", int(f("id")).map(Value::from).unwrap_or(Value::Null)),
+                ("user", login(text(f("user")))),
+                ("state", st(f("state"))),
+                ("submitted_at", ts(f("submitted_at"))),
+                ("body", st(f("body"))),
+            ])
+        }));
+    }
+    if let Some(g) = &tables.comments {
+        study.captures.push(g.list(agent, id, format!("{base}/issues/{n}/comments"), |f| {
+            object(vec![
+                ("id", int(f("id")).map(Value::from).unwrap_or(Value::Null)),
+                ("user", login(text(f("user")))),
+                ("created_at", ts(f("created_at"))),
+                ("body", st(f("body"))),
+            ])
+        }));
+    }
+    if let Some(g) = &tables.commits {
+        study.captures.push(g.list(agent, id, format!("{base}/pulls/{n}/commits"), |f| {
+            object(vec![
+                ("sha", st(f("sha"))),
+                ("author", login(text(f("author")))),
+                ("committer", login(text(f("committer")))),
+                ("commit", object(vec![("message", st(f("message")))])),
+            ])
+        }));
+    }
+    if let Some(g) = &tables.timeline {
+        let capture = timeline(g, agent, id, format!("{base}/issues/{n}/timeline"), &mut study.duplicate_events);
+        study.captures.push(capture);
+    }
+}
+
+/// The PR's timeline capture: one event per row, exact repeats of a row counted and dropped.
+fn timeline(g: &ByPr, agent: &str, id: i64, path: String, duplicate_events: &mut usize) -> Capture {
+    let (rows, first) = g.of(id);
+    let k = |name: &str| g.source.col(name);
+    let mut seen_events: HashSet<String> = HashSet::new();
+    let mut body: Vec<Value> = Vec::with_capacity(rows.len());
+    for (r, _) in rows {
+        let event = text(&r[k("event")]);
+        let commit = st(&r[k("commit_id")]);
+        let e = object(vec![
+            ("event", st(&r[k("event")])),
+            ("created_at", ts(&r[k("created_at")])),
+            ("actor", login(text(&r[k("actor")]))),
+            ("commit_id", commit.clone()),
+            ("sha", if event == Some("committed") { commit } else { Value::Null }),
+            ("assignee", login(text(&r[k("assignee")]))),
+            ("label", text(&r[k("label")]).map(|l| json!({ "name": l })).unwrap_or(Value::Null)),
+            ("message", st(&r[k("message")])),
+        ]);
+        // An exact repeat of a row says nothing new (AIDev has some).
+        if !seen_events.insert(e.to_string()) {
+            *duplicate_events += 1;
+            continue;
+        }
+        body.push(e);
+    }
+    capture(path, &Value::Array(body), &g.file(agent), first)
 }
 
 fn capture(path: String, body: &Value, file: &str, line: Option<usize>) -> Capture {

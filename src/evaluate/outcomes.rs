@@ -622,7 +622,7 @@ mod tests {
         for c in CONFIDENCES {
             assert_eq!(CONFIDENCES[c as usize], c);
         }
-        for w in [Window::Hours(1), Window::Hours(24), Window::Hours(168), Window::Snapshot] {
+        for &w in crate::evaluate::window::DEFAULT {
             assert_eq!(window_at(window_order(w)), w);
         }
         let (a, b) = (name_id("pull_request_merged"), name_id("create_issue/closed_completed"));

@@ -13,9 +13,19 @@ pub enum Window {
     Snapshot,
 }
 
-pub const DEFAULT: &[Window] = &[Window::Hours(1), Window::Hours(24), Window::Hours(168), Window::Hours(720), Window::Snapshot];
+/// The windows evaluated unless others are given.
+pub const DEFAULT: &[Window] = &[Window::ONE_HOUR, Window::ONE_DAY, Window::ONE_WEEK, Window::THIRTY_DAYS, Window::Snapshot];
 
 impl Window {
+    /// One hour after the output (`1h`).
+    pub(crate) const ONE_HOUR: Window = Window::Hours(1);
+    /// One day after (`24h`): the seed's primary window.
+    pub(crate) const ONE_DAY: Window = Window::Hours(24);
+    /// One week after (`7d`): the window attach fills trace outcome blocks from by default.
+    pub(crate) const ONE_WEEK: Window = Window::Hours(168);
+    /// Thirty days after (`30d`).
+    pub(crate) const THIRTY_DAYS: Window = Window::Hours(720);
+
     pub fn hours(&self) -> Option<i64> {
         match self {
             Window::Hours(h) => Some(*h),
@@ -95,6 +105,8 @@ mod tests {
         }
         assert_eq!(Window::Hours(24).to_string(), "24h");
         assert_eq!(Window::Hours(168).to_string(), "7d");
+        let named = [Window::ONE_HOUR, Window::ONE_DAY, Window::ONE_WEEK, Window::THIRTY_DAYS];
+        assert_eq!(named.map(|w| w.to_string()), ["1h", "24h", "7d", "30d"]);
         assert!("0h".parse::<Window>().is_err());
         assert!("7x".parse::<Window>().is_err());
         assert!("1é".parse::<Window>().is_err());

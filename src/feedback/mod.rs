@@ -257,8 +257,48 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hou
     let prs = read_prs(dataset)?;
     let index: HashMap<(&str, i64), usize> = prs.iter().enumerate().map(|(k, p)| ((p.repo.as_str(), p.number), k)).collect();
     let captured = captured_lists(dataset)?;
-    let classifier = Classifier::default();
-    let is_reviewer = |pr: &Pr, login: Option<&str>, kind: Option<&str>| -> bool {
+    let reviewers = Reviewers { policy, classifier: Classifier::default() };
+
+    let mut remarks = Vec::new();
+    let reviews = read_reviews(dataset, &prs, &index, &reviewers, &mut remarks)?;
+    read_comments(dataset, ("review_comments", "pull_number", Source::ReviewComment), &prs, &index, &reviewers, &mut remarks)?;
+    read_comments(dataset, ("issue_comments", "issue_number", Source::Conversation), &prs, &index, &reviewers, &mut remarks)?;
+    // Deterministic order whatever the tables' order: by PR, source, id.
+    remarks.sort_by_key(|r| (r.pr, r.source, r.id, r.created_at));
+    find_repeats(&prs, &mut remarks, policy);
+
+    let commits = pr_commits(dataset, &index)?;
+    let (rounds_of, first_review) = review_rounds(&prs, &reviews, &commits);
+    let mut comments_of = vec![(0i64, 0i64); prs.len()];
+    for r in &remarks {
+        comments_of[r.pr].0 += 1;
+        comments_of[r.pr].1 += i64::from(r.repeats.is_some());
+    }
+    let evidence = Evidence {
+        policy,
+        captured: &captured,
+        rounds_of: &rounds_of,
+        first_review: &first_review,
+        comments_of: &comments_of,
+        first_push: &first_pushes(&prs, &commits),
+        ci: &ci_states(dataset)?,
+        hours_to_pr,
+    };
+    let figures: Vec<Figures> = prs.iter().enumerate().map(|(k, pr)| evidence.figures(k, pr)).collect();
+    Ok(vec![review_feedback(&prs, &remarks), pr_feedback(&prs, &figures, agent_prs)])
+}
+
+/// Who counts as a PR's reviewer under the policy.
+struct Reviewers<'a> {
+    policy: &'a FeedbackPolicy,
+    classifier: Classifier,
+}
+
+impl Reviewers<'_> {
+    /// Whether `login` (of account type `kind`) reviews `pr`: never its author; automation
+    /// accounts and bots only when the policy counts bot reviewers.
+    fn is_reviewer(&self, pr: &Pr, login: Option<&str>, kind: Option<&str>) -> bool {
+        let policy = self.policy;
         let Some(l) = login else { return false };
         if pr.author.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(l)) {
             return false;
@@ -266,15 +306,19 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hou
         if policy.automation_accounts.iter().any(|a| a.eq_ignore_ascii_case(l)) {
             return policy.bot_reviewers;
         }
-        match classifier.classify(&Actor { login: Some(l.to_string()), kind: kind.map(crate::snapshot::github::actor_kind) }) {
+        match self.classifier.classify(&Actor { login: Some(l.to_string()), kind: kind.map(crate::snapshot::github::actor_kind) }) {
             ActorClass::VisibleNonBot | ActorClass::Requester => true,
             ActorClass::Bot | ActorClass::SameWorkflow => policy.bot_reviewers,
             ActorClass::System | ActorClass::Unknown => false,
         }
-    };
+    }
+}
 
+/// The reviewers' submitted reviews of the PRs; their bodies become remarks when the policy
+/// reads reviews.
+fn read_reviews(dataset: &Path, prs: &[Pr], index: &HashMap<(&str, i64), usize>, reviewers: &Reviewers, remarks: &mut Vec<Remark>) -> Result<Vec<Review>> {
+    let policy = reviewers.policy;
     let mut reviews = Vec::new();
-    let mut remarks = Vec::new();
     for batch in columns(dataset, "reviews", &["repo", "pull_number", "review_id", "author", "author_type", "state", "submitted_at", "commit_id", "body"])? {
         let c = Cols::new("reviews", &batch);
         let (repo, pull, id, author, kind, state, at, commit, body) = (
@@ -290,7 +334,7 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hou
         );
         for k in 0..batch.num_rows() {
             let Some(&pr) = repo[k].as_deref().zip(pull[k]).and_then(|key| index.get(&key)) else { continue };
-            if state[k].as_deref() == Some("PENDING") || !is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) {
+            if state[k].as_deref() == Some("PENDING") || !reviewers.is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) {
                 continue;
             }
             reviews.push(Review { pr, state: state[k].clone(), submitted_at: at[k], commit: commit[k].clone().filter(|c| !c.is_empty()) });
@@ -299,39 +343,45 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hou
             }
         }
     }
-    let mut comment_source = |table: &str, number: &str, source: Source| -> Result<()> {
-        if !policy.sources.contains(&source) {
-            return Ok(());
-        }
-        for batch in columns(dataset, table, &["repo", number, "comment_id", "author", "author_type", "created_at", "body"])? {
-            let c = Cols::new(table, &batch);
-            let (repo, n, id, author, kind, at, body) =
-                (c.str("repo")?, c.int(number)?, c.int("comment_id")?, c.str("author")?, c.str("author_type")?, c.time("created_at")?, c.str("body")?);
-            for k in 0..batch.num_rows() {
-                let Some(&pr) = repo[k].as_deref().zip(n[k]).and_then(|key| index.get(&key)) else { continue };
-                if is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) {
-                    remarks.extend(remark(pr, source, id[k], author[k].clone(), at[k], body[k].as_deref(), policy));
-                }
+    Ok(reviews)
+}
+
+/// The reviewers' comments of one comment table (the table, its PR-number column and the
+/// source it is), when the policy reads that source.
+fn read_comments(
+    dataset: &Path,
+    (table, number, source): (&str, &str, Source),
+    prs: &[Pr],
+    index: &HashMap<(&str, i64), usize>,
+    reviewers: &Reviewers,
+    remarks: &mut Vec<Remark>,
+) -> Result<()> {
+    let policy = reviewers.policy;
+    if !policy.sources.contains(&source) {
+        return Ok(());
+    }
+    for batch in columns(dataset, table, &["repo", number, "comment_id", "author", "author_type", "created_at", "body"])? {
+        let c = Cols::new(table, &batch);
+        let (repo, n, id, author, kind, at, body) =
+            (c.str("repo")?, c.int(number)?, c.int("comment_id")?, c.str("author")?, c.str("author_type")?, c.time("created_at")?, c.str("body")?);
+        for k in 0..batch.num_rows() {
+            let Some(&pr) = repo[k].as_deref().zip(n[k]).and_then(|key| index.get(&key)) else { continue };
+            if reviewers.is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) {
+                remarks.extend(remark(pr, source, id[k], author[k].clone(), at[k], body[k].as_deref(), policy));
             }
         }
-        Ok(())
-    };
-    comment_source("review_comments", "pull_number", Source::ReviewComment)?;
-    comment_source("issue_comments", "issue_number", Source::Conversation)?;
-    // Deterministic order whatever the tables' order: by PR, source, id.
-    remarks.sort_by_key(|r| (r.pr, r.source, r.id, r.created_at));
-    find_repeats(&prs, &mut remarks, policy);
+    }
+    Ok(())
+}
 
-    let commits = pr_commits(dataset, &index)?;
-    let first_push = first_pushes(&prs, &commits);
-    let ci = ci_states(dataset)?;
-    // Per PR: the review rounds that asked for a revision before the merge (docs/TASKS.md):
-    // the versions (commits) such reviews were given on, `None` in the set for a review whose
-    // version cannot be told.
+/// Per PR: the review rounds that asked for a revision before the merge (docs/TASKS.md):
+/// the versions (commits) such reviews were given on, `None` in the set for a review whose
+/// version cannot be told; and when the PR was first reviewed (a reviewer's first review,
+/// any state).
+fn review_rounds(prs: &[Pr], reviews: &[Review], commits: &BTreeMap<usize, Commits>) -> (Vec<BTreeSet<Option<String>>>, Vec<Option<Instant>>) {
     let mut rounds_of: Vec<BTreeSet<Option<String>>> = vec![BTreeSet::new(); prs.len()];
-    // The first review by a reviewer, any state: when the PR was first reviewed.
     let mut first_review: Vec<Option<Instant>> = vec![None; prs.len()];
-    for r in &reviews {
+    for r in reviews {
         if let Some(at) = r.submitted_at {
             first_review[r.pr] = Some(first_review[r.pr].map_or(at, |f| f.min(at)));
         }
@@ -343,60 +393,69 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hou
             rounds_of[r.pr].insert(version(r, commits.get(&r.pr).map(Vec::as_slice).unwrap_or_default()));
         }
     }
-    let mut comments_of = vec![(0i64, 0i64); prs.len()];
-    for r in &remarks {
-        comments_of[r.pr].0 += 1;
-        comments_of[r.pr].1 += i64::from(r.repeats.is_some());
+    (rounds_of, first_review)
+}
+
+/// What is known of every PR (indexed as `prs`), for its figures.
+struct Evidence<'a> {
+    policy: &'a FeedbackPolicy,
+    captured: &'a HashSet<(String, Capture, i64)>,
+    rounds_of: &'a [BTreeSet<Option<String>>],
+    first_review: &'a [Option<Instant>],
+    /// (reviewer comments, repeated mistakes) per PR.
+    comments_of: &'a [(i64, i64)],
+    first_push: &'a HashMap<usize, String>,
+    ci: &'a HashMap<(String, String), String>,
+    hours_to_pr: &'a HoursToPr,
+}
+
+impl Evidence<'_> {
+    /// PR `k`'s figures, each `None` when a capture it needs is missing (listed).
+    fn figures(&self, k: usize, pr: &Pr) -> Figures {
+        let (policy, rounds_of, ci) = (self.policy, self.rounds_of, self.ci);
+        let has = |c: Capture| self.captured.contains(&(pr.repo.clone(), c, pr.number));
+        let mut missing: Vec<Capture> = Vec::new();
+        let reviews_there = has(Capture::Reviews);
+        if !reviews_there {
+            missing.push(Capture::Reviews);
+        }
+        for s in &policy.sources {
+            let c = s.capture();
+            if !has(c) && !missing.contains(&c) {
+                missing.push(c);
+            }
+        }
+        let comments_there = policy.sources.iter().all(|s| has(s.capture()));
+        let versions_known = !rounds_of[k].contains(&None);
+        if reviews_there && !versions_known {
+            missing.push(Capture::ReviewCommit);
+        }
+        let rounds = (reviews_there && versions_known).then_some(rounds_of[k].len() as i64);
+        // Merged after no review asked for a revision; undecided (open) PRs have no value.
+        let asked = !rounds_of[k].is_empty();
+        let first_review_merged = if reviews_there { pr.decided_merged().map(|m| m && !asked) } else { None };
+        let (count, repeated) = self.comments_of[k];
+        let sha = self.first_push.get(&k).cloned();
+        if !has(Capture::Commits) {
+            missing.push(Capture::Commits);
+        }
+        let state = sha.as_ref().and_then(|s| ci.get(&(pr.repo.clone(), s.clone())).cloned());
+        if sha.is_some() && state.is_none() {
+            missing.push(Capture::Ci);
+        }
+        missing.sort();
+        Figures {
+            review_rounds: rounds,
+            first_review_merged,
+            hours_to_pr: self.hours_to_pr.get(&(pr.repo.clone(), pr.number)).copied(),
+            first_review_at: if reviews_there { self.first_review[k] } else { None },
+            reviewer_comments: comments_there.then_some(count),
+            repeated_mistakes: comments_there.then_some(repeated),
+            first_push_sha: sha,
+            first_push_ci: state,
+            missing,
+        }
     }
-    let figures: Vec<Figures> = prs
-        .iter()
-        .enumerate()
-        .map(|(k, pr)| {
-            let has = |c: Capture| captured.contains(&(pr.repo.clone(), c, pr.number));
-            let mut missing: Vec<Capture> = Vec::new();
-            let reviews_there = has(Capture::Reviews);
-            if !reviews_there {
-                missing.push(Capture::Reviews);
-            }
-            for s in &policy.sources {
-                let c = s.capture();
-                if !has(c) && !missing.contains(&c) {
-                    missing.push(c);
-                }
-            }
-            let comments_there = policy.sources.iter().all(|s| has(s.capture()));
-            let versions_known = !rounds_of[k].contains(&None);
-            if reviews_there && !versions_known {
-                missing.push(Capture::ReviewCommit);
-            }
-            let rounds = (reviews_there && versions_known).then_some(rounds_of[k].len() as i64);
-            // Merged after no review asked for a revision; undecided (open) PRs have no value.
-            let asked = !rounds_of[k].is_empty();
-            let first_review_merged = if reviews_there { pr.decided_merged().map(|m| m && !asked) } else { None };
-            let (count, repeated) = comments_of[k];
-            let sha = first_push.get(&k).cloned();
-            if !has(Capture::Commits) {
-                missing.push(Capture::Commits);
-            }
-            let state = sha.as_ref().and_then(|s| ci.get(&(pr.repo.clone(), s.clone())).cloned());
-            if sha.is_some() && state.is_none() {
-                missing.push(Capture::Ci);
-            }
-            missing.sort();
-            Figures {
-                review_rounds: rounds,
-                first_review_merged,
-                hours_to_pr: hours_to_pr.get(&(pr.repo.clone(), pr.number)).copied(),
-                first_review_at: if reviews_there { first_review[k] } else { None },
-                reviewer_comments: comments_there.then_some(count),
-                repeated_mistakes: comments_there.then_some(repeated),
-                first_push_sha: sha,
-                first_push_ci: state,
-                missing,
-            }
-        })
-        .collect();
-    Ok(vec![review_feedback(&prs, &remarks), pr_feedback(&prs, &figures, agent_prs)])
 }
 
 /// A reviewer's comment as compared; `None` for a command to a bot, which is no

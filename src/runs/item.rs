@@ -298,140 +298,10 @@ fn exact(raw: Option<&serde_json::value::RawValue>, v: &Value) -> String {
 pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Format, file: &str, line: usize) -> Result<SafeOutput<'static>, FieldError> {
     let raw = raw.trim();
     let members = crate::json::members(raw).unwrap_or(crate::json::Members(Vec::new()));
-    let meta_members = members.get("metadata").and_then(|m| crate::json::members(m.get()));
-    let output_type = match v.get("type") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
-        Some(Value::String(_)) => return Err(("type", "empty".into())),
-        Some(x) => return Err(wrong("type", "a string", x)),
-        None => return Err(("type", "missing: a safe output without a type cannot be evaluated".into())),
-    };
+    let output_type = record_type(v)?;
     let metadata = v.get("metadata").filter(|m| m.is_object());
-    let run_id = match format {
-        Format::Normalized => match v.get("run_id") {
-            Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            Some(Value::Number(n)) => members.get("run_id").map(|r| r.get().to_string()).unwrap_or_else(|| n.to_string()),
-            _ => ctx.run_id.clone(),
-        },
-        _ => ctx.run_id.clone(),
-    };
-
-    // Target, in order of precedence: explicit number, URL, temporary id.
-    let mut target_repo: Option<String> = opt_str(v, "repo")?.map(str::to_string);
-    let mut target_number = opt_int(v, "number")?;
-    let mut target_source = target_number.map(|_| "number");
-    if target_number.is_none() {
-        target_number = opt_int(v, "target_number")?;
-        target_source = target_source.or(target_number.map(|_| "number"));
-    }
-    let mut url = opt_str(v, "url")?.or(opt_str(v, "target_url")?).map(str::to_string);
-    let mut kind: Option<String> = None;
-    let mut comment_id = opt_int(v, "comment_id")?;
-    match v.get("target") {
-        Some(Value::Object(_)) => {
-            let t = &v["target"];
-            if target_number.is_none() {
-                target_number = match t.get("number") {
-                    None | Some(Value::Null) => None,
-                    Some(x) => Some(as_int(x).ok_or_else(|| wrong("target", "an integer that fits 64 bits", x))?),
-                };
-                target_source = target_number.map(|_| "target");
-            }
-            // `repository` in newer gh-aw manifests (safe_output_manifest.cjs's provider-neutral target).
-            target_repo = target_repo.or(str_at(t, "repo").or(str_at(t, "repository")).map(str::to_string));
-            url = url.or(str_at(t, "url").map(str::to_string));
-            kind = str_at(t, "kind").or(str_at(t, "type")).map(str::to_string);
-        }
-        Some(Value::String(s)) => {
-            if s.starts_with("http") {
-                url = url.or(Some(s.clone()));
-            } else if let Some((repo, n)) = s.split_once('#') {
-                target_repo = target_repo.or(Some(repo.to_string()));
-                if target_number.is_none() {
-                    if digits_overflow(n) {
-                        return Err(too_big("target", s));
-                    }
-                    target_number = n.parse().ok();
-                    target_source = target_number.map(|_| "target");
-                }
-            } else if digits_overflow(s) && target_number.is_none() {
-                return Err(too_big("target", s));
-            } else if target_number.is_none() {
-                target_number = s.parse().ok();
-                target_source = target_number.map(|_| "target");
-            }
-        }
-        Some(Value::Number(n)) if target_number.is_none() => {
-            let exact = members.get("target").map(|r| r.get().to_string()).unwrap_or_else(|| n.to_string());
-            target_number = Some(n.as_i64().ok_or_else(|| too_big("target", &exact))?);
-            target_source = target_number.map(|_| "target");
-        }
-        _ => {}
-    }
-    if let Some(u) = &url {
-        let p = parse_url(u);
-        if p.overflow {
-            return Err(too_big("url", u));
-        }
-        if target_number.is_none() && p.number.is_some() {
-            target_number = p.number;
-            target_source = Some("url");
-        }
-        target_repo = target_repo.or(p.repo);
-        kind = kind.or(p.kind.map(str::to_string));
-        // The URL is the created object's own; a top-level comment_id may name the comment
-        // a reply answered.
-        comment_id = p.comment_id.or(comment_id);
-    }
-    let temporary_id = opt_str(v, "temporaryId")?.or(opt_str(v, "temporary_id")?).map(str::to_string);
-    if target_number.is_none() {
-        if let Some(t) = temporary_id.as_ref().and_then(|id| ctx.temp_ids.get(id)) {
-            target_number = t.number;
-            target_source = Some("temporary_id");
-            target_repo = target_repo.or(t.repo.clone());
-        }
-    }
-    // What the request named as its target (item_number may itself be a temporary id).
-    if target_number.is_none() {
-        for f in ["item_number", "issue_number", "pull_request_number", "pr_number", "discussion_number"] {
-            if let Some((n, repo, how)) = number_or_temp(v, f, ctx)? {
-                target_number = Some(n);
-                target_source = Some(if how == "number" { "request" } else { how });
-                target_repo = target_repo.or(repo);
-                break;
-            }
-        }
-    }
-    if let Some(m) = metadata {
-        if comment_id.is_none() {
-            comment_id = int_at(m, "comment_id");
-        }
-        for f in ["comment_id", "number", "issue_number", "pull_request_number"] {
-            if let Some(x) = m.get(f).filter(|x| !x.is_null()) {
-                if as_int(x).is_none() && matches!(x, Value::Number(_)) || x.as_str().is_some_and(digits_overflow) {
-                    return Err(too_big("metadata", &x.to_string()));
-                }
-            }
-        }
-        if target_number.is_none() {
-            for f in ["number", "issue_number", "pull_request_number"] {
-                if let Some(n) = int_at(m, f) {
-                    target_number = Some(n);
-                    target_source = Some("metadata");
-                    break;
-                }
-            }
-        }
-    }
-    if let Some(r) = &target_repo {
-        if let Some(why) = crate::snapshot::paths::repository_problem(r) {
-            return Err(("repo", why));
-        }
-    }
-    if let (None, Some(why)) = (&target_repo, ctx.repository.as_deref().and_then(crate::snapshot::paths::repository_problem)) {
-        return Err(("repo", format!("no repo of its own, and the run's repository (aw_info.json): {why}")));
-    }
-    let target_repo = target_repo.or(ctx.repository.clone());
-
+    let run_id = record_run_id(ctx, v, &members, format);
+    let target = locate_target(ctx, v, &members, metadata)?;
     let created_at = match opt_time(v, "timestamp")? {
         Some(t) => Some(t),
         None => opt_time(v, "created_at")?.or(metadata.and_then(|m| time::at(m, "created_at"))),
@@ -443,8 +313,237 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
     // The states as written (`before` only when `before_state` is absent, as above).
     let verbatim = |a: &str, b: &str| members.get(a).or(members.get(b)).filter(|x| x.get() != "null").map(|x| x.get().to_string());
     let (before_text, after_text) = (verbatim("before_state", "before"), verbatim("after_state", "after"));
-    // Values copied from the record keep their text (canonical, exact numbers); derived ones
-    // are canonical JSON of what was derived.
+    let expected_state = expected_state(v, &members, metadata, &output_type, target.comment_id, (before, after));
+
+    let target_kind = target.kind.or_else(|| super::output_type::default_target_kind(&output_type).map(str::to_string));
+    let staged = ctx.staged || v.get("staged").and_then(Value::as_bool).unwrap_or(false);
+    let execution = execution_of(v, format, &output_type, staged);
+    // The hash is of canonical JSON (keys sorted), the payload the record's own text.
+    let payload_hash = match (format, str_at(v, "payload_hash")) {
+        (Format::Normalized, Some(h)) => h.to_string(),
+        _ => sha256_hex(crate::json::canonical_text(raw).unwrap_or_else(|_| canonical(v)).as_bytes()),
+    };
+    let payload = raw.to_string();
+    let actor = opt_str(v, "actor")?.map(str::to_string);
+    let refs = recorded_refs(v, metadata, &output_type)?;
+    Ok(SafeOutput {
+        safe_output_id: format!("{run_id}:{index}").into(),
+        run_id: run_id.into(),
+        item_index: index as i64,
+        workflow_name: opt_str(v, "workflow_name")?.map(str::to_string).or(ctx.workflow_name.clone()).map(Cow::Owned),
+        output_type: output_type.into(),
+        execution,
+        target_repo: target.repo.map(Cow::Owned),
+        target_kind: target_kind.map(Cow::Owned),
+        target_number: target.number,
+        target_comment_id: target.comment_id,
+        target_url: target.url.map(Cow::Owned),
+        target_node_id: refs.target_node_id.map(Cow::Owned),
+        target_source: target.source.map(|s| Cow::Owned(s.to_string())),
+        temporary_id: target.temporary_id.map(Cow::Owned),
+        actor: actor.map(Cow::Owned),
+        run_actor: ctx.actor.clone().map(Cow::Owned),
+        created_at,
+        payload_hash: payload_hash.into(),
+        patch_hash: refs.patch_hash.map(Cow::Owned),
+        base_ref: refs.base_ref.map(Cow::Owned),
+        head_ref: refs.head_ref.map(Cow::Owned),
+        payload: payload.into(),
+        expected_state: expected_state.into(),
+        before_state: before_text.or(before.map(canonical)).map(Cow::Owned),
+        after_state: after_text.or(after.map(canonical)).map(Cow::Owned),
+        staged,
+        source_format: format.as_str().to_string().into(),
+        source_file: file.to_string().into(),
+        source_line: line as i64,
+    })
+}
+
+/// The record's output type (trimmed); a record without one cannot be evaluated.
+fn record_type(v: &Value) -> Result<String, FieldError> {
+    match v.get("type") {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+        Some(Value::String(_)) => Err(("type", "empty".into())),
+        Some(x) => Err(wrong("type", "a string", x)),
+        None => Err(("type", "missing: a safe output without a type cannot be evaluated".into())),
+    }
+}
+
+/// The run a record belongs to: a normalized record may name its own, else the run read.
+fn record_run_id(ctx: &RunContext, v: &Value, members: &crate::json::Members, format: Format) -> String {
+    match format {
+        Format::Normalized => match v.get("run_id") {
+            Some(Value::String(s)) if !s.is_empty() => s.clone(),
+            Some(Value::Number(n)) => members.get("run_id").map(|r| r.get().to_string()).unwrap_or_else(|| n.to_string()),
+            _ => ctx.run_id.clone(),
+        },
+        _ => ctx.run_id.clone(),
+    }
+}
+
+/// The object an output acted on, as far as the record names it.
+#[derive(Default)]
+struct Target {
+    repo: Option<String>,
+    number: Option<i64>,
+    /// How the number was found (`SafeOutput::target_source`).
+    source: Option<&'static str>,
+    url: Option<String>,
+    kind: Option<String>,
+    comment_id: Option<i64>,
+    temporary_id: Option<String>,
+}
+
+/// Find the target, in order of precedence: explicit number, `target`, URL, temporary id,
+/// the request's item number, the metadata; the repository falls back to the run's.
+fn locate_target(ctx: &RunContext, v: &Value, members: &crate::json::Members, metadata: Option<&Value>) -> Result<Target, FieldError> {
+    let mut t = Target { repo: opt_str(v, "repo")?.map(str::to_string), ..Target::default() };
+    t.number = opt_int(v, "number")?;
+    t.source = t.number.map(|_| "number");
+    if t.number.is_none() {
+        t.number = opt_int(v, "target_number")?;
+        t.source = t.source.or(t.number.map(|_| "number"));
+    }
+    t.url = opt_str(v, "url")?.or(opt_str(v, "target_url")?).map(str::to_string);
+    t.comment_id = opt_int(v, "comment_id")?;
+    target_field(&mut t, v, members)?;
+    target_from_url(&mut t)?;
+    target_from_request(&mut t, v, ctx)?;
+    if let Some(m) = metadata {
+        target_from_metadata(&mut t, m)?;
+    }
+    if let Some(r) = &t.repo {
+        if let Some(why) = crate::snapshot::paths::repository_problem(r) {
+            return Err(("repo", why));
+        }
+    }
+    if let (None, Some(why)) = (&t.repo, ctx.repository.as_deref().and_then(crate::snapshot::paths::repository_problem)) {
+        return Err(("repo", format!("no repo of its own, and the run's repository (aw_info.json): {why}")));
+    }
+    t.repo = t.repo.or(ctx.repository.clone());
+    Ok(t)
+}
+
+/// Read the record's `target`: an object (gh-aw's), a URL, `owner/repo#N`, or a number.
+fn target_field(t: &mut Target, v: &Value, members: &crate::json::Members) -> Result<(), FieldError> {
+    match v.get("target") {
+        Some(Value::Object(_)) => {
+            let o = &v["target"];
+            if t.number.is_none() {
+                t.number = match o.get("number") {
+                    None | Some(Value::Null) => None,
+                    Some(x) => Some(as_int(x).ok_or_else(|| wrong("target", "an integer that fits 64 bits", x))?),
+                };
+                t.source = t.number.map(|_| "target");
+            }
+            // `repository` in newer gh-aw manifests (safe_output_manifest.cjs's provider-neutral target).
+            t.repo = t.repo.take().or(str_at(o, "repo").or(str_at(o, "repository")).map(str::to_string));
+            t.url = t.url.take().or(str_at(o, "url").map(str::to_string));
+            t.kind = str_at(o, "kind").or(str_at(o, "type")).map(str::to_string);
+        }
+        Some(Value::String(s)) => {
+            if s.starts_with("http") {
+                t.url = t.url.take().or(Some(s.clone()));
+            } else if let Some((repo, n)) = s.split_once('#') {
+                t.repo = t.repo.take().or(Some(repo.to_string()));
+                if t.number.is_none() {
+                    if digits_overflow(n) {
+                        return Err(too_big("target", s));
+                    }
+                    t.number = n.parse().ok();
+                    t.source = t.number.map(|_| "target");
+                }
+            } else if digits_overflow(s) && t.number.is_none() {
+                return Err(too_big("target", s));
+            } else if t.number.is_none() {
+                t.number = s.parse().ok();
+                t.source = t.number.map(|_| "target");
+            }
+        }
+        Some(Value::Number(n)) if t.number.is_none() => {
+            let exact = members.get("target").map(|r| r.get().to_string()).unwrap_or_else(|| n.to_string());
+            t.number = Some(n.as_i64().ok_or_else(|| too_big("target", &exact))?);
+            t.source = t.number.map(|_| "target");
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Fill what the target's URL says (repository, kind, number, comment) and the record did not.
+fn target_from_url(t: &mut Target) -> Result<(), FieldError> {
+    if let Some(u) = &t.url {
+        let p = parse_url(u);
+        if p.overflow {
+            return Err(too_big("url", u));
+        }
+        if t.number.is_none() && p.number.is_some() {
+            t.number = p.number;
+            t.source = Some("url");
+        }
+        t.repo = t.repo.take().or(p.repo);
+        t.kind = t.kind.take().or(p.kind.map(str::to_string));
+        // The URL is the created object's own; a top-level comment_id may name the comment
+        // a reply answered.
+        t.comment_id = p.comment_id.or(t.comment_id);
+    }
+    Ok(())
+}
+
+/// Without a number yet: the temporary id the run resolved, else what the request named as
+/// its target (item_number may itself be a temporary id).
+fn target_from_request(t: &mut Target, v: &Value, ctx: &RunContext) -> Result<(), FieldError> {
+    t.temporary_id = opt_str(v, "temporaryId")?.or(opt_str(v, "temporary_id")?).map(str::to_string);
+    if t.number.is_none() {
+        if let Some(tt) = t.temporary_id.as_ref().and_then(|id| ctx.temp_ids.get(id)) {
+            t.number = tt.number;
+            t.source = Some("temporary_id");
+            t.repo = t.repo.take().or(tt.repo.clone());
+        }
+    }
+    if t.number.is_none() {
+        for f in ["item_number", "issue_number", "pull_request_number", "pr_number", "discussion_number"] {
+            if let Some((n, repo, how)) = number_or_temp(v, f, ctx)? {
+                t.number = Some(n);
+                t.source = Some(if how == "number" { "request" } else { how });
+                t.repo = t.repo.take().or(repo);
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// gh-aw's persisted `metadata`: the comment id and, as a last resort, the target number;
+/// a number there too big for 64 bits is an error.
+fn target_from_metadata(t: &mut Target, m: &Value) -> Result<(), FieldError> {
+    if t.comment_id.is_none() {
+        t.comment_id = int_at(m, "comment_id");
+    }
+    for f in ["comment_id", "number", "issue_number", "pull_request_number"] {
+        if let Some(x) = m.get(f).filter(|x| !x.is_null()) {
+            if as_int(x).is_none() && matches!(x, Value::Number(_)) || x.as_str().is_some_and(digits_overflow) {
+                return Err(too_big("metadata", &x.to_string()));
+            }
+        }
+    }
+    if t.number.is_none() {
+        for f in ["number", "issue_number", "pull_request_number"] {
+            if let Some(n) = int_at(m, f) {
+                t.number = Some(n);
+                t.source = Some("metadata");
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The execution-time evidence an evaluator compares with later state, as canonical JSON:
+/// the record's own `expected_state`, labels added, commit SHAs, the metadata, branch,
+/// comment and fallback. Values copied from the record keep their text (canonical, exact
+/// numbers); derived ones are canonical JSON of what was derived.
+fn expected_state(v: &Value, members: &crate::json::Members, metadata: Option<&Value>, output_type: &str, comment_id: Option<i64>, (before, after): (Option<&Value>, Option<&Value>)) -> String {
     let mut copied: BTreeMap<String, String> = BTreeMap::new();
     let mut expected = Map::new();
     if let Some(Value::Object(e)) = v.get("expected_state") {
@@ -455,44 +554,19 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
         }
     }
     if !expected.contains_key("labels_added") {
-        let added = v
-            .get("labelsAdded")
-            .or(v.get("labels_added"))
-            .or(metadata.and_then(|m| m.get("labels_added")))
-            .and_then(names)
-            .map(|l| (l, "labelsAdded"))
-            .or_else(|| {
-                let a = labels_of(after)?;
-                let b = labels_of(before).unwrap_or_default();
-                Some((a.into_iter().filter(|l| !b.contains(l)).collect(), "after_state"))
-            })
-            .or_else(|| (output_type == "add_labels").then(|| v.get("labels").and_then(names)).flatten().map(|l| (l, "labels")));
-        if let Some((l, src)) = added {
+        if let Some((l, src)) = labels_added(v, metadata, output_type, before, after) {
             expected.insert("labels_added".into(), json!(l));
             expected.insert("labels_added_source".into(), json!(src));
         }
     }
     if !expected.contains_key("commit_shas") {
-        let mut shas: Vec<String> = Vec::new();
-        for src in [Some(v), metadata] {
-            let Some(src) = src else { continue };
-            for f in ["commit_sha", "head_sha", "commit"] {
-                if let Some(s) = str_at(src, f) {
-                    shas.push(s.to_string());
-                }
-            }
-            for f in ["commit_shas", "commits"] {
-                if let Some(a) = src.get(f).and_then(Value::as_array) {
-                    shas.extend(a.iter().filter_map(|c| c.as_str().or_else(|| str_at(c, "sha")).map(str::to_string)));
-                }
-            }
-        }
-        shas.dedup();
+        let shas = commit_shas(v, metadata);
         if !shas.is_empty() {
             expected.insert("commit_shas".into(), json!(shas));
         }
     }
     if let Some(m) = metadata.and_then(Value::as_object) {
+        let meta_members = members.get("metadata").and_then(|m| crate::json::members(m.get()));
         for (k, val) in m {
             let key = format!("metadata.{k}");
             if !expected.contains_key(&key) {
@@ -511,25 +585,6 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
     if let Some(f) = fallback {
         expected.entry("fallback").or_insert(json!(f));
     }
-
-    let target_kind = kind.or_else(|| super::output_type::default_target_kind(&output_type).map(str::to_string));
-    let staged = ctx.staged || v.get("staged").and_then(Value::as_bool).unwrap_or(false);
-    let execution = match format {
-        Format::Request => Execution::NotExecuted,
-        _ if super::output_type::is_system(&output_type) => Execution::RequestedOnly,
-        _ if staged => Execution::Staged,
-        _ => match str_at(v, "status").or(str_at(v, "result")) {
-            Some("error" | "failed" | "failure" | "skipped") => Execution::NotExecuted,
-            _ if v.get("error").is_some_and(|e| !e.is_null()) => Execution::NotExecuted,
-            _ => Execution::Executed,
-        },
-    };
-    // The hash is of canonical JSON (keys sorted), the payload the record's own text.
-    let payload_hash = match (format, str_at(v, "payload_hash")) {
-        (Format::Normalized, Some(h)) => h.to_string(),
-        _ => sha256_hex(crate::json::canonical_text(raw).unwrap_or_else(|_| canonical(v)).as_bytes()),
-    };
-    let payload = raw.to_string();
     let mut expected_state = String::from("{");
     for (i, (k, val)) in expected.iter().enumerate() {
         if i > 0 {
@@ -543,37 +598,55 @@ pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Fo
         }
     }
     expected_state.push('}');
-    let actor = opt_str(v, "actor")?.map(str::to_string);
-    let refs = recorded_refs(v, metadata, &output_type)?;
-    Ok(SafeOutput {
-        safe_output_id: format!("{run_id}:{index}").into(),
-        run_id: run_id.into(),
-        item_index: index as i64,
-        workflow_name: opt_str(v, "workflow_name")?.map(str::to_string).or(ctx.workflow_name.clone()).map(Cow::Owned),
-        output_type: output_type.into(),
-        execution,
-        target_repo: target_repo.map(Cow::Owned),
-        target_kind: target_kind.map(Cow::Owned),
-        target_number,
-        target_comment_id: comment_id,
-        target_url: url.map(Cow::Owned),
-        target_node_id: refs.target_node_id.map(Cow::Owned),
-        target_source: target_source.map(|s| Cow::Owned(s.to_string())),
-        temporary_id: temporary_id.map(Cow::Owned),
-        actor: actor.map(Cow::Owned),
-        run_actor: ctx.actor.clone().map(Cow::Owned),
-        created_at,
-        payload_hash: payload_hash.into(),
-        patch_hash: refs.patch_hash.map(Cow::Owned),
-        base_ref: refs.base_ref.map(Cow::Owned),
-        head_ref: refs.head_ref.map(Cow::Owned),
-        payload: payload.into(),
-        expected_state: expected_state.into(),
-        before_state: before_text.or(before.map(canonical)).map(Cow::Owned),
-        after_state: after_text.or(after.map(canonical)).map(Cow::Owned),
-        staged,
-        source_format: format.as_str().to_string().into(),
-        source_file: file.to_string().into(),
-        source_line: line as i64,
-    })
+    expected_state
+}
+
+/// The labels the output added and where that was read: listed as added, the after state's
+/// labels the before state lacks, or an add_labels request's `labels`.
+fn labels_added(v: &Value, metadata: Option<&Value>, output_type: &str, before: Option<&Value>, after: Option<&Value>) -> Option<(Vec<String>, &'static str)> {
+    v.get("labelsAdded")
+        .or(v.get("labels_added"))
+        .or(metadata.and_then(|m| m.get("labels_added")))
+        .and_then(names)
+        .map(|l| (l, "labelsAdded"))
+        .or_else(|| {
+            let a = labels_of(after)?;
+            let b = labels_of(before).unwrap_or_default();
+            Some((a.into_iter().filter(|l| !b.contains(l)).collect(), "after_state"))
+        })
+        .or_else(|| (output_type == "add_labels").then(|| v.get("labels").and_then(names)).flatten().map(|l| (l, "labels")))
+}
+
+/// The commit SHAs the record (then its metadata) names, one or many, adjacent repeats once.
+fn commit_shas(v: &Value, metadata: Option<&Value>) -> Vec<String> {
+    let mut shas: Vec<String> = Vec::new();
+    for src in [Some(v), metadata] {
+        let Some(src) = src else { continue };
+        for f in ["commit_sha", "head_sha", "commit"] {
+            if let Some(s) = str_at(src, f) {
+                shas.push(s.to_string());
+            }
+        }
+        for f in ["commit_shas", "commits"] {
+            if let Some(a) = src.get(f).and_then(Value::as_array) {
+                shas.extend(a.iter().filter_map(|c| c.as_str().or_else(|| str_at(c, "sha")).map(str::to_string)));
+            }
+        }
+    }
+    shas.dedup();
+    shas
+}
+
+/// Whether the output was carried out, by the record's format, type, staging and status.
+fn execution_of(v: &Value, format: Format, output_type: &str, staged: bool) -> Execution {
+    match format {
+        Format::Request => Execution::NotExecuted,
+        _ if super::output_type::is_system(output_type) => Execution::RequestedOnly,
+        _ if staged => Execution::Staged,
+        _ => match str_at(v, "status").or(str_at(v, "result")) {
+            Some("error" | "failed" | "failure" | "skipped") => Execution::NotExecuted,
+            _ if v.get("error").is_some_and(|e| !e.is_null()) => Execution::NotExecuted,
+            _ => Execution::Executed,
+        },
+    }
 }

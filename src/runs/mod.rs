@@ -411,57 +411,7 @@ fn read_run_rest(root: &Path, dir: &Path, files: &Located, mut run: Run) -> Resu
     let has_manifest = manifest.is_some() || normalized.is_some();
     for (lines, format) in [(manifest, item::Format::GhAw), (normalized, item::Format::Normalized)] {
         let Some(lines) = lines else { continue };
-        let records = lines.records();
-        out.files.push(InputFile::from_bytes("runs", lines.file.clone(), &lines.bytes, records.len()));
-        let mut seen: HashMap<String, String> = HashMap::new();
-        for (lineno, text, shown, last) in records {
-            let index = next_index;
-            next_index += 1;
-            let parsed = text.and_then(|raw| json_line(&raw, last).map(|v| (raw, v)));
-            let (raw, v) = match parsed {
-                Ok(rv) => rv,
-                Err(reason) => {
-                    out.quarantined.push(Quarantined::new("runs", &lines.file, Some(lineno), None, reason, &shown));
-                    continue;
-                }
-            };
-            let exact = |t: &str| crate::json::canonical_text(t).unwrap_or_default();
-            let dup_key = match crate::json::members(&raw).and_then(|m| m.get("id")) {
-                Some(id) if id.get() != "null" => format!("id:{}", exact(id.get())),
-                _ => exact(&raw),
-            };
-            // One run directory holds one run: a normalized record naming another run would
-            // give a safe_output_id of that run's (`<run_id>:<index>`), which may exist.
-            if format == item::Format::Normalized {
-                if let Some(named) = run_id_of(&raw, "run_id").filter(|n| *n != ctx.run_id) {
-                    out.quarantined.push(Quarantined::new(
-                        "runs",
-                        &lines.file,
-                        Some(lineno),
-                        Some("run_id"),
-                        format!("names run {named}, but the record is in the run directory of run {}; a directory holds one run's records", ctx.run_id),
-                        &raw,
-                    ));
-                    continue;
-                }
-            }
-            let id = format!("{}:{index}", ctx.run_id);
-            if let Some(first) = seen.get(&dup_key) {
-                out.quarantined.push(Quarantined::new("runs", &lines.file, Some(lineno), None, format!("duplicate item: same record as {first}"), &raw));
-                continue;
-            }
-            seen.insert(dup_key, id);
-            match item::from_raw(&ctx, &raw, &v, index, format, &lines.file, lineno) {
-                Ok(so) => {
-                    out.used += 1;
-                    executed_types.push(so.output_type.to_string());
-                    out.outputs.push(so);
-                }
-                Err((field, reason)) => {
-                    out.quarantined.push(Quarantined::new("runs", &lines.file, Some(lineno), Some(field), reason, &raw));
-                }
-            }
-        }
+        read_executed(&ctx, &lines, format, &mut out, &mut next_index, &mut executed_types);
     }
     run.executed_items = out.outputs.len();
 
@@ -474,11 +424,76 @@ fn read_run_rest(root: &Path, dir: &Path, files: &Located, mut run: Run) -> Resu
     }
     run.errors = errors;
     run.requested_items = requests.len();
+    fill_labels_from_requests(&mut out.outputs, &requests);
+    add_unexecuted_requests(&ctx, requests, executed_types, has_manifest, &mut out, next_index);
+    Ok((run, out))
+}
+
+/// One file of executed items (manifest or normalized records): each record an output,
+/// else quarantined (unreadable, another run's, a duplicate, a field at fault). Indexes
+/// continue from `next_index`; each output's type is noted in `executed_types`.
+fn read_executed(ctx: &item::RunContext, lines: &Lines, format: item::Format, out: &mut RunsRead, next_index: &mut usize, executed_types: &mut Vec<String>) {
+    let records = lines.records();
+    out.files.push(InputFile::from_bytes("runs", lines.file.clone(), &lines.bytes, records.len()));
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for (lineno, text, shown, last) in records {
+        let index = *next_index;
+        *next_index += 1;
+        let parsed = text.and_then(|raw| json_line(&raw, last).map(|v| (raw, v)));
+        let (raw, v) = match parsed {
+            Ok(rv) => rv,
+            Err(reason) => {
+                out.quarantined.push(Quarantined::new("runs", &lines.file, Some(lineno), None, reason, &shown));
+                continue;
+            }
+        };
+        let exact = |t: &str| crate::json::canonical_text(t).unwrap_or_default();
+        let dup_key = match crate::json::members(&raw).and_then(|m| m.get("id")) {
+            Some(id) if id.get() != "null" => format!("id:{}", exact(id.get())),
+            _ => exact(&raw),
+        };
+        // One run directory holds one run: a normalized record naming another run would
+        // give a safe_output_id of that run's (`<run_id>:<index>`), which may exist.
+        if format == item::Format::Normalized {
+            if let Some(named) = run_id_of(&raw, "run_id").filter(|n| *n != ctx.run_id) {
+                out.quarantined.push(Quarantined::new(
+                    "runs",
+                    &lines.file,
+                    Some(lineno),
+                    Some("run_id"),
+                    format!("names run {named}, but the record is in the run directory of run {}; a directory holds one run's records", ctx.run_id),
+                    &raw,
+                ));
+                continue;
+            }
+        }
+        let id = format!("{}:{index}", ctx.run_id);
+        if let Some(first) = seen.get(&dup_key) {
+            out.quarantined.push(Quarantined::new("runs", &lines.file, Some(lineno), None, format!("duplicate item: same record as {first}"), &raw));
+            continue;
+        }
+        seen.insert(dup_key, id);
+        match item::from_raw(ctx, &raw, &v, index, format, &lines.file, lineno) {
+            Ok(so) => {
+                out.used += 1;
+                executed_types.push(so.output_type.to_string());
+                out.outputs.push(so);
+            }
+            Err((field, reason)) => {
+                out.quarantined.push(Quarantined::new("runs", &lines.file, Some(lineno), Some(field), reason, &raw));
+            }
+        }
+    }
+}
+
+/// The requests no executed item accounts for (per type, in order), kept as outputs that
+/// were requested only, staged, not executed, or unrecorded; indexes continue from
+/// `next_index`.
+fn add_unexecuted_requests(ctx: &item::RunContext, requests: Vec<RequestItem>, executed_types: Vec<String>, has_manifest: bool, out: &mut RunsRead, mut next_index: usize) {
     let mut executed_count: BTreeMap<String, usize> = BTreeMap::new();
     for t in executed_types {
         *executed_count.entry(t).or_default() += 1;
     }
-    fill_labels_from_requests(&mut out.outputs, &requests);
     for (file, line, raw, v) in requests {
         let Some(ty) = str_at(&v, "type").map(str::to_string) else { continue };
         let system = output_type::is_system(&ty);
@@ -494,14 +509,14 @@ fn read_run_rest(root: &Path, dir: &Path, files: &Located, mut run: Run) -> Resu
             Execution::RequestedOnly
         } else if !has_manifest {
             Execution::Unrecorded
-        } else if run.staged {
+        } else if ctx.staged {
             Execution::Staged
         } else {
             Execution::NotExecuted
         };
         let index = next_index;
         next_index += 1;
-        match item::from_raw(&ctx, &raw, &v, index, item::Format::Request, &file, line) {
+        match item::from_raw(ctx, &raw, &v, index, item::Format::Request, &file, line) {
             Ok(mut so) => {
                 so.execution = execution;
                 out.outputs.push(so);
@@ -512,7 +527,6 @@ fn read_run_rest(root: &Path, dir: &Path, files: &Located, mut run: Run) -> Resu
             }
         }
     }
-    Ok((run, out))
 }
 
 /// A thin manifest item of `add_labels` records no labels; the request it executed (the

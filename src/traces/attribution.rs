@@ -161,79 +161,11 @@ fn same_file(a: &str, b: &str) -> bool {
 pub fn build(record: &Value, shape: Shape) -> (Option<Value>, Report) {
     let steps = record.get("steps").and_then(Value::as_array).cloned().unwrap_or_default();
     let models: BTreeMap<i64, &str> = steps.iter().filter_map(|st| Some((int_at(st, "step_index").unwrap_or(0), str_at(st, "model")?))).collect();
-    let mut files: BTreeMap<String, FileState> = BTreeMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let mut report = Report::default();
+    let mut session = Session::default();
     for st in &steps {
-        let step = int_at(st, "step_index").unwrap_or(0);
-        let obs = st.get("observations").and_then(Value::as_array).cloned().unwrap_or_default();
-        for call in st.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
-            let name = str_at(call, "tool_name").unwrap_or_default();
-            let input = call.get("input").cloned().unwrap_or(Value::Null);
-            let Some(path) = str_at(&input, "file_path").or(str_at(&input, "path")).map(str::to_string) else { continue };
-            if matches!(name, "Write" | "Edit" | "MultiEdit") && !order.contains(&path) {
-                order.push(path.clone());
-            }
-            match name {
-                "Read" => {
-                    let id = str_at(call, "tool_call_id");
-                    let content = obs.iter().find(|o| str_at(*o, "source_call_id") == id).and_then(|o| str_at(o, "content"));
-                    if let Some(c) = content {
-                        let f = files.entry(path.clone()).or_default();
-                        if f.lines.is_none() {
-                            f.lines = Some(split(&read_text(c)).into_iter().map(|t| Line { text: t, by: None }).collect());
-                        }
-                    }
-                }
-                "Write" => {
-                    let content = str_at(&input, "content").unwrap_or_default();
-                    let f = files.entry(path.clone()).or_default();
-                    let change = if f.lines.is_some() { Change::Modification } else { Change::Addition };
-                    f.lines = Some(split(content).into_iter().map(|t| Line { text: t, by: Some((step, change)) }).collect());
-                    f.touched_by.push(step);
-                }
-                "Edit" | "MultiEdit" => {
-                    let edits: Vec<(String, String, bool)> = if name == "Edit" {
-                        vec![(
-                            str_at(&input, "old_string").unwrap_or_default().to_string(),
-                            str_at(&input, "new_string").unwrap_or_default().to_string(),
-                            input.get("replace_all").and_then(Value::as_bool).unwrap_or(false),
-                        )]
-                    } else {
-                        input
-                            .get("edits")
-                            .and_then(Value::as_array)
-                            .into_iter()
-                            .flatten()
-                            .map(|e| {
-                                (
-                                    str_at(e, "old_string").unwrap_or_default().to_string(),
-                                    str_at(e, "new_string").unwrap_or_default().to_string(),
-                                    e.get("replace_all").and_then(Value::as_bool).unwrap_or(false),
-                                )
-                            })
-                            .collect()
-                    };
-                    let f = files.entry(path.clone()).or_default();
-                    f.touched_by.push(step);
-                    let mut placed = f.lines.is_some();
-                    if let Some(lines) = f.lines.as_mut() {
-                        for (old, new, all) in &edits {
-                            if old.is_empty() || !apply_edit(lines, old, new, *all, step) {
-                                placed = false;
-                            }
-                        }
-                    }
-                    if !placed {
-                        // Text unknown, or the edit does not match it: stop tracking lines.
-                        f.lines = None;
-                        report.unlocated.push((path.clone(), step));
-                    }
-                }
-                _ => {}
-            }
-        }
+        session.step(st);
     }
+    let Session { files, order, mut report } = session;
     let changed = changed_files(record, shape);
     if let Some(changed) = &changed {
         report.unexplained_patch_files = changed.iter().filter(|p| !order.iter().any(|o| same_file(o, p))).cloned().collect();
@@ -242,66 +174,7 @@ pub fn build(record: &Value, shape: Shape) -> (Option<Value>, Report) {
         return (None, report);
     }
     let fidelity = shape.attribution_fidelity();
-    let mut out_files = Vec::new();
-    for path in &order {
-        let f = &files[path];
-        if f.touched_by.is_empty() {
-            continue;
-        }
-        // Ranges per step, in line order.
-        let mut per_step: BTreeMap<i64, Vec<Value>> = BTreeMap::new();
-        if let Some(lines) = &f.lines {
-            let mut i = 0;
-            while i < lines.len() {
-                let Some((step, change)) = lines[i].by else {
-                    i += 1;
-                    continue;
-                };
-                let mut j = i;
-                while j + 1 < lines.len() && lines[j + 1].by == Some((step, change)) {
-                    j += 1;
-                }
-                let text: String = lines[i..=j].iter().map(|l| format!("{}\n", l.text)).collect();
-                let mut range = json!({
-                    "start_line": i + 1,
-                    "end_line": j + 1,
-                    "content_hash": range_hash(shape, &text),
-                    "confidence": "high",
-                });
-                if fidelity {
-                    range["change_type"] = json!(change.as_str());
-                    range["original"] = Value::Null;
-                    range["contributor"] = Value::Null;
-                }
-                per_step.entry(step).or_default().push(range);
-                i = j + 1;
-            }
-        }
-        let mut steps_touched = f.touched_by.clone();
-        steps_touched.sort();
-        steps_touched.dedup();
-        let conversations: Vec<Value> = steps_touched
-            .iter()
-            .map(|s| {
-                let mut contributor = Map::new();
-                contributor.insert("type".into(), json!("ai"));
-                if let Some(m) = models.get(s) {
-                    contributor.insert("model_id".into(), json!(m));
-                }
-                let mut c = json!({
-                    "contributor": contributor,
-                    "url": format!("opentraces://trace/step_{s}"),
-                    "ranges": per_step.remove(s).unwrap_or_default(),
-                });
-                if fidelity {
-                    c["ids"] = Value::Null;
-                    c["related"] = Value::Null;
-                }
-                c
-            })
-            .collect();
-        out_files.push(json!({"path": path, "conversations": conversations}));
-    }
+    let out_files: Vec<Value> = order.iter().filter(|path| !files[*path].touched_by.is_empty()).map(|path| file_block(path, &files[path], &models, shape)).collect();
     let block = if fidelity {
         let unaccounted = changed.map(|_| report.unexplained_patch_files.clone()).filter(|u| !u.is_empty());
         json!({"experimental": !report.unlocated.is_empty(), "revision": null, "files": out_files, "unaccounted_files": unaccounted})
@@ -309,6 +182,151 @@ pub fn build(record: &Value, shape: Shape) -> (Option<Value>, Report) {
         json!({"experimental": true, "files": out_files})
     };
     (Some(block), report)
+}
+
+/// The session's file tool calls replayed: each file's lines as last known, who wrote them.
+#[derive(Default)]
+struct Session {
+    files: BTreeMap<String, FileState>,
+    /// The files written or edited, in the order first changed.
+    order: Vec<String>,
+    report: Report,
+}
+
+impl Session {
+    /// Replay one step's Read, Write, Edit and MultiEdit calls.
+    fn step(&mut self, st: &Value) {
+        let step = int_at(st, "step_index").unwrap_or(0);
+        let obs = st.get("observations").and_then(Value::as_array).cloned().unwrap_or_default();
+        for call in st.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            let name = str_at(call, "tool_name").unwrap_or_default();
+            let input = call.get("input").cloned().unwrap_or(Value::Null);
+            let Some(path) = str_at(&input, "file_path").or(str_at(&input, "path")).map(str::to_string) else { continue };
+            if matches!(name, "Write" | "Edit" | "MultiEdit") && !self.order.contains(&path) {
+                self.order.push(path.clone());
+            }
+            match name {
+                "Read" => {
+                    let id = str_at(call, "tool_call_id");
+                    let content = obs.iter().find(|o| str_at(*o, "source_call_id") == id).and_then(|o| str_at(o, "content"));
+                    if let Some(c) = content {
+                        let f = self.files.entry(path.clone()).or_default();
+                        if f.lines.is_none() {
+                            f.lines = Some(split(&read_text(c)).into_iter().map(|t| Line { text: t, by: None }).collect());
+                        }
+                    }
+                }
+                "Write" => {
+                    let content = str_at(&input, "content").unwrap_or_default();
+                    let f = self.files.entry(path.clone()).or_default();
+                    let change = if f.lines.is_some() { Change::Modification } else { Change::Addition };
+                    f.lines = Some(split(content).into_iter().map(|t| Line { text: t, by: Some((step, change)) }).collect());
+                    f.touched_by.push(step);
+                }
+                "Edit" | "MultiEdit" => self.edit(&path, &edits_of(name, &input), step),
+                _ => {}
+            }
+        }
+    }
+
+    /// Apply a step's edits to a file; an edit that cannot be placed stops line tracking
+    /// for the file and is reported.
+    fn edit(&mut self, path: &str, edits: &[(String, String, bool)], step: i64) {
+        let f = self.files.entry(path.to_string()).or_default();
+        f.touched_by.push(step);
+        let mut placed = f.lines.is_some();
+        if let Some(lines) = f.lines.as_mut() {
+            for (old, new, all) in edits {
+                if old.is_empty() || !apply_edit(lines, old, new, *all, step) {
+                    placed = false;
+                }
+            }
+        }
+        if !placed {
+            // Text unknown, or the edit does not match it: stop tracking lines.
+            f.lines = None;
+            self.report.unlocated.push((path.to_string(), step));
+        }
+    }
+}
+
+/// An Edit's or MultiEdit's replacements: (old, new, replace all).
+fn edits_of(name: &str, input: &Value) -> Vec<(String, String, bool)> {
+    let one = |e: &Value| {
+        (
+            str_at(e, "old_string").unwrap_or_default().to_string(),
+            str_at(e, "new_string").unwrap_or_default().to_string(),
+            e.get("replace_all").and_then(Value::as_bool).unwrap_or(false),
+        )
+    };
+    if name == "Edit" {
+        vec![one(input)]
+    } else {
+        input.get("edits").and_then(Value::as_array).into_iter().flatten().map(one).collect()
+    }
+}
+
+/// A changed file's entry: one conversation per step that touched it, each with the line
+/// ranges that step wrote and are still there.
+fn file_block(path: &str, f: &FileState, models: &BTreeMap<i64, &str>, shape: Shape) -> Value {
+    let fidelity = shape.attribution_fidelity();
+    let mut per_step = f.lines.as_deref().map(|lines| ranges_by_step(lines, shape)).unwrap_or_default();
+    let mut steps_touched = f.touched_by.clone();
+    steps_touched.sort();
+    steps_touched.dedup();
+    let conversations: Vec<Value> = steps_touched
+        .iter()
+        .map(|s| {
+            let mut contributor = Map::new();
+            contributor.insert("type".into(), json!("ai"));
+            if let Some(m) = models.get(s) {
+                contributor.insert("model_id".into(), json!(m));
+            }
+            let mut c = json!({
+                "contributor": contributor,
+                "url": format!("opentraces://trace/step_{s}"),
+                "ranges": per_step.remove(s).unwrap_or_default(),
+            });
+            if fidelity {
+                c["ids"] = Value::Null;
+                c["related"] = Value::Null;
+            }
+            c
+        })
+        .collect();
+    json!({"path": path, "conversations": conversations})
+}
+
+/// The runs of adjacent lines one step wrote the same way, per step, in line order.
+fn ranges_by_step(lines: &[Line], shape: Shape) -> BTreeMap<i64, Vec<Value>> {
+    let fidelity = shape.attribution_fidelity();
+    let mut per_step: BTreeMap<i64, Vec<Value>> = BTreeMap::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let Some((step, change)) = lines[i].by else {
+            i += 1;
+            continue;
+        };
+        let mut j = i;
+        while j + 1 < lines.len() && lines[j + 1].by == Some((step, change)) {
+            j += 1;
+        }
+        let text: String = lines[i..=j].iter().map(|l| format!("{}\n", l.text)).collect();
+        let mut range = json!({
+            "start_line": i + 1,
+            "end_line": j + 1,
+            "content_hash": range_hash(shape, &text),
+            "confidence": "high",
+        });
+        if fidelity {
+            range["change_type"] = json!(change.as_str());
+            range["original"] = Value::Null;
+            range["contributor"] = Value::Null;
+        }
+        per_step.entry(step).or_default().push(range);
+        i = j + 1;
+    }
+    per_step
 }
 
 #[cfg(test)]

@@ -172,7 +172,19 @@ fn steps(r: &Value) -> &[Value] {
 }
 
 pub fn tables(records: &[TraceRecord]) -> Vec<Table> {
-    let mut traces = Table::new(
+    let mut traces = traces_table();
+    let mut step_t = steps_table();
+    let mut calls = tool_calls_table();
+    for t in records {
+        traces.push(trace_row(t));
+        push_steps(t, &mut step_t, &mut calls);
+    }
+    vec![traces, step_t, calls]
+}
+
+/// The `traces` table: one row per trace, its task, agent, outcome and counts.
+fn traces_table() -> Table {
+    Table::new(
         "traces",
         &[
             ("trace_id", Kind::Str),
@@ -202,8 +214,12 @@ pub fn tables(records: &[TraceRecord]) -> Vec<Table> {
             ("source_file", Kind::Str),
             ("source_line", Kind::Int),
         ],
-    );
-    let mut step_t = Table::new(
+    )
+}
+
+/// The `trace_steps` table: one row per step.
+fn steps_table() -> Table {
+    Table::new(
         "trace_steps",
         &[
             ("trace_id", Kind::Str),
@@ -216,8 +232,12 @@ pub fn tables(records: &[TraceRecord]) -> Vec<Table> {
             ("input_tokens", Kind::Int),
             ("output_tokens", Kind::Int),
         ],
-    );
-    let mut calls = Table::new(
+    )
+}
+
+/// The `trace_tool_calls` table: one row per tool call, with its observation.
+fn tool_calls_table() -> Table {
+    Table::new(
         "trace_tool_calls",
         &[
             ("trace_id", Kind::Str),
@@ -230,75 +250,82 @@ pub fn tables(records: &[TraceRecord]) -> Vec<Table> {
             ("observation", Kind::Str),
             ("observation_error", Kind::Str),
         ],
-    );
-    for t in records {
-        let r = &t.record;
-        let o = r.get("outcome").cloned().unwrap_or(Value::Null);
-        let n_calls: usize = steps(r).iter().map(|st| st.get("tool_calls").and_then(Value::as_array).map_or(0, Vec::len)).sum();
-        traces.push(vec![
+    )
+}
+
+/// A trace's row of `traces`.
+fn trace_row(t: &TraceRecord) -> Vec<crate::table::Cell> {
+    let r = &t.record;
+    let o = r.get("outcome").cloned().unwrap_or(Value::Null);
+    let n_calls: usize = steps(r).iter().map(|st| st.get("tool_calls").and_then(Value::as_array).map_or(0, Vec::len)).sum();
+    vec![
+        s(&t.trace_id),
+        os(str_at(r, "session_id")),
+        os(str_at(r, "schema_version")),
+        os(str_at(r, "execution_context")),
+        os(str_at(r, "timestamp_start")),
+        os(str_at(r, "timestamp_end")),
+        os(str_path(r, &["task", "description"])),
+        os(str_path(r, &["task", "repository"])),
+        os(str_path(r, &["agent", "name"])),
+        os(str_path(r, &["agent", "model"])),
+        i(steps(r).len() as i64),
+        i(n_calls as i64),
+        ob(bool_at(&o, "success")),
+        ob(bool_at(&o, "committed")),
+        os(str_at(&o, "commit_sha")),
+        os(str_at(&o, "terminal_state")),
+        of(o.get("reward").and_then(Value::as_f64)),
+        os(str_at(&o, "reward_source")),
+        os(str_at(&o, "signal_source")),
+        os(str_at(&o, "signal_confidence")),
+        os(str_at(&o, "description")),
+        oi(r.get("attribution").and_then(|a| a.get("files")).and_then(Value::as_array).map(|f| f.len() as i64)),
+        s(exact(&t.text, r, "metadata")),
+        s(&t.text),
+        s(&t.source_file),
+        i(t.source_line),
+    ]
+}
+
+/// A trace's steps into `trace_steps` and their tool calls into `trace_tool_calls`; a
+/// call's input keeps the record's text.
+fn push_steps(t: &TraceRecord, step_t: &mut Table, calls: &mut Table) {
+    let r = &t.record;
+    let step_texts = raw_steps(&t.text);
+    for (si, st) in steps(r).iter().enumerate() {
+        let call_texts = step_texts.get(si).map(|s| raw_array(s, "tool_calls")).unwrap_or_default();
+        let idx = int_at(st, "step_index");
+        let tcs = st.get("tool_calls").and_then(Value::as_array).cloned().unwrap_or_default();
+        let obs = st.get("observations").and_then(Value::as_array).cloned().unwrap_or_default();
+        step_t.push(vec![
             s(&t.trace_id),
-            os(str_at(r, "session_id")),
-            os(str_at(r, "schema_version")),
-            os(str_at(r, "execution_context")),
-            os(str_at(r, "timestamp_start")),
-            os(str_at(r, "timestamp_end")),
-            os(str_path(r, &["task", "description"])),
-            os(str_path(r, &["task", "repository"])),
-            os(str_path(r, &["agent", "name"])),
-            os(str_path(r, &["agent", "model"])),
-            i(steps(r).len() as i64),
-            i(n_calls as i64),
-            ob(bool_at(&o, "success")),
-            ob(bool_at(&o, "committed")),
-            os(str_at(&o, "commit_sha")),
-            os(str_at(&o, "terminal_state")),
-            of(o.get("reward").and_then(Value::as_f64)),
-            os(str_at(&o, "reward_source")),
-            os(str_at(&o, "signal_source")),
-            os(str_at(&o, "signal_confidence")),
-            os(str_at(&o, "description")),
-            oi(r.get("attribution").and_then(|a| a.get("files")).and_then(Value::as_array).map(|f| f.len() as i64)),
-            s(exact(&t.text, r, "metadata")),
-            s(&t.text),
-            s(&t.source_file),
-            i(t.source_line),
+            oi(idx),
+            os(str_at(st, "role")),
+            os(str_at(st, "model")),
+            os(str_at(st, "content")),
+            os(str_at(st, "timestamp")),
+            i(tcs.len() as i64),
+            oi(st.get("token_usage").and_then(|u| int_at(u, "input_tokens"))),
+            oi(st.get("token_usage").and_then(|u| int_at(u, "output_tokens"))),
         ]);
-        let step_texts = raw_steps(&t.text);
-        for (si, st) in steps(r).iter().enumerate() {
-            let call_texts = step_texts.get(si).map(|s| raw_array(s, "tool_calls")).unwrap_or_default();
-            let idx = int_at(st, "step_index");
-            let tcs = st.get("tool_calls").and_then(Value::as_array).cloned().unwrap_or_default();
-            let obs = st.get("observations").and_then(Value::as_array).cloned().unwrap_or_default();
-            step_t.push(vec![
+        for (pos, c) in tcs.iter().enumerate() {
+            let id = str_at(c, "tool_call_id");
+            let ob_ = obs.iter().find(|x| str_at(*x, "source_call_id") == id);
+            calls.push(vec![
                 s(&t.trace_id),
                 oi(idx),
-                os(str_at(st, "role")),
-                os(str_at(st, "model")),
-                os(str_at(st, "content")),
-                os(str_at(st, "timestamp")),
-                i(tcs.len() as i64),
-                oi(st.get("token_usage").and_then(|u| int_at(u, "input_tokens"))),
-                oi(st.get("token_usage").and_then(|u| int_at(u, "output_tokens"))),
+                i(pos as i64),
+                os(id),
+                os(str_at(c, "tool_name")),
+                s(call_texts
+                    .get(pos)
+                    .map(|c| exact(c, &Value::Null, "input"))
+                    .unwrap_or_else(|| crate::json::canonical(c.get("input").unwrap_or(&Value::Null)))),
+                oi(int_at(c, "duration_ms")),
+                os(ob_.and_then(|x| str_at(x, "content"))),
+                os(ob_.and_then(|x| str_at(x, "error"))),
             ]);
-            for (pos, c) in tcs.iter().enumerate() {
-                let id = str_at(c, "tool_call_id");
-                let ob_ = obs.iter().find(|x| str_at(*x, "source_call_id") == id);
-                calls.push(vec![
-                    s(&t.trace_id),
-                    oi(idx),
-                    i(pos as i64),
-                    os(id),
-                    os(str_at(c, "tool_name")),
-                    s(call_texts
-                        .get(pos)
-                        .map(|c| exact(c, &Value::Null, "input"))
-                        .unwrap_or_else(|| crate::json::canonical(c.get("input").unwrap_or(&Value::Null)))),
-                    oi(int_at(c, "duration_ms")),
-                    os(ob_.and_then(|x| str_at(x, "content"))),
-                    os(ob_.and_then(|x| str_at(x, "error"))),
-                ]);
-            }
         }
     }
-    vec![traces, step_t, calls]
 }
