@@ -161,7 +161,7 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
         /// The window whose outcomes fill the blocks.
-        #[arg(long, default_value = "7d")]
+        #[arg(long, default_value_t = hindsight::evaluate::Window::ONE_WEEK.to_string())]
         window: String,
         /// Replace attribution blocks the traces already have.
         #[arg(long)]

@@ -22,7 +22,7 @@ impl Window {
     /// One day after (`24h`): the seed's primary window.
     pub(crate) const ONE_DAY: Window = Window::Hours(24);
     /// One week after (`7d`): the window attach fills trace outcome blocks from by default.
-    pub(crate) const ONE_WEEK: Window = Window::Hours(168);
+    pub const ONE_WEEK: Window = Window::Hours(168);
     /// Thirty days after (`30d`).
     pub(crate) const THIRTY_DAYS: Window = Window::Hours(720);
 
