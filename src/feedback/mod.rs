@@ -9,6 +9,7 @@
 //! missing is `NULL` and the PR's `missing` column names the capture: an uncaptured list
 //! is never read as "nobody said anything". Definitions and switches: `docs/TASKS.md`.
 
+mod repeats;
 pub mod similarity;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -265,7 +266,7 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hou
     read_comments(dataset, ("issue_comments", "issue_number", Source::Conversation), &prs, &index, &reviewers, &mut remarks)?;
     // Deterministic order whatever the tables' order: by PR, source, id.
     remarks.sort_by_key(|r| (r.pr, r.source, r.id, r.created_at));
-    find_repeats(&prs, &mut remarks, policy);
+    repeats::find_repeats(&prs, &mut remarks, policy);
 
     let commits = pr_commits(dataset, &index)?;
     let (rounds_of, first_review) = review_rounds(&prs, &reviews, &commits);
@@ -476,63 +477,6 @@ fn remark(
     let words = similarity::tokens(body);
     let tokens = (words.len() >= policy.min_tokens).then_some(words);
     Some(Remark { pr, source, id, author, created_at: at, tokens, repeats: None })
-}
-
-/// For each comment, the comment of an earlier PR it repeats best (highest overlap; on a
-/// tie the earliest), among comments written before its PR was opened.
-fn find_repeats(prs: &[Pr], remarks: &mut [Remark], policy: &FeedbackPolicy) {
-    // Comments of one repository that can be compared (words and a time).
-    let mut by_repo: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (k, r) in remarks.iter().enumerate() {
-        if r.tokens.is_some() && r.created_at.is_some() {
-            by_repo.entry(prs[r.pr].repo.as_str()).or_default().push(k);
-        }
-    }
-    let mut found: Vec<(usize, usize, f64)> = Vec::new();
-    for members in by_repo.values() {
-        let sets: Vec<&BTreeSet<String>> = members.iter().filter_map(|&k| remarks[k].tokens.as_ref()).collect();
-        let candidates = similarity::candidates(&sets, policy.threshold, policy.min_tokens, policy.min_size_ratio);
-        for (m, &k) in members.iter().enumerate() {
-            let r = &remarks[k];
-            let pr = &prs[r.pr];
-            let (Some(words), Some(opened)) = (&r.tokens, pr.created_at) else { continue };
-            let mut best: Option<(f64, usize)> = None;
-            for e in candidates[m].iter().map(|&c| members[c]) {
-                let earlier = &remarks[e];
-                let epr = &prs[earlier.pr];
-                if earlier.pr == r.pr || earlier.created_at.is_none_or(|at| at >= opened) {
-                    continue;
-                }
-                if policy.scope == RepeatScope::SameAuthor && !matches!((&epr.author, &pr.author), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b)) {
-                    continue;
-                }
-                let Some(score) = earlier.tokens.as_ref().and_then(|other| similarity::overlap(words, other, policy.min_tokens, policy.min_size_ratio)) else {
-                    continue;
-                };
-                if score + 1e-12 < policy.threshold {
-                    continue;
-                }
-                let better = match best {
-                    None => true,
-                    Some((s, b)) => score > s + 1e-12 || ((score - s).abs() <= 1e-12 && order(remarks, prs, e) < order(remarks, prs, b)),
-                };
-                if better {
-                    best = Some((score, e));
-                }
-            }
-            if let Some((score, e)) = best {
-                found.push((k, e, score));
-            }
-        }
-    }
-    for (k, e, score) in found {
-        remarks[k].repeats = Some((e, score));
-    }
-}
-
-fn order(remarks: &[Remark], prs: &[Pr], k: usize) -> (Option<Instant>, i64, Source, Option<i64>) {
-    let r = &remarks[k];
-    (r.created_at, prs[r.pr].number, r.source, r.id)
 }
 
 fn read_prs(dataset: &Path) -> Result<Vec<Pr>> {

@@ -287,56 +287,37 @@ fn stem(word: &str) -> &str {
 /// words (too little said to compare) or the shorter has fewer than `min_size_ratio` times
 /// the words of the longer.
 pub fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>, min_tokens: usize, min_size_ratio: f64) -> Option<f64> {
-    let (min, max) = (a.len().min(b.len()), a.len().max(b.len()));
-    // A share written as a fraction (1/3) is met exactly, not missed by rounding.
-    if min < min_tokens.max(1) || (min as f64) + 1e-9 < min_size_ratio * max as f64 {
-        return None;
-    }
-    let shared = a.intersection(b).count();
-    Some(shared as f64 / min as f64)
+    comparable(a.len(), b.len(), min_tokens, min_size_ratio).then(|| coefficient(a.intersection(b).count(), a.len(), b.len()))
 }
 
-/// For each set, the other sets that may reach `threshold` with it (a superset of them,
-/// without the pairs that cannot), by prefix filtering: with words ordered rarest first, two
-/// sets sharing at least `o` words share one among the first `|A| - o + 1` words of each.
-/// `o` is bounded below per set by the smallest partner [`overlap`] would compare it with,
-/// so no pair that reaches the threshold is lost (a test checks this against every pair).
-/// Without it a repository's comments are compared all with all.
-pub fn candidates(sets: &[&BTreeSet<String>], threshold: f64, min_tokens: usize, min_size_ratio: f64) -> Vec<Vec<usize>> {
-    let mut df: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for set in sets {
-        for w in set.iter() {
-            *df.entry(w.as_str()).or_insert(0) += 1;
-        }
-    }
-    let prefixes: Vec<Vec<&str>> = sets
-        .iter()
-        .map(|set| {
-            let mut words: Vec<&str> = set.iter().map(String::as_str).collect();
-            words.sort_by_key(|w| (df.get(w).copied().unwrap_or(0), *w));
-            let n = words.len();
-            let smallest = min_tokens.max((min_size_ratio * n as f64 - 1e-9).ceil() as usize).min(n);
-            let needed = ((threshold * smallest as f64 - 1e-9).ceil() as usize).max(1);
-            words.truncate((n + 1).saturating_sub(needed).min(n));
-            words
-        })
-        .collect();
-    let mut postings: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
-    for (i, p) in prefixes.iter().enumerate() {
-        for w in p {
-            postings.entry(w).or_default().push(i);
-        }
-    }
-    prefixes
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let mut c: Vec<usize> = p.iter().flat_map(|w| postings.get(w).into_iter().flatten().copied()).filter(|&j| j != i).collect();
-            c.sort_unstable();
-            c.dedup();
-            c
-        })
-        .collect()
+/// Whether sets of `a` and `b` words are compared at all ([`overlap`]'s size conditions).
+pub(crate) fn comparable(a: usize, b: usize, min_tokens: usize, min_size_ratio: f64) -> bool {
+    let (min, max) = (a.min(b), a.max(b));
+    // A share written as a fraction (1/3) is met exactly, not missed by rounding.
+    min >= min_tokens.max(1) && (min as f64) + 1e-9 >= min_size_ratio * max as f64
+}
+
+/// The overlap coefficient of sets of `a` and `b` words sharing `shared`.
+pub(crate) fn coefficient(shared: usize, a: usize, b: usize) -> f64 {
+    shared as f64 / a.min(b) as f64
+}
+
+/// The fewest words a set of `n` words is compared with: `min_tokens`, and `min_size_ratio`
+/// of `n` ([`overlap`]'s size conditions).
+pub(crate) fn smallest_partner(n: usize, min_tokens: usize, min_size_ratio: f64) -> usize {
+    min_tokens.max((min_size_ratio * n as f64 - 1e-9).ceil() as usize).min(n)
+}
+
+/// How many of a set's `n` words, ordered the same way for every set (rarest first), find
+/// every set of `partner` words or more that it reaches `threshold` with (prefix filtering).
+/// Such a pair shares at least `o` = ⌈threshold × partner⌉ words, and two sets sharing `o`
+/// words share one among the first `n - o + 1` words of each. So with the larger set's
+/// prefix for its smallest partner ([`smallest_partner`]) and the smaller's for itself
+/// (`partner` = `n`), every pair that reaches the threshold shares a word of the two
+/// prefixes (a test checks it against every pair).
+pub(crate) fn prefix_len(n: usize, partner: usize, threshold: f64) -> usize {
+    let needed = ((threshold * partner as f64 - 1e-9).ceil() as usize).max(1);
+    (n + 1).saturating_sub(needed).min(n)
 }
 
 #[cfg(test)]
@@ -365,31 +346,59 @@ mod tests {
         assert_eq!(words("Tests fail:\n```\nerror TS2339: Property 'x'\n```\nplease fix"), ["fail", "fix", "test"]);
     }
 
-    /// Prefix filtering loses no pair that reaches the threshold (random sets over a small
-    /// vocabulary, several thresholds and ratios, against every pair).
+    /// Prefix filtering loses no pair that reaches the threshold: random sets of 0 to 12 words
+    /// over dense and sparse vocabularies, thresholds and size ratios at and between the steps
+    /// word sets move in (4/5, 2/3, 3/4, 1/3), against every pair.
     #[test]
-    fn candidates_keep_every_similar_pair() {
+    fn prefixes_keep_every_similar_pair() {
         let mut seed = 7u64;
         let mut next = |m: u64| {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (seed >> 33) % m
         };
-        for (threshold, min_tokens, ratio) in [(0.8, 2, 1.0 / 3.0), (0.5, 1, 0.0), (1.0, 2, 0.5), (0.34, 3, 0.25)] {
-            let sets: Vec<BTreeSet<String>> = (0..120).map(|_| (0..1 + next(9)).map(|_| format!("w{}", next(14))).collect()).collect();
-            let refs: Vec<&BTreeSet<String>> = sets.iter().collect();
-            let cand = candidates(&refs, threshold, min_tokens, ratio);
-            let mut kept = 0;
-            for i in 0..sets.len() {
-                for j in 0..sets.len() {
-                    if i != j && overlap(&sets[i], &sets[j], min_tokens, ratio).is_some_and(|s| s + 1e-12 >= threshold) {
-                        assert!(cand[i].contains(&j), "{threshold} {min_tokens} {ratio}: {:?} ~ {:?} lost", sets[i], sets[j]);
-                        kept += 1;
+        let configs =
+            [(0.8, 2, 1.0 / 3.0), (0.5, 1, 0.0), (1.0, 2, 0.5), (0.34, 3, 0.25), (2.0 / 3.0, 1, 1.0 / 3.0), (0.75, 2, 1.0), (0.2, 1, 0.0), (0.6, 2, 0.6)];
+        for vocabulary in [6, 14, 40] {
+            for (threshold, min_tokens, ratio) in configs {
+                let sets: Vec<BTreeSet<String>> = (0..150).map(|_| (0..next(13)).map(|_| format!("w{}", next(vocabulary))).collect()).collect();
+                let mut df: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+                for w in sets.iter().flatten() {
+                    *df.entry(w.as_str()).or_insert(0) += 1;
+                }
+                // Each set's words rarest first, and its prefixes for its smallest partner
+                // (long) and for itself (short).
+                let prefixes: Vec<(BTreeSet<&str>, BTreeSet<&str>)> = sets
+                    .iter()
+                    .map(|set| {
+                        let mut words: Vec<&str> = set.iter().map(String::as_str).collect();
+                        words.sort_by_key(|w| (df[w], *w));
+                        let n = words.len();
+                        let long = prefix_len(n, smallest_partner(n, min_tokens, ratio), threshold);
+                        let short = prefix_len(n, n, threshold);
+                        assert!(short <= long, "{n} words: the prefix for itself is the shorter");
+                        (words[..long].iter().copied().collect(), words[..short].iter().copied().collect())
+                    })
+                    .collect();
+                let (mut similar, mut sharing, mut pairs) = (0, 0, 0);
+                for i in 0..sets.len() {
+                    for j in i + 1..sets.len() {
+                        // The larger set's long prefix meets the smaller's short one.
+                        let (large, small) = if sets[i].len() >= sets[j].len() { (i, j) } else { (j, i) };
+                        let share = !prefixes[large].0.is_disjoint(&prefixes[small].1);
+                        pairs += 1;
+                        sharing += usize::from(share);
+                        if overlap(&sets[i], &sets[j], min_tokens, ratio).is_some_and(|s| s + 1e-12 >= threshold) {
+                            assert!(share, "{threshold} {min_tokens} {ratio}: {:?} ~ {:?} lost", sets[i], sets[j]);
+                            similar += 1;
+                        }
                     }
                 }
+                assert!(similar > 0, "{vocabulary} {threshold}: no similar pair to lose");
+                // And it prunes over a vocabulary larger than a set: fewer pairs than all.
+                if vocabulary > 12 && threshold > 0.5 {
+                    assert!(sharing < pairs, "{vocabulary} {threshold}: nothing pruned");
+                }
             }
-            assert!(kept > 0);
-            // And it prunes: fewer candidates than all pairs.
-            assert!(cand.iter().map(Vec::len).sum::<usize>() < sets.len() * (sets.len() - 1), "{threshold}: nothing pruned");
         }
     }
 
