@@ -73,7 +73,7 @@ pub(crate) fn evaluate_with(
             })
             .map_err(|e| Error::io(dataset, e))?
     };
-    let outputs = crate::dataset::read::SafeOutputTable::read(dataset, crate::dataset::read::OutputFields::Judged)?;
+    let outputs = crate::dataset::read::SafeOutputTable::read(dataset, crate::dataset::read::ColumnsRead::Judged)?;
     let run_ends = super::judge::run_ends((0..outputs.len()).map(|i| outputs.acting(i)));
     phases.mark("outputs read");
     let mut manifest = Error::joined(manifest.join(), dataset.join("manifest.json"), "the thread reading it failed")?;
