@@ -97,6 +97,8 @@ impl<'a> Case<'a> {
         a
     }
 
+    /// Everything done to issue or PR `n`: its comments and reactions, its history, and for
+    /// a PR its reviews, review comments and commits.
     fn gather(&self, n: i64, pull: bool) -> Activity {
         let mut a = Activity::default();
         self.read_list(&crate::snapshot::paths::numbered("issues/", n, "/comments"), true, &mut a, &|e| {
@@ -105,6 +107,17 @@ impl<'a> Case<'a> {
         self.read_list(&crate::snapshot::paths::numbered("issues/", n, "/reactions"), true, &mut a, &|e| {
             e.reactions().iter().map(|r| self.act(r.user.clone(), r.created_at, ActKind::Reaction, r.content.clone())).collect()
         });
+        self.read_history(n, pull, &mut a);
+        if pull {
+            self.read_pull_lists(n, &mut a);
+        }
+        a
+    }
+
+    /// The history of `n`: its timeline and issue events merged (each event once) and sorted
+    /// by time into `events`, and each an act, but for the timeline's repeats of lists
+    /// that were captured on their own.
+    fn read_history(&self, n: i64, pull: bool, a: &mut Activity) {
         let mut events: Option<Vec<Event>> = None;
         let mut seen = EventIds::default();
         for tail in [crate::snapshot::paths::numbered("issues/", n, "/timeline"), crate::snapshot::paths::numbered("issues/", n, "/events")] {
@@ -158,30 +171,31 @@ impl<'a> Case<'a> {
             }
         }
         a.events = events;
-        if pull {
-            self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/reviews"), true, &mut a, &|e| {
-                e.reviews()
-                    .iter()
-                    .map(|r| {
-                        let st = r.state.clone().unwrap_or_default();
-                        self.act(r.user.clone(), r.submitted_at, ActKind::Review(st), r.id.map(|i| i.to_string()))
-                    })
-                    .collect()
-            });
-            self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/comments"), true, &mut a, &|e| {
-                e.comments().iter().map(|c| self.comment_act(c, ActKind::ReviewComment)).collect()
-            });
-            self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/commits"), true, &mut a, &|e| {
-                e.commits()
-                    .iter()
-                    .map(|c| {
-                        let who = if c.author.login.is_some() { c.author.clone() } else { c.committer.clone() };
-                        self.act(who, c.committed_at.or(c.authored_at), ActKind::Commit, c.sha.clone())
-                    })
-                    .collect()
-            });
-        }
-        a
+    }
+
+    /// A PR's own lists: its reviews, review comments and commits.
+    fn read_pull_lists(&self, n: i64, a: &mut Activity) {
+        self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/reviews"), true, a, &|e| {
+            e.reviews()
+                .iter()
+                .map(|r| {
+                    let st = r.state.clone().unwrap_or_default();
+                    self.act(r.user.clone(), r.submitted_at, ActKind::Review(st), r.id.map(|i| i.to_string()))
+                })
+                .collect()
+        });
+        self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/comments"), true, a, &|e| {
+            e.comments().iter().map(|c| self.comment_act(c, ActKind::ReviewComment)).collect()
+        });
+        self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/commits"), true, a, &|e| {
+            e.commits()
+                .iter()
+                .map(|c| {
+                    let who = if c.author.login.is_some() { c.author.clone() } else { c.committer.clone() };
+                    self.act(who, c.committed_at.or(c.authored_at), ActKind::Commit, c.sha.clone())
+                })
+                .collect()
+        });
     }
 
     /// Acts inside the window.
