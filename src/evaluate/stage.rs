@@ -56,8 +56,8 @@ pub(crate) fn evaluate_with(
     rows_held_bytes: usize,
 ) -> Result<usize> {
     let mut phases = Phases::from_env();
-    let Inputs { mut manifest, captured_at, outputs, run_ends, mut task_prs, chunks, reader } = read(dataset, chunk_bytes, &mut phases)?;
-    let Targets { ranks, mut by_repo, no_repo } = Targets::of(&outputs);
+    let Inputs { mut manifest, captured_at, outputs, run_ends, task_prs, chunks, reader } = read(dataset, chunk_bytes, &mut phases)?;
+    let Targets { ranks, by_repo, no_repo } = Targets::of(&outputs);
     phases.mark("ranks");
     let bar = progress.bar("evaluate", outputs.len() as u64);
     // A small budget takes small steps, so the rows held stay near it.
@@ -66,12 +66,13 @@ pub(crate) fn evaluate_with(
     let mut parts = OutcomeParts::new(&dataset.join(".spill"), rows_held_bytes);
     let mut found = GateAndRisk::default();
     let mut indexes = RepoIndexes::default();
-    judging.every_chunk(chunks, (&mut by_repo, &mut task_prs), &mut indexes, &mut parts, &mut found, &mut phases)?;
+    let mut waiting = Waiting { outputs: by_repo, task_prs };
+    judging.every_chunk(chunks, &mut waiting, &mut indexes, &mut parts, &mut found, &mut phases)?;
     Error::joined(reader.join(), dataset.join("responses.parquet"), "the reader thread failed")?;
     phases.mark("chunks");
     phases.steps();
     let empty = indexes.empty();
-    judging.rest(by_repo.into_values().flatten().chain(no_repo).collect(), &task_prs, &empty, &mut parts, &mut found)?;
+    judging.rest(waiting, no_repo, &empty, &mut parts, &mut found)?;
     bar.finish_and_clear();
     phases.mark("rest");
     let outcomes = write_tables(dataset, parts, &outputs, &found, &mut manifest, risk_policy)?;
@@ -167,6 +168,13 @@ impl<'o> Targets<'o> {
     }
 }
 
+/// The outputs (by position) and task PRs of each repository, until a chunk of its
+/// captures takes them: what is left at the end has no capture.
+struct Waiting<'o> {
+    outputs: HashMap<&'o str, Vec<usize>>,
+    task_prs: HashMap<String, Vec<TaskPr>>,
+}
+
 /// A chunk's repositories, indexed: each one's outputs made whole, its task PRs and its index.
 type Indexed<'o> = Vec<(Vec<(usize, SafeOutput<'o>)>, Vec<TaskPr>, SnapshotIndex)>;
 
@@ -206,24 +214,23 @@ impl<'a> Judging<'a> {
     /// while the next one's outputs are made whole and its index built (mostly one thread's
     /// work per repository, which alone left the other thread idle), both on the pool's
     /// threads. The reader reads the chunk after meanwhile. The outputs and task PRs of each
-    /// chunk's repositories are taken from `targets`: what is left has no capture.
+    /// chunk's repositories are taken from `waiting`.
     fn every_chunk(
         &self,
         chunks: std::sync::mpsc::Receiver<Vec<RepoGroup>>,
-        targets: (&mut HashMap<&'a str, Vec<usize>>, &mut HashMap<String, Vec<TaskPr>>),
+        waiting: &mut Waiting<'a>,
         indexes: &mut RepoIndexes,
         parts: &mut OutcomeParts,
         found: &mut GateAndRisk,
         phases: &mut Phases,
     ) -> Result<()> {
-        let (by_repo, task_prs) = targets;
         let mut ready: Option<Indexed<'a>> = None;
         let mut waited = std::time::Instant::now();
         for groups in chunks {
             phases.add("wait for the reader", waited);
             let (_, groups) = indexes.take(groups);
             let mut repos: ChunkRepos =
-                groups.into_iter().map(|(r, rows)| (by_repo.remove(r.as_str()).unwrap_or_default(), task_prs.remove(r.as_str()).unwrap_or_default(), rows)).collect();
+                groups.into_iter().map(|(r, rows)| (waiting.outputs.remove(r.as_str()).unwrap_or_default(), waiting.task_prs.remove(r.as_str()).unwrap_or_default(), rows)).collect();
             // Repositories no output targets and no task's PR is in are not parsed at all.
             repos.retain(|(ids, tasks, _)| !ids.is_empty() || !tasks.is_empty());
             let t = std::time::Instant::now();
@@ -339,10 +346,12 @@ impl<'a> Judging<'a> {
         )
     }
 
-    /// The outputs of repositories with no capture at all and outputs with no repository
-    /// (`rest`), and the task PRs of such repositories, gated, assessed and judged against
-    /// the captures of no repository alone (`empty`).
-    fn rest(&self, mut rest: Vec<usize>, task_prs: &HashMap<String, Vec<TaskPr>>, empty: &SnapshotIndex, parts: &mut OutcomeParts, found: &mut GateAndRisk) -> Result<()> {
+    /// The outputs and task PRs of repositories with no capture at all (still `waiting`) and
+    /// the outputs with no repository, gated, assessed and judged against the captures of
+    /// no repository alone (`empty`).
+    fn rest(&self, waiting: Waiting<'a>, no_repo: Vec<usize>, empty: &SnapshotIndex, parts: &mut OutcomeParts, found: &mut GateAndRisk) -> Result<()> {
+        let Waiting { outputs, task_prs } = waiting;
+        let mut rest: Vec<usize> = outputs.into_values().flatten().chain(no_repo).collect();
         rest.sort_unstable();
         let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, self.outputs.get(i))).collect();
         found.replays.extend(ci_gate::replay_all(empty, &rest.iter().map(|(_, o)| o).collect::<Vec<_>>()));
