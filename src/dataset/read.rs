@@ -58,14 +58,14 @@ impl<'a> Cols<'a> {
         Cols { table, batch }
     }
     /// A column `read` reads (an error when it is missing), `None` for one it leaves out.
-    pub(crate) fn opt<T: Clone + 'static>(&self, name: &str, read: OutputFields) -> Result<Option<T>> {
+    pub(crate) fn opt<T: Clone + 'static>(&self, name: &str, read: ColumnsRead) -> Result<Option<T>> {
         if !read.reads(name) {
             return Ok(None);
         }
         self.col::<T>(name).map(|c| Some(c.clone()))
     }
     /// `opt` of a column datasets written before it existed lack: `None` there.
-    pub(crate) fn newer<T: Clone + 'static>(&self, name: &str, read: OutputFields) -> Result<Option<T>> {
+    pub(crate) fn newer<T: Clone + 'static>(&self, name: &str, read: ColumnsRead) -> Result<Option<T>> {
         if self.batch.column_by_name(name).is_none() {
             return Ok(None);
         }
@@ -260,7 +260,7 @@ pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<Repo
 }
 
 pub fn safe_outputs(dataset: &Path) -> Result<Vec<SafeOutput<'static>>> {
-    let table = SafeOutputTable::read(dataset, OutputFields::Whole)?;
+    let table = SafeOutputTable::read(dataset, ColumnsRead::Whole)?;
     Ok((0..table.len()).map(|i| table.get(i).into_owned()).collect())
 }
 
@@ -301,7 +301,7 @@ struct OutputColumns {
 
 /// Which columns of `safe_outputs` to read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutputFields {
+pub enum ColumnsRead {
     Whole,
     /// Without the columns no rule reads (the payload's hash, where the output was read
     /// from, its temporary id, its source and staged flag): a sixth of a study's outputs in
@@ -309,13 +309,43 @@ pub enum OutputFields {
     Judged,
 }
 
-impl OutputFields {
+impl ColumnsRead {
     /// Columns `Judged` leaves out.
     const NOT_JUDGED: &[&str] =
         &["target_source", "temporary_id", "payload_hash", "target_node_id", "patch_hash", "base_ref", "head_ref", "staged", "source_format", "source_file", "source_line"];
 
     fn reads(self, column: &str) -> bool {
-        self == OutputFields::Whole || !Self::NOT_JUDGED.contains(&column)
+        self == ColumnsRead::Whole || !Self::NOT_JUDGED.contains(&column)
+    }
+}
+
+/// An output's own columns (those an outcome row repeats), as the output has them.
+#[derive(Clone, Copy)]
+pub struct OutputFields<'a> {
+    pub safe_output_id: &'a str,
+    pub run_id: &'a str,
+    pub item_index: i64,
+    pub workflow_name: Option<&'a str>,
+    pub output_type: &'a str,
+    pub target_repo: Option<&'a str>,
+    pub target_kind: Option<&'a str>,
+    pub target_number: Option<i64>,
+    pub created_at: Option<Instant>,
+}
+
+impl<'a> From<&'a SafeOutput<'_>> for OutputFields<'a> {
+    fn from(o: &'a SafeOutput<'_>) -> Self {
+        OutputFields {
+            safe_output_id: &o.safe_output_id,
+            run_id: &o.run_id,
+            item_index: o.item_index,
+            workflow_name: o.workflow_name.as_deref(),
+            output_type: &o.output_type,
+            target_repo: o.target_repo.as_deref(),
+            target_kind: o.target_kind.as_deref(),
+            target_number: o.target_number,
+            created_at: o.created_at,
+        }
     }
 }
 
@@ -339,7 +369,7 @@ fn int(a: &Int64Array, i: usize) -> Option<i64> {
 }
 
 impl SafeOutputTable {
-    pub fn read(dataset: &Path, read: OutputFields) -> Result<SafeOutputTable> {
+    pub fn read(dataset: &Path, read: ColumnsRead) -> Result<SafeOutputTable> {
         let mut batches = Vec::new();
         let mut starts = Vec::new();
         let mut len = 0;
@@ -428,8 +458,8 @@ impl SafeOutputTable {
 
     /// The columns an outcome row repeats, read as `get` reads them: a missing id or type
     /// is empty, a missing item index 0, a time past chrono's range none.
-    fn own_fields(c: &OutputColumns, r: usize) -> crate::evaluate::outcomes::OutputFields<'_> {
-        crate::evaluate::outcomes::OutputFields {
+    fn own_fields(c: &OutputColumns, r: usize) -> OutputFields<'_> {
+        OutputFields {
             safe_output_id: text(&c.id, r).unwrap_or_default(),
             run_id: text(&c.run_id, r).unwrap_or_default(),
             item_index: int(&c.item_index, r).unwrap_or(0),
@@ -440,6 +470,15 @@ impl SafeOutputTable {
             target_number: int(&c.target_number, r),
             created_at: Self::created_at(c, r),
         }
+    }
+
+    /// Output `i`'s columns as `get` makes them, without copying them; `None` past the end.
+    pub(crate) fn fields(&self, i: usize) -> Option<OutputFields<'_>> {
+        if i >= self.len {
+            return None;
+        }
+        let (c, r) = self.at(i);
+        Some(Self::own_fields(c, r))
     }
 
     /// Output `i`'s run id, the identity it was written as and its time, read from their
@@ -493,16 +532,5 @@ impl SafeOutputTable {
             source_file: c.source_file.as_ref().and_then(borrowed).unwrap_or_default(),
             source_line: c.source_line.as_ref().and_then(|a| int(a, r)).unwrap_or(0),
         }
-    }
-}
-
-impl crate::evaluate::outcomes::Outputs for SafeOutputTable {
-    /// The output's columns as `get` makes them, without copying them.
-    fn fields(&self, i: usize) -> Option<crate::evaluate::outcomes::OutputFields<'_>> {
-        if i >= self.len {
-            return None;
-        }
-        let (c, r) = self.at(i);
-        Some(Self::own_fields(c, r))
     }
 }

@@ -34,8 +34,6 @@ pub struct Act {
     /// A visible non-bot person's comment says the close was wrong (one of
     /// [`CHALLENGE_PHRASES`], in any case): decided once, when the comment is read; `false`
     /// for anyone else's, which can never be a challenge.
-    ///
-    /// [`CHALLENGE_PHRASES`]: super::rules::CHALLENGE_PHRASES
     pub challenges_close: bool,
 }
 
@@ -67,7 +65,7 @@ impl<'a> Case<'a> {
         let mut act = self.act(c.user.clone(), c.created_at, kind, c.id.map(|i| i.to_string()));
         // Only a visible person's comment can challenge a close (see `rules::challenge`): the
         // text of others is not searched.
-        act.challenges_close = act.class.is_person() && c.body.as_deref().is_some_and(super::rules::says_close_was_wrong);
+        act.challenges_close = act.class.is_person() && c.body.as_deref().is_some_and(says_close_was_wrong);
         act
     }
 
@@ -99,6 +97,8 @@ impl<'a> Case<'a> {
         a
     }
 
+    /// Everything done to issue or PR `n`: its comments and reactions, its history, and for
+    /// a PR its reviews, review comments and commits.
     fn gather(&self, n: i64, pull: bool) -> Activity {
         let mut a = Activity::default();
         self.read_list(&crate::snapshot::paths::numbered("issues/", n, "/comments"), true, &mut a, &|e| {
@@ -107,6 +107,17 @@ impl<'a> Case<'a> {
         self.read_list(&crate::snapshot::paths::numbered("issues/", n, "/reactions"), true, &mut a, &|e| {
             e.reactions().iter().map(|r| self.act(r.user.clone(), r.created_at, ActKind::Reaction, r.content.clone())).collect()
         });
+        self.read_history(n, pull, &mut a);
+        if pull {
+            self.read_pull_lists(n, &mut a);
+        }
+        a
+    }
+
+    /// The history of `n`: its timeline and issue events merged (each event once) and sorted
+    /// by time into `events`, and each an act, but for the timeline's repeats of lists
+    /// that were captured on their own.
+    fn read_history(&self, n: i64, pull: bool, a: &mut Activity) {
         let mut events: Option<Vec<Event>> = None;
         let mut seen = EventIds::default();
         for tail in [crate::snapshot::paths::numbered("issues/", n, "/timeline"), crate::snapshot::paths::numbered("issues/", n, "/events")] {
@@ -160,30 +171,31 @@ impl<'a> Case<'a> {
             }
         }
         a.events = events;
-        if pull {
-            self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/reviews"), true, &mut a, &|e| {
-                e.reviews()
-                    .iter()
-                    .map(|r| {
-                        let st = r.state.clone().unwrap_or_default();
-                        self.act(r.user.clone(), r.submitted_at, ActKind::Review(st), r.id.map(|i| i.to_string()))
-                    })
-                    .collect()
-            });
-            self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/comments"), true, &mut a, &|e| {
-                e.comments().iter().map(|c| self.comment_act(c, ActKind::ReviewComment)).collect()
-            });
-            self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/commits"), true, &mut a, &|e| {
-                e.commits()
-                    .iter()
-                    .map(|c| {
-                        let who = if c.author.login.is_some() { c.author.clone() } else { c.committer.clone() };
-                        self.act(who, c.committed_at.or(c.authored_at), ActKind::Commit, c.sha.clone())
-                    })
-                    .collect()
-            });
-        }
-        a
+    }
+
+    /// A PR's own lists: its reviews, review comments and commits.
+    fn read_pull_lists(&self, n: i64, a: &mut Activity) {
+        self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/reviews"), true, a, &|e| {
+            e.reviews()
+                .iter()
+                .map(|r| {
+                    let st = r.state.clone().unwrap_or_default();
+                    self.act(r.user.clone(), r.submitted_at, ActKind::Review(st), r.id.map(|i| i.to_string()))
+                })
+                .collect()
+        });
+        self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/comments"), true, a, &|e| {
+            e.comments().iter().map(|c| self.comment_act(c, ActKind::ReviewComment)).collect()
+        });
+        self.read_list(&crate::snapshot::paths::numbered("pulls/", n, "/commits"), true, a, &|e| {
+            e.commits()
+                .iter()
+                .map(|c| {
+                    let who = if c.author.login.is_some() { c.author.clone() } else { c.committer.clone() };
+                    self.act(who, c.committed_at.or(c.authored_at), ActKind::Commit, c.sha.clone())
+                })
+                .collect()
+        });
     }
 
     /// Acts inside the window.
@@ -217,6 +229,30 @@ impl<'a> Case<'a> {
         }
         (distinct_lowercased(humans), distinct_lowercased(bots))
     }
+}
+
+/// Phrases by which people say a close was wrong. Matching is on lower-cased comment text;
+/// it is a heuristic, and the signal says so.
+pub const CHALLENGE_PHRASES: &[&str] = &[
+    "closed by mistake",
+    "mistakenly closed",
+    "closed in error",
+    "closed prematurely",
+    "premature close",
+    "should not have been closed",
+    "shouldn't have been closed",
+    "should not be closed",
+    "please reopen",
+    "reopening this",
+    "not resolved",
+    "still happening",
+];
+
+/// Whether `text`, lower-cased, contains one of [`CHALLENGE_PHRASES`]. ASCII text is
+/// lower-cased the cheap way (the same answer: Unicode lower-cases ASCII letters alone).
+pub fn says_close_was_wrong(text: &str) -> bool {
+    let t = if text.is_ascii() { text.to_ascii_lowercase() } else { text.to_lowercase() };
+    CHALLENGE_PHRASES.iter().any(|p| t.contains(p))
 }
 
 /// The events kept so far, by (id, kind): the timeline and the events list overlap, and an
@@ -277,8 +313,30 @@ fn distinct_lowercased(mut logins: Vec<&str>) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{distinct_lowercased, EventIds, FEW_EVENTS};
+    use super::{distinct_lowercased, says_close_was_wrong, EventIds, CHALLENGE_PHRASES, FEW_EVENTS};
     use crate::snapshot::github::Event;
+
+    /// The ASCII search answers as lower-casing and `contains` do, whatever the case.
+    #[test]
+    fn close_challenges_are_found_in_any_case() {
+        for (text, expected) in [
+            ("Please REOPEN, this is not fixed", true),
+            ("Closed By Mistake?", true),
+            ("reopen please", false),
+            ("Still happening on 2.1 — über-annoying", true),
+            ("", false),
+            ("not  resolved", false),
+            ("NOT RESOLVED", true),
+            ("MISTA\u{212A}ENLY CLOSED", true),
+            ("Still Happening, \u{212A}", true),
+        ] {
+            let lowered = text.to_lowercase();
+            assert_eq!(CHALLENGE_PHRASES.iter().any(|p| lowered.contains(p)), expected, "{text}");
+            assert_eq!(says_close_was_wrong(text), expected, "{text}");
+        }
+        // Phrases are matched against lower-cased text: each is lower-case itself.
+        assert!(CHALLENGE_PHRASES.iter().all(|p| *p == p.to_lowercase()));
+    }
 
     /// Events kept from a timeline and an events list are those a look through the events
     /// kept so far keeps: the first of each (id, kind), every event without an id, in order.

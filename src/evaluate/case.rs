@@ -9,7 +9,7 @@ pub use super::activity::{Act, ActKind, Activity, ActivityCache};
 use super::actors::Classifier;
 pub use super::history::{Final, HistoryGap, LabelsAsOf, Lifecycle};
 use super::policy::Policy;
-use super::rules::shared::durability::RevertMarks;
+use super::repository::{RepositoryFacts, RevertMark};
 use super::window::Window;
 use crate::runs::SafeOutput;
 use crate::snapshot::{Entry, SnapshotIndex};
@@ -72,8 +72,9 @@ pub struct Case<'a> {
     pub actors: Classifier,
     /// Shared by the windows of one output.
     pub cache: &'a OutputCache,
-    /// Shared by every output judged against `index`.
-    pub reverts: &'a RevertMarks,
+    /// What is derived once from each repository of `index`, shared by every output
+    /// judged against it.
+    pub(crate) repository: &'a RepositoryFacts,
 }
 
 /// What the windows of one output share, found on first use: the activity gathered on its
@@ -128,12 +129,18 @@ impl<'a> Case<'a> {
             as_of: self.as_of,
             actors,
             cache: self.cache,
-            reverts: self.reverts,
+            repository: self.repository,
         }
     }
 
     pub fn repo(&self) -> Option<&str> {
         self.output.target_repo.as_deref()
+    }
+
+    /// The revert marks of the target's repository (`None` when it has none, or the output
+    /// names no repository).
+    pub(crate) fn revert_marks(&self) -> Option<&'a [RevertMark]> {
+        self.repository.reverts(self.index, self.repo()?)
     }
 
     /// A path of the target's repository. One not captured in a repository that itself

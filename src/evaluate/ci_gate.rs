@@ -549,15 +549,14 @@ fn run_gate(index: &SnapshotIndex, repo: &str, commits: &[PrCommit], ctx: &Conte
     for (pos, c) in commits.iter().enumerate() {
         let whose = if pos == 0 { Whose::This } else { ctx.whose(c) };
         let ci = CommitCi::in_index(index, repo, &c.sha);
-        let (state, finished, signature) = (ci.state, ci.finished_at, ci.signature);
         let mut step = Step {
             sha: c.sha.clone(),
             pushed_at: c.at,
             author: c.author.login.clone(),
             pusher: Pusher::Loop,
-            ci: state,
-            ci_finished_at: finished,
-            signature: signature.clone(),
+            ci: ci.state,
+            ci_finished_at: ci.finished_at,
+            signature: ci.signature.clone(),
             decision: String::new(),
         };
         match whose {
@@ -583,60 +582,74 @@ fn run_gate(index: &SnapshotIndex, repo: &str, commits: &[PrCommit], ctx: &Conte
                 return r.end(GateOutcome::PusherUnknown, note);
             }
         }
-        // The loop's push number k (0: the program push).
-        let late = matches!((t0, c.at), (Some(a), Some(b)) if minutes(a, b) > WALL_CLOCK_MINUTES);
-        // When the gate's wait ended: the last check's end (a push with no check: at once).
-        let verdict_at = match state {
-            CiState::Missing => finished,
-            _ if ci.checks == 0 => c.at,
-            _ => finished,
-        };
-        let latest = ci.last_completed_at;
-        let over: Option<bool> = match (t0, verdict_at) {
-            (Some(a), Some(b)) => Some(minutes(a, b) > WALL_CLOCK_MINUTES),
-            (Some(a), None) if latest.is_some_and(|l| minutes(a, l) > WALL_CLOCK_MINUTES) => Some(true),
-            _ => None,
-        };
         r.fix_attempts = k;
-        let (outcome, reason, note): (Option<GateOutcome>, Option<String>, Option<String>) = match state {
-            _ if late => (Some(GateOutcome::CiTimeout), Some("ci-timeout".into()), None),
-            CiState::Missing => (Some(GateOutcome::CiMissing), None, Some(format!("no CI of {} was captured", short(&c.sha)))),
-            CiState::Pending => (Some(GateOutcome::CiPending), None, Some(format!("CI of {} was still running at capture", short(&c.sha)))),
-            _ if over == Some(true) => (Some(GateOutcome::CiTimeout), Some("ci-timeout".into()), None),
-            _ if over.is_none() => {
-                let what = if t0.is_none() { "the program push's time" } else { "when its CI finished" };
-                (Some(GateOutcome::ClockUnknown), None, Some(format!("{what} ({}) was not captured: the 60-minute cap cannot be checked", short(&c.sha))))
-            }
-            CiState::Success => {
-                r.accepted_sha = Some(c.sha.clone());
-                (Some(GateOutcome::Accepted), None, None)
-            }
-            CiState::Failure => {
-                let sig = signature.unwrap_or_else(|| "-".into());
-                if k > 0 && prev.as_deref() == Some(sig.as_str()) {
-                    (Some(GateOutcome::Stuck), Some(format!("stuck in CI fix loop: {sig}")), None)
-                } else if k == FIX_BUDGET {
-                    (Some(GateOutcome::CiFixExhausted), Some(format!("ci-fix-exhausted: {sig}")), None)
-                } else {
-                    prev = Some(sig);
-                    (None, None, None)
-                }
-            }
-        };
-        step.decision = match outcome {
+        let decided = gate_at(t0, c, &ci, k, &mut prev);
+        step.decision = match &decided {
             None => format!("fix attempt {}", k + 1),
-            Some(o) => o.as_str().to_string(),
+            Some(d) => d.outcome.as_str().to_string(),
         };
         r.steps.push(step);
-        if let Some(o) = outcome {
-            r.outcome = o;
-            r.pause_reason = reason;
-            r.note = note;
+        if let Some(d) = decided {
+            if d.outcome == GateOutcome::Accepted {
+                r.accepted_sha = Some(c.sha.clone());
+            }
+            r.outcome = d.outcome;
+            r.pause_reason = d.pause_reason;
+            r.note = d.note;
             return r;
         }
         k += 1;
     }
     r.end(GateOutcome::RedUnresolved, "red, and no fix by the loop captured after it")
+}
+
+/// Where the gate stops at one of the loop's pushes, and why.
+struct Decided {
+    outcome: GateOutcome,
+    pause_reason: Option<String>,
+    note: Option<String>,
+}
+
+/// The gate at the loop's push number `k` (0: the program push, pushed at `t0`), commit
+/// `c` with CI `ci`: its decision, or `None` when CI is red and a fix attempt follows
+/// (`prev` is the failure signature of the attempt before, and becomes this one's).
+fn gate_at(t0: Option<Instant>, c: &PrCommit, ci: &CommitCi, k: usize, prev: &mut Option<String>) -> Option<Decided> {
+    let late = matches!((t0, c.at), (Some(a), Some(b)) if minutes(a, b) > WALL_CLOCK_MINUTES);
+    // When the gate's wait ended: the last check's end (a push with no check: at once).
+    let verdict_at = match ci.state {
+        CiState::Missing => ci.finished_at,
+        _ if ci.checks == 0 => c.at,
+        _ => ci.finished_at,
+    };
+    let latest = ci.last_completed_at;
+    let over: Option<bool> = match (t0, verdict_at) {
+        (Some(a), Some(b)) => Some(minutes(a, b) > WALL_CLOCK_MINUTES),
+        (Some(a), None) if latest.is_some_and(|l| minutes(a, l) > WALL_CLOCK_MINUTES) => Some(true),
+        _ => None,
+    };
+    let decided = |outcome: GateOutcome, pause_reason: Option<String>, note: Option<String>| Some(Decided { outcome, pause_reason, note });
+    match ci.state {
+        _ if late => decided(GateOutcome::CiTimeout, Some("ci-timeout".into()), None),
+        CiState::Missing => decided(GateOutcome::CiMissing, None, Some(format!("no CI of {} was captured", short(&c.sha)))),
+        CiState::Pending => decided(GateOutcome::CiPending, None, Some(format!("CI of {} was still running at capture", short(&c.sha)))),
+        _ if over == Some(true) => decided(GateOutcome::CiTimeout, Some("ci-timeout".into()), None),
+        _ if over.is_none() => {
+            let what = if t0.is_none() { "the program push's time" } else { "when its CI finished" };
+            decided(GateOutcome::ClockUnknown, None, Some(format!("{what} ({}) was not captured: the 60-minute cap cannot be checked", short(&c.sha))))
+        }
+        CiState::Success => decided(GateOutcome::Accepted, None, None),
+        CiState::Failure => {
+            let sig = ci.signature.clone().unwrap_or_else(|| "-".into());
+            if k > 0 && prev.as_deref() == Some(sig.as_str()) {
+                decided(GateOutcome::Stuck, Some(format!("stuck in CI fix loop: {sig}")), None)
+            } else if k == FIX_BUDGET {
+                decided(GateOutcome::CiFixExhausted, Some(format!("ci-fix-exhausted: {sig}")), None)
+            } else {
+                *prev = Some(sig);
+                None
+            }
+        }
+    }
 }
 
 fn short(sha: &str) -> &str {
@@ -865,94 +878,111 @@ fn pause_check(paused: Option<bool>, reason: Option<&str>, r: &Replay) -> (Check
 /// iteration gives it `loop_status`; the newest entry's iteration is compared with the
 /// state's pause and last status.
 fn compare_states(states: &[LoopFile], replays: &mut [Replay]) -> Vec<LoopStateRow> {
-    let mut rows = Vec::new();
-    for s in states {
-        let mut row = LoopStateRow {
-            repo: String::new(),
-            state_file: s.path.clone(),
-            program: s.program.clone(),
-            pr: s.state.pr(),
-            loop_paused: s.state.paused(),
-            loop_pause_reason: s.state.pause_reason(),
-            ..LoopStateRow::default()
-        };
-        let statuses = s.state.recent_statuses();
-        row.loop_recent_statuses = (!statuses.is_empty()).then(|| statuses.join(", "));
-        row.loop_last_status = statuses.last().cloned();
-        row.repo = s.path.strip_prefix("repos/").and_then(|p| p.split_once("/contents/")).map(|(r, _)| r.to_string()).unwrap_or_default();
-        let Some(program) = s.program.as_deref() else {
-            row.comparison = Some(Check::Unknown);
-            row.detail = "the state file names no program (no Branch autoloop/{program})".into();
-            rows.push(row);
-            continue;
-        };
-        for r in replays.iter_mut().filter(|r| r.program.as_deref() == Some(program) && r.iteration == Some(true)) {
-            r.loop_state = Some(s.path.clone());
-        }
-        // Newest first, as autoloop prepends them: an iteration's newest entry speaks for it.
-        let mut linked: Vec<(usize, &autoloop::Entry)> = Vec::new();
-        for e in &s.state.entries {
-            if let Some(i) = link(e, program, replays) {
-                linked.push((i, e));
-            }
-        }
-        for (i, e) in &linked {
-            let r = &mut replays[*i];
-            let red_commit = e.commit.as_deref().is_some_and(|c| r.pushes().any(|st| same_commit(&st.sha, c) && st.ci == CiState::Failure));
-            if e.status.as_deref() == Some("accepted") && red_commit {
-                r.accepted_while_ci_red = true;
-            }
-            if r.loop_status.is_none() {
-                if let Some(status) = &e.status {
-                    let (check, detail) = status_check(status, r.outcome);
-                    r.loop_status = Some(status.clone());
-                    r.loop_check = Some(check);
-                    r.loop_check_detail = Some(detail);
-                }
-            }
-        }
-        let Some(newest) = s.state.entries.first() else {
-            row.comparison = Some(Check::Unknown);
-            row.detail = "the state file has no Iteration History entry".into();
-            rows.push(row);
-            continue;
-        };
-        row.newest_iteration = newest.number;
-        row.newest_run = newest.run.clone();
-        row.newest_commit = newest.commit.clone();
-        let Some(&(i, _)) = linked.iter().find(|(_, e)| std::ptr::eq(*e, newest)) else {
-            row.comparison = Some(Check::Unknown);
-            row.detail = format!(
-                "its newest iteration (run {}, commit {}) is not a replayed iteration of {program}",
-                newest.run.as_deref().unwrap_or("—"),
-                newest.commit.as_deref().unwrap_or("—")
-            );
-            rows.push(row);
-            continue;
-        };
-        let r = &replays[i];
-        row.safe_output_id = Some(r.safe_output_id.clone());
-        row.gate_outcome = Some(r.outcome.as_str().to_string());
-        row.gate_status = r.outcome.gate_status().map(str::to_string);
-        row.gate_pause_reason = r.pause_reason.clone();
-        let status = match (row.loop_last_status.as_deref(), newest.status.as_deref()) {
-            (Some(a), Some(b)) if a != b => {
-                (Check::Unknown, format!("status: the state file contradicts itself (Recent Statuses ends with {a}, its newest entry says {b})"))
-            }
-            (a, b) => match a.or(b) {
-                Some(st) => {
-                    let (c, d) = status_check(st, r.outcome);
-                    (c, format!("status: {d}"))
-                }
-                None => (Check::Unknown, "status: none recorded".into()),
-            },
-        };
-        let (pc, pd) = pause_check(row.loop_paused, row.loop_pause_reason.as_deref(), r);
-        row.comparison = Some(Check::all(&[status.0, pc]));
-        row.detail = format!("{}; pause: {pd}", status.1);
-        rows.push(row);
+    states.iter().map(|s| compare_state(s, replays)).collect()
+}
+
+/// One state file's row: its own record, and its newest entry's iteration beside the gate.
+fn compare_state(s: &LoopFile, replays: &mut [Replay]) -> LoopStateRow {
+    let mut row = state_row(s);
+    let Some(program) = s.program.as_deref() else {
+        row.comparison = Some(Check::Unknown);
+        row.detail = "the state file names no program (no Branch autoloop/{program})".into();
+        return row;
+    };
+    for r in replays.iter_mut().filter(|r| r.program.as_deref() == Some(program) && r.iteration == Some(true)) {
+        r.loop_state = Some(s.path.clone());
     }
-    rows
+    let linked = record_history(s, program, replays);
+    let Some(newest) = s.state.entries.first() else {
+        row.comparison = Some(Check::Unknown);
+        row.detail = "the state file has no Iteration History entry".into();
+        return row;
+    };
+    row.newest_iteration = newest.number;
+    row.newest_run = newest.run.clone();
+    row.newest_commit = newest.commit.clone();
+    let Some(&(i, _)) = linked.iter().find(|(_, e)| std::ptr::eq(*e, newest)) else {
+        row.comparison = Some(Check::Unknown);
+        row.detail = format!(
+            "its newest iteration (run {}, commit {}) is not a replayed iteration of {program}",
+            newest.run.as_deref().unwrap_or("—"),
+            newest.commit.as_deref().unwrap_or("—")
+        );
+        return row;
+    };
+    compare_newest(&mut row, newest, &replays[i]);
+    row
+}
+
+/// What the state file itself records: its program, PR, pause and recent statuses.
+fn state_row(s: &LoopFile) -> LoopStateRow {
+    let mut row = LoopStateRow {
+        repo: String::new(),
+        state_file: s.path.clone(),
+        program: s.program.clone(),
+        pr: s.state.pr(),
+        loop_paused: s.state.paused(),
+        loop_pause_reason: s.state.pause_reason(),
+        ..LoopStateRow::default()
+    };
+    let statuses = s.state.recent_statuses();
+    row.loop_recent_statuses = (!statuses.is_empty()).then(|| statuses.join(", "));
+    row.loop_last_status = statuses.last().cloned();
+    row.repo = s.path.strip_prefix("repos/").and_then(|p| p.split_once("/contents/")).map(|(r, _)| r.to_string()).unwrap_or_default();
+    row
+}
+
+/// The history entries linked to replayed iterations of `program`, each with its
+/// iteration's place in `replays`: an iteration's newest entry (autoloop prepends them)
+/// gives it `loop_status` and its check, and an `accepted` entry naming a push whose CI was
+/// red marks it accepted while red.
+fn record_history<'s>(s: &'s LoopFile, program: &str, replays: &mut [Replay]) -> Vec<(usize, &'s autoloop::Entry)> {
+    let mut linked: Vec<(usize, &autoloop::Entry)> = Vec::new();
+    for e in &s.state.entries {
+        if let Some(i) = link(e, program, replays) {
+            linked.push((i, e));
+        }
+    }
+    for (i, e) in &linked {
+        let r = &mut replays[*i];
+        let red_commit = e.commit.as_deref().is_some_and(|c| r.pushes().any(|st| same_commit(&st.sha, c) && st.ci == CiState::Failure));
+        if e.status.as_deref() == Some("accepted") && red_commit {
+            r.accepted_while_ci_red = true;
+        }
+        if r.loop_status.is_none() {
+            if let Some(status) = &e.status {
+                let (check, detail) = status_check(status, r.outcome);
+                r.loop_status = Some(status.clone());
+                r.loop_check = Some(check);
+                r.loop_check_detail = Some(detail);
+            }
+        }
+    }
+    linked
+}
+
+/// The newest entry's iteration: the state's last status and its pause beside the gate's
+/// outcome for it (`r`).
+fn compare_newest(row: &mut LoopStateRow, newest: &autoloop::Entry, r: &Replay) {
+    row.safe_output_id = Some(r.safe_output_id.clone());
+    row.gate_outcome = Some(r.outcome.as_str().to_string());
+    row.gate_status = r.outcome.gate_status().map(str::to_string);
+    row.gate_pause_reason = r.pause_reason.clone();
+    let status = match (row.loop_last_status.as_deref(), newest.status.as_deref()) {
+        (Some(a), Some(b)) if a != b => {
+            (Check::Unknown, format!("status: the state file contradicts itself (Recent Statuses ends with {a}, its newest entry says {b})"))
+        }
+        (a, b) => match a.or(b) {
+            Some(st) => {
+                let (c, d) = status_check(st, r.outcome);
+                (c, format!("status: {d}"))
+            }
+            None => (Check::Unknown, "status: none recorded".into()),
+        },
+    };
+    let (pc, pd) = pause_check(row.loop_paused, row.loop_pause_reason.as_deref(), r);
+    row.comparison = Some(Check::all(&[status.0, pc]));
+    row.detail = format!("{}; pause: {pd}", status.1);
 }
 
 /// The `ci_gate` table's columns: one row per output that opened or pushed to a PR.

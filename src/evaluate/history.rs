@@ -84,126 +84,144 @@ pub static NOBODY: Actor = Actor { login: None, kind: None };
 
 impl<'a> Case<'a> {
     /// Lifecycle as of the window's end. `Err` names what is missing.
-    pub fn lifecycle<'e>(&self, f: &Final, events: Option<&'e [Event]>) -> Result<Lifecycle, HistoryGap> {
+    pub fn lifecycle(&self, f: &Final, events: Option<&[Event]>) -> Result<Lifecycle, HistoryGap> {
         // An open object carries no close or merge; one that does contradicts itself, and
         // no window can be judged from it.
         if f.state == Some("open") && (f.merged == Some(true) || f.merged_at.is_some() || f.closed_at.is_some()) {
             return Err(HistoryGap::StateInconsistent);
         }
+        if self.window.is_snapshot() {
+            return self.lifecycle_at_capture(f, events);
+        }
+        match events {
+            Some(evs) => self.lifecycle_from_history(f, evs),
+            None => self.lifecycle_from_timestamps(f),
+        }
+    }
+
+    /// The snapshot window's lifecycle: the captured state, with the history's last close
+    /// and merge naming who did them when the body does not.
+    fn lifecycle_at_capture<'e>(&self, f: &Final, events: Option<&'e [Event]>) -> Result<Lifecycle, HistoryGap> {
         // Used for the snapshot window only, where an undated event still happened
         // before capture.
         let last_close = |evs: &'e [Event], until: Instant| -> Option<&'e Event> {
             evs.iter().rfind(|e| e.event.as_deref() == Some("closed") && e.created_at.is_none_or(|t| t <= until))
         };
-        if self.window.is_snapshot() {
-            let Some(state) = f.state else {
-                if f.merged == Some(true) {
-                    return Ok(Lifecycle {
-                        closed: true,
-                        merged: true,
-                        merged_at: f.merged_at,
-                        merger: f.merged_by.clone(),
-                        basis: "final",
-                        ..Lifecycle::default()
-                    });
-                }
-                return Err(HistoryGap::StateMissing);
-            };
-            let closed = state == "closed" || f.merged == Some(true);
-            let close_ev = events.and_then(|e| last_close(e, self.as_of));
-            let closer = close_ev.as_ref().map(|e| e.actor.clone()).filter(|a| a.login.is_some()).unwrap_or_else(|| f.closed_by.clone());
-            // A body without `merged_by` (the issues API's, a rebuilt one): the history's
-            // `merged` event names the merger.
-            let merger = if f.merged_by.login.is_some() {
-                f.merged_by.clone()
-            } else {
-                events
-                    .and_then(|evs| evs.iter().rfind(|e| e.event.as_deref() == Some("merged") && e.created_at.is_none_or(|t| t <= self.as_of)))
-                    .map(|e| e.actor.clone())
-                    .unwrap_or_default()
-            };
-            return Ok(Lifecycle {
-                closed,
-                closed_at: f.closed_at.or(close_ev.as_ref().and_then(|e| e.created_at)),
-                closer,
-                state_reason: f.state_reason.map(str::to_string).or(close_ev.as_ref().and_then(|e| e.state_reason.clone())),
-                closed_by_commit: close_ev.as_ref().is_some_and(|e| e.commit_id.is_some()),
-                merged: f.merged == Some(true),
-                merged_at: f.merged_at,
-                merger,
-                basis: "final",
-            });
-        }
+        let Some(state) = f.state else {
+            if f.merged == Some(true) {
+                return Ok(Lifecycle {
+                    closed: true,
+                    merged: true,
+                    merged_at: f.merged_at,
+                    merger: f.merged_by.clone(),
+                    basis: "final",
+                    ..Lifecycle::default()
+                });
+            }
+            return Err(HistoryGap::StateMissing);
+        };
+        let closed = state == "closed" || f.merged == Some(true);
+        let close_ev = events.and_then(|e| last_close(e, self.as_of));
+        let closer = close_ev.as_ref().map(|e| e.actor.clone()).filter(|a| a.login.is_some()).unwrap_or_else(|| f.closed_by.clone());
+        // A body without `merged_by` (the issues API's, a rebuilt one): the history's
+        // `merged` event names the merger.
+        let merger = if f.merged_by.login.is_some() {
+            f.merged_by.clone()
+        } else {
+            events
+                .and_then(|evs| evs.iter().rfind(|e| e.event.as_deref() == Some("merged") && e.created_at.is_none_or(|t| t <= self.as_of)))
+                .map(|e| e.actor.clone())
+                .unwrap_or_default()
+        };
+        Ok(Lifecycle {
+            closed,
+            closed_at: f.closed_at.or(close_ev.as_ref().and_then(|e| e.created_at)),
+            closer,
+            state_reason: f.state_reason.map(str::to_string).or(close_ev.as_ref().and_then(|e| e.state_reason.clone())),
+            closed_by_commit: close_ev.as_ref().is_some_and(|e| e.commit_id.is_some()),
+            merged: f.merged == Some(true),
+            merged_at: f.merged_at,
+            merger,
+            basis: "final",
+        })
+    }
+
+    /// A timed window's lifecycle replayed from the history (timeline or issue events): the
+    /// closes, reopens and merges up to the window's end, with the captured state filling in
+    /// what the history leaves out. An undated close, reopen or merge is a gap.
+    fn lifecycle_from_history(&self, f: &Final, evs: &[Event]) -> Result<Lifecycle, HistoryGap> {
         let merged_by_time = f.merged_at.is_some_and(|t| t <= self.as_of);
-        if let Some(evs) = events {
-            let relevant = |e: &&Event| matches!(e.event.as_deref(), Some("closed" | "reopened" | "merged"));
-            if evs.iter().filter(relevant).any(|e| e.created_at.is_none()) {
-                return Err(HistoryGap::HistoryUndated);
-            }
-            let mut lc = Lifecycle { basis: "events", ..Lifecycle::default() };
-            for e in evs.iter().filter(relevant) {
-                let Some(t) = e.created_at else { continue };
-                if t > self.as_of {
-                    break;
-                }
-                match e.event.as_deref() {
-                    Some("closed") => {
-                        lc.closed = true;
-                        lc.closed_at = Some(t);
-                        lc.closer = e.actor.clone();
-                        lc.state_reason = e.state_reason.clone();
-                        lc.closed_by_commit = e.commit_id.is_some();
-                    }
-                    Some("reopened") => {
-                        lc.closed = false;
-                        lc.closed_at = None;
-                        lc.closer = Actor::default();
-                        lc.state_reason = None;
-                        lc.closed_by_commit = false;
-                    }
-                    Some("merged") => {
-                        lc.merged = true;
-                        lc.merged_at = Some(t);
-                        lc.merger = e.actor.clone();
-                    }
-                    _ => {}
-                }
-            }
-            if merged_by_time && !lc.merged {
-                lc.merged = true;
-                lc.merged_at = f.merged_at;
-                lc.merger = f.merged_by.clone();
-            }
-            // The final close is the last one (a reopen after it would have left the object
-            // open): closed at or before the window's end, it stands then, whether or not the
-            // history recorded its event.
-            if !lc.closed && !lc.merged && f.merged != Some(true) && f.state == Some("closed") && f.closed_at.is_some_and(|t| t <= self.as_of) {
-                lc.closed = true;
-                lc.closed_at = f.closed_at;
-                lc.closer = f.closed_by.clone();
-                lc.state_reason = f.state_reason.map(str::to_string);
-            }
-            if lc.merged {
-                lc.closed = true;
-            }
-            // The captured state_reason belongs to the final close; it applies here when
-            // this close is that one (no close or reopen after the window).
-            if lc.closed && lc.state_reason.is_none() && f.state == Some("closed") {
-                let later = evs.iter().filter(relevant).any(|e| e.created_at.is_some_and(|t| t > self.as_of));
-                if !later {
-                    lc.state_reason = f.state_reason.map(str::to_string);
-                    if lc.closer.login.is_none() {
-                        lc.closer = f.closed_by.clone();
-                    }
-                }
-            }
-            if lc.closer.login.is_none() && f.closed_by.login.is_some() && lc.closed && lc.closed_at == f.closed_at {
-                lc.closer = f.closed_by.clone();
-            }
-            return Ok(lc);
+        let relevant = |e: &&Event| matches!(e.event.as_deref(), Some("closed" | "reopened" | "merged"));
+        if evs.iter().filter(relevant).any(|e| e.created_at.is_none()) {
+            return Err(HistoryGap::HistoryUndated);
         }
-        // No history: only timestamps that settle the question on their own.
-        if merged_by_time {
+        let mut lc = Lifecycle { basis: "events", ..Lifecycle::default() };
+        for e in evs.iter().filter(relevant) {
+            let Some(t) = e.created_at else { continue };
+            if t > self.as_of {
+                break;
+            }
+            match e.event.as_deref() {
+                Some("closed") => {
+                    lc.closed = true;
+                    lc.closed_at = Some(t);
+                    lc.closer = e.actor.clone();
+                    lc.state_reason = e.state_reason.clone();
+                    lc.closed_by_commit = e.commit_id.is_some();
+                }
+                Some("reopened") => {
+                    lc.closed = false;
+                    lc.closed_at = None;
+                    lc.closer = Actor::default();
+                    lc.state_reason = None;
+                    lc.closed_by_commit = false;
+                }
+                Some("merged") => {
+                    lc.merged = true;
+                    lc.merged_at = Some(t);
+                    lc.merger = e.actor.clone();
+                }
+                _ => {}
+            }
+        }
+        if merged_by_time && !lc.merged {
+            lc.merged = true;
+            lc.merged_at = f.merged_at;
+            lc.merger = f.merged_by.clone();
+        }
+        // The final close is the last one (a reopen after it would have left the object
+        // open): closed at or before the window's end, it stands then, whether or not the
+        // history recorded its event.
+        if !lc.closed && !lc.merged && f.merged != Some(true) && f.state == Some("closed") && f.closed_at.is_some_and(|t| t <= self.as_of) {
+            lc.closed = true;
+            lc.closed_at = f.closed_at;
+            lc.closer = f.closed_by.clone();
+            lc.state_reason = f.state_reason.map(str::to_string);
+        }
+        if lc.merged {
+            lc.closed = true;
+        }
+        // The captured state_reason belongs to the final close; it applies here when
+        // this close is that one (no close or reopen after the window).
+        if lc.closed && lc.state_reason.is_none() && f.state == Some("closed") {
+            let later = evs.iter().filter(relevant).any(|e| e.created_at.is_some_and(|t| t > self.as_of));
+            if !later {
+                lc.state_reason = f.state_reason.map(str::to_string);
+                if lc.closer.login.is_none() {
+                    lc.closer = f.closed_by.clone();
+                }
+            }
+        }
+        if lc.closer.login.is_none() && f.closed_by.login.is_some() && lc.closed && lc.closed_at == f.closed_at {
+            lc.closer = f.closed_by.clone();
+        }
+        Ok(lc)
+    }
+
+    /// A timed window's lifecycle with no history captured: only from the timestamps the
+    /// body carries, when they settle the question on their own.
+    fn lifecycle_from_timestamps(&self, f: &Final) -> Result<Lifecycle, HistoryGap> {
+        if f.merged_at.is_some_and(|t| t <= self.as_of) {
             return Ok(Lifecycle {
                 closed: true,
                 closed_at: f.closed_at.or(f.merged_at),

@@ -3,7 +3,7 @@
 //! the checks on what a rule answers (a decision dated at or before the action).
 
 use super::rule::{common, Common, Evaluator};
-use super::rules::shared::durability::RevertMarks;
+use super::repository::RepositoryFacts;
 use super::{actors, case, rules, Case, Confidence, Policy, Status, Verdict, Window};
 use crate::runs::{Execution, SafeOutput};
 use crate::snapshot::SnapshotIndex;
@@ -24,7 +24,8 @@ pub struct Evaluation<'a> {
     pub captured_at: Instant,
     pub policy: &'a Policy,
     pub windows: &'a [Window],
-    reverts: RevertMarks,
+    /// What is derived once from each repository of `index`.
+    repository: RepositoryFacts,
     /// Per run, the time of its last output ([`run_ends`]).
     run_ends: Option<&'a std::collections::HashMap<String, Instant>>,
 }
@@ -52,7 +53,7 @@ pub fn run_ends<'o>(outputs: impl Iterator<Item = (&'o str, Option<&'o str>, Opt
 
 impl<'a> Evaluation<'a> {
     pub fn new(index: &'a SnapshotIndex, captured_at: Instant, policy: &'a Policy, windows: &'a [Window]) -> Self {
-        Evaluation { index, captured_at, policy, windows, reverts: RevertMarks::new(), run_ends: None }
+        Evaluation { index, captured_at, policy, windows, repository: RepositoryFacts::default(), run_ends: None }
     }
 
     /// With each run's last act known ([`run_ends`]).
@@ -103,7 +104,7 @@ impl<'a> Evaluation<'a> {
             as_of: self.captured_at,
             actors: classifier,
             cache,
-            reverts: &self.reverts,
+            repository: &self.repository,
         };
         self.judge(rule, &mut case, target)
     }

@@ -6,7 +6,8 @@
 //!   observable yet, unknown action times, types without a rule) around the rules.
 //! - `case.rs`: one output in one window, with the lookups rules make (`lookup_entry` gives
 //!   a capture's typed views, `lookup` its JSON); `activity.rs`, what was done to the target
-//!   after the action; `history.rs`, its state rebuilt as of the window's end.
+//!   after the action; `history.rs`, its state rebuilt as of the window's end;
+//!   `repository.rs`, what is derived once from a repository's captures (revert marks).
 //! - `stage.rs`: the evaluate stage on a dataset (threads, Parquet, manifest).
 //! - `outcomes.rs`: outcome rows, held compact while judging and made whole (the output's
 //!   and window's columns filled in) as `outcomes.parquet` is written.
@@ -23,6 +24,7 @@ mod judge;
 pub mod outcome;
 pub mod outcomes;
 pub mod policy;
+mod repository;
 pub mod risk;
 pub mod rule;
 pub mod rules;

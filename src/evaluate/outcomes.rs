@@ -22,6 +22,7 @@ use arrow::error::ArrowError;
 use arrow::record_batch::RecordBatch;
 
 use super::{Confidence, EvidenceStrength, Status, Verdict, Window};
+use crate::dataset::read::{OutputFields, SafeOutputTable};
 use crate::runs::SafeOutput;
 use crate::time::{self, Instant};
 
@@ -110,36 +111,6 @@ pub(crate) type RowKey = (usize, i64, usize);
 /// A held row's key and where it is: (part, row within the part).
 pub(crate) type KeyedRow = (RowKey, (usize, usize));
 
-/// The output's own columns of an outcome row, as the output has them.
-#[derive(Clone, Copy)]
-pub struct OutputFields<'a> {
-    pub safe_output_id: &'a str,
-    pub run_id: &'a str,
-    pub item_index: i64,
-    pub workflow_name: Option<&'a str>,
-    pub output_type: &'a str,
-    pub target_repo: Option<&'a str>,
-    pub target_kind: Option<&'a str>,
-    pub target_number: Option<i64>,
-    pub created_at: Option<Instant>,
-}
-
-impl<'a> From<&'a SafeOutput<'_>> for OutputFields<'a> {
-    fn from(o: &'a SafeOutput<'_>) -> Self {
-        OutputFields {
-            safe_output_id: &o.safe_output_id,
-            run_id: &o.run_id,
-            item_index: o.item_index,
-            workflow_name: o.workflow_name.as_deref(),
-            output_type: &o.output_type,
-            target_repo: o.target_repo.as_deref(),
-            target_kind: o.target_kind.as_deref(),
-            target_number: o.target_number,
-            created_at: o.created_at,
-        }
-    }
-}
-
 /// The outputs a row's position (the key's last part) refers to.
 pub trait Outputs: Sync {
     /// The output at `seq`, `None` past the end.
@@ -149,6 +120,13 @@ pub trait Outputs: Sync {
 impl Outputs for [SafeOutput<'_>] {
     fn fields(&self, seq: usize) -> Option<OutputFields<'_>> {
         self.get(seq).map(OutputFields::from)
+    }
+}
+
+impl Outputs for SafeOutputTable {
+    /// The output's columns as `get` makes them, without copying them.
+    fn fields(&self, seq: usize) -> Option<OutputFields<'_>> {
+        SafeOutputTable::fields(self, seq)
     }
 }
 

@@ -553,6 +553,37 @@ pub struct SnapshotIndex {
     recorder: Option<std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>>,
 }
 
+/// The pages of one path as one body: a list's pages concatenated in page order; a list
+/// GitHub wraps in an object (`total_count` beside it: check runs, statuses, workflow runs,
+/// search results) as its first page's object with each list field joined across the
+/// pages, as convert reads them page by page; any other body, its first page.
+fn join_pages(bodies: Vec<Value>) -> Value {
+    if bodies.iter().all(Value::is_array) {
+        return Value::Array(
+            bodies
+                .into_iter()
+                .flat_map(|b| match b {
+                    Value::Array(a) => a,
+                    _ => Vec::new(),
+                })
+                .collect(),
+        );
+    }
+    let wrapped = bodies.iter().all(|b| b.get("total_count").is_some());
+    let mut pages = bodies.into_iter();
+    let Some(mut first) = pages.next() else { return Value::Null };
+    if let (true, Value::Object(lists)) = (wrapped, &mut first) {
+        for mut page in pages {
+            for (field, list) in lists.iter_mut() {
+                if let (Value::Array(list), Some(Value::Array(more))) = (list, page.get_mut(field.as_str())) {
+                    list.append(more);
+                }
+            }
+        }
+    }
+    first
+}
+
 impl SnapshotIndex {
     /// `captures` are (path, page, status, captured_at, body text); bodies that fail to
     /// parse were already quarantined at convert time and are skipped here.
@@ -588,21 +619,8 @@ impl SnapshotIndex {
                 let status = pages.iter().map(|p| p.1).find(|s| !(200..300).contains(s)).unwrap_or(pages[0].1);
                 let captured_at = pages.iter().filter_map(|p| p.2).max();
                 // Each page's text is let go once parsed: a long list is held once, not twice.
-                let mut bodies: Vec<Value> = pages.into_iter().map(|p| serde_json::from_str(p.3.as_ref()).unwrap_or(Value::Null)).collect();
-                let body = if bodies.iter().all(Value::is_array) {
-                    Value::Array(
-                        bodies
-                            .into_iter()
-                            .flat_map(|b| match b {
-                                Value::Array(a) => a,
-                                _ => Vec::new(),
-                            })
-                            .collect(),
-                    )
-                } else {
-                    bodies.swap_remove(0)
-                };
-                (path, Entry::new(status, body, captured_at, None))
+                let bodies: Vec<Value> = pages.into_iter().map(|p| serde_json::from_str(p.3.as_ref()).unwrap_or(Value::Null)).collect();
+                (path, Entry::new(status, join_pages(bodies), captured_at, None))
             })
             .collect();
         entries.extend(joined);

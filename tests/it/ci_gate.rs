@@ -108,6 +108,11 @@ fn perf_state(paused: &str, reason: &str, recent: &str, entry_status: &str, comm
 /// Captures of PR 1 on `branch` (None: no `pulls/1`), opened at minute 0, with `commits`
 /// and `extra` captures.
 fn index(branch: Option<&str>, commits: &[C], extra: Vec<(String, Value)>) -> SnapshotIndex {
+    SnapshotIndex::build(rows(branch, commits, extra))
+}
+
+/// `index`'s captures as (path, page, status, captured_at, body) rows, each a first page.
+fn rows(branch: Option<&str>, commits: &[C], extra: Vec<(String, Value)>) -> Vec<hindsight::snapshot::CaptureRow> {
     let mut rows = vec![(format!("repos/{REPO}/pulls/1/commits"), 1, 200u16, None, Value::Array(commits.iter().map(commit_json).collect()).to_string())];
     if let Some(b) = branch {
         // The real pull-request shape (shared/formats/github-rest/pulls_N.json) with the
@@ -131,7 +136,7 @@ fn index(branch: Option<&str>, commits: &[C], extra: Vec<(String, Value)>) -> Sn
     for (path, body) in extra {
         rows.push((path, 1, 200, None, body.to_string()));
     }
-    SnapshotIndex::build(rows)
+    rows
 }
 
 /// An output of `kind` on PR 1 by run `run` of workflow `workflow`, with `fields` added.
@@ -296,6 +301,27 @@ fn fix_attempts_are_the_loops_own_commits() {
     let r =
         replay(vec![first(), C { sha: "m1", minute: Some(20), author: Some(LOOP), message: Some("[Autoloop: perf] fix".into()), ci: Some(green("m1", 30)) }]);
     assert_eq!(r.outcome, GateOutcome::PusherUnknown);
+}
+
+/// A push's check runs captured in two pages (each in GitHub's `{"total_count",
+/// "check_runs"}` shape, the second with `"page": 2`): the gate reads every page, as
+/// convert's `ci_commits` reduction does, so a check failing on the second page makes the
+/// push red (read from the first page alone, it was green and accepted).
+#[test]
+fn every_page_of_a_pushs_check_runs_counts() {
+    use hindsight::snapshot::ci::{self, CiState, CommitCi};
+    let (page1, page2) = (green("a1", 10), red("a1", 12, "TS2339"));
+    let commits = [by_loop("a1", 0, 4, Some(page1.clone()))];
+    let mut captures = rows(Some("autoloop/perf"), &commits, vec![]);
+    captures.push((format!("repos/{REPO}/commits/a1/check-runs"), 2, 200, None, page2.to_string()));
+    let idx = SnapshotIndex::build(captures);
+    // Convert's reduction: each page's check runs, one after the other.
+    let every_page: Vec<ci::Check> = [ci::check_runs(&page1), ci::check_runs(&page2)].concat();
+    let convert = CommitCi::of(Some(&every_page));
+    assert_eq!((convert.state, convert.checks, convert.failing), (CiState::Failure, 2, 1));
+    assert_eq!(CommitCi::in_index(&idx, REPO, "a1"), convert);
+    let r = replays(&idx, &[output(RUN, "autoloop", "create_pull_request", json!({}))]).replays;
+    assert_eq!((r[0].outcome, r[0].steps[0].ci), (GateOutcome::RedUnresolved, CiState::Failure));
 }
 
 /// The 60-minute clock starts at the program push, not at the output's (the iteration's)

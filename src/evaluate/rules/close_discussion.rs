@@ -2,7 +2,7 @@
 //! which holds what it shares with the other `create_discussion` and `update_discussion` rules.
 
 use super::shared::discussion::{closed_as_of, load, people};
-use super::CHALLENGE_PHRASES;
+use crate::evaluate::activity::CHALLENGE_PHRASES;
 use crate::evaluate::case::Case;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};

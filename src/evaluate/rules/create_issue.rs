@@ -19,10 +19,11 @@ use super::shared::gh_aw;
 use super::{issue_final, load_issue};
 use crate::evaluate::actors::ActorClass;
 use crate::evaluate::case::HistoryGap;
-use crate::evaluate::case::{ActKind, Case};
+use crate::evaluate::case::{ActKind, Activity, Case, Lifecycle};
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
+use crate::snapshot::github::Issue;
 use crate::time::Instant;
 
 pub struct CreateIssue;
@@ -145,6 +146,79 @@ impl CreateIssue {
             _ => self.row(CreateIssueRow::CloseReasonMissing),
         }
     }
+
+    /// A closed issue: the close's reason, weighed by who closed it (a bot, the workflow,
+    /// the requester, someone whose identity was not captured).
+    fn closed(&self, case: &Case, lc: &Lifecycle) -> Verdict {
+        let closer = case.actors.classify_at(&lc.closer, lc.closed_at);
+        let reason = lc.state_reason.as_deref();
+        let rejecting = matches!(reason, Some("not_planned" | "duplicate"));
+        let v = match closer {
+            ActorClass::Bot => {
+                let v = self.row(CreateIssueRow::ClosedByBot);
+                if rejecting {
+                    v.status(case.policy.bot_closed_not_planned.status())
+                } else {
+                    v
+                }
+            }
+            ActorClass::SameWorkflow => super::own_act(case, self.by_reason(reason, lc.closed_by_commit), self.row(CreateIssueRow::ClosedByWorkflow)),
+            ActorClass::Requester => super::requester_act(case, self.by_reason(reason, lc.closed_by_commit)),
+            _ => {
+                let v = self.by_reason(reason, lc.closed_by_commit);
+                if closer == ActorClass::Unknown && v.status != S::Unknown {
+                    super::unattributed(case, v, "who closed it was not captured; the recorded reason is taken as the decision")
+                } else {
+                    v
+                }
+            }
+        };
+        let v = v.at(lc.closed_at).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str());
+        // What gh-aw's own summary counts (see `shared::gh_aw`).
+        let v = gh_aw::closed_by_bot(v, &lc.closer);
+        if matches!(reason, Some("completed" | "not_planned")) {
+            gh_aw::resolution_sec(v, case, lc.closed_at)
+        } else {
+            v
+        }
+    }
+
+    /// An open issue: triaged, engaged with, ignored long enough, or only there.
+    fn open(&self, case: &Case, issue: &Issue, activity: &Activity) -> Result<Verdict, Verdict> {
+        if let Some(v) = super::any_capture_problem(activity) {
+            return Err(v);
+        }
+        let by_person = |a: &&crate::evaluate::case::Act| a.class.is_person();
+        let triage = case.inside(activity).find(|a| match &a.kind {
+            ActKind::Event(e) if TRIAGE_EVENTS.contains(&e.as_str()) => by_person(a),
+            ActKind::Event(e) if LINK_EVENTS.contains(&e.as_str()) => a.class != ActorClass::SameWorkflow,
+            _ => false,
+        });
+        if let Some(a) = triage {
+            let what = match &a.kind {
+                ActKind::Event(e) => e.clone(),
+                _ => String::new(),
+            };
+            return Ok(self.row(CreateIssueRow::Triaged).at(a.at).detail("triage", what).detail("triaged_by", a.actor.login.clone()));
+        }
+        let engaged = case
+            .inside(activity)
+            .find(|a| by_person(a) && matches!(a.kind, ActKind::Comment | ActKind::Reaction | ActKind::Review(_) | ActKind::ReviewComment));
+        if let Some(a) = engaged {
+            let v = self.row(CreateIssueRow::EngagedOpen).status(case.policy.open_issue_engagement.status());
+            return Ok(v.at(a.at).detail("engaged_by", a.actor.login.clone()));
+        }
+        // Reactions known only as a count: who and when are not captured.
+        if case.window.is_snapshot() && issue.reactions_total.unwrap_or(0) > 0 && !activity.read.iter().any(|r| r.ends_with("/reactions")) {
+            let v = self.row(CreateIssueRow::EngagedOpen).status(case.policy.open_issue_engagement.status());
+            return Ok(v.confidence(Confidence::Low).note("reactions known only as a count; who reacted and when are not captured"));
+        }
+        if activity.any_read() && case.long_enough() {
+            return Ok(self.row(CreateIssueRow::NoInteraction));
+        }
+        let v = self.row(CreateIssueRow::ExistsOnly);
+        Ok(if activity.any_read() { v } else { v.note("no activity lists captured: cannot tell ignored from engaged") })
+    }
 }
 
 impl Rule for CreateIssue {
@@ -181,67 +255,8 @@ impl Rule for CreateIssue {
             }
         };
         if lc.closed {
-            let closer = case.actors.classify_at(&lc.closer, lc.closed_at);
-            let reason = lc.state_reason.as_deref();
-            let rejecting = matches!(reason, Some("not_planned" | "duplicate"));
-            let v = match closer {
-                ActorClass::Bot => {
-                    let v = self.row(CreateIssueRow::ClosedByBot);
-                    if rejecting {
-                        v.status(case.policy.bot_closed_not_planned.status())
-                    } else {
-                        v
-                    }
-                }
-                ActorClass::SameWorkflow => super::own_act(&case, self.by_reason(reason, lc.closed_by_commit), self.row(CreateIssueRow::ClosedByWorkflow)),
-                ActorClass::Requester => super::requester_act(&case, self.by_reason(reason, lc.closed_by_commit)),
-                _ => {
-                    let v = self.by_reason(reason, lc.closed_by_commit);
-                    if closer == ActorClass::Unknown && v.status != S::Unknown {
-                        super::unattributed(&case, v, "who closed it was not captured; the recorded reason is taken as the decision")
-                    } else {
-                        v
-                    }
-                }
-            };
-            let v = v.at(lc.closed_at).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str());
-            // What gh-aw's own summary counts (see `shared::gh_aw`).
-            let v = gh_aw::closed_by_bot(v, &lc.closer);
-            let v = if matches!(reason, Some("completed" | "not_planned")) { gh_aw::resolution_sec(v, &case, lc.closed_at) } else { v };
-            return Ok(done(v));
+            return Ok(done(self.closed(&case, &lc)));
         }
-        if let Some(v) = super::any_capture_problem(&activity) {
-            return Err(v);
-        }
-        let by_person = |a: &&crate::evaluate::case::Act| a.class.is_person();
-        let triage = case.inside(&activity).find(|a| match &a.kind {
-            ActKind::Event(e) if TRIAGE_EVENTS.contains(&e.as_str()) => by_person(a),
-            ActKind::Event(e) if LINK_EVENTS.contains(&e.as_str()) => a.class != ActorClass::SameWorkflow,
-            _ => false,
-        });
-        if let Some(a) = triage {
-            let what = match &a.kind {
-                ActKind::Event(e) => e.clone(),
-                _ => String::new(),
-            };
-            return Ok(done(self.row(CreateIssueRow::Triaged).at(a.at).detail("triage", what).detail("triaged_by", a.actor.login.clone())));
-        }
-        let engaged = case
-            .inside(&activity)
-            .find(|a| by_person(a) && matches!(a.kind, ActKind::Comment | ActKind::Reaction | ActKind::Review(_) | ActKind::ReviewComment));
-        if let Some(a) = engaged {
-            let v = self.row(CreateIssueRow::EngagedOpen).status(case.policy.open_issue_engagement.status());
-            return Ok(done(v.at(a.at).detail("engaged_by", a.actor.login.clone())));
-        }
-        // Reactions known only as a count: who and when are not captured.
-        if case.window.is_snapshot() && issue.reactions_total.unwrap_or(0) > 0 && !activity.read.iter().any(|r| r.ends_with("/reactions")) {
-            let v = self.row(CreateIssueRow::EngagedOpen).status(case.policy.open_issue_engagement.status());
-            return Ok(done(v.confidence(Confidence::Low).note("reactions known only as a count; who reacted and when are not captured")));
-        }
-        if activity.any_read() && case.long_enough() {
-            return Ok(done(self.row(CreateIssueRow::NoInteraction)));
-        }
-        let v = self.row(CreateIssueRow::ExistsOnly);
-        Ok(done(if activity.any_read() { v } else { v.note("no activity lists captured: cannot tell ignored from engaged") }))
+        self.open(&case, issue, &activity).map(done)
     }
 }

@@ -273,33 +273,9 @@ pub fn person_act_among<'b>(case: &Case, acts: impl Iterator<Item = &'b Act> + '
     case.inside_of(acts).find(|x| x.class.is_person() && f(x))
 }
 
-/// Phrases by which people say a close was wrong. Matching is on lower-cased comment text;
-/// it is a heuristic, and the signal says so.
-pub const CHALLENGE_PHRASES: &[&str] = &[
-    "closed by mistake",
-    "mistakenly closed",
-    "closed in error",
-    "closed prematurely",
-    "premature close",
-    "should not have been closed",
-    "shouldn't have been closed",
-    "should not be closed",
-    "please reopen",
-    "reopening this",
-    "not resolved",
-    "still happening",
-];
-
 /// A comment inside the window by a visible non-bot actor that says the close was wrong.
 pub fn challenge<'b>(case: &Case, a: &'b Activity) -> Option<&'b Act> {
     person_act(case, a, |x| matches!(x.kind, super::case::ActKind::Comment | super::case::ActKind::ReviewComment) && x.challenges_close)
-}
-
-/// Whether `text`, lower-cased, contains one of [`CHALLENGE_PHRASES`]. ASCII text is
-/// lower-cased the cheap way (the same answer: Unicode lower-cases ASCII letters alone).
-pub fn says_close_was_wrong(text: &str) -> bool {
-    let t = if text.is_ascii() { text.to_ascii_lowercase() } else { text.to_lowercase() };
-    CHALLENGE_PHRASES.iter().any(|p| t.contains(p))
 }
 
 #[cfg(test)]
@@ -307,28 +283,6 @@ mod tests {
     use super::*;
 
     /// A row's enum value and its table entry are declared together; their names agree.
-    /// The ASCII search answers as lower-casing and `contains` do, whatever the case.
-    #[test]
-    fn close_challenges_are_found_in_any_case() {
-        for (text, expected) in [
-            ("Please REOPEN, this is not fixed", true),
-            ("Closed By Mistake?", true),
-            ("reopen please", false),
-            ("Still happening on 2.1 — über-annoying", true),
-            ("", false),
-            ("not  resolved", false),
-            ("NOT RESOLVED", true),
-            ("MISTA\u{212A}ENLY CLOSED", true),
-            ("Still Happening, \u{212A}", true),
-        ] {
-            let lowered = text.to_lowercase();
-            assert_eq!(CHALLENGE_PHRASES.iter().any(|p| lowered.contains(p)), expected, "{text}");
-            assert_eq!(says_close_was_wrong(text), expected, "{text}");
-        }
-        // Phrases are matched against lower-cased text: each is lower-case itself.
-        assert!(CHALLENGE_PHRASES.iter().all(|p| *p == p.to_lowercase()));
-    }
-
     #[test]
     fn row_values_are_named_after_their_ids() {
         let camel = |id: &str| -> String { id.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect() };

@@ -18,7 +18,6 @@
 //! Pushed `abc123` at T; the PR merged at T+2d with `compare/abc123...<merge>` = `ahead`
 //! -> `accepted`/`strong`/`pushed_commits_merged` from the 7d window on.
 
-use serde_json::Value;
 
 use super::pull_final;
 use crate::evaluate::case::HistoryGap;
@@ -147,10 +146,11 @@ impl PushToPullRequestBranch {
         Inclusion::Unproven
     }
 
+    /// Whether a check run of the commit started inside the window (its check runs read as
+    /// the CI gate and convert read them, `snapshot::ci`).
     fn ci_activity(case: &Case, sha: &str) -> bool {
         let Some(v) = case.lookup(&format!("commits/{sha}/check-runs")).ok() else { return false };
-        let runs = v.get("check_runs").cloned().unwrap_or(Value::Null);
-        runs.as_array().is_some_and(|a| a.iter().any(|r| case.is_inside(crate::time::at(r, "started_at"))))
+        crate::snapshot::ci::check_runs(v).iter().any(|r| case.is_inside(r.started_at))
     }
 }
 
