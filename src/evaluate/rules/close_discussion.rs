@@ -2,7 +2,7 @@
 //! which holds what it shares with the other `create_discussion` and `update_discussion` rules.
 
 use super::shared::discussion::{closed_as_of, load, people};
-use crate::evaluate::activity::CHALLENGE_PHRASES;
+use crate::evaluate::activity::says_close_was_wrong;
 use crate::evaluate::case::Case;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -72,7 +72,7 @@ impl Rule for CloseDiscussion {
             }
             .resolved(true));
         }
-        let challenge = people(case, &d).into_iter().find(|c| c.body.as_deref().is_some_and(|t| CHALLENGE_PHRASES.iter().any(|p| t.contains(p))));
+        let challenge = people(case, &d).into_iter().find(|c| c.body.as_deref().is_some_and(says_close_was_wrong));
         if let Some(c) = challenge {
             return Ok(self.row(CloseDiscussionRow::Challenged).resolved(true).at(c.created_at).detail("challenged_by", c.author.login.clone()));
         }
