@@ -63,7 +63,7 @@ fn reverted_pr(body: &str, repo: &str) -> Option<i64> {
 pub type RevertMarks = std::sync::OnceLock<HashMap<String, Vec<RevertMark>>>;
 
 /// Every revert mark of every repository, built by scanning the index once.
-fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
+pub(crate) fn build(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
     let mut out: HashMap<String, Vec<RevertMark>> = HashMap::new();
     for (path, e) in &index.entries {
         // Only pulls and commits can hold a revert (a look at the path before parsing it).
@@ -150,12 +150,7 @@ pub fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: &[Strin
         })
         .collect();
     hits.sort_by_key(|m| m.at);
-    let hit = hits.first().map(|m| (*m).clone());
-    if let Some(m) = &hit {
-        // The evidence came from a capture no rule looked up by name: `capture` learns it here.
-        case.index.note_used(&m.path);
-    }
-    hit
+    hits.first().map(|m| (*m).clone())
 }
 
 pub fn find_revert(case: &Case, n: i64, pr: &PullRequest) -> Option<RevertMark> {
