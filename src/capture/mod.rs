@@ -43,8 +43,8 @@ pub struct Options {
     pub retry: http::Retry,
 }
 
-/// The most rounds of "evaluate, then fetch what was looked up": each round goes one step
-/// further down what the rules read (a PR, then its lists, then a commit's checks).
+/// The most rounds of "ask the rules, then fetch what they read": each round goes one step
+/// further down what the rules read (a PR, then the commits and comparisons it names).
 const MAX_ROUNDS: usize = 8;
 
 /// What a capture did.
@@ -59,7 +59,7 @@ pub struct Captured {
     pub unchanged: usize,
     /// Paths already captured by an earlier run, not asked for again.
     pub resumed: usize,
-    /// Paths looked up that capture cannot ask for (GraphQL).
+    /// Paths the rules read that capture cannot ask for (GraphQL).
     pub not_captured: Vec<String>,
     /// Bytes of an interrupted group cut off the cassette.
     pub cut: u64,
@@ -141,8 +141,8 @@ fn capturable(path: &str) -> bool {
 
 /// `capture --plan`: the requests a capture would make, as (path, request), and the paths
 /// the rules need that capture does not ask for (GraphQL). With a snapshot, the rules are
-/// answered by it, so the plan holds every path whose content the evaluation uses (looked
-/// up, or the source of a derived copy or of a revert it found); without one, only what
+/// answered by it, so the plan holds every path whose content the evaluation uses (read,
+/// or the source of a derived copy or of a revert); without one, only what
 /// the runs alone tell (a capture goes further as answers arrive).
 pub fn plan(runs: &Path, snapshot: Option<&Path>) -> Result<Plan> {
     let outputs = outputs(runs)?;
@@ -249,7 +249,7 @@ fn resolve_out(out: &Path) -> Result<PathBuf> {
 }
 
 /// Capture what the runs' outputs need into the snapshot directory `opts.out`: open the
-/// snapshot -> per round, ask the rules what they look up that is not captured yet ->
+/// snapshot -> per round, ask the rules what they read that is not captured yet ->
 /// fetch it -> add the answers to the store; until they ask for nothing new -> write
 /// `snapshot.json`.
 pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress::Progress) -> Result<Captured> {
@@ -292,7 +292,7 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
     Ok(done)
 }
 
-/// What the rules look up, evaluated against the store: REST paths join `todo` (with the
+/// What the rules read, asked of them given the store: REST paths join `todo` (with the
 /// REST captures a minimized comment's GraphQL query needs first), GraphQL paths come back
 /// with their queries, and those capture cannot ask for (yet) go to `graphql_left`.
 fn rules_need(
