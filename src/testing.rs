@@ -25,3 +25,15 @@ pub fn evaluate_with_budget(dataset: &Path, windows: &[Window], policy: &Policy,
 pub fn evaluate_in_chunks(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress, chunk_bytes: usize) -> Result<usize> {
     crate::evaluate::evaluate_with(dataset, windows, policy, risk_policy, progress, chunk_bytes, crate::evaluate::OUTCOME_ROWS_HELD_BYTES)
 }
+
+/// The index, noting in `seen` every path looked up (found or not): the test that every
+/// rule declares what it reads compares them with [`paths_read`].
+pub fn observing(index: crate::snapshot::SnapshotIndex, seen: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>) -> crate::snapshot::SnapshotIndex {
+    index.observed_by(seen)
+}
+
+/// The paths the rules declare they read for `o` given `known` (what `capture` asks for).
+pub fn paths_read(o: &crate::runs::SafeOutput, known: &crate::snapshot::SnapshotIndex) -> Vec<String> {
+    let repo = o.target_repo.as_deref();
+    crate::evaluate::rules::reads(o, known, &crate::evaluate::repository::RepositoryFacts::default()).into_iter().filter_map(|r| r.path(repo)).collect()
+}

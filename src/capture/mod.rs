@@ -1,11 +1,11 @@
 //! `hindsight capture`: the one networked command. It makes the snapshot a study's runs
 //! need, asking GitHub only for what the rules look up.
 //!
-//! What to request is learnt from the rules themselves, never from a list kept beside them:
-//! every safe output is evaluated (every default window) against what has been captured so
-//! far, with the snapshot index recording each path a rule looks up; the paths not yet
-//! captured are requested, and the loop goes on until the rules ask for nothing new (a rule
-//! that finds a PR goes on to ask for its reviews, timeline, commits...). The repository
+//! What to request is asked of the rules themselves, never of a list kept beside them: each
+//! rule declares the paths it reads for an output ([`crate::evaluate::rules::reads`]), some
+//! of them only once what they depend on is captured; the paths not yet captured are
+//! requested, and the loop goes on until the rules ask for nothing new (a PR's merge commit
+//! names the comparisons a push needs...). The repository
 //! itself and the lists revert detection reads (`commits` since the earliest action, closed
 //! `pulls`) are requested for every target repository. `--plan` evaluates against a
 //! snapshot on disk (or none) and prints the requests as `gh api` lines, offline.
@@ -20,10 +20,10 @@ pub mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use crate::error::{Error, Result};
-use crate::evaluate::{window, Evaluation, Policy};
+use crate::evaluate::rules;
 use crate::runs::SafeOutput;
 use crate::snapshot::SnapshotIndex;
 
@@ -43,8 +43,8 @@ pub struct Options {
     pub retry: http::Retry,
 }
 
-/// The most rounds of "evaluate, then fetch what was looked up": each round goes one step
-/// further down what the rules read (a PR, then its lists, then a commit's checks).
+/// The most rounds of "ask the rules, then fetch what they read": each round goes one step
+/// further down what the rules read (a PR, then the commits and comparisons it names).
 const MAX_ROUNDS: usize = 8;
 
 /// What a capture did.
@@ -59,7 +59,7 @@ pub struct Captured {
     pub unchanged: usize,
     /// Paths already captured by an earlier run, not asked for again.
     pub resumed: usize,
-    /// Paths looked up that capture cannot ask for (GraphQL).
+    /// Paths the rules read that capture cannot ask for (GraphQL).
     pub not_captured: Vec<String>,
     /// Bytes of an interrupted group cut off the cassette.
     pub cut: u64,
@@ -86,18 +86,20 @@ fn outputs(runs: &Path) -> Result<Vec<SafeOutput<'static>>> {
     Ok(crate::runs::read(runs)?.outputs)
 }
 
-/// The paths the rules look up, evaluating `outputs` against `rows`.
-fn looked_up(outputs: &[SafeOutput], rows: Vec<crate::snapshot::CaptureRow>) -> BTreeSet<String> {
-    let rec = Arc::new(Mutex::new(BTreeSet::new()));
-    let index = SnapshotIndex::build(rows).with_recorder(rec.clone());
-    let policy = Policy::default();
-    let ev = Evaluation::new(&index, chrono::Utc::now(), &policy, window::DEFAULT);
+/// The paths the rules read for `outputs`, asked of them ([`rules::reads`]) given what is
+/// captured so far (`rows`).
+fn rules_read(outputs: &[SafeOutput], rows: Vec<crate::snapshot::CaptureRow>) -> BTreeSet<String> {
+    let index = SnapshotIndex::build(rows);
+    // Derived once for every output (a repository's reverts), not once per output.
+    let facts = crate::evaluate::repository::RepositoryFacts::default();
     use rayon::prelude::*;
-    outputs.par_iter().for_each(|o| {
-        ev.judge_all(o);
-    });
-    let set = rec.lock().map(|s| s.clone()).unwrap_or_default();
-    set
+    outputs
+        .par_iter()
+        .flat_map_iter(|o| {
+            let repo = o.target_repo.as_deref();
+            rules::reads(o, &index, &facts).into_iter().filter_map(move |r| r.path(repo))
+        })
+        .collect()
 }
 
 /// The repository-level requests of every target repository: the repository, its commits
@@ -141,8 +143,8 @@ fn capturable(path: &str) -> bool {
 
 /// `capture --plan`: the requests a capture would make, as (path, request), and the paths
 /// the rules need that capture does not ask for (GraphQL). With a snapshot, the rules are
-/// answered by it, so the plan holds every path whose content the evaluation uses (looked
-/// up, or the source of a derived copy or of a revert it found); without one, only what
+/// answered by it, so the plan holds every path whose content the evaluation uses (read,
+/// or the source of a derived copy or of a revert); without one, only what
 /// the runs alone tell (a capture goes further as answers arrive).
 pub fn plan(runs: &Path, snapshot: Option<&Path>) -> Result<Plan> {
     let outputs = outputs(runs)?;
@@ -152,7 +154,7 @@ pub fn plan(runs: &Path, snapshot: Option<&Path>) -> Result<Plan> {
     };
     let mut planned: BTreeMap<String, String> = repository_requests(&outputs);
     let (mut gql, mut elsewhere) = (BTreeSet::new(), BTreeSet::new());
-    for p in looked_up(&outputs, rows) {
+    for p in rules_read(&outputs, rows) {
         if capturable(&p) {
             planned.entry(p.clone()).or_insert_with(|| request_of(&p));
         } else if graphql::queries(&p, |_, _| Some(String::new())).is_some() {
@@ -249,7 +251,7 @@ fn resolve_out(out: &Path) -> Result<PathBuf> {
 }
 
 /// Capture what the runs' outputs need into the snapshot directory `opts.out`: open the
-/// snapshot -> per round, ask the rules what they look up that is not captured yet ->
+/// snapshot -> per round, ask the rules what they read that is not captured yet ->
 /// fetch it -> add the answers to the store; until they ask for nothing new -> write
 /// `snapshot.json`.
 pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress::Progress) -> Result<Captured> {
@@ -292,7 +294,7 @@ pub fn capture(opts: &Options, token: Option<String>, progress: &crate::progress
     Ok(done)
 }
 
-/// What the rules look up, evaluated against the store: REST paths join `todo` (with the
+/// What the rules read, asked of them given the store: REST paths join `todo` (with the
 /// REST captures a minimized comment's GraphQL query needs first), GraphQL paths come back
 /// with their queries, and those capture cannot ask for (yet) go to `graphql_left`.
 fn rules_need(
@@ -310,7 +312,7 @@ fn rules_need(
         })
     };
     let mut gql: BTreeMap<String, Vec<graphql::Query>> = BTreeMap::new();
-    for p in looked_up(outputs, store.rows()?) {
+    for p in rules_read(outputs, store.rows()?) {
         if capturable(&p) {
             todo.entry(p.clone()).or_insert_with(|| request_of(&p));
         } else if let Some(q) = graphql::queries(&p, node_id) {
@@ -469,4 +471,36 @@ fn write_info(out: &Path, opts: &Options, done: &Captured) -> Result<()> {
         crate::dataset::write_text(&info, &(serde_json::to_string_pretty(&meta)? + "\n"))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// Every path a rule looks up while judging the demo study's outputs against its
+    /// snapshot (an observing index notes them) is one `rules::reads` declares.
+    #[test]
+    fn the_rules_declare_every_path_they_read_in_the_demo() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
+        let outputs = outputs(&root.join("runs")).unwrap();
+        let rows = read_snapshot(&root.join("snapshot")).unwrap();
+        let seen = Arc::new(Mutex::new(BTreeSet::new()));
+        let index = SnapshotIndex::build(rows).observed_by(seen.clone());
+        let policy = crate::evaluate::Policy::default();
+        let ev = crate::evaluate::Evaluation::new(&index, chrono::Utc::now(), &policy, crate::evaluate::window::DEFAULT);
+        let (mut undeclared, mut looked_up) = (Vec::new(), 0);
+        let facts = crate::evaluate::repository::RepositoryFacts::default();
+        for o in &outputs {
+            seen.lock().unwrap().clear();
+            ev.judge_all(o);
+            let repo = o.target_repo.as_deref();
+            let read: BTreeSet<String> = rules::reads(o, &index, &facts).iter().filter_map(|r| r.path(repo)).collect();
+            let looked = seen.lock().unwrap().clone();
+            looked_up += looked.len();
+            undeclared.extend(looked.difference(&read).map(|p| format!("{} ({}#{:?}): {p}", o.output_type, repo.unwrap_or("?"), o.target_number)));
+        }
+        assert!(outputs.len() > 10 && looked_up > outputs.len(), "{} outputs, {looked_up} paths looked up", outputs.len());
+        assert!(undeclared.is_empty(), "paths rules look up without declaring them in `rules::reads`:\n{}", undeclared.join("\n"));
+    }
 }

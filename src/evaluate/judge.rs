@@ -124,9 +124,9 @@ impl<'a> Evaluation<'a> {
     /// The captures of the output's target that bear on when it was seen and where its
     /// evidence came from: the object and its activity lists. None to look for when no
     /// capture has a time or a source of its own (the snapshot's time then bounds every
-    /// window, and there is no provenance to report), unless the lookups are recorded.
+    /// window, and there is no provenance to report).
     fn target_entries(&self, o: &SafeOutput) -> Vec<(String, &'a crate::snapshot::Entry)> {
-        if !self.index.has_provenance() && !self.index.is_recording() {
+        if !self.index.has_provenance() {
             return Vec::new();
         }
         // (before the number, after it): `issues/{n}`, `pulls/{n}`, ...

@@ -24,7 +24,7 @@ mod judge;
 pub mod outcome;
 pub mod outcomes;
 pub mod policy;
-mod repository;
+pub(crate) mod repository;
 pub mod risk;
 pub mod rule;
 pub mod rules;

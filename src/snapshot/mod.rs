@@ -548,9 +548,9 @@ pub struct SnapshotIndex {
     shared: Option<std::sync::Arc<SnapshotIndex>>,
     /// Whether some entry has a `captured_at` of its own or was derived from another capture.
     provenance: bool,
-    /// Every path looked up, found or not, when recording (`capture` learns from it what
-    /// the rules need).
-    recorder: Option<std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>>,
+    /// For the tests alone ([`crate::testing::observing`]): every path looked up, found or
+    /// not, to check that the rules declare what they read (`evaluate::rules::reads`).
+    observer: Option<std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>>,
 }
 
 /// The pages of one path as one body: a list's pages concatenated in page order; a list
@@ -626,7 +626,7 @@ impl SnapshotIndex {
         entries.extend(joined);
         derive::add_derived(&mut entries);
         let provenance = entries.values().any(Entry::has_provenance);
-        SnapshotIndex { entries, shared: None, provenance, recorder: None }
+        SnapshotIndex { entries, shared: None, provenance, observer: None }
     }
 
     /// Whether any entry, here or shared, has its own `captured_at` or was derived from
@@ -659,35 +659,17 @@ impl SnapshotIndex {
         maps.into_par_iter().flat_map(|m| m.into_par_iter()).for_each(drop);
     }
 
-    /// Whether paths looked up are being recorded.
-    pub fn is_recording(&self) -> bool {
-        self.recorder.is_some()
-    }
-
     pub fn get(&self, path: &str) -> Option<&Entry> {
         let e = self.entries.get(path).or_else(|| self.shared.as_ref().and_then(|s| s.entries.get(path)));
-        if self.recorder.is_some() {
-            self.note_used(path);
-            // A copy derived from another capture rests on that capture.
-            if let Some(src) = e.and_then(|e| e.derived_from.as_deref()) {
-                self.note_used(src);
-            }
+        if let Some(seen) = self.observer.as_ref().and_then(|o| o.lock().ok()).as_mut() {
+            seen.insert(path.to_string());
         }
         e
     }
 
-    /// Record `path` as used, when recording (see [`SnapshotIndex::with_recorder`]).
-    pub fn note_used(&self, path: &str) {
-        if let Some(r) = &self.recorder {
-            if let Ok(mut set) = r.lock() {
-                set.insert(path.to_string());
-            }
-        }
-    }
-
-    /// The same index, recording every path looked up in `recorder`.
-    pub fn with_recorder(mut self, recorder: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>) -> Self {
-        self.recorder = Some(recorder);
+    /// The same index, noting every path looked up in `observer` (tests only).
+    pub(crate) fn observed_by(mut self, observer: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>) -> Self {
+        self.observer = Some(observer);
         self
     }
 

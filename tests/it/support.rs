@@ -53,21 +53,23 @@ pub fn fixture(rel: &str) -> PathBuf {
 
 /// Evaluate one fixture case in the given windows.
 pub fn evaluate_case(case: &Value, windows: &[Window]) -> Vec<Outcome> {
-    evaluate_case_recording(case, windows, None)
+    evaluate_case_recording(case, windows, None).0
 }
 
-/// Every snapshot path the rule looks up while evaluating `case` (found or not).
-pub fn paths_looked_up(case: &Value, windows: &[Window]) -> std::collections::BTreeSet<String> {
+/// Every snapshot path the rule looks up while evaluating `case` (found or not), and the
+/// paths the rules declare they read for it, given the case's captures.
+pub fn paths_looked_up_and_read(case: &Value, windows: &[Window]) -> (std::collections::BTreeSet<String>, std::collections::BTreeSet<String>) {
     let rec = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeSet::new()));
-    evaluate_case_recording(case, windows, Some(rec.clone()));
+    let (_, read) = evaluate_case_recording(case, windows, Some(rec.clone()));
     let set = rec.lock().unwrap().clone();
-    set
+    (set, read.into_iter().collect())
 }
 
 type Recorder = std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>;
 
-/// `evaluate_case`, recording the paths looked up when given a recorder.
-pub fn evaluate_case_recording(case: &Value, windows: &[Window], recorder: Option<Recorder>) -> Vec<Outcome> {
+/// `evaluate_case`, recording the paths looked up when given a recorder; with the paths
+/// the rules declare they read.
+pub fn evaluate_case_recording(case: &Value, windows: &[Window], recorder: Option<Recorder>) -> (Vec<Outcome>, Vec<String>) {
     let mut caps = Vec::new();
     let empty = serde_json::Map::new();
     // A capture's own time, per path (a cassette line's `captured_at`).
@@ -90,7 +92,7 @@ pub fn evaluate_case_recording(case: &Value, windows: &[Window], recorder: Optio
     }
     let index = SnapshotIndex::build(caps);
     let index = match recorder {
-        Some(r) => index.with_recorder(r),
+        Some(r) => hindsight::testing::observing(index, r),
         None => index,
     };
     let captured_at = hindsight::time::parse(case.get("captured_at").and_then(Value::as_str).unwrap_or(CAPTURED_AT)).expect("captured_at");
@@ -126,7 +128,8 @@ pub fn evaluate_case_recording(case: &Value, windows: &[Window], recorder: Optio
         let key = |o: &Outcome| (o.window, o.verdict.status, o.verdict.strength, o.verdict.signal, o.verdict.rule_id.clone(), o.verdict.decided_at);
         assert_eq!(key(a), key(b), "cached and fresh evaluation differ");
     }
-    fresh
+    let read = hindsight::testing::paths_read(&output, &index);
+    (fresh, read)
 }
 
 /// One outcome row, judged in memory (the evaluate stage streams its rows instead).

@@ -214,3 +214,8 @@ impl Rule for AddComment {
         Ok(done(self.row(AddCommentRow::NoResponse).status(case.policy.comment_without_response.status())))
     }
 }
+
+/// The comment and its reactions, by the id the output recorded.
+pub(crate) fn reads_after(o: &crate::runs::SafeOutput, _: &crate::evaluate::case::Recorded, _: &crate::snapshot::SnapshotIndex) -> Vec<super::Read> {
+    o.target_comment_id.map(|id| vec![super::Read::Target(format!("issues/comments/{id}")), super::Read::Target(format!("issues/comments/{id}/reactions"))]).unwrap_or_default()
+}

@@ -215,3 +215,6 @@ pub fn label_changer<'b>(
         e.event.as_deref() == Some(kind) && e.label.as_ref().is_some_and(|l| labels.iter().any(|x| **x == l.to_lowercase())) && case.is_inside(e.created_at)
     })
 }
+
+/// The target's labels (shared by the label rules).
+pub(crate) const READS: &[super::reads::Fixed] = &[super::reads::Fixed::Target("issues/", "/labels")];

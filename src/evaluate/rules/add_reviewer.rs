@@ -187,3 +187,6 @@ impl Rule for AddReviewer {
         })
     }
 }
+
+/// The reviewers still requested.
+pub(crate) const READS: &[super::reads::Fixed] = &[super::reads::Fixed::Target("pulls/", "/requested_reviewers")];

@@ -177,3 +177,13 @@ impl Rule for AssignToAgent {
         Ok(done(self.row(if case.long_enough() { AssignToAgentRow::NoWork } else { AssignToAgentRow::AwaitingAgent })))
     }
 }
+
+/// Each PR the agent's timeline references (the issue's timeline once captured), as a
+/// target of its own: the rule follows the agent's PR.
+pub(crate) fn reads_after(o: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded, known: &crate::snapshot::SnapshotIndex) -> Vec<super::Read> {
+    let (Some(repo), Some(n)) = (o.target_repo.as_deref(), o.target_number) else { return Vec::new() };
+    let named = str_at(rec.payload(), "agent");
+    let Some(timeline) = known.get(&crate::snapshot::paths::rest(repo, &format!("issues/{n}/timeline"))).filter(|e| e.ok()) else { return Vec::new() };
+    let prs = timeline.events().iter().filter(|e| e.source_is_pull_request && is_agent(e.source_author.as_deref(), named)).filter_map(|e| e.source_number);
+    prs.flat_map(|m| super::reads::TARGET.iter().map(move |f| super::Read::numbered(*f, m))).collect()
+}

@@ -110,3 +110,13 @@ impl Rule for CreateReviewComment {
         )
     }
 }
+
+/// The comment, and each commit the PR's captured list names (whether it touched the file).
+pub(crate) fn reads_after(o: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded, known: &crate::snapshot::SnapshotIndex) -> Vec<super::Read> {
+    let mut out = super::shared::review_comments::reads_after(o, rec, known);
+    if let (Some(repo), Some(n)) = (o.target_repo.as_deref(), o.target_number) {
+        let list = known.get(&crate::snapshot::paths::rest(repo, &format!("pulls/{n}/commits"))).filter(|e| e.ok());
+        out.extend(list.into_iter().flat_map(|e| e.commits()).filter_map(|c| c.sha.as_deref()).map(|sha| super::Read::Target(format!("commits/{sha}"))));
+    }
+    out
+}

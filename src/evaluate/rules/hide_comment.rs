@@ -111,3 +111,9 @@ impl Rule for HideComment {
         Ok(self.row(HideCommentRow::Unhidden).resolved(true))
     }
 }
+
+/// The comment, by REST and by GraphQL (its minimized state).
+pub(crate) fn reads_after(o: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded, _: &crate::snapshot::SnapshotIndex) -> Vec<super::Read> {
+    let Some(id) = o.target_comment_id.or(int_at(rec.payload(), "comment_id")) else { return Vec::new() };
+    vec![super::Read::Target(format!("issues/comments/{id}")), super::Read::Graphql(format!("comments/{id}"))]
+}

@@ -72,10 +72,15 @@ rows! {
 }
 
 fn numbers(case: &Case) -> (Option<i64>, Option<i64>) {
-    let p = case.recorded.payload();
-    let e = case.recorded.expected();
+    numbers_of(case.output, case.recorded)
+}
+
+/// The parent and sub-issue numbers the output recorded.
+fn numbers_of(o: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded) -> (Option<i64>, Option<i64>) {
+    let p = rec.payload();
+    let e = rec.expected();
     let get = |k: &str| p.get(k).and_then(as_int).or_else(|| e.get(format!("metadata.{k}")).and_then(as_int));
-    (get("parent_issue_number"), get("sub_issue_number").or(case.output.target_number))
+    (get("parent_issue_number"), get("sub_issue_number").or(o.target_number))
 }
 
 impl Rule for LinkSubIssue {
@@ -131,4 +136,18 @@ impl Rule for LinkSubIssue {
             None => self.row(LinkSubIssueRow::Removed),
         }))
     }
+}
+
+/// The parent's sub-issues, the child's parent, the child, and both timelines.
+pub(crate) fn reads_after(o: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded, _: &crate::snapshot::SnapshotIndex) -> Vec<super::Read> {
+    use super::Read::Target;
+    let (parent, child) = numbers_of(o, rec);
+    let mut out = Vec::new();
+    if let Some(p) = parent {
+        out.extend([Target(format!("issues/{p}/sub_issues")), Target(format!("issues/{p}/timeline")), Target(format!("issues/{p}/events"))]);
+    }
+    if let Some(c) = child {
+        out.extend([Target(format!("issues/{c}/parent")), Target(format!("issues/{c}")), Target(format!("issues/{c}/timeline"))]);
+    }
+    out
 }

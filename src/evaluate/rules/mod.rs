@@ -29,6 +29,7 @@ pub mod mark_pull_request_as_ready_for_review;
 pub mod merge_pull_request;
 pub mod not_observable;
 pub mod push_to_pull_request_branch;
+mod reads;
 pub mod remove_labels;
 pub mod replace_label;
 pub mod reply_to_pull_request_review_comment;
@@ -46,6 +47,8 @@ pub mod update_pull_request;
 pub mod update_release;
 
 use crate::evaluate::case::HistoryGap;
+
+pub(crate) use reads::{reads, Read};
 
 use super::case::{Act, Activity, Case, Final, Missing};
 use super::{common, deleted, Common, Evaluator, Verdict};

@@ -211,3 +211,22 @@ impl Rule for PushToPullRequestBranch {
         Ok(done(self.row(PushToPullRequestBranchRow::ExistsOnly)))
     }
 }
+
+/// For each pushed commit: its check runs, and its comparison with the PR's merge commit
+/// (once the PR is captured). Where reverts were found is declared by `reads` itself.
+pub(crate) fn reads_after(o: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded, known: &crate::snapshot::SnapshotIndex) -> Vec<super::Read> {
+    use super::Read::Target;
+    let shas: Vec<String> = rec.expected().get("commit_shas").and_then(crate::json::names).unwrap_or_default();
+    let merge = match (o.target_repo.as_deref(), o.target_number) {
+        (Some(repo), Some(n)) => known.get(&crate::snapshot::paths::rest(repo, &format!("pulls/{n}"))).filter(|e| e.ok()).and_then(|e| e.pull().merge_commit_sha.clone()),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for sha in &shas {
+        out.push(Target(format!("commits/{sha}/check-runs")));
+        if let Some(m) = &merge {
+            out.extend([Target(format!("compare/{sha}...{m}")), Target(format!("compare/{m}...{sha}"))]);
+        }
+    }
+    out
+}

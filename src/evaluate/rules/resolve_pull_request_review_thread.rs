@@ -114,3 +114,20 @@ impl Rule for ResolveThread {
         })
     }
 }
+
+/// Without a PR number, the rule looks for the thread in every captured PR's threads: those,
+/// and each of their PRs.
+pub(crate) fn reads_after(o: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded, known: &crate::snapshot::SnapshotIndex) -> Vec<super::Read> {
+    let mut out = super::shared::review_comments::reads_after(o, rec, known);
+    let Some(repo) = o.target_repo.as_deref() else { return out };
+    if o.target_number.is_some() {
+        return out;
+    }
+    let prefix = format!("graphql/repos/{repo}/pulls/");
+    for p in known.entries.keys().filter(|k| k.starts_with(&prefix) && k.ends_with("/review_threads")) {
+        if let Some(num) = p[prefix.len()..].split('/').next().and_then(|x| x.parse::<i64>().ok()) {
+            out.extend([super::Read::Graphql(format!("pulls/{num}/review_threads")), super::Read::Target(format!("pulls/{num}"))]);
+        }
+    }
+    out
+}

@@ -116,3 +116,6 @@ impl Rule for SetIssueField {
         Ok(done(self.row(SetIssueFieldRow::Changed).status(case.policy.metadata_changed.status()).detail("now", now)))
     }
 }
+
+/// The issue's field values.
+pub(crate) const READS: &[super::reads::Fixed] = &[super::reads::Fixed::Target("issues/", "/issue_field_values")];

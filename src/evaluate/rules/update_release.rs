@@ -128,3 +128,8 @@ impl Rule for UpdateRelease {
         Ok(done(self.row(UpdateReleaseRow::Retained)))
     }
 }
+
+/// The release, by the id the output recorded.
+pub(crate) fn reads_after(_: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded, _: &crate::snapshot::SnapshotIndex) -> Vec<super::Read> {
+    super::reads::recorded_int(rec, "release_id").map(|id| vec![super::Read::Target(format!("releases/{id}"))]).unwrap_or_default()
+}

@@ -68,3 +68,9 @@ pub(crate) fn load(case: &Case, not_found: impl FnOnce(Missing) -> Verdict) -> R
     }
     Ok(a)
 }
+
+/// The alert.
+pub(crate) fn reads_after(o: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded, _: &crate::snapshot::SnapshotIndex) -> Vec<crate::evaluate::rules::Read> {
+    let n = rec.payload().get("alert_number").and_then(as_int).or(rec.expected().get("metadata.alert_number").and_then(as_int)).or(o.target_number);
+    n.map(|n| vec![crate::evaluate::rules::Read::Target(format!("code-scanning/alerts/{n}"))]).unwrap_or_default()
+}

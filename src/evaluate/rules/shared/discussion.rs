@@ -60,3 +60,6 @@ pub(crate) fn closed_as_of(case: &Case, d: &Discussion) -> Result<bool, HistoryG
         _ => Err(HistoryGap::HistoryMissing),
     }
 }
+
+/// The discussion (GraphQL).
+pub(crate) const READS: &[crate::evaluate::rules::reads::Fixed] = &[crate::evaluate::rules::reads::Fixed::Graphql("discussions/", "")];

@@ -34,12 +34,7 @@ pub fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: &[Strin
         })
         .collect();
     hits.sort_by_key(|m| m.at);
-    let hit = hits.first().map(|m| (*m).clone());
-    if let Some(m) = &hit {
-        // The evidence came from a capture no rule looked up by name: `capture` learns it here.
-        case.index.note_used(&m.path);
-    }
-    hit
+    hits.first().map(|m| (*m).clone())
 }
 
 pub fn find_revert(case: &Case, n: i64, pr: &PullRequest) -> Option<RevertMark> {

@@ -49,3 +49,9 @@ pub(crate) fn load<'a>(case: &Case<'a>, inaccessible: fn() -> Verdict) -> Result
         Err(m) => Err(missing(case, m)),
     }
 }
+
+/// The project, by the URL the output recorded.
+pub(crate) fn reads_after(_: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded, _: &crate::snapshot::SnapshotIndex) -> Vec<crate::evaluate::rules::Read> {
+    let url = str_at(rec.payload(), "project").map(str::to_string).or_else(|| rec.expected().get("metadata.project").and_then(Value::as_str).map(str::to_string));
+    url.as_deref().and_then(project_path).map(|p| vec![crate::evaluate::rules::Read::Global(p)]).unwrap_or_default()
+}

@@ -162,3 +162,11 @@ pub(crate) fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: 
     }
     Ok(note(rule.row(rows.open).resolved(true)))
 }
+
+/// The PR's review threads (GraphQL).
+pub(crate) const READS: &[crate::evaluate::rules::reads::Fixed] = &[crate::evaluate::rules::reads::Fixed::Graphql("pulls/", "/review_threads")];
+
+/// The review comment, by the id the output recorded.
+pub(crate) fn reads_after(o: &crate::runs::SafeOutput, _: &crate::evaluate::case::Recorded, _: &crate::snapshot::SnapshotIndex) -> Vec<crate::evaluate::rules::Read> {
+    o.target_comment_id.map(|id| vec![crate::evaluate::rules::Read::Target(format!("pulls/comments/{id}"))]).unwrap_or_default()
+}

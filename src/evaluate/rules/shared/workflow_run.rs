@@ -148,3 +148,10 @@ macro_rules! dispatch_rule {
 }
 
 pub(crate) use dispatch_rule;
+
+/// The run the output dispatched, and its artifacts.
+pub(crate) fn reads_after(_: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded, _: &crate::snapshot::SnapshotIndex) -> Vec<crate::evaluate::rules::Read> {
+    use crate::evaluate::rules::Read;
+    let Some(id) = crate::evaluate::rules::reads::recorded_int(rec, "run_id") else { return Vec::new() };
+    vec![Read::Target(format!("actions/runs/{id}")), Read::Target(format!("actions/runs/{id}/artifacts"))]
+}
