@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use serde_json::{Map, Value};
 
-use super::html::{cell, esc, Section};
+use super::section::{cell, esc, Section};
 
 type Row = Map<String, Value>;
 

@@ -5,22 +5,11 @@
 
 use std::fmt::Write;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
 
-/// A cell as the JSON report writes it.
-pub fn cell(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-type Rows = Vec<Map<String, Value>>;
+pub use super::section::cell;
+pub(crate) use super::section::{esc, Section};
 
 fn table(section: &Section) -> String {
     let (name, rows, cols) = (section.name, &section.rows, &section.columns);
@@ -48,14 +37,6 @@ fn table(section: &Section) -> String {
     s
 }
 
-/// A section of the page: the query's name and title, its columns in the query's order,
-/// and its rows as the JSON report has them.
-pub(crate) struct Section<'a> {
-    pub(crate) name: &'a str,
-    pub(crate) title: &'a str,
-    pub(crate) columns: Vec<String>,
-    pub(crate) rows: Rows,
-}
 
 /// Where the numbers come from, shown at the top of the page.
 pub(crate) struct Provenance {

@@ -9,6 +9,7 @@ pub mod format;
 pub mod html;
 pub mod print;
 pub mod shell;
+mod section;
 pub mod views;
 
 use std::path::Path;
