@@ -68,11 +68,11 @@ const MERGE_SIGNALS: &[&str] = &[
 ];
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Link {
-    pub trace_id: String,
+pub(crate) struct Link {
+    pub(crate) trace_id: String,
     pub safe_output_id: Option<String>,
-    pub kind: Option<&'static str>,
-    pub evidence: String,
+    pub(crate) kind: Option<&'static str>,
+    pub(crate) evidence: String,
 }
 
 /// Options of the attach stage.
@@ -87,7 +87,7 @@ pub struct Options {
 impl Options {
     /// The window must be one the dataset was evaluated in (manifest.json `windows`);
     /// any other would fill every outcome block with null.
-    pub fn check_evaluated(&self, dataset: &Path, manifest: &Manifest) -> Result<()> {
+    pub(crate) fn check_evaluated(&self, dataset: &Path, manifest: &Manifest) -> Result<()> {
         let evaluated: Vec<Window> = manifest.windows.iter().filter_map(|w| w.parse().ok()).collect();
         if evaluated.contains(&self.window) {
             return Ok(());
@@ -580,7 +580,7 @@ fn enriched_text(text: &str, enriched: &Value) -> Result<String> {
 /// folder and committed with it), or a file elsewhere (written beside its name and renamed
 /// into place when whole).
 #[derive(Debug)]
-pub enum Target {
+pub(crate) enum Target {
     InDataset(String),
     Outside(std::path::PathBuf),
 }
@@ -590,7 +590,7 @@ impl Target {
     /// tables or its manifest, a path deeper inside the dataset, and a file whose content
     /// is one of the study's inputs (the traces attach reads, say). Refused unless `force`:
     /// any other existing file.
-    pub fn check(out: &Path, dataset: &Path, manifest: &Manifest, force: bool) -> Result<Target> {
+    pub(crate) fn check(out: &Path, dataset: &Path, manifest: &Manifest, force: bool) -> Result<Target> {
         let refuse = |m: String| Error::Usage(format!("--out {}: {m}", crate::text::printable(&out.display().to_string())));
         let path = crate::dataset::staging::resolve_path(out).map_err(|e| Error::io(out, e))?;
         let dataset = dataset.canonicalize().map_err(|e| Error::io(dataset, e))?;
@@ -638,7 +638,7 @@ fn input_with_content(path: &Path, len: u64, manifest: &Manifest) -> Result<Opti
 }
 
 /// The enriched traces' file name in a dataset.
-pub const ENRICHED: &str = "traces.enriched.jsonl";
+pub(crate) const ENRICHED: &str = "traces.enriched.jsonl";
 
 pub struct Attached {
     pub traces: usize,
@@ -649,7 +649,7 @@ pub struct Attached {
 /// The attach stage on a dataset directory. Traces are read, linked, enriched and written
 /// a batch at a time, and the snapshot is read one repository at a time: memory does not
 /// grow with the number of traces.
-pub fn attach(dataset: &Path, out: Option<&Path>, opts: &Options, progress: &crate::progress::Progress) -> Result<Attached> {
+pub(crate) fn attach(dataset: &Path, out: Option<&Path>, opts: &Options, progress: &crate::progress::Progress) -> Result<Attached> {
     let mut manifest = Manifest::load(dataset)?;
     opts.check_evaluated(dataset, &manifest)?;
     let out_path = out.map(Path::to_path_buf).unwrap_or_else(|| dataset.join(ENRICHED));

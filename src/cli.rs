@@ -379,7 +379,7 @@ const MAX_THREADS: usize = 256;
 
 /// The command line, parsed; on a mistake clap's message, with a "did you mean" wherever a
 /// command or flag is a typo away from one (clap's own threshold misses `rnu` and `--ouput`).
-pub fn parse() -> Cli {
+pub(crate) fn parse() -> Cli {
     match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => suggest(e, std::env::args().skip(1)).exit(),

@@ -124,7 +124,7 @@ pub enum Task {
 
 impl Task {
     /// The dataset directory the task writes (staged, swapped in when complete).
-    pub fn writes(&self) -> Option<&Path> {
+    pub(crate) fn writes(&self) -> Option<&Path> {
         match self {
             Task::Run { out, .. } | Task::Convert { out, .. } | Task::ImportAidev { out, .. } => Some(out),
             Task::Evaluate { dataset, .. } | Task::Attach { dataset, .. } => Some(dataset),

@@ -11,13 +11,13 @@ use crate::pipeline::Study;
 static DEMO: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/fixtures/demo");
 
 /// A demo study written out to a temporary directory, removed on drop.
-pub struct DemoStudy {
+pub(crate) struct DemoStudy {
     root: PathBuf,
-    pub study: Study,
+    pub(crate) study: Study,
 }
 
 impl DemoStudy {
-    pub fn extract() -> Result<DemoStudy> {
+    pub(crate) fn extract() -> Result<DemoStudy> {
         let root = std::env::temp_dir().join(format!("hindsight-demo-{}-{}", std::process::id(), unique()));
         write(&DEMO, &root)?;
         let study = Study {
@@ -30,9 +30,6 @@ impl DemoStudy {
         Ok(DemoStudy { root, study })
     }
 
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
 }
 
 impl Drop for DemoStudy {
@@ -57,9 +54,4 @@ fn write(dir: &Dir, root: &Path) -> Result<()> {
         write(d, root)?;
     }
     Ok(())
-}
-
-/// Write the demo study's files under `dir` (for `hindsight demo --out`).
-pub fn write_to(dir: &Path) -> Result<()> {
-    write(&DEMO, dir)
 }

@@ -17,79 +17,43 @@ pub struct InputFile {
     pub records: usize,
 }
 
-/// One non-blank line of a JSONL file.
-pub struct JsonlLine<'a> {
-    /// 1-based.
-    pub lineno: usize,
-    pub text: &'a str,
-    /// The file's last line with no newline after it: a parse that runs out of input here
-    /// means the file was cut off.
-    pub unterminated: bool,
-}
-
-/// The non-blank lines of a JSONL text, as every reader (snapshot, runs, traces) counts them.
-pub fn jsonl_lines(text: &str) -> Vec<JsonlLine<'_>> {
-    jsonl_lines_from(text, 1).0
-}
-
-/// `jsonl_lines` of a block of a file whose first line is number `first`, with the number of
-/// lines the block spans (blank ones too), so the next block can go on counting.
-pub fn jsonl_lines_from(text: &str, first: usize) -> (Vec<JsonlLine<'_>>, usize) {
-    let cut = !text.is_empty() && !text.ends_with('\n');
-    let lines: Vec<&str> = text.lines().collect();
-    let n = lines.len();
-    let out = lines
-        .into_iter()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| JsonlLine { lineno: first + i, text: l, unterminated: cut && i + 1 == n })
-        .collect();
-    (out, n)
-}
-
 /// The quarantine reason for a line the file ends in the middle of.
-pub fn truncated(reason: impl std::fmt::Display) -> String {
+pub(crate) fn truncated(reason: impl std::fmt::Display) -> String {
     format!("truncated line: the file ends before the JSON value is complete ({reason})")
 }
 
 impl InputFile {
-    pub fn from_bytes(input: &str, path: String, bytes: &[u8], records: usize) -> Self {
+    pub(crate) fn from_bytes(input: &str, path: String, bytes: &[u8], records: usize) -> Self {
         InputFile { input: input.to_string(), path, size: bytes.len() as u64, sha256: crate::json::sha256_hex(bytes), records }
-    }
-
-    pub fn hash(input: &str, root: &Path, p: &Path, records: usize) -> Result<Self> {
-        let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
-        let rel = p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/");
-        Ok(Self::from_bytes(input, rel, &bytes, records))
     }
 }
 
 /// The UTF-8 byte-order mark. RFC 8259 §8.1 lets a parser ignore one at the start of a text.
-pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A file's bytes without a byte-order mark at its very start (its sha256 is still of the
 /// bytes as they are).
-pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(BOM).unwrap_or(bytes)
 }
 
 /// One non-blank line of a JSONL file, taken from its bytes.
-pub struct ByteLine<'a> {
+pub(crate) struct ByteLine<'a> {
     /// 1-based.
-    pub lineno: usize,
+    pub(crate) lineno: usize,
     /// The line's text, or why it cannot be read as it stands (invalid UTF-8, a byte-order
     /// mark): such a line is quarantined, never repaired and used.
-    pub text: std::result::Result<&'a str, String>,
+    pub(crate) text: std::result::Result<&'a str, String>,
     /// The line as quarantine shows it (invalid bytes as U+FFFD: display only).
-    pub raw: std::borrow::Cow<'a, str>,
+    pub(crate) raw: std::borrow::Cow<'a, str>,
     /// The file's last line with no newline after it.
-    pub unterminated: bool,
+    pub(crate) unterminated: bool,
 }
 
 /// The non-blank lines of a block of JSONL bytes whose first line is number `first` and
 /// whose first byte is at `offset` in the file, with the number of lines the block spans.
 /// A byte-order mark at the very start of the file (`offset` 0) is skipped.
-pub fn jsonl_byte_lines(bytes: &[u8], first: usize, offset: u64) -> (Vec<ByteLine<'_>>, usize) {
+pub(crate) fn jsonl_byte_lines(bytes: &[u8], first: usize, offset: u64) -> (Vec<ByteLine<'_>>, usize) {
     let skip = if offset == 0 && bytes.starts_with(BOM) { BOM.len() } else { 0 };
     let body = &bytes[skip..];
     let cut = !body.is_empty() && !body.ends_with(b"\n");
@@ -120,7 +84,7 @@ pub fn jsonl_byte_lines(bytes: &[u8], first: usize, offset: u64) -> (Vec<ByteLin
 }
 
 /// The reason for text that is not UTF-8, at `start` + `valid` bytes into the file.
-pub fn invalid_utf8(start: u64, valid: usize) -> String {
+pub(crate) fn invalid_utf8(start: u64, valid: usize) -> String {
     format!(
         "invalid UTF-8 at byte offset {} of the file (byte {} of the record): not read, since replacing the bytes would alter the text",
         start + valid as u64,
@@ -130,7 +94,7 @@ pub fn invalid_utf8(start: u64, valid: usize) -> String {
 
 /// A whole-file JSON document (`aw_info.json`, a tree capture) as text: a byte-order mark at
 /// its start skipped, invalid UTF-8 or nesting too deep for the parser refused with a reason.
-pub fn document_text(bytes: &[u8]) -> std::result::Result<&str, String> {
+pub(crate) fn document_text(bytes: &[u8]) -> std::result::Result<&str, String> {
     let skip = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
     let text = std::str::from_utf8(&bytes[skip..]).map_err(|e| invalid_utf8(skip as u64, e.valid_up_to()))?;
     match crate::json::too_deep(text) {
@@ -142,7 +106,7 @@ pub fn document_text(bytes: &[u8]) -> std::result::Result<&str, String> {
 /// Why a file found inside an input directory must not be read, if it must not: a symbolic
 /// link that leads outside `root` (or nowhere), or anything but a regular file (a FIFO
 /// would block, a device would never end). Checked without opening the file.
-pub fn refusal(root: &Path, p: &Path, input: &str) -> Option<String> {
+pub(crate) fn refusal(root: &Path, p: &Path, input: &str) -> Option<String> {
     let link = match std::fs::symlink_metadata(p) {
         Ok(m) => m.file_type().is_symlink(),
         Err(e) => return Some(format!("cannot be examined ({e}): not read")),
@@ -165,7 +129,7 @@ pub fn refusal(root: &Path, p: &Path, input: &str) -> Option<String> {
 }
 
 /// What a non-regular file is, in words.
-pub fn file_kind(t: &std::fs::FileType) -> &'static str {
+pub(crate) fn file_kind(t: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -193,7 +157,7 @@ pub fn file_kind(t: &std::fs::FileType) -> &'static str {
 
 /// Open a file that `refusal` let through, checking again on the open handle that it is a
 /// regular file (it may have been replaced in between).
-pub fn open_regular(p: &Path) -> Result<std::fs::File> {
+pub(crate) fn open_regular(p: &Path) -> Result<std::fs::File> {
     let f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
     let m = f.metadata().map_err(|e| Error::io(p, e))?;
     if !m.is_file() {
@@ -203,7 +167,7 @@ pub fn open_regular(p: &Path) -> Result<std::fs::File> {
 }
 
 /// The bytes of a regular file (see `open_regular`).
-pub fn read_regular(p: &Path) -> Result<Vec<u8>> {
+pub(crate) fn read_regular(p: &Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let mut f = open_regular(p)?;
     let mut bytes = Vec::new();
@@ -214,7 +178,7 @@ pub fn read_regular(p: &Path) -> Result<Vec<u8>> {
 impl InputFile {
     /// A file that was refused (see `refusal`): listed with no size or hash, as it was never
     /// read, and counted as one record, which is quarantined.
-    pub fn refused(input: &str, path: String) -> Self {
+    pub(crate) fn refused(input: &str, path: String) -> Self {
         InputFile { input: input.to_string(), path, size: 0, sha256: String::new(), records: 1 }
     }
 }
@@ -250,6 +214,6 @@ pub fn walk(root: &Path) -> Result<Vec<String>> {
 
 /// The files under `root` that are not among `read` (paths relative to `root`), each with
 /// the reason `why` gives for it.
-pub fn unread(input: &str, root: &Path, read: &std::collections::BTreeSet<&str>, why: impl Fn(&str) -> String) -> Result<Vec<Skipped>> {
+pub(crate) fn unread(input: &str, root: &Path, read: &std::collections::BTreeSet<&str>, why: impl Fn(&str) -> String) -> Result<Vec<Skipped>> {
     Ok(walk(root)?.into_iter().filter(|p| !read.contains(p.as_str())).map(|p| Skipped { input: input.to_string(), reason: why(&p), path: p }).collect())
 }

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 static MESSAGE: OnceLock<Vec<u8>> = OnceLock::new();
 
 /// What an interrupt leaves at `out`: the previous dataset, or nothing.
-pub fn message(out: &std::path::Path) -> String {
+pub(crate) fn message(out: &std::path::Path) -> String {
     if out.join("manifest.json").is_file() {
         format!("hindsight: interrupted; the previous dataset at {} is unchanged\n", out.display())
     } else {
@@ -18,7 +18,7 @@ pub fn message(out: &std::path::Path) -> String {
 
 /// Say `text` and exit (130 after SIGINT, 143 after SIGTERM, as shells report them) when
 /// the process is interrupted. Only the first call sets the message.
-pub fn on_interrupt(text: String) {
+pub(crate) fn on_interrupt(text: String) {
     if MESSAGE.set(text.into_bytes()).is_err() {
         return;
     }

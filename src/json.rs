@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 /// `v[key]` as a string, `None` when missing, null or not a string.
 /// What kind of JSON value `v` is, in words, for reasons ("expected an object, found an array").
-pub fn kind(v: &Value) -> &'static str {
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -58,23 +58,23 @@ impl Json for Value {
     }
 }
 
-pub fn str_at<'a, J: Json>(v: &'a J, key: &str) -> Option<&'a str> {
+pub(crate) fn str_at<'a, J: Json>(v: &'a J, key: &str) -> Option<&'a str> {
     v.get(key).and_then(J::as_str)
 }
 
 /// `v[key]` as an integer; numeric strings ("42") are accepted, as some capture tools
 /// write ids as strings.
-pub fn int_at<J: Json>(v: &J, key: &str) -> Option<i64> {
+pub(crate) fn int_at<J: Json>(v: &J, key: &str) -> Option<i64> {
     v.get(key)?.as_int()
 }
 
 /// Digits only, and too many for an `i64`: a number that was written, and is lost if read
 /// as "no number".
-pub fn overflows_i64(digits: &str) -> bool {
+pub(crate) fn overflows_i64(digits: &str) -> bool {
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && digits.parse::<i64>().is_err()
 }
 
-pub fn as_int(v: &Value) -> Option<i64> {
+pub(crate) fn as_int(v: &Value) -> Option<i64> {
     match v {
         Value::Number(n) => n.as_i64().or_else(|| n.as_u64().and_then(|u| i64::try_from(u).ok())),
         Value::String(s) => s.trim().parse().ok(),
@@ -82,26 +82,26 @@ pub fn as_int(v: &Value) -> Option<i64> {
     }
 }
 
-pub fn bool_at<J: Json>(v: &J, key: &str) -> Option<bool> {
+pub(crate) fn bool_at<J: Json>(v: &J, key: &str) -> Option<bool> {
     v.get(key).and_then(J::as_bool)
 }
 
 /// A nested path such as `["user", "login"]`.
-pub fn path<'a, J: Json>(v: &'a J, keys: &[&str]) -> Option<&'a J> {
+pub(crate) fn path<'a, J: Json>(v: &'a J, keys: &[&str]) -> Option<&'a J> {
     keys.iter().try_fold(v, |acc, k| acc.get(k))
 }
 
-pub fn str_path<'a, J: Json>(v: &'a J, keys: &[&str]) -> Option<&'a str> {
+pub(crate) fn str_path<'a, J: Json>(v: &'a J, keys: &[&str]) -> Option<&'a str> {
     path(v, keys).and_then(J::as_str)
 }
 
 /// Strings of an array field; non-string elements, and objects with a `name`, are handled
 /// (labels come as `["bug"]` or `[{"name": "bug"}]`).
-pub fn names_at<J: Json>(v: &J, key: &str) -> Option<Vec<String>> {
+pub(crate) fn names_at<J: Json>(v: &J, key: &str) -> Option<Vec<String>> {
     names(v.get(key)?)
 }
 
-pub fn names<J: Json>(v: &J) -> Option<Vec<String>> {
+pub(crate) fn names<J: Json>(v: &J) -> Option<Vec<String>> {
     let arr = v.as_array()?;
     Some(
         arr.iter()
@@ -127,10 +127,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// The deepest nesting of arrays and objects serde_json parses (found by test below): deeper
 /// text fails every later parse, so a reader refuses it up front.
-pub const MAX_DEPTH: usize = 127;
+pub(crate) const MAX_DEPTH: usize = 127;
 
 /// How deeply arrays and objects nest in a JSON text (strings skipped). One linear pass.
-pub fn nesting_depth(text: &str) -> usize {
+pub(crate) fn nesting_depth(text: &str) -> usize {
     let (mut depth, mut max, mut in_str, mut escaped) = (0usize, 0usize, false, false);
     for &b in text.as_bytes() {
         if in_str {
@@ -156,7 +156,7 @@ pub fn nesting_depth(text: &str) -> usize {
 }
 
 /// The quarantine reason for a text nested deeper than the parser reads, if it is.
-pub fn too_deep(text: &str) -> Option<String> {
+pub(crate) fn too_deep(text: &str) -> Option<String> {
     let d = nesting_depth(text);
     (d > MAX_DEPTH).then(|| format!("nested {d} levels deep; the JSON parser reads at most {MAX_DEPTH}"))
 }
@@ -164,7 +164,7 @@ pub fn too_deep(text: &str) -> Option<String> {
 /// A JSON value that keeps its text: numbers as written (an integer beyond 64 bits is not
 /// turned into a float) and object members in their order.
 #[derive(Debug)]
-pub enum Raw<'a> {
+pub(crate) enum Raw<'a> {
     /// `null`, `true`, `false` or a number, as written.
     Scalar(&'a str),
     Str(String),
@@ -173,7 +173,7 @@ pub enum Raw<'a> {
 }
 
 /// An object's members in their order, each value's text borrowed.
-pub struct Members<'a>(pub Vec<(String, &'a RawValue)>);
+pub(crate) struct Members<'a>(pub(crate) Vec<(String, &'a RawValue)>);
 
 impl<'de: 'a, 'a> serde::Deserialize<'de> for Members<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -197,7 +197,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Members<'a> {
 
 impl<'a> Members<'a> {
     /// The text of member `key` (the last, if it repeats, as a parser keeps it).
-    pub fn get(&self, key: &str) -> Option<&'a RawValue> {
+    pub(crate) fn get(&self, key: &str) -> Option<&'a RawValue> {
         self.0.iter().rev().find(|(k, _)| k == key).map(|(_, v)| *v)
     }
 }
@@ -206,18 +206,18 @@ impl<'a> Members<'a> {
 /// record, published figures), refusing a key that repeats in any object at any depth: two
 /// readers of the file could take different copies, so the file says two things at once.
 /// The error names the key's path and, through serde_json, its line and column.
-pub fn from_str_unique<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+pub(crate) fn from_str_unique<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
     unique_keys(text)?;
     serde_json::from_str(text)
 }
 
 /// `Ok` when no object in `text` repeats a key (and `text` is one JSON value).
-pub fn unique_keys(text: &str) -> serde_json::Result<()> {
+pub(crate) fn unique_keys(text: &str) -> serde_json::Result<()> {
     walk_keys(text, &std::cell::RefCell::new(None))
 }
 
 /// The path (`a.b[2].c`) of the first key that repeats in an object of `text`, if any.
-pub fn repeated_key(text: &str) -> Option<String> {
+pub(crate) fn repeated_key(text: &str) -> Option<String> {
     let found = std::cell::RefCell::new(None);
     let _ = walk_keys(text, &found);
     found.into_inner()
@@ -295,12 +295,12 @@ impl<'de> serde::de::Visitor<'de> for Unique<'_> {
 }
 
 /// The members of a JSON object text, in order; `None` when the text is not an object.
-pub fn members(text: &str) -> Option<Members<'_>> {
+pub(crate) fn members(text: &str) -> Option<Members<'_>> {
     serde_json::from_str(text).ok()
 }
 
 impl<'a> Raw<'a> {
-    pub fn parse(text: &'a str) -> serde_json::Result<Raw<'a>> {
+    pub(crate) fn parse(text: &'a str) -> serde_json::Result<Raw<'a>> {
         let v: &'a RawValue = serde_json::from_str(text)?;
         Self::of(v)
     }
@@ -322,7 +322,7 @@ impl<'a> Raw<'a> {
     }
 
     /// Object members sorted by key, the last of a repeated key kept (as `Value` does).
-    pub fn sorted_members<'m>(m: &'m [(String, Raw<'a>)]) -> Vec<(&'m str, &'m Raw<'a>)> {
+    pub(crate) fn sorted_members<'m>(m: &'m [(String, Raw<'a>)]) -> Vec<(&'m str, &'m Raw<'a>)> {
         let map: std::collections::BTreeMap<&'m str, &'m Raw<'a>> = m.iter().map(|(k, v)| (k.as_str(), v)).collect();
         map.into_iter().collect()
     }
@@ -330,7 +330,7 @@ impl<'a> Raw<'a> {
     /// Canonical JSON text (see `canonical`), but an integer too big for 64 bits keeps its
     /// digits instead of becoming a float. Equal to `canonical` for every other value, so
     /// ordinary payload hashes are unchanged.
-    pub fn canonical(&self) -> String {
+    pub(crate) fn canonical(&self) -> String {
         let mut out = String::new();
         self.write_canonical(&mut out);
         out
@@ -368,7 +368,7 @@ impl<'a> Raw<'a> {
 
 /// A scalar's text for output: an integer literal beyond 64 bits as written; any other
 /// number as `fmt` prints serde_json's reading of it; `null`, `true`, `false` as they are.
-pub fn number_text(t: &str, fmt: impl Fn(&serde_json::Number) -> String) -> String {
+pub(crate) fn number_text(t: &str, fmt: impl Fn(&serde_json::Number) -> String) -> String {
     match serde_json::from_str::<Value>(t) {
         Ok(Value::Number(n)) if n.is_f64() && is_big_integer(t) => t.to_string(),
         Ok(Value::Number(n)) => fmt(&n),
@@ -384,7 +384,7 @@ fn is_big_integer(t: &str) -> bool {
 }
 
 /// Canonical JSON of a text (keys sorted, no white space), big integers kept exactly.
-pub fn canonical_text(text: &str) -> serde_json::Result<String> {
+pub(crate) fn canonical_text(text: &str) -> serde_json::Result<String> {
     Ok(Raw::parse(text)?.canonical())
 }
 
@@ -392,7 +392,7 @@ pub fn canonical_text(text: &str) -> serde_json::Result<String> {
 /// object members keep their order and their values' exact text (big integers, white
 /// space) where the value is unchanged; members `new` adds come after, in key order;
 /// members it drops are dropped. Used to add blocks to a record without re-serializing it.
-pub fn splice(old: &str, new: &Value) -> String {
+pub(crate) fn splice(old: &str, new: &Value) -> String {
     let same = |t: &str| serde_json::from_str::<Value>(t).ok().as_ref() == Some(new);
     if same(old) {
         return old.trim().to_string();

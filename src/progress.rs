@@ -35,18 +35,18 @@ impl Progress {
     }
 
     /// A bar over `len` items, with the rate and an estimate of the time left.
-    pub fn bar(&self, stage: &str, len: u64) -> ProgressBar {
+    pub(crate) fn bar(&self, stage: &str, len: u64) -> ProgressBar {
         self.styled(stage, len, BAR)
     }
 
     /// A bar over named steps: `set_message` names the step under way (`2/4 runs`), and the
     /// time taken so far is shown.
-    pub fn steps(&self, stage: &str, len: u64) -> ProgressBar {
+    pub(crate) fn steps(&self, stage: &str, len: u64) -> ProgressBar {
         self.styled(stage, len, STEPS)
     }
 
     /// A spinner for work of unknown length, with what it is doing and the time taken.
-    pub fn spinner(&self, stage: &str, doing: &str) -> ProgressBar {
+    pub(crate) fn spinner(&self, stage: &str, doing: &str) -> ProgressBar {
         if !self.enabled {
             return ProgressBar::hidden();
         }
@@ -73,7 +73,7 @@ impl Progress {
     }
 
     /// A bar with a message and an estimate of the time left (`capture`'s rounds).
-    pub fn bar_eta(&self, stage: &str, len: u64) -> ProgressBar {
+    pub(crate) fn bar_eta(&self, stage: &str, len: u64) -> ProgressBar {
         if !self.enabled {
             return ProgressBar::hidden();
         }

@@ -18,7 +18,7 @@ pub struct Quarantined {
 }
 
 impl Quarantined {
-    pub fn new(input: &'static str, file: &str, line: Option<usize>, field: Option<&str>, reason: impl Into<String>, raw: &str) -> Self {
+    pub(crate) fn new(input: &'static str, file: &str, line: Option<usize>, field: Option<&str>, reason: impl Into<String>, raw: &str) -> Self {
         Quarantined {
             input,
             file: file.to_string(),
@@ -30,7 +30,7 @@ impl Quarantined {
     }
 
     /// `file:line: field: reason`, the form printed to the terminal.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut out = format!("{}/{}", self.input, self.file);
         if let Some(l) = self.line {
             out.push_str(&format!(":{l}"));
@@ -44,7 +44,7 @@ impl Quarantined {
     }
 }
 
-pub fn table(records: &[Quarantined]) -> Table {
+pub(crate) fn table(records: &[Quarantined]) -> Table {
     let mut sorted = records.to_vec();
     sorted.sort();
     let mut t = Table::new(

@@ -101,8 +101,8 @@ impl Sink {
 /// The largest study synth writes: 100 million outputs (a hundred times the largest
 /// benchmark) in at most a million repositories (a counter each, held in memory). Beyond
 /// that it is a typo, not a benchmark, and refused before anything is written.
-pub const MAX_OUTPUTS: u64 = 100_000_000;
-pub const MAX_REPOS: u64 = 1_000_000;
+pub(crate) const MAX_OUTPUTS: u64 = 100_000_000;
+pub(crate) const MAX_REPOS: u64 = 1_000_000;
 
 impl Spec {
     /// Refused before anything is written.

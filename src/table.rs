@@ -11,7 +11,7 @@ use arrow::record_batch::RecordBatch;
 use crate::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Str,
     Int,
     Float,
@@ -29,28 +29,28 @@ pub enum Cell {
     Time(Option<i64>),
 }
 
-pub fn s(v: impl Into<String>) -> Cell {
+pub(crate) fn s(v: impl Into<String>) -> Cell {
     Cell::Str(Some(v.into()))
 }
-pub fn os<S: AsRef<str>>(v: Option<S>) -> Cell {
+pub(crate) fn os<S: AsRef<str>>(v: Option<S>) -> Cell {
     Cell::Str(v.map(|x| x.as_ref().to_string()))
 }
-pub fn i(v: i64) -> Cell {
+pub(crate) fn i(v: i64) -> Cell {
     Cell::Int(Some(v))
 }
-pub fn oi(v: Option<i64>) -> Cell {
+pub(crate) fn oi(v: Option<i64>) -> Cell {
     Cell::Int(v)
 }
-pub fn of(v: Option<f64>) -> Cell {
+pub(crate) fn of(v: Option<f64>) -> Cell {
     Cell::Float(v)
 }
-pub fn b(v: bool) -> Cell {
+pub(crate) fn b(v: bool) -> Cell {
     Cell::Bool(Some(v))
 }
-pub fn ob(v: Option<bool>) -> Cell {
+pub(crate) fn ob(v: Option<bool>) -> Cell {
     Cell::Bool(v)
 }
-pub fn t(v: Option<Instant>) -> Cell {
+pub(crate) fn t(v: Option<Instant>) -> Cell {
     Cell::Time(v.map(|x| x.timestamp_micros()))
 }
 
@@ -61,11 +61,11 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn new(name: &'static str, schema: &[(&'static str, Kind)]) -> Self {
+    pub(crate) fn new(name: &'static str, schema: &[(&'static str, Kind)]) -> Self {
         Table { name, schema: schema.to_vec(), rows: Vec::new() }
     }
 
-    pub fn push(&mut self, row: Vec<Cell>) {
+    pub(crate) fn push(&mut self, row: Vec<Cell>) {
         debug_assert_eq!(row.len(), self.schema.len(), "row width of table {}", self.name);
         self.rows.push(row);
     }
@@ -74,13 +74,9 @@ impl Table {
         self.rows.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     /// Sort rows by the given key columns (stable), so output does not depend on the order
     /// in which parallel work finished.
-    pub fn sort_by_columns(&mut self, keys: &[&str]) {
+    pub(crate) fn sort_by_columns(&mut self, keys: &[&str]) {
         let idx: Vec<usize> = keys.iter().filter_map(|k| self.schema.iter().position(|(n, _)| n == k)).collect();
         self.rows.sort_by(|a, b| {
             for &i in &idx {
@@ -133,28 +129,28 @@ impl Table {
 /// The Arrow schema of columns declared as (name, kind), every one nullable: what a
 /// [`Table`] of them writes, for tables built column by column from typed rows instead
 /// (large ones, where a cell per value costs more than the encoding).
-pub fn arrow_schema(columns: &[(&'static str, Kind)]) -> SchemaRef {
+pub(crate) fn arrow_schema(columns: &[(&'static str, Kind)]) -> SchemaRef {
     let fields: Vec<Field> = columns.iter().map(|(n, k)| Field::new(*n, data_type(*k), true)).collect();
     Arc::new(Schema::new(fields))
 }
 
 /// A column of `Kind::Str`, one value per row.
-pub fn str_column<'a>(values: impl Iterator<Item = Option<&'a str>>) -> ArrayRef {
+pub(crate) fn str_column<'a>(values: impl Iterator<Item = Option<&'a str>>) -> ArrayRef {
     Arc::new(StringArray::from_iter(values))
 }
 
 /// A column of `Kind::Int`.
-pub fn int_column(values: impl Iterator<Item = Option<i64>>) -> ArrayRef {
+pub(crate) fn int_column(values: impl Iterator<Item = Option<i64>>) -> ArrayRef {
     Arc::new(Int64Array::from_iter(values))
 }
 
 /// A column of `Kind::Bool`.
-pub fn bool_column(values: impl Iterator<Item = Option<bool>>) -> ArrayRef {
+pub(crate) fn bool_column(values: impl Iterator<Item = Option<bool>>) -> ArrayRef {
     Arc::new(BooleanArray::from_iter(values))
 }
 
 /// A column of `Kind::Time`.
-pub fn time_column(values: impl Iterator<Item = Option<Instant>>) -> ArrayRef {
+pub(crate) fn time_column(values: impl Iterator<Item = Option<Instant>>) -> ArrayRef {
     micros_column(values.map(|v| v.map(|x| x.timestamp_micros())))
 }
 
@@ -186,7 +182,7 @@ fn cmp_cell(a: &Cell, b: &Cell) -> std::cmp::Ordering {
 impl Table {
     /// Drop rows whose key columns equal the previous row's (call after sorting). Rows with
     /// a null key are all kept.
-    pub fn dedup_by_columns(&mut self, keys: &[&str]) {
+    pub(crate) fn dedup_by_columns(&mut self, keys: &[&str]) {
         let idx: Vec<usize> = keys.iter().filter_map(|k| self.schema.iter().position(|(n, _)| n == k)).collect();
         self.rows.dedup_by(|a, b| idx.iter().all(|&i| a[i] == b[i]) && idx.iter().all(|&i| !matches!(a[i], Cell::Str(None) | Cell::Int(None))));
     }

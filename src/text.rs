@@ -42,7 +42,7 @@ pub fn error_message(e: &(dyn std::error::Error + 'static)) -> String {
 /// Characters that change how text shows without showing themselves: bidirectional
 /// embeddings, overrides and isolates, zero-width spaces and joiners, word joiners and
 /// invisible operators, the byte-order mark, the soft hyphen.
-pub fn is_invisible_format(c: char) -> bool {
+pub(crate) fn is_invisible_format(c: char) -> bool {
     matches!(c, '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
 

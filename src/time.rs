@@ -50,11 +50,11 @@ fn fast_utc(s: &str) -> Option<Instant> {
     DateTime::from_timestamp(days * 86_400 + hh * 3600 + mm * 60 + ss, 0)
 }
 
-pub fn at<J: crate::json::Json>(v: &J, key: &str) -> Option<Instant> {
+pub(crate) fn at<J: crate::json::Json>(v: &J, key: &str) -> Option<Instant> {
     crate::json::str_at(v, key).and_then(parse)
 }
 
-pub fn at_path<J: crate::json::Json>(v: &J, keys: &[&str]) -> Option<Instant> {
+pub(crate) fn at_path<J: crate::json::Json>(v: &J, keys: &[&str]) -> Option<Instant> {
     crate::json::str_path(v, keys).and_then(parse)
 }
 
@@ -62,16 +62,17 @@ pub fn format(t: &Instant) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-pub fn micros(t: &Instant) -> i64 {
+#[cfg(test)]
+pub(crate) fn micros(t: &Instant) -> i64 {
     t.timestamp_micros()
 }
 
-pub fn from_micros(us: i64) -> Option<Instant> {
+pub(crate) fn from_micros(us: i64) -> Option<Instant> {
     DateTime::from_timestamp_micros(us)
 }
 
 /// `t` plus `hours`, or `None` past chrono's range (times read from a dataset may lie far out).
-pub fn plus_hours(t: &Instant, hours: i64) -> Option<Instant> {
+pub(crate) fn plus_hours(t: &Instant, hours: i64) -> Option<Instant> {
     chrono::TimeDelta::try_hours(hours).and_then(|d| t.checked_add_signed(d))
 }
 

@@ -34,24 +34,24 @@ use crate::quarantine::Quarantined;
 use crate::table::{Cell, Kind, Table};
 
 /// The agents of the layout, in the order they are read.
-pub const AGENTS: &[&str] = &["Claude_Code", "Copilot", "Cursor", "Devin", "OpenAI_Codex"];
+pub(crate) const AGENTS: &[&str] = &["Claude_Code", "Copilot", "Cursor", "Devin", "OpenAI_Codex"];
 /// The human baseline group.
-pub const BASELINE: &str = "Human";
+pub(crate) const BASELINE: &str = "Human";
 /// The name of this input in the manifest and the quarantine.
-pub const INPUT: &str = "aidev";
+pub(crate) const INPUT: &str = "aidev";
 
 /// One CSV table of the layout and the dataset table it becomes.
 #[derive(Debug)]
 pub struct Source {
-    pub file: &'static str,
+    pub(crate) file: &'static str,
     pub table: &'static str,
     /// Columns the header must hold, with their type. Empty fields are null.
-    pub columns: &'static [(&'static str, Kind)],
+    pub(crate) columns: &'static [(&'static str, Kind)],
 }
 
 use Kind::{Int as I, Str as S, Time as T};
 
-pub const PRS: &str = "prs.csv";
+pub(crate) const PRS: &str = "prs.csv";
 
 pub const SOURCES: &[Source] = &[
     Source {
@@ -141,14 +141,14 @@ pub const SOURCES: &[Source] = &[
     Source { file: "gpt_conventional_commits.csv", table: "aidev_task_types", columns: &[("agent", S), ("id", I), ("title", S), ("reason", S), ("type", S)] },
 ];
 
-pub fn source(file: &str) -> Option<&'static Source> {
+pub(crate) fn source(file: &str) -> Option<&'static Source> {
     SOURCES.iter().find(|s| s.file == file)
 }
 
 impl Source {
     /// The dataset table's columns: the folder, the CSV's columns (a CSV column named
     /// `agent` is kept as `recorded_agent`), and the line the record starts on.
-    pub fn schema(&self) -> Vec<(&'static str, Kind)> {
+    pub(crate) fn schema(&self) -> Vec<(&'static str, Kind)> {
         let mut cols = vec![("agent", S)];
         cols.extend(self.columns.iter().map(|&(n, k)| (if n == "agent" { "recorded_agent" } else { n }, k)));
         cols.push(("source_line", I));
@@ -156,7 +156,7 @@ impl Source {
     }
 
     /// The position of column `name` in a row of [`Records::rows`].
-    pub fn col(&self, name: &str) -> usize {
+    pub(crate) fn col(&self, name: &str) -> usize {
         // Columns are fixed in code; a wrong name is a programming error the tests catch.
         self.columns.iter().position(|(n, _)| *n == name).unwrap_or_else(|| panic!("{} has no column `{name}`", self.file))
     }
@@ -165,14 +165,14 @@ impl Source {
 /// The typed records of one CSV file.
 #[derive(Debug)]
 pub struct Records {
-    pub agent: &'static str,
-    pub source: &'static Source,
+    pub(crate) agent: &'static str,
+    pub(crate) source: &'static Source,
     /// One row per usable record, in [`Source::columns`] order.
     pub rows: Vec<Vec<Cell>>,
     /// The 1-based line each row starts on.
-    pub lines: Vec<usize>,
+    pub(crate) lines: Vec<usize>,
     /// Header columns the layout does not define (kept in the file, not imported).
-    pub extra_columns: Vec<String>,
+    pub(crate) extra_columns: Vec<String>,
     /// The byte range of each row's record in `bytes`, for quarantining a row after
     /// reading (a PR identity collision).
     spans: Vec<std::ops::Range<usize>>,
@@ -189,7 +189,7 @@ impl Records {
 /// Everything read from an AIDev directory.
 #[derive(Debug, Default)]
 pub struct Read {
-    pub tables: Vec<Records>,
+    pub(crate) tables: Vec<Records>,
     pub files: Vec<InputFile>,
     pub quarantined: Vec<Quarantined>,
     /// Tables of the layout no folder has, as `Agent/file.csv`.
@@ -758,7 +758,7 @@ pub(crate) fn repo_problem(full: &str) -> Option<String> {
 }
 
 /// The dataset table of one source: every folder's records, folders in layout order.
-pub fn table(read: &Read, s: &'static Source) -> Table {
+pub(crate) fn table(read: &Read, s: &'static Source) -> Table {
     let mut t = Table::new(s.table, &s.schema());
     for r in read.tables.iter().filter(|r| std::ptr::eq(r.source, s)) {
         for (row, line) in r.rows.iter().zip(&r.lines) {
@@ -779,7 +779,7 @@ pub fn tables(read: &Read) -> Vec<Table> {
 }
 
 /// Counts per file, for the terminal.
-pub fn summary(read: &Read) -> BTreeMap<String, (usize, usize)> {
+pub(crate) fn summary(read: &Read) -> BTreeMap<String, (usize, usize)> {
     let mut out = BTreeMap::new();
     for r in &read.tables {
         let rel = format!("{}/{}", r.agent, r.source.file);
@@ -790,7 +790,7 @@ pub fn summary(read: &Read) -> BTreeMap<String, (usize, usize)> {
 }
 
 /// A string cell's text.
-pub fn text(c: &Cell) -> Option<&str> {
+pub(crate) fn text(c: &Cell) -> Option<&str> {
     match c {
         Cell::Str(s) => s.as_deref(),
         _ => None,
@@ -798,7 +798,7 @@ pub fn text(c: &Cell) -> Option<&str> {
 }
 
 /// An integer cell's value.
-pub fn int(c: &Cell) -> Option<i64> {
+pub(crate) fn int(c: &Cell) -> Option<i64> {
     match c {
         Cell::Int(v) => *v,
         _ => None,
@@ -806,7 +806,7 @@ pub fn int(c: &Cell) -> Option<i64> {
 }
 
 /// A time cell's value.
-pub fn time(c: &Cell) -> Option<crate::time::Instant> {
+pub(crate) fn time(c: &Cell) -> Option<crate::time::Instant> {
     match c {
         Cell::Time(v) => v.and_then(crate::time::from_micros),
         _ => None,

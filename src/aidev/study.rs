@@ -25,10 +25,10 @@ use crate::time::Instant;
 #[derive(Debug, Default)]
 pub struct Study {
     pub outputs: Vec<SafeOutput<'static>>,
-    pub captures: Vec<Capture>,
-    pub runs: Vec<Run>,
+    pub(crate) captures: Vec<Capture>,
+    pub(crate) runs: Vec<Run>,
     /// When the snapshot counts as taken, and why that time.
-    pub captured_at: Option<Instant>,
+    pub(crate) captured_at: Option<Instant>,
     pub captured_at_basis: String,
     /// PR rows repeating another row of the same file exactly (kept in
     /// `aidev_pull_requests`, one safe output per id; rows that share an id or a
@@ -43,16 +43,16 @@ pub struct Study {
     /// PRs whose repository could not be read from `repo_url` or `html_url`.
     pub without_repo: usize,
     /// PR rows with no id (kept in `aidev_pull_requests`, no safe output).
-    pub without_id: usize,
+    pub(crate) without_id: usize,
 }
 
 /// The safe output id of an AIDev PR.
-pub fn output_id(agent: &str, pr_id: i64) -> String {
+pub(crate) fn output_id(agent: &str, pr_id: i64) -> String {
     format!("aidev:{agent}:{pr_id}")
 }
 
 /// The run id of an agent's PRs.
-pub fn run_id(agent: &str) -> String {
+pub(crate) fn run_id(agent: &str) -> String {
     format!("{RUN_PREFIX}{agent}")
 }
 
@@ -60,7 +60,7 @@ pub fn run_id(agent: &str) -> String {
 const RUN_PREFIX: &str = "aidev:";
 
 /// Whether a run id is an AIDev agent's (one "run" holding every PR of the agent).
-pub fn is_run_id(run_id: &str) -> bool {
+pub(crate) fn is_run_id(run_id: &str) -> bool {
     run_id.starts_with(RUN_PREFIX)
 }
 

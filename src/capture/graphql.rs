@@ -13,13 +13,13 @@
 use serde_json::{json, Value};
 
 /// A GraphQL request for a path: its query and variables, and where its node is in `data`.
-pub struct Query {
-    pub query: &'static str,
-    pub variables: Value,
+pub(crate) struct Query {
+    pub(crate) query: &'static str,
+    pub(crate) variables: Value,
     /// Keys from `data` down to the node.
-    pub at: &'static [&'static str],
+    pub(crate) at: &'static [&'static str],
     /// The project shape differs from GraphQL's and is rewritten (see [`project`]).
-    pub project: bool,
+    pub(crate) project: bool,
 }
 
 const DISCUSSION: &str = "query($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { discussion(number: $number) { \
@@ -48,7 +48,7 @@ fieldValues(first: 30) { nodes { \
 ... on ProjectV2ItemFieldDateValue { date field { ... on ProjectV2FieldCommon { name } } } } } } }";
 
 /// The query of an organization's project, then of a user's.
-pub fn project_queries(owner: &str, number: i64) -> [Query; 2] {
+pub(crate) fn project_queries(owner: &str, number: i64) -> [Query; 2] {
     // Built once per process: the text is the same for every project.
     static ORG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     static USER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -66,7 +66,7 @@ pub fn project_queries(owner: &str, number: i64) -> [Query; 2] {
 
 /// What a `graphql/...` path asks for. `node_id` finds a comment's node (from its REST
 /// capture); `None` when the path is not one capture knows how to ask for.
-pub fn queries(path: &str, node_id: impl Fn(&str, i64) -> Option<String>) -> Option<Vec<Query>> {
+pub(crate) fn queries(path: &str, node_id: impl Fn(&str, i64) -> Option<String>) -> Option<Vec<Query>> {
     let seg: Vec<&str> = path.split('/').collect();
     match seg.as_slice() {
         ["graphql", "repos", owner, name, "discussions", n] => {
@@ -99,7 +99,7 @@ pub fn queries(path: &str, node_id: impl Fn(&str, i64) -> Option<String>) -> Opt
 
 /// The REST captures that hold a comment's `node_id`: asked for first when a minimized
 /// comment's GraphQL path is needed.
-pub fn comment_rest_paths(path: &str) -> Vec<String> {
+pub(crate) fn comment_rest_paths(path: &str) -> Vec<String> {
     match path.split('/').collect::<Vec<_>>().as_slice() {
         ["graphql", "repos", owner, name, "comments", id] => {
             vec![format!("repos/{owner}/{name}/issues/comments/{id}"), format!("repos/{owner}/{name}/pulls/comments/{id}")]
@@ -109,7 +109,7 @@ pub fn comment_rest_paths(path: &str) -> Vec<String> {
 }
 
 /// The node at `at` in a GraphQL answer (`None`: not there, e.g. no such discussion).
-pub fn node<'a>(answer: &'a Value, at: &[&str]) -> Option<&'a Value> {
+pub(crate) fn node<'a>(answer: &'a Value, at: &[&str]) -> Option<&'a Value> {
     let mut v = answer.get("data")?;
     for k in at {
         v = v.get(*k)?;
@@ -120,7 +120,7 @@ pub fn node<'a>(answer: &'a Value, at: &[&str]) -> Option<&'a Value> {
 /// A GraphQL `projectV2` rewritten in the documented shape: fields with their options in
 /// the project's order, items with `content` as `{repository, number}` and `fieldValues` as
 /// field name -> the value's text.
-pub fn project(p: &Value) -> Value {
+pub(crate) fn project(p: &Value) -> Value {
     let nodes = |v: &Value| v.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
     let fields: Vec<Value> = nodes(&p["fields"])
         .iter()
@@ -158,7 +158,7 @@ pub fn project(p: &Value) -> Value {
 
 /// The GraphQL endpoint of a REST API root: `https://api.github.com` -> `.../graphql`,
 /// GitHub Enterprise Server's `https://HOST/api/v3` -> `https://HOST/api/graphql`.
-pub fn endpoint(api_url: &str) -> String {
+pub(crate) fn endpoint(api_url: &str) -> String {
     let base = api_url.trim_end_matches('/');
     match base.strip_suffix("/api/v3") {
         Some(host) => format!("{host}/api/graphql"),

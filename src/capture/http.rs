@@ -10,8 +10,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::store::{Fetched, Spool};
 use crate::error::Result;
 
-pub const ACCEPT: &str = "application/vnd.github+json";
-pub const API_VERSION: &str = "2022-11-28";
+pub(crate) const ACCEPT: &str = "application/vnd.github+json";
+pub(crate) const API_VERSION: &str = "2022-11-28";
 
 /// How hard to try.
 #[derive(Clone, Copy, Debug)]
@@ -32,20 +32,20 @@ impl Default for Retry {
 
 /// The primary rate limit as GitHub last reported it.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Budget {
-    pub remaining: Option<u64>,
+pub(crate) struct Budget {
+    pub(crate) remaining: Option<u64>,
     /// Unix seconds when the budget resets.
-    pub reset: Option<u64>,
+    pub(crate) reset: Option<u64>,
 }
 
-pub struct Client {
+pub(crate) struct Client {
     agent: ureq::Agent,
     base: String,
     origin: Option<Origin>,
     token: Option<String>,
     retry: Retry,
-    pub budget: Mutex<Budget>,
-    pub requests: std::sync::atomic::AtomicU64,
+    pub(crate) budget: Mutex<Budget>,
+    pub(crate) requests: std::sync::atomic::AtomicU64,
     max_pages: usize,
     note: Box<dyn Fn(&str) + Send + Sync>,
 }
@@ -67,7 +67,7 @@ struct Answer {
 
 /// A status of hindsight's own for an answer it could not use although the server gave it
 /// (a next page on another host, a 2xx body that is not JSON): a failed capture.
-pub const UNUSABLE: u16 = 502;
+pub(crate) const UNUSABLE: u16 = 502;
 
 fn now_secs() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
@@ -97,7 +97,7 @@ impl std::fmt::Display for Origin {
 }
 
 /// The origin of an absolute http(s) URL; `None` for anything else.
-pub fn origin(url: &str) -> Option<Origin> {
+pub(crate) fn origin(url: &str) -> Option<Origin> {
     let uri: ureq::http::Uri = url.trim().parse().ok()?;
     let scheme = uri.scheme_str()?.to_ascii_lowercase();
     let default = match scheme.as_str() {
@@ -132,7 +132,7 @@ pub fn check_api_url(url: &str) -> crate::error::Result<Origin> {
 }
 
 impl Client {
-    pub fn new(base: &str, token: Option<String>, retry: Retry, max_pages: usize) -> Client {
+    pub(crate) fn new(base: &str, token: Option<String>, retry: Retry, max_pages: usize) -> Client {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_connect(Some(Duration::from_secs(30)))
@@ -156,17 +156,17 @@ impl Client {
 
     /// Where to say what the user should know while it happens (a long wait, a link not
     /// followed).
-    pub fn with_notes(mut self, note: impl Fn(&str) + Send + Sync + 'static) -> Client {
+    pub(crate) fn with_notes(mut self, note: impl Fn(&str) + Send + Sync + 'static) -> Client {
         self.note = Box::new(note);
         self
     }
 
-    pub fn url(&self, request: &str) -> String {
+    pub(crate) fn url(&self, request: &str) -> String {
         format!("{}/{}", self.base, request.trim_start_matches('/'))
     }
 
     /// Whether `url` is on the --api-url's origin (scheme, host and port).
-    pub fn same_origin(&self, url: &str) -> bool {
+    pub(crate) fn same_origin(&self, url: &str) -> bool {
         self.origin.is_some() && origin(url) == self.origin
     }
 
@@ -303,7 +303,7 @@ impl Client {
     /// is not asked for (the token would go there): the path fails. A next page already
     /// asked for ends the list (a server that links a page to itself). `Err`: the spool
     /// could not be written.
-    pub fn fetch(&self, path: &str, request: &str, etag: Option<&str>, spool: &mut Spool) -> Result<Option<Fetched>> {
+    pub(crate) fn fetch(&self, path: &str, request: &str, etag: Option<&str>, spool: &mut Spool) -> Result<Option<Fetched>> {
         let mut url = self.url(request);
         let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         let mut first_etag = None;
@@ -364,7 +364,7 @@ impl Client {
     /// A GraphQL capture, its answer into `spool`: each query in turn (an organization's
     /// project, then a user's) until one finds its node. Not found is a 404; GraphQL errors
     /// other than NOT_FOUND, and HTTP failures, are failed captures with the answer as body.
-    pub fn graphql(&self, path: &str, endpoint: &str, queries: &[super::graphql::Query], spool: &mut Spool) -> Result<Fetched> {
+    pub(crate) fn graphql(&self, path: &str, endpoint: &str, queries: &[super::graphql::Query], spool: &mut Spool) -> Result<Fetched> {
         let label = |q: &super::graphql::Query| format!("graphql {}", q.variables);
         let done = |spool: &mut Spool, request: String, status: u16, body: &str| -> Result<Fetched> {
             spool.clear()?;

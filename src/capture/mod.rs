@@ -14,7 +14,7 @@
 //! comments, projects) is asked for with the queries in [`graphql`]; a minimized comment's
 //! REST capture is taken first, for its node id.
 
-pub mod graphql;
+pub(crate) mod graphql;
 pub mod http;
 pub mod store;
 
@@ -173,11 +173,11 @@ pub fn plan(runs: &Path, snapshot: Option<&Path>) -> Result<Plan> {
 /// What `--plan` prints.
 pub struct Plan {
     /// (path, request with its query).
-    pub requests: Vec<(String, String)>,
+    pub(crate) requests: Vec<(String, String)>,
     /// GraphQL paths, asked for with the queries of [`graphql`].
-    pub graphql: Vec<String>,
+    pub(crate) graphql: Vec<String>,
     /// Paths the rules read that capture cannot ask for.
-    pub elsewhere: Vec<String>,
+    pub(crate) elsewhere: Vec<String>,
 }
 
 /// Bytes of captures `--plan` holds in memory before it spills a sorted run to disk.

@@ -65,20 +65,20 @@ struct Head<'a> {
 /// One captured page: its line's fields and where its body is in the cassette.
 #[derive(Clone, Debug)]
 pub struct Page {
-    pub status: u16,
+    pub(crate) status: u16,
     pub page: usize,
     pub pages: usize,
     pub captured_at: String,
-    pub request: String,
-    pub etag: Option<String>,
+    pub(crate) request: String,
+    pub(crate) etag: Option<String>,
     /// Byte offset and length of the body's JSON text in the cassette.
-    pub body_at: u64,
-    pub body_len: u64,
+    pub(crate) body_at: u64,
+    pub(crate) body_len: u64,
 }
 
 /// What is already captured: per path, its latest complete group.
 pub struct Store {
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     pub groups: BTreeMap<String, Vec<Page>>,
     /// Bytes cut off the end of the cassette on opening (a group a kill interrupted).
     pub cut: u64,
@@ -163,7 +163,7 @@ impl Store {
 
     /// Whether `path` has an answer that is final: 2xx, or gone (404/410). A failed
     /// capture is asked for again by the next run.
-    pub fn has_final(&self, path: &str) -> bool {
+    pub(crate) fn has_final(&self, path: &str) -> bool {
         self.groups.get(path).and_then(|g| g.first()).is_some_and(|l| (200..300).contains(&l.status) || matches!(l.status, 404 | 410))
     }
 
@@ -178,7 +178,7 @@ impl Store {
 
     /// The captures as the evaluator's index takes them (every body read back: the rules
     /// need them all in memory).
-    pub fn rows(&self) -> Result<Vec<crate::snapshot::CaptureRow>> {
+    pub(crate) fn rows(&self) -> Result<Vec<crate::snapshot::CaptureRow>> {
         let mut out = Vec::new();
         for (path, pages) in &self.groups {
             for p in pages {
@@ -208,7 +208,7 @@ fn remove_spools(dir: &Path) {
 
 /// A path's pages as they arrive: each page's JSON text appended to a file in the snapshot
 /// directory, removed when the spool is dropped.
-pub struct Spool {
+pub(crate) struct Spool {
     path: PathBuf,
     file: File,
     /// (offset, length) of each page's JSON text.
@@ -217,7 +217,7 @@ pub struct Spool {
 }
 
 impl Spool {
-    pub fn new(dir: &Path) -> Result<Spool> {
+    pub(crate) fn new(dir: &Path) -> Result<Spool> {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let path = dir.join(format!("{SPOOL_PREFIX}{}-{n}", std::process::id()));
@@ -225,12 +225,8 @@ impl Spool {
         Ok(Spool { path, file, pages: Vec::new(), end: 0 })
     }
 
-    pub fn pages(&self) -> usize {
-        self.pages.len()
-    }
-
     /// Forget every page (a failed page fails the path: only its answer is kept).
-    pub fn clear(&mut self) -> Result<()> {
+    pub(crate) fn clear(&mut self) -> Result<()> {
         self.pages.clear();
         self.truncate(0)
     }
@@ -243,7 +239,7 @@ impl Spool {
 
     /// A page given as text. A body that is not JSON (an HTML error page, a connection
     /// error's text) is kept as a JSON string.
-    pub fn push_text(&mut self, body: &str) -> Result<()> {
+    pub(crate) fn push_text(&mut self, body: &str) -> Result<()> {
         let json = !body.trim().is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(body).is_ok();
         let text = if json { body.to_string() } else { serde_json::to_string(body)? };
         self.file.write_all(text.as_bytes()).map_err(|e| Error::io(&self.path, e))?;
@@ -255,7 +251,7 @@ impl Spool {
     /// A page read from `from` straight into the spool. `Ok(Err(why))`: reading `from`
     /// failed (the connection), and nothing of the page is kept; `Err`: the spool could not
     /// be written. A body that is not JSON is not kept either: `Ok(Ok(Some(its first bytes)))`.
-    pub fn push_reader(&mut self, from: &mut dyn Read) -> Result<std::result::Result<Option<String>, std::io::Error>> {
+    pub(crate) fn push_reader(&mut self, from: &mut dyn Read) -> Result<std::result::Result<Option<String>, std::io::Error>> {
         let start = self.end;
         let mut buf = vec![0u8; 64 << 10];
         let mut len = 0u64;
@@ -296,24 +292,24 @@ impl Drop for Spool {
 }
 
 /// Appends groups to the cassette.
-pub struct Writer {
+pub(crate) struct Writer {
     path: PathBuf,
     file: File,
     end: u64,
 }
 
 /// The fields a group's lines share.
-pub struct GroupHead<'a> {
-    pub path: &'a str,
-    pub status: u16,
-    pub request: &'a str,
+pub(crate) struct GroupHead<'a> {
+    pub(crate) path: &'a str,
+    pub(crate) status: u16,
+    pub(crate) request: &'a str,
     /// On the first line only.
-    pub etag: Option<&'a str>,
-    pub at: &'a Instant,
+    pub(crate) etag: Option<&'a str>,
+    pub(crate) at: &'a Instant,
 }
 
 impl Writer {
-    pub fn open(dir: &Path) -> Result<Writer> {
+    pub(crate) fn open(dir: &Path) -> Result<Writer> {
         let path = dir.join(CASSETTE);
         let file = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(|e| Error::io(&path, e))?;
         let end = file.metadata().map_err(|e| Error::io(&path, e))?.len();
@@ -321,13 +317,13 @@ impl Writer {
     }
 
     /// A spooled path as its group of lines.
-    pub fn append_spool(&mut self, head: &GroupHead, spool: &Spool) -> Result<Vec<Page>> {
+    pub(crate) fn append_spool(&mut self, head: &GroupHead, spool: &Spool) -> Result<Vec<Page>> {
         self.append(head, &spool.file, &spool.pages)
     }
 
     /// A captured group again at a new time (a 304: unchanged since), its bodies copied from
     /// the cassette itself.
-    pub fn append_again(&mut self, head: &GroupHead, store: &Store, group: &[Page]) -> Result<Vec<Page>> {
+    pub(crate) fn append_again(&mut self, head: &GroupHead, store: &Store, group: &[Page]) -> Result<Vec<Page>> {
         let bodies: Vec<(u64, u64)> = group.iter().map(|p| (p.body_at, p.body_len)).collect();
         self.append(head, &store.file, &bodies)
     }
@@ -396,12 +392,12 @@ impl Writer {
 
 /// A path's answer, its pages in a [`Spool`]: every page, or the one failed or final
 /// response.
-pub struct Fetched {
+pub(crate) struct Fetched {
     /// The first request (path and query).
-    pub request: String,
-    pub status: u16,
-    pub etag: Option<String>,
-    pub at: Instant,
+    pub(crate) request: String,
+    pub(crate) status: u16,
+    pub(crate) etag: Option<String>,
+    pub(crate) at: Instant,
 }
 
 #[cfg(test)]

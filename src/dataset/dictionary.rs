@@ -16,12 +16,12 @@ pub const KEY: &str = "description";
 /// [`COMMON`]'s meaning of the same name, if any).
 pub struct TableDoc {
     pub name: &'static str,
-    pub row: &'static str,
+    pub(crate) row: &'static str,
     pub columns: &'static [(&'static str, &'static str)],
 }
 
 /// Terms the dashboard and the columns use, defined once.
-pub const TERMS: &[(&str, &str)] = &[
+pub(crate) const TERMS: &[(&str, &str)] = &[
     ("window", "How long after an output was created its target is judged: `1h`, `24h`, `7d`, `30d` (by default; `--windows`) and `snapshot`, the state at capture time. A timed window is judged on the state rebuilt as of created_at + window from timestamped history; only what happened strictly after the output counts."),
     ("outcome_status", "What became of the output in the window: `accepted` (kept, merged, answered...), `rejected` (closed unmerged, removed, reverted...), `pending` (no decision yet), `ignored` (no response by anyone who counts), `skipped` (a type whose outcome no repository state shows, e.g. noop) or `unknown` (the evidence needed is missing: `human_check_signal` says why)."),
     ("evidence_strength", "How directly the evidence shows a person's decision: `strong` (an explicit act by a visible non-bot person, e.g. a merge), `medium` (a weaker human act, or a strong one whose actor was not captured), `weak` (the artifact merely still exists, or the deciding act was the workflow's own), `none`."),
@@ -36,7 +36,7 @@ pub const TERMS: &[(&str, &str)] = &[
 ];
 
 /// Columns that mean the same in every table that has them.
-pub const COMMON: &[(&str, &str)] = &[
+pub(crate) const COMMON: &[(&str, &str)] = &[
     ("safe_output_id", "The safe output: `RUN_ID:ITEM_INDEX`."),
     ("run_id", "The workflow run's id (aw_info.json's, else the run records' or the run folder's name; `runs.run_id_source` says which)."),
     ("item_index", "The output's 0-based place among its run's items."),
@@ -65,7 +65,7 @@ pub const COMMON: &[(&str, &str)] = &[
     ("task_id", "The task's id."),
 ];
 
-pub const TABLES: &[TableDoc] = &[
+pub(crate) const TABLES: &[TableDoc] = &[
     TableDoc {
         name: "outcomes",
         row: "A safe output in one evaluation window: what the repository did with it by the window's end, and how strong the evidence is.",
@@ -289,7 +289,7 @@ pub const TABLES: &[TableDoc] = &[
 pub struct ViewDoc {
     pub name: &'static str,
     pub reads: &'static str,
-    pub row: &'static str,
+    pub(crate) row: &'static str,
     pub columns: &'static [(&'static str, &'static str)],
 }
 
@@ -336,7 +336,7 @@ pub fn table(name: &str) -> Option<&'static TableDoc> {
     TABLES.iter().find(|t| t.name == name)
 }
 
-pub fn view(name: &str) -> Option<&'static ViewDoc> {
+pub(crate) fn view(name: &str) -> Option<&'static ViewDoc> {
     VIEWS.iter().find(|v| v.name == name)
 }
 
@@ -357,7 +357,7 @@ pub fn column(table_name: &str, column: &str) -> Option<&'static str> {
 
 /// `schema` with the table's and its columns' descriptions as metadata (other metadata
 /// kept). A table the dictionary does not know is returned as it is.
-pub fn annotate(table_name: &str, schema: SchemaRef) -> SchemaRef {
+pub(crate) fn annotate(table_name: &str, schema: SchemaRef) -> SchemaRef {
     let Some(row) = row(table_name) else { return schema };
     let fields: Vec<Field> = schema
         .fields()

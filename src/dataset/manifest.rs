@@ -12,13 +12,14 @@ use crate::inputs::InputFile;
 
 /// The format this hindsight writes: [`FORMAT_PREFIX`] and [`FORMAT_VERSION`].
 pub const FORMAT: &str = "hindsight-dataset/2";
-pub const FORMAT_PREFIX: &str = "hindsight-dataset/";
+pub(crate) const FORMAT_PREFIX: &str = "hindsight-dataset/";
 /// Raised when a table or column is added, removed or changes meaning; every reader checks
 /// it (an older dataset is read for what it has, a newer or unknown one refused).
 pub const FORMAT_VERSION: u32 = 2;
 
 /// What each format version brought, oldest first.
-pub const VERSIONS: &[(u32, &str)] = &[
+#[cfg(test)]
+pub(crate) const VERSIONS: &[(u32, &str)] = &[
     (1, "the first format: snapshot, runs, traces and tasks tables, outcomes, CI gate replay, PR risk"),
     (
         2,
@@ -46,8 +47,8 @@ pub struct TableEntry {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
-    pub format: String,
-    pub tool: BTreeMap<String, String>,
+    pub(crate) format: String,
+    pub(crate) tool: BTreeMap<String, String>,
     pub captured_at: String,
     pub inputs: Vec<InputFileEntry>,
     /// Files under the input directories that no reader reads (a README, a log, a file
@@ -65,24 +66,24 @@ pub struct Manifest {
     pub absent: Vec<String>,
     /// Why `captured_at` is what it is, when the input did not record it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub captured_at_basis: Option<String>,
+    pub(crate) captured_at_basis: Option<String>,
     /// Per input (`snapshot`, `runs`): records read = used + quarantined.
     pub records: BTreeMap<String, RecordCount>,
     pub tables: BTreeMap<String, TableEntry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub windows: Vec<String>,
+    pub(crate) windows: Vec<String>,
     /// The failure-categorization policy the `task_failures` table was made with (see
     /// `docs/TASKS.md`), when the study had tasks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_policy: Option<Value>,
     /// Outputs other than tables (the enriched traces), by file name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub files: BTreeMap<String, TableEntry>,
+    pub(crate) files: BTreeMap<String, TableEntry>,
     /// The window the trace outcome blocks were taken from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attach_window: Option<String>,
+    pub(crate) attach_window: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -128,14 +129,14 @@ impl Manifest {
     }
 
     /// The format version the manifest declares (checked by [`Manifest::load`]).
-    pub fn format_version(&self) -> u32 {
+    pub(crate) fn format_version(&self) -> u32 {
         version_of(&self.format).unwrap_or(0)
     }
 
     /// The manifest of a dataset in this hindsight's own format, for a command that writes
     /// into it (`evaluate`, `attach`, `gate --dataset`): an older dataset is refused with
     /// the command that brings it up to date.
-    pub fn load_current(dataset: &Path, command: &str) -> Result<Manifest> {
+    pub(crate) fn load_current(dataset: &Path, command: &str) -> Result<Manifest> {
         let m = Manifest::load(dataset)?;
         if m.format_version() < FORMAT_VERSION {
             return Err(Error::Dataset {

@@ -4,7 +4,7 @@
 pub mod dictionary;
 pub mod manifest;
 pub mod read;
-pub mod staging;
+pub(crate) mod staging;
 pub mod verify;
 
 use std::fs::File;
@@ -27,7 +27,7 @@ pub struct Written {
 }
 
 /// Rows per row group.
-pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+pub(crate) const ROW_GROUP_ROWS: usize = 64 * 1024;
 
 fn writer_properties() -> WriterProperties {
     // zstd level 3: about a third of snappy's size on JSON-heavy columns here, at similar
@@ -42,7 +42,7 @@ fn writer_properties() -> WriterProperties {
 }
 
 /// Write `table` to `dir/<name>.parquet` via a temporary file.
-pub fn write_table(dir: &Path, table: &Table) -> Result<Written> {
+pub(crate) fn write_table(dir: &Path, table: &Table) -> Result<Written> {
     write_batch(dir, table.name, &table.to_batch()?)
 }
 
@@ -57,7 +57,7 @@ pub fn write_batch(dir: &Path, name: &str, batch: &RecordBatch) -> Result<Writte
 /// A table written as its rows arrive: full row groups are encoded (row groups and columns
 /// in parallel) and appended at once, so memory holds the rows of a write, not the table.
 /// The bytes do not depend on how the rows were split between writes.
-pub struct TableWriter {
+pub(crate) struct TableWriter {
     name: String,
     path: PathBuf,
     tmp: PathBuf,
@@ -70,7 +70,7 @@ pub struct TableWriter {
 }
 
 impl TableWriter {
-    pub fn create(dir: &Path, name: &str, schema: arrow::datatypes::SchemaRef) -> Result<TableWriter> {
+    pub(crate) fn create(dir: &Path, name: &str, schema: arrow::datatypes::SchemaRef) -> Result<TableWriter> {
         // Every column's meaning travels with the file (field metadata `description`).
         let schema = dictionary::annotate(name, schema);
         let path = dir.join(format!("{name}.parquet"));
@@ -81,17 +81,17 @@ impl TableWriter {
         Ok(TableWriter { name: name.to_string(), path, tmp, schema, file, pending: Vec::new(), pending_rows: 0, groups: 0, rows: 0 })
     }
 
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.name
     }
 
-    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+    pub(crate) fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.write_rows(batch).map_err(|e| self.failed(e))
     }
 
     /// Rows already cut into row groups, each `ROW_GROUP_ROWS` long but the last: the full
     /// groups are encoded side by side at once. The bytes are those of writing them one by one.
-    pub fn write_groups(&mut self, groups: &[RecordBatch]) -> Result<()> {
+    pub(crate) fn write_groups(&mut self, groups: &[RecordBatch]) -> Result<()> {
         let full = groups.iter().take_while(|g| g.num_rows() == ROW_GROUP_ROWS).count();
         if self.pending_rows > 0 || groups.len() > full + 1 {
             return groups.iter().try_for_each(|g| self.write(g));
@@ -160,7 +160,7 @@ impl TableWriter {
         Ok(())
     }
 
-    pub fn finish(mut self) -> Result<Written> {
+    pub(crate) fn finish(mut self) -> Result<Written> {
         match self.close() {
             Ok(()) => {}
             Err(e) => return Err(self.failed(e)),
@@ -216,13 +216,13 @@ fn encode_group(
         .collect()
 }
 
-pub fn describe(path: &Path, rows: usize) -> Result<Written> {
+pub(crate) fn describe(path: &Path, rows: usize) -> Result<Written> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     Ok(Written { rows, bytes: bytes.len() as u64, sha256: crate::json::sha256_hex(&bytes) })
 }
 
 /// Write `text` to `path` atomically.
-pub fn write_text(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write_text(path: &Path, text: &str) -> Result<()> {
     let tmp = tmp_name(path);
     std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))

@@ -28,7 +28,7 @@ pub fn batches(dataset: &Path, table: &str) -> Result<Vec<RecordBatch>> {
 }
 
 /// Only the named columns of a table (a table without one of them is an error).
-pub fn columns(dataset: &Path, table: &str, names: &[&str]) -> Result<Vec<RecordBatch>> {
+pub(crate) fn columns(dataset: &Path, table: &str, names: &[&str]) -> Result<Vec<RecordBatch>> {
     let p = dataset.join(format!("{table}.parquet"));
     let f = File::open(&p).map_err(|e| Error::io(&p, e))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(f)?;
@@ -48,13 +48,13 @@ fn missing(table: &str, col: &str) -> Error {
     Error::Dataset { path: format!("{table}.parquet").into(), message: format!("column `{col}` is missing or has an unexpected type") }
 }
 
-pub struct Cols<'a> {
+pub(crate) struct Cols<'a> {
     table: &'a str,
     batch: &'a RecordBatch,
 }
 
 impl<'a> Cols<'a> {
-    pub fn new(table: &'a str, batch: &'a RecordBatch) -> Self {
+    pub(crate) fn new(table: &'a str, batch: &'a RecordBatch) -> Self {
         Cols { table, batch }
     }
     /// A column `read` reads (an error when it is missing), `None` for one it leaves out.
@@ -74,27 +74,27 @@ impl<'a> Cols<'a> {
     pub(crate) fn col<T: 'static>(&self, name: &str) -> Result<&'a T> {
         self.batch.column_by_name(name).and_then(|c| c.as_any().downcast_ref::<T>()).ok_or_else(|| missing(self.table, name))
     }
-    pub fn str(&self, name: &str) -> Result<Vec<Option<String>>> {
+    pub(crate) fn str(&self, name: &str) -> Result<Vec<Option<String>>> {
         let a: &StringArray = self.col(name)?;
         Ok((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i).to_string())).collect())
     }
     /// Which rows of `responses` are superseded copies (a dataset written before the
     /// column existed has none).
-    pub fn superseded(&self) -> Vec<bool> {
+    pub(crate) fn superseded(&self) -> Vec<bool> {
         match self.batch.column_by_name("superseded_by") {
             Some(c) => (0..c.len()).map(|i| c.is_valid(i)).collect(),
             None => vec![false; self.batch.num_rows()],
         }
     }
-    pub fn int(&self, name: &str) -> Result<Vec<Option<i64>>> {
+    pub(crate) fn int(&self, name: &str) -> Result<Vec<Option<i64>>> {
         let a: &Int64Array = self.col(name)?;
         Ok((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i))).collect())
     }
-    pub fn bool(&self, name: &str) -> Result<Vec<Option<bool>>> {
+    pub(crate) fn bool(&self, name: &str) -> Result<Vec<Option<bool>>> {
         let a: &BooleanArray = self.col(name)?;
         Ok((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i))).collect())
     }
-    pub fn time(&self, name: &str) -> Result<Vec<Option<Instant>>> {
+    pub(crate) fn time(&self, name: &str) -> Result<Vec<Option<Instant>>> {
         let a: &TimestampMicrosecondArray = self.col(name)?;
         Ok((0..a.len()).map(|i| if a.is_null(i) { None } else { time::from_micros(a.value(i)) }).collect())
     }
@@ -125,9 +125,9 @@ pub fn responses(dataset: &Path) -> Result<Vec<crate::snapshot::CaptureRow>> {
 }
 
 /// The captures of one repository (`None`: paths of no repository).
-pub struct RepoGroup {
+pub(crate) struct RepoGroup {
     pub repo: Option<String>,
-    pub rows: Vec<CaptureRow<BodyText>>,
+    pub(crate) rows: Vec<CaptureRow<BodyText>>,
 }
 
 /// A row of `responses` as evaluate and attach read it, its body left in its column.
@@ -193,7 +193,7 @@ fn viewing(plain: &ArrowReaderMetadata, columns: &[&str]) -> Result<ArrowReaderM
 /// about `budget` body bytes: memory stays near the chunk size whatever the snapshot's.
 /// Rows must be grouped by repository, as convert writes them; a dataset whose rows are not
 /// is refused with a message, never evaluated with part of its evidence.
-pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<RepoGroup>) -> Result<()>) -> Result<()> {
+pub(crate) fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<RepoGroup>) -> Result<()>) -> Result<()> {
     let p = dataset.join("responses.parquet");
     let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
     // Bodies read as string views (see `viewing`), the footer read once.
@@ -301,7 +301,7 @@ struct OutputColumns {
 
 /// Which columns of `safe_outputs` to read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColumnsRead {
+pub(crate) enum ColumnsRead {
     Whole,
     /// Without the columns no rule reads (the payload's hash, where the output was read
     /// from, its temporary id, its source and staged flag): a sixth of a study's outputs in
@@ -322,13 +322,13 @@ impl ColumnsRead {
 /// An output's own columns (those an outcome row repeats), as the output has them.
 #[derive(Clone, Copy)]
 pub struct OutputFields<'a> {
-    pub safe_output_id: &'a str,
-    pub run_id: &'a str,
+    pub(crate) safe_output_id: &'a str,
+    pub(crate) run_id: &'a str,
     pub item_index: i64,
-    pub workflow_name: Option<&'a str>,
-    pub output_type: &'a str,
-    pub target_repo: Option<&'a str>,
-    pub target_kind: Option<&'a str>,
+    pub(crate) workflow_name: Option<&'a str>,
+    pub(crate) output_type: &'a str,
+    pub(crate) target_repo: Option<&'a str>,
+    pub(crate) target_kind: Option<&'a str>,
     pub target_number: Option<i64>,
     pub created_at: Option<Instant>,
 }
@@ -352,7 +352,7 @@ impl<'a> From<&'a SafeOutput<'_>> for OutputFields<'a> {
 /// `safe_outputs` as read, kept in its Arrow columns (text side by side, no allocation per
 /// field): a million outputs hold about half the memory they take as [`SafeOutput`]s, which
 /// borrow their text from these columns one at a time, when an output is judged.
-pub struct SafeOutputTable {
+pub(crate) struct SafeOutputTable {
     batches: Vec<OutputColumns>,
     /// Index of each batch's first row.
     starts: Vec<usize>,
@@ -369,7 +369,7 @@ fn int(a: &Int64Array, i: usize) -> Option<i64> {
 }
 
 impl SafeOutputTable {
-    pub fn read(dataset: &Path, read: ColumnsRead) -> Result<SafeOutputTable> {
+    pub(crate) fn read(dataset: &Path, read: ColumnsRead) -> Result<SafeOutputTable> {
         let mut batches = Vec::new();
         let mut starts = Vec::new();
         let mut len = 0;
@@ -436,22 +436,18 @@ impl SafeOutputTable {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     fn at(&self, i: usize) -> (&OutputColumns, usize) {
         let b = self.starts.partition_point(|&s| s <= i) - 1;
         (&self.batches[b], i - self.starts[b])
     }
 
     /// The output's sort key: run id and item index.
-    pub fn key(&self, i: usize) -> (&str, i64) {
+    pub(crate) fn key(&self, i: usize) -> (&str, i64) {
         let (c, r) = self.at(i);
         (text(&c.run_id, r).unwrap_or_default(), int(&c.item_index, r).unwrap_or(0))
     }
 
-    pub fn target_repo(&self, i: usize) -> Option<&str> {
+    pub(crate) fn target_repo(&self, i: usize) -> Option<&str> {
         let (c, r) = self.at(i);
         text(&c.target_repo, r)
     }
@@ -483,7 +479,7 @@ impl SafeOutputTable {
 
     /// Output `i`'s run id, the identity it was written as and its time, read from their
     /// columns alone (for [`crate::evaluate::run_ends`], over every output).
-    pub fn acting(&self, i: usize) -> (&str, Option<&str>, Option<Instant>) {
+    pub(crate) fn acting(&self, i: usize) -> (&str, Option<&str>, Option<Instant>) {
         let (c, r) = self.at(i);
         (text(&c.run_id, r).unwrap_or_default(), text(&c.actor, r), Self::created_at(c, r))
     }
@@ -497,7 +493,7 @@ impl SafeOutputTable {
     }
 
     /// Output `i`, its text borrowed from the table's columns (`into_owned` copies it).
-    pub fn get<'t>(&'t self, i: usize) -> SafeOutput<'t> {
+    pub(crate) fn get<'t>(&'t self, i: usize) -> SafeOutput<'t> {
         let (c, r) = self.at(i);
         let borrowed = |a: &'t StringArray| text(a, r).map(Cow::Borrowed);
         let own = Self::own_fields(c, r);

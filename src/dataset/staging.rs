@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 /// Tables hindsight writes, whether or not a manifest lists them: a dataset killed between
 /// writing a table and its manifest may hold one the manifest does not know. Taken from the
 /// table builders themselves, so a new table is never mistaken for a user's file.
-pub fn known_tables() -> Vec<&'static str> {
+pub(crate) fn known_tables() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = crate::snapshot::tables::typed(&[]).iter().map(|t| t.name).collect();
     names.extend(crate::traces::tables(&[]).iter().map(|t| t.name));
     names.extend([
@@ -42,9 +42,9 @@ const FILES: &[&str] = &["manifest.json", "traces.enriched.jsonl"];
 /// not the working directory or one of its parents, holds no input and lies in none, and is
 /// either absent, empty, or a hindsight dataset holding only hindsight's files.
 #[derive(Clone, Debug)]
-pub struct OutDir {
+pub(crate) struct OutDir {
     /// The resolved path.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     parent: PathBuf,
     name: String,
     /// The manifest the last check read, with the file's identity then: checked again as
@@ -79,7 +79,7 @@ impl Stamp {
 
 impl OutDir {
     /// Check `out` as the target of a new dataset built from `inputs`.
-    pub fn resolve(out: &Path, inputs: &[&Path]) -> Result<OutDir> {
+    pub(crate) fn resolve(out: &Path, inputs: &[&Path]) -> Result<OutDir> {
         let refuse = |message: String| Error::Usage(format!("--out {}: {message}", out.display()));
         let path = resolve_path(out).map_err(|e| Error::io(out, e))?;
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
@@ -112,7 +112,7 @@ impl OutDir {
     /// An existing dataset, for a stage that changes it (`evaluate`, `attach`), whose
     /// manifest the stage has read: [`Manifest::load`](super::manifest::Manifest::load) says
     /// when the directory or its manifest.json is missing.
-    pub fn existing(dataset: &Path) -> Result<OutDir> {
+    pub(crate) fn existing(dataset: &Path) -> Result<OutDir> {
         let path = dataset.canonicalize().map_err(|e| Error::io(dataset, e))?;
         let refuse = |message: String| Error::Dataset { path: dataset.to_path_buf(), message };
         let (Some(parent), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
@@ -284,12 +284,12 @@ pub(crate) fn resolve_path(p: &Path) -> std::io::Result<PathBuf> {
 /// One writer per output directory at a time: an OS lock on `.<name>.lock` beside it,
 /// released when the process ends however it ends. The file holds the holder's pid and
 /// start time, for the message a second writer gets.
-pub struct Lock {
+pub(crate) struct Lock {
     _file: File,
 }
 
 impl Lock {
-    pub fn acquire(dir: &OutDir) -> Result<Lock> {
+    pub(crate) fn acquire(dir: &OutDir) -> Result<Lock> {
         let path = dir.lock_path();
         let mut file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(|e| Error::io(&path, e))?;
         match file.try_lock() {
@@ -315,17 +315,17 @@ impl Lock {
 }
 
 /// A staging folder beside the output; `commit` swaps it into place.
-pub struct Staging {
-    pub dir: PathBuf,
+pub(crate) struct Staging {
+    pub(crate) dir: PathBuf,
     out: OutDir,
     /// Leftovers of dead writers removed when the staging folder was made.
-    pub removed: Vec<PathBuf>,
+    pub(crate) removed: Vec<PathBuf>,
     _lock: Lock,
 }
 
 impl Staging {
     /// An empty staging folder for a new dataset at `out`.
-    pub fn new(out: &OutDir) -> Result<Staging> {
+    pub(crate) fn new(out: &OutDir) -> Result<Staging> {
         let lock = Lock::acquire(out)?;
         std::fs::create_dir_all(&out.parent).map_err(|e| Error::io(&out.parent, e))?;
         let removed = remove_leftovers(out)?;
@@ -337,7 +337,7 @@ impl Staging {
     /// A staging folder holding the dataset's current files (hard links where the file
     /// system allows, copies otherwise), to be changed and committed. Files are only ever
     /// replaced by rename, never written in place, so the links never change the original.
-    pub fn modify(out: &OutDir) -> Result<Staging> {
+    pub(crate) fn modify(out: &OutDir) -> Result<Staging> {
         let staging = Staging::new(out)?;
         for (name, is_file) in list(&out.path)? {
             if !is_file || is_temporary(&name) {
@@ -354,7 +354,7 @@ impl Staging {
     /// Put the staging folder in place of the output, in one step where the OS can exchange
     /// two directories (Linux), else by moving the old dataset aside first. The old dataset
     /// is removed only once the new one is in place.
-    pub fn commit(mut self) -> Result<()> {
+    pub(crate) fn commit(mut self) -> Result<()> {
         let out = self.out.path.clone();
         // Checked again: the directory may have changed since the command started.
         self.out.check_replaceable(&|message| Error::Dataset { path: out.clone(), message })?;

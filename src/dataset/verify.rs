@@ -55,7 +55,7 @@ type Inputs<'a> = (&'a Path, &'a Path, &'a [std::path::PathBuf], Option<&'a Path
 
 /// Drift between the manifest and the files. `inputs` are the snapshot and runs
 /// directories, the traces paths and the tasks directory (if any), when the caller has them.
-pub fn verify(dataset: &Path, inputs: Option<Inputs<'_>>) -> Result<Vec<Drift>> {
+pub(crate) fn verify(dataset: &Path, inputs: Option<Inputs<'_>>) -> Result<Vec<Drift>> {
     let m = Manifest::load(dataset)?;
     let mut out = Vec::new();
     let table_rows = tables(dataset, &m, &mut out);

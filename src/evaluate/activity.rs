@@ -11,10 +11,10 @@ use crate::time::Instant;
 /// Activity already gathered for one output, shared by its windows: keyed by target number,
 /// whether it is a PR, and the workflow identities the actors were classified against. An
 /// output gathers one or two, so a list compared in place beats hashing a key.
-pub type ActivityCache = std::cell::RefCell<Vec<((i64, bool, Classifier), std::rc::Rc<Activity>)>>;
+pub(crate) type ActivityCache = std::cell::RefCell<Vec<((i64, bool, Classifier), std::rc::Rc<Activity>)>>;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ActKind {
+pub(crate) enum ActKind {
     Comment,
     Review(String),
     ReviewComment,
@@ -25,32 +25,32 @@ pub enum ActKind {
 
 /// Something someone did to the target.
 #[derive(Clone, Debug)]
-pub struct Act {
+pub(crate) struct Act {
     pub actor: Actor,
-    pub class: ActorClass,
-    pub at: Option<Instant>,
-    pub kind: ActKind,
-    pub detail: Option<String>,
+    pub(crate) class: ActorClass,
+    pub(crate) at: Option<Instant>,
+    pub(crate) kind: ActKind,
+    pub(crate) detail: Option<String>,
     /// A visible non-bot person's comment says the close was wrong (one of
     /// [`CHALLENGE_PHRASES`], in any case): decided once, when the comment is read; `false`
     /// for anyone else's, which can never be a challenge.
-    pub challenges_close: bool,
+    pub(crate) challenges_close: bool,
 }
 
 /// All activity on one target, and which sources could be read.
 #[derive(Clone, Debug, Default)]
-pub struct Activity {
-    pub acts: Vec<Act>,
+pub(crate) struct Activity {
+    pub(crate) acts: Vec<Act>,
     /// Sources read (paths relative to the repo).
-    pub read: Vec<String>,
+    pub(crate) read: Vec<String>,
     /// Sources whose capture failed, or answered 404 while the target itself exists.
     pub failed: Vec<(String, u16)>,
     /// Timeline or issue events, merged and sorted by time, when either was captured.
-    pub events: Option<Vec<Event>>,
+    pub(crate) events: Option<Vec<Event>>,
 }
 
 impl Activity {
-    pub fn any_read(&self) -> bool {
+    pub(crate) fn any_read(&self) -> bool {
         !self.read.is_empty()
     }
 }
@@ -87,7 +87,7 @@ impl<'a> Case<'a> {
     /// Activity on issue or PR `n`: comments, timeline/events, reactions, and for PRs
     /// reviews, review comments and commits. Gathered once per output: the windows differ
     /// only in which acts they count.
-    pub fn activity(&self, n: i64, pull: bool) -> std::rc::Rc<Activity> {
+    pub(crate) fn activity(&self, n: i64, pull: bool) -> std::rc::Rc<Activity> {
         let cache = &self.cache.activity;
         if let Some((_, a)) = cache.borrow().iter().find(|((m, p, c), _)| *m == n && *p == pull && *c == self.actors) {
             return a.clone();
@@ -199,24 +199,24 @@ impl<'a> Case<'a> {
     }
 
     /// Acts inside the window.
-    pub fn inside<'b>(&self, a: &'b Activity) -> impl Iterator<Item = &'b Act> + 'b {
+    pub(crate) fn inside<'b>(&self, a: &'b Activity) -> impl Iterator<Item = &'b Act> + 'b {
         self.inside_of(a.acts.iter())
     }
 
     /// `inside` over any acts (a rule's own beside an output's shared activity).
-    pub fn inside_of<'b>(&self, acts: impl Iterator<Item = &'b Act> + 'b) -> impl Iterator<Item = &'b Act> + 'b {
+    pub(crate) fn inside_of<'b>(&self, acts: impl Iterator<Item = &'b Act> + 'b) -> impl Iterator<Item = &'b Act> + 'b {
         let t0 = self.t0;
         let as_of = self.as_of;
         acts.filter(move |x| inside_window(t0, as_of, x.at))
     }
 
     /// Distinct (visible non-bot, bot) logins acting inside the window, compared lower-cased.
-    pub fn count_actors(&self, a: &Activity) -> (usize, usize) {
+    pub(crate) fn count_actors(&self, a: &Activity) -> (usize, usize) {
         self.count_acting(a.acts.iter())
     }
 
     /// `count_actors` over any acts (a rule's own beside an output's shared activity).
-    pub fn count_acting<'b>(&self, acts: impl Iterator<Item = &'b Act> + 'b) -> (usize, usize) {
+    pub(crate) fn count_acting<'b>(&self, acts: impl Iterator<Item = &'b Act> + 'b) -> (usize, usize) {
         let mut humans = Vec::new();
         let mut bots = Vec::new();
         for x in self.inside_of(acts) {
@@ -233,7 +233,7 @@ impl<'a> Case<'a> {
 
 /// Phrases by which people say a close was wrong. Matching is on lower-cased comment text;
 /// it is a heuristic, and the signal says so.
-pub const CHALLENGE_PHRASES: &[&str] = &[
+pub(crate) const CHALLENGE_PHRASES: &[&str] = &[
     "closed by mistake",
     "mistakenly closed",
     "closed in error",
@@ -250,7 +250,7 @@ pub const CHALLENGE_PHRASES: &[&str] = &[
 
 /// Whether `text`, lower-cased, contains one of [`CHALLENGE_PHRASES`]. ASCII text is
 /// lower-cased the cheap way (the same answer: Unicode lower-cases ASCII letters alone).
-pub fn says_close_was_wrong(text: &str) -> bool {
+pub(crate) fn says_close_was_wrong(text: &str) -> bool {
     let t = if text.is_ascii() { text.to_ascii_lowercase() } else { text.to_lowercase() };
     CHALLENGE_PHRASES.iter().any(|p| t.contains(p))
 }

@@ -37,7 +37,7 @@ impl ActorClass {
 
     /// A visible person: someone other than the workflow, a bot or GitHub, the requester
     /// included.
-    pub fn is_person(&self) -> bool {
+    pub(crate) fn is_person(&self) -> bool {
         matches!(self, ActorClass::VisibleNonBot | ActorClass::Requester)
     }
 }
@@ -45,13 +45,13 @@ impl ActorClass {
 /// Whether a login is an automation account by its name alone: GitHub's `[bot]` suffix, or
 /// an agent account GitHub does not always mark (`Copilot`), in any case. Logins are ASCII
 /// on GitHub: compared without lowercasing into a new string (it runs for every output).
-pub fn is_bot_login(login: &str) -> bool {
+pub(crate) fn is_bot_login(login: &str) -> bool {
     let b = login.as_bytes();
     (b.len() >= 5 && b[b.len() - 5..].eq_ignore_ascii_case(b"[bot]")) || KNOWN_BOTS.iter().any(|k| k.eq_ignore_ascii_case(login))
 }
 
 /// Whether an account is an automation identity: GitHub's type `Bot`, or a bot's login.
-pub fn is_automation(a: &Actor) -> bool {
+pub(crate) fn is_automation(a: &Actor) -> bool {
     a.kind.as_deref() == Some("Bot") || a.login.as_deref().is_some_and(is_bot_login)
 }
 
@@ -72,18 +72,19 @@ pub struct Classifier {
 }
 
 impl Classifier {
-    pub fn new<I: IntoIterator<Item = String>>(workflow_logins: I) -> Self {
+    #[cfg(test)]
+    pub(crate) fn new<I: IntoIterator<Item = String>>(workflow_logins: I) -> Self {
         Classifier { workflow: workflow_logins.into_iter().map(|l| l.to_lowercase()).collect(), ..Classifier::default() }
     }
 
-    pub fn add_workflow(&mut self, login: &str) {
+    pub(crate) fn add_workflow(&mut self, login: &str) {
         self.workflow.insert(login.to_lowercase());
     }
 
     /// An identity the agent acted as (the one an output was written as, the author of what
     /// it created): a person's account (`person`) is the requester's, unless the policy
     /// counts the requester's acts as the workflow's; any other is the workflow's own.
-    pub fn add_acting_as(&mut self, login: &str, person: bool, acts: super::policy::RequesterActs) {
+    pub(crate) fn add_acting_as(&mut self, login: &str, person: bool, acts: super::policy::RequesterActs) {
         if person && acts != super::policy::RequesterActs::Workflow {
             self.add_requester(login);
         } else {
@@ -93,19 +94,19 @@ impl Classifier {
 
     /// `login` is the requester's: a person the agent worked for, whose acts after the
     /// agent's last act as them ([`Classifier::agent_acted_until`]) are theirs.
-    pub fn add_requester(&mut self, login: &str) {
+    pub(crate) fn add_requester(&mut self, login: &str) {
         self.requesters.insert(login.to_lowercase());
     }
 
     /// The agent's last act under a requester's account: their acts up to it are the
     /// workflow's.
-    pub fn agent_acted_until(&mut self, t: Option<crate::time::Instant>) {
+    pub(crate) fn agent_acted_until(&mut self, t: Option<crate::time::Instant>) {
         self.requester_from = self.requester_from.max(t);
     }
 
     /// `classify`, for an act at `at`: a requester's act at or before the agent's last act
     /// under their account is the workflow's; one without a time is theirs.
-    pub fn classify_at(&self, a: &Actor, at: Option<crate::time::Instant>) -> ActorClass {
+    pub(crate) fn classify_at(&self, a: &Actor, at: Option<crate::time::Instant>) -> ActorClass {
         match self.classify(a) {
             ActorClass::Requester if at.is_some() && self.requester_from.is_some() && at <= self.requester_from => ActorClass::SameWorkflow,
             c => c,

@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
-pub use super::activity::{Act, ActKind, Activity, ActivityCache};
+pub(crate) use super::activity::{Act, ActKind, Activity, ActivityCache};
 use super::actors::Classifier;
-pub use super::history::{Final, HistoryGap, LabelsAsOf, Lifecycle};
+pub(crate) use super::history::{Final, HistoryGap, Lifecycle};
 use super::policy::Policy;
 use super::repository::{RepositoryFacts, RevertMark};
 use super::window::Window;
@@ -17,7 +17,7 @@ use crate::time::Instant;
 
 /// Why a path gave no capture to read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Missing {
+pub(crate) enum Missing {
     /// 404 or 410: gone at capture time.
     Gone(u16),
     /// Any other non-2xx: the capture failed; never evidence of anything.
@@ -26,13 +26,13 @@ pub enum Missing {
 }
 
 /// The result of looking a path up in the snapshot: its JSON, or why there is none.
-pub type Lookup<'a> = Result<&'a Value, Missing>;
+pub(crate) type Lookup<'a> = Result<&'a Value, Missing>;
 
 /// What an output recorded, parsed on first use and shared by its windows: the payload and
 /// the execution-time state (unparseable text reads as `null`, or as not recorded). Most
 /// rules read none of it, so most outputs never parse it.
 #[derive(Debug)]
-pub struct Recorded<'o> {
+pub(crate) struct Recorded<'o> {
     output: &'o SafeOutput<'o>,
     payload: std::cell::OnceCell<Value>,
     expected: std::cell::OnceCell<Value>,
@@ -41,37 +41,37 @@ pub struct Recorded<'o> {
 }
 
 impl<'o> Recorded<'o> {
-    pub fn of(o: &'o SafeOutput<'o>) -> Self {
+    pub(crate) fn of(o: &'o SafeOutput<'o>) -> Self {
         Recorded { output: o, payload: Default::default(), expected: Default::default(), before: Default::default(), after: Default::default() }
     }
-    pub fn payload(&self) -> &Value {
+    pub(crate) fn payload(&self) -> &Value {
         self.payload.get_or_init(|| serde_json::from_str(&self.output.payload).unwrap_or_default())
     }
-    pub fn expected(&self) -> &Value {
+    pub(crate) fn expected(&self) -> &Value {
         self.expected.get_or_init(|| self.output.expected())
     }
-    pub fn before(&self) -> &Option<Value> {
+    pub(crate) fn before(&self) -> &Option<Value> {
         self.before.get_or_init(|| self.output.before())
     }
-    pub fn after(&self) -> &Option<Value> {
+    pub(crate) fn after(&self) -> &Option<Value> {
         self.after.get_or_init(|| self.output.after())
     }
 }
 
 pub struct Case<'a> {
-    pub output: &'a SafeOutput<'a>,
-    pub recorded: &'a Recorded<'a>,
+    pub(crate) output: &'a SafeOutput<'a>,
+    pub(crate) recorded: &'a Recorded<'a>,
     pub window: Window,
     pub index: &'a SnapshotIndex,
     pub policy: &'a Policy,
     pub captured_at: Instant,
     /// When the action happened, if known.
-    pub t0: Option<Instant>,
+    pub(crate) t0: Option<Instant>,
     /// The end of the window: T+W, or `captured_at` for the snapshot window.
-    pub as_of: Instant,
-    pub actors: Classifier,
+    pub(crate) as_of: Instant,
+    pub(crate) actors: Classifier,
     /// Shared by the windows of one output.
-    pub cache: &'a OutputCache,
+    pub(crate) cache: &'a OutputCache,
     /// What is derived once from each repository of `index`, shared by every output
     /// judged against it.
     pub(crate) repository: &'a RepositoryFacts,
@@ -80,7 +80,7 @@ pub struct Case<'a> {
 /// What the windows of one output share, found on first use: the activity gathered on its
 /// target, and whether the target's repository was captured as gone.
 #[derive(Default)]
-pub struct OutputCache {
+pub(crate) struct OutputCache {
     pub(super) activity: ActivityCache,
     /// The status of `repos/{repo}` when it answered 404/410; asked of every path not
     /// captured (most paths asked for, such as a list nobody added to), in every window.
@@ -93,22 +93,13 @@ pub(super) fn inside_window(t0: Option<Instant>, as_of: Instant, at: Option<Inst
     at.is_some_and(|t| t0.is_none_or(|t0| t > t0) && t <= as_of)
 }
 
-/// Where an event falls relative to the window (T, as_of].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Placement {
-    Inside,
-    Outside,
-    /// No usable timestamp: it happened before capture, but when is unknown.
-    Undated,
-}
-
 impl<'a> Case<'a> {
     /// The same case with the author of the object the output created classified: an
     /// account GitHub marks as a person's (`type: User`, no bot's login) is the requester's
     /// (the agent opened it as them), unless the policy counts the requester's acts as the
     /// workflow's; any other author (a bot, an app, an account of no recorded type) is the
     /// workflow's own identity.
-    pub fn with_author(&self, author: &crate::snapshot::github::Actor) -> Case<'a> {
+    pub(crate) fn with_author(&self, author: &crate::snapshot::github::Actor) -> Case<'a> {
         let mut actors = self.actors.clone();
         if let Some(l) = author.login.as_deref() {
             let person = author.kind.as_deref() == Some("User") && !super::actors::is_automation(author);
@@ -133,7 +124,7 @@ impl<'a> Case<'a> {
         }
     }
 
-    pub fn repo(&self) -> Option<&str> {
+    pub(crate) fn repo(&self) -> Option<&str> {
         self.output.target_repo.as_deref()
     }
 
@@ -145,13 +136,13 @@ impl<'a> Case<'a> {
 
     /// A path of the target's repository. One not captured in a repository that itself
     /// answered 404/410 (deleted, or private to the capture) is gone with it.
-    pub fn lookup(&self, tail: &str) -> Lookup<'a> {
+    pub(crate) fn lookup(&self, tail: &str) -> Lookup<'a> {
         Self::to_lookup(self.lookup_entry(tail))
     }
 
     /// `lookup`, answering with the entry itself when it was found, so that a reader can
     /// take a typed view of it (`Entry::pull`, `Entry::events`, ...) instead of its `Value`.
-    pub fn lookup_entry(&self, tail: &str) -> Result<&'a Entry, Missing> {
+    pub(crate) fn lookup_entry(&self, tail: &str) -> Result<&'a Entry, Missing> {
         thread_local! {
             // One path buffer per thread: an output's lookups are many, each a path to build.
             static PATH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
@@ -173,13 +164,13 @@ impl<'a> Case<'a> {
     }
 
     /// A GraphQL capture of this repository: `graphql/repos/OWNER/REPO/<tail>`.
-    pub fn graphql(&self, tail: &str) -> Lookup<'a> {
+    pub(crate) fn graphql(&self, tail: &str) -> Lookup<'a> {
         let Some(repo) = self.repo() else { return Err(Missing::NotCaptured) };
         self.lookup_path(&format!("graphql/repos/{repo}/{tail}"))
     }
 
     /// Any captured path.
-    pub fn lookup_path(&self, path: &str) -> Lookup<'a> {
+    pub(crate) fn lookup_path(&self, path: &str) -> Lookup<'a> {
         Self::to_lookup(self.entry_at(path))
     }
 
@@ -197,26 +188,18 @@ impl<'a> Case<'a> {
         entry.map(Entry::body)
     }
 
-    pub fn place(&self, at: Option<Instant>) -> Placement {
-        match at {
-            None => Placement::Undated,
-            Some(_) if inside_window(self.t0, self.as_of, at) => Placement::Inside,
-            Some(_) => Placement::Outside,
-        }
-    }
-
     /// Whether `at` falls inside the window; an undated moment does not.
-    pub fn is_inside(&self, at: Option<Instant>) -> bool {
+    pub(crate) fn is_inside(&self, at: Option<Instant>) -> bool {
         inside_window(self.t0, self.as_of, at)
     }
 
     /// Hours from the action to the window's end; `None` when the action time is unknown.
-    pub fn elapsed_hours(&self) -> Option<f64> {
+    pub(crate) fn elapsed_hours(&self) -> Option<f64> {
         self.t0.map(|t0| crate::time::hours_between(&t0, &self.as_of))
     }
 
     /// Long enough without a response to call it ignored (policy `ignore_after_hours`).
-    pub fn long_enough(&self) -> bool {
+    pub(crate) fn long_enough(&self) -> bool {
         self.elapsed_hours().is_some_and(|h| h >= self.policy.ignore_after_hours as f64)
     }
 }

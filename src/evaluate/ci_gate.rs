@@ -77,11 +77,11 @@ use crate::table::{self, Kind};
 use crate::time::Instant;
 
 /// Fix attempts per iteration (seed 002).
-pub const FIX_BUDGET: usize = 5;
+pub(crate) const FIX_BUDGET: usize = 5;
 /// Minutes per iteration from the program push, CI waits included (seed 002).
-pub const WALL_CLOCK_MINUTES: i64 = 60;
+pub(crate) const WALL_CLOCK_MINUTES: i64 = 60;
 /// Autoloop's long-running branches: `autoloop/{program}`.
-pub const BRANCH_PREFIX: &str = "autoloop/";
+pub(crate) const BRANCH_PREFIX: &str = "autoloop/";
 
 /// How a replayed output ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -130,13 +130,13 @@ impl GateOutcome {
     }
 
     /// Whether the gate pauses the loop here.
-    pub fn pauses(&self) -> bool {
+    pub(crate) fn pauses(&self) -> bool {
         matches!(self, GateOutcome::CiFixExhausted | GateOutcome::Stuck | GateOutcome::CiTimeout)
     }
 
     /// What the gate appends to `recent_statuses` for the iteration, when it decided:
     /// `accepted`, or `ci-fix-exhausted` for any of its pauses.
-    pub fn gate_status(&self) -> Option<&'static str> {
+    pub(crate) fn gate_status(&self) -> Option<&'static str> {
         match self {
             GateOutcome::Accepted => Some("accepted"),
             o if o.pauses() => Some("ci-fix-exhausted"),
@@ -203,13 +203,13 @@ impl Check {
 #[derive(Clone, Debug)]
 pub struct Step {
     pub sha: String,
-    pub pushed_at: Option<Instant>,
+    pub(crate) pushed_at: Option<Instant>,
     /// The commit's author (GitHub login), or a force push's actor.
     pub author: Option<String>,
     pub pusher: Pusher,
     pub ci: CiState,
-    pub ci_finished_at: Option<Instant>,
-    pub signature: Option<String>,
+    pub(crate) ci_finished_at: Option<Instant>,
+    pub(crate) signature: Option<String>,
     /// What the loop decided at this step, or why the commit is no step of the loop.
     pub decision: String,
 }
@@ -219,9 +219,9 @@ pub struct Step {
 pub struct Replay {
     pub safe_output_id: String,
     pub run_id: String,
-    pub repo: String,
-    pub pull_number: i64,
-    pub branch: Option<String>,
+    pub(crate) repo: String,
+    pub(crate) pull_number: i64,
+    pub(crate) branch: Option<String>,
     /// `{program}` of `autoloop/{program}`.
     pub program: Option<String>,
     /// Whether the output is an iteration; `None` when that is unknown.
@@ -237,11 +237,11 @@ pub struct Replay {
     pub other_commits: usize,
     pub accepted_sha: Option<String>,
     /// The state file of the iteration's program, when captured.
-    pub loop_state: Option<String>,
+    pub(crate) loop_state: Option<String>,
     /// The status the loop recorded for this iteration (its Iteration History entry).
     pub loop_status: Option<String>,
     pub loop_check: Option<Check>,
-    pub loop_check_detail: Option<String>,
+    pub(crate) loop_check_detail: Option<String>,
     /// The loop marked a commit of this iteration accepted while its CI was red.
     pub accepted_while_ci_red: bool,
 }
@@ -278,7 +278,7 @@ impl Replay {
     }
 
     /// The loop's own pushes.
-    pub fn pushes(&self) -> impl Iterator<Item = &Step> {
+    pub(crate) fn pushes(&self) -> impl Iterator<Item = &Step> {
         self.steps.iter().filter(|s| s.pusher == Pusher::Loop)
     }
 }
@@ -286,13 +286,13 @@ impl Replay {
 /// Autoloop's commit mark (githubnext/autoloop's workflow, Step 5a: subject `[Autoloop:
 /// {program}] Iteration <N>: <description>`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mark {
-    pub program: String,
-    pub iteration: Option<i64>,
+pub(crate) struct Mark {
+    pub(crate) program: String,
+    pub(crate) iteration: Option<i64>,
 }
 
 /// The mark of a commit message's subject, if it has one.
-pub fn mark(message: &str) -> Option<Mark> {
+pub(crate) fn mark(message: &str) -> Option<Mark> {
     let subject = message.lines().next()?.trim();
     let head = subject.get(..10)?;
     if !head.eq_ignore_ascii_case("[autoloop:") {
@@ -313,14 +313,14 @@ fn leading_number(s: &str) -> Option<i64> {
 }
 
 /// The run a text links to: the digits after its first `/actions/runs/`.
-pub fn run_link(text: &str) -> Option<String> {
+pub(crate) fn run_link(text: &str) -> Option<String> {
     let i = text.find("/actions/runs/")?;
     let digits: String = text[i + "/actions/runs/".len()..].chars().take_while(char::is_ascii_digit).collect();
     (!digits.is_empty()).then_some(digits)
 }
 
 /// `{program}` of a branch `autoloop/{program}`.
-pub fn program_of(branch: &str) -> Option<&str> {
+pub(crate) fn program_of(branch: &str) -> Option<&str> {
     branch.strip_prefix(BRANCH_PREFIX).filter(|p| !p.is_empty())
 }
 
@@ -664,7 +664,7 @@ pub struct Replays {
 }
 
 impl Replays {
-    pub fn extend(&mut self, other: Replays) {
+    pub(crate) fn extend(&mut self, other: Replays) {
         self.replays.extend(other.replays);
         self.loop_states.extend(other.loop_states);
     }
@@ -786,22 +786,22 @@ fn loop_files(index: &SnapshotIndex, repo: &str) -> Vec<LoopFile> {
 /// One state file beside the gate's conclusion for the iteration it last recorded.
 #[derive(Clone, Debug, Default)]
 pub struct LoopStateRow {
-    pub repo: String,
-    pub state_file: String,
+    pub(crate) repo: String,
+    pub(crate) state_file: String,
     pub program: Option<String>,
-    pub pr: Option<i64>,
-    pub loop_paused: Option<bool>,
-    pub loop_pause_reason: Option<String>,
+    pub(crate) pr: Option<i64>,
+    pub(crate) loop_paused: Option<bool>,
+    pub(crate) loop_pause_reason: Option<String>,
     /// `Recent Statuses`, normalized, oldest first as autoloop appends them.
-    pub loop_recent_statuses: Option<String>,
-    pub loop_last_status: Option<String>,
-    pub newest_iteration: Option<i64>,
-    pub newest_run: Option<String>,
-    pub newest_commit: Option<String>,
+    pub(crate) loop_recent_statuses: Option<String>,
+    pub(crate) loop_last_status: Option<String>,
+    pub(crate) newest_iteration: Option<i64>,
+    pub(crate) newest_run: Option<String>,
+    pub(crate) newest_commit: Option<String>,
     pub safe_output_id: Option<String>,
-    pub gate_outcome: Option<String>,
+    pub(crate) gate_outcome: Option<String>,
     pub gate_status: Option<String>,
-    pub gate_pause_reason: Option<String>,
+    pub(crate) gate_pause_reason: Option<String>,
     pub comparison: Option<Check>,
     pub detail: String,
 }
@@ -1056,7 +1056,7 @@ fn last_push(r: &Replay) -> Option<&Step> {
 /// (one per state file, by repository and path), built column by column from the replays: a
 /// study replays a third of its outputs, and a cell per value cost more than encoding them
 /// (BENCHMARKS.md, fifteenth step). Sorts are stable, as `Table`'s were.
-pub fn tables(all: &Replays) -> Result<Vec<(&'static str, RecordBatch)>, arrow::error::ArrowError> {
+pub(crate) fn tables(all: &Replays) -> Result<Vec<(&'static str, RecordBatch)>, arrow::error::ArrowError> {
     let replays = &all.replays;
     let mut gate: Vec<&Replay> = replays.iter().collect();
     gate.sort_by(|a, b| a.safe_output_id.cmp(&b.safe_output_id));
@@ -1142,51 +1142,51 @@ pub fn tables(all: &Replays) -> Result<Vec<(&'static str, RecordBatch)>, arrow::
 /// /actions/runs/ID)` or `### Iter N — ...`; `**Status**: ✅ Accepted`, `**Commit**: <short
 /// sha>` or `Commit: <short sha>`). Summaries of several iterations (`### Iters 1–406`) are
 /// no entry.
-pub mod autoloop {
+pub(crate) mod autoloop {
     use serde_json::Value;
     use std::collections::BTreeMap;
 
     /// An Iteration History entry.
     #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct Entry {
+    pub(crate) struct Entry {
         pub number: Option<i64>,
         /// Normalized (see [`status_word`]).
-        pub status: Option<String>,
-        pub commit: Option<String>,
-        pub run: Option<String>,
+        pub(crate) status: Option<String>,
+        pub(crate) commit: Option<String>,
+        pub(crate) run: Option<String>,
     }
 
     #[derive(Clone, Debug, Default, PartialEq)]
-    pub struct State {
-        pub fields: BTreeMap<String, String>,
+    pub(crate) struct State {
+        pub(crate) fields: BTreeMap<String, String>,
         /// Newest first, as autoloop prepends them.
-        pub entries: Vec<Entry>,
+        pub(crate) entries: Vec<Entry>,
     }
 
     impl State {
         /// The PR number: `#123` or `123`, with anything after it (`#113 (hash-suffix; ...)`);
         /// a temporary id (`#aw_pr39b (pending)`) is none.
-        pub fn pr(&self) -> Option<i64> {
+        pub(crate) fn pr(&self) -> Option<i64> {
             let v = self.fields.get("pr")?.trim();
             super::leading_number(v.strip_prefix('#').unwrap_or(v))
         }
         /// `{program}` of the `Branch` field (`autoloop/{program}`).
-        pub fn program(&self) -> Option<String> {
+        pub(crate) fn program(&self) -> Option<String> {
             self.fields.get("branch").and_then(|b| super::program_of(b.trim()).map(str::to_string))
         }
-        pub fn paused(&self) -> Option<bool> {
+        pub(crate) fn paused(&self) -> Option<bool> {
             match self.fields.get("paused")?.trim().to_lowercase().as_str() {
                 "true" => Some(true),
                 "false" => Some(false),
                 _ => None,
             }
         }
-        pub fn pause_reason(&self) -> Option<String> {
+        pub(crate) fn pause_reason(&self) -> Option<String> {
             self.fields.get("pause_reason").cloned()
         }
         /// `Recent Statuses`, each normalized (annotations such as `(iter95)` dropped), in
         /// the order written: autoloop appends, so the last is the newest.
-        pub fn recent_statuses(&self) -> Vec<String> {
+        pub(crate) fn recent_statuses(&self) -> Vec<String> {
             self.fields.get("recent_statuses").map(|v| v.split(',').filter_map(status_word).collect()).unwrap_or_default()
         }
     }
@@ -1196,7 +1196,7 @@ pub mod autoloop {
     /// ...` is `accepted`, `⏳ Pending CI | ...` is `pending-ci`, `⚠️ Error (push failure)` is
     /// `error`, `gate-fix (iter95)` is `gate-fix`). One of autoloop's statuses followed by
     /// more words is that status.
-    pub fn status_word(text: &str) -> Option<String> {
+    pub(crate) fn status_word(text: &str) -> Option<String> {
         let mut words: Vec<String> = Vec::new();
         for token in text.split_whitespace() {
             let t = token.trim_end_matches([',', '.', ':', ';']);
@@ -1219,7 +1219,7 @@ pub mod autoloop {
     }
 
     /// The decoded text of a contents-API body (`content` in base64, lines broken).
-    pub fn contents_text(body: &Value) -> Option<String> {
+    pub(crate) fn contents_text(body: &Value) -> Option<String> {
         if body.get("encoding").and_then(Value::as_str) != Some("base64") {
             return None;
         }
@@ -1272,7 +1272,7 @@ pub mod autoloop {
     }
 
     /// Parse a state file; `None` when it has no Machine State table.
-    pub fn parse(text: &str) -> Option<State> {
+    pub(crate) fn parse(text: &str) -> Option<State> {
         let mut state = State::default();
         let mut section = "";
         let mut found = false;

@@ -8,14 +8,14 @@ use crate::time::Instant;
 /// Labels as of a window's end, and the labels history cannot settle (see
 /// [`Case::labels_as_of`]).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct LabelsAsOf {
-    pub labels: Vec<String>,
-    pub unsettled: Vec<String>,
+pub(crate) struct LabelsAsOf {
+    pub(crate) labels: Vec<String>,
+    pub(crate) unsettled: Vec<String>,
 }
 
 /// Why the state as of a window's end cannot be rebuilt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HistoryGap {
+pub(crate) enum HistoryGap {
     /// The target's state field was not captured.
     StateMissing,
     /// The target is `open` but carries a merge or close time.
@@ -53,38 +53,38 @@ impl HistoryGap {
 
 /// Issue or PR lifecycle as of a moment.
 #[derive(Clone, Debug, Default)]
-pub struct Lifecycle {
-    pub closed: bool,
-    pub closed_at: Option<Instant>,
-    pub closer: Actor,
-    pub state_reason: Option<String>,
+pub(crate) struct Lifecycle {
+    pub(crate) closed: bool,
+    pub(crate) closed_at: Option<Instant>,
+    pub(crate) closer: Actor,
+    pub(crate) state_reason: Option<String>,
     /// The close came with a commit (closed by a change).
-    pub closed_by_commit: bool,
-    pub merged: bool,
-    pub merged_at: Option<Instant>,
-    pub merger: Actor,
+    pub(crate) closed_by_commit: bool,
+    pub(crate) merged: bool,
+    pub(crate) merged_at: Option<Instant>,
+    pub(crate) merger: Actor,
     /// `events` (rebuilt from history), `final` (as captured) or `timestamps`.
-    pub basis: &'static str,
+    pub(crate) basis: &'static str,
 }
 
 /// The final (captured) lifecycle fields of an issue or PR.
 #[derive(Clone, Debug)]
-pub struct Final<'f> {
-    pub state: Option<&'f str>,
-    pub state_reason: Option<&'f str>,
-    pub closed_at: Option<Instant>,
-    pub closed_by: &'f Actor,
-    pub merged: Option<bool>,
-    pub merged_at: Option<Instant>,
-    pub merged_by: &'f Actor,
+pub(crate) struct Final<'f> {
+    pub(crate) state: Option<&'f str>,
+    pub(crate) state_reason: Option<&'f str>,
+    pub(crate) closed_at: Option<Instant>,
+    pub(crate) closed_by: &'f Actor,
+    pub(crate) merged: Option<bool>,
+    pub(crate) merged_at: Option<Instant>,
+    pub(crate) merged_by: &'f Actor,
 }
 
 /// No one: the closer of a PR's final fields, the merger of an issue's.
-pub static NOBODY: Actor = Actor { login: None, kind: None };
+pub(crate) static NOBODY: Actor = Actor { login: None, kind: None };
 
 impl<'a> Case<'a> {
     /// Lifecycle as of the window's end. `Err` names what is missing.
-    pub fn lifecycle(&self, f: &Final, events: Option<&[Event]>) -> Result<Lifecycle, HistoryGap> {
+    pub(crate) fn lifecycle(&self, f: &Final, events: Option<&[Event]>) -> Result<Lifecycle, HistoryGap> {
         // An open object carries no close or merge; one that does contradicts itself, and
         // no window can be judged from it.
         if f.state == Some("open") && (f.merged == Some(true) || f.merged_at.is_some() || f.closed_at.is_some()) {
@@ -265,7 +265,7 @@ impl<'a> Case<'a> {
     /// gone, or `unlabeled` but it is set) changed without a recorded event: its history is
     /// incomplete, so no timed window can say whether it was set, and it is returned in
     /// `unsettled` instead of being guessed from the final state.
-    pub fn labels_as_of(&self, mut labels: Vec<String>, events: &[Event]) -> LabelsAsOf {
+    pub(crate) fn labels_as_of(&self, mut labels: Vec<String>, events: &[Event]) -> LabelsAsOf {
         let mut last: std::collections::BTreeMap<String, bool> = std::collections::BTreeMap::new();
         for e in events {
             let Some(l) = e.label.as_ref().map(|l| l.to_lowercase()) else { continue };
@@ -293,7 +293,7 @@ impl<'a> Case<'a> {
     }
 
     /// Events of these kinds inside the window, oldest first.
-    pub fn events_inside<'b>(&self, events: Option<&'b [Event]>, kinds: &'b [&str]) -> impl Iterator<Item = &'b Event> + 'b {
+    pub(crate) fn events_inside<'b>(&self, events: Option<&'b [Event]>, kinds: &'b [&str]) -> impl Iterator<Item = &'b Event> + 'b {
         let (t0, as_of) = (self.t0, self.as_of);
         events.unwrap_or(&[]).iter().filter(move |e| e.event.as_deref().is_some_and(|k| kinds.contains(&k)) && inside_window(t0, as_of, e.created_at))
     }
@@ -301,7 +301,7 @@ impl<'a> Case<'a> {
     /// Whether the captured value of a field also held at the window's end: always in the
     /// snapshot window; otherwise when nothing at all changed after it (`updated_at`), or
     /// when history was captured and no event of `kinds` came after it.
-    pub fn current_holds(&self, updated_at: Option<Instant>, events: Option<&[Event]>, kinds: &[&str]) -> bool {
+    pub(crate) fn current_holds(&self, updated_at: Option<Instant>, events: Option<&[Event]>, kinds: &[&str]) -> bool {
         if self.window.is_snapshot() || updated_at.is_some_and(|u| u <= self.as_of) {
             return true;
         }

@@ -57,7 +57,7 @@ impl<'a> Evaluation<'a> {
     }
 
     /// With each run's last act known ([`run_ends`]).
-    pub fn with_run_ends(mut self, ends: &'a std::collections::HashMap<String, Instant>) -> Self {
+    pub(crate) fn with_run_ends(mut self, ends: &'a std::collections::HashMap<String, Instant>) -> Self {
         self.run_ends = Some(ends);
         self
     }

@@ -16,29 +16,30 @@
 
 mod activity;
 pub mod actors;
-pub mod case;
+pub(crate) mod case;
 pub mod catalogue;
 pub mod ci_gate;
 mod history;
 mod judge;
-pub mod outcome;
-pub mod outcomes;
+pub(crate) mod outcome;
+pub(crate) mod outcomes;
 pub mod policy;
 pub(crate) mod repository;
 pub mod risk;
-pub mod rule;
+pub(crate) mod rule;
 pub mod rules;
 mod spill;
 mod stage;
 pub mod window;
 
-pub use case::Case;
+pub(crate) use case::Case;
 pub use judge::{run_ends, Evaluation};
 pub use outcome::{Confidence, EvidenceStrength, Status, Verdict};
 pub use outcomes::OutcomeRows;
 pub use policy::Policy;
 pub(crate) use rule::rows;
-pub use rule::{common, deleted, undated, verdict, Common, Evaluator, RowId, RowSpec, Rule};
+pub use rule::{Common, Evaluator, RowId, RowSpec};
+pub(crate) use rule::{common, deleted, undated, verdict, Rule};
 pub use stage::evaluate_dataset;
 pub(crate) use stage::{evaluate_with, CHUNK_BYTES, OUTCOME_ROWS_HELD_BYTES};
 pub use window::Window;

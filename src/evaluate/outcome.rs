@@ -26,17 +26,6 @@ impl Status {
             Status::Unknown => "unknown",
         }
     }
-    pub fn parse(s: &str) -> Option<Status> {
-        Some(match s {
-            "accepted" => Status::Accepted,
-            "rejected" => Status::Rejected,
-            "pending" => Status::Pending,
-            "ignored" => Status::Ignored,
-            "skipped" => Status::Skipped,
-            "unknown" => Status::Unknown,
-            _ => return None,
-        })
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -84,7 +73,7 @@ pub struct Details(Vec<(&'static str, Value)>);
 
 impl Details {
     /// Set `k` to `v`, replacing a value it had.
-    pub fn insert(&mut self, k: &'static str, v: Value) {
+    pub(crate) fn insert(&mut self, k: &'static str, v: Value) {
         match self.0.binary_search_by(|(x, _)| (*x).cmp(k)) {
             Ok(i) => self.0[i].1 = v,
             Err(i) => self.0.insert(i, (k, v)),
@@ -129,39 +118,39 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    pub fn note(mut self, n: impl Into<String>) -> Self {
+    pub(crate) fn note(mut self, n: impl Into<String>) -> Self {
         self.notes.push(n.into());
         self
     }
-    pub fn detail(mut self, k: &'static str, v: impl Into<Value>) -> Self {
+    pub(crate) fn detail(mut self, k: &'static str, v: impl Into<Value>) -> Self {
         self.details.insert(k, v.into());
         self
     }
-    pub fn at(mut self, t: Option<Instant>) -> Self {
+    pub(crate) fn at(mut self, t: Option<Instant>) -> Self {
         self.decided_at = t;
         self
     }
-    pub fn resolved(mut self, r: bool) -> Self {
+    pub(crate) fn resolved(mut self, r: bool) -> Self {
         self.target_resolved = r;
         self
     }
-    pub fn confidence(mut self, c: Confidence) -> Self {
+    pub(crate) fn confidence(mut self, c: Confidence) -> Self {
         self.confidence = c;
         self
     }
-    pub fn strength(mut self, s: EvidenceStrength) -> Self {
+    pub(crate) fn strength(mut self, s: EvidenceStrength) -> Self {
         self.strength = s;
         self
     }
-    pub fn status(mut self, s: Status) -> Self {
+    pub(crate) fn status(mut self, s: Status) -> Self {
         self.status = s;
         self
     }
-    pub fn partial(mut self, score: f64) -> Self {
+    pub(crate) fn partial(mut self, score: f64) -> Self {
         self.partial_score = Some(score);
         self
     }
-    pub fn actors(mut self, non_bot: usize, bots: usize) -> Self {
+    pub(crate) fn actors(mut self, non_bot: usize, bots: usize) -> Self {
         self.visible_non_bot_actors = non_bot;
         self.bot_actors = bots;
         self

@@ -54,7 +54,7 @@ const COLUMNS: &[(&str, DataType)] = &[
     ("rule_id", DataType::Utf8),
 ];
 
-pub fn schema() -> SchemaRef {
+pub(crate) fn schema() -> SchemaRef {
     let utc = DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
     Arc::new(Schema::new(COLUMNS.iter().map(|(n, t)| Field::new(*n, if *t == DataType::Null { utc.clone() } else { t.clone() }, true)).collect::<Vec<_>>()))
 }
@@ -89,7 +89,7 @@ pub(crate) fn held_schema() -> SchemaRef {
 }
 
 /// The window's place in the sort: by hours, the snapshot window last.
-pub fn window_order(w: Window) -> i64 {
+pub(crate) fn window_order(w: Window) -> i64 {
     match w {
         Window::Hours(h) => h,
         Window::Snapshot => i64::MAX,
@@ -353,7 +353,7 @@ impl OutcomeRows {
 
     /// Rows built in parts (one per worker), merged and sorted by run id, item index, window
     /// and position: the bytes do not depend on how the work was split.
-    pub fn merge<O: Outputs + ?Sized>(parts: Vec<OutcomeRows>, outputs: &O) -> Result<RecordBatch, ArrowError> {
+    pub(crate) fn merge<O: Outputs + ?Sized>(parts: Vec<OutcomeRows>, outputs: &O) -> Result<RecordBatch, ArrowError> {
         let (keys, held) = Self::merge_keyed(parts)?;
         table_rows(outputs, &keys, &held)
     }

@@ -11,16 +11,16 @@ use crate::evaluate::outcome::Status;
 use crate::evaluate::window::MAX_HOURS;
 
 /// Hours in a day: the policy's durations are whole hours (`*_hours`), chosen in days.
-pub const HOURS_PER_DAY: i64 = 24;
+pub(crate) const HOURS_PER_DAY: i64 = 24;
 
 /// Default [`Policy::ignore_after_hours`]: 7 days. An open PR or issue no one has answered
 /// is `pending` until then and `ignored` after (seed 000 §5: a PR open after 24h is usually
 /// still pending).
-pub const DEFAULT_IGNORE_AFTER_HOURS: i64 = 7 * HOURS_PER_DAY;
+pub(crate) const DEFAULT_IGNORE_AFTER_HOURS: i64 = 7 * HOURS_PER_DAY;
 
 /// Default [`Policy::alert_sla_hours`]: 30 days. A code-scanning alert still open this long
 /// after its autofix is `rejected`, before it `pending`.
-pub const DEFAULT_ALERT_SLA_HOURS: i64 = 30 * HOURS_PER_DAY;
+pub(crate) const DEFAULT_ALERT_SLA_HOURS: i64 = 30 * HOURS_PER_DAY;
 
 /// Default [`Policy::durability_hours`]: 30 days, seed 000 §5's long-term window (the `30d`
 /// evaluation window). A merged PR reverted within 30 days of its merge is not durable: it
@@ -32,29 +32,29 @@ pub const DEFAULT_DURABILITY_HOURS: i64 = 30 * HOURS_PER_DAY;
 pub struct Policy {
     /// An open PR or issue with no response is `pending` until it has been open this many
     /// hours, then `ignored`. Default [`DEFAULT_IGNORE_AFTER_HOURS`] (7 days).
-    pub ignore_after_hours: i64,
+    pub(crate) ignore_after_hours: i64,
     /// create_issue, "Open with non-bot comment, reaction, or triage: pending or
     /// accepted_medium, depending policy". Default `pending`: engagement is not yet a
     /// decision.
-    pub open_issue_engagement: Choice,
+    pub(crate) open_issue_engagement: Choice,
     /// A target that answered 404/410 at capture: "unknown or rejected, depending audit
     /// availability". Default `unknown`: the capture says it is gone, not who removed it.
-    pub deleted_target: Choice,
+    pub(crate) deleted_target: Choice,
     /// add_labels, "Some labels retained, some removed: mixed". Default `accepted` (medium,
     /// with `partial_score` = share retained); `rejected` is the other choice.
-    pub partial_labels: Choice,
+    pub(crate) partial_labels: Choice,
     /// create_issue closed as not planned by a bot (stale/lifecycle): default `ignored`, as
     /// no person decided; `rejected` is the other choice.
-    pub bot_closed_not_planned: Choice,
+    pub(crate) bot_closed_not_planned: Choice,
     /// add_comment with no response in the window. The rule says `ignored`; `pending` is
     /// the other choice for studies that read short windows as too early to tell.
-    pub comment_without_response: Choice,
+    pub(crate) comment_without_response: Choice,
     /// Count the run's triggering actor (aw_info.json `actor`) as the workflow's own, so
     /// their later actions are not independent evidence. Default false: a maintainer who
     /// started a workflow and later merged its PR still made a decision; the classifier
     /// always treats the identity the output was written as (and the created object's
     /// author) as the workflow's own.
-    pub triggering_actor_is_workflow: bool,
+    pub(crate) triggering_actor_is_workflow: bool,
     /// Seed 000 §6: a signal counts when it comes from someone other than the workflow. A
     /// merge or close by the workflow's own identity of what it created (auto-merge, a
     /// report issue closed by the next run) is therefore no response from the repository:
@@ -62,7 +62,7 @@ pub struct Policy {
     /// rule alike. `true` counts it in its direction (merged accepted, closed as its reason
     /// says) at weak strength.
     #[serde(default)]
-    pub own_act_counts: bool,
+    pub(crate) own_act_counts: bool,
     /// The requester: the person an agent worked for, when the agent acted under their
     /// account (an AIDev Codex, Claude Code or Cursor PR opened as the person; a gh-aw run
     /// with a person's token). Their acts after the agent's own are, by default (`person`),
@@ -71,66 +71,66 @@ pub struct Policy {
     /// own signals (`pull_request_merged_by_requester`, ...). `weak` counts them at weak
     /// strength; `workflow` treats them as the workflow's own acts (the own-act rule).
     #[serde(default)]
-    pub requester_acts: RequesterActs,
+    pub(crate) requester_acts: RequesterActs,
     /// An act whose actor was not captured (a close with `closed_by: null` and no event, a
     /// label removed with no `unlabeled` event) is decided the same way in every rule: by
     /// default (`false`) at most `medium` strength, with medium confidence, since who
     /// decided is unknown. `true` keeps the strength the act would have from a visible
     /// person.
     #[serde(default)]
-    pub unattributed_full_strength: bool,
+    pub(crate) unattributed_full_strength: bool,
     /// close_issue closed by a stale or lifecycle bot: "accepted_weak or ignored".
     /// Default `accepted` (with weak evidence: it counts only in the sticky rate).
-    pub lifecycle_close: Choice,
+    pub(crate) lifecycle_close: Choice,
     /// Milestone, issue type, issue field or project field changed to another value:
     /// "rejected or mixed". Default `rejected`; `accepted` reads it as re-planning.
-    pub metadata_changed: Choice,
+    pub(crate) metadata_changed: Choice,
     /// unassign_from_user, item closed after the unassignment ("contextual"). Default
     /// `ignored`; `accepted` is the other choice.
-    pub closed_after_unassignment: Choice,
+    pub(crate) closed_after_unassignment: Choice,
     /// add_reviewer, PR merged without the requested reviewer acting: "ignored or
     /// accepted_weak". Default `ignored`.
-    pub merged_without_reviewer: Choice,
+    pub(crate) merged_without_reviewer: Choice,
     /// mark_pull_request_as_ready_for_review, closed unmerged with no review: "rejected or
     /// ignored". Default `rejected`.
-    pub ready_closed_unreviewed: Choice,
+    pub(crate) ready_closed_unreviewed: Choice,
     /// submit_pull_request_review contradicted by a later review: "rejected or mixed".
     /// Default `rejected`; `ignored` is the other choice.
-    pub review_contradicted: Choice,
+    pub(crate) review_contradicted: Choice,
     /// submit_pull_request_review, PR closed without addressing the review ("contextual").
     /// Default `ignored`; `rejected` is the other choice.
-    pub review_pr_closed: Choice,
+    pub(crate) review_pr_closed: Choice,
     /// reply_to_pull_request_review_comment, thread unresolved and PR closed: "ignored or
     /// rejected, depending context". Default `ignored`.
-    pub unresolved_reply_pr_closed: Choice,
+    pub(crate) unresolved_reply_pr_closed: Choice,
     /// resolve_pull_request_review_thread, PR closed unmerged after the resolution
     /// ("contextual"). Default `ignored`; `accepted` or `rejected` are the others.
-    pub resolved_pr_closed: Choice,
+    pub(crate) resolved_pr_closed: Choice,
     /// link_sub_issue, sub-issue closed as duplicate or not planned: "rejected or ignored,
     /// depending context". Default `rejected`.
-    pub sub_issue_closed_invalid: Choice,
+    pub(crate) sub_issue_closed_invalid: Choice,
     /// assign_to_agent, issue completed without the agent's PR: "accepted_other_actor or
     /// neutral". Default `ignored` (neutral); `accepted` credits the assignment.
-    pub solved_by_other: Choice,
+    pub(crate) solved_by_other: Choice,
     /// dispatch_workflow succeeded without an expected artifact: "accepted_weak or mixed".
     /// Default `accepted` (weak).
-    pub run_without_artifact: Choice,
+    pub(crate) run_without_artifact: Choice,
     /// autofix_code_scanning_alert: an alert still open this many hours after the autofix
     /// is rejected ("pending or rejected, depending SLA"). Default [`DEFAULT_ALERT_SLA_HOURS`]
     /// (30 days).
-    pub alert_sla_hours: i64,
+    pub(crate) alert_sla_hours: i64,
     /// create_code_scanning_alert dismissed with a reason by a person: "accepted or
     /// rejected, depending expected semantics". Default `accepted` (the alert was triaged).
-    pub alert_dismissed_with_reason: Choice,
+    pub(crate) alert_dismissed_with_reason: Choice,
     /// A revert counts against merged work only within this many hours of the merge.
     /// Default [`DEFAULT_DURABILITY_HOURS`] (30 days).
-    pub durability_hours: i64,
+    pub(crate) durability_hours: i64,
 }
 
 /// How the requester's acts count (see [`Policy::requester_acts`]).
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
-pub enum RequesterActs {
+pub(crate) enum RequesterActs {
     #[default]
     Person,
     Weak,
@@ -140,7 +140,7 @@ pub enum RequesterActs {
 /// A status a policy switch may choose.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
-pub enum Choice {
+pub(crate) enum Choice {
     Accepted,
     Rejected,
     Pending,
@@ -149,7 +149,7 @@ pub enum Choice {
 }
 
 impl Choice {
-    pub fn status(self) -> Status {
+    pub(crate) fn status(self) -> Status {
         match self {
             Choice::Accepted => Status::Accepted,
             Choice::Rejected => Status::Rejected,

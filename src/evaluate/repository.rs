@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use crate::snapshot::github::{Actor, Commit};
+use crate::snapshot::github::Commit;
 use crate::snapshot::paths::{self, Resource};
 use crate::snapshot::sha::Sha;
 use crate::snapshot::SnapshotIndex;
@@ -33,15 +33,14 @@ impl RepositoryFacts {
 
 /// Something in the snapshot that reverts earlier work.
 #[derive(Clone, Debug)]
-pub struct RevertMark {
+pub(crate) struct RevertMark {
     /// The reverted commit, as the revert's message names it.
     pub(crate) sha: Option<Sha>,
-    pub pr: Option<i64>,
-    pub title: Option<String>,
-    pub at: Option<Instant>,
-    pub by: Actor,
+    pub(crate) pr: Option<i64>,
+    pub(crate) title: Option<String>,
+    pub(crate) at: Option<Instant>,
     /// `commit <sha>` or `pull request #M`.
-    pub source: String,
+    pub(crate) source: String,
     /// The capture it was found in.
     pub path: String,
 }
@@ -105,7 +104,6 @@ fn revert_marks(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
                     pr: None,
                     title: None,
                     at: c.committed_at.or(c.authored_at),
-                    by: if c.author.login.is_some() { c.author.clone() } else { c.committer.clone() },
                     source: format!("commit {}", c.sha.clone().unwrap_or_default()),
                     path: path.clone(),
                 });
@@ -125,7 +123,6 @@ fn revert_marks(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
                     pr: body_ref,
                     title,
                     at: pr.merged_at,
-                    by: pr.merged_by.clone(),
                     source: format!("pull request #{m}"),
                     path: path.clone(),
                 });

@@ -28,7 +28,7 @@ use crate::table::{self, Kind};
 use arrow::record_batch::RecordBatch;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum RiskLevel {
+pub(crate) enum RiskLevel {
     Low,
     Medium,
     High,
@@ -149,7 +149,7 @@ fn base(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-pub fn is_test(path: &str) -> bool {
+pub(crate) fn is_test(path: &str) -> bool {
     let p = path.to_lowercase();
     let b = base(&p).to_string();
     p.split('/').any(|s| matches!(s, "test" | "tests" | "__tests__" | "spec" | "specs" | "testdata"))
@@ -193,7 +193,7 @@ fn is_shared_infrastructure(path: &str) -> bool {
 }
 
 /// A patch line (without its `+`/`-`) that declares a public item of `path`'s language.
-pub fn public_api(path: &str, line: &str) -> bool {
+pub(crate) fn public_api(path: &str, line: &str) -> bool {
     let l = line.trim_start();
     let indent = line.len() - l.len();
     let ext = path.rsplit_once('.').map(|(_, e)| e.to_lowercase()).unwrap_or_default();
@@ -219,23 +219,23 @@ pub fn public_api(path: &str, line: &str) -> bool {
 
 /// One PR's assessment, for the agent output or the task whose PR it is.
 #[derive(Clone, Debug)]
-pub struct Risk {
+pub(crate) struct Risk {
     /// The output that opened or pushed to the PR; `None` for a task's PR.
     pub safe_output_id: Option<String>,
     /// The task whose `pr_url` names the PR; `None` for an output's PR.
-    pub task_id: Option<String>,
-    pub repo: String,
-    pub pull_number: i64,
+    pub(crate) task_id: Option<String>,
+    pub(crate) repo: String,
+    pub(crate) pull_number: i64,
     /// `None` when the PR's files were not captured.
-    pub level: Option<RiskLevel>,
-    pub files: i64,
-    pub additions: i64,
-    pub deletions: i64,
-    pub reasons: Vec<String>,
+    pub(crate) level: Option<RiskLevel>,
+    pub(crate) files: i64,
+    pub(crate) additions: i64,
+    pub(crate) deletions: i64,
+    pub(crate) reasons: Vec<String>,
 }
 
 /// Assess the PR of output `o` (types that open or push to a PR, executed).
-pub fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Option<Risk> {
+pub(crate) fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Option<Risk> {
     if !matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch") || o.execution != crate::runs::Execution::Executed {
         return None;
     }
@@ -245,7 +245,7 @@ pub fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Opt
 
 /// A task's PR (seed 004 stores the risk level "in the task record"): the same assessment,
 /// for the task `task_id` whose `pr_url` names `repo`#`n`.
-pub fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy) -> Risk {
+pub(crate) fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy) -> Risk {
     Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy) }
 }
 
@@ -340,7 +340,7 @@ const RISK_COLUMNS: [(&str, Kind); 9] = [
 /// The `pr_risk` table by (`safe_output_id`, `task_id`): the tasks' PRs (no output id)
 /// first, by task id, then the outputs', by output id (a stable sort, as `Table`'s was), built column by column from the risks (see
 /// `ci_gate::tables`).
-pub fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow::error::ArrowError> {
+pub(crate) fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow::error::ArrowError> {
     let mut order: Vec<&Risk> = risks.iter().collect();
     order.sort_by(|a, b| (&a.safe_output_id, &a.task_id).cmp(&(&b.safe_output_id, &b.task_id)));
     let reasons: Vec<String> = order.iter().map(|r| serde_json::to_string(&r.reasons).unwrap_or_default()).collect();

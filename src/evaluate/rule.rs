@@ -16,14 +16,14 @@ pub struct RowSpec {
     /// The row's name in `rule_id` (`<type>/<id>`) and in the catalogue.
     pub id: &'static str,
     /// The repository state, in words.
-    pub when: &'static str,
+    pub(crate) when: &'static str,
     pub status: Status,
     pub strength: EvidenceStrength,
     pub signal: &'static str,
     /// The seed 000 table row this implements ("" when the row is hindsight's own).
-    pub seed: &'static str,
+    pub(crate) seed: &'static str,
     /// The policy switch that can change the status, if any.
-    pub policy: Option<&'static str>,
+    pub(crate) policy: Option<&'static str>,
 }
 
 /// A rule's rows: an enum declared with `rows!`, each value one row of the table.
@@ -59,7 +59,7 @@ macro_rules! rows {
 pub(crate) use rows;
 
 /// An evaluator for one safe-output type, with its own rows.
-pub trait Rule: Sync + Send {
+pub(crate) trait Rule: Sync + Send {
     /// The rows this rule answers with.
     type Row: RowId;
     /// Its type, from the registry (`runs::output_type`), which says what the type acts on
@@ -317,7 +317,7 @@ pub fn common(row: Common) -> Verdict {
 /// A verdict that rests on an observation without a time (a 404 at capture, a label
 /// missing at capture, a field's final value): it settles the `snapshot` window only. A
 /// timed window cannot borrow it; there the answer is `history_missing`, saying why.
-pub fn undated(case: &Case, v: Verdict, what: &str) -> Verdict {
+pub(crate) fn undated(case: &Case, v: Verdict, what: &str) -> Verdict {
     if case.window.is_snapshot() {
         return v;
     }
@@ -326,7 +326,7 @@ pub fn undated(case: &Case, v: Verdict, what: &str) -> Verdict {
 
 /// Deleted target, under the `deleted_target` policy (snapshot window only: a 404 carries
 /// no time).
-pub fn deleted(case: &Case, status: u16) -> Verdict {
+pub(crate) fn deleted(case: &Case, status: u16) -> Verdict {
     if !case.window.is_snapshot() {
         return undated(case, common(Common::TargetDeleted), &format!("the target answered {status}")).detail("http_status", status);
     }

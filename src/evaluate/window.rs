@@ -26,13 +26,13 @@ impl Window {
     /// Thirty days after (`30d`).
     pub(crate) const THIRTY_DAYS: Window = Window::Hours(720);
 
-    pub fn hours(&self) -> Option<i64> {
+    pub(crate) fn hours(&self) -> Option<i64> {
         match self {
             Window::Hours(h) => Some(*h),
             Window::Snapshot => None,
         }
     }
-    pub fn is_snapshot(&self) -> bool {
+    pub(crate) fn is_snapshot(&self) -> bool {
         matches!(self, Window::Snapshot)
     }
 }
@@ -50,7 +50,7 @@ impl fmt::Display for Window {
 
 /// The longest window: 100 years (of 365.25 days). Far beyond any study, and T+W stays
 /// inside chrono's range for every timestamp an input can carry.
-pub const MAX_HOURS: i64 = 100 * 8766;
+pub(crate) const MAX_HOURS: i64 = 100 * 8766;
 
 impl FromStr for Window {
     type Err = Error;

@@ -10,7 +10,7 @@
 //! is never read as "nobody said anything". Definitions and switches: `docs/TASKS.md`.
 
 mod repeats;
-pub mod similarity;
+pub(crate) mod similarity;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
@@ -28,7 +28,7 @@ use crate::time::Instant;
 /// Where a reviewer's words were written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Source {
+pub(crate) enum Source {
     /// A review's body (`pulls/N/reviews`).
     Review,
     /// An inline comment on the diff (`pulls/N/comments`).
@@ -38,9 +38,9 @@ pub enum Source {
 }
 
 impl Source {
-    pub const ALL: [Source; 3] = [Source::Review, Source::ReviewComment, Source::Conversation];
+    pub(crate) const ALL: [Source; 3] = [Source::Review, Source::ReviewComment, Source::Conversation];
 
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             Source::Review => "review",
             Source::ReviewComment => "review_comment",
@@ -61,7 +61,7 @@ impl Source {
 /// Which earlier PRs a comment is compared with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RepeatScope {
+pub(crate) enum RepeatScope {
     /// Earlier PRs of the same repository opened by the same author: the agent repeating
     /// its own mistake.
     SameAuthor,
@@ -77,24 +77,24 @@ pub struct FeedbackPolicy {
     /// Overlap coefficient at or above which two comments say the same thing (seed 004's
     /// example threshold, 0.85, is for embeddings; word sets of short comments move in
     /// steps of 1/3, 1/4, 1/5, so 0.8 accepts one word in five unmatched).
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// Words a comment must keep after normalization to be compared: fewer says too little.
-    pub min_tokens: usize,
+    pub(crate) min_tokens: usize,
     /// The shorter comment's words must be at least this share of the longer's: a few
     /// words found inside a long comment are there by chance more often than not.
-    pub min_size_ratio: f64,
+    pub(crate) min_size_ratio: f64,
     /// Which earlier PRs count.
-    pub scope: RepeatScope,
+    pub(crate) scope: RepeatScope,
     /// Where reviewer comments are read from; a PR whose capture of one of them is missing
     /// has no comment count.
-    pub sources: Vec<Source>,
+    pub(crate) sources: Vec<Source>,
     /// Whether comments and reviews by bots count as a reviewer's. Default false: review
     /// bots repeat themselves by design.
-    pub bot_reviewers: bool,
+    pub(crate) bot_reviewers: bool,
     /// Logins (any case) that are automation although the data does not mark them: a
     /// capture without account types (AIDev's CSVs) knows bots only by a `[bot]` suffix or a
     /// known name, so CI reporters on service accounts read as reviewers unless named here.
-    pub automation_accounts: Vec<String>,
+    pub(crate) automation_accounts: Vec<String>,
 }
 
 impl Default for FeedbackPolicy {
@@ -112,7 +112,7 @@ impl Default for FeedbackPolicy {
 }
 
 impl FeedbackPolicy {
-    pub fn check(&self) -> std::result::Result<(), String> {
+    pub(crate) fn check(&self) -> std::result::Result<(), String> {
         if !(self.threshold > 0.0 && self.threshold <= 1.0) {
             return Err(format!("feedback.threshold must be above 0 and at most 1 (it is {})", self.threshold));
         }
@@ -134,13 +134,13 @@ impl FeedbackPolicy {
 /// `create_pull_request` safe output. Other PRs of the snapshot are no agent's as far as
 /// the study knows (they get figures too, for comparison).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum OpenedBy {
+pub(crate) enum OpenedBy {
     Task,
     SafeOutput,
 }
 
 impl OpenedBy {
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             OpenedBy::Task => "task",
             OpenedBy::SafeOutput => "safe_output",
@@ -149,10 +149,10 @@ impl OpenedBy {
 }
 
 /// The agent PRs of a study, by (repository, number).
-pub type AgentPrs = BTreeMap<(String, i64), OpenedBy>;
+pub(crate) type AgentPrs = BTreeMap<(String, i64), OpenedBy>;
 
 /// Record the PR a safe output opened, if it is a `create_pull_request` with a target.
-pub fn note_output(prs: &mut AgentPrs, o: &crate::runs::SafeOutput) {
+pub(crate) fn note_output(prs: &mut AgentPrs, o: &crate::runs::SafeOutput) {
     if let (true, Some(repo), Some(n)) = (o.output_type == "create_pull_request", &o.target_repo, o.target_number) {
         prs.insert((repo.to_string(), n), OpenedBy::SafeOutput);
     }
@@ -251,10 +251,10 @@ struct Figures {
 /// Hours from task submission to PR creation of the task PRs, by (repository, number): the
 /// task's `hours_to_pr` ([`crate::tasks::Timing`]), of the earliest-submitted task naming the
 /// PR when several do.
-pub type HoursToPr = BTreeMap<(String, i64), f64>;
+pub(crate) type HoursToPr = BTreeMap<(String, i64), f64>;
 
 /// Compute both tables from the typed tables in `dataset`.
-pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hours_to_pr: &HoursToPr) -> Result<Vec<Table>> {
+pub(crate) fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hours_to_pr: &HoursToPr) -> Result<Vec<Table>> {
     let prs = read_prs(dataset)?;
     let index: HashMap<(&str, i64), usize> = prs.iter().enumerate().map(|(k, p)| ((p.repo.as_str(), p.number), k)).collect();
     let captured = captured_lists(dataset)?;

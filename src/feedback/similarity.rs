@@ -32,7 +32,7 @@
 use std::collections::BTreeSet;
 
 /// Function words, negations, politeness and praise (lower case, whole words).
-pub const STOPWORDS: &[&str] = &[
+pub(crate) const STOPWORDS: &[&str] = &[
     "a",
     "about",
     "above",
@@ -218,13 +218,13 @@ pub const STOPWORDS: &[&str] = &[
 
 /// Whether a comment is a command to a bot: its first non-blank line starts with `/` and a
 /// letter.
-pub fn is_command(text: &str) -> bool {
+pub(crate) fn is_command(text: &str) -> bool {
     let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
     first.strip_prefix('/').and_then(|r| r.chars().next()).is_some_and(|c| c.is_ascii_alphabetic())
 }
 
 /// The normalized word set of a comment, sorted.
-pub fn tokens(text: &str) -> BTreeSet<String> {
+pub(crate) fn tokens(text: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut fenced = false;
     for line in without_html_comments(text).lines() {
@@ -286,7 +286,8 @@ fn stem(word: &str) -> &str {
 /// The overlap coefficient of two word sets; `None` when either has fewer than `min_tokens`
 /// words (too little said to compare) or the shorter has fewer than `min_size_ratio` times
 /// the words of the longer.
-pub fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>, min_tokens: usize, min_size_ratio: f64) -> Option<f64> {
+#[cfg(test)]
+pub(crate) fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>, min_tokens: usize, min_size_ratio: f64) -> Option<f64> {
     comparable(a.len(), b.len(), min_tokens, min_size_ratio).then(|| coefficient(a.intersection(b).count(), a.len(), b.len()))
 }
 

@@ -12,14 +12,14 @@
 
 /// A well-formed message's parts, borrowed from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CommitMessage<'a> {
-    pub kind: &'a str,
-    pub scope: &'a str,
-    pub summary: &'a str,
+pub(crate) struct CommitMessage<'a> {
+    pub(crate) kind: &'a str,
+    pub(crate) scope: &'a str,
+    pub(crate) summary: &'a str,
 }
 
 /// Split `message` into its parts, or say why it is not `type(scope): summary`.
-pub fn parse(message: &str) -> Result<CommitMessage<'_>, &'static str> {
+pub(crate) fn parse(message: &str) -> Result<CommitMessage<'_>, &'static str> {
     // Unicode's own line and paragraph separators break a line as `\n` does in most
     // viewers: a second line hidden from a reader that splits on `\n` only.
     if message.contains(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}']) {

@@ -10,7 +10,7 @@
 
 /// A compiled pattern.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Glob {
+pub(crate) struct Glob {
     text: String,
     segments: Vec<Segment>,
 }
@@ -27,7 +27,7 @@ impl Glob {
     /// Compile `pattern`, refusing one that could never match a plain relative path (see
     /// [`path_problem`]) or that holds `**` inside a segment (`a**b` would read as `a*b` to
     /// some tools and as a path wildcard to others).
-    pub fn new(pattern: &str) -> Result<Glob, String> {
+    pub(crate) fn new(pattern: &str) -> Result<Glob, String> {
         let mut segments = Vec::new();
         for seg in split_checked(pattern).map_err(|e| format!("`{}`: {e}", pattern.escape_debug()))? {
             if seg == "**" {
@@ -42,12 +42,12 @@ impl Glob {
     }
 
     /// Whether `path` (a plain relative path, `/`-separated) matches the whole pattern.
-    pub fn matches(&self, path: &str) -> bool {
+    pub(crate) fn matches(&self, path: &str) -> bool {
         let parts: Vec<&str> = path.split('/').collect();
         match_segments(&self.segments, &parts)
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
 }
@@ -56,7 +56,7 @@ impl Glob {
 /// without the path): empty, absolute, a
 /// backslash, a control character, or an empty, `.` or `..` segment. Such a path could name
 /// a file that a pattern does not see, so the gate refuses to judge it.
-pub fn path_problem(path: &str) -> Option<String> {
+pub(crate) fn path_problem(path: &str) -> Option<String> {
     split_checked(path).err()
 }
 

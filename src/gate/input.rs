@@ -15,7 +15,7 @@ use crate::{Error, Result};
 
 /// The builder's own verdict on the run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BuilderStatus {
+pub(crate) enum BuilderStatus {
     Success,
     Failure,
     Timeout,
@@ -30,26 +30,27 @@ pub struct ExecutionResult {
     /// The line's text, as read.
     pub raw: String,
     pub task_id: String,
-    pub exit_code: i64,
-    pub changed_files: Vec<String>,
-    pub logs: String,
-    pub duration_seconds: f64,
-    pub builder_status: BuilderStatus,
+    pub(crate) exit_code: i64,
+    pub(crate) changed_files: Vec<String>,
+    pub(crate) logs: String,
+    pub(crate) duration_seconds: f64,
+    pub(crate) builder_status: BuilderStatus,
     /// As written; the evaluation parses it (RFC 3339) and never reads the clock.
-    pub timestamp: Option<String>,
-    pub commit_message: Option<String>,
+    pub(crate) timestamp: Option<String>,
+    pub(crate) commit_message: Option<String>,
     /// The runtime's environment validation just before the commit.
-    pub environment_valid: Option<bool>,
-    pub governance_hash_before: Option<String>,
-    pub governance_hash_after: Option<String>,
+    pub(crate) environment_valid: Option<bool>,
+    pub(crate) governance_hash_before: Option<String>,
+    pub(crate) governance_hash_after: Option<String>,
     /// sha256 of protected files as observed at evaluation, by path.
-    pub protected_file_sha256: BTreeMap<String, String>,
+    pub(crate) protected_file_sha256: BTreeMap<String, String>,
     /// The runtime's commit failed (and was rolled back), with its message.
-    pub commit_error: Option<String>,
+    pub(crate) commit_error: Option<String>,
     /// Evidence for an expected outcome of `tests_passed: true`.
-    pub tests_passed: Option<bool>,
+    pub(crate) tests_passed: Option<bool>,
     /// Fields this contract does not know, kept as read.
-    pub extra: BTreeMap<String, Value>,
+    #[allow(dead_code)] // read by the tests: nothing an input holds is lost
+    pub(crate) extra: BTreeMap<String, Value>,
 }
 
 const KNOWN: [&str; 14] = [

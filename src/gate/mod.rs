@@ -7,8 +7,8 @@
 //! condition is a rejection ("ambiguity is treated as failure"). The input is only read.
 //! docs/GATE.md describes the input fields, the policy keys and the terminal-state mapping.
 
-pub mod commit_message;
-pub mod glob;
+pub(crate) mod commit_message;
+pub(crate) mod glob;
 pub mod input;
 pub mod policy;
 mod render;
@@ -18,7 +18,7 @@ use std::path::Path;
 
 use serde::{Serialize, Serializer};
 
-pub use input::{BuilderStatus, ExecutionResult, Quarantined};
+pub(crate) use input::{BuilderStatus, ExecutionResult, Quarantined};
 pub use policy::{Policy, TaskPolicy};
 pub use render::Format;
 
@@ -28,7 +28,7 @@ use crate::Result;
 /// several states ends in the first, so a governance breach is never hidden behind an
 /// ordinary failure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum TerminalState {
+pub(crate) enum TerminalState {
     GovernanceViolation,
     EnvironmentInvalid,
     Timeout,
@@ -39,7 +39,7 @@ pub enum TerminalState {
 }
 
 impl TerminalState {
-    pub const ALL: [TerminalState; 7] = [
+    pub(crate) const ALL: [TerminalState; 7] = [
         TerminalState::Success,
         TerminalState::Rejected,
         TerminalState::Failed,
@@ -49,7 +49,7 @@ impl TerminalState {
         TerminalState::CommitError,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             TerminalState::GovernanceViolation => "governance_violation",
             TerminalState::EnvironmentInvalid => "environment_invalid",
@@ -64,7 +64,7 @@ impl TerminalState {
     /// The seed's `evaluation_result`: any failed condition is `rejected` ("If any condition
     /// fails: evaluation_result = rejected"); `failed` is kept for a commit whose atomic
     /// execution failed ("If atomicity fails: rollback, mark execution as failed").
-    pub fn evaluation_result(self) -> EvaluationResult {
+    pub(crate) fn evaluation_result(self) -> EvaluationResult {
         match self {
             TerminalState::Success => EvaluationResult::Success,
             TerminalState::CommitError => EvaluationResult::Failed,
@@ -74,16 +74,16 @@ impl TerminalState {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum EvaluationResult {
+pub(crate) enum EvaluationResult {
     Success,
     Rejected,
     Failed,
 }
 
 impl EvaluationResult {
-    pub const ALL: [EvaluationResult; 3] = [EvaluationResult::Success, EvaluationResult::Rejected, EvaluationResult::Failed];
+    pub(crate) const ALL: [EvaluationResult; 3] = [EvaluationResult::Success, EvaluationResult::Rejected, EvaluationResult::Failed];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             EvaluationResult::Success => "success",
             EvaluationResult::Rejected => "rejected",
@@ -95,7 +95,7 @@ impl EvaluationResult {
 /// Why a result is not committed. Declared in the order violations are listed: by the
 /// terminal state they lead to (most severe first), then as here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ViolationKind {
+pub(crate) enum ViolationKind {
     // governance_violation: an observed breach of governance integrity.
     /// A protected file is in `changed_files`, or its observed sha256 differs from the policy's.
     ProtectedFileChanged,
@@ -153,7 +153,7 @@ pub enum ViolationKind {
 }
 
 impl ViolationKind {
-    pub const ALL: [ViolationKind; 24] = [
+    pub(crate) const ALL: [ViolationKind; 24] = [
         ViolationKind::ProtectedFileChanged,
         ViolationKind::GovernanceHashChanged,
         ViolationKind::EnvironmentInvalid,
@@ -181,7 +181,7 @@ impl ViolationKind {
     ];
 
     /// The stable name in every output.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         use ViolationKind::*;
         match self {
             ProtectedFileChanged => "protected_file_changed",
@@ -213,7 +213,7 @@ impl ViolationKind {
 
     /// The terminal state a violation of this kind leads to. An observed breach has its own
     /// state; a condition merely not proven is a plain rejection.
-    pub fn state(self) -> TerminalState {
+    pub(crate) fn state(self) -> TerminalState {
         use ViolationKind::*;
         match self {
             ProtectedFileChanged | GovernanceHashChanged => TerminalState::GovernanceViolation,
@@ -278,10 +278,10 @@ impl Serialize for EvaluationResult {
 /// One rule not met, with what offended it: the file at fault (`path`) and what else says
 /// why (a message, a value, two hashes), each when there is one.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Violation {
-    pub kind: ViolationKind,
-    pub path: Option<String>,
-    pub detail: Option<String>,
+pub(crate) struct Violation {
+    pub(crate) kind: ViolationKind,
+    pub(crate) path: Option<String>,
+    pub(crate) detail: Option<String>,
 }
 
 impl Violation {
@@ -298,7 +298,7 @@ impl Violation {
     }
 
     /// `phrase: path (detail)`, the form of `rejection_reason`.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         match (&self.path, &self.detail) {
             (Some(p), Some(d)) => format!("{}: {p} ({d})", self.kind.phrase()),
             (Some(x), None) | (None, Some(x)) => format!("{}: {x}", self.kind.phrase()),
@@ -311,24 +311,24 @@ impl Violation {
 #[derive(Clone, Debug, Serialize)]
 pub struct Evaluation {
     pub task_id: String,
-    pub evaluation_result: EvaluationResult,
+    pub(crate) evaluation_result: EvaluationResult,
     /// The protocol lets the commit stand: every condition held and the runtime recorded
     /// no commit error. This gate never commits anything itself.
-    pub commit_performed: bool,
+    pub(crate) commit_performed: bool,
     /// The first violation's message; `null` on success.
-    pub rejection_reason: Option<String>,
-    pub violations: Vec<Violation>,
+    pub(crate) rejection_reason: Option<String>,
+    pub(crate) violations: Vec<Violation>,
     /// The result's own timestamp in UTC; `null` when it had none (then rejected).
-    pub timestamp: Option<String>,
-    pub terminal_state: TerminalState,
+    pub(crate) timestamp: Option<String>,
+    pub(crate) terminal_state: TerminalState,
     /// 1-based line of the results file.
     pub line: usize,
     /// sha256 of the line's text: the exact input judged.
-    pub input_sha256: String,
+    pub(crate) input_sha256: String,
 }
 
 /// Judge one result against the policy.
-pub fn evaluate(r: &ExecutionResult, policy: &Policy) -> Evaluation {
+pub(crate) fn evaluate(r: &ExecutionResult, policy: &Policy) -> Evaluation {
     let task = policy.tasks.get(&r.task_id);
     let mut v = Vec::new();
     let timestamp = check_timestamp(r, &mut v);
@@ -495,24 +495,24 @@ pub struct Compliance {
     pub quarantined: usize,
     pub commits_performed: usize,
     /// Every terminal state, zero included.
-    pub by_terminal_state: BTreeMap<&'static str, usize>,
-    pub by_evaluation_result: BTreeMap<&'static str, usize>,
+    pub(crate) by_terminal_state: BTreeMap<&'static str, usize>,
+    pub(crate) by_evaluation_result: BTreeMap<&'static str, usize>,
     /// Violations of every kind, zero included.
-    pub by_violation_kind: BTreeMap<&'static str, usize>,
-    pub per_result: Vec<ComplianceEntry>,
+    pub(crate) by_violation_kind: BTreeMap<&'static str, usize>,
+    pub(crate) per_result: Vec<ComplianceEntry>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct ComplianceEntry {
+pub(crate) struct ComplianceEntry {
     pub line: usize,
     pub task_id: String,
-    pub evaluation_result: EvaluationResult,
-    pub commit_performed: bool,
-    pub violation_count: usize,
+    pub(crate) evaluation_result: EvaluationResult,
+    pub(crate) commit_performed: bool,
+    pub(crate) violation_count: usize,
 }
 
 impl Compliance {
-    pub fn of(results: &[Evaluation], quarantined: usize) -> Compliance {
+    pub(crate) fn of(results: &[Evaluation], quarantined: usize) -> Compliance {
         let mut by_terminal_state: BTreeMap<&'static str, usize> = TerminalState::ALL.iter().map(|s| (s.name(), 0)).collect();
         let mut by_evaluation_result: BTreeMap<&'static str, usize> = EvaluationResult::ALL.iter().map(|s| (s.name(), 0)).collect();
         let mut by_violation_kind: BTreeMap<&'static str, usize> = ViolationKind::ALL.iter().map(|k| (k.name(), 0)).collect();
@@ -548,7 +548,7 @@ impl Compliance {
 /// Everything `hindsight gate` prints.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
-    pub results: Vec<Evaluation>,
+    pub(crate) results: Vec<Evaluation>,
     pub compliance: Compliance,
     pub quarantined: Vec<Quarantined>,
 }
@@ -563,7 +563,7 @@ pub fn run(results: &Path, policy: &Policy) -> Result<Report> {
 impl Report {
     /// The results as dataset tables: `commit_protocol` (one row per evaluated result) and
     /// `commit_protocol_violations` (one row per violation), in file order.
-    pub fn tables(&self) -> Vec<crate::table::Table> {
+    pub(crate) fn tables(&self) -> Vec<crate::table::Table> {
         use crate::table::{b, i, os, s, Kind, Table};
         let mut results = Table::new(
             "commit_protocol",

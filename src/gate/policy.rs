@@ -14,14 +14,14 @@ use crate::json::kind;
 use crate::{Error, Result};
 
 /// The commit types seed 003 allows.
-pub const DEFAULT_COMMIT_TYPES: [&str; 4] = ["feat", "fix", "docs", "chore"];
+pub(crate) const DEFAULT_COMMIT_TYPES: [&str; 4] = ["feat", "fix", "docs", "chore"];
 
 /// The files seed 003 says MUST remain unchanged. They are protected whatever the policy
 /// file says; the spec pattern alone may be lifted for a task (`allow_spec_changes`).
-pub const SEED_PROTECTED: [&str; 3] = ["docs/governance.md", SPEC_PATTERN, "agents/state/environment.json"];
+pub(crate) const SEED_PROTECTED: [&str; 3] = ["docs/governance.md", SPEC_PATTERN, "agents/state/environment.json"];
 
 /// `docs/*spec*.md`: protected "unless task explicitly allows".
-pub const SPEC_PATTERN: &str = "docs/*spec*.md";
+pub(crate) const SPEC_PATTERN: &str = "docs/*spec*.md";
 
 const TOP_KEYS: [&str; 4] = ["allowed_commit_types", "protected_files", "protected_file_sha256", "tasks"];
 const TASK_KEYS: [&str; 4] = ["allowed_files", "allow_spec_changes", "timeout_seconds", "expected_outcome"];
@@ -30,42 +30,42 @@ const OUTCOME_KEYS: [&str; 3] = ["files_created", "log_contains", "tests_passed"
 #[derive(Clone, Debug)]
 pub struct Policy {
     /// Lowercase types a commit message may start with.
-    pub allowed_commit_types: Vec<String>,
+    pub(crate) allowed_commit_types: Vec<String>,
     /// The seed's three patterns, then the policy file's.
-    pub protected: Vec<Protected>,
+    pub(crate) protected: Vec<Protected>,
     /// Expected sha256 (lowercase hex) of protected files, by path.
-    pub protected_file_sha256: BTreeMap<String, String>,
-    pub tasks: BTreeMap<String, TaskPolicy>,
+    pub(crate) protected_file_sha256: BTreeMap<String, String>,
+    pub(crate) tasks: BTreeMap<String, TaskPolicy>,
 }
 
 #[derive(Clone, Debug)]
-pub struct Protected {
-    pub glob: Glob,
+pub(crate) struct Protected {
+    pub(crate) glob: Glob,
     /// The seed's spec pattern, which a task may be allowed to change.
-    pub spec: bool,
+    pub(crate) spec: bool,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct TaskPolicy {
     /// Every changed file must match one of these; none given, no file may change.
-    pub allowed_files: Vec<Glob>,
+    pub(crate) allowed_files: Vec<Glob>,
     /// The task explicitly allows changes to `docs/*spec*.md`.
-    pub allow_spec_changes: bool,
+    pub(crate) allow_spec_changes: bool,
     /// A run longer than this is a timeout.
-    pub timeout_seconds: Option<f64>,
+    pub(crate) timeout_seconds: Option<f64>,
     /// `None` (or given with no condition): success cannot be proven, so never reached.
-    pub expected_outcome: Option<ExpectedOutcome>,
+    pub(crate) expected_outcome: Option<ExpectedOutcome>,
 }
 
 /// The task-defined success condition. Every condition given must be proven by the result.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ExpectedOutcome {
+pub(crate) struct ExpectedOutcome {
     /// Paths that must appear in `changed_files`.
-    pub files_created: Vec<String>,
+    pub(crate) files_created: Vec<String>,
     /// Texts the logs must contain (case-sensitive).
-    pub log_contains: Vec<String>,
+    pub(crate) log_contains: Vec<String>,
     /// The result must record `tests_passed: true`.
-    pub tests_passed: bool,
+    pub(crate) tests_passed: bool,
 }
 
 impl ExpectedOutcome {
@@ -103,7 +103,7 @@ impl Policy {
     }
 
     /// A policy from its JSON form; the error names the key at fault.
-    pub fn from_json(value: &Value) -> Result<Policy, String> {
+    pub(crate) fn from_json(value: &Value) -> Result<Policy, String> {
         let top = object(value, "the policy")?;
         known_keys(top, &TOP_KEYS, "")?;
         let mut p = Policy::default();
@@ -150,7 +150,7 @@ impl Policy {
 
     /// Whether `path` is protected while `task` runs (the spec pattern is lifted for a task
     /// that allows spec changes; any other pattern still protects the file).
-    pub fn is_protected(&self, task: Option<&TaskPolicy>, path: &str) -> bool {
+    pub(crate) fn is_protected(&self, task: Option<&TaskPolicy>, path: &str) -> bool {
         let spec_allowed = task.is_some_and(|t| t.allow_spec_changes);
         self.protected.iter().any(|g| !(g.spec && spec_allowed) && g.glob.matches(path))
     }

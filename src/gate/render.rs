@@ -33,7 +33,7 @@ impl Report {
 
     /// One row per result, then the totals and the quarantined lines. Input text is escaped
     /// (a task id or a message may hold terminal control sequences).
-    pub fn table(&self) -> String {
+    pub(crate) fn table(&self) -> String {
         let c = &self.compliance;
         let mut out = format!(
             "gate: {} records read = {} evaluated + {} quarantined; {} commit(s) performed\n\n",

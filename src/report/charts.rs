@@ -8,25 +8,25 @@ use std::fmt::Write;
 
 use serde_json::{Map, Value};
 
-use super::html::{cell, esc, Section};
+use super::section::{cell, esc, Section};
 
 type Row = Map<String, Value>;
 
 /// Samples below this are marked on the charts (hatched bars, "small n" beside the n): a
 /// rate over fewer outputs moves a lot with one more.
-pub const SMALL_N: f64 = 10.0;
+pub(crate) const SMALL_N: f64 = 10.0;
 
 /// Okabe & Ito's colour-blind-safe palette.
-pub mod palette {
-    pub const BLUE: &str = "#0072B2";
-    pub const ORANGE: &str = "#E69F00";
-    pub const BLUISH_GREEN: &str = "#009E73";
-    pub const VERMILLION: &str = "#D55E00";
-    pub const SKY_BLUE: &str = "#56B4E9";
-    pub const REDDISH_PURPLE: &str = "#CC79A7";
-    pub const YELLOW: &str = "#F0E442";
-    pub const GREY: &str = "#999999";
-    pub const LIGHT_GREY: &str = "#DDDDDD";
+pub(crate) mod palette {
+    pub(crate) const BLUE: &str = "#0072B2";
+    pub(crate) const ORANGE: &str = "#E69F00";
+    pub(crate) const BLUISH_GREEN: &str = "#009E73";
+    pub(crate) const VERMILLION: &str = "#D55E00";
+    pub(crate) const SKY_BLUE: &str = "#56B4E9";
+    pub(crate) const REDDISH_PURPLE: &str = "#CC79A7";
+    pub(crate) const YELLOW: &str = "#F0E442";
+    pub(crate) const GREY: &str = "#999999";
+    pub(crate) const LIGHT_GREY: &str = "#DDDDDD";
 }
 
 /// The three acceptance rates: column, legend label, colour.
@@ -44,20 +44,20 @@ const FIGURE_WIDTH: f64 = 860.0;
 
 /// One chart: `name` (its query, and what it shows of it) names its file; `caption` says
 /// what it shows and what its n is; `svg` is the figure, a standalone `<svg>` element.
-pub struct Figure {
-    pub name: String,
-    pub caption: String,
-    pub svg: String,
+pub(crate) struct Figure {
+    pub(crate) name: String,
+    pub(crate) caption: String,
+    pub(crate) svg: String,
 }
 
 impl Figure {
     /// The figure as a file of its own: an XML declaration and the `<svg>` element.
-    pub fn file_text(&self) -> String {
+    pub(crate) fn file_text(&self) -> String {
         format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n", self.svg)
     }
 
     /// The file name: the name with `/` as `-`, and `.svg`.
-    pub fn file_name(&self) -> String {
+    pub(crate) fn file_name(&self) -> String {
         format!("{}.svg", self.name.replace('/', "-"))
     }
 }
@@ -78,7 +78,7 @@ pub fn fmt_num(v: f64) -> String {
 
 /// Round axis ticks from 0 to at least `max`: a step of 1, 2, 2.5 or 5 × 10^k giving about
 /// `target` intervals ("nice numbers"), and the axis end, a whole number of steps.
-pub fn nice_ticks(max: f64, target: usize) -> Vec<f64> {
+pub(crate) fn nice_ticks(max: f64, target: usize) -> Vec<f64> {
     if !(max > 0.0 && max.is_finite()) {
         return vec![0.0, 1.0];
     }
@@ -487,7 +487,7 @@ fn medians(frame: &Frame, groups: &Groups, value: &str, legend: &str) -> Figure 
 }
 
 /// The dashboard's charts, from its sections (rows as the page shows them), in page order.
-pub fn figures(sections: &[Section]) -> Vec<Figure> {
+pub(crate) fn figures(sections: &[Section]) -> Vec<Figure> {
     let get = |n: &str| sections.iter().find(|s| s.name == n).map(|s| &s.rows);
     let mut out = Vec::new();
     if let Some(rows) = get("acceptance_by_window") {

@@ -18,11 +18,11 @@ use crate::error::{Error, Result};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Difference {
-    pub query: String,
-    pub row: String,
-    pub field: String,
-    pub expected: String,
-    pub actual: String,
+    pub(crate) query: String,
+    pub(crate) row: String,
+    pub(crate) field: String,
+    pub(crate) expected: String,
+    pub(crate) actual: String,
 }
 
 /// How numbers are compared.
@@ -35,11 +35,11 @@ pub struct Precision {
 }
 
 /// One expected field: its name, value, and text as written (its printed precision).
-pub type Figure = (String, Value, String);
+pub(crate) type Figure = (String, Value, String);
 
 /// An expected-figures file: per query, rows of figures.
 pub struct Expected {
-    pub queries: Vec<(String, Vec<Vec<Figure>>)>,
+    pub(crate) queries: Vec<(String, Vec<Vec<Figure>>)>,
 }
 
 impl Expected {
@@ -86,7 +86,7 @@ impl Expected {
 }
 
 /// Half a unit in the last place written: `24.5` -> 0.05, `101` -> 0.5, `1.25e1` -> 0.05.
-pub fn half_unit(text: &str) -> f64 {
+pub(crate) fn half_unit(text: &str) -> f64 {
     let t = text.trim().trim_start_matches('-');
     let (mantissa, exp) = match t.find(['e', 'E']) {
         Some(i) => (&t[..i], t[i + 1..].parse::<i32>().unwrap_or(0)),

@@ -268,15 +268,9 @@ fn column_names(batches: &[RecordBatch]) -> Vec<String> {
 /// --query NAME` prints them all.
 pub const TERMINAL_ROWS: usize = 20;
 
-/// The dashboard's sections (query name, title, result) in one format. `provenance` heads
-/// the HTML page.
-pub fn sections(sections: &[(&str, &str, Vec<RecordBatch>)], fmt: Format, provenance: Option<&super::html::Provenance>) -> Result<String> {
-    sections_with_notes(sections, &[], fmt, provenance)
-}
-
 /// The key of the JSON report (and the `query` of the CSV one) that lists the sections left
 /// out, one row per note: `sections` (their query names, comma-separated) and `note`.
-pub const LEFT_OUT: &str = "left_out";
+pub(crate) const LEFT_OUT: &str = "left_out";
 
 /// The left-out sections as rows (`sections`, `note`).
 fn left_out_batch(left_out: &[super::LeftOut]) -> Result<RecordBatch> {
@@ -289,7 +283,7 @@ fn left_out_batch(left_out: &[super::LeftOut]) -> Result<RecordBatch> {
 /// Decimals a number column of the table, markdown and HTML reports is shown with: hours
 /// (`*hours*`, `median_time_*`) and percents (`pct`, `pct_*`, `*_pct`) 1, everything else (rates,
 /// shares, means) 4. JSON and CSV keep every digit the query computed.
-pub fn reading_decimals(column: &str) -> i32 {
+pub(crate) fn reading_decimals(column: &str) -> i32 {
     if column.contains("hours") || column.starts_with("median_time") || column == "pct" || column.starts_with("pct_") || column.ends_with("_pct") {
         1
     } else {
@@ -311,7 +305,7 @@ pub fn for_reading(column: &str, v: f64) -> f64 {
 }
 
 /// The batches with every floating-point column rounded for reading ([`for_reading`]).
-pub fn rounded_for_reading(batches: &[RecordBatch]) -> Result<Vec<RecordBatch>> {
+pub(crate) fn rounded_for_reading(batches: &[RecordBatch]) -> Result<Vec<RecordBatch>> {
     use arrow::array::{AsArray, Float32Array, Float64Array};
     use arrow::datatypes::{DataType, Float32Type, Float64Type};
     batches
@@ -341,7 +335,7 @@ pub fn rounded_for_reading(batches: &[RecordBatch]) -> Result<Vec<RecordBatch>> 
 
 /// The sections as the HTML page shows them (and its charts draw them): numbers rounded for
 /// reading ([`for_reading`]).
-pub fn html_sections<'a>(sections: &'a [(&'a str, &'a str, Vec<RecordBatch>)]) -> Result<Vec<super::html::Section<'a>>> {
+pub(crate) fn html_sections<'a>(sections: &'a [(&'a str, &'a str, Vec<RecordBatch>)]) -> Result<Vec<super::html::Section<'a>>> {
     sections
         .iter()
         .map(|(name, title, b)| {
@@ -358,7 +352,7 @@ type Sections<'a> = [(&'a str, &'a str, Vec<RecordBatch>)];
 /// lines after the sections in the table, markdown and HTML; a [`LEFT_OUT`] key in the JSON
 /// and CSV (only when something was left out). Table, markdown and HTML round numbers for
 /// reading ([`for_reading`]); JSON and CSV keep full precision.
-pub fn sections_with_notes(
+pub(crate) fn sections_with_notes(
     sections: &[(&str, &str, Vec<RecordBatch>)],
     left_out: &[super::LeftOut],
     fmt: Format,

@@ -5,22 +5,11 @@
 
 use std::fmt::Write;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
 
-/// A cell as the JSON report writes it.
-pub fn cell(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-type Rows = Vec<Map<String, Value>>;
+pub use super::section::cell;
+pub(crate) use super::section::{esc, Section};
 
 fn table(section: &Section) -> String {
     let (name, rows, cols) = (section.name, &section.rows, &section.columns);
@@ -48,26 +37,18 @@ fn table(section: &Section) -> String {
     s
 }
 
-/// A section of the page: the query's name and title, its columns in the query's order,
-/// and its rows as the JSON report has them.
-pub struct Section<'a> {
-    pub name: &'a str,
-    pub title: &'a str,
-    pub columns: Vec<String>,
-    pub rows: Rows,
-}
 
 /// Where the numbers come from, shown at the top of the page.
-pub struct Provenance {
-    pub dataset: String,
+pub(crate) struct Provenance {
+    pub(crate) dataset: String,
     pub captured_at: String,
-    pub written_by: String,
-    pub windows: String,
-    pub policy: Option<String>,
+    pub(crate) written_by: String,
+    pub(crate) windows: String,
+    pub(crate) policy: Option<String>,
 }
 
 impl Provenance {
-    pub fn of(dataset: &std::path::Path) -> crate::Result<Provenance> {
+    pub(crate) fn of(dataset: &std::path::Path) -> crate::Result<Provenance> {
         let m = crate::dataset::manifest::Manifest::load(dataset)?;
         let tool = |k: &str| m.tool.get(k).cloned().unwrap_or_default();
         Ok(Provenance {
@@ -110,7 +91,7 @@ fn glossary() -> String {
 
 /// The page. `sections` are in dashboard order; `title` says what the page shows.
 /// `notes` say which sections were left out and why, one line each, after the sections.
-pub fn page(title: &str, sections: &[Section], notes: &[&str], prov: Option<&Provenance>) -> String {
+pub(crate) fn page(title: &str, sections: &[Section], notes: &[&str], prov: Option<&Provenance>) -> String {
     let mut charts = String::new();
     for f in super::charts::figures(sections) {
         let _ = write!(charts, r#"<figure id="figure-{}"><figcaption>{}</figcaption>{}</figure>"#, esc(&f.name), esc(&f.caption), f.svg);

@@ -9,6 +9,7 @@ pub mod format;
 pub mod html;
 pub mod print;
 pub mod shell;
+mod section;
 pub mod views;
 
 use std::path::Path;
@@ -103,7 +104,7 @@ pub const DASHBOARD: &[(&str, &str)] = &[
 
 /// Dashboard sections shown only when the dataset has their table (written by a command
 /// that not every study runs).
-pub const OPTIONAL_SECTIONS: &[(&str, &str)] = &[
+pub(crate) const OPTIONAL_SECTIONS: &[(&str, &str)] = &[
     ("review_time_by_risk", "pr_feedback"),
     ("risk_over_time", "pr_feedback"),
     ("failure_categories", "task_failures"),
@@ -123,7 +124,7 @@ pub const OPTIONAL_SECTIONS: &[(&str, &str)] = &[
 /// [`AIDEV_TABLE`]): the sections that mean something there, by agent. The CI gate replay and
 /// PR risk are in it but left out, each with a note, when the study lacks their inputs
 /// ([`NEEDS_INPUT`]), as AIDev does.
-pub const AIDEV_DASHBOARD: &[(&str, &str)] = &[
+pub(crate) const AIDEV_DASHBOARD: &[(&str, &str)] = &[
     ("aidev/by_agent", "Pull requests by agent: merged, rejected, median hours to merge (snapshot; n: prs, and evaluable_prs for rejection_rate)"),
     ("aidev/rates_by_window", "Acceptance rates by agent and window (n: evaluable_prs, the PRs neither skipped nor unknown in the window)"),
     (
@@ -137,20 +138,20 @@ pub const AIDEV_DASHBOARD: &[(&str, &str)] = &[
 ];
 
 /// The table whose presence marks a dataset written by `hindsight import aidev`.
-pub const AIDEV_TABLE: &str = "aidev_pull_requests";
+pub(crate) const AIDEV_TABLE: &str = "aidev_pull_requests";
 
 /// Dashboard sections that need an input not every study has: shown only when `probe` (one
 /// row, one count) counts at least one row of it in `table`; otherwise left out, and the
 /// dashboard says so with `note`.
-pub struct NeedsInput {
-    pub sections: &'static [&'static str],
+pub(crate) struct NeedsInput {
+    pub(crate) sections: &'static [&'static str],
     pub table: &'static str,
-    pub probe: &'static str,
-    pub note: &'static str,
+    pub(crate) probe: &'static str,
+    pub(crate) note: &'static str,
 }
 
 /// The sections of [`AIDEV_DASHBOARD`] left out when the study lacks their inputs.
-pub const NEEDS_INPUT: &[NeedsInput] = &[
+pub(crate) const NEEDS_INPUT: &[NeedsInput] = &[
     NeedsInput {
         sections: &["ci_gate", "ci_gate_outcomes"],
         table: "ci_gate",
@@ -167,9 +168,9 @@ pub const NEEDS_INPUT: &[NeedsInput] = &[
 
 /// A section left out of the dashboard, and why (one line).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LeftOut {
-    pub sections: Vec<&'static str>,
-    pub note: String,
+pub(crate) struct LeftOut {
+    pub(crate) sections: Vec<&'static str>,
+    pub(crate) note: String,
 }
 
 pub fn query_text(name_or_file: &str) -> Result<String> {
@@ -212,7 +213,7 @@ pub fn default_memory_limit() -> usize {
 
 /// The smallest `--memory-limit`: below it DataFusion fails with internal errors rather
 /// than the query's own "needs more" (measured: 1 byte, 64 KiB and 1 MiB all did).
-pub const MIN_MEMORY: usize = 16 << 20;
+pub(crate) const MIN_MEMORY: usize = 16 << 20;
 
 /// A size such as `512M`, `2G`, `1.5GiB` or a number of bytes.
 pub fn parse_size(s: &str) -> Result<usize> {
@@ -363,7 +364,7 @@ impl Session {
     /// One statement, its batches handed to `each` as the engine produces them, until the
     /// result ends or `each` says it wants no more: a preview of a million rows holds only
     /// what it shows.
-    pub fn stream(&self, sql: &str, each: &mut dyn FnMut(RecordBatch) -> Result<bool>) -> Result<()> {
+    pub(crate) fn stream(&self, sql: &str, each: &mut dyn FnMut(RecordBatch) -> Result<bool>) -> Result<()> {
         let (tx, mut rx) = tokio::sync::mpsc::channel(2);
         let task = self.rt.spawn(stream_query(self.ctx.clone(), sql.to_string(), self.limits, tx));
         while let Some(batch) = rx.blocking_recv() {
@@ -389,7 +390,7 @@ impl Session {
     }
 
     /// The dataset's tables (the manifest's), with their rows, by name.
-    pub fn tables(&self) -> &[(String, usize)] {
+    pub(crate) fn tables(&self) -> &[(String, usize)] {
         &self.tables
     }
 
@@ -443,7 +444,7 @@ impl Session {
     }
 
     /// Several statements at once, results in the order given.
-    pub fn sql_all(&self, sqls: &[String]) -> Result<Vec<Vec<RecordBatch>>> {
+    pub(crate) fn sql_all(&self, sqls: &[String]) -> Result<Vec<Vec<RecordBatch>>> {
         self.rt.block_on(async {
             let tasks: Vec<_> = sqls.iter().map(|sql| tokio::spawn(run_query(self.ctx.clone(), sql.clone(), self.limits))).collect();
             let mut out = Vec::with_capacity(tasks.len());
@@ -454,12 +455,12 @@ impl Session {
         })
     }
 
-    pub fn has_table(&self, name: &str) -> bool {
+    pub(crate) fn has_table(&self, name: &str) -> bool {
         self.ctx.table_exist(name).unwrap_or(false)
     }
 
     /// The views of [`views::VIEWS`] defined on this dataset (an older one lacks some).
-    pub fn views(&self) -> Vec<(&'static str, &'static str)> {
+    pub(crate) fn views(&self) -> Vec<(&'static str, &'static str)> {
         views::VIEWS.iter().filter(|(name, _)| self.has_table(name)).copied().collect()
     }
 }
@@ -586,7 +587,7 @@ pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits) -> Result<Str
 }
 
 /// A dashboard section: query name, title, result.
-pub type SectionResult = (&'static str, &'static str, Vec<RecordBatch>);
+pub(crate) type SectionResult = (&'static str, &'static str, Vec<RecordBatch>);
 
 /// The dashboard's sections on this dataset, run, and those left out.
 fn dashboard_results(dataset: &Path, limits: Limits) -> Result<(Vec<SectionResult>, Vec<LeftOut>)> {
@@ -619,7 +620,7 @@ pub fn write_figures(dataset: &Path, dir: &Path, limits: Limits) -> Result<Vec<s
 /// The sections the dashboard shows on this dataset, in order, and those it leaves out with
 /// a note: [`AIDEV_DASHBOARD`] on an AIDev import, [`DASHBOARD`] otherwise; an optional
 /// section only with its table ([`OPTIONAL_SECTIONS`]).
-pub fn dashboard_sections(session: &Session) -> Result<(Vec<(&'static str, &'static str)>, Vec<LeftOut>)> {
+pub(crate) fn dashboard_sections(session: &Session) -> Result<(Vec<(&'static str, &'static str)>, Vec<LeftOut>)> {
     let aidev = session.has_table(AIDEV_TABLE);
     let list = if aidev { AIDEV_DASHBOARD } else { DASHBOARD };
     let mut left_out = Vec::new();

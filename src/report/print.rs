@@ -11,7 +11,7 @@ use super::format::{self, Format};
 use crate::error::{Error, Result};
 
 /// Rows a preview shows when nothing else is asked for (the DuckDB CLI's default too).
-pub const PREVIEW_ROWS: usize = 40;
+pub(crate) const PREVIEW_ROWS: usize = 40;
 
 /// How many rows of a result are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +30,7 @@ impl MaxRows {
     /// The bound a format gets when none is given: table and markdown are read, so they
     /// show a preview (markdown only on a terminal, where it is read rather than saved);
     /// csv, json, ndjson and html are data and get every row.
-    pub fn default_for(fmt: Format, terminal: bool) -> MaxRows {
+    pub(crate) fn default_for(fmt: Format, terminal: bool) -> MaxRows {
         match fmt {
             Format::Table => MaxRows::First(PREVIEW_ROWS),
             Format::Markdown if terminal => MaxRows::First(PREVIEW_ROWS),
@@ -61,7 +61,7 @@ pub struct Display {
 }
 
 impl Display {
-    pub fn max_rows(&self) -> MaxRows {
+    pub(crate) fn max_rows(&self) -> MaxRows {
         self.max_rows.unwrap_or_else(|| MaxRows::default_for(self.format, self.terminal))
     }
 }
@@ -72,11 +72,11 @@ pub struct Printed {
     /// Rows the statement returned (every one, also those not shown; for a written format
     /// stopped at its bound, the rows seen until then).
     pub rows: usize,
-    pub shown: usize,
+    pub(crate) shown: usize,
 }
 
 /// A statement's result on its way to `out`.
-pub struct Printer<'w> {
+pub(crate) struct Printer<'w> {
     out: &'w mut dyn Write,
     display: Display,
     max: MaxRows,
@@ -95,20 +95,20 @@ pub struct Printer<'w> {
 }
 
 impl<'w> Printer<'w> {
-    pub fn new(out: &'w mut dyn Write, display: Display) -> Printer<'w> {
+    pub(crate) fn new(out: &'w mut dyn Write, display: Display) -> Printer<'w> {
         let max = display.max_rows();
         Printer { out, display, max, started: Instant::now(), kept: Vec::new(), held: 0, rows: 0, shown: 0, closed: false, json_level: 0, opened: false }
     }
 
     /// JSON rows nested one level, as one element of a document holding several results.
-    pub fn nested(mut self) -> Self {
+    pub(crate) fn nested(mut self) -> Self {
         self.json_level = 1;
         self
     }
 
     /// Take the next batch; `false` when nothing more is wanted (the bound of a written
     /// format is reached, or the reader closed the pipe).
-    pub fn batch(&mut self, b: RecordBatch) -> Result<bool> {
+    pub(crate) fn batch(&mut self, b: RecordBatch) -> Result<bool> {
         if self.closed {
             return Ok(false);
         }
@@ -142,12 +142,12 @@ impl<'w> Printer<'w> {
     }
 
     /// A preview that stopped reading once it was full: its row count is still to be had.
-    pub fn counting(&self) -> bool {
+    pub(crate) fn counting(&self) -> bool {
         matches!(self.display.format, Format::Table | Format::Markdown | Format::Html) && self.rows > self.shown
     }
 
     /// The result's row count, counted apart from the rows shown.
-    pub fn set_rows(&mut self, rows: usize) {
+    pub(crate) fn set_rows(&mut self, rows: usize) {
         self.rows = rows.max(self.shown);
     }
 
@@ -193,7 +193,7 @@ impl<'w> Printer<'w> {
     }
 
     /// The end of the result: the preview and its footer, or the written format's closing.
-    pub fn finish(mut self) -> Result<Printed> {
+    pub(crate) fn finish(mut self) -> Result<Printed> {
         let elapsed = self.started.elapsed();
         let printed = Printed { rows: self.rows, shown: self.shown };
         match self.display.format {
@@ -233,7 +233,7 @@ impl<'w> Printer<'w> {
 }
 
 /// "3 rows", "1000000 rows (40 shown)", with " in 0.012 s" when timed.
-pub fn footer(p: Printed, elapsed: Option<Duration>) -> String {
+pub(crate) fn footer(p: Printed, elapsed: Option<Duration>) -> String {
     let mut s = match p.rows {
         1 => "1 row".to_string(),
         n => format!("{n} rows"),

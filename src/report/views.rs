@@ -38,7 +38,7 @@ pub enum Dialect {
 
 /// One statement a line, a table each, in name order, after a comment naming the dataset.
 /// The views follow them ([`definitions`]).
-pub fn tables(dataset: &Path, dialect: Dialect, absolute: bool) -> Result<String> {
+pub(crate) fn tables(dataset: &Path, dialect: Dialect, absolute: bool) -> Result<String> {
     let manifest = crate::dataset::manifest::Manifest::load(dataset)?;
     let dir: PathBuf = if absolute { std::fs::canonicalize(dataset).map_err(|e| Error::io(dataset, e))? } else { dataset.to_path_buf() };
     let mut out = format!(
@@ -67,7 +67,7 @@ pub fn tables(dataset: &Path, dialect: Dialect, absolute: bool) -> Result<String
 /// The statements defining `defined`, the views of [`VIEWS`] hindsight has on a dataset (a
 /// view over a table or column an older dataset lacks is left out, as in hindsight's own
 /// session), one a line after a comment; nothing when there is none.
-pub fn definitions(defined: &[(&str, &str)]) -> String {
+pub(crate) fn definitions(defined: &[(&str, &str)]) -> String {
     let mut out = String::new();
     if !defined.is_empty() {
         out.push_str("-- The views the bundled queries read, as hindsight defines them (docs/DATASET.md, Views).\n");

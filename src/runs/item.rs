@@ -87,39 +87,39 @@ pub struct SafeOutput<'a> {
     pub run_id: Cow<'a, str>,
     pub item_index: i64,
     pub workflow_name: Option<Cow<'a, str>>,
-    pub output_type: Cow<'a, str>,
+    pub(crate) output_type: Cow<'a, str>,
     pub execution: Execution,
     pub target_repo: Option<Cow<'a, str>>,
-    pub target_kind: Option<Cow<'a, str>>,
+    pub(crate) target_kind: Option<Cow<'a, str>>,
     pub target_number: Option<i64>,
-    pub target_comment_id: Option<i64>,
-    pub target_url: Option<Cow<'a, str>>,
+    pub(crate) target_comment_id: Option<i64>,
+    pub(crate) target_url: Option<Cow<'a, str>>,
     /// The target's GraphQL node id, when the run recorded it (seed 000 §4's `target_node_id`).
-    pub target_node_id: Option<Cow<'a, str>>,
+    pub(crate) target_node_id: Option<Cow<'a, str>>,
     /// How the target was found: `number`, `url`, `temporary_id`, `target`, `request`.
-    pub target_source: Option<Cow<'a, str>>,
-    pub temporary_id: Option<Cow<'a, str>>,
+    pub(crate) target_source: Option<Cow<'a, str>>,
+    pub(crate) temporary_id: Option<Cow<'a, str>>,
     /// The identity the output was written as, when recorded.
-    pub actor: Option<Cow<'a, str>>,
+    pub(crate) actor: Option<Cow<'a, str>>,
     /// The run's triggering actor (aw_info.json).
-    pub run_actor: Option<Cow<'a, str>>,
+    pub(crate) run_actor: Option<Cow<'a, str>>,
     pub created_at: Option<Instant>,
-    pub payload_hash: Cow<'a, str>,
+    pub(crate) payload_hash: Cow<'a, str>,
     /// For code changes (seed 000 §4), as the run recorded them: the hash of the patch, the
     /// base branch, and the branch holding the changes (the PR's head).
-    pub patch_hash: Option<Cow<'a, str>>,
-    pub base_ref: Option<Cow<'a, str>>,
-    pub head_ref: Option<Cow<'a, str>>,
-    pub payload: Cow<'a, str>,
+    pub(crate) patch_hash: Option<Cow<'a, str>>,
+    pub(crate) base_ref: Option<Cow<'a, str>>,
+    pub(crate) head_ref: Option<Cow<'a, str>>,
+    pub(crate) payload: Cow<'a, str>,
     /// Execution-time evidence an evaluator compares with later state (labels added, commit
     /// SHAs, requested reviewers, ...), as canonical JSON.
-    pub expected_state: Cow<'a, str>,
-    pub before_state: Option<Cow<'a, str>>,
-    pub after_state: Option<Cow<'a, str>>,
+    pub(crate) expected_state: Cow<'a, str>,
+    pub(crate) before_state: Option<Cow<'a, str>>,
+    pub(crate) after_state: Option<Cow<'a, str>>,
     pub staged: bool,
-    pub source_format: Cow<'a, str>,
-    pub source_file: Cow<'a, str>,
-    pub source_line: i64,
+    pub(crate) source_format: Cow<'a, str>,
+    pub(crate) source_file: Cow<'a, str>,
+    pub(crate) source_line: i64,
 }
 
 impl SafeOutput<'_> {
@@ -159,13 +159,13 @@ impl SafeOutput<'_> {
             source_line: self.source_line,
         }
     }
-    pub fn expected(&self) -> Value {
+    pub(crate) fn expected(&self) -> Value {
         serde_json::from_str(&self.expected_state).unwrap_or(Value::Null)
     }
-    pub fn before(&self) -> Option<Value> {
+    pub(crate) fn before(&self) -> Option<Value> {
         self.before_state.as_deref().and_then(|s| serde_json::from_str(s).ok())
     }
-    pub fn after(&self) -> Option<Value> {
+    pub(crate) fn after(&self) -> Option<Value> {
         self.after_state.as_deref().and_then(|s| serde_json::from_str(s).ok())
     }
 }
@@ -295,7 +295,7 @@ fn exact(raw: Option<&serde_json::value::RawValue>, v: &Value) -> String {
 /// `from_record` of a record whose text is `raw` (`v` is its parse): the payload, before
 /// and after states are kept as that text, verbatim, and values copied into the expected
 /// state keep their exact numbers.
-pub fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Format, file: &str, line: usize) -> Result<SafeOutput<'static>, FieldError> {
+pub(crate) fn from_raw(ctx: &RunContext, raw: &str, v: &Value, index: usize, format: Format, file: &str, line: usize) -> Result<SafeOutput<'static>, FieldError> {
     let raw = raw.trim();
     let members = crate::json::members(raw).unwrap_or(crate::json::Members(Vec::new()));
     let output_type = record_type(v)?;

@@ -28,7 +28,7 @@ pub use item::{Execution, SafeOutput};
 /// directory's top level, or below it in the artifact folders `gh run download` and
 /// `gh aw logs` extract (see [`locate`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RunFile {
+pub(crate) enum RunFile {
     AwInfo,
     Manifest,
     Normalized,
@@ -38,11 +38,11 @@ pub enum RunFile {
 }
 
 impl RunFile {
-    pub const ALL: [RunFile; 6] = [RunFile::AwInfo, RunFile::Manifest, RunFile::Normalized, RunFile::AgentOutput, RunFile::RequestLog, RunFile::TempIdMap];
+    pub(crate) const ALL: [RunFile; 6] = [RunFile::AwInfo, RunFile::Manifest, RunFile::Normalized, RunFile::AgentOutput, RunFile::RequestLog, RunFile::TempIdMap];
 
     /// The names gh-aw has given the file, preferred first. The request log was
     /// `safe_output.jsonl` (artifact `safe-output`) before `safeoutputs.jsonl`.
-    pub fn names(self) -> &'static [&'static str] {
+    pub(crate) fn names(self) -> &'static [&'static str] {
         match self {
             RunFile::AwInfo => &[AW_INFO],
             RunFile::Manifest => &[MANIFEST],
@@ -60,19 +60,19 @@ impl RunFile {
 
 /// How deep below a run directory its files are looked for: `agent/tmp/gh-aw/agent_output.json`
 /// (older `agent` artifacts) is three levels down.
-pub const ARTIFACT_DEPTH: usize = 3;
+pub(crate) const ARTIFACT_DEPTH: usize = 3;
 
 /// Artifact folders holding backup copies, read only when the primary copy is absent.
 const FALLBACK_ARTIFACTS: &[&str] = &["agent-output-fallback"];
 
 /// The files of one run directory, by role.
-pub type Located = HashMap<RunFile, std::path::PathBuf>;
+pub(crate) type Located = HashMap<RunFile, std::path::PathBuf>;
 
 /// Where each file of a run is. Looked for at the top level first, then in artifact folders
 /// (`agent/`, `activation/`, `safe-outputs-items/`, `aw_info.json/` ...; hash-prefixed ones
 /// too), shallowest first, backup artifacts last, then by path. Hidden folders (gh aw logs'
 /// `.downloaded-artifacts/`, the leftovers of an interrupted download) are not looked in.
-pub fn locate(dir: &Path) -> Located {
+pub(crate) fn locate(dir: &Path) -> Located {
     let mut found: Vec<(usize, bool, String, RunFile, std::path::PathBuf)> = Vec::new();
     fn go(base: &Path, d: &Path, depth: usize, fallback: bool, found: &mut Vec<(usize, bool, String, RunFile, std::path::PathBuf)>) {
         let Ok(rd) = std::fs::read_dir(d) else { return };
@@ -99,56 +99,56 @@ pub fn locate(dir: &Path) -> Located {
     out
 }
 
-pub const MANIFEST: &str = "safe-output-items.jsonl";
-pub const NORMALIZED: &str = "safe-outputs.jsonl";
-pub const AGENT_OUTPUT: &str = "agent_output.json";
-pub const REQUEST_LOG: &str = "safeoutputs.jsonl";
-pub const TEMP_ID_MAP: &str = "temporary-id-map.json";
-pub const AW_INFO: &str = "aw_info.json";
+pub(crate) const MANIFEST: &str = "safe-output-items.jsonl";
+pub(crate) const NORMALIZED: &str = "safe-outputs.jsonl";
+pub(crate) const AGENT_OUTPUT: &str = "agent_output.json";
+pub(crate) const REQUEST_LOG: &str = "safeoutputs.jsonl";
+pub(crate) const TEMP_ID_MAP: &str = "temporary-id-map.json";
+pub(crate) const AW_INFO: &str = "aw_info.json";
 
 /// One workflow run.
 #[derive(Clone, Debug, Default)]
-pub struct Run {
+pub(crate) struct Run {
     pub run_id: String,
-    pub run_id_source: &'static str,
+    pub(crate) run_id_source: &'static str,
     pub workflow_name: Option<String>,
     pub repository: Option<String>,
     pub actor: Option<String>,
     pub staged: bool,
     pub dir: String,
-    pub executed_items: usize,
-    pub requested_items: usize,
-    pub errors: Vec<String>,
-    pub aw_info: Option<String>,
+    pub(crate) executed_items: usize,
+    pub(crate) requested_items: usize,
+    pub(crate) errors: Vec<String>,
+    pub(crate) aw_info: Option<String>,
 }
 
 /// A request the agent made (agent_output.json item or safeoutputs.jsonl line).
 #[derive(Clone, Debug)]
-pub struct Request {
+pub(crate) struct Request {
     pub run_id: String,
     pub file: String,
     /// 1-based in both files: the item's place in agent_output.json's `items`, or the line
     /// of safeoutputs.jsonl.
-    pub position: usize,
-    pub request_type: Option<String>,
-    pub payload: String,
+    pub(crate) position: usize,
+    pub(crate) request_type: Option<String>,
+    pub(crate) payload: String,
     /// A request log line that repeats an agent_output.json item (the same canonical
     /// payload): `agent_output.json#<position>`, so the request is counted once.
-    pub same_as: Option<String>,
+    pub(crate) same_as: Option<String>,
 }
 
 #[derive(Default)]
 pub struct RunsRead {
-    pub runs: Vec<Run>,
+    pub(crate) runs: Vec<Run>,
     pub outputs: Vec<SafeOutput<'static>>,
-    pub requests: Vec<Request>,
+    pub(crate) requests: Vec<Request>,
     pub quarantined: Vec<Quarantined>,
     pub files: Vec<InputFile>,
     /// Input records used (counted where each is used, so that input = used +
     /// quarantined is a check, not a definition).
     pub used: usize,
     /// Run directories where no file holding safe outputs was found, with what was there.
-    pub empty: Vec<EmptyRun>,
+    pub(crate) empty: Vec<EmptyRun>,
 }
 
 /// A run directory with nothing hindsight can read safe outputs from.
@@ -181,7 +181,7 @@ const RUNS_PER_STEP: usize = 1024;
 ///
 /// Two passes: the first reads each run's `aw_info.json` for its run id, the second reads
 /// the rest in run-id order.
-pub fn read_in_order(dir: &Path, sink: impl FnMut(Vec<SafeOutput<'static>>, Vec<Request>) -> Result<()>) -> Result<RunsRead> {
+pub(crate) fn read_in_order(dir: &Path, sink: impl FnMut(Vec<SafeOutput<'static>>, Vec<Request>) -> Result<()>) -> Result<RunsRead> {
     read_in_steps(dir, RUNS_PER_STEP, sink)
 }
 

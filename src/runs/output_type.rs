@@ -13,7 +13,7 @@ use std::fmt;
 
 /// Whether, and where, what became of an output of a type can be observed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Observed {
+pub(crate) enum Observed {
     /// In the repository's later state: the type's rule judges it.
     Repository,
     /// Nowhere: it writes nothing a repository capture shows (an asset, a check run the
@@ -29,11 +29,11 @@ pub enum Observed {
 
 /// What one safe-output type is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TypeSpec {
+pub(crate) struct TypeSpec {
     pub name: &'static str,
     /// The kind of object it acts on when the record does not say; `None` for system types.
-    pub target_kind: Option<&'static str>,
-    pub observed: Observed,
+    pub(crate) target_kind: Option<&'static str>,
+    pub(crate) observed: Observed,
 }
 
 const fn in_repository(name: &'static str, kind: &'static str) -> TypeSpec {
@@ -62,7 +62,7 @@ macro_rules! types {
         }
         impl OutputType {
             /// Every type, in the rules catalogue's order (the system types last).
-            pub const ALL: &'static [OutputType] = &[$(OutputType::$variant),+];
+            pub(crate) const ALL: &'static [OutputType] = &[$(OutputType::$variant),+];
             /// Their specs, in the same order.
             const SPECS: &'static [TypeSpec] = &[$($spec),+];
         }
@@ -71,7 +71,7 @@ macro_rules! types {
 
 /// Target kind of a type this registry does not know: an issue, as gh-aw's generic
 /// handlers assume.
-pub const UNKNOWN_TYPE_TARGET: &str = "issue";
+pub(crate) const UNKNOWN_TYPE_TARGET: &str = "issue";
 
 // Seed 000 §13's priority order first, then the rest of its §7, then the gh-aw types the
 // seed does not list (those whose outcome is not observable last). Types whose object is
@@ -145,7 +145,7 @@ types! {
 }
 
 impl OutputType {
-    pub const fn spec(self) -> &'static TypeSpec {
+    pub(crate) const fn spec(self) -> &'static TypeSpec {
         // Variants and specs are declared together, in the same order.
         &Self::SPECS[self as usize]
     }
@@ -156,21 +156,21 @@ impl OutputType {
     }
 
     /// The kind of object it acts on when the record does not say; `None` for a system type.
-    pub const fn target_kind(self) -> Option<&'static str> {
+    pub(crate) const fn target_kind(self) -> Option<&'static str> {
         self.spec().target_kind
     }
 
-    pub const fn observed(self) -> Observed {
+    pub(crate) const fn observed(self) -> Observed {
         self.spec().observed
     }
 
     /// A system output: a report about the run (`noop`, `missing_tool`...), not an action.
-    pub fn is_system(self) -> bool {
+    pub(crate) fn is_system(self) -> bool {
         self.observed() == Observed::System
     }
 
     /// The type named `name`, if the registry knows it.
-    pub fn parse(name: &str) -> Option<OutputType> {
+    pub(crate) fn parse(name: &str) -> Option<OutputType> {
         Self::ALL.iter().copied().find(|t| t.name() == name)
     }
 }
@@ -182,7 +182,7 @@ impl fmt::Display for OutputType {
 }
 
 /// A system output: a report about the run (`noop`, `missing_tool`...), not an action.
-pub fn is_system(name: &str) -> bool {
+pub(crate) fn is_system(name: &str) -> bool {
     OutputType::parse(name).is_some_and(OutputType::is_system)
 }
 
@@ -193,7 +193,7 @@ pub fn system_types() -> impl Iterator<Item = &'static str> {
 
 /// The kind of object a type acts on when the record does not say: the registry's, the
 /// issue kind for an unknown type, none for a system type.
-pub fn default_target_kind(name: &str) -> Option<&'static str> {
+pub(crate) fn default_target_kind(name: &str) -> Option<&'static str> {
     match OutputType::parse(name) {
         Some(t) => t.target_kind(),
         None => Some(UNKNOWN_TYPE_TARGET),

@@ -75,7 +75,7 @@ pub fn safe_outputs(outputs: &[SafeOutput]) -> Table {
     tb
 }
 
-pub fn runs(runs: &[Run]) -> Table {
+pub(crate) fn runs(runs: &[Run]) -> Table {
     let mut tb = Table::new(
         "runs",
         &[
@@ -113,7 +113,7 @@ pub fn runs(runs: &[Run]) -> Table {
     tb
 }
 
-pub fn requests(requests: &[Request]) -> Table {
+pub(crate) fn requests(requests: &[Request]) -> Table {
     let mut tb = Table::new(
         "requests",
         &[

@@ -20,24 +20,24 @@ use crate::time::Instant;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Check {
     /// `check_run` or `status`.
-    pub kind: &'static str,
-    pub name: String,
+    pub(crate) kind: &'static str,
+    pub(crate) name: String,
     /// Check runs: queued, in_progress, completed...; status contexts: their state.
-    pub status: Option<String>,
-    pub conclusion: Option<String>,
-    pub started_at: Option<Instant>,
-    pub completed_at: Option<Instant>,
+    pub(crate) status: Option<String>,
+    pub(crate) conclusion: Option<String>,
+    pub(crate) started_at: Option<Instant>,
+    pub(crate) completed_at: Option<Instant>,
     /// The output's summary and text (check runs) or description (status contexts).
-    pub output: String,
+    pub(crate) output: String,
 }
 
 impl Check {
     /// The token seed 002's script reads: conclusion, else state, upper-cased.
-    pub fn token(&self) -> String {
+    pub(crate) fn token(&self) -> String {
         self.conclusion.as_deref().filter(|c| !c.is_empty()).or(self.status.as_deref()).unwrap_or("").to_uppercase()
     }
 
-    pub fn fails(&self) -> bool {
+    pub(crate) fn fails(&self) -> bool {
         FAILING.contains(&self.token().as_str())
     }
 }
@@ -67,7 +67,7 @@ impl CiState {
 }
 
 /// Seed 002's reduction of a commit's checks.
-pub fn reduce(checks: &[Check]) -> CiState {
+pub(crate) fn reduce(checks: &[Check]) -> CiState {
     let mut r = CiState::Success;
     for c in checks {
         let t = c.token();
@@ -89,10 +89,10 @@ pub struct CommitCi {
     pub checks: usize,
     pub failing: usize,
     /// When the last check finished, once every check has (`finished_at`).
-    pub finished_at: Option<Instant>,
+    pub(crate) finished_at: Option<Instant>,
     /// The latest end of the checks that finished, whether or not all did.
-    pub last_completed_at: Option<Instant>,
-    pub signature: Option<String>,
+    pub(crate) last_completed_at: Option<Instant>,
+    pub(crate) signature: Option<String>,
 }
 
 impl CommitCi {
@@ -171,7 +171,7 @@ pub fn check_runs(body: &Value) -> Vec<Check> {
 }
 
 /// The status contexts of a `commits/SHA/status` body (the combined status: `statuses`).
-pub fn statuses(body: &Value) -> Vec<Check> {
+pub(crate) fn statuses(body: &Value) -> Vec<Check> {
     let list = body.get("statuses").and_then(Value::as_array).cloned().unwrap_or_default();
     list.iter()
         .map(|s| Check {
@@ -193,7 +193,7 @@ pub fn statuses(body: &Value) -> Vec<Check> {
 /// (`TS2339:fromArrays:tests/stats/eval_query.test.ts`), or `-` when there is none.
 /// Timestamps, run ids, SHAs and line:column positions never enter it, so two runs of the
 /// same failure give the same signature. `None` when nothing fails.
-pub fn signature(checks: &[Check]) -> Option<String> {
+pub(crate) fn signature(checks: &[Check]) -> Option<String> {
     let mut failing: Vec<&Check> = checks.iter().filter(|c| c.fails()).collect();
     if failing.is_empty() {
         return None;
@@ -277,7 +277,7 @@ fn file_path(line: &str) -> Option<String> {
 
 /// When a commit's CI finished: the last completion among its checks (`None` while any is
 /// unfinished, or with no times).
-pub fn finished_at(checks: &[Check]) -> Option<Instant> {
+pub(crate) fn finished_at(checks: &[Check]) -> Option<Instant> {
     checks.iter().map(|c| c.completed_at).collect::<Option<Vec<_>>>()?.into_iter().max()
 }
 

@@ -108,7 +108,7 @@ fn trailing_number(url: &str) -> Option<i64> {
 }
 
 /// Entries derived from the captures in `entries`, placed where they add evidence.
-pub fn add_derived(entries: &mut super::Paths) {
+pub(crate) fn add_derived(entries: &mut super::Paths) {
     let derived = derive_all(entries);
     place(entries, derived);
 }

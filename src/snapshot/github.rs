@@ -14,16 +14,16 @@ use crate::time::{self, Instant};
 pub struct Actor {
     pub login: Option<String>,
     /// GitHub's `type`: `User`, `Bot`, `Organization`, `Mannequin`.
-    pub kind: Option<ActorKind>,
+    pub(crate) kind: Option<ActorKind>,
 }
 
 /// An actor's `type` as GitHub gives it: one of the few names GitHub uses is borrowed, any
 /// other kept as given. Every actor of every body read has one, and every act copies its
 /// actor: a borrowed name costs nothing to make, copy or free.
-pub type ActorKind = Cow<'static, str>;
+pub(crate) type ActorKind = Cow<'static, str>;
 
 /// `type` as an [`ActorKind`].
-pub fn actor_kind(t: &str) -> ActorKind {
+pub(crate) fn actor_kind(t: &str) -> ActorKind {
     const KNOWN: [&str; 5] = ["User", "Bot", "Organization", "Mannequin", "EnterpriseUserAccount"];
     match KNOWN.iter().find(|k| **k == t) {
         Some(k) => Cow::Borrowed(k),
@@ -32,7 +32,7 @@ pub fn actor_kind(t: &str) -> ActorKind {
 }
 
 impl Actor {
-    pub fn from<J: Json>(v: Option<&J>) -> Actor {
+    pub(crate) fn from<J: Json>(v: Option<&J>) -> Actor {
         match v {
             Some(v) if v.is_object() => Actor { login: str_at(v, "login").map(str::to_string), kind: str_at(v, "type").map(actor_kind) },
             _ => Actor::default(),
@@ -42,39 +42,39 @@ impl Actor {
 
 /// The normalized hash of an object's `body`, for the tables (evaluators compare bodies
 /// only in update rules, through `fields.rs`, so typed views do not carry it).
-pub fn body_hash(v: &Value) -> Option<String> {
+pub(crate) fn body_hash(v: &Value) -> Option<String> {
     str_at(v, "body").map(normalized_body_hash)
 }
 
 /// sha256 of a body with CRLF -> LF, trailing blanks stripped from each line, and the
 /// whole trimmed, so an editor's line endings do not read as an edit.
-pub fn normalized_body_hash(body: &str) -> String {
+pub(crate) fn normalized_body_hash(body: &str) -> String {
     let unix = body.replace("\r\n", "\n");
     let joined = unix.lines().map(str::trim_end).collect::<Vec<_>>().join("\n");
     crate::json::sha256_hex(joined.trim().as_bytes())
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Issue {
+pub(crate) struct Issue {
     pub number: Option<i64>,
-    pub title: Option<String>,
-    pub state: Option<String>,
-    pub state_reason: Option<String>,
-    pub user: Actor,
+    pub(crate) title: Option<String>,
+    pub(crate) state: Option<String>,
+    pub(crate) state_reason: Option<String>,
+    pub(crate) user: Actor,
     pub created_at: Option<Instant>,
-    pub updated_at: Option<Instant>,
-    pub closed_at: Option<Instant>,
-    pub closed_by: Actor,
-    pub labels: Option<Vec<String>>,
-    pub assignees: Vec<String>,
-    pub milestone: Option<i64>,
-    pub is_pull_request: bool,
-    pub reactions_total: Option<i64>,
-    pub comments: Option<i64>,
+    pub(crate) updated_at: Option<Instant>,
+    pub(crate) closed_at: Option<Instant>,
+    pub(crate) closed_by: Actor,
+    pub(crate) labels: Option<Vec<String>>,
+    pub(crate) assignees: Vec<String>,
+    pub(crate) milestone: Option<i64>,
+    pub(crate) is_pull_request: bool,
+    pub(crate) reactions_total: Option<i64>,
+    pub(crate) comments: Option<i64>,
 }
 
 impl Issue {
-    pub fn from<J: Json>(v: &J) -> Issue {
+    pub(crate) fn from<J: Json>(v: &J) -> Issue {
         Issue {
             number: int_at(v, "number"),
             title: str_at(v, "title").map(str::to_string),
@@ -94,33 +94,30 @@ impl Issue {
         }
     }
 
-    pub fn is_closed(&self) -> Option<bool> {
-        self.state.as_deref().map(|s| s == "closed")
-    }
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct PullRequest {
+pub(crate) struct PullRequest {
     pub number: Option<i64>,
-    pub title: Option<String>,
-    pub state: Option<String>,
-    pub merged: Option<bool>,
-    pub draft: Option<bool>,
-    pub user: Actor,
-    pub merged_by: Actor,
+    pub(crate) title: Option<String>,
+    pub(crate) state: Option<String>,
+    pub(crate) merged: Option<bool>,
+    pub(crate) draft: Option<bool>,
+    pub(crate) user: Actor,
+    pub(crate) merged_by: Actor,
     pub created_at: Option<Instant>,
-    pub updated_at: Option<Instant>,
-    pub closed_at: Option<Instant>,
-    pub merged_at: Option<Instant>,
-    pub merge_commit_sha: Option<String>,
-    pub head_ref: Option<String>,
-    pub head_sha: Option<String>,
-    pub base_ref: Option<String>,
-    pub labels: Option<Vec<String>>,
+    pub(crate) updated_at: Option<Instant>,
+    pub(crate) closed_at: Option<Instant>,
+    pub(crate) merged_at: Option<Instant>,
+    pub(crate) merge_commit_sha: Option<String>,
+    pub(crate) head_ref: Option<String>,
+    pub(crate) head_sha: Option<String>,
+    pub(crate) base_ref: Option<String>,
+    pub(crate) labels: Option<Vec<String>>,
 }
 
 impl PullRequest {
-    pub fn from<J: Json>(v: &J) -> PullRequest {
+    pub(crate) fn from<J: Json>(v: &J) -> PullRequest {
         let merged_at = time::at(v, "merged_at");
         PullRequest {
             number: int_at(v, "number"),
@@ -145,27 +142,27 @@ impl PullRequest {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Comment {
-    pub id: Option<i64>,
-    pub user: Actor,
+pub(crate) struct Comment {
+    pub(crate) id: Option<i64>,
+    pub(crate) user: Actor,
     pub created_at: Option<Instant>,
-    pub updated_at: Option<Instant>,
-    pub issue_number: Option<i64>,
-    pub reactions_total: Option<i64>,
-    pub in_reply_to_id: Option<i64>,
-    pub path: Option<String>,
+    pub(crate) updated_at: Option<Instant>,
+    pub(crate) issue_number: Option<i64>,
+    pub(crate) reactions_total: Option<i64>,
+    pub(crate) in_reply_to_id: Option<i64>,
+    pub(crate) path: Option<String>,
     /// GraphQL `isMinimized`, when a capture carries it.
-    pub minimized: Option<bool>,
-    pub body: Option<String>,
+    pub(crate) minimized: Option<bool>,
+    pub(crate) body: Option<String>,
     /// A review comment's PR: the last segment of its `pull_request_url`.
-    pub pull_number: Option<i64>,
+    pub(crate) pull_number: Option<i64>,
     /// A review comment the diff has moved past: REST gives `position` null and keeps
     /// `original_position`.
-    pub outdated: bool,
+    pub(crate) outdated: bool,
 }
 
 impl Comment {
-    pub fn from<J: Json>(v: &J) -> Comment {
+    pub(crate) fn from<J: Json>(v: &J) -> Comment {
         let issue_number = str_at(v, "issue_url").and_then(|u| u.rsplit('/').next()).and_then(|n| n.parse().ok());
         Comment {
             id: int_at(v, "id"),
@@ -185,25 +182,23 @@ impl Comment {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Review {
-    pub id: Option<i64>,
-    pub user: Actor,
-    pub state: Option<String>,
-    /// `None` when absent *or* unparseable; `submitted_at_raw` keeps what was there.
-    pub submitted_at: Option<Instant>,
-    pub submitted_at_raw: Option<String>,
-    pub commit_id: Option<String>,
-    pub body: Option<String>,
+pub(crate) struct Review {
+    pub(crate) id: Option<i64>,
+    pub(crate) user: Actor,
+    pub(crate) state: Option<String>,
+    /// `None` when absent *or* unparseable.
+    pub(crate) submitted_at: Option<Instant>,
+    pub(crate) commit_id: Option<String>,
+    pub(crate) body: Option<String>,
 }
 
 impl Review {
-    pub fn from<J: Json>(v: &J) -> Review {
+    pub(crate) fn from<J: Json>(v: &J) -> Review {
         Review {
             id: int_at(v, "id"),
             user: Actor::from(v.get("user")),
             state: str_at(v, "state").map(str::to_uppercase),
             submitted_at: time::at(v, "submitted_at"),
-            submitted_at_raw: str_at(v, "submitted_at").map(str::to_string),
             commit_id: str_at(v, "commit_id").map(str::to_string),
             body: str_at(v, "body").map(str::to_string),
         }
@@ -214,30 +209,27 @@ impl Review {
 /// (comments, reviews) or `author` (commits) and their time `submitted_at` or a commit date.
 #[derive(Clone, Debug, Default)]
 pub struct Event {
-    pub id: Option<i64>,
-    pub event: Option<String>,
+    pub(crate) id: Option<i64>,
+    pub(crate) event: Option<String>,
     pub actor: Actor,
     pub created_at: Option<Instant>,
-    pub label: Option<String>,
-    pub commit_id: Option<String>,
-    pub state_reason: Option<String>,
-    pub assignee: Option<String>,
-    pub milestone: Option<String>,
-    pub requested_reviewer: Option<String>,
-    pub source_number: Option<i64>,
-    pub source_is_pull_request: bool,
+    pub(crate) label: Option<String>,
+    pub(crate) commit_id: Option<String>,
+    pub(crate) state_reason: Option<String>,
+    pub(crate) assignee: Option<String>,
+    pub(crate) source_number: Option<i64>,
+    pub(crate) source_is_pull_request: bool,
     /// Author of the referencing issue or PR (`cross-referenced`).
-    pub source_author: Option<String>,
-    pub review_state: Option<String>,
+    pub(crate) source_author: Option<String>,
+    pub(crate) review_state: Option<String>,
     /// `renamed`: the title before and after.
-    pub rename_from: Option<String>,
-    pub rename_to: Option<String>,
+    pub(crate) rename_from: Option<String>,
     /// `review_dismissed`: the review's id.
-    pub dismissed_review_id: Option<i64>,
+    pub(crate) dismissed_review_id: Option<i64>,
 }
 
 impl Event {
-    pub fn from<J: Json>(v: &J) -> Event {
+    pub(crate) fn from<J: Json>(v: &J) -> Event {
         let actor = match v.get("actor").filter(|a| a.is_object()) {
             Some(a) => Actor::from(Some(a)),
             None => Actor::from(v.get("user")),
@@ -256,31 +248,28 @@ impl Event {
             commit_id: str_at(v, "commit_id").or_else(|| str_at(v, "sha")).map(str::to_string),
             state_reason: str_at(v, "state_reason").map(str::to_lowercase),
             assignee: str_path(v, &["assignee", "login"]).map(str::to_string),
-            milestone: str_path(v, &["milestone", "title"]).map(str::to_string),
-            requested_reviewer: str_path(v, &["requested_reviewer", "login"]).or_else(|| str_path(v, &["requested_team", "slug"])).map(str::to_string),
             source_number: source_issue.and_then(|i| int_at(i, "number")),
             source_is_pull_request: source_issue.is_some_and(|i| i.get("pull_request").is_some()),
             source_author: source_issue.and_then(|i| str_path(i, &["user", "login"])).map(str::to_string),
             review_state: if str_at(v, "event") == Some("reviewed") { str_at(v, "state").map(str::to_uppercase) } else { None },
             rename_from: str_path(v, &["rename", "from"]).map(str::to_string),
-            rename_to: str_path(v, &["rename", "to"]).map(str::to_string),
             dismissed_review_id: v.get("dismissed_review").and_then(|d| int_at(d, "review_id")),
         }
     }
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Commit {
-    pub sha: Option<String>,
-    pub author: Actor,
-    pub committer: Actor,
-    pub authored_at: Option<Instant>,
-    pub committed_at: Option<Instant>,
-    pub message: Option<String>,
+pub(crate) struct Commit {
+    pub(crate) sha: Option<String>,
+    pub(crate) author: Actor,
+    pub(crate) committer: Actor,
+    pub(crate) authored_at: Option<Instant>,
+    pub(crate) committed_at: Option<Instant>,
+    pub(crate) message: Option<String>,
 }
 
 impl Commit {
-    pub fn from<J: Json>(v: &J) -> Commit {
+    pub(crate) fn from<J: Json>(v: &J) -> Commit {
         Commit {
             sha: str_at(v, "sha").map(str::to_string),
             author: Actor::from(v.get("author")),
@@ -293,15 +282,15 @@ impl Commit {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct Reaction {
-    pub id: Option<i64>,
-    pub user: Actor,
-    pub content: Option<String>,
+pub(crate) struct Reaction {
+    pub(crate) id: Option<i64>,
+    pub(crate) user: Actor,
+    pub(crate) content: Option<String>,
     pub created_at: Option<Instant>,
 }
 
 impl Reaction {
-    pub fn from<J: Json>(v: &J) -> Reaction {
+    pub(crate) fn from<J: Json>(v: &J) -> Reaction {
         Reaction {
             id: int_at(v, "id"),
             user: Actor::from(v.get("user")),
@@ -334,7 +323,7 @@ pub fn events<J: Json>(v: &J) -> Vec<Event> {
 }
 
 /// A typed reading of a whole body, from either kind of JSON (see [`Json`]).
-pub trait View: Sized {
+pub(crate) trait View: Sized {
     /// Every key the view reads, at any depth: a body read for it keeps only those.
     const KEYS: Keys;
     fn read<J: Json>(v: &J) -> Self;
@@ -378,7 +367,7 @@ keys!(fn name_keys: "name", "login");
 
 /// A timeline or events list (see [`events`]), not a list of `Event::from`.
 #[derive(Clone, Debug, Default)]
-pub struct Events(pub Vec<Event>);
+pub(crate) struct Events(pub(crate) Vec<Event>);
 
 impl View for Events {
     const KEYS: Keys = event_keys;
@@ -390,7 +379,7 @@ impl View for Events {
 /// A list of names (labels, logins): strings, or objects' `name` (else `login`), as
 /// `crate::json::names` reads them; `None` for a body that is no list.
 #[derive(Clone, Debug, Default)]
-pub struct Names(pub Option<Vec<String>>);
+pub(crate) struct Names(pub(crate) Option<Vec<String>>);
 
 impl View for Names {
     const KEYS: Keys = name_keys;
@@ -400,6 +389,6 @@ impl View for Names {
 }
 
 /// Elements of a list body; a non-array body gives an empty list.
-pub fn list<J: Json, T>(v: &J, f: fn(&J) -> T) -> Vec<T> {
+pub(crate) fn list<J: Json, T>(v: &J, f: fn(&J) -> T) -> Vec<T> {
     v.as_array().map(|a| a.iter().map(f).collect()).unwrap_or_default()
 }

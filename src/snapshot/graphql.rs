@@ -8,7 +8,7 @@ use crate::json::{bool_at, int_at, str_at};
 use crate::time::{self, Instant};
 
 /// A GraphQL `author`/`actor`: `login` plus `__typename` (`User`, `Bot`, ...).
-pub fn actor(v: Option<&Value>) -> Actor {
+pub(crate) fn actor(v: Option<&Value>) -> Actor {
     match v {
         Some(a) if a.is_object() => {
             Actor { login: str_at(a, "login").map(str::to_string), kind: str_at(a, "__typename").or(str_at(a, "type")).map(super::github::actor_kind) }
@@ -18,7 +18,7 @@ pub fn actor(v: Option<&Value>) -> Actor {
 }
 
 /// `{"nodes": [...]}` or a plain array.
-pub fn nodes(v: Option<&Value>) -> Vec<&Value> {
+pub(crate) fn nodes(v: Option<&Value>) -> Vec<&Value> {
     match v {
         Some(Value::Array(a)) => a.iter().collect(),
         Some(o) => o.get("nodes").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default(),
@@ -27,26 +27,22 @@ pub fn nodes(v: Option<&Value>) -> Vec<&Value> {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct GqlComment {
-    pub id: Option<i64>,
-    pub node_id: Option<String>,
-    pub author: Actor,
+pub(crate) struct GqlComment {
+    pub(crate) id: Option<i64>,
+    pub(crate) author: Actor,
     pub created_at: Option<Instant>,
-    pub minimized: Option<bool>,
-    pub minimized_reason: Option<String>,
-    pub body: Option<String>,
-    pub replies: Vec<GqlComment>,
+    pub(crate) minimized: Option<bool>,
+    pub(crate) body: Option<String>,
+    pub(crate) replies: Vec<GqlComment>,
 }
 
 impl GqlComment {
-    pub fn from(v: &Value) -> GqlComment {
+    pub(crate) fn from(v: &Value) -> GqlComment {
         GqlComment {
             id: int_at(v, "databaseId").or_else(|| int_at(v, "id")),
-            node_id: str_at(v, "id").map(str::to_string),
             author: actor(v.get("author")),
             created_at: time::at(v, "createdAt"),
             minimized: bool_at(v, "isMinimized"),
-            minimized_reason: str_at(v, "minimizedReason").map(str::to_string),
             body: str_at(v, "body").map(str::to_lowercase),
             replies: nodes(v.get("replies")).into_iter().map(GqlComment::from).collect(),
         }
@@ -55,41 +51,36 @@ impl GqlComment {
 
 /// `graphql/repos/O/R/discussions/N`.
 #[derive(Clone, Debug, Default)]
-pub struct Discussion {
-    pub number: Option<i64>,
-    pub title: Option<String>,
-    pub author: Actor,
+pub(crate) struct Discussion {
+    pub(crate) author: Actor,
     pub created_at: Option<Instant>,
-    pub updated_at: Option<Instant>,
-    pub closed: Option<bool>,
-    pub closed_at: Option<Instant>,
+    pub(crate) updated_at: Option<Instant>,
+    pub(crate) closed: Option<bool>,
+    pub(crate) closed_at: Option<Instant>,
     /// RESOLVED, OUTDATED, DUPLICATE, REOPENED.
-    pub state_reason: Option<String>,
-    pub answer_chosen_at: Option<Instant>,
-    pub answer_chosen_by: Actor,
-    pub has_answer: bool,
-    pub locked: Option<bool>,
+    pub(crate) state_reason: Option<String>,
+    pub(crate) answer_chosen_at: Option<Instant>,
+    pub(crate) answer_chosen_by: Actor,
+    pub(crate) has_answer: bool,
+    pub(crate) locked: Option<bool>,
     /// `activeLockReason` (OFF_TOPIC, RESOLVED, SPAM, TOO_HEATED), when locked.
-    pub lock_reason: Option<String>,
+    pub(crate) lock_reason: Option<String>,
     /// Whether the discussion itself is hidden, and why (`isMinimized`, `minimizedReason`):
     /// read when a capture carries them. Reasons are upper-cased with `-` as `_`, as
     /// `activeLockReason` spells them (`off-topic` -> `OFF_TOPIC`).
-    pub minimized: Option<bool>,
-    pub minimized_reason: Option<String>,
-    pub labels: Option<Vec<String>>,
-    pub reactions_total: Option<i64>,
-    pub comments: Vec<GqlComment>,
+    pub(crate) minimized: Option<bool>,
+    pub(crate) minimized_reason: Option<String>,
+    pub(crate) reactions_total: Option<i64>,
+    pub(crate) comments: Vec<GqlComment>,
     /// The issue this discussion became, or issues/PRs linked to it (hindsight's capture
     /// adds these from the discussion's timeline or the issue's `cross-referenced` events).
-    pub converted_to_issue: Option<i64>,
-    pub linked: Vec<i64>,
+    pub(crate) converted_to_issue: Option<i64>,
+    pub(crate) linked: Vec<i64>,
 }
 
 impl Discussion {
-    pub fn from(v: &Value) -> Discussion {
+    pub(crate) fn from(v: &Value) -> Discussion {
         Discussion {
-            number: int_at(v, "number"),
-            title: str_at(v, "title").map(str::to_string),
             author: actor(v.get("author")),
             created_at: time::at(v, "createdAt"),
             updated_at: time::at(v, "updatedAt"),
@@ -103,7 +94,6 @@ impl Discussion {
             lock_reason: str_at(v, "activeLockReason").map(reason),
             minimized: bool_at(v, "isMinimized"),
             minimized_reason: str_at(v, "minimizedReason").map(reason),
-            labels: v.get("labels").map(|l| nodes(Some(l)).iter().filter_map(|n| str_at(*n, "name").map(str::to_string)).collect()),
             reactions_total: v.get("reactions").and_then(|r| int_at(r, "totalCount")),
             comments: nodes(v.get("comments")).into_iter().map(GqlComment::from).collect(),
             converted_to_issue: v.get("convertedToIssue").and_then(|i| int_at(i, "number")),
@@ -119,53 +109,51 @@ fn reason(r: &str) -> String {
 
 /// One thread of `graphql/repos/O/R/pulls/N/review_threads`.
 #[derive(Clone, Debug, Default)]
-pub struct ReviewThread {
-    pub node_id: Option<String>,
-    pub resolved: Option<bool>,
-    pub resolved_by: Actor,
+pub(crate) struct ReviewThread {
+    pub(crate) node_id: Option<String>,
+    pub(crate) resolved: Option<bool>,
+    pub(crate) resolved_by: Actor,
     /// Who unresolved the thread last: not a GraphQL field; a capture tool adds it from the
     /// `pull_request_review_thread` webhook (`action: unresolved`, its `sender`) when it has one.
-    pub unresolved_by: Actor,
-    pub outdated: Option<bool>,
-    pub path: Option<String>,
-    pub comments: Vec<GqlComment>,
+    pub(crate) unresolved_by: Actor,
+    pub(crate) outdated: Option<bool>,
+    pub(crate) comments: Vec<GqlComment>,
 }
 
 impl ReviewThread {
-    pub fn from(v: &Value) -> ReviewThread {
+    pub(crate) fn from(v: &Value) -> ReviewThread {
         ReviewThread {
             node_id: str_at(v, "id").map(str::to_string),
             resolved: bool_at(v, "isResolved"),
             resolved_by: actor(v.get("resolvedBy")),
             unresolved_by: actor(v.get("unresolvedBy")),
             outdated: bool_at(v, "isOutdated"),
-            path: str_at(v, "path").map(str::to_string),
             comments: nodes(v.get("comments")).into_iter().map(GqlComment::from).collect(),
         }
     }
 
-    pub fn holds_comment(&self, id: i64) -> bool {
+    pub(crate) fn holds_comment(&self, id: i64) -> bool {
         self.comments.iter().any(|c| c.id == Some(id))
     }
 }
 
 /// `graphql/projects/OWNER/NUMBER`: fields (with ordered options) and items.
 #[derive(Clone, Debug, Default)]
-pub struct Project {
-    pub fields: Vec<(String, Vec<String>)>,
-    pub items: Vec<ProjectItem>,
+pub(crate) struct Project {
+    pub(crate) fields: Vec<(String, Vec<String>)>,
+    pub(crate) items: Vec<ProjectItem>,
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct ProjectItem {
+pub(crate) struct ProjectItem {
     pub repo: Option<String>,
     pub number: Option<i64>,
-    pub archived: bool,
-    pub values: serde_json::Map<String, Value>,
+    pub(crate) archived: bool,
+    pub(crate) values: serde_json::Map<String, Value>,
 }
 
 impl Project {
-    pub fn from(v: &Value) -> Project {
+    pub(crate) fn from(v: &Value) -> Project {
         Project {
             fields: nodes(v.get("fields"))
                 .iter()
@@ -190,7 +178,7 @@ impl Project {
         }
     }
 
-    pub fn options(&self, field: &str) -> Option<&[String]> {
+    pub(crate) fn options(&self, field: &str) -> Option<&[String]> {
         self.fields.iter().find(|(n, _)| n.eq_ignore_ascii_case(field)).map(|(_, o)| o.as_slice()).filter(|o| !o.is_empty())
     }
 }

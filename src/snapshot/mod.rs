@@ -8,13 +8,13 @@
 //! goes to quarantine with its file, line and reason, and the rest is read.
 
 pub mod ci;
-pub mod derive;
+pub(crate) mod derive;
 pub mod github;
-pub mod graphql;
-pub mod paths;
+pub(crate) mod graphql;
+pub(crate) mod paths;
 pub(crate) mod sha;
-pub mod sparse;
-pub mod spill;
+pub(crate) mod sparse;
+pub(crate) mod spill;
 pub mod tables;
 
 use std::collections::HashMap;
@@ -31,26 +31,25 @@ use crate::json::kind;
 use crate::quarantine::Quarantined;
 use crate::time::{self, Instant};
 
-pub const FORMAT: &str = "hindsight-snapshot/1";
+pub(crate) const FORMAT: &str = "hindsight-snapshot/1";
 
 /// `snapshot.json`.
 #[derive(Clone, Debug)]
-pub struct SnapshotInfo {
+pub(crate) struct SnapshotInfo {
     pub captured_at: Instant,
-    pub format: String,
 }
 
 /// One captured response, as read.
 #[derive(Clone, Debug)]
 pub struct Capture {
     pub path: String,
-    pub status: u16,
-    pub page: i64,
-    pub captured_at: Option<Instant>,
+    pub(crate) status: u16,
+    pub(crate) page: i64,
+    pub(crate) captured_at: Option<Instant>,
     /// The body exactly as it stood in the input.
-    pub body: String,
+    pub(crate) body: String,
     pub file: String,
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     /// Set when another capture of the same (path, page) was taken later and is used
     /// instead: where that capture is (`file:line`). Kept in `responses`, never read by
     /// the typed tables or the rules.
@@ -59,23 +58,19 @@ pub struct Capture {
 
 impl Capture {
     /// Where this capture is, as a superseded copy names it.
-    pub fn place(&self) -> String {
+    pub(crate) fn place(&self) -> String {
         match self.line {
             Some(l) => format!("{}:{l}", self.file),
             None => self.file.clone(),
         }
     }
 
-    /// 404 and 410: the object was gone at capture time.
-    pub fn is_gone(&self) -> bool {
-        matches!(self.status, 404 | 410)
-    }
 }
 
 /// What the first pass over a snapshot found: its files (hashed), the lines it could not
 /// use, and every usable capture in sorted runs (on disk beyond the budget).
 pub struct SnapshotScan {
-    pub info: SnapshotInfo,
+    pub(crate) info: SnapshotInfo,
     pub quarantined: Vec<Quarantined>,
     pub files: Vec<InputFile>,
     pub runs: spill::Runs,
@@ -110,7 +105,7 @@ pub fn scan(dir: &Path, spill_dir: &Path, budget: usize) -> Result<SnapshotScan>
     if !format.starts_with("hindsight-snapshot/") {
         return Err(Error::Input { path: info_path, line: 1, message: format!("field `format`: `{format}` is not a hindsight-snapshot format") });
     }
-    let info = SnapshotInfo { captured_at, format };
+    let info = SnapshotInfo { captured_at };
 
     let mut cassettes = Vec::new();
     let mut tree_files = Vec::new();
@@ -321,7 +316,7 @@ fn parse_line(raw: &str) -> std::result::Result<Capture, LineError> {
 }
 
 /// Paths are compared without host, leading slash or query string.
-pub fn normalize_path(p: &str) -> String {
+pub(crate) fn normalize_path(p: &str) -> String {
     let p = p.trim();
     let p = p.strip_prefix("https://api.github.com").unwrap_or(p);
     let p = p.split('?').next().unwrap_or(p);
@@ -365,7 +360,7 @@ pub enum BodyText {
 }
 
 impl BodyText {
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             BodyText::Own(s) => s,
             BodyText::InColumn(column, row) => column.value(*row),
@@ -402,8 +397,8 @@ type FileRead = (Vec<Capture>, Vec<Quarantined>, InputFile);
 /// ([`Entry::pull`], [`Entry::events`], ...) without a `Value` (see [`sparse`]). Each is
 /// built once per entry and shared by every output and window that reads it.
 #[derive(Debug, Default)]
-pub struct Entry {
-    pub status: u16,
+pub(crate) struct Entry {
+    pub(crate) status: u16,
     /// The body's text; `None` when the body was built as a `Value` (joined pages, a copy
     /// derived from another capture).
     text: Option<BodyText>,
@@ -411,10 +406,10 @@ pub struct Entry {
     /// Allocated on the first view: most entries are read as one view or none, and an
     /// entry stays small while the index is built.
     views: std::sync::OnceLock<Box<Views>>,
-    pub captured_at: Option<Instant>,
+    pub(crate) captured_at: Option<Instant>,
     /// For an entry derived from another capture (a repository-wide list, an issue-shaped
     /// PR, search results: see [`derive`]), that capture's path.
-    pub derived_from: Option<String>,
+    pub(crate) derived_from: Option<String>,
 }
 
 /// The typed views of one entry's body, each built on first use. The two large ones are
@@ -437,24 +432,24 @@ struct Views {
 
 impl Entry {
     /// An entry whose body is a `Value` already.
-    pub fn new(status: u16, body: Value, captured_at: Option<Instant>, derived_from: Option<String>) -> Entry {
+    pub(crate) fn new(status: u16, body: Value, captured_at: Option<Instant>, derived_from: Option<String>) -> Entry {
         Entry { status, text: None, value: std::sync::OnceLock::from(body), views: std::sync::OnceLock::new(), captured_at, derived_from }
     }
 
     /// An entry whose body is parsed when first read; text that is not JSON reads as `null`.
-    pub fn from_text(status: u16, text: impl Into<BodyText>, captured_at: Option<Instant>) -> Entry {
+    pub(crate) fn from_text(status: u16, text: impl Into<BodyText>, captured_at: Option<Instant>) -> Entry {
         Entry { status, text: Some(text.into()), value: std::sync::OnceLock::new(), views: std::sync::OnceLock::new(), captured_at, derived_from: None }
     }
 
-    pub fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         (200..300).contains(&self.status)
     }
     /// Whether the capture has a time of its own or was derived from another: evidence
     /// that is not simply "its own path, as of the snapshot".
-    pub fn has_provenance(&self) -> bool {
+    pub(crate) fn has_provenance(&self) -> bool {
         self.captured_at.is_some() || self.derived_from.is_some()
     }
-    pub fn gone(&self) -> bool {
+    pub(crate) fn gone(&self) -> bool {
         matches!(self.status, 404 | 410)
     }
 
@@ -464,7 +459,7 @@ impl Entry {
     }
 
     /// The body as JSON.
-    pub fn body(&self) -> &Value {
+    pub(crate) fn body(&self) -> &Value {
         self.value.get_or_init(|| self.text().and_then(|t| serde_json::from_str(t).ok()).unwrap_or(Value::Null))
     }
 
@@ -497,39 +492,39 @@ impl Entry {
     }
 
     /// The body read as an issue.
-    pub fn issue(&self) -> &github::Issue {
+    pub(crate) fn issue(&self) -> &github::Issue {
         self.views().issue.get_or_init(|| Box::new(self.view()))
     }
     /// The body read as a pull request.
-    pub fn pull(&self) -> &github::PullRequest {
+    pub(crate) fn pull(&self) -> &github::PullRequest {
         self.views().pull.get_or_init(|| Box::new(self.view()))
     }
     /// The body read as a timeline or events list (see [`github::events`]).
-    pub fn events(&self) -> &[github::Event] {
+    pub(crate) fn events(&self) -> &[github::Event] {
         &self.views().events.get_or_init(|| self.view()).0
     }
     /// The body read as a list of comments.
-    pub fn comments(&self) -> &[github::Comment] {
+    pub(crate) fn comments(&self) -> &[github::Comment] {
         self.views().comments.get_or_init(|| self.view())
     }
     /// The body read as one comment (`issues/comments/ID`).
-    pub fn comment(&self) -> &github::Comment {
+    pub(crate) fn comment(&self) -> &github::Comment {
         self.views().comment.get_or_init(|| Box::new(self.view()))
     }
     /// The body read as a list of reviews.
-    pub fn reviews(&self) -> &[github::Review] {
+    pub(crate) fn reviews(&self) -> &[github::Review] {
         self.views().reviews.get_or_init(|| self.view())
     }
     /// The body read as a list of commits.
-    pub fn commits(&self) -> &[github::Commit] {
+    pub(crate) fn commits(&self) -> &[github::Commit] {
         self.views().commits.get_or_init(|| self.view())
     }
     /// The body read as a list of names (labels, logins; see [`github::Names`]).
-    pub fn names(&self) -> Option<&Vec<String>> {
+    pub(crate) fn names(&self) -> Option<&Vec<String>> {
         self.views().names.get_or_init(|| self.view()).0.as_ref()
     }
     /// The body read as a list of reactions.
-    pub fn reactions(&self) -> &[github::Reaction] {
+    pub(crate) fn reactions(&self) -> &[github::Reaction] {
         self.views().reactions.get_or_init(|| self.view())
     }
 }
@@ -537,13 +532,13 @@ impl Entry {
 /// Captures by path. Hashed with foldhash (a fixed seed: the same order on every run; no
 /// caller depends on the order, they sort): paths are looked up dozens of times per output,
 /// and SipHash was most of a lookup's cost.
-pub type Paths = HashMap<String, Entry, foldhash::fast::FixedState>;
+pub(crate) type Paths = HashMap<String, Entry, foldhash::fast::FixedState>;
 
 /// Path -> entry: of the whole snapshot, or of one repository with the paths of no
 /// repository (projects, users) shared beside it.
 #[derive(Default)]
 pub struct SnapshotIndex {
-    pub entries: Paths,
+    pub(crate) entries: Paths,
     /// Looked in when a path is not in `entries`.
     shared: Option<std::sync::Arc<SnapshotIndex>>,
     /// Whether some entry has a `captured_at` of its own or was derived from another capture.
@@ -632,7 +627,7 @@ impl SnapshotIndex {
     /// Whether any entry, here or shared, has its own `captured_at` or was derived from
     /// another capture (`false` when none could have). Without one, every capture's
     /// evidence is "its own path, as of the snapshot".
-    pub fn has_provenance(&self) -> bool {
+    pub(crate) fn has_provenance(&self) -> bool {
         self.provenance || self.shared.as_ref().is_some_and(|s| s.has_provenance())
     }
 
@@ -659,7 +654,7 @@ impl SnapshotIndex {
         maps.into_par_iter().flat_map(|m| m.into_par_iter()).for_each(drop);
     }
 
-    pub fn get(&self, path: &str) -> Option<&Entry> {
+    pub(crate) fn get(&self, path: &str) -> Option<&Entry> {
         let e = self.entries.get(path).or_else(|| self.shared.as_ref().and_then(|s| s.entries.get(path)));
         if let Some(seen) = self.observer.as_ref().and_then(|o| o.lock().ok()).as_mut() {
             seen.insert(path.to_string());
@@ -674,7 +669,7 @@ impl SnapshotIndex {
     }
 
     /// The same index, falling back on `shared` for paths it does not hold.
-    pub fn with_shared(mut self, shared: Option<std::sync::Arc<SnapshotIndex>>) -> Self {
+    pub(crate) fn with_shared(mut self, shared: Option<std::sync::Arc<SnapshotIndex>>) -> Self {
         self.shared = shared;
         self
     }

@@ -2,7 +2,7 @@
 
 /// What a captured path holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Resource {
+pub(crate) enum Resource {
     Issue(i64),
     IssueComments(i64),
     IssueEvents(i64),
@@ -26,7 +26,7 @@ pub enum Resource {
 
 /// `repos/OWNER/REPO/<rest>` -> (`OWNER/REPO`, resource). GraphQL and unknown paths give
 /// `None` or `Other`; they stay in the `responses` table.
-pub fn parse(path: &str) -> Option<(String, Resource)> {
+pub(crate) fn parse(path: &str) -> Option<(String, Resource)> {
     let rest = path.strip_prefix("repos/")?;
     let mut it = rest.splitn(3, '/');
     let owner = it.next()?;
@@ -61,7 +61,7 @@ pub fn parse(path: &str) -> Option<(String, Resource)> {
 /// The repository a captured path belongs to: `repos/O/R/...` and `graphql/repos/O/R/...`
 /// give `O/R`; paths of no repository (projects, users) give `None`. Responses are stored
 /// grouped by it, so evaluation can read the snapshot one repository at a time.
-pub fn repo_of(path: &str) -> Option<&str> {
+pub(crate) fn repo_of(path: &str) -> Option<&str> {
     let rest = path.strip_prefix("repos/").or_else(|| path.strip_prefix("graphql/repos/"))?;
     let owner_end = rest.find('/')?;
     let after = &rest[owner_end + 1..];
@@ -77,7 +77,7 @@ pub fn repo_of(path: &str) -> Option<&str> {
 /// suffix), not starting with `-`; the name letters, digits, `.`, `-` and `_`, and not `.` or `..`. Anything
 /// else (`/etc/passwd`, `../x`, `o/r/extra`, a space) would name a path no capture holds,
 /// or one outside the snapshot.
-pub fn repository_problem(r: &str) -> Option<String> {
+pub(crate) fn repository_problem(r: &str) -> Option<String> {
     let shown = crate::text::printable(r);
     let Some((owner, name)) = r.split_once('/') else {
         return Some(format!("`{shown}` is not OWNER/NAME"));
@@ -93,14 +93,14 @@ pub fn repository_problem(r: &str) -> Option<String> {
 }
 
 /// The REST path of a resource in a repository.
-pub fn rest(repo: &str, tail: &str) -> String {
+pub(crate) fn rest(repo: &str, tail: &str) -> String {
     let mut path = String::new();
     push_rest(&mut path, repo, tail);
     path
 }
 
 /// `rest`, appended to `path` (a buffer kept across lookups).
-pub fn push_rest(path: &mut String, repo: &str, tail: &str) {
+pub(crate) fn push_rest(path: &mut String, repo: &str, tail: &str) {
     path.push_str("repos/");
     path.push_str(repo);
     path.push('/');
@@ -110,7 +110,7 @@ pub fn push_rest(path: &mut String, repo: &str, tail: &str) {
 /// `{before}{n}{after}` (`issues/7/comments`), as `format!` writes it but without its
 /// formatting machinery (the digits by `itoa`, serde_json's own): judging makes such a path for every lookup of every output, and
 /// `format!` was ~3% of evaluate's instructions.
-pub fn numbered(before: &str, n: i64, after: &str) -> String {
+pub(crate) fn numbered(before: &str, n: i64, after: &str) -> String {
     let mut digits = itoa::Buffer::new();
     let digits = digits.format(n);
     let mut s = String::with_capacity(before.len() + digits.len() + after.len());
@@ -122,21 +122,21 @@ pub fn numbered(before: &str, n: i64, after: &str) -> String {
 
 /// What a GitHub web or API URL points at.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct UrlTarget {
+pub(crate) struct UrlTarget {
     pub repo: Option<String>,
     /// `issue`, `pull_request` or `discussion`.
-    pub kind: Option<&'static str>,
+    pub(crate) kind: Option<&'static str>,
     pub number: Option<i64>,
-    pub comment_id: Option<i64>,
+    pub(crate) comment_id: Option<i64>,
     /// The URL's number or comment id is written in digits but does not fit 64 bits: the
     /// target is named, and cannot be read (not the same as no number at all).
-    pub overflow: bool,
+    pub(crate) overflow: bool,
 }
 
 /// Parses `https://github.com/O/R/pull/1`, `.../issues/1#issuecomment-7`,
 /// `.../pull/1#discussion_r9`, `.../pull/1/comments/456`, `.../discussions/5` and the
 /// `api.github.com/repos/...` forms. An unparseable URL gives an empty target, never a guess.
-pub fn parse_url(url: &str) -> UrlTarget {
+pub(crate) fn parse_url(url: &str) -> UrlTarget {
     let mut out = UrlTarget::default();
     let u = url.trim();
     let (u, fragment) = match u.split_once('#') {

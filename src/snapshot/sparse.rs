@@ -18,7 +18,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 /// A JSON value with only the keys of one view kept in its objects.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Sparse<'a> {
+pub(crate) enum Sparse<'a> {
     Null,
     Bool(bool),
     Int(i64),
@@ -31,12 +31,12 @@ pub enum Sparse<'a> {
 }
 
 /// The keys a view reads: the kept key a member's key is, or `None` for one it never reads.
-pub type Keys = fn(&str) -> Option<&'static str>;
+pub(crate) type Keys = fn(&str) -> Option<&'static str>;
 
 impl<'a> Sparse<'a> {
     /// Parse a body keeping the keys `keys` knows; text that is not JSON reads as `null`, as
     /// it does for `Value`.
-    pub fn parse(text: &'a str, keys: Keys) -> Sparse<'a> {
+    pub(crate) fn parse(text: &'a str, keys: Keys) -> Sparse<'a> {
         let mut de = serde_json::Deserializer::from_str(text);
         match Seed(keys).deserialize(&mut de).and_then(|v| de.end().map(|_| v)) {
             Ok(v) => v,

@@ -102,23 +102,24 @@ fn write_all<'a>(p: &Path, captures: impl Iterator<Item = &'a Capture>) -> Resul
 pub struct Runs {
     spill: Spill<Captures>,
     /// Captures pushed so far.
-    pub count: usize,
+    pub(crate) count: usize,
 }
 
 impl Runs {
     /// Runs of about `budget` bytes; spill files go in `dir` (created on first spill).
-    pub fn new(dir: &Path, budget: usize) -> Runs {
+    pub(crate) fn new(dir: &Path, budget: usize) -> Runs {
         Runs { spill: Spill::new(dir, budget), count: 0 }
     }
 
-    pub fn push(&mut self, c: Capture) -> Result<()> {
+    pub(crate) fn push(&mut self, c: Capture) -> Result<()> {
         let bytes = weight(&c);
         self.count += 1;
         self.spill.push(Keyed::new(c), bytes)
     }
 
     /// How many runs went to disk.
-    pub fn spilled(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn spilled(&self) -> usize {
         self.spill.spilled()
     }
 

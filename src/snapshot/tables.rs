@@ -29,7 +29,7 @@ pub fn responses_batch(captures: &[Capture]) -> Result<arrow::record_batch::Reco
 
 /// The `responses` table through the row store (its schema is the one `responses_batch`
 /// writes).
-pub fn responses(captures: &[Capture]) -> Table {
+pub(crate) fn responses(captures: &[Capture]) -> Table {
     let mut tb = Table::new(
         "responses",
         &[

@@ -39,7 +39,7 @@ pub enum FailureCategory {
 }
 
 impl FailureCategory {
-    pub const DECIDED: [FailureCategory; 5] = [
+    pub(crate) const DECIDED: [FailureCategory; 5] = [
         FailureCategory::RunningOutOfTime,
         FailureCategory::ToolOrEnvironmentFailure,
         FailureCategory::FailureToFollowInstructions,
@@ -266,18 +266,18 @@ pub const RULES: &[FailureRule] = &[
 ];
 
 /// A commit's CI as found for a task: repository, SHA, (state, failure signature).
-pub type CiHit<'a> = (&'a str, &'a str, &'a (String, Option<String>));
+pub(crate) type CiHit<'a> = (&'a str, &'a str, &'a (String, Option<String>));
 
 /// CI states of commits in the snapshot (`ci_commits`): (repo, sha) -> (state, failure
 /// signature).
 #[derive(Clone, Debug, Default)]
-pub struct CiStates(pub std::collections::HashMap<(String, String), (String, Option<String>)>);
+pub struct CiStates(pub(crate) std::collections::HashMap<(String, String), (String, Option<String>)>);
 
 impl CiStates {
     /// The CI state of the task's head commit: in the PR's repository (from `pr_url`),
     /// else the task's `repo`. A SHA matches a commit as `snapshot::sha` says (an
     /// abbreviation of 7 or more hex digits, any case), when exactly one commit does.
-    pub fn of(&self, task: &Task) -> Option<CiHit<'_>> {
+    pub(crate) fn of(&self, task: &Task) -> Option<CiHit<'_>> {
         let sha = task.head_sha.as_deref().map(str::trim).filter(|s| Sha::parse(s).is_some())?;
         let repo = task.pr_url.as_deref().and_then(|u| crate::snapshot::paths::parse_url(u).repo).or_else(|| task.repo.clone())?;
         if let Some((k, v)) = self.0.get_key_value(&(repo.clone(), sha.to_string())) {
@@ -309,7 +309,7 @@ pub struct Failure {
 
 /// Whether `pattern` occurs in `text` as a whole phrase, ignoring ASCII case: at a place
 /// where the characters on either side (if any) are not letters or digits.
-pub fn matches_phrase(text: &str, pattern: &str) -> bool {
+pub(crate) fn matches_phrase(text: &str, pattern: &str) -> bool {
     let hay = text.to_ascii_lowercase();
     let needle = pattern.trim().to_ascii_lowercase();
     if needle.is_empty() {
@@ -333,12 +333,12 @@ pub fn matches_phrase(text: &str, pattern: &str) -> bool {
 }
 
 /// The first of `patterns` found in `text`.
-pub fn first_match<'a>(text: &str, patterns: &'a [String]) -> Option<&'a str> {
+pub(crate) fn first_match<'a>(text: &str, patterns: &'a [String]) -> Option<&'a str> {
     patterns.iter().find(|p| matches_phrase(text, p)).map(String::as_str)
 }
 
 /// Whether `file` is one of the `scope` paths or lies below one.
-pub fn in_scope(file: &str, scope: &[String]) -> bool {
+pub(crate) fn in_scope(file: &str, scope: &[String]) -> bool {
     let file = file.trim_start_matches("./");
     scope.iter().any(|s| {
         let s = s.trim_start_matches("./").trim_end_matches('/');
@@ -366,7 +366,7 @@ fn changed_files(e: &TaskEvent) -> Vec<&str> {
 }
 
 /// Whether the task's status asks for a category.
-pub fn needs_category(task: &Task) -> bool {
+pub(crate) fn needs_category(task: &Task) -> bool {
     matches!(task.status.as_str(), "FAILED" | "CANCELLED" | "TIMED_OUT")
 }
 
@@ -452,7 +452,7 @@ fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy, ci: &CiS
 
 /// The category of one task, from its events (any order). `None` for a task whose status
 /// asks for none (COMPLETED).
-pub fn categorize(task: &Task, events: &[&TaskEvent], policy: &TaskPolicy, ci: &CiStates) -> Option<Failure> {
+pub(crate) fn categorize(task: &Task, events: &[&TaskEvent], policy: &TaskPolicy, ci: &CiStates) -> Option<Failure> {
     if !needs_category(task) {
         return None;
     }

@@ -26,53 +26,53 @@ use crate::time::Instant;
 pub use categorize::{Failure, FailureCategory, TaskPolicy};
 
 /// The input's name in the manifest and the quarantine table.
-pub const INPUT: &str = "tasks";
+pub(crate) const INPUT: &str = "tasks";
 /// Task records, one JSON object a line.
-pub const TASKS_FILE: &str = "tasks.jsonl";
+pub(crate) const TASKS_FILE: &str = "tasks.jsonl";
 /// Task events, one JSON object a line.
-pub const EVENTS_FILE: &str = "events.jsonl";
+pub(crate) const EVENTS_FILE: &str = "events.jsonl";
 
 /// The statuses a finished task can have (seed 004: COMPLETED, FAILED, TIMED_OUT; the
 /// platform's CANCELLED too). A task still running has no outcome to study: its record is
 /// quarantined with the reason.
-pub const STATUSES: [&str; 4] = ["COMPLETED", "FAILED", "CANCELLED", "TIMED_OUT"];
+pub(crate) const STATUSES: [&str; 4] = ["COMPLETED", "FAILED", "CANCELLED", "TIMED_OUT"];
 
 /// One task record.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Task {
     pub task_id: String,
-    pub status: String,
+    pub(crate) status: String,
     pub repo: Option<String>,
     /// The user the task ran for (seed 004 breaks its figures down "by repo, user, and
     /// prompt version").
-    pub user_id: Option<String>,
-    pub branch_name: Option<String>,
-    pub pr_url: Option<String>,
-    pub prompt_version: Option<String>,
-    pub error_message: Option<String>,
-    pub duration_s: Option<f64>,
-    pub cost_usd: Option<f64>,
+    pub(crate) user_id: Option<String>,
+    pub(crate) branch_name: Option<String>,
+    pub(crate) pr_url: Option<String>,
+    pub(crate) prompt_version: Option<String>,
+    pub(crate) error_message: Option<String>,
+    pub(crate) duration_s: Option<f64>,
+    pub(crate) cost_usd: Option<f64>,
     /// Tokens the model read and wrote over the task (seed 004's A/B "token usage").
-    pub input_tokens: Option<i64>,
-    pub output_tokens: Option<i64>,
-    pub build_passed: Option<bool>,
-    pub lint_passed: Option<bool>,
-    pub head_sha: Option<String>,
+    pub(crate) input_tokens: Option<i64>,
+    pub(crate) output_tokens: Option<i64>,
+    pub(crate) build_passed: Option<bool>,
+    pub(crate) lint_passed: Option<bool>,
+    pub(crate) head_sha: Option<String>,
     pub created_at: Option<Instant>,
-    pub completed_at: Option<Instant>,
+    pub(crate) completed_at: Option<Instant>,
     /// Paths the task may change (`metadata.scope`): a file is in scope when it is one of
     /// them or lies below one. Empty when the task declares none (then no change is out of
     /// scope: nothing was declared to compare with).
-    pub scope: Vec<String>,
+    pub(crate) scope: Vec<String>,
     /// `metadata` as canonical JSON, when present.
-    pub metadata: Option<String>,
-    pub source_line: i64,
+    pub(crate) metadata: Option<String>,
+    pub(crate) source_line: i64,
 }
 
 impl Task {
     /// The repository and number of `pr_url` when it is a GitHub pull-request URL: the
     /// task's link to the snapshot.
-    pub fn pull_request(&self) -> Option<(String, i64)> {
+    pub(crate) fn pull_request(&self) -> Option<(String, i64)> {
         let u = crate::snapshot::paths::parse_url(self.pr_url.as_deref()?);
         if u.kind != Some("pull_request") {
             return None;
@@ -84,18 +84,18 @@ impl Task {
 /// One task event.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskEvent {
-    pub event_id: String,
+    pub(crate) event_id: String,
     pub task_id: String,
-    pub event_type: String,
-    pub timestamp: Instant,
+    pub(crate) event_type: String,
+    pub(crate) timestamp: Instant,
     /// `metadata`, an object (empty when absent).
-    pub metadata: Map<String, Value>,
-    pub source_line: i64,
+    pub(crate) metadata: Map<String, Value>,
+    pub(crate) source_line: i64,
 }
 
 impl TaskEvent {
     /// A string member of `metadata`.
-    pub fn meta_str(&self, key: &str) -> Option<&str> {
+    pub(crate) fn meta_str(&self, key: &str) -> Option<&str> {
         self.metadata.get(key).and_then(Value::as_str)
     }
 }
@@ -105,20 +105,20 @@ impl TaskEvent {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Timing {
     /// The task's first `task_created` event, else the record's `created_at`.
-    pub submitted_at: Option<Instant>,
+    pub(crate) submitted_at: Option<Instant>,
     /// The task's first `pr_created` event.
-    pub pr_created_at: Option<Instant>,
+    pub(crate) pr_created_at: Option<Instant>,
 }
 
 impl Timing {
     /// The timing of `task` from its events (any order).
-    pub fn of(task: &Task, events: &[&TaskEvent]) -> Timing {
+    pub(crate) fn of(task: &Task, events: &[&TaskEvent]) -> Timing {
         let first = |kind: &str| events.iter().filter(|e| e.event_type == kind).map(|e| e.timestamp).min();
         Timing { submitted_at: first("task_created").or(task.created_at), pr_created_at: first("pr_created") }
     }
 
     /// Hours from submission to PR creation, when both are known.
-    pub fn hours_to_pr(&self) -> Option<f64> {
+    pub(crate) fn hours_to_pr(&self) -> Option<f64> {
         Some(crate::time::hours_between(&self.submitted_at?, &self.pr_created_at?))
     }
 }
@@ -135,7 +135,7 @@ pub fn timings(tasks: &[Task], events: &[TaskEvent]) -> Vec<Timing> {
 /// The time to PR of every task PR (`pr_url` a GitHub pull request), by (repository,
 /// number): of the earliest-submitted task naming it when several do (then the lowest task
 /// id), and only when that task's time to PR is known.
-pub fn hours_to_pr(tasks: &[Task], timings: &[Timing]) -> crate::feedback::HoursToPr {
+pub(crate) fn hours_to_pr(tasks: &[Task], timings: &[Timing]) -> crate::feedback::HoursToPr {
     let mut first: std::collections::BTreeMap<(String, i64), (Option<Instant>, &str, Option<f64>)> = std::collections::BTreeMap::new();
     for (t, timing) in tasks.iter().zip(timings) {
         let Some(pr) = t.pull_request() else { continue };

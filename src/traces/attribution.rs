@@ -27,9 +27,9 @@ use crate::json::{int_at, str_at};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Report {
     /// Edits whose place in the file is unknown: (file, step).
-    pub unlocated: Vec<(String, i64)>,
+    pub(crate) unlocated: Vec<(String, i64)>,
     /// Files the session changed (`outcome.patch`, `patches[]`) that no tool call explains.
-    pub unexplained_patch_files: Vec<String>,
+    pub(crate) unexplained_patch_files: Vec<String>,
 }
 
 /// How a line came to be the session's (0.3's `change_type`).
@@ -158,7 +158,7 @@ fn same_file(a: &str, b: &str) -> bool {
 
 /// Build the attribution block of a record of shape `shape`. `None`: the session changed
 /// no file.
-pub fn build(record: &Value, shape: Shape) -> (Option<Value>, Report) {
+pub(crate) fn build(record: &Value, shape: Shape) -> (Option<Value>, Report) {
     let steps = record.get("steps").and_then(Value::as_array).cloned().unwrap_or_default();
     let models: BTreeMap<i64, &str> = steps.iter().filter_map(|st| Some((int_at(st, "step_index").unwrap_or(0), str_at(st, "model")?))).collect();
     let mut session = Session::default();

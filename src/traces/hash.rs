@@ -72,7 +72,7 @@ fn py_str(s: &str, out: &mut String) {
 }
 
 /// `json.dumps(v, sort_keys=True)` as Python writes it.
-pub fn python_json(v: &Value) -> String {
+pub(crate) fn python_json(v: &Value) -> String {
     let mut out = String::new();
     write(v, &mut out);
     out
@@ -150,7 +150,7 @@ fn write_raw(v: &crate::json::Raw, out: &mut String) {
 }
 
 /// `record_hash` of a record's text, its numbers exact.
-pub fn record_hash_text(text: &str) -> serde_json::Result<String> {
+pub(crate) fn record_hash_text(text: &str) -> serde_json::Result<String> {
     let mut r = crate::json::Raw::parse(text)?;
     if let crate::json::Raw::Object(m) = &mut r {
         m.retain(|(k, _)| k != "trace_id" && k != "content_hash");
@@ -161,7 +161,7 @@ pub fn record_hash_text(text: &str) -> serde_json::Result<String> {
 }
 
 /// The text a record's `content_hash` is the sha256 of.
-pub fn prehash_text(record: &Value) -> String {
+pub(crate) fn prehash_text(record: &Value) -> String {
     let mut r = record.clone();
     if let Some(o) = r.as_object_mut() {
         o.remove("trace_id");
@@ -175,18 +175,18 @@ pub fn record_hash(record: &Value) -> String {
 }
 
 /// First 8 hex digits of MD5 (opentraces 0.2.0 range hashes).
-pub fn md5_prefix(text: &str) -> String {
+pub(crate) fn md5_prefix(text: &str) -> String {
     format!("{:x}", md5_digest(text.as_bytes()))[..8].to_string()
 }
 
 /// MurmurHash3 x64-128, seed 0, printed as Python's `hex(mmh3.hash128(...))` without `0x`.
-pub fn murmur3_hex(text: &str) -> String {
+pub(crate) fn murmur3_hex(text: &str) -> String {
     let (h1, h2) = murmur3_x64_128(text.as_bytes(), 0);
     format!("{h2:016x}{h1:016x}")
 }
 
 /// Range hash for a record of the given shape.
-pub fn range_hash(shape: super::version::Shape, text: &str) -> String {
+pub(crate) fn range_hash(shape: super::version::Shape, text: &str) -> String {
     if shape.murmur3_ranges() {
         format!("murmur3:{}", murmur3_hex(text))
     } else {
@@ -203,7 +203,7 @@ fn fmix64(mut k: u64) -> u64 {
     k
 }
 
-pub fn murmur3_x64_128(data: &[u8], seed: u64) -> (u64, u64) {
+pub(crate) fn murmur3_x64_128(data: &[u8], seed: u64) -> (u64, u64) {
     const C1: u64 = 0x87c37b91114253d5;
     const C2: u64 = 0x4cf5ad432745937f;
     let (mut h1, mut h2) = (seed, seed);

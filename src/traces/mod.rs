@@ -2,9 +2,9 @@
 //! verbatim (unknown fields survive), and flatten them into `traces`, `trace_steps` and
 //! `trace_tool_calls`.
 
-pub mod attribution;
+pub(crate) mod attribution;
 pub mod hash;
-pub mod version;
+pub(crate) mod version;
 
 use std::path::{Path, PathBuf};
 
@@ -19,12 +19,12 @@ use crate::table::{i, ob, of, oi, os, s, Kind, Table};
 /// One trace record as read.
 #[derive(Clone, Debug)]
 pub struct TraceRecord {
-    pub trace_id: String,
-    pub source_file: String,
-    pub source_line: i64,
-    pub record: Value,
+    pub(crate) trace_id: String,
+    pub(crate) source_file: String,
+    pub(crate) source_line: i64,
+    pub(crate) record: Value,
     /// The record's text as it stood in the input (key order, exact numbers).
-    pub text: String,
+    pub(crate) text: String,
 }
 
 #[derive(Default)]

@@ -18,11 +18,11 @@
 use serde_json::{json, Value};
 
 /// The newest schema version hindsight knows (major, minor).
-pub const NEWEST: (u32, u32) = (0, 9);
+pub(crate) const NEWEST: (u32, u32) = (0, 9);
 
 /// The block shapes, in version order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Shape {
+pub(crate) enum Shape {
     /// 0.2.x.
     V0_2,
     /// 0.3.0 to 0.5.x: attribution's fidelity fields, murmur3 range hashes.
@@ -34,7 +34,7 @@ pub enum Shape {
 impl Shape {
     /// The shape of a record declaring `version` (a record without one is 0.2.0, the first
     /// version hindsight reads). `Err` says why the version is not read.
-    pub fn of(version: Option<&str>) -> Result<Shape, String> {
+    pub(crate) fn of(version: Option<&str>) -> Result<Shape, String> {
         let Some(v) = version else { return Ok(Shape::V0_2) };
         let mut parts = v.split('.');
         let number = |p: Option<&str>| p.and_then(|p| p.parse::<u32>().ok());
@@ -54,28 +54,28 @@ impl Shape {
     }
 
     /// The shape of a parsed record (its `schema_version`).
-    pub fn of_record(record: &Value) -> Result<Shape, String> {
+    pub(crate) fn of_record(record: &Value) -> Result<Shape, String> {
         Shape::of(crate::json::str_at(record, "schema_version"))
     }
 
     /// Whether `outcome` has `patch`.
-    pub fn outcome_has_patch(self) -> bool {
+    pub(crate) fn outcome_has_patch(self) -> bool {
         self < Shape::V0_6
     }
 
     /// Whether the attribution blocks carry 0.3.0's fields (`revision`, `unaccounted_files`,
     /// conversation `ids` and `related`, range `change_type`, `original` and `contributor`).
-    pub fn attribution_fidelity(self) -> bool {
+    pub(crate) fn attribution_fidelity(self) -> bool {
         self >= Shape::V0_3
     }
 
     /// Whether range hashes are murmur3 (else MD5's first 8 hex digits).
-    pub fn murmur3_ranges(self) -> bool {
+    pub(crate) fn murmur3_ranges(self) -> bool {
         self >= Shape::V0_3
     }
 
     /// Every field of `outcome` in this shape, with the schema's default.
-    pub fn outcome_defaults(self) -> Vec<(&'static str, Value)> {
+    pub(crate) fn outcome_defaults(self) -> Vec<(&'static str, Value)> {
         let mut out =
             vec![("success", Value::Null), ("signal_source", json!("deterministic")), ("signal_confidence", json!("derived")), ("description", Value::Null)];
         if self.outcome_has_patch() {

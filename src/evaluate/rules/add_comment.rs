@@ -30,10 +30,10 @@ use crate::runs::output_type::OutputType;
 use crate::snapshot::github::Comment;
 use crate::time::Instant;
 
-pub struct AddComment;
+pub(crate) struct AddComment;
 
 rows! {
-    pub enum AddCommentRow {
+    pub(crate) enum AddCommentRow {
         Minimized => RowSpec {
             id: "minimized",
             when: "Comment minimized (hidden)",

@@ -24,10 +24,10 @@ use crate::json::names;
 use crate::runs::output_type::OutputType;
 use crate::snapshot::Entry;
 
-pub struct AddLabels;
+pub(crate) struct AddLabels;
 
 rows! {
-    pub enum AddLabelsRow {
+    pub(crate) enum AddLabelsRow {
         Retained => RowSpec {
             id: "retained",
             when: "Every added label still set at the window's end",
@@ -150,7 +150,7 @@ impl Rule for AddLabels {
 /// `relevant` are the labels the output touched: one of them whose history cannot be
 /// settled in a timed window (see [`Case::labels_as_of`]) makes the answer
 /// `history_missing`, never the final state.
-pub fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String>, std::rc::Rc<crate::evaluate::case::Activity>, bool), Verdict> {
+pub(crate) fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String>, std::rc::Rc<crate::evaluate::case::Activity>, bool), Verdict> {
     let issue_look = case.lookup_entry(&crate::snapshot::paths::numbered("issues/", n, ""));
     let pull_look = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, ""));
     let labels_look = case.lookup_entry(&crate::snapshot::paths::numbered("issues/", n, "/labels"));
@@ -205,7 +205,7 @@ pub fn labels_at(case: &Case, n: i64, relevant: &[String]) -> Result<(Vec<String
 }
 
 /// The latest `labeled`/`unlabeled` event inside the window that touched one of `labels`.
-pub fn label_changer<'b>(
+pub(crate) fn label_changer<'b>(
     case: &Case,
     activity: &'b crate::evaluate::case::Activity,
     kind: &str,

@@ -24,10 +24,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
 use crate::runs::output_type::OutputType;
 
-pub struct AddReviewer;
+pub(crate) struct AddReviewer;
 
 rows! {
-    pub enum AddReviewerRow {
+    pub(crate) enum AddReviewerRow {
         Reviewed => RowSpec {
             id: "reviewed",
             when: "A requested reviewer submitted a review",

@@ -23,10 +23,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
 use crate::runs::output_type::OutputType;
 
-pub struct AssignMilestone;
+pub(crate) struct AssignMilestone;
 
 rows! {
-    pub enum AssignMilestoneRow {
+    pub(crate) enum AssignMilestoneRow {
         Retained => RowSpec {
             id: "retained",
             when: "The intended milestone is still set",

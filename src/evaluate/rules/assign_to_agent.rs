@@ -23,10 +23,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
 use crate::runs::output_type::OutputType;
 
-pub struct AssignToAgent;
+pub(crate) struct AssignToAgent;
 
 rows! {
-    pub enum AssignToAgentRow {
+    pub(crate) enum AssignToAgentRow {
         AgentPrMerged => RowSpec {
             id: "agent_pr_merged",
             when: "The agent's PR merged",

@@ -9,10 +9,10 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct AssignToUser;
+pub(crate) struct AssignToUser;
 
 rows! {
-    pub enum AssignToUserRow {
+    pub(crate) enum AssignToUserRow {
         Acted => RowSpec {
             id: "acted",
             when: "An assigned user commented, reviewed, committed or closed the item after the assignment",

@@ -8,10 +8,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
 use crate::runs::output_type::OutputType;
 
-pub struct AutofixAlert;
+pub(crate) struct AutofixAlert;
 
 rows! {
-    pub enum AutofixAlertRow {
+    pub(crate) enum AutofixAlertRow {
         Fixed => RowSpec {
             id: "fixed",
             when: "The alert is fixed",

@@ -9,10 +9,10 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct CloseDiscussion;
+pub(crate) struct CloseDiscussion;
 
 rows! {
-    pub enum CloseDiscussionRow {
+    pub(crate) enum CloseDiscussionRow {
         StayedClosed => RowSpec {
             id: "stayed_closed",
             when: "Still closed at the window's end",

@@ -23,10 +23,10 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct CloseIssue;
+pub(crate) struct CloseIssue;
 
 rows! {
-    pub enum CloseIssueRow {
+    pub(crate) enum CloseIssueRow {
         StayedClosed => RowSpec {
             id: "stayed_closed",
             when: "Still closed at the window's end",
@@ -75,7 +75,7 @@ rows! {
     }
 }
 
-pub fn is_lifecycle_bot(login: Option<&str>) -> bool {
+pub(crate) fn is_lifecycle_bot(login: Option<&str>) -> bool {
     login.is_some_and(|l| {
         let l = l.to_lowercase();
         l.contains("stale") || l.contains("lifecycle")

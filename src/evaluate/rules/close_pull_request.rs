@@ -20,10 +20,10 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct ClosePullRequest;
+pub(crate) struct ClosePullRequest;
 
 rows! {
-    pub enum ClosePullRequestRow {
+    pub(crate) enum ClosePullRequestRow {
         StayedClosed => RowSpec {
             id: "stayed_closed",
             when: "Still closed unmerged at the window's end",

@@ -7,10 +7,10 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct CreateAlert;
+pub(crate) struct CreateAlert;
 
 rows! {
-    pub enum CreateAlertRow {
+    pub(crate) enum CreateAlertRow {
         Fixed => RowSpec { id: "fixed", when: "The alert was fixed", status: S::Accepted, strength: E::Strong, signal: "alert_fixed", seed: "Alert fixed", policy: None },
         Triaged => RowSpec {
             id: "triaged",

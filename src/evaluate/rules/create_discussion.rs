@@ -9,10 +9,10 @@ use crate::runs::output_type::OutputType;
 use crate::snapshot::graphql::Discussion;
 use crate::time::Instant;
 
-pub struct CreateDiscussion;
+pub(crate) struct CreateDiscussion;
 
 rows! {
-    pub enum CreateDiscussionRow {
+    pub(crate) enum CreateDiscussionRow {
         Answered => RowSpec {
             id: "answered",
             when: "An answer was chosen",

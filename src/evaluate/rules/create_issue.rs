@@ -26,10 +26,10 @@ use crate::runs::output_type::OutputType;
 use crate::snapshot::github::Issue;
 use crate::time::Instant;
 
-pub struct CreateIssue;
+pub(crate) struct CreateIssue;
 
 rows! {
-    pub enum CreateIssueRow {
+    pub(crate) enum CreateIssueRow {
         ClosedCompleted => RowSpec {
             id: "closed_completed",
             when: "Closed as completed",

@@ -7,10 +7,10 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct CreateProject;
+pub(crate) struct CreateProject;
 
 rows! {
-    pub enum CreateProjectRow {
+    pub(crate) enum CreateProjectRow {
         Exists => RowSpec {
             id: "exists",
             when: "The project exists (existence alone, never acceptance)",

@@ -32,10 +32,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 use crate::time::Instant;
 
-pub struct CreatePullRequest;
+pub(crate) struct CreatePullRequest;
 
 rows! {
-    pub enum CreatePullRequestRow {
+    pub(crate) enum CreatePullRequestRow {
         Merged => RowSpec {
             id: "merged",
             when: "Merged by the window's end",

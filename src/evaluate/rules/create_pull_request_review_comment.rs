@@ -8,10 +8,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 use crate::time::Instant;
 
-pub struct CreateReviewComment;
+pub(crate) struct CreateReviewComment;
 
 rows! {
-    pub enum CreateReviewCommentRow {
+    pub(crate) enum CreateReviewCommentRow {
         Resolved => RowSpec {
             id: "resolved",
             when: "Its thread was resolved by a visible non-bot actor (snapshot window)",

@@ -7,10 +7,10 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct DismissReview;
+pub(crate) struct DismissReview;
 
 rows! {
-    pub enum DismissReviewRow {
+    pub(crate) enum DismissReviewRow {
         Stands => RowSpec { id: "stands", when: "The review is still dismissed", status: S::Accepted, strength: E::Medium, signal: "dismissal_stands", seed: "", policy: None },
         NotDismissed => RowSpec {
             id: "not_dismissed",

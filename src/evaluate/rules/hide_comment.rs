@@ -20,10 +20,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{bool_at, int_at};
 use crate::runs::output_type::OutputType;
 
-pub struct HideComment;
+pub(crate) struct HideComment;
 
 rows! {
-    pub enum HideCommentRow {
+    pub(crate) enum HideCommentRow {
         StillHidden => RowSpec {
             id: "still_hidden",
             when: "The comment is still minimized",

@@ -19,10 +19,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{as_int, int_at};
 use crate::runs::output_type::OutputType;
 
-pub struct LinkSubIssue;
+pub(crate) struct LinkSubIssue;
 
 rows! {
-    pub enum LinkSubIssueRow {
+    pub(crate) enum LinkSubIssueRow {
         Present => RowSpec {
             id: "present",
             when: "The parent/sub-issue link is still present",

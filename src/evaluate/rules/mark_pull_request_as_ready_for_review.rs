@@ -22,10 +22,10 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct MarkReady;
+pub(crate) struct MarkReady;
 
 rows! {
-    pub enum MarkPullRequestAsReadyForReviewRow {
+    pub(crate) enum MarkPullRequestAsReadyForReviewRow {
         Reviewed => RowSpec {
             id: "reviewed",
             when: "Reviewed by a visible non-bot actor after the mark",

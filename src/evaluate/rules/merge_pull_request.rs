@@ -21,10 +21,10 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct MergePullRequest;
+pub(crate) struct MergePullRequest;
 
 rows! {
-    pub enum MergePullRequestRow {
+    pub(crate) enum MergePullRequestRow {
         Stood => RowSpec {
             id: "stood",
             when: "Merged and not reverted by the window's end",

@@ -3,48 +3,48 @@
 //! `shared/`); its `rows!` table is the seed table it implements, and `hindsight rules`
 //! prints the catalogue from those tables.
 
-pub mod add_comment;
-pub mod add_labels;
-pub mod add_reviewer;
-pub mod assign_milestone;
-pub mod assign_to_agent;
-pub mod assign_to_user;
-pub mod autofix_code_scanning_alert;
-pub mod call_workflow;
-pub mod close_discussion;
-pub mod close_issue;
-pub mod close_pull_request;
-pub mod create_code_scanning_alert;
-pub mod create_discussion;
-pub mod create_issue;
-pub mod create_project;
-pub mod create_pull_request;
-pub mod create_pull_request_review_comment;
-pub mod dismiss_pull_request_review;
-pub mod dispatch_repository;
-pub mod dispatch_workflow;
-pub mod hide_comment;
-pub mod link_sub_issue;
-pub mod mark_pull_request_as_ready_for_review;
-pub mod merge_pull_request;
-pub mod not_observable;
-pub mod push_to_pull_request_branch;
+pub(crate) mod add_comment;
+pub(crate) mod add_labels;
+pub(crate) mod add_reviewer;
+pub(crate) mod assign_milestone;
+pub(crate) mod assign_to_agent;
+pub(crate) mod assign_to_user;
+pub(crate) mod autofix_code_scanning_alert;
+pub(crate) mod call_workflow;
+pub(crate) mod close_discussion;
+pub(crate) mod close_issue;
+pub(crate) mod close_pull_request;
+pub(crate) mod create_code_scanning_alert;
+pub(crate) mod create_discussion;
+pub(crate) mod create_issue;
+pub(crate) mod create_project;
+pub(crate) mod create_pull_request;
+pub(crate) mod create_pull_request_review_comment;
+pub(crate) mod dismiss_pull_request_review;
+pub(crate) mod dispatch_repository;
+pub(crate) mod dispatch_workflow;
+pub(crate) mod hide_comment;
+pub(crate) mod link_sub_issue;
+pub(crate) mod mark_pull_request_as_ready_for_review;
+pub(crate) mod merge_pull_request;
+pub(crate) mod not_observable;
+pub(crate) mod push_to_pull_request_branch;
 mod reads;
-pub mod remove_labels;
-pub mod replace_label;
-pub mod reply_to_pull_request_review_comment;
-pub mod resolve_pull_request_review_thread;
-pub mod set_issue_field;
-pub mod set_issue_type;
-pub mod shared;
-pub mod submit_pull_request_review;
+pub(crate) mod remove_labels;
+pub(crate) mod replace_label;
+pub(crate) mod reply_to_pull_request_review_comment;
+pub(crate) mod resolve_pull_request_review_thread;
+pub(crate) mod set_issue_field;
+pub(crate) mod set_issue_type;
+pub(crate) mod shared;
+pub(crate) mod submit_pull_request_review;
 pub mod system;
-pub mod unassign_from_user;
-pub mod update_discussion;
-pub mod update_issue;
-pub mod update_project;
-pub mod update_pull_request;
-pub mod update_release;
+pub(crate) mod unassign_from_user;
+pub(crate) mod update_discussion;
+pub(crate) mod update_issue;
+pub(crate) mod update_project;
+pub(crate) mod update_pull_request;
+pub(crate) mod update_release;
 
 use crate::evaluate::case::HistoryGap;
 
@@ -59,7 +59,7 @@ use crate::snapshot::Entry;
 /// The rule of each type: one arm per type of the registry (`runs::output_type`), so a
 /// type added there without a rule does not compile. System types have none: they are
 /// judged by [`system`].
-pub fn rule_of(t: OutputType) -> Option<&'static dyn Evaluator> {
+pub(crate) fn rule_of(t: OutputType) -> Option<&'static dyn Evaluator> {
     use OutputType as T;
     Some(match t {
         T::CreatePullRequest => &create_pull_request::CreatePullRequest,
@@ -150,7 +150,7 @@ pub fn find(output_type: &str) -> Option<&'static dyn Evaluator> {
 }
 
 /// Why a lookup found nothing, as the verdict it implies.
-pub fn missing(case: &Case, m: Missing) -> Verdict {
+pub(crate) fn missing(case: &Case, m: Missing) -> Verdict {
     match m {
         Missing::Gone(s) => deleted(case, s),
         Missing::Failed(s) => common(Common::CaptureFailed).detail("http_status", s),
@@ -159,7 +159,7 @@ pub fn missing(case: &Case, m: Missing) -> Verdict {
 }
 
 /// An issue's final fields, borrowed (built in every window of every output).
-pub fn issue_final(i: &Issue) -> Final<'_> {
+pub(crate) fn issue_final(i: &Issue) -> Final<'_> {
     Final {
         state: i.state.as_deref(),
         state_reason: i.state_reason.as_deref(),
@@ -172,7 +172,7 @@ pub fn issue_final(i: &Issue) -> Final<'_> {
 }
 
 /// A PR's final fields, borrowed.
-pub fn pull_final(p: &PullRequest) -> Final<'_> {
+pub(crate) fn pull_final(p: &PullRequest) -> Final<'_> {
     Final {
         state: p.state.as_deref(),
         state_reason: None,
@@ -186,25 +186,25 @@ pub fn pull_final(p: &PullRequest) -> Final<'_> {
 
 /// `issues/N` (its entry, for a rule that reads more of the body as JSON, and the issue),
 /// or the verdict for why it cannot be read.
-pub fn load_issue<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Entry, &'a Issue), Verdict> {
+pub(crate) fn load_issue<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Entry, &'a Issue), Verdict> {
     let e = case.lookup_entry(&crate::snapshot::paths::numbered("issues/", n, "")).map_err(|m| missing(case, m))?;
     Ok((e, e.issue()))
 }
 
 /// `pulls/N` (its entry and the pull request), or the verdict for why it cannot be read.
-pub fn load_pull<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Entry, &'a PullRequest), Verdict> {
+pub(crate) fn load_pull<'a>(case: &Case<'a>, n: i64) -> Result<(&'a Entry, &'a PullRequest), Verdict> {
     let e = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "")).map_err(|m| missing(case, m))?;
     Ok((e, e.pull()))
 }
 
 /// A pull request as of the window's end: the PR, its activity and its lifecycle.
-pub struct PullState {
-    pub pr: PullRequest,
-    pub activity: std::rc::Rc<super::case::Activity>,
-    pub lc: super::case::Lifecycle,
+pub(crate) struct PullState {
+    pub(crate) pr: PullRequest,
+    pub(crate) activity: std::rc::Rc<super::case::Activity>,
+    pub(crate) lc: super::case::Lifecycle,
 }
 
-pub fn pull_state(case: &Case, n: i64) -> Result<PullState, Verdict> {
+pub(crate) fn pull_state(case: &Case, n: i64) -> Result<PullState, Verdict> {
     let (_, pr) = load_pull(case, n)?;
     let activity = case.activity(n, true);
     let lc = case.lifecycle(&pull_final(pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
@@ -216,12 +216,12 @@ pub fn pull_state(case: &Case, n: i64) -> Result<PullState, Verdict> {
 /// activity" there. A failed source the decision does not read (a PR's reactions, for a
 /// review request) blocks nothing; call this only once positive evidence has been looked
 /// for, since what was found stands whatever else failed.
-pub fn capture_problem(a: &Activity, relevant: &[&str]) -> Option<Verdict> {
+pub(crate) fn capture_problem(a: &Activity, relevant: &[&str]) -> Option<Verdict> {
     failed_sources(a.failed.iter().filter(|(p, _)| p.rsplit('/').next().is_some_and(|last| relevant.contains(&last))))
 }
 
 /// `capture_problem` for rules whose "no response" rests on every activity source.
-pub fn any_capture_problem(a: &Activity) -> Option<Verdict> {
+pub(crate) fn any_capture_problem(a: &Activity) -> Option<Verdict> {
     failed_sources(a.failed.iter())
 }
 
@@ -237,7 +237,7 @@ fn failed_sources<'a>(failed: impl Iterator<Item = &'a (String, u16)>) -> Option
 /// way in every rule (policy `own_act_counts`, seed 000 §6): `counted` (the verdict the act
 /// would give coming from anyone else) at weak strength when the policy counts it, else
 /// `by_workflow` (an `ignored`/weak row).
-pub fn own_act(case: &Case, counted: Verdict, by_workflow: Verdict) -> Verdict {
+pub(crate) fn own_act(case: &Case, counted: Verdict, by_workflow: Verdict) -> Verdict {
     let v = if case.policy.own_act_counts {
         counted.strength(super::outcome::EvidenceStrength::Weak).note("done by the workflow's own identity: counted at weak strength (policy own_act_counts)")
     } else {
@@ -249,7 +249,7 @@ pub fn own_act(case: &Case, counted: Verdict, by_workflow: Verdict) -> Verdict {
 /// An act of the requester (the person the agent worked for, after the agent's own acts),
 /// decided the same way in every rule (policy `requester_acts`): the person's decision at
 /// the row's strength by default, or at weak strength.
-pub fn requester_act(case: &Case, v: Verdict) -> Verdict {
+pub(crate) fn requester_act(case: &Case, v: Verdict) -> Verdict {
     let v = match case.policy.requester_acts {
         super::policy::RequesterActs::Weak => v.strength(super::outcome::EvidenceStrength::Weak).note("done by the requester: counted at weak strength (policy requester_acts)"),
         _ => v,
@@ -260,24 +260,24 @@ pub fn requester_act(case: &Case, v: Verdict) -> Verdict {
 /// An act whose actor was not captured, decided the same way in every rule (policy
 /// `unattributed_full_strength`): at most medium strength and medium confidence by
 /// default, with `why` as the note.
-pub fn unattributed(case: &Case, v: Verdict, why: &str) -> Verdict {
+pub(crate) fn unattributed(case: &Case, v: Verdict, why: &str) -> Verdict {
     use super::outcome::{Confidence, EvidenceStrength};
     let v = if !case.policy.unattributed_full_strength && v.strength == EvidenceStrength::Strong { v.strength(EvidenceStrength::Medium) } else { v };
     v.confidence(Confidence::Medium).note(why.to_string()).detail("actor_captured", false)
 }
 
 /// The first act inside the window by a visible non-bot actor that matches.
-pub fn person_act<'b>(case: &Case, a: &'b Activity, f: impl Fn(&Act) -> bool) -> Option<&'b Act> {
+pub(crate) fn person_act<'b>(case: &Case, a: &'b Activity, f: impl Fn(&Act) -> bool) -> Option<&'b Act> {
     person_act_among(case, a.acts.iter(), f)
 }
 
 /// `person_act` over any acts (a rule's own beside an output's shared activity).
-pub fn person_act_among<'b>(case: &Case, acts: impl Iterator<Item = &'b Act> + 'b, f: impl Fn(&Act) -> bool) -> Option<&'b Act> {
+pub(crate) fn person_act_among<'b>(case: &Case, acts: impl Iterator<Item = &'b Act> + 'b, f: impl Fn(&Act) -> bool) -> Option<&'b Act> {
     case.inside_of(acts).find(|x| x.class.is_person() && f(x))
 }
 
 /// A comment inside the window by a visible non-bot actor that says the close was wrong.
-pub fn challenge<'b>(case: &Case, a: &'b Activity) -> Option<&'b Act> {
+pub(crate) fn challenge<'b>(case: &Case, a: &'b Activity) -> Option<&'b Act> {
     person_act(case, a, |x| matches!(x.kind, super::case::ActKind::Comment | super::case::ActKind::ReviewComment) && x.challenges_close)
 }
 

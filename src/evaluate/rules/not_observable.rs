@@ -30,7 +30,7 @@ use crate::evaluate::{rows, RowSpec, Rule, Verdict};
 use crate::runs::output_type::{Observed, OutputType};
 
 rows! {
-    pub enum NotObservableRow {
+    pub(crate) enum NotObservableRow {
         NoRepositoryOutcome => RowSpec {
         id: "no_repository_outcome",
         when: "The output writes nothing a repository capture shows; there is no human check to make",
@@ -45,7 +45,7 @@ rows! {
 
 /// A type whose outcome is observed nowhere ([`Observed::Nowhere`]), and what a person
 /// would check.
-pub struct NotObservable(OutputType, &'static str);
+pub(crate) struct NotObservable(OutputType, &'static str);
 
 impl NotObservable {
     /// The rule of `ty`; a type the registry does not mark [`Observed::Nowhere`] does not
@@ -57,7 +57,7 @@ impl NotObservable {
 }
 
 rows! {
-    pub enum OffGithubRow {
+    pub(crate) enum OffGithubRow {
         NotObservableOnGithub => RowSpec {
         id: "not_observable_on_github",
         when: "The output wrote outside the repository state a GitHub capture reads (Linear, Jira, Azure DevOps, GitHub's code-coverage service, a workflow run's approval): whether anyone kept it cannot be seen",
@@ -72,7 +72,7 @@ rows! {
 
 /// A type that writes where no GitHub capture can follow ([`Observed::OffGithub`]): its
 /// type, where it wrote (`written_to`), and what a person would check there.
-pub struct OffGithub {
+pub(crate) struct OffGithub {
     ty: OutputType,
     written_to: &'static str,
     human_check: &'static str,
@@ -111,25 +111,25 @@ const LINEAR_CHECK: &str = "In Linear, not on GitHub: did the team keep and act 
 const JIRA_CHECK: &str = "In Jira, not on GitHub: did the team keep and act on the Jira issue?";
 const ADO_CHECK: &str = "In Azure DevOps, not on GitHub: did the team keep and act on the work item?";
 
-pub const LINEAR_CREATE_ISSUE: OffGithub = off(OutputType::LinearCreateIssue, LINEAR, LINEAR_CHECK);
-pub const LINEAR_ADD_COMMENT: OffGithub = off(OutputType::LinearAddComment, LINEAR, LINEAR_CHECK);
-pub const LINEAR_UPDATE_ISSUE: OffGithub = off(OutputType::LinearUpdateIssue, LINEAR, LINEAR_CHECK);
-pub const JIRA_CREATE_ISSUE: OffGithub = off(OutputType::JiraCreateIssue, JIRA, JIRA_CHECK);
-pub const JIRA_UPDATE_ISSUE: OffGithub = off(OutputType::JiraUpdateIssue, JIRA, JIRA_CHECK);
-pub const JIRA_ADD_COMMENT: OffGithub = off(OutputType::JiraAddComment, JIRA, JIRA_CHECK);
-pub const JIRA_ADD_LABEL: OffGithub = off(OutputType::JiraAddLabel, JIRA, JIRA_CHECK);
-pub const ADO_CREATE_WORK_ITEM: OffGithub = off(OutputType::AdoCreateWorkItem, ADO, ADO_CHECK);
-pub const ADO_UPDATE_WORK_ITEM: OffGithub = off(OutputType::AdoUpdateWorkItem, ADO, ADO_CHECK);
-pub const ADO_COMMENT_ON_WORK_ITEM: OffGithub = off(OutputType::AdoCommentOnWorkItem, ADO, ADO_CHECK);
-pub const ADO_ASSIGN_WORK_ITEM: OffGithub = off(OutputType::AdoAssignWorkItem, ADO, ADO_CHECK);
-pub const ADO_LINK_WORK_ITEMS: OffGithub = off(OutputType::AdoLinkWorkItems, ADO, ADO_CHECK);
-pub const ADO_UPLOAD_WORKITEM_ATTACHMENT: OffGithub = off(OutputType::AdoUploadWorkitemAttachment, ADO, ADO_CHECK);
-pub const UPLOAD_CODE_COVERAGE: OffGithub = off(
+pub(crate) const LINEAR_CREATE_ISSUE: OffGithub = off(OutputType::LinearCreateIssue, LINEAR, LINEAR_CHECK);
+pub(crate) const LINEAR_ADD_COMMENT: OffGithub = off(OutputType::LinearAddComment, LINEAR, LINEAR_CHECK);
+pub(crate) const LINEAR_UPDATE_ISSUE: OffGithub = off(OutputType::LinearUpdateIssue, LINEAR, LINEAR_CHECK);
+pub(crate) const JIRA_CREATE_ISSUE: OffGithub = off(OutputType::JiraCreateIssue, JIRA, JIRA_CHECK);
+pub(crate) const JIRA_UPDATE_ISSUE: OffGithub = off(OutputType::JiraUpdateIssue, JIRA, JIRA_CHECK);
+pub(crate) const JIRA_ADD_COMMENT: OffGithub = off(OutputType::JiraAddComment, JIRA, JIRA_CHECK);
+pub(crate) const JIRA_ADD_LABEL: OffGithub = off(OutputType::JiraAddLabel, JIRA, JIRA_CHECK);
+pub(crate) const ADO_CREATE_WORK_ITEM: OffGithub = off(OutputType::AdoCreateWorkItem, ADO, ADO_CHECK);
+pub(crate) const ADO_UPDATE_WORK_ITEM: OffGithub = off(OutputType::AdoUpdateWorkItem, ADO, ADO_CHECK);
+pub(crate) const ADO_COMMENT_ON_WORK_ITEM: OffGithub = off(OutputType::AdoCommentOnWorkItem, ADO, ADO_CHECK);
+pub(crate) const ADO_ASSIGN_WORK_ITEM: OffGithub = off(OutputType::AdoAssignWorkItem, ADO, ADO_CHECK);
+pub(crate) const ADO_LINK_WORK_ITEMS: OffGithub = off(OutputType::AdoLinkWorkItems, ADO, ADO_CHECK);
+pub(crate) const ADO_UPLOAD_WORKITEM_ATTACHMENT: OffGithub = off(OutputType::AdoUploadWorkitemAttachment, ADO, ADO_CHECK);
+pub(crate) const UPLOAD_CODE_COVERAGE: OffGithub = off(
     OutputType::UploadCodeCoverage,
     "GitHub's code-coverage service",
     "Not in the repository: the coverage report goes to GitHub's code-coverage service (actions/upload-code-coverage), which no capture reads.",
 );
-pub const APPROVE_WORKFLOW_RUN: OffGithub = off(
+pub(crate) const APPROVE_WORKFLOW_RUN: OffGithub = off(
     OutputType::ApproveWorkflowRun,
     "a workflow run's approval",
     "Not in the repository: the approval lets a waiting run go on; what the run does is the approved workflow's result, not a response to the agent.",
@@ -151,15 +151,15 @@ impl Rule for NotObservable {
     }
 }
 
-pub const CREATE_AGENT_SESSION: NotObservable = NotObservable::of(
+pub(crate) const CREATE_AGENT_SESSION: NotObservable = NotObservable::of(
     OutputType::CreateAgentSession,
     "None in the repository: an agent session's result shows only through the PRs it opens, which their own outputs cover.",
 );
-pub const CREATE_CHECK_RUN: NotObservable =
+pub(crate) const CREATE_CHECK_RUN: NotObservable =
     NotObservable::of(OutputType::CreateCheckRun, "None: the check run is the workflow's own report, not a response to it.");
-pub const CREATE_PROJECT_STATUS_UPDATE: NotObservable =
+pub(crate) const CREATE_PROJECT_STATUS_UPDATE: NotObservable =
     NotObservable::of(OutputType::CreateProjectStatusUpdate, "None: a status note on a project has no later state to compare.");
-pub const UPLOAD_ASSET: NotObservable = NotObservable::of(OutputType::UploadAsset, "None: assets live outside the repository's reviewable state.");
-pub const UPLOAD_ARTIFACT: NotObservable = NotObservable::of(OutputType::UploadArtifact, "None: workflow artifacts are not repository state.");
-pub const COMMENT_MEMORY: NotObservable = NotObservable::of(OutputType::CommentMemory, "None: the agent's memory is its own.");
-pub const PUSH_REPO_MEMORY: NotObservable = NotObservable::of(OutputType::PushRepoMemory, "None: the agent's memory branch is its own.");
+pub(crate) const UPLOAD_ASSET: NotObservable = NotObservable::of(OutputType::UploadAsset, "None: assets live outside the repository's reviewable state.");
+pub(crate) const UPLOAD_ARTIFACT: NotObservable = NotObservable::of(OutputType::UploadArtifact, "None: workflow artifacts are not repository state.");
+pub(crate) const COMMENT_MEMORY: NotObservable = NotObservable::of(OutputType::CommentMemory, "None: the agent's memory is its own.");
+pub(crate) const PUSH_REPO_MEMORY: NotObservable = NotObservable::of(OutputType::PushRepoMemory, "None: the agent's memory branch is its own.");

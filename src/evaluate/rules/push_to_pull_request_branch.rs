@@ -29,10 +29,10 @@ use crate::runs::output_type::OutputType;
 use crate::snapshot::github::PullRequest;
 use crate::snapshot::sha::same_commit;
 
-pub struct PushToPullRequestBranch;
+pub(crate) struct PushToPullRequestBranch;
 
 rows! {
-    pub enum PushToPullRequestBranchRow {
+    pub(crate) enum PushToPullRequestBranchRow {
         MergedWithCommits => RowSpec {
             id: "merged_with_commits",
             when: "PR merged, pushed commits shown to be in what was merged",

@@ -19,10 +19,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
 use crate::runs::output_type::OutputType;
 
-pub struct RemoveLabels;
+pub(crate) struct RemoveLabels;
 
 rows! {
-    pub enum RemoveLabelsRow {
+    pub(crate) enum RemoveLabelsRow {
         StayRemoved => RowSpec {
             id: "stay_removed",
             when: "Every removed label still absent",
@@ -62,7 +62,7 @@ rows! {
     }
 }
 
-pub fn removed_labels(case: &Case) -> Vec<String> {
+pub(crate) fn removed_labels(case: &Case) -> Vec<String> {
     let p = case.recorded.payload();
     let from_states = || {
         let b = case.recorded.before().as_ref()?.get("labels").and_then(names)?;

@@ -18,10 +18,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::names;
 use crate::runs::output_type::OutputType;
 
-pub struct ReplaceLabel;
+pub(crate) struct ReplaceLabel;
 
 rows! {
-    pub enum ReplaceLabelRow {
+    pub(crate) enum ReplaceLabelRow {
         Retained => RowSpec {
             id: "retained",
             when: "New labels present and replaced labels absent",

@@ -9,10 +9,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 use crate::time::Instant;
 
-pub struct ReplyToReviewComment;
+pub(crate) struct ReplyToReviewComment;
 
 rows! {
-    pub enum ReplyToReviewCommentRow {
+    pub(crate) enum ReplyToReviewCommentRow {
         Resolved => RowSpec {
             id: "resolved",
             when: "The thread was resolved after the reply by a visible non-bot actor (snapshot window)",

@@ -10,10 +10,10 @@ use crate::json::str_at;
 use crate::runs::output_type::OutputType;
 use serde_json::Value;
 
-pub struct ResolveThread;
+pub(crate) struct ResolveThread;
 
 rows! {
-    pub enum ResolveThreadRow {
+    pub(crate) enum ResolveThreadRow {
         MergedAfter => RowSpec {
             id: "merged_after",
             when: "Still resolved, and the PR merged",

@@ -22,10 +22,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::{names, str_at, str_path};
 use crate::runs::output_type::OutputType;
 
-pub struct SetIssueField;
+pub(crate) struct SetIssueField;
 
 rows! {
-    pub enum SetIssueFieldRow {
+    pub(crate) enum SetIssueFieldRow {
         Retained => RowSpec {
             id: "retained",
             when: "The field still equals the intended value",
@@ -66,7 +66,7 @@ rows! {
 }
 
 /// A field value as text: a single-select option's name, else the value itself.
-pub fn value_text(v: &Value) -> Option<String> {
+pub(crate) fn value_text(v: &Value) -> Option<String> {
     str_path(v, &["single_select_option", "name"]).map(str::to_string).or_else(|| match v.get("value") {
         Some(Value::String(s)) => Some(s.clone()),
         Some(Value::Null) | None => None,
@@ -75,7 +75,7 @@ pub fn value_text(v: &Value) -> Option<String> {
 }
 
 /// Whether `now` comes after `want` in an ordered list of options.
-pub fn advanced(options: &[String], want: &str, now: &str) -> bool {
+pub(crate) fn advanced(options: &[String], want: &str, now: &str) -> bool {
     let pos = |x: &str| options.iter().position(|o| o.eq_ignore_ascii_case(x));
     matches!((pos(want), pos(now)), (Some(a), Some(b)) if b > a)
 }

@@ -23,10 +23,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::json::str_at;
 use crate::runs::output_type::OutputType;
 
-pub struct SetIssueType;
+pub(crate) struct SetIssueType;
 
 rows! {
-    pub enum SetIssueTypeRow {
+    pub(crate) enum SetIssueTypeRow {
         Retained => RowSpec {
             id: "retained",
             when: "The type still equals the intended type",

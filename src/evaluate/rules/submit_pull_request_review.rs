@@ -11,10 +11,10 @@ use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 use crate::time::Instant;
 
-pub struct SubmitReview;
+pub(crate) struct SubmitReview;
 
 rows! {
-    pub enum SubmitReviewRow {
+    pub(crate) enum SubmitReviewRow {
         ApprovedAndMerged => RowSpec {
             id: "approved_and_merged",
             when: "The review approved and the PR merged",

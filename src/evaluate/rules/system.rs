@@ -52,7 +52,7 @@ rows! {
     }
 }
 
-pub fn evaluate(o: &SafeOutput) -> Option<Verdict> {
+pub(crate) fn evaluate(o: &SafeOutput) -> Option<Verdict> {
     // The row ids are the system types' own names.
     SystemRow::ROWS.iter().find(|r| r.id == o.output_type).map(|r| verdict("system", r))
 }

@@ -8,10 +8,10 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct UnassignFromUser;
+pub(crate) struct UnassignFromUser;
 
 rows! {
-    pub enum UnassignFromUserRow {
+    pub(crate) enum UnassignFromUserRow {
         StaysUnassigned => RowSpec {
             id: "stays_unassigned",
             when: "The user is still unassigned",

@@ -9,11 +9,11 @@ use crate::evaluate::case::{Activity, Case};
 use crate::evaluate::{rows, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct UpdateDiscussion;
+pub(crate) struct UpdateDiscussion;
 
 rows! {
     /// update_issue's rows but the one that needs edit history, which discussions lack.
-    pub enum UpdateDiscussionRow {
+    pub(crate) enum UpdateDiscussionRow {
         Retained => UpdateIssueRow::ROWS[0],
         Reverted => UpdateIssueRow::ROWS[2],
         Replaced => UpdateIssueRow::ROWS[3],

@@ -22,10 +22,10 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct UpdateIssue;
+pub(crate) struct UpdateIssue;
 
 rows! {
-    pub enum UpdateIssueRow {
+    pub(crate) enum UpdateIssueRow {
         Retained => RowSpec {
             id: "retained",
             when: "Every edited field still equals the intended value",

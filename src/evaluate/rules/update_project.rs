@@ -10,10 +10,10 @@ use crate::json::str_at;
 use crate::runs::output_type::OutputType;
 use serde_json::Value;
 
-pub struct UpdateProject;
+pub(crate) struct UpdateProject;
 
 rows! {
-    pub enum UpdateProjectRow {
+    pub(crate) enum UpdateProjectRow {
         Retained => RowSpec {
             id: "retained",
             when: "Every intended field value still set on the item",

@@ -21,10 +21,10 @@ use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
 use crate::runs::output_type::OutputType;
 
-pub struct UpdatePullRequest;
+pub(crate) struct UpdatePullRequest;
 
 rows! {
-    pub enum UpdatePullRequestRow {
+    pub(crate) enum UpdatePullRequestRow {
         Retained => UpdateIssueRow::ROWS[0],
         RetainedAfterEdit => UpdateIssueRow::ROWS[1],
         Reverted => UpdateIssueRow::ROWS[2],

@@ -24,10 +24,10 @@ use crate::json::{as_int, bool_at};
 use crate::runs::output_type::OutputType;
 use crate::time;
 
-pub struct UpdateRelease;
+pub(crate) struct UpdateRelease;
 
 rows! {
-    pub enum UpdateReleaseRow {
+    pub(crate) enum UpdateReleaseRow {
         Retained => RowSpec {
             id: "retained",
             when: "Every edited field still matches the intended update",

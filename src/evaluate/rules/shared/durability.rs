@@ -15,7 +15,7 @@ use crate::snapshot::sha::Sha;
 
 /// The first revert of merged PR `n` (or of `extra_shas`) after its merge, inside the
 /// window and within `durability_hours` of the merge.
-pub fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: &[String]) -> Option<RevertMark> {
+pub(crate) fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: &[String]) -> Option<RevertMark> {
     let marks = case.revert_marks()?;
     let merged_at = pr.merged_at;
     let mut shas: Vec<Sha> = extra_shas.iter().filter_map(|s| Sha::parse(s)).collect();
@@ -37,6 +37,6 @@ pub fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: &[Strin
     hits.first().map(|m| (*m).clone())
 }
 
-pub fn find_revert(case: &Case, n: i64, pr: &PullRequest) -> Option<RevertMark> {
+pub(crate) fn find_revert(case: &Case, n: i64, pr: &PullRequest) -> Option<RevertMark> {
     find_revert_of(case, n, pr, &[])
 }

@@ -15,7 +15,7 @@ use crate::json::{names, str_at, str_path};
 use crate::snapshot::github::{normalized_body_hash, Event, Issue};
 use crate::time::Instant;
 
-pub const FIELDS: &[&str] = &["title", "body", "state", "labels", "assignees", "milestone", "draft", "base", "name", "tag_name", "prerelease"];
+pub(crate) const FIELDS: &[&str] = &["title", "body", "state", "labels", "assignees", "milestone", "draft", "base", "name", "tag_name", "prerelease"];
 
 /// The events that change a field, for finding who changed it.
 fn field_events(field: &str) -> &'static [&'static str] {
@@ -39,7 +39,7 @@ fn set(v: &Value) -> Value {
 }
 
 /// A recorded value in comparable form.
-pub fn normalize(field: &str, v: &Value) -> Value {
+pub(crate) fn normalize(field: &str, v: &Value) -> Value {
     match field {
         "body" => match v.as_str() {
             Some(s) => json!(normalized_body_hash(s)),
@@ -56,7 +56,7 @@ pub fn normalize(field: &str, v: &Value) -> Value {
 }
 
 /// The current value of a field on a captured object (issue, PR, release, discussion).
-pub fn current(obj: &Value, field: &str) -> Option<Value> {
+pub(crate) fn current(obj: &Value, field: &str) -> Option<Value> {
     let v = match field {
         "body" => return str_at(obj, "body").map(|b| json!(normalized_body_hash(b))),
         "base" => return str_path(obj, &["base", "ref"]).map(|b| json!(b)),
@@ -74,7 +74,7 @@ pub fn current(obj: &Value, field: &str) -> Option<Value> {
 
 /// The intended changes: every known field of `after`, with its `before` value if any.
 /// `body_hash` in a record stands for `body`.
-pub fn intended(before: Option<&Value>, after: &Value) -> Vec<(String, Option<Value>, Value)> {
+pub(crate) fn intended(before: Option<&Value>, after: &Value) -> Vec<(String, Option<Value>, Value)> {
     let get = |src: &Value, f: &str| -> Option<Value> {
         match f {
             "body" => src.get("body").map(|b| normalize("body", b)).or_else(|| src.get("body_hash").cloned()),
@@ -91,20 +91,19 @@ pub fn intended(before: Option<&Value>, after: &Value) -> Vec<(String, Option<Va
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kept {
+pub(crate) enum Kept {
     Retained,
     Reverted,
     Replaced,
 }
 
-pub struct Judged {
-    pub field: String,
-    pub kept: Kept,
-    pub now: Value,
+pub(crate) struct Judged {
+    pub(crate) field: String,
+    pub(crate) kept: Kept,
 }
 
 /// The object's fields as of the window's end, or why they cannot be known.
-pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, events: Option<&[Event]>, wanted: &[String]) -> Result<Value, HistoryGap> {
+pub(crate) fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, events: Option<&[Event]>, wanted: &[String]) -> Result<Value, HistoryGap> {
     let mut now = serde_json::Map::new();
     for f in wanted {
         if let Some(v) = current(obj, f) {
@@ -150,7 +149,7 @@ pub fn fields_as_of(case: &Case, obj: &Value, updated_at: Option<Instant>, event
     Ok(Value::Object(now))
 }
 
-pub fn judge(changes: &[(String, Option<Value>, Value)], now: &Value) -> Result<Vec<Judged>, String> {
+pub(crate) fn judge(changes: &[(String, Option<Value>, Value)], now: &Value) -> Result<Vec<Judged>, String> {
     let mut out = Vec::new();
     for (f, before, after) in changes {
         let Some(cur) = now.get(f) else { return Err(f.clone()) };
@@ -161,22 +160,22 @@ pub fn judge(changes: &[(String, Option<Value>, Value)], now: &Value) -> Result<
         } else {
             Kept::Replaced
         };
-        out.push(Judged { field: f.clone(), kept, now: cur.clone() });
+        out.push(Judged { field: f.clone(), kept });
     }
     Ok(out)
 }
 
 /// The rows the shared update verdict answers with, in a rule's own row type.
-pub struct UpdateRows<R> {
-    pub retained: R,
+pub(crate) struct UpdateRows<R> {
+    pub(crate) retained: R,
     /// Rules without edit history (discussions) have none.
-    pub retained_after_edit: Option<R>,
-    pub reverted: R,
-    pub replaced: R,
+    pub(crate) retained_after_edit: Option<R>,
+    pub(crate) reverted: R,
+    pub(crate) replaced: R,
 }
 
 /// The shared verdict of the update rules; the rule may refine the result.
-pub fn update_verdict<R: Rule>(rule: &R, rows: UpdateRows<R::Row>, case: &Case, obj: &Value, updated_at: Option<Instant>, activity: &Activity) -> Verdict {
+pub(crate) fn update_verdict<R: Rule>(rule: &R, rows: UpdateRows<R::Row>, case: &Case, obj: &Value, updated_at: Option<Instant>, activity: &Activity) -> Verdict {
     let Some(after) = case.recorded.after().as_ref() else {
         return common(Common::MissingExecutionState).resolved(true).note("no after state recorded: nothing to compare");
     };

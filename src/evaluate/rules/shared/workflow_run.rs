@@ -26,7 +26,7 @@ use crate::evaluate::{rows, RowSpec, Rule, Verdict};
 use crate::json::{as_int, names, str_at};
 
 rows! {
-    pub enum DispatchRow {
+    pub(crate) enum DispatchRow {
         Success => RowSpec {
             id: "success",
             when: "The run completed successfully",
@@ -85,7 +85,7 @@ rows! {
 }
 
 /// Shared by the dispatch-like rules.
-pub fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Result<Verdict, Verdict> {
+pub(crate) fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Result<Verdict, Verdict> {
     let p = case.recorded.payload();
     let e = case.recorded.expected();
     let run_id = e.get("metadata.run_id").and_then(as_int).or(p.get("run_id").and_then(as_int));
@@ -128,7 +128,7 @@ pub fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Result<Ve
 /// A rule that follows the workflow run its output dispatched, named after its type.
 macro_rules! dispatch_rule {
     ($name:ident) => {
-        pub struct $name;
+        pub(crate) struct $name;
         impl $crate::evaluate::Rule for $name {
             fn output_type(&self) -> $crate::runs::output_type::OutputType {
                 $crate::runs::output_type::OutputType::$name
