@@ -17,6 +17,7 @@ mod feedback;
 mod fuzz;
 mod gate;
 mod hardening;
+mod house;
 mod layouts;
 mod packaging;
 mod pipeline;
