@@ -129,21 +129,27 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// text fails every later parse, so a reader refuses it up front.
 pub(crate) const MAX_DEPTH: usize = 127;
 
-/// How deeply arrays and objects nest in a JSON text (strings skipped). One linear pass.
+/// How deeply arrays and objects nest in a JSON text (strings skipped). One linear pass; a
+/// string is crossed by jumping to its next quote or backslash (most of a body is strings).
 pub(crate) fn nesting_depth(text: &str) -> usize {
-    let (mut depth, mut max, mut in_str, mut escaped) = (0usize, 0usize, false, false);
-    for &b in text.as_bytes() {
-        if in_str {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_str = false,
-                _ => {}
+    let bytes = text.as_bytes();
+    let (mut depth, mut max, mut i) = (0usize, 0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // Inside the string: the next quote not escaped ends it.
+                i += 1;
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &bytes[i.min(bytes.len())..]) {
+                        None => return max,
+                        Some(k) if bytes[i + k] == b'\\' => i += k + 2,
+                        Some(k) => {
+                            i += k;
+                            break;
+                        }
+                    }
+                }
             }
-            continue;
-        }
-        match b {
-            b'"' => in_str = true,
             b'[' | b'{' => {
                 depth += 1;
                 max = max.max(depth);
@@ -151,6 +157,7 @@ pub(crate) fn nesting_depth(text: &str) -> usize {
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        i += 1;
     }
     max
 }
@@ -457,6 +464,55 @@ mod tests {
     }
 
     /// serde_json's limit, found by trying: 127 nested arrays or objects parse, 128 do not.
+    /// The byte-by-byte definition `nesting_depth` jumps through strings to compute.
+    fn depth_byte_by_byte(text: &str) -> usize {
+        let (mut depth, mut max, mut in_str, mut escaped) = (0usize, 0usize, false, false);
+        for &b in text.as_bytes() {
+            if in_str {
+                match b {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'"' => in_str = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_str = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    max = max.max(depth);
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        max
+    }
+
+    #[test]
+    fn nesting_depth_skips_strings_as_the_byte_by_byte_definition_does() {
+        let texts = [
+            r#"{"a": "[[[", "b": [[1]]}"#,
+            r#"{"a": "quote \" [[ still inside", "b": [{}]}"#,
+            r#"{"a": "ends in a backslash \\", "b": [[[]]]}"#,
+            r#"["unterminated [[[ \"#,
+            r#"["escaped at the end \"#,
+            r#"[[["é [ ü", {"k": "\u005b"}]]]"#,
+            "",
+            r#""just a string [""#,
+            r#"[[[[[[]]]]]] "x" [[]]"#,
+        ];
+        for t in texts {
+            assert_eq!(nesting_depth(t), depth_byte_by_byte(t), "{t}");
+        }
+        // Every prefix of a mixed text, so a jump can end anywhere.
+        let mixed = r#"{"a":["b\"c",{"d":"\\"},[["e"]]],"f":"]]]"}"#;
+        for k in 0..=mixed.len() {
+            assert_eq!(nesting_depth(&mixed[..k]), depth_byte_by_byte(&mixed[..k]), "{}", &mixed[..k]);
+        }
+    }
+
     #[test]
     fn max_depth_is_the_parsers() {
         let arr = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
