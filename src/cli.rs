@@ -649,6 +649,7 @@ impl Command {
 
 /// `report`: the limits, the statement (a bundled query's text, a .sql file's, or --sql)
 /// and how its result is printed.
+#[allow(clippy::too_many_arguments)]
 fn report_task(
     dataset: PathBuf,
     query: Option<String>,

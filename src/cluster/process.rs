@@ -103,12 +103,13 @@ pub fn scheduler(o: &SchedulerOptions, quiet: bool) -> Result<()> {
             .await
             .map_err(|e| Error::While { doing: format!("listening on {}:{}", o.bind_host, o.port), source: Box::new(e) })?;
         let bound = listener.local_addr().map_err(|e| failed("scheduler", e))?;
-        let mut config = ballista_scheduler::config::SchedulerConfig::default();
-        config.bind_host = o.bind_host.clone();
-        config.bind_port = bound.port();
-        config.external_host = o.external_host.clone();
-        config.override_session_builder = Some(Arc::new(session_state));
-        let config = Arc::new(config);
+        let config = Arc::new(ballista_scheduler::config::SchedulerConfig {
+            bind_host: o.bind_host.clone(),
+            bind_port: bound.port(),
+            external_host: o.external_host.clone(),
+            override_session_builder: Some(Arc::new(session_state)),
+            ..Default::default()
+        });
         let cluster = BallistaCluster::new_from_config(&config).await.map_err(|e| failed("scheduler", e))?;
         let server = create_scheduler::<LogicalPlanNode, PhysicalPlanNode>(cluster, config).await.map_err(|e| failed("scheduler", e))?;
         if !quiet {
