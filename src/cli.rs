@@ -79,6 +79,8 @@ enum Command {
         rows: RowArgs,
         #[command(flatten)]
         limits: LimitArgs,
+        #[command(flatten)]
+        engine: EngineArgs,
     },
     /// An SQL shell over the dataset's tables (history, multi-line statements, \d); reads
     /// --file or standard input instead when given one or when it is not a terminal.
@@ -96,6 +98,8 @@ enum Command {
         rows: RowArgs,
         #[command(flatten)]
         limits: LimitArgs,
+        #[command(flatten)]
+        engine: EngineArgs,
     },
     /// Print the SQL that registers every table of the dataset in DuckDB or DataFusion, and
     /// the views the queries read, so queries/*.sql run there unchanged (`hindsight views
@@ -124,6 +128,15 @@ enum Command {
         /// With --dataset: how the columns are printed.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+    },
+    /// Run hindsight's SQL on an Apache DataFusion Ballista cluster: its scheduler, or an
+    /// executor, served from this process until it is stopped. Clients then give `sql` and
+    /// `report` --cluster df://HOST:PORT; every machine runs this same hindsight and sees the
+    /// dataset at the same path.
+    #[cfg(feature = "cluster")]
+    Cluster {
+        #[command(subcommand)]
+        role: ClusterRole,
     },
     /// Print a shell's completion script: `hindsight completions bash > /etc/bash_completion.d/hindsight`.
     Completions {
@@ -301,6 +314,83 @@ struct Inputs {
     /// failure categorization with --tasks, and review feedback (key `feedback`) always.
     #[arg(long, requires = "snapshot", value_name = "FILE")]
     task_policy: Option<PathBuf>,
+}
+
+/// Where the queries run.
+#[derive(Args, Debug)]
+struct EngineArgs {
+    /// Run the queries on the Apache DataFusion Ballista cluster whose scheduler is at this
+    /// address (`hindsight cluster scheduler`); its executors read the dataset at its absolute
+    /// path, so every machine must see it there. Results print as in this process.
+    #[arg(long, value_name = "df://HOST:PORT")]
+    cluster: Option<String>,
+}
+
+impl EngineArgs {
+    fn engine(self) -> Result<hindsight::report::Engine> {
+        Ok(match self.cluster {
+            Some(at) => hindsight::report::Engine::Cluster(at.parse()?),
+            None => hindsight::report::Engine::Local,
+        })
+    }
+}
+
+/// `hindsight cluster`: which part of the cluster this process serves. Defaults are
+/// Ballista's.
+#[cfg(feature = "cluster")]
+#[derive(Subcommand, Debug)]
+enum ClusterRole {
+    /// The scheduler: plans each query into stages and hands their tasks to executors.
+    Scheduler {
+        /// The address to listen on.
+        #[arg(long, default_value_t = hindsight::cluster::SchedulerOptions::default().bind_host)]
+        bind_host: String,
+        /// The port to listen on (0: one the system picks, said on stderr).
+        #[arg(long, default_value_t = hindsight::cluster::SchedulerOptions::default().port)]
+        port: u16,
+        /// The host name executors and clients reach the scheduler by.
+        #[arg(long, default_value_t = hindsight::cluster::SchedulerOptions::default().external_host)]
+        external_host: String,
+    },
+    /// An executor: takes tasks from the scheduler and runs them, reading the dataset's files.
+    Executor {
+        /// The scheduler to take tasks from.
+        #[arg(long, value_name = "df://HOST:PORT", default_value_t = hindsight::cluster::ExecutorOptions::default().scheduler.to_string())]
+        scheduler: String,
+        /// The address to listen on.
+        #[arg(long, default_value_t = hindsight::cluster::ExecutorOptions::default().bind_host)]
+        bind_host: String,
+        /// The host name the scheduler and clients reach this executor by (default: the
+        /// address the scheduler sees it connect from).
+        #[arg(long)]
+        external_host: Option<String>,
+        /// The Arrow Flight port results and shuffled partitions are fetched from.
+        #[arg(long, default_value_t = hindsight::cluster::ExecutorOptions::default().port)]
+        port: u16,
+        /// The gRPC port (push-staged scheduling).
+        #[arg(long, default_value_t = hindsight::cluster::ExecutorOptions::default().grpc_port)]
+        grpc_port: u16,
+        /// Where shuffle files are written (default: a temporary directory).
+        #[arg(long, value_name = "DIR")]
+        work_dir: Option<PathBuf>,
+        /// Tasks run at once (0: one a core).
+        #[arg(long, default_value_t = 0, value_name = "N")]
+        concurrency: usize,
+    },
+}
+
+#[cfg(feature = "cluster")]
+impl ClusterRole {
+    fn into_task(self) -> Result<Task> {
+        Ok(match self {
+            ClusterRole::Scheduler { bind_host, port, external_host } => {
+                Task::Scheduler { options: hindsight::cluster::SchedulerOptions { bind_host, port, external_host } }
+            }
+            ClusterRole::Executor { scheduler, bind_host, external_host, port, grpc_port, work_dir, concurrency } => Task::Executor {
+                options: hindsight::cluster::ExecutorOptions { scheduler: scheduler.parse()?, bind_host, external_host, port, grpc_port, work_dir, concurrency },
+            },
+        })
+    }
 }
 
 #[derive(Args, Debug)]
@@ -510,8 +600,10 @@ impl Command {
                 let Evaluation { windows, policy, risk_policy } = eval.read()?;
                 Task::Evaluate { dataset, windows, policy, risk_policy }
             }
-            Command::Report { dataset, query, sql, format, figures, rows, limits } => report_task(dataset, query, sql, format, figures, rows, limits)?,
-            Command::Sql { dataset, file, format, rows, limits } => sql_task(dataset, file, format, rows, limits)?,
+            Command::Report { dataset, query, sql, format, figures, rows, limits, engine } => report_task(dataset, query, sql, format, figures, rows, limits, engine)?,
+            Command::Sql { dataset, file, format, rows, limits, engine } => sql_task(dataset, file, format, rows, limits, engine)?,
+            #[cfg(feature = "cluster")]
+            Command::Cluster { role } => role.into_task()?,
             Command::Rules { format } => Task::Rules { json: rules_json(&format)? },
             Command::Completions { shell } => Task::Completions { shell, cli: Cli::command() },
             Command::Describe { table, dataset, markdown, format } => {
@@ -557,6 +649,7 @@ impl Command {
 
 /// `report`: the limits, the statement (a bundled query's text, a .sql file's, or --sql)
 /// and how its result is printed.
+#[allow(clippy::too_many_arguments)]
 fn report_task(
     dataset: PathBuf,
     query: Option<String>,
@@ -565,30 +658,33 @@ fn report_task(
     figures: Option<PathBuf>,
     rows: RowArgs,
     limits: LimitArgs,
+    engine: EngineArgs,
 ) -> Result<Task> {
     let limits = limits.limits()?;
+    let engine = engine.engine()?;
     let sql = match (query, sql) {
         (Some(q), _) => Some(hindsight::report::query_text(&q)?),
         (None, s) => s,
     };
-    Ok(Task::Report { dataset, figures, sql, display: rows.display(format, &limits)?, limits })
+    Ok(Task::Report { dataset, figures, sql, display: rows.display(format, &limits)?, limits, engine })
 }
 
 /// `sql`: where the statements come from (a file, the terminal with its history, or
 /// standard input) and how results are printed; html is a report's format, not the shell's.
-fn sql_task(dataset: PathBuf, file: Option<PathBuf>, format: Format, rows: RowArgs, limits: LimitArgs) -> Result<Task> {
+fn sql_task(dataset: PathBuf, file: Option<PathBuf>, format: Format, rows: RowArgs, limits: LimitArgs, engine: EngineArgs) -> Result<Task> {
     use hindsight::report::shell::Source;
     use std::io::IsTerminal;
     if format == Format::Html {
         return Err(Error::Usage("sql --format html: expected table, json, ndjson, csv or markdown (html is a report's format)".into()));
     }
     let limits = limits.limits()?;
+    let engine = engine.engine()?;
     let source = match file {
         Some(f) => Source::File(f),
         None if std::io::stdin().is_terminal() => Source::Terminal { history: history_file() },
         None => Source::Stdin,
     };
-    Ok(Task::Sql { dataset, source, display: rows.display(format, &limits)?, limits })
+    Ok(Task::Sql { dataset, source, display: rows.display(format, &limits)?, limits, engine })
 }
 
 /// `rules --format`: json, or markdown.

@@ -47,12 +47,24 @@ pub enum Task {
         sql: Option<String>,
         display: report::print::Display,
         limits: report::Limits,
+        engine: report::Engine,
     },
     Sql {
         dataset: PathBuf,
         source: report::shell::Source,
         display: report::print::Display,
         limits: report::Limits,
+        engine: report::Engine,
+    },
+    /// `hindsight cluster scheduler`.
+    #[cfg(feature = "cluster")]
+    Scheduler {
+        options: crate::cluster::SchedulerOptions,
+    },
+    /// `hindsight cluster executor`.
+    #[cfg(feature = "cluster")]
+    Executor {
+        options: crate::cluster::ExecutorOptions,
     },
     Rules {
         json: bool,
@@ -165,11 +177,15 @@ pub fn execute(config: Config) -> Result<Status> {
                 eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
             }
         }
-        Task::Report { dataset, figures, sql, display, limits } => report(&dataset, figures.as_deref(), sql, display, limits)?,
-        Task::Sql { dataset, source, display, limits } => {
-            let session = report::Session::open_with(&dataset, limits)?;
+        Task::Report { dataset, figures, sql, display, limits, engine } => report(&dataset, figures.as_deref(), sql, display, limits, &engine)?,
+        Task::Sql { dataset, source, display, limits, engine } => {
+            let session = report::Session::open_on(&dataset, limits, &engine)?;
             report::shell::run(&session, source, display)?;
         }
+        #[cfg(feature = "cluster")]
+        Task::Scheduler { options } => crate::cluster::scheduler(&options, quiet)?,
+        #[cfg(feature = "cluster")]
+        Task::Executor { options } => crate::cluster::executor(&options, quiet)?,
         Task::Views { dataset, dialect, absolute } => views(&dataset, dialect, absolute)?,
         Task::Describe { table, dataset, markdown, format } => describe(table, dataset, markdown, format)?,
         Task::Completions { shell, mut cli } => {
@@ -233,14 +249,14 @@ fn run(
 
 /// `report`: the dashboard's figures written as files, one statement's result, or the
 /// whole dashboard.
-fn report(dataset: &Path, figures: Option<&Path>, sql: Option<String>, display: report::print::Display, limits: report::Limits) -> Result<()> {
+fn report(dataset: &Path, figures: Option<&Path>, sql: Option<String>, display: report::print::Display, limits: report::Limits, engine: &report::Engine) -> Result<()> {
     if let Some(dir) = figures {
-        let written = report::write_figures(dataset, dir, limits)?;
+        let written = report::write_figures(dataset, dir, limits, engine)?;
         return output::print(&written.iter().map(|p| format!("{}\n", p.display())).collect::<String>());
     }
     match sql {
-        None => output::print(&report::dashboard_with(dataset, display.format, limits)?),
-        Some(sql) => report::Session::open_with(dataset, limits)?.print(&sql, display).map(drop),
+        None => output::print(&report::dashboard_with(dataset, display.format, limits, engine)?),
+        Some(sql) => report::Session::open_on(dataset, limits, engine)?.print(&sql, display).map(drop),
     }
 }
 

@@ -14,6 +14,7 @@
 pub mod aidev;
 pub mod attach;
 pub mod capture;
+pub mod cluster;
 pub mod commands;
 pub mod dataset;
 pub(crate) mod demo;

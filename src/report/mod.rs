@@ -244,6 +244,28 @@ pub fn parse_size(s: &str) -> Result<usize> {
     Ok(bytes as usize)
 }
 
+/// Where a session's queries run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// In this process.
+    #[default]
+    Local,
+    /// On an Apache DataFusion Ballista cluster, through its scheduler (`--cluster`).
+    Cluster(crate::cluster::Address),
+}
+
+/// The functions hindsight's SQL has beyond DataFusion's own, registered in every session
+/// and on a cluster's scheduler and executors alike: the JSON functions
+/// (`json_get_str(payload, 'title')`, `payload->>'title'`, `json_length` ... over JSON
+/// text), and `repeat`, `lpad` and `rpad` bounded by `memory` bytes.
+pub(crate) fn register_functions(registry: &mut dyn datafusion::execution::FunctionRegistry, memory: usize) -> datafusion::common::Result<()> {
+    datafusion_functions_json::register_all(registry)?;
+    for f in bounded::functions(memory) {
+        registry.register_udf(std::sync::Arc::new(f))?;
+    }
+    Ok(())
+}
+
 /// A query session over one dataset directory.
 pub struct Session {
     rt: tokio::runtime::Runtime,
@@ -263,6 +285,12 @@ impl Session {
     /// A session over the tables `manifest.json` records (a stray `.parquet` file in the
     /// directory is not a table of the dataset).
     pub fn open_with(dataset: &Path, limits: Limits) -> Result<Session> {
+        Session::open_on(dataset, limits, &Engine::Local)
+    }
+
+    /// [`Session::open_with`], its queries run by `engine`: in this process, or on a cluster
+    /// whose executors read the dataset's files at its absolute path.
+    pub fn open_on(dataset: &Path, limits: Limits, engine: &Engine) -> Result<Session> {
         // Workers run whole queries side by side (the dashboard's); within a query one
         // partition keeps result order and float sums independent of the core count.
         let rt = tokio::runtime::Builder::new_multi_thread()
@@ -276,15 +304,14 @@ impl Session {
         // (the generic dialect reads `payload->>'id' = 'x'` as `payload->>('id' = 'x')`).
         cfg.options_mut().sql_parser.dialect = datafusion::config::Dialect::PostgreSQL;
         let runtime = RuntimeEnvBuilder::new().with_memory_limit(limits.memory, 1.0).build_arc()?;
-        let mut ctx = SessionContext::new_with_config_rt(cfg, runtime);
-        // json_get_str(payload, 'title'), payload->>'title', json_length ... over JSON text.
-        datafusion_functions_json::register_all(&mut ctx)?;
-        for f in bounded::functions(limits.memory) {
-            ctx.register_udf(f);
-        }
+        let (mut ctx, dir) = match engine {
+            Engine::Local => (SessionContext::new_with_config_rt(cfg, runtime), dataset.to_path_buf()),
+            Engine::Cluster(at) => (crate::cluster::remote(&rt, at, cfg, runtime)?, std::fs::canonicalize(dataset).map_err(|e| Error::io(dataset, e))?),
+        };
+        register_functions(&mut ctx, limits.memory)?;
         let manifest = crate::dataset::manifest::Manifest::load(dataset)?;
         for name in manifest.tables.keys() {
-            let p = dataset.join(format!("{name}.parquet"));
+            let p = dir.join(format!("{name}.parquet"));
             if !p.is_file() {
                 return Err(Error::Dataset { path: p, message: "recorded in manifest.json, missing on disk (see `hindsight verify`)".into() });
             }
@@ -576,12 +603,12 @@ pub(crate) fn memory_exceeded(limit: usize, detail: &str) -> Error {
 
 /// The whole dashboard, formatted.
 pub fn dashboard(dataset: &Path, fmt: Format) -> Result<String> {
-    dashboard_with(dataset, fmt, Limits::default())
+    dashboard_with(dataset, fmt, Limits::default(), &Engine::Local)
 }
 
-/// `dashboard` under the given limits.
-pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits) -> Result<String> {
-    let (sections, left_out) = dashboard_results(dataset, limits)?;
+/// `dashboard` under the given limits, its queries run by `engine`.
+pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits, engine: &Engine) -> Result<String> {
+    let (sections, left_out) = dashboard_results(dataset, limits, engine)?;
     let provenance = html::Provenance::of(dataset)?;
     format::sections_with_notes(&sections, &left_out, fmt, Some(&provenance))
 }
@@ -590,8 +617,8 @@ pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits) -> Result<Str
 pub(crate) type SectionResult = (&'static str, &'static str, Vec<RecordBatch>);
 
 /// The dashboard's sections on this dataset, run, and those left out.
-fn dashboard_results(dataset: &Path, limits: Limits) -> Result<(Vec<SectionResult>, Vec<LeftOut>)> {
-    let session = Session::open_with(dataset, limits)?;
+fn dashboard_results(dataset: &Path, limits: Limits, engine: &Engine) -> Result<(Vec<SectionResult>, Vec<LeftOut>)> {
+    let session = Session::open_on(dataset, limits, engine)?;
     if !session.has_table("outcomes") {
         return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no outcomes table: run `hindsight evaluate` first".into() });
     }
@@ -604,8 +631,8 @@ fn dashboard_results(dataset: &Path, limits: Limits) -> Result<(Vec<SectionResul
 /// The dashboard's charts, each written alone as an SVG file into `dir` (created if need
 /// be) and named after its query ([`charts::Figure::file_name`]), as the HTML report draws
 /// them; the files written, in the page's order.
-pub fn write_figures(dataset: &Path, dir: &Path, limits: Limits) -> Result<Vec<std::path::PathBuf>> {
-    let (sections, _) = dashboard_results(dataset, limits)?;
+pub fn write_figures(dataset: &Path, dir: &Path, limits: Limits, engine: &Engine) -> Result<Vec<std::path::PathBuf>> {
+    let (sections, _) = dashboard_results(dataset, limits, engine)?;
     let figures = charts::figures(&format::html_sections(&sections)?);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut written = Vec::with_capacity(figures.len());

@@ -118,3 +118,18 @@ fn policy_schema_matches_the_code() {
         assert_eq!(&props[k]["default"], v, "default of `{k}`");
     }
 }
+
+/// Built without the cargo feature `cluster`, `--cluster` says how to get it (the address
+/// checked first), and there is no `cluster` command.
+#[cfg(not(feature = "cluster"))]
+#[test]
+fn without_the_cluster_feature_cluster_says_how_to_build_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let o = run(&["report", "--dataset", "ds", "--cluster", "df://127.0.0.1:50050"], tmp.path());
+    assert_eq!(o.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(said.contains("built without cluster support") && said.contains("--features cluster"), "{said}");
+    let o = run(&["cluster", "scheduler"], tmp.path());
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+}

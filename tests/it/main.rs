@@ -11,6 +11,8 @@ mod aidev;
 mod capture;
 mod ci_gate;
 mod cli;
+#[cfg(feature = "cluster")]
+mod cluster;
 mod dashboard;
 mod dictionary;
 mod feedback;
