@@ -68,17 +68,15 @@ print(json.dumps({"mode": mode, "failed_s": failed, "rows": table.num_rows}))
 DUCK_REPORT = r"""
 import duckdb, glob, os, sys
 con = duckdb.connect(); con.execute("SET threads=%s" % sys.argv[3])
-for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.parquet"))):
-    con.execute("CREATE VIEW %s AS SELECT * FROM read_parquet('%s')" % (os.path.basename(p)[:-8], p))
-views = {os.path.basename(p)[:-8] for p in glob.glob(os.path.join(sys.argv[1], "*.parquet"))}
-# As the dashboard does: sections over tables only some datasets have (report::OPTIONAL_SECTIONS).
-optional = {"failure_categories": "task_failures", "prompt_versions": "tasks",
-            "commit_protocol": "commit_protocol", "commit_protocol_violations": "commit_protocol_violations"}
+# The tables and the views the queries read, as `hindsight views` writes them (argv[4]).
+con.execute(open(sys.argv[4]).read())
+# The sections hindsight's dashboard showed on this dataset (argv[5]: their names, a line each),
+# so both engines run the same queries (a section over a table the dataset lacks is left out).
+shown = set(open(sys.argv[5]).read().split())
 for q in sorted(glob.glob(os.path.join(sys.argv[2], "*.sql"))):
     name = os.path.basename(q)[:-4]
-    if name in optional and optional[name] not in views:
-        continue
-    con.execute(open(q).read()).fetchall()
+    if name in shown:
+        con.execute(open(q).read()).fetchall()
 """
 
 SLIM_NOTE = (
@@ -181,7 +179,13 @@ def main():
                         if a[2] and r["a_failed_s"]:
                             a = (max(a[0] - r["a_failed_s"], 0.0),) + a[1:]
                         r["a_convert"] = a
-                        r["d_report"] = timed([PY, "-c", DUCK_REPORT, ds, os.path.join(ROOT, "queries"), str(t)])
+                        views_sql = os.path.join(work, "views-%d.sql" % t)
+                        with open(views_sql, "w") as f:
+                            subprocess.run([BIN, "views", "--dataset", ds, "--absolute"], check=True, stdout=f)
+                        shown = os.path.join(work, "sections-%d.txt" % t)
+                        with open(shown, "w") as f:
+                            f.write("\n".join(json.loads(r["h_report"][4]).keys()) if r["h_report"][2] else "")
+                        r["d_report"] = timed([PY, "-c", DUCK_REPORT, ds, os.path.join(ROOT, "queries"), str(t), views_sql, shown])
                     finally:
                         for p in (ds, duck_out, arrow_out):
                             rm(p)
