@@ -98,7 +98,13 @@ def timed(cmd, env=None):
     # What the program itself printed comes before /usr/bin/time's report.
     own = [l for l in err.split("\tCommand being timed")[0].strip().splitlines() if not l.startswith("Command exited")]
     tail = own[-1] if own else ""
-    return secs, (int(rss.group(1)) / 1024 if rss else 0.0), r.returncode == 0, tail, r.stdout
+    cpu = sum(float(m) for m in re.findall(r"(?:User|System) time \(seconds\): ([0-9.]+)", err))
+    return secs, (int(rss.group(1)) / 1024 if rss else 0.0), r.returncode == 0, tail, r.stdout, cpu
+
+
+def cores_busy(res):
+    """(user + sys) / wall of a timed run: how many cores it kept busy (None when it failed)."""
+    return round(res[5] / res[0], 2) if res[2] and res[0] > 0 else None
 
 
 def mb(path_glob):
@@ -170,7 +176,9 @@ def main():
                         r["h_convert_snap"] = timed([BIN, "--threads", str(t), "--quiet", "convert", "--snapshot", os.path.join(study, "snapshot"), "--runs", empty_runs, "--out", ds])
                         rm(ds)
                         r["h_convert"] = timed([BIN, "--threads", str(t), "--quiet", "convert", "--snapshot", os.path.join(study, "snapshot"), "--runs", os.path.join(study, "runs"), "--out", ds])
+                        r["h_convert_cores"] = cores_busy(r["h_convert"])
                         r["h_evaluate"] = timed([BIN, "--threads", str(t), "--quiet", "evaluate", "--dataset", ds])
+                        r["h_evaluate_cores"] = cores_busy(r["h_evaluate"])
                         r["h_report"] = timed([BIN, "--threads", str(t), "--quiet", "report", "--dataset", ds, "--format", "json"])
                         r["d_convert"] = timed([PY, "-c", DUCK_CONVERT, cassettes, duck_out, str(t)])
                         a = timed([PY, "-c", ARROW_CONVERT, cassettes, arrow_out, str(t)])
@@ -361,6 +369,13 @@ def targets(rows, sizes, threads):
     else:
         out.append("- speed-up from 1 to 2 threads (target >= 1.7x): n/a (threads 1 and 2 not both run).")
 
+    busy = [(r["h_convert_cores"], r["outputs"]) for r in rows if r["threads"] == 2 and r.get("h_convert_cores") is not None]
+    if busy:
+        out.append("- cores busy in convert at 2 threads, whole study (target >= 1.8): %s: %s." % (
+            ", ".join("%.2f at %d" % b for b in busy), at_least(min(busy)[0], 1.8)))
+    else:
+        out.append("- cores busy in convert at 2 threads (target >= 1.8): n/a (no 2-thread run with CPU times).")
+
     peak = {n: max((r["h_convert"][1] for r in rows if r["outputs"] == n and r["h_convert"][2]), default=None) for n in sizes}
     if peak.get(large) is not None:
         s = "- peak memory of convert at %d outputs: %.0f MiB (target < 1024 MiB): %s" % (large, peak[large], below(peak[large], 1024.0))
@@ -423,10 +438,10 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None):
         convert.append(at(r) + [
             "%.1f" % r["input_mb"], cell(hs, x["h_mbs"]), cell(d, x["d_mbs"]), cell(p, x["a_mbs"]) + mark,
             num(x["vs_duck"], "%.2f"), num(x["vs_arrow"], "%.2f") + (mark if x["vs_arrow"] is not None else ""),
-            cell(h, h[0], "%.2f"), cell(h, x["convert_us"]),
+            cell(h, h[0], "%.2f"), cell(h, x["convert_us"]), num(r.get("h_convert_cores"), "%.2f"),
             "%s / %s / %s" % (cell(h, h[1], "%.0f"), cell(d, d[1], "%.0f"), cell(p, p[1], "%.0f")),
         ])
-        evaluate.append(at(r) + [cell(ev, x["eval_ops"], "%.0f"), cell(ev, x["eval_us"]), cell(ev, ev[1], "%.0f")])
+        evaluate.append(at(r) + [cell(ev, x["eval_ops"], "%.0f"), cell(ev, x["eval_us"]), num(r.get("h_evaluate_cores"), "%.2f"), cell(ev, ev[1], "%.0f")])
         report.append(at(r) + [cell(hr, hr[0], "%.2f"), cell(dr, dr[0], "%.2f"), num(x["report_ratio"], "%.2f")])
     m = run or {}
     lines = [
@@ -445,7 +460,7 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None):
     ]
     lines += table(
         ["outputs", "threads", "input MB", "hindsight MB/s", "DuckDB MB/s", "pyarrow MB/s", "vs DuckDB", "vs pyarrow",
-         "whole study s", "whole study µs/output", "peak MiB (hindsight whole study / DuckDB / pyarrow)"],
+         "whole study s", "whole study µs/output", "cores busy (whole study)", "peak MiB (hindsight whole study / DuckDB / pyarrow)"],
         convert,
     )
     if any(slim(r) for r in rows):
@@ -458,7 +473,7 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None):
         "pyarrow reading and writing the same tables, a floor, on its own).",
         "",
     ]
-    lines += table(["outputs", "threads", "outputs/s", "µs/output", "peak MiB"], evaluate)
+    lines += table(["outputs", "threads", "outputs/s", "µs/output", "cores busy", "peak MiB"], evaluate)
     lines += [
         "",
         "## Report",
@@ -488,8 +503,9 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None):
         "(hindsight with no runs, as the peers), which the ratios use; \"whole study\" is hindsight's convert of the snapshot "
         "and its runs, which the cost per output, the thread speed-up and convert's peak memory in the targets use; "
         "outputs/s counts each safe output once, judged in all five windows; µs/output is wall time over safe outputs "
-        "(not multiplied by threads); vs DuckDB and vs pyarrow are the peer's time over hindsight's; peak MiB is the "
-        "largest resident set.",
+        "(not multiplied by threads); cores busy is (user + sys CPU seconds) / wall seconds, from `/usr/bin/time -v` "
+        "(2.00 on two cores is every core busy the whole time); vs DuckDB and vs pyarrow are the peer's time over "
+        "hindsight's; peak MiB is the largest resident set.",
         "- Ratios within one run: timings on a shared machine move between runs, so compare ratios taken in the same run, "
         "not seconds across runs or machines.",
         "- `bench/run.py --rows FILE` writes this file again from the JSON rows a run printed (its stdout), measuring nothing. "
