@@ -129,17 +129,8 @@ impl<'a> Evaluation<'a> {
         if !self.index.has_provenance() {
             return Vec::new();
         }
-        // (before the number, after it): `issues/{n}`, `pulls/{n}`, ...
-        const TAILS: &[(&str, &str)] = &[
-            ("issues/", ""),
-            ("pulls/", ""),
-            ("issues/", "/timeline"),
-            ("issues/", "/events"),
-            ("issues/", "/comments"),
-            ("pulls/", "/reviews"),
-            ("pulls/", "/comments"),
-            ("pulls/", "/commits"),
-        ];
+        // (before the number, after it): `issues/{n}`, `pulls/{n}`, ..., as capture asks for them.
+        use super::rules::reads::JUDGED as TAILS;
         let (Some(repo), Some(n)) = (o.target_repo.as_deref(), o.target_number) else { return Vec::new() };
         // One path buffer for the eight lookups; a tail is kept only for what was captured.
         let mut path = crate::snapshot::paths::rest(repo, "");

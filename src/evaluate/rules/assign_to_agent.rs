@@ -185,5 +185,5 @@ pub(crate) fn reads_after(o: &crate::runs::SafeOutput, rec: &crate::evaluate::ca
     let named = str_at(rec.payload(), "agent");
     let Some(timeline) = known.get(&crate::snapshot::paths::rest(repo, &format!("issues/{n}/timeline"))).filter(|e| e.ok()) else { return Vec::new() };
     let prs = timeline.events().iter().filter(|e| e.source_is_pull_request && is_agent(e.source_author.as_deref(), named)).filter_map(|e| e.source_number);
-    prs.flat_map(|m| super::reads::TARGET.iter().map(move |f| super::Read::numbered(*f, m))).collect()
+    prs.flat_map(|m| super::reads::target().map(move |f| super::Read::numbered(f, m))).collect()
 }

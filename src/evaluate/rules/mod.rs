@@ -29,7 +29,7 @@ pub(crate) mod mark_pull_request_as_ready_for_review;
 pub(crate) mod merge_pull_request;
 pub(crate) mod not_observable;
 pub(crate) mod push_to_pull_request_branch;
-mod reads;
+pub(crate) mod reads;
 pub(crate) mod remove_labels;
 pub(crate) mod replace_label;
 pub(crate) mod reply_to_pull_request_review_comment;

@@ -1,6 +1,6 @@
 //! What the rules read: capture asks them here which paths an output's judgement reads,
 //! rather than watching them look paths up. Every target's captures (what the judge reads
-//! for any output with a number, [`TARGET`]), each rule's own fixed tails (its `READS`),
+//! for any output with a number, [`target`]), each rule's own fixed tails (its `READS`),
 //! and what depends on captured content (its `reads_after`: a commit named by the PR, a
 //! revert found in the commit list), asked again as captures arrive.
 
@@ -29,19 +29,26 @@ pub(crate) enum Fixed {
     Graphql(&'static str, &'static str),
 }
 
-/// What is read for every output with a target number: the object and its activity lists
-/// (the judge's provenance, the rules' activity).
-pub(crate) const TARGET: &[Fixed] = &[
-    Fixed::Target("issues/", ""),
-    Fixed::Target("pulls/", ""),
-    Fixed::Target("issues/", "/timeline"),
-    Fixed::Target("issues/", "/events"),
-    Fixed::Target("issues/", "/comments"),
-    Fixed::Target("issues/", "/reactions"),
-    Fixed::Target("pulls/", "/reviews"),
-    Fixed::Target("pulls/", "/comments"),
-    Fixed::Target("pulls/", "/commits"),
+/// The target's captures the judge reads for every output with a target number, in the
+/// order its provenance lists them: the object and its activity lists.
+pub(crate) const JUDGED: &[(&str, &str)] = &[
+    ("issues/", ""),
+    ("pulls/", ""),
+    ("issues/", "/timeline"),
+    ("issues/", "/events"),
+    ("issues/", "/comments"),
+    ("pulls/", "/reviews"),
+    ("pulls/", "/comments"),
+    ("pulls/", "/commits"),
 ];
+
+/// What the rules' activity reads beside [`JUDGED`] for every numbered target.
+const ACTIVITY: &[(&str, &str)] = &[("issues/", "/reactions")];
+
+/// What is read for every output with a target number: [`JUDGED`] and [`ACTIVITY`].
+pub(crate) fn target() -> impl Iterator<Item = Fixed> {
+    JUDGED.iter().chain(ACTIVITY).map(|&(before, after)| Fixed::Target(before, after))
+}
 
 impl Read {
     /// Around number `n`.
@@ -100,7 +107,7 @@ pub(crate) fn reads(o: &SafeOutput, known: &SnapshotIndex, facts: &RepositoryFac
     let Some(t) = OutputType::parse(&o.output_type).filter(|t| super::rule_of(*t).is_some_and(|r| !r.skips())) else { return out };
     let (fixed, after) = declared(t);
     if let Some(n) = o.target_number {
-        out.extend(TARGET.iter().chain(fixed).map(|f| Read::numbered(*f, n)));
+        out.extend(target().chain(fixed.iter().copied()).map(|f| Read::numbered(f, n)));
     }
     if o.target_repo.is_some() {
         // A gone repository answers for every path of it.
