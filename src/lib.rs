@@ -26,6 +26,7 @@ pub mod inputs;
 pub(crate) mod interrupt;
 pub mod json;
 pub mod output;
+pub(crate) mod phases;
 pub mod pipeline;
 pub mod progress;
 pub(crate) mod quarantine;

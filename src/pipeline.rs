@@ -112,17 +112,21 @@ pub(crate) fn convert_with_budget(study: &Study, out: &Path, progress: &Progress
 fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
     // A bad policy file stops convert before any input is read.
     let task_policy = study.task_policy.as_deref().map(crate::tasks::TaskPolicy::load).transpose()?.unwrap_or_default();
+    let mut phases = crate::phases::Phases::from_env();
     let bar = progress.steps("convert", 4);
     bar.set_message("reading the snapshot");
     let dir = dir.to_path_buf();
     let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget)?;
+    phases.mark("snapshot read");
     bar.inc(1);
     bar.set_message("reading runs, traces and tasks");
     let (mut inputs, run_tables) = read_inputs(study, &dir)?;
+    phases.mark("runs, traces and tasks read");
     bar.inc(1);
     bar.set_message("writing responses and the snapshot's tables");
     let snapshot::SnapshotScan { info, quarantined, files, runs: captures } = snap;
     let captures = write_captures(&dir, captures)?;
+    phases.mark("captures merged into responses and typed tables");
     let mut manifest = Manifest::new(crate::time::format(&info.captured_at));
     manifest.inputs = input_files(&files, &inputs);
     manifest.skipped = skipped_files(study, &manifest.inputs)?;
@@ -141,7 +145,9 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     manifest.record_table("safe_outputs", &run_tables.outputs.finish()?);
     manifest.record_table("requests", &run_tables.requests.finish()?);
     let mut tables = vec![crate::runs::tables::runs(&inputs.runs.runs), quarantine::table(&quarantined)];
+    phases.mark("tables finished");
     tables.extend(derived_tables(study, &dir, &task_policy, &mut inputs)?);
+    phases.mark("derived tables built");
     bar.inc(1);
     bar.set_message("writing the run and trace tables");
     // Each table is its own file, so the bytes do not depend on the order they are written in.
@@ -150,6 +156,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
         manifest.record_table(t.name, &w?);
     }
     manifest.save(&dir)?;
+    phases.mark("tables written");
     bar.finish_and_clear();
     Ok(Converted {
         types_without_rule: inputs.types_without_rule,
