@@ -78,7 +78,12 @@ pub(crate) fn jsonl_byte_lines(bytes: &[u8], first: usize, offset: u64) -> (Vec<
             Ok(t) => Ok(t),
             Err(e) => Err(invalid_utf8(start, e.valid_up_to())),
         };
-        out.push(ByteLine { lineno: first + i, raw: String::from_utf8_lossy(line), text, unterminated: cut && i + 1 == n });
+        // Valid text is its own display copy: the bytes are checked once.
+        let raw = match &text {
+            Ok(t) => std::borrow::Cow::Borrowed(*t),
+            Err(_) => String::from_utf8_lossy(line),
+        };
+        out.push(ByteLine { lineno: first + i, raw, text, unterminated: cut && i + 1 == n });
     }
     (out, n)
 }

@@ -106,23 +106,26 @@ pub(crate) fn convert_with_budget(study: &Study, out: &Path, progress: &Progress
     Ok(c)
 }
 
-/// Convert into `dir`, an empty staging folder: read the snapshot -> read the runs, traces
-/// and tasks -> write the snapshot's tables -> account for every input -> build the tables
+/// Convert into `dir`, an empty staging folder: read the snapshot, and beside it the runs,
+/// traces and tasks -> write the snapshot's tables -> account for every input -> build the tables
 /// derived from them -> write those and the manifest.
 fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
     // A bad policy file stops convert before any input is read.
     let task_policy = study.task_policy.as_deref().map(crate::tasks::TaskPolicy::load).transpose()?.unwrap_or_default();
     let mut phases = crate::phases::Phases::from_env();
     let bar = progress.steps("convert", 4);
-    bar.set_message("reading the snapshot");
+    bar.set_message("reading the snapshot, runs, traces and tasks");
     let dir = dir.to_path_buf();
-    let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget)?;
-    phases.mark("snapshot read");
-    bar.inc(1);
-    bar.set_message("reading runs, traces and tasks");
-    let (mut inputs, run_tables) = read_inputs(study, &dir)?;
-    phases.mark("runs, traces and tasks read");
-    bar.inc(1);
+    // The snapshot and the other inputs are read side by side: neither needs the other.
+    let (snap, others) = std::thread::scope(|scope| {
+        let others = scope.spawn(|| read_inputs(study, &dir));
+        let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget);
+        (snap, others.join().unwrap_or_else(|_| Err(Error::Usage("the thread reading runs, traces and tasks stopped".into()))))
+    });
+    let snap = snap?;
+    let (mut inputs, run_tables) = others?;
+    phases.mark("snapshot, runs, traces and tasks read");
+    bar.inc(2);
     bar.set_message("writing responses and the snapshot's tables");
     let snapshot::SnapshotScan { info, quarantined, files, runs: captures } = snap;
     let captures = write_captures(&dir, captures)?;
@@ -137,13 +140,13 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     // Review feedback is read from every snapshot, so the policy is always recorded.
     manifest.task_policy = Some(task_policy.to_json());
     manifest.records = records.clone();
-    manifest.record_table("responses", &captures.responses.finish()?);
-    for w in captures.typed {
-        let name = w.name().to_string();
-        manifest.record_table(&name, &w.finish()?);
+    // Each table is its own file: finished (last row groups, footer, hash) side by side.
+    let mut writers = vec![captures.responses, run_tables.outputs, run_tables.requests];
+    writers.extend(captures.typed);
+    let finished: Vec<(String, Result<crate::dataset::Written>)> = writers.into_par_iter().map(|w| (w.name().to_string(), w.finish())).collect();
+    for (name, w) in finished {
+        manifest.record_table(&name, &w?);
     }
-    manifest.record_table("safe_outputs", &run_tables.outputs.finish()?);
-    manifest.record_table("requests", &run_tables.requests.finish()?);
     let mut tables = vec![crate::runs::tables::runs(&inputs.runs.runs), quarantine::table(&quarantined)];
     phases.mark("tables finished");
     tables.extend(derived_tables(study, &dir, &task_policy, &mut inputs)?);

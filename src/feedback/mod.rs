@@ -12,6 +12,7 @@
 mod repeats;
 pub(crate) mod similarity;
 
+use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
@@ -260,10 +261,20 @@ pub(crate) fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentP
     let captured = captured_lists(dataset)?;
     let reviewers = Reviewers { policy, classifier: Classifier::default() };
 
+    // The three tables are read side by side; their remarks are put together in one order.
     let mut remarks = Vec::new();
-    let reviews = read_reviews(dataset, &prs, &index, &reviewers, &mut remarks)?;
-    read_comments(dataset, ("review_comments", "pull_number", Source::ReviewComment), &prs, &index, &reviewers, &mut remarks)?;
-    read_comments(dataset, ("issue_comments", "issue_number", Source::Conversation), &prs, &index, &reviewers, &mut remarks)?;
+    let ((reviews, conversation), review_comments) = rayon::join(
+        || {
+            rayon::join(
+                || read_reviews(dataset, &prs, &index, &reviewers, &mut remarks),
+                || read_comments(dataset, ("issue_comments", "issue_number", Source::Conversation), &prs, &index, &reviewers),
+            )
+        },
+        || read_comments(dataset, ("review_comments", "pull_number", Source::ReviewComment), &prs, &index, &reviewers),
+    );
+    let reviews = reviews?;
+    remarks.extend(review_comments?);
+    remarks.extend(conversation?);
     // Deterministic order whatever the tables' order: by PR, source, id.
     remarks.sort_by_key(|r| (r.pr, r.source, r.id, r.created_at));
     repeats::find_repeats(&prs, &mut remarks, policy);
@@ -355,24 +366,30 @@ fn read_comments(
     prs: &[Pr],
     index: &HashMap<(&str, i64), usize>,
     reviewers: &Reviewers,
-    remarks: &mut Vec<Remark>,
-) -> Result<()> {
+) -> Result<Vec<Remark>> {
     let policy = reviewers.policy;
+    let mut remarks = Vec::new();
     if !policy.sources.contains(&source) {
-        return Ok(());
+        return Ok(remarks);
     }
     for batch in columns(dataset, table, &["repo", number, "comment_id", "author", "author_type", "created_at", "body"])? {
         let c = Cols::new(table, &batch);
         let (repo, n, id, author, kind, at, body) =
             (c.str("repo")?, c.int(number)?, c.int("comment_id")?, c.str("author")?, c.str("author_type")?, c.time("created_at")?, c.str("body")?);
-        for k in 0..batch.num_rows() {
-            let Some(&pr) = repo[k].as_deref().zip(n[k]).and_then(|key| index.get(&key)) else { continue };
-            if reviewers.is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) {
-                remarks.extend(remark(pr, source, id[k], author[k].clone(), at[k], body[k].as_deref(), policy));
-            }
-        }
+        // Rows are tokenized in parallel and kept in row order.
+        let found: Vec<Remark> = (0..batch.num_rows())
+            .into_par_iter()
+            .filter_map(|k| {
+                let &pr = repo[k].as_deref().zip(n[k]).and_then(|key| index.get(&key))?;
+                if !reviewers.is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) {
+                    return None;
+                }
+                remark(pr, source, id[k], author[k].clone(), at[k], body[k].as_deref(), policy)
+            })
+            .collect();
+        remarks.extend(found);
     }
-    Ok(())
+    Ok(remarks)
 }
 
 /// Per PR: the review rounds that asked for a revision before the merge (docs/TASKS.md):

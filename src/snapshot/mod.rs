@@ -194,20 +194,60 @@ fn read_cassette(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mu
 }
 
 /// `read_cassette` with blocks of `block_bytes` (small in tests, so lines span blocks).
+/// A thread of its own reads and hashes the file, a block ahead; each block's lines are
+/// split and parsed in parallel pieces, and taken in line order, so nothing depends on
+/// which thread finished first.
 fn read_cassette_in_blocks(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mut Vec<Quarantined>, block_bytes: usize) -> Result<InputFile> {
+    let f = crate::inputs::open_regular(p)?;
+    let file = rel(root, p);
+    let (mut records, mut lineno) = (0usize, 1usize);
+    let (size, sha256) = std::thread::scope(|scope| -> Result<(u64, String)> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Block>(1);
+        let (free_tx, free_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        let reader = scope.spawn(move || read_blocks(f, p, block_bytes, &tx, &free_rx));
+        let mut consume = || -> Result<()> {
+            for block in &rx {
+                let (count, n) = parse_block(&block, &file, lineno, runs, quarantined)?;
+                lineno += count;
+                records += n;
+                // The buffer goes back to the reader for a later block.
+                let _ = free_tx.send(block.bytes);
+            }
+            Ok(())
+        };
+        let consumed = consume();
+        // On an error here the receiver goes, which stops the reader too.
+        drop(rx);
+        let read = reader.join().unwrap_or_else(|_| Err(Error::Usage(format!("the thread reading {} stopped", p.display()))));
+        consumed?;
+        read
+    })?;
+    Ok(InputFile { input: "snapshot".into(), path: file, size, sha256, records })
+}
+
+/// Whole lines of a cassette, from byte `offset` of the file.
+struct Block {
+    bytes: Vec<u8>,
+    offset: u64,
+}
+
+/// Read `f` (at `p`) in blocks of about `block_bytes` cut after a line end (a longer line
+/// grows its block), sending each to `tx`; the file's size and sha256.
+fn read_blocks(
+    mut f: std::fs::File,
+    p: &Path,
+    block_bytes: usize,
+    tx: &std::sync::mpsc::SyncSender<Block>,
+    free: &std::sync::mpsc::Receiver<Vec<u8>>,
+) -> Result<(u64, String)> {
     use sha2::Digest;
     use std::io::Read;
-    let mut f = crate::inputs::open_regular(p)?;
-    let file = rel(root, p);
     let mut hasher = sha2::Sha256::new();
-    let (mut size, mut records, mut lineno) = (0u64, 0usize, 1usize);
-    // Where in the file the buffer starts.
-    let mut offset = 0u64;
+    let (mut size, mut offset) = (0u64, 0u64);
     let read_bytes = (1 << 20).min(block_bytes);
     let mut buf: Vec<u8> = Vec::with_capacity(block_bytes + read_bytes);
     let mut eof = false;
     while !eof || !buf.is_empty() {
-        // Fill to a block, then cut after the last line end (a longer line grows the block).
         // Bytes before `scanned` hold no line end (the rest of the last block ends after its
         // last one), so each byte is searched once however long a line is.
         let mut cut = None;
@@ -226,40 +266,82 @@ fn read_cassette_in_blocks(root: &Path, p: &Path, runs: &mut spill::Runs, quaran
             }
         }
         let cut = if eof { buf.len() } else { cut.unwrap_or(buf.len()) };
-        {
-            // Blocks end at a newline byte, which is never inside a character, so a line that
-            // is not UTF-8 is found (and quarantined) on its own.
-            let (lines, count) = crate::inputs::jsonl_byte_lines(&buf[..cut], lineno, offset);
-            lineno += count;
-            records += lines.len();
-            // Lines parse in parallel; results are taken in line order, so nothing depends on
-            // which thread finished first.
-            let parsed: Vec<std::result::Result<Capture, LineError>> = lines
-                .par_iter()
-                .map(|l| match &l.text {
-                    Ok(t) => parse_line(t),
-                    Err(why) => Err((None, why.clone(), false)),
+        // The part after the cut starts the next block.
+        let mut next = free.try_recv().unwrap_or_else(|_| Vec::with_capacity(block_bytes + read_bytes));
+        next.clear();
+        next.extend_from_slice(&buf[cut..]);
+        buf.truncate(cut);
+        let block = Block { bytes: std::mem::replace(&mut buf, next), offset };
+        offset += cut as u64;
+        if tx.send(block).is_err() {
+            // The lines' side stopped on an error of its own, which it reports.
+            break;
+        }
+    }
+    Ok((size, hex::encode(hasher.finalize())))
+}
+
+/// Parse one block (its first line is number `first`) into `runs` and `quarantined`: the
+/// lines it counted and the records among them.
+fn parse_block(block: &Block, file: &str, first: usize, runs: &mut spill::Runs, quarantined: &mut Vec<Quarantined>) -> Result<(usize, usize)> {
+    // Blocks end at a newline byte, which is never inside a character, so a line that is not
+    // UTF-8 is found (and quarantined) on its own; so do the pieces.
+    let pieces = line_pieces(&block.bytes, rayon::current_num_threads() * 4);
+    let parsed: Vec<(Vec<(crate::inputs::ByteLine<'_>, std::result::Result<Capture, LineError>)>, usize)> = pieces
+        .par_iter()
+        .map(|&(from, to)| {
+            let (lines, count) = crate::inputs::jsonl_byte_lines(&block.bytes[from..to], 0, block.offset + from as u64);
+            let lines = lines
+                .into_iter()
+                .map(|l| {
+                    let r = match &l.text {
+                        Ok(t) => parse_line(t),
+                        Err(why) => Err((None, why.clone(), false)),
+                    };
+                    (l, r)
                 })
                 .collect();
-            for (l, r) in lines.iter().zip(parsed) {
-                match r {
-                    Ok(mut c) => {
-                        c.file = file.clone();
-                        c.line = Some(l.lineno);
-                        runs.push(c)?;
-                    }
-                    Err((field, reason, at_eof)) => {
-                        let reason = if at_eof && l.unterminated { crate::inputs::truncated(reason) } else { reason };
-                        quarantined.push(Quarantined::new("snapshot", &file, Some(l.lineno), field, reason, &l.raw));
-                    }
+            (lines, count)
+        })
+        .collect();
+    let (mut base, mut records) = (first, 0usize);
+    for (lines, count) in parsed {
+        records += lines.len();
+        for (l, r) in lines {
+            let lineno = base + l.lineno;
+            match r {
+                Ok(mut c) => {
+                    c.file = file.to_string();
+                    c.line = Some(lineno);
+                    runs.push(c)?;
+                }
+                Err((field, reason, at_eof)) => {
+                    let reason = if at_eof && l.unterminated { crate::inputs::truncated(reason) } else { reason };
+                    quarantined.push(Quarantined::new("snapshot", file, Some(lineno), field, reason, &l.raw));
                 }
             }
         }
-        // The part after the cut starts the next block, in the same buffer.
-        buf.drain(..cut);
-        offset += cut as u64;
+        base += count;
     }
-    Ok(InputFile { input: "snapshot".into(), path: file, size, sha256: hex::encode(hasher.finalize()), records })
+    Ok((base - first, records))
+}
+
+/// `bytes` cut into about `n` pieces of whole lines (each but the last ends after a line
+/// end), as (start, end) offsets.
+fn line_pieces(bytes: &[u8], n: usize) -> Vec<(usize, usize)> {
+    let step = (bytes.len() / n.max(1)).max(1 << 16);
+    let mut out = Vec::new();
+    let mut from = 0;
+    while from < bytes.len() {
+        let want = (from + step).min(bytes.len());
+        let to = match memchr::memchr(b'\n', &bytes[want..]) {
+            Some(i) => want + i + 1,
+            None => bytes.len(),
+        };
+        out.push((from, to));
+        from = to;
+    }
+    out
 }
 
 /// Just after the last line end of `buf`, searching only from `from` on.
