@@ -2,16 +2,21 @@
 """Run bench/duckdb_typed.sql (DuckDB doing convert's typed job) on a snapshot.
 
     .venv/bin/python bench/duckdb_typed.py SNAPSHOT OUT [THREADS] [--check DATASET]
+    .venv/bin/python bench/duckdb_typed.py --compare OUT DATASET
 
-Writes OUT/responses.parquet and the nine typed tables' files. With --check DATASET (a
-dataset `hindsight convert` wrote from the same snapshot) it then compares, table by table,
-the columns and types, the row counts and the rows themselves (every column but `body` of
-`responses`, which DuckDB's JSON reader re-writes), and prints what differs; exit 1 when
-anything does. The check is not part of what bench/run.py times.
+Writes OUT/responses.parquet and the nine typed tables' files, and prints as its last line
+{"seconds": S}: the time from DuckDB's connection to its last file written (bench/run.py
+takes that, so the interpreter's start-up is not counted against DuckDB). With --check
+DATASET (a dataset `hindsight convert` wrote from the same snapshot), or with --compare on
+tables written earlier, it compares them table by table: the columns and types, the row
+counts and the rows themselves in order (every column but `body` of `responses`, which
+DuckDB's JSON reader re-writes), and prints what differs; exit 1 when anything does.
 """
 import argparse
+import json
 import os
 import sys
+import time
 
 import duckdb
 
@@ -28,10 +33,14 @@ def script(snapshot, out, threads):
 
 
 def run(snapshot, out, threads):
+    """Seconds from the connection to the last file written."""
     os.makedirs(out, exist_ok=True)
+    sql = script(snapshot, out, threads)
+    t0 = time.perf_counter()
     con = duckdb.connect()
-    con.execute(script(snapshot, out, threads))
+    con.execute(sql)
     con.close()
+    return time.perf_counter() - t0
 
 
 def check(out, dataset):
@@ -63,13 +72,17 @@ def check(out, dataset):
 
 
 def main():
+    if sys.argv[1:2] == ["--compare"]:
+        if len(sys.argv) != 4:
+            sys.exit("usage: duckdb_typed.py --compare OUT DATASET")
+        return 0 if check(sys.argv[2], sys.argv[3]) else 1
     ap = argparse.ArgumentParser()
     ap.add_argument("snapshot")
     ap.add_argument("out")
     ap.add_argument("threads", nargs="?", default=os.cpu_count() or 1, type=int)
     ap.add_argument("--check", metavar="DATASET")
     args = ap.parse_args()
-    run(args.snapshot, args.out, args.threads)
+    print(json.dumps({"seconds": run(args.snapshot, args.out, args.threads)}), flush=True)
     if args.check:
         return 0 if check(args.out, args.check) else 1
     return 0
