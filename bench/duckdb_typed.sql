@@ -29,6 +29,7 @@
 SET threads = {THREADS};
 SET TimeZone = 'UTC';
 SET preserve_insertion_order = true;
+SET temp_directory = '{OUT}/.spill';
 
 -- A JSON value as hindsight's lenient readers take it: the wrong kind is NULL, never an error.
 CREATE TEMP MACRO jstr(x) AS CASE WHEN json_type(x) = 'VARCHAR' THEN x ->> '$' END;
@@ -68,21 +69,21 @@ FROM read_json('{SNAPSHOT}/*.jsonl', format = 'newline_delimited', filename = tr
 
 -- Each capture with its line, repository and the copy that supersedes it: of several copies
 -- of one (path, page) the one captured last is used (no time of its own counts as the
--- snapshot's, the latest; ties go to the later file and line).
+-- snapshot's, the latest; ties go to the later file and line). A file's lines are
+-- consecutive rows of `lines`, in order, so a line's number is its row's distance from the
+-- file's first row.
 CREATE TEMP TABLE captures AS
 WITH numbered AS (
-    SELECT *, row_number() OVER (PARTITION BY source_file ORDER BY rowid) AS source_line,
+    SELECT l.*, l.rowid - f.first + 1 AS source_line,
         nullif(regexp_extract(path, '^(?:graphql/)?repos/([^/]+/[^/]+)', 1), '') AS repo
-    FROM lines
-), ranked AS (
-    SELECT *, first_value(source_file || ':' || source_line) OVER (
-        PARTITION BY path, page
-        ORDER BY captured_at IS NULL DESC, captured_at DESC NULLS LAST, source_file DESC, source_line DESC) AS winner
-    FROM numbered
+    FROM lines l JOIN (SELECT source_file, min(rowid) AS first FROM lines GROUP BY source_file) f USING (source_file)
+), copies AS (
+    SELECT path, page, arg_max(source_file || ':' || source_line, (captured_at IS NULL, captured_at, source_file, source_line)) AS winner
+    FROM numbered GROUP BY path, page HAVING count(*) > 1
 )
-SELECT path, page, status, repo, captured_at, body, source_file, source_line,
-    CASE WHEN winner <> source_file || ':' || source_line THEN winner END AS superseded_by
-FROM ranked;
+SELECT n.path, n.page, status, repo, captured_at, body, source_file, source_line,
+    CASE WHEN c.winner <> source_file || ':' || source_line THEN c.winner END AS superseded_by
+FROM numbered n LEFT JOIN copies c ON n.path = c.path AND n.page = c.page;
 DROP TABLE lines;
 
 COPY (

@@ -719,7 +719,8 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None, instr=None,
         "use: one, and its helper threads share it); N > 1 is N threads (`--threads N`, DuckDB's `threads`, pyarrow's CPU count) "
         "on cores 0..N-1. Every program of a row runs on the same cores.",
         "- Times: hindsight's is its process's wall time; DuckDB's and pyarrow's are taken inside their Python process, from "
-        "the connection or first read to the last file written, so the interpreter's start-up is not counted against them.",
+        "the connection or first read to the last file written, so the interpreter's start-up is not counted against them. "
+        "DuckDB typed runs with `memory_limit` at half the memory available when it starts (beyond it DuckDB spills to disk).",
         "- Columns: input MB is the snapshot's cassettes; MB/s is that over the time of convert on the snapshot alone "
         "(hindsight with no runs, as the peers), which the ratios use; \"whole study\" is hindsight's convert of the snapshot "
         "and its runs, which the cost per output, the speed-up from one core and convert's peak memory in the targets use; "
