@@ -69,7 +69,14 @@ def check(out, dataset):
         cols = lambda p: [(r[0], r[1]) for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [p]).fetchall()]
         a, b = cols(mine), cols(theirs)
         if a != b:
-            problems.append("%s: columns differ: DuckDB %s, hindsight %s" % (t, a, b))
+            da, db = dict(a), dict(b)
+            parts = ["hindsight only: " + ", ".join(c for c, _ in b if c not in da),
+                     "DuckDB only: " + ", ".join(c for c, _ in a if c not in db),
+                     "types: " + ", ".join("%s %s (hindsight %s)" % (c, k, db[c]) for c, k in a if c in db and db[c] != k)]
+            same = [c for c, _ in a if c in db]
+            if [c for c, _ in b if c in da] != same:
+                parts.append("order differs")
+            problems.append("%s: columns differ: %s" % (t, "; ".join(p for p in parts if not p.endswith(": "))))
             continue
         keep = ", ".join('"%s"' % c for c, _ in a if not (t == "responses" and c == "body"))
         n = lambda p: con.execute("SELECT count(*) FROM read_parquet(?)", [p]).fetchone()[0]

@@ -654,9 +654,9 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None, instr=None,
     )
     if any(slim(r) for r in rows):
         lines += ["", "† " + SLIM_NOTE]
-    skipped = sorted({(r["outputs"], r["a_skipped"]) for r in rows if r.get("a_skipped")})
+    skipped = {r["outputs"]: r["a_skipped"] for r in sorted(rows, key=lambda r: -r["threads"]) if r.get("a_skipped")}
     if skipped:
-        lines += ["", "‡ pyarrow was not run at %s: %s." % (", ".join("%d outputs" % n for n, _ in skipped), skipped[0][1].replace("skipped: ", ""))]
+        lines += ["", "‡ pyarrow was not run at %s: %s." % (", ".join("%d outputs" % n for n in sorted(skipped)), skipped[max(skipped)].replace("skipped: ", ""))]
     checks = [(r["outputs"], r["typed_check"]) for r in rows if r.get("typed_check")]
     for n, c in checks:
         lines += ["", "DuckDB typed's tables against hindsight's at %d outputs (`bench/duckdb_typed.py --compare`): %s." % (
