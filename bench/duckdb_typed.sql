@@ -5,9 +5,11 @@
 -- with the same columns, types and row order (src/snapshot/tables.rs, docs/DATASET.md).
 --
 -- bench/run.py times it beside `hindsight convert` on the same snapshot ("vs DuckDB typed").
--- It runs as one script through DuckDB's Python API, after bench/run.py replaces
--- {SNAPSHOT} (the snapshot directory), {OUT} (an existing directory for the Parquet files)
--- and {THREADS}; any DuckDB shell runs it the same way once those are filled in.
+-- bench/duckdb_typed.py runs it as one script through DuckDB's Python API, after replacing
+-- {SNAPSHOT} (the snapshot directory), {OUT} (an existing directory for the Parquet files,
+-- and DuckDB's spill files if it needs any) and {THREADS}; any DuckDB shell runs it the
+-- same way once those are filled in. `bench/duckdb_typed.py --compare OUT DATASET` checks
+-- its tables against hindsight's, row by row.
 --
 -- Where it differs from hindsight (each a place where the job is lighter for DuckDB or the
 -- same size, never heavier):
