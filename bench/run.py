@@ -257,7 +257,8 @@ def main():
                 elif "instructions" in r:
                     instr = r["instructions"]
                 else:
-                    rows.append({k: (tuple(v) + ("",) if isinstance(v, list) else v) for k, v in r.items()})
+                    # [seconds, MiB, ok] and, for a failed run, what it said.
+                    rows.append({k: ((tuple(v) + ("",))[:4] if isinstance(v, list) else v) for k, v in r.items()})
         sizes = sorted({r["outputs"] for r in rows})
         threads = sorted({r["threads"] for r in rows})
         target_lines = targets(rows, sizes, threads)
@@ -284,7 +285,7 @@ def main():
                     rows.append(measure(binary, n, t, study, size_mb, work, empty_runs, check_typed=(n == min(sizes) and t == threads[0])))
                     r = rows[-1]
                     x = derive(r)
-                    line = {k: (v if not isinstance(v, tuple) else [round(v[0], 3), round(v[1]), v[2]]) for k, v in r.items()}
+                    line = {k: (v if not isinstance(v, tuple) else [round(v[0], 3), round(v[1]), v[2]] + ([] if v[2] else [v[3]])) for k, v in r.items()}
                     line.update({"convert_us_per_output": rnd(x["convert_us"]), "evaluate_us_per_output": rnd(x["eval_us"])})
                     print(json.dumps(line), flush=True)
                 if n in instr_sizes:
@@ -347,11 +348,15 @@ def measure(binary, n, t, study, size_mb, work, empty_runs, check_typed):
             r["a_convert"] = own_time(a)
         views_sql = os.path.join(work, "views-%d.sql" % t)
         with open(views_sql, "w") as f:
-            subprocess.run([binary, "views", "--dataset", ds, "--absolute"], check=True, stdout=f)
+            views = subprocess.run([binary, "views", "--dataset", ds, "--absolute"], stdout=f, stderr=subprocess.PIPE, text=True)
         shown = os.path.join(work, "sections-%d.txt" % t)
         with open(shown, "w") as f:
             f.write("\n".join(json.loads(r["h_report"][4]).keys()) if r["h_report"][2] else "")
-        r["d_report"] = timed(pin + [PY, "-c", DUCK_REPORT, ds, os.path.join(ROOT, "queries"), str(t), views_sql, shown])
+        if views.returncode == 0:
+            r["d_report"] = timed(pin + [PY, "-c", DUCK_REPORT, ds, os.path.join(ROOT, "queries"), str(t), views_sql, shown])
+        else:
+            # No dataset to register (convert failed): a failed row, not a stopped run.
+            r["d_report"] = (0.0, 0.0, False, "hindsight views: " + ((views.stderr or "").strip().splitlines() or ["?"])[-1])
     finally:
         for p in (ds, duck_out, typed_out, arrow_out):
             rm(p)
