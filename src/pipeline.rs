@@ -57,6 +57,9 @@ fn check_dir(p: &Path, what: &str) -> Result<()> {
 const CAPTURES_HELD_BYTES: usize = 128 << 20;
 /// Bytes of captures turned into table rows per step (whole repositories at a time).
 const BATCH_BYTES: usize = 32 << 20;
+/// Text bytes per row group of `responses`: a step's bodies make two groups or more,
+/// compressed side by side.
+const RESPONSES_GROUP_BYTES: usize = 16 << 20;
 
 impl Study {
     /// Every input path, for checking that an output stays clear of them.
@@ -230,7 +233,7 @@ fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<Capture
     // Captures come back in order, whole repositories at a time: `responses` and the typed
     // tables are written as they fill, so memory holds a batch and a row group per table.
     let merge = captures.merge()?;
-    let mut responses = TableWriter::create(dir, "responses", snapshot::tables::responses(&[]).arrow_schema())?;
+    let mut responses = TableWriter::create(dir, "responses", snapshot::tables::responses(&[]).arrow_schema())?.with_group_bytes(RESPONSES_GROUP_BYTES);
     let mut typed: Vec<TableWriter> = snapshot::tables::typed(&[]).iter().map(|t| TableWriter::create(dir, t.name, t.arrow_schema())).collect::<Result<_>>()?;
     let (mut used, mut superseded) = (0usize, 0usize);
     // The merge is one ordered stream: it runs on its own thread, a batch ahead of the

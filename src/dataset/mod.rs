@@ -65,6 +65,10 @@ pub(crate) struct TableWriter {
     file: Option<(parquet::file::writer::SerializedFileWriter<File>, parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory)>,
     pending: Vec<RecordBatch>,
     pending_rows: usize,
+    /// The text bytes of the pending rows, when groups are also cut by bytes.
+    pending_bytes: usize,
+    /// A row group is closed past this many text bytes too (see `with_group_bytes`).
+    group_bytes: Option<usize>,
     groups: usize,
     rows: usize,
 }
@@ -78,7 +82,16 @@ impl TableWriter {
         let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
         let w = ArrowWriter::try_new(f, schema.clone(), Some(writer_properties()))?;
         let file = Some(w.into_serialized_writer()?);
-        Ok(TableWriter { name: name.to_string(), path, tmp, schema, file, pending: Vec::new(), pending_rows: 0, groups: 0, rows: 0 })
+        Ok(TableWriter { name: name.to_string(), path, tmp, schema, file, pending: Vec::new(), pending_rows: 0, pending_bytes: 0, group_bytes: None, groups: 0, rows: 0 })
+    }
+
+    /// Also close a row group once its rows hold `bytes` of text (the row that reaches it
+    /// is the group's last), for tables of large rows: a group's column is compressed on one
+    /// core, so smaller groups keep every core busy, and memory stays bounded however large
+    /// the rows. Where groups end depends on the rows alone, not on how they were written.
+    pub(crate) fn with_group_bytes(mut self, bytes: usize) -> TableWriter {
+        self.group_bytes = Some(bytes);
+        self
     }
 
     pub(crate) fn name(&self) -> &str {
@@ -114,6 +127,9 @@ impl TableWriter {
         if batch.num_rows() == 0 {
             return Ok(());
         }
+        if let Some(limit) = self.group_bytes {
+            return self.write_rows_by_bytes(batch, limit);
+        }
         self.rows += batch.num_rows();
         self.pending_rows += batch.num_rows();
         self.pending.push(batch.clone());
@@ -130,9 +146,30 @@ impl TableWriter {
         Ok(())
     }
 
+    /// `write_rows` for groups closed at `ROW_GROUP_ROWS` rows or `limit` text bytes.
+    fn write_rows_by_bytes(&mut self, batch: &RecordBatch, limit: usize) -> Result<()> {
+        let weights = text_bytes(batch);
+        self.rows += batch.num_rows();
+        let (mut start, mut groups) = (0usize, Vec::new());
+        for (k, w) in weights.into_iter().enumerate() {
+            self.pending_rows += 1;
+            self.pending_bytes += w;
+            if self.pending_rows == ROW_GROUP_ROWS || self.pending_bytes >= limit {
+                self.pending.push(batch.slice(start, k + 1 - start));
+                groups.push(self.take_pending()?);
+                start = k + 1;
+            }
+        }
+        if start < batch.num_rows() {
+            self.pending.push(batch.slice(start, batch.num_rows() - start));
+        }
+        self.append(&groups)
+    }
+
     /// The pending rows as one batch (copied only when they came in pieces).
     fn take_pending(&mut self) -> Result<RecordBatch> {
         self.pending_rows = 0;
+        self.pending_bytes = 0;
         let all = match self.pending.len() {
             1 => self.pending.remove(0),
             _ => arrow::compute::concat_batches(&self.schema, &self.pending)?,
@@ -188,6 +225,20 @@ impl TableWriter {
         }
         Ok(())
     }
+}
+
+/// Per row of `batch`, the bytes of its text columns' values.
+fn text_bytes(batch: &RecordBatch) -> Vec<usize> {
+    use arrow::array::{Array, StringArray};
+    let mut w = vec![0usize; batch.num_rows()];
+    for col in batch.columns() {
+        if let Some(a) = col.as_any().downcast_ref::<StringArray>() {
+            for (k, pair) in a.value_offsets().windows(2).enumerate() {
+                w[k] += (pair[1] - pair[0]).max(0) as usize;
+            }
+        }
+    }
+    w
 }
 
 /// One row group's column chunks, encoded and compressed in parallel.

@@ -344,15 +344,22 @@ fn read_reviews(dataset: &Path, prs: &[Pr], index: &HashMap<(&str, i64), usize>,
             c.str("commit_id")?,
             c.str("body")?,
         );
-        for k in 0..batch.num_rows() {
-            let Some(&pr) = repo[k].as_deref().zip(pull[k]).and_then(|key| index.get(&key)) else { continue };
-            if state[k].as_deref() == Some("PENDING") || !reviewers.is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) {
-                continue;
-            }
-            reviews.push(Review { pr, state: state[k].clone(), submitted_at: at[k], commit: commit[k].clone().filter(|c| !c.is_empty()) });
-            if policy.sources.contains(&Source::Review) && body[k].as_deref().is_some_and(|b| !b.trim().is_empty()) {
-                remarks.extend(remark(pr, Source::Review, id[k], author[k].clone(), at[k], body[k].as_deref(), policy));
-            }
+        // Rows are read (and their bodies tokenized) in parallel, kept in row order.
+        let found: Vec<(Review, Option<Remark>)> = (0..batch.num_rows())
+            .into_par_iter()
+            .filter_map(|k| {
+                let &pr = repo[k].as_deref().zip(pull[k]).and_then(|key| index.get(&key))?;
+                if state[k].as_deref() == Some("PENDING") || !reviewers.is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) {
+                    return None;
+                }
+                let review = Review { pr, state: state[k].clone(), submitted_at: at[k], commit: commit[k].clone().filter(|c| !c.is_empty()) };
+                let said = policy.sources.contains(&Source::Review) && body[k].as_deref().is_some_and(|b| !b.trim().is_empty());
+                Some((review, said.then(|| remark(pr, Source::Review, id[k], author[k].clone(), at[k], body[k].as_deref(), policy)).flatten()))
+            })
+            .collect();
+        for (review, said) in found {
+            reviews.push(review);
+            remarks.extend(said);
         }
     }
     Ok(reviews)
