@@ -333,4 +333,45 @@ mod tests {
         let empty_b = TableWriter::create(&b, "e", schema).unwrap().finish().unwrap();
         assert_eq!(empty_a.sha256, empty_b.sha256);
     }
+
+    /// With groups also closed by bytes, the pieces do not move where groups end either:
+    /// writing rows of varied length whole or in odd pieces gives the same file, and every
+    /// group but the last holds at least the limit's bytes, reached by its last row.
+    #[test]
+    fn groups_closed_by_bytes_end_at_the_same_rows_whatever_the_pieces() {
+        let n = 20_000usize;
+        let limit = 300_000;
+        let schema = Arc::new(arrow::datatypes::Schema::new(vec![arrow::datatypes::Field::new("body", arrow::datatypes::DataType::Utf8, true)]));
+        let text = |i: usize| "x".repeat(i * 7919 % 97);
+        let whole = RecordBatch::try_new(schema.clone(), vec![Arc::new(StringArray::from_iter_values((0..n).map(text)))]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut wa = TableWriter::create(dir.path(), "a", schema.clone()).unwrap().with_group_bytes(limit);
+        wa.write(&whole).unwrap();
+        let wa = wa.finish().unwrap();
+        let mut wb = TableWriter::create(dir.path(), "b", schema.clone()).unwrap().with_group_bytes(limit);
+        let mut off = 0;
+        for size in [1, 3_333, 17, 9_000].iter().cycle() {
+            if off >= n {
+                break;
+            }
+            let len = (*size).min(n - off);
+            wb.write(&whole.slice(off, len)).unwrap();
+            off += len;
+        }
+        let wb = wb.finish().unwrap();
+        assert_eq!((wa.rows, &wa.sha256), (wb.rows, &wb.sha256));
+        let meta = parquet::file::reader::FileReader::metadata(&parquet::file::serialized_reader::SerializedFileReader::new(File::open(dir.path().join("a.parquet")).unwrap()).unwrap()).clone();
+        let sizes: Vec<usize> = (0..meta.num_row_groups()).map(|g| meta.row_group(g).num_rows() as usize).collect();
+        assert!(sizes.len() > 2, "{sizes:?}");
+        let mut first = 0;
+        for (g, rows) in sizes.iter().enumerate() {
+            let bytes: usize = (first..first + rows).map(|i| text(i).len()).sum();
+            let without_last: usize = bytes - text(first + rows - 1).len();
+            if g + 1 < sizes.len() {
+                assert!(bytes >= limit && without_last < limit, "group {g}: {bytes} bytes");
+            }
+            first += rows;
+        }
+        assert_eq!(first, n);
+    }
 }
