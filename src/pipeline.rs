@@ -57,9 +57,10 @@ fn check_dir(p: &Path, what: &str) -> Result<()> {
 const CAPTURES_HELD_BYTES: usize = 128 << 20;
 /// Bytes of captures turned into table rows per step (whole repositories at a time).
 const BATCH_BYTES: usize = 32 << 20;
-/// Text bytes per row group of `responses`: a step's bodies make two groups or more,
-/// compressed side by side.
-const RESPONSES_GROUP_BYTES: usize = 16 << 20;
+/// Text bytes per row group of the tables convert writes as it reads: a step's bodies make
+/// two groups or more, compressed side by side, and each table holds at most this much
+/// waiting to be written, however many rows the study has.
+const GROUP_BYTES: usize = 16 << 20;
 
 impl Study {
     /// Every input path, for checking that an output stays clear of them.
@@ -197,8 +198,8 @@ struct RunTables {
 fn read_inputs(study: &Study, dir: &Path) -> Result<(Inputs, RunTables)> {
     // Outputs and requests arrive a few runs at a time in the tables' order: written as
     // they come, never all held.
-    let mut outputs = TableWriter::create(dir, "safe_outputs", crate::runs::tables::safe_outputs(&[]).arrow_schema())?;
-    let mut requests = TableWriter::create(dir, "requests", crate::runs::tables::requests(&[]).arrow_schema())?;
+    let mut outputs = TableWriter::create(dir, "safe_outputs", crate::runs::tables::safe_outputs(&[]).arrow_schema())?.with_group_bytes(GROUP_BYTES);
+    let mut requests = TableWriter::create(dir, "requests", crate::runs::tables::requests(&[]).arrow_schema())?.with_group_bytes(GROUP_BYTES);
     let mut safe_outputs = 0usize;
     let mut types_without_rule: BTreeMap<String, usize> = BTreeMap::new();
     let mut agent_prs = crate::feedback::AgentPrs::new();
@@ -233,8 +234,9 @@ fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<Capture
     // Captures come back in order, whole repositories at a time: `responses` and the typed
     // tables are written as they fill, so memory holds a batch and a row group per table.
     let merge = captures.merge()?;
-    let mut responses = TableWriter::create(dir, "responses", snapshot::tables::responses(&[]).arrow_schema())?.with_group_bytes(RESPONSES_GROUP_BYTES);
-    let mut typed: Vec<TableWriter> = snapshot::tables::typed(&[]).iter().map(|t| TableWriter::create(dir, t.name, t.arrow_schema())).collect::<Result<_>>()?;
+    let mut responses = TableWriter::create(dir, "responses", snapshot::tables::responses(&[]).arrow_schema())?.with_group_bytes(GROUP_BYTES);
+    let mut typed: Vec<TableWriter> =
+        snapshot::tables::typed(&[]).iter().map(|t| Ok(TableWriter::create(dir, t.name, t.arrow_schema())?.with_group_bytes(GROUP_BYTES))).collect::<Result<_>>()?;
     let (mut used, mut superseded) = (0usize, 0usize);
     // The merge is one ordered stream: it runs on its own thread, a batch ahead of the
     // tables built from it.
