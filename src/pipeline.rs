@@ -54,7 +54,7 @@ fn check_dir(p: &Path, what: &str) -> Result<()> {
 }
 
 /// Bytes of captures convert holds in memory before it spills a sorted run to disk.
-const CAPTURES_HELD_BYTES: usize = 128 << 20;
+const CAPTURES_HELD_BYTES: usize = 64 << 20;
 /// Bytes of captures turned into table rows per step (whole repositories at a time).
 const BATCH_BYTES: usize = 32 << 20;
 /// Text bytes per row group of the tables convert writes as it reads: a step's bodies make
