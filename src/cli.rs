@@ -40,6 +40,8 @@ enum Command {
         /// How the dashboard is printed.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+        #[command(flatten)]
+        engine: EngineArgs,
     },
     /// Read a snapshot and runs into a Parquet dataset.
     Convert {
@@ -56,6 +58,8 @@ enum Command {
         dataset: PathBuf,
         #[command(flatten)]
         eval: EvalArgs,
+        #[command(flatten)]
+        engine: EngineArgs,
     },
     /// Run the dashboard, a bundled query, a .sql file, or one SELECT over the dataset.
     Report {
@@ -316,12 +320,13 @@ struct Inputs {
     task_policy: Option<PathBuf>,
 }
 
-/// Where the queries run.
+/// Where the queries and the evaluation run.
 #[derive(Args, Debug)]
 struct EngineArgs {
-    /// Run the queries on the Apache DataFusion Ballista cluster whose scheduler is at this
-    /// address (`hindsight cluster scheduler`); its executors read the dataset at its absolute
-    /// path, so every machine must see it there. Results print as in this process.
+    /// Run on the Apache DataFusion Ballista cluster whose scheduler is at this address
+    /// (`hindsight cluster scheduler`): the queries, and the evaluation partitioned by
+    /// repository. Its executors read the dataset at its absolute path, so every machine
+    /// must see it there. Results and tables are those of a run in this process.
     #[arg(long, value_name = "df://HOST:PORT")]
     cluster: Option<String>,
 }
@@ -589,16 +594,16 @@ impl Command {
     /// The command as a task, its arguments checked.
     fn into_task(self) -> Result<Task> {
         Ok(match self {
-            Command::Run { inputs, out, eval, format } => {
+            Command::Run { inputs, out, eval, format, engine } => {
                 let Evaluation { windows, policy, risk_policy } = eval.read()?;
-                Task::Run { study: study(inputs), out, windows, policy, risk_policy, format }
+                Task::Run { study: study(inputs), out, windows, policy, risk_policy, format, engine: engine.engine()? }
             }
             Command::Convert { inputs, out } => {
                 Task::Convert { study: study(inputs).ok_or_else(|| Error::Usage("convert needs --snapshot DIR and --runs DIR".into()))?, out }
             }
-            Command::Evaluate { dataset, eval } => {
+            Command::Evaluate { dataset, eval, engine } => {
                 let Evaluation { windows, policy, risk_policy } = eval.read()?;
-                Task::Evaluate { dataset, windows, policy, risk_policy }
+                Task::Evaluate { dataset, windows, policy, risk_policy, engine: engine.engine()? }
             }
             Command::Report { dataset, query, sql, format, figures, rows, limits, engine } => report_task(dataset, query, sql, format, figures, rows, limits, engine)?,
             Command::Sql { dataset, file, format, rows, limits, engine } => sql_task(dataset, file, format, rows, limits, engine)?,

@@ -10,6 +10,8 @@
 //! scheme, the tables then named by URL.
 
 #[cfg(feature = "cluster")]
+mod evaluate;
+#[cfg(feature = "cluster")]
 mod process;
 
 #[cfg(feature = "cluster")]
@@ -94,6 +96,35 @@ fn reachable(at: &Address) -> Result<()> {
         }
     }
     Err(unreachable(last))
+}
+
+/// `--cluster` checked before any work: an error unless this hindsight has the cluster
+/// and the scheduler at `at` accepts a connection.
+pub(crate) fn check(at: &Address) -> Result<()> {
+    #[cfg(feature = "cluster")]
+    return reachable(at);
+    #[cfg(not(feature = "cluster"))]
+    return Err(Error::Usage(format!("--cluster {at}: {NOT_BUILT}")));
+}
+
+/// Judge the outputs of the dataset at `dataset` on the cluster at `at`, partitioned by
+/// repository: each partition's tables (`evaluate::stage::judge_partition`'s).
+#[cfg(feature = "cluster")]
+pub(crate) fn judge(
+    at: &Address,
+    dataset: &std::path::Path,
+    settings: &crate::evaluate::stage::Settings<'_>,
+) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>> {
+    evaluate::judge(at, dataset, settings)
+}
+
+#[cfg(not(feature = "cluster"))]
+pub(crate) fn judge(
+    _at: &Address,
+    _dataset: &std::path::Path,
+    _settings: &crate::evaluate::stage::Settings<'_>,
+) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>> {
+    Err(Error::Usage(NOT_BUILT.into()))
 }
 
 #[cfg(not(feature = "cluster"))]

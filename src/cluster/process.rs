@@ -68,8 +68,10 @@ impl Default for ExecutorOptions {
 /// The session state the scheduler plans each job in: Ballista's, with hindsight's
 /// functions (the client's plan names them).
 fn session_state(config: SessionConfig) -> datafusion::common::Result<SessionState> {
+    use datafusion::execution::FunctionRegistry;
     let mut state = ballista_core::utils::default_session_builder(config)?;
     crate::report::register_functions(&mut state, crate::report::default_memory_limit())?;
+    state.register_udf(Arc::new(super::evaluate::udf()))?;
     Ok(state)
 }
 
@@ -136,6 +138,7 @@ pub fn executor(o: &ExecutorOptions, quiet: bool) -> Result<()> {
         ..ExecutorProcessConfig::default()
     };
     if !quiet {
+        super::evaluate::say_what_is_evaluated();
         eprintln!("executor: serving on {}:{}, taking tasks from {}", o.bind_host, o.port, o.scheduler);
     }
     runtime("executor")?.block_on(start_executor_process(Arc::new(config))).map_err(|e| failed("executor", e))
@@ -151,7 +154,7 @@ mod tests {
     fn executors_and_the_scheduler_know_hindsights_functions() {
         let state = session_state(SessionConfig::new()).unwrap();
         let registry = BallistaFunctionRegistry::from(&state);
-        for f in ["json_get_str", "json_length", "repeat", "lpad", "abs", "median"] {
+        for f in ["json_get_str", "json_length", "repeat", "lpad", "abs", "median", super::super::evaluate::NAME] {
             assert!(registry.udf(f).is_ok() || registry.udaf(f).is_ok(), "{f}");
         }
     }

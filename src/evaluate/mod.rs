@@ -29,7 +29,7 @@ pub mod risk;
 pub(crate) mod rule;
 pub mod rules;
 mod spill;
-mod stage;
+pub(crate) mod stage;
 pub mod window;
 
 pub(crate) use case::Case;
@@ -40,6 +40,6 @@ pub use policy::Policy;
 pub(crate) use rule::rows;
 pub use rule::{Common, Evaluator, RowId, RowSpec};
 pub(crate) use rule::{common, deleted, undated, verdict, Rule};
-pub use stage::evaluate_dataset;
+pub use stage::{evaluate_dataset, evaluate_dataset_on};
 pub(crate) use stage::{evaluate_with, CHUNK_BYTES, OUTCOME_ROWS_HELD_BYTES};
 pub use window::Window;
