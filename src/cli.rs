@@ -356,6 +356,10 @@ enum ClusterRole {
         /// The host name executors and clients reach the scheduler by.
         #[arg(long, default_value_t = hindsight::cluster::SchedulerOptions::default().external_host)]
         external_host: String,
+        /// Seconds without a heartbeat after which an executor is taken for lost: its tasks
+        /// run again on the others (longer than the executors' --heartbeat-interval).
+        #[arg(long, value_name = "SECONDS", default_value_t = hindsight::cluster::SchedulerOptions::default().executor_timeout)]
+        executor_timeout: u64,
     },
     /// An executor: takes tasks from the scheduler and runs them, reading the dataset's files.
     Executor {
@@ -372,7 +376,7 @@ enum ClusterRole {
         /// The Arrow Flight port results and shuffled partitions are fetched from.
         #[arg(long, default_value_t = hindsight::cluster::ExecutorOptions::default().port)]
         port: u16,
-        /// The gRPC port (push-staged scheduling).
+        /// The gRPC port (the scheduler's calls to this executor).
         #[arg(long, default_value_t = hindsight::cluster::ExecutorOptions::default().grpc_port)]
         grpc_port: u16,
         /// Where shuffle files are written (default: a temporary directory).
@@ -381,6 +385,9 @@ enum ClusterRole {
         /// Tasks run at once (0: one a core).
         #[arg(long, default_value_t = 0, value_name = "N")]
         concurrency: usize,
+        /// Seconds between the heartbeats that tell the scheduler this executor is alive.
+        #[arg(long, value_name = "SECONDS", default_value_t = hindsight::cluster::ExecutorOptions::default().heartbeat_interval)]
+        heartbeat_interval: u64,
     },
 }
 
@@ -388,12 +395,29 @@ enum ClusterRole {
 impl ClusterRole {
     fn into_task(self) -> Result<Task> {
         Ok(match self {
-            ClusterRole::Scheduler { bind_host, port, external_host } => {
-                Task::Scheduler { options: hindsight::cluster::SchedulerOptions { bind_host, port, external_host } }
+            ClusterRole::Scheduler { bind_host, port, external_host, executor_timeout } => {
+                if executor_timeout == 0 {
+                    return Err(Error::Usage("--executor-timeout 0: expected a number of seconds from 1".into()));
+                }
+                Task::Scheduler { options: hindsight::cluster::SchedulerOptions { bind_host, port, external_host, executor_timeout } }
             }
-            ClusterRole::Executor { scheduler, bind_host, external_host, port, grpc_port, work_dir, concurrency } => Task::Executor {
-                options: hindsight::cluster::ExecutorOptions { scheduler: scheduler.parse()?, bind_host, external_host, port, grpc_port, work_dir, concurrency },
-            },
+            ClusterRole::Executor { scheduler, bind_host, external_host, port, grpc_port, work_dir, concurrency, heartbeat_interval } => {
+                if heartbeat_interval == 0 {
+                    return Err(Error::Usage("--heartbeat-interval 0: expected a number of seconds from 1".into()));
+                }
+                Task::Executor {
+                    options: hindsight::cluster::ExecutorOptions {
+                        scheduler: scheduler.parse()?,
+                        bind_host,
+                        external_host,
+                        port,
+                        grpc_port,
+                        work_dir,
+                        concurrency,
+                        heartbeat_interval,
+                    },
+                }
+            }
         })
     }
 }

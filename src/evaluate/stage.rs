@@ -56,7 +56,7 @@ pub fn evaluate_dataset_on(
         crate::report::Engine::Cluster(at) => {
             let settings = Settings { windows, policy, risk_policy };
             let bar = progress.spinner("evaluate", &format!("on the cluster at {at}"));
-            let n = evaluate_judged(dataset, &settings, |dir, settings| crate::cluster::judge(at, dir, settings));
+            let n = evaluate_judged(dataset, &settings, &format!("the cluster at {at}"), |dir, settings| crate::cluster::judge(at, dir, settings));
             bar.finish_and_clear();
             n
         }
@@ -217,7 +217,7 @@ pub(crate) fn judge_partition(dataset: &Path, repositories: &HashSet<Option<Stri
     Ok(std::iter::once(("outcomes", wire)).chain(gate_and_risk_tables(&found)?).collect())
 }
 
-/// The evaluate stage with the judging done elsewhere (a cluster's executors): `judge` is
+/// The evaluate stage with the judging done elsewhere (`source`, a cluster): `judge` is
 /// handed the dataset and the settings and answers with every partition's tables (those of
 /// [`judge_partition`]); their rows are keyed by this run's ranks of the outputs, sorted
 /// and written by the local run's own writers (`write_tables`, the same spill parts), so
@@ -225,6 +225,7 @@ pub(crate) fn judge_partition(dataset: &Path, repositories: &HashSet<Option<Stri
 pub(crate) fn evaluate_judged(
     dataset: &Path,
     settings: &Settings<'_>,
+    source: &str,
     judge: impl FnOnce(&Path, &Settings<'_>) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>>,
 ) -> Result<usize> {
     let Settings { windows, policy, risk_policy } = *settings;
@@ -261,10 +262,7 @@ pub(crate) fn evaluate_judged(
     }
     // Every output in every window, once: a partition lost or run twice is an error.
     if rows != outputs.len() * windows.len() {
-        return Err(Error::Dataset {
-            path: dataset.to_path_buf(),
-            message: format!("the cluster's executors returned {rows} outcome rows for {} outputs in {} windows", outputs.len(), windows.len()),
-        });
+        return Err(Error::Usage(format!("{source} returned {rows} outcome rows for {} outputs in {} windows; nothing was written", outputs.len(), windows.len())));
     }
     let merged = || -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> {
         let mut out = Vec::new();
