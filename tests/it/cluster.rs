@@ -208,10 +208,17 @@ fn a_cluster_address_is_df_host_port_and_an_absent_scheduler_is_an_error() {
     let bad = run(&["report", "--dataset", "ds", "--cluster", "http://127.0.0.1:1"], tmp.path());
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("expected df://HOST:PORT"), "{}", String::from_utf8_lossy(&bad.stderr));
-    let gone = run(&["report", "--dataset", "ds", "--query", "summary", "--cluster", &format!("df://127.0.0.1:{}", free_port())], tmp.path());
-    assert_eq!(gone.status.code(), Some(2), "{}", String::from_utf8_lossy(&gone.stdout));
-    let said = String::from_utf8_lossy(&gone.stderr);
-    assert!(said.starts_with("hindsight: the cluster's scheduler at df://127.0.0.1:") && said.contains("cannot be reached") && said.lines().count() == 1, "{said}");
+    let outcomes = std::fs::read(tmp.path().join("ds/outcomes.parquet")).unwrap();
+    let at = format!("df://127.0.0.1:{}", free_port());
+    // evaluate and run check the scheduler before any work: nothing written.
+    for args in [&["report", "--dataset", "ds", "--query", "summary"][..], &["evaluate", "--dataset", "ds"], &["run", "--out", "new"]] {
+        let gone = run(&[args, &["--cluster", at.as_str()]].concat(), tmp.path());
+        assert_eq!(gone.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&gone.stdout));
+        let said = String::from_utf8_lossy(&gone.stderr);
+        assert!(said.starts_with("hindsight: the cluster's scheduler at df://127.0.0.1:") && said.contains("cannot be reached") && said.lines().count() == 1, "{args:?}: {said}");
+    }
+    assert!(std::fs::read(tmp.path().join("ds/outcomes.parquet")).unwrap() == outcomes);
+    assert!(!tmp.path().join("new").exists());
 }
 
 /// Every file of a dataset directory (no sub-directories in one), by name.
