@@ -133,10 +133,10 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
-    /// Run hindsight's SQL on an Apache DataFusion Ballista cluster: its scheduler, or an
-    /// executor, served from this process until it is stopped. Clients then give `sql` and
-    /// `report` --cluster df://HOST:PORT; every machine runs this same hindsight and sees the
-    /// dataset at the same path.
+    /// Run hindsight's SQL and evaluation on an Apache DataFusion Ballista cluster: its
+    /// scheduler, or an executor, served from this process until it is stopped. Clients then
+    /// give `sql`, `report`, `evaluate` and `run` --cluster df://HOST:PORT; every machine runs
+    /// this same hindsight and sees the dataset at the same path.
     #[cfg(feature = "cluster")]
     Cluster {
         #[command(subcommand)]

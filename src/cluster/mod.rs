@@ -7,7 +7,8 @@
 //! path and executors read those paths themselves: every machine must see the dataset at
 //! the same path (a shared filesystem). An object store would be registered likewise on all
 //! three sides (the client's session and the executors' runtime environment) under its URL
-//! scheme, the tables then named by URL.
+//! scheme, the tables then named by URL. `evaluate` and `run` with `--cluster` judge the
+//! outputs on the executors, partitioned by repository (`evaluate.rs`).
 
 #[cfg(feature = "cluster")]
 mod evaluate;

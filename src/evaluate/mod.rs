@@ -8,7 +8,9 @@
 //!   a capture's typed views, `lookup` its JSON); `activity.rs`, what was done to the target
 //!   after the action; `history.rs`, its state rebuilt as of the window's end;
 //!   `repository.rs`, what is derived once from a repository's captures (revert marks).
-//! - `stage.rs`: the evaluate stage on a dataset (threads, Parquet, manifest).
+//! - `stage.rs`: the evaluate stage on a dataset (threads, Parquet, manifest); its judging
+//!   of a set of repositories is also what a cluster's executor runs on its partition
+//!   (`judge_partition`), the client writing the rows (`evaluate_judged`).
 //! - `outcomes.rs`: outcome rows, held compact while judging and made whole (the output's
 //!   and window's columns filled in) as `outcomes.parquet` is written.
 //! - `spill.rs`: rows past the memory budget, sorted and written in parts on a thread of
