@@ -40,6 +40,8 @@ enum Command {
         /// How the dashboard is printed.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+        #[command(flatten)]
+        engine: EngineArgs,
     },
     /// Read a snapshot and runs into a Parquet dataset.
     Convert {
@@ -56,6 +58,8 @@ enum Command {
         dataset: PathBuf,
         #[command(flatten)]
         eval: EvalArgs,
+        #[command(flatten)]
+        engine: EngineArgs,
     },
     /// Run the dashboard, a bundled query, a .sql file, or one SELECT over the dataset.
     Report {
@@ -129,10 +133,10 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
-    /// Run hindsight's SQL on an Apache DataFusion Ballista cluster: its scheduler, or an
-    /// executor, served from this process until it is stopped. Clients then give `sql` and
-    /// `report` --cluster df://HOST:PORT; every machine runs this same hindsight and sees the
-    /// dataset at the same path.
+    /// Run hindsight's SQL and evaluation on an Apache DataFusion Ballista cluster: its
+    /// scheduler, or an executor, served from this process until it is stopped. Clients then
+    /// give `sql`, `report`, `evaluate` and `run` --cluster df://HOST:PORT; every machine runs
+    /// this same hindsight and sees the dataset at the same path.
     #[cfg(feature = "cluster")]
     Cluster {
         #[command(subcommand)]
@@ -316,12 +320,13 @@ struct Inputs {
     task_policy: Option<PathBuf>,
 }
 
-/// Where the queries run.
+/// Where the queries and the evaluation run.
 #[derive(Args, Debug)]
 struct EngineArgs {
-    /// Run the queries on the Apache DataFusion Ballista cluster whose scheduler is at this
-    /// address (`hindsight cluster scheduler`); its executors read the dataset at its absolute
-    /// path, so every machine must see it there. Results print as in this process.
+    /// Run on the Apache DataFusion Ballista cluster whose scheduler is at this address
+    /// (`hindsight cluster scheduler`): the queries, and the evaluation partitioned by
+    /// repository. Its executors read the dataset at its absolute path, so every machine
+    /// must see it there. Results and tables are those of a run in this process.
     #[arg(long, value_name = "df://HOST:PORT")]
     cluster: Option<String>,
 }
@@ -351,6 +356,10 @@ enum ClusterRole {
         /// The host name executors and clients reach the scheduler by.
         #[arg(long, default_value_t = hindsight::cluster::SchedulerOptions::default().external_host)]
         external_host: String,
+        /// Seconds without a heartbeat after which an executor is taken for lost: its tasks
+        /// run again on the others (longer than the executors' --heartbeat-interval).
+        #[arg(long, value_name = "SECONDS", default_value_t = hindsight::cluster::SchedulerOptions::default().executor_timeout)]
+        executor_timeout: u64,
     },
     /// An executor: takes tasks from the scheduler and runs them, reading the dataset's files.
     Executor {
@@ -367,7 +376,7 @@ enum ClusterRole {
         /// The Arrow Flight port results and shuffled partitions are fetched from.
         #[arg(long, default_value_t = hindsight::cluster::ExecutorOptions::default().port)]
         port: u16,
-        /// The gRPC port (push-staged scheduling).
+        /// The gRPC port (the scheduler's calls to this executor).
         #[arg(long, default_value_t = hindsight::cluster::ExecutorOptions::default().grpc_port)]
         grpc_port: u16,
         /// Where shuffle files are written (default: a temporary directory).
@@ -376,6 +385,9 @@ enum ClusterRole {
         /// Tasks run at once (0: one a core).
         #[arg(long, default_value_t = 0, value_name = "N")]
         concurrency: usize,
+        /// Seconds between the heartbeats that tell the scheduler this executor is alive.
+        #[arg(long, value_name = "SECONDS", default_value_t = hindsight::cluster::ExecutorOptions::default().heartbeat_interval)]
+        heartbeat_interval: u64,
     },
 }
 
@@ -383,12 +395,29 @@ enum ClusterRole {
 impl ClusterRole {
     fn into_task(self) -> Result<Task> {
         Ok(match self {
-            ClusterRole::Scheduler { bind_host, port, external_host } => {
-                Task::Scheduler { options: hindsight::cluster::SchedulerOptions { bind_host, port, external_host } }
+            ClusterRole::Scheduler { bind_host, port, external_host, executor_timeout } => {
+                if executor_timeout == 0 {
+                    return Err(Error::Usage("--executor-timeout 0: expected a number of seconds from 1".into()));
+                }
+                Task::Scheduler { options: hindsight::cluster::SchedulerOptions { bind_host, port, external_host, executor_timeout } }
             }
-            ClusterRole::Executor { scheduler, bind_host, external_host, port, grpc_port, work_dir, concurrency } => Task::Executor {
-                options: hindsight::cluster::ExecutorOptions { scheduler: scheduler.parse()?, bind_host, external_host, port, grpc_port, work_dir, concurrency },
-            },
+            ClusterRole::Executor { scheduler, bind_host, external_host, port, grpc_port, work_dir, concurrency, heartbeat_interval } => {
+                if heartbeat_interval == 0 {
+                    return Err(Error::Usage("--heartbeat-interval 0: expected a number of seconds from 1".into()));
+                }
+                Task::Executor {
+                    options: hindsight::cluster::ExecutorOptions {
+                        scheduler: scheduler.parse()?,
+                        bind_host,
+                        external_host,
+                        port,
+                        grpc_port,
+                        work_dir,
+                        concurrency,
+                        heartbeat_interval,
+                    },
+                }
+            }
         })
     }
 }
@@ -589,16 +618,16 @@ impl Command {
     /// The command as a task, its arguments checked.
     fn into_task(self) -> Result<Task> {
         Ok(match self {
-            Command::Run { inputs, out, eval, format } => {
+            Command::Run { inputs, out, eval, format, engine } => {
                 let Evaluation { windows, policy, risk_policy } = eval.read()?;
-                Task::Run { study: study(inputs), out, windows, policy, risk_policy, format }
+                Task::Run { study: study(inputs), out, windows, policy, risk_policy, format, engine: engine.engine()? }
             }
             Command::Convert { inputs, out } => {
                 Task::Convert { study: study(inputs).ok_or_else(|| Error::Usage("convert needs --snapshot DIR and --runs DIR".into()))?, out }
             }
-            Command::Evaluate { dataset, eval } => {
+            Command::Evaluate { dataset, eval, engine } => {
                 let Evaluation { windows, policy, risk_policy } = eval.read()?;
-                Task::Evaluate { dataset, windows, policy, risk_policy }
+                Task::Evaluate { dataset, windows, policy, risk_policy, engine: engine.engine()? }
             }
             Command::Report { dataset, query, sql, format, figures, rows, limits, engine } => report_task(dataset, query, sql, format, figures, rows, limits, engine)?,
             Command::Sql { dataset, file, format, rows, limits, engine } => sql_task(dataset, file, format, rows, limits, engine)?,

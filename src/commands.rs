@@ -30,6 +30,8 @@ pub enum Task {
         policy: Policy,
         risk_policy: RiskPolicy,
         format: Format,
+        /// Where the evaluation and the dashboard's queries run.
+        engine: report::Engine,
     },
     Convert {
         study: Study,
@@ -40,6 +42,8 @@ pub enum Task {
         windows: Vec<Window>,
         policy: Policy,
         risk_policy: RiskPolicy,
+        /// Where the outputs are judged.
+        engine: report::Engine,
     },
     Report {
         dataset: PathBuf,
@@ -166,13 +170,13 @@ pub fn execute(config: Config) -> Result<Status> {
         crate::interrupt::on_interrupt(crate::interrupt::message(out));
     }
     match config.task {
-        Task::Run { study, out, windows, policy, risk_policy, format } => run(study, &out, &windows, &policy, &risk_policy, format, quiet, &progress)?,
+        Task::Run { study, out, windows, policy, risk_policy, format, engine } => run(study, &out, &windows, &policy, &risk_policy, format, &engine, quiet, &progress)?,
         Task::Convert { study, out } => {
             let c = pipeline::convert(&study, &out, &progress)?;
             summarize(&c, &out, quiet, false);
         }
-        Task::Evaluate { dataset, windows, policy, risk_policy } => {
-            let n = pipeline::evaluate(&dataset, &windows, &policy, &risk_policy, &progress)?;
+        Task::Evaluate { dataset, windows, policy, risk_policy, engine } => {
+            let n = pipeline::evaluate_on(&dataset, &windows, &policy, &risk_policy, &engine, &progress)?;
             if !quiet {
                 eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
             }
@@ -231,6 +235,7 @@ fn run(
     policy: &Policy,
     risk_policy: &RiskPolicy,
     format: Format,
+    engine: &report::Engine,
     quiet: bool,
     progress: &Progress,
 ) -> Result<()> {
@@ -242,9 +247,9 @@ fn run(
             (d.study.clone(), Some(d))
         }
     };
-    let c = pipeline::run(&study, out, windows, policy, risk_policy, progress)?;
+    let c = pipeline::run_on(&study, out, windows, policy, risk_policy, engine, progress)?;
     summarize(&c, out, quiet, demo.is_some());
-    output::print(&report::dashboard(out, format)?)
+    output::print(&report::dashboard_with(out, format, report::Limits::default(), engine)?)
 }
 
 /// `report`: the dashboard's figures written as files, one statement's result, or the

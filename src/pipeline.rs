@@ -13,6 +13,7 @@ use crate::evaluate::risk::RiskPolicy;
 use crate::evaluate::{Policy, Window};
 use crate::progress::Progress;
 use crate::quarantine::{self, Quarantined};
+use crate::report::Engine;
 use crate::snapshot;
 
 /// Where a study's inputs are.
@@ -89,6 +90,15 @@ fn stage_change(dataset: &Path, command: &str, progress: &Progress) -> Result<St
     let staging = Staging::modify(&OutDir::existing(dataset)?)?;
     report_removed(&staging, progress);
     Ok(staging)
+}
+
+/// A cluster named by `--cluster` is checked before any work (a build without the cluster,
+/// a scheduler nobody listens at): never after a long convert.
+fn check_engine(engine: &Engine) -> Result<()> {
+    match engine {
+        Engine::Local => Ok(()),
+        Engine::Cluster(at) => crate::cluster::check(at),
+    }
 }
 
 fn report_removed(staging: &Staging, progress: &Progress) {
@@ -441,8 +451,15 @@ fn split_by_repo(batch: &[snapshot::Capture]) -> Vec<&[snapshot::Capture]> {
 /// Evaluate the dataset at `dataset`: the new outcomes and manifest replace the old ones
 /// together, or not at all.
 pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress) -> Result<usize> {
+    evaluate_on(dataset, windows, policy, risk_policy, &Engine::Local, progress)
+}
+
+/// `evaluate`, judged by `engine` (`--cluster`: the cluster's executors read the staging
+/// folder the tables are written into, at its absolute path).
+pub fn evaluate_on(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, engine: &Engine, progress: &Progress) -> Result<usize> {
+    check_engine(engine)?;
     let staging = stage_change(dataset, "hindsight evaluate", progress)?;
-    let n = crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, risk_policy, progress)?;
+    let n = crate::evaluate::evaluate_dataset_on(&staging.dir, windows, policy, risk_policy, engine, progress)?;
     staging.commit()?;
     Ok(n)
 }
@@ -474,9 +491,15 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options,
 /// stopped at any point leaves the previous dataset as it was. The caller prints the
 /// dashboard.
 pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress) -> Result<Converted> {
+    run_on(study, out, windows, policy, risk_policy, &Engine::Local, progress)
+}
+
+/// `run`, its evaluation judged by `engine` (convert and attach stay in this process).
+pub fn run_on(study: &Study, out: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, engine: &Engine, progress: &Progress) -> Result<Converted> {
+    check_engine(engine)?;
     let staging = stage_new(study, out, progress)?;
     let c = convert_into(study, &staging.dir, progress, CAPTURES_HELD_BYTES)?;
-    crate::evaluate::evaluate_dataset(&staging.dir, windows, policy, risk_policy, progress)?;
+    crate::evaluate::evaluate_dataset_on(&staging.dir, windows, policy, risk_policy, engine, progress)?;
     if !study.traces.is_empty() {
         let window = if windows.contains(&Window::ONE_WEEK) { Window::ONE_WEEK } else { Window::Snapshot };
         crate::attach::attach(&staging.dir, None, &crate::attach::Options { window, rebuild_attribution: false, force: false }, progress)?;

@@ -7,8 +7,11 @@
 //! path and executors read those paths themselves: every machine must see the dataset at
 //! the same path (a shared filesystem). An object store would be registered likewise on all
 //! three sides (the client's session and the executors' runtime environment) under its URL
-//! scheme, the tables then named by URL.
+//! scheme, the tables then named by URL. `evaluate` and `run` with `--cluster` judge the
+//! outputs on the executors, partitioned by repository (`evaluate.rs`).
 
+#[cfg(feature = "cluster")]
+mod evaluate;
 #[cfg(feature = "cluster")]
 mod process;
 
@@ -94,6 +97,35 @@ fn reachable(at: &Address) -> Result<()> {
         }
     }
     Err(unreachable(last))
+}
+
+/// `--cluster` checked before any work: an error unless this hindsight has the cluster
+/// and the scheduler at `at` accepts a connection.
+pub(crate) fn check(at: &Address) -> Result<()> {
+    #[cfg(feature = "cluster")]
+    return reachable(at);
+    #[cfg(not(feature = "cluster"))]
+    return Err(Error::Usage(format!("--cluster {at}: {NOT_BUILT}")));
+}
+
+/// Judge the outputs of the dataset at `dataset` on the cluster at `at`, partitioned by
+/// repository: each partition's tables (`evaluate::stage::judge_partition`'s).
+#[cfg(feature = "cluster")]
+pub(crate) fn judge(
+    at: &Address,
+    dataset: &std::path::Path,
+    settings: &crate::evaluate::stage::Settings<'_>,
+) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>> {
+    evaluate::judge(at, dataset, settings)
+}
+
+#[cfg(not(feature = "cluster"))]
+pub(crate) fn judge(
+    _at: &Address,
+    _dataset: &std::path::Path,
+    _settings: &crate::evaluate::stage::Settings<'_>,
+) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>> {
+    Err(Error::Usage(NOT_BUILT.into()))
 }
 
 #[cfg(not(feature = "cluster"))]

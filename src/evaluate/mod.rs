@@ -8,7 +8,9 @@
 //!   a capture's typed views, `lookup` its JSON); `activity.rs`, what was done to the target
 //!   after the action; `history.rs`, its state rebuilt as of the window's end;
 //!   `repository.rs`, what is derived once from a repository's captures (revert marks).
-//! - `stage.rs`: the evaluate stage on a dataset (threads, Parquet, manifest).
+//! - `stage.rs`: the evaluate stage on a dataset (threads, Parquet, manifest); its judging
+//!   of a set of repositories is also what a cluster's executor runs on its partition
+//!   (`judge_partition`), the client writing the rows (`evaluate_judged`).
 //! - `outcomes.rs`: outcome rows, held compact while judging and made whole (the output's
 //!   and window's columns filled in) as `outcomes.parquet` is written.
 //! - `spill.rs`: rows past the memory budget, sorted and written in parts on a thread of
@@ -29,7 +31,7 @@ pub mod risk;
 pub(crate) mod rule;
 pub mod rules;
 mod spill;
-mod stage;
+pub(crate) mod stage;
 pub mod window;
 
 pub(crate) use case::Case;
@@ -40,6 +42,6 @@ pub use policy::Policy;
 pub(crate) use rule::rows;
 pub use rule::{Common, Evaluator, RowId, RowSpec};
 pub(crate) use rule::{common, deleted, undated, verdict, Rule};
-pub use stage::evaluate_dataset;
+pub use stage::{evaluate_dataset, evaluate_dataset_on};
 pub(crate) use stage::{evaluate_with, CHUNK_BYTES, OUTCOME_ROWS_HELD_BYTES};
 pub use window::Window;

@@ -299,17 +299,7 @@ impl OutcomeRows {
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         let _ = serde_json::to_writer(&mut scratch, &v.details);
-        let details = std::str::from_utf8(&scratch).unwrap_or_default();
-        match self.known.get(details).copied().or_else(|| self.detail_name(details)) {
-            Some(id) => {
-                self.details.append_value("");
-                self.details_name.append_value(id);
-            }
-            None => {
-                self.details.append_value(details);
-                self.details_name.append_null();
-            }
-        }
+        self.hold_details(std::str::from_utf8(&scratch).unwrap_or_default());
         self.scratch = scratch;
         match v.notes.as_slice() {
             [] => self.notes.append_value(""),
@@ -325,6 +315,72 @@ impl OutcomeRows {
         }
         let rule = self.name(&v.rule_id);
         self.rule_id.append_value(rule);
+    }
+
+    /// A row's details (JSON text): their number when they have one, else the text.
+    fn hold_details(&mut self, details: &str) {
+        match self.known.get(details).copied().or_else(|| self.detail_name(details)) {
+            Some(id) => {
+                self.details.append_value("");
+                self.details_name.append_value(id);
+            }
+            None => {
+                self.details.append_value(details);
+                self.details_name.append_null();
+            }
+        }
+    }
+
+    /// Rows a cluster's executor judged, in [`to_wire`]'s form, held as this process holds
+    /// rows it judged: each keyed by its output's position (`seq_of`, by id) and rank
+    /// (`ranks`, by position), its names numbered here. The table written from them is the
+    /// one rows judged here give. An error says which row is at fault.
+    pub(crate) fn from_wire(batch: &RecordBatch, seq_of: &HashMap<&str, usize>, ranks: &[usize]) -> Result<OutcomeRows, String> {
+        if batch.schema() != wire_schema() {
+            return Err(format!("outcome rows from a cluster's executor have the columns {:?}, not those of this hindsight", batch.schema().fields().iter().map(|f| f.name()).collect::<Vec<_>>()));
+        }
+        let text = |c: usize| batch.column(c).as_string::<i32>();
+        let (id, signal, details, notes, rule) = (text(0), text(5), text(12), text(13), text(14));
+        let order = batch.column(1).as_primitive::<Int64Type>();
+        let evaluated_at = batch.column(2).as_primitive::<Int64Type>();
+        let (status, strength, confidence) =
+            (batch.column(3).as_primitive::<UInt8Type>(), batch.column(4).as_primitive::<UInt8Type>(), batch.column(7).as_primitive::<UInt8Type>());
+        let resolved = batch.column(6).as_boolean();
+        let (visible, bots) = (batch.column(8).as_primitive::<UInt32Type>(), batch.column(9).as_primitive::<UInt32Type>());
+        let (tto, partial) = (batch.column(10).as_primitive::<arrow::datatypes::Float64Type>(), batch.column(11).as_primitive::<arrow::datatypes::Float64Type>());
+        let mut rows = OutcomeRows::default();
+        for r in 0..batch.num_rows() {
+            let at = |what: &str| format!("outcome row {r} from a cluster's executor (output `{}`): {what}", id.value(r));
+            let seq = *seq_of.get(id.value(r)).ok_or_else(|| at("no such safe_output_id in the dataset's safe_outputs"))?;
+            let rank = *ranks.get(seq).ok_or_else(|| at("no rank"))?;
+            if [id.is_null(r), order.is_null(r), status.is_null(r), strength.is_null(r), signal.is_null(r), resolved.is_null(r), confidence.is_null(r)]
+                .into_iter()
+                .chain([visible.is_null(r), bots.is_null(r), details.is_null(r), notes.is_null(r), rule.is_null(r)])
+                .any(|null| null)
+            {
+                return Err(at("a column that is never empty is empty"));
+            }
+            if STATUSES.get(status.value(r) as usize).is_none() || STRENGTHS.get(strength.value(r) as usize).is_none() || CONFIDENCES.get(confidence.value(r) as usize).is_none() {
+                return Err(at("a status, strength or confidence this hindsight does not know"));
+            }
+            rows.keys.push((rank, order.value(r), seq));
+            rows.evaluated_at.append_option(evaluated_at.is_valid(r).then(|| evaluated_at.value(r)));
+            rows.outcome_status.append_value(status.value(r));
+            rows.evidence_strength.append_value(strength.value(r));
+            let signal = rows.name(signal.value(r));
+            rows.human_check_signal.append_value(signal);
+            rows.target_resolved.append_value(resolved.value(r));
+            rows.confidence.append_value(confidence.value(r));
+            rows.visible_non_bot_actor_count.append_value(visible.value(r));
+            rows.bot_actor_count.append_value(bots.value(r));
+            rows.time_to_outcome_hours.append_option(tto.is_valid(r).then(|| tto.value(r)));
+            rows.partial_score.append_option(partial.is_valid(r).then(|| partial.value(r)));
+            rows.hold_details(details.value(r));
+            rows.notes.append_value(notes.value(r));
+            let rule = rows.name(rule.value(r));
+            rows.rule_id.append_value(rule);
+        }
+        Ok(rows)
     }
 
     /// The rows sorted by run id, item index, window and position, the output's columns
@@ -437,6 +493,70 @@ impl OutcomeRows {
         ];
         RecordBatch::try_new(held_schema(), cols)
     }
+}
+
+/// The columns of outcome rows as a cluster's executor hands them to the client: the
+/// output named by its id and the window by its order (the row's sort key in words, not
+/// positions or numbers of the executor's process), then the held columns, the names in
+/// full.
+const WIRE: &[(&str, DataType)] = &[
+    ("safe_output_id", DataType::Utf8),
+    ("window_order", DataType::Int64),
+    ("evaluated_at", DataType::Int64),
+    ("outcome_status", DataType::UInt8),
+    ("evidence_strength", DataType::UInt8),
+    ("human_check_signal", DataType::Utf8),
+    ("target_resolved", DataType::Boolean),
+    ("confidence", DataType::UInt8),
+    ("visible_non_bot_actor_count", DataType::UInt32),
+    ("bot_actor_count", DataType::UInt32),
+    ("time_to_outcome_hours", DataType::Float64),
+    ("partial_score", DataType::Float64),
+    ("details", DataType::Utf8),
+    ("notes", DataType::Utf8),
+    ("rule_id", DataType::Utf8),
+];
+
+pub(crate) fn wire_schema() -> SchemaRef {
+    Arc::new(Schema::new(WIRE.iter().map(|(n, t)| Field::new(*n, t.clone(), true)).collect::<Vec<_>>()))
+}
+
+/// Rows judged on a cluster's executor in the form it hands them to the client (`WIRE`),
+/// sorted as the table is; `outputs` are those the rows' positions point at.
+#[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+pub(crate) fn to_wire<O: Outputs + ?Sized>(parts: Vec<OutcomeRows>, outputs: &O) -> Result<RecordBatch, ArrowError> {
+    let (keys, held) = OutcomeRows::merge_keyed(parts)?;
+    let n = keys.len();
+    let mut ids = StringBuilder::with_capacity(n, n * 16);
+    for &(_, _, seq) in &keys {
+        let o = outputs.fields(seq).ok_or_else(|| ArrowError::InvalidArgumentError(format!("an outcome row points at output {seq}, past the outputs")))?;
+        ids.append_value(o.safe_output_id);
+    }
+    let orders = Int64Array::from_iter_values(keys.iter().map(|k| k.1));
+    // The table's verdict columns give the names and details in full.
+    let table = verdict_columns(&held)?;
+    let named = |c: usize| table[c].clone();
+    let held_col = |c: usize| held.column(c).clone();
+    RecordBatch::try_new(
+        wire_schema(),
+        vec![
+            Arc::new(ids.finish()),
+            Arc::new(orders),
+            held_col(0),
+            held_col(1),
+            held_col(2),
+            named(3),
+            held_col(4),
+            held_col(5),
+            held_col(6),
+            held_col(7),
+            held_col(8),
+            held_col(9),
+            named(10),
+            held_col(11),
+            named(12),
+        ],
+    )
 }
 
 /// Rows of the table from held rows (sorted, `keys` giving each one's output and window):

@@ -1,7 +1,7 @@
 //! The evaluate stage on a dataset directory: threads, Parquet and the manifest around
 //! [`Evaluation`] (convert's driver is `pipeline.rs`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -41,6 +41,28 @@ pub fn evaluate_dataset(
     evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, OUTCOME_ROWS_HELD_BYTES)
 }
 
+/// `evaluate_dataset`, judged by `engine`: in this process, or on a cluster's executors
+/// (the tables written are the same bytes either way).
+pub fn evaluate_dataset_on(
+    dataset: &Path,
+    windows: &[Window],
+    policy: &Policy,
+    risk_policy: &risk::RiskPolicy,
+    engine: &crate::report::Engine,
+    progress: &crate::progress::Progress,
+) -> Result<usize> {
+    match engine {
+        crate::report::Engine::Local => evaluate_dataset(dataset, windows, policy, risk_policy, progress),
+        crate::report::Engine::Cluster(at) => {
+            let settings = Settings { windows, policy, risk_policy };
+            let bar = progress.spinner("evaluate", &format!("on the cluster at {at}"));
+            let n = evaluate_judged(dataset, &settings, &format!("the cluster at {at}"), |dir, settings| crate::cluster::judge(at, dir, settings));
+            bar.finish_and_clear();
+            n
+        }
+    }
+}
+
 /// `evaluate_dataset` reading about `chunk_bytes` of bodies per step and holding about
 /// `rows_held_bytes` of outcome rows before it spills (the outcomes depend on neither;
 /// tests check that, through `crate::testing`). The steps: read the outputs (the captures
@@ -57,30 +79,16 @@ pub(crate) fn evaluate_with(
     rows_held_bytes: usize,
 ) -> Result<usize> {
     let mut phases = Phases::from_env();
-    let Inputs { mut manifest, captured_at, outputs, run_ends, task_prs, chunks, reader } = read(dataset, chunk_bytes, &mut phases)?;
-    let Targets { ranks, by_repo, no_repo } = Targets::of(&outputs);
-    phases.mark("ranks");
-    let bar = progress.bar("evaluate", outputs.len() as u64);
-    // A small budget takes small steps, so the rows held stay near it.
-    let step = (rows_held_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
-    let judging = Judging { outputs: &outputs, ranks: &ranks, windows, policy, risk_policy, captured_at, run_ends: &run_ends, step, bar: &bar };
+    let inputs = read(dataset, chunk_bytes, &mut phases)?;
     let mut parts = OutcomeParts::new(&dataset.join(".spill"), rows_held_bytes);
     let mut found = GateAndRisk::default();
-    let mut indexes = RepoIndexes::default();
-    let mut waiting = Waiting { outputs: by_repo, task_prs };
-    judging.every_chunk(chunks, &mut waiting, &mut indexes, &mut parts, &mut found, &mut phases)?;
-    Error::joined(reader.join(), dataset.join("responses.parquet"), "the reader thread failed")?;
-    phases.mark("chunks");
-    phases.steps();
-    let empty = indexes.empty();
-    judging.rest(waiting, no_repo, &empty, &mut parts, &mut found)?;
-    bar.finish_and_clear();
-    phases.mark("rest");
-    let outcomes = write_tables(dataset, parts, &outputs, &found, &mut manifest, risk_policy)?;
+    let settings = Settings { windows, policy, risk_policy };
+    let Judged { mut manifest, outputs, held } = judge_repositories(dataset, inputs, Repositories::All, &settings, progress, rows_held_bytes, &mut parts, &mut found, &mut phases)?;
+    let outcomes = write_tables(dataset, parts, &outputs, || gate_and_risk_tables(&found), &mut manifest, risk_policy)?;
     phases.mark("tables and outcomes written");
     // What the run held (a million outputs' columns, their gates and risks) is freed beside
     // the manifest's writing, which waited for it before.
-    let held = (outputs, ranks, found, empty, indexes);
+    let held = (outputs, found, held);
     let freed = std::thread::Builder::new().name("free".into()).spawn(move || drop(held));
     save_manifest(dataset, manifest, &outcomes, policy, windows)?;
     phases.mark("manifest saved");
@@ -89,6 +97,226 @@ pub(crate) fn evaluate_with(
     }
     phases.mark("freed");
     Ok(outcomes.rows)
+}
+
+/// The windows and policies an evaluation judges under.
+pub(crate) struct Settings<'a> {
+    pub(crate) windows: &'a [Window],
+    pub(crate) policy: &'a Policy,
+    pub(crate) risk_policy: &'a risk::RiskPolicy,
+}
+
+/// Which repositories a judging takes the outputs (and task PRs) of: every one (a run in
+/// this process), or those of one partition of a cluster's evaluation, `None` standing for
+/// the outputs that name no repository.
+pub(crate) enum Repositories<'r> {
+    All,
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+    Only(&'r HashSet<Option<String>>),
+}
+
+impl Repositories<'_> {
+    fn takes(&self, repo: Option<&str>) -> bool {
+        match self {
+            Repositories::All => true,
+            Repositories::Only(set) => set.contains(&repo.map(str::to_string)),
+        }
+    }
+}
+
+/// What judging leaves for the writing: the manifest read, the outputs (their columns fill
+/// the outcome rows in) and what is freed after the writing (the ranks and indexes).
+struct Judged {
+    manifest: Manifest,
+    outputs: SafeOutputTable,
+    held: Box<dyn Send>,
+}
+
+/// Judge the outputs of `repositories`: each chunk of repositories the reader sends indexed
+/// and judged (the CI gate and PR risk beside), then the outputs and task PRs of those with
+/// no capture and the outputs of no repository. Rows go to `sink`, gates and risks to
+/// `found`. The one judging of a dataset: the local run takes every repository, a cluster's
+/// executor those of its partition ([`judge_partition`]).
+#[allow(clippy::too_many_arguments)]
+fn judge_repositories(
+    dataset: &Path,
+    inputs: Inputs,
+    repositories: Repositories<'_>,
+    settings: &Settings<'_>,
+    progress: &crate::progress::Progress,
+    rows_held_bytes: usize,
+    sink: &mut (dyn RowSink + Send),
+    found: &mut GateAndRisk,
+    phases: &mut Phases,
+) -> Result<Judged> {
+    let Inputs { manifest, captured_at, outputs, run_ends, mut task_prs, chunks, reader } = inputs;
+    let Settings { windows, policy, risk_policy } = *settings;
+    let Targets { ranks, mut by_repo, mut no_repo } = Targets::of(&outputs);
+    if let Repositories::Only(_) = repositories {
+        by_repo.retain(|r, _| repositories.takes(Some(r)));
+        task_prs.retain(|r, _| repositories.takes(Some(r)));
+        if !repositories.takes(None) {
+            no_repo.clear();
+        }
+    }
+    phases.mark("ranks");
+    let (empty, indexes) = {
+        let bar = progress.bar("evaluate", outputs.len() as u64);
+        // A small budget takes small steps, so the rows held stay near it.
+        let step = (rows_held_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
+        let judging = Judging { outputs: &outputs, ranks: &ranks, windows, policy, risk_policy, captured_at, run_ends: &run_ends, step, bar: &bar };
+        let mut indexes = RepoIndexes::default();
+        let mut waiting = Waiting { outputs: by_repo, task_prs };
+        judging.every_chunk(chunks, &mut waiting, &mut indexes, sink, found, phases)?;
+        Error::joined(reader.join(), dataset.join("responses.parquet"), "the reader thread failed")?;
+        phases.mark("chunks");
+        phases.steps();
+        let empty = indexes.empty();
+        judging.rest(waiting, no_repo, &empty, sink, found)?;
+        bar.finish_and_clear();
+        phases.mark("rest");
+        (empty, indexes)
+    };
+    Ok(Judged { manifest, outputs, held: Box::new((ranks, empty, indexes)) })
+}
+
+/// Where judged rows go: the local run's parts (spilled past the budget), or a cluster
+/// partition's rows, all held for the client.
+pub(crate) trait RowSink {
+    fn extend(&mut self, rows: Vec<OutcomeRows>) -> Result<()>;
+}
+
+impl RowSink for OutcomeParts {
+    fn extend(&mut self, rows: Vec<OutcomeRows>) -> Result<()> {
+        OutcomeParts::extend(self, rows)
+    }
+}
+
+impl RowSink for Vec<OutcomeRows> {
+    fn extend(&mut self, rows: Vec<OutcomeRows>) -> Result<()> {
+        Extend::extend(self, rows.into_iter().filter(|r| !r.is_empty()));
+        Ok(())
+    }
+}
+
+/// One partition of a cluster's evaluation, on an executor: the outputs and task PRs of
+/// `repositories` judged by [`judge_repositories`] from the dataset at `dataset`, as tables
+/// named by string keys only (no number of this process's): `outcomes` in
+/// [`super::outcomes::to_wire`]'s form, then the CI gate's and risk tables as the local run
+/// builds them. Nothing is written.
+#[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+pub(crate) fn judge_partition(dataset: &Path, repositories: &HashSet<Option<String>>, settings: &Settings<'_>) -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> {
+    let mut phases = Phases::from_env();
+    let inputs = read(dataset, CHUNK_BYTES, &mut phases)?;
+    let mut rows: Vec<OutcomeRows> = Vec::new();
+    let mut found = GateAndRisk::default();
+    let hidden = crate::progress::Progress::hidden();
+    let judged =
+        judge_repositories(dataset, inputs, Repositories::Only(repositories), settings, &hidden, OUTCOME_ROWS_HELD_BYTES, &mut rows, &mut found, &mut phases)?;
+    let wire = super::outcomes::to_wire(rows, &judged.outputs)?;
+    Ok(std::iter::once(("outcomes", wire)).chain(gate_and_risk_tables(&found)?).collect())
+}
+
+/// The evaluate stage with the judging done elsewhere (`source`, a cluster): `judge` is
+/// handed the dataset and the settings and answers with every partition's tables (those of
+/// [`judge_partition`]); their rows are keyed by this run's ranks of the outputs, sorted
+/// and written by the local run's own writers (`write_tables`, the same spill parts), so
+/// the files are those a local evaluate writes. Returns the number of outcome rows.
+pub(crate) fn evaluate_judged(
+    dataset: &Path,
+    settings: &Settings<'_>,
+    source: &str,
+    judge: impl FnOnce(&Path, &Settings<'_>) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>>,
+) -> Result<usize> {
+    let Settings { windows, policy, risk_policy } = *settings;
+    let mut manifest = Manifest::load(dataset)?;
+    let outputs = SafeOutputTable::read(dataset, ColumnsRead::Judged)?;
+    let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());
+    let mut seq_of: HashMap<&str, usize> = HashMap::with_capacity(outputs.len());
+    for i in 0..outputs.len() {
+        let id = outputs.fields(i).map(|f| f.safe_output_id).unwrap_or_default();
+        if seq_of.insert(id, i).is_some() {
+            return Err(Error::Dataset {
+                path: dataset.join("safe_outputs.parquet"),
+                message: format!("safe_output_id `{id}` is on two rows: a cluster's executors name outputs by id; evaluate this dataset without --cluster"),
+            });
+        }
+    }
+    let partitions = judge(dataset, settings)?;
+    let mut parts = OutcomeParts::new(&dataset.join(".spill"), OUTCOME_ROWS_HELD_BYTES);
+    let mut tables: Vec<(String, Vec<arrow::record_batch::RecordBatch>)> = Vec::new();
+    let mut rows = 0usize;
+    for partition in partitions {
+        for (name, batch) in partition {
+            if name == "outcomes" {
+                let held = OutcomeRows::from_wire(&batch, &seq_of, &ranks).map_err(|message| Error::Dataset { path: dataset.to_path_buf(), message })?;
+                rows += held.len();
+                parts.extend(vec![held])?;
+                continue;
+            }
+            match tables.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, batches)) => batches.push(batch),
+                None => tables.push((name, vec![batch])),
+            }
+        }
+    }
+    // Every output in every window, once: a partition lost or run twice is an error.
+    if rows != outputs.len() * windows.len() {
+        return Err(Error::Usage(format!("{source} returned {rows} outcome rows for {} outputs in {} windows; nothing was written", outputs.len(), windows.len())));
+    }
+    let merged = || -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> {
+        let mut out = Vec::new();
+        for (name, keys) in GATE_AND_RISK_KEYS {
+            let batches = tables.iter().find(|(n, _)| n == name).map(|(_, b)| b.as_slice()).unwrap_or_default();
+            out.push((*name, sorted_by(batches, keys).map_err(|e| Error::Dataset { path: dataset.to_path_buf(), message: format!("the cluster's {name} rows: {e}") })?));
+        }
+        Ok(out)
+    };
+    let outcomes = write_tables(dataset, parts, &outputs, merged, &mut manifest, risk_policy)?;
+    save_manifest(dataset, manifest, &outcomes, policy, windows)?;
+    Ok(outcomes.rows)
+}
+
+/// The CI gate's and risk tables and the columns each is sorted by (see `ci_gate::tables`
+/// and `risk::table`, whose sorts are stable): a cluster's partitions' rows are merged in
+/// this order.
+const GATE_AND_RISK_KEYS: &[(&str, &[&str])] = &[
+    ("ci_gate", &["safe_output_id"]),
+    ("ci_gate_steps", &["safe_output_id", "step"]),
+    ("ci_gate_loop_state", &["repo", "state_file"]),
+    ("pr_risk", &["safe_output_id", "task_id"]),
+];
+
+/// `batches` (of one schema) as one batch stably sorted by the text or integer columns
+/// `keys`, an absent value first (as `Option`'s order has it).
+fn sorted_by(batches: &[arrow::record_batch::RecordBatch], keys: &[&str]) -> std::result::Result<arrow::record_batch::RecordBatch, String> {
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::{DataType, Int64Type};
+    let Some(first) = batches.first() else { return Err("no partition returned the table".into()) };
+    let all = arrow::compute::concat_batches(&first.schema(), batches).map_err(|e| e.to_string())?;
+    #[derive(PartialEq, Eq, PartialOrd, Ord)]
+    enum Cell<'b> {
+        Text(Option<&'b str>),
+        Int(Option<i64>),
+    }
+    let columns = keys
+        .iter()
+        .map(|k| all.column_by_name(k).cloned().ok_or_else(|| format!("no column `{k}`")))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    for (k, c) in keys.iter().zip(&columns) {
+        if !matches!(c.data_type(), DataType::Utf8 | DataType::Int64) {
+            return Err(format!("column `{k}` is {}, not text or an integer", c.data_type()));
+        }
+    }
+    fn cell(c: &arrow::array::ArrayRef, r: usize) -> Cell<'_> {
+        match c.data_type() {
+            DataType::Utf8 => Cell::Text(c.is_valid(r).then(|| c.as_string::<i32>().value(r))),
+            _ => Cell::Int(c.is_valid(r).then(|| c.as_primitive::<Int64Type>().value(r))),
+        }
+    }
+    let mut order: Vec<u32> = (0..all.num_rows() as u32).collect();
+    order.sort_by(|&a, &b| columns.iter().map(|c| cell(c, a as usize)).cmp(columns.iter().map(|c| cell(c, b as usize))));
+    arrow::compute::take_record_batch(&all, &arrow::array::UInt32Array::from(order)).map_err(|e| e.to_string())
 }
 
 /// What the evaluate stage reads before judging, and the captures on their way.
@@ -221,7 +449,7 @@ impl<'a> Judging<'a> {
         chunks: std::sync::mpsc::Receiver<Vec<RepoGroup>>,
         waiting: &mut Waiting<'a>,
         indexes: &mut RepoIndexes,
-        parts: &mut OutcomeParts,
+        parts: &mut (dyn RowSink + Send),
         found: &mut GateAndRisk,
         phases: &mut Phases,
     ) -> Result<()> {
@@ -282,7 +510,7 @@ impl<'a> Judging<'a> {
 
     /// Judge a chunk: each repository's outputs against its index, the CI gate and PR risk
     /// beside (they only read the indexes); its indexes are freed after.
-    fn judge_chunk(&self, indexed: Indexed<'a>, parts: &mut OutcomeParts, found: &mut GateAndRisk, phases: &mut Phases) -> Result<()> {
+    fn judge_chunk(&self, indexed: Indexed<'a>, parts: &mut (dyn RowSink + Send), found: &mut GateAndRisk, phases: &mut Phases) -> Result<()> {
         let t = std::time::Instant::now();
         let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> = indexed.iter().map(|(ids, _, index)| (ids.as_slice(), self.evaluation(index))).collect();
         let (rows, gated) = rayon::join(
@@ -302,7 +530,7 @@ impl<'a> Judging<'a> {
 
     /// Judge: each output in every window, its rows added to `parts` (each worker fills its
     /// own rows; they are sorted when spilled or written).
-    fn judge(&self, parts: &mut OutcomeParts, jobs: Vec<(usize, &SafeOutput, &Evaluation)>) -> Result<()> {
+    fn judge(&self, parts: &mut (dyn RowSink + Send), jobs: Vec<(usize, &SafeOutput, &Evaluation)>) -> Result<()> {
         for jobs in jobs.chunks(self.step) {
             let judged: Vec<OutcomeRows> = jobs
                 .par_iter()
@@ -350,7 +578,7 @@ impl<'a> Judging<'a> {
     /// The outputs and task PRs of repositories with no capture at all (still `waiting`) and
     /// the outputs with no repository, gated, assessed and judged against the captures of
     /// no repository alone (`empty`).
-    fn rest(&self, waiting: Waiting<'a>, no_repo: Vec<usize>, empty: &SnapshotIndex, parts: &mut OutcomeParts, found: &mut GateAndRisk) -> Result<()> {
+    fn rest(&self, waiting: Waiting<'a>, no_repo: Vec<usize>, empty: &SnapshotIndex, parts: &mut (dyn RowSink + Send), found: &mut GateAndRisk) -> Result<()> {
         let Waiting { outputs, task_prs } = waiting;
         let mut rest: Vec<usize> = outputs.into_values().flatten().chain(no_repo).collect();
         rest.sort_unstable();
@@ -371,14 +599,13 @@ fn write_tables(
     dataset: &Path,
     parts: OutcomeParts,
     outputs: &SafeOutputTable,
-    found: &GateAndRisk,
+    tables: impl FnOnce() -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> + Send,
     manifest: &mut Manifest,
     risk_policy: &risk::RiskPolicy,
 ) -> Result<crate::dataset::Written> {
     let (written, outcomes) = rayon::join(
         || {
-            let (gate, risk) = rayon::join(|| ci_gate::tables(&found.replays), || risk::table(&found.risks));
-            let tables: Vec<(&str, arrow::record_batch::RecordBatch)> = gate?.into_iter().chain([risk?]).collect();
+            let tables = tables()?;
             tables.into_par_iter().map(|(name, t)| crate::dataset::write_batch(dataset, name, &t).map(|w| (name, w))).collect::<Result<Vec<_>>>()
         },
         || parts.write(dataset, outputs),
@@ -388,6 +615,12 @@ fn write_tables(
     }
     manifest.risk_policy = Some(risk_policy.to_json());
     outcomes
+}
+
+/// The CI gate's tables and the risk table of what was found, built side by side.
+fn gate_and_risk_tables(found: &GateAndRisk) -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> {
+    let (gate, risk) = rayon::join(|| ci_gate::tables(&found.replays), || risk::table(&found.risks));
+    Ok(gate?.into_iter().chain([risk?]).collect())
 }
 
 /// Write the manifest: the outcomes table, and the policy and windows it was judged under.

@@ -120,16 +120,24 @@ fn policy_schema_matches_the_code() {
 }
 
 /// Built without the cargo feature `cluster`, `--cluster` says how to get it (the address
-/// checked first), and there is no `cluster` command.
+/// checked first) on report, evaluate and run, before any work (the dataset untouched, no
+/// new one), and there is no `cluster` command.
 #[cfg(not(feature = "cluster"))]
 #[test]
 fn without_the_cluster_feature_cluster_says_how_to_build_it() {
     let tmp = tempfile::tempdir().unwrap();
     demo(tmp.path());
-    let o = run(&["report", "--dataset", "ds", "--cluster", "df://127.0.0.1:50050"], tmp.path());
-    assert_eq!(o.status.code(), Some(2));
-    let said = String::from_utf8_lossy(&o.stderr);
-    assert!(said.contains("built without cluster support") && said.contains("--features cluster"), "{said}");
+    let outcomes = std::fs::read(tmp.path().join("ds/outcomes.parquet")).unwrap();
+    for args in [&["report", "--dataset", "ds"][..], &["evaluate", "--dataset", "ds"], &["run", "--out", "new"]] {
+        let o = run(&[args, &["--cluster", "df://127.0.0.1:50050"]].concat(), tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let said = String::from_utf8_lossy(&o.stderr);
+        assert!(said.contains("built without cluster support") && said.contains("--features cluster") && said.lines().count() == 1, "{args:?}: {said}");
+    }
+    assert!(std::fs::read(tmp.path().join("ds/outcomes.parquet")).unwrap() == outcomes);
+    assert!(!tmp.path().join("new").exists());
+    let o = run(&["evaluate", "--dataset", "ds", "--cluster", "http://h:1"], tmp.path());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("expected df://HOST:PORT"), "{}", String::from_utf8_lossy(&o.stderr));
     let o = run(&["cluster", "scheduler"], tmp.path());
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
 }

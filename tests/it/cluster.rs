@@ -1,9 +1,11 @@
 //! `hindsight cluster scheduler|executor` and `--cluster`: a loopback Apache DataFusion
 //! Ballista cluster started by the test (a scheduler and two executors, each its own
-//! process on 127.0.0.1, on ports the system picked), every bundled query and the dashboard
-//! run through it and compared with the same run in-process. The processes are killed when
-//! the test ends, also when it fails.
+//! process on 127.0.0.1, on ports the system picked), every bundled query, the dashboard
+//! and the evaluation run through it and compared with the same run in-process; an
+//! executor killed mid-evaluation. The processes are killed when the test ends, also when
+//! it fails.
 
+use std::collections::BTreeMap;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -15,6 +17,13 @@ use crate::support::{bin, fixture, ok, root, run, Study};
 
 /// How long a process may take to start listening (a debug build on a loaded machine).
 const START: Duration = Duration::from_secs(120);
+
+/// Seconds without a heartbeat before the scheduler takes an executor for lost (they beat
+/// every second): a killed one's tasks run again elsewhere within about this.
+const EXECUTOR_TIMEOUT: &str = "10";
+
+/// How long an evaluation on the cluster may take, an executor lost included.
+const EVALUATION: Duration = Duration::from_secs(300);
 
 /// The cluster's processes; dropping it kills them (a failed assertion included).
 struct Cluster {
@@ -39,7 +48,10 @@ impl Cluster {
         let logs = dir.join("cluster-logs");
         std::fs::create_dir_all(&logs).unwrap();
         let mut cluster = Cluster { children: Vec::new(), logs, address: String::new() };
-        cluster.spawn("scheduler", &["cluster", "scheduler", "--bind-host", "127.0.0.1", "--external-host", "127.0.0.1", "--port", "0"]);
+        cluster.spawn(
+            "scheduler",
+            &["cluster", "scheduler", "--bind-host", "127.0.0.1", "--external-host", "127.0.0.1", "--port", "0", "--executor-timeout", EXECUTOR_TIMEOUT],
+        );
         let said = cluster.wait_for_line("scheduler", "scheduler: listening on ");
         cluster.address = said.trim().to_string();
         let port: u16 = cluster.address.rsplit(':').next().unwrap().parse().unwrap();
@@ -65,6 +77,8 @@ impl Cluster {
                 "--work-dir",
                 work.to_str().unwrap(),
                 "--concurrency",
+                "1",
+                "--heartbeat-interval",
                 "1",
             ];
             let name = format!("executor-{i}");
@@ -112,6 +126,19 @@ impl Cluster {
             assert!(start.elapsed() < START, "{name} is not listening on {port} after {START:?}:\n{}", self.log(name));
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Kill one of the processes now (SIGKILL: no goodbye to the scheduler).
+    fn kill(&mut self, name: &str) {
+        if let Some((_, child)) = self.children.iter_mut().find(|(n, _)| n == name) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// How many batches of repositories each executor said it evaluated.
+    fn evaluated(&self) -> Vec<usize> {
+        (0..2).map(|i| self.log(&format!("executor-{i}")).lines().filter(|l| l.starts_with("executor: evaluated ")).count()).collect()
     }
 
     /// `hindsight ARGS --cluster ADDRESS` in `cwd`, which must succeed: its stdout.
@@ -181,8 +208,144 @@ fn a_cluster_address_is_df_host_port_and_an_absent_scheduler_is_an_error() {
     let bad = run(&["report", "--dataset", "ds", "--cluster", "http://127.0.0.1:1"], tmp.path());
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("expected df://HOST:PORT"), "{}", String::from_utf8_lossy(&bad.stderr));
-    let gone = run(&["report", "--dataset", "ds", "--query", "summary", "--cluster", &format!("df://127.0.0.1:{}", free_port())], tmp.path());
-    assert_eq!(gone.status.code(), Some(2), "{}", String::from_utf8_lossy(&gone.stdout));
-    let said = String::from_utf8_lossy(&gone.stderr);
-    assert!(said.starts_with("hindsight: the cluster's scheduler at df://127.0.0.1:") && said.contains("cannot be reached") && said.lines().count() == 1, "{said}");
+    let outcomes = std::fs::read(tmp.path().join("ds/outcomes.parquet")).unwrap();
+    let at = format!("df://127.0.0.1:{}", free_port());
+    // evaluate and run check the scheduler before any work: nothing written.
+    for args in [&["report", "--dataset", "ds", "--query", "summary"][..], &["evaluate", "--dataset", "ds"], &["run", "--out", "new"]] {
+        let gone = run(&[args, &["--cluster", at.as_str()]].concat(), tmp.path());
+        assert_eq!(gone.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&gone.stdout));
+        let said = String::from_utf8_lossy(&gone.stderr);
+        assert!(said.starts_with("hindsight: the cluster's scheduler at df://127.0.0.1:") && said.contains("cannot be reached") && said.lines().count() == 1, "{args:?}: {said}");
+    }
+    assert!(std::fs::read(tmp.path().join("ds/outcomes.parquet")).unwrap() == outcomes);
+    assert!(!tmp.path().join("new").exists());
+}
+
+/// Every file of a dataset directory (no sub-directories in one), by name.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).map(|p| (p.file_name().unwrap().to_string_lossy().to_string(), std::fs::read(&p).unwrap())).collect()
+}
+
+/// The tables and manifest evaluate writes are the same bytes in `a` and `b`, and both hold
+/// the same files.
+fn assert_same_files(a: &Path, b: &Path) {
+    let (fa, fb) = (files(a), files(b));
+    assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>(), "{} and {} hold different files", a.display(), b.display());
+    for name in ["outcomes.parquet", "ci_gate.parquet", "ci_gate_steps.parquet", "ci_gate_loop_state.parquet", "pr_risk.parquet", "manifest.json"] {
+        assert!(fa.contains_key(name), "{name} not in {}", a.display());
+    }
+    for (name, bytes) in &fa {
+        assert!(fb[name] == *bytes, "{name} differs between {} and {}", a.display(), b.display());
+    }
+}
+
+/// A copy of the dataset directory `from` at `to`.
+fn copy_dataset(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for (name, bytes) in files(from) {
+        std::fs::write(to.join(name), bytes).unwrap();
+    }
+}
+
+/// Nothing beside the dataset `ds` in `dir` but its lock: no staging folder left.
+fn no_staging_left(dir: &Path, ds: &str) {
+    let left: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with(&format!(".{ds}.")) && *n != format!(".{ds}.lock"))
+        .collect();
+    assert!(left.is_empty(), "left beside {ds}: {left:?}");
+}
+
+/// The demo (with task records: their PRs are judged by repository too) and a synthetic
+/// study of 40 repositories, evaluated on the cluster, give the files a local evaluate
+/// gives, byte for byte; `run --cluster` gives the local run's dataset and dashboard. Both
+/// executors judged partitions of the synthetic study.
+#[test]
+fn evaluation_on_a_loopback_cluster_writes_the_local_runs_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    Study::demo().traces(fixture("demo/traces")).tasks(fixture("tasks/study")).run(dir, "demo");
+    ok(&["synth", "--quiet", "--outputs", "20000", "--repos", "40", "--out", "synth-in"], dir);
+    ok(&["convert", "--quiet", "--snapshot", "synth-in/snapshot", "--runs", "synth-in/runs", "--out", "synth"], dir);
+    for ds in ["demo", "synth"] {
+        copy_dataset(&dir.join(ds), &dir.join(format!("{ds}-local")));
+        copy_dataset(&dir.join(ds), &dir.join(format!("{ds}-cluster")));
+        ok(&["evaluate", "--quiet", "--dataset", &format!("{ds}-local")], dir);
+    }
+
+    let mut cluster = Cluster::start(dir);
+    for ds in ["demo", "synth"] {
+        let before = cluster.evaluated();
+        cluster.ok(&["evaluate", "--quiet", "--dataset", &format!("{ds}-cluster")], dir);
+        assert_same_files(&dir.join(format!("{ds}-local")), &dir.join(format!("{ds}-cluster")));
+        no_staging_left(dir, &format!("{ds}-cluster"));
+        if ds == "synth" {
+            let after = cluster.evaluated();
+            assert!(after.iter().zip(&before).all(|(a, b)| a > b), "both executors should have judged partitions of {ds}: before {before:?}, after {after:?}");
+        }
+    }
+    // `run`: convert here, evaluate on the cluster, the dashboard's queries there too.
+    let local = ok(&["run", "--out", "run-local"], dir);
+    let remote = cluster.ok(&["run", "--out", "run-cluster"], dir);
+    assert_eq!(remote, local, "the dashboards differ");
+    assert_same_files(&dir.join("run-local"), &dir.join("run-cluster"));
+}
+
+/// An executor killed while it judges a partition: Ballista runs its tasks again on the
+/// other executor and the files are a local evaluate's, or the client stops with one line
+/// naming the cluster and the dataset is as it was. Either way nothing half-written is left.
+#[test]
+fn an_executor_killed_mid_evaluation_leaves_no_half_written_dataset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    ok(&["synth", "--quiet", "--outputs", "20000", "--repos", "40", "--out", "synth-in"], dir);
+    ok(&["convert", "--quiet", "--snapshot", "synth-in/snapshot", "--runs", "synth-in/runs", "--out", "synth"], dir);
+    copy_dataset(&dir.join("synth"), &dir.join("local"));
+    ok(&["evaluate", "--quiet", "--dataset", "local"], dir);
+    let before = files(&dir.join("synth"));
+
+    let mut cluster = Cluster::start(dir);
+    let mut client = Command::new(bin())
+        .args(["evaluate", "--quiet", "--dataset", "synth", "--cluster", &cluster.address])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Killed as soon as it starts judging a partition (a partition takes seconds here).
+    let start = Instant::now();
+    while !cluster.log("executor-1").contains("executor: evaluating ") {
+        if client.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(start.elapsed() < EVALUATION, "executor-1 was given no partition:\n{}", cluster.log("executor-1"));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    cluster.kill("executor-1");
+    let status = loop {
+        if let Some(status) = client.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > EVALUATION {
+            let _ = client.kill();
+            let _ = client.wait();
+            panic!("the evaluation did not end within {EVALUATION:?} of an executor's loss:\n{}", cluster.log("scheduler"));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut said = String::new();
+    std::io::Read::read_to_string(client.stderr.as_mut().unwrap(), &mut said).unwrap();
+    cluster.check_alive("executor-0");
+    if status.success() {
+        eprintln!("the lost executor's partitions ran again on the other");
+        assert_same_files(&dir.join("local"), &dir.join("synth"));
+    } else {
+        assert_eq!(status.code(), Some(2), "{said}");
+        assert!(said.starts_with("hindsight: ") && said.contains(&format!("cluster at {}", cluster.address)) && said.lines().count() == 1, "{said}");
+        eprintln!("the evaluation stopped: {said}");
+        assert!(files(&dir.join("synth")) == before, "the dataset changed though the evaluation failed");
+    }
+    no_staging_left(dir, "synth");
 }
