@@ -199,7 +199,9 @@ pub(crate) fn judge(at: &Address, dataset: &Path, settings: &crate::evaluate::st
     // executor's tasks are run again (its adaptive planner's rollback left the job waiting
     // for ever in Ballista 55).
     use ballista_core::extension::SessionConfigExt;
-    let config = datafusion::prelude::SessionConfig::new_with_ballista().with_target_partitions(PARTITIONS).with_ballista_adaptive_query_planner(false);
+    let config = datafusion::prelude::SessionConfig::new_with_ballista().with_target_partitions(PARTITIONS)
+        .with_ballista_adaptive_query_planner(false)
+        .with_ballista_grpc_client_max_message_size(super::MESSAGE_BYTES);
     let runtime = datafusion::execution::runtime_env::RuntimeEnvBuilder::new().build_arc()?;
     let ctx = super::remote(&rt, at, config, runtime)?;
     ctx.register_udf(udf());

@@ -180,6 +180,8 @@ pub fn executor(o: &ExecutorOptions, quiet: bool) -> Result<()> {
         executor_heartbeat_interval_seconds: o.heartbeat_interval,
         task_scheduling_policy: SCHEDULING,
         override_function_registry: Some(Arc::new(BallistaFunctionRegistry::from(&state))),
+        grpc_max_encoding_message_size: super::MESSAGE_BYTES as u32,
+        grpc_max_decoding_message_size: super::MESSAGE_BYTES as u32,
         ..ExecutorProcessConfig::default()
     };
     if !quiet {
