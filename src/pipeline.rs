@@ -130,7 +130,9 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     let bar = progress.steps("convert", 4);
     bar.set_message("reading the snapshot, runs, traces and tasks");
     let dir = dir.to_path_buf();
-    // The snapshot and the other inputs are read side by side: neither needs the other.
+    // A bad snapshot.json stops convert at once; then the snapshot and the other inputs are
+    // read side by side: neither needs the other.
+    snapshot::read_info(&study.snapshot)?;
     let (snap, others) = std::thread::scope(|scope| {
         let others = scope.spawn(|| read_inputs(study, &dir));
         let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget);

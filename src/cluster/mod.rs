@@ -78,12 +78,13 @@ pub(crate) fn remote(
         .map_err(|e| Error::Usage(format!("cluster {at}: {}", e.strip_backtrace())))
 }
 
-/// How long a client waits for the scheduler to answer a connection.
-#[cfg(feature = "cluster")]
 /// The largest message between client, scheduler and executors (Ballista's default is 16
 /// MiB): a partition's judged rows travel as one value, tens of MiB at a million outputs.
+#[cfg(feature = "cluster")]
 pub(crate) const MESSAGE_BYTES: usize = 1 << 30;
 
+/// How long a client waits for the scheduler to answer a connection.
+#[cfg(feature = "cluster")]
 const CONNECT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// An error unless the scheduler at `at` accepts a connection: the session connects only

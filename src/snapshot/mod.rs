@@ -83,6 +83,13 @@ const BLOCK_BYTES: usize = 16 << 20;
 /// Read `snapshot.json`, then every cassette and tree file, keeping about `budget` bytes of
 /// captures in memory and spilling sorted runs to `spill_dir` beyond that.
 pub fn scan(dir: &Path, spill_dir: &Path, budget: usize) -> Result<SnapshotScan> {
+    let (info, bytes) = read_info(dir)?;
+    scan_files(dir, info, &bytes, spill_dir, budget)
+}
+
+/// The snapshot's `snapshot.json` at `dir`, checked (its bytes, for the manifest): a bad one
+/// stops convert before any other input is read.
+pub(crate) fn read_info(dir: &Path) -> Result<(SnapshotInfo, Vec<u8>)> {
     let info_path = dir.join("snapshot.json");
     if info_path.exists() {
         if let Some(why) = crate::inputs::refusal(dir, &info_path, "snapshot") {
@@ -105,8 +112,12 @@ pub fn scan(dir: &Path, spill_dir: &Path, budget: usize) -> Result<SnapshotScan>
     if !format.starts_with("hindsight-snapshot/") {
         return Err(Error::Input { path: info_path, line: 1, message: format!("field `format`: `{format}` is not a hindsight-snapshot format") });
     }
-    let info = SnapshotInfo { captured_at };
+    Ok((SnapshotInfo { captured_at }, bytes))
+}
 
+/// Every cassette and tree file of the snapshot at `dir`, read after `read_info`.
+fn scan_files(dir: &Path, info: SnapshotInfo, bytes: &[u8], spill_dir: &Path, budget: usize) -> Result<SnapshotScan> {
+    let info_path = dir.join("snapshot.json");
     let mut cassettes = Vec::new();
     let mut tree_files = Vec::new();
     let mut refused = Vec::new();
@@ -115,7 +126,7 @@ pub fn scan(dir: &Path, spill_dir: &Path, budget: usize) -> Result<SnapshotScan>
     tree_files.sort();
     refused.sort();
 
-    let mut files = vec![InputFile::from_bytes("snapshot", rel(dir, &info_path), &bytes, 0)];
+    let mut files = vec![InputFile::from_bytes("snapshot", rel(dir, &info_path), bytes, 0)];
     let mut runs = spill::Runs::new(spill_dir, budget);
     let mut quarantined = Vec::new();
     for (p, why) in refused {
