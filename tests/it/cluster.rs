@@ -258,7 +258,7 @@ fn no_staging_left(dir: &Path, ds: &str) {
 }
 
 /// The demo (with task records: their PRs are judged by repository too) and a synthetic
-/// study of 40 repositories, evaluated on the cluster, give the files a local evaluate
+/// study of 100,000 outputs in 40 repositories, evaluated on the cluster, give the files a local evaluate
 /// gives, byte for byte; `run --cluster` gives the local run's dataset and dashboard. Both
 /// executors judged partitions of the synthetic study.
 #[test]
@@ -266,7 +266,7 @@ fn evaluation_on_a_loopback_cluster_writes_the_local_runs_bytes() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     Study::demo().traces(fixture("demo/traces")).tasks(fixture("tasks/study")).run(dir, "demo");
-    ok(&["synth", "--quiet", "--outputs", "20000", "--repos", "40", "--out", "synth-in"], dir);
+    ok(&["synth", "--quiet", "--outputs", "100000", "--repos", "40", "--out", "synth-in"], dir);
     ok(&["convert", "--quiet", "--snapshot", "synth-in/snapshot", "--runs", "synth-in/runs", "--out", "synth"], dir);
     for ds in ["demo", "synth"] {
         copy_dataset(&dir.join(ds), &dir.join(format!("{ds}-local")));
