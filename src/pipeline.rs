@@ -132,11 +132,11 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     let dir = dir.to_path_buf();
     // A bad snapshot.json stops convert at once; then the snapshot and the other inputs are
     // read side by side: neither needs the other.
-    snapshot::read_info(&study.snapshot)?;
+    let (info, info_bytes) = snapshot::read_info(&study.snapshot)?;
     let (snap, others) = std::thread::scope(|scope| {
         let others = scope.spawn(|| read_inputs(study, &dir));
-        let snap = snapshot::scan(&study.snapshot, &dir.join(".spill"), budget);
-        (snap, others.join().unwrap_or_else(|_| Err(Error::Usage("the thread reading runs, traces and tasks stopped".into()))))
+        let snap = snapshot::scan_files(&study.snapshot, info, &info_bytes, &dir.join(".spill"), budget);
+        (snap, Error::joined(others.join(), &study.runs, "the thread reading runs, traces and tasks stopped"))
     });
     let snap = snap?;
     let (mut inputs, run_tables) = others?;
@@ -277,7 +277,7 @@ fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<Capture
         };
         // On an error here the receiver is dropped, which stops the merger too.
         let consumed = consume();
-        let merged = merger.join().unwrap_or_else(|_| Err(Error::Usage("the snapshot merge thread stopped".into())));
+        let merged = Error::joined(merger.join(), dir, "the snapshot merge thread stopped");
         consumed?;
         merged
     })?;

@@ -302,6 +302,20 @@ mod tests {
     use arrow::array::{Int64Array, StringArray};
     use std::sync::Arc;
 
+    /// `whole` written through `w` in pieces of the `sizes`, over and over, then finished.
+    fn in_pieces(mut w: TableWriter, whole: &RecordBatch, sizes: &[usize]) -> Written {
+        let mut off = 0;
+        for size in sizes.iter().cycle() {
+            if off >= whole.num_rows() {
+                break;
+            }
+            let len = (*size).min(whole.num_rows() - off);
+            w.write(&whole.slice(off, len)).unwrap();
+            off += len;
+        }
+        w.finish().unwrap()
+    }
+
     /// Rows written in odd-sized pieces make the same file as one batch written whole: the
     /// row groups are cut at the same rows whatever the pieces.
     #[test]
@@ -321,17 +335,7 @@ mod tests {
         std::fs::create_dir_all(&a).unwrap();
         std::fs::create_dir_all(&b).unwrap();
         let wa = write_batch(&a, "t", &whole).unwrap();
-        let mut w = TableWriter::create(&b, "t", schema.clone()).unwrap();
-        let mut off = 0;
-        for size in [1, 7_777, 65_535, 3, 40_000].iter().cycle() {
-            if off >= n {
-                break;
-            }
-            let len = (*size).min(n - off);
-            w.write(&whole.slice(off, len)).unwrap();
-            off += len;
-        }
-        let wb = w.finish().unwrap();
+        let wb = in_pieces(TableWriter::create(&b, "t", schema.clone()).unwrap(), &whole, &[1, 7_777, 65_535, 3, 40_000]);
         assert_eq!((wa.rows, &wa.sha256), (wb.rows, &wb.sha256));
         // And both are what the plain, one-core writer makes.
         let plain = dir.path().join("plain.parquet");
@@ -360,17 +364,7 @@ mod tests {
         let mut wa = TableWriter::create(dir.path(), "a", schema.clone()).unwrap().with_group_bytes(limit);
         wa.write(&whole).unwrap();
         let wa = wa.finish().unwrap();
-        let mut wb = TableWriter::create(dir.path(), "b", schema.clone()).unwrap().with_group_bytes(limit);
-        let mut off = 0;
-        for size in [1, 3_333, 17, 9_000].iter().cycle() {
-            if off >= n {
-                break;
-            }
-            let len = (*size).min(n - off);
-            wb.write(&whole.slice(off, len)).unwrap();
-            off += len;
-        }
-        let wb = wb.finish().unwrap();
+        let wb = in_pieces(TableWriter::create(dir.path(), "b", schema.clone()).unwrap().with_group_bytes(limit), &whole, &[1, 3_333, 17, 9_000]);
         assert_eq!((wa.rows, &wa.sha256), (wb.rows, &wb.sha256));
         let meta = parquet::file::reader::FileReader::metadata(&parquet::file::serialized_reader::SerializedFileReader::new(File::open(dir.path().join("a.parquet")).unwrap()).unwrap()).clone();
         let sizes: Vec<usize> = (0..meta.num_row_groups()).map(|g| meta.row_group(g).num_rows() as usize).collect();

@@ -115,8 +115,9 @@ pub(crate) fn read_info(dir: &Path) -> Result<(SnapshotInfo, Vec<u8>)> {
     Ok((SnapshotInfo { captured_at }, bytes))
 }
 
-/// Every cassette and tree file of the snapshot at `dir`, read after `read_info`.
-fn scan_files(dir: &Path, info: SnapshotInfo, bytes: &[u8], spill_dir: &Path, budget: usize) -> Result<SnapshotScan> {
+/// Every cassette and tree file of the snapshot at `dir`, whose `snapshot.json` `read_info`
+/// gave (`info`, `bytes`).
+pub(crate) fn scan_files(dir: &Path, info: SnapshotInfo, bytes: &[u8], spill_dir: &Path, budget: usize) -> Result<SnapshotScan> {
     let info_path = dir.join("snapshot.json");
     let mut cassettes = Vec::new();
     let mut tree_files = Vec::new();
@@ -229,7 +230,7 @@ fn read_cassette_in_blocks(root: &Path, p: &Path, runs: &mut spill::Runs, quaran
         let consumed = consume();
         // On an error here the receiver goes, which stops the reader too.
         drop(rx);
-        let read = reader.join().unwrap_or_else(|_| Err(Error::Usage(format!("the thread reading {} stopped", p.display()))));
+        let read = Error::joined(reader.join(), p, "the thread reading this cassette stopped");
         consumed?;
         read
     })?;
