@@ -1,5 +1,5 @@
-//! The process's allocator: mimalloc, asked through its plain entry points, and told to keep
-//! the memory it is given back.
+//! The process's allocator: mimalloc, asked through its plain entry points (how long it keeps
+//! what is freed is set per stage: `hindsight::memory`).
 
 // Parsing JSON makes and frees millions of small strings and maps; mimalloc cut the evaluate
 // and convert stages' allocator time by measurement (BENCHMARKS.md).
@@ -58,23 +58,5 @@ unsafe impl std::alloc::GlobalAlloc for Mimalloc {
             true => unsafe { mi_realloc(ptr as *mut std::ffi::c_void, new_size) as *mut u8 },
             false => unsafe { mi_realloc_aligned(ptr as *mut std::ffi::c_void, new_size, layout.align()) as *mut u8 },
         }
-    }
-}
-
-/// mimalloc gives freed memory back to the system a second after it is freed; evaluate frees
-/// one chunk's indexes and builds the next every second or so, and paid each return again
-/// as page faults (system time at a million outputs 1.8 -> 1.2 s kept, for a peak 35-170 MiB
-/// higher: BENCHMARKS.md). Memory is kept, unless `MIMALLOC_PURGE_DELAY` says otherwise.
-pub(crate) fn keep_freed_memory() {
-    // `mi_option_purge_delay` in the vendored mimalloc.h (v3; `mi_option_reset_delay` before
-    // it, at the same place). The `mimalloc` crate binds it only with a feature whose
-    // dependencies are not vendored here.
-    const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
-    extern "C" {
-        fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
-    }
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: a plain C call into the allocator linked above; it sets one number.
-        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     }
 }

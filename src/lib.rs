@@ -25,6 +25,7 @@ pub mod gate;
 pub mod inputs;
 pub(crate) mod interrupt;
 pub mod json;
+pub mod memory;
 pub mod output;
 pub(crate) mod phases;
 pub mod pipeline;

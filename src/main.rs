@@ -9,7 +9,7 @@ use hindsight::commands::{self, Status};
 use hindsight::report;
 
 fn main() -> ExitCode {
-    allocator::keep_freed_memory();
+    hindsight::memory::retain(hindsight::memory::Retention::Keep);
     // A panic on a query thread is the query's error, said once by the command as such;
     // anywhere else it is a crash and printed as one.
     let crash = std::panic::take_hook();

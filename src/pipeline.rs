@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+use arrow::record_batch::RecordBatch;
 
 use crate::dataset::manifest::{InputFileEntry, Manifest, RecordCount};
 use crate::dataset::staging::{OutDir, Staging};
@@ -126,6 +127,7 @@ pub(crate) fn convert_with_budget(study: &Study, out: &Path, progress: &Progress
 fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
     // A bad policy file stops convert before any input is read.
     let task_policy = study.task_policy.as_deref().map(crate::tasks::TaskPolicy::load).transpose()?.unwrap_or_default();
+    crate::memory::retain(crate::memory::CONVERT);
     let mut phases = crate::phases::Phases::from_env();
     let bar = progress.steps("convert", 4);
     bar.set_message("reading the snapshot, runs, traces and tasks");
@@ -163,16 +165,18 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     for (name, w) in finished {
         manifest.record_table(&name, &w?);
     }
-    let mut tables = vec![crate::runs::tables::runs(&inputs.runs.runs), quarantine::table(&quarantined)];
+    // Tables are held as Arrow batches from here, not as cells: the largest of them are
+    // built after the others, beside what they were built from.
+    let mut tables = vec![named_batch(crate::runs::tables::runs(&inputs.runs.runs))?, named_batch(quarantine::table(&quarantined))?];
     phases.mark("tables finished");
     tables.extend(derived_tables(study, &dir, &task_policy, &mut inputs)?);
     phases.mark("derived tables built");
     bar.inc(1);
     bar.set_message("writing the run and trace tables");
     // Each table is its own file, so the bytes do not depend on the order they are written in.
-    let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|t| write_table(&dir, t)).collect();
-    for (t, w) in tables.iter().zip(written) {
-        manifest.record_table(t.name, &w?);
+    let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|(name, batch)| crate::dataset::write_batch(&dir, name, batch)).collect();
+    for ((name, _), w) in tables.iter().zip(written) {
+        manifest.record_table(name, &w?);
     }
     manifest.save(&dir)?;
     phases.mark("tables written");
@@ -363,7 +367,7 @@ fn record_counts(
 
 /// The tables built from what was read and the snapshot's tables just written in `dir`:
 /// review feedback, the traces' tables, and the tasks' with their failures categorized.
-fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPolicy, inputs: &mut Inputs) -> Result<Vec<crate::table::Table>> {
+fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPolicy, inputs: &mut Inputs) -> Result<Vec<(&'static str, RecordBatch)>> {
     let mut tables = Vec::new();
     // Seed 004's review feedback, from the typed tables just written.
     for t in inputs.tasks.iter().flat_map(|t| &t.tasks) {
@@ -376,17 +380,24 @@ fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPol
     let hours_to_pr = tasks.as_ref().map(|t| crate::tasks::hours_to_pr(&t.tasks, &timings)).unwrap_or_default();
     tables.extend(crate::feedback::tables(dir, &task_policy.feedback, &inputs.agent_prs, &hours_to_pr)?);
     if !study.traces.is_empty() {
-        tables.extend(crate::traces::tables(&inputs.traces.records));
+        for t in crate::traces::tables(&inputs.traces.records) {
+            tables.push(named_batch(t)?);
+        }
     }
     if let Some(t) = tasks {
         // The snapshot's CI states, from the `ci_commits` table just written.
         let ci = crate::tasks::categorize::CiStates::from_rows(snapshot::ci::read_commits(dir)?);
         let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, task_policy, &ci);
-        tables.push(crate::tasks::tables::tasks(&t.tasks, &timings));
-        tables.push(crate::tasks::tables::task_events(&t.events));
-        tables.push(crate::tasks::tables::task_failures(&failures));
+        for t in [crate::tasks::tables::tasks(&t.tasks, &timings), crate::tasks::tables::task_events(&t.events), crate::tasks::tables::task_failures(&failures)] {
+            tables.push(named_batch(t)?);
+        }
     }
     Ok(tables)
+}
+
+/// A table's rows as one Arrow batch, named; the cells are let go.
+fn named_batch(table: crate::table::Table) -> Result<(&'static str, RecordBatch)> {
+    Ok((table.name, table.to_batch()?))
 }
 
 /// Files under the snapshot and runs directories (and traces directories) that no reader
@@ -618,8 +629,8 @@ fn write_aidev_tables(d: &Path, read: &crate::aidev::Read, study: &crate::aidev:
     for o in &study.outputs {
         crate::feedback::note_output(&mut agent_prs, o);
     }
-    for t in crate::feedback::tables(d, &task_policy.feedback, &agent_prs, &Default::default())? {
-        manifest.record_table(t.name, &write_table(d, &t)?);
+    for (name, batch) in crate::feedback::tables(d, &task_policy.feedback, &agent_prs, &Default::default())? {
+        manifest.record_table(name, &crate::dataset::write_batch(d, name, &batch)?);
     }
     manifest.task_policy = Some(task_policy.to_json());
     Ok(())

@@ -107,10 +107,10 @@ impl Table {
                     Cell::Int(v) => *v,
                     _ => None,
                 })),
-                Kind::Float => Arc::new(Float64Array::from_iter(cells.map(|c| match c {
+                Kind::Float => float_column(cells.map(|c| match c {
                     Cell::Float(v) => *v,
                     _ => None,
-                }))),
+                })),
                 Kind::Bool => bool_column(cells.map(|c| match c {
                     Cell::Bool(v) => *v,
                     _ => None,
@@ -142,6 +142,11 @@ pub(crate) fn str_column<'a>(values: impl Iterator<Item = Option<&'a str>>) -> A
 /// A column of `Kind::Int`.
 pub(crate) fn int_column(values: impl Iterator<Item = Option<i64>>) -> ArrayRef {
     Arc::new(Int64Array::from_iter(values))
+}
+
+/// A column of `Kind::Float`.
+pub(crate) fn float_column(values: impl Iterator<Item = Option<f64>>) -> ArrayRef {
+    Arc::new(Float64Array::from_iter(values))
 }
 
 /// A column of `Kind::Bool`.

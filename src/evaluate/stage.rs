@@ -51,6 +51,7 @@ pub fn evaluate_dataset_on(
     engine: &crate::report::Engine,
     progress: &crate::progress::Progress,
 ) -> Result<usize> {
+    crate::memory::retain(crate::memory::EVALUATE);
     match engine {
         crate::report::Engine::Local => evaluate_dataset(dataset, windows, policy, risk_policy, progress),
         crate::report::Engine::Cluster(at) => {

@@ -23,7 +23,9 @@ use crate::error::Result;
 use crate::evaluate::actors::{ActorClass, Classifier};
 use crate::snapshot::github::Actor;
 use crate::snapshot::paths::{self, Resource};
-use crate::table::{i, ob, of, oi, os, s, t, Kind, Table};
+use crate::table::{arrow_schema, bool_column, float_column, int_column, str_column, time_column, Kind};
+use arrow::array::ArrayRef;
+use arrow::record_batch::RecordBatch;
 use crate::time::Instant;
 
 /// Where a reviewer's words were written.
@@ -216,7 +218,7 @@ struct Remark {
     author: Option<String>,
     created_at: Option<Instant>,
     /// `None` when it keeps fewer than `min_tokens` words (not compared).
-    tokens: Option<BTreeSet<String>>,
+    tokens: Option<similarity::Words>,
     repeats: Option<(usize, f64)>,
 }
 
@@ -255,7 +257,7 @@ struct Figures {
 pub(crate) type HoursToPr = BTreeMap<(String, i64), f64>;
 
 /// Compute both tables from the typed tables in `dataset`.
-pub(crate) fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hours_to_pr: &HoursToPr) -> Result<Vec<Table>> {
+pub(crate) fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hours_to_pr: &HoursToPr) -> Result<Vec<(&'static str, RecordBatch)>> {
     let prs = read_prs(dataset)?;
     let index: HashMap<(&str, i64), usize> = prs.iter().enumerate().map(|(k, p)| ((p.repo.as_str(), p.number), k)).collect();
     let captured = captured_lists(dataset)?;
@@ -286,6 +288,9 @@ pub(crate) fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentP
         comments_of[r.pr].0 += 1;
         comments_of[r.pr].1 += i64::from(r.repeats.is_some());
     }
+    // The comments are written and let go before the PRs' figures are built.
+    let review_feedback = review_feedback(&prs, &remarks)?;
+    drop(remarks);
     let evidence = Evidence {
         policy,
         captured: &captured,
@@ -297,7 +302,7 @@ pub(crate) fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentP
         hours_to_pr,
     };
     let figures: Vec<Figures> = prs.iter().enumerate().map(|(k, pr)| evidence.figures(k, pr)).collect();
-    Ok(vec![review_feedback(&prs, &remarks), pr_feedback(&prs, &figures, agent_prs)])
+    Ok(vec![("review_feedback", review_feedback), ("pr_feedback", pr_feedback(&prs, &figures, agent_prs)?)])
 }
 
 /// Who counts as a PR's reviewer under the policy.
@@ -499,7 +504,7 @@ fn remark(
         return None;
     }
     let words = similarity::tokens(body);
-    let tokens = (words.len() >= policy.min_tokens).then_some(words);
+    let tokens = (words.len() >= policy.min_tokens).then(|| words.iter().collect());
     Some(Remark { pr, source, id, author, created_at: at, tokens, repeats: None })
 }
 
@@ -605,86 +610,84 @@ fn ci_states(dataset: &Path) -> Result<HashMap<(String, String), String>> {
     Ok(crate::snapshot::ci::read_commits(dataset)?.into_iter().map(|(repo, sha, state, _)| ((repo, sha), state)).collect())
 }
 
-fn review_feedback(prs: &[Pr], remarks: &[Remark]) -> Table {
-    let mut tb = Table::new(
-        "review_feedback",
-        &[
-            ("repo", Kind::Str),
-            ("pull_number", Kind::Int),
-            ("source", Kind::Str),
-            ("comment_id", Kind::Int),
-            ("author", Kind::Str),
-            ("created_at", Kind::Time),
-            ("tokens", Kind::Str),
-            ("repeats_pull_number", Kind::Int),
-            ("repeats_source", Kind::Str),
-            ("repeats_comment_id", Kind::Int),
-            ("similarity", Kind::Float),
-        ],
-    );
-    for r in remarks {
-        let pr = &prs[r.pr];
-        let earlier = r.repeats.map(|(e, score)| (&remarks[e], score));
-        tb.push(vec![
-            s(&pr.repo),
-            i(pr.number),
-            s(r.source.as_str()),
-            oi(r.id),
-            os(r.author.as_ref()),
-            t(r.created_at),
-            os(r.tokens.as_ref().map(|w| w.iter().map(String::as_str).collect::<Vec<_>>().join(" "))),
-            oi(earlier.map(|(e, _)| prs[e.pr].number)),
-            os(earlier.map(|(e, _)| e.source.as_str())),
-            oi(earlier.and_then(|(e, _)| e.id)),
-            of(earlier.map(|(_, score)| (score * 10_000.0).round() / 10_000.0)),
-        ]);
-    }
-    tb
+/// The columns of `review_feedback`, one row per reviewer comment.
+pub(crate) const REVIEW_FEEDBACK: &[(&str, Kind)] = &[
+    ("repo", Kind::Str),
+    ("pull_number", Kind::Int),
+    ("source", Kind::Str),
+    ("comment_id", Kind::Int),
+    ("author", Kind::Str),
+    ("created_at", Kind::Time),
+    ("tokens", Kind::Str),
+    ("repeats_pull_number", Kind::Int),
+    ("repeats_source", Kind::Str),
+    ("repeats_comment_id", Kind::Int),
+    ("similarity", Kind::Float),
+];
+
+// Both tables are built column by column: a cell per value held a million-output study's
+// feedback at ~300 MB before it was encoded.
+fn review_feedback(prs: &[Pr], remarks: &[Remark]) -> Result<RecordBatch> {
+    let pr = |r: &Remark| &prs[r.pr];
+    let earlier = |r: &Remark| r.repeats.map(|(e, score)| (&remarks[e], score));
+    let columns: Vec<ArrayRef> = vec![
+        str_column(remarks.iter().map(|r| Some(pr(r).repo.as_str()))),
+        int_column(remarks.iter().map(|r| Some(pr(r).number))),
+        str_column(remarks.iter().map(|r| Some(r.source.as_str()))),
+        int_column(remarks.iter().map(|r| r.id)),
+        str_column(remarks.iter().map(|r| r.author.as_deref())),
+        time_column(remarks.iter().map(|r| r.created_at)),
+        str_column(remarks.iter().map(|r| r.tokens.as_ref().map(similarity::Words::as_str))),
+        int_column(remarks.iter().map(|r| earlier(r).map(|(e, _)| prs[e.pr].number))),
+        str_column(remarks.iter().map(|r| earlier(r).map(|(e, _)| e.source.as_str()))),
+        int_column(remarks.iter().map(|r| earlier(r).and_then(|(e, _)| e.id))),
+        float_column(remarks.iter().map(|r| earlier(r).map(|(_, score)| (score * 10_000.0).round() / 10_000.0))),
+    ];
+    Ok(RecordBatch::try_new(arrow_schema(REVIEW_FEEDBACK), columns)?)
 }
 
-fn pr_feedback(prs: &[Pr], figures: &[Figures], agent_prs: &AgentPrs) -> Table {
-    let mut tb = Table::new(
-        "pr_feedback",
-        &[
-            ("repo", Kind::Str),
-            ("number", Kind::Int),
-            ("author", Kind::Str),
-            ("opened_by", Kind::Str),
-            ("created_at", Kind::Time),
-            ("state", Kind::Str),
-            ("merged", Kind::Bool),
-            ("review_rounds", Kind::Int),
-            ("first_review_merged", Kind::Bool),
-            ("hours_to_pr", Kind::Float),
-            ("first_review_at", Kind::Time),
-            ("hours_to_first_review", Kind::Float),
-            ("reviewer_comments", Kind::Int),
-            ("repeated_mistake_count", Kind::Int),
-            ("first_push_sha", Kind::Str),
-            ("first_push_ci", Kind::Str),
-            ("missing", Kind::Str),
-        ],
-    );
-    for (pr, x) in prs.iter().zip(figures) {
-        tb.push(vec![
-            s(&pr.repo),
-            i(pr.number),
-            os(pr.author.as_ref()),
-            os(agent_prs.get(&(pr.repo.clone(), pr.number)).map(OpenedBy::as_str)),
-            t(pr.created_at),
-            os(pr.state.as_ref()),
-            ob(pr.merged),
-            oi(x.review_rounds),
-            ob(x.first_review_merged),
-            of(x.hours_to_pr),
-            t(x.first_review_at),
-            of(x.first_review_at.zip(pr.created_at).map(|(r, c)| crate::time::hours_between(&c, &r))),
-            oi(x.reviewer_comments),
-            oi(x.repeated_mistakes),
-            os(x.first_push_sha.as_ref()),
-            os(x.first_push_ci.as_ref()),
-            os((!x.missing.is_empty()).then(|| x.missing.iter().map(Capture::as_str).collect::<Vec<_>>().join(","))),
-        ]);
-    }
-    tb
+/// The columns of `pr_feedback`, one row per pull request.
+pub(crate) const PR_FEEDBACK: &[(&str, Kind)] = &[
+    ("repo", Kind::Str),
+    ("number", Kind::Int),
+    ("author", Kind::Str),
+    ("opened_by", Kind::Str),
+    ("created_at", Kind::Time),
+    ("state", Kind::Str),
+    ("merged", Kind::Bool),
+    ("review_rounds", Kind::Int),
+    ("first_review_merged", Kind::Bool),
+    ("hours_to_pr", Kind::Float),
+    ("first_review_at", Kind::Time),
+    ("hours_to_first_review", Kind::Float),
+    ("reviewer_comments", Kind::Int),
+    ("repeated_mistake_count", Kind::Int),
+    ("first_push_sha", Kind::Str),
+    ("first_push_ci", Kind::Str),
+    ("missing", Kind::Str),
+];
+
+fn pr_feedback(prs: &[Pr], figures: &[Figures], agent_prs: &AgentPrs) -> Result<RecordBatch> {
+    let rows = || prs.iter().zip(figures);
+    let missing: Vec<Option<String>> = figures.iter().map(|x| (!x.missing.is_empty()).then(|| x.missing.iter().map(Capture::as_str).collect::<Vec<_>>().join(","))).collect();
+    let columns: Vec<ArrayRef> = vec![
+        str_column(prs.iter().map(|pr| Some(pr.repo.as_str()))),
+        int_column(prs.iter().map(|pr| Some(pr.number))),
+        str_column(prs.iter().map(|pr| pr.author.as_deref())),
+        str_column(prs.iter().map(|pr| agent_prs.get(&(pr.repo.clone(), pr.number)).map(OpenedBy::as_str))),
+        time_column(prs.iter().map(|pr| pr.created_at)),
+        str_column(prs.iter().map(|pr| pr.state.as_deref())),
+        bool_column(prs.iter().map(|pr| pr.merged)),
+        int_column(figures.iter().map(|x| x.review_rounds)),
+        bool_column(figures.iter().map(|x| x.first_review_merged)),
+        float_column(figures.iter().map(|x| x.hours_to_pr)),
+        time_column(figures.iter().map(|x| x.first_review_at)),
+        float_column(rows().map(|(pr, x)| x.first_review_at.zip(pr.created_at).map(|(r, c)| crate::time::hours_between(&c, &r)))),
+        int_column(figures.iter().map(|x| x.reviewer_comments)),
+        int_column(figures.iter().map(|x| x.repeated_mistakes)),
+        str_column(figures.iter().map(|x| x.first_push_sha.as_deref())),
+        str_column(figures.iter().map(|x| x.first_push_ci.as_deref())),
+        str_column(missing.iter().map(Option::as_deref)),
+    ];
+    Ok(RecordBatch::try_new(arrow_schema(PR_FEEDBACK), columns)?)
 }

@@ -107,8 +107,8 @@ impl<'a> Group<'a> {
         let written: Vec<Instant> = line.iter().filter_map(|&k| remarks[k].created_at).collect();
         let sets: Vec<_> = line.iter().filter_map(|&k| remarks[k].tokens.as_ref()).collect();
         let mut df: HashMap<&str, u32> = HashMap::new();
-        for w in sets.iter().copied().flatten() {
-            *df.entry(w.as_str()).or_insert(0) += 1;
+        for w in sets.iter().flat_map(|s| s.iter()) {
+            *df.entry(w).or_insert(0) += 1;
         }
         let mut vocabulary: Vec<(u32, &str)> = df.iter().map(|(w, n)| (*n, *w)).collect();
         vocabulary.sort_unstable();
@@ -116,7 +116,7 @@ impl<'a> Group<'a> {
         let words: Vec<Vec<u32>> = sets
             .iter()
             .map(|set| {
-                let mut ranks: Vec<u32> = set.iter().map(|w| rank[w.as_str()]).collect();
+                let mut ranks: Vec<u32> = set.iter().map(|w| rank[w]).collect();
                 ranks.sort_unstable();
                 ranks
             })
@@ -298,7 +298,7 @@ mod tests {
     }
 
     fn remark(pr: usize, source: Source, id: Option<i64>, created_at: Option<Instant>, words: Option<&[&str]>) -> Remark {
-        let tokens = words.map(|w| w.iter().map(|w| w.to_string()).collect());
+        let tokens = words.map(|w| w.iter().collect::<BTreeSet<_>>().into_iter().collect());
         Remark { pr, source, id, author: None, created_at, tokens, repeats: None }
     }
 
@@ -316,11 +316,11 @@ mod tests {
             .collect();
         let mut remarks: Vec<Remark> = Vec::new();
         for _ in 0..comments {
-            let tokens: Option<BTreeSet<String>> = match rng.below(20) {
+            let tokens: Option<similarity::Words> = match rng.below(20) {
                 0 | 1 => None,
-                2 => Some(BTreeSet::new()),
+                2 => Some(similarity::Words::from_iter(BTreeSet::<String>::new())),
                 3..=6 if !remarks.is_empty() => remarks[rng.below(remarks.len() as u64) as usize].tokens.clone(),
-                _ => Some((0..1 + rng.below(14)).map(|_| format!("w{}", rng.below(vocabulary))).collect()),
+                _ => Some((0..1 + rng.below(14)).map(|_| format!("w{}", rng.below(vocabulary))).collect::<BTreeSet<_>>().into_iter().collect()),
             };
             let source = Source::ALL[rng.below(3) as usize];
             let id = (!rng.chance(10)).then(|| rng.below(6) as i64);
@@ -462,7 +462,7 @@ mod tests {
                         id: Some(k as i64),
                         author: None,
                         created_at: Some(hour(pr as u64)),
-                        tokens: Some(words),
+                        tokens: Some(words.iter().collect()),
                         repeats: None,
                     }
                 })

@@ -283,12 +283,47 @@ fn stem(word: &str) -> &str {
     }
 }
 
+/// A comment's word set as kept: its words in order, joined by single spaces (the
+/// `tokens` column as written). One string instead of a set of strings, because a study
+/// holds every comment's words at once (a million outputs: 3.3M words, ~200 MB as sets).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Words {
+    joined: Box<str>,
+}
+
+impl Words {
+    /// The words, in order (no word holds a space: [`tokens`] splits on them).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        self.joined.split(' ').filter(|w| !w.is_empty())
+    }
+
+    /// The words joined by single spaces.
+    pub(crate) fn as_str(&self) -> &str {
+        &self.joined
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Words {
+    /// From words already sorted and distinct (a set's order).
+    fn from_iter<I: IntoIterator<Item = S>>(words: I) -> Self {
+        let mut joined = String::new();
+        for w in words {
+            if !joined.is_empty() {
+                joined.push(' ');
+            }
+            joined.push_str(w.as_ref());
+        }
+        Words { joined: joined.into_boxed_str() }
+    }
+}
+
 /// The overlap coefficient of two word sets; `None` when either has fewer than `min_tokens`
 /// words (too little said to compare) or the shorter has fewer than `min_size_ratio` times
 /// the words of the longer.
 #[cfg(test)]
-pub(crate) fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>, min_tokens: usize, min_size_ratio: f64) -> Option<f64> {
-    comparable(a.len(), b.len(), min_tokens, min_size_ratio).then(|| coefficient(a.intersection(b).count(), a.len(), b.len()))
+pub(crate) fn overlap(a: &Words, b: &Words, min_tokens: usize, min_size_ratio: f64) -> Option<f64> {
+    let (x, y): (BTreeSet<&str>, BTreeSet<&str>) = (a.iter().collect(), b.iter().collect());
+    comparable(x.len(), y.len(), min_tokens, min_size_ratio).then(|| coefficient(x.intersection(&y).count(), x.len(), y.len()))
 }
 
 /// Whether sets of `a` and `b` words are compared at all ([`overlap`]'s size conditions).
@@ -326,7 +361,7 @@ mod tests {
     use super::*;
 
     fn sim(a: &str, b: &str) -> Option<f64> {
-        overlap(&tokens(a), &tokens(b), 2, 1.0 / 3.0)
+        overlap(&tokens(a).iter().collect(), &tokens(b).iter().collect(), 2, 1.0 / 3.0)
     }
 
     fn words(t: &str) -> Vec<String> {
@@ -388,7 +423,7 @@ mod tests {
                         let share = !prefixes[large].0.is_disjoint(&prefixes[small].1);
                         pairs += 1;
                         sharing += usize::from(share);
-                        if overlap(&sets[i], &sets[j], min_tokens, ratio).is_some_and(|s| s + 1e-12 >= threshold) {
+                        if overlap(&sets[i].iter().collect(), &sets[j].iter().collect(), min_tokens, ratio).is_some_and(|s| s + 1e-12 >= threshold) {
                             assert!(share, "{threshold} {min_tokens} {ratio}: {:?} ~ {:?} lost", sets[i], sets[j]);
                             similar += 1;
                         }
@@ -430,6 +465,7 @@ mod tests {
         // Two words found inside a longer comment: below a third of its words (real, AIDev-pop
         // Devin reviews on airbytehq/airbyte 53607 and 55244, fixtures/real/aidev-feedback).
         assert_eq!(words("If/when tests pass, this looks good."), ["pass", "test"]);
-        assert_eq!(overlap(&tokens("If/when tests pass, this looks good."), &tokens("a b c merge review correct incline know pass test"), 2, 1.0 / 3.0), None);
+        let words = |t: &str| tokens(t).iter().collect::<Words>();
+        assert_eq!(overlap(&words("If/when tests pass, this looks good."), &words("a b c merge review correct incline know pass test"), 2, 1.0 / 3.0), None);
     }
 }
