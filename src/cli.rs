@@ -263,8 +263,8 @@ enum Command {
         #[arg(long)]
         policy: Option<PathBuf>,
     },
-    /// Seed 003's evaluation and commit protocol over recorded execution results: commit or
-    /// reject each, with its violations and the compliance report (docs/GATE.md).
+    /// The commit protocol over recorded execution results: evaluate each, then commit or
+    /// reject it, with its violations and the compliance report (docs/GATE.md).
     Gate {
         /// Execution results, one JSON object per line.
         #[arg(long, value_name = "FILE.jsonl")]
@@ -314,7 +314,7 @@ struct Inputs {
     /// Task records and events: a directory holding tasks.jsonl and events.jsonl.
     #[arg(long, requires = "snapshot", value_name = "DIR")]
     tasks: Option<PathBuf>,
-    /// Seed 004's policy (JSON; keys of docs/TASKS.md, absent keys keep their defaults):
+    /// The task policy (JSON; keys of docs/TASKS.md, absent keys keep their defaults):
     /// failure categorization with --tasks, and review feedback (key `feedback`) always.
     #[arg(long, requires = "snapshot", value_name = "FILE")]
     task_policy: Option<PathBuf>,
