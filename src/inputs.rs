@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
@@ -199,20 +200,23 @@ pub struct Skipped {
 
 /// Every file under `root` (not following links to directories), relative to it, sorted.
 pub fn walk(root: &Path) -> Result<Vec<String>> {
-    fn go(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
+    fn go(root: &Path, dir: &Path) -> Result<Vec<String>> {
+        let (mut files, mut dirs) = (Vec::new(), Vec::new());
         for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
             let e = e.map_err(|e| Error::io(dir, e))?;
             let p = e.path();
             if e.file_type().map_err(|e| Error::io(&p, e))?.is_dir() {
-                go(root, &p, out)?;
+                dirs.push(p);
             } else {
-                out.push(p.strip_prefix(root).unwrap_or(&p).to_string_lossy().replace('\\', "/"));
+                files.push(p.strip_prefix(root).unwrap_or(&p).to_string_lossy().replace('\\', "/"));
             }
         }
-        Ok(())
+        // Folders are searched side by side: a study's runs are one folder each.
+        let nested: Vec<Vec<String>> = dirs.par_iter().map(|d| go(root, d)).collect::<Result<_>>()?;
+        files.extend(nested.into_iter().flatten());
+        Ok(files)
     }
-    let mut out = Vec::new();
-    go(root, root, &mut out)?;
+    let mut out = go(root, root)?;
     out.sort();
     Ok(out)
 }

@@ -150,27 +150,35 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     phases.mark("captures merged into responses and typed tables");
     let mut manifest = Manifest::new(crate::time::format(&info.captured_at));
     manifest.inputs = input_files(&files, &inputs);
-    manifest.skipped = skipped_files(study, &manifest.inputs)?;
     manifest.empty_runs = inputs.runs.empty.clone();
     manifest.empty_runs.sort();
     let quarantined = all_quarantined(quarantined, &inputs);
-    let records = record_counts(study, &manifest, &quarantined, &inputs, &captures);
+    let records = record_counts(study, &manifest, &quarantined, &inputs, &captures.counts);
     // Review feedback is read from every snapshot, so the policy is always recorded.
     manifest.task_policy = Some(task_policy.to_json());
     manifest.records = records.clone();
-    // Each table is its own file: finished (last row groups, footer, hash) side by side.
-    let mut writers = vec![captures.responses, run_tables.outputs, run_tables.requests];
-    writers.extend(captures.typed);
-    let finished: Vec<(String, Result<crate::dataset::Written>)> = writers.into_par_iter().map(|w| (w.name().to_string(), w.finish())).collect();
-    for (name, w) in finished {
-        manifest.record_table(&name, &w?);
+    // Each table is its own file, finished (last row groups, footer, hash) side by side. The
+    // typed tables first: the derived tables are read from them, while the other tables are
+    // finished and the inputs' folders searched for files no reader read.
+    let others = vec![captures.responses, run_tables.outputs, run_tables.requests];
+    let mut tables = Vec::new();
+    let ((finished, skipped), derived) = rayon::join(
+        || rayon::join(|| finish_all(others), || skipped_files(study, &manifest.inputs)),
+        || -> Result<_> {
+            let typed = finish_all(captures.typed)?;
+            // Tables are held as Arrow batches from here, not as cells: the largest of them
+            // are built after the others, beside what they were built from.
+            tables.push(named_batch(crate::runs::tables::runs(&inputs.runs.runs))?);
+            tables.push(named_batch(quarantine::table(&quarantined))?);
+            tables.extend(derived_tables(study, &dir, &task_policy, &mut inputs)?);
+            Ok(typed)
+        },
+    );
+    for (name, w) in finished?.into_iter().chain(derived?) {
+        manifest.record_table(&name, &w);
     }
-    // Tables are held as Arrow batches from here, not as cells: the largest of them are
-    // built after the others, beside what they were built from.
-    let mut tables = vec![named_batch(crate::runs::tables::runs(&inputs.runs.runs))?, named_batch(quarantine::table(&quarantined))?];
-    phases.mark("tables finished");
-    tables.extend(derived_tables(study, &dir, &task_policy, &mut inputs)?);
-    phases.mark("derived tables built");
+    manifest.skipped = skipped?;
+    phases.mark("tables finished and derived tables built");
     bar.inc(1);
     bar.set_message("writing the run and trace tables");
     // Each table is its own file, so the bytes do not depend on the order they are written in.
@@ -186,7 +194,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
         records,
         quarantined,
         safe_outputs: inputs.safe_outputs,
-        responses: captures.used,
+        responses: captures.counts.used,
         skipped: manifest.skipped.clone(),
         empty_runs: manifest.empty_runs.clone(),
     })
@@ -241,8 +249,18 @@ fn read_inputs(study: &Study, dir: &Path) -> Result<(Inputs, RunTables)> {
 struct CapturesWritten {
     responses: TableWriter,
     typed: Vec<TableWriter>,
+    counts: CaptureCounts,
+}
+
+/// How many captures are in use, and how many were superseded by a later copy.
+struct CaptureCounts {
     used: usize,
     superseded: usize,
+}
+
+/// Tables finished side by side: each one's name and what was written.
+fn finish_all(writers: Vec<TableWriter>) -> Result<Vec<(String, crate::dataset::Written)>> {
+    writers.into_par_iter().map(|w| Ok((w.name().to_string(), w.finish()?))).collect()
 }
 
 /// Write every capture to `responses`, and the copies in use to the typed tables.
@@ -285,7 +303,7 @@ fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<Capture
         consumed?;
         merged
     })?;
-    Ok(CapturesWritten { responses, typed, used, superseded })
+    Ok(CapturesWritten { responses, typed, counts: CaptureCounts { used, superseded } })
 }
 
 /// One batch of captures (`old` of them superseded) into `responses` and, the copies in
@@ -344,7 +362,7 @@ fn record_counts(
     manifest: &Manifest,
     quarantined: &[Quarantined],
     inputs: &Inputs,
-    captures: &CapturesWritten,
+    captures: &CaptureCounts,
 ) -> BTreeMap<String, RecordCount> {
     let count = |input: &str, used: usize, superseded: usize| RecordCount {
         input: manifest.inputs.iter().filter(|f| f.input == input).map(|f| f.records).sum(),

@@ -301,7 +301,7 @@ pub(crate) fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentP
         ci: &ci_states(dataset)?,
         hours_to_pr,
     };
-    let figures: Vec<Figures> = prs.iter().enumerate().map(|(k, pr)| evidence.figures(k, pr)).collect();
+    let figures: Vec<Figures> = prs.par_iter().enumerate().map(|(k, pr)| evidence.figures(k, pr)).collect();
     Ok(vec![("review_feedback", review_feedback), ("pr_feedback", pr_feedback(&prs, &figures, agent_prs)?)])
 }
 
