@@ -158,14 +158,15 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     manifest.task_policy = Some(task_policy.to_json());
     manifest.records = records.clone();
     // Each table is its own file, finished (last row groups, footer, hash) side by side. The
-    // typed tables first: the derived tables are read from them, while the other tables are
-    // finished and the inputs' folders searched for files no reader read.
-    let others = vec![captures.responses, run_tables.outputs, run_tables.requests];
+    // snapshot's tables first: the derived tables are read from them, while the runs' tables
+    // are finished and the inputs' folders searched for files no reader read.
+    let (mut snapshot_tables, runs_tables) = (captures.typed, vec![run_tables.outputs, run_tables.requests]);
+    snapshot_tables.push(captures.responses);
     let mut tables = Vec::new();
     let ((finished, skipped), derived) = rayon::join(
-        || rayon::join(|| finish_all(others), || skipped_files(study, &manifest.inputs)),
+        || rayon::join(|| finish_all(runs_tables), || skipped_files(study, &manifest.inputs)),
         || -> Result<_> {
-            let typed = finish_all(captures.typed)?;
+            let typed = finish_all(snapshot_tables)?;
             // Tables are held as Arrow batches from here, not as cells: the largest of them
             // are built after the others, beside what they were built from.
             tables.push(named_batch(crate::runs::tables::runs(&inputs.runs.runs))?);
