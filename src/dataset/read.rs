@@ -189,6 +189,9 @@ fn viewing(plain: &ArrowReaderMetadata, columns: &[&str]) -> Result<ArrowReaderM
     Ok(ArrowReaderMetadata::try_new(plain.metadata().clone(), options)?)
 }
 
+/// The first chunk of `response_groups` holds this share of the budget.
+const FIRST_CHUNK_SHARE: usize = 8;
+
 /// Read `responses` one repository at a time, handing `f` whole repositories in chunks of
 /// about `budget` body bytes: memory stays near the chunk size whatever the snapshot's.
 /// Rows must be grouped by repository, as convert writes them; a dataset whose rows are not
@@ -207,6 +210,7 @@ pub(crate) fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(V
     let mut seen: std::collections::HashSet<Option<String>> = std::collections::HashSet::new();
     let mut chunk: Vec<RepoGroup> = Vec::new();
     let mut chunk_bytes = 0usize;
+    let mut sent = 0usize;
     let mut current: Option<RepoGroup> = None;
     for b in reader {
         let b = b?;
@@ -229,9 +233,12 @@ pub(crate) fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(V
             if current.as_ref().is_none_or(|g| g.repo.as_deref() != repo) {
                 if let Some(g) = current.take() {
                     chunk.push(g);
-                    if chunk_bytes >= budget {
+                    // The first chunk is smaller: judging starts while the rest is read.
+                    let limit = if sent == 0 { budget / FIRST_CHUNK_SHARE } else { budget };
+                    if chunk_bytes >= limit {
                         f(std::mem::take(&mut chunk))?;
                         chunk_bytes = 0;
+                        sent += 1;
                     }
                 }
                 let repo = repo.map(str::to_string);
