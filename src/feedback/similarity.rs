@@ -368,6 +368,19 @@ mod tests {
         tokens(t).into_iter().collect()
     }
 
+    /// A comment's words as held give back the set they were made from, in its order, and
+    /// are written as the `tokens` column was: sorted, joined by single spaces.
+    #[test]
+    fn words_as_held_are_the_set_in_order() {
+        for text in ["Please use proper TypeScript types instead of any.", "LGTM", "", "rename parse_args, rename it"] {
+            let set = tokens(text);
+            let held: Words = set.iter().collect();
+            assert_eq!(held.iter().collect::<Vec<_>>(), set.iter().map(String::as_str).collect::<Vec<_>>(), "{text}");
+            assert_eq!(held.as_str(), set.iter().map(String::as_str).collect::<Vec<_>>().join(" "), "{text}");
+        }
+        assert_eq!(tokens("").iter().collect::<Words>().iter().count(), 0, "no words: an empty list, not one empty word");
+    }
+
     #[test]
     fn normalization() {
         assert_eq!(words("Don't use `any` here!"), ["any", "use"]);
