@@ -2,11 +2,12 @@
 //!
 //! Evaluate frees one chunk's indexes and builds the next every second or so, and paid each
 //! return of that memory again as page faults: it keeps what it frees (system time at a
-//! million outputs 1.8 -> 1.2 s, for a peak 35-170 MiB higher: BENCHMARKS.md). Convert's
-//! phases (read, merge, derived tables) each free what the one before held on other threads,
-//! and kept, that was ~3x its live heap at a million outputs (1.16 GiB resident for a 360 MiB
-//! heap, heaptrack); memory free for a second goes back (0.93-0.96 GiB, ~4% more CPU).
-//! `MIMALLOC_PURGE_DELAY` in the environment overrides both.
+//! million outputs 1.8 -> 1.2 s, for a peak 35-170 MiB higher, when this was chosen). Convert's
+//! phases (read, merge, derived tables) each free what the one before held on other threads;
+//! kept, that was ~3x its live heap at a million outputs (1.1 GiB resident for a 360 MiB
+//! heap, heaptrack). Memory free for a second goes back: 0.91 GiB, for ~7% more wall time
+//! (BENCHMARKS.md, "Memory a stage frees"). `MIMALLOC_PURGE_DELAY` in the environment
+//! overrides both.
 
 /// What a stage does with the memory it frees.
 #[derive(Clone, Copy, Debug)]
