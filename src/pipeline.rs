@@ -288,15 +288,16 @@ fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<Capture
             Ok(())
         });
         let consume = || -> Result<()> {
+            let mut pending = TypedParts::new();
             for batch in rx {
                 // Every copy goes to `responses`; only the copies in use make typed rows.
                 let old = batch.iter().filter(|c| c.superseded_by.is_some()).count();
                 used += batch.len() - old;
                 superseded += old;
-                write_batch(&batch, old, &mut responses, &mut typed)?;
+                write_batch(&batch, old, &mut responses, &mut typed, &mut pending)?;
                 rayon::spawn(move || drop(batch));
             }
-            Ok(())
+            write_typed(&mut typed, pending)
         };
         // On an error here the receiver is dropped, which stops the merger too.
         let consumed = consume();
@@ -307,12 +308,21 @@ fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<Capture
     Ok(CapturesWritten { responses, typed, counts: CaptureCounts { used, superseded } })
 }
 
+/// The typed tables' rows of a batch, a part of repositories at a time, not yet written.
+type TypedParts = Vec<Vec<arrow::record_batch::RecordBatch>>;
+
 /// One batch of captures (`old` of them superseded) into `responses` and, the copies in
-/// use, into the typed tables, a few repositories at a time in parallel.
-fn write_batch(batch: &[snapshot::Capture], old: usize, responses: &mut TableWriter, typed: &mut [TableWriter]) -> Result<()> {
+/// use, into typed rows, a few repositories at a time in parallel. The typed rows of the
+/// batch before (`pending`) are written meanwhile, and this batch's take their place: no
+/// step waits for the typed tables' writing.
+fn write_batch(batch: &[snapshot::Capture], old: usize, responses: &mut TableWriter, typed: &mut [TableWriter], pending: &mut TypedParts) -> Result<()> {
+    let earlier = std::mem::take(pending);
     let (written, tables) = rayon::join(
-        || -> Result<()> { responses.write(&snapshot::tables::responses_batch(batch)?) },
-        || -> Result<Vec<Vec<arrow::record_batch::RecordBatch>>> {
+        || -> Result<()> {
+            responses.write(&snapshot::tables::responses_batch(batch)?)?;
+            write_typed(typed, earlier)
+        },
+        || -> Result<TypedParts> {
             let kept: Vec<snapshot::Capture>;
             let current: &[snapshot::Capture] = if old == 0 {
                 batch
@@ -324,7 +334,13 @@ fn write_batch(batch: &[snapshot::Capture], old: usize, responses: &mut TableWri
         },
     );
     written?;
-    for part in tables? {
+    *pending = tables?;
+    Ok(())
+}
+
+/// Typed rows, part after part, into their tables.
+fn write_typed(typed: &mut [TableWriter], parts: TypedParts) -> Result<()> {
+    for part in parts {
         for (w, b) in typed.iter_mut().zip(part) {
             w.write(&b)?;
         }
