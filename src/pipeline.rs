@@ -309,7 +309,7 @@ fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<Capture
 }
 
 /// The typed tables' rows of a batch, a part of repositories at a time, not yet written.
-type TypedParts = Vec<Vec<arrow::record_batch::RecordBatch>>;
+type TypedParts = Vec<Vec<RecordBatch>>;
 
 /// One batch of captures (`old` of them superseded) into `responses` and, the copies in
 /// use, into typed rows, a few repositories at a time in parallel. The typed rows of the
@@ -415,17 +415,14 @@ fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPol
     let hours_to_pr = tasks.as_ref().map(|t| crate::tasks::hours_to_pr(&t.tasks, &timings)).unwrap_or_default();
     tables.extend(crate::feedback::tables(dir, &task_policy.feedback, &inputs.agent_prs, &hours_to_pr)?);
     if !study.traces.is_empty() {
-        for t in crate::traces::tables(&inputs.traces.records) {
-            tables.push(named_batch(t)?);
-        }
+        tables.extend(crate::traces::tables(&inputs.traces.records).into_iter().map(named_batch).collect::<Result<Vec<_>>>()?);
     }
     if let Some(t) = tasks {
         // The snapshot's CI states, from the `ci_commits` table just written.
         let ci = crate::tasks::categorize::CiStates::from_rows(snapshot::ci::read_commits(dir)?);
         let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, task_policy, &ci);
-        for t in [crate::tasks::tables::tasks(&t.tasks, &timings), crate::tasks::tables::task_events(&t.events), crate::tasks::tables::task_failures(&failures)] {
-            tables.push(named_batch(t)?);
-        }
+        let built = [crate::tasks::tables::tasks(&t.tasks, &timings), crate::tasks::tables::task_events(&t.events), crate::tasks::tables::task_failures(&failures)];
+        tables.extend(built.into_iter().map(named_batch).collect::<Result<Vec<_>>>()?);
     }
     Ok(tables)
 }

@@ -269,18 +269,10 @@ fn encode_group(
 
 pub(crate) fn describe(path: &Path, rows: usize) -> Result<Written> {
     use sha2::Digest;
-    use std::io::Read;
-    // Hashed a block at a time: a table can be larger than memory should hold.
+    // Hashed as it is read: a table can be larger than memory should hold.
     let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
-    let (mut hasher, mut buf, mut bytes) = (sha2::Sha256::new(), vec![0u8; 1 << 20], 0u64);
-    loop {
-        let n = f.read(&mut buf).map_err(|e| Error::io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        bytes += n as u64;
-    }
+    let mut hasher = sha2::Sha256::new();
+    let bytes = std::io::copy(&mut f, &mut hasher).map_err(|e| Error::io(path, e))?;
     Ok(Written { rows, bytes, sha256: hex::encode(hasher.finalize()) })
 }
 

@@ -210,7 +210,7 @@ pub(crate) fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(V
     let mut seen: std::collections::HashSet<Option<String>> = std::collections::HashSet::new();
     let mut chunk: Vec<RepoGroup> = Vec::new();
     let mut chunk_bytes = 0usize;
-    let mut sent = 0usize;
+    let mut first = true;
     let mut current: Option<RepoGroup> = None;
     for b in reader {
         let b = b?;
@@ -234,11 +234,11 @@ pub(crate) fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(V
                 if let Some(g) = current.take() {
                     chunk.push(g);
                     // The first chunk is smaller: judging starts while the rest is read.
-                    let limit = if sent == 0 { budget / FIRST_CHUNK_SHARE } else { budget };
+                    let limit = if first { budget / FIRST_CHUNK_SHARE } else { budget };
                     if chunk_bytes >= limit {
                         f(std::mem::take(&mut chunk))?;
                         chunk_bytes = 0;
-                        sent += 1;
+                        first = false;
                     }
                 }
                 let repo = repo.map(str::to_string);

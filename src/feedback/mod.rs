@@ -611,7 +611,7 @@ fn ci_states(dataset: &Path) -> Result<HashMap<(String, String), String>> {
 }
 
 /// The columns of `review_feedback`, one row per reviewer comment.
-pub(crate) const REVIEW_FEEDBACK: &[(&str, Kind)] = &[
+const REVIEW_FEEDBACK: &[(&str, Kind)] = &[
     ("repo", Kind::Str),
     ("pull_number", Kind::Int),
     ("source", Kind::Str),
@@ -647,7 +647,7 @@ fn review_feedback(prs: &[Pr], remarks: &[Remark]) -> Result<RecordBatch> {
 }
 
 /// The columns of `pr_feedback`, one row per pull request.
-pub(crate) const PR_FEEDBACK: &[(&str, Kind)] = &[
+const PR_FEEDBACK: &[(&str, Kind)] = &[
     ("repo", Kind::Str),
     ("number", Kind::Int),
     ("author", Kind::Str),
