@@ -3,8 +3,6 @@
 
 use std::borrow::Cow;
 
-use serde_json::Value;
-
 use super::sparse::{keys, Keys};
 use crate::json::{bool_at, int_at, names, names_at, str_at, str_path, Json};
 use crate::time::{self, Instant};
@@ -42,7 +40,7 @@ impl Actor {
 
 /// The normalized hash of an object's `body`, for the tables (evaluators compare bodies
 /// only in update rules, through `fields.rs`, so typed views do not carry it).
-pub(crate) fn body_hash(v: &Value) -> Option<String> {
+pub(crate) fn body_hash<J: Json>(v: &J) -> Option<String> {
     str_at(v, "body").map(normalized_body_hash)
 }
 
@@ -351,19 +349,19 @@ views!(Issue: issue_keys, PullRequest: pull_keys, Comment: comment_keys, Review:
 
 // The keys each view reads (`from` above), at any depth; an actor is `login` and `type`, a
 // list of names `name` or `login`.
-keys!(fn issue_keys: "number", "title", "state", "state_reason", "user", "login", "type", "created_at", "updated_at", "closed_at", "closed_by",
+keys!(pub(crate) fn issue_keys: "number", "title", "state", "state_reason", "user", "login", "type", "created_at", "updated_at", "closed_at", "closed_by",
     "labels", "name", "assignees", "milestone", "pull_request", "reactions", "total_count", "comments");
-keys!(fn pull_keys: "number", "title", "state", "merged", "draft", "user", "login", "type", "merged_by", "created_at", "updated_at", "closed_at",
+keys!(pub(crate) fn pull_keys: "number", "title", "state", "merged", "draft", "user", "login", "type", "merged_by", "created_at", "updated_at", "closed_at",
     "merged_at", "merge_commit_sha", "head", "ref", "sha", "base", "labels", "name");
-keys!(fn comment_keys: "id", "user", "login", "type", "created_at", "updated_at", "issue_url", "reactions", "total_count", "in_reply_to_id", "path",
+keys!(pub(crate) fn comment_keys: "id", "user", "login", "type", "created_at", "updated_at", "issue_url", "reactions", "total_count", "in_reply_to_id", "path",
     "isMinimized", "minimized", "body", "pull_request_url", "position", "original_position");
-keys!(fn review_keys: "id", "user", "login", "type", "state", "submitted_at", "commit_id", "body");
-keys!(fn event_keys: "event", "comments", "id", "actor", "user", "login", "type", "created_at", "submitted_at", "committer", "author", "date",
+keys!(pub(crate) fn review_keys: "id", "user", "login", "type", "state", "submitted_at", "commit_id", "body");
+keys!(pub(crate) fn event_keys: "event", "comments", "id", "actor", "user", "login", "type", "created_at", "submitted_at", "committer", "author", "date",
     "label", "name", "commit_id", "sha", "state_reason", "assignee", "milestone", "title", "requested_reviewer", "requested_team", "slug", "source",
     "issue", "number", "pull_request", "state", "rename", "from", "to", "dismissed_review", "review_id");
-keys!(fn commit_keys: "sha", "author", "committer", "login", "type", "commit", "date", "message");
-keys!(fn reaction_keys: "id", "user", "login", "type", "content", "created_at");
-keys!(fn name_keys: "name", "login");
+keys!(pub(crate) fn commit_keys: "sha", "author", "committer", "login", "type", "commit", "date", "message");
+keys!(pub(crate) fn reaction_keys: "id", "user", "login", "type", "content", "created_at");
+keys!(pub(crate) fn name_keys: "name", "login");
 
 /// A timeline or events list (see [`events`]), not a list of `Event::from`.
 #[derive(Clone, Debug, Default)]

@@ -2,7 +2,9 @@
 //! `github.rs`; these tables are a flat, queryable copy, and `responses` keeps every body
 //! verbatim so nothing in the input is lost.
 
-use super::github::{list, Comment, Commit, Issue, PullRequest, Reaction, Review};
+use super::github::{self, list, Comment, Commit, Issue, PullRequest, Reaction, Review};
+use super::sparse::{Keys, Sparse};
+use crate::json::Json;
 use super::paths::{self, Resource};
 use super::Capture;
 use crate::table::{b, i, ob, oi, os, s, t, Cell, Kind, Table};
@@ -66,6 +68,22 @@ pub(crate) fn responses(captures: &[Capture]) -> Table {
 /// nothing of it: memory stays near the size of the input. A path with any failed page is
 /// left out, as the evaluators leave it out.
 pub fn typed(captures: &[Capture]) -> Vec<Table> {
+    typed_read(captures, Reading::Sparse)
+}
+
+/// How the typed tables read a body.
+#[derive(Clone, Copy)]
+enum Reading {
+    /// Only the keys a resource's rows read are kept ([`Sparse`]); strings borrow from the
+    /// body. Bodies are most of a snapshot, and most of a body is keys no column reads.
+    Sparse,
+    /// Every body a whole `serde_json::Value`: the reference the sparse reading is tested
+    /// against.
+    #[cfg(test)]
+    Value,
+}
+
+fn typed_read(captures: &[Capture], reading: Reading) -> Vec<Table> {
     let mut tables = Typed::new();
     let failed: std::collections::HashSet<&str> = captures.iter().filter(|c| !(200..300).contains(&c.status)).map(|c| c.path.as_str()).collect();
     // Position of a list element across the pages of its path.
@@ -84,11 +102,44 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
             last_path = path;
             offset = 0;
         }
-        let Ok(body) = serde_json::from_str::<serde_json::Value>(&c.body) else { continue };
-        tables.add_page(&repo, res, path, &body, offset);
-        offset += body.as_array().map_or(0, Vec::len);
+        let items = match (keys_of(&res), reading) {
+            // The checks of a commit are read from a whole `Value` (`ci.rs`).
+            (None, _) => {
+                let Ok(body) = serde_json::from_str::<serde_json::Value>(&c.body) else { continue };
+                tables.add_checks(&repo, res, &body);
+                0
+            }
+            (Some(keys), Reading::Sparse) => {
+                let Some(body) = Sparse::try_parse(&c.body, keys) else { continue };
+                tables.add_page(&repo, res, path, &body, offset);
+                body.as_array().map_or(0, <[_]>::len)
+            }
+            #[cfg(test)]
+            (Some(_), Reading::Value) => {
+                let Ok(body) = serde_json::from_str::<serde_json::Value>(&c.body) else { continue };
+                tables.add_page(&repo, res, path, &body, offset);
+                body.as_array().map_or(0, Vec::len)
+            }
+        };
+        offset += items;
     }
     tables.finish()
+}
+
+/// The keys the rows of resource `res` read (`None`: its body is read whole). An issue's
+/// row also hashes its `body`.
+fn keys_of(res: &Resource) -> Option<Keys> {
+    Some(match res {
+        Resource::Issue(_) => |k| github::issue_keys(k).or(if k == "body" { Some("body") } else { None }),
+        Resource::Pull(_) => github::pull_keys,
+        Resource::IssueComments(_) | Resource::IssueComment(_) | Resource::PullReviewComments(_) => github::comment_keys,
+        Resource::PullReviews(_) => github::review_keys,
+        Resource::PullCommits(_) => github::commit_keys,
+        Resource::IssueEvents(_) | Resource::IssueTimeline(_) => github::event_keys,
+        Resource::IssueReactions(_) | Resource::IssueCommentReactions(_) => github::reaction_keys,
+        Resource::IssueLabels(_) => github::name_keys,
+        _ => return None,
+    })
 }
 
 /// The typed tables while they fill, and each commit's checks, gathered until the end.
@@ -125,7 +176,7 @@ impl Typed {
 
     /// The rows of one page of `path` (resource `res` of `repo`), whose list items start at
     /// position `offset` across the path's pages.
-    fn add_page(&mut self, repo: &str, res: Resource, path: &str, v: &serde_json::Value, offset: usize) {
+    fn add_page<J: Json>(&mut self, repo: &str, res: Resource, path: &str, v: &J, offset: usize) {
         match res {
             Resource::Issue(n) => self.issues.push(issue_row(repo, n, v)),
             Resource::Pull(n) => self.pulls.push(pull_row(repo, n, v)),
@@ -177,8 +228,6 @@ impl Typed {
                     self.reactions.push(vec![s(repo), s(subject), i(id), oi(r.id), os(r.user.login), os(r.user.kind), os(r.content), t(r.created_at)]);
                 }
             }
-            Resource::CheckRuns(sha) => self.commit_checks.entry((repo.to_string(), sha)).or_default().extend(super::ci::check_runs(v)),
-            Resource::CommitStatus(sha) => self.commit_checks.entry((repo.to_string(), sha)).or_default().extend(super::ci::statuses(v)),
             Resource::IssueLabels(n) => {
                 for l in crate::json::names(v).unwrap_or_default() {
                     self.labels.push(vec![s(repo), i(n), s(l)]);
@@ -188,8 +237,18 @@ impl Typed {
         }
     }
 
+    /// A page of a commit's check runs or statuses.
+    fn add_checks(&mut self, repo: &str, res: Resource, v: &serde_json::Value) {
+        let checks = match res {
+            Resource::CheckRuns(sha) => (sha, super::ci::check_runs(v)),
+            Resource::CommitStatus(sha) => (sha, super::ci::statuses(v)),
+            _ => return,
+        };
+        self.commit_checks.entry((repo.to_string(), checks.0)).or_default().extend(checks.1);
+    }
+
     /// A page of a pull request's commits, numbered from `offset`.
-    fn add_commits(&mut self, repo: &str, n: i64, v: &serde_json::Value, offset: usize) {
+    fn add_commits<J: Json>(&mut self, repo: &str, n: i64, v: &J, offset: usize) {
         for (pos, c) in list(v, Commit::from).into_iter().enumerate().map(|(i, c)| (i + offset, c)) {
             self.commits.push(vec![
                 s(repo),
@@ -206,7 +265,7 @@ impl Typed {
     }
 
     /// A page of an issue's events or timeline (as `path` says), numbered from `offset`.
-    fn add_events(&mut self, repo: &str, n: i64, path: &str, v: &serde_json::Value, offset: usize) {
+    fn add_events<J: Json>(&mut self, repo: &str, n: i64, path: &str, v: &J, offset: usize) {
         let source = if path.ends_with("/timeline") { "timeline" } else { "events" };
         for (pos, ev) in crate::snapshot::github::events(v).into_iter().enumerate().map(|(i, e)| (i + offset, e)) {
             self.events.push(vec![
@@ -268,7 +327,7 @@ fn ci_tables(commit_checks: &std::collections::BTreeMap<(String, String), Vec<su
 }
 
 /// An `issues` row: the issue (or PR read as one) at `repos/O/R/issues/{n}`.
-fn issue_row(repo: &str, n: i64, v: &serde_json::Value) -> Vec<Cell> {
+fn issue_row<J: Json>(repo: &str, n: i64, v: &J) -> Vec<Cell> {
     let x = Issue::from(v);
     vec![
         s(repo),
@@ -292,7 +351,7 @@ fn issue_row(repo: &str, n: i64, v: &serde_json::Value) -> Vec<Cell> {
 }
 
 /// A `pull_requests` row: the pull request at `repos/O/R/pulls/{n}`.
-fn pull_row(repo: &str, n: i64, v: &serde_json::Value) -> Vec<Cell> {
+fn pull_row<J: Json>(repo: &str, n: i64, v: &J) -> Vec<Cell> {
     let x = PullRequest::from(v);
     vec![
         s(repo),
@@ -528,4 +587,54 @@ fn push_comment(tb: &mut Table, repo: &str, issue: Option<i64>, c: Comment) {
         ob(c.minimized),
         os(c.body),
     ]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every resource the typed tables read, once per kind of path.
+    const PATHS: [&str; 12] = [
+        "repos/o/r/issues/1",
+        "repos/o/r/pulls/1",
+        "repos/o/r/issues/1/comments",
+        "repos/o/r/issues/comments/5",
+        "repos/o/r/pulls/1/comments",
+        "repos/o/r/pulls/1/reviews",
+        "repos/o/r/pulls/1/commits",
+        "repos/o/r/issues/1/events",
+        "repos/o/r/issues/1/timeline",
+        "repos/o/r/issues/1/reactions",
+        "repos/o/r/issues/comments/5/reactions",
+        "repos/o/r/issues/1/labels",
+    ];
+
+    fn capture(path: &str, page: i64, body: &str) -> Capture {
+        Capture { path: path.to_string(), status: 200, page, captured_at: None, body: body.to_string(), file: "f".into(), line: None, superseded_by: None }
+    }
+
+    /// The tables read with only each resource's keys kept are the tables read from whole
+    /// `Value`s, byte for byte: every object and list in the fixtures (real recorded bodies
+    /// among them) read as the pages of every kind of path, so list positions run across
+    /// pages; and text that is no JSON, or `null`, on the way.
+    #[test]
+    fn sparse_reading_makes_the_tables_whole_values_make() {
+        let mut bodies = crate::snapshot::sparse::equivalence::fixture_bodies();
+        assert!(bodies.len() > 1000, "only {} bodies found", bodies.len());
+        bodies.extend(["{not json".to_string(), "null".to_string(), "[] x".to_string(), r#"[{"id": 1}, 2, "x"]"#.to_string()]);
+        let mut captures = Vec::new();
+        for path in PATHS {
+            captures.extend(bodies.iter().enumerate().map(|(page, b)| capture(path, page as i64 + 1, b)));
+        }
+        captures.sort_by(|a, b| (&a.path, a.page).cmp(&(&b.path, b.page)));
+        let sparse = typed_read(&captures, Reading::Sparse);
+        let whole = typed_read(&captures, Reading::Value);
+        let mut rows = 0;
+        for (a, b) in sparse.iter().zip(&whole) {
+            assert_eq!(a.to_batch().unwrap(), b.to_batch().unwrap(), "table {} differs", a.name);
+            rows += a.len();
+        }
+        assert_eq!(sparse.len(), whole.len());
+        assert!(rows > 10_000, "only {rows} rows: the bodies read as too few rows to prove much");
+    }
 }
