@@ -47,9 +47,27 @@ pub(crate) fn body_hash<J: Json>(v: &J) -> Option<String> {
 /// sha256 of a body with CRLF -> LF, trailing blanks stripped from each line, and the
 /// whole trimmed, so an editor's line endings do not read as an edit.
 pub(crate) fn normalized_body_hash(body: &str) -> String {
-    let unix = body.replace("\r\n", "\n");
-    let joined = unix.lines().map(str::trim_end).collect::<Vec<_>>().join("\n");
-    crate::json::sha256_hex(joined.trim().as_bytes())
+    use sha2::{Digest, Sha256};
+    // Hashed as it is read, with no copy of the body: every line without its trailing blanks
+    // (a CRLF's CR among them), the blank lines at either end left out, the first line's
+    // leading blanks too. That is the text trimmed, as the test below checks.
+    let mut hash = Sha256::new();
+    let mut blank_lines = 0usize;
+    let mut started = false;
+    for line in body.split('\n').map(str::trim_end) {
+        if line.is_empty() {
+            blank_lines += 1;
+        } else if started {
+            (0..=blank_lines).for_each(|_| hash.update(b"\n"));
+            hash.update(line.as_bytes());
+            blank_lines = 0;
+        } else {
+            hash.update(line.trim_start().as_bytes());
+            started = true;
+            blank_lines = 0;
+        }
+    }
+    hex::encode(hash.finalize())
 }
 
 #[derive(Clone, Debug, Default)]
@@ -389,4 +407,27 @@ impl View for Names {
 /// Elements of a list body; a non-array body gives an empty list.
 pub(crate) fn list<J: Json, T>(v: &J, f: fn(&J) -> T) -> Vec<T> {
     v.as_array().map(|a| a.iter().map(f).collect()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    /// The normalization as defined: CRLF -> LF, trailing blanks stripped from each line,
+    /// the whole trimmed, then hashed.
+    fn defined(body: &str) -> String {
+        let unix = body.replace("\r\n", "\n");
+        let joined = unix.lines().map(str::trim_end).collect::<Vec<_>>().join("\n");
+        crate::json::sha256_hex(joined.trim().as_bytes())
+    }
+
+    #[test]
+    fn a_body_hashed_as_read_is_the_normalization_as_defined() {
+        for body in ["", "\n", "a", " a \r\n\r\n b\t\r\n\n", "\r\r\na\r\rb\r", "\u{a0}x\u{2003}\n\n\ny \n", "x\ny"] {
+            assert_eq!(super::normalized_body_hash(body), defined(body), "{body:?}");
+        }
+        proptest!(ProptestConfig::with_cases(2000), |(body in "[ab \t\r\n\u{a0}\u{2003}\u{85}]{0,24}")| {
+            prop_assert_eq!(super::normalized_body_hash(&body), defined(&body));
+        });
+    }
 }
