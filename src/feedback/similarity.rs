@@ -244,14 +244,29 @@ pub(crate) fn tokens(text: &str) -> BTreeSet<String> {
                 continue;
             }
             for word in piece.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-                if word.chars().count() < 2 || STOPWORDS.contains(&word) || word.chars().all(|c| c.is_ascii_digit()) {
+                if word.chars().count() < 2 || is_stopword(word) || word.chars().all(|c| c.is_ascii_digit()) {
                     continue;
                 }
-                out.insert(stem(word).to_string());
+                let word = stem(word);
+                // Most words of a comment come again: a copy is made for a new one only.
+                if !out.contains(word) {
+                    out.insert(word.to_string());
+                }
             }
         }
     }
     out
+}
+
+/// Whether `word` is one of [`STOPWORDS`]: a binary search of them sorted once, as every
+/// word of every comment is looked up.
+fn is_stopword(word: &str) -> bool {
+    static SORTED: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        let mut words = STOPWORDS.to_vec();
+        words.sort_unstable();
+        words
+    });
+    SORTED.binary_search(&word).is_ok()
 }
 
 fn without_html_comments(text: &str) -> String {
@@ -379,6 +394,15 @@ mod tests {
             assert_eq!(held.as_str(), set.iter().map(String::as_str).collect::<Vec<_>>().join(" "), "{text}");
         }
         assert_eq!(tokens("").iter().collect::<Words>().iter().count(), 0, "no words: an empty list, not one empty word");
+    }
+
+    /// Every stop word, and only those, reads as one (the list stays grouped by kind).
+    #[test]
+    fn every_stopword_and_no_other_word_is_found() {
+        assert!(STOPWORDS.iter().all(|w| is_stopword(w)));
+        for word in ["type", "any", "all", "rename", "", "zzz", "aa"] {
+            assert_eq!(is_stopword(word), STOPWORDS.contains(&word), "{word}");
+        }
     }
 
     #[test]
