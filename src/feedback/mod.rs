@@ -256,32 +256,47 @@ struct Figures {
 /// PR when several do.
 pub(crate) type HoursToPr = BTreeMap<(String, i64), f64>;
 
+// Maps keyed by the dataset's own names and numbers, looked up once per comment, commit
+// or list: foldhash, not std's SipHash (nothing here is iterated in hash order).
+type Fast = foldhash::fast::FixedState;
+/// (repo, number) -> the PR's position in the PRs read.
+type Index<'a> = HashMap<(&'a str, i64), usize, Fast>;
+/// (repo, list, number) of every list captured whole.
+type Captured = HashSet<(String, Capture, i64), Fast>;
+/// (repo, sha) -> ci_state.
+type CiStates = HashMap<(String, String), String, Fast>;
+
 /// Compute both tables from the typed tables in `dataset`.
 pub(crate) fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hours_to_pr: &HoursToPr) -> Result<Vec<(&'static str, RecordBatch)>> {
     let prs = read_prs(dataset)?;
-    let index: HashMap<(&str, i64), usize> = prs.iter().enumerate().map(|(k, p)| ((p.repo.as_str(), p.number), k)).collect();
-    let captured = captured_lists(dataset)?;
+    let index: Index = prs.iter().enumerate().map(|(k, p)| ((p.repo.as_str(), p.number), k)).collect();
     let reviewers = Reviewers { policy, classifier: Classifier::default() };
 
-    // The three tables are read side by side; their remarks are put together in one order.
+    // The three tables are read side by side, and beside them which lists were captured and
+    // each commit's CI state; their remarks are put together in one order.
     let mut remarks = Vec::new();
-    let ((reviews, conversation), review_comments) = rayon::join(
+    let (((reviews, conversation), review_comments), (captured, ci)) = rayon::join(
         || {
             rayon::join(
-                || read_reviews(dataset, &prs, &index, &reviewers, &mut remarks),
-                || read_comments(dataset, ("issue_comments", "issue_number", Source::Conversation), &prs, &index, &reviewers),
+                || {
+                    rayon::join(
+                        || read_reviews(dataset, &prs, &index, &reviewers, &mut remarks),
+                        || read_comments(dataset, ("issue_comments", "issue_number", Source::Conversation), &prs, &index, &reviewers),
+                    )
+                },
+                || read_comments(dataset, ("review_comments", "pull_number", Source::ReviewComment), &prs, &index, &reviewers),
             )
         },
-        || read_comments(dataset, ("review_comments", "pull_number", Source::ReviewComment), &prs, &index, &reviewers),
+        || rayon::join(|| captured_lists(dataset), || ci_states(dataset)),
     );
-    let reviews = reviews?;
+    let (reviews, captured, ci) = (reviews?, captured?, ci?);
     remarks.extend(review_comments?);
     remarks.extend(conversation?);
     // Deterministic order whatever the tables' order: by PR, source, id.
     remarks.sort_by_key(|r| (r.pr, r.source, r.id, r.created_at));
-    repeats::find_repeats(&prs, &mut remarks, policy);
-
-    let commits = pr_commits(dataset, &index)?;
+    // The PRs' commits are read while repeats are found.
+    let ((), commits) = rayon::join(|| repeats::find_repeats(&prs, &mut remarks, policy), || pr_commits(dataset, &index));
+    let commits = commits?;
     let (rounds_of, first_review) = review_rounds(&prs, &reviews, &commits);
     let mut comments_of = vec![(0i64, 0i64); prs.len()];
     for r in &remarks {
@@ -298,7 +313,7 @@ pub(crate) fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentP
         first_review: &first_review,
         comments_of: &comments_of,
         first_push: &first_pushes(&prs, &commits),
-        ci: &ci_states(dataset)?,
+        ci: &ci,
         hours_to_pr,
     };
     let figures: Vec<Figures> = prs.par_iter().enumerate().map(|(k, pr)| evidence.figures(k, pr)).collect();
@@ -333,7 +348,7 @@ impl Reviewers<'_> {
 
 /// The reviewers' submitted reviews of the PRs; their bodies become remarks when the policy
 /// reads reviews.
-fn read_reviews(dataset: &Path, prs: &[Pr], index: &HashMap<(&str, i64), usize>, reviewers: &Reviewers, remarks: &mut Vec<Remark>) -> Result<Vec<Review>> {
+fn read_reviews(dataset: &Path, prs: &[Pr], index: &Index, reviewers: &Reviewers, remarks: &mut Vec<Remark>) -> Result<Vec<Review>> {
     let policy = reviewers.policy;
     let mut reviews = Vec::new();
     for batch in columns(dataset, "reviews", &["repo", "pull_number", "review_id", "author", "author_type", "state", "submitted_at", "commit_id", "body"])? {
@@ -376,7 +391,7 @@ fn read_comments(
     dataset: &Path,
     (table, number, source): (&str, &str, Source),
     prs: &[Pr],
-    index: &HashMap<(&str, i64), usize>,
+    index: &Index,
     reviewers: &Reviewers,
 ) -> Result<Vec<Remark>> {
     let policy = reviewers.policy;
@@ -429,13 +444,13 @@ fn review_rounds(prs: &[Pr], reviews: &[Review], commits: &BTreeMap<usize, Commi
 /// What is known of every PR (indexed as `prs`), for its figures.
 struct Evidence<'a> {
     policy: &'a FeedbackPolicy,
-    captured: &'a HashSet<(String, Capture, i64)>,
+    captured: &'a Captured,
     rounds_of: &'a [BTreeSet<Option<String>>],
     first_review: &'a [Option<Instant>],
     /// (reviewer comments, repeated mistakes) per PR.
     comments_of: &'a [(i64, i64)],
     first_push: &'a HashMap<usize, String>,
-    ci: &'a HashMap<(String, String), String>,
+    ci: &'a CiStates,
     hours_to_pr: &'a HoursToPr,
 }
 
@@ -532,8 +547,8 @@ fn read_prs(dataset: &Path) -> Result<Vec<Pr>> {
 }
 
 /// (repo, list, number) of every list captured whole (2xx, the copy in use).
-fn captured_lists(dataset: &Path) -> Result<HashSet<(String, Capture, i64)>> {
-    let mut out = HashSet::new();
+fn captured_lists(dataset: &Path) -> Result<Captured> {
+    let mut out = Captured::default();
     for batch in columns(dataset, "responses", &["path", "status", "superseded_by"])? {
         let c = Cols::new("responses", &batch);
         let (path, status, old) = (c.str("path")?, c.int("status")?, c.superseded());
@@ -559,7 +574,7 @@ fn captured_lists(dataset: &Path) -> Result<HashSet<(String, Capture, i64)>> {
 type Commits = Vec<(i64, String, Option<Instant>)>;
 
 /// Each PR's commits (`commits`), by PR.
-fn pr_commits(dataset: &Path, index: &HashMap<(&str, i64), usize>) -> Result<BTreeMap<usize, Commits>> {
+fn pr_commits(dataset: &Path, index: &Index) -> Result<BTreeMap<usize, Commits>> {
     let mut commits: BTreeMap<usize, Commits> = BTreeMap::new();
     for batch in columns(dataset, "commits", &["repo", "pull_number", "position", "sha", "committed_at"])? {
         let c = Cols::new("commits", &batch);
@@ -606,7 +621,7 @@ fn version(r: &Review, commits: &[(i64, String, Option<Instant>)]) -> Option<Str
 }
 
 /// (repo, sha) -> ci_state, from `ci_commits`.
-fn ci_states(dataset: &Path) -> Result<HashMap<(String, String), String>> {
+fn ci_states(dataset: &Path) -> Result<CiStates> {
     Ok(crate::snapshot::ci::read_commits(dataset)?.into_iter().map(|(repo, sha, state, _)| ((repo, sha), state)).collect())
 }
 

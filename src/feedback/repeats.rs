@@ -106,13 +106,14 @@ impl<'a> Group<'a> {
         });
         let written: Vec<Instant> = line.iter().filter_map(|&k| remarks[k].created_at).collect();
         let sets: Vec<_> = line.iter().filter_map(|&k| remarks[k].tokens.as_ref()).collect();
-        let mut df: HashMap<&str, u32> = HashMap::new();
+        // foldhash, not SipHash: every word of every comment is counted and ranked here.
+        let mut df: HashMap<&str, u32, foldhash::fast::FixedState> = HashMap::default();
         for w in sets.iter().flat_map(|s| s.iter()) {
             *df.entry(w).or_insert(0) += 1;
         }
         let mut vocabulary: Vec<(u32, &str)> = df.iter().map(|(w, n)| (*n, *w)).collect();
         vocabulary.sort_unstable();
-        let rank: HashMap<&str, u32> = vocabulary.iter().enumerate().map(|(k, (_, w))| (*w, k as u32)).collect();
+        let rank: HashMap<&str, u32, foldhash::fast::FixedState> = vocabulary.iter().enumerate().map(|(k, (_, w))| (*w, k as u32)).collect();
         let words: Vec<Vec<u32>> = sets
             .iter()
             .map(|set| {

@@ -267,9 +267,13 @@ fn u64_of(r: &mut impl Read) -> std::io::Result<u64> {
 }
 
 fn string_of(r: &mut impl Read) -> std::io::Result<String> {
-    let n = u64_of(r)? as usize;
-    let mut v = vec![0u8; n];
-    r.read_exact(&mut v)?;
+    let n = u64_of(r)?;
+    // Read straight into the string's buffer: no zeroing of bytes about to be overwritten
+    // (the length reserved up front is capped: a damaged file cannot ask for any size).
+    let mut v = Vec::with_capacity(n.min(1 << 26) as usize);
+    if r.take(n).read_to_end(&mut v)? as u64 != n {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
     String::from_utf8(v).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
