@@ -35,6 +35,10 @@ pub(crate) fn s(v: impl Into<String>) -> Cell {
 pub(crate) fn os<S: AsRef<str>>(v: Option<S>) -> Cell {
     Cell::Str(v.map(|x| x.as_ref().to_string()))
 }
+/// An optional text cell from a `String` of its own, moved in (`os` copies).
+pub(crate) fn so(v: Option<String>) -> Cell {
+    Cell::Str(v)
+}
 pub(crate) fn i(v: i64) -> Cell {
     Cell::Int(Some(v))
 }

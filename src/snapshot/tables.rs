@@ -7,7 +7,7 @@ use super::sparse::{Keys, Sparse};
 use crate::json::Json;
 use super::paths::{self, Resource};
 use super::Capture;
-use crate::table::{b, i, ob, oi, os, s, t, Cell, Kind, Table};
+use crate::table::{b, i, ob, oi, os, s, so, t, Cell, Kind, Table};
 
 /// The `responses` table, built straight into Arrow arrays from the captures: bodies are
 /// most of a dataset, so they are copied once, not through the row store.
@@ -197,11 +197,11 @@ impl Typed {
                         i(n),
                         oi(c.id),
                         oi(c.in_reply_to_id),
-                        os(c.path),
-                        os(c.user.login),
+                        so(c.path),
+                        so(c.user.login),
                         os(c.user.kind),
                         t(c.created_at),
-                        os(c.body),
+                        so(c.body),
                     ]);
                 }
             }
@@ -211,12 +211,12 @@ impl Typed {
                         s(repo),
                         i(n),
                         oi(r.id),
-                        os(r.user.login),
+                        so(r.user.login),
                         os(r.user.kind),
-                        os(r.state),
+                        so(r.state),
                         t(r.submitted_at),
-                        os(r.commit_id),
-                        os(r.body),
+                        so(r.commit_id),
+                        so(r.body),
                     ]);
                 }
             }
@@ -225,7 +225,7 @@ impl Typed {
             Resource::IssueReactions(id) | Resource::IssueCommentReactions(id) => {
                 let subject = if path.contains("/comments/") { "issue_comment" } else { "issue" };
                 for r in list(v, Reaction::from) {
-                    self.reactions.push(vec![s(repo), s(subject), i(id), oi(r.id), os(r.user.login), os(r.user.kind), os(r.content), t(r.created_at)]);
+                    self.reactions.push(vec![s(repo), s(subject), i(id), oi(r.id), so(r.user.login), os(r.user.kind), so(r.content), t(r.created_at)]);
                 }
             }
             Resource::IssueLabels(n) => {
@@ -254,12 +254,12 @@ impl Typed {
                 s(repo),
                 i(n),
                 i(pos as i64),
-                os(c.sha),
-                os(c.author.login),
-                os(c.committer.login),
+                so(c.sha),
+                so(c.author.login),
+                so(c.committer.login),
                 t(c.authored_at),
                 t(c.committed_at),
-                os(c.message),
+                so(c.message),
             ]);
         }
     }
@@ -274,14 +274,14 @@ impl Typed {
                 s(source),
                 i(pos as i64),
                 oi(ev.id),
-                os(ev.event),
-                os(ev.actor.login),
+                so(ev.event),
+                so(ev.actor.login),
                 os(ev.actor.kind),
                 t(ev.created_at),
-                os(ev.label),
-                os(ev.commit_id),
-                os(ev.state_reason),
-                os(ev.assignee),
+                so(ev.label),
+                so(ev.commit_id),
+                so(ev.state_reason),
+                so(ev.assignee),
                 oi(ev.source_number),
             ]);
         }
@@ -321,7 +321,7 @@ fn ci_tables(commit_checks: &std::collections::BTreeMap<(String, String), Vec<su
             ]);
         }
         let ci = super::ci::CommitCi::of(Some(checks));
-        ci_commits.push(vec![s(repo), s(sha), s(ci.state.as_str()), i(ci.checks as i64), i(ci.failing as i64), t(ci.finished_at), os(ci.signature)]);
+        ci_commits.push(vec![s(repo), s(sha), s(ci.state.as_str()), i(ci.checks as i64), i(ci.failing as i64), t(ci.finished_at), so(ci.signature)]);
     }
     (ci_checks, ci_commits)
 }
@@ -333,20 +333,20 @@ fn issue_row<J: Json>(repo: &str, n: i64, v: &J) -> Vec<Cell> {
         s(repo),
         oi(x.number.or(Some(n))),
         b(x.is_pull_request),
-        os(x.title),
-        os(x.state),
-        os(x.state_reason),
-        os(x.user.login),
+        so(x.title),
+        so(x.state),
+        so(x.state_reason),
+        so(x.user.login),
         os(x.user.kind),
         t(x.created_at),
         t(x.closed_at),
-        os(x.closed_by.login),
-        os(x.labels.map(|l| l.join(","))),
+        so(x.closed_by.login),
+        so(x.labels.map(|l| l.join(","))),
         s(x.assignees.join(",")),
         oi(x.milestone),
         oi(x.comments),
         oi(x.reactions_total),
-        os(super::github::body_hash(v)),
+        so(super::github::body_hash(v)),
     ]
 }
 
@@ -356,21 +356,21 @@ fn pull_row<J: Json>(repo: &str, n: i64, v: &J) -> Vec<Cell> {
     vec![
         s(repo),
         oi(x.number.or(Some(n))),
-        os(x.title),
-        os(x.state),
+        so(x.title),
+        so(x.state),
         ob(x.merged),
         ob(x.draft),
-        os(x.user.login),
+        so(x.user.login),
         os(x.user.kind),
-        os(x.merged_by.login),
+        so(x.merged_by.login),
         t(x.created_at),
         t(x.closed_at),
         t(x.merged_at),
-        os(x.merge_commit_sha),
-        os(x.head_ref),
-        os(x.head_sha),
-        os(x.base_ref),
-        os(x.labels.map(|l| l.join(","))),
+        so(x.merge_commit_sha),
+        so(x.head_ref),
+        so(x.head_sha),
+        so(x.base_ref),
+        so(x.labels.map(|l| l.join(","))),
     ]
 }
 
@@ -579,13 +579,13 @@ fn push_comment(tb: &mut Table, repo: &str, issue: Option<i64>, c: Comment) {
         s(repo),
         oi(issue),
         oi(c.id),
-        os(c.user.login),
+        so(c.user.login),
         os(c.user.kind),
         t(c.created_at),
         t(c.updated_at),
         oi(c.reactions_total),
         ob(c.minimized),
-        os(c.body),
+        so(c.body),
     ]);
 }
 
