@@ -146,14 +146,14 @@ impl PullRequests {
                 Some((repo, Resource::Pull(n))) => {
                     let pr = e.pull();
                     if let Some(m) = &pr.merge_commit_sha {
-                        self.merge_commit.insert((repo.clone(), n), m.clone());
+                        self.merge_commit.insert((repo.to_string(), n), m.clone());
                     }
-                    let v = self.shas.entry((repo, n)).or_default();
+                    let v = self.shas.entry((repo.to_string(), n)).or_default();
                     v.extend(pr.head_sha.clone());
                     v.extend(pr.merge_commit_sha.clone());
                 }
                 Some((repo, Resource::PullCommits(n))) => {
-                    self.shas.entry((repo, n)).or_default().extend(e.commits().iter().filter_map(|c| c.sha.clone()));
+                    self.shas.entry((repo.to_string(), n)).or_default().extend(e.commits().iter().filter_map(|c| c.sha.clone()));
                 }
                 _ => {}
             }

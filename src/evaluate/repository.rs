@@ -99,7 +99,7 @@ fn revert_marks(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
         };
         for c in commits {
             if let Some(sha) = c.message.as_deref().and_then(reverted_sha) {
-                out.entry(repo.clone()).or_default().push(RevertMark {
+                out.entry(repo.to_string()).or_default().push(RevertMark {
                     sha: Some(sha),
                     pr: None,
                     title: None,
@@ -118,7 +118,7 @@ fn revert_marks(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
             // Most PR bodies cannot hold the reference; those are not parsed as JSON for it.
             let body_ref = if e.may_hold(&["Reverts "]) { crate::json::str_at(e.body(), "body").and_then(|b| reverted_pr(b, &repo)) } else { None };
             if title.is_some() || body_ref.is_some() {
-                out.entry(repo.clone()).or_default().push(RevertMark {
+                out.entry(repo.to_string()).or_default().push(RevertMark {
                     sha: None,
                     pr: body_ref,
                     title,

@@ -564,7 +564,7 @@ fn captured_lists(dataset: &Path) -> Result<Captured> {
                 Resource::PullCommits(n) => (Capture::Commits, n),
                 _ => continue,
             };
-            out.insert((repo, entry.0, entry.1));
+            out.insert((repo.to_string(), entry.0, entry.1));
         }
     }
     Ok(out)

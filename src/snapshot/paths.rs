@@ -26,16 +26,27 @@ pub(crate) enum Resource {
 
 /// `repos/OWNER/REPO/<rest>` -> (`OWNER/REPO`, resource). GraphQL and unknown paths give
 /// `None` or `Other`; they stay in the `responses` table.
-pub(crate) fn parse(path: &str) -> Option<(String, Resource)> {
+pub(crate) fn parse(path: &str) -> Option<(&str, Resource)> {
     let rest = path.strip_prefix("repos/")?;
     let mut it = rest.splitn(3, '/');
     let owner = it.next()?;
     let repo = it.next()?;
     let tail = it.next().unwrap_or("");
-    let repo_name = format!("{owner}/{repo}");
-    let seg: Vec<&str> = tail.split('/').collect();
+    // `OWNER/REPO` as it stands in the path: every capture's path is parsed, so nothing is
+    // allocated on the way (the segments go in an array; more than four is no resource).
+    let repo_name = &rest[..owner.len() + 1 + repo.len()];
+    let mut parts = [""; 5];
+    let mut count = 0;
+    for part in tail.split('/') {
+        if count == parts.len() {
+            break;
+        }
+        parts[count] = part;
+        count += 1;
+    }
+    let seg = &parts[..count];
     let num = |s: &str| s.parse::<i64>().ok();
-    let r = match seg.as_slice() {
+    let r = match seg {
         ["issues", n] => num(n).map(Resource::Issue),
         ["issues", "comments", id] => num(id).map(Resource::IssueComment),
         ["issues", "comments", id, "reactions"] => num(id).map(Resource::IssueCommentReactions),

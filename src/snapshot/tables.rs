@@ -85,7 +85,8 @@ enum Reading {
 
 fn typed_read(captures: &[Capture], reading: Reading) -> Vec<Table> {
     let mut tables = Typed::new();
-    let failed: std::collections::HashSet<&str> = captures.iter().filter(|c| !(200..300).contains(&c.status)).map(|c| c.path.as_str()).collect();
+    let failed: std::collections::HashSet<&str, foldhash::fast::FixedState> =
+        captures.iter().filter(|c| !(200..300).contains(&c.status)).map(|c| c.path.as_str()).collect();
     // Position of a list element across the pages of its path.
     let mut last_path = "";
     let mut offset = 0usize;
