@@ -3,10 +3,10 @@
 //! verbatim so nothing in the input is lost.
 
 use super::github::{self, list, Comment, Commit, Issue, PullRequest, Reaction, Review};
-use super::sparse::{Keys, Sparse};
-use crate::json::Json;
 use super::paths::{self, Resource};
+use super::sparse::{Keys, Sparse};
 use super::Capture;
+use crate::json::Json;
 use crate::table::{b, i, ob, oi, os, s, so, t, Cell, Kind, Table};
 
 /// The `responses` table, built straight into Arrow arrays from the captures: bodies are
