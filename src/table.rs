@@ -102,11 +102,20 @@ impl Table {
         for (ci, (_, kind)) in self.schema.iter().enumerate() {
             let cells = self.rows.iter().map(|r| &r[ci]);
             let arr: ArrayRef = match kind {
-                // Borrowed, not cloned: strings are most of every table's bytes.
-                Kind::Str => str_column(cells.map(|c| match c {
-                    Cell::Str(v) => v.as_deref(),
-                    _ => None,
-                })),
+                // Borrowed, not cloned: strings are most of every table's bytes. The column's
+                // buffer is sized once, not grown (and copied) as it fills.
+                Kind::Str => {
+                    fn text(c: &Cell) -> Option<&str> {
+                        match c {
+                            Cell::Str(v) => v.as_deref(),
+                            _ => None,
+                        }
+                    }
+                    let bytes = cells.clone().map(|c| text(c).map_or(0, str::len)).sum();
+                    let mut column = arrow::array::StringBuilder::with_capacity(self.rows.len(), bytes);
+                    cells.for_each(|c| column.append_option(text(c)));
+                    Arc::new(column.finish())
+                }
                 Kind::Int => int_column(cells.map(|c| match c {
                     Cell::Int(v) => *v,
                     _ => None,
