@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use arrow::array::{ArrayRef, BooleanArray, Float64Array, Int64Array, StringArray, TimestampMicrosecondArray};
+use arrow::array::{ArrayRef, BooleanArray, Float64Array, Int64Array, TimestampMicrosecondArray};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use arrow::record_batch::RecordBatch;
 
@@ -102,20 +102,11 @@ impl Table {
         for (ci, (_, kind)) in self.schema.iter().enumerate() {
             let cells = self.rows.iter().map(|r| &r[ci]);
             let arr: ArrayRef = match kind {
-                // Borrowed, not cloned: strings are most of every table's bytes. The column's
-                // buffer is sized once, not grown (and copied) as it fills.
-                Kind::Str => {
-                    fn text(c: &Cell) -> Option<&str> {
-                        match c {
-                            Cell::Str(v) => v.as_deref(),
-                            _ => None,
-                        }
-                    }
-                    let bytes = cells.clone().map(|c| text(c).map_or(0, str::len)).sum();
-                    let mut column = arrow::array::StringBuilder::with_capacity(self.rows.len(), bytes);
-                    cells.for_each(|c| column.append_option(text(c)));
-                    Arc::new(column.finish())
-                }
+                // Borrowed, not cloned: strings are most of every table's bytes.
+                Kind::Str => str_column(cells.map(|c| match c {
+                    Cell::Str(v) => v.as_deref(),
+                    _ => None,
+                })),
                 Kind::Int => int_column(cells.map(|c| match c {
                     Cell::Int(v) => *v,
                     _ => None,
@@ -147,9 +138,14 @@ pub(crate) fn arrow_schema(columns: &[(&'static str, Kind)]) -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-/// A column of `Kind::Str`, one value per row.
-pub(crate) fn str_column<'a>(values: impl Iterator<Item = Option<&'a str>>) -> ArrayRef {
-    Arc::new(StringArray::from_iter(values))
+/// A column of `Kind::Str`, one value per row. The values are gone over twice: the
+/// column's buffer is sized once, not grown as it fills (each doubling would copy every
+/// value written so far again, and a column of bodies is tens of megabytes).
+pub(crate) fn str_column<'a>(values: impl Iterator<Item = Option<&'a str>> + Clone) -> ArrayRef {
+    let (rows, bytes) = values.clone().fold((0, 0), |(n, b), v| (n + 1, b + v.map_or(0, str::len)));
+    let mut column = arrow::array::StringBuilder::with_capacity(rows, bytes);
+    values.for_each(|v| column.append_option(v));
+    Arc::new(column.finish())
 }
 
 /// A column of `Kind::Int`.

@@ -258,9 +258,6 @@ pub(crate) mod equivalence {
         format!("{:?}", T::read(v)) == format!("{:?}", T::read(&Sparse::parse(text, T::KEYS)))
     }
 
-    /// The typed views read the same from a `Value` and from a `Sparse` body, for every
-    /// object and list in the fixtures (real recorded bodies among them) and in GitHub's
-    /// REST shapes beside the project.
     /// Every JSON document in the fixtures (real recorded bodies among them) and in GitHub's
     /// REST shapes beside the project: whole files, or each line of a JSON-lines file.
     pub(crate) fn fixture_documents() -> Vec<Value> {
@@ -289,6 +286,9 @@ pub(crate) mod equivalence {
         trees.iter().map(|v| v.to_string()).collect()
     }
 
+    /// The typed views read the same from a `Value` and from a `Sparse` body, for every
+    /// object and list in the fixtures (real recorded bodies among them) and in GitHub's
+    /// REST shapes beside the project.
     #[test]
     fn views_read_the_same_from_value_and_sparse() {
         let docs = fixture_documents();

@@ -21,21 +21,13 @@ pub fn responses_batch(captures: &[Capture]) -> Result<arrow::record_batch::Reco
         Arc::new(Int64Array::from_iter_values(captures.iter().map(|c| c.status as i64))),
         Arc::new(StringArray::from_iter(captures.iter().map(|c| paths::repo_of(&c.path)))),
         Arc::new(TimestampMicrosecondArray::from_iter(captures.iter().map(|c| c.captured_at.map(|t| t.timestamp_micros()))).with_timezone("UTC")),
-        Arc::new(bodies(captures)),
+        // Through `str_column`: its buffer is sized once (bodies are most of a batch).
+        crate::table::str_column(captures.iter().map(|c| Some(c.body.as_str()))),
         Arc::new(StringArray::from_iter_values(captures.iter().map(|c| c.file.as_str()))),
         Arc::new(Int64Array::from_iter(captures.iter().map(|c| c.line.map(|l| l as i64)))),
         Arc::new(StringArray::from_iter(captures.iter().map(|c| c.superseded_by.as_deref()))),
     ];
     arrow::record_batch::RecordBatch::try_new(schema, cols)
-}
-
-/// The bodies as one column, its buffer sized once: grown as it fills, a batch's bodies
-/// would be copied again at every doubling.
-fn bodies(captures: &[Capture]) -> arrow::array::StringArray {
-    let bytes = captures.iter().map(|c| c.body.len()).sum();
-    let mut column = arrow::array::StringBuilder::with_capacity(captures.len(), bytes);
-    captures.iter().for_each(|c| column.append_value(&c.body));
-    column.finish()
 }
 
 /// The `responses` table through the row store (its schema is the one `responses_batch`
