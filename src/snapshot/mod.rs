@@ -135,9 +135,11 @@ pub(crate) fn scan_files(dir: &Path, info: SnapshotInfo, bytes: &[u8], spill_dir
         quarantined.push(Quarantined::new("snapshot", &file, None, None, why, ""));
         files.push(InputFile::refused("snapshot", file));
     }
+    let mut pending = Pending::default();
     for p in &cassettes {
-        files.push(read_cassette(dir, p, &mut runs, &mut quarantined)?);
+        files.push(read_cassette(dir, p, &mut runs, &mut quarantined, &mut pending)?);
     }
+    pending.flush(&mut runs, &mut quarantined)?;
     // Tree files are small and many: read in parallel, a slice at a time.
     for slice in tree_files.chunks(4096) {
         let results: Vec<Result<FileRead>> = slice.par_iter().map(|p| read_tree_file(dir, p)).collect();
@@ -201,15 +203,45 @@ struct Line<'a> {
     body: Option<&'a RawValue>,
 }
 
-fn read_cassette(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mut Vec<Quarantined>) -> Result<InputFile> {
-    read_cassette_in_blocks(root, p, runs, quarantined, BLOCK_BYTES)
+fn read_cassette(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mut Vec<Quarantined>, pending: &mut Pending) -> Result<InputFile> {
+    read_cassette_in_blocks(root, p, runs, quarantined, pending, BLOCK_BYTES)
+}
+
+/// A block's lines parsed, in line order: captures for the runs, and lines for quarantine.
+type Parsed = Vec<std::result::Result<Capture, Quarantined>>;
+
+/// The last block parsed, not yet in the runs. Putting captures in the runs is one thread's
+/// work (in order, and now and then a run sorted and written to disk); it is done for one
+/// block while the next is parsed, across files too, so the pool is not idle meanwhile.
+/// The runs take the captures in the order they always did: the same runs, the same bytes.
+#[derive(Default)]
+struct Pending(Option<Parsed>);
+
+impl Pending {
+    /// Put the block held in the runs, if any.
+    fn flush(&mut self, runs: &mut spill::Runs, quarantined: &mut Vec<Quarantined>) -> Result<()> {
+        for r in self.0.take().unwrap_or_default() {
+            match r {
+                Ok(c) => runs.push(c)?,
+                Err(q) => quarantined.push(q),
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `read_cassette` with blocks of `block_bytes` (small in tests, so lines span blocks).
 /// A thread of its own reads and hashes the file, a block ahead; each block's lines are
 /// split and parsed in parallel pieces, and taken in line order, so nothing depends on
-/// which thread finished first.
-fn read_cassette_in_blocks(root: &Path, p: &Path, runs: &mut spill::Runs, quarantined: &mut Vec<Quarantined>, block_bytes: usize) -> Result<InputFile> {
+/// which thread finished first. The last block stays in `pending`.
+fn read_cassette_in_blocks(
+    root: &Path,
+    p: &Path,
+    runs: &mut spill::Runs,
+    quarantined: &mut Vec<Quarantined>,
+    pending: &mut Pending,
+    block_bytes: usize,
+) -> Result<InputFile> {
     let f = crate::inputs::open_regular(p)?;
     let file = rel(root, p);
     let (mut records, mut lineno) = (0usize, 1usize);
@@ -219,9 +251,11 @@ fn read_cassette_in_blocks(root: &Path, p: &Path, runs: &mut spill::Runs, quaran
         let reader = scope.spawn(move || read_blocks(f, p, block_bytes, &tx, &free_rx));
         let mut consume = || -> Result<()> {
             for block in &rx {
-                let (count, n) = parse_block(&block, &file, lineno, runs, quarantined)?;
+                let (pushed, (parsed, count)) = rayon::join(|| pending.flush(runs, quarantined), || parse_block(&block, &file, lineno));
+                pushed?;
                 lineno += count;
-                records += n;
+                records += parsed.len();
+                pending.0 = Some(parsed);
                 // The buffer goes back to the reader for a later block.
                 let _ = free_tx.send(block.bytes);
             }
@@ -293,9 +327,9 @@ fn read_blocks(
     Ok((size, hex::encode(hasher.finalize())))
 }
 
-/// Parse one block (its first line is number `first`) into `runs` and `quarantined`: the
-/// lines it counted and the records among them.
-fn parse_block(block: &Block, file: &str, first: usize, runs: &mut spill::Runs, quarantined: &mut Vec<Quarantined>) -> Result<(usize, usize)> {
+/// Parse one block (its first line is number `first`): its lines, and the number of lines
+/// it spans (blank ones too).
+fn parse_block(block: &Block, file: &str, first: usize) -> (Parsed, usize) {
     // Blocks end at a newline byte, which is never inside a character, so a line that is not
     // UTF-8 is found (and quarantined) on its own; so do the pieces.
     let pieces = line_pieces(&block.bytes, rayon::current_num_threads() * 4);
@@ -307,7 +341,7 @@ fn parse_block(block: &Block, file: &str, first: usize, runs: &mut spill::Runs, 
                 .into_iter()
                 .map(|l| {
                     let r = match &l.text {
-                        Ok(t) => parse_line(t),
+                        Ok(t) => parse_line(t).map(|c| Capture { file: file.to_string(), ..c }),
                         Err(why) => Err((None, why.clone(), false)),
                     };
                     (l, r)
@@ -316,26 +350,22 @@ fn parse_block(block: &Block, file: &str, first: usize, runs: &mut spill::Runs, 
             (lines, count)
         })
         .collect();
-    let (mut base, mut records) = (first, 0usize);
+    let mut base = first;
+    let mut out = Vec::with_capacity(parsed.iter().map(|(lines, _)| lines.len()).sum());
     for (lines, count) in parsed {
-        records += lines.len();
-        for (l, r) in lines {
+        out.extend(lines.into_iter().map(|(l, r)| {
             let lineno = base + l.lineno;
             match r {
-                Ok(mut c) => {
-                    c.file = file.to_string();
-                    c.line = Some(lineno);
-                    runs.push(c)?;
-                }
+                Ok(c) => Ok(Capture { line: Some(lineno), ..c }),
                 Err((field, reason, at_eof)) => {
                     let reason = if at_eof && l.unterminated { crate::inputs::truncated(reason) } else { reason };
-                    quarantined.push(Quarantined::new("snapshot", file, Some(lineno), field, reason, &l.raw));
+                    Err(Quarantined::new("snapshot", file, Some(lineno), field, reason, &l.raw))
                 }
             }
-        }
+        }));
         base += count;
     }
-    Ok((base - first, records))
+    (out, base - first)
 }
 
 /// `bytes` cut into about `n` pieces of whole lines (each but the last ends after a line
@@ -783,7 +813,9 @@ mod tests {
         std::fs::write(tmp.path().join("c.jsonl"), lines.join("\n") + "\n").unwrap();
         let mut runs = spill::Runs::new(&tmp.path().join("spill"), 1 << 30);
         let mut q = Vec::new();
-        let f = read_cassette_in_blocks(tmp.path(), &tmp.path().join("c.jsonl"), &mut runs, &mut q, 64).unwrap();
+        let mut pending = Pending::default();
+        let f = read_cassette_in_blocks(tmp.path(), &tmp.path().join("c.jsonl"), &mut runs, &mut q, &mut pending, 64).unwrap();
+        pending.flush(&mut runs, &mut q).unwrap();
         assert!(q.is_empty(), "{q:?}");
         assert_eq!(f.records, 5);
         let mut merge = runs.merge().unwrap();
