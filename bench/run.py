@@ -120,6 +120,18 @@ def timed(cmd, env=None):
     return secs, (int(rss.group(1)) / 1024 if rss else 0.0), r.returncode == 0, tail, r.stdout, cpu
 
 
+def median_of(rounds, run):
+    """The run (a `timed` result) of median wall time among `rounds` runs of `run()`: one
+    slow or fast run does not decide a row. A failed run is returned as soon as it fails."""
+    results = []
+    for _ in range(max(rounds, 1)):
+        res = run()
+        if not res[2]:
+            return res
+        results.append(res)
+    return sorted(results, key=lambda res: res[0])[len(results) // 2]
+
+
 def cores_busy(res):
     """(user + sys) / wall of a timed run: how many cores it kept busy (None when it failed)."""
     return round(res[5] / res[0], 2) if res[2] and res[0] > 0 else None
@@ -240,6 +252,7 @@ def main():
     ap.add_argument("--repos", type=int, default=200)
     ap.add_argument("--instructions", type=int, default=100000, metavar="SIZE",
                     help="count instructions (callgrind, 1 thread) of convert and evaluate at SIZE outputs; 0: not at all")
+    ap.add_argument("--rounds", type=int, default=3, help="runs of each timed command; a row keeps the run of median wall time (default 3)")
     ap.add_argument("--bin", default=BIN, help="the hindsight binary (default: target/release/hindsight)")
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     ap.add_argument("--rows", help="re-write the report from the JSON rows an earlier run printed (its stdout), measuring nothing")
@@ -266,7 +279,7 @@ def main():
         write(args.out, rows, sizes, threads, (run or {}).get("repos", args.repos), target_lines, run, instr, (run or {}).get("instructions_size"))
         return
     # The run's own line, first: what --rows needs to say where and when it was measured.
-    run = dict(machine(binary), repos=args.repos, instructions_size=args.instructions)
+    run = dict(machine(binary), repos=args.repos, instructions_size=args.instructions, rounds=args.rounds)
     print(json.dumps({"run": run}), flush=True)
     work = tempfile.mkdtemp(prefix="hindsight-bench-")
     empty_runs = os.path.join(work, "no-runs")
@@ -282,7 +295,7 @@ def main():
             size_mb = mb(cassettes)
             try:
                 for t in (threads if n in sizes else []):
-                    rows.append(measure(binary, n, t, study, size_mb, work, empty_runs, check_typed=(n == min(sizes) and t == threads[0])))
+                    rows.append(measure(binary, n, t, study, size_mb, work, empty_runs, check_typed=(n == min(sizes) and t == threads[0]), rounds=args.rounds))
                     r = rows[-1]
                     x = derive(r)
                     line = {k: (v if not isinstance(v, tuple) else [round(v[0], 3), round(v[1]), v[2]] + ([] if v[2] else [v[3]])) for k, v in r.items()}
@@ -308,8 +321,9 @@ def main():
     write(args.out, rows, sizes, threads, args.repos, target_lines, run, instr, args.instructions)
 
 
-def measure(binary, n, t, study, size_mb, work, empty_runs, check_typed):
-    """One row: every program on study `study` (n outputs) at `t` cores."""
+def measure(binary, n, t, study, size_mb, work, empty_runs, check_typed, rounds=1):
+    """One row: every program on study `study` (n outputs) at `t` cores, each timed command
+    run `rounds` times, its run of median wall time kept (the floor keeps its best round)."""
     pin, topt = pinned(t)
     h = lambda *a: pin + [binary] + topt + ["--quiet"] + list(a)
     snapshot = os.path.join(study, "snapshot")
@@ -321,17 +335,22 @@ def measure(binary, n, t, study, size_mb, work, empty_runs, check_typed):
     r = {"outputs": n, "threads": t, "input_mb": size_mb}
     try:
         # Like for like with the peers: the same cassettes in, Parquet out (no runs).
-        r["h_convert_snap"] = timed(h("convert", "--snapshot", snapshot, "--runs", empty_runs, "--out", ds))
-        rm(ds)
-        r["h_convert"] = timed(h("convert", "--snapshot", snapshot, "--runs", os.path.join(study, "runs"), "--out", ds))
+        med = lambda run: median_of(rounds, run)
+
+        def into(out, cmd):
+            rm(out)
+            return timed(cmd)
+
+        r["h_convert_snap"] = med(lambda: into(ds, h("convert", "--snapshot", snapshot, "--runs", empty_runs, "--out", ds)))
+        r["h_convert"] = med(lambda: into(ds, h("convert", "--snapshot", snapshot, "--runs", os.path.join(study, "runs"), "--out", ds)))
         r["h_convert_cores"] = cores_busy(r["h_convert"])
-        r["h_evaluate"] = timed(h("evaluate", "--dataset", ds))
+        r["h_evaluate"] = med(lambda: timed(h("evaluate", "--dataset", ds)))
         r["h_evaluate_cores"] = cores_busy(r["h_evaluate"])
         r["floor"] = floor_time(timed(pin + [PY, os.path.join(HERE, "evaluate_floor.py"), ds, "3"])) if r["h_evaluate"][2] else (0.0, 0.0, False, "no dataset evaluated")
-        r["h_report"] = timed(h("report", "--dataset", ds, "--format", "json"))
-        r["d_convert"] = own_time(timed(pin + [PY, "-c", DUCK_CONVERT, cassettes, duck_out, str(t)]))
+        r["h_report"] = med(lambda: timed(h("report", "--dataset", ds, "--format", "json")))
+        r["d_convert"] = med(lambda: own_time(into(duck_out, pin + [PY, "-c", DUCK_CONVERT, cassettes, duck_out, str(t)])))
         rm(duck_out)
-        r["d_typed"] = own_time(timed(pin + [PY, os.path.join(HERE, "duckdb_typed.py"), snapshot, typed_out, str(t)]))
+        r["d_typed"] = med(lambda: own_time(into(typed_out, pin + [PY, os.path.join(HERE, "duckdb_typed.py"), snapshot, typed_out, str(t)])))
         if check_typed and r["d_typed"][2] and r["h_convert"][2]:
             # Untimed: DuckDB's tables against hindsight's, row by row.
             c = subprocess.run([PY, os.path.join(HERE, "duckdb_typed.py"), "--compare", typed_out, ds], capture_output=True, text=True)
@@ -342,10 +361,10 @@ def measure(binary, n, t, study, size_mb, work, empty_runs, check_typed):
             r["a_skipped"] = skip
             r["a_convert"] = None
         else:
-            a = timed(pin + [PY, "-c", ARROW_CONVERT, cassettes, arrow_out, str(t)])
+            a = med(lambda: own_time(into(arrow_out, pin + [PY, "-c", ARROW_CONVERT, cassettes, arrow_out, str(t)])))
             r["a_mode"], r["a_failed_s"] = arrow_mode(a)
             r["a_failed_s"] = round(r["a_failed_s"], 3)
-            r["a_convert"] = own_time(a)
+            r["a_convert"] = a
         views_sql = os.path.join(work, "views-%d.sql" % t)
         with open(views_sql, "w") as f:
             views = subprocess.run([binary, "views", "--dataset", ds, "--absolute"], stdout=f, stderr=subprocess.PIPE, text=True)
@@ -353,7 +372,7 @@ def measure(binary, n, t, study, size_mb, work, empty_runs, check_typed):
         with open(shown, "w") as f:
             f.write("\n".join(json.loads(r["h_report"][4]).keys()) if r["h_report"][2] else "")
         if views.returncode == 0:
-            r["d_report"] = timed(pin + [PY, "-c", DUCK_REPORT, ds, os.path.join(ROOT, "queries"), str(t), views_sql, shown])
+            r["d_report"] = med(lambda: timed(pin + [PY, "-c", DUCK_REPORT, ds, os.path.join(ROOT, "queries"), str(t), views_sql, shown]))
         else:
             # No dataset to register (convert failed): a failed row, not a stopped run.
             r["d_report"] = (0.0, 0.0, False, "hindsight views: " + ((views.stderr or "").strip().splitlines() or ["?"])[-1])
@@ -710,7 +729,8 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None, instr=None,
         % (m["platform"], m["cores"], m["cpu"] or "processor not named", m.get("hindsight") or "version not recorded", m["duckdb"], m["pyarrow"])
         if m.get("platform") else "not recorded (the rows were re-written with `--rows` from a file without its run line)."
     )
-    opts = "" if repos == 200 else " --repos %d" % repos
+    rounds = (run or {}).get("rounds", 1)
+    opts = ("" if repos == 200 else " --repos %d" % repos) + ("" if rounds == 3 else " --rounds %d" % rounds)
     if instr_size is not None and instr_size != 100000:
         opts += " --instructions %d" % instr_size
     lines += [
@@ -718,8 +738,10 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None, instr=None,
         "",
         "- Machine: %s" % machine_line,
         "- Command: `bench/run.sh --sizes %s --threads %s%s`. Each size is a study `hindsight synth` writes (seed 1, %d repositories); "
-        "every program runs once per size and core count, peak memory from `/usr/bin/time -v`."
-        % (",".join(map(str, sizes)), ",".join(map(str, threads)), opts, repos),
+        "every program runs %s per size and core count, %s peak memory from `/usr/bin/time -v`."
+        % (",".join(map(str, sizes)), ",".join(map(str, threads)), opts, repos,
+           "once" if rounds == 1 else "%d times" % rounds,
+           "" if rounds == 1 else "and a row shows the run of median time (each peer's and hindsight's alike; the pyarrow floor is the best of its own 3 rounds), with its cores busy and"),
         "- Cores: 1 is one core (`taskset -c 0`) with each program at its default thread count (hindsight's is the cores it may "
         "use: one, and its helper threads share it); N > 1 is N threads (`--threads N`, DuckDB's `threads`, pyarrow's CPU count) "
         "on cores 0..N-1. Every program of a row runs on the same cores.",
