@@ -829,4 +829,36 @@ mod tests {
         assert_eq!(last_line_end(b"a\nbc\nd", 3), Some(5));
         assert_eq!(last_line_end(b"a\nbcd", 2), None);
     }
+
+    /// A block's captures go into the runs while the next block is parsed, the last block of
+    /// a file while the next file's first is: every capture and quarantined line keeps its
+    /// own file and line, none is lost, and runs spilled meanwhile merge back in order.
+    #[test]
+    fn blocks_put_in_the_runs_beside_the_next_keep_their_file_and_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        let line = |n: usize| format!("{{\"path\": \"repos/o/r/issues/{n}\", \"body\": {{\"number\": {n}}}}}");
+        let a = [line(3), line(1), "{not json".to_string(), line(2)];
+        let b = [line(5), String::new(), line(4), "[1]".to_string()];
+        std::fs::write(tmp.path().join("a.jsonl"), a.join("\n") + "\n").unwrap();
+        std::fs::write(tmp.path().join("b.jsonl"), b.join("\n")).unwrap();
+        // A budget of one capture: a run is spilled at every push.
+        let mut runs = spill::Runs::new(&tmp.path().join("spill"), 1);
+        let (mut q, mut pending) = (Vec::new(), Pending::default());
+        let records: usize = ["a.jsonl", "b.jsonl"]
+            .iter()
+            .map(|f| read_cassette_in_blocks(tmp.path(), &tmp.path().join(f), &mut runs, &mut q, &mut pending, 48).unwrap().records)
+            .sum();
+        pending.flush(&mut runs, &mut q).unwrap();
+        assert!(runs.spilled() > 1);
+        let quarantined: Vec<(&str, Option<i64>)> = q.iter().map(|q| (q.file.as_str(), q.line)).collect();
+        assert_eq!(quarantined, [("a.jsonl", Some(3)), ("b.jsonl", Some(4))]);
+        let mut merge = runs.merge().unwrap();
+        let got: Vec<(String, String, Option<usize>)> = merge.next_batch(usize::MAX).unwrap().into_iter().map(|c| (c.path, c.file, c.line)).collect();
+        let want: Vec<(String, String, Option<usize>)> = [(1, "a", 2), (2, "a", 4), (3, "a", 1), (4, "b", 3), (5, "b", 1)]
+            .into_iter()
+            .map(|(n, f, l)| (format!("repos/o/r/issues/{n}"), format!("{f}.jsonl"), Some(l)))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(records, got.len() + q.len(), "every record is used or quarantined");
+    }
 }
