@@ -189,7 +189,8 @@ fn viewing(plain: &ArrowReaderMetadata, columns: &[&str]) -> Result<ArrowReaderM
     Ok(ArrowReaderMetadata::try_new(plain.metadata().clone(), options)?)
 }
 
-/// The first chunk of `response_groups` holds this share of the budget.
+/// The first chunk of `response_groups` holds this share of the budget; each chunk after it
+/// twice the one before, up to the budget.
 const FIRST_CHUNK_SHARE: usize = 8;
 
 /// Read `responses` one repository at a time, handing `f` whole repositories in chunks of
@@ -210,7 +211,10 @@ pub(crate) fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(V
     let mut seen: std::collections::HashSet<Option<String>> = std::collections::HashSet::new();
     let mut chunk: Vec<RepoGroup> = Vec::new();
     let mut chunk_bytes = 0usize;
-    let mut first = true;
+    // Judging starts on a small chunk while the reader (one thread) reads the next. Chunks
+    // grow to the budget: in a small study, one large second chunk kept the judging threads
+    // waiting for the reader.
+    let mut limit = (budget / FIRST_CHUNK_SHARE).max(1);
     let mut current: Option<RepoGroup> = None;
     for b in reader {
         let b = b?;
@@ -233,12 +237,10 @@ pub(crate) fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(V
             if current.as_ref().is_none_or(|g| g.repo.as_deref() != repo) {
                 if let Some(g) = current.take() {
                     chunk.push(g);
-                    // The first chunk is smaller: judging starts while the rest is read.
-                    let limit = if first { budget / FIRST_CHUNK_SHARE } else { budget };
                     if chunk_bytes >= limit {
                         f(std::mem::take(&mut chunk))?;
                         chunk_bytes = 0;
-                        first = false;
+                        limit = limit.saturating_mul(2).min(budget);
                     }
                 }
                 let repo = repo.map(str::to_string);
