@@ -738,10 +738,10 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None, instr=None,
         "",
         "- Machine: %s" % machine_line,
         "- Command: `bench/run.sh --sizes %s --threads %s%s`. Each size is a study `hindsight synth` writes (seed 1, %d repositories); "
-        "every program runs %s per size and core count, %s peak memory from `/usr/bin/time -v`."
+        "every program runs %s per size and core count, %speak memory from `/usr/bin/time -v`."
         % (",".join(map(str, sizes)), ",".join(map(str, threads)), opts, repos,
            "once" if rounds == 1 else "%d times" % rounds,
-           "" if rounds == 1 else "and a row shows the run of median time (each peer's and hindsight's alike; the pyarrow floor is the best of its own 3 rounds), with its cores busy and"),
+           "" if rounds == 1 else "and a row shows the run of median time (each peer's and hindsight's alike; the pyarrow floor is the best of its own 3 rounds), with its cores busy and "),
         "- Cores: 1 is one core (`taskset -c 0`) with each program at its default thread count (hindsight's is the cores it may "
         "use: one, and its helper threads share it); N > 1 is N threads (`--threads N`, DuckDB's `threads`, pyarrow's CPU count) "
         "on cores 0..N-1. Every program of a row runs on the same cores.",
