@@ -177,8 +177,16 @@ impl OutcomeParts {
         std::thread::scope(|scope| -> Result<()> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<(Vec<RowKey>, RecordBatch)>(1);
             let merging = scope.spawn(move || merge(Merge::new(sources), |keys, held| Ok(tx.send((keys, held)).is_ok())));
+            // A row group's output columns are filled in while the one before is encoded.
+            let mut ready: Option<RecordBatch> = None;
             for (keys, held) in rx {
-                out.write(&outcomes::table_rows(outputs, &keys, &held)?)?;
+                let before = ready.take();
+                let (written, rows) = rayon::join(|| before.map_or(Ok(()), |b| out.write(&b)), || outcomes::table_rows(outputs, &keys, &held));
+                written?;
+                ready = Some(rows?);
+            }
+            if let Some(b) = ready {
+                out.write(&b)?;
             }
             // A closed channel before the end means the merge failed: its error is the one reported.
             Error::joined(merging.join(), dir, "the thread merging spilled outcome rows failed")
