@@ -347,6 +347,7 @@ def speed_up_pairs(binary, n, study, work, t_max, rounds):
         conv = timed(pin + [binary] + topt + ["--quiet", "convert", "--snapshot", os.path.join(study, "snapshot"), "--runs", os.path.join(study, "runs"), "--out", ds])
         if not conv[2]:
             return dict(pair, failed="convert: " + conv[3])
+        os.sync()
         for _ in range(max(rounds, 1)):
             for t, key in ((1, "one_core_s"), (t_max, "threads_s")):
                 pin, topt = pinned(t)
@@ -359,6 +360,8 @@ def speed_up_pairs(binary, n, study, work, t_max, rounds):
             for c in copies:
                 rm(c)
                 shutil.copytree(ds, c)
+            # The copies' pages on disk, not flushed by the kernel while they run.
+            os.sync()
             with concurrent.futures.ThreadPoolExecutor(t_max) as pool:
                 runs = list(pool.map(lambda ic: timed(["taskset", "-c", str(ic[0]), binary, "--quiet", "evaluate", "--dataset", ic[1]]), enumerate(copies)))
             if not all(res[2] for res in runs):

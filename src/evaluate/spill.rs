@@ -2,8 +2,8 @@
 //! written to disk as one part (Arrow IPC, compressed with zstd; held columns with their
 //! sort keys) by a thread of their own while judging goes on, and at the end the parts are
 //! merged in the table's order into `outcomes.parquet` (with the rows still held, from
-//! memory), a row group at a time, on one thread while the other fills in the output's
-//! columns and encodes. Rows that never pass the budget never touch the disk. The file's
+//! memory), a row group at a time, on one thread while the others fill in one group's output
+//! columns and encode the group before. Rows that never pass the budget never touch the disk. The file's
 //! bytes are the same either way: the order is the key's, and the writer cuts row groups at
 //! the same rows whatever the pieces it is given (see `dataset::TableWriter`).
 //!
@@ -440,6 +440,35 @@ mod tests {
         assert_eq!(rows, 80);
         assert_eq!((none, many), (0, 40));
         assert!(held == merged, "merging a few parts at a time changed outcomes.parquet");
+    }
+
+    /// Spilled rows of more than one row group: each group's output columns are filled in
+    /// while the group before is encoded, and the table's bytes are still those of rows
+    /// never spilled, cut into the same groups.
+    #[test]
+    fn spilled_rows_of_several_row_groups_make_the_table_of_rows_never_spilled() {
+        let n = ROW_GROUP_ROWS + ROW_GROUP_ROWS / 2;
+        let (outputs, ranks) = outputs(n);
+        let v = common(Common::Staged);
+        // Judged out of order, in parts of 4,096 outputs.
+        let judged = || {
+            (0..n).rev().collect::<Vec<_>>().chunks(4096).map(|ids| {
+                let mut rows = OutcomeRows::default();
+                for &i in ids {
+                    rows.push(&outputs[i], ranks[i], i, Window::Snapshot, None, &v);
+                }
+                rows
+            }).collect::<Vec<_>>()
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let (none, rows, held) = write_parts(&tmp.path().join("held"), &outputs, judged(), usize::MAX, crate::spill::FAN_IN);
+        let (spilled, merged_rows, merged) = write_parts(&tmp.path().join("merged"), &outputs, judged(), 1, crate::spill::FAN_IN);
+        assert_eq!((none, rows, merged_rows), (0, n, n));
+        assert!(spilled > 1, "{spilled} parts spilled");
+        use parquet::file::reader::FileReader;
+        let file = std::fs::File::open(tmp.path().join("merged").join("outcomes.parquet")).unwrap();
+        assert_eq!(parquet::file::serialized_reader::SerializedFileReader::new(file).unwrap().metadata().num_row_groups(), 2);
+        assert!(held == merged, "spilled rows of several row groups changed outcomes.parquet");
     }
 
     /// Details held as text (past the numbering's limit) and as numbers, in the same parts
