@@ -329,16 +329,17 @@ def main():
 
 def speed_up_pairs(binary, n, study, work, t_max, rounds):
     """Evaluate's speed-up from one core to `t_max` threads, measured interleaved: each round
-    runs evaluate on one core and then with `t_max` threads on `t_max` cores, on the same
+    runs evaluate with `t_max` threads on `t_max` cores and then on one core, on the same
     dataset, one right after the other, and the figure is the median of the rounds' ratios.
     The rows' own seconds are measured minutes apart, so the machine's drift between them
     entered a ratio of the two.
 
-    Each round also runs `t_max` one-core copies of evaluate at once, each on a core of its
+    Each round then runs `t_max` one-core copies of evaluate at once, each on a core of its
     own and a dataset of its own: what the cores give work that shares nothing (`ceiling`,
     `t_max` x the one-core time over the copies' mean time). Cores that slow each other down
     (a shared cache, the host's other guests, a lower clock with every core busy) show there,
-    and no program's speed-up on this machine is expected above it."""
+    and no program's speed-up on this machine is expected above it. The one-core run sits
+    between the two it is compared with, so drift weighs on both ratios alike."""
     ds = os.path.join(work, "pair-%d" % n)
     copies = [ds + "-copy-%d" % i for i in range(t_max)]
     pair = {"outputs": n, "threads": t_max, "one_core_s": [], "threads_s": [], "copies_s": []}
@@ -347,21 +348,20 @@ def speed_up_pairs(binary, n, study, work, t_max, rounds):
         conv = timed(pin + [binary] + topt + ["--quiet", "convert", "--snapshot", os.path.join(study, "snapshot"), "--runs", os.path.join(study, "runs"), "--out", ds])
         if not conv[2]:
             return dict(pair, failed="convert: " + conv[3])
+        can_pin = bool(shutil.which("taskset")) and (os.cpu_count() or 1) >= t_max
+        for c in copies if can_pin else []:
+            shutil.copytree(ds, c)
+        # The datasets' pages on disk, not flushed by the kernel while evaluate runs.
         os.sync()
         for _ in range(max(rounds, 1)):
-            for t, key in ((1, "one_core_s"), (t_max, "threads_s")):
+            for t, key in ((t_max, "threads_s"), (1, "one_core_s")):
                 pin, topt = pinned(t)
                 res = timed(pin + [binary] + topt + ["--quiet", "evaluate", "--dataset", ds])
                 if not res[2]:
                     return dict(pair, failed="evaluate at %d: %s" % (t, res[3]))
                 pair[key].append(round(res[0], 3))
-            if not (shutil.which("taskset") and (os.cpu_count() or 1) >= t_max):
+            if not can_pin:
                 continue
-            for c in copies:
-                rm(c)
-                shutil.copytree(ds, c)
-            # The copies' pages on disk, not flushed by the kernel while they run.
-            os.sync()
             with concurrent.futures.ThreadPoolExecutor(t_max) as pool:
                 runs = list(pool.map(lambda ic: timed(["taskset", "-c", str(ic[0]), binary, "--quiet", "evaluate", "--dataset", ic[1]]), enumerate(copies)))
             if not all(res[2] for res in runs):
