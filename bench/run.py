@@ -24,10 +24,14 @@ their default thread count; N > 1: N threads on cores 0..N-1):
 - report: `hindsight report` (the whole dashboard) vs the same `queries/*.sql` in DuckDB
   over the same Parquet;
 - peak memory of each, from `/usr/bin/time -v`, and cores busy ((user + sys) / wall);
+- with 1 and N > 1 cores both asked for, evaluate's speed-up from one core to N threads,
+  interleaved (each round N threads, then one core, on one dataset) and the machine's
+  ceiling for it (N one-core copies at once, each on its own core and dataset copy); see
+  `speed_up_pairs`;
 - at one size (`--instructions`, 100000 unless given; 0: not at all) the instructions
   convert and evaluate execute at 1 thread, under valgrind's callgrind.
 It prints a JSON line of the run (date, machine, the peers' versions), one JSON line per
-measured row (and one for the instruction counts), a table of ratios (hindsight / peer) and
+measured row (and one for each size's interleaved pairs, one for the instruction counts), a table of ratios (hindsight / peer) and
 the targets of issue 42 checked against the rows, and writes BENCHMARKS.md: one table per
 stage, the targets and the method, this run only (earlier runs are in git's history of the
 file). The sections from "The SQL shell's first look" on are written by hand and kept as
