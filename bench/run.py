@@ -31,8 +31,8 @@ their default thread count; N > 1: N threads on cores 0..N-1):
 - at one size (`--instructions`, 100000 unless given; 0: not at all) the instructions
   convert and evaluate execute at 1 thread, under valgrind's callgrind.
 It prints a JSON line of the run (date, machine, the peers' versions), one JSON line per
-measured row (and one for each size's interleaved pairs, one for the instruction counts), a table of ratios (hindsight / peer) and
-the targets of issue 42 checked against the rows, and writes BENCHMARKS.md: one table per
+measured row (and one for each size's interleaved pairs, one for the instruction counts), a
+table of ratios (hindsight / peer) and the targets of issue 42 checked against the rows, and writes BENCHMARKS.md: one table per
 stage, the targets and the method, this run only (earlier runs are in git's history of the
 file). The sections from "The SQL shell's first look" on are written by hand and kept as
 they are. `--rows FILE` writes the file again from what an earlier run printed, measuring
@@ -134,7 +134,12 @@ def median_of(rounds, run):
         if not res[2]:
             return res
         results.append(res)
-    return sorted(results, key=lambda res: res[0])[len(results) // 2]
+    return middle(results, key=lambda res: res[0])
+
+
+def middle(xs, key=None):
+    """The median element of `xs` (the upper one of an even count)."""
+    return sorted(xs, key=key)[len(xs) // 2]
 
 
 def cores_busy(res):
@@ -220,6 +225,12 @@ def pinned(t):
     if shutil.which("taskset") and (os.cpu_count() or 1) >= t:
         pin = ["taskset", "-c", "0" if t == 1 else "0-%d" % (t - 1)]
     return pin, ([] if t == 1 and pin else ["--threads", str(t)])
+
+
+def hindsight(binary, t, *args):
+    """`binary` quiet with `args`, on `t` cores as `pinned` places a row's programs."""
+    pin, topt = pinned(t)
+    return pin + [binary] + topt + ["--quiet"] + list(args)
 
 
 def instructions(binary, study, work):
@@ -348,19 +359,18 @@ def speed_up_pairs(binary, n, study, work, t_max, rounds):
     copies = [ds + "-copy-%d" % i for i in range(t_max)]
     pair = {"outputs": n, "threads": t_max, "one_core_s": [], "threads_s": [], "copies_s": []}
     try:
-        pin, topt = pinned(t_max)
-        conv = timed(pin + [binary] + topt + ["--quiet", "convert", "--snapshot", os.path.join(study, "snapshot"), "--runs", os.path.join(study, "runs"), "--out", ds])
+        conv = timed(hindsight(binary, t_max, "convert", "--snapshot", os.path.join(study, "snapshot"), "--runs", os.path.join(study, "runs"), "--out", ds))
         if not conv[2]:
             return dict(pair, failed="convert: " + conv[3])
-        can_pin = bool(shutil.which("taskset")) and (os.cpu_count() or 1) >= t_max
+        # Copies on cores of their own only where a row's programs are pinned.
+        can_pin = bool(pinned(t_max)[0])
         for c in copies if can_pin else []:
             shutil.copytree(ds, c)
         # The datasets' pages on disk, not flushed by the kernel while evaluate runs.
         os.sync()
         for _ in range(max(rounds, 1)):
             for t, key in ((t_max, "threads_s"), (1, "one_core_s")):
-                pin, topt = pinned(t)
-                res = timed(pin + [binary] + topt + ["--quiet", "evaluate", "--dataset", ds])
+                res = timed(hindsight(binary, t, "evaluate", "--dataset", ds))
                 if not res[2]:
                     return dict(pair, failed="evaluate at %d: %s" % (t, res[3]))
                 pair[key].append(round(res[0], 3))
@@ -371,10 +381,9 @@ def speed_up_pairs(binary, n, study, work, t_max, rounds):
             if not all(res[2] for res in runs):
                 return dict(pair, failed="evaluate, one-core copies at once: " + next(res[3] for res in runs if not res[2]))
             pair["copies_s"].append([round(res[0], 3) for res in runs])
-        median = lambda xs: sorted(xs)[len(xs) // 2]
-        pair["speed_up"] = round(median([a / b for a, b in zip(pair["one_core_s"], pair["threads_s"])]), 3)
+        pair["speed_up"] = round(middle([a / b for a, b in zip(pair["one_core_s"], pair["threads_s"])]), 3)
         if pair["copies_s"]:
-            pair["ceiling"] = round(median([t_max * a / (sum(c) / len(c)) for a, c in zip(pair["one_core_s"], pair["copies_s"])]), 3)
+            pair["ceiling"] = round(middle([t_max * a / (sum(c) / len(c)) for a, c in zip(pair["one_core_s"], pair["copies_s"])]), 3)
         return pair
     finally:
         for p in [ds] + copies:
@@ -384,8 +393,8 @@ def speed_up_pairs(binary, n, study, work, t_max, rounds):
 def measure(binary, n, t, study, size_mb, work, empty_runs, check_typed, rounds=1):
     """One row: every program on study `study` (n outputs) at `t` cores, each timed command
     run `rounds` times, its run of median wall time kept (the floor keeps its best round)."""
-    pin, topt = pinned(t)
-    h = lambda *a: pin + [binary] + topt + ["--quiet"] + list(a)
+    pin = pinned(t)[0]
+    h = lambda *a: hindsight(binary, t, *a)
     snapshot = os.path.join(study, "snapshot")
     cassettes = os.path.join(snapshot, "*.jsonl")
     ds = os.path.join(work, "ds-%d-%d" % (n, t))

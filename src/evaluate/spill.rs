@@ -3,9 +3,10 @@
 //! sort keys) by a thread of their own while judging goes on, and at the end the parts are
 //! merged in the table's order into `outcomes.parquet` (with the rows still held, from
 //! memory), a row group at a time, on one thread while the others fill in one group's output
-//! columns and encode the group before. Rows that never pass the budget never touch the disk. The file's
-//! bytes are the same either way: the order is the key's, and the writer cuts row groups at
-//! the same rows whatever the pieces it is given (see `dataset::TableWriter`).
+//! columns and encode the group before. Rows that never pass the budget never touch the
+//! disk. The file's bytes are the same either way: the order is the key's, and the writer
+//! cuts row groups at the same rows whatever the pieces it is given (see
+//! `dataset::TableWriter`).
 //!
 //! The parts are the spill engine's runs (`crate::spill`): more than its fan-in are first
 //! merged that many at a time into longer parts, so the final merge never holds more files
