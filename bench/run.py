@@ -29,7 +29,8 @@ their default thread count; N > 1: N threads on cores 0..N-1):
   ceiling for it (N one-core copies at once, each on its own core and dataset copy); see
   `speed_up_pairs`;
 - at one size (`--instructions`, 100000 unless given; 0: not at all) the instructions
-  convert and evaluate execute at 1 thread, under valgrind's callgrind.
+  convert and evaluate execute at 1 thread, under valgrind's callgrind, with SHA-256's
+  apart (valgrind runs sha2's portable code; see `sha256_instructions`).
 It prints a JSON line of the run (date, machine, the peers' versions), one JSON line per
 measured row (and one for each size's interleaved pairs, one for the instruction counts), a
 table of ratios (hindsight / peer) and the targets of issue 42 checked against the rows, and writes BENCHMARKS.md: one table per
@@ -233,9 +234,27 @@ def hindsight(binary, t, *args):
     return pin + [binary] + topt + ["--quiet"] + list(args)
 
 
+def sha256_instructions(callgrind_out):
+    """Instructions of SHA-256's block function (`sha2::sha256::compress256`, all it calls
+    included) in a callgrind output file; None when callgrind_annotate cannot tell.
+
+    valgrind's CPU has no SHA extensions, so under it the sha2 crate runs its portable code:
+    a large share of convert's count (it hashes every input and output file), where a CPU
+    with the extensions spends a few percent of the time (perf). The count is kept apart so
+    the rest reads as the work any CPU does."""
+    r = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", callgrind_out], capture_output=True, text=True)
+    for line in r.stdout.splitlines():
+        if line.rstrip().endswith("sha2::sha256::compress256") or "sha2::sha256::compress256 [" in line:
+            m = re.match(r"\s*([\d,]+)", line)
+            if m:
+                return int(m.group(1).replace(",", ""))
+    return None if r.returncode != 0 else 0
+
+
 def instructions(binary, study, work):
     """Instructions convert (the whole study) and evaluate execute at 1 thread, under
-    valgrind's callgrind: {"convert": n, "evaluate": n} (None for a stage that failed)."""
+    valgrind's callgrind: {"convert": n, "evaluate": n, "convert_sha256": n, ...} (None for a
+    stage that failed; `STAGE_sha256` is the part of it `sha256_instructions` counts)."""
     out = {"convert": None, "evaluate": None}
     if not shutil.which("valgrind"):
         out["error"] = "valgrind is not installed"
@@ -255,6 +274,7 @@ def instructions(binary, study, work):
                 out["error"] = "%s under callgrind: %s" % (stage, (r.stderr.strip().splitlines() or ["?"])[-1])
                 break
             out[stage] = int(m.group(1))
+            out[stage + "_sha256"] = sha256_instructions(cg)
     finally:
         rm(ds)
         rm(cg)
@@ -524,9 +544,16 @@ def instruction_lines(instr):
     if not instr:
         return ["Instructions per output: not counted (--instructions 0)."]
     n = instr.get("outputs") or 0
-    body = [[stage, num(instr.get(stage) and instr[stage] / 1e6, "%.0f"), num(instr.get(stage) and n and instr[stage] / n, "%.0f")]
-            for stage in ("convert", "evaluate")]
-    lines = table(["stage (%s outputs, 1 thread)" % "{:,}".format(n), "instructions (M)", "instructions per output"], body)
+
+    def row(stage):
+        total, sha = instr.get(stage), instr.get(stage + "_sha256")
+        rest = total - sha if total is not None and sha is not None else None
+        per = lambda v: v / n if v is not None and n else None
+        return [stage, num(total / 1e6 if total is not None else None, "%.0f"), num(sha / 1e6 if sha is not None else None, "%.0f"),
+                num(per(total), "%.0f"), num(per(rest), "%.0f")]
+
+    lines = table(["stage (%s outputs, 1 thread)" % "{:,}".format(n), "instructions (M)", "of them SHA-256 in portable code (M)",
+                   "instructions per output", "per output, SHA-256 aside"], [row(stage) for stage in ("convert", "evaluate")])
     if instr.get("error"):
         lines += ["", "Not counted: %s." % instr["error"]]
     return lines
@@ -796,7 +823,10 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None, instr=None,
                         "evaluate s, %d" % t_max, "evaluate speed-up", "evaluate speed-up, interleaved", "ceiling, %d copies at once" % t_max], scaling)
     lines += ["", "## Instructions", "",
               "Instructions executed at 1 thread (valgrind's callgrind; helper threads count as the work they do): convert of "
-              "the whole study, then evaluate of its dataset. A count does not move with the load of the machine.", ""]
+              "the whole study, then evaluate of its dataset. A count does not move with the load of the machine. valgrind's CPU "
+              "has no SHA instructions, so there SHA-256 (convert hashes every input and output file, evaluate its tables) runs "
+              "the sha2 crate's portable code, counted apart: on a CPU with SHA extensions, such as this one, it is a few "
+              "percent of convert's time (perf), and the last column is the work every CPU does.", ""]
     lines += instruction_lines(instr)
     lines += [
         "",
