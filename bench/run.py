@@ -29,7 +29,7 @@ their default thread count; N > 1: N threads on cores 0..N-1):
   ceiling for it (N one-core copies at once, each on its own core and dataset copy); see
   `speed_up_pairs`;
 - at one size (`--instructions`, 100000 unless given; 0: not at all) the instructions
-  convert and evaluate execute at 1 thread, under valgrind's callgrind, with SHA-256's
+  convert and evaluate execute at 1 thread, under valgrind's callgrind, SHA-256's counted
   apart (valgrind runs sha2's portable code; see `sha256_instructions`).
 It prints a JSON line of the run (date, machine, the peers' versions), one JSON line per
 measured row (and one for each size's interleaved pairs, one for the instruction counts), a
