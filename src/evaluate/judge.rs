@@ -210,7 +210,8 @@ impl<'a> Evaluation<'a> {
             }
             case.as_of = end;
         }
-        let mut v = rule.evaluate(case);
+        // The promises every rule keeps are kept here, once (`promises`).
+        let mut v = super::promises::keep(case, rule.evaluate(case));
         if let Some(p) = target.provenance.get_or_init(|| self.provenance(self.entries_of(target, o))) {
             v = v.detail("evidence", p.clone());
         }

@@ -111,13 +111,54 @@ pub struct Verdict {
     pub details: Details,
     /// When the deciding event happened, for time to outcome.
     pub decided_at: Option<Instant>,
+    /// What the rule looked at to decide (who acted, or a 404): the judge holds the
+    /// verdict to the promises of its row ([`crate::evaluate::promises`]).
+    pub(crate) decided_by: Option<Decider>,
+    /// The row that decided: its [`Decision`](crate::evaluate::rule::Decision) says which
+    /// promises apply.
+    pub(crate) row: &'static crate::evaluate::rule::RowSpec,
     /// Share of the intended change that stuck, for partial outcomes.
     pub partial_score: Option<f64>,
     pub visible_non_bot_actors: usize,
     pub bot_actors: usize,
 }
 
+/// What decided a verdict, as its rule saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Decider {
+    /// An act by an actor of this class (`Unknown`: who acted was not captured).
+    Act(crate::evaluate::actors::ActorClass),
+    /// A 404/410 at capture: gone then, not known since when.
+    Gone(u16),
+}
+
 impl Verdict {
+    /// Decided by `d` (see [`Decider`]).
+    pub(crate) fn by(mut self, d: Decider) -> Self {
+        self.decided_by = Some(d);
+        self
+    }
+    /// Decided by an act of `actor` at `at`, classified as the case classifies actors
+    /// (a requester's act up to the run's last output is the workflow's).
+    pub(crate) fn by_actor(self, case: &crate::evaluate::case::Case, actor: &crate::snapshot::github::Actor, at: Option<Instant>) -> Self {
+        self.by(Decider::Act(case.actors.classify_at(actor, at)))
+    }
+    /// Decided by `act` (gathered from the target's activity), at its time.
+    pub(crate) fn acted(self, act: &crate::evaluate::case::Act) -> Self {
+        self.at(act.at).by(Decider::Act(act.class))
+    }
+    /// Decided by a timeline or issue event: its actor, at its time.
+    pub(crate) fn event_by(self, case: &crate::evaluate::case::Case, e: &crate::snapshot::github::Event) -> Self {
+        self.at(e.created_at).by_actor(case, &e.actor, e.created_at)
+    }
+    /// Decided by the merge of a lifecycle: its merger, at its time.
+    pub(crate) fn merged_by(self, case: &crate::evaluate::case::Case, lc: &crate::evaluate::case::Lifecycle) -> Self {
+        self.at(lc.merged_at).by_actor(case, &lc.merger, lc.merged_at)
+    }
+    /// Decided by the close of a lifecycle: its closer, at its time.
+    pub(crate) fn closed_by(self, case: &crate::evaluate::case::Case, lc: &crate::evaluate::case::Lifecycle) -> Self {
+        self.at(lc.closed_at).by_actor(case, &lc.closer, lc.closed_at)
+    }
     pub(crate) fn note(mut self, n: impl Into<String>) -> Self {
         self.notes.push(n.into());
         self

@@ -8,6 +8,7 @@ use super::case::Case;
 use super::outcome::{Confidence, EvidenceStrength, Status, Verdict};
 use crate::runs::output_type::{Observed, OutputType};
 use crate::time::Instant;
+use Decision as D;
 
 /// One row of a rule's table: a repository state and what it means. The rules catalogue
 /// is printed from these, so code and documentation cannot drift apart.
@@ -24,6 +25,63 @@ pub struct RowSpec {
     pub(crate) seed: &'static str,
     /// The policy switch that can change the status, if any.
     pub(crate) policy: Option<&'static str>,
+    /// What decides the row: a state, an act (by anyone, or by a person), or a 404 at
+    /// capture. The promises every rule keeps follow from it ([`Decision::promises`]).
+    pub decision: Decision,
+}
+
+/// What decides a row: the judge holds every verdict to the promises that follow from it
+/// (`evaluate::promises`), so no rule has to remember them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// A state or its absence (still set, still open, no reply yet, a run's conclusion):
+    /// no one's act decides it.
+    State,
+    /// An act, by whoever did it (a merge, a close, a removal, a revert).
+    Act,
+    /// An act by a person: the row names a visible non-bot actor.
+    PersonAct,
+    /// A 404/410 at capture: the object was gone then, not known since when.
+    Gone,
+}
+
+/// A promise the docs make for every rule, enforced by the judge (`evaluate::promises`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Promise {
+    /// An act by the workflow's own identity (or its requester before the run's last
+    /// output) is never strong acceptance or rejection.
+    OwnAct,
+    /// An act whose actor was not captured is at most medium.
+    Unattributed,
+    /// A row that says "by a person" holds only for a captured non-bot actor.
+    ByPerson,
+    /// A 404/410 without a time settles the `snapshot` window only.
+    UndatedGone,
+}
+
+impl Promise {
+    pub const ALL: &'static [Promise] = &[Promise::OwnAct, Promise::Unattributed, Promise::ByPerson, Promise::UndatedGone];
+    /// Its name in the catalogue and in `details.promises_applied`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Promise::OwnAct => "own_act",
+            Promise::Unattributed => "unattributed",
+            Promise::ByPerson => "by_a_person",
+            Promise::UndatedGone => "undated_404",
+        }
+    }
+}
+
+impl Decision {
+    /// The promises a row decided this way is held to.
+    pub fn promises(self) -> &'static [Promise] {
+        match self {
+            Decision::State => &[],
+            Decision::Act => &[Promise::OwnAct, Promise::Unattributed, Promise::UndatedGone],
+            Decision::PersonAct => &[Promise::OwnAct, Promise::Unattributed, Promise::ByPerson, Promise::UndatedGone],
+            Decision::Gone => &[Promise::Unattributed, Promise::UndatedGone],
+        }
+    }
 }
 
 /// A rule's rows: an enum declared with `rows!`, each value one row of the table.
@@ -156,6 +214,8 @@ pub fn verdict(ty: &'static str, r: &'static RowSpec) -> Verdict {
         notes: Vec::new(),
         details: Default::default(),
         decided_at: None,
+        decided_by: None,
+        row: r,
         partial_score: None,
         visible_non_bot_actors: 0,
         bot_actors: 0,
@@ -197,6 +257,7 @@ rows! {
             signal: "missing_reference",
             seed: "Required target object or audit data could not be fetched",
             policy: None,
+            decision: D::State,
         },
         TargetNotCaptured => RowSpec {
             id: "target_not_captured",
@@ -206,6 +267,7 @@ rows! {
             signal: "target_not_captured",
             seed: "Required target object or audit data could not be fetched",
             policy: None,
+            decision: D::State,
         },
         CaptureFailed => RowSpec {
             id: "capture_failed",
@@ -215,6 +277,7 @@ rows! {
             signal: "capture_failed",
             seed: "Required target object or audit data could not be fetched",
             policy: None,
+            decision: D::State,
         },
         TargetDeleted => RowSpec {
             id: "target_deleted",
@@ -224,6 +287,7 @@ rows! {
             signal: "target_deleted",
             seed: "Deleted or inaccessible: unknown or rejected, depending audit availability",
             policy: Some("deleted_target"),
+            decision: D::Gone,
         },
         HistoryMissing => RowSpec {
             id: "history_missing",
@@ -233,6 +297,7 @@ rows! {
             signal: "history_missing",
             seed: "",
             policy: None,
+            decision: D::State,
         },
         InconsistentState => RowSpec {
             id: "inconsistent_state",
@@ -242,6 +307,7 @@ rows! {
             signal: "inconsistent_state",
             seed: "",
             policy: None,
+            decision: D::State,
         },
         WindowNotObservable => RowSpec {
             id: "window_not_observable",
@@ -251,6 +317,7 @@ rows! {
             signal: "window_not_yet_observable",
             seed: "",
             policy: None,
+            decision: D::State,
         },
         ActionTimeMissing => RowSpec {
             id: "action_time_missing",
@@ -260,6 +327,7 @@ rows! {
             signal: "action_time_missing",
             seed: "",
             policy: None,
+            decision: D::State,
         },
         MissingExecutionState => RowSpec {
             id: "missing_execution_state",
@@ -269,6 +337,7 @@ rows! {
             signal: "missing_execution_state",
             seed: "No way to compare before and after",
             policy: None,
+            decision: D::State,
         },
         NoTypeSpecificEvaluator => RowSpec {
             id: "no_type_specific_evaluator",
@@ -278,6 +347,7 @@ rows! {
             signal: "no_type_specific_evaluator",
             seed: "evaluator is None -> unknown(no_type_specific_evaluator)",
             policy: None,
+            decision: D::State,
         },
         NotExecuted => RowSpec {
             id: "not_executed",
@@ -287,6 +357,7 @@ rows! {
             signal: "not_executed",
             seed: "",
             policy: None,
+            decision: D::State,
         },
         Staged => RowSpec {
             id: "staged",
@@ -296,6 +367,7 @@ rows! {
             signal: "staged_not_applied",
             seed: "",
             policy: None,
+            decision: D::State,
         },
         ExecutionUnrecorded => RowSpec {
             id: "execution_unrecorded",
@@ -305,6 +377,7 @@ rows! {
             signal: "execution_unrecorded",
             seed: "",
             policy: None,
+            decision: D::State,
         },
     }
 }

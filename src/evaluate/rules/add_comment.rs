@@ -20,6 +20,7 @@
 //! A comment posted at 10:00 that a maintainer answers at 10:40 is
 //! `accepted`/`medium`/`comment_replied` in every window from 1h on.
 
+use crate::evaluate::rule::Decision as D;
 use std::borrow::Cow;
 
 use super::missing;
@@ -42,6 +43,7 @@ rows! {
             signal: "comment_minimized",
             seed: "(hide_comment, reply) Reply is deleted or minimized",
             policy: None,
+            decision: D::Act,
         },
         Deleted => RowSpec {
             id: "deleted",
@@ -51,6 +53,7 @@ rows! {
             signal: "comment_deleted",
             seed: "(reply) Reply is deleted or minimized",
             policy: None,
+            decision: D::Gone,
         },
         Replied => RowSpec {
             id: "replied",
@@ -60,6 +63,7 @@ rows! {
             signal: "comment_replied",
             seed: "",
             policy: None,
+            decision: D::PersonAct,
         },
         Reacted => RowSpec {
             id: "reacted",
@@ -69,6 +73,7 @@ rows! {
             signal: "comment_reacted",
             seed: "",
             policy: None,
+            decision: D::PersonAct,
         },
         ReactionCountOnly => RowSpec {
             id: "reaction_count_only",
@@ -78,6 +83,7 @@ rows! {
             signal: "comment_reacted",
             seed: "",
             policy: None,
+            decision: D::Act,
         },
         NoResponse => RowSpec {
             id: "no_response",
@@ -87,6 +93,7 @@ rows! {
             signal: "no_response",
             seed: "",
             policy: Some("comment_without_response"),
+            decision: D::State,
         },
     }
 }
@@ -188,11 +195,11 @@ impl Rule for AddComment {
         let is_self = |a: &crate::evaluate::case::Act| a.detail.is_some() && a.detail == id_text;
         let reply = super::person_act_among(&case, acts(), |a| !is_self(a) && matches!(a.kind, ActKind::Comment | ActKind::Review(_) | ActKind::ReviewComment));
         if let Some(a) = reply {
-            return Ok(done(self.row(AddCommentRow::Replied).at(a.at).detail("replied_by", a.actor.login.clone())));
+            return Ok(done(self.row(AddCommentRow::Replied).acted(a).detail("replied_by", a.actor.login.clone())));
         }
         let reaction = super::person_act_among(&case, acts(), |a| a.kind == ActKind::Reaction && a.detail.as_deref() == Some("comment"));
         if let Some(a) = reaction {
-            return Ok(done(self.row(AddCommentRow::Reacted).at(a.at).detail("reacted_by", a.actor.login.clone())));
+            return Ok(done(self.row(AddCommentRow::Reacted).acted(a).detail("reacted_by", a.actor.login.clone())));
         }
         if !reactions_listed && comment.reactions_total.unwrap_or(0) > 0 {
             if case.window.is_snapshot() {

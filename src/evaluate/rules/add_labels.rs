@@ -16,6 +16,7 @@
 //! `accepted`/`medium`/`labels_retained`. Added `["bug", "p1"]`, `p1` removed by a
 //! maintainer -> `accepted`/`medium`/`labels_partially_retained`, `partial_score` 0.5.
 
+use crate::evaluate::rule::Decision as D;
 use super::{issue_final, missing, pull_final};
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -36,6 +37,7 @@ rows! {
             signal: "labels_retained",
             seed: "All labels retained after triage window",
             policy: None,
+            decision: D::State,
         },
         RetainedClosed => RowSpec {
             id: "retained_closed",
@@ -45,6 +47,7 @@ rows! {
             signal: "labels_retained_target_closed",
             seed: "Target closed or merged while labels retained",
             policy: None,
+            decision: D::State,
         },
         Partial => RowSpec {
             id: "partial",
@@ -54,6 +57,7 @@ rows! {
             signal: "labels_partially_retained",
             seed: "Some labels retained, some removed (mixed)",
             policy: Some("partial_labels"),
+            decision: D::State,
         },
         RemovedByPerson => RowSpec {
             id: "removed_by_person",
@@ -63,6 +67,7 @@ rows! {
             signal: "labels_removed",
             seed: "All labels removed by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Removed => RowSpec {
             id: "removed",
@@ -72,6 +77,7 @@ rows! {
             signal: "labels_removed",
             seed: "All labels removed by visible non-bot (actor not visible)",
             policy: None,
+            decision: D::Act,
         },
         Unreadable => RowSpec {
             id: "unreadable",
@@ -81,6 +87,7 @@ rows! {
             signal: "labels_unreadable",
             seed: "No permission to read labels",
             policy: None,
+            decision: D::State,
         },
     }
 }
@@ -137,7 +144,11 @@ impl Rule for AddLabels {
                     v
                 }
             };
-            return Ok(done(v.at(remover.and_then(|e| e.created_at)).detail("removed_by", remover.and_then(|e| e.actor.login.clone())).partial(0.0)));
+            let v = match remover {
+                Some(e) => v.event_by(case, e),
+                None => v,
+            };
+            return Ok(done(v.detail("removed_by", remover.and_then(|e| e.actor.login.clone())).partial(0.0)));
         }
         Ok(done(self.row(AddLabelsRow::Partial).status(case.policy.partial_labels.status()).partial(score)))
     }

@@ -17,6 +17,7 @@
 //! `alice` requested at T, approves at T+1d -> `accepted`/`strong`/
 //! `requested_reviewer_reviewed`.
 
+use crate::evaluate::rule::Decision as D;
 use super::{capture_problem, pull_final};
 use crate::evaluate::case::{ActKind, Case};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -36,6 +37,7 @@ rows! {
             signal: "requested_reviewer_reviewed",
             seed: "Requested reviewer submitted review",
             policy: None,
+            decision: D::Act,
         },
         Commented => RowSpec {
             id: "commented",
@@ -45,6 +47,7 @@ rows! {
             signal: "requested_reviewer_commented",
             seed: "Requested reviewer commented",
             policy: None,
+            decision: D::Act,
         },
         Pending => RowSpec {
             id: "pending",
@@ -54,6 +57,7 @@ rows! {
             signal: "review_request_pending",
             seed: "Reviewer request still pending while PR open",
             policy: None,
+            decision: D::State,
         },
         RemovedByPerson => RowSpec {
             id: "removed_by_person",
@@ -63,6 +67,7 @@ rows! {
             signal: "review_request_removed",
             seed: "Reviewer removed by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Removed => RowSpec {
             id: "removed",
@@ -72,6 +77,7 @@ rows! {
             signal: "review_request_removed",
             seed: "Reviewer removed by visible non-bot (actor not visible)",
             policy: None,
+            decision: D::Act,
         },
         MergedWithout => RowSpec {
             id: "merged_without",
@@ -81,6 +87,7 @@ rows! {
             signal: "merged_without_requested_reviewer",
             seed: "PR merged without that reviewer acting",
             policy: Some("merged_without_reviewer"),
+            decision: D::State,
         },
         ClosedWithout => RowSpec {
             id: "closed_without",
@@ -90,6 +97,7 @@ rows! {
             signal: "closed_without_reviewer_action",
             seed: "PR closed unmerged with no reviewer action",
             policy: None,
+            decision: D::State,
         },
         TeamUnverified => RowSpec {
             id: "team_unverified",
@@ -99,6 +107,7 @@ rows! {
             signal: "team_membership_unverified",
             seed: "Team review requests need special handling",
             policy: None,
+            decision: D::State,
         },
     }
 }
@@ -139,10 +148,10 @@ impl Rule for AddReviewer {
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b).detail("requested", users.clone()).detail("requested_teams", teams.clone());
         if let Some(a) = case.inside(&activity).find(|a| is_req(a) && matches!(a.kind, ActKind::Review(_))) {
-            return Ok(done(self.row(AddReviewerRow::Reviewed).at(a.at).detail("reviewed_by", a.actor.login.clone())));
+            return Ok(done(self.row(AddReviewerRow::Reviewed).acted(a).detail("reviewed_by", a.actor.login.clone())));
         }
         if let Some(a) = case.inside(&activity).find(|a| is_req(a) && matches!(a.kind, ActKind::Comment | ActKind::ReviewComment)) {
-            return Ok(done(self.row(AddReviewerRow::Commented).at(a.at)));
+            return Ok(done(self.row(AddReviewerRow::Commented).acted(a)));
         }
         if users.is_empty() {
             let other = super::person_act(case, &activity, |a| matches!(a.kind, ActKind::Review(_)));
@@ -172,16 +181,16 @@ impl Rule for AddReviewer {
         let lc = pr.and_then(|p| case.lifecycle(&pull_final(p), activity.events.as_deref()).ok());
         match lc {
             Some(lc) if lc.merged => {
-                let v = self.row(AddReviewerRow::MergedWithout).at(lc.merged_at);
+                let v = self.row(AddReviewerRow::MergedWithout).merged_by(case, &lc);
                 return Ok(done(if case.policy.merged_without_reviewer == crate::evaluate::policy::Choice::Accepted { v.status(S::Accepted) } else { v }));
             }
-            Some(lc) if lc.closed => return Ok(done(self.row(AddReviewerRow::ClosedWithout).at(lc.closed_at))),
+            Some(lc) if lc.closed => return Ok(done(self.row(AddReviewerRow::ClosedWithout).closed_by(case, &lc))),
             _ => {}
         }
         let removal = case.events_inside(activity.events.as_deref(), &["review_request_removed"]).last();
         Ok(match (still, removal) {
-            (_, Some(e)) if case.actors.classify(&e.actor).is_person() => done(self.row(AddReviewerRow::RemovedByPerson).at(e.created_at)),
-            (_, Some(e)) => done(self.row(AddReviewerRow::Removed).at(e.created_at)),
+            (_, Some(e)) if case.actors.classify(&e.actor).is_person() => done(self.row(AddReviewerRow::RemovedByPerson).event_by(case, e)),
+            (_, Some(e)) => done(self.row(AddReviewerRow::Removed).event_by(case, e)),
             (Some(false), None) => done(super::unattributed(case, self.row(AddReviewerRow::Removed), "no longer requested; who removed it was not captured")),
             _ => done(self.row(AddReviewerRow::Pending)),
         })

@@ -13,6 +13,7 @@
 //! Milestone 2 set; at T+7d the issue is closed as completed in milestone 2 ->
 //! `accepted`/`strong`/`completed_under_milestone`.
 
+use crate::evaluate::rule::Decision as D;
 use serde_json::Value;
 
 use super::{issue_final, load_issue};
@@ -35,6 +36,7 @@ rows! {
             signal: "milestone_retained",
             seed: "Same milestone still set after window",
             policy: None,
+            decision: D::State,
         },
         Completed => RowSpec {
             id: "completed",
@@ -44,6 +46,7 @@ rows! {
             signal: "completed_under_milestone",
             seed: "Issue or PR completed under milestone",
             policy: None,
+            decision: D::Act,
         },
         Changed => RowSpec {
             id: "changed",
@@ -53,6 +56,7 @@ rows! {
             signal: "milestone_changed",
             seed: "Milestone changed by visible non-bot (rejected or mixed)",
             policy: Some("metadata_changed"),
+            decision: D::PersonAct,
         },
         Removed => RowSpec {
             id: "removed",
@@ -62,6 +66,7 @@ rows! {
             signal: "milestone_removed",
             seed: "Milestone removed",
             policy: None,
+            decision: D::PersonAct,
         },
     }
 }
@@ -105,15 +110,23 @@ impl Rule for AssignMilestone {
             return Ok(HistoryGap::HistoryMissing.verdict());
         }
         let done = |v: Verdict| v.resolved(true).detail("intended", want.clone());
+        // Who changed the milestone: the last such event inside the window (none captured:
+        // the judge counts the change as unattributed).
+        let changed_by = |v: Verdict, kind: &str| match case.events_inside(activity.events.as_deref(), &[kind]).last() {
+            Some(e) => v.event_by(case, e).detail("changed_by", e.actor.login.clone()),
+            None => v,
+        };
         Ok(match body.get("milestone").filter(|m| !m.is_null()) {
-            None => done(self.row(AssignMilestoneRow::Removed)),
+            None => done(changed_by(self.row(AssignMilestoneRow::Removed), "demilestoned")),
             Some(m) if same(&want, m) => {
-                let completed = case
-                    .lifecycle(&issue_final(issue), activity.events.as_deref())
-                    .is_ok_and(|lc| lc.closed && (lc.merged || lc.state_reason.as_deref() == Some("completed")));
-                done(self.row(if completed { AssignMilestoneRow::Completed } else { AssignMilestoneRow::Retained }))
+                let lc = case.lifecycle(&issue_final(issue), activity.events.as_deref()).ok();
+                match lc.filter(|lc| lc.closed && (lc.merged || lc.state_reason.as_deref() == Some("completed"))) {
+                    Some(lc) if lc.merged => done(self.row(AssignMilestoneRow::Completed).merged_by(case, &lc)),
+                    Some(lc) => done(self.row(AssignMilestoneRow::Completed).closed_by(case, &lc)),
+                    None => done(self.row(AssignMilestoneRow::Retained)),
+                }
             }
-            Some(m) => done(self.row(AssignMilestoneRow::Changed).status(case.policy.metadata_changed.status()).detail("now", m.get("number").cloned())),
+            Some(m) => done(changed_by(self.row(AssignMilestoneRow::Changed), "milestoned").status(case.policy.metadata_changed.status()).detail("now", m.get("number").cloned())),
         })
     }
 }

@@ -15,6 +15,7 @@
 //! Assigned at T; `copilot-swe-agent` opens PR #2 referencing the issue at T+1d, merged at
 //! T+3d -> `accepted`/`strong`/`agent_pr_merged` from 7d on.
 
+use crate::evaluate::rule::Decision as D;
 use super::{issue_final, load_issue, load_pull, pull_final};
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
@@ -35,6 +36,7 @@ rows! {
             signal: "agent_pr_merged",
             seed: "Agent-created PR merged",
             policy: None,
+            decision: D::Act,
         },
         AgentPrApproved => RowSpec {
             id: "agent_pr_approved",
@@ -44,6 +46,7 @@ rows! {
             signal: "agent_pr_approved",
             seed: "Agent-created PR reviewed positively",
             policy: None,
+            decision: D::State,
         },
         IssueCompleted => RowSpec {
             id: "issue_completed",
@@ -53,6 +56,7 @@ rows! {
             signal: "issue_completed_agent_work",
             seed: "Issue closed as completed due to agent work",
             policy: None,
+            decision: D::Act,
         },
         AgentPrClosed => RowSpec {
             id: "agent_pr_closed",
@@ -62,6 +66,7 @@ rows! {
             signal: "agent_pr_closed_unmerged",
             seed: "Agent PR closed unmerged",
             policy: None,
+            decision: D::Act,
         },
         NoWork => RowSpec {
             id: "no_work",
@@ -71,6 +76,7 @@ rows! {
             signal: "no_agent_work",
             seed: "Agent assigned but no PR or activity after window",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
         AwaitingAgent => RowSpec {
             id: "awaiting_agent",
@@ -80,6 +86,7 @@ rows! {
             signal: "awaiting_agent_work",
             seed: "",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
         AgentPrOpen => RowSpec {
             id: "agent_pr_open",
@@ -89,6 +96,7 @@ rows! {
             signal: "agent_pr_open",
             seed: "",
             policy: None,
+            decision: D::State,
         },
         SolvedByOther => RowSpec {
             id: "solved_by_other",
@@ -98,6 +106,7 @@ rows! {
             signal: "solved_by_other_actor",
             seed: "Issue solved by someone else (accepted_other_actor or neutral)",
             policy: Some("solved_by_other"),
+            decision: D::State,
         },
         ClosedUnexplained => RowSpec {
             id: "closed_unexplained",
@@ -107,6 +116,7 @@ rows! {
             signal: "close_reason_missing",
             seed: "",
             policy: None,
+            decision: D::State,
         },
     }
 }
@@ -152,14 +162,17 @@ impl Rule for AssignToAgent {
             let (_, pr) = load_pull(case, m).map_err(|v| v.note(format!("agent PR #{m}")))?;
             let pact = case.activity(m, true);
             let plc = case.lifecycle(&pull_final(pr), pact.events.as_deref()).map_err(HistoryGap::verdict)?;
+            // The agent's PR is the agent's own act: its author is the workflow's identity
+            // (or the requester's, for an agent that opens PRs as a person).
+            let pcase = case.with_author(&pr.user);
             let v = if plc.merged {
-                self.row(AssignToAgentRow::AgentPrMerged).at(plc.merged_at)
+                self.row(AssignToAgentRow::AgentPrMerged).merged_by(&pcase, &plc)
             } else if plc.closed {
-                self.row(AssignToAgentRow::AgentPrClosed).at(plc.closed_at)
+                self.row(AssignToAgentRow::AgentPrClosed).closed_by(&pcase, &plc)
             } else if lc.closed && lc.state_reason.as_deref() == Some("completed") {
-                self.row(AssignToAgentRow::IssueCompleted).at(lc.closed_at)
+                self.row(AssignToAgentRow::IssueCompleted).closed_by(case, &lc)
             } else if let Some(a) = super::person_act(case, &pact, |a| matches!(&a.kind, ActKind::Review(s) if s == "APPROVED")) {
-                self.row(AssignToAgentRow::AgentPrApproved).at(a.at)
+                self.row(AssignToAgentRow::AgentPrApproved).acted(a)
             } else {
                 self.row(AssignToAgentRow::AgentPrOpen)
             };
@@ -167,8 +180,8 @@ impl Rule for AssignToAgent {
         }
         if lc.closed {
             return Ok(done(match lc.state_reason.as_deref() {
-                Some("completed") => self.row(AssignToAgentRow::SolvedByOther).status(case.policy.solved_by_other.status()).at(lc.closed_at),
-                _ => self.row(AssignToAgentRow::ClosedUnexplained).at(lc.closed_at),
+                Some("completed") => self.row(AssignToAgentRow::SolvedByOther).status(case.policy.solved_by_other.status()).closed_by(case, &lc),
+                _ => self.row(AssignToAgentRow::ClosedUnexplained).closed_by(case, &lc),
             }));
         }
         if case.t0.is_none() {

@@ -1,6 +1,7 @@
 //! `assign_to_user`: what a person checks, why, and an example are in [`super::shared::assignees`],
 //! which holds what it shares with the other `unassign_from_user` rule.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::assignees::{assignees_at, users};
 use super::{issue_final, load_issue};
 use crate::evaluate::case::HistoryGap;
@@ -21,6 +22,7 @@ rows! {
             signal: "assignee_acted",
             seed: "Assigned user comments, reviews, commits, or closes item",
             policy: None,
+            decision: D::Act,
         },
         Completed => RowSpec {
             id: "completed",
@@ -30,6 +32,7 @@ rows! {
             signal: "completed_while_assigned",
             seed: "Item completed while user assigned",
             policy: None,
+            decision: D::Act,
         },
         Removed => RowSpec {
             id: "removed",
@@ -39,6 +42,7 @@ rows! {
             signal: "assignee_removed",
             seed: "User removed by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Pending => RowSpec {
             id: "pending",
@@ -48,6 +52,7 @@ rows! {
             signal: "assignment_pending",
             seed: "Assignment remains while item open",
             policy: None,
+            decision: D::State,
         },
         ClosedWithoutAction => RowSpec {
             id: "closed_without_action",
@@ -57,6 +62,7 @@ rows! {
             signal: "closed_without_assignee_action",
             seed: "Item closed without assignee action",
             policy: None,
+            decision: D::State,
         },
     }
 }
@@ -86,7 +92,7 @@ impl Rule for AssignToUser {
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b).detail("assignees_intended", want.clone());
         if let Some(a) = acted {
-            return Ok(done(self.row(AssignToUserRow::Acted).at(a.at).detail("acted_by", a.actor.login.clone())));
+            return Ok(done(self.row(AssignToUserRow::Acted).acted(a).detail("acted_by", a.actor.login.clone())));
         }
         let now = assignees_at(case, body, issue.updated_at, activity.events.as_deref())?;
         let lc = case.lifecycle(&issue_final(issue), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
@@ -94,14 +100,15 @@ impl Rule for AssignToUser {
             let who = case.events_inside(activity.events.as_deref(), &["unassigned"]).last();
             let v = self.row(AssignToUserRow::Removed);
             return Ok(done(match who {
-                Some(e) if case.actors.classify(&e.actor).is_person() => v.at(e.created_at).detail("removed_by", e.actor.login.clone()),
-                Some(e) => v.at(e.created_at).detail("removed_by", e.actor.login.clone()).note("removed by a bot"),
+                Some(e) if case.actors.classify(&e.actor).is_person() => v.event_by(case, e).detail("removed_by", e.actor.login.clone()),
+                Some(e) => v.event_by(case, e).detail("removed_by", e.actor.login.clone()).note("removed by a bot"),
                 None => super::unattributed(case, v, "who removed the assignment was not captured"),
             }));
         }
         if lc.closed {
             let completed = lc.merged || lc.state_reason.as_deref() == Some("completed");
-            return Ok(done(self.row(if completed { AssignToUserRow::Completed } else { AssignToUserRow::ClosedWithoutAction }).at(lc.closed_at)));
+            let v = self.row(if completed { AssignToUserRow::Completed } else { AssignToUserRow::ClosedWithoutAction });
+            return Ok(done(if lc.merged { v.merged_by(case, &lc) } else { v.closed_by(case, &lc) }));
         }
         Ok(done(self.row(AssignToUserRow::Pending)))
     }

@@ -1,6 +1,7 @@
 //! `autofix_code_scanning_alert`: what a person checks, why, and an example are in [`super::shared::code_scanning_alert`],
 //! which holds what it shares with the other `create_code_scanning_alert` rule.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::code_scanning_alert::load;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -20,6 +21,7 @@ rows! {
             signal: "alert_fixed",
             seed: "Alert fixed or closed by code change",
             policy: None,
+            decision: D::State,
         },
         FixedViaPr => RowSpec {
             id: "fixed_via_pr",
@@ -29,6 +31,7 @@ rows! {
             signal: "autofix_pr_merged_alert_fixed",
             seed: "Linked PR merged and alert fixed",
             policy: None,
+            decision: D::Act,
         },
         DismissedByPerson => RowSpec {
             id: "dismissed_by_person",
@@ -38,6 +41,7 @@ rows! {
             signal: "alert_dismissed_triaged",
             seed: "Alert dismissed as false positive or won't fix by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         OpenPastSla => RowSpec {
             id: "open_past_sla",
@@ -47,6 +51,7 @@ rows! {
             signal: "alert_open_past_sla",
             seed: "Alert remains open after window (pending or rejected, depending SLA)",
             policy: Some("alert_sla_hours"),
+            decision: D::State,
         },
         Open => RowSpec {
             id: "open",
@@ -56,6 +61,7 @@ rows! {
             signal: "alert_open",
             seed: "Alert remains open after window (pending)",
             policy: Some("alert_sla_hours"),
+            decision: D::State,
         },
         PrClosed => RowSpec {
             id: "pr_closed",
@@ -65,6 +71,7 @@ rows! {
             signal: "autofix_pr_closed_unmerged",
             seed: "Autofix PR closed unmerged",
             policy: None,
+            decision: D::Act,
         },
         Gone => RowSpec {
             id: "gone",
@@ -74,6 +81,7 @@ rows! {
             signal: "alert_inaccessible",
             seed: "Alert disappeared or inaccessible",
             policy: None,
+            decision: D::State,
         },
     }
 }
@@ -99,10 +107,17 @@ impl Rule for AutofixAlert {
         let pr = pr_num.and_then(|n| super::load_pull(case, n).ok()).map(|(_, p)| p);
         let done = |v: Verdict| v.resolved(true).detail("alert_state", alert.state.clone());
         Ok(match alert.state.as_str() {
-            "fixed" if pr.as_ref().is_some_and(|p| p.merged == Some(true)) => done(self.row(AutofixAlertRow::FixedViaPr).at(alert.fixed_at)),
+            "fixed" if pr.as_ref().is_some_and(|p| p.merged == Some(true)) => {
+                let by = pr.as_ref().map(|p| (&p.merged_by, p.merged_at));
+                let v = self.row(AutofixAlertRow::FixedViaPr).at(alert.fixed_at);
+                done(match by {
+                    Some((who, at)) => v.by_actor(case, who, at).at(alert.fixed_at),
+                    None => v,
+                })
+            }
             "fixed" => done(self.row(AutofixAlertRow::Fixed).at(alert.fixed_at)),
             "dismissed" if case.actors.classify(&alert.dismissed_by).is_person() => {
-                done(self.row(AutofixAlertRow::DismissedByPerson).at(alert.dismissed_at).detail("reason", alert.dismissed_reason.clone()))
+                done(self.row(AutofixAlertRow::DismissedByPerson).at(alert.dismissed_at).by_actor(case, &alert.dismissed_by, alert.dismissed_at).detail("reason", alert.dismissed_reason.clone()))
             }
             _ if pr.as_ref().is_some_and(|p| p.state.as_deref() == Some("closed") && p.merged != Some(true)) => done(self.row(AutofixAlertRow::PrClosed)),
             _ if case.elapsed_hours().is_some_and(|h| h >= case.policy.alert_sla_hours as f64) => done(self.row(AutofixAlertRow::OpenPastSla)),

@@ -1,6 +1,7 @@
 //! `close_discussion`: what a person checks, why, and an example are in [`super::shared::discussion`],
 //! which holds what it shares with the other `create_discussion` and `update_discussion` rules.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::discussion::{closed_as_of, load, people};
 use crate::evaluate::activity::says_close_was_wrong;
 use crate::evaluate::case::Case;
@@ -21,6 +22,7 @@ rows! {
             signal: "discussion_stayed_closed",
             seed: "Still closed after window",
             policy: None,
+            decision: D::State,
         },
         Reopened => RowSpec {
             id: "reopened",
@@ -30,6 +32,7 @@ rows! {
             signal: "discussion_reopened",
             seed: "Reopened by visible non-bot (actor not visible)",
             policy: None,
+            decision: D::Act,
         },
         ReopenedByPerson => RowSpec {
             id: "reopened_by_person",
@@ -39,6 +42,7 @@ rows! {
             signal: "discussion_reopened",
             seed: "Reopened by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Challenged => RowSpec {
             id: "challenged",
@@ -48,6 +52,7 @@ rows! {
             signal: "close_challenged",
             seed: "Non-bot comments indicate close was wrong",
             policy: None,
+            decision: D::PersonAct,
         },
     }
 }
@@ -65,16 +70,12 @@ impl Rule for CloseDiscussion {
         let closed = closed_as_of(case, &d).map_err(HistoryGap::verdict)?;
         if !closed {
             let by = crate::snapshot::graphql::actor(body.get("reopenedBy"));
-            return Ok(if case.actors.classify(&by).is_person() {
-                self.row(CloseDiscussionRow::ReopenedByPerson).detail("reopened_by", by.login)
-            } else {
-                self.row(CloseDiscussionRow::Reopened)
-            }
-            .resolved(true));
+            let row = if case.actors.classify(&by).is_person() { CloseDiscussionRow::ReopenedByPerson } else { CloseDiscussionRow::Reopened };
+            return Ok(self.row(row).by_actor(case, &by, None).detail("reopened_by", by.login).resolved(true));
         }
         let challenge = people(case, &d).into_iter().find(|c| c.body.as_deref().is_some_and(says_close_was_wrong));
         if let Some(c) = challenge {
-            return Ok(self.row(CloseDiscussionRow::Challenged).resolved(true).at(c.created_at).detail("challenged_by", c.author.login.clone()));
+            return Ok(self.row(CloseDiscussionRow::Challenged).resolved(true).at(c.created_at).by_actor(case, &c.author, c.created_at).detail("challenged_by", c.author.login.clone()));
         }
         Ok(self.row(CloseDiscussionRow::StayedClosed).resolved(true))
     }

@@ -15,6 +15,7 @@
 //! Closed by the agent at T, reopened by a maintainer at T+2h: `accepted` at 1h,
 //! `rejected`/`strong`/`issue_reopened` from 24h on.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::gh_aw;
 use super::{challenge, issue_final, load_issue};
 use crate::evaluate::case::Case;
@@ -35,6 +36,7 @@ rows! {
             signal: "issue_stayed_closed",
             seed: "Still closed after evaluation window",
             policy: None,
+            decision: D::State,
         },
         ReopenedByPerson => RowSpec {
             id: "reopened_by_person",
@@ -44,6 +46,7 @@ rows! {
             signal: "issue_reopened",
             seed: "Reopened by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Reopened => RowSpec {
             id: "reopened",
@@ -53,6 +56,7 @@ rows! {
             signal: "issue_reopened",
             seed: "Reopened by visible non-bot (actor not visible)",
             policy: None,
+            decision: D::Act,
         },
         Challenged => RowSpec {
             id: "challenged",
@@ -62,6 +66,7 @@ rows! {
             signal: "close_challenged",
             seed: "Closed then referenced as mistakenly closed",
             policy: None,
+            decision: D::PersonAct,
         },
         LifecycleBot => RowSpec {
             id: "lifecycle_bot",
@@ -71,6 +76,7 @@ rows! {
             signal: "closed_by_lifecycle_bot",
             seed: "Closed by stale or lifecycle bot only",
             policy: Some("lifecycle_close"),
+            decision: D::Act,
         },
     }
 }
@@ -102,21 +108,21 @@ impl Rule for CloseIssue {
             let reopen = case.events_inside(activity.events.as_deref(), &["reopened"]).last();
             return Ok(done(match reopen {
                 Some(e) if case.actors.classify(&e.actor).is_person() => {
-                    self.row(CloseIssueRow::ReopenedByPerson).at(e.created_at).detail("reopened_by", e.actor.login.clone())
+                    self.row(CloseIssueRow::ReopenedByPerson).event_by(case, e).detail("reopened_by", e.actor.login.clone())
                 }
-                Some(e) => self.row(CloseIssueRow::Reopened).at(e.created_at).detail("reopened_by", e.actor.login.clone()),
+                Some(e) => self.row(CloseIssueRow::Reopened).event_by(case, e).detail("reopened_by", e.actor.login.clone()),
                 None => super::unattributed(case, self.row(CloseIssueRow::Reopened), "open again; no reopened event captured"),
             }));
         }
         // Still closed: who closed it last, as gh-aw's own summary counts it (see `shared::gh_aw`).
         let done = |v: Verdict| gh_aw::closed_by_bot(done(v), &lc.closer);
         if is_lifecycle_bot(lc.closer.login.as_deref()) {
-            let v = self.row(CloseIssueRow::LifecycleBot).detail("closed_by", lc.closer.login.clone());
+            let v = self.row(CloseIssueRow::LifecycleBot).by_actor(case, &lc.closer, lc.closed_at).detail("closed_by", lc.closer.login.clone());
             return Ok(done(if case.policy.lifecycle_close == crate::evaluate::policy::Choice::Ignored { v.status(S::Ignored) } else { v }));
         }
         if let Some(a) = challenge(case, &activity) {
             return Ok(done(
-                self.row(CloseIssueRow::Challenged).at(a.at).detail("challenged_by", a.actor.login.clone()).note("matched a phrase saying the close was wrong"),
+                self.row(CloseIssueRow::Challenged).acted(a).detail("challenged_by", a.actor.login.clone()).note("matched a phrase saying the close was wrong"),
             ));
         }
         Ok(done(self.row(CloseIssueRow::StayedClosed).detail("closed_by", lc.closer.login.clone())))

@@ -13,6 +13,7 @@
 //! `pull_request_stayed_closed`. Reopened and merged -> `rejected`/`strong`/
 //! `pull_request_merged_after_close`.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::gh_aw;
 use super::{challenge, pull_state, PullState};
 use crate::evaluate::case::Case;
@@ -32,6 +33,7 @@ rows! {
             signal: "pull_request_stayed_closed",
             seed: "Still closed unmerged after window",
             policy: None,
+            decision: D::State,
         },
         ReopenedByPerson => RowSpec {
             id: "reopened_by_person",
@@ -41,6 +43,7 @@ rows! {
             signal: "pull_request_reopened",
             seed: "Reopened by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Reopened => RowSpec {
             id: "reopened",
@@ -50,6 +53,7 @@ rows! {
             signal: "pull_request_reopened",
             seed: "Reopened by visible non-bot (actor not visible)",
             policy: None,
+            decision: D::Act,
         },
         Merged => RowSpec {
             id: "merged",
@@ -59,6 +63,7 @@ rows! {
             signal: "pull_request_merged_after_close",
             seed: "Later merged after reopening",
             policy: None,
+            decision: D::Act,
         },
         Challenged => RowSpec {
             id: "challenged",
@@ -68,6 +73,7 @@ rows! {
             signal: "close_challenged",
             seed: "Comment indicates premature close",
             policy: None,
+            decision: D::PersonAct,
         },
     }
 }
@@ -87,13 +93,13 @@ impl Rule for ClosePullRequest {
         let (humans, bots) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(humans, bots).detail("state_basis", lc.basis);
         if lc.merged {
-            return Ok(done(self.row(ClosePullRequestRow::Merged).at(lc.merged_at).detail("merged_by", lc.merger.login.clone())));
+            return Ok(done(self.row(ClosePullRequestRow::Merged).merged_by(case, &lc).detail("merged_by", lc.merger.login.clone())));
         }
         if !lc.closed {
             let reopen = case.events_inside(activity.events.as_deref(), &["reopened"]).last();
             return Ok(done(match reopen {
-                Some(e) if case.actors.classify(&e.actor).is_person() => self.row(ClosePullRequestRow::ReopenedByPerson).at(e.created_at),
-                Some(e) => self.row(ClosePullRequestRow::Reopened).at(e.created_at),
+                Some(e) if case.actors.classify(&e.actor).is_person() => self.row(ClosePullRequestRow::ReopenedByPerson).event_by(case, e),
+                Some(e) => self.row(ClosePullRequestRow::Reopened).event_by(case, e),
                 None => super::unattributed(case, self.row(ClosePullRequestRow::Reopened), "open again; no reopened event captured"),
             }));
         }
@@ -101,7 +107,7 @@ impl Rule for ClosePullRequest {
         // (see `shared::gh_aw`).
         let done = |v: Verdict| gh_aw::closed_by_bot(done(v), &lc.closer);
         if let Some(a) = challenge(case, &activity) {
-            return Ok(done(self.row(ClosePullRequestRow::Challenged).at(a.at).detail("challenged_by", a.actor.login.clone())));
+            return Ok(done(self.row(ClosePullRequestRow::Challenged).acted(a).detail("challenged_by", a.actor.login.clone())));
         }
         Ok(done(self.row(ClosePullRequestRow::StayedClosed)))
     }

@@ -1,6 +1,7 @@
 //! `create_code_scanning_alert`: what a person checks, why, and an example are in [`super::shared::code_scanning_alert`],
 //! which holds what it shares with the other `autofix_code_scanning_alert` rule.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::code_scanning_alert::load;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -11,7 +12,7 @@ pub(crate) struct CreateAlert;
 
 rows! {
     pub(crate) enum CreateAlertRow {
-        Fixed => RowSpec { id: "fixed", when: "The alert was fixed", status: S::Accepted, strength: E::Strong, signal: "alert_fixed", seed: "Alert fixed", policy: None },
+        Fixed => RowSpec { id: "fixed", when: "The alert was fixed", status: S::Accepted, strength: E::Strong, signal: "alert_fixed", seed: "Alert fixed", policy: None, decision: D::State },
         Triaged => RowSpec {
             id: "triaged",
             when: "The alert was assigned (acknowledged)",
@@ -20,6 +21,7 @@ rows! {
             signal: "alert_triaged",
             seed: "Alert acknowledged or triaged",
             policy: None,
+            decision: D::Act,
         },
         DismissedWithReason => RowSpec {
             id: "dismissed_with_reason",
@@ -29,6 +31,7 @@ rows! {
             signal: "alert_dismissed_with_reason",
             seed: "Alert dismissed with reason by visible non-bot (accepted or rejected, depending expected semantics)",
             policy: Some("alert_dismissed_with_reason"),
+            decision: D::PersonAct,
         },
         Invalid => RowSpec {
             id: "invalid",
@@ -38,6 +41,7 @@ rows! {
             signal: "alert_deleted_or_invalid",
             seed: "Alert deleted or invalid",
             policy: None,
+            decision: D::Gone,
         },
         NoActivity => RowSpec {
             id: "no_activity",
@@ -47,6 +51,7 @@ rows! {
             signal: "no_activity",
             seed: "Alert open with no activity (pending or ignored)",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
         Open => RowSpec {
             id: "open",
@@ -56,6 +61,7 @@ rows! {
             signal: "target_exists_only",
             seed: "Alert open with no activity (pending or ignored)",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
     }
 }
@@ -83,6 +89,7 @@ impl Rule for CreateAlert {
                 self.row(CreateAlertRow::DismissedWithReason)
                     .status(case.policy.alert_dismissed_with_reason.status())
                     .at(alert.dismissed_at)
+                    .by_actor(case, &alert.dismissed_by, alert.dismissed_at)
                     .detail("reason", alert.dismissed_reason.clone()),
             ),
             _ if alert.assigned => done(self.row(CreateAlertRow::Triaged)),

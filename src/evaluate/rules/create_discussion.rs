@@ -1,6 +1,7 @@
 //! `create_discussion`: what a person checks, why, and an example are in [`super::shared::discussion`],
 //! which holds what it shares with the other `update_discussion` and `close_discussion` rules.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::discussion::{closed_as_of, load, people};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{Confidence, EvidenceStrength as E, Status as S};
@@ -21,6 +22,7 @@ rows! {
             signal: "discussion_answered",
             seed: "Answer marked or accepted answer present",
             policy: None,
+            decision: D::Act,
         },
         Engaged => RowSpec {
             id: "engaged",
@@ -30,6 +32,7 @@ rows! {
             signal: "discussion_engaged",
             seed: "Non-bot replies or meaningful reactions",
             policy: None,
+            decision: D::PersonAct,
         },
         ConvertedOrLinked => RowSpec {
             id: "converted_or_linked",
@@ -39,6 +42,7 @@ rows! {
             signal: "discussion_converted_or_linked",
             seed: "Discussion converted or linked to issue or PR",
             policy: None,
+            decision: D::Act,
         },
         ClosedRejected => RowSpec {
             id: "closed_rejected",
@@ -48,6 +52,7 @@ rows! {
             signal: "discussion_closed_duplicate_or_outdated",
             seed: "Closed as duplicate, spam, or off-topic",
             policy: None,
+            decision: D::Act,
         },
         SpamOrOffTopic => RowSpec {
             id: "spam_or_off_topic",
@@ -57,6 +62,7 @@ rows! {
             signal: "discussion_spam_or_off_topic",
             seed: "Closed as duplicate, spam, or off-topic",
             policy: None,
+            decision: D::Act,
         },
         NoEngagement => RowSpec {
             id: "no_engagement",
@@ -66,6 +72,7 @@ rows! {
             signal: "no_engagement",
             seed: "Exists with no engagement after window",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
         ExistsOnly => RowSpec {
             id: "exists_only",
@@ -75,6 +82,7 @@ rows! {
             signal: "target_exists_only",
             seed: "§8: target exists only",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
     }
 }
@@ -96,7 +104,7 @@ impl Rule for CreateDiscussion {
         let case = case.with_author(&d.author);
         let answered = d.has_answer && d.answer_chosen_at.map_or(case.window.is_snapshot(), |t| t <= case.as_of);
         if answered {
-            return Ok(self.row(CreateDiscussionRow::Answered).resolved(true).at(d.answer_chosen_at).detail("chosen_by", d.answer_chosen_by.login.clone()));
+            return Ok(self.row(CreateDiscussionRow::Answered).resolved(true).at(d.answer_chosen_at).by_actor(&case, &d.answer_chosen_by, d.answer_chosen_at).detail("chosen_by", d.answer_chosen_by.login.clone()));
         }
         let closed = closed_as_of(&case, &d);
         if matches!(closed, Ok(true)) && matches!(d.state_reason.as_deref(), Some("DUPLICATE" | "OUTDATED")) {
@@ -106,7 +114,7 @@ impl Rule for CreateDiscussion {
             return Ok(self.row(CreateDiscussionRow::SpamOrOffTopic).resolved(true).detail(field, why));
         }
         if let Some(c) = people(&case, &d).first() {
-            return Ok(self.row(CreateDiscussionRow::Engaged).resolved(true).at(c.created_at).detail("engaged_by", c.author.login.clone()));
+            return Ok(self.row(CreateDiscussionRow::Engaged).resolved(true).at(c.created_at).by_actor(&case, &c.author, c.created_at).detail("engaged_by", c.author.login.clone()));
         }
         if case.window.is_snapshot() && d.reactions_total.unwrap_or(0) > 0 {
             return Ok(self

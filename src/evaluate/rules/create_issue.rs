@@ -15,6 +15,7 @@
 //! An issue opened at T and closed as `completed` by a maintainer at T+3d is `pending` at
 //! 1h and 24h (no response yet) and `accepted`/`strong`/`issue_closed_completed` at 7d.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::gh_aw;
 use super::{issue_final, load_issue};
 use crate::evaluate::actors::ActorClass;
@@ -38,6 +39,7 @@ rows! {
             signal: "issue_closed_completed",
             seed: "Closed as completed or resolved",
             policy: None,
+            decision: D::Act,
         },
         ClosedByChange => RowSpec {
             id: "closed_by_change",
@@ -47,6 +49,7 @@ rows! {
             signal: "issue_closed_by_change",
             seed: "Closed as completed or resolved",
             policy: None,
+            decision: D::Act,
         },
         Triaged => RowSpec {
             id: "triaged",
@@ -56,6 +59,7 @@ rows! {
             signal: "issue_triaged",
             seed: "Assigned, labeled by non-bot, milestone added, linked to PR, referenced in commit or PR",
             policy: None,
+            decision: D::Act,
         },
         EngagedOpen => RowSpec {
             id: "engaged_open",
@@ -65,6 +69,7 @@ rows! {
             signal: "non_bot_engagement",
             seed: "Open with non-bot comment, reaction, or triage",
             policy: Some("open_issue_engagement"),
+            decision: D::State,
         },
         ClosedNotPlanned => RowSpec {
             id: "closed_not_planned",
@@ -74,6 +79,7 @@ rows! {
             signal: "issue_closed_not_planned",
             seed: "Closed as duplicate, not planned, invalid, or spam",
             policy: None,
+            decision: D::PersonAct,
         },
         ClosedDuplicate => RowSpec {
             id: "closed_duplicate",
@@ -83,6 +89,7 @@ rows! {
             signal: "issue_closed_duplicate",
             seed: "Closed as duplicate, not planned, invalid, or spam",
             policy: None,
+            decision: D::PersonAct,
         },
         ClosedByBot => RowSpec {
             id: "closed_by_bot",
@@ -92,6 +99,7 @@ rows! {
             signal: "issue_closed_by_bot",
             seed: "(close_issue) Closed by stale or lifecycle bot only",
             policy: Some("bot_closed_not_planned"),
+            decision: D::State,
         },
         ClosedByWorkflow => RowSpec {
             id: "closed_by_workflow",
@@ -101,6 +109,7 @@ rows! {
             signal: "issue_closed_by_workflow",
             seed: "§6: a signal counts when it comes from someone other than the workflow",
             policy: Some("own_act_counts"),
+            decision: D::State,
         },
         CloseReasonMissing => RowSpec {
             id: "close_reason_missing",
@@ -110,6 +119,7 @@ rows! {
             signal: "close_reason_missing",
             seed: "",
             policy: None,
+            decision: D::State,
         },
         NoInteraction => RowSpec {
             id: "no_interaction",
@@ -119,6 +129,7 @@ rows! {
             signal: "no_non_bot_interaction",
             seed: "Open with no non-bot interaction after window",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
         ExistsOnly => RowSpec {
             id: "exists_only",
@@ -128,6 +139,7 @@ rows! {
             signal: "target_exists_only",
             seed: "§8: target exists only",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
     }
 }
@@ -173,7 +185,7 @@ impl CreateIssue {
                 }
             }
         };
-        let v = v.at(lc.closed_at).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str());
+        let v = v.closed_by(case, &lc).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str());
         // What gh-aw's own summary counts (see `shared::gh_aw`).
         let v = gh_aw::closed_by_bot(v, &lc.closer);
         if matches!(reason, Some("completed" | "not_planned")) {
@@ -199,14 +211,14 @@ impl CreateIssue {
                 ActKind::Event(e) => e.clone(),
                 _ => String::new(),
             };
-            return Ok(self.row(CreateIssueRow::Triaged).at(a.at).detail("triage", what).detail("triaged_by", a.actor.login.clone()));
+            return Ok(self.row(CreateIssueRow::Triaged).acted(a).detail("triage", what).detail("triaged_by", a.actor.login.clone()));
         }
         let engaged = case
             .inside(activity)
             .find(|a| by_person(a) && matches!(a.kind, ActKind::Comment | ActKind::Reaction | ActKind::Review(_) | ActKind::ReviewComment));
         if let Some(a) = engaged {
             let v = self.row(CreateIssueRow::EngagedOpen).status(case.policy.open_issue_engagement.status());
-            return Ok(v.at(a.at).detail("engaged_by", a.actor.login.clone()));
+            return Ok(v.acted(a).detail("engaged_by", a.actor.login.clone()));
         }
         // Reactions known only as a count: who and when are not captured.
         if case.window.is_snapshot() && issue.reactions_total.unwrap_or(0) > 0 && !activity.read.iter().any(|r| r.ends_with("/reactions")) {

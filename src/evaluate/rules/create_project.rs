@@ -1,6 +1,7 @@
 //! `create_project`: what a person checks, why, and an example are in [`super::shared::project`],
 //! which holds what it shares with the other `update_project` rule.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::project::load;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -19,6 +20,7 @@ rows! {
             signal: "target_exists_only",
             seed: "§8: target exists only",
             policy: None,
+            decision: D::State,
         },
         Inaccessible => RowSpec {
             id: "inaccessible",
@@ -28,6 +30,7 @@ rows! {
             signal: "project_inaccessible",
             seed: "",
             policy: None,
+            decision: D::State,
         },
     }
 }

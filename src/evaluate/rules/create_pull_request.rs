@@ -22,6 +22,7 @@
 //! A PR opened at 10:00 and merged 30 hours later is `pending` at 1h and 24h and
 //! `accepted`/`strong`/`pull_request_merged` at 7d, with `time_to_outcome_hours = 30`.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::gh_aw;
 use super::{load_pull, pull_final};
 use crate::evaluate::actors::ActorClass;
@@ -44,6 +45,7 @@ rows! {
             signal: "pull_request_merged",
             seed: "Merged",
             policy: None,
+            decision: D::Act,
         },
         MergedByWorkflow => RowSpec {
             id: "merged_by_workflow",
@@ -53,6 +55,7 @@ rows! {
             signal: "pull_request_merged_by_workflow",
             seed: "§6: a signal counts when it comes from someone other than the workflow",
             policy: Some("own_act_counts"),
+            decision: D::State,
         },
         MergedByRequester => RowSpec {
             id: "merged_by_requester",
@@ -62,6 +65,7 @@ rows! {
             signal: "pull_request_merged_by_requester",
             seed: "Merged (§6: the requester is a person, not the workflow)",
             policy: Some("requester_acts"),
+            decision: D::Act,
         },
         ClosedByRequester => RowSpec {
             id: "closed_by_requester",
@@ -71,6 +75,7 @@ rows! {
             signal: "pull_request_closed_by_requester",
             seed: "Closed unmerged (§6: the requester is a person, not the workflow)",
             policy: Some("requester_acts"),
+            decision: D::Act,
         },
         ClosedByWorkflow => RowSpec {
             id: "closed_by_workflow",
@@ -80,6 +85,7 @@ rows! {
             signal: "pull_request_closed_by_workflow",
             seed: "§6: a signal counts when it comes from someone other than the workflow",
             policy: Some("own_act_counts"),
+            decision: D::State,
         },
         Reverted => RowSpec {
             id: "reverted",
@@ -89,6 +95,7 @@ rows! {
             signal: "reverted_after_merge",
             seed: "Merged then reverted within durability window",
             policy: Some("durability_hours"),
+            decision: D::Act,
         },
         ApprovedOpen => RowSpec {
             id: "approved_open",
@@ -98,6 +105,7 @@ rows! {
             signal: "pull_request_approved",
             seed: "Approved by visible non-bot but not merged yet",
             policy: None,
+            decision: D::State,
         },
         ReviewActivity => RowSpec {
             id: "review_activity",
@@ -107,6 +115,7 @@ rows! {
             signal: "pull_request_review_activity",
             seed: "Open with review activity",
             policy: None,
+            decision: D::State,
         },
         ClosedUnmerged => RowSpec {
             id: "closed_unmerged",
@@ -116,6 +125,7 @@ rows! {
             signal: "pull_request_closed_unmerged",
             seed: "Closed unmerged",
             policy: None,
+            decision: D::Act,
         },
         NoActivity => RowSpec {
             id: "no_activity",
@@ -125,6 +135,7 @@ rows! {
             signal: "no_activity",
             seed: "Open with no activity after long window",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
         ExistsOnly => RowSpec {
             id: "exists_only",
@@ -134,6 +145,7 @@ rows! {
             signal: "target_exists_only",
             seed: "§8: target exists only",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
     }
 }
@@ -192,7 +204,7 @@ impl Rule for CreatePullRequest {
                 ActorClass::Unknown => super::unattributed(&case, self.row(CreatePullRequestRow::Merged), "who merged it was not captured"),
                 _ => self.row(CreatePullRequestRow::Merged),
             };
-            v.at(lc.merged_at).detail("merged", true).detail("merged_by", lc.merger.login.clone()).detail("merged_by_type", class.as_str())
+            v.merged_by(&case, &lc).detail("merged", true).detail("merged_by", lc.merger.login.clone()).detail("merged_by_type", class.as_str())
         } else if lc.closed {
             let class = case.actors.classify_at(&lc.closer, lc.closed_at);
             let v = match class {
@@ -203,7 +215,7 @@ impl Rule for CreatePullRequest {
                 ActorClass::Unknown => super::unattributed(&case, self.row(CreatePullRequestRow::ClosedUnmerged), "who closed it was not captured"),
                 _ => self.row(CreatePullRequestRow::ClosedUnmerged),
             };
-            v.at(lc.closed_at).detail("merged", false).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", class.as_str())
+            v.closed_by(&case, &lc).detail("merged", false).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", class.as_str())
         } else {
             if let Some(v) = super::any_capture_problem(&activity) {
                 return Err(v);

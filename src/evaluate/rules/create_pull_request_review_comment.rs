@@ -1,6 +1,7 @@
 //! `create_pull_request_review_comment`: what a person checks, why, and an example are in [`super::shared::review_comments`],
 //! which holds what it shares with the other `reply_to_pull_request_review_comment` and `resolve_pull_request_review_thread` rules.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::review_comments::{comment, judge_comment, CommentRows};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -20,6 +21,7 @@ rows! {
             signal: "thread_resolved",
             seed: "Thread resolved by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Replied => RowSpec {
             id: "replied",
@@ -29,6 +31,7 @@ rows! {
             signal: "review_comment_replied",
             seed: "Comment replied to by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         FollowupCommit => RowSpec {
             id: "followup_commit",
@@ -38,6 +41,7 @@ rows! {
             signal: "followup_commit_touched_file",
             seed: "Follow-up commit touches commented lines or files",
             policy: None,
+            decision: D::Act,
         },
         OutdatedMerged => RowSpec {
             id: "outdated_merged",
@@ -47,6 +51,7 @@ rows! {
             signal: "outdated_by_change_and_merged",
             seed: "Comment marked outdated due to changes and PR merged",
             policy: None,
+            decision: D::Act,
         },
         Removed => RowSpec {
             id: "removed",
@@ -56,6 +61,7 @@ rows! {
             signal: "review_comment_removed",
             seed: "Comment deleted or minimized as abuse/off-topic",
             policy: None,
+            decision: D::Act,
         },
         NoResponse => RowSpec {
             id: "no_response",
@@ -65,6 +71,7 @@ rows! {
             signal: "no_response_before_pr_closed",
             seed: "No reply or no resolution after PR closed or merged",
             policy: None,
+            decision: D::State,
         },
         Open => RowSpec {
             id: "open",
@@ -74,6 +81,7 @@ rows! {
             signal: "thread_open",
             seed: "PR still open and thread unresolved",
             policy: None,
+            decision: D::State,
         },
     }
 }
@@ -88,7 +96,7 @@ impl Rule for CreateReviewComment {
     }
     fn action_time(&self, case: &Case) -> Option<Instant> {
         let id = case.output.target_comment_id?;
-        case.output.created_at.or_else(|| comment(case, case.output.target_number, id).ok().flatten().and_then(|c| c.created_at))
+        case.output.created_at.or_else(|| comment(case, case.output.target_number, id).ok().and_then(Result::ok).and_then(|c| c.created_at))
     }
     fn evaluate(&self, case: &Case) -> Result<Verdict, Verdict> {
         let Some(id) = case.output.target_comment_id else {

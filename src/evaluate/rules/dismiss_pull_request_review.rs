@@ -1,6 +1,7 @@
 //! `dismiss_pull_request_review`: what a person checks, why, and an example are in [`super::shared::pull_request_review`],
 //! which holds what it shares with the other `submit_pull_request_review` rule.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::pull_request_review::{find_review, review_id};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -11,7 +12,7 @@ pub(crate) struct DismissReview;
 
 rows! {
     pub(crate) enum DismissReviewRow {
-        Stands => RowSpec { id: "stands", when: "The review is still dismissed", status: S::Accepted, strength: E::Medium, signal: "dismissal_stands", seed: "", policy: None },
+        Stands => RowSpec { id: "stands", when: "The review is still dismissed", status: S::Accepted, strength: E::Medium, signal: "dismissal_stands", seed: "", policy: None, decision: D::State },
         NotDismissed => RowSpec {
             id: "not_dismissed",
             when: "The review is not dismissed at the window's end",
@@ -20,6 +21,7 @@ rows! {
             signal: "dismissal_undone",
             seed: "",
             policy: None,
+            decision: D::State,
         },
         ReviewMissing => RowSpec {
             id: "review_missing",
@@ -29,6 +31,7 @@ rows! {
             signal: "review_missing",
             seed: "",
             policy: None,
+            decision: D::State,
         },
     }
 }

@@ -14,6 +14,7 @@
 //! Comment 7 hidden at T, still minimized at capture -> `accepted`/`medium`/
 //! `comment_still_hidden`.
 
+use crate::evaluate::rule::Decision as D;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -32,6 +33,7 @@ rows! {
             signal: "comment_still_hidden",
             seed: "Comment still hidden or minimized",
             policy: None,
+            decision: D::State,
         },
         UnhiddenByPerson => RowSpec {
             id: "unhidden_by_person",
@@ -41,6 +43,7 @@ rows! {
             signal: "comment_unhidden",
             seed: "Comment unhidden by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Unhidden => RowSpec {
             id: "unhidden",
@@ -50,6 +53,7 @@ rows! {
             signal: "comment_unhidden",
             seed: "Comment unhidden by visible non-bot (actor not visible)",
             policy: None,
+            decision: D::Act,
         },
         Deleted => RowSpec {
             id: "deleted",
@@ -59,6 +63,7 @@ rows! {
             signal: "deleted_after_hiding",
             seed: "Comment deleted after hiding",
             policy: None,
+            decision: D::Gone,
         },
     }
 }
@@ -106,9 +111,9 @@ impl Rule for HideComment {
         }
         let by = crate::snapshot::graphql::actor(state.get("unminimizedBy"));
         if case.actors.classify(&by).is_person() {
-            return Ok(self.row(HideCommentRow::UnhiddenByPerson).resolved(true).detail("unhidden_by", by.login));
+            return Ok(self.row(HideCommentRow::UnhiddenByPerson).resolved(true).by_actor(case, &by, None).detail("unhidden_by", by.login));
         }
-        Ok(self.row(HideCommentRow::Unhidden).resolved(true))
+        Ok(self.row(HideCommentRow::Unhidden).resolved(true).by_actor(case, &by, None))
     }
 }
 

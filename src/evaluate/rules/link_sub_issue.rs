@@ -13,6 +13,7 @@
 //! #12 linked under #10; `issues/10/sub_issues` still lists #12 at capture ->
 //! `accepted`/`medium`/`sub_issue_link_present`.
 
+use crate::evaluate::rule::Decision as D;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{common, rows, Common, RowSpec, Rule, Verdict};
@@ -31,6 +32,7 @@ rows! {
             signal: "sub_issue_link_present",
             seed: "Parent/sub-issue link still present",
             policy: None,
+            decision: D::State,
         },
         RemovedByPerson => RowSpec {
             id: "removed_by_person",
@@ -40,6 +42,7 @@ rows! {
             signal: "sub_issue_link_removed",
             seed: "Link removed by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Removed => RowSpec {
             id: "removed",
@@ -49,6 +52,7 @@ rows! {
             signal: "sub_issue_link_removed",
             seed: "Link removed by visible non-bot (actor not visible)",
             policy: None,
+            decision: D::Act,
         },
         ChildClosedInvalid => RowSpec {
             id: "child_closed_invalid",
@@ -58,6 +62,7 @@ rows! {
             signal: "sub_issue_closed_invalid",
             seed: "Target issue closed as duplicate or invalid (rejected or ignored)",
             policy: Some("sub_issue_closed_invalid"),
+            decision: D::Act,
         },
         Inaccessible => RowSpec {
             id: "inaccessible",
@@ -67,6 +72,7 @@ rows! {
             signal: "sub_issue_link_inaccessible",
             seed: "Parent or child inaccessible",
             policy: None,
+            decision: D::State,
         },
     }
 }
@@ -131,8 +137,8 @@ impl Rule for LinkSubIssue {
             .flat_map(|e| e.events())
             .find(|e| matches!(e.event.as_deref(), Some("sub_issue_removed" | "parent_issue_removed")) && case.is_inside(e.created_at));
         Ok(done(match remover {
-            Some(e) if case.actors.classify(&e.actor).is_person() => self.row(LinkSubIssueRow::RemovedByPerson).at(e.created_at),
-            Some(e) => self.row(LinkSubIssueRow::Removed).at(e.created_at),
+            Some(e) if case.actors.classify(&e.actor).is_person() => self.row(LinkSubIssueRow::RemovedByPerson).event_by(case, e),
+            Some(e) => self.row(LinkSubIssueRow::Removed).event_by(case, e),
             None => self.row(LinkSubIssueRow::Removed),
         }))
     }

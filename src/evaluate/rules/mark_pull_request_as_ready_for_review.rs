@@ -15,6 +15,7 @@
 //! Marked ready at T, approved by a maintainer at T+1d -> `accepted`/`strong`/
 //! `reviewed_after_ready` from the 7d window on.
 
+use crate::evaluate::rule::Decision as D;
 use super::{capture_problem, pull_final};
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
@@ -34,6 +35,7 @@ rows! {
             signal: "reviewed_after_ready",
             seed: "Reviewed by visible non-bot after mark-ready",
             policy: None,
+            decision: D::PersonAct,
         },
         Merged => RowSpec {
             id: "merged",
@@ -43,6 +45,7 @@ rows! {
             signal: "merged_after_ready",
             seed: "Merged after mark-ready",
             policy: None,
+            decision: D::Act,
         },
         BackToDraft => RowSpec {
             id: "back_to_draft",
@@ -52,6 +55,7 @@ rows! {
             signal: "converted_to_draft",
             seed: "Converted back to draft by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         ClosedUnreviewed => RowSpec {
             id: "closed_unreviewed",
@@ -61,6 +65,7 @@ rows! {
             signal: "closed_without_review",
             seed: "Closed unmerged with no review (rejected or ignored)",
             policy: Some("ready_closed_unreviewed"),
+            decision: D::Act,
         },
         NoReview => RowSpec {
             id: "no_review",
@@ -70,6 +75,7 @@ rows! {
             signal: "no_review",
             seed: "Open with no review after window (pending or ignored)",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
         AwaitingReview => RowSpec {
             id: "awaiting_review",
@@ -79,6 +85,7 @@ rows! {
             signal: "awaiting_review",
             seed: "Open with no review after window (pending or ignored)",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
     }
 }
@@ -97,7 +104,7 @@ impl Rule for MarkReady {
         let (h, b) = case.count_actors(&activity);
         let done = |v: Verdict| v.resolved(true).actors(h, b);
         if let Some(a) = super::person_act(case, &activity, |a| matches!(a.kind, ActKind::Review(_))) {
-            return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Reviewed).at(a.at).detail("reviewed_by", a.actor.login.clone())));
+            return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Reviewed).acted(a).detail("reviewed_by", a.actor.login.clone())));
         }
         let look = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, ""));
         let entry = match look {
@@ -110,15 +117,15 @@ impl Rule for MarkReady {
         }
         let lc = case.lifecycle(&pull_final(entry.pull()), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if lc.merged {
-            return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Merged).at(lc.merged_at)));
+            return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::Merged).merged_by(case, &lc)));
         }
         let draft = case.events_inside(activity.events.as_deref(), &["convert_to_draft"]).find(|e| case.actors.classify(&e.actor).is_person());
         if let Some(e) = draft {
-            return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::BackToDraft).at(e.created_at)));
+            return Ok(done(self.row(MarkPullRequestAsReadyForReviewRow::BackToDraft).event_by(case, e)));
         }
         if lc.closed {
             return Ok(done(
-                self.row(MarkPullRequestAsReadyForReviewRow::ClosedUnreviewed).status(case.policy.ready_closed_unreviewed.status()).at(lc.closed_at),
+                self.row(MarkPullRequestAsReadyForReviewRow::ClosedUnreviewed).status(case.policy.ready_closed_unreviewed.status()).closed_by(case, &lc),
             ));
         }
         Ok(done(self.row(if case.long_enough() { MarkPullRequestAsReadyForReviewRow::NoReview } else { MarkPullRequestAsReadyForReviewRow::AwaitingReview })))

@@ -14,6 +14,7 @@
 //! PR #5 merged by the workflow at T, no revert by T+30d -> `accepted`/`medium`/
 //! `merge_stood`.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::durability::find_revert;
 use super::{pull_state, PullState};
 use crate::evaluate::case::Case;
@@ -33,6 +34,7 @@ rows! {
             signal: "merge_stood",
             seed: "",
             policy: None,
+            decision: D::State,
         },
         Reverted => RowSpec {
             id: "reverted",
@@ -42,8 +44,9 @@ rows! {
             signal: "reverted_after_merge",
             seed: "(create_pull_request) Merged then reverted within durability window",
             policy: None,
+            decision: D::Act,
         },
-        NotMerged => RowSpec { id: "not_merged", when: "The PR is not merged", status: S::Unknown, strength: E::Weak, signal: "merge_not_observed", seed: "", policy: None },
+        NotMerged => RowSpec { id: "not_merged", when: "The PR is not merged", status: S::Unknown, strength: E::Weak, signal: "merge_not_observed", seed: "", policy: None, decision: D::State },
     }
 }
 
@@ -67,6 +70,6 @@ impl Rule for MergePullRequest {
         if let Some(r) = find_revert(case, n, &pr) {
             return Ok(self.row(MergePullRequestRow::Reverted).resolved(true).at(r.at).detail("reverted_by", r.describe()));
         }
-        Ok(self.row(MergePullRequestRow::Stood).resolved(true).at(lc.merged_at))
+        Ok(self.row(MergePullRequestRow::Stood).resolved(true).merged_by(case, &lc))
     }
 }

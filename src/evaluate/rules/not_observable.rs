@@ -24,6 +24,7 @@
 //! `no_repository_outcome`. `{"type": "jira_create_issue", "project_key": "ENG"}` ->
 //! `unknown`/`none`/`not_observable_on_github`, `written_to: "Jira"`.
 
+use crate::evaluate::rule::Decision as D;
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
@@ -39,6 +40,7 @@ rows! {
         signal: "no_repository_outcome",
         seed: "",
         policy: None,
+        decision: D::State,
     },
     }
 }
@@ -66,6 +68,7 @@ rows! {
         signal: "not_observable_on_github",
         seed: "",
         policy: None,
+        decision: D::State,
     },
     }
 }

@@ -19,6 +19,7 @@
 //! -> `accepted`/`strong`/`pushed_commits_merged` from the 7d window on.
 
 
+use crate::evaluate::rule::Decision as D;
 use super::pull_final;
 use crate::evaluate::case::HistoryGap;
 use crate::evaluate::case::{ActKind, Case};
@@ -41,6 +42,7 @@ rows! {
             signal: "pushed_commits_merged",
             seed: "PR merged with pushed commits included",
             policy: None,
+            decision: D::Act,
         },
         MergedModified => RowSpec {
             id: "merged_modified",
@@ -50,6 +52,7 @@ rows! {
             signal: "pushed_commits_modified_then_merged",
             seed: "Pushed commits later modified but PR merged",
             policy: None,
+            decision: D::Act,
         },
         RetentionUnknown => RowSpec {
             id: "retention_unknown",
@@ -59,6 +62,7 @@ rows! {
             signal: "commit_retention_unknown",
             seed: "",
             policy: None,
+            decision: D::State,
         },
         Reverted => RowSpec {
             id: "reverted",
@@ -68,6 +72,7 @@ rows! {
             signal: "reverted_after_merge",
             seed: "Pushed commits reverted or dropped",
             policy: Some("durability_hours"),
+            decision: D::Act,
         },
         Dropped => RowSpec {
             id: "dropped",
@@ -77,6 +82,7 @@ rows! {
             signal: "pushed_commits_dropped",
             seed: "Pushed commits reverted or dropped",
             policy: None,
+            decision: D::Act,
         },
         ClosedUnmerged => RowSpec {
             id: "closed_unmerged",
@@ -86,6 +92,7 @@ rows! {
             signal: "pull_request_closed_unmerged",
             seed: "PR closed unmerged",
             policy: None,
+            decision: D::Act,
         },
         OpenActivity => RowSpec {
             id: "open_activity",
@@ -95,6 +102,7 @@ rows! {
             signal: "pull_request_review_activity",
             seed: "PR open with review or CI activity",
             policy: None,
+            decision: D::State,
         },
         NoActivity => RowSpec {
             id: "no_activity",
@@ -104,6 +112,7 @@ rows! {
             signal: "no_activity",
             seed: "PR open with no activity after long window",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
         ExistsOnly => RowSpec {
             id: "exists_only",
@@ -113,6 +122,7 @@ rows! {
             signal: "target_exists_only",
             seed: "§8: target exists only",
             policy: Some("ignore_after_hours"),
+            decision: D::State,
         },
     }
 }
@@ -185,22 +195,22 @@ impl Rule for PushToPullRequestBranch {
             if inclusion.iter().all(|i| *i == Inclusion::Included) {
                 let later = super::person_act(case, &activity, |a| a.kind == ActKind::Commit).is_some();
                 let row = if later { PushToPullRequestBranchRow::MergedModified } else { PushToPullRequestBranchRow::MergedWithCommits };
-                return Ok(done(self.row(row).at(lc.merged_at).detail("merged_by", lc.merger.login.clone())));
+                return Ok(done(self.row(row).merged_by(case, &lc).detail("merged_by", lc.merger.login.clone())));
             }
             return Ok(done(
                 self.row(PushToPullRequestBranchRow::RetentionUnknown)
-                    .at(lc.merged_at)
+                    .merged_by(case, &lc)
                     .note("the PR merged, but no compare or commit list shows the pushed commits in it"),
             ));
         }
         if lc.closed {
-            return Ok(done(self.row(PushToPullRequestBranchRow::ClosedUnmerged).at(lc.closed_at)));
+            return Ok(done(self.row(PushToPullRequestBranchRow::ClosedUnmerged).closed_by(case, &lc)));
         }
         let reviewed = case
             .inside(&activity)
             .find(|a| a.class.is_person() && matches!(a.kind, ActKind::Review(_) | ActKind::Comment | ActKind::ReviewComment));
         if let Some(a) = reviewed {
-            return Ok(done(self.row(PushToPullRequestBranchRow::OpenActivity).at(a.at)));
+            return Ok(done(self.row(PushToPullRequestBranchRow::OpenActivity).acted(a)));
         }
         if shas.iter().any(|s| Self::ci_activity(case, s)) {
             return Ok(done(self.row(PushToPullRequestBranchRow::OpenActivity).detail("ci_activity", true)));

@@ -12,6 +12,7 @@
 //! Removed `needs-triage`; still absent at T+7d -> `accepted`/`medium`/
 //! `labels_stay_removed`.
 
+use crate::evaluate::rule::Decision as D;
 use super::add_labels::{label_changer, labels_at};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -31,6 +32,7 @@ rows! {
             signal: "labels_stay_removed",
             seed: "(add_labels) All labels retained after triage window",
             policy: None,
+            decision: D::State,
         },
         Partial => RowSpec {
             id: "partial",
@@ -40,6 +42,7 @@ rows! {
             signal: "labels_partially_retained",
             seed: "(add_labels) Some labels retained, some removed",
             policy: Some("partial_labels"),
+            decision: D::State,
         },
         ReaddedByPerson => RowSpec {
             id: "readded_by_person",
@@ -49,6 +52,7 @@ rows! {
             signal: "labels_readded",
             seed: "(add_labels) All labels removed by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Readded => RowSpec {
             id: "readded",
@@ -58,6 +62,7 @@ rows! {
             signal: "labels_readded",
             seed: "",
             policy: None,
+            decision: D::Act,
         },
     }
 }
@@ -104,8 +109,8 @@ impl Rule for RemoveLabels {
         } else {
             let who = label_changer(case, &activity, "labeled", &back);
             match who {
-                Some(e) if case.actors.classify(&e.actor).is_person() => self.row(RemoveLabelsRow::ReaddedByPerson).at(e.created_at),
-                Some(e) => self.row(RemoveLabelsRow::Readded).at(e.created_at),
+                Some(e) if case.actors.classify(&e.actor).is_person() => self.row(RemoveLabelsRow::ReaddedByPerson).event_by(case, e),
+                Some(e) => self.row(RemoveLabelsRow::Readded).event_by(case, e),
                 None => super::unattributed(case, self.row(RemoveLabelsRow::Readded), "who added them back was not captured"),
             }
         };

@@ -11,6 +11,7 @@
 //! `old` -> `new`; at T+7d the issue carries `new` and `unrelated` -> `accepted`/`medium`/
 //! `state_retained`.
 
+use crate::evaluate::rule::Decision as D;
 use super::add_labels::{label_changer, labels_at};
 use crate::evaluate::case::Case;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
@@ -30,6 +31,7 @@ rows! {
             signal: "state_retained",
             seed: "(add_labels) All labels retained after triage window",
             policy: None,
+            decision: D::State,
         },
         Partial => RowSpec {
             id: "partial",
@@ -39,6 +41,7 @@ rows! {
             signal: "labels_partially_retained",
             seed: "(add_labels) Some labels retained, some removed",
             policy: Some("partial_labels"),
+            decision: D::State,
         },
         RevertedByPerson => RowSpec {
             id: "reverted_by_person",
@@ -48,6 +51,7 @@ rows! {
             signal: "state_reverted",
             seed: "(add_labels) All labels removed by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Reverted => RowSpec {
             id: "reverted",
@@ -57,6 +61,7 @@ rows! {
             signal: "state_reverted",
             seed: "",
             policy: None,
+            decision: D::Act,
         },
     }
 }
@@ -92,8 +97,8 @@ impl Rule for ReplaceLabel {
             let touched: Vec<&String> = added.iter().chain(removed.iter()).collect();
             let who = label_changer(case, &activity, "unlabeled", &touched).or_else(|| label_changer(case, &activity, "labeled", &touched));
             match who {
-                Some(e) if case.actors.classify(&e.actor).is_person() => self.row(ReplaceLabelRow::RevertedByPerson).at(e.created_at),
-                Some(e) => self.row(ReplaceLabelRow::Reverted).at(e.created_at),
+                Some(e) if case.actors.classify(&e.actor).is_person() => self.row(ReplaceLabelRow::RevertedByPerson).event_by(case, e),
+                Some(e) => self.row(ReplaceLabelRow::Reverted).event_by(case, e),
                 None => super::unattributed(case, self.row(ReplaceLabelRow::Reverted), "who undid it was not captured"),
             }
         };

@@ -1,6 +1,7 @@
 //! `reply_to_pull_request_review_comment`: what a person checks, why, and an example are in [`super::shared::review_comments`],
 //! which holds what it shares with the other `create_pull_request_review_comment` and `resolve_pull_request_review_thread` rules.
 
+use crate::evaluate::rule::Decision as D;
 use super::create_pull_request_review_comment::CreateReviewComment;
 use super::shared::review_comments::{judge_comment, CommentRows};
 use crate::evaluate::case::Case;
@@ -21,6 +22,7 @@ rows! {
             signal: "thread_resolved",
             seed: "Thread resolved after reply",
             policy: None,
+            decision: D::PersonAct,
         },
         Replied => RowSpec {
             id: "replied",
@@ -30,6 +32,7 @@ rows! {
             signal: "review_comment_replied",
             seed: "Visible non-bot replies positively or continues constructively",
             policy: None,
+            decision: D::PersonAct,
         },
         Removed => RowSpec {
             id: "removed",
@@ -39,6 +42,7 @@ rows! {
             signal: "review_comment_removed",
             seed: "Reply is deleted or minimized",
             policy: None,
+            decision: D::Act,
         },
         NoResponse => RowSpec {
             id: "no_response",
@@ -48,8 +52,9 @@ rows! {
             signal: "no_response_before_pr_closed",
             seed: "Thread remains unresolved and PR closes without action (ignored or rejected)",
             policy: Some("unresolved_reply_pr_closed"),
+            decision: D::State,
         },
-        Open => RowSpec { id: "open", when: "PR still open", status: S::Pending, strength: E::Weak, signal: "thread_open", seed: "PR still open", policy: None },
+        Open => RowSpec { id: "open", when: "PR still open", status: S::Pending, strength: E::Weak, signal: "thread_open", seed: "PR still open", policy: None, decision: D::State },
     }
 }
 

@@ -1,6 +1,7 @@
 //! `resolve_pull_request_review_thread`: what a person checks, why, and an example are in [`super::shared::review_comments`],
 //! which holds what it shares with the other `create_pull_request_review_comment` and `reply_to_pull_request_review_comment` rules.
 
+use crate::evaluate::rule::Decision as D;
 use super::load_pull;
 use super::shared::review_comments::threads;
 use crate::evaluate::case::Case;
@@ -22,6 +23,7 @@ rows! {
             signal: "resolved_and_merged",
             seed: "PR merged after resolution",
             policy: None,
+            decision: D::Act,
         },
         StillResolved => RowSpec {
             id: "still_resolved",
@@ -31,6 +33,7 @@ rows! {
             signal: "thread_still_resolved",
             seed: "Thread still resolved after window",
             policy: None,
+            decision: D::State,
         },
         UnresolvedByPerson => RowSpec {
             id: "unresolved_by_person",
@@ -40,6 +43,7 @@ rows! {
             signal: "thread_unresolved",
             seed: "Thread reopened by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Unresolved => RowSpec {
             id: "unresolved",
@@ -49,6 +53,7 @@ rows! {
             signal: "thread_unresolved",
             seed: "Thread reopened by visible non-bot (actor not visible)",
             policy: None,
+            decision: D::Act,
         },
         PrClosed => RowSpec {
             id: "pr_closed",
@@ -58,6 +63,7 @@ rows! {
             signal: "resolved_pr_closed_unmerged",
             seed: "PR closed unmerged after resolution (contextual)",
             policy: Some("resolved_pr_closed"),
+            decision: D::State,
         },
         Inaccessible => RowSpec {
             id: "inaccessible",
@@ -67,6 +73,7 @@ rows! {
             signal: "thread_inaccessible",
             seed: "Thread inaccessible",
             policy: None,
+            decision: D::State,
         },
     }
 }
@@ -100,7 +107,7 @@ impl Rule for ResolveThread {
             let v = match t.unresolved_by.login.as_deref() {
                 Some(login) => {
                     let row = if by.is_person() { ResolveThreadRow::UnresolvedByPerson } else { ResolveThreadRow::Unresolved };
-                    self.row(row).detail("unresolved_by", login).detail("unresolved_by_type", by.as_str())
+                    self.row(row).by(crate::evaluate::outcome::Decider::Act(by)).detail("unresolved_by", login).detail("unresolved_by_type", by.as_str())
                 }
                 None => super::unattributed(case, self.row(ResolveThreadRow::Unresolved), "who unresolved the thread is not captured (no unresolvedBy)"),
             };
@@ -108,7 +115,14 @@ impl Rule for ResolveThread {
         }
         let pr = load_pull(case, n).ok().map(|(_, p)| p);
         Ok(match pr.map(|p| (p.merged == Some(true), p.state.as_deref() == Some("closed"))) {
-            Some((true, _)) => self.row(ResolveThreadRow::MergedAfter).resolved(true),
+            Some((true, _)) => {
+                let merger = pr.map(|p| (&p.merged_by, p.merged_at));
+                let v = self.row(ResolveThreadRow::MergedAfter).resolved(true);
+                match merger {
+                    Some((by, at)) => v.by_actor(case, by, at),
+                    None => v,
+                }
+            }
             Some((false, true)) => self.row(ResolveThreadRow::PrClosed).status(case.policy.resolved_pr_closed.status()).resolved(true),
             _ => self.row(ResolveThreadRow::StillResolved).resolved(true),
         })

@@ -13,6 +13,7 @@
 //! `Priority` set to `High`, still `High` at T+7d -> `accepted`/`medium`/
 //! `issue_field_retained`.
 
+use crate::evaluate::rule::Decision as D;
 use serde_json::Value;
 
 use super::{load_issue, missing};
@@ -34,6 +35,7 @@ rows! {
             signal: "issue_field_retained",
             seed: "Field still equals intended value",
             policy: None,
+            decision: D::State,
         },
         Advanced => RowSpec {
             id: "advanced",
@@ -43,6 +45,7 @@ rows! {
             signal: "issue_field_advanced",
             seed: "Field advanced to later valid workflow state",
             policy: None,
+            decision: D::Act,
         },
         Changed => RowSpec {
             id: "changed",
@@ -52,6 +55,7 @@ rows! {
             signal: "issue_field_changed",
             seed: "Field changed away by visible non-bot (rejected or mixed)",
             policy: Some("metadata_changed"),
+            decision: D::PersonAct,
         },
         Removed => RowSpec {
             id: "removed",
@@ -61,6 +65,7 @@ rows! {
             signal: "issue_field_removed",
             seed: "Field removed or item removed",
             policy: None,
+            decision: D::PersonAct,
         },
     }
 }

@@ -15,6 +15,7 @@
 //! Type set to `Bug`; the issue closed as completed still typed `Bug` -> `accepted`/
 //! `strong`/`completed_with_type`.
 
+use crate::evaluate::rule::Decision as D;
 use super::{issue_final, load_issue};
 use crate::evaluate::case::Case;
 use crate::evaluate::case::HistoryGap;
@@ -35,6 +36,7 @@ rows! {
             signal: "issue_type_retained",
             seed: "Type still equals intended type",
             policy: None,
+            decision: D::State,
         },
         Completed => RowSpec {
             id: "completed",
@@ -44,6 +46,7 @@ rows! {
             signal: "completed_with_type",
             seed: "Issue completed with type retained",
             policy: None,
+            decision: D::Act,
         },
         Changed => RowSpec {
             id: "changed",
@@ -53,6 +56,7 @@ rows! {
             signal: "issue_type_changed",
             seed: "Type changed by visible non-bot (rejected or mixed)",
             policy: Some("metadata_changed"),
+            decision: D::PersonAct,
         },
         ClearedByPerson => RowSpec {
             id: "cleared_by_person",
@@ -62,6 +66,7 @@ rows! {
             signal: "issue_type_cleared",
             seed: "Type cleared by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Cleared => RowSpec {
             id: "cleared",
@@ -71,6 +76,7 @@ rows! {
             signal: "issue_type_cleared",
             seed: "Type cleared by visible non-bot (actor not visible)",
             policy: None,
+            decision: D::Act,
         },
         Unreadable => RowSpec {
             id: "unreadable",
@@ -80,6 +86,7 @@ rows! {
             signal: "issue_type_unreadable",
             seed: "Cannot read issue type",
             policy: None,
+            decision: D::State,
         },
     }
 }
@@ -118,7 +125,7 @@ impl Rule for SetIssueType {
                     Some(e) => {
                         let by = case.actors.classify_at(&e.actor, e.created_at);
                         let row = if by.is_person() { SetIssueTypeRow::ClearedByPerson } else { SetIssueTypeRow::Cleared };
-                        self.row(row).at(e.created_at).detail("cleared_by", e.actor.login.clone()).detail("cleared_by_type", by.as_str())
+                        self.row(row).event_by(case, e).detail("cleared_by", e.actor.login.clone()).detail("cleared_by_type", by.as_str())
                     }
                     None => {
                         super::unattributed(case, self.row(SetIssueTypeRow::Cleared), "who cleared the type was not captured (no issue_type_removed event)")
@@ -126,12 +133,21 @@ impl Rule for SetIssueType {
                 })
             }
             Some(n) if n.eq_ignore_ascii_case(&want) => {
-                let completed = case
-                    .lifecycle(&issue_final(issue), activity.events.as_deref())
-                    .is_ok_and(|lc| lc.closed && lc.state_reason.as_deref() == Some("completed"));
-                done(self.row(if completed { SetIssueTypeRow::Completed } else { SetIssueTypeRow::Retained }))
+                let lc = case.lifecycle(&issue_final(issue), activity.events.as_deref()).ok();
+                match lc.filter(|lc| lc.closed && lc.state_reason.as_deref() == Some("completed")) {
+                    Some(lc) => done(self.row(SetIssueTypeRow::Completed).closed_by(case, &lc)),
+                    None => done(self.row(SetIssueTypeRow::Retained)),
+                }
             }
-            Some(n) => done(self.row(SetIssueTypeRow::Changed).status(case.policy.metadata_changed.status()).detail("now", n)),
+            Some(n) => {
+                // Who changed it: the last change of type inside the window (none captured:
+                // the judge counts the change as unattributed).
+                let v = self.row(SetIssueTypeRow::Changed).status(case.policy.metadata_changed.status()).detail("now", n);
+                done(match case.events_inside(activity.events.as_deref(), &["issue_type_added", "issue_type_changed"]).last() {
+                    Some(e) => v.event_by(case, e).detail("changed_by", e.actor.login.clone()),
+                    None => v,
+                })
+            }
         })
     }
 }

@@ -1,6 +1,7 @@
 //! `submit_pull_request_review`: what a person checks, why, and an example are in [`super::shared::pull_request_review`],
 //! which holds what it shares with the other `dismiss_pull_request_review` rule.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::pull_request_review::{find_review, review_id};
 use super::{load_pull, pull_final};
 use crate::evaluate::actors::ActorClass;
@@ -23,6 +24,7 @@ rows! {
             signal: "approved_and_merged",
             seed: "Review approved and PR merged",
             policy: None,
+            decision: D::Act,
         },
         Addressed => RowSpec {
             id: "addressed",
@@ -32,6 +34,7 @@ rows! {
             signal: "changes_addressed",
             seed: "Changes requested and later addressed by commits",
             policy: None,
+            decision: D::Act,
         },
         DismissedByPerson => RowSpec {
             id: "dismissed_by_person",
@@ -41,6 +44,7 @@ rows! {
             signal: "review_dismissed",
             seed: "Review dismissed by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Dismissed => RowSpec {
             id: "dismissed",
@@ -50,6 +54,7 @@ rows! {
             signal: "review_dismissed",
             seed: "Review dismissed by visible non-bot (actor not visible)",
             policy: None,
+            decision: D::Act,
         },
         Contradicted => RowSpec {
             id: "contradicted",
@@ -59,6 +64,7 @@ rows! {
             signal: "review_contradicted",
             seed: "Review contradicted by later human review (rejected or mixed)",
             policy: Some("review_contradicted"),
+            decision: D::PersonAct,
         },
         PrClosed => RowSpec {
             id: "pr_closed",
@@ -68,6 +74,7 @@ rows! {
             signal: "pr_closed_without_addressing",
             seed: "PR closed without addressing review (contextual)",
             policy: Some("review_pr_closed"),
+            decision: D::State,
         },
         Pending => RowSpec {
             id: "pending",
@@ -77,6 +84,7 @@ rows! {
             signal: "review_pending",
             seed: "PR still open with review pending",
             policy: None,
+            decision: D::State,
         },
         ReviewMissing => RowSpec {
             id: "review_missing",
@@ -86,6 +94,7 @@ rows! {
             signal: "review_missing",
             seed: "",
             policy: None,
+            decision: D::State,
         },
     }
 }
@@ -120,7 +129,7 @@ impl Rule for SubmitReview {
                 Some(e) => {
                     let by = case.actors.classify_at(&e.actor, e.created_at);
                     let row = if by.is_person() { SubmitReviewRow::DismissedByPerson } else { SubmitReviewRow::Dismissed };
-                    self.row(row).at(e.created_at).detail("dismissed_by", e.actor.login.clone()).detail("dismissed_by_type", by.as_str())
+                    self.row(row).event_by(case, e).detail("dismissed_by", e.actor.login.clone()).detail("dismissed_by_type", by.as_str())
                 }
                 None => {
                     super::unattributed(case, self.row(SubmitReviewRow::Dismissed), "who dismissed the review was not captured (no review_dismissed event)")
@@ -139,24 +148,24 @@ impl Rule for SubmitReview {
                 && a.actor.login.as_deref().is_some_and(|l| l.to_lowercase() != reviewer)
                 && matches!(&a.kind, ActKind::Review(s) if opposite(s))
         }) {
-            return Ok(done(self.row(SubmitReviewRow::Contradicted).status(case.policy.review_contradicted.status()).at(a.at)));
+            return Ok(done(self.row(SubmitReviewRow::Contradicted).status(case.policy.review_contradicted.status()).acted(a)));
         }
         if state == "CHANGES_REQUESTED" {
             let fix = case
                 .inside(&activity)
                 .find(|a| a.kind == ActKind::Commit && a.actor.login.as_deref().is_none_or(|l| l.to_lowercase() != reviewer) && a.class != ActorClass::Unknown);
             if let Some(a) = fix {
-                return Ok(done(self.row(SubmitReviewRow::Addressed).at(a.at)));
+                return Ok(done(self.row(SubmitReviewRow::Addressed).acted(a)));
             }
         }
         // The review was found; what is missing is the PR's own state.
         let (_, pr) = load_pull(case, n).map_err(|v| v.detail("review_id", id).detail("review_state", state.clone()))?;
         let lc = case.lifecycle(&pull_final(pr), activity.events.as_deref()).map_err(HistoryGap::verdict)?;
         if lc.merged && state == "APPROVED" {
-            return Ok(done(self.row(SubmitReviewRow::ApprovedAndMerged).at(lc.merged_at)));
+            return Ok(done(self.row(SubmitReviewRow::ApprovedAndMerged).merged_by(case, &lc)));
         }
         if lc.closed {
-            return Ok(done(self.row(SubmitReviewRow::PrClosed).status(case.policy.review_pr_closed.status()).at(lc.closed_at)));
+            return Ok(done(self.row(SubmitReviewRow::PrClosed).status(case.policy.review_pr_closed.status()).closed_by(case, &lc)));
         }
         Ok(done(self.row(SubmitReviewRow::Pending)))
     }

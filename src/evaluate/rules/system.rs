@@ -7,6 +7,7 @@
 //! ## Example
 //! `{"type": "noop", "message": "nothing to do"}` -> skipped / none / `no_action_requested`.
 
+use crate::evaluate::rule::Decision as D;
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, verdict, RowSpec, Verdict};
 use crate::runs::SafeOutput;
@@ -21,6 +22,7 @@ rows! {
             signal: "no_action_requested",
             seed: "noop",
             policy: None,
+            decision: D::State,
         },
         MissingTool => RowSpec {
             id: "missing_tool",
@@ -30,6 +32,7 @@ rows! {
             signal: "tool_unavailable",
             seed: "missing_tool",
             policy: None,
+            decision: D::State,
         },
         MissingData => RowSpec {
             id: "missing_data",
@@ -39,6 +42,7 @@ rows! {
             signal: "data_unavailable",
             seed: "",
             policy: None,
+            decision: D::State,
         },
         ReportIncomplete => RowSpec {
             id: "report_incomplete",
@@ -48,6 +52,7 @@ rows! {
             signal: "report_incomplete",
             seed: "",
             policy: None,
+            decision: D::State,
         },
     }
 }

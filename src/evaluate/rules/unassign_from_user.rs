@@ -1,6 +1,7 @@
 //! `unassign_from_user`: what a person checks, why, and an example are in [`super::shared::assignees`],
 //! which holds what it shares with the other `assign_to_user` rule.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::assignees::{assignees_at, users};
 use super::{issue_final, load_issue};
 use crate::evaluate::case::Case;
@@ -20,6 +21,7 @@ rows! {
             signal: "user_stays_unassigned",
             seed: "User remains unassigned after window",
             policy: None,
+            decision: D::State,
         },
         ReassignedByPerson => RowSpec {
             id: "reassigned_by_person",
@@ -29,6 +31,7 @@ rows! {
             signal: "user_reassigned",
             seed: "User re-assigned by visible non-bot",
             policy: None,
+            decision: D::PersonAct,
         },
         Reassigned => RowSpec {
             id: "reassigned",
@@ -38,6 +41,7 @@ rows! {
             signal: "user_reassigned",
             seed: "",
             policy: None,
+            decision: D::Act,
         },
         Closed => RowSpec {
             id: "closed",
@@ -47,6 +51,7 @@ rows! {
             signal: "closed_after_unassignment",
             seed: "Item closed after unassignment (contextual)",
             policy: Some("closed_after_unassignment"),
+            decision: D::State,
         },
     }
 }
@@ -76,8 +81,8 @@ impl Rule for UnassignFromUser {
                 .filter(|e| e.assignee.as_ref().is_some_and(|a| gone.contains(&a.to_lowercase())))
                 .last();
             return Ok(done(match who {
-                Some(e) if case.actors.classify(&e.actor).is_person() => self.row(UnassignFromUserRow::ReassignedByPerson).at(e.created_at),
-                Some(e) => self.row(UnassignFromUserRow::Reassigned).at(e.created_at),
+                Some(e) if case.actors.classify(&e.actor).is_person() => self.row(UnassignFromUserRow::ReassignedByPerson).event_by(case, e),
+                Some(e) => self.row(UnassignFromUserRow::Reassigned).event_by(case, e),
                 None => super::unattributed(case, self.row(UnassignFromUserRow::Reassigned), "who assigned them again was not captured"),
             }));
         }

@@ -14,6 +14,7 @@
 //! Title changed from "old" to "new"; at T+7d the title is "old" again, renamed by a
 //! maintainer -> `rejected`/`strong`/`state_reverted`, `partial_score` 0.
 
+use crate::evaluate::rule::Decision as D;
 use super::load_issue;
 use super::shared::fields::update_verdict;
 use super::shared::fields::UpdateRows;
@@ -34,6 +35,7 @@ rows! {
             signal: "state_retained",
             seed: "Edited fields still equal intended values after window",
             policy: None,
+            decision: D::State,
         },
         RetainedAfterEdit => RowSpec {
             id: "retained_after_edit",
@@ -43,6 +45,7 @@ rows! {
             signal: "state_retained_after_edit",
             seed: "Later visible non-bot edit preserves core change",
             policy: None,
+            decision: D::State,
         },
         Reverted => RowSpec {
             id: "reverted",
@@ -52,6 +55,7 @@ rows! {
             signal: "state_reverted",
             seed: "Later visible non-bot reverts or replaces the change",
             policy: None,
+            decision: D::Act,
         },
         Replaced => RowSpec {
             id: "replaced",
@@ -61,6 +65,7 @@ rows! {
             signal: "state_replaced",
             seed: "Later visible non-bot reverts or replaces the change",
             policy: None,
+            decision: D::Act,
         },
     }
 }

@@ -1,6 +1,7 @@
 //! `update_project`: what a person checks, why, and an example are in [`super::shared::project`],
 //! which holds what it shares with the other `create_project` rule.
 
+use crate::evaluate::rule::Decision as D;
 use super::set_issue_field::advanced;
 use super::shared::project::load;
 use crate::evaluate::case::Case;
@@ -22,6 +23,7 @@ rows! {
             signal: "project_field_retained",
             seed: "Field value still equals intended value",
             policy: None,
+            decision: D::State,
         },
         Advanced => RowSpec {
             id: "advanced",
@@ -31,6 +33,7 @@ rows! {
             signal: "project_field_advanced",
             seed: "Field later moved forward in workflow, for example Todo to In Progress to Done",
             policy: None,
+            decision: D::Act,
         },
         Changed => RowSpec {
             id: "changed",
@@ -40,6 +43,7 @@ rows! {
             signal: "project_field_changed",
             seed: "Field reverted or changed away by visible non-bot (rejected or mixed)",
             policy: Some("metadata_changed"),
+            decision: D::PersonAct,
         },
         ItemRemoved => RowSpec {
             id: "item_removed",
@@ -49,6 +53,7 @@ rows! {
             signal: "project_item_removed",
             seed: "Project item removed",
             policy: None,
+            decision: D::Act,
         },
         Inaccessible => RowSpec {
             id: "inaccessible",
@@ -58,6 +63,7 @@ rows! {
             signal: "project_inaccessible",
             seed: "Project inaccessible",
             policy: None,
+            decision: D::State,
         },
     }
 }

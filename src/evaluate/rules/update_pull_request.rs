@@ -12,6 +12,7 @@
 //! Title set to "new"; the PR merged with title "new" -> `accepted`/`strong`/
 //! `state_retained_and_merged`.
 
+use crate::evaluate::rule::Decision as D;
 use super::shared::fields::update_verdict;
 use super::shared::fields::UpdateRows;
 use super::update_issue::UpdateIssueRow;
@@ -37,6 +38,7 @@ rows! {
             signal: "state_retained_and_merged",
             seed: "PR merged after update and update remained relevant",
             policy: None,
+            decision: D::Act,
         },
         ClosedUnmerged => RowSpec {
             id: "closed_unmerged",
@@ -46,6 +48,7 @@ rows! {
             signal: "closed_unmerged_after_update",
             seed: "PR closed unmerged after update",
             policy: None,
+            decision: D::Act,
         },
     }
 }
@@ -84,13 +87,13 @@ impl Rule for UpdatePullRequest {
         }
         Ok(match case.lifecycle(&pull_final(pr), activity.events.as_deref()) {
             Ok(lc) if lc.merged => {
-                let mut m = self.row(UpdatePullRequestRow::RetainedAndMerged).at(lc.merged_at).resolved(true).actors(humans, bots);
+                let mut m = self.row(UpdatePullRequestRow::RetainedAndMerged).merged_by(case, &lc).resolved(true).actors(humans, bots);
                 m.details = v.details;
                 m.partial_score = v.partial_score;
                 m
             }
             Ok(lc) if lc.closed => {
-                let mut c = self.row(UpdatePullRequestRow::ClosedUnmerged).at(lc.closed_at).resolved(true).actors(humans, bots);
+                let mut c = self.row(UpdatePullRequestRow::ClosedUnmerged).closed_by(case, &lc).resolved(true).actors(humans, bots);
                 c.details = v.details;
                 c.partial_score = v.partial_score;
                 c

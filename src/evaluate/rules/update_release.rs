@@ -13,6 +13,7 @@
 //! Body edited on a draft at T; the release is published at T+1d with that body ->
 //! `accepted`/`strong`/`release_published_after_update`.
 
+use crate::evaluate::rule::Decision as D;
 use serde_json::Value;
 
 use super::shared::fields::{current, intended, judge, Kept};
@@ -36,6 +37,7 @@ rows! {
             signal: "release_edit_retained",
             seed: "Release fields still match intended update",
             policy: None,
+            decision: D::State,
         },
         Published => RowSpec {
             id: "published",
@@ -45,6 +47,7 @@ rows! {
             signal: "release_published_after_update",
             seed: "Release published after draft update",
             policy: None,
+            decision: D::Act,
         },
         Reverted => RowSpec {
             id: "reverted",
@@ -54,6 +57,7 @@ rows! {
             signal: "release_edit_reverted",
             seed: "Release edited again to revert agent change",
             policy: None,
+            decision: D::Act,
         },
         Deleted => RowSpec {
             id: "deleted",
@@ -63,6 +67,7 @@ rows! {
             signal: "release_deleted",
             seed: "Release deleted",
             policy: None,
+            decision: D::Gone,
         },
     }
 }

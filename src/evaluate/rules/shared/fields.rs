@@ -202,7 +202,7 @@ pub(crate) fn update_verdict<R: Rule>(rule: &R, rows: UpdateRows<R::Row>, case: 
     let v = if kept == judged.len() {
         match person {
             Some(e) if rows.retained_after_edit.is_some() => {
-                rule.row(rows.retained_after_edit.unwrap_or(rows.retained)).detail("edited_by", e.actor.login.clone()).at(e.created_at)
+                rule.row(rows.retained_after_edit.unwrap_or(rows.retained)).detail("edited_by", e.actor.login.clone()).event_by(case, e)
             }
             Some(_) | None => rule.row(rows.retained),
         }
@@ -210,9 +210,9 @@ pub(crate) fn update_verdict<R: Rule>(rule: &R, rows: UpdateRows<R::Row>, case: 
         let reverted = judged.iter().any(|j| j.kept == Kept::Reverted);
         let v = rule.row(if reverted { rows.reverted } else { rows.replaced });
         match (person, touches.last()) {
-            (Some(e), _) => v.detail("changed_by", e.actor.login.clone()).at(e.created_at),
+            (Some(e), _) => v.detail("changed_by", e.actor.login.clone()).event_by(case, e),
             (None, Some(e)) => {
-                v.strength(crate::evaluate::EvidenceStrength::Medium).detail("changed_by", e.actor.login.clone()).note("changed back by a bot, not a person")
+                v.strength(crate::evaluate::EvidenceStrength::Medium).event_by(case, e).detail("changed_by", e.actor.login.clone()).note("changed back by a bot, not a person")
             }
             (None, None) => v.strength(crate::evaluate::EvidenceStrength::Medium).confidence(Confidence::Medium).note("who changed it is not captured"),
         }

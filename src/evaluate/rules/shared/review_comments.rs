@@ -26,6 +26,8 @@
 //! What `create_pull_request_review_comment`, `reply_to_pull_request_review_comment` and
 //! `resolve_pull_request_review_thread` share; each type's rule is in its own file.
 
+use crate::evaluate::actors::ActorClass;
+use crate::evaluate::outcome::Decider;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::rules::{pull_state, PullState};
 use crate::evaluate::{common, Common, RowId, Rule, Verdict};
@@ -36,17 +38,18 @@ use crate::time::Instant;
 use serde_json::Value;
 
 /// The review comment (REST), or why it cannot be read. `Ok(None)`: deleted.
-pub(crate) fn comment<'a>(case: &Case<'a>, n: Option<i64>, id: i64) -> Result<Option<&'a Comment>, Verdict> {
+/// `Ok(Err(status))` when it answered 404/410.
+pub(crate) fn comment<'a>(case: &Case<'a>, n: Option<i64>, id: i64) -> Result<Result<&'a Comment, u16>, Verdict> {
     match case.lookup_entry(&crate::snapshot::paths::numbered("pulls/comments/", id, "")) {
-        Ok(e) => return Ok(Some(e.comment())),
-        Err(Missing::Gone(_)) => return Ok(None),
+        Ok(e) => return Ok(Ok(e.comment())),
+        Err(Missing::Gone(s)) => return Ok(Err(s)),
         Err(m @ Missing::Failed(_)) => return Err(crate::evaluate::rules::missing(case, m)),
         Err(Missing::NotCaptured) => {}
     }
     if let Some(n) = n {
         if let Ok(e) = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "/comments")) {
             if let Some(c) = e.comments().iter().find(|c| c.id == Some(id)) {
-                return Ok(Some(c));
+                return Ok(Ok(c));
             }
         }
     }
@@ -75,20 +78,20 @@ pub(crate) fn threads(case: &Case, n: Option<i64>) -> Vec<(i64, ReviewThread)> {
 
 /// Replies to `id` by visible non-bot actors inside the window (REST `in_reply_to_id`,
 /// or later comments of its GraphQL thread).
-pub(crate) fn person_reply(case: &Case, n: i64, id: i64, thread: Option<&ReviewThread>) -> Option<Option<Instant>> {
+pub(crate) fn person_reply(case: &Case, n: i64, id: i64, thread: Option<&ReviewThread>) -> Option<(Option<Instant>, ActorClass)> {
     let rest = case.lookup_entry(&crate::snapshot::paths::numbered("pulls/", n, "/comments")).map(|e| e.comments()).unwrap_or_default();
     let r = rest
         .iter()
         .filter(|c| c.in_reply_to_id == Some(id) || (thread.is_some_and(|t| t.holds_comment(c.id.unwrap_or(-1))) && c.id != Some(id)))
         .find(|c| case.actors.classify(&c.user).is_person() && case.is_inside(c.created_at))
-        .map(|c| c.created_at);
+        .map(|c| (c.created_at, case.actors.classify(&c.user)));
     r.or_else(|| {
         thread?
             .comments
             .iter()
             .filter(|c| c.id != Some(id))
             .find(|c| case.actors.classify(&c.author).is_person() && case.is_inside(c.created_at))
-            .map(|c| c.created_at)
+            .map(|c| (c.created_at, case.actors.classify(&c.author)))
     })
 }
 
@@ -121,7 +124,10 @@ pub(crate) struct CommentRows<R> {
 
 pub(crate) fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: &Case, id: i64) -> Result<Verdict, Verdict> {
     let n = case.output.target_number;
-    let Some(c) = comment(case, n, id)? else { return Ok(rule.row(rows.removed).resolved(true).detail("comment_id", id)) };
+    let c = match comment(case, n, id)? {
+        Ok(c) => c,
+        Err(status) => return Ok(rule.row(rows.removed).resolved(true).by(Decider::Gone(status)).detail("comment_id", id).detail("http_status", status)),
+    };
     let Some(n) = n.or(c.pull_number) else {
         return Err(common(Common::MissingReference).note("the comment's PR is not recorded"));
     };
@@ -135,12 +141,12 @@ pub(crate) fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: 
     if snap {
         if let Some(t) = thread.filter(|t| t.resolved == Some(true)) {
             if case.actors.classify(&t.resolved_by).is_person() {
-                return Ok(rule.row(rows.resolved).resolved(true).detail("resolved_by", t.resolved_by.login.clone()));
+                return Ok(rule.row(rows.resolved).resolved(true).by_actor(&case, &t.resolved_by, None).detail("resolved_by", t.resolved_by.login.clone()));
             }
         }
     }
-    if let Some(at) = person_reply(&case, n, id, thread) {
-        return Ok(rule.row(rows.replied).resolved(true).at(at));
+    if let Some((at, class)) = person_reply(&case, n, id, thread) {
+        return Ok(rule.row(rows.replied).resolved(true).at(at).by(Decider::Act(class)));
     }
     if let Some(row) = rows.followup_commit {
         if let Some(at) = c.path.as_deref().and_then(|p| touching_commit(&case, n, p)) {
@@ -152,9 +158,9 @@ pub(crate) fn judge_comment<R: Rule>(rule: &R, rows: CommentRows<R::Row>, case: 
     let note = |v: Verdict| if snap { v } else { v.note("thread resolution has no timestamp; it is judged only in the snapshot window") };
     if lc.closed {
         if let Some(row) = rows.outdated_merged.filter(|_| lc.merged && outdated) {
-            return Ok(note(rule.row(row).resolved(true).at(lc.merged_at)));
+            return Ok(note(rule.row(row).resolved(true).merged_by(&case, &lc)));
         }
-        let v = rule.row(rows.no_response).resolved(true).at(lc.closed_at);
+        let v = rule.row(rows.no_response).resolved(true).closed_by(&case, &lc);
         return Ok(note(match rows.no_response.spec().policy {
             Some(_) => v.status(case.policy.unresolved_reply_pr_closed.status()),
             None => v,

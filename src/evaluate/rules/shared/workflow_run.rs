@@ -20,6 +20,7 @@
 //! What `dispatch_workflow`, `call_workflow` and `dispatch_repository` share; each type's
 //! rule is in its own file.
 
+use crate::evaluate::rule::Decision as D;
 use crate::evaluate::case::{Case, Missing};
 use crate::evaluate::outcome::{EvidenceStrength as E, Status as S};
 use crate::evaluate::{rows, RowSpec, Rule, Verdict};
@@ -35,6 +36,7 @@ rows! {
             signal: "workflow_success",
             seed: "Dispatched run completed successfully",
             policy: None,
+            decision: D::State,
         },
         Failed => RowSpec {
             id: "failed",
@@ -44,6 +46,7 @@ rows! {
             signal: "workflow_failed",
             seed: "Run failed, cancelled, or timed out",
             policy: None,
+            decision: D::State,
         },
         InProgress => RowSpec {
             id: "in_progress",
@@ -53,6 +56,7 @@ rows! {
             signal: "workflow_in_progress",
             seed: "Run still in progress",
             policy: None,
+            decision: D::State,
         },
         MissingRunId => RowSpec {
             id: "missing_run_id",
@@ -62,6 +66,7 @@ rows! {
             signal: "missing_run_id",
             seed: "No matching run found (unknown or rejected, depending dispatch API result)",
             policy: None,
+            decision: D::State,
         },
         RunNotFound => RowSpec {
             id: "run_not_found",
@@ -71,6 +76,7 @@ rows! {
             signal: "workflow_run_not_found",
             seed: "No matching run found (rejected when the API named a run)",
             policy: None,
+            decision: D::Gone,
         },
         NoArtifact => RowSpec {
             id: "no_artifact",
@@ -80,6 +86,7 @@ rows! {
             signal: "workflow_success_without_artifact",
             seed: "Run succeeded but produced no expected artifact",
             policy: Some("run_without_artifact"),
+            decision: D::State,
         },
     }
 }
