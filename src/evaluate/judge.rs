@@ -71,6 +71,16 @@ impl<'a> Evaluation<'a> {
         self.windows.iter().map(|w| self.judge_output(o, rule, &recorded, &target, *w, &cache)).collect()
     }
 
+    /// One output in one window, judged by `rule` instead of its type's own: the
+    /// promises' test drives every row of every rule through the judge this way.
+    #[cfg(test)]
+    pub(crate) fn judge_by(&self, o: &SafeOutput, rule: &dyn Evaluator, window: Window) -> Verdict {
+        let cache = case::OutputCache::default();
+        let recorded = case::Recorded::of(o);
+        let target = TargetCaptures::default();
+        self.judge_output(o, Some(rule), &recorded, &target, window, &cache).0
+    }
+
     fn judge_output(
         &self,
         o: &SafeOutput,

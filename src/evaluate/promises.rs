@@ -81,3 +81,156 @@ fn apply(case: &Case, promise: Promise, v: Verdict, d: Decider) -> Verdict {
             .detail("acted_by_person", false),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Every promise, for every row of every rule that an act or a 404 decides, through the
+    //! real judge: a rule added later is covered without a test of its own.
+
+    use super::*;
+    use crate::evaluate::rule::{verdict, Evaluator, RowSpec};
+    use crate::evaluate::{rules, Evaluation, Policy, Window};
+    use crate::snapshot::github::Actor;
+    use crate::time::Instant;
+
+    /// Who did the act a row's verdict rests on, in the one-output study.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Who {
+        /// The identity the output was written as: the workflow's own.
+        Workflow,
+        Bot,
+        /// A login nobody stands behind (GitHub's `ghost`).
+        Unknown,
+        /// The rule names nobody although the row is decided by an act.
+        Undeclared,
+        /// A 404 at capture, with no time.
+        Gone,
+        Person,
+    }
+    const EVERY: &[Who] = &[Who::Workflow, Who::Bot, Who::Unknown, Who::Undeclared, Who::Gone, Who::Person];
+    const WORKFLOW: &str = "agent-app[bot]";
+
+    /// A rule that answers with one row of a real rule, decided by `who`.
+    struct Scripted {
+        rule: &'static dyn Evaluator,
+        row: &'static RowSpec,
+        who: Who,
+    }
+
+    impl Evaluator for Scripted {
+        fn output_type(&self) -> crate::runs::output_type::OutputType {
+            self.rule.output_type()
+        }
+        fn human_check(&self) -> &'static str {
+            self.rule.human_check()
+        }
+        fn rows(&self) -> &'static [RowSpec] {
+            self.rule.rows()
+        }
+        fn action_time(&self, case: &Case) -> Option<Instant> {
+            case.output.created_at
+        }
+        fn evaluate(&self, case: &Case) -> Verdict {
+            let v = verdict(self.rule.output_type().name(), self.row);
+            let at = case.output.created_at.map(|t| t + chrono::Duration::minutes(30));
+            let login = |l: &str, kind: &str| Actor { login: Some(l.into()), kind: Some(crate::snapshot::github::actor_kind(kind)) };
+            match self.who {
+                Who::Workflow => v.by_actor(case, &login(WORKFLOW, "Bot"), at),
+                Who::Bot => v.by_actor(case, &login("stale[bot]", "Bot"), at),
+                Who::Unknown => v.by_actor(case, &login("ghost", "User"), at),
+                Who::Undeclared => v,
+                Who::Gone => v.by(Decider::Gone(404)),
+                Who::Person => v.by_actor(case, &login("maintainer", "User"), at),
+            }
+        }
+        fn targets_number(&self) -> bool {
+            false
+        }
+        fn dated_at_action(&self) -> bool {
+            true
+        }
+        fn skips(&self) -> bool {
+            false
+        }
+        fn row_names(&self) -> Vec<String> {
+            self.rule.row_names()
+        }
+    }
+
+    fn output() -> crate::runs::SafeOutput<'static> {
+        let ctx = crate::runs::item::RunContext {
+            run_id: "1".into(),
+            workflow_name: Some("promises".into()),
+            repository: Some("acme/repo".into()),
+            actor: None,
+            staged: false,
+            temp_ids: Default::default(),
+        };
+        let item = serde_json::json!({"type": "add_labels", "number": 1, "actor": WORKFLOW, "timestamp": "2026-01-01T00:00:00Z"});
+        crate::runs::item::from_record(&ctx, &item, 0, crate::runs::item::Format::GhAw, "promises.jsonl", 1).expect("the study's one output")
+    }
+
+    fn strong_or_medium(v: &Verdict) -> bool {
+        decisive(v) && v.strength < EvidenceStrength::Weak
+    }
+
+    #[test]
+    fn every_rule_keeps_every_promise_for_every_row() {
+        let index = crate::snapshot::SnapshotIndex::build(Vec::<(String, i64, u16, Option<Instant>, String)>::new());
+        let captured_at = crate::time::parse("2026-02-01T00:00:00Z").expect("time");
+        let policy = Policy::default();
+        let windows = [Window::ONE_HOUR, Window::ONE_DAY, Window::Snapshot];
+        let ev = Evaluation::new(&index, captured_at, &policy, &windows);
+        let o = output();
+        let mut broken = Vec::new();
+        let mut checked = 0;
+        for rule in rules::all().iter().copied() {
+            for row in rule.rows().iter().filter(|r| r.decision != Decision::State) {
+                for &who in EVERY {
+                    for &w in &windows {
+                        let v = ev.judge_by(&o, &Scripted { rule, row, who }, w);
+                        checked += 1;
+                        let id = format!("{}/{} by {who:?} [{w}]", rule.output_type(), row.id);
+                        let acted = matches!(row.decision, Decision::Act | Decision::PersonAct);
+                        let wrong = match who {
+                            // (a) never strong or medium acceptance or rejection.
+                            Who::Workflow if acted => strong_or_medium(&v).then_some("the workflow's own act decided it"),
+                            // (c) at most medium.
+                            Who::Unknown | Who::Undeclared if acted => {
+                                (decisive(&v) && v.strength == EvidenceStrength::Strong).then_some("an act nobody is named for is strong")
+                            }
+                            // (d) a person's row needs a person.
+                            Who::Bot if row.decision == Decision::PersonAct => strong_or_medium(&v).then_some("a bot's act stands for a person's"),
+                            // (b) a 404 settles the snapshot window only, and names nobody.
+                            Who::Gone if !w.is_snapshot() => (v.status != Status::Unknown).then_some("an undated 404 decided a timed window"),
+                            Who::Gone => (decisive(&v) && v.strength == EvidenceStrength::Strong).then_some("a 404 decided strongly"),
+                            // A person's act keeps the row as it is.
+                            Who::Person if acted => (v.status != row.status || v.strength != row.strength).then_some("a person's act was capped"),
+                            _ => None,
+                        };
+                        if let Some(why) = wrong {
+                            broken.push(format!("{id}: {why}: {}/{} ({})", v.status.as_str(), v.strength.as_str(), v.rule_id));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} verdicts checked");
+        assert!(broken.is_empty(), "{} promise(s) broken:\n{}", broken.len(), broken.join("\n"));
+    }
+
+    /// Every row that takes a side names what decides it, and the catalogue lists the
+    /// promises that follow.
+    #[test]
+    fn rows_that_take_a_side_name_what_decides_them() {
+        for rule in rules::all() {
+            for r in rule.rows() {
+                let side = matches!(r.status, Status::Accepted | Status::Rejected) && r.strength != EvidenceStrength::None;
+                if r.decision != Decision::State {
+                    assert!(side || r.decision == Decision::Gone, "{}/{}: decided by an act but takes no side", rule.output_type(), r.id);
+                }
+            }
+        }
+        assert_eq!(Decision::PersonAct.promises().len(), Promise::ALL.len());
+    }
+}
