@@ -61,7 +61,16 @@ pub enum Promise {
 
 impl Promise {
     pub const ALL: &'static [Promise] = &[Promise::OwnAct, Promise::Unattributed, Promise::ByPerson, Promise::UndatedGone];
-    /// Its name in the catalogue and in `details.promises_applied`.
+    /// What it promises, in the catalogue's words.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Promise::OwnAct => "an act by the workflow's own identity (or by its requester up to the run's last output) is never strong or medium acceptance or rejection: `ignored`/weak, or counted at weak strength under policy `own_act_counts`",
+            Promise::Unattributed => "an act whose actor was not captured (a rule that names nobody for an act included) is at most medium, with medium confidence, unless policy `unattributed_full_strength`",
+            Promise::ByPerson => "a row that says \"by a person\" holds only for a captured non-bot actor: a bot's or GitHub's act there is `ignored`/weak",
+            Promise::UndatedGone => "a 404/410 carries no time: it settles the `snapshot` window only (`history_missing` in a timed one)",
+        }
+    }
+    /// Its name in the catalogue and in `details.promise_applied`.
     pub fn name(self) -> &'static str {
         match self {
             Promise::OwnAct => "own_act",
