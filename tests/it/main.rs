@@ -23,6 +23,7 @@ mod house;
 mod layouts;
 mod packaging;
 mod pipeline;
+mod promises;
 mod readers;
 mod real;
 mod report;
