@@ -91,6 +91,16 @@ rows! {
             policy: None,
             decision: D::PersonAct,
         },
+        ClosedInvalid => RowSpec {
+            id: "closed_invalid",
+            when: "Closed while labelled invalid, spam, won't fix or duplicate (whatever reason the close recorded), by someone other than a bot or the workflow",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "issue_closed_invalid",
+            seed: "Closed as duplicate, not planned, invalid, or spam",
+            policy: None,
+            decision: D::PersonAct,
+        },
         ClosedByBot => RowSpec {
             id: "closed_by_bot",
             when: "Closed by a bot (stale or lifecycle automation)",
@@ -149,7 +159,13 @@ const LINK_EVENTS: &[&str] = &["cross-referenced", "referenced"];
 
 impl CreateIssue {
     /// The row a close with this reason gives.
-    fn by_reason(&self, reason: Option<&str>, by_commit: bool) -> Verdict {
+    fn by_reason(&self, reason: Option<&str>, by_commit: bool, invalid: Option<&str>) -> Verdict {
+        // A label that says the issue was not valid outweighs the close's reason: GitHub's
+        // default close reason is "completed", and many repositories mark spam and invalid
+        // reports with a label only.
+        if let Some(label) = invalid {
+            return self.row(CreateIssueRow::ClosedInvalid).detail("rejecting_label", label);
+        }
         match reason {
             Some("completed") => self.row(CreateIssueRow::ClosedCompleted),
             Some("not_planned") => self.row(CreateIssueRow::ClosedNotPlanned),
@@ -161,10 +177,10 @@ impl CreateIssue {
 
     /// A closed issue: the close's reason, weighed by who closed it (a bot, the workflow,
     /// the requester, someone whose identity was not captured).
-    fn closed(&self, case: &Case, lc: &Lifecycle) -> Verdict {
+    fn closed(&self, case: &Case, lc: &Lifecycle, invalid: Option<&str>) -> Verdict {
         let closer = case.actors.classify_at(&lc.closer, lc.closed_at);
         let reason = lc.state_reason.as_deref();
-        let rejecting = matches!(reason, Some("not_planned" | "duplicate"));
+        let rejecting = matches!(reason, Some("not_planned" | "duplicate")) || invalid.is_some();
         let v = match closer {
             ActorClass::Bot => {
                 let v = self.row(CreateIssueRow::ClosedByBot);
@@ -174,10 +190,10 @@ impl CreateIssue {
                     v
                 }
             }
-            ActorClass::SameWorkflow => super::own_act(case, self.by_reason(reason, lc.closed_by_commit), self.row(CreateIssueRow::ClosedByWorkflow)),
-            ActorClass::Requester => super::requester_act(case, self.by_reason(reason, lc.closed_by_commit)),
+            ActorClass::SameWorkflow => super::own_act(case, self.by_reason(reason, lc.closed_by_commit, invalid), self.row(CreateIssueRow::ClosedByWorkflow)),
+            ActorClass::Requester => super::requester_act(case, self.by_reason(reason, lc.closed_by_commit, invalid)),
             _ => {
-                let v = self.by_reason(reason, lc.closed_by_commit);
+                let v = self.by_reason(reason, lc.closed_by_commit, invalid);
                 if closer == ActorClass::Unknown && v.status != S::Unknown {
                     super::unattributed(case, v, "who closed it was not captured; the recorded reason is taken as the decision")
                 } else {
@@ -267,8 +283,26 @@ impl Rule for CreateIssue {
             }
         };
         if lc.closed {
-            return Ok(done(self.closed(&case, &lc)));
+            let labels = rejecting_label(&case, issue, activity.events.as_deref());
+            return Ok(done(self.closed(&case, &lc, labels.as_deref())));
         }
         self.open(&case, issue, &activity).map(done)
     }
+}
+
+/// Labels that say an issue was not valid, in lower case (`wontfix` and `won't fix` alike).
+const REJECTING_LABELS: &[&str] = &["invalid", "spam", "wontfix", "won't fix", "wont fix", "duplicate"];
+
+/// The first label of the issue as of the window's end that says it was not valid: from its
+/// captured labels, with changes after the window undone where history was captured; a
+/// timed window without history sees the captured labels only when nothing changed after
+/// it (`updated_at`).
+fn rejecting_label(case: &Case, issue: &Issue, events: Option<&[crate::snapshot::github::Event]>) -> Option<String> {
+    let labels: Vec<String> = issue.labels.as_ref()?.iter().map(|l| l.to_lowercase()).collect();
+    let labels = match events {
+        Some(evs) => case.labels_as_of(labels, evs).labels,
+        None if case.window.is_snapshot() || issue.updated_at.is_some_and(|u| u <= case.as_of) => labels,
+        None => return None,
+    };
+    labels.into_iter().find(|l| REJECTING_LABELS.contains(&l.replace(['-', '_'], " ").as_str()) || REJECTING_LABELS.contains(&l.as_str()))
 }
