@@ -94,7 +94,7 @@ pub(crate) const TABLES: &[TableDoc] = &[
         row: "An action an agentic workflow took or asked for (a safe output), as the run recorded it.",
         columns: &[
             ("created_at", "When the output was created (UTC): the start of every window."),
-            ("execution", "Whether it was performed: `executed`, `requested_only` (asked for, no record of it being performed), `staged`, `not_executed` (performed with an error), `unrecorded`."),
+            ("execution", "Whether it was performed: `executed`, `requested_only` (asked for, no record of it being performed), `staged`, `not_executed` (performed with an error), `unrecorded` (the run kept no record of executed items), `cancelled` (likewise, in a run GitHub recorded as cancelled: `run.json`)."),
             ("target_comment_id", "The comment the output acts on, when it acts on one."),
             ("target_url", "The target's URL as recorded."),
             ("target_node_id", "The target's GraphQL node id as the run recorded it (the output record's `target_node_id`, or the node id of the record's `target`); NULL when not recorded."),

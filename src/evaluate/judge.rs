@@ -188,6 +188,7 @@ impl<'a> Evaluation<'a> {
             Execution::Staged => return (common(Common::Staged), None),
             Execution::NotExecuted | Execution::RequestedOnly => return (common(Common::NotExecuted), None),
             Execution::Unrecorded => return (common(Common::ExecutionUnrecorded), None),
+            Execution::Cancelled => return (common(Common::RunCancelled).detail("run_conclusion", "cancelled"), None),
         }
         let Some(rule) = rule else {
             let v = common(Common::NoTypeSpecificEvaluator).note(format!("no rule for `{}`; its outcome is not measured, never assumed", o.output_type));

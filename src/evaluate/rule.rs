@@ -378,6 +378,16 @@ rows! {
             policy: None,
             decision: D::State,
         },
+        RunCancelled => RowSpec {
+            id: "run_cancelled",
+            when: "Requested in a run GitHub recorded as cancelled (`run.json`), which kept no record of executed items",
+            status: Status::Skipped,
+            strength: EvidenceStrength::None,
+            signal: "run_cancelled",
+            seed: "noop, missing_tool, or cancelled outputs: skipped",
+            policy: None,
+            decision: D::State,
+        },
         ExecutionUnrecorded => RowSpec {
             id: "execution_unrecorded",
             when: "Requested in a run that kept no record of executed items",

@@ -23,6 +23,9 @@ pub enum Execution {
     NotExecuted,
     /// Requested in a run that has no executed-items record at all: unknown.
     Unrecorded,
+    /// Requested in a run GitHub recorded as cancelled, which kept no executed-items
+    /// record: never carried out as far as anything shows.
+    Cancelled,
 }
 
 impl Execution {
@@ -33,6 +36,7 @@ impl Execution {
             Execution::Staged => "staged",
             Execution::NotExecuted => "not_executed",
             Execution::Unrecorded => "unrecorded",
+            Execution::Cancelled => "cancelled",
         }
     }
     pub fn parse(s: &str) -> Execution {
@@ -41,6 +45,7 @@ impl Execution {
             "staged" => Execution::Staged,
             "not_executed" => Execution::NotExecuted,
             "unrecorded" => Execution::Unrecorded,
+            "cancelled" => Execution::Cancelled,
             _ => Execution::Executed,
         }
     }

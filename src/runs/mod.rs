@@ -35,10 +35,14 @@ pub(crate) enum RunFile {
     AgentOutput,
     RequestLog,
     TempIdMap,
+    /// The run as GitHub's Actions API answered (`gh aw logs` keeps it as `run.json`):
+    /// its conclusion says whether it was cancelled.
+    RunApi,
 }
 
 impl RunFile {
-    pub(crate) const ALL: [RunFile; 6] = [RunFile::AwInfo, RunFile::Manifest, RunFile::Normalized, RunFile::AgentOutput, RunFile::RequestLog, RunFile::TempIdMap];
+    pub(crate) const ALL: [RunFile; 7] =
+        [RunFile::AwInfo, RunFile::Manifest, RunFile::Normalized, RunFile::AgentOutput, RunFile::RequestLog, RunFile::TempIdMap, RunFile::RunApi];
 
     /// The names gh-aw has given the file, preferred first. The request log was
     /// `safe_output.jsonl` (artifact `safe-output`) before `safeoutputs.jsonl`.
@@ -50,6 +54,7 @@ impl RunFile {
             RunFile::AgentOutput => &[AGENT_OUTPUT],
             RunFile::RequestLog => &[REQUEST_LOG, "safe_output.jsonl"],
             RunFile::TempIdMap => &[TEMP_ID_MAP],
+            RunFile::RunApi => &[RUN_API],
         }
     }
 
@@ -105,6 +110,7 @@ pub(crate) const AGENT_OUTPUT: &str = "agent_output.json";
 pub(crate) const REQUEST_LOG: &str = "safeoutputs.jsonl";
 pub(crate) const TEMP_ID_MAP: &str = "temporary-id-map.json";
 pub(crate) const AW_INFO: &str = "aw_info.json";
+pub(crate) const RUN_API: &str = "run.json";
 
 /// One workflow run.
 #[derive(Clone, Debug, Default)]
@@ -120,6 +126,9 @@ pub(crate) struct Run {
     pub(crate) requested_items: usize,
     pub(crate) errors: Vec<String>,
     pub(crate) aw_info: Option<String>,
+    /// The run's conclusion as GitHub's Actions API gave it (`run.json`): `success`,
+    /// `cancelled`, `failure`, `timed_out`, ...
+    pub(crate) conclusion: Option<String>,
 }
 
 /// A request the agent made (agent_output.json item or safeoutputs.jsonl line).
@@ -372,6 +381,17 @@ fn read_run_info(root: &Path, dir: &Path, files: &Located) -> Result<(Run, RunsR
             )),
         }
     }
+    if let Some(f) = load(root, files, RunFile::RunApi, &mut out)? {
+        out.files.push(InputFile::from_bytes("runs", f.file.clone(), &f.bytes, 1));
+        let text = f.document().unwrap_or("");
+        match serde_json::from_str::<Value>(text) {
+            Ok(v) if v.is_object() => {
+                run.conclusion = str_at(&v, "conclusion").map(str::to_string);
+                out.used += 1;
+            }
+            _ => out.quarantined.push(Quarantined::new("runs", &f.file, Some(1), Some("conclusion".into()), "not a JSON object: the run's conclusion unknown", &f.lossy())),
+        }
+    }
     if run.run_id_source == "directory_name" {
         // With no run id in aw_info.json, normalized records name their run: the first that
         // does gives the run its id, so its safe_output_ids are `<that id>:<index>` and the
@@ -425,7 +445,8 @@ fn read_run_rest(root: &Path, dir: &Path, files: &Located, mut run: Run) -> Resu
     run.errors = errors;
     run.requested_items = requests.len();
     fill_labels_from_requests(&mut out.outputs, &requests);
-    add_unexecuted_requests(&ctx, requests, executed_types, has_manifest, &mut out, next_index);
+    let cancelled = run.conclusion.as_deref() == Some("cancelled");
+    add_unexecuted_requests(&ctx, requests, executed_types, has_manifest, cancelled, &mut out, next_index);
     Ok((run, out))
 }
 
@@ -489,7 +510,16 @@ fn read_executed(ctx: &item::RunContext, lines: &Lines, format: item::Format, ou
 /// The requests no executed item accounts for (per type, in order), kept as outputs that
 /// were requested only, staged, not executed, or unrecorded; indexes continue from
 /// `next_index`.
-fn add_unexecuted_requests(ctx: &item::RunContext, requests: Vec<RequestItem>, executed_types: Vec<String>, has_manifest: bool, out: &mut RunsRead, mut next_index: usize) {
+#[allow(clippy::too_many_arguments)]
+fn add_unexecuted_requests(
+    ctx: &item::RunContext,
+    requests: Vec<RequestItem>,
+    executed_types: Vec<String>,
+    has_manifest: bool,
+    cancelled: bool,
+    out: &mut RunsRead,
+    mut next_index: usize,
+) {
     let mut executed_count: BTreeMap<String, usize> = BTreeMap::new();
     for t in executed_types {
         *executed_count.entry(t).or_default() += 1;
@@ -507,6 +537,9 @@ fn add_unexecuted_requests(ctx: &item::RunContext, requests: Vec<RequestItem>, e
         }
         let execution = if system {
             Execution::RequestedOnly
+        } else if !has_manifest && cancelled {
+            // Cancelled before it kept a record of what it executed: nothing to judge.
+            Execution::Cancelled
         } else if !has_manifest {
             Execution::Unrecorded
         } else if ctx.staged {

@@ -452,3 +452,39 @@ fn runs_schema_names_every_safe_outputs_column() {
         assert!(doc.contains(&format!("| `{}` |", f.name())), "schemas/runs.md lacks safe_outputs.{}", f.name());
     }
 }
+
+/// A run GitHub recorded as cancelled (`run.json`, as `gh aw logs` keeps it) with no record
+/// of executed items: its requests are skipped with the run's conclusion, never unknown;
+/// the same run without `run.json` stays unrecorded, and `run.json` is an input record.
+#[test]
+fn requests_of_a_cancelled_run_are_skipped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = Study::demo().copy_to(tmp.path());
+    let runs = &study.runs;
+    for (id, conclusion) in [(9201, Some("cancelled")), (9202, None), (9203, Some("success"))] {
+        let dir = runs.join(format!("run-{id}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("aw_info.json"), format!("{{\"run_id\": {id}, \"workflow_name\": \"triage\", \"repository\": \"acme/webapp\"}}")).unwrap();
+        std::fs::write(dir.join("agent_output.json"), "{\"items\": [{\"type\": \"create_issue\", \"title\": \"x\"}], \"errors\": []}").unwrap();
+        if let Some(c) = conclusion {
+            std::fs::write(dir.join("run.json"), format!("{{\"id\": {id}, \"status\": \"completed\", \"conclusion\": \"{c}\"}}")).unwrap();
+        }
+    }
+    convert(tmp.path(), &study, None);
+    let got = sql(
+        tmp.path(),
+        "SELECT s.run_id, s.execution, o.outcome_status, o.rule_id FROM safe_outputs s JOIN outcomes o USING (safe_output_id) \
+         WHERE s.run_id IN ('9201', '9202', '9203') AND o.eval_window = 'snapshot' ORDER BY s.run_id",
+    );
+    let rows: Vec<(&str, &str, &str, &str)> =
+        got.iter().map(|r| (r["run_id"].as_str().unwrap(), r["execution"].as_str().unwrap(), r["outcome_status"].as_str().unwrap(), r["rule_id"].as_str().unwrap())).collect();
+    assert_eq!(
+        rows,
+        [
+            ("9201", "cancelled", "skipped", "common/run_cancelled"),
+            ("9202", "unrecorded", "unknown", "common/execution_unrecorded"),
+            ("9203", "unrecorded", "unknown", "common/execution_unrecorded"),
+        ]
+    );
+    assert_balanced(tmp.path());
+}
