@@ -182,9 +182,9 @@ COPY (
 
 COPY (
     SELECT repo, n AS pull_number, jint(v[1]) AS comment_id, jint(v[2]) AS in_reply_to_id, jstr(v[3]) AS path,
-        jstr(v[4]) AS author, jstr(v[5]) AS author_type, jtime(v[6]) AS created_at, jstr(v[7]) AS body
+        jstr(v[4]) AS author, jstr(v[5]) AS author_type, jtime(v[6]) AS created_at, jstr(v[7]) AS body, jint(v[8]) AS review_id
     FROM (SELECT repo, n, path AS p, page, position, json_extract(e, ['$.id', '$.in_reply_to_id', '$.path', '$.user.login',
-            '$.user.type', '$.created_at', '$.body']) AS v
+            '$.user.type', '$.created_at', '$.body', '$.pull_request_review_id']) AS v
           FROM items WHERE kind = 'pull_comments')
     ORDER BY repo, p, page, position
 ) TO '{OUT}/review_comments.parquet' (FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE 65536);

@@ -224,6 +224,9 @@ struct Remark {
 
 struct Review {
     pr: usize,
+    id: Option<i64>,
+    /// Its body, when it has one of its own (not only inline comments).
+    body: Option<String>,
     state: Option<String>,
     submitted_at: Option<Instant>,
     /// The commit it reviewed (`commit_id`).
@@ -231,11 +234,50 @@ struct Review {
 }
 
 impl Review {
-    /// A review that asks for a revision: changes requested, or comments (a review
-    /// `COMMENTED` carries a body or inline comments). Approvals and dismissed reviews do not.
-    fn asks_for_revision(&self) -> bool {
-        matches!(self.state.as_deref(), Some("CHANGES_REQUESTED" | "COMMENTED"))
+    /// Whether it asks for a revision: changes requested, or a `COMMENTED` review that
+    /// asks for something: one with inline comments (`inline`: (repo, review id) of the
+    /// reviews the captured review comments were written in), or one whose body is more
+    /// than an acknowledgement ("LGTM", "thanks", ...). GitHub takes a `COMMENTED` review
+    /// only with a body or inline comments, so one without a body had inline comments,
+    /// unless the PR's review comments were captured (`inline_captured`) and none is its.
+    /// Approvals and dismissed reviews ask nothing.
+    fn asks_for_revision(&self, repo: &str, inline: &Inline, inline_captured: bool) -> bool {
+        match self.state.as_deref() {
+            Some("CHANGES_REQUESTED") => true,
+            Some("COMMENTED") if self.id.is_some_and(|id| inline.contains(&(repo.to_string(), id))) => true,
+            Some("COMMENTED") => match &self.body {
+                Some(b) => !is_acknowledgement(b),
+                None => !inline_captured,
+            },
+            _ => false,
+        }
     }
+}
+
+/// A review body that only acknowledges the PR and asks for nothing: after lowercasing and
+/// dropping punctuation, emoji and a trailing "!", one of a few stock phrases.
+fn is_acknowledgement(body: &str) -> bool {
+    const STOCK: &[&str] = &[
+        "lgtm", "looks good", "looks good to me", "looks great", "thanks", "thank you", "thx", "ty", "nice", "great", "great work", "nice work",
+        "ship it", "approved", "+1", "",
+    ];
+    let words: String = body.to_lowercase().chars().map(|c| if c.is_alphanumeric() || c == '+' || c.is_whitespace() { c } else { ' ' }).collect();
+    let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
+    STOCK.contains(&words.as_str())
+}
+
+/// (repo, review id) of every review that review comments were written in.
+type Inline = HashSet<(String, i64), Fast>;
+
+/// The reviews with inline comments: the review each captured review comment names.
+fn inline_reviews(dataset: &Path) -> Result<Inline> {
+    let mut out = Inline::default();
+    for batch in columns(dataset, "review_comments", &["repo", "review_id"])? {
+        let c = Cols::new("review_comments", &batch);
+        let (repo, id) = (c.str("repo")?, c.int("review_id")?);
+        out.extend((0..batch.num_rows()).filter_map(|k| Some((repo[k].clone()?, id[k]?))));
+    }
+    Ok(out)
 }
 
 /// The figures of one PR.
@@ -297,7 +339,7 @@ pub(crate) fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentP
     // The PRs' commits are read while repeats are found.
     let ((), commits) = rayon::join(|| repeats::find_repeats(&prs, &mut remarks, policy), || pr_commits(dataset, &index));
     let commits = commits?;
-    let (rounds_of, first_review) = review_rounds(&prs, &reviews, &commits);
+    let (rounds_of, first_review) = review_rounds(&prs, &reviews, &commits, (&inline_reviews(dataset)?, &captured));
     let mut comments_of = vec![(0i64, 0i64); prs.len()];
     for r in &remarks {
         comments_of[r.pr].0 += 1;
@@ -372,7 +414,8 @@ fn read_reviews(dataset: &Path, prs: &[Pr], index: &Index, reviewers: &Reviewers
                 if state[k].as_deref() == Some("PENDING") || !reviewers.is_reviewer(&prs[pr], author[k].as_deref(), kind[k].as_deref()) {
                     return None;
                 }
-                let review = Review { pr, state: state[k].clone(), submitted_at: at[k], commit: commit[k].clone().filter(|c| !c.is_empty()) };
+                let own = body[k].clone().filter(|b| !b.trim().is_empty());
+                let review = Review { pr, id: id[k], body: own, state: state[k].clone(), submitted_at: at[k], commit: commit[k].clone().filter(|c| !c.is_empty()) };
                 let said = policy.sources.contains(&Source::Review) && body[k].as_deref().is_some_and(|b| !b.trim().is_empty());
                 Some((review, said.then(|| remark(pr, Source::Review, id[k], author[k].clone(), at[k], body[k].as_deref(), policy)).flatten()))
             })
@@ -423,7 +466,7 @@ fn read_comments(
 /// the versions (commits) such reviews were given on, `None` in the set for a review whose
 /// version cannot be told; and when the PR was first reviewed (a reviewer's first review,
 /// any state).
-fn review_rounds(prs: &[Pr], reviews: &[Review], commits: &BTreeMap<usize, Commits>) -> (Vec<BTreeSet<Option<String>>>, Vec<Option<Instant>>) {
+fn review_rounds(prs: &[Pr], reviews: &[Review], commits: &BTreeMap<usize, Commits>, (inline, captured): (&Inline, &Captured)) -> (Vec<BTreeSet<Option<String>>>, Vec<Option<Instant>>) {
     let mut rounds_of: Vec<BTreeSet<Option<String>>> = vec![BTreeSet::new(); prs.len()];
     let mut first_review: Vec<Option<Instant>> = vec![None; prs.len()];
     for r in reviews {
@@ -434,7 +477,12 @@ fn review_rounds(prs: &[Pr], reviews: &[Review], commits: &BTreeMap<usize, Commi
             (Some(m), Some(at)) => at <= m,
             _ => true,
         };
-        if r.asks_for_revision() && before_merge {
+        if !before_merge {
+            continue;
+        }
+        let pr = &prs[r.pr];
+        let inline_captured = captured.contains(&(pr.repo.clone(), Capture::ReviewComments, pr.number));
+        if r.asks_for_revision(&pr.repo, inline, inline_captured) {
             rounds_of[r.pr].insert(version(r, commits.get(&r.pr).map(Vec::as_slice).unwrap_or_default()));
         }
     }
@@ -705,4 +753,34 @@ fn pr_feedback(prs: &[Pr], figures: &[Figures], agent_prs: &AgentPrs) -> Result<
         str_column(missing.iter().map(Option::as_deref)),
     ];
     Ok(RecordBatch::try_new(arrow_schema(PR_FEEDBACK), columns)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn review(state: &str, body: Option<&str>) -> Review {
+        Review { pr: 0, id: Some(7), body: body.map(str::to_string), state: Some(state.into()), submitted_at: None, commit: None }
+    }
+
+    /// A `COMMENTED` review asks for a revision when it comments on the code or asks for
+    /// something in its body; one that only acknowledges the PR does not.
+    #[test]
+    fn commented_reviews_that_ask_for_nothing_are_no_revision_request() {
+        let none = Inline::default();
+        let mut inline = Inline::default();
+        inline.insert(("acme/app".to_string(), 7));
+        let asks = |r: Review, inline: &Inline, captured: bool| r.asks_for_revision("acme/app", inline, captured);
+        assert!(asks(review("CHANGES_REQUESTED", None), &none, true));
+        assert!(asks(review("COMMENTED", Some("LGTM")), &inline, true), "inline comments ask, whatever the body");
+        assert!(asks(review("COMMENTED", Some("nit: rename `cols` to `columns`")), &none, true));
+        for ack in ["LGTM", "Looks good to me!", "Thanks 🙏", "+1", "👍"] {
+            assert!(!asks(review("COMMENTED", Some(ack)), &none, true), "{ack}");
+        }
+        // No body: GitHub took it for its inline comments, unless none was captured.
+        assert!(asks(review("COMMENTED", None), &none, false));
+        assert!(!asks(review("COMMENTED", None), &none, true));
+        assert!(!asks(review("APPROVED", Some("please rename")), &none, true));
+        assert!(!asks(review("DISMISSED", None), &none, false));
+    }
 }

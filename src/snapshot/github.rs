@@ -172,6 +172,8 @@ pub(crate) struct Comment {
     pub(crate) body: Option<String>,
     /// A review comment's PR: the last segment of its `pull_request_url`.
     pub(crate) pull_number: Option<i64>,
+    /// The review an inline comment was written in (`pull_request_review_id`).
+    pub(crate) review_id: Option<i64>,
     /// A review comment the diff has moved past: REST gives `position` null and keeps
     /// `original_position`.
     pub(crate) outdated: bool,
@@ -188,6 +190,7 @@ impl Comment {
             issue_number,
             reactions_total: v.get("reactions").and_then(|r| int_at(r, "total_count")),
             in_reply_to_id: int_at(v, "in_reply_to_id"),
+            review_id: int_at(v, "pull_request_review_id"),
             path: str_at(v, "path").map(str::to_string),
             minimized: bool_at(v, "isMinimized").or_else(|| bool_at(v, "minimized")),
             body: str_at(v, "body").map(str::to_string),

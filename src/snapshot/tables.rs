@@ -204,6 +204,7 @@ impl Typed {
                         os(c.user.kind),
                         t(c.created_at),
                         so(c.body),
+                        oi(c.review_id),
                     ]);
                 }
             }
@@ -461,6 +462,7 @@ fn review_comments_table() -> Table {
             ("author_type", Kind::Str),
             ("created_at", Kind::Time),
             ("body", Kind::Str),
+            ("review_id", Kind::Int),
         ],
     )
 }
