@@ -375,7 +375,7 @@ keys!(pub(crate) fn issue_keys: "number", "title", "state", "state_reason", "use
 keys!(pub(crate) fn pull_keys: "number", "title", "state", "merged", "draft", "user", "login", "type", "merged_by", "created_at", "updated_at", "closed_at",
     "merged_at", "merge_commit_sha", "head", "ref", "sha", "base", "labels", "name");
 keys!(pub(crate) fn comment_keys: "id", "user", "login", "type", "created_at", "updated_at", "issue_url", "reactions", "total_count", "in_reply_to_id", "path",
-    "isMinimized", "minimized", "body", "pull_request_url", "position", "original_position");
+    "isMinimized", "minimized", "body", "pull_request_url", "position", "original_position", "pull_request_review_id");
 keys!(pub(crate) fn review_keys: "id", "user", "login", "type", "state", "submitted_at", "commit_id", "body");
 keys!(pub(crate) fn event_keys: "event", "comments", "id", "actor", "user", "login", "type", "created_at", "submitted_at", "committer", "author", "date",
     "label", "name", "commit_id", "sha", "state_reason", "assignee", "milestone", "title", "requested_reviewer", "requested_team", "slug", "source",

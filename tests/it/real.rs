@@ -398,3 +398,26 @@ fn a_comment_seen_only_in_a_timeline_is_found_there() {
     let snap = rows.iter().find(|r| r.0 == "snapshot").unwrap();
     assert_eq!((snap.1.as_str(), snap.3.as_str(), &snap.4["replied_by"]), ("accepted", "comment_replied", &json!("allevin")), "{rows:?}");
 }
+
+/// A real review-comments list (PyGithub#31, recorded 2023): each comment's
+/// `pull_request_review_id` reaches `review_comments.review_id`, the review it was written
+/// in, which says a `COMMENTED` review commented on the code.
+#[test]
+fn a_review_comment_names_the_review_it_was_written_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Study::write(tmp.path(), "2023-06-01T00:00:00Z");
+    let text = body("pygithub/pulls-31-review-comments-2023.json");
+    s.capture("c.jsonl", "repos/PyGithub/PyGithub/pulls/31/comments", 200, &text, None)
+        .item("1", "PyGithub/PyGithub", json!({"type": "create_pull_request", "number": 31, "timestamp": "2014-01-01T00:00:00Z"}));
+    let ds = s.run(tmp.path(), "ds");
+    let out = ok(
+        &["report", "--dataset", ds.to_str().unwrap(), "--format", "json", "--sql", "SELECT comment_id, review_id FROM review_comments ORDER BY comment_id"],
+        tmp.path(),
+    );
+    let got: Vec<Value> = serde_json::from_str(&out).unwrap();
+    let mut want: Vec<Value> =
+        serde_json::from_str::<Vec<Value>>(&text).unwrap().iter().map(|c| json!({"comment_id": c["id"], "review_id": c["pull_request_review_id"]})).collect();
+    want.sort_by_key(|c| c["comment_id"].as_i64());
+    assert!(want.iter().any(|c| c["review_id"].is_i64()), "the recorded body names a review");
+    assert_eq!(got, want);
+}
