@@ -50,7 +50,7 @@ rows! {
         },
         InProgress => RowSpec {
             id: "in_progress",
-            when: "The run is queued or in progress",
+            when: "The run is queued or in progress: at capture, or at the window's end by its start and last-update times",
             status: S::Pending,
             strength: E::Medium,
             signal: "workflow_in_progress",
@@ -107,11 +107,20 @@ pub(crate) fn judge_run<R: Rule<Row = DispatchRow>>(rule: &R, case: &Case) -> Re
     let status = str_at(run, "status").unwrap_or_default();
     let conclusion = str_at(run, "conclusion").unwrap_or_default();
     let done = |v: Verdict| v.resolved(true).detail("run_id", id).detail("conclusion", conclusion);
-    // A completed run is the same as of any moment after it finished.
+    // A completed run is the same as of any moment after it finished; one that started by
+    // the window's end and was last updated after it was still running then.
     if !case.window.is_snapshot() && updated.is_none_or(|u| u > case.as_of) {
+        let started = crate::time::at(run, "run_started_at").or_else(|| crate::time::at(run, "created_at"));
+        if let (Some(s), Some(u)) = (started, updated) {
+            if s <= case.as_of {
+                return Ok(done(rule.row(DispatchRow::InProgress))
+                    .detail("run_started_at", crate::time::format(&s))
+                    .note(format!("running at the window's end: started {}, last updated {}", crate::time::format(&s), crate::time::format(&u))));
+            }
+        }
         return Err(crate::evaluate::common(crate::evaluate::Common::HistoryMissing)
             .resolved(true)
-            .note("the run finished (or was last updated) after the window's end"));
+            .note("the run finished (or was last updated) after the window's end, and when it started is not captured"));
     }
     if status != "completed" {
         return Ok(done(rule.row(DispatchRow::InProgress)));
