@@ -156,6 +156,13 @@ pub(crate) trait Rule: Sync + Send {
         false
     }
 
+    /// Why a row cannot fire on what hindsight's own capture asks GitHub for (`None`: it
+    /// can). Such a row still fires on a capture that carries what it needs (a webhook's
+    /// sender, say); the catalogue marks it and never counts it as covered.
+    fn not_observable(&self, _row: Self::Row) -> Option<&'static str> {
+        None
+    }
+
     /// The verdict of one of this rule's rows.
     fn row(&self, row: Self::Row) -> Verdict {
         verdict(self.output_type().name(), row.spec())
@@ -175,6 +182,8 @@ pub trait Evaluator: Sync + Send {
     /// `Repository`): one verdict whatever the window (`skipped`, or `unknown` for a write
     /// outside what a GitHub capture shows).
     fn skips(&self) -> bool;
+    /// Why the row with this id cannot fire on hindsight's own capture ([`Rule::not_observable`]).
+    fn not_observable(&self, row_id: &str) -> Option<&'static str>;
     /// The names of the rule's row values, in table order (tests check them against the ids).
     #[cfg(test)]
     fn row_names(&self) -> Vec<String>;
@@ -204,6 +213,10 @@ impl<R: Rule> Evaluator for R {
     }
     fn skips(&self) -> bool {
         Rule::output_type(self).observed() != Observed::Repository
+    }
+    fn not_observable(&self, row_id: &str) -> Option<&'static str> {
+        let at = <R::Row as RowId>::ROWS.iter().position(|r| r.id == row_id)?;
+        Rule::not_observable(self, <R::Row as RowId>::ALL[at])
     }
     #[cfg(test)]
     fn row_names(&self) -> Vec<String> {

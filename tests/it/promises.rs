@@ -198,3 +198,28 @@ fn removals_without_an_actor_are_medium() {
         ),
     ]);
 }
+
+/// Rows that rely on what GitHub's API does not give (`reopenedBy`, `unresolvedBy`,
+/// `unminimizedBy`, a discussion's conversions and links, who edited a discussion) are
+/// marked not observable in the catalogue, with the reason, rather than listed as if they
+/// worked.
+#[test]
+fn rows_that_cannot_fire_are_marked_not_observable() {
+    let rows: Vec<Value> = serde_json::from_str(&hindsight::evaluate::catalogue::render(true)).unwrap();
+    let mut marked: Vec<&str> = rows.iter().filter(|r| r["not_observable"].is_string()).map(|r| r["rule_id"].as_str().unwrap()).collect();
+    marked.sort();
+    assert_eq!(
+        marked,
+        [
+            "close_discussion/reopened_by_person",
+            "create_discussion/converted_or_linked",
+            "hide_comment/unhidden_by_person",
+            "resolve_pull_request_review_thread/unresolved_by_person",
+            "update_discussion/replaced",
+            "update_discussion/reverted",
+        ]
+    );
+    for r in rows.iter().filter(|r| r["not_observable"].is_string()) {
+        assert!(r["not_observable"].as_str().unwrap().contains("GitHub"), "{r}: the reason names what GitHub lacks");
+    }
+}

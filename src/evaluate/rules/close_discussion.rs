@@ -62,6 +62,12 @@ impl Rule for CloseDiscussion {
     fn output_type(&self) -> OutputType {
         OutputType::CloseDiscussion
     }
+    fn not_observable(&self, row: Self::Row) -> Option<&'static str> {
+        match row {
+            CloseDiscussionRow::ReopenedByPerson => Some("GitHub's GraphQL API names nobody who reopened a discussion (no `reopenedBy`, no discussion timeline): it fires only on a capture that adds the reopener, such as a webhook's sender"),
+            _ => None,
+        }
+    }
     fn human_check(&self) -> &'static str {
         "Did the discussion stay closed?"
     }

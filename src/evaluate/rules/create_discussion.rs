@@ -92,6 +92,12 @@ impl Rule for CreateDiscussion {
     fn output_type(&self) -> OutputType {
         OutputType::CreateDiscussion
     }
+    fn not_observable(&self, row: Self::Row) -> Option<&'static str> {
+        match row {
+            CreateDiscussionRow::ConvertedOrLinked => Some("GitHub's GraphQL `Discussion` has no converted-to-issue or linked-items field, and hindsight's capture asks for none: it fires only on a capture that adds them"),
+            _ => None,
+        }
+    }
     fn human_check(&self) -> &'static str {
         "Did the discussion receive meaningful engagement or an accepted answer?"
     }

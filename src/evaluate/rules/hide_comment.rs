@@ -73,6 +73,12 @@ impl Rule for HideComment {
     fn output_type(&self) -> OutputType {
         OutputType::HideComment
     }
+    fn not_observable(&self, row: Self::Row) -> Option<&'static str> {
+        match row {
+            HideCommentRow::UnhiddenByPerson => Some("GitHub's API names nobody who unhid a comment (no `unminimizedBy`, no timeline event): it fires only on a capture that adds them"),
+            _ => None,
+        }
+    }
     fn human_check(&self) -> &'static str {
         "Did the hidden or minimized state persist?"
     }

@@ -83,6 +83,12 @@ impl Rule for ResolveThread {
     fn output_type(&self) -> OutputType {
         OutputType::ResolvePullRequestReviewThread
     }
+    fn not_observable(&self, row: Self::Row) -> Option<&'static str> {
+        match row {
+            ResolveThreadRow::UnresolvedByPerson => Some("GitHub's GraphQL API names nobody who unresolved a review thread (no `unresolvedBy`, no timeline event): it fires only on a capture that adds them, such as the `pull_request_review_thread` webhook's sender"),
+            _ => None,
+        }
+    }
     fn human_check(&self) -> &'static str {
         "Did the thread stay resolved?"
     }

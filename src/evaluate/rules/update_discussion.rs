@@ -25,6 +25,13 @@ impl Rule for UpdateDiscussion {
     fn output_type(&self) -> OutputType {
         OutputType::UpdateDiscussion
     }
+    fn not_observable(&self, row: Self::Row) -> Option<&'static str> {
+        match row {
+            UpdateDiscussionRow::Reverted => Some("at strong only: GitHub's API records no edit events for discussions, so who changed a field back is never known and the row fires at medium"),
+            UpdateDiscussionRow::Replaced => Some("at strong only: GitHub's API records no edit events for discussions, so who replaced a field is never known and the row fires at medium"),
+            _ => None,
+        }
+    }
     fn human_check(&self) -> &'static str {
         "Did the agent's edit stick? (mirrors update_issue)"
     }
