@@ -136,9 +136,11 @@ fn request_of(path: &str) -> String {
     format!("{path}?per_page=100")
 }
 
-/// REST paths of a repository; GraphQL paths (`graphql/...`) are not asked for.
+/// REST paths of a repository, and the members of a team (a team review request is
+/// satisfied by a member's review); GraphQL paths (`graphql/...`) are not asked for.
 fn capturable(path: &str) -> bool {
-    path.starts_with("repos/")
+    let parts: Vec<&str> = path.split('/').collect();
+    path.starts_with("repos/") || matches!(parts.as_slice(), ["orgs", _, "teams", _, "members"])
 }
 
 /// `capture --plan`: the requests a capture would make, as (path, request), and the paths

@@ -113,8 +113,13 @@ rows! {
 }
 
 fn requested(case: &Case) -> (Vec<String>, Vec<String>) {
-    let e = case.recorded.expected();
-    let p = case.recorded.payload();
+    requested_of(case.recorded)
+}
+
+/// `requested`, from what the output recorded.
+fn requested_of(rec: &crate::evaluate::case::Recorded) -> (Vec<String>, Vec<String>) {
+    let e = rec.expected();
+    let p = rec.payload();
     let pick = |keys: &[&str]| -> Vec<String> {
         for k in keys {
             if let Some(l) = e.get(format!("metadata.{k}")).or(p.get(*k)).and_then(names) {
@@ -153,13 +158,24 @@ impl Rule for AddReviewer {
         if let Some(a) = case.inside(&activity).find(|a| is_req(a) && matches!(a.kind, ActKind::Comment | ActKind::ReviewComment)) {
             return Ok(done(self.row(AddReviewerRow::Commented).acted(a)));
         }
-        if users.is_empty() {
+        // A requested team is satisfied by a review of one of its members, where the team's
+        // members were captured (`orgs/{org}/teams/{slug}/members`).
+        let members: Vec<(&String, Option<Vec<String>>)> = teams.iter().map(|t| (t, team_members(case, t))).collect();
+        let team_of = |login: &str| members.iter().find(|(_, m)| m.as_ref().is_some_and(|m| m.iter().any(|x| x == login))).map(|(t, _)| (*t).clone());
+        let by_member = case
+            .inside(&activity)
+            .filter(|a| a.class.is_person() && matches!(a.kind, ActKind::Review(_)))
+            .find_map(|a| Some((a, team_of(&a.actor.login.as_deref()?.to_lowercase())?)));
+        if let Some((a, team)) = by_member {
+            return Ok(done(self.row(AddReviewerRow::Reviewed).acted(a).detail("reviewed_by", a.actor.login.clone()).detail("via_team", team)));
+        }
+        if users.is_empty() && members.iter().any(|(_, m)| m.is_none()) {
             let other = super::person_act(case, &activity, |a| matches!(a.kind, ActKind::Review(_)));
             if let Some(a) = other {
                 return Ok(done(
                     self.row(AddReviewerRow::TeamUnverified)
                         .detail("reviewed_by", a.actor.login.clone())
-                        .note("a review by someone not requested by name; team membership is not captured"),
+                        .note("a review by someone not requested by name; the team's members (orgs/ORG/teams/SLUG/members) were not captured"),
                 ));
             }
         }
@@ -173,7 +189,9 @@ impl Rule for AddReviewer {
             Ok(v) if case.window.is_snapshot() => {
                 let u: Vec<String> = v.get("users").and_then(names).unwrap_or_default().into_iter().map(|x| x.to_lowercase()).collect();
                 let t: Vec<String> = v.get("teams").and_then(names).unwrap_or_default().into_iter().map(|x| x.to_lowercase()).collect();
-                Some(users.iter().any(|x| u.contains(x)) || teams.iter().any(|x| t.contains(x)))
+                // A team is named by its slug, or as `org/slug`.
+                let slug = |x: &String| x.rsplit('/').next().unwrap_or(x).to_string();
+                Some(users.iter().any(|x| u.contains(x)) || teams.iter().any(|x| t.iter().any(|y| slug(y) == slug(x))))
             }
             _ => None,
         };
@@ -199,3 +217,22 @@ impl Rule for AddReviewer {
 
 /// The reviewers still requested.
 pub(crate) const READS: &[super::reads::Fixed] = &[super::reads::Fixed::Target("pulls/", "/requested_reviewers")];
+
+/// The members of each requested team, in the target repository's organization.
+pub(crate) fn reads_after(o: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded, _: &crate::snapshot::SnapshotIndex) -> Vec<super::Read> {
+    let Some(org) = o.target_repo.as_deref().and_then(|r| r.split('/').next()) else { return Vec::new() };
+    requested_of(rec).1.iter().map(|t| super::Read::Global(members_path(org, t))).collect()
+}
+
+/// `orgs/{org}/teams/{slug}/members`; a team named `org/slug` is its slug.
+fn members_path(org: &str, team: &str) -> String {
+    let slug = team.rsplit('/').next().unwrap_or(team);
+    format!("orgs/{org}/teams/{slug}/members")
+}
+
+/// The logins (lower case) of a requested team's members, when its member list was captured.
+fn team_members(case: &Case, team: &str) -> Option<Vec<String>> {
+    let org = case.repo()?.split('/').next()?;
+    let list = case.lookup_path(&members_path(org, team)).ok()?;
+    Some(names(list)?.into_iter().map(|l| l.to_lowercase()).collect())
+}

@@ -80,7 +80,7 @@ fn declared(t: OutputType) -> (&'static [Fixed], Option<After>) {
     match t {
         T::AddComment => (&[], Some(add_comment::reads_after)),
         T::AddLabels | T::RemoveLabels | T::ReplaceLabel => (add_labels::READS, None),
-        T::AddReviewer => (add_reviewer::READS, None),
+        T::AddReviewer => (add_reviewer::READS, Some(add_reviewer::reads_after)),
         T::SetIssueField => (set_issue_field::READS, None),
         T::CreateDiscussion | T::UpdateDiscussion | T::CloseDiscussion => (shared::discussion::READS, None),
         T::HideComment => (&[], Some(hide_comment::reads_after)),
