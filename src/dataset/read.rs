@@ -44,6 +44,21 @@ pub(crate) fn columns(dataset: &Path, table: &str, names: &[&str]) -> Result<Vec
     Ok(out)
 }
 
+/// (run id, its aw_info.json verbatim) of every run of the runs table; none when the
+/// dataset has no runs table (an imported study).
+pub(crate) fn run_infos(dataset: &Path) -> Result<Vec<(String, Option<String>)>> {
+    if !dataset.join("runs.parquet").is_file() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for batch in columns(dataset, "runs", &["run_id", "aw_info"])? {
+        let c = Cols::new("runs", &batch);
+        let (id, info) = (c.str("run_id")?, c.str("aw_info")?);
+        out.extend((0..batch.num_rows()).filter_map(|k| Some((id[k].clone()?, info[k].clone()))));
+    }
+    Ok(out)
+}
+
 fn missing(table: &str, col: &str) -> Error {
     Error::Dataset { path: format!("{table}.parquet").into(), message: format!("column `{col}` is missing or has an unexpected type") }
 }

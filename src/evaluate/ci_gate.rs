@@ -43,9 +43,11 @@
 //! - `failure`: a fix attempt follows; but the same failure signature as the previous
 //!   attempt is **stuck** (`stuck in CI fix loop: <signature>`), and the 5th fix still red is
 //!   **ci-fix-exhausted** (`ci-fix-exhausted: <signature>`);
-//! - the 60-minute clock starts at the program push (its commit's date; a force-pushed head's
-//!   timeline time) and covers CI waits: a push or a CI verdict more than 60 minutes after it
-//!   is **ci-timeout**; with the push's time or the verdict's time not captured,
+//! - the 60-minute clock starts when the iteration began: the start of the run that pushed
+//!   (its `aw_info.json` `created_at`, written as the run's agent job starts), else, when the
+//!   run's start was not recorded, the program push (its commit's date; a force-pushed
+//!   head's timeline time). It covers CI waits: a push or a CI verdict more than 60 minutes
+//!   after it is **ci-timeout**; with the start's time or the verdict's time not captured,
 //!   `clock_unknown`;
 //! - no capture of a push's CI: `ci_missing` (never success); still running: `ci_pending`;
 //!   red with no fix by the loop captured: `red_unresolved`; the PR's commits not captured:
@@ -541,9 +543,16 @@ fn minutes(a: Instant, b: Instant) -> i64 {
     (b - a).num_minutes()
 }
 
-/// The gate replayed over an iteration: its commits from the program push on.
-fn run_gate(index: &SnapshotIndex, repo: &str, commits: &[PrCommit], ctx: &Context, mut r: Replay) -> Replay {
-    let t0 = commits.first().and_then(|c| c.at);
+/// The gate replayed over an iteration: its commits from the program push on. The clock
+/// starts when the iteration began (`started`, the run's start), else at the program push;
+/// a start recorded after the push (clocks that disagree) is not used.
+fn run_gate(index: &SnapshotIndex, repo: &str, commits: &[PrCommit], ctx: &Context, started: Option<Instant>, mut r: Replay) -> Replay {
+    let pushed = commits.first().and_then(|c| c.at);
+    let t0 = match (started, pushed) {
+        (Some(s), Some(p)) if s > p => Some(p),
+        (Some(s), _) => Some(s),
+        (None, p) => p,
+    };
     let mut prev: Option<String> = None;
     let mut k = 0usize;
     for (pos, c) in commits.iter().enumerate() {
@@ -672,7 +681,19 @@ impl Replays {
 
 /// The CI gate replayed over `outputs` (those that opened or pushed to a PR, executed; the
 /// rest are left out), with the captures of `index`, repository by repository.
-pub fn replay_all(index: &SnapshotIndex, outputs: &[&SafeOutput]) -> Replays {
+/// Per run, when it began (`aw_info.json`'s `created_at`): an iteration's start.
+pub type RunStarts = std::collections::HashMap<String, Instant>;
+
+/// The run starts of a dataset's runs table: each run's `aw_info.json` `created_at`.
+pub(crate) fn run_starts(runs: impl Iterator<Item = (String, Option<String>)>) -> RunStarts {
+    runs.filter_map(|(id, aw_info)| {
+        let v: serde_json::Value = serde_json::from_str(aw_info.as_deref()?).ok()?;
+        Some((id, crate::time::at(&v, "created_at")?))
+    })
+    .collect()
+}
+
+pub fn replay_all(index: &SnapshotIndex, outputs: &[&SafeOutput], starts: &RunStarts) -> Replays {
     let mut by_repo: BTreeMap<&str, Vec<&SafeOutput>> = BTreeMap::new();
     for o in outputs {
         let pushes = matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch");
@@ -684,21 +705,21 @@ pub fn replay_all(index: &SnapshotIndex, outputs: &[&SafeOutput]) -> Replays {
     }
     let mut out = Replays::default();
     for (repo, os) in by_repo {
-        out.extend(replay_repo(index, repo, &os));
+        out.extend(replay_repo(index, repo, &os, starts));
     }
     out
 }
 
-fn replay_repo(index: &SnapshotIndex, repo: &str, outputs: &[&SafeOutput]) -> Replays {
+fn replay_repo(index: &SnapshotIndex, repo: &str, outputs: &[&SafeOutput], starts: &RunStarts) -> Replays {
     let located: Vec<Located> = outputs.par_iter().filter_map(|o| Some(locate(index, repo, o, o.target_number?))).collect();
     let states = loop_files(index, repo);
     let loops = Loops::of(&located, &states);
-    let mut replays: Vec<Replay> = located.par_iter().map(|l| replay_one(index, repo, l, &located, &loops)).collect();
+    let mut replays: Vec<Replay> = located.par_iter().map(|l| replay_one(index, repo, l, &located, &loops, starts.get(l.o.run_id.as_ref()).copied())).collect();
     let loop_states = compare_states(&states, &mut replays);
     Replays { replays, loop_states }
 }
 
-fn replay_one(index: &SnapshotIndex, repo: &str, l: &Located, all: &[Located], loops: &Loops) -> Replay {
+fn replay_one(index: &SnapshotIndex, repo: &str, l: &Located, all: &[Located], loops: &Loops, started: Option<Instant>) -> Replay {
     let mut r = Replay::new(l.o, repo, l.n);
     r.branch = l.branch.clone();
     let Some(branch) = l.branch.as_deref() else {
@@ -757,7 +778,7 @@ fn replay_one(index: &SnapshotIndex, repo: &str, l: &Located, all: &[Located], l
         }
     }
     ctx.loop_logins = logins;
-    run_gate(index, repo, &commits[*head..], &ctx, r)
+    run_gate(index, repo, &commits[*head..], &ctx, started, r)
 }
 
 /// A state file captured in a repository.

@@ -150,7 +150,7 @@ fn judge_repositories(
     found: &mut GateAndRisk,
     phases: &mut Phases,
 ) -> Result<Judged> {
-    let Inputs { manifest, captured_at, outputs, run_ends, mut task_prs, chunks, reader } = inputs;
+    let Inputs { manifest, captured_at, outputs, run_ends, run_starts, mut task_prs, chunks, reader } = inputs;
     let Settings { windows, policy, risk_policy } = *settings;
     let Targets { ranks, mut by_repo, mut no_repo } = Targets::of(&outputs);
     if let Repositories::Only(_) = repositories {
@@ -165,7 +165,7 @@ fn judge_repositories(
         let bar = progress.bar("evaluate", outputs.len() as u64);
         // A small budget takes small steps, so the rows held stay near it.
         let step = (rows_held_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
-        let judging = Judging { outputs: &outputs, ranks: &ranks, windows, policy, risk_policy, captured_at, run_ends: &run_ends, step, bar: &bar };
+        let judging = Judging { outputs: &outputs, ranks: &ranks, windows, policy, risk_policy, captured_at, run_ends: &run_ends, run_starts: &run_starts, step, bar: &bar };
         let mut indexes = RepoIndexes::default();
         let mut waiting = Waiting { outputs: by_repo, task_prs };
         judging.every_chunk(chunks, &mut waiting, &mut indexes, sink, found, phases)?;
@@ -328,6 +328,8 @@ struct Inputs {
     outputs: SafeOutputTable,
     /// Per run, the time of its last output ([`super::judge::run_ends`]).
     run_ends: HashMap<String, time::Instant>,
+    /// Per run, when it began: the CI gate's clock ([`ci_gate::run_starts`]).
+    run_starts: ci_gate::RunStarts,
     /// The PRs of task records, by repository.
     task_prs: HashMap<String, Vec<TaskPr>>,
     /// The captures, a chunk of whole repositories at a time, as the reader reads them.
@@ -359,6 +361,7 @@ fn read(dataset: &Path, chunk_bytes: usize, phases: &mut Phases) -> Result<Input
     };
     let outputs = SafeOutputTable::read(dataset, ColumnsRead::Judged)?;
     let run_ends = super::judge::run_ends((0..outputs.len()).map(|i| outputs.acting(i)));
+    let run_starts = ci_gate::run_starts(crate::dataset::read::run_infos(dataset)?.into_iter());
     phases.mark("outputs read");
     let manifest = Error::joined(manifest.join(), dataset.join("manifest.json"), "the thread reading it failed")?;
     phases.mark("manifest read");
@@ -369,7 +372,7 @@ fn read(dataset: &Path, chunk_bytes: usize, phases: &mut Phases) -> Result<Input
     // The PRs of task records (with --tasks), by repository: their risk level is assessed
     // from the same captures as the outputs' PRs.
     let task_prs = task_prs(dataset, &manifest)?;
-    Ok(Inputs { manifest, captured_at, outputs, run_ends, task_prs, chunks, reader })
+    Ok(Inputs { manifest, captured_at, outputs, run_ends, run_starts, task_prs, chunks, reader })
 }
 
 /// Which outputs each repository's captures judge, and where each output's rows go.
@@ -434,6 +437,7 @@ struct Judging<'a> {
     risk_policy: &'a risk::RiskPolicy,
     captured_at: time::Instant,
     run_ends: &'a HashMap<String, time::Instant>,
+    run_starts: &'a ci_gate::RunStarts,
     /// Outputs judged per step at most.
     step: usize,
     bar: &'a indicatif::ProgressBar,
@@ -556,7 +560,7 @@ impl<'a> Judging<'a> {
     fn gate_and_risk(&self, indexed: &Indexed<'_>) -> (ci_gate::Replays, Vec<risk::Risk>) {
         rayon::join(
             || {
-                indexed.par_iter().map(|(ids, _, index)| ci_gate::replay_all(index, &ids.iter().map(|(_, o)| o).collect::<Vec<_>>())).reduce(
+                indexed.par_iter().map(|(ids, _, index)| ci_gate::replay_all(index, &ids.iter().map(|(_, o)| o).collect::<Vec<_>>(), self.run_starts)).reduce(
                     ci_gate::Replays::default,
                     |mut a, b| {
                         a.extend(b);
@@ -584,7 +588,7 @@ impl<'a> Judging<'a> {
         let mut rest: Vec<usize> = outputs.into_values().flatten().chain(no_repo).collect();
         rest.sort_unstable();
         let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, self.outputs.get(i))).collect();
-        found.replays.extend(ci_gate::replay_all(empty, &rest.iter().map(|(_, o)| o).collect::<Vec<_>>()));
+        found.replays.extend(ci_gate::replay_all(empty, &rest.iter().map(|(_, o)| o).collect::<Vec<_>>(), self.run_starts));
         found.risks.extend(rest.iter().filter_map(|(_, o)| risk::assess(empty, o, self.risk_policy)));
         found.risks.extend(task_prs.values().flatten().map(|t| risk::assess_task(empty, &t.task_id, &t.repo, t.number, self.risk_policy)));
         let ev = self.evaluation(empty);

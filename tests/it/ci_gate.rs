@@ -157,7 +157,7 @@ fn output(run: &str, workflow: &str, kind: &str, fields: Value) -> SafeOutput<'s
 }
 
 fn replays(index: &SnapshotIndex, outputs: &[SafeOutput]) -> Replays {
-    ci_gate::replay_all(index, &outputs.iter().collect::<Vec<_>>())
+    ci_gate::replay_all(index, &outputs.iter().collect::<Vec<_>>(), &Default::default())
 }
 
 /// The autoloop's PR opened by its run, on `autoloop/perf`, with these commits.
@@ -458,4 +458,23 @@ fn the_demo_has_every_gate_outcome_and_the_dashboard_shows_them() {
     let table = ok(&["report", "--dataset", "ds", "--format", "markdown"], tmp.path());
     assert!(table.contains("accepted_while_ci_red") && table.contains("CI gate replay against the loop's state file"));
     assert!(!table.contains("seed 002"));
+}
+
+/// The 60-minute clock starts when the iteration began (its run's start, aw_info.json
+/// `created_at`), not at the program push: 30 minutes of agent work, then a push green 45
+/// minutes later is past the cap. Without the run's start, the program push starts it.
+#[test]
+fn the_clock_starts_when_the_iteration_began() {
+    let commits = vec![by_loop("h1", 30, 1, Some(green("h1", 75)))];
+    let idx = index(Some("autoloop/perf"), &commits, vec![]);
+    let outputs = [output(RUN, "autoloop", "create_pull_request", json!({}))];
+    let refs: Vec<&SafeOutput> = outputs.iter().collect();
+    let pushed_only = ci_gate::replay_all(&idx, &refs, &Default::default()).replays.remove(0);
+    assert_eq!(pushed_only.outcome, GateOutcome::Accepted);
+    let starts: ci_gate::RunStarts = [(RUN.to_string(), hindsight::time::parse(&at(0)).unwrap())].into_iter().collect();
+    let started = ci_gate::replay_all(&idx, &refs, &starts).replays.remove(0);
+    assert_eq!((started.outcome, started.pause_reason.as_deref()), (GateOutcome::CiTimeout, Some("ci-timeout")));
+    // A start recorded after the push (clocks that disagree) is not used.
+    let late: ci_gate::RunStarts = [(RUN.to_string(), hindsight::time::parse(&at(40)).unwrap())].into_iter().collect();
+    assert_eq!(ci_gate::replay_all(&idx, &refs, &late).replays.remove(0).outcome, GateOutcome::Accepted);
 }
