@@ -11,6 +11,10 @@
 //! `stale` or `lifecycle`) is nobody's decision: policy `lifecycle_close` reads it as
 //! accepted with weak evidence (default) or ignored.
 //!
+//! An output that named `duplicate_of` also marked the issue a duplicate of another (gh-aw's
+//! `markAsDuplicate`, a `marked_as_duplicate` timeline event); a person removing that mark
+//! (`unmarked_as_duplicate`) rejects it even while the issue stays closed.
+//!
 //! ## Example
 //! Closed by the agent at T, reopened by a maintainer at T+2h: `accepted` at 1h,
 //! `rejected`/`strong`/`issue_reopened` from 24h on.
@@ -68,6 +72,16 @@ rows! {
             policy: None,
             decision: D::PersonAct,
         },
+        DuplicateUnmarked => RowSpec {
+            id: "duplicate_unmarked",
+            when: "Closed as a duplicate (`duplicate_of`, GitHub's native mark), and a visible non-bot actor removed the mark (`unmarked_as_duplicate`)",
+            status: S::Rejected,
+            strength: E::Strong,
+            signal: "duplicate_mark_removed",
+            seed: "",
+            policy: None,
+            decision: D::PersonAct,
+        },
         LifecycleBot => RowSpec {
             id: "lifecycle_bot",
             when: "Closed by a stale or lifecycle bot",
@@ -120,11 +134,28 @@ impl Rule for CloseIssue {
             let v = self.row(CloseIssueRow::LifecycleBot).by_actor(case, &lc.closer, lc.closed_at).detail("closed_by", lc.closer.login.clone());
             return Ok(done(if case.policy.lifecycle_close == crate::evaluate::policy::Choice::Ignored { v.status(S::Ignored) } else { v }));
         }
+        // A duplicate mark the output made, removed since: the duplicate call was undone.
+        if duplicate_of(case).is_some() {
+            if let Some(e) = case.events_inside(activity.events.as_deref(), &["unmarked_as_duplicate"]).last() {
+                let v = self.row(CloseIssueRow::DuplicateUnmarked).event_by(case, e).detail("unmarked_by", e.actor.login.clone());
+                return Ok(done(v.detail("duplicate_of", duplicate_of(case))));
+            }
+        }
         if let Some(a) = challenge(case, &activity) {
             return Ok(done(
                 self.row(CloseIssueRow::Challenged).acted(a).detail("challenged_by", a.actor.login.clone()).note("matched a phrase saying the close was wrong"),
             ));
         }
         Ok(done(self.row(CloseIssueRow::StayedClosed).detail("closed_by", lc.closer.login.clone())))
+    }
+}
+
+/// The issue the output said this one duplicates (`duplicate_of`), as recorded.
+fn duplicate_of(case: &Case) -> Option<String> {
+    let p = case.recorded.payload();
+    match p.get("duplicate_of")? {
+        serde_json::Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
     }
 }
