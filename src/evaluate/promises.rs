@@ -152,6 +152,9 @@ mod tests {
         fn skips(&self) -> bool {
             false
         }
+        fn not_observable(&self, row_id: &str) -> Option<&'static str> {
+            self.rule.not_observable(row_id)
+        }
         fn row_names(&self) -> Vec<String> {
             self.rule.row_names()
         }

@@ -89,6 +89,37 @@ fn numbers_of(o: &crate::runs::SafeOutput, rec: &crate::evaluate::case::Recorded
     (get("parent_issue_number"), get("sub_issue_number").or(o.target_number))
 }
 
+/// The timeline events that add or remove a sub-issue link, seen from either issue.
+const LINK_EVENTS: &[&str] = &["sub_issue_added", "sub_issue_removed", "parent_issue_added", "parent_issue_removed"];
+
+impl LinkSubIssue {
+    /// A timed window: the link as of its end, from the captured timelines' dated link
+    /// events. The output linked the issues at T; the last link event inside (T, T+W]
+    /// says whether it still held then. Without a timeline, or with an undated link event,
+    /// `history_missing`.
+    fn as_of_window_end(&self, case: &Case, parent: i64, child: i64) -> Result<Verdict, Verdict> {
+        let timelines = [crate::snapshot::paths::numbered("issues/", parent, "/timeline"), crate::snapshot::paths::numbered("issues/", child, "/timeline")];
+        let captured: Vec<&crate::snapshot::Entry> = timelines.iter().filter_map(|p| case.lookup_entry(p).ok()).collect();
+        if captured.is_empty() {
+            return Err(common(Common::HistoryMissing).note("neither issue's timeline was captured: the link cannot be placed in this window"));
+        }
+        let events: Vec<&crate::snapshot::github::Event> =
+            captured.iter().flat_map(|e| e.events()).filter(|e| e.event.as_deref().is_some_and(|k| LINK_EVENTS.contains(&k))).collect();
+        if events.iter().any(|e| e.created_at.is_none()) {
+            return Err(common(Common::HistoryMissing).resolved(true).note("a link event has no time: the link cannot be placed in this window"));
+        }
+        let last = events.into_iter().filter(|e| case.is_inside(e.created_at)).max_by_key(|e| e.created_at);
+        let done = |v: Verdict| v.resolved(true).detail("parent", parent).detail("sub_issue", child).detail("state_basis", "events");
+        Ok(done(match last {
+            Some(e) if e.event.as_deref().is_some_and(|k| k.ends_with("_removed")) => {
+                let row = if case.actors.classify(&e.actor).is_person() { LinkSubIssueRow::RemovedByPerson } else { LinkSubIssueRow::Removed };
+                self.row(row).event_by(case, e)
+            }
+            _ => self.row(LinkSubIssueRow::Present),
+        }))
+    }
+}
+
 impl Rule for LinkSubIssue {
     type Row = LinkSubIssueRow;
     fn output_type(&self) -> OutputType {
@@ -105,7 +136,7 @@ impl Rule for LinkSubIssue {
             return Err(common(Common::MissingExecutionState).note("parent and sub-issue numbers not both recorded"));
         };
         if !case.window.is_snapshot() {
-            return Err(common(Common::HistoryMissing).note("sub-issue links have no captured history; only the snapshot window can be judged"));
+            return self.as_of_window_end(case, parent, child);
         }
         let children = case.lookup(&crate::snapshot::paths::numbered("issues/", parent, "/sub_issues"));
         let up = case.lookup(&crate::snapshot::paths::numbered("issues/", child, "/parent"));
