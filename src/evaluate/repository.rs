@@ -41,6 +41,9 @@ pub(crate) struct RevertMark {
     pub(crate) at: Option<Instant>,
     /// `commit <sha>` or `pull request #M`.
     pub(crate) source: String,
+    /// Who reverted: the revert commit's author, or whoever merged the revert PR (none
+    /// when the capture does not name them).
+    pub(crate) by: crate::snapshot::github::Actor,
     /// The capture it was found in.
     pub path: String,
 }
@@ -106,6 +109,7 @@ fn revert_marks(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
                     at: c.committed_at.or(c.authored_at),
                     source: format!("commit {}", c.sha.clone().unwrap_or_default()),
                     path: path.clone(),
+                    by: c.author.clone(),
                 });
             }
         }
@@ -125,6 +129,7 @@ fn revert_marks(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
                     at: pr.merged_at,
                     source: format!("pull request #{m}"),
                     path: path.clone(),
+                    by: pr.merged_by.clone(),
                 });
             }
         }

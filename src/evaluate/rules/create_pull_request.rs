@@ -192,7 +192,7 @@ impl Rule for CreatePullRequest {
                     .row(CreatePullRequestRow::Reverted)
                     .resolved(true)
                     .actors(humans, bots)
-                    .at(r.at)
+                    .at(r.at).by_actor(&case, &r.by, r.at)
                     .detail("reverted_by", r.describe())
                     .detail("merged_at", lc.merged_at.map(|t| crate::time::format(&t)));
                 return Ok(gh_aw::resolution_sec(v, &case, lc.merged_at.or(lc.closed_at)));

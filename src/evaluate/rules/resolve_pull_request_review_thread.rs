@@ -47,7 +47,7 @@ rows! {
         },
         Unresolved => RowSpec {
             id: "unresolved",
-            when: "Unresolved again, by a bot, by the workflow itself, or by someone the capture does not name (GraphQL itself does not say)",
+            when: "Unresolved again, by a bot or by someone the capture does not name (GraphQL itself does not say); by the workflow itself, `ignored`/weak (own act)",
             status: S::Rejected,
             strength: E::Medium,
             signal: "thread_unresolved",

@@ -70,7 +70,7 @@ rows! {
         },
         Cleared => RowSpec {
             id: "cleared",
-            when: "No type is set; cleared by a bot, by the workflow itself, or by someone not captured",
+            when: "No type is set; cleared by a bot or by someone not captured; by the workflow itself, `ignored`/weak (own act)",
             status: S::Rejected,
             strength: E::Medium,
             signal: "issue_type_cleared",

@@ -48,7 +48,7 @@ rows! {
         },
         Dismissed => RowSpec {
             id: "dismissed",
-            when: "The review was dismissed by a bot, by the workflow itself, or by someone not captured",
+            when: "The review was dismissed by a bot or by someone not captured; by the workflow itself (its own stale review), `ignored`/weak (own act)",
             status: S::Rejected,
             strength: E::Medium,
             signal: "review_dismissed",
