@@ -263,7 +263,9 @@ pub(crate) fn requester_act(case: &Case, v: Verdict) -> Verdict {
 pub(crate) fn unattributed(case: &Case, v: Verdict, why: &str) -> Verdict {
     use super::outcome::{Confidence, EvidenceStrength};
     let v = if !case.policy.unattributed_full_strength && v.strength == EvidenceStrength::Strong { v.strength(EvidenceStrength::Medium) } else { v };
-    v.confidence(Confidence::Medium).note(why.to_string()).detail("actor_captured", false)
+    // Lowered to medium, never raised (a verdict already of low confidence stays low).
+    let c = if v.confidence == Confidence::High { Confidence::Medium } else { v.confidence };
+    v.confidence(c).note(why.to_string()).detail("actor_captured", false)
 }
 
 /// The first act inside the window by a visible non-bot actor that matches.
