@@ -11,8 +11,9 @@
 //! `stale` or `lifecycle`) is nobody's decision: policy `lifecycle_close` reads it as
 //! accepted with weak evidence (default) or ignored.
 //!
-//! An output that named `duplicate_of` also marked the issue a duplicate of another (gh-aw's
-//! `markAsDuplicate`, a `marked_as_duplicate` timeline event); a person removing that mark
+//! An output that closed as a duplicate and named `duplicate_of` also marked the issue a
+//! duplicate of another (gh-aw's `markAsDuplicate`, a `marked_as_duplicate` timeline event);
+//! a person removing that mark
 //! (`unmarked_as_duplicate`) rejects it even while the issue stays closed.
 //!
 //! ## Example
@@ -134,8 +135,11 @@ impl Rule for CloseIssue {
             let v = self.row(CloseIssueRow::LifecycleBot).by_actor(case, &lc.closer, lc.closed_at).detail("closed_by", lc.closer.login.clone());
             return Ok(done(if case.policy.lifecycle_close == crate::evaluate::policy::Choice::Ignored { v.status(S::Ignored) } else { v }));
         }
-        // A duplicate mark the output made, removed since: the duplicate call was undone.
-        if duplicate_of(case).is_some() {
+        // A duplicate mark the output made (gh-aw marks one only for a close as duplicate),
+        // removed since: the duplicate call was undone.
+        let as_duplicate = case.recorded.payload().get("state_reason").and_then(|r| r.as_str()).is_some_and(|r| r.eq_ignore_ascii_case("duplicate"))
+            || lc.state_reason.as_deref() == Some("duplicate");
+        if as_duplicate && duplicate_of(case).is_some() {
             if let Some(e) = case.events_inside(activity.events.as_deref(), &["unmarked_as_duplicate"]).last() {
                 let v = self.row(CloseIssueRow::DuplicateUnmarked).event_by(case, e).detail("unmarked_by", e.actor.login.clone());
                 return Ok(done(v.detail("duplicate_of", duplicate_of(case))));

@@ -6,7 +6,9 @@
 //! Reverts are the repository's revert marks (`evaluate::repository`, found once per
 //! repository and read through the case): a commit whose message says `This reverts commit
 //! <sha>` of the PR's merge commit or one of its commits, or a merged PR titled `Revert
-//! "<title>"` of the PR, or whose body says `Reverts OWNER/REPO#N`.
+//! "<title>"` of the PR, or whose body says `Reverts OWNER/REPO#N`. A revert by the
+//! workflow's own identity (an agent undoing its own merged PR) is not the repository's
+//! response: it is passed over, and the merge stands as the decision.
 
 use crate::evaluate::case::Case;
 use crate::evaluate::repository::RevertMark;
@@ -27,6 +29,7 @@ pub(crate) fn find_revert_of(case: &Case, n: i64, pr: &PullRequest, extra_shas: 
     let mut hits: Vec<&RevertMark> = marks
         .iter()
         .filter(|m| m.sha.as_ref().is_some_and(|s| shas.iter().any(|x| x.matches(s))) || m.pr == Some(n) || (m.title.is_some() && m.title == pr.title))
+        .filter(|m| case.actors.classify_at(&m.by, m.at) != crate::evaluate::actors::ActorClass::SameWorkflow)
         .filter(|m| match (m.at, merged_at) {
             (Some(t), Some(mt)) => t > mt && t <= case.as_of && (t - mt).num_hours() <= limit,
             (Some(t), None) => t <= case.as_of,
