@@ -28,7 +28,7 @@ fn decisive(v: &Verdict) -> bool {
 /// What decided `v`: what its rule declared, or what its row implies when the rule
 /// declared nothing (a row decided by a 404 is a 404; one decided by an act, an act by
 /// someone not captured).
-pub(crate) fn decider(v: &Verdict) -> Option<Decider> {
+fn decider(v: &Verdict) -> Option<Decider> {
     if v.decided_by.is_some() {
         return v.decided_by;
     }
