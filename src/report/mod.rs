@@ -12,7 +12,7 @@ pub mod shell;
 mod section;
 pub mod views;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use arrow::record_batch::RecordBatch;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
@@ -275,6 +275,8 @@ pub struct Session {
     tables: Vec<(String, usize)>,
     /// The dataset's format version (an older one lacks tables and columns).
     pub(crate) format_version: u32,
+    /// The dataset's directory: the shell never writes into it.
+    pub(crate) dir: PathBuf,
 }
 
 impl Session {
@@ -329,7 +331,12 @@ impl Session {
             }
         }
         let tables = manifest.tables.iter().map(|(n, t)| (n.clone(), t.rows)).collect();
-        Ok(Session { rt, ctx, limits, tables, format_version: manifest.format_version() })
+        Ok(Session { rt, ctx, limits, tables, format_version: manifest.format_version(), dir: dataset.to_path_buf() })
+    }
+
+    /// Whether SQL and the shell may write (`--allow-write`).
+    pub(crate) fn allows_writes(&self) -> bool {
+        self.limits.allow_write
     }
 
     pub fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>> {

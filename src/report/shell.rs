@@ -148,7 +148,7 @@ Statements end with `;` and may span lines. Commands (psql's and the DuckDB CLI'
                               rows a table or markdown result shows (0: all; default 40)
   .timer on|off or \\timing [on|off]
                               each statement's time, in its footer
-  .output [FILE] or \\o [FILE] results into FILE (none: back to the screen)
+  .output [FILE] or \\o [FILE] results into FILE, with --allow-write (none: back to the screen)
   .read FILE or \\i FILE       run the statements and commands of FILE
   \\?  or .help                this help
   \\q  or .quit                leave (also Ctrl-D)
@@ -178,7 +178,13 @@ struct Shell<'s> {
     out: Out,
     /// Piped JSON with several statements prints one document: an array of their results.
     json_document: Option<JsonDocument>,
+    /// How many `.read` files are open inside each other.
+    reading: usize,
 }
+
+/// The deepest `.read` inside `.read`: a file that reads itself (or A -> B -> A) stops here
+/// with an error, not a stack overflow.
+const READ_DEPTH: usize = 16;
 
 #[derive(Clone, Copy)]
 struct JsonDocument {
@@ -187,7 +193,7 @@ struct JsonDocument {
 
 /// Run the shell over `session` from `source`, printing results as `display` says.
 pub fn run(session: &Session, source: Source, display: Display) -> Result<()> {
-    let mut shell = Shell { session, display, stdout_terminal: display.terminal, out: Out::Stdout, json_document: None };
+    let mut shell = Shell { session, display, stdout_terminal: display.terminal, out: Out::Stdout, json_document: None, reading: 0 };
     match source {
         Source::File(p) => {
             let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
@@ -325,14 +331,21 @@ impl Shell<'_> {
             (".output" | "\\o", [file]) => {
                 self.flush()?;
                 let path = PathBuf::from(file);
+                self.may_write(&path)?;
                 let f = std::fs::File::create(&path).map_err(|e| Error::io(&path, e))?;
                 self.out = Out::File(path, std::io::BufWriter::new(f));
                 self.display.terminal = false;
             }
             (".read" | "\\i", [file]) => {
                 let path = Path::new(file);
+                if self.reading >= READ_DEPTH {
+                    return Err(Error::Usage(format!("`.read {file}`: files read inside each other more than {READ_DEPTH} deep (does a file read itself?)")));
+                }
                 let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-                self.batch(&text, false)?;
+                self.reading += 1;
+                let done = self.batch(&text, false);
+                self.reading -= 1;
+                done?;
             }
             _ if COMMANDS.contains(&cmd) || matches!(cmd, "\\dt" | ".exit") => {
                 return Err(Error::Usage(format!("`{c}`: not the arguments {cmd} takes; \\? lists the commands")))
@@ -343,6 +356,31 @@ impl Shell<'_> {
             }
         }
         Ok(Flow::Continue)
+    }
+
+    /// Whether `.output` may write `path`: only with `--allow-write` (a shared `.sql` file
+    /// must not write files unasked), never a device, FIFO, socket or symlink, and never
+    /// inside the dataset.
+    fn may_write(&self, path: &Path) -> Result<()> {
+        let refuse = |why: String| Err(Error::Usage(format!("`.output {}`: {why}", path.display())));
+        if !self.session.allows_writes() {
+            return refuse("writing a file needs --allow-write".into());
+        }
+        if let Ok(m) = std::fs::symlink_metadata(path) {
+            if !m.file_type().is_file() {
+                return refuse("not a regular file (a device, FIFO, socket, directory or symlink is never replaced)".into());
+            }
+        }
+        let parent = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(p) => p.to_path_buf(),
+            None => PathBuf::from("."),
+        };
+        if let (Ok(dir), Ok(dataset)) = (parent.canonicalize(), self.session.dir.canonicalize()) {
+            if dir.starts_with(&dataset) {
+                return refuse(format!("inside the dataset {}: its files are written by hindsight alone", self.session.dir.display()));
+            }
+        }
+        Ok(())
     }
 
     /// One statement, streamed through a printer.

@@ -102,7 +102,7 @@ fn shell_commands_switch_mode_bound_time_redirect_and_read() {
         script.display(),
         script.display()
     );
-    let out = stdout(&piped(&ds, &[], &input));
+    let out = stdout(&piped(&ds, &["--allow-write"], &input));
     let n = count(&ds, NARROW);
     assert!(out.starts_with("one\n1\n| two |\n|---|\n| 2 |\n"), "{out}");
     assert!(out.contains(&format!("{n} rows (2 shown)\n")), "{out}");
@@ -115,6 +115,50 @@ fn shell_commands_switch_mode_bound_time_redirect_and_read() {
     let bad = piped(&ds, &[], ".mode xml\n");
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("mode `xml`"), "{}", String::from_utf8_lossy(&bad.stderr));
+}
+
+/// `.output` writes a file only with `--allow-write`, from a pipe or a `.read` file alike;
+/// never a device, FIFO or symlink, and never inside the dataset.
+#[test]
+fn the_shell_writes_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let ds = demo(dir.path());
+    let target = dir.path().join("out.csv");
+    let refused = |args: &[&str], input: String, why: &str| {
+        let out = piped(&ds, args, &input);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!out.status.success() && err.contains(why), "{input}: {err}");
+    };
+    refused(&[], format!(".output {}\nSELECT 1;\n", target.display()), "needs --allow-write");
+    let shared = dir.path().join("shared.sql");
+    std::fs::write(&shared, format!(".output {}\nSELECT 1;\n", target.display())).unwrap();
+    refused(&[], format!(".read {}\n", shared.display()), "needs --allow-write");
+    assert!(!target.exists(), "nothing written unasked");
+    refused(&["--allow-write"], format!(".output {}\n", ds.join("outcomes.parquet").display()), "inside the dataset");
+    refused(&["--allow-write"], format!(".output {}\n", ds.join("new.csv").display()), "inside the dataset");
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink(dir.path().join("elsewhere.csv"), &link).unwrap();
+    refused(&["--allow-write"], format!(".output {}\n", link.display()), "not a regular file");
+    assert!(!dir.path().join("elsewhere.csv").exists());
+    let fifo = dir.path().join("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    refused(&["--allow-write"], format!(".output {}\n", fifo.display()), "not a regular file");
+    let ok = piped(&ds, &["--allow-write"], &format!(".output {}\n.mode csv\nSELECT 1 AS one;\n", target.display()));
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "one\n1\n");
+}
+
+/// A file that reads itself stops with an error naming the depth, not a stack overflow.
+#[test]
+fn a_file_that_reads_itself_stops_with_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let ds = demo(dir.path());
+    let me = dir.path().join("me.sql");
+    std::fs::write(&me, format!("SELECT 1;\n.read {}\n", me.display())).unwrap();
+    let out = piped(&ds, &[], &format!(".read {}\n", me.display()));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("more than 16 deep"), "{err}");
 }
 
 /// A tmux session running the shell on a real terminal.
