@@ -586,7 +586,8 @@ pub(crate) enum Target {
 }
 
 impl Target {
-    /// Check `out` before any work. Refused always: a directory, one of the dataset's own
+    /// Check `out` before any work. Refused always: a directory, a device, FIFO or socket,
+    /// one of the dataset's own
     /// tables or its manifest, a path deeper inside the dataset, and a file whose content
     /// is one of the study's inputs (the traces attach reads, say). Refused unless `force`:
     /// any other existing file.
@@ -598,6 +599,9 @@ impl Target {
         let meta = std::fs::metadata(&path).ok();
         if meta.as_ref().is_some_and(|m| m.is_dir()) {
             return Err(refuse(format!("{} is a directory; name the JSONL file to write", path.display())));
+        }
+        if meta.as_ref().is_some_and(|m| !m.is_file()) {
+            return Err(refuse(format!("{} is not a regular file (a device, FIFO or socket is never replaced); name a file to write", path.display())));
         }
         if path.starts_with(&dataset) && path.parent() != Some(dataset.as_path()) {
             return Err(refuse(format!("{} is inside the dataset's folder {}; a dataset holds only its own files", path.display(), dataset.display())));

@@ -3,6 +3,7 @@
 //! that compare nothing, names that reach outside a dataset, SQL values past what memory or
 //! arrow can hold, repositories and numbers in runs that cannot be what they claim.
 
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 use hindsight::runs::item::{self, RunContext};
@@ -31,6 +32,9 @@ fn attach_out_never_replaces_inputs_or_dataset_tables_and_existing_files_only_wi
     std::fs::copy(fixture("demo/traces/sessions.jsonl"), &traces).unwrap();
     let link = tmp.path().join("link-to-outcomes");
     std::os::unix::fs::symlink(ds.join("outcomes.parquet"), &link).unwrap();
+    // A FIFO (as a device node would be): never replaced by a regular file, even with --force.
+    let fifo = tmp.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let before: Vec<(String, Vec<u8>)> =
         ["outcomes.parquet", "safe_outputs.parquet", "manifest.json"].iter().map(|n| (n.to_string(), bytes(&ds.join(n)))).collect();
     let input_bytes = bytes(&traces);
@@ -42,6 +46,7 @@ fn attach_out_never_replaces_inputs_or_dataset_tables_and_existing_files_only_wi
         (link.to_str().unwrap(), true, "the dataset's own table"),
         ("ds", true, "is a directory"),
         ("ds/sub/x.jsonl", true, "inside the dataset's folder"),
+        (fifo.to_str().unwrap(), true, "not a regular file"),
     ] {
         let mut args = vec!["attach", "--quiet", "--dataset", "ds", "--out", out];
         if force {
@@ -52,6 +57,7 @@ fn attach_out_never_replaces_inputs_or_dataset_tables_and_existing_files_only_wi
         assert!(stderr(&o).contains(says), "{out}: {}", stderr(&o));
     }
     assert_eq!(bytes(&traces), input_bytes);
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO is still one");
     for (n, b) in &before {
         assert_eq!(&bytes(&ds.join(n)), b, "{n} changed");
     }
