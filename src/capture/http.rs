@@ -63,11 +63,34 @@ struct Answer {
     retry_after: Option<u64>,
     remaining: Option<u64>,
     reset: Option<u64>,
+    /// Not taken by hindsight (a redirect not followed): asking again gives the same.
+    refused: bool,
 }
 
 /// A status of hindsight's own for an answer it could not use although the server gave it
-/// (a next page on another host, a 2xx body that is not JSON): a failed capture.
+/// (a next page on another host, a 2xx body that is not JSON, a redirect not followed): a
+/// failed capture.
 pub(crate) const UNUSABLE: u16 = 502;
+
+/// Same-origin redirects followed for one request.
+pub(crate) const MAX_REDIRECTS: usize = 5;
+
+impl Answer {
+    /// An answer not taken: a failed capture whose body says why.
+    fn refused(why: &str) -> Answer {
+        Answer {
+            status: UNUSABLE,
+            body: serde_json::json!({ "message": why }).to_string(),
+            not_json: None,
+            next: None,
+            etag: None,
+            retry_after: None,
+            remaining: None,
+            reset: None,
+            refused: true,
+        }
+    }
+}
 
 fn now_secs() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
@@ -135,6 +158,11 @@ impl Client {
     pub(crate) fn new(base: &str, token: Option<String>, retry: Retry, max_pages: usize) -> Client {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            // Redirects are followed here, not by ureq: ureq drops the token on every hop, so a
+            // renamed repository (GitHub's same-origin 301 to `/repositories/ID/...`) would
+            // answer 404 when private; and another host must never be asked.
+            .max_redirects(0)
+            .max_redirects_will_error(false)
             .timeout_connect(Some(Duration::from_secs(30)))
             .timeout_global(Some(Duration::from_secs(300)))
             .user_agent(concat!("hindsight-capture/", env!("CARGO_PKG_VERSION")))
@@ -172,34 +200,38 @@ impl Client {
 
     /// One request, as many times as the rules above allow; `Err` is the text of a
     /// connection failure that persisted. A 2xx body goes into `spool` when one is given.
+    /// A redirect on the --api-url's origin is followed with the token (a renamed or
+    /// transferred repository answers the old name so), up to [`MAX_REDIRECTS`] hops; one to
+    /// another host or port, or of a POST, is not followed: the answer is a failed capture
+    /// naming where it pointed.
     fn once(&self, url: &str, etag: Option<&str>, post: Option<&str>, spool: Option<&mut Spool>) -> Result<Result<Answer, String>> {
-        // The token goes to the --api-url's origin only (callers check first; this is the
-        // last guard).
-        let token = self.token.as_ref().filter(|_| self.same_origin(url));
-        self.requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let sent = match post {
-            None => {
-                let mut req = self.agent.get(url).header("Accept", ACCEPT).header("X-GitHub-Api-Version", API_VERSION);
-                if let Some(t) = token {
-                    req = req.header("Authorization", &format!("Bearer {t}"));
-                }
-                if let Some(e) = etag {
-                    req = req.header("If-None-Match", e);
-                }
-                req.call()
+        let mut target = url.to_string();
+        let mut hops = 0usize;
+        let mut resp = loop {
+            let resp = match self.request(&target, etag, post) {
+                Ok(r) => r,
+                Err(e) => return Ok(Err(connection_error(&e))),
+            };
+            let status = resp.status().as_u16();
+            if !matches!(status, 301 | 302 | 303 | 307 | 308) {
+                break resp;
             }
-            Some(body) => {
-                let mut req =
-                    self.agent.post(url).header("Accept", ACCEPT).header("X-GitHub-Api-Version", API_VERSION).header("Content-Type", "application/json");
-                if let Some(t) = token {
-                    req = req.header("Authorization", &format!("Bearer {t}"));
-                }
-                req.send(body)
+            let location = resp.headers().get("location").and_then(|v| v.to_str().ok()).map(|l| self.absolute(&target, l));
+            let refused = |why: String| Ok(Ok(Answer::refused(&why)));
+            let Some(next) = location else {
+                return refused(format!("{target} answered {status} with no Location: not followed"));
+            };
+            if post.is_some() {
+                return refused(format!("{target} answered {status} to a POST, pointing to {next}: not followed"));
             }
-        };
-        let mut resp = match sent {
-            Ok(r) => r,
-            Err(e) => return Ok(Err(connection_error(&e))),
+            if !self.same_origin(&next) {
+                return refused(format!("{target} answered {status}, pointing to {next} on another host: not followed (the token goes to the --api-url's host only)"));
+            }
+            hops += 1;
+            if hops > MAX_REDIRECTS {
+                return refused(format!("{url} redirected more than {MAX_REDIRECTS} times: not followed further"));
+            }
+            target = next;
         };
         let h = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
         let num = |name: &str| h(name).and_then(|v| v.trim().parse::<u64>().ok());
@@ -225,7 +257,46 @@ impl Client {
                 (body, first)
             }
         };
-        Ok(Ok(Answer { status, body, not_json, next, etag, retry_after, remaining, reset }))
+        Ok(Ok(Answer { status, body, not_json, next, etag, retry_after, remaining, reset, refused: false }))
+    }
+
+    /// One HTTP request to `url`, the token sent only to the --api-url's origin.
+    fn request(&self, url: &str, etag: Option<&str>, post: Option<&str>) -> std::result::Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+        // The token goes to the --api-url's origin only (callers check first; this is the
+        // last guard).
+        let token = self.token.as_ref().filter(|_| self.same_origin(url));
+        self.requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match post {
+            None => {
+                let mut req = self.agent.get(url).header("Accept", ACCEPT).header("X-GitHub-Api-Version", API_VERSION);
+                if let Some(t) = token {
+                    req = req.header("Authorization", &format!("Bearer {t}"));
+                }
+                if let Some(e) = etag {
+                    req = req.header("If-None-Match", e);
+                }
+                req.call()
+            }
+            Some(body) => {
+                let mut req =
+                    self.agent.post(url).header("Accept", ACCEPT).header("X-GitHub-Api-Version", API_VERSION).header("Content-Type", "application/json");
+                if let Some(t) = token {
+                    req = req.header("Authorization", &format!("Bearer {t}"));
+                }
+                req.send(body)
+            }
+        }
+    }
+
+    /// A `Location` as an absolute URL: as given, or a path on the origin of `from`.
+    fn absolute(&self, from: &str, location: &str) -> String {
+        if origin(location).is_some() {
+            return location.to_string();
+        }
+        match origin(from) {
+            Some(o) if location.starts_with('/') => format!("{}://{}:{}{location}", o.scheme, o.host, o.port),
+            _ => location.to_string(),
+        }
     }
 
     /// Wait while the primary budget is spent.
@@ -283,7 +354,7 @@ impl Client {
                     (self.note)(&format!("{label}: waiting {} before asking again ({why})", seconds(wait)));
                     std::thread::sleep(wait);
                 }
-                Ok(a) if (a.status >= 500 || a.not_json.is_some()) && failures < self.retry.attempts => {
+                Ok(a) if !a.refused && (a.status >= 500 || a.not_json.is_some()) && failures < self.retry.attempts => {
                     std::thread::sleep(self.retry.base * 2u32.pow(failures));
                     failures += 1;
                 }

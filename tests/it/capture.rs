@@ -85,6 +85,9 @@ enum Quirk {
     Primary,
     /// Served in pages of this many items, linked by `Link: rel="next"`.
     Pages(usize),
+    /// This status with `Location:` this URL (`{base}` in it: the server's own), always (a
+    /// renamed repository, or a redirect elsewhere).
+    Redirect(u16, String),
 }
 
 struct Server {
@@ -238,6 +241,11 @@ fn handle(
             }
             Some(Quirk::SelfLink) => {
                 reply(&mut out, "200 OK", &format!("link: <{base}/{path}?{query}>; rel=\"next\"\r\n"), "[1]");
+                continue;
+            }
+            Some(Quirk::Redirect(code, to)) => {
+                let to = to.replace("{base}", base);
+                reply(&mut out, &format!("{code} Moved"), &format!("location: {to}\r\n"), "{\"message\":\"Moved Permanently\"}");
                 continue;
             }
             Some(Quirk::NotJson) => {
@@ -895,6 +903,49 @@ fn a_200_that_is_not_json_is_asked_again_then_recorded_as_failed() {
     let out = capture_from(&server.url, &runs, &snap, &[]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(hits_of(&server, "repos/o/r"), 12, "a re-run asks again");
+}
+
+/// Class: redirects. A renamed or transferred repository answers its old name with a
+/// same-origin redirect (GitHub: 301 to `/repositories/ID/...`): followed with the token
+/// (the server refuses any request without it), so a private repository is captured, never
+/// recorded as deleted. A redirect to another host is not followed: the token never goes
+/// there, and the path is a failed capture naming the target. Each redirect code.
+#[test]
+fn redirects_keep_the_token_at_home_and_a_renamed_repository_is_not_deleted() {
+    for code in [301u16, 302, 303, 307, 308] {
+        let tmp = tempfile::tempdir().unwrap();
+        let pull = serde_json::json!({"number": 1, "state": "open", "user": {"login": "agent-app[bot]", "type": "Bot"}});
+        let bodies: BTreeMap<String, Value> = [("repositories/42/pulls/1".to_string(), pull.clone())].into();
+        // `{base}`: the server's own URL, known once it listens.
+        let quirks: HashMap<String, Quirk> = [("repos/o/r/pulls/1".to_string(), Quirk::Redirect(code, "{base}/repositories/42/pulls/1".into()))].into();
+        let server = serve(bodies, quirks);
+        let snap = tmp.path().join("snap");
+        let out = capture_from(&server.url, &one_pr_runs(tmp.path()), &snap, &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        let lines = cassette(&snap);
+        let got: Vec<&Value> = lines.iter().filter(|l| l["path"] == "repos/o/r/pulls/1").collect();
+        assert_eq!(got.len(), 1, "{code}: {err}");
+        assert_eq!(got[0]["status"], 200, "{code}: the renamed repository's PR, captured: {err}");
+        assert_eq!(got[0]["body"]["number"], 1, "{code}");
+        assert_eq!(hits_of(&server, "repositories/42/pulls/1"), 1, "{code}: followed once, with the token");
+
+        // Elsewhere: not asked, the token stays home, the path fails naming the target.
+        let tmp = tempfile::tempdir().unwrap();
+        let (elsewhere, requests, with_token) = listener_elsewhere();
+        let quirks: HashMap<String, Quirk> = [("repos/o/r/pulls/1".to_string(), Quirk::Redirect(code, format!("{elsewhere}/repositories/42/pulls/1")))].into();
+        let server = serve(BTreeMap::new(), quirks);
+        let snap = tmp.path().join("snap");
+        let out = capture_from(&server.url, &one_pr_runs(tmp.path()), &snap, &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{code}: {err}");
+        assert_eq!((requests.load(Ordering::SeqCst), with_token.load(Ordering::SeqCst)), (0, 0), "{code}: another host was asked");
+        let lines = cassette(&snap);
+        let got: Vec<&Value> = lines.iter().filter(|l| l["path"] == "repos/o/r/pulls/1").collect();
+        assert_eq!(got[0]["status"], 502, "{code}");
+        let message = got[0]["body"]["message"].as_str().unwrap();
+        assert!(message.contains("another host") && message.contains(&elsewhere), "{code}: {message}");
+        assert_eq!(hits_of(&server, "repos/o/r/pulls/1"), 1, "{code}: a refused redirect is not asked again");
+    }
 }
 
 /// Class: pagination bounded only by --max-pages. A page whose next link is a page already
