@@ -329,7 +329,7 @@ fn check(dataset: &Path, expected: &Path, precision: report::check::Precision) -
 /// fails when some request did, so that a script does not take a snapshot with holes for a
 /// whole one.
 fn capture(options: &crate::capture::Options, quiet: bool, progress: &Progress) -> Result<Status> {
-    let token = crate::capture::token();
+    let token = crate::capture::token()?;
     if token.is_none() {
         progress.note("no token (GITHUB_TOKEN, GH_TOKEN or `gh auth token`): unauthenticated requests, 60 an hour");
     }

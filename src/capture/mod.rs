@@ -65,18 +65,35 @@ pub struct Captured {
     pub cut: u64,
 }
 
-/// The token: `GITHUB_TOKEN`, `GH_TOKEN`, else what `gh auth token` prints.
-pub fn token() -> Option<String> {
+/// The token: `GITHUB_TOKEN`, `GH_TOKEN`, else what `gh auth token` prints. One that could
+/// not be sent in a header (a control character such as CR or LF, or a character outside
+/// visible ASCII) is refused here, naming where it came from and never showing it.
+pub fn token() -> Result<Option<String>> {
     for v in ["GITHUB_TOKEN", "GH_TOKEN"] {
         if let Ok(t) = std::env::var(v) {
             if !t.trim().is_empty() {
-                return Some(t.trim().to_string());
+                return checked_token(t.trim(), v).map(Some);
             }
         }
     }
-    let out = std::process::Command::new("gh").args(["auth", "token"]).stderr(std::process::Stdio::null()).output().ok()?;
-    let t = String::from_utf8(out.stdout).ok()?.trim().to_string();
-    (out.status.success() && !t.is_empty()).then_some(t)
+    let Some(out) = std::process::Command::new("gh").args(["auth", "token"]).stderr(std::process::Stdio::null()).output().ok() else { return Ok(None) };
+    let Ok(t) = String::from_utf8(out.stdout) else { return Ok(None) };
+    let t = t.trim();
+    if !out.status.success() || t.is_empty() {
+        return Ok(None);
+    }
+    checked_token(t, "`gh auth token`").map(Some)
+}
+
+/// `token` when every character is visible ASCII, as an HTTP header value needs.
+fn checked_token(token: &str, source: &str) -> Result<String> {
+    match token.chars().position(|c| !c.is_ascii_graphic()) {
+        None => Ok(token.to_string()),
+        Some(at) => Err(Error::Usage(format!(
+            "the token in {source} holds a character an HTTP header cannot carry (a control character, a space or non-ASCII, at character {}): it is not sent; set it again",
+            at + 1
+        ))),
+    }
 }
 
 fn outputs(runs: &Path) -> Result<Vec<SafeOutput<'static>>> {

@@ -994,6 +994,29 @@ fn a_bad_api_url_is_refused() {
     }
 }
 
+/// Class: a token no header can carry (CR/LF, non-ASCII) is refused before any request,
+/// naming the variable and never showing the token.
+#[test]
+fn a_token_no_header_can_carry_is_refused_naming_its_variable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = serve(BTreeMap::new(), HashMap::new());
+    let runs = one_pr_runs(tmp.path());
+    for bad in ["ghp_abc\r\nX-Injected: 1", "ghp_äbc", "ghp abc"] {
+        let snap = tmp.path().join("snap");
+        let out = std::process::Command::new(bin())
+            .args(["capture", "--runs", runs.to_str().unwrap(), "--out", snap.to_str().unwrap(), "--api-url", &server.url])
+            .env("GITHUB_TOKEN", bad)
+            .env_remove("GH_TOKEN")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {err}");
+        assert!(err.contains("GITHUB_TOKEN") && err.contains("not sent"), "{bad:?}: {err}");
+        assert!(!err.contains("ghp"), "the token shown: {err}");
+    }
+    assert_eq!(server.requests.load(Ordering::SeqCst), 0, "a request went out");
+}
+
 /// Class: a run that failed reported as a success. When every request fails, what was
 /// answered is written and the run exits 1 saying how many failed and which.
 #[test]
