@@ -311,8 +311,10 @@ fn while_doing(doing: String, error: impl std::error::Error + Send + Sync + 'sta
 
 /// `check`: the dataset's figures against the published ones; a table of the differences.
 fn check(dataset: &Path, expected: &Path, precision: report::check::Precision) -> Result<Status> {
-    let text = std::fs::read_to_string(expected).map_err(|e| while_doing(format!("reading {}", expected.display()), e))?;
-    let want = report::check::Expected::parse(&text).map_err(|e| while_doing(expected.display().to_string(), e))?;
+    let text = crate::inputs::read_text_file(expected, "file of expected figures")?;
+    // A byte-order mark some editors write is no part of the JSON.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let want = report::check::Expected::parse(text).map_err(|e| while_doing(expected.display().to_string(), e))?;
     let have = report::figures(dataset, &want.names(), report::Limits::default())?;
     let diffs = report::check::compare(&want, &have, precision);
     let how = if precision.exact { "exactly" } else { "at their printed precision" };

@@ -181,6 +181,27 @@ pub(crate) fn open_regular(p: &Path) -> Result<std::fs::File> {
 }
 
 /// The bytes of a regular file (see `open_regular`).
+/// The most a script or a file of expected figures may hold: read through this bound, an
+/// endless input (`/dev/zero`) stops with an error instead of taking all memory.
+pub(crate) const TEXT_LIMIT: u64 = 64 << 20;
+
+/// The text of a script or a file of figures (`what`: its role, for the error), read from
+/// `reader` up to [`TEXT_LIMIT`] bytes; more is refused, naming the limit.
+pub(crate) fn read_text_bounded(reader: impl std::io::Read, name: &Path, what: &str) -> Result<String> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(reader, TEXT_LIMIT + 1), &mut bytes).map_err(|e| Error::io(name, e))?;
+    if bytes.len() as u64 > TEXT_LIMIT {
+        return Err(Error::Usage(format!("{}: a {what} of more than {} MiB (an endless input?); not read further", name.display(), TEXT_LIMIT >> 20)));
+    }
+    String::from_utf8(bytes).map_err(|e| Error::Usage(format!("{}: a {what} that is not UTF-8 (byte {})", name.display(), e.utf8_error().valid_up_to())))
+}
+
+/// [`read_text_bounded`] of a file.
+pub(crate) fn read_text_file(p: &Path, what: &str) -> Result<String> {
+    let f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
+    read_text_bounded(f, p, what)
+}
+
 pub(crate) fn read_regular(p: &Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let mut f = open_regular(p)?;

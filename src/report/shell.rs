@@ -196,12 +196,11 @@ pub fn run(session: &Session, source: Source, display: Display) -> Result<()> {
     let mut shell = Shell { session, display, stdout_terminal: display.terminal, out: Out::Stdout, json_document: None, reading: 0 };
     match source {
         Source::File(p) => {
-            let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
+            let text = crate::inputs::read_text_file(&p, "SQL file")?;
             shell.batch(&text, true)
         }
         Source::Stdin => {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|e| Error::io("standard input", e))?;
+            let text = crate::inputs::read_text_bounded(std::io::stdin(), Path::new("standard input"), "SQL input")?;
             shell.batch(&text, true)
         }
         Source::Terminal { history } => shell.interactive(history.as_deref()),
@@ -341,7 +340,7 @@ impl Shell<'_> {
                 if self.reading >= READ_DEPTH {
                     return Err(Error::Usage(format!("`.read {file}`: files read inside each other more than {READ_DEPTH} deep (does a file read itself?)")));
                 }
-                let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+                let text = crate::inputs::read_text_file(path, "SQL file")?;
                 self.reading += 1;
                 let done = self.batch(&text, false);
                 self.reading -= 1;

@@ -261,3 +261,30 @@ fn run_targets_are_repositories_and_numbers_or_the_record_is_refused() {
         assert!(r.as_ref().is_some_and(|r| r.0 == field && r.1.contains("fits 64 bits")), "{record}: {r:?}");
     }
 }
+
+/// An endless input (`/dev/zero`) as an SQL file, a `.read` file or a file of expected
+/// figures stops with an error naming the limit, instead of taking all memory; a file of
+/// expected figures with a byte-order mark is read as the JSON it holds.
+#[test]
+fn endless_inputs_stop_at_a_named_limit_and_a_bom_is_no_part_of_the_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    for args in [
+        vec!["sql", "--dataset", "ds", "--file", "/dev/zero"],
+        vec!["check", "--dataset", "ds", "--expected", "/dev/zero"],
+    ] {
+        let o = run(&args, tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("more than 64 MiB"), "{args:?}: {}", stderr(&o));
+    }
+    std::fs::write(tmp.path().join("zero.sql"), ".read /dev/zero\n").unwrap();
+    let o = run(&["sql", "--dataset", "ds", "--file", "zero.sql"], tmp.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("more than 64 MiB"), "{}", stderr(&o));
+    let expected = std::fs::read(fixture("demo/expected-metrics.json")).unwrap();
+    let mut with_bom = "\u{feff}".as_bytes().to_vec();
+    with_bom.extend(expected);
+    std::fs::write(tmp.path().join("bom.json"), with_bom).unwrap();
+    let out = ok(&["check", "--exact", "--dataset", "ds", "--expected", "bom.json"], tmp.path());
+    assert!(out.contains("every expected figure matches"), "{out}");
+}
