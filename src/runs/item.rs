@@ -426,6 +426,11 @@ fn locate_target(ctx: &RunContext, v: &Value, members: &crate::json::Members, me
         return Err(("repo", format!("no repo of its own, and the run's repository (aw_info.json): {why}")));
     }
     t.repo = t.repo.or(ctx.repository.clone());
+    // GitHub numbers issues and PRs from 1: a smaller number names nothing that could be
+    // judged (it would be looked up, and answer as if the target were gone).
+    if let Some(n) = t.number.filter(|n| *n < 1) {
+        return Err((t.source.unwrap_or("number"), format!("target number {n}: an issue or pull request number is 1 or more")));
+    }
     Ok(t)
 }
 

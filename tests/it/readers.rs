@@ -488,3 +488,22 @@ fn requests_of_a_cancelled_run_are_skipped() {
     );
     assert_balanced(tmp.path());
 }
+
+/// A target number below 1 names no issue or PR: the record is refused naming the field,
+/// as the run's quarantine then keeps it, not judged as a target gone.
+#[test]
+fn a_target_number_below_one_is_refused() {
+    use hindsight::runs::item::{self, RunContext};
+    let ctx = RunContext { run_id: "1".into(), workflow_name: None, repository: Some("o/r".into()), actor: None, staged: false, temp_ids: Default::default() };
+    for (record, field) in [
+        (serde_json::json!({"type": "add_labels", "number": -1}), "number"),
+        (serde_json::json!({"type": "add_labels", "target": "o/r#0"}), "target"),
+        (serde_json::json!({"type": "add_labels", "target": {"number": -3}}), "target"),
+    ] {
+        let got = item::from_record(&ctx, &record, 0, item::Format::GhAw, "f.jsonl", 1);
+        let err = got.err().unwrap_or_else(|| panic!("{record} accepted"));
+        assert_eq!(err.0, field, "{record}");
+        assert!(err.1.contains("1 or more"), "{record}: {}", err.1);
+    }
+    assert!(item::from_record(&ctx, &serde_json::json!({"type": "add_labels", "number": 1}), 0, item::Format::GhAw, "f.jsonl", 1).is_ok());
+}
