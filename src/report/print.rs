@@ -92,12 +92,33 @@ pub(crate) struct Printer<'w> {
     json_level: usize,
     /// A written format has begun (CSV's header, JSON's `[`).
     opened: bool,
+    /// What `out` is, for an error writing it: standard output, or the shell's `.output` file.
+    name: std::path::PathBuf,
 }
 
 impl<'w> Printer<'w> {
     pub(crate) fn new(out: &'w mut dyn Write, display: Display) -> Printer<'w> {
         let max = display.max_rows();
-        Printer { out, display, max, started: Instant::now(), kept: Vec::new(), held: 0, rows: 0, shown: 0, closed: false, json_level: 0, opened: false }
+        Printer {
+            out,
+            display,
+            max,
+            started: Instant::now(),
+            kept: Vec::new(),
+            held: 0,
+            rows: 0,
+            shown: 0,
+            closed: false,
+            json_level: 0,
+            opened: false,
+            name: "standard output".into(),
+        }
+    }
+
+    /// Writing to the file at `path` (errors name it).
+    pub(crate) fn into_file(mut self, path: &std::path::Path) -> Self {
+        self.name = path.to_path_buf();
+        self
     }
 
     /// JSON rows nested one level, as one element of a document holding several results.
@@ -188,7 +209,7 @@ impl<'w> Printer<'w> {
                 self.closed = true;
                 Ok(())
             }
-            r => r.map_err(|e| Error::io("standard output", e)),
+            r => r.map_err(|e| Error::io(&self.name, e)),
         }
     }
 
@@ -219,7 +240,7 @@ impl<'w> Printer<'w> {
         }
         match self.out.flush() {
             Err(e) if e.kind() == ErrorKind::BrokenPipe => {}
-            r => r.map_err(|e| Error::io("standard output", e))?,
+            r => r.map_err(|e| Error::io(&self.name, e))?,
         }
         Ok(printed)
     }
@@ -264,6 +285,26 @@ mod tests {
             ("name", Arc::new(StringArray::from(names)) as ArrayRef),
         ])
         .unwrap()
+    }
+
+    /// A write error names where the result was going: the `.output` file, not standard
+    /// output.
+    #[test]
+    fn a_write_error_names_the_file_written() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::new(ErrorKind::StorageFull, "no space left on device"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let display = Display { format: Format::Csv, max_rows: None, timer: false, terminal: false, memory: 1 << 30 };
+        let mut full = Full;
+        let mut p = Printer::new(&mut full, display).into_file(std::path::Path::new("saved.csv"));
+        let err = p.batch(batch(0, 3)).and_then(|_| p.finish().map(|_| ())).unwrap_err().to_string();
+        assert!(err.contains("saved.csv") && !err.contains("standard output"), "{err}");
     }
 
     fn print(fmt: Format, max: Option<MaxRows>, batches: Vec<RecordBatch>) -> (String, Printed) {

@@ -406,11 +406,15 @@ impl Shell<'_> {
         let nested = self.json_document_next()?;
         let display = self.display;
         let mut stdout = std::io::stdout().lock();
-        let out: &mut dyn Write = match &mut self.out {
-            Out::Stdout => &mut stdout,
-            Out::File(_, f) => f,
+        let (out, file): (&mut dyn Write, Option<&Path>) = match &mut self.out {
+            Out::Stdout => (&mut stdout, None),
+            Out::File(p, f) => (f, Some(p.as_path())),
         };
         let p = Printer::new(out, display);
+        let p = match file {
+            Some(path) => p.into_file(path),
+            None => p,
+        };
         produce(if nested { p.nested() } else { p })?;
         Ok(())
     }
