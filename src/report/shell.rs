@@ -225,8 +225,16 @@ impl Shell<'_> {
             self.json_document = Some(JsonDocument { printed: 0 });
         }
         for item in &items {
-            if let Flow::Quit = self.execute(item)? {
-                break;
+            match self.execute(item) {
+                Ok(Flow::Quit) => break,
+                Ok(Flow::Continue) => {}
+                Err(e) => {
+                    // What was printed stays one valid JSON document; the error is the run's.
+                    if top {
+                        let _ = self.end_json_document();
+                    }
+                    return Err(e);
+                }
             }
         }
         if top {
@@ -415,8 +423,13 @@ impl Shell<'_> {
             Some(path) => p.into_file(path),
             None => p,
         };
-        produce(if nested { p.nested() } else { p })?;
-        Ok(())
+        let printed = produce(if nested { p.nested() } else { p });
+        if printed.is_err() && nested {
+            // The failed statement's element of the document: `null`, so that what was
+            // printed stays valid JSON.
+            let _ = self.write_text("null");
+        }
+        printed.map(|_| ())
     }
 
     /// Opens the next element of a JSON document of several results; whether one is open.

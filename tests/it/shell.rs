@@ -84,6 +84,13 @@ fn several_piped_statements_in_json_are_one_document() {
     let out = stdout(&piped(&ds, &["--format", "json"], "SELECT 1 AS a;\nSELECT * FROM (VALUES ('x'), ('y')) AS t(b);\n"));
     let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
     assert_eq!(doc, serde_json::json!([[{"a": 1}], [{"b": "x"}, {"b": "y"}]]));
+    // A statement that fails after one that printed: the run fails, and what it printed is
+    // still one JSON document, the failed statement's element `null`.
+    let failed = piped(&ds, &["--format", "json"], "SELECT 1 AS a;\nSELECT * FROM no_such_table;\n");
+    assert!(!failed.status.success());
+    let printed = String::from_utf8_lossy(&failed.stdout);
+    let doc: Value = serde_json::from_str(&printed).unwrap_or_else(|e| panic!("{e}: {printed}"));
+    assert_eq!(doc, serde_json::json!([[{"a": 1}], null]));
     // One statement: its rows, as before.
     let one: Value = serde_json::from_str(&stdout(&piped(&ds, &["--format", "json"], "SELECT 1 AS a;"))).unwrap();
     assert_eq!(one, serde_json::json!([{"a": 1}]));
