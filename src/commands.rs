@@ -298,9 +298,22 @@ fn man(dir: Option<&Path>, cli: clap::Command) -> Result<()> {
             clap_mangen::Man::new(cli).render(&mut out).map_err(|e| while_doing("writing the manual page".into(), e))?;
             output::print(&String::from_utf8_lossy(&out))
         }
-        Some(dir) => std::fs::create_dir_all(dir)
-            .and_then(|()| clap_mangen::generate_to(cli, dir))
-            .map_err(|e| while_doing(format!("writing manual pages into {}", dir.display()), e)),
+        Some(dir) => {
+            // A page is never written through a symlink planted under its name.
+            if let Ok(entries) = std::fs::read_dir(dir) {
+                for e in entries.flatten() {
+                    let p = e.path();
+                    if p.extension().is_some_and(|x| x == "1") {
+                        if let Some(why) = output::unwritable(&p, None) {
+                            return Err(Error::Usage(format!("man --dir: {why}")));
+                        }
+                    }
+                }
+            }
+            std::fs::create_dir_all(dir)
+                .and_then(|()| clap_mangen::generate_to(cli, dir))
+                .map_err(|e| while_doing(format!("writing manual pages into {}", dir.display()), e))
+        }
     }
 }
 

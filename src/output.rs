@@ -15,3 +15,21 @@ pub fn print(text: &str) -> Result<()> {
         r => r.map_err(|e| Error::io("standard output", e)),
     }
 }
+
+/// Why `path` may not be written as a file of hindsight's output (`None`: it may): it
+/// exists and is not a regular file (a symlink planted under its name, a device, a FIFO),
+/// or it lies inside the dataset `dataset`, whose files hindsight writes alone.
+pub(crate) fn unwritable(path: &std::path::Path, dataset: Option<&std::path::Path>) -> Option<String> {
+    if let Ok(m) = std::fs::symlink_metadata(path) {
+        if !m.file_type().is_file() {
+            return Some(format!("{} is not a regular file (a symlink, device or FIFO is never written through)", path.display()));
+        }
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if let (Some(ds), Ok(dir)) = (dataset.and_then(|d| d.canonicalize().ok()), parent.canonicalize()) {
+        if dir.starts_with(&ds) {
+            return Some(format!("{} is inside the dataset {}: its files are written by hindsight alone", path.display(), ds.display()));
+        }
+    }
+    None
+}

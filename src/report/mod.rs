@@ -645,6 +645,9 @@ pub fn write_figures(dataset: &Path, dir: &Path, limits: Limits, engine: &Engine
     let mut written = Vec::with_capacity(figures.len());
     for f in figures {
         let path = dir.join(f.file_name());
+        if let Some(why) = crate::output::unwritable(&path, Some(dataset)) {
+            return Err(Error::Usage(format!("--figures: {why}")));
+        }
         std::fs::write(&path, f.file_text()).map_err(|e| Error::io(&path, e))?;
         written.push(path);
     }

@@ -288,3 +288,30 @@ fn endless_inputs_stop_at_a_named_limit_and_a_bom_is_no_part_of_the_json() {
     let out = ok(&["check", "--exact", "--dataset", "ds", "--expected", "bom.json"], tmp.path());
     assert!(out.contains("every expected figure matches"), "{out}");
 }
+
+/// `report --figures` and `man --dir` never write through a symlink planted under a file's
+/// name, and figures never go into the dataset.
+#[test]
+fn figures_and_manual_pages_never_write_through_a_symlink_or_into_the_dataset() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    ok(&["report", "--dataset", "ds", "--figures", "figs", "--quiet"], tmp.path());
+    let name = std::fs::read_dir(tmp.path().join("figs")).unwrap().flatten().map(|e| e.file_name()).next().expect("a figure");
+    let victim = tmp.path().join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    std::fs::create_dir(tmp.path().join("planted")).unwrap();
+    std::os::unix::fs::symlink(&victim, tmp.path().join("planted").join(&name)).unwrap();
+    let o = run(&["report", "--dataset", "ds", "--figures", "planted", "--quiet"], tmp.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    let o = run(&["report", "--dataset", "ds", "--figures", "ds", "--quiet"], tmp.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("inside the dataset"), "{}", stderr(&o));
+    std::fs::create_dir(tmp.path().join("man")).unwrap();
+    std::os::unix::fs::symlink(&victim, tmp.path().join("man/hindsight.1")).unwrap();
+    let o = run(&["man", "--dir", "man"], tmp.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    ok(&["verify", "--dataset", "ds"], tmp.path());
+}
