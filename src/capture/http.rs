@@ -305,9 +305,19 @@ impl Client {
         if let (Some(0), Some(reset)) = (b.remaining, b.reset) {
             let now = now_secs();
             if reset > now {
-                let wait = Duration::from_secs(reset - now).min(self.retry.max_wait);
-                (self.note)(&format!("{label}: waiting {} for the API rate limit to reset (it is spent)", seconds(wait)));
-                std::thread::sleep(wait);
+                let wait = Duration::from_secs(reset - now);
+                if wait > self.retry.max_wait {
+                    // A reset further off than capture ever waits: asked now, and recorded as
+                    // failed if the limit still holds, rather than an hour's wait per request.
+                    (self.note)(&format!(
+                        "{label}: the API rate limit resets in {}, past the most capture waits ({}): asked without waiting",
+                        seconds(wait),
+                        seconds(self.retry.max_wait)
+                    ));
+                } else {
+                    (self.note)(&format!("{label}: waiting {} for the API rate limit to reset (it is spent)", seconds(wait)));
+                    std::thread::sleep(wait);
+                }
             }
             if let Ok(mut b) = self.budget.lock() {
                 b.remaining = None;

@@ -83,6 +83,8 @@ enum Quirk {
     Secondary,
     /// The budget is spent: 403 with `X-RateLimit-Remaining: 0` and a reset a second away, once.
     Primary,
+    /// The budget is spent until a day from now: 403 with `X-RateLimit-Remaining: 0`, always.
+    PrimaryFar,
     /// Served in pages of this many items, linked by `Link: rel="next"`.
     Pages(usize),
     /// This status with `Location:` this URL (`{base}` in it: the server's own), always (a
@@ -268,6 +270,16 @@ fn handle(
                 let _ = write!(out, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{link}\r\n", body.len());
                 let _ = out.write_all(body.as_bytes());
                 let _ = out.flush();
+                continue;
+            }
+            Some(Quirk::PrimaryFar) => {
+                let reset = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 86_400;
+                reply(
+                    &mut out,
+                    "403 Forbidden",
+                    &format!("x-ratelimit-remaining: 0\r\nx-ratelimit-reset: {reset}\r\n"),
+                    "{\"message\":\"API rate limit exceeded\"}",
+                );
                 continue;
             }
             Some(Quirk::Primary) if seen == 1 => {
@@ -976,6 +988,21 @@ fn a_rate_limit_wait_is_said_on_stderr() {
     assert!(out.status.success(), "{err}");
     assert!(err.contains("repos/o/r: waiting 1 s before asking again (the server answered 403 with Retry-After: 1)"), "{err}");
     assert_eq!(hits_of(&server, "repos/o/r"), 2);
+}
+
+/// Class: a rate limit whose reset is further off than capture waits (a day). The path is
+/// recorded as failed without waiting, and the paths asked after it are not made to wait an
+/// hour each: the run ends, saying so.
+#[test]
+fn a_far_off_rate_limit_reset_fails_the_path_without_stalling_the_rest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = serve(BTreeMap::new(), [("repos/o/r".to_string(), Quirk::PrimaryFar)].into());
+    let out = capture_from(&server.url, &one_pr_runs(tmp.path()), &tmp.path().join("snap"), &["--concurrency", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("repos/o/r: not waiting"), "{err}");
+    assert!(err.contains("asked without waiting") || server.requests.load(Ordering::SeqCst) > 1, "{err}");
+    assert!(hits_of(&server, "repos/o/r/pulls/1") >= 1, "the other paths were asked: {err}");
 }
 
 /// Class: an --api-url taken as typed. One that is not a URL, not http(s), or has no host is
