@@ -455,6 +455,13 @@ fn read_csv(dir: &Path, agent: &'static str, s: &'static Source) -> Result<(Reco
     let bytes = crate::inputs::read_regular(&path)?;
     let bom = bytes.len() - crate::inputs::strip_bom(&bytes).len();
     let body = &bytes[bom..];
+    // One byte-order mark at the very start is skipped; a second would become part of the
+    // first column's name and the header misread: the file is reported, not guessed at.
+    if bom > 0 && body.starts_with(crate::inputs::BOM) {
+        let why = "starts with two byte-order marks (U+FEFF): only one at the very start of a file is skipped".to_string();
+        let q = Quarantined::new(INPUT, &rel, Some(1), None, why, &raw_text(&body[..body.len().min(200)]));
+        return Ok((Records::empty(agent, s), InputFile::refused(INPUT, rel), vec![q]));
+    }
     // The csv reader takes an unclosed quote to run to the end of the file, as one field:
     // found here, so that record is reported as what it is and never used.
     let open_quote = unclosed_quote(body);

@@ -758,3 +758,21 @@ fn reports_round_for_reading_and_json_and_csv_keep_every_digit() {
     assert_eq!(cells(&line(&md)), want, "{md}");
     assert!(html.contains(r#"data-query="aidev/by_agent" data-row="1" data-field="rejection_rate">0.3333</td>"#), "HTML not rounded");
 }
+
+/// A file that starts with two byte-order marks is reported as such, not read with a first
+/// column named `\u{feff}id`; the count of records still balances.
+#[test]
+fn a_file_with_two_byte_order_marks_is_reported_not_misread() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = [PRS_HEADER.to_string(), pr("1", "1", "o/r", true, "fine")].concat();
+    let twice = ["\u{feff}\u{feff}".to_string(), PRS_HEADER.to_string(), pr("2", "2", "o/r", true, "x")].concat();
+    let src = layout(tmp.path(), &[("Claude_Code/prs.csv", good), ("Copilot/prs.csv", twice)]);
+    let ds = import(&src, tmp.path());
+    let q = quarantined(&ds);
+    let r = q.iter().find(|r| r.0 == "Copilot/prs.csv").unwrap_or_else(|| panic!("not reported: {q:?}"));
+    assert!(r.3.contains("two byte-order marks"), "{}", r.3);
+    let (input, used, quarantined_n) = balanced(&ds);
+    assert_eq!(input, used + quarantined_n);
+    let used = sql(&ds, "SELECT id FROM aidev_pull_requests ORDER BY id");
+    assert_eq!(used.iter().map(|r| r["id"].as_i64().unwrap()).collect::<Vec<_>>(), [1]);
+}
