@@ -389,7 +389,7 @@ fn read_run_info(root: &Path, dir: &Path, files: &Located) -> Result<(Run, RunsR
                 run.conclusion = str_at(&v, "conclusion").map(str::to_string);
                 out.used += 1;
             }
-            _ => out.quarantined.push(Quarantined::new("runs", &f.file, Some(1), Some("conclusion".into()), "not a JSON object: the run's conclusion unknown", &f.lossy())),
+            _ => out.quarantined.push(Quarantined::new("runs", &f.file, Some(1), Some("conclusion"), "not a JSON object: the run's conclusion unknown", &f.lossy())),
         }
     }
     if run.run_id_source == "directory_name" {

@@ -201,7 +201,7 @@ impl CreateIssue {
                 }
             }
         };
-        let v = v.closed_by(case, &lc).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str());
+        let v = v.closed_by(case, lc).detail("state_reason", reason).detail("closed_by", lc.closer.login.clone()).detail("closed_by_type", closer.as_str());
         // What gh-aw's own summary counts (see `shared::gh_aw`).
         let v = gh_aw::closed_by_bot(v, &lc.closer);
         if matches!(reason, Some("completed" | "not_planned")) {

@@ -68,7 +68,7 @@ impl Rule for MergePullRequest {
             return Ok(self.row(MergePullRequestRow::NotMerged).resolved(true));
         }
         if let Some(r) = find_revert(case, n, &pr) {
-            return Ok(self.row(MergePullRequestRow::Reverted).resolved(true).at(r.at).by_actor(&case, &r.by, r.at).detail("reverted_by", r.describe()));
+            return Ok(self.row(MergePullRequestRow::Reverted).resolved(true).at(r.at).by_actor(case, &r.by, r.at).detail("reverted_by", r.describe()));
         }
         Ok(self.row(MergePullRequestRow::Stood).resolved(true).merged_by(case, &lc))
     }

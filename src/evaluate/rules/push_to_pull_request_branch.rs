@@ -190,7 +190,7 @@ impl Rule for PushToPullRequestBranch {
         }
         if lc.merged {
             if let Some(r) = super::shared::durability::find_revert_of(case, n, pr, &shas) {
-                return Ok(done(self.row(PushToPullRequestBranchRow::Reverted).at(r.at).by_actor(&case, &r.by, r.at).detail("reverted_by", r.describe())));
+                return Ok(done(self.row(PushToPullRequestBranchRow::Reverted).at(r.at).by_actor(case, &r.by, r.at).detail("reverted_by", r.describe())));
             }
             if inclusion.iter().all(|i| *i == Inclusion::Included) {
                 let later = super::person_act(case, &activity, |a| a.kind == ActKind::Commit).is_some();
