@@ -3,6 +3,7 @@
 
 pub mod dictionary;
 pub mod manifest;
+pub(crate) mod pin;
 pub mod read;
 pub(crate) mod staging;
 pub mod verify;

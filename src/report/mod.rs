@@ -277,6 +277,8 @@ pub struct Session {
     pub(crate) format_version: u32,
     /// The dataset's directory: the shell never writes into it.
     pub(crate) dir: PathBuf,
+    /// The version the session reads, kept until it ends (`dataset::pin`).
+    _pinned: Option<crate::dataset::pin::Pinned>,
 }
 
 impl Session {
@@ -311,7 +313,16 @@ impl Session {
             Engine::Cluster(at) => (crate::cluster::remote(&rt, at, cfg, runtime)?, std::fs::canonicalize(dataset).map_err(|e| Error::io(dataset, e))?),
         };
         register_functions(&mut ctx, limits.memory)?;
-        let manifest = crate::dataset::manifest::Manifest::load(dataset)?;
+        // A local session reads the version it opened, whatever a writer swaps in meanwhile
+        // (`dataset::pin`); a cluster's executors read the dataset where it is.
+        let pinned = match engine {
+            Engine::Local => crate::dataset::pin::pin(dataset)?,
+            Engine::Cluster(_) => None,
+        };
+        let (manifest, dir) = match &pinned {
+            Some(p) => (p.manifest.clone(), p.dir.clone()),
+            None => (crate::dataset::manifest::Manifest::load(dataset)?, dir),
+        };
         for name in manifest.tables.keys() {
             let p = dir.join(format!("{name}.parquet"));
             if !p.is_file() {
@@ -331,7 +342,7 @@ impl Session {
             }
         }
         let tables = manifest.tables.iter().map(|(n, t)| (n.clone(), t.rows)).collect();
-        Ok(Session { rt, ctx, limits, tables, format_version: manifest.format_version(), dir: dataset.to_path_buf() })
+        Ok(Session { rt, ctx, limits, tables, format_version: manifest.format_version(), dir: dataset.to_path_buf(), _pinned: pinned })
     }
 
     /// Whether SQL and the shell may write (`--allow-write`).

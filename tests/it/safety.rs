@@ -349,3 +349,42 @@ fn verify_skips_input_files_convert_refused() {
     let text = study.ok("verify", &["--dataset", "ds"], tmp.path());
     assert!(text.contains("every file matches"), "{text}");
 }
+
+/// A query sees one version of the dataset: while a writer swaps in new versions in a loop
+/// (evaluations with 2 windows, then 5), every read of the cross-table invariant (outcome
+/// rows per safe output) gives 2 or 5, never a mix of the two versions, and never an error;
+/// the readers' pinned folders are gone after them.
+#[test]
+fn a_query_sees_one_version_while_a_writer_swaps_versions_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = demo(tmp.path());
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (dir, stop) = (tmp.path().to_path_buf(), stop.clone());
+        std::thread::spawn(move || {
+            let mut swaps = 0;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) || swaps < 4 {
+                let windows = if swaps % 2 == 0 { "1h,snapshot" } else { "1h,24h,7d,30d,snapshot" };
+                ok(&["evaluate", "--dataset", "ds", "--windows", windows, "--quiet"], &dir);
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+    let sql = "SELECT (SELECT COUNT(*) FROM outcomes) / (SELECT COUNT(*) FROM safe_outputs) AS windows, (SELECT COUNT(DISTINCT eval_window) FROM outcomes) AS distinct_windows";
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..30 {
+        let o = run(&["report", "--dataset", "ds", "--sql", sql, "--format", "json"], tmp.path());
+        assert!(o.status.success(), "a read failed during a swap: {}", stderr(&o));
+        let rows: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let (w, d) = (rows[0]["windows"].as_i64().unwrap(), rows[0]["distinct_windows"].as_i64().unwrap());
+        assert!((w == 2 || w == 5) && w == d, "two versions in one read: {} outcome rows per output, {d} windows", w);
+        seen.insert(w);
+    }
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let swaps = writer.join().unwrap();
+    assert!(swaps >= 4, "{swaps} swaps");
+    let left: Vec<String> = std::fs::read_dir(tmp.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().to_string()).filter(|n| n.contains(".read-")).collect();
+    assert!(left.is_empty(), "pinned folders left: {left:?}");
+    ok(&["verify", "--dataset", ds.to_str().unwrap()], tmp.path());
+}
