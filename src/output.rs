@@ -22,7 +22,7 @@ pub fn print(text: &str) -> Result<()> {
 pub(crate) fn unwritable(path: &std::path::Path, dataset: Option<&std::path::Path>) -> Option<String> {
     if let Ok(m) = std::fs::symlink_metadata(path) {
         if !m.file_type().is_file() {
-            return Some(format!("{} is not a regular file (a symlink, device or FIFO is never written through)", path.display()));
+            return Some(format!("{} is not a regular file (a symlink, device, FIFO, socket or directory is never written through)", path.display()));
         }
     }
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));

@@ -373,21 +373,10 @@ impl Shell<'_> {
         if !self.session.allows_writes() {
             return refuse("writing a file needs --allow-write".into());
         }
-        if let Ok(m) = std::fs::symlink_metadata(path) {
-            if !m.file_type().is_file() {
-                return refuse("not a regular file (a device, FIFO, socket, directory or symlink is never replaced)".into());
-            }
+        match crate::output::unwritable(path, Some(&self.session.dir)) {
+            Some(why) => refuse(why),
+            None => Ok(()),
         }
-        let parent = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            Some(p) => p.to_path_buf(),
-            None => PathBuf::from("."),
-        };
-        if let (Ok(dir), Ok(dataset)) = (parent.canonicalize(), self.session.dir.canonicalize()) {
-            if dir.starts_with(&dataset) {
-                return refuse(format!("inside the dataset {}: its files are written by hindsight alone", self.session.dir.display()));
-            }
-        }
-        Ok(())
     }
 
     /// One statement, streamed through a printer.

@@ -272,18 +272,10 @@ fn handle(
                 let _ = out.flush();
                 continue;
             }
-            Some(Quirk::PrimaryFar) => {
-                let reset = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 86_400;
-                reply(
-                    &mut out,
-                    "403 Forbidden",
-                    &format!("x-ratelimit-remaining: 0\r\nx-ratelimit-reset: {reset}\r\n"),
-                    "{\"message\":\"API rate limit exceeded\"}",
-                );
-                continue;
-            }
-            Some(Quirk::Primary) if seen == 1 => {
-                let reset = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 1;
+            // The budget spent until a second (once) or a day (always) from now.
+            Some(q @ (Quirk::Primary | Quirk::PrimaryFar)) if *q == Quirk::PrimaryFar || seen == 1 => {
+                let ahead = if *q == Quirk::PrimaryFar { 86_400 } else { 1 };
+                let reset = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + ahead;
                 reply(
                     &mut out,
                     "403 Forbidden",

@@ -111,7 +111,7 @@ impl Rule for AutofixAlert {
                 let by = pr.as_ref().map(|p| (&p.merged_by, p.merged_at));
                 let v = self.row(AutofixAlertRow::FixedViaPr).at(alert.fixed_at);
                 done(match by {
-                    Some((who, at)) => v.by_actor(case, who, at).at(alert.fixed_at),
+                    Some((who, at)) => v.by_actor(case, who, at),
                     None => v,
                 })
             }

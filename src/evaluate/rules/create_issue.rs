@@ -304,5 +304,5 @@ fn rejecting_label(case: &Case, issue: &Issue, events: Option<&[crate::snapshot:
         None if case.window.is_snapshot() || issue.updated_at.is_some_and(|u| u <= case.as_of) => labels,
         None => return None,
     };
-    labels.into_iter().find(|l| REJECTING_LABELS.contains(&l.replace(['-', '_'], " ").as_str()) || REJECTING_LABELS.contains(&l.as_str()))
+    labels.into_iter().find(|l| REJECTING_LABELS.contains(&l.replace(['-', '_'], " ").as_str()))
 }
