@@ -257,13 +257,11 @@ pub enum Engine {
 /// The functions hindsight's SQL has beyond DataFusion's own, registered in every session
 /// and on a cluster's scheduler and executors alike: the JSON functions
 /// (`json_get_str(payload, 'title')`, `payload->>'title'`, `json_length` ... over JSON
-/// text), and `repeat`, `lpad` and `rpad` bounded by `memory` bytes.
+/// text), and the functions whose result can outgrow their arguments bounded by `memory`
+/// bytes (`bounded`).
 pub(crate) fn register_functions(registry: &mut dyn datafusion::execution::FunctionRegistry, memory: usize) -> datafusion::common::Result<()> {
     datafusion_functions_json::register_all(registry)?;
-    for f in bounded::functions(memory) {
-        registry.register_udf(std::sync::Arc::new(f))?;
-    }
-    Ok(())
+    bounded::register(registry, memory)
 }
 
 /// A query session over one dataset directory.

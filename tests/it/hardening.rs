@@ -196,9 +196,10 @@ fn manifest_names_never_reach_outside_the_dataset() {
     }
 }
 
-/// String functions whose size the query names are bounded by the memory limit (and by
-/// arrow's 2 GiB per string batch) before they build anything; a limit below what the
-/// engine needs is refused as given.
+/// Class: functions whose result can outgrow their arguments (a count, a replacement per
+/// match, any number of arguments, `||`, a list's length, constant folding included) are
+/// bounded by the memory limit (and by arrow's 2 GiB per string batch) before they build
+/// anything; a limit below what the engine needs is refused as given.
 #[test]
 fn sql_values_past_the_memory_limit_are_refused_before_they_are_built() {
     let tmp = tempfile::tempdir().unwrap();
@@ -208,15 +209,39 @@ fn sql_values_past_the_memory_limit_are_refused_before_they_are_built() {
         "SELECT length(repeat('x', 1100000000) || repeat('y', 1100000000))",
         "SELECT lpad('x', 2000000000)",
         "SELECT rpad(safe_output_id, 300000000, 'é') FROM outcomes",
+        // A replacement per match, an encoding, or a separator per element.
+        "SELECT length(replace(repeat('a', 1000000), 'a', repeat('x', 300)))",
+        "SELECT length(regexp_replace(repeat('a', 1000000), 'a', repeat('x', 300), 'g'))",
+        "SELECT length(regexp_replace(repeat('ab', 500000), '(a)', repeat('\\1', 300), 'g'))",
+        "SELECT length(translate(repeat('a', 5000000), 'a', '😀'))",
+        "SELECT length(encode(repeat('a', 9000000), 'hex'))",
+        "SELECT array_to_string(range(1, 100000), repeat('-', 3000))",
+        // Any number of arguments, each within the limit.
+        "SELECT length(concat(repeat('a', 6000000), repeat('b', 6000000), repeat('c', 6000000)))",
+        "SELECT length(concat_ws(repeat(',', 6000000), 'a', 'b', 'c', 'd'))",
+        "SELECT length(repeat('a', 6000000) || repeat('b', 6000000) || repeat('c', 6000000))",
+        "SELECT cardinality(make_array(repeat('a', 6000000), repeat('b', 6000000), repeat('c', 6000000)))",
+        // A count of list values, in constant folding as in a batch.
+        "SELECT unnest(range(1, 200000000))",
+        "SELECT count(*) FROM unnest(generate_series(1, 100000000))",
+        "SELECT cardinality(range(DATE '1970-01-01', DATE '2970-01-01', INTERVAL '1 second'))",
+        "SELECT cardinality(array_repeat('x', 100000000))",
+        "SELECT cardinality(array_resize(make_array(1), 100000000))",
     ] {
-        let o = run(&["report", "--dataset", "ds", "--memory-limit", "256M", "--sql", sql], tmp.path());
+        // Arguments that must be built first are kept small under the least limit.
+        let limit = if sql.contains("6000000") || sql.contains("5000000") || sql.contains("9000000") { "16" } else { "256" };
+        let o = run(&["report", "--dataset", "ds", "--memory-limit", &format!("{limit}M"), "--sql", sql], tmp.path());
         assert_eq!(o.status.code(), Some(2), "{sql}: {}", stderr(&o));
-        assert!(stderr(&o).contains("memory limit of 256 MiB") && stderr(&o).contains("would build"), "{sql}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("memory limit of {limit} MiB")) && stderr(&o).contains("would build"), "{sql}: {}", stderr(&o));
         assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
     }
     // Within the limit they answer as DataFusion's own.
     let o = ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT repeat('ab', 3) AS r, lpad('7', 3, '0') AS l, rpad('a', 2, '.') AS p"], tmp.path());
     assert_eq!(o, "r,l,p\nababab,007,a.\n");
+    // `||` keeps the operator's NULL and its name in the header; the wrapped functions
+    // answer as DataFusion's own.
+    let o = ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT 'a' || 'b', 'a' || NULL IS NULL AS n, 'n' || 1 AS i, replace('abab', 'b', 'X') AS r, regexp_replace('abab', '(b)', '<\\1>', 'g') AS g, concat_ws('-', 'a', NULL, 'c') AS w, translate('abc', 'ab', 'é') AS t, encode('hi', 'hex') AS e, cardinality(range(1, 4)) AS c, array_to_string(array_repeat(7, 3), '+') AS s"], tmp.path());
+    assert_eq!(o, "\"Utf8(\"\"a\"\") || Utf8(\"\"b\"\")\",n,i,r,g,w,t,e,c,s\nab,true,n1,aXaX,a<b>a<b>,a-c,éc,6869,3,7+7+7\n");
     for limit in ["1", "64K", "15M"] {
         let o = run(&["report", "--dataset", "ds", "--memory-limit", limit, "--sql", "SELECT 1"], tmp.path());
         assert_eq!(o.status.code(), Some(2), "{limit}");
