@@ -583,7 +583,12 @@ fn enriched_text(text: &str, enriched: &Value) -> Result<String> {
 pub(crate) enum Target {
     InDataset(String),
     Outside(std::path::PathBuf),
+    /// `--out -`: standard output, as the lines are made.
+    Stdout,
 }
+
+/// `--out -`: the enriched traces on standard output.
+pub(crate) const STDOUT: &str = "-";
 
 impl Target {
     /// Check `out` before any work. Refused always: a directory, a device, FIFO or socket,
@@ -593,6 +598,13 @@ impl Target {
     /// any other existing file.
     pub(crate) fn check(out: &Path, dataset: &Path, manifest: &Manifest, force: bool) -> Result<Target> {
         let refuse = |m: String| Error::Usage(format!("--out {}: {m}", crate::text::printable(&out.display().to_string())));
+        if out == Path::new(STDOUT) {
+            return Ok(Target::Stdout);
+        }
+        // Before the path is resolved: `/dev/stdout` on a pipe resolves to no path at all.
+        if std::fs::metadata(out).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            return Err(refuse(format!("{} is not a regular file (a device, FIFO or socket is never replaced); name a file to write, or give --out - for standard output", out.display())));
+        }
         let path = crate::dataset::staging::resolve_path(out).map_err(|e| Error::io(out, e))?;
         let dataset = dataset.canonicalize().map_err(|e| Error::io(dataset, e))?;
         let name = path.file_name().and_then(|n| n.to_str()).map(str::to_string).ok_or_else(|| refuse("names no file".into()))?;
@@ -601,7 +613,7 @@ impl Target {
             return Err(refuse(format!("{} is a directory; name the JSONL file to write", path.display())));
         }
         if meta.as_ref().is_some_and(|m| !m.is_file()) {
-            return Err(refuse(format!("{} is not a regular file (a device, FIFO or socket is never replaced); name a file to write", path.display())));
+            return Err(refuse(format!("{} is not a regular file (a device, FIFO or socket is never replaced); name a file to write, or give --out - for standard output", path.display())));
         }
         if path.starts_with(&dataset) && path.parent() != Some(dataset.as_path()) {
             return Err(refuse(format!("{} is inside the dataset's folder {}; a dataset holds only its own files", path.display(), dataset.display())));
@@ -726,48 +738,119 @@ fn batches_streamed(dataset: &Path, table: &str) -> Result<parquet::arrow::arrow
     Ok(parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)?.build()?)
 }
 
-/// The enriched JSONL, written beside its final name and renamed into place when whole,
-/// hashed as it is written.
+/// The enriched JSONL, written beside its final name and renamed into place when whole
+/// (or onto standard output for `--out -`), hashed as it is written.
 struct EnrichedFile {
-    path: std::path::PathBuf,
-    tmp: std::path::PathBuf,
-    w: std::io::BufWriter<std::fs::File>,
+    sink: Sink,
     hash: sha2::Sha256,
     bytes: u64,
 }
 
+enum Sink {
+    /// The temporary file beside `path`, removed unless renamed into place (a write that
+    /// failed, the disk full, leaves nothing behind).
+    File { path: std::path::PathBuf, tmp: std::path::PathBuf, w: Option<std::io::BufWriter<std::fs::File>> },
+    Stdout(std::io::BufWriter<std::io::Stdout>),
+}
+
+impl Drop for Sink {
+    fn drop(&mut self) {
+        if let Sink::File { tmp, w: Some(_), .. } = self {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// The temporary name of `path` for process `pid`.
+fn temporary(path: &Path, pid: u32) -> std::path::PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.{pid}.tmp"))
+}
+
+/// Temporary files of `path` left by processes no longer running (killed mid-write).
+fn remove_stale_temporaries(path: &Path) {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let prefix = format!(".{name}.");
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().to_string();
+        let Some(pid) = file.strip_prefix(&prefix).and_then(|r| r.strip_suffix(".tmp")).and_then(|p| p.parse::<u32>().ok()) else { continue };
+        let running = Path::new(&format!("/proc/{pid}")).exists();
+        if !running && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 impl EnrichedFile {
     fn create(path: &Path) -> Result<EnrichedFile> {
-        let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        // Named by this process and created new: never a file someone else keeps there.
-        let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        let f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        Ok(EnrichedFile { path: path.to_path_buf(), tmp, w: std::io::BufWriter::new(f), hash: sha2::Sha256::default(), bytes: 0 })
+        let sink = if path == Path::new(STDOUT) {
+            Sink::Stdout(std::io::BufWriter::new(std::io::stdout()))
+        } else {
+            remove_stale_temporaries(path);
+            // Named by this process and created new: never a file someone else keeps there.
+            let tmp = temporary(path, std::process::id());
+            let f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| Error::io(&tmp, e))?;
+            Sink::File { path: path.to_path_buf(), tmp, w: Some(std::io::BufWriter::new(f)) }
+        };
+        Ok(EnrichedFile { sink, hash: sha2::Sha256::default(), bytes: 0 })
     }
 
     fn line(&mut self, text: &str) -> Result<()> {
         use sha2::Digest;
         use std::io::Write;
         for part in [text.as_bytes(), b"\n"] {
-            self.w.write_all(part).map_err(|e| Error::io(&self.tmp, e))?;
+            match &mut self.sink {
+                Sink::File { tmp, w: Some(w), .. } => w.write_all(part).map_err(|e| Error::io(&*tmp, e))?,
+                Sink::File { .. } => {}
+                Sink::Stdout(w) => w.write_all(part).map_err(|e| Error::io(Path::new("standard output"), e))?,
+            }
             self.hash.update(part);
             self.bytes += part.len() as u64;
         }
         Ok(())
     }
 
-    fn finish(self) -> Result<(u64, String)> {
+    fn finish(mut self) -> Result<(u64, String)> {
         use sha2::Digest;
-        let EnrichedFile { path, tmp, w, hash, bytes } = self;
-        w.into_inner().map_err(|e| Error::io(&tmp, e.into_error()))?.sync_all().map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-        Ok((bytes, hex::encode(hash.finalize())))
+        use std::io::Write;
+        match &mut self.sink {
+            Sink::File { path, tmp, w } => {
+                let file = w.take().map(|w| w.into_inner().map_err(|e| Error::io(&*tmp, e.into_error())));
+                let done = file.transpose().and_then(|f| f.map_or(Ok(()), |f| f.sync_all().map_err(|e| Error::io(&*tmp, e)))).and_then(|()| std::fs::rename(&*tmp, &*path).map_err(|e| Error::io(&*path, e)));
+                if done.is_err() {
+                    let _ = std::fs::remove_file(&*tmp);
+                }
+                done?;
+            }
+            Sink::Stdout(w) => w.flush().map_err(|e| Error::io(Path::new("standard output"), e))?,
+        }
+        Ok((self.bytes, hex::encode(self.hash.clone().finalize())))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A write that fails part way (the disk full, an error upstream) leaves no temporary
+    /// file beside the output, and no output.
+    #[test]
+    fn an_unfinished_enriched_file_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("t.jsonl");
+        let mut f = EnrichedFile::create(&out).unwrap();
+        f.line("{}").unwrap();
+        assert!(temporary(&out, std::process::id()).exists());
+        drop(f);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let mut f = EnrichedFile::create(&out).unwrap();
+        f.line("{}").unwrap();
+        f.finish().unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "{}\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
 
     /// The SHA lookup finds exactly what comparing with every PR's SHAs finds: one SHA a
     /// prefix of the other, both at least 7 characters, any case.

@@ -174,7 +174,8 @@ enum Command {
         /// The dataset directory (written by `run`, `convert` or `import`).
         #[arg(long)]
         dataset: PathBuf,
-        /// Where to write the enriched JSONL (default DATASET/traces.enriched.jsonl).
+        /// Where to write the enriched JSONL (default DATASET/traces.enriched.jsonl; `-` for
+        /// standard output).
         #[arg(long)]
         out: Option<PathBuf>,
         /// The window whose outcomes fill the blocks.

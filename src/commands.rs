@@ -216,7 +216,8 @@ pub fn execute(config: Config) -> Result<Status> {
         Task::Attach { dataset, out, options } => {
             let a = pipeline::attach(&dataset, out.as_deref(), &options, &progress)?;
             if !quiet {
-                eprintln!("attached: {} traces, {} linked -> {}", a.traces, a.linked, a.out.display());
+                let to = if a.out == std::path::Path::new("-") { "standard output".to_string() } else { a.out.display().to_string() };
+                eprintln!("attached: {} traces, {} linked -> {to}", a.traces, a.linked);
             }
         }
         Task::Gate { results, policy, format, dataset } => gate(&results, &policy, format, dataset.as_deref(), quiet, &progress)?,

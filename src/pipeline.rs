@@ -524,6 +524,7 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options,
     let written = match &target {
         Some(crate::attach::Target::InDataset(name)) => Some(staging.dir.join(name)),
         Some(crate::attach::Target::Outside(path)) => Some(path.clone()),
+        Some(crate::attach::Target::Stdout) => Some(std::path::PathBuf::from(crate::attach::STDOUT)),
         None => None,
     };
     let mut a = crate::attach::attach(&staging.dir, written.as_deref(), opts, progress)?;

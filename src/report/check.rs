@@ -86,12 +86,16 @@ impl Expected {
 }
 
 /// Half a unit in the last place written: `24.5` -> 0.05, `101` -> 0.5, `1.25e1` -> 0.05.
+/// A zero has no significant digit for an exponent to scale: `0e9` is 0 to the units
+/// (0.5), as `0` is, not "anything within 5e8".
 pub(crate) fn half_unit(text: &str) -> f64 {
     let t = text.trim().trim_start_matches('-');
     let (mantissa, exp) = match t.find(['e', 'E']) {
         Some(i) => (&t[..i], t[i + 1..].parse::<i32>().unwrap_or(0)),
         None => (t, 0),
     };
+    let zero = mantissa.bytes().all(|b| b == b'0' || b == b'.');
+    let exp = if zero { exp.min(0) } else { exp };
     let decimals = mantissa.split_once('.').map_or(0, |(_, f)| f.len() as i32) - exp;
     0.5 * 10f64.powi(-decimals)
 }
@@ -213,5 +217,10 @@ mod tests {
         assert_eq!(half_unit("101"), 0.5);
         assert!((half_unit("1.25e1") - 0.05).abs() < 1e-12);
         assert!((half_unit("-0.125") - 0.0005).abs() < 1e-12);
+        // A zero's exponent scales no digit: 0e9 is not "within 5e8".
+        assert_eq!(half_unit("0e9"), 0.5);
+        assert_eq!(half_unit("0.0E3"), 0.05);
+        assert!((half_unit("0e-3") - 0.0005).abs() < 1e-12);
+        assert_eq!(half_unit("1e9"), 5e8);
     }
 }

@@ -3,6 +3,7 @@
 //! file, and are embedded in the binary so a report needs no source checkout.
 
 mod bounded;
+mod checked;
 pub mod charts;
 pub mod check;
 pub mod format;
@@ -258,10 +259,11 @@ pub enum Engine {
 /// and on a cluster's scheduler and executors alike: the JSON functions
 /// (`json_get_str(payload, 'title')`, `payload->>'title'`, `json_length` ... over JSON
 /// text), and the functions whose result can outgrow their arguments bounded by `memory`
-/// bytes (`bounded`).
+/// bytes (`bounded`), and integer `+ - *` that fail on overflow instead of wrapping (`checked`).
 pub(crate) fn register_functions(registry: &mut dyn datafusion::execution::FunctionRegistry, memory: usize) -> datafusion::common::Result<()> {
     datafusion_functions_json::register_all(registry)?;
-    bounded::register(registry, memory)
+    bounded::register(registry, memory)?;
+    checked::register(registry)
 }
 
 /// A query session over one dataset directory.

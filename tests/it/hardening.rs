@@ -80,6 +80,25 @@ fn attach_out_never_replaces_inputs_or_dataset_tables_and_existing_files_only_wi
     // The enriched traces inside the dataset are attach's own: written again, recorded.
     ok(&["attach", "--quiet", "--dataset", "ds", "--out", "ds/traces.enriched.jsonl"], tmp.path());
     ok(&["verify", "--dataset", "ds"], tmp.path());
+
+    // Class: temporary files left beside an outside --out. One left by a process killed
+    // mid-write (its pid no longer running) is removed by the next attach there; one of a
+    // running process is not.
+    let dead = tmp.path().join(".mine.jsonl.4194303.tmp");
+    let alive = tmp.path().join(format!(".mine.jsonl.{}.tmp", std::process::id()));
+    std::fs::write(&dead, "half").unwrap();
+    std::fs::write(&alive, "being written").unwrap();
+    ok(&["attach", "--quiet", "--dataset", "ds", "--out", "mine.jsonl", "--force"], tmp.path());
+    assert!(!dead.exists(), "a killed attach's temporary file is left");
+    assert_eq!(std::fs::read_to_string(&alive).unwrap(), "being written");
+
+    // Class: standard output. `--out -` writes the same lines there; /dev/stdout, a device
+    // or a pipe, is refused with the way to get them.
+    let piped = ok(&["attach", "--quiet", "--dataset", "ds", "--out", "-"], tmp.path());
+    assert_eq!(piped, std::fs::read_to_string(ds.join("traces.enriched.jsonl")).unwrap());
+    let o = run(&["attach", "--quiet", "--dataset", "ds", "--out", "/dev/stdout"], tmp.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("give --out - for standard output"), "{}", stderr(&o));
 }
 
 /// A key that repeats, at any depth, in a file hindsight reads as configuration or as
@@ -248,6 +267,22 @@ fn sql_values_past_the_memory_limit_are_refused_before_they_are_built() {
         assert!(stderr(&o).contains("below 16 MiB"), "{limit}: {}", stderr(&o));
     }
     ok(&["report", "--dataset", "ds", "--memory-limit", "16M", "--sql", "SELECT 1"], tmp.path());
+}
+
+/// Class: integer arithmetic that wraps. `+`, `-` and `*` on integers fail on overflow,
+/// naming the operation, instead of answering a wrapped number; within range they answer as
+/// before, headers included, and two 32-bit integers add past 2^31.
+#[test]
+fn integer_overflow_is_an_error_not_a_wrapped_number() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    for (sql, op) in [("SELECT 9223372036854775807 + 1", "+"), ("SELECT -9223372036854775807 - 2", "-"), ("SELECT 4294967296 * 4294967296", "*"), ("SELECT max(target_number) * 9223372036854775807 FROM safe_outputs", "*")] {
+        let o = run(&["report", "--dataset", "ds", "--sql", sql], tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{sql}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("integer {op} leaves the 64-bit range")), "{sql}: {}", stderr(&o));
+    }
+    let o = ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT 2 + 3, 7 - 9, 3 * 4, CAST(2147483647 AS INT) + CAST(1 AS INT) AS w, 1.5 + 1 AS f"], tmp.path());
+    assert_eq!(o, "Int64(2) + Int64(3),Int64(7) - Int64(9),Int64(3) * Int64(4),w,f\n5,-2,12,2147483648,2.5\n");
 }
 
 fn ctx(repository: Option<&str>) -> RunContext {
