@@ -619,6 +619,9 @@ impl Target {
             return Err(refuse(format!("{} is inside the dataset's folder {}; a dataset holds only its own files", path.display(), dataset.display())));
         }
         let in_dataset = path.parent() == Some(dataset.as_path());
+        if let Some(other) = crate::output::dataset_around(&path).filter(|d| !in_dataset && d.canonicalize().ok().as_ref() != Some(&dataset)) {
+            return Err(refuse(format!("{} is inside another dataset, {}: its files are written by hindsight alone, under its lock, never with --force", path.display(), other.display())));
+        }
         if in_dataset {
             let table = name.strip_suffix(".parquet").is_some();
             if name == "manifest.json" || table || name.starts_with('.') {

@@ -16,9 +16,23 @@ pub fn print(text: &str) -> Result<()> {
     }
 }
 
+/// The hindsight dataset `path` lies in (its folder or one above holds a hindsight
+/// manifest), if any: the one whose files hindsight alone writes, through its lock.
+pub(crate) fn dataset_around(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    let abs = crate::dataset::staging::resolve_path(path).ok()?;
+    abs.ancestors().skip(1).find(|dir| {
+        let m = dir.join("manifest.json");
+        std::fs::symlink_metadata(&m).is_ok_and(|t| t.is_file() && t.len() < (64 << 20))
+            && std::fs::read_to_string(&m).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()).is_some_and(|v| {
+                v.get("format").and_then(|f| f.as_str()).is_some_and(|f| f.starts_with(crate::dataset::manifest::FORMAT_PREFIX))
+            })
+    }).map(std::path::Path::to_path_buf)
+}
+
 /// Why `path` may not be written as a file of hindsight's output (`None`: it may): it
 /// exists and is not a regular file (a symlink planted under its name, a device, a FIFO),
-/// or it lies inside the dataset `dataset`, whose files hindsight writes alone.
+/// or it lies inside the dataset `dataset` or any other hindsight dataset, whose files
+/// hindsight writes alone (under the dataset's lock, never by a `--force`).
 pub(crate) fn unwritable(path: &std::path::Path, dataset: Option<&std::path::Path>) -> Option<String> {
     if let Ok(m) = std::fs::symlink_metadata(path) {
         if !m.file_type().is_file() {
@@ -31,5 +45,5 @@ pub(crate) fn unwritable(path: &std::path::Path, dataset: Option<&std::path::Pat
             return Some(format!("{} is inside the dataset {}: its files are written by hindsight alone", path.display(), ds.display()));
         }
     }
-    None
+    dataset_around(path).map(|ds| format!("{} is inside the dataset {}: its files are written by hindsight alone", path.display(), ds.display()))
 }

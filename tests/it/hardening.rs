@@ -92,6 +92,21 @@ fn attach_out_never_replaces_inputs_or_dataset_tables_and_existing_files_only_wi
     assert!(!dead.exists(), "a killed attach's temporary file is left");
     assert_eq!(std::fs::read_to_string(&alive).unwrap(), "being written");
 
+    // Class: --force past another dataset's lock. A second dataset's table, manifest or a
+    // new file in its folder is never written by attach --out (the shell's .output: shell.rs).
+    std::fs::create_dir(tmp.path().join("other")).unwrap();
+    for name in ["outcomes.parquet", "manifest.json", "safe_outputs.parquet"] {
+        std::fs::copy(ds.join(name), tmp.path().join("other").join(name)).unwrap();
+    }
+    let other_before = bytes(&tmp.path().join("other/manifest.json"));
+    for out in ["other/outcomes.parquet", "other/manifest.json", "other/new.jsonl"] {
+        let o = run(&["attach", "--quiet", "--dataset", "ds", "--out", out, "--force"], tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{out}: {}", stderr(&o));
+        assert!(stderr(&o).contains("inside another dataset"), "{out}: {}", stderr(&o));
+    }
+    assert_eq!(bytes(&tmp.path().join("other/manifest.json")), other_before);
+    assert!(!tmp.path().join("other/new.jsonl").exists());
+
     // Class: standard output. `--out -` writes the same lines there; /dev/stdout, a device
     // or a pipe, is refused with the way to get them.
     let piped = ok(&["attach", "--quiet", "--dataset", "ds", "--out", "-"], tmp.path());

@@ -143,6 +143,13 @@ fn the_shell_writes_only_when_asked() {
     assert!(!target.exists(), "nothing written unasked");
     refused(&["--allow-write"], format!(".output {}\n", ds.join("outcomes.parquet").display()), "inside the dataset");
     refused(&["--allow-write"], format!(".output {}\n", ds.join("new.csv").display()), "inside the dataset");
+    // Nor inside any other dataset, past its lock.
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::copy(ds.join("manifest.json"), other.join("manifest.json")).unwrap();
+    refused(&["--allow-write"], format!(".output {}\n", other.join("outcomes.parquet").display()), "inside the dataset");
+    refused(&["--allow-write"], format!(".output {}\n", other.join("new.csv").display()), "inside the dataset");
+    assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1);
     let link = dir.path().join("link.csv");
     std::os::unix::fs::symlink(dir.path().join("elsewhere.csv"), &link).unwrap();
     refused(&["--allow-write"], format!(".output {}\n", link.display()), "not a regular file");
