@@ -268,20 +268,47 @@ impl Spool {
             self.file.write_all(&buf[..n]).map_err(|e| Error::io(&self.path, e))?;
             len += n as u64;
         }
-        // Checked as read back: this one page in memory for as long as that takes (parsing
-        // from a slice is many times faster than from a reader, a byte at a time).
-        let mut page = vec![0u8; len as usize]; // at most 1 GiB: the reader is limited
-        self.file.read_exact_at(&mut page, start).map_err(|e| Error::io(&self.path, e))?;
-        let valid = len > 0 && serde_json::from_slice::<serde::de::IgnoredAny>(&page).is_ok();
+        // Checked as read back. A page up to PAGE_IN_MEMORY is held while that takes (parsing
+        // from a slice is many times faster than from a reader, a byte at a time); a larger
+        // one is parsed from the file, so memory is concurrency x PAGE_IN_MEMORY at most,
+        // not concurrency x the largest page.
+        let valid = len > 0
+            && if len <= PAGE_IN_MEMORY {
+                let mut page = vec![0u8; len as usize];
+                self.file.read_exact_at(&mut page, start).map_err(|e| Error::io(&self.path, e))?;
+                serde_json::from_slice::<serde::de::IgnoredAny>(&page).is_ok()
+            } else {
+                let at = At { file: &self.file, pos: start, end: start + len };
+                serde_json::from_reader::<_, serde::de::IgnoredAny>(std::io::BufReader::with_capacity(1 << 20, at)).is_ok()
+            };
         if !valid {
-            let first = page[..page.len().min(200)].to_vec();
-            drop(page);
+            let mut first = vec![0u8; len.min(200) as usize];
+            self.file.read_exact_at(&mut first, start).map_err(|e| Error::io(&self.path, e))?;
             self.truncate(start)?;
             return Ok(Ok(Some(String::from_utf8_lossy(&first).into_owned())));
         }
         self.pages.push((start, len));
         self.end = start + len;
         Ok(Ok(None))
+    }
+}
+
+/// The largest page checked in memory (see [`Spool::push_reader`]).
+const PAGE_IN_MEMORY: u64 = 16 << 20;
+
+/// A span of a file, read by position.
+struct At<'a> {
+    file: &'a std::fs::File,
+    pos: u64,
+    end: u64,
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(usize::try_from(self.end - self.pos).unwrap_or(usize::MAX));
+        let n = self.file.read_at(&mut buf[..n], self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
     }
 }
 
@@ -427,6 +454,29 @@ mod tests {
         assert_eq!(g[0].etag.as_deref(), Some("\"x\""));
         assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with(SPOOL_PREFIX)));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Class: a page held whole while it is checked. A page past PAGE_IN_MEMORY is parsed
+    /// from the spool file, with the same verdicts as one checked in memory, and a bad one
+    /// leaves the spool as it was.
+    #[test]
+    fn a_page_larger_than_memory_allows_is_checked_from_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spool = Spool::new(dir.path()).unwrap();
+        let item = "{\"body\": \"ab\\\"c\"},";
+        let n = (PAGE_IN_MEMORY as usize) / item.len() + 10;
+        let good = format!("[{}{{}}]", item.repeat(n));
+        assert!(good.len() as u64 > PAGE_IN_MEMORY);
+        assert!(matches!(spool.push_reader(&mut good.as_bytes()).unwrap(), Ok(None)));
+        let end = spool.end;
+        let bad = format!("[{}{{}}", item.repeat(n));
+        match spool.push_reader(&mut bad.as_bytes()).unwrap() {
+            Ok(Some(first)) => assert!(first.starts_with("[{\"body\"") && first.len() == 200, "{first}"),
+            other => panic!("a truncated large page passed: {other:?}"),
+        }
+        let trailing = format!("{good} x");
+        assert!(matches!(spool.push_reader(&mut trailing.as_bytes()).unwrap(), Ok(Some(_))));
+        assert_eq!((spool.end, spool.pages.len()), (end, 1));
     }
 
     fn tempfile_dir() -> PathBuf {
