@@ -313,13 +313,12 @@ impl Session {
             Engine::Cluster(at) => (crate::cluster::remote(&rt, at, cfg, runtime)?, std::fs::canonicalize(dataset).map_err(|e| Error::io(dataset, e))?),
         };
         register_functions(&mut ctx, limits.memory)?;
-        // A local session reads the version it opened, whatever a writer swaps in meanwhile
-        // (`dataset::pin`); a cluster's executors read the dataset where it is.
-        let pinned = match engine {
-            Engine::Local => crate::dataset::pin::pin(dataset)?,
-            Engine::Cluster(_) => None,
-        };
+        // A session reads the version it opened, whatever a writer swaps in meanwhile
+        // (`dataset::pin`); a cluster's executors read the pinned links at their absolute
+        // path, beside the dataset on the filesystem they share.
+        let pinned = crate::dataset::pin::pin(dataset)?;
         let (manifest, dir) = match &pinned {
+            Some(p) if matches!(engine, Engine::Cluster(_)) => (p.manifest.clone(), std::fs::canonicalize(&p.dir).map_err(|e| Error::io(&p.dir, e))?),
             Some(p) => (p.manifest.clone(), p.dir.clone()),
             None => (crate::dataset::manifest::Manifest::load(dataset)?, dir),
         };

@@ -197,6 +197,17 @@ fn every_bundled_query_and_the_dashboard_give_the_same_rows_on_a_loopback_cluste
     let local = ok(&args, tmp.path());
     assert!(local.contains("\nso_a0,101\n"), "{local}");
     assert_eq!(cluster.ok(&args, tmp.path()), local);
+    // The bounded `||` and the checked integer operators, planned by the client, run on
+    // the executors, which know them by name.
+    let args = ["report", "--dataset", "ds", "--format", "csv", "--sql", "SELECT safe_output_id || '/' || eval_window AS k, target_number + 1 AS n FROM outcomes ORDER BY k"];
+    assert_eq!(cluster.ok(&args, tmp.path()), ok(&args, tmp.path()));
+    let over = ["report", "--dataset", "ds", "--sql", "SELECT max(target_number) * 9223372036854775807 FROM outcomes"];
+    let o = run(&[&over[..], &["--cluster", cluster.address.as_str()]].concat(), tmp.path());
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("leaves the 64-bit range"), "{}", String::from_utf8_lossy(&o.stderr));
+    // A cluster session reads the version it opened: the executors scan the session's
+    // pinned links beside the dataset, not the dataset's files a writer may replace.
+    let plan = cluster.ok(&["report", "--dataset", "ds", "--format", "csv", "--sql", "EXPLAIN SELECT count(*) FROM outcomes WHERE outcome_status = 'x'"], tmp.path());
+    assert!(plan.contains(".ds.read-") && plan.contains("/outcomes.parquet"), "{plan}");
 }
 
 /// `--cluster` takes only a df:// address; a scheduler nobody listens at is the command's
