@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
+use hindsight::evaluate::Settings;
 use hindsight::commands::{Config, Task};
 use hindsight::evaluate::risk::RiskPolicy;
 use hindsight::evaluate::{window, Policy};
@@ -601,17 +602,10 @@ fn check_threads(threads: Option<usize>) -> Result<()> {
     Ok(())
 }
 
-/// The windows, policy and risk policy an evaluation runs with, read in that order.
-struct Evaluation {
-    windows: Vec<hindsight::evaluate::Window>,
-    policy: Policy,
-    risk_policy: RiskPolicy,
-}
-
 impl EvalArgs {
     /// The windows parsed and the policy files read.
-    fn read(self) -> Result<Evaluation> {
-        Ok(Evaluation { windows: window::parse_list(&self.windows)?, policy: policy(self.policy)?, risk_policy: risk_policy(self.risk_policy)? })
+    fn read(self) -> Result<Settings> {
+        Ok(Settings { windows: window::parse_list(&self.windows)?, policy: policy(self.policy)?, risk_policy: risk_policy(self.risk_policy)? })
     }
 }
 
@@ -620,15 +614,13 @@ impl Command {
     fn into_task(self) -> Result<Task> {
         Ok(match self {
             Command::Run { inputs, out, eval, format, engine } => {
-                let Evaluation { windows, policy, risk_policy } = eval.read()?;
-                Task::Run { study: study(inputs), out, windows, policy, risk_policy, format, engine: engine.engine()? }
+                Task::Run { study: study(inputs), out, settings: eval.read()?, format, engine: engine.engine()? }
             }
             Command::Convert { inputs, out } => {
                 Task::Convert { study: study(inputs).ok_or_else(|| Error::Usage("convert needs --snapshot DIR and --runs DIR".into()))?, out }
             }
             Command::Evaluate { dataset, eval, engine } => {
-                let Evaluation { windows, policy, risk_policy } = eval.read()?;
-                Task::Evaluate { dataset, windows, policy, risk_policy, engine: engine.engine()? }
+                Task::Evaluate { dataset, settings: eval.read()?, engine: engine.engine()? }
             }
             Command::Report { dataset, query, sql, format, figures, rows, limits, engine } => report_task(dataset, query, sql, format, figures, rows, limits, engine)?,
             Command::Sql { dataset, file, format, rows, limits, engine } => sql_task(dataset, file, format, rows, limits, engine)?,
@@ -661,8 +653,7 @@ impl Command {
                 Task::Capture { options: capture_options(runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms)? }
             }
             Command::Import { source: ImportSource::Aidev { dir, out, eval, captured_at } } => {
-                let Evaluation { windows, policy, risk_policy } = eval.read()?;
-                Task::ImportAidev { dir, out, windows, policy, risk_policy, captured_at: captured_at.map(|t| capture_time(&t)).transpose()? }
+                Task::ImportAidev { dir, out, settings: eval.read()?, captured_at: captured_at.map(|t| capture_time(&t)).transpose()? }
             }
             Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
             Command::Synth { repos, outputs, seed, out } => {

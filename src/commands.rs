@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::evaluate::Settings;
 use crate::demo::DemoStudy;
 use crate::error::{Error, Result};
-use crate::evaluate::risk::RiskPolicy;
-use crate::evaluate::{Policy, Window};
+use crate::evaluate::Policy;
 use crate::output;
 use crate::pipeline::{self, Converted, Study};
 use crate::progress::Progress;
@@ -26,9 +26,7 @@ pub enum Task {
     Run {
         study: Option<Study>,
         out: PathBuf,
-        windows: Vec<Window>,
-        policy: Policy,
-        risk_policy: RiskPolicy,
+        settings: Settings,
         format: Format,
         /// Where the evaluation and the dashboard's queries run.
         engine: report::Engine,
@@ -39,9 +37,7 @@ pub enum Task {
     },
     Evaluate {
         dataset: PathBuf,
-        windows: Vec<Window>,
-        policy: Policy,
-        risk_policy: RiskPolicy,
+        settings: Settings,
         /// Where the outputs are judged.
         engine: report::Engine,
     },
@@ -125,9 +121,7 @@ pub enum Task {
     ImportAidev {
         dir: PathBuf,
         out: PathBuf,
-        windows: Vec<Window>,
-        policy: Policy,
-        risk_policy: RiskPolicy,
+        settings: Settings,
         captured_at: Option<crate::time::Instant>,
     },
     Gate {
@@ -170,13 +164,13 @@ pub fn execute(config: Config) -> Result<Status> {
         crate::interrupt::on_interrupt(crate::interrupt::message(out));
     }
     match config.task {
-        Task::Run { study, out, windows, policy, risk_policy, format, engine } => run(study, &out, &windows, &policy, &risk_policy, format, &engine, quiet, &progress)?,
+        Task::Run { study, out, settings, format, engine } => run(study, &out, &settings, format, &engine, quiet, &progress)?,
         Task::Convert { study, out } => {
             let c = pipeline::convert(&study, &out, &progress)?;
             summarize(&c, &out, quiet, false);
         }
-        Task::Evaluate { dataset, windows, policy, risk_policy, engine } => {
-            let n = pipeline::evaluate_on(&dataset, &windows, &policy, &risk_policy, &engine, &progress)?;
+        Task::Evaluate { dataset, settings, engine } => {
+            let n = pipeline::evaluate(&dataset, &settings, &engine, &progress)?;
             if !quiet {
                 eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
             }
@@ -206,8 +200,8 @@ pub fn execute(config: Config) -> Result<Status> {
             output::print(&crate::capture::render_plan(&plan))?;
         }
         Task::Capture { options } => return capture(&options, quiet, &progress),
-        Task::ImportAidev { dir, out, windows, policy, risk_policy, captured_at } => {
-            let i = pipeline::import_aidev(&dir, &out, &windows, &policy, &risk_policy, captured_at, &progress)?;
+        Task::ImportAidev { dir, out, settings, captured_at } => {
+            let i = pipeline::import_aidev(&dir, &out, &settings, captured_at, &progress)?;
             if !quiet {
                 summarize_import(&i, &out);
             }
@@ -228,18 +222,7 @@ pub fn execute(config: Config) -> Result<Status> {
 
 /// `run`: convert and evaluate the study (the bundled demo without one), then print the
 /// dashboard.
-#[allow(clippy::too_many_arguments)]
-fn run(
-    study: Option<Study>,
-    out: &Path,
-    windows: &[Window],
-    policy: &Policy,
-    risk_policy: &RiskPolicy,
-    format: Format,
-    engine: &report::Engine,
-    quiet: bool,
-    progress: &Progress,
-) -> Result<()> {
+fn run(study: Option<Study>, out: &Path, settings: &Settings, format: Format, engine: &report::Engine, quiet: bool, progress: &Progress) -> Result<()> {
     // The demo's files live as long as `demo`; they are removed when it drops.
     let (study, demo) = match study {
         Some(s) => (s, None),
@@ -248,7 +231,7 @@ fn run(
             (d.study.clone(), Some(d))
         }
     };
-    let c = pipeline::run_on(&study, out, windows, policy, risk_policy, engine, progress)?;
+    let c = pipeline::run(&study, out, settings, engine, progress)?;
     summarize(&c, out, quiet, demo.is_some());
     output::print(&report::dashboard_with(out, format, report::Limits::default(), engine)?)
 }

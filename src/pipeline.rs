@@ -10,8 +10,7 @@ use crate::dataset::manifest::{InputFileEntry, Manifest, RecordCount};
 use crate::dataset::staging::{OutDir, Staging};
 use crate::dataset::{write_table, TableWriter};
 use crate::error::{Error, Result};
-use crate::evaluate::risk::RiskPolicy;
-use crate::evaluate::{Policy, Window};
+use crate::evaluate::{Settings, Window};
 use crate::progress::Progress;
 use crate::quarantine::{self, Quarantined};
 use crate::report::Engine;
@@ -493,20 +492,30 @@ fn split_by_repo(batch: &[snapshot::Capture]) -> Vec<&[snapshot::Capture]> {
     out
 }
 
-/// Evaluate the dataset at `dataset`: the new outcomes and manifest replace the old ones
-/// together, or not at all.
-pub fn evaluate(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress) -> Result<usize> {
-    evaluate_on(dataset, windows, policy, risk_policy, &Engine::Local, progress)
-}
-
-/// `evaluate`, judged by `engine` (`--cluster`: the cluster's executors read the staging
-/// folder the tables are written into, at its absolute path).
-pub fn evaluate_on(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, engine: &Engine, progress: &Progress) -> Result<usize> {
+/// Evaluate the dataset at `dataset`, judged by `engine` (`--cluster`: the cluster's
+/// executors read the staging folder the tables are written into, at its absolute path):
+/// the new outcomes and manifest replace the old ones together, or not at all.
+pub fn evaluate(dataset: &Path, settings: &Settings, engine: &Engine, progress: &Progress) -> Result<usize> {
     check_engine(engine)?;
     let staging = stage_change(dataset, "hindsight evaluate", progress)?;
-    let n = crate::evaluate::evaluate_dataset_on(&staging.dir, windows, policy, risk_policy, engine, progress)?;
+    let n = judge_on(&staging.dir, settings, engine, progress)?;
     staging.commit()?;
     Ok(n)
+}
+
+/// The evaluate stage on `dir`, judged in this process or on a cluster's executors: the one
+/// place that chooses (the tables written are the same bytes either way).
+fn judge_on(dir: &Path, settings: &Settings, engine: &Engine, progress: &Progress) -> Result<usize> {
+    match engine {
+        Engine::Local => crate::evaluate::evaluate_dataset(dir, settings, progress),
+        Engine::Cluster(at) => {
+            crate::memory::retain(crate::memory::EVALUATE);
+            let bar = progress.spinner("evaluate", &format!("on the cluster at {at}"));
+            let n = crate::evaluate::stage::evaluate_judged(dir, settings, &format!("the cluster at {at}"), |dir, settings| crate::cluster::judge(at, dir, settings));
+            bar.finish_and_clear();
+            n
+        }
+    }
 }
 
 /// Attach outcome blocks to the dataset's traces (`traces.enriched.jsonl` in the dataset,
@@ -534,20 +543,15 @@ pub fn attach(dataset: &Path, out: Option<&Path>, opts: &crate::attach::Options,
 }
 
 /// convert + evaluate (+ attach when there are traces), committed once at the end: a run
-/// stopped at any point leaves the previous dataset as it was. The caller prints the
-/// dashboard.
-pub fn run(study: &Study, out: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress) -> Result<Converted> {
-    run_on(study, out, windows, policy, risk_policy, &Engine::Local, progress)
-}
-
-/// `run`, its evaluation judged by `engine` (convert and attach stay in this process).
-pub fn run_on(study: &Study, out: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, engine: &Engine, progress: &Progress) -> Result<Converted> {
+/// stopped at any point leaves the previous dataset as it was. The evaluation is judged by
+/// `engine` (convert and attach stay in this process). The caller prints the dashboard.
+pub fn run(study: &Study, out: &Path, settings: &Settings, engine: &Engine, progress: &Progress) -> Result<Converted> {
     check_engine(engine)?;
     let staging = stage_new(study, out, progress)?;
     let c = convert_into(study, &staging.dir, progress, CAPTURES_HELD_BYTES)?;
-    crate::evaluate::evaluate_dataset_on(&staging.dir, windows, policy, risk_policy, engine, progress)?;
+    judge_on(&staging.dir, settings, engine, progress)?;
     if !study.traces.is_empty() {
-        let window = if windows.contains(&Window::ONE_WEEK) { Window::ONE_WEEK } else { Window::Snapshot };
+        let window = if settings.windows.contains(&Window::ONE_WEEK) { Window::ONE_WEEK } else { Window::Snapshot };
         crate::attach::attach(&staging.dir, None, &crate::attach::Options { window, rebuild_attribution: false, force: false }, progress)?;
     }
     staging.commit()?;
@@ -582,9 +586,7 @@ pub struct Imported {
 pub fn import_aidev(
     dir: &Path,
     out: &Path,
-    windows: &[Window],
-    policy: &Policy,
-    risk_policy: &RiskPolicy,
+    settings: &Settings,
     captured_at: Option<crate::time::Instant>,
     progress: &Progress,
 ) -> Result<Imported> {
@@ -613,7 +615,7 @@ pub fn import_aidev(
     manifest.save(d)?;
     bar.inc(1);
     bar.set_message("evaluating");
-    let outcomes = crate::evaluate::evaluate_dataset(d, windows, policy, risk_policy, progress)?;
+    let outcomes = crate::evaluate::evaluate_dataset(d, settings, progress)?;
     bar.finish_and_clear();
     staging.commit()?;
     Ok(Imported {

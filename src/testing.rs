@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::evaluate::{risk::RiskPolicy, Policy, Window};
+use crate::evaluate::Settings;
 use crate::pipeline::{Converted, Study};
 use crate::progress::Progress;
 use crate::Result;
@@ -17,13 +17,13 @@ pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, captu
 
 /// `evaluate::evaluate_dataset`, spilling sorted parts of outcome rows to disk beyond
 /// `rows_held_bytes` (in the dataset's `.spill` folder, removed at the end).
-pub fn evaluate_with_budget(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress, rows_held_bytes: usize) -> Result<usize> {
-    crate::evaluate::evaluate_with(dataset, windows, policy, risk_policy, progress, crate::evaluate::CHUNK_BYTES, rows_held_bytes)
+pub fn evaluate_with_budget(dataset: &Path, settings: &Settings, progress: &Progress, rows_held_bytes: usize) -> Result<usize> {
+    crate::evaluate::evaluate_with(dataset, settings, progress, crate::evaluate::CHUNK_BYTES, rows_held_bytes)
 }
 
 /// `evaluate::evaluate_dataset`, reading about `chunk_bytes` of bodies per step.
-pub fn evaluate_in_chunks(dataset: &Path, windows: &[Window], policy: &Policy, risk_policy: &RiskPolicy, progress: &Progress, chunk_bytes: usize) -> Result<usize> {
-    crate::evaluate::evaluate_with(dataset, windows, policy, risk_policy, progress, chunk_bytes, crate::evaluate::OUTCOME_ROWS_HELD_BYTES)
+pub fn evaluate_in_chunks(dataset: &Path, settings: &Settings, progress: &Progress, chunk_bytes: usize) -> Result<usize> {
+    crate::evaluate::evaluate_with(dataset, settings, progress, chunk_bytes, crate::evaluate::OUTCOME_ROWS_HELD_BYTES)
 }
 
 /// The index, noting in `seen` every path looked up (found or not): the test that every

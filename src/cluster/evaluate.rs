@@ -127,7 +127,7 @@ fn judge_here(dataset: &Path, settings: &str, repositories: &HashSet<Option<Stri
     if says {
         eprintln!("executor: evaluating {} repositories of {}", repositories.len(), dataset.display());
     }
-    let settings = crate::evaluate::stage::Settings { windows: &windows, policy: &s.policy, risk_policy: &s.risk_policy };
+    let settings = crate::evaluate::Settings { windows, policy: s.policy, risk_policy: s.risk_policy };
     let tables = crate::evaluate::stage::judge_partition(dataset, repositories, &settings)?;
     let blob = encode(&tables)?;
     if says {
@@ -189,7 +189,7 @@ fn literal(s: &str) -> String {
 /// the task records' PRs, and no repository) judged on the cluster at `at`, in
 /// [`PARTITIONS`] partitions; each partition's tables, in an order that depends on what was
 /// judged alone (not on which executor answered first).
-pub(crate) fn judge(at: &Address, dataset: &Path, settings: &crate::evaluate::stage::Settings<'_>) -> Result<Vec<Vec<(String, RecordBatch)>>> {
+pub(crate) fn judge(at: &Address, dataset: &Path, settings: &crate::evaluate::Settings) -> Result<Vec<Vec<(String, RecordBatch)>>> {
     let dataset = std::fs::canonicalize(dataset).map_err(|e| Error::io(dataset, e))?;
     let manifest = crate::dataset::manifest::Manifest::load(&dataset)?;
     let wire = Settings { windows: settings.windows.iter().map(|w| w.to_string()).collect(), policy: settings.policy.clone(), risk_policy: settings.risk_policy.clone() };

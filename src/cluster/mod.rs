@@ -119,7 +119,7 @@ pub(crate) fn check(at: &Address) -> Result<()> {
 pub(crate) fn judge(
     at: &Address,
     dataset: &std::path::Path,
-    settings: &crate::evaluate::stage::Settings<'_>,
+    settings: &crate::evaluate::Settings,
 ) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>> {
     evaluate::judge(at, dataset, settings)
 }
@@ -128,7 +128,7 @@ pub(crate) fn judge(
 pub(crate) fn judge(
     _at: &Address,
     _dataset: &std::path::Path,
-    _settings: &crate::evaluate::stage::Settings<'_>,
+    _settings: &crate::evaluate::Settings,
 ) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>> {
     Err(Error::Usage(NOT_BUILT.into()))
 }

@@ -43,6 +43,6 @@ pub use policy::Policy;
 pub(crate) use rule::rows;
 pub use rule::{Common, Decision, Evaluator, Promise, RowId, RowSpec};
 pub(crate) use rule::{common, deleted, undated, verdict, Rule};
-pub use stage::{evaluate_dataset, evaluate_dataset_on};
+pub use stage::{evaluate_dataset, Settings};
 pub(crate) use stage::{evaluate_with, CHUNK_BYTES, OUTCOME_ROWS_HELD_BYTES};
 pub use window::Window;

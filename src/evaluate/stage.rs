@@ -30,38 +30,11 @@ const STEP_OUTPUTS: usize = 16 * 1024;
 /// The evaluate stage on a dataset directory: reads `safe_outputs`, then `responses` one
 /// repository at a time (each repository's outputs are judged against its captures, with
 /// the paths of no repository shared by all), writes `outcomes.parquet` and updates the
-/// manifest. Returns the number of outcome rows.
-pub fn evaluate_dataset(
-    dataset: &Path,
-    windows: &[Window],
-    policy: &Policy,
-    risk_policy: &risk::RiskPolicy,
-    progress: &crate::progress::Progress,
-) -> Result<usize> {
-    evaluate_with(dataset, windows, policy, risk_policy, progress, CHUNK_BYTES, OUTCOME_ROWS_HELD_BYTES)
-}
-
-/// `evaluate_dataset`, judged by `engine`: in this process, or on a cluster's executors
-/// (the tables written are the same bytes either way).
-pub fn evaluate_dataset_on(
-    dataset: &Path,
-    windows: &[Window],
-    policy: &Policy,
-    risk_policy: &risk::RiskPolicy,
-    engine: &crate::report::Engine,
-    progress: &crate::progress::Progress,
-) -> Result<usize> {
+/// manifest. Returns the number of outcome rows. (On a cluster, the binary's pipeline calls
+/// [`evaluate_judged`] with the cluster's judge instead: evaluate never chooses.)
+pub fn evaluate_dataset(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress) -> Result<usize> {
     crate::memory::retain(crate::memory::EVALUATE);
-    match engine {
-        crate::report::Engine::Local => evaluate_dataset(dataset, windows, policy, risk_policy, progress),
-        crate::report::Engine::Cluster(at) => {
-            let settings = Settings { windows, policy, risk_policy };
-            let bar = progress.spinner("evaluate", &format!("on the cluster at {at}"));
-            let n = evaluate_judged(dataset, &settings, &format!("the cluster at {at}"), |dir, settings| crate::cluster::judge(at, dir, settings));
-            bar.finish_and_clear();
-            n
-        }
-    }
+    evaluate_with(dataset, settings, progress, CHUNK_BYTES, OUTCOME_ROWS_HELD_BYTES)
 }
 
 /// `evaluate_dataset` reading about `chunk_bytes` of bodies per step and holding about
@@ -70,21 +43,13 @@ pub fn evaluate_dataset_on(
 /// arrive meanwhile, a chunk of repositories at a time), index each chunk's repositories,
 /// judge their outputs with the CI gate and PR risk beside, then the outputs no capture
 /// names, and write the tables and the manifest.
-pub(crate) fn evaluate_with(
-    dataset: &Path,
-    windows: &[Window],
-    policy: &Policy,
-    risk_policy: &risk::RiskPolicy,
-    progress: &crate::progress::Progress,
-    chunk_bytes: usize,
-    rows_held_bytes: usize,
-) -> Result<usize> {
+pub(crate) fn evaluate_with(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress, chunk_bytes: usize, rows_held_bytes: usize) -> Result<usize> {
+    let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
     let mut phases = Phases::from_env();
     let inputs = read(dataset, chunk_bytes, &mut phases)?;
     let mut parts = OutcomeParts::new(&dataset.join(".spill"), rows_held_bytes);
     let mut found = GateAndRisk::default();
-    let settings = Settings { windows, policy, risk_policy };
-    let Judged { mut manifest, outputs, held } = judge_repositories(dataset, inputs, Repositories::All, &settings, progress, rows_held_bytes, &mut parts, &mut found, &mut phases)?;
+    let Judged { mut manifest, outputs, held } = judge_repositories(dataset, inputs, Repositories::All, settings, progress, rows_held_bytes, &mut parts, &mut found, &mut phases)?;
     let outcomes = write_tables(dataset, parts, &outputs, || gate_and_risk_tables(&found), &mut manifest, risk_policy)?;
     phases.mark("tables and outcomes written");
     // What the run held (a million outputs' columns, their gates and risks) is freed beside
@@ -100,11 +65,21 @@ pub(crate) fn evaluate_with(
     Ok(outcomes.rows)
 }
 
-/// The windows and policies an evaluation judges under.
-pub(crate) struct Settings<'a> {
-    pub(crate) windows: &'a [Window],
-    pub(crate) policy: &'a Policy,
-    pub(crate) risk_policy: &'a risk::RiskPolicy,
+/// What an evaluation judges under: its windows, its policy and its PR-risk policy. One
+/// value, made once from the command line, for every stage that judges (a run, an import,
+/// an evaluation, a cluster's partitions).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub windows: Vec<Window>,
+    pub policy: Policy,
+    pub risk_policy: risk::RiskPolicy,
+}
+
+impl Default for Settings {
+    /// The default windows and policies.
+    fn default() -> Settings {
+        Settings { windows: super::window::DEFAULT.to_vec(), policy: Policy::default(), risk_policy: risk::RiskPolicy::default() }
+    }
 }
 
 /// Which repositories a judging takes the outputs (and task PRs) of: every one (a run in
@@ -143,7 +118,7 @@ fn judge_repositories(
     dataset: &Path,
     inputs: Inputs,
     repositories: Repositories<'_>,
-    settings: &Settings<'_>,
+    settings: &Settings,
     progress: &crate::progress::Progress,
     rows_held_bytes: usize,
     sink: &mut (dyn RowSink + Send),
@@ -151,7 +126,7 @@ fn judge_repositories(
     phases: &mut Phases,
 ) -> Result<Judged> {
     let Inputs { manifest, captured_at, outputs, run_ends, run_starts, mut task_prs, chunks, reader } = inputs;
-    let Settings { windows, policy, risk_policy } = *settings;
+    let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
     let Targets { ranks, mut by_repo, mut no_repo } = Targets::of(&outputs);
     if let Repositories::Only(_) = repositories {
         by_repo.retain(|r, _| repositories.takes(Some(r)));
@@ -206,7 +181,7 @@ impl RowSink for Vec<OutcomeRows> {
 /// [`super::outcomes::to_wire`]'s form, then the CI gate's and risk tables as the local run
 /// builds them. Nothing is written.
 #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
-pub(crate) fn judge_partition(dataset: &Path, repositories: &HashSet<Option<String>>, settings: &Settings<'_>) -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> {
+pub(crate) fn judge_partition(dataset: &Path, repositories: &HashSet<Option<String>>, settings: &Settings) -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> {
     let mut phases = Phases::from_env();
     let inputs = read(dataset, CHUNK_BYTES, &mut phases)?;
     let mut rows: Vec<OutcomeRows> = Vec::new();
@@ -225,11 +200,11 @@ pub(crate) fn judge_partition(dataset: &Path, repositories: &HashSet<Option<Stri
 /// the files are those a local evaluate writes. Returns the number of outcome rows.
 pub(crate) fn evaluate_judged(
     dataset: &Path,
-    settings: &Settings<'_>,
+    settings: &Settings,
     source: &str,
-    judge: impl FnOnce(&Path, &Settings<'_>) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>>,
+    judge: impl FnOnce(&Path, &Settings) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>>,
 ) -> Result<usize> {
-    let Settings { windows, policy, risk_policy } = *settings;
+    let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
     let mut manifest = Manifest::load(dataset)?;
     let outputs = SafeOutputTable::read(dataset, ColumnsRead::Judged)?;
     let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());

@@ -344,8 +344,7 @@ fn convert_and_evaluate_survive_a_mutated_input() {
                 copy_dir(&fixture("demo/runs"), &study.runs);
             }
             let out = tmp.path().join("ds");
-            let windows = hindsight::evaluate::window::DEFAULT;
-            let c = pipeline::run(&study, &out, windows, &hindsight::evaluate::Policy::default(), &Default::default(), &Progress::hidden())
+            let c = pipeline::run(&study, &out, &Default::default(), &Default::default(), &Progress::hidden())
                 .map_err(|e| TestCaseError::fail(format!("{target:?}: run failed: {e}")))?;
             for (input, r) in &c.records {
                 check(

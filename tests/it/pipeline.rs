@@ -184,24 +184,24 @@ fn spilling_to_disk_changes_no_byte_of_the_dataset() {
 /// their own part: on the demo, on bad input and on a synthetic study.
 #[test]
 fn spilling_outcome_rows_changes_no_byte_of_the_outcomes() {
-    use hindsight::evaluate::{evaluate_dataset, window, Policy};
+    use hindsight::evaluate::{evaluate_dataset, Settings};
     use hindsight::progress::Progress;
     use hindsight::testing::evaluate_with_budget;
     let tmp = tempfile::tempdir().unwrap();
     ok(&["synth", "--repos", "6", "--outputs", "300", "--seed", "4", "--out", "s", "--quiet"], tmp.path());
     let studies = [("demo", Study::demo()), ("bad", Study::fixture("bad-input")), ("synth", Study::at(tmp.path().join("s")))];
-    let policy = Policy::default();
+    let settings = Settings::default();
     for (name, study) in studies {
         let ds = study.convert(tmp.path(), name);
-        let n = evaluate_dataset(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden()).unwrap();
+        let n = evaluate_dataset(&ds, &settings, &Progress::hidden()).unwrap();
         let in_memory = std::fs::read(ds.join("outcomes.parquet")).unwrap();
-        let m = evaluate_with_budget(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), 1).unwrap();
+        let m = evaluate_with_budget(&ds, &settings, &Progress::hidden(), 1).unwrap();
         assert!(n > 10, "{name}: too few outcomes to compare");
         assert_eq!(n, m, "{name}: spilling changed the row count");
         assert!(in_memory == std::fs::read(ds.join("outcomes.parquet")).unwrap(), "{name}: spilling changed outcomes.parquet");
         assert!(!ds.join(".spill").exists(), "{name}: spill files left in the dataset");
         // No budget at all: never spilled, the same bytes.
-        evaluate_with_budget(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), usize::MAX).unwrap();
+        evaluate_with_budget(&ds, &settings, &Progress::hidden(), usize::MAX).unwrap();
         assert!(in_memory == std::fs::read(ds.join("outcomes.parquet")).unwrap(), "{name}: an unbounded budget changed outcomes.parquet");
         // At one thread, spilling: parts are sorted and written on a thread of their own,
         // which must never wait for rayon's only thread while that one waits for them (as it
@@ -210,10 +210,10 @@ fn spilling_outcome_rows_changes_no_byte_of_the_outcomes() {
         for budget in [1, 10000, 40000, 160000] {
             let (tx, rx) = std::sync::mpsc::channel();
             let at = ds.clone();
-            let policy = policy.clone();
+            let settings = settings.clone();
             std::thread::spawn(move || {
                 let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-                let n = one.install(|| evaluate_with_budget(&at, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), budget));
+                let n = one.install(|| evaluate_with_budget(&at, &settings, &Progress::hidden(), budget));
                 let _ = tx.send(n.map_err(|e| e.to_string()));
             });
             match rx.recv_timeout(std::time::Duration::from_secs(300)) {
@@ -308,18 +308,19 @@ fn synth_is_deterministic_and_runs() {
 fn evaluating_by_repository_decides_as_one_index() {
     use crate::support::{judge_all, outcomes_batch};
     use hindsight::dataset::read;
-    use hindsight::evaluate::{window, Evaluation, Policy};
+    use hindsight::evaluate::{window, Evaluation};
     use hindsight::testing::evaluate_in_chunks;
     use hindsight::progress::Progress;
     let tmp = tempfile::tempdir().unwrap();
     Study::demo().convert(tmp.path(), "demo");
     ok(&["synth", "--repos", "7", "--outputs", "400", "--seed", "5", "--out", "s", "--quiet"], tmp.path());
     Study::at("s").convert(tmp.path(), "synth");
-    let policy = Policy::default();
+    let settings = hindsight::evaluate::Settings::default();
+    let policy = &settings.policy;
     for name in ["demo", "synth"] {
         let ds = tmp.path().join(name);
         let outcomes = |chunk: usize| {
-            evaluate_in_chunks(&ds, window::DEFAULT, &policy, &Default::default(), &Progress::hidden(), chunk).unwrap();
+            evaluate_in_chunks(&ds, &settings, &Progress::hidden(), chunk).unwrap();
             std::fs::read(ds.join("outcomes.parquet")).unwrap()
         };
         let one_repo_per_step = outcomes(1);
