@@ -153,7 +153,7 @@ fn agent_accounts(prs: &Records) -> HashSet<String> {
     }
     repos_by_login
         .into_iter()
-        .filter(|(login, repos)| crate::evaluate::actors::is_bot_login(login) || (repos.len() >= 3 && repos.len() * 2 > all_repos.len()))
+        .filter(|(login, repos)| crate::snapshot::github::is_bot_login(login) || (repos.len() >= 3 && repos.len() * 2 > all_repos.len()))
         .map(|(login, _)| login)
         .collect()
 }

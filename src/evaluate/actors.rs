@@ -42,13 +42,7 @@ impl ActorClass {
     }
 }
 
-/// Whether a login is an automation account by its name alone: GitHub's `[bot]` suffix, or
-/// an agent account GitHub does not always mark (`Copilot`), in any case. Logins are ASCII
-/// on GitHub: compared without lowercasing into a new string (it runs for every output).
-pub(crate) fn is_bot_login(login: &str) -> bool {
-    let b = login.as_bytes();
-    (b.len() >= 5 && b[b.len() - 5..].eq_ignore_ascii_case(b"[bot]")) || KNOWN_BOTS.iter().any(|k| k.eq_ignore_ascii_case(login))
-}
+pub(crate) use crate::snapshot::github::is_bot_login;
 
 /// Whether an account is an automation identity: GitHub's type `Bot`, or a bot's login.
 pub(crate) fn is_automation(a: &Actor) -> bool {
@@ -59,9 +53,6 @@ const SYSTEM_LOGINS: &[&str] = &["github", "web-flow"];
 /// Logins that stand for an account that no longer exists or never signed in: whoever
 /// acted is not visible.
 const PLACEHOLDER_LOGINS: &[&str] = &["ghost"];
-/// Agent and automation accounts GitHub does not mark `[bot]` in every response.
-const KNOWN_BOTS: &[&str] = &["copilot", "copilot-swe-agent", "github-actions", "dependabot", "renovate"];
-
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Classifier {
     workflow: BTreeSet<String>,

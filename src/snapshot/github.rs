@@ -412,6 +412,17 @@ pub(crate) fn list<J: Json, T>(v: &J, f: fn(&J) -> T) -> Vec<T> {
     v.as_array().map(|a| a.iter().map(f).collect()).unwrap_or_default()
 }
 
+/// Whether a login is an automation account by its name alone: GitHub's `[bot]` suffix, or
+/// an agent account GitHub does not always mark (`Copilot`), in any case. Logins are ASCII
+/// on GitHub: compared without lowercasing into a new string (it runs for every output).
+pub(crate) fn is_bot_login(login: &str) -> bool {
+    let b = login.as_bytes();
+    (b.len() >= 5 && b[b.len() - 5..].eq_ignore_ascii_case(b"[bot]")) || KNOWN_BOTS.iter().any(|k| k.eq_ignore_ascii_case(login))
+}
+
+/// Agent and automation accounts GitHub does not mark `[bot]` in every response.
+const KNOWN_BOTS: &[&str] = &["copilot", "copilot-swe-agent", "github-actions", "dependabot", "renovate"];
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
