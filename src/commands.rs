@@ -313,14 +313,15 @@ fn check(dataset: &Path, expected: &Path, precision: report::check::Precision) -
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let want = report::check::Expected::parse(text).map_err(|e| while_doing(expected.display().to_string(), e))?;
     let have = report::figures(dataset, &want.names(), report::Limits::default())?;
-    let diffs = report::check::compare(&want, &have, precision);
+    let c = report::check::compare(&want, &have, precision).map_err(|e| while_doing(expected.display().to_string(), e))?;
     let how = if precision.exact { "exactly" } else { "at their printed precision" };
-    if diffs.is_empty() {
-        output::print(&format!("check: every expected figure matches ({how}, tolerance {})\n", precision.tolerance))?;
+    let compared = format!("{} figures in {} rows of {} queries compared {how}, tolerance {}", c.figures, c.rows, c.queries, precision.tolerance);
+    if c.differences.is_empty() {
+        output::print(&format!("check: every expected figure matches: {compared}\n"))?;
         return Ok(Status::Success);
     }
-    output::print(&format!("check: {} figure(s) differ from {} ({how})\n", diffs.len(), expected.display()))?;
-    output::print(&report::check::table(&diffs))?;
+    output::print(&format!("check: {} difference(s) from {}: {compared}\n", c.differences.len(), expected.display()))?;
+    output::print(&report::check::table(&c.differences))?;
     Ok(Status::Failure)
 }
 

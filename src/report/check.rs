@@ -54,6 +54,11 @@ impl Expected {
         let raw: BTreeMap<String, Box<RawValue>> = serde_json::from_str(text).map_err(|_| shape("the file must hold a JSON object of query name -> rows"))?;
         let mut queries = Vec::new();
         for (query, rows) in raw {
+            // The report's own list of sections it left out, with why: no figures of its own
+            // (so `report --format json` is accepted as it is).
+            if query == LEFT_OUT {
+                continue;
+            }
             let rows: Vec<Box<RawValue>> = serde_json::from_str(rows.get()).map_err(|_| shape(&format!("`{query}` must be an array of rows")))?;
             if rows.is_empty() {
                 return Err(shape(&format!("`{query}` has no rows, so nothing of it would be checked")));
@@ -115,41 +120,108 @@ fn same(want: &Value, text: &str, got: Option<&Value>, p: Precision) -> bool {
     }
 }
 
+/// The key of the report's JSON that lists the sections it left out (not a query).
+pub(crate) const LEFT_OUT: &str = "left_out";
+
+/// What a comparison found: the differences, and how much it compared.
+#[derive(Debug)]
+pub struct Compared {
+    pub differences: Vec<Difference>,
+    /// Numbers compared (each expected number of each row).
+    pub figures: usize,
+    pub rows: usize,
+    pub queries: usize,
+}
+
 /// Compare `expected` with `actual`: per query name, the rows the report gives.
-pub fn compare(expected: &Expected, actual: &BTreeMap<String, Value>, p: Precision) -> Vec<Difference> {
-    let mut out = Vec::new();
+///
+/// An expected row matches the report's rows whose every field it names is equal: text,
+/// booleans and NULLs exactly, numbers at their printed precision (`Precision`), so rows that
+/// differ only by a number (a `year`, a `month`) are told apart. When none matches, the row is
+/// looked for by its text fields (and, among several, by its whole numbers) to say which
+/// figures moved; when none is found that way either, the row is missing. An error, never a
+/// pass: a number the report gives written as a string, a row that matches several different
+/// rows, and a file that compares no figure at all.
+pub fn compare(expected: &Expected, actual: &BTreeMap<String, Value>, p: Precision) -> Result<Compared> {
+    let mut out = Compared { differences: Vec::new(), figures: 0, rows: 0, queries: expected.queries.len() };
+    let empty = Vec::new();
     for (query, rows) in &expected.queries {
-        let have = actual.get(query).and_then(Value::as_array);
+        let have: Vec<&Map<String, Value>> = actual.get(query).and_then(Value::as_array).unwrap_or(&empty).iter().filter_map(Value::as_object).collect();
         for row in rows {
-            let key: Vec<(&String, &Value)> = row.iter().filter(|(_, v, _)| v.is_string()).map(|(k, v, _)| (k, v)).collect();
-            let found: Option<&Map<String, Value>> =
-                have.and_then(|h| h.iter().filter_map(Value::as_object).find(|r| key.iter().all(|(k, v)| r.get(k.as_str()) == Some(*v))));
-            for (field, want, text) in row.iter().filter(|(_, v, _)| !v.is_string()) {
-                let got = found.and_then(|r| r.get(field));
-                if !same(want, text, got, p) {
-                    out.push(Difference {
-                        query: query.clone(),
-                        row: describe(&key),
-                        field: field.clone(),
-                        expected: text.clone(),
-                        actual: match (found, got) {
-                            (None, _) => "(no such row)".into(),
-                            (_, None) => "(no such field)".into(),
-                            (_, Some(g)) => g.to_string(),
-                        },
-                    });
+            out.rows += 1;
+            for (field, want, _) in row {
+                if want.is_string() && have.iter().any(|r| r.get(field).is_some_and(Value::is_number)) {
+                    return Err(Error::Usage(format!(
+                        "expected figures: `{query}`: `{field}` is written as a string ({want}) where the report gives a number; write it as a number, or it is never compared"
+                    )));
+                }
+            }
+            let (keys, numbers): (Vec<&Figure>, Vec<&Figure>) = row.iter().partition(|(_, v, _)| !v.is_number());
+            // A row must name a figure its query reports: one of text alone would check only
+            // that the row exists. (A query whose rows hold no number, such as the CI gate's
+            // loop states, is checked row by row: each must exist, every field equal.)
+            if numbers.is_empty() && have.iter().any(|r| r.values().any(Value::is_number)) {
+                let shown: Vec<(&String, &Value)> = keys.iter().map(|(k, v, _)| (k, v)).collect();
+                return Err(Error::Usage(format!(
+                    "expected figures: `{query}`: the row ({}) has no number to compare, so it would pass unseen; add the figures it should have (a number written as a string, \"12.0\", is text)",
+                    describe(&shown)
+                )));
+            }
+            let by_text: Vec<&Map<String, Value>> = have.iter().copied().filter(|r| keys.iter().all(|(k, v, _)| r.get(k) == Some(v))).collect();
+            let whole: Vec<&Map<String, Value>> = by_text.iter().copied().filter(|r| numbers.iter().all(|(k, v, t)| same(v, t, r.get(k), p))).collect();
+            let shown = describe_row(row, by_text.len() > 1);
+            if let Some(first) = whole.first() {
+                if whole.iter().any(|r| r != first) {
+                    return Err(Error::Usage(format!(
+                        "expected figures: `{query}`: the row ({shown}) matches {} different rows of the report; add the fields that tell them apart",
+                        whole.len()
+                    )));
+                }
+                out.figures += numbers.len();
+                continue;
+            }
+            // No row matches every figure: the one it stands for, to say which moved.
+            let integral = |t: &str| !t.contains(['.', 'e', 'E']);
+            let near: Vec<&Map<String, Value>> = if by_text.len() > 1 {
+                by_text.iter().copied().filter(|r| numbers.iter().filter(|(_, _, t)| integral(t)).all(|(k, v, _)| r.get(k) == Some(v))).collect()
+            } else {
+                by_text
+            };
+            match near.as_slice() {
+                [r] => {
+                    out.figures += numbers.len();
+                    for (field, want, text) in &numbers {
+                        let got = r.get(field);
+                        if !same(want, text, got, p) {
+                            let actual = got.map_or_else(|| "(no such field)".to_string(), Value::to_string);
+                            out.differences.push(Difference { query: query.clone(), row: shown.clone(), field: field.clone(), expected: text.clone(), actual });
+                        }
+                    }
+                }
+                _ => {
+                    out.figures += numbers.len();
+                    let fields = if numbers.is_empty() { "(the row)".to_string() } else { numbers.iter().map(|(k, _, _)| k.as_str()).collect::<Vec<_>>().join(", ") };
+                    out.differences.push(Difference { query: query.clone(), row: shown, field: fields, expected: "a row".into(), actual: "(no such row)".into() });
                 }
             }
         }
     }
-    out
+    Ok(out)
+}
+
+/// A row for a person: its text fields, and its whole numbers when text alone does not name
+/// it (`repo=a/b, year=2025, month=7`).
+fn describe_row(row: &[Figure], with_numbers: bool) -> String {
+    let shown: Vec<(&String, &Value)> =
+        row.iter().filter(|(_, v, t)| !v.is_number() || (with_numbers && !t.contains(['.', 'e', 'E']))).map(|(k, v, _)| (k, v)).collect();
+    describe(&shown)
 }
 
 fn describe(key: &[(&String, &Value)]) -> String {
     if key.is_empty() {
         return "(all)".into();
     }
-    key.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(", ")
+    key.iter().map(|(k, v)| format!("{k}={}", v.as_str().map_or_else(|| v.to_string(), str::to_string))).collect::<Vec<_>>().join(", ")
 }
 
 /// The differences as a table people can read.
@@ -196,19 +268,62 @@ mod tests {
         let exact = Precision { exact: true, tolerance: 0.0 };
         let printed = Precision { exact: false, tolerance: 0.0 };
         let ok = Expected::parse(r#"{"summary": [{"eval_window": "7d", "total_safe_outputs": 40, "rate": 0.25}]}"#).unwrap();
-        assert!(compare(&ok, &have, printed).is_empty());
+        let c = compare(&ok, &have, printed).unwrap();
+        assert_eq!((c.differences.len(), c.figures, c.rows, c.queries), (0, 2, 1, 1));
         // The same file compared exactly: 0.25 is not 0.2512.
-        let d = compare(&ok, &have, exact);
+        let d = compare(&ok, &have, exact).unwrap().differences;
         assert_eq!((d.len(), d[0].field.as_str(), d[0].expected.as_str()), (1, "rate", "0.25"));
         // Written with more digits, the precision is finer: 0.2500 is not 0.2512.
         let finer = Expected::parse(r#"{"summary": [{"eval_window": "7d", "rate": 0.2500}]}"#).unwrap();
-        assert_eq!(compare(&finer, &have, printed).len(), 1);
+        assert_eq!(compare(&finer, &have, printed).unwrap().differences.len(), 1);
         let bad = Expected::parse(r#"{"summary": [{"eval_window": "7d", "rate": 0.2}, {"eval_window": "1y", "total_safe_outputs": 1}]}"#).unwrap();
-        let d = compare(&bad, &have, printed);
+        let d = compare(&bad, &have, printed).unwrap().differences;
         assert_eq!(d.len(), 2);
         assert_eq!((d[0].field.as_str(), d[0].actual.as_str()), ("rate", "0.2512"));
         assert_eq!(d[1].actual, "(no such row)");
         assert!(table(&d).contains("| summary | eval_window=7d | rate"));
+    }
+
+    /// Class: a check that passes having compared nothing. A row with no number, a number
+    /// written as a string, a row the report lacks, a row that matches several: each is an
+    /// error or a difference, never a pass.
+    #[test]
+    fn a_check_never_passes_unseen() {
+        let have = actual(json!({"aidev/overview": [{"agent": "Codex", "prs": 10, "pct_merged": 12.04}, {"agent": "Devin", "prs": 3, "pct_merged": 50.0}]}));
+        let p = Precision { exact: false, tolerance: 0.0 };
+        let e = compare(&Expected::parse(r#"{"aidev/overview": [{"agent": "NoSuchAgent"}]}"#).unwrap(), &have, p).err().unwrap().to_string();
+        assert!(e.contains("has no number to compare"), "{e}");
+        // A query whose rows hold no number: each row must exist, every field equal.
+        let text = actual(json!({"loops": [{"program": "perf", "state": "paused"}]}));
+        let there = Expected::parse(r#"{"loops": [{"program": "perf", "state": "paused"}]}"#).unwrap();
+        assert_eq!(compare(&there, &text, p).unwrap().differences.len(), 0);
+        let gone = Expected::parse(r#"{"loops": [{"program": "perf", "state": "running"}]}"#).unwrap();
+        assert_eq!(compare(&gone, &text, p).unwrap().differences[0].actual, "(no such row)");
+        let strings = Expected::parse(r#"{"aidev/overview": [{"agent": "Codex", "pct_merged": "12.0", "prs": 10}]}"#).unwrap();
+        let e = compare(&strings, &have, p).err().unwrap().to_string();
+        assert!(e.contains("`pct_merged` is written as a string"), "{e}");
+        let missing = Expected::parse(r#"{"aidev/overview": [{"agent": "NoSuchAgent", "prs": 1}]}"#).unwrap();
+        let d = compare(&missing, &have, p).unwrap().differences;
+        assert_eq!((d.len(), d[0].actual.as_str()), (1, "(no such row)"));
+        let several = Expected::parse(r#"{"aidev/overview": [{"prs": 10}]}"#).unwrap();
+        assert_eq!(compare(&several, &have, p).unwrap().differences.len(), 0);
+        let both = actual(json!({"q": [{"a": "x", "n": 1}, {"a": "x", "n": 1, "m": 2}]}));
+        let e = compare(&Expected::parse(r#"{"q": [{"a": "x", "n": 1}]}"#).unwrap(), &both, p).err().unwrap().to_string();
+        assert!(e.contains("matches 2 different rows"), "{e}");
+        assert!(Expected::parse(r#"{"left_out": [{"sections": "ci_gate", "note": "no CI"}]}"#).err().unwrap().to_string().contains("names no query"));
+    }
+
+    /// Rows that differ only by a number (a month) are told apart by it; a moved figure is
+    /// named against the row its whole numbers pick.
+    #[test]
+    fn rows_are_matched_on_numbers_too() {
+        let have = actual(json!({"m": [{"repo": "a/b", "year": 2025, "month": 6, "rate": 0.5}, {"repo": "a/b", "year": 2025, "month": 7, "rate": 0.3}]}));
+        let p = Precision { exact: false, tolerance: 0.0 };
+        let ok = Expected::parse(r#"{"m": [{"repo": "a/b", "year": 2025, "month": 7, "rate": 0.3}, {"repo": "a/b", "year": 2025, "month": 6, "rate": 0.5}]}"#).unwrap();
+        assert!(compare(&ok, &have, p).unwrap().differences.is_empty());
+        let moved = Expected::parse(r#"{"m": [{"repo": "a/b", "year": 2025, "month": 7, "rate": 0.4}]}"#).unwrap();
+        let d = compare(&moved, &have, p).unwrap().differences;
+        assert_eq!((d.len(), d[0].row.as_str(), d[0].field.as_str(), d[0].actual.as_str()), (1, "month=7, repo=a/b, year=2025", "rate", "0.3"));
     }
 
     #[test]

@@ -300,7 +300,7 @@ fn a_papers_table_is_a_check_at_its_printed_precision() {
     let o = run(&["check", "--dataset", ds.to_str().unwrap(), "--expected", "bad.json"], tmp.path());
     assert_eq!(o.status.code(), Some(1));
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("2 figure(s) differ"), "{text}");
+    assert!(text.contains("2 difference(s)"), "{text}");
     assert!(text.contains("| aidev/turnaround | agent=Copilot | accept_rate | 33.4     | 33.333333333333336 |"), "{text}");
     assert!(text.contains("(no such row)"), "{text}");
     // --exact compares the numbers themselves: 33.3 is then a difference.

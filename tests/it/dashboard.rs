@@ -897,6 +897,51 @@ fn the_terminal_dashboard_is_bounded_and_the_csv_one_is_valid() {
     assert_eq!(cells, want);
 }
 
+/// Class: check cannot take the report's own JSON. `report --format json` (the dashboard,
+/// `left_out` included) is a check file as it is, on the demo and on an AIDev import: every
+/// row found, rows that differ only by a number (a month) told apart, and the summary says
+/// how much was compared. A row of text alone, or a number written as a string, is an error.
+#[test]
+fn the_reports_own_json_is_a_check_file_as_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let aidev = root().join("fixtures/aidev");
+    ok(&["import", "aidev", aidev.to_str().unwrap(), "--out", "aidev", "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
+    for ds in ["ds", "aidev"] {
+        let json = ok(&["report", "--dataset", ds, "--format", "json"], tmp.path());
+        let file = tmp.path().join(format!("{ds}.json"));
+        std::fs::write(&file, &json).unwrap();
+        let report: Value = serde_json::from_str(&json).unwrap();
+        let queries = report.as_object().unwrap().keys().filter(|k| *k != "left_out").count();
+        let rows: usize = report.as_object().unwrap().iter().filter(|(k, _)| *k != "left_out").map(|(_, v)| v.as_array().unwrap().len()).sum();
+        let figures: usize = report
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, _)| *k != "left_out")
+            .flat_map(|(_, v)| v.as_array().unwrap().iter())
+            .map(|r| r.as_object().unwrap().values().filter(|v| v.is_number()).count())
+            .sum();
+        let out = ok(&["check", "--dataset", ds, "--expected", file.to_str().unwrap(), "--exact"], tmp.path());
+        assert!(out.contains(&format!("every expected figure matches: {figures} figures in {rows} rows of {queries} queries compared exactly")), "{ds}: {out}");
+    }
+    let aidev_json = std::fs::read_to_string(tmp.path().join("aidev.json")).unwrap();
+    assert!(aidev_json.contains("\"left_out\""), "the AIDev dashboard leaves sections out, and says so");
+    for (bad, says) in [
+        (r#"{"aidev/overview": [{"agent": "NoSuchAgent"}]}"#, "has no number to compare"),
+        (r#"{"aidev/overview": [{"agent": "Claude_Code", "prs": "4"}]}"#, "`prs` is written as a string"),
+    ] {
+        std::fs::write(tmp.path().join("bad.json"), bad).unwrap();
+        let o = run(&["check", "--dataset", "aidev", "--expected", "bad.json"], tmp.path());
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{bad}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    std::fs::write(tmp.path().join("bad.json"), r#"{"aidev/overview": [{"agent": "NoSuchAgent", "prs": 4}]}"#).unwrap();
+    let o = run(&["check", "--dataset", "aidev", "--expected", "bad.json"], tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("(no such row)"));
+}
+
 #[test]
 fn check_passes_on_the_demo_and_names_a_changed_figure() {
     let tmp = tempfile::tempdir().unwrap();
@@ -911,7 +956,7 @@ fn check_passes_on_the_demo_and_names_a_changed_figure() {
     let out = run(&["check", "--dataset", "ds", "--expected", "bad.json"], tmp.path());
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("accepted_at_7d") && text.contains("1 figure(s) differ"), "{text}");
+    assert!(text.contains("accepted_at_7d") && text.contains("1 difference(s)"), "{text}");
     // Within tolerance it passes.
     let out = run(&["check", "--dataset", "ds", "--expected", "bad.json", "--tolerance", "0.2"], tmp.path());
     assert_eq!(out.status.code(), Some(0));
