@@ -27,6 +27,13 @@ pub enum Drift {
     Unreadable { file: String, reason: String },
     /// Record counts that do not add up.
     Records { input: String, message: String },
+    /// Under an input given, a file the dataset was not made from: added since (a new run,
+    /// a new cassette), so a re-run would read it.
+    Added { file: String },
+    /// A recorded input file found under another name (same size and sha256).
+    Renamed { from: String, to: String },
+    /// An input the dataset was made from, not given to verify: its files are not checked.
+    NotGiven { input: String, files: usize },
 }
 
 impl fmt::Display for Drift {
@@ -39,6 +46,9 @@ impl fmt::Display for Drift {
             Drift::Differs { file, what, recorded, found } => write!(f, "{file}: {what} is {found}, manifest.json records {recorded}"),
             Drift::Unreadable { file, reason } => write!(f, "{file}: cannot be read: {reason}"),
             Drift::Records { input, message } => write!(f, "records of input `{input}`: {message}"),
+            Drift::Added { file } => write!(f, "{file}: in the inputs, not among the files the dataset was made from (added since: a re-run would read it)"),
+            Drift::Renamed { from, to } => write!(f, "{from}: renamed {to} (same bytes)"),
+            Drift::NotGiven { input, files } => write!(f, "input `{input}` ({files} file(s)) not given: not checked (give it to check them)"),
         }
     }
 }
@@ -125,20 +135,36 @@ fn unrecorded(dataset: &Path, m: &Manifest) -> Result<Vec<Drift>> {
 }
 
 /// Every input file the manifest records, found under the input it came from, against its
-/// recorded size and sha256.
+/// recorded size and sha256; and the set of files under each input given against the
+/// manifest's (what convert read, and what it listed as skipped): a file added is named, a
+/// recorded one absent is missing, one found under a new name is renamed. An input not given
+/// is said once, not as each of its files missing.
 fn input_files(m: &Manifest, (snapshot, runs, traces, tasks): Inputs<'_>, out: &mut Vec<Drift>) {
+    // The roots given, by input: a directory walked, or (traces) a file itself.
+    let mut roots: BTreeMap<&str, Vec<&Path>> = BTreeMap::new();
+    roots.insert("snapshot", vec![snapshot]);
+    roots.insert("runs", vec![runs]);
+    if let Some(t) = tasks {
+        roots.insert(crate::tasks::INPUT, vec![t]);
+    }
+    if !traces.is_empty() {
+        roots.insert("traces", traces.iter().map(std::path::PathBuf::as_path).collect());
+    }
+    let mut not_given: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut missing: Vec<&crate::dataset::manifest::InputFileEntry> = Vec::new();
     for f in &m.inputs {
+        let Some(given) = roots.get(f.input.as_str()) else {
+            *not_given.entry(f.input.as_str()).or_insert(0) += 1;
+            continue;
+        };
         let path = match f.input.as_str() {
-            "snapshot" => snapshot.join(&f.path),
-            "runs" => runs.join(&f.path),
-            // Without the tasks directory its files cannot be found: reported missing.
-            crate::tasks::INPUT => tasks.map(|t| t.join(&f.path)).unwrap_or_else(|| Path::new(&f.path).to_path_buf()),
             // Trace paths are relative to the directory given, or a file's own name.
-            _ => traces
+            "traces" => given
                 .iter()
-                .map(|t| if t.is_dir() { t.join(&f.path) } else { t.clone() })
+                .map(|t| if t.is_dir() { t.join(&f.path) } else { t.to_path_buf() })
                 .find(|p| p.is_file() && p.ends_with(&f.path))
                 .unwrap_or_else(|| Path::new(&f.path).to_path_buf()),
+            _ => given[0].join(&f.path),
         };
         let label = format!("{}/{}", f.input, f.path);
         // A file convert refused (a link out of the input, a FIFO) was never read: it has
@@ -151,13 +177,38 @@ fn input_files(m: &Manifest, (snapshot, runs, traces, tasks): Inputs<'_>, out: &
             continue;
         }
         match std::fs::read(path) {
-            Err(_) => out.push(Drift::Missing { file: label }),
+            Err(_) => missing.push(f),
             Ok(bytes) => {
                 compare(out, &label, "size", f.size.to_string(), bytes.len().to_string());
                 compare(out, &label, "sha256", f.sha256.clone(), crate::json::sha256_hex(&bytes));
             }
         }
     }
+    // Files under the directories given that the manifest does not know.
+    let mut added: Vec<(String, std::path::PathBuf)> = Vec::new();
+    for (input, given) in &roots {
+        let known: std::collections::BTreeSet<&str> =
+            m.inputs.iter().filter(|f| f.input == *input).map(|f| f.path.as_str()).chain(m.skipped.iter().filter(|s| s.input == *input).map(|s| s.path.as_str())).collect();
+        for root in given.iter().filter(|r| r.is_dir()) {
+            let Ok(files) = crate::inputs::walk(root) else { continue };
+            added.extend(files.into_iter().filter(|p| !known.contains(p.as_str())).map(|p| (format!("{input}/{p}"), root.join(&p))));
+        }
+    }
+    // A missing file whose bytes are an added one's was renamed.
+    for f in missing {
+        let label = format!("{}/{}", f.input, f.path);
+        let same = added.iter().position(|(name, p)| {
+            name.starts_with(&format!("{}/", f.input))
+                && std::fs::metadata(p).is_ok_and(|m| m.len() == f.size)
+                && std::fs::read(p).is_ok_and(|b| crate::json::sha256_hex(&b) == f.sha256)
+        });
+        match same {
+            Some(i) => out.push(Drift::Renamed { from: label, to: added.remove(i).0 }),
+            None => out.push(Drift::Missing { file: label }),
+        }
+    }
+    out.extend(added.into_iter().map(|(file, _)| Drift::Added { file }));
+    out.extend(not_given.into_iter().map(|(input, files)| Drift::NotGiven { input: input.to_string(), files }));
 }
 
 /// The manifest's record counts, recomputed: records read must equal the sum over the

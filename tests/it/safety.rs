@@ -350,6 +350,35 @@ fn verify_skips_input_files_convert_refused() {
     assert!(text.contains("every file matches"), "{text}");
 }
 
+/// Class: verify that misses added inputs. With the inputs at hand, verify compares the
+/// set of files under each input with the manifest's: a run folder added since, a capture
+/// renamed, are named (exit 1); an input not given is said as not checked, never as its
+/// files missing; the inputs as they were pass.
+#[test]
+fn verify_sees_added_renamed_and_not_given_inputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = Study::demo().traces(crate::support::fixture("demo/traces")).copy_to(tmp.path());
+    study.convert(tmp.path(), "ds");
+    let text = study.ok("verify", &["--dataset", "ds"], tmp.path());
+    assert!(text.contains("every file matches manifest.json, the inputs given included"), "{text}");
+    // Only the snapshot and runs: the traces and tasks are not checked, and said so.
+    let given = ["verify", "--dataset", "ds", "--snapshot", study.snapshot.to_str().unwrap(), "--runs", study.runs.to_str().unwrap()];
+    let out = ok(&given, tmp.path());
+    assert!(out.contains("input `traces` (1 file(s)) not given") && !out.contains("missing on disk"), "{out}");
+    // A run added, a capture renamed.
+    let first_run = std::fs::read_dir(&study.runs).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).min().unwrap();
+    crate::support::copy_dir(&first_run, &study.runs.join("zz-added-run"));
+    let capture = std::fs::read_dir(&study.snapshot).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")).min().unwrap();
+    let name = capture.file_name().unwrap().to_string_lossy().to_string();
+    std::fs::rename(&capture, study.snapshot.join("renamed.jsonl")).unwrap();
+    let o = study.cmd("verify", &["--dataset", "ds"], tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(&format!("snapshot/{name}: renamed snapshot/renamed.jsonl")), "{text}");
+    assert!(text.contains("runs/zz-added-run/") && text.contains("added since"), "{text}");
+    assert!(!text.contains("missing on disk"), "{text}");
+}
+
 /// A query sees one version of the dataset: while a writer swaps in new versions in a loop
 /// (evaluations with 2 windows, then 5), every read of the cross-table invariant (outcome
 /// rows per safe output) gives 2 or 5, never a mix of the two versions, and never an error;
