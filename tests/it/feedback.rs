@@ -75,37 +75,16 @@ fn the_demo_platform_prs_figures_by_hand() {
     assert_eq!(autoloop, vec![json!({"review_rounds": null, "reviewer_comments": null, "missing": "reviews,review_comments,comments"})]);
 }
 
-/// The dashboard's prompt-version and over-time sections on the demo, by hand from the
-/// figures above (v1: PRs 140-143 and two failed tasks; v2: PRs 144-147 and one).
+/// The dashboard's prompt-version and over-time sections on the demo are in every format.
+/// (Their rows, by hand from the figures above, are tests/slt/demo/prompt_versions.slt and
+/// memory_over_time.slt.)
 #[test]
 fn prompt_versions_and_memory_over_time_in_every_format() {
     let (tmp, _ds) = demo(&[]);
     let dash: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
-    assert_eq!(
-        dash["prompt_versions"],
-        json!([
-            // first-review merges 1/3 (140, of the decided 140-142: 143 is open); revision
-            // rounds of merged PRs (0 + 1) / 2; first push green 2/4 (140, 142); comments
-            // (0 + 2 + 2 + 1) / 4; one repeat (142); two hours from task_created to pr_created.
-            {"prompt_version": "v1", "tasks": 6, "completed": 4, "failed": 2, "prs_captured": 4, "prs_open": 1, "first_review_merge_rate": 0.3333,
-             "mean_revision_cycles": 0.5, "first_push_ci_pass_rate": 0.5, "review_comment_density": 1.25, "repeated_mistake_count": 1, "mean_hours_to_pr": 2.0},
-            // 3/4 (144-146); merged PRs had no rounds; 3/3 pushes with finished CI (146 has
-            // none); (0 + 1 + 0 + 1) / 4; one repeat (145); one hour.
-            {"prompt_version": "v2", "tasks": 5, "completed": 4, "failed": 1, "prs_captured": 4, "prs_open": 0, "first_review_merge_rate": 0.75,
-             "mean_revision_cycles": 0.0, "first_push_ci_pass_rate": 1.0, "review_comment_density": 0.5, "repeated_mistake_count": 1, "mean_hours_to_pr": 1.0}
-        ])
-    );
-    // February holds only platform PRs 144-147 (opened 2026-02-01 to 02-04) and the
-    // create_pull_request PR 106 (no review comments captured, no commits, reviews empty),
-    // open at capture: undecided, so out of the first-review merge rate, 3/4 (144-146; an
-    // open PR counted as not merged made it 3/5). Time to PR: one hour for each of the
-    // four task PRs; 106 is a safe output's, with no task submission.
-    let feb: Vec<&Value> = dash["memory_over_time"].as_array().unwrap().iter().filter(|r| r["year"] == 2026 && r["month"] == 2).collect();
-    assert_eq!(
-        feb,
-        vec![&json!({"repo": "acme/webapp", "year": 2026, "month": 2, "prs": 5, "prs_open": 1, "first_review_merge_rate": 0.75, "mean_revision_cycles": 0.0,
-                     "first_push_ci_pass_rate": 1.0, "review_comment_density": 0.5, "repeated_mistake_count": 1, "mean_hours_to_pr": 1.0})]
-    );
+    for section in ["prompt_versions", "memory_over_time"] {
+        assert!(dash[section].as_array().is_some_and(|rows| !rows.is_empty()), "no {section} rows in the JSON report");
+    }
     for fmt in ["table", "markdown", "csv", "html"] {
         let out = ok(&["report", "--dataset", "ds", "--format", fmt], tmp.path());
         for name in ["failure_category", "prompt_version", "risk_level", "first_review_merge_rate", "repeated_mistake_count"] {

@@ -32,6 +32,7 @@ mod robustness;
 mod rules;
 mod safety;
 mod shell;
+mod slt;
 mod sql;
 mod tasks;
 mod traces;
