@@ -28,6 +28,9 @@ fn schemas(ds: &Path) -> BTreeMap<String, arrow::datatypes::SchemaRef> {
 /// described tables have every column described, and no entry names a column that is not there.
 #[test]
 fn every_table_carries_its_dictionary_in_the_parquet_metadata() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let f = |p: &str| root().join("fixtures").join(p).to_string_lossy().to_string();
     Study::demo().traces(fixture("demo/traces")).tasks(fixture("tasks/study")).run(tmp.path(), "ds");

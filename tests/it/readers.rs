@@ -275,6 +275,9 @@ fn nesting_deeper_than_the_parser_reads_is_quarantined_at_read_time() {
 
 #[test]
 fn big_integers_and_key_order_survive_in_payloads_traces_and_attach() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let study = Study::demo().copy_to(tmp.path());
     let runs = &study.runs;

@@ -754,6 +754,9 @@ fn datafusion_returns_the_rows_of_the_slt_files() {
 /// it this test fails and says so.
 #[test]
 fn duckdb_returns_the_rows_of_the_slt_files() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
     let py = python();
     let (ds, files) = prepared();
     let at = ds.dir.path();

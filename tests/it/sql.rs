@@ -167,6 +167,9 @@ fn a_view_over_a_missing_table_says_what_it_reads() {
 /// `hindsight run` writes.
 #[test]
 fn readme_snippets_read_the_dataset_in_duckdb_pandas_and_polars() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     ok(&["run", "--quiet"], tmp.path());
     let readme = std::fs::read_to_string(crate::support::root().join("README.md")).unwrap();

@@ -27,6 +27,8 @@ pub enum Tool {
     Chromium,
     /// tmux, giving the SQL shell a real terminal.
     Tmux,
+    /// The other opentraces-schema releases (`.venv-opentraces/`).
+    OpentracesReleases,
 }
 
 impl Tool {
@@ -36,6 +38,7 @@ impl Tool {
             Tool::Python => root().join(".venv/bin/python").is_file(),
             Tool::Chromium => Path::new(&chromium()).is_file(),
             Tool::Tmux => on_path("tmux"),
+            Tool::OpentracesReleases => root().join(".venv-opentraces").is_dir(),
         }
     }
 }

@@ -46,6 +46,9 @@ fn bad_lines_are_quarantined_and_unknown_fields_survive() {
 /// fills, keeps and records disagreements; the enriched records pass the real package.
 #[test]
 fn demo_traces_are_linked_enriched_and_valid() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     demo(tmp.path());
     let links =
@@ -200,7 +203,7 @@ fn keys(v: &Value) -> Vec<&str> {
 /// blocks written; its content_hash is the one written): 0.2.0 through the newest release.
 #[test]
 fn each_version_gets_blocks_its_own_package_accepts() {
-    if !crate::support::have(&[crate::support::Tool::Python]) {
+    if !crate::support::have(&[crate::support::Tool::Python, crate::support::Tool::OpentracesReleases]) {
         return;
     }
     let (tmp, by) = enriched_by_version();
