@@ -15,11 +15,12 @@
 //! Outcome merge rule (`fill_missing`): a value the trace already had is never replaced.
 //! Empty fields (`null`; `committed: false` with no `commit_sha`) are filled; where the
 //! trace's own value disagrees with the repository, the trace keeps it and the
-//! disagreement is recorded. `signal_source` (`deterministic`, the spec's word) and
-//! `signal_confidence` follow whoever set `success`. Everything used (outputs, window,
-//! status, strength, signal, links) goes into `metadata.hindsight`. The blocks are written
-//! in the shape of the version the record declares ([`crate::traces::version`]): no
-//! `outcome.patch` from 0.6, attribution's fidelity fields from 0.3.
+//! disagreement is recorded. `signal_source` (`deterministic`, the word of docs/SPEC.md
+//! [SPEC-TRACES-OUTCOME]) and `signal_confidence` follow whoever set `success`. Everything
+//! used (outputs, window, status, strength, signal, links) goes into `metadata.hindsight`.
+//! The blocks are written in the shape of the version the record declares
+//! ([`crate::traces::version`]): no `outcome.patch` from 0.6, attribution's fidelity fields
+//! from 0.3.
 //!
 //! Devtime mapping: a code-changing output (PR created, pushed to, merged, autofix)
 //! accepted with strong or medium evidence -> `success: true`; rejected or ignored ->
@@ -876,8 +877,8 @@ mod tests {
         Outcome { status: status.into(), strength: strength.into(), signal: signal.into() }
     }
 
-    /// Every way an output shows how a runtime trajectory ended (seed 001's four states),
-    /// and the outcomes that show nothing.
+    /// Every way an output shows how a runtime trajectory ended ([SPEC-TRACES-OUTCOME]'s
+    /// four states), and the outcomes that show nothing.
     #[test]
     fn output_endings_are_the_specs_states() {
         let rows = [

@@ -1,10 +1,10 @@
 //! hindsight: what became of AI agents' actions ("safe outputs") in GitHub repositories,
 //! judged offline on frozen snapshots so a study re-runs bit-for-bit.
 //!
-//! Data flow, one module per stage: [`snapshot`] and [`runs`] read the inputs,
-//! [`dataset`] writes and reads the Parquet dataset, [`evaluate`] judges every output in
-//! every window, [`report`] runs the dashboard SQL. [`pipeline`] strings them together.
-//! Beside that flow, [`gate`] is seed 003's commit-or-reject protocol over recorded
+//! Data flow, one module per stage: [`snapshot`] and [`runs`] read the inputs, [`dataset`]
+//! writes and reads the Parquet dataset, [`evaluate`] judges every output in every window,
+//! [`report`] runs the dashboard SQL. [`pipeline`] strings them together. Beside that flow,
+//! [`gate`] is the commit-or-reject protocol (docs/SPEC.md [SPEC-GATE]) over recorded
 //! execution results.
 
 // Rules return `Result<_, Verdict>`: an early verdict (target missing, capture failed) is an

@@ -403,7 +403,7 @@ fn record_counts(
 /// review feedback, the traces' tables, and the tasks' with their failures categorized.
 fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPolicy, inputs: &mut Inputs) -> Result<Vec<(&'static str, RecordBatch)>> {
     let mut tables = Vec::new();
-    // Seed 004's review feedback, from the typed tables just written.
+    // Review feedback ([SPEC-TASKS-MEMORY]), from the typed tables just written.
     for t in inputs.tasks.iter().flat_map(|t| &t.tasks) {
         if let Some(pr) = t.pull_request() {
             inputs.agent_prs.insert(pr, crate::feedback::OpenedBy::Task);

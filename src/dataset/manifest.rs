@@ -55,7 +55,7 @@ pub struct Manifest {
     /// of an unknown name), with the reason: every file is in `inputs` or here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<crate::inputs::Skipped>,
-    /// The PR risk thresholds and patterns in force (seed 004; `evaluate::risk`).
+    /// The PR risk thresholds and patterns in force ([SPEC-TASKS-TIER3]; `evaluate::risk`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk_policy: Option<Value>,
     /// Run directories where no file with safe outputs was found, with what they hold.

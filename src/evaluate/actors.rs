@@ -1,5 +1,6 @@
-//! Seed 000 §6: visible actor categories. Visible identity is not provenance: a non-bot
-//! login may still be AI-assisted, so this is "visible non-bot", not "human".
+//! Visible actor categories (docs/SPEC.md [SPEC-ACTORS]). Visible identity is not
+//! provenance: a non-bot login may still be AI-assisted, so this is "visible non-bot", not
+//! "human".
 
 use std::collections::BTreeSet;
 

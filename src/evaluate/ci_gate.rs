@@ -1,11 +1,12 @@
-//! The CI gate replay (seed 002, CI-gated acceptance for autoloop), offline.
+//! The CI gate replay (docs/SPEC.md [SPEC-CIGATE], CI-gated acceptance for autoloop),
+//! offline.
 //!
 //! ## What an iteration is
-//! Seed 002 changes autoloop's Step 5: an iteration pushes its program's change to the
-//! long-running branch `autoloop/{program}`, waits for CI on the pushed head, fixes and
-//! pushes again while CI is red, and accepts only on green. So an iteration is **one program
-//! push to `autoloop/{program}` by the loop, with the loop's own fix pushes after it**, and
-//! nothing else:
+//! CI-gated acceptance changes autoloop's Step 5: an iteration pushes its program's change
+//! to the long-running branch `autoloop/{program}`, waits for CI on the pushed head, fixes
+//! and pushes again while CI is red, and accepts only on green. So an iteration is **one
+//! program push to `autoloop/{program}` by the loop, with the loop's own fix pushes after
+//! it**, and nothing else:
 //!
 //! - an output that opened or pushed to a PR whose head branch is not `autoloop/{program}`
 //!   is `not_an_iteration`; when neither the PR capture (`pulls/N`, `head.ref`) nor the
@@ -78,9 +79,9 @@ use crate::snapshot::SnapshotIndex;
 use crate::table::{self, Kind};
 use crate::time::Instant;
 
-/// Fix attempts per iteration (seed 002).
+/// Fix attempts per iteration ([SPEC-CIGATE-FIX]).
 pub(crate) const FIX_BUDGET: usize = 5;
-/// Minutes per iteration from the program push, CI waits included (seed 002).
+/// Minutes per iteration from the program push, CI waits included ([SPEC-CIGATE-FIX]).
 pub(crate) const WALL_CLOCK_MINUTES: i64 = 60;
 /// Autoloop's long-running branches: `autoloop/{program}`.
 pub(crate) const BRANCH_PREFIX: &str = "autoloop/";
@@ -230,7 +231,7 @@ pub struct Replay {
     pub iteration: Option<bool>,
     pub steps: Vec<Step>,
     pub outcome: GateOutcome,
-    /// Seed 002's `pause_reason`, when the loop would pause.
+    /// The loop's `pause_reason` ([SPEC-CIGATE-FIX]), when it would pause.
     pub pause_reason: Option<String>,
     /// Why the outcome is what it is, when it is no decision of the gate.
     pub note: Option<String>,

@@ -102,7 +102,7 @@ pub struct Verdict {
     pub strength: EvidenceStrength,
     /// The concrete thing a person would check (`pull_request_merged`, ...).
     pub signal: &'static str,
-    /// `<type>/<row>`: the rule row (and so the seed table row) that decided.
+    /// `<type>/<row>`: the rule row (and so the row of docs/SPEC.md) that decided.
     pub rule_id: std::borrow::Cow<'static, str>,
     pub confidence: Confidence,
     pub target_resolved: bool,

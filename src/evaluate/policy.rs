@@ -1,6 +1,7 @@
-//! Policy: the choices seed 000 leaves open ("pending or accepted_medium, depending
-//! policy", "unknown or rejected, depending audit availability", "mixed"). Each is a named
-//! switch with a documented default; the policy in force is written into the manifest.
+//! Policy: the choices the per-type rules leave open (docs/SPEC.md [SPEC-POLICY]: "pending
+//! or accepted_medium, depending policy", "unknown or rejected, depending audit
+//! availability", "mixed"). Each is a named switch with a documented default; the policy in
+//! force is written into the manifest.
 
 use std::path::Path;
 
@@ -14,17 +15,17 @@ use crate::evaluate::window::MAX_HOURS;
 pub(crate) const HOURS_PER_DAY: i64 = 24;
 
 /// Default [`Policy::ignore_after_hours`]: 7 days. An open PR or issue no one has answered
-/// is `pending` until then and `ignored` after (seed 000 §5: a PR open after 24h is usually
-/// still pending).
+/// is `pending` until then and `ignored` after ([SPEC-WINDOWS]: a PR open after 24h is
+/// usually still pending).
 pub(crate) const DEFAULT_IGNORE_AFTER_HOURS: i64 = 7 * HOURS_PER_DAY;
 
 /// Default [`Policy::alert_sla_hours`]: 30 days. A code-scanning alert still open this long
 /// after its autofix is `rejected`, before it `pending`.
 pub(crate) const DEFAULT_ALERT_SLA_HOURS: i64 = 30 * HOURS_PER_DAY;
 
-/// Default [`Policy::durability_hours`]: 30 days, seed 000 §5's long-term window (the `30d`
-/// evaluation window). A merged PR reverted within 30 days of its merge is not durable: it
-/// is `rejected` (`reverted_after_merge`) in every window that sees the revert.
+/// Default [`Policy::durability_hours`]: 30 days, the long-term window of [SPEC-WINDOWS]
+/// (the `30d` evaluation window). A merged PR reverted within 30 days of its merge is not
+/// durable: it is `rejected` (`reverted_after_merge`) in every window that sees the revert.
 pub const DEFAULT_DURABILITY_HOURS: i64 = 30 * HOURS_PER_DAY;
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -55,7 +56,7 @@ pub struct Policy {
     /// always treats the identity the output was written as (and the created object's
     /// author) as the workflow's own.
     pub(crate) triggering_actor_is_workflow: bool,
-    /// Seed 000 §6: a signal counts when it comes from someone other than the workflow. A
+    /// [SPEC-ACTORS]: a signal counts when it comes from someone other than the workflow. A
     /// merge or close by the workflow's own identity of what it created (auto-merge, a
     /// report issue closed by the next run) is therefore no response from the repository:
     /// by default (`false`) it is `ignored`/weak under a `*_by_workflow` signal, in every

@@ -1,7 +1,8 @@
-//! The promises every rule keeps, enforced here once for all of them (docs/EVIDENCE.md,
-//! "Promises every rule keeps"). A rule says what decided its verdict (who acted, or a
-//! 404: [`Decider`]); its row says what kind of thing decides it ([`Decision`]). The judge
-//! passes every verdict through [`keep`], which caps it:
+//! The promises every rule keeps, enforced here once for all of them (docs/SPEC.md
+//! [SPEC-PROMISES]; docs/EVIDENCE.md, "Promises every rule keeps"). A rule says what
+//! decided its verdict (who acted, or a 404: [`Decider`]); its row says what kind of thing
+//! decides it ([`Decision`]). The judge passes every verdict through [`keep`], which caps
+//! it:
 //!
 //! - an act by the workflow's own identity (or by its requester up to the run's last
 //!   output) is never strong or medium acceptance or rejection: `ignored`/weak, or counted

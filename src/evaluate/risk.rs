@@ -1,4 +1,4 @@
-//! PR risk level (seed 004, tier 3), from the PR's captured files and patch
+//! PR risk level (docs/SPEC.md [SPEC-TASKS-TIER3]), from the PR's captured files and patch
 //! (`pulls/N/files`: `filename`, `status`, `additions`, `deletions`, `patch`), for every PR an
 //! agent output opened or pushed to:
 //!
@@ -46,7 +46,7 @@ impl RiskLevel {
     }
 }
 
-/// The open choices of the PR risk table (seed 004's tier 3): read from `--risk-policy
+/// The open choices of the PR risk table ([SPEC-TASKS-TIER3]): read from `--risk-policy
 /// FILE` (`schemas/risk-policy.schema.json`), recorded in the manifest as `risk_policy`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -243,8 +243,8 @@ pub(crate) fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy)
     Some(Risk { safe_output_id: Some(o.safe_output_id.to_string()), ..assess_pr(index, repo, n, policy) })
 }
 
-/// A task's PR (seed 004 stores the risk level "in the task record"): the same assessment,
-/// for the task `task_id` whose `pr_url` names `repo`#`n`.
+/// A task's PR ([SPEC-TASKS-TIER3] stores the risk level in the task record): the same
+/// assessment, for the task `task_id` whose `pr_url` names `repo`#`n`.
 pub(crate) fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy) -> Risk {
     Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy) }
 }

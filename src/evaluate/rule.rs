@@ -21,7 +21,9 @@ pub struct RowSpec {
     pub status: Status,
     pub strength: EvidenceStrength,
     pub signal: &'static str,
-    /// The seed 000 table row this implements ("" when the row is hindsight's own).
+    /// The row of the type's table in docs/SPEC.md this implements, in that file's words
+    /// ("" when the row is hindsight's own; `SPEC-…: ` when it implements a section's
+    /// rule).
     pub(crate) seed: &'static str,
     /// The policy switch that can change the status, if any.
     pub(crate) policy: Option<&'static str>,
@@ -132,7 +134,7 @@ pub(crate) trait Rule: Sync + Send {
     /// Its type, from the registry (`runs::output_type`), which says what the type acts on
     /// and whether its outcome is observed.
     fn output_type(&self) -> OutputType;
-    /// What a person checks (seed 000's "Human check").
+    /// What a person checks (the question heading the type's table in docs/SPEC.md).
     fn human_check(&self) -> &'static str;
     /// When the action happened. Defaults to the recorded time; creating rules fall back
     /// on the created object's own `created_at`.

@@ -529,9 +529,10 @@ impl<'a> Judging<'a> {
         Ok(())
     }
 
-    /// Gate and risk: seed 002's CI gate, replayed for the outputs that push code, and seed
-    /// 004's PR risk level, from the PRs' captured files. Split by output, not only by
-    /// repository: a chunk holds a few repositories, often of very different sizes.
+    /// Gate and risk: the CI gate ([SPEC-CIGATE]), replayed for the outputs that push code,
+    /// and the PR risk level ([SPEC-TASKS-TIER3]), from the PRs' captured files. Split by
+    /// output, not only by repository: a chunk holds a few repositories, often of very
+    /// different sizes.
     fn gate_and_risk(&self, indexed: &Indexed<'_>) -> (ci_gate::Replays, Vec<risk::Risk>) {
         rayon::join(
             || {

@@ -19,7 +19,7 @@ pub const DEFAULT: &[Window] = &[Window::ONE_HOUR, Window::ONE_DAY, Window::ONE_
 impl Window {
     /// One hour after the output (`1h`).
     pub(crate) const ONE_HOUR: Window = Window::Hours(1);
-    /// One day after (`24h`): the seed's primary window.
+    /// One day after (`24h`): the primary window ([SPEC-WINDOWS]).
     pub(crate) const ONE_DAY: Window = Window::Hours(24);
     /// One week after (`7d`): the window attach fills trace outcome blocks from by default.
     pub const ONE_WEEK: Window = Window::Hours(168);
@@ -41,7 +41,7 @@ impl fmt::Display for Window {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Window::Snapshot => write!(f, "snapshot"),
-            // 24h stays 24h (the seed's primary window); 168h and up read as days.
+            // 24h stays 24h (the primary window, [SPEC-WINDOWS]); 168h and up read as days.
             Window::Hours(h) if *h >= 48 && *h % 24 == 0 => write!(f, "{}d", h / 24),
             Window::Hours(h) => write!(f, "{h}h"),
         }

@@ -1,7 +1,7 @@
-//! Review feedback and seed 004's memory-effectiveness figures per pull request: revision
-//! rounds, first-review merges, reviewer comments, CI on the first push, and repeated
-//! mistakes (a reviewer comment that says what a reviewer said on an earlier PR of the same
-//! repository, before this PR was opened).
+//! Review feedback and the memory-effectiveness figures (docs/SPEC.md [SPEC-TASKS-MEMORY])
+//! per pull request: revision rounds, first-review merges, reviewer comments, CI on the
+//! first push, and repeated mistakes (a reviewer comment that says what a reviewer said on
+//! an earlier PR of the same repository, before this PR was opened).
 //!
 //! Computed from the snapshot's typed tables once they are written (convert and the AIDev
 //! import), for every pull request in `pull_requests`, into tables `review_feedback` (one
@@ -72,14 +72,15 @@ pub(crate) enum RepeatScope {
     Repository,
 }
 
-/// The choices seed 004 leaves open for review feedback (in the task policy, key
-/// `feedback`).
+/// The choices the evaluation pipeline leaves open for review feedback (in the task policy,
+/// key `feedback`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FeedbackPolicy {
-    /// Overlap coefficient at or above which two comments say the same thing (seed 004's
-    /// example threshold, 0.85, is for embeddings; word sets of short comments move in
-    /// steps of 1/3, 1/4, 1/5, so 0.8 accepts one word in five unmatched).
+    /// Overlap coefficient at or above which two comments say the same thing
+    /// ([SPEC-TASKS-MEMORY]'s example threshold, 0.85, is for embeddings; word sets of
+    /// short comments move in steps of 1/3, 1/4, 1/5, so 0.8 accepts one word in five
+    /// unmatched).
     pub(crate) threshold: f64,
     /// Words a comment must keep after normalization to be compared: fewer says too little.
     pub(crate) min_tokens: usize,

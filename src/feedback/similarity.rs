@@ -1,6 +1,6 @@
 //! When two reviewer comments say the same thing: a deterministic text similarity over
-//! normalized word sets (seed 004 asks for semantic duplicates; hindsight stays offline and
-//! reproducible, so no embedding model).
+//! normalized word sets ([SPEC-TASKS-MEMORY] asks for semantic duplicates; hindsight stays
+//! offline and reproducible, so no embedding model).
 //!
 //! Normalization, in order:
 //! 1. Lines quoting earlier text (`> ...`), HTML comments (`<!-- ... -->`) and fenced

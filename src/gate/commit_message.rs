@@ -1,5 +1,6 @@
-//! The commit message format of seed 003: `type(scope): summary`, exactly. Anything the
-//! format does not spell out is refused, because an ambiguous message is a rejection:
+//! The commit message format of the commit protocol (docs/SPEC.md [SPEC-GATE-POLICY]):
+//! `type(scope): summary`, exactly. Anything the format does not spell out is refused,
+//! because an ambiguous message is a rejection:
 //!
 //! - one line: no line break anywhere, not even a trailing one (no body);
 //! - `type`: lowercase ASCII letters, directly followed by `(`;

@@ -1,4 +1,5 @@
-//! Execution results in seed 003's input contract, one JSON object per line.
+//! Execution results in the commit protocol's input contract (docs/SPEC.md
+//! [SPEC-GATE-INPUT]), one JSON object per line.
 //!
 //! The file is only read: each record keeps its line's text, and its sha256 goes into the
 //! evaluation so the result names the exact immutable input it judged. A line that breaks
@@ -21,8 +22,9 @@ pub(crate) enum BuilderStatus {
     Timeout,
 }
 
-/// One execution result. The six fields of the seed's contract are required; the rest are
-/// what a runtime records around them (docs/GATE.md), each optional, `null` the same as absent.
+/// One execution result. The six fields of the protocol's contract are required; the rest
+/// are what a runtime records around them (docs/GATE.md), each optional, `null` the same as
+/// absent.
 #[derive(Clone, Debug)]
 pub struct ExecutionResult {
     /// 1-based line in the results file.

@@ -1,6 +1,6 @@
-//! Seed 003's evaluation and commit protocol, as an offline gate: recorded execution results
-//! in, one governed decision per result out (commit or reject, no third way), plus the
-//! compliance report.
+//! The evaluation and commit protocol (docs/SPEC.md [SPEC-GATE]), as an offline gate:
+//! recorded execution results in, one governed decision per result out (commit or reject,
+//! no third way), plus the compliance report.
 //!
 //! Deterministic: the output depends on the results file and the policy only. The clock is
 //! never read (a result's timestamp is its own), violations are sorted, and an unproven
@@ -24,9 +24,9 @@ pub use render::Format;
 
 use crate::Result;
 
-/// Seed 003's terminal evaluation states, most severe first: a result with violations of
-/// several states ends in the first, so a governance breach is never hidden behind an
-/// ordinary failure.
+/// The protocol's terminal evaluation states ([SPEC-GATE-RESULT]), most severe first: a
+/// result with violations of several states ends in the first, so a governance breach is
+/// never hidden behind an ordinary failure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum TerminalState {
     GovernanceViolation,
@@ -61,9 +61,10 @@ impl TerminalState {
         }
     }
 
-    /// The seed's `evaluation_result`: any failed condition is `rejected` ("If any condition
-    /// fails: evaluation_result = rejected"); `failed` is kept for a commit whose atomic
-    /// execution failed ("If atomicity fails: rollback, mark execution as failed").
+    /// The protocol's `evaluation_result` ([SPEC-GATE-RULES]): any failed condition is
+    /// `rejected` ("If any condition fails: evaluation_result = rejected"); `failed` is
+    /// kept for a commit whose atomic execution failed ("If atomicity fails: rollback, mark
+    /// execution as failed").
     pub(crate) fn evaluation_result(self) -> EvaluationResult {
         match self {
             TerminalState::Success => EvaluationResult::Success,
@@ -307,7 +308,8 @@ impl Violation {
     }
 }
 
-/// Seed 003's structured evaluation result, plus the terminal state and where the input was.
+/// The protocol's structured evaluation result ([SPEC-GATE-RESULT]), plus the terminal
+/// state and where the input was.
 #[derive(Clone, Debug, Serialize)]
 pub struct Evaluation {
     pub task_id: String,
@@ -486,7 +488,8 @@ fn check_expected_outcome(r: &ExecutionResult, task: Option<&TaskPolicy>, v: &mu
     }
 }
 
-/// The compliance report: seed 003's three fields per result, and totals.
+/// The compliance report: the protocol's three fields per result ([SPEC-GATE-RESULT]), and
+/// totals.
 #[derive(Clone, Debug, Serialize)]
 pub struct Compliance {
     /// Non-blank lines read = evaluated + quarantined.

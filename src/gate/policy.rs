@@ -13,12 +13,13 @@ use super::glob::{path_problem, Glob};
 use crate::json::kind;
 use crate::{Error, Result};
 
-/// The commit types seed 003 allows.
+/// The commit types the protocol allows ([SPEC-GATE-POLICY]).
 pub(crate) const DEFAULT_COMMIT_TYPES: [&str; 4] = ["feat", "fix", "docs", "chore"];
 
-/// The files seed 003 says MUST remain unchanged. They are protected whatever the policy
-/// file says; the spec pattern alone may be lifted for a task (`allow_spec_changes`).
-pub(crate) const SEED_PROTECTED: [&str; 3] = ["docs/governance.md", SPEC_PATTERN, "agents/state/environment.json"];
+/// The files the protocol says MUST remain unchanged ([SPEC-GATE-POLICY]). They are
+/// protected whatever the policy file says; the spec pattern alone may be lifted for a task
+/// (`allow_spec_changes`).
+pub(crate) const ALWAYS_PROTECTED: [&str; 3] = ["docs/governance.md", SPEC_PATTERN, "agents/state/environment.json"];
 
 /// `docs/*spec*.md`: protected "unless task explicitly allows".
 pub(crate) const SPEC_PATTERN: &str = "docs/*spec*.md";
@@ -31,7 +32,7 @@ const OUTCOME_KEYS: [&str; 3] = ["files_created", "log_contains", "tests_passed"
 pub struct Policy {
     /// Lowercase types a commit message may start with.
     pub(crate) allowed_commit_types: Vec<String>,
-    /// The seed's three patterns, then the policy file's.
+    /// The protocol's three patterns, then the policy file's.
     pub(crate) protected: Vec<Protected>,
     /// Expected sha256 (lowercase hex) of protected files, by path.
     pub(crate) protected_file_sha256: BTreeMap<String, String>,
@@ -41,7 +42,7 @@ pub struct Policy {
 #[derive(Clone, Debug)]
 pub(crate) struct Protected {
     pub(crate) glob: Glob,
-    /// The seed's spec pattern, which a task may be allowed to change.
+    /// The protocol's spec pattern, which a task may be allowed to change.
     pub(crate) spec: bool,
 }
 
@@ -76,19 +77,20 @@ impl ExpectedOutcome {
 }
 
 impl Default for Policy {
-    /// The seed's defaults and no task: every result is rejected, as none can be proven.
+    /// The protocol's defaults and no task: every result is rejected, as none can be
+    /// proven.
     fn default() -> Self {
         Policy {
             allowed_commit_types: DEFAULT_COMMIT_TYPES.iter().map(|t| t.to_string()).collect(),
-            protected: seed_protected(),
+            protected: always_protected(),
             protected_file_sha256: BTreeMap::new(),
             tasks: BTreeMap::new(),
         }
     }
 }
 
-fn seed_protected() -> Vec<Protected> {
-    SEED_PROTECTED.iter().filter_map(|p| Glob::new(p).ok()).map(|glob| Protected { spec: glob.as_str() == SPEC_PATTERN, glob }).collect()
+fn always_protected() -> Vec<Protected> {
+    ALWAYS_PROTECTED.iter().filter_map(|p| Glob::new(p).ok()).map(|glob| Protected { spec: glob.as_str() == SPEC_PATTERN, glob }).collect()
 }
 
 impl Policy {
@@ -252,7 +254,7 @@ mod tests {
     }
 
     #[test]
-    fn defaults_are_the_seeds() {
+    fn defaults_are_the_protocols() {
         let p = Policy::from_json(&json!({})).unwrap();
         assert_eq!(p.allowed_commit_types, ["feat", "fix", "docs", "chore"]);
         for f in ["docs/governance.md", "docs/evaluation-spec.md", "agents/state/environment.json"] {

@@ -55,7 +55,7 @@ impl Execution {
 pub enum Format {
     /// gh-aw `safe-output-items.jsonl`, thin or rich.
     GhAw,
-    /// seed 000 §4 records in `safe-outputs.jsonl`.
+    /// normalized records ([SPEC-RECORDS]) in `safe-outputs.jsonl`.
     Normalized,
     /// An agent request (agent_output.json / safeoutputs.jsonl).
     Request,
@@ -99,7 +99,8 @@ pub struct SafeOutput<'a> {
     pub target_number: Option<i64>,
     pub(crate) target_comment_id: Option<i64>,
     pub(crate) target_url: Option<Cow<'a, str>>,
-    /// The target's GraphQL node id, when the run recorded it (seed 000 §4's `target_node_id`).
+    /// The target's GraphQL node id, when the run recorded it (`target_node_id`,
+    /// [SPEC-RECORDS]).
     pub(crate) target_node_id: Option<Cow<'a, str>>,
     /// How the target was found: `number`, `url`, `temporary_id`, `target`, `request`.
     pub(crate) target_source: Option<Cow<'a, str>>,
@@ -110,8 +111,8 @@ pub struct SafeOutput<'a> {
     pub(crate) run_actor: Option<Cow<'a, str>>,
     pub created_at: Option<Instant>,
     pub(crate) payload_hash: Cow<'a, str>,
-    /// For code changes (seed 000 §4), as the run recorded them: the hash of the patch, the
-    /// base branch, and the branch holding the changes (the PR's head).
+    /// For code changes ([SPEC-RECORDS]), as the run recorded them: the hash of the patch,
+    /// the base branch, and the branch holding the changes (the PR's head).
     pub(crate) patch_hash: Option<Cow<'a, str>>,
     pub(crate) base_ref: Option<Cow<'a, str>>,
     pub(crate) head_ref: Option<Cow<'a, str>>,
@@ -240,8 +241,9 @@ fn labels_of(v: Option<&Value>) -> Option<Vec<String>> {
     v.and_then(|s| s.get("labels")).and_then(names)
 }
 
-/// The execution-time references seed 000 §3-§4 asks a run to keep, as this record keeps
-/// them; each `None` when it does not (never derived from something else).
+/// The execution-time references [SPEC-SIGNAL] and [SPEC-RECORDS] ask a run to keep, as
+/// this record keeps them; each `None` when it does not (never derived from something
+/// else).
 #[derive(Default)]
 struct Refs {
     target_node_id: Option<String>,
@@ -251,8 +253,9 @@ struct Refs {
 }
 
 /// Where a record keeps them:
-/// - `target_node_id`: seed 000 §4's field of that name; the node id of gh-aw's `target`
-///   object (newer manifests; seed 000 §3's `target.node_id`).
+/// - `target_node_id`: the field of that name in [SPEC-RECORDS]; the node id of gh-aw's
+///   `target` object (newer manifests; the outcome record's `target.node_id`,
+///   [SPEC-SIGNAL]).
 /// - `patch_hash`, `base_ref`, `head_ref`: fields of those names at the top, in gh-aw's
 ///   persisted `metadata`, or in a normalized record's `expected_state`.
 /// - `base_ref` also from `base` (gh-aw's create_pull_request: "Target base branch"), and for

@@ -1,7 +1,7 @@
-//! Safe-output logs: gh-aw run directories (`aw_info.json`, `safe-output-items.jsonl` in its
-//! older thin and newer rich shapes, `agent_output.json`, `safeoutputs.jsonl`,
-//! `temporary-id-map.json`) and runs holding seed 000 §4 normalized records
-//! (`safe-outputs.jsonl`).
+//! Safe-output logs: gh-aw run directories (`aw_info.json`, `safe-output-items.jsonl` in
+//! its older thin and newer rich shapes, `agent_output.json`, `safeoutputs.jsonl`,
+//! `temporary-id-map.json`) and runs holding normalized records in `safe-outputs.jsonl`
+//! (docs/SPEC.md [SPEC-RECORDS]).
 //!
 //! Targets come only from what was recorded (a number, a URL, a temporary-id mapping),
 //! never from a guess. Requested-but-not-executed items are kept, marked, and later

@@ -73,10 +73,11 @@ macro_rules! types {
 /// handlers assume.
 pub(crate) const UNKNOWN_TYPE_TARGET: &str = "issue";
 
-// Seed 000 §13's priority order first, then the rest of its §7, then the gh-aw types the
-// seed does not list (those whose outcome is not observable last). Types whose object is
-// outside the repository's reviewable state (`upload_asset`, the memory types...) keep the
-// issue kind unknown types get: their outcome is not observable whatever they name.
+// The specification's priority order first (docs/SPEC.md [SPEC-TYPES]), then the rest of
+// its tables, then the gh-aw types they do not list ([SPEC-EXTRA-TYPES]; those whose
+// outcome is not observable last). Types whose object is outside the repository's
+// reviewable state (`upload_asset`, the memory types...) keep the issue kind unknown types
+// get: their outcome is not observable whatever they name.
 types! {
         CreatePullRequest => in_repository("create_pull_request", "pull_request"),
         PushToPullRequestBranch => in_repository("push_to_pull_request_branch", "pull_request"),

@@ -1,16 +1,16 @@
-//! CI state of a commit (seed 002): its check runs (`commits/SHA/check-runs`) and combined
-//! status (`commits/SHA/status`), reduced to `success | failure | pending` exactly as seed
-//! 002's gate reduces `gh pr checks` output, and a failure signature for its no-progress
-//! guard.
+//! CI state of a commit (docs/SPEC.md [SPEC-CIGATE]): its check runs
+//! (`commits/SHA/check-runs`) and combined status (`commits/SHA/status`), reduced to
+//! `success | failure | pending` exactly as the CI gate reduces `gh pr checks` output, and
+//! a failure signature for its no-progress guard.
 //!
-//! The reduction (seed 002, step 5a): each check gives one token, its conclusion if it has
-//! one, else its state, upper-cased. Starting from `success`, any of FAILURE, CANCELLED,
-//! TIMED_OUT, ACTION_REQUIRED, STARTUP_FAILURE, STALE makes it `failure`; any of PENDING,
-//! QUEUED, IN_PROGRESS, WAITING, REQUESTED makes it `pending` unless it is already
-//! `failure`; everything else (SUCCESS, NEUTRAL, SKIPPED, and a status context's ERROR or
-//! EXPECTED, which the seed's list leaves out) changes nothing. No checks at all reduce to
-//! `success`, as the seed's script does; `checks = 0` says so beside it. A commit with no
-//! capture of either list is `missing`, never `success`.
+//! The reduction ([SPEC-CIGATE-REDUCE], step 5a): each check gives one token, its
+//! conclusion if it has one, else its state, upper-cased. Starting from `success`, any of
+//! FAILURE, CANCELLED, TIMED_OUT, ACTION_REQUIRED, STARTUP_FAILURE, STALE makes it
+//! `failure`; any of PENDING, QUEUED, IN_PROGRESS, WAITING, REQUESTED makes it `pending`
+//! unless it is already `failure`; everything else (SUCCESS, NEUTRAL, SKIPPED, and a status
+//! context's ERROR or EXPECTED, which the specified lists leave out) changes nothing. No
+//! checks at all reduce to `success`, as the gate's script does; `checks = 0` says so
+//! beside it. A commit with no capture of either list is `missing`, never `success`.
 
 use serde_json::Value;
 
@@ -32,7 +32,8 @@ pub struct Check {
 }
 
 impl Check {
-    /// The token seed 002's script reads: conclusion, else state, upper-cased.
+    /// The token the CI gate's script reads ([SPEC-CIGATE-REDUCE]): conclusion, else state,
+    /// upper-cased.
     pub(crate) fn token(&self) -> String {
         self.conclusion.as_deref().filter(|c| !c.is_empty()).or(self.status.as_deref()).unwrap_or("").to_uppercase()
     }
@@ -66,7 +67,7 @@ impl CiState {
     }
 }
 
-/// Seed 002's reduction of a commit's checks.
+/// The CI gate's reduction of a commit's checks ([SPEC-CIGATE-REDUCE]).
 pub(crate) fn reduce(checks: &[Check]) -> CiState {
     let mut r = CiState::Success;
     for c in checks {
@@ -312,7 +313,7 @@ mod tests {
     }
 
     #[test]
-    fn reduced_as_seed_002s_script_does() {
+    fn reduced_as_the_gates_script_does() {
         assert_eq!(reduce(&[]), CiState::Success);
         assert_eq!(reduce(&[c("a", "completed", Some("success"), "")]), CiState::Success);
         assert_eq!(reduce(&[c("a", "completed", Some("neutral"), ""), c("b", "completed", Some("skipped"), "")]), CiState::Success);
@@ -325,7 +326,7 @@ mod tests {
         // A failure anywhere wins over pending, in either order.
         assert_eq!(reduce(&[c("a", "in_progress", None, ""), c("b", "completed", Some("failure"), "")]), CiState::Failure);
         assert_eq!(reduce(&[c("b", "completed", Some("failure"), ""), c("a", "queued", None, "")]), CiState::Failure);
-        // A status context's `error` is not in the seed's list.
+        // A status context's `error` is not in the specified lists.
         let err = Check { kind: "status", status: Some("error".into()), ..c("ci/x", "", None, "") };
         assert_eq!(reduce(&[err]), CiState::Success);
         let failed = Check { kind: "status", status: Some("failure".into()), ..c("ci/x", "", None, "") };

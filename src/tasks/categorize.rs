@@ -1,18 +1,19 @@
-//! Failure categorization: seed 004's evaluation pipeline, "categorize why tasks fail".
+//! Failure categorization (docs/SPEC.md [SPEC-TASKS-FAILURES]): the evaluation pipeline's
+//! "categorize why tasks fail".
 //!
 //! ## What it checks
-//! Each FAILED, CANCELLED or TIMED_OUT task gets one primary category of seed 004's five
-//! (running out of time, tool or environment failure, missing testing or verification,
+//! Each FAILED, CANCELLED or TIMED_OUT task gets one primary category of the pipeline's
+//! five (running out of time, tool or environment failure, missing testing or verification,
 //! failure to follow instructions, reasoning error), decided by the first rule of [`RULES`]
 //! that fires, categories taken in the policy's `precedence` order. The rule's id and the
 //! evidence (the pattern matched, the event id) are recorded with the category.
 //!
 //! ## Why
-//! Seed 004 lists the categories but not how to tell them apart, nor which wins when
+//! The pipeline lists the categories but not how to tell them apart, nor which wins when
 //! several apply (a task that timed out while its tests were failing). Deterministic rules
-//! over recorded fields make the category reproducible and checkable; where seed 004 leaves
-//! a choice (the precedence, the pattern lists, whether missing tests needs a failed build
-//! or lint to count) it is a [`TaskPolicy`] switch with a default, written into the
+//! over recorded fields make the category reproducible and checkable; where the pipeline
+//! leaves a choice (the precedence, the pattern lists, whether missing tests needs a failed
+//! build or lint to count) it is a [`TaskPolicy`] switch with a default, written into the
 //! manifest. A task no rule decides is `uncategorized`: never forced into a category.
 //!
 //! ## Example
@@ -26,7 +27,8 @@ use super::{Task, TaskEvent};
 use crate::error::{Error, Result};
 use crate::snapshot::sha::{same_commit, Sha};
 
-/// Seed 004's failure categories, and `uncategorized` for what no rule decides.
+/// The pipeline's failure categories ([SPEC-TASKS-FAILURES]), and `uncategorized` for what
+/// no rule decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureCategory {
@@ -59,9 +61,9 @@ impl FailureCategory {
     }
 }
 
-/// The choices seed 004 leaves open. Patterns match case-insensitively as whole phrases: a
-/// pattern's ends must not touch a letter or digit of the text (`jest` matches `npx jest`,
-/// not `suggest`).
+/// The choices the evaluation pipeline leaves open. Patterns match case-insensitively as
+/// whole phrases: a pattern's ends must not touch a letter or digit of the text (`jest`
+/// matches `npx jest`, not `suggest`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TaskPolicy {
@@ -86,9 +88,9 @@ pub struct TaskPolicy {
     /// tests is not shown to have failed for want of them.
     pub missing_tests_needs_failed_check: bool,
     /// Whether the CI state of the task's PR head in the snapshot (`ci_commits`, linked by
-    /// `pr_url`'s repository, else `repo`, and `head_sha`) is read by `no_test_run_ci_failed`
-    /// and `ci_failed_after_tests`. Default true: CI is seed 004's tier-1 signal recorded
-    /// outside the task itself.
+    /// `pr_url`'s repository, else `repo`, and `head_sha`) is read by
+    /// `no_test_run_ci_failed` and `ci_failed_after_tests`. Default true: CI is the tier-1
+    /// signal ([SPEC-TASKS-TIER1]) recorded outside the task itself.
     pub use_snapshot_ci: bool,
     /// Review feedback: repeated mistakes and reviewer comments (`pr_feedback`,
     /// `review_feedback`).

@@ -1,7 +1,8 @@
-//! Task records and task events of an agent platform (seed 004's data sources: task
-//! outcomes and the TaskEvents audit log), read from a directory beside `runs/` holding
-//! `tasks.jsonl` and `events.jsonl` (shapes in `schemas/tasks.md`), and the failure
-//! categorization of seed 004's evaluation pipeline over them (see [`categorize`]).
+//! Task records and task events of an agent platform (docs/SPEC.md [SPEC-TASKS-SOURCES]:
+//! task outcomes and the TaskEvents audit log), read from a directory beside `runs/`
+//! holding `tasks.jsonl` and `events.jsonl` (shapes in `schemas/tasks.md`), and the failure
+//! categorization of the evaluation pipeline ([SPEC-TASKS-FAILURES]) over them (see
+//! [`categorize`]).
 //!
 //! A task links to the snapshot through its PR: `pr_url` gives the repository and number
 //! (parsed as every other GitHub URL is), `head_sha` the commit; both are columns of the
@@ -32,9 +33,9 @@ pub(crate) const TASKS_FILE: &str = "tasks.jsonl";
 /// Task events, one JSON object a line.
 pub(crate) const EVENTS_FILE: &str = "events.jsonl";
 
-/// The statuses a finished task can have (seed 004: COMPLETED, FAILED, TIMED_OUT; the
-/// platform's CANCELLED too). A task still running has no outcome to study: its record is
-/// quarantined with the reason.
+/// The statuses a finished task can have ([SPEC-TASKS-SOURCES]: COMPLETED, FAILED,
+/// TIMED_OUT; the platform's CANCELLED too). A task still running has no outcome to study:
+/// its record is quarantined with the reason.
 pub(crate) const STATUSES: [&str; 4] = ["COMPLETED", "FAILED", "CANCELLED", "TIMED_OUT"];
 
 /// One task record.
@@ -43,8 +44,8 @@ pub struct Task {
     pub task_id: String,
     pub(crate) status: String,
     pub repo: Option<String>,
-    /// The user the task ran for (seed 004 breaks its figures down "by repo, user, and
-    /// prompt version").
+    /// The user the task ran for ([SPEC-TASKS-PROMPTS] breaks the figures down by
+    /// repository, user and prompt version).
     pub(crate) user_id: Option<String>,
     pub(crate) branch_name: Option<String>,
     pub(crate) pr_url: Option<String>,
@@ -52,7 +53,8 @@ pub struct Task {
     pub(crate) error_message: Option<String>,
     pub(crate) duration_s: Option<f64>,
     pub(crate) cost_usd: Option<f64>,
-    /// Tokens the model read and wrote over the task (seed 004's A/B "token usage").
+    /// Tokens the model read and wrote over the task (the A/B comparison's token usage,
+    /// [SPEC-TASKS-PROMPTS]).
     pub(crate) input_tokens: Option<i64>,
     pub(crate) output_tokens: Option<i64>,
     pub(crate) build_passed: Option<bool>,
@@ -100,8 +102,8 @@ impl TaskEvent {
     }
 }
 
-/// When a task was submitted and when it opened its PR, from its events: seed 004's time
-/// to PR, "duration from task submission to PR creation".
+/// When a task was submitted and when it opened its PR, from its events: the time
+/// to PR of [SPEC-TASKS-MEMORY], "duration from task submission to PR creation".
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Timing {
     /// The task's first `task_created` event, else the record's `created_at`.

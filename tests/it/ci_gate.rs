@@ -457,7 +457,7 @@ fn the_demo_has_every_gate_outcome_and_the_dashboard_shows_them() {
     );
     let table = ok(&["report", "--dataset", "ds", "--format", "markdown"], tmp.path());
     assert!(table.contains("accepted_while_ci_red") && table.contains("CI gate replay against the loop's state file"));
-    assert!(!table.contains("seed 002"));
+    assert!(!table.contains("seed 00"));
 }
 
 /// The 60-minute clock starts when the iteration began (its run's start, aw_info.json

@@ -291,7 +291,7 @@ fn duckdb_runs_every_query_with_identical_numbers() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    // The demo with seed 004's task records (the task sections read their tables).
+    // The demo with a platform's task records ([SPEC-TASKS-SOURCES]) (the task sections read their tables).
     let demo_ds = Study::demo().traces(fixture("demo/traces")).tasks(fixture("tasks/study")).run(tmp.path(), "ds");
     // The commit protocol's sections read tables `gate --dataset` writes.
     let (results, policy) = (root().join("fixtures/gate/results.jsonl"), root().join("fixtures/gate/policy.json"));

@@ -1,4 +1,4 @@
-//! Review feedback (seed 004's memory-effectiveness figures): `pr_feedback` and
+//! Review feedback (the memory-effectiveness figures, docs/SPEC.md [SPEC-TASKS-MEMORY]): `pr_feedback` and
 //! `review_feedback` on the demo's platform PRs (140-147, counted by hand from
 //! fixtures/make_demo.py), the policy switches, and real AIDev bodies.
 

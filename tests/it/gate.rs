@@ -1,4 +1,4 @@
-//! `hindsight gate`: seed 003's evaluation and commit protocol, rule by rule, over the
+//! `hindsight gate`: the evaluation and commit protocol (docs/SPEC.md [SPEC-GATE]), rule by rule, over the
 //! fixtures in fixtures/gate/. Each line of results.jsonl carries a `case` field naming what
 //! it exercises: a field the input contract does not know, so the gate keeps it and judges
 //! the line as usual (which every test here shows, as no line is quarantined).
@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use crate::support::{demo, fixture, ok, run};
 
-const SEED_STATES: [&str; 7] = ["success", "rejected", "failed", "timeout", "governance_violation", "environment_invalid", "commit_error"];
+const TERMINAL_STATES: [&str; 7] = ["success", "rejected", "failed", "timeout", "governance_violation", "environment_invalid", "commit_error"];
 
 fn results_file() -> PathBuf {
     fixture("gate/results.jsonl")
@@ -57,7 +57,7 @@ impl Gated {
         results.iter().find(|r| r["line"] == *line).unwrap_or_else(|| panic!("case `{name}` (line {line}) not evaluated"))
     }
 
-    /// Assert the case's terminal state, the seed's result fields that follow from it, and
+    /// Assert the case's terminal state, the protocol's result fields that follow from it, and
     /// its violation kinds in order.
     fn expect(&self, name: &str, state: &str, kinds: &[&str]) -> &Value {
         let r = self.case(name);
@@ -132,7 +132,7 @@ fn changed_files_must_lie_within_the_task_scope() {
 }
 
 #[test]
-fn each_seed_protected_file_must_remain_unchanged() {
+fn each_protected_file_must_remain_unchanged() {
     let g = Gated::fixture();
     // In changed_files: a breach even where the task's scope (docs/*.md) allows the path.
     for (name, file) in [
@@ -168,7 +168,7 @@ fn each_seed_protected_file_must_remain_unchanged() {
 }
 
 #[test]
-fn the_seed_files_are_protected_without_any_policy_entry() {
+fn the_protocols_files_are_protected_without_any_policy_entry() {
     let tmp = tempfile::tempdir().unwrap();
     let policy = policy_with(tmp.path(), |p| {
         let o = p.as_object_mut().unwrap();
@@ -230,7 +230,7 @@ fn commit_messages_must_be_exactly_type_scope_summary() {
     let r = g.expect("commit_type_not_allowed", "rejected", &["commit_type_not_allowed"]);
     assert_eq!(r["violations"][0]["detail"], "`feature` (allowed: feat, fix, docs, chore)");
     g.expect("commit_message_missing", "rejected", &["commit_message_missing"]);
-    // Each of the seed's four types passes.
+    // Each of the protocol's four types passes.
     for name in ["success", "success_offset_timestamp", "success_docs", "commit_type_chore"] {
         g.expect(name, "success", &[]);
     }
@@ -311,10 +311,10 @@ fn every_terminal_state_is_reached_and_the_compliance_report_adds_up() {
     assert_eq!(c["records_read"], lines_in_file);
     assert_eq!(c["evaluated"], lines_in_file);
     let states: Vec<&str> = c["by_terminal_state"].as_object().unwrap().keys().map(String::as_str).collect();
-    let mut seed: Vec<&str> = SEED_STATES.to_vec();
-    seed.sort();
-    assert_eq!(states, seed, "exactly the seed's seven terminal states");
-    for s in SEED_STATES {
+    let mut specified: Vec<&str> = TERMINAL_STATES.to_vec();
+    specified.sort();
+    assert_eq!(states, specified, "exactly the protocol's seven terminal states ([SPEC-GATE-RESULT])");
+    for s in TERMINAL_STATES {
         let n = results.iter().filter(|r| r["terminal_state"] == s).count();
         assert!(n > 0, "no fixture case ends in `{s}`");
         assert_eq!(c["by_terminal_state"][s], n, "{s}");
@@ -323,7 +323,7 @@ fn every_terminal_state_is_reached_and_the_compliance_report_adds_up() {
         assert_eq!(c["by_evaluation_result"][s], results.iter().filter(|r| r["evaluation_result"] == s).count(), "{s}");
     }
     assert_eq!(c["commits_performed"], results.iter().filter(|r| r["commit_performed"] == true).count());
-    // Seed 003's three fields per result.
+    // The protocol's three fields per result ([SPEC-GATE-RESULT]).
     let per = c["per_result"].as_array().unwrap();
     assert_eq!(per.len(), results.len());
     for (p, r) in per.iter().zip(results) {
@@ -339,7 +339,7 @@ fn every_terminal_state_is_reached_and_the_compliance_report_adds_up() {
         assert_eq!(n, counted, "{kind}");
         assert!(counted > 0, "no fixture case shows `{kind}`");
     }
-    // Seed 003's structured result fields, in every result.
+    // The protocol's structured result fields, in every result.
     for r in results {
         for f in ["task_id", "evaluation_result", "commit_performed", "rejection_reason", "violations", "timestamp", "terminal_state"] {
             assert!(r.get(f).is_some(), "{f} missing: {r:#}");

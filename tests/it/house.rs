@@ -1,5 +1,6 @@
 //! The house rules a reader relies on, checked on the source: a stage is a list of named
-//! steps, so no function outside the unit tests runs past ~80 lines.
+//! steps, so no function outside the unit tests runs past ~80 lines; and what the code and
+//! docs cite of the specification is in the repository (docs/SPEC.md).
 
 use std::path::{Path, PathBuf};
 
@@ -84,4 +85,75 @@ fn the_length_check_sees_a_long_function_and_passes_a_short_one() {
     let tested = format!("#[cfg(test)]\nmod tests {{\n    fn in_a_test() {{\n{}    }}\n}}\n", body(100));
     assert_eq!(long_functions(&long), vec!["long (83 lines, from line 1)".to_string()]);
     assert!(long_functions(&format!("{short}{tested}")).is_empty());
+}
+
+/// The text files a reader of the repository meets: the sources, tests, docs, schemas,
+/// queries, notebooks and scripts, and the fixtures' READMEs and generators.
+fn text_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        // Under fixtures/ the rest is captured data, which may say anything.
+        let wanted = if path.components().any(|c| c.as_os_str() == "fixtures") {
+            name.starts_with("README") || name.ends_with(".py")
+        } else {
+            [".rs", ".md", ".sql", ".py", ".sh", ".ipynb", ".json"].iter().any(|e| name.ends_with(e))
+        };
+        if path.is_dir() {
+            text_files(&path, out);
+        } else if wanted {
+            out.push(path);
+        }
+    }
+}
+
+/// A citation of the texts the specification came from, which the repository does not
+/// hold: `seed` and three digits, their folder, a numbered section sign. A section of an
+/// RFC, and autoloop's own `[Run §ID]` links in its state files, point elsewhere.
+fn cites_outside(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    let numbered = lower.match_indices("seed 0").any(|(i, _)| lower[i + 6..].chars().take(2).filter(char::is_ascii_digit).count() == 2);
+    let section = line.match_indices('§').any(|(i, _)| {
+        let before = &line[..i];
+        let rfc = before.rsplit_once("RFC ").is_some_and(|(_, number)| number.len() <= 6);
+        line[i + '§'.len_utf8()..].starts_with(|c: char| c.is_ascii_digit()) && !before.ends_with("Run ") && !rfc
+    });
+    numbered || section || lower.contains("seeds/")
+}
+
+/// Code, tests and docs cite the specification by the ids of docs/SPEC.md: every id cited
+/// is defined there, and nothing cites the texts it was first written in.
+#[test]
+fn citations_point_into_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ids = crate::support::spec_ids();
+    let mut files = vec![root.join("README.md")];
+    for dir in ["src", "tests", "docs", "schemas", "queries", "notebooks", "bench", "scripts", "fixtures"] {
+        text_files(&root.join(dir), &mut files);
+    }
+    let mut wrong = Vec::new();
+    for f in files.iter().filter(|f| !f.ends_with("tests/it/house.rs")) {
+        let Ok(text) = std::fs::read_to_string(f) else { continue };
+        let rel = f.strip_prefix(root).unwrap().display().to_string();
+        for (n, line) in text.lines().enumerate() {
+            for id in crate::support::spec_citations(line).into_iter().filter(|id| !ids.contains(*id)) {
+                wrong.push(format!("{rel}:{}: {id} is not an id of docs/SPEC.md", n + 1));
+            }
+            if cites_outside(line) {
+                wrong.push(format!("{rel}:{}: cites a text outside the repository: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_citation_check_knows_a_citation_from_a_number() {
+    assert!(cites_outside(&format!("// {} 000 {}7, Pull Requests", "seed", '§')));
+    assert!(cites_outside(&format!("/// {}'s risk level", ["Seed", "004"].join(" "))));
+    assert!(!cites_outside("MurmurHash3 with seed 0, as mmh3 prints it"));
+    assert!(!cites_outside(&format!("RFC 8259 {}8.1 lets a parser ignore one", '§')));
+    assert!(!cites_outside(&format!("[Run {}29480448548](https://github.com/o/r/actions/runs/1)", '§')));
+    assert_eq!(crate::support::spec_citations("docs/SPEC.md [SPEC-PR], and `SPEC-…`; SPEC-TASKS-TIER3."), ["SPEC-PR", "SPEC-TASKS-TIER3"]);
 }

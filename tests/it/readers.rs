@@ -376,9 +376,9 @@ fn a_normalized_record_naming_another_run_never_duplicates_ids() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("run id 9006 is also claimed by run directory"), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// Issue 39, item 3 (seed 000 §3-§4): the target's node id, the patch hash and the base and
+/// Issue 39, item 3 ([SPEC-SIGNAL], [SPEC-RECORDS]): the target's node id, the patch hash and the base and
 /// head refs reach `safe_outputs` from where a run records them, NULL where it does not.
-/// Shapes: seed 000 §4's normalized record (`target_node_id`, `payload_hash`; refs and
+/// Shapes: the normalized record of [SPEC-RECORDS] (`target_node_id`, `payload_hash`; refs and
 /// branch in `expected_state`, as the demo's run 9006 keeps its branch); gh-aw's newer
 /// manifest line as `safe_output_manifest.cjs` writes it for create_pull_request (`provider`,
 /// `target: {provider, repository, number}`: no node id, hash or refs); `metadata.base` and

@@ -1,4 +1,4 @@
-//! Seed 004's PR risk level on the demo's CI-gate PRs (fixtures/make_demo.py `ci_loop`: one
+//! The PR risk level (docs/SPEC.md [SPEC-TASKS-TIER3]) on the demo's CI-gate PRs (fixtures/make_demo.py `ci_loop`: one
 //! PR per level), a PR whose files were not captured, and risk against outcome in the
 //! dashboard.
 

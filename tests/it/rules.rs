@@ -7,7 +7,7 @@ use hindsight::evaluate::rules::system::SystemRow;
 use hindsight::evaluate::{rules, Common, RowId, Status, Window};
 use serde_json::Value;
 
-use crate::support::{evaluate_case, fixture};
+use crate::support::{evaluate_case, fixture, spec, spec_citations, spec_ids};
 
 /// Rules that share another rule's rows and code run that rule's cases with their type.
 const ALIASES: &[(&str, &str)] = &[("call_workflow", "dispatch_workflow"), ("dispatch_repository", "dispatch_workflow")];
@@ -72,7 +72,7 @@ fn check(file: &str) -> BTreeSet<String> {
                     failures.push(format!("{file}: {name} [{}]: time to outcome {got:?}, want {h}", o.window));
                 }
             }
-            // seed 000 §8: existence alone is never acceptance.
+            // [SPEC-EXISTS]: existence alone is never acceptance.
             if v.signal == "target_exists_only" {
                 assert_ne!(v.status, Status::Accepted, "{name}: target_exists_only counted as accepted");
             }
@@ -119,10 +119,11 @@ fn every_rule_row_has_a_case() {
     }
 }
 
-/// seed 000 §7 names these types; each has a dedicated rule in the catalogue.
+/// The types docs/SPEC.md gives a table ([SPEC-ISSUES] to [SPEC-ASSIGNMENT]) and the system
+/// outputs it names ([SPEC-SYSTEM]); each has a dedicated rule in the catalogue.
 #[test]
-fn every_seed_type_has_a_dedicated_rule() {
-    const SEED_000_TYPES: &[&str] = &[
+fn every_specified_type_has_a_dedicated_rule() {
+    const SPECIFIED_TYPES: &[&str] = &[
         "create_issue",
         "update_issue",
         "close_issue",
@@ -156,12 +157,51 @@ fn every_seed_type_has_a_dedicated_rule() {
         "noop",
         "missing_tool",
     ];
+    // The same types as the specification's own headings (one per type with a table) and
+    // its system outputs.
+    let spec = spec();
+    let mut headed: Vec<&str> = spec.lines().filter_map(|l| l.strip_prefix("### `")?.strip_suffix('`')).collect();
+    headed.extend(["noop", "missing_tool"]);
+    assert_eq!(headed, SPECIFIED_TYPES, "docs/SPEC.md's types and this list differ");
     let catalogue = hindsight::evaluate::catalogue::render(false);
-    for ty in SEED_000_TYPES {
+    for ty in SPECIFIED_TYPES {
         let dedicated = rules::find(ty).is_some() || SystemRow::ROWS.iter().any(|r| r.id == *ty);
-        assert!(dedicated, "seed 000 type `{ty}` has no dedicated rule");
+        assert!(dedicated, "specified type `{ty}` has no dedicated rule");
         assert!(catalogue.contains(&format!("`{ty}/")) || catalogue.contains(&format!("`system/{ty}`")), "`{ty}` is not in the catalogue");
     }
+}
+
+/// Each rule row's *specification's row* (docs/RULES.md) is found in docs/SPEC.md: the
+/// row's words, without the table it was borrowed from (`(add_labels) ...`) or a trailing
+/// note (`... (actor not visible)`); a section it names (`SPEC-EXISTS: ...`) exists.
+#[test]
+fn specification_rows_are_in_the_specification() {
+    let spec = spec();
+    let ids = spec_ids();
+    let rows: Vec<Value> = serde_json::from_str(&hindsight::evaluate::catalogue::render(true)).unwrap();
+    let mut missing = Vec::new();
+    for r in &rows {
+        let cited = r["specification_row"].as_str().unwrap_or_default();
+        for id in spec_citations(cited) {
+            if !ids.contains(id) {
+                missing.push(format!("{}: no section {id}", r["rule_id"]));
+            }
+        }
+        if cited.is_empty() || cited.starts_with("SPEC-") {
+            continue;
+        }
+        let mut words = cited;
+        if words.starts_with('(') {
+            words = words.split_once(") ").map_or(words, |(_, w)| w);
+        }
+        if words.ends_with(')') {
+            words = words.rsplit_once(" (").map_or(words, |(w, _)| w);
+        }
+        if !spec.contains(words) {
+            missing.push(format!("{}: `{words}`", r["rule_id"]));
+        }
+    }
+    assert!(missing.is_empty(), "specification rows not in docs/SPEC.md:\n{}", missing.join("\n"));
 }
 
 #[test]

@@ -91,6 +91,37 @@ pub fn gh_aw_conformance_cases() -> Vec<Value> {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
+/// The specification, docs/SPEC.md.
+pub fn spec() -> String {
+    std::fs::read_to_string(root().join("docs/SPEC.md")).expect("docs/SPEC.md")
+}
+
+/// The ids docs/SPEC.md defines: each is an anchor followed by its id in brackets,
+/// `<a id="spec-pr"></a>[SPEC-PR]`, so `docs/SPEC.md#spec-pr` finds it.
+pub fn spec_ids() -> std::collections::BTreeSet<String> {
+    let text = spec();
+    let mut ids = std::collections::BTreeSet::new();
+    for rest in text.split("<a id=\"").skip(1) {
+        let anchor = &rest[..rest.find('"').expect("an anchor's closing quote")];
+        let id = anchor.to_uppercase();
+        assert!(rest.starts_with(&format!("{anchor}\"></a>[{id}]")), "anchor `{anchor}` is not followed by `[{id}]`");
+        assert!(ids.insert(id.clone()), "{id} is defined twice");
+    }
+    ids
+}
+
+/// The `SPEC-…` ids a text cites.
+pub fn spec_citations(text: &str) -> Vec<&str> {
+    text.match_indices("SPEC-")
+        .filter_map(|(i, _)| {
+            let rest = &text[i..];
+            let end = rest[5..].find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-')).map_or(rest.len(), |e| e + 5);
+            let id = rest[..end].trim_end_matches('-');
+            (id.len() > 5).then_some(id)
+        })
+        .collect()
+}
+
 pub fn fixture(rel: &str) -> PathBuf {
     root().join("fixtures").join(rel)
 }

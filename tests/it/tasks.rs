@@ -1,4 +1,4 @@
-//! Task records and events (seed 004): reading with quarantine, failure categorization by
+//! Task records and events (docs/SPEC.md [SPEC-TASKS]): reading with quarantine, failure categorization by
 //! rule (one fixture task per rule), the policy's precedence switch, and `convert --tasks`.
 
 use std::path::Path;

@@ -236,7 +236,7 @@ fn each_version_gets_blocks_its_own_package_accepts() {
     }
 }
 
-/// Issue 39, item 2 (seed 001, attribution): each conversation's contributor carries the
+/// Issue 39, item 2 ([SPEC-TRACES-ATTRIBUTION]): each conversation's contributor carries the
 /// `model_id` of the step that made its ranges (two models in one session).
 #[test]
 fn contributor_model_id_is_the_steps_model() {
@@ -255,8 +255,8 @@ fn contributor_model_id_is_the_steps_model() {
     }
 }
 
-/// Issue 39, item 2 (seed 001, outcome): `signal_source` is the spec's `deterministic`;
-/// `terminal_state` takes all four of the spec's values: `goal_reached` (the comment was
+/// Issue 39, item 2 ([SPEC-TRACES-OUTCOME]): `signal_source` is the specified `deterministic`;
+/// `terminal_state` takes all four of the specified values: `goal_reached` (the comment was
 /// answered), `interrupted` (the trace's last tool call has opentraces' `no_result`), `error`
 /// (its last tool call failed), and `abandoned` (attach's unit tests: rejected, ignored, or
 /// the agent's missing_tool / missing_data / report_incomplete).

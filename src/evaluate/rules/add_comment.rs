@@ -1,5 +1,5 @@
-//! `add_comment`. Seed 000 lists it among the top five but gives it no table, so the rule
-//! is written down here.
+//! `add_comment`: docs/SPEC.md [SPEC-EXTRA-TYPES]. The specification lists it among the top
+//! five but gives it no table, so the rule is written down here.
 //!
 //! ## What a person checks
 //! Did anyone respond to the comment: a reply or a reaction from a visible non-bot actor

@@ -1,4 +1,4 @@
-//! `add_labels`: seed 000 §7, Labels, Metadata, and Planning.
+//! `add_labels`: docs/SPEC.md [SPEC-METADATA], labels, metadata and planning.
 //!
 //! ## What a person checks
 //! Did the label classification stick?

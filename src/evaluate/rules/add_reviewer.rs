@@ -1,4 +1,4 @@
-//! `add_reviewer`: seed 000 §7, Pull Requests.
+//! `add_reviewer`: docs/SPEC.md [SPEC-PR], pull requests.
 //!
 //! ## What a person checks
 //! Did the requested reviewer review, comment, approve, or remain meaningfully assigned?

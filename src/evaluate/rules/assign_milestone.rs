@@ -1,4 +1,4 @@
-//! `assign_milestone`: seed 000 §7, Labels, Metadata, and Planning.
+//! `assign_milestone`: docs/SPEC.md [SPEC-METADATA], labels, metadata and planning.
 //!
 //! ## What a person checks
 //! Did the milestone remain assigned?

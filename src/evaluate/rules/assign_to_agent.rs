@@ -1,4 +1,4 @@
-//! `assign_to_agent`: seed 000 §7, Pull Requests.
+//! `assign_to_agent`: docs/SPEC.md [SPEC-PR], pull requests.
 //!
 //! ## What a person checks
 //! Did the assigned agent produce useful downstream work?

@@ -1,4 +1,4 @@
-//! `assign_to_user`: what a person checks, why, and an example are in [`super::shared::assignees`],
+//! `assign_to_user` (docs/SPEC.md [SPEC-ASSIGNMENT]): what a person checks, why, and an example are in [`super::shared::assignees`],
 //! which holds what it shares with the other `unassign_from_user` rule.
 
 use crate::evaluate::rule::Decision as D;

@@ -1,4 +1,4 @@
-//! `close_discussion`: what a person checks, why, and an example are in [`super::shared::discussion`],
+//! `close_discussion` (docs/SPEC.md [SPEC-ISSUES]): what a person checks, why, and an example are in [`super::shared::discussion`],
 //! which holds what it shares with the other `create_discussion` and `update_discussion` rules.
 
 use crate::evaluate::rule::Decision as D;

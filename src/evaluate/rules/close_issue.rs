@@ -1,4 +1,4 @@
-//! `close_issue`: seed 000 §7, Issues and Discussions.
+//! `close_issue`: docs/SPEC.md [SPEC-ISSUES], issues and discussions.
 //!
 //! ## What a person checks
 //! Did the issue stay closed, or was it reopened?

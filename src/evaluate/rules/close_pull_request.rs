@@ -1,4 +1,4 @@
-//! `close_pull_request`: seed 000 §7, Pull Requests.
+//! `close_pull_request`: docs/SPEC.md [SPEC-PR], pull requests.
 //!
 //! ## What a person checks
 //! Did the PR stay closed, or was the close undone?

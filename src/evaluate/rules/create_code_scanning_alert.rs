@@ -1,4 +1,4 @@
-//! `create_code_scanning_alert`: what a person checks, why, and an example are in [`super::shared::code_scanning_alert`],
+//! `create_code_scanning_alert` (docs/SPEC.md [SPEC-WORKFLOWS]): what a person checks, why, and an example are in [`super::shared::code_scanning_alert`],
 //! which holds what it shares with the other `autofix_code_scanning_alert` rule.
 
 use crate::evaluate::rule::Decision as D;

@@ -80,7 +80,7 @@ rows! {
             status: S::Pending,
             strength: E::Weak,
             signal: "target_exists_only",
-            seed: "§8: target exists only",
+            seed: "SPEC-EXISTS: target exists only",
             policy: Some("ignore_after_hours"),
             decision: D::State,
         },

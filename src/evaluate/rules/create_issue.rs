@@ -1,10 +1,10 @@
-//! `create_issue`: seed 000 §7, Issues and Discussions.
+//! `create_issue`: docs/SPEC.md [SPEC-ISSUES], issues and discussions.
 //!
 //! ## What a person checks
 //! Did the issue receive meaningful triage, assignment, linkage, closure, or completion?
 //!
 //! ## Why
-//! An issue that still exists says nothing (seed 000 §8). Closing it as completed is the
+//! An issue that still exists says nothing ([SPEC-EXISTS]). Closing it as completed is the
 //! repository's acceptance; closing it as not planned or duplicate is rejection, unless a
 //! bot closed it (a stale/lifecycle sweep is nobody's decision) or the workflow closed
 //! its own issue. Triage by a visible non-bot actor (assignment, labels, milestone, a
@@ -117,7 +117,7 @@ rows! {
             status: S::Ignored,
             strength: E::Weak,
             signal: "issue_closed_by_workflow",
-            seed: "§6: a signal counts when it comes from someone other than the workflow",
+            seed: "SPEC-ACTORS: a signal counts when it comes from someone other than the workflow",
             policy: Some("own_act_counts"),
             decision: D::State,
         },
@@ -147,7 +147,7 @@ rows! {
             status: S::Pending,
             strength: E::Weak,
             signal: "target_exists_only",
-            seed: "§8: target exists only",
+            seed: "SPEC-EXISTS: target exists only",
             policy: Some("ignore_after_hours"),
             decision: D::State,
         },

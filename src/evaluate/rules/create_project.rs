@@ -18,7 +18,7 @@ rows! {
             status: S::Pending,
             strength: E::Weak,
             signal: "target_exists_only",
-            seed: "§8: target exists only",
+            seed: "SPEC-EXISTS: target exists only",
             policy: None,
             decision: D::State,
         },

@@ -1,11 +1,11 @@
-//! `create_pull_request`: seed 000 §7, Pull Requests.
+//! `create_pull_request`: docs/SPEC.md [SPEC-PR], pull requests.
 //!
 //! ## What a person checks
 //! Was the PR merged, closed unmerged, reviewed, or is it still pending?
 //!
 //! ## Why
 //! A merge by the repository is the strongest acceptance a code change can get; a PR that
-//! merely still exists is not acceptance (seed 000 §8), so an open PR is `pending` until
+//! merely still exists is not acceptance ([SPEC-EXISTS]), so an open PR is `pending` until
 //! someone acts on it, and `ignored` once it has sat untouched for the policy's
 //! `ignore_after_hours` (default [`DEFAULT_IGNORE_AFTER_HOURS`](crate::evaluate::policy::DEFAULT_IGNORE_AFTER_HOURS), 7 days). Activity counts only when it comes strictly after the PR was
 //! opened and from someone other than the workflow itself. When PR creation fell back to
@@ -53,7 +53,7 @@ rows! {
             status: S::Ignored,
             strength: E::Weak,
             signal: "pull_request_merged_by_workflow",
-            seed: "§6: a signal counts when it comes from someone other than the workflow",
+            seed: "SPEC-ACTORS: a signal counts when it comes from someone other than the workflow",
             policy: Some("own_act_counts"),
             decision: D::State,
         },
@@ -63,7 +63,7 @@ rows! {
             status: S::Accepted,
             strength: E::Strong,
             signal: "pull_request_merged_by_requester",
-            seed: "Merged (§6: the requester is a person, not the workflow)",
+            seed: "Merged (SPEC-ACTORS: the requester is a person, not the workflow)",
             policy: Some("requester_acts"),
             decision: D::Act,
         },
@@ -73,7 +73,7 @@ rows! {
             status: S::Rejected,
             strength: E::Strong,
             signal: "pull_request_closed_by_requester",
-            seed: "Closed unmerged (§6: the requester is a person, not the workflow)",
+            seed: "Closed unmerged (SPEC-ACTORS: the requester is a person, not the workflow)",
             policy: Some("requester_acts"),
             decision: D::Act,
         },
@@ -83,7 +83,7 @@ rows! {
             status: S::Ignored,
             strength: E::Weak,
             signal: "pull_request_closed_by_workflow",
-            seed: "§6: a signal counts when it comes from someone other than the workflow",
+            seed: "SPEC-ACTORS: a signal counts when it comes from someone other than the workflow",
             policy: Some("own_act_counts"),
             decision: D::State,
         },
@@ -143,7 +143,7 @@ rows! {
             status: S::Pending,
             strength: E::Weak,
             signal: "target_exists_only",
-            seed: "§8: target exists only",
+            seed: "SPEC-EXISTS: target exists only",
             policy: Some("ignore_after_hours"),
             decision: D::State,
         },

@@ -1,4 +1,4 @@
-//! `dismiss_pull_request_review`: what a person checks, why, and an example are in [`super::shared::pull_request_review`],
+//! `dismiss_pull_request_review` (docs/SPEC.md [SPEC-EXTRA-TYPES]): what a person checks, why, and an example are in [`super::shared::pull_request_review`],
 //! which holds what it shares with the other `submit_pull_request_review` rule.
 
 use crate::evaluate::rule::Decision as D;

@@ -1,4 +1,4 @@
-//! `hide_comment`: seed 000 §7, Comment Moderation.
+//! `hide_comment`: docs/SPEC.md [SPEC-MODERATION], comment moderation.
 //!
 //! ## What a person checks
 //! Did the hidden (minimized) state persist?
@@ -6,9 +6,9 @@
 //! ## Why
 //! Minimized state is GraphQL-only (`isMinimized`): read from
 //! `graphql/repos/OWNER/REPO/comments/ID`, or from a REST capture of the comment that
-//! carries it. A comment deleted after hiding is "often accepted for moderation" (seed
-//! 000): medium. Unhiding leaves no actor in the API, so it is rejected with medium
-//! evidence unless the capture names the person (`unminimizedBy`).
+//! carries it. A comment deleted after hiding is "often accepted for moderation"
+//! ([SPEC-MODERATION]): medium. Unhiding leaves no actor in the API, so it is rejected with
+//! medium evidence unless the capture names the person (`unminimizedBy`).
 //!
 //! ## Example
 //! Comment 7 hidden at T, still minimized at capture -> `accepted`/`medium`/

@@ -1,4 +1,4 @@
-//! `link_sub_issue`: seed 000 §7, Issues and Discussions.
+//! `link_sub_issue`: docs/SPEC.md [SPEC-ISSUES], issues and discussions.
 //!
 //! ## What a person checks
 //! Did the sub-issue relationship stick?

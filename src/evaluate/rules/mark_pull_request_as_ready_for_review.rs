@@ -1,4 +1,4 @@
-//! `mark_pull_request_as_ready_for_review`: seed 000 §7, Pull Requests.
+//! `mark_pull_request_as_ready_for_review`: docs/SPEC.md [SPEC-PR], pull requests.
 //!
 //! ## What a person checks
 //! Did readiness lead to actual review or merge activity?

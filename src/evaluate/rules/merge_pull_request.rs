@@ -1,4 +1,5 @@
-//! `merge_pull_request` (a gh-aw type seed 000 does not list).
+//! `merge_pull_request` (a gh-aw type the specification's tables do not list: docs/SPEC.md
+//! [SPEC-EXTRA-TYPES]).
 //!
 //! ## What a person checks
 //! Did the merge the agent made stand?

@@ -1,7 +1,7 @@
 //! One evaluator per safe-output type, in a file named after it. Each documents, in fixed
 //! sections, what a person checks, why, and an example (sibling types share theirs in
-//! `shared/`); its `rows!` table is the seed table it implements, and `hindsight rules`
-//! prints the catalogue from those tables.
+//! `shared/`); its `rows!` table implements the type's table in docs/SPEC.md (the section
+//! its header cites), and `hindsight rules` prints the catalogue from those tables.
 
 pub(crate) mod add_comment;
 pub(crate) mod add_labels;
@@ -233,8 +233,8 @@ fn failed_sources<'a>(failed: impl Iterator<Item = &'a (String, u16)>) -> Option
     Some(common(Common::CaptureFailed).resolved(true).note(format!("activity capture failed: {}", paths.join(", "))))
 }
 
-/// A merge or close by the workflow's own identity of what it created, decided the same
-/// way in every rule (policy `own_act_counts`, seed 000 §6): `counted` (the verdict the act
+/// A merge or close by the workflow's own identity of what it created, decided the same way
+/// in every rule (policy `own_act_counts`, [SPEC-ACTORS]): `counted` (the verdict the act
 /// would give coming from anyone else) at weak strength when the policy counts it, else
 /// `by_workflow` (an `ignored`/weak row).
 pub(crate) fn own_act(case: &Case, counted: Verdict, by_workflow: Verdict) -> Verdict {

@@ -1,4 +1,5 @@
-//! gh-aw types whose outcome the repository's state does not show.
+//! gh-aw types whose outcome the repository's state does not show (docs/SPEC.md
+//! [SPEC-EXTRA-TYPES]).
 //!
 //! Skipped: `create_agent_session`, `create_check_run`, `create_project_status_update`,
 //! `upload_asset`, `upload_artifact`, `comment_memory`, `push_repo_memory`. Not observable

@@ -1,4 +1,4 @@
-//! `push_to_pull_request_branch`: seed 000 §7, Pull Requests.
+//! `push_to_pull_request_branch`: docs/SPEC.md [SPEC-PR], pull requests.
 //!
 //! ## What a person checks
 //! Were the pushed commits accepted through the PR lifecycle?
@@ -120,7 +120,7 @@ rows! {
             status: S::Pending,
             strength: E::Weak,
             signal: "target_exists_only",
-            seed: "§8: target exists only",
+            seed: "SPEC-EXISTS: target exists only",
             policy: Some("ignore_after_hours"),
             decision: D::State,
         },

@@ -1,4 +1,5 @@
-//! `remove_labels` (a gh-aw type seed 000 does not list; the rule mirrors `add_labels`).
+//! `remove_labels` (a gh-aw type the specification's tables do not list; the rule mirrors
+//! `add_labels`: docs/SPEC.md [SPEC-EXTRA-TYPES]).
 //!
 //! ## What a person checks
 //! Did the labels stay removed?

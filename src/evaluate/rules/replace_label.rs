@@ -1,4 +1,5 @@
-//! `replace_label` (a gh-aw type seed 000 does not list; mirrors `add_labels` both ways).
+//! `replace_label` (a gh-aw type the specification's tables do not list; mirrors
+//! `add_labels` both ways: docs/SPEC.md [SPEC-EXTRA-TYPES]).
 //!
 //! ## What a person checks
 //! Did the new label stay and the old one stay gone?

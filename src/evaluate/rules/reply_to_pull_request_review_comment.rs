@@ -1,4 +1,4 @@
-//! `reply_to_pull_request_review_comment`: what a person checks, why, and an example are in [`super::shared::review_comments`],
+//! `reply_to_pull_request_review_comment` (docs/SPEC.md [SPEC-PR]): what a person checks, why, and an example are in [`super::shared::review_comments`],
 //! which holds what it shares with the other `create_pull_request_review_comment` and `resolve_pull_request_review_thread` rules.
 
 use crate::evaluate::rule::Decision as D;

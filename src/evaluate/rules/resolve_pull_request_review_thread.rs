@@ -1,4 +1,4 @@
-//! `resolve_pull_request_review_thread`: what a person checks, why, and an example are in [`super::shared::review_comments`],
+//! `resolve_pull_request_review_thread` (docs/SPEC.md [SPEC-PR]): what a person checks, why, and an example are in [`super::shared::review_comments`],
 //! which holds what it shares with the other `create_pull_request_review_comment` and `reply_to_pull_request_review_comment` rules.
 
 use crate::evaluate::rule::Decision as D;

@@ -1,4 +1,4 @@
-//! `set_issue_field`: seed 000 §7, Labels, Metadata, and Planning.
+//! `set_issue_field`: docs/SPEC.md [SPEC-METADATA], labels, metadata and planning.
 //!
 //! ## What a person checks
 //! Did the specific field value remain?

@@ -1,4 +1,4 @@
-//! `set_issue_type`: seed 000 §7, Labels, Metadata, and Planning.
+//! `set_issue_type`: docs/SPEC.md [SPEC-METADATA], labels, metadata and planning.
 //!
 //! ## What a person checks
 //! Did the issue type remain set?

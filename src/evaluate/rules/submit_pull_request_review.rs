@@ -1,4 +1,4 @@
-//! `submit_pull_request_review`: what a person checks, why, and an example are in [`super::shared::pull_request_review`],
+//! `submit_pull_request_review` (docs/SPEC.md [SPEC-PR]): what a person checks, why, and an example are in [`super::shared::pull_request_review`],
 //! which holds what it shares with the other `dismiss_pull_request_review` rule.
 
 use crate::evaluate::rule::Decision as D;

@@ -1,8 +1,9 @@
-//! System outputs: `noop`, `missing_tool`, `missing_data`, `report_incomplete`.
+//! System outputs: `noop`, `missing_tool`, `missing_data`, `report_incomplete`
+//! (docs/SPEC.md [SPEC-SYSTEM]).
 //!
 //! ## What a person checks
-//! Nothing: these record that the agent did not act, or could not. Seed 000 marks them
-//! `skipped` with no evidence, so they never enter an acceptance rate.
+//! Nothing: these record that the agent did not act, or could not. The specification marks
+//! them `skipped` with no evidence, so they never enter an acceptance rate.
 //!
 //! ## Example
 //! `{"type": "noop", "message": "nothing to do"}` -> skipped / none / `no_action_requested`.

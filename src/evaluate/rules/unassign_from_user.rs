@@ -1,4 +1,4 @@
-//! `unassign_from_user`: what a person checks, why, and an example are in [`super::shared::assignees`],
+//! `unassign_from_user` (docs/SPEC.md [SPEC-ASSIGNMENT]): what a person checks, why, and an example are in [`super::shared::assignees`],
 //! which holds what it shares with the other `assign_to_user` rule.
 
 use crate::evaluate::rule::Decision as D;

@@ -1,4 +1,4 @@
-//! `update_discussion`: what a person checks, why, and an example are in [`super::shared::discussion`],
+//! `update_discussion` (docs/SPEC.md [SPEC-ISSUES]): what a person checks, why, and an example are in [`super::shared::discussion`],
 //! which holds what it shares with the other `create_discussion` and `close_discussion` rules.
 
 use super::shared::discussion::load;

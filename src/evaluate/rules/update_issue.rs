@@ -1,4 +1,4 @@
-//! `update_issue`: seed 000 §7, Issues and Discussions.
+//! `update_issue`: docs/SPEC.md [SPEC-ISSUES], issues and discussions.
 //!
 //! ## What a person checks
 //! Did the agent's edit stick?

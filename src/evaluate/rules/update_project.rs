@@ -1,4 +1,4 @@
-//! `update_project`: what a person checks, why, and an example are in [`super::shared::project`],
+//! `update_project` (docs/SPEC.md [SPEC-METADATA]): what a person checks, why, and an example are in [`super::shared::project`],
 //! which holds what it shares with the other `create_project` rule.
 
 use crate::evaluate::rule::Decision as D;

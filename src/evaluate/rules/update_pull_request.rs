@@ -1,4 +1,4 @@
-//! `update_pull_request`: seed 000 §7, Pull Requests.
+//! `update_pull_request`: docs/SPEC.md [SPEC-PR], pull requests.
 //!
 //! ## What a person checks
 //! Did the edit stick, and did the PR merge with it?
@@ -6,7 +6,7 @@
 //! ## Why
 //! As `update_issue` (fields compared with the recorded before and after state), and
 //! stronger when the PR later merged with the edit in place; a PR closed unmerged after the
-//! edit is "often rejected" (seed 000), medium.
+//! edit is "often rejected" ([SPEC-PR]), medium.
 //!
 //! ## Example
 //! Title set to "new"; the PR merged with title "new" -> `accepted`/`strong`/

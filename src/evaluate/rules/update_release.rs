@@ -1,4 +1,5 @@
-//! `update_release`: seed 000 §7, Releases. The release is `releases/ID` (REST).
+//! `update_release`: docs/SPEC.md [SPEC-WORKFLOWS], releases. The release is `releases/ID`
+//! (REST).
 //!
 //! ## What a person checks
 //! Did the release edit remain?

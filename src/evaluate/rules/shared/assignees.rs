@@ -1,4 +1,5 @@
-//! `assign_to_user` and `unassign_from_user`: seed 000 §7, User Assignment.
+//! `assign_to_user` and `unassign_from_user`: docs/SPEC.md [SPEC-ASSIGNMENT], user
+//! assignment.
 //!
 //! ## What a person checks
 //! assign: did the assignment stick or lead the user to act? unassign: did the user stay

@@ -1,5 +1,6 @@
-//! `autofix_code_scanning_alert` and `create_code_scanning_alert`: seed 000 §7, Security
-//! and Code Scanning. The alert is `code-scanning/alerts/N` (REST).
+//! `autofix_code_scanning_alert` and `create_code_scanning_alert`: docs/SPEC.md
+//! [SPEC-WORKFLOWS], security and code scanning. The alert is `code-scanning/alerts/N`
+//! (REST).
 //!
 //! ## What a person checks
 //! autofix: was the alert actually fixed? create: was it triaged, fixed, or dismissed?
@@ -11,7 +12,7 @@
 //! days) is rejected (medium), before it pending. For an alert the
 //! agent raised, a person dismissing it with a reason is triage (policy
 //! `alert_dismissed_with_reason`, default accepted); an alert that is gone was invalid
-//! (seed 000: rejected, medium).
+//! ([SPEC-WORKFLOWS]: rejected, medium).
 //!
 //! ## Example
 //! Alert 42 fixed at T+2d -> `accepted`/`strong`/`alert_fixed` from 7d on.

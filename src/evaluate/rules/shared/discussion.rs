@@ -1,6 +1,6 @@
-//! Discussions: `create_discussion`, `update_discussion`, `close_discussion` (seed 000
-//! §7, Issues and Discussions). Discussions exist only in GraphQL; the capture is
-//! `graphql/repos/OWNER/REPO/discussions/N` (shape in `schemas/graphql.md`).
+//! Discussions: `create_discussion`, `update_discussion`, `close_discussion` (docs/SPEC.md
+//! [SPEC-ISSUES], issues and discussions). Discussions exist only in GraphQL; the capture
+//! is `graphql/repos/OWNER/REPO/discussions/N` (shape in `schemas/graphql.md`).
 //!
 //! ## What a person checks
 //! create: did the discussion get an accepted answer or meaningful engagement?

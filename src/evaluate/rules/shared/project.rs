@@ -1,5 +1,6 @@
-//! `update_project` and `create_project`: seed 000 §7 (update_project) and a gh-aw type
-//! the seed does not list (create_project). Projects exist only in GraphQL; the capture is
+//! `update_project` and `create_project`: docs/SPEC.md [SPEC-METADATA] (update_project) and
+//! a gh-aw type the specification's tables do not list ([SPEC-EXTRA-TYPES],
+//! create_project). Projects exist only in GraphQL; the capture is
 //! `graphql/projects/OWNER/NUMBER` (shape in `schemas/graphql.md`).
 //!
 //! ## What a person checks

@@ -1,5 +1,6 @@
-//! `submit_pull_request_review` and `dismiss_pull_request_review`: seed 000 §7 (submit)
-//! and a gh-aw type the seed does not list (dismiss).
+//! `submit_pull_request_review` and `dismiss_pull_request_review`: docs/SPEC.md [SPEC-PR]
+//! (submit) and a gh-aw type the specification's tables do not list ([SPEC-EXTRA-TYPES],
+//! dismiss).
 //!
 //! ## What a person checks
 //! submit: did the review affect the PR lifecycle? dismiss: did the dismissal stand?

@@ -1,6 +1,6 @@
 //! Review threads: `create_pull_request_review_comment`,
-//! `reply_to_pull_request_review_comment`, `resolve_pull_request_review_thread` (seed 000
-//! §7, Pull Requests). Comments come from REST (`pulls/N/comments`,
+//! `reply_to_pull_request_review_comment`, `resolve_pull_request_review_thread`
+//! (docs/SPEC.md [SPEC-PR], pull requests). Comments come from REST (`pulls/N/comments`,
 //! `pulls/comments/ID`); thread state only from GraphQL
 //! (`graphql/repos/OWNER/REPO/pulls/N/review_threads`, shape in `schemas/graphql.md`).
 //!

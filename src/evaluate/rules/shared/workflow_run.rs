@@ -1,6 +1,6 @@
-//! `dispatch_workflow`: seed 000 §7, Workflows; also `call_workflow` and
-//! `dispatch_repository` (gh-aw types the seed does not list) when their run id is
-//! recorded.
+//! `dispatch_workflow`: docs/SPEC.md [SPEC-WORKFLOWS]; also `call_workflow` and
+//! `dispatch_repository` (gh-aw types the specification's tables do not list,
+//! [SPEC-EXTRA-TYPES]) when their run id is recorded.
 //!
 //! ## What a person checks
 //! Did the dispatched workflow run successfully?
