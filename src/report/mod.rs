@@ -12,6 +12,7 @@ pub mod print;
 pub mod shell;
 mod section;
 pub mod views;
+pub mod wilson;
 
 use std::path::{Path, PathBuf};
 
@@ -259,11 +260,14 @@ pub enum Engine {
 /// and on a cluster's scheduler and executors alike: the JSON functions
 /// (`json_get_str(payload, 'title')`, `payload->>'title'`, `json_length` ... over JSON
 /// text), and the functions whose result can outgrow their arguments bounded by `memory`
-/// bytes (`bounded`), and integer `+ - *` that fail on overflow instead of wrapping (`checked`).
+/// bytes (`bounded`), integer `+ - *` that fail on overflow instead of wrapping (`checked`),
+/// and the 95% Wilson score interval of k of n, `wilson_low(k, n)` and `wilson_high(k, n)`
+/// ([`wilson`]).
 pub(crate) fn register_functions(registry: &mut dyn datafusion::execution::FunctionRegistry, memory: usize) -> datafusion::common::Result<()> {
     datafusion_functions_json::register_all(registry)?;
     bounded::register(registry, memory)?;
-    checked::register(registry)
+    checked::register(registry)?;
+    wilson::register(registry)
 }
 
 /// A query session over one dataset directory.
