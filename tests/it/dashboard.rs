@@ -323,13 +323,13 @@ fn duckdb_runs_every_query_with_identical_numbers() {
     let views = ok(&["views", "--dataset", "ghaw", "--dialect", "duckdb"], tmp.path());
     std::fs::write(tmp.path().join("ghaw.views.sql"), views).unwrap();
     let mut empty = Vec::new();
-    for (name, _) in report::QUERIES {
+    for name in report::CATALOGUE.iter().map(|q| q.name) {
         let mut on: Vec<(&str, &Session)> = if name.starts_with("aidev/") {
             vec![("aidev.views.sql", &aidev_session)]
         } else {
             vec![("ds.views.sql", &demo_session), ("eval.views.sql", &eval_session)]
         };
-        if *name == "gh_aw_summary" {
+        if name == "gh_aw_summary" {
             on.push(("ghaw.views.sql", &ghaw_session));
         }
         let mut rows = 0;
@@ -362,7 +362,7 @@ fn duckdb_runs_every_query_with_identical_numbers() {
             rows += ours.len();
         }
         if rows == 0 {
-            empty.push(*name);
+            empty.push(name);
         }
     }
     // Every query compared some rows: identical empty results would prove little.
@@ -488,12 +488,10 @@ fn wilson_functions_are_the_same_bits_in_datafusion_and_duckdb() {
     let values = grid.iter().enumerate().map(|(i, (k, n))| format!("({i}, {k}, {n})")).collect::<Vec<_>>().join(", ");
     let from = format!("FROM (VALUES {values}) AS t(i, k, n) ORDER BY i");
     // DuckDB: 17 significant digits name a double exactly.
-    std::fs::write(
-        tmp.path().join("grid.sql"),
-        format!("SELECT printf('%.17g', wilson_low(k, n)) AS lo, printf('%.17g', wilson_high(k, n)) AS hi {from}"),
-    )
-    .unwrap();
-    let out = Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg("views.sql").arg("grid.sql").current_dir(tmp.path()).output().unwrap();
+    std::fs::write(tmp.path().join("grid.sql"), format!("SELECT printf('%.17g', wilson_low(k, n)) AS lo, printf('%.17g', wilson_high(k, n)) AS hi {from}"))
+        .unwrap();
+    let out =
+        Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg("views.sql").arg("grid.sql").current_dir(tmp.path()).output().unwrap();
     assert!(out.status.success(), "duckdb: {}", String::from_utf8_lossy(&out.stderr));
     let duck: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     let duck_bits = |r: &Value, c: &str| r[c].as_str().and_then(|t| t.parse::<f64>().ok()).map(f64::to_bits);
@@ -1032,7 +1030,7 @@ fn json_report_keys_follow_the_queries() {
     let tmp = tempfile::tempdir().unwrap();
     demo(tmp.path());
     let text = ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path());
-    let shown: Vec<&str> = report::DASHBOARD.iter().map(|(n, _)| *n).filter(|n| text.contains(&format!("\n  \"{n}\": "))).collect();
+    let shown: Vec<&str> = report::sections(false).into_iter().map(|(n, _)| n).filter(|n| text.contains(&format!("\n  \"{n}\": "))).collect();
     assert!(shown.len() >= 10, "{shown:?}");
     let at: Vec<usize> = shown.iter().map(|n| text.find(&format!("\n  \"{n}\": ")).unwrap()).collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "sections out of the dashboard's order: {shown:?}");
