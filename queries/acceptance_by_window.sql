@@ -4,7 +4,9 @@
 --   strict_acceptance_rate       accepted with strong evidence / evaluable
 --   human_check_acceptance_rate  accepted with strong or medium evidence / evaluable
 --   sticky_artifact_rate         (accepted with weak evidence, or signal target_exists_only) / evaluable
---   RATE_ci_low, RATE_ci_high    the rate's 95% Wilson score interval (z = 1.96) for its k of n:
+--   RATE_ci_low, RATE_ci_high    the rate's 95% Wilson score interval (z = 1.96) for its k of n, hindsight's
+--                                functions wilson_low(k, n) and wilson_high(k, n) (src/report/wilson.rs; in DuckDB
+--                                the macros `hindsight views` prints):
 --                                low = (k + z²/2 − z·√(k(n−k)/n + z²/4)) / (n + z²); high = 1 − the low end
 --                                for n − k of n (the same number as the + form, and exactly 1 at k = n)
 -- The three are never merged into one number. A rate and its interval are NULL when nothing was evaluable.
@@ -21,28 +23,27 @@ WITH counts AS (
   FROM output_flags
   GROUP BY eval_window, window_order
 ),
--- The interval's terms as DOUBLE, so every engine computes them alike.
+-- The rates' terms as DOUBLE, so every engine computes them alike (the intervals take them as DOUBLE too).
 w AS (
   SELECT
     *,
     CAST(evaluable_outputs AS DOUBLE) AS n,
     CAST(strict_k AS DOUBLE) AS k1,
     CAST(human_check_k AS DOUBLE) AS k2,
-    CAST(sticky_k AS DOUBLE) AS k3,
-    CAST(1.96 AS DOUBLE) AS z
+    CAST(sticky_k AS DOUBLE) AS k3
   FROM counts
 )
 SELECT
   eval_window,
   evaluable_outputs,
   ROUND(k1 / NULLIF(n, 0), 4) AS strict_acceptance_rate,
-  ROUND((k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS strict_acceptance_rate_ci_low,
-  ROUND(1 - (n - k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS strict_acceptance_rate_ci_high,
+  ROUND(wilson_low(k1, n), 4) AS strict_acceptance_rate_ci_low,
+  ROUND(wilson_high(k1, n), 4) AS strict_acceptance_rate_ci_high,
   ROUND(k2 / NULLIF(n, 0), 4) AS human_check_acceptance_rate,
-  ROUND((k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS human_check_acceptance_rate_ci_low,
-  ROUND(1 - (n - k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS human_check_acceptance_rate_ci_high,
+  ROUND(wilson_low(k2, n), 4) AS human_check_acceptance_rate_ci_low,
+  ROUND(wilson_high(k2, n), 4) AS human_check_acceptance_rate_ci_high,
   ROUND(k3 / NULLIF(n, 0), 4) AS sticky_artifact_rate,
-  ROUND((k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS sticky_artifact_rate_ci_low,
-  ROUND(1 - (n - k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS sticky_artifact_rate_ci_high
+  ROUND(wilson_low(k3, n), 4) AS sticky_artifact_rate_ci_low,
+  ROUND(wilson_high(k3, n), 4) AS sticky_artifact_rate_ci_high
 FROM w
 ORDER BY window_order

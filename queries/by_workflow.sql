@@ -18,15 +18,14 @@ WITH counts AS (
   FROM output_flags
   GROUP BY COALESCE(workflow_name, '(unknown)'), eval_window, window_order
 ),
--- The interval's terms as DOUBLE, so every engine computes them alike.
+-- The rates' terms as DOUBLE, so every engine computes them alike (the intervals take them as DOUBLE too).
 w AS (
   SELECT
     *,
     CAST(evaluable_outputs AS DOUBLE) AS n,
     CAST(strict_k AS DOUBLE) AS k1,
     CAST(human_check_k AS DOUBLE) AS k2,
-    CAST(sticky_k AS DOUBLE) AS k3,
-    CAST(1.96 AS DOUBLE) AS z
+    CAST(sticky_k AS DOUBLE) AS k3
   FROM counts
 )
 SELECT
@@ -35,13 +34,13 @@ SELECT
   count,
   evaluable_outputs,
   ROUND(k1 / NULLIF(n, 0), 4) AS strict_acceptance_rate,
-  ROUND((k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS strict_acceptance_rate_ci_low,
-  ROUND(1 - (n - k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS strict_acceptance_rate_ci_high,
+  ROUND(wilson_low(k1, n), 4) AS strict_acceptance_rate_ci_low,
+  ROUND(wilson_high(k1, n), 4) AS strict_acceptance_rate_ci_high,
   ROUND(k2 / NULLIF(n, 0), 4) AS human_check_acceptance_rate,
-  ROUND((k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS human_check_acceptance_rate_ci_low,
-  ROUND(1 - (n - k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS human_check_acceptance_rate_ci_high,
+  ROUND(wilson_low(k2, n), 4) AS human_check_acceptance_rate_ci_low,
+  ROUND(wilson_high(k2, n), 4) AS human_check_acceptance_rate_ci_high,
   ROUND(k3 / NULLIF(n, 0), 4) AS sticky_artifact_rate,
-  ROUND((k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS sticky_artifact_rate_ci_low,
-  ROUND(1 - (n - k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z), 4) AS sticky_artifact_rate_ci_high
+  ROUND(wilson_low(k3, n), 4) AS sticky_artifact_rate_ci_low,
+  ROUND(wilson_high(k3, n), 4) AS sticky_artifact_rate_ci_high
 FROM w
 ORDER BY workflow_name, window_order

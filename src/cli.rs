@@ -555,13 +555,13 @@ impl clap::builder::TypedValueParser for QueryName {
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        Some(Box::new(hindsight::report::QUERIES.iter().map(|(n, _)| clap::builder::PossibleValue::new(*n))))
+        Some(Box::new(hindsight::report::CATALOGUE.iter().map(|q| clap::builder::PossibleValue::new(q.name))))
     }
 }
 
 /// `report --query`'s help: every bundled query by name.
 fn query_help() -> String {
-    let names: Vec<&str> = hindsight::report::QUERIES.iter().map(|(n, _)| *n).collect();
+    let names: Vec<&str> = hindsight::report::CATALOGUE.iter().map(|q| q.name).collect();
     format!("A bundled query ({}; see docs/REPORT.md) or a .sql file", names.join(", "))
 }
 

@@ -250,11 +250,12 @@ fn report(dataset: &Path, figures: Option<&Path>, sql: Option<String>, display: 
 }
 
 /// `views`: the statements that register the dataset's tables in another SQL engine, then
-/// the views the bundled queries read, as hindsight's session has them on this dataset.
+/// hindsight's functions the queries call (DuckDB) and the views the bundled queries read, as
+/// hindsight's session has them on this dataset.
 fn views(dataset: &Path, dialect: report::views::Dialect, absolute: bool) -> Result<()> {
     let tables = report::views::tables(dataset, dialect, absolute)?;
     let defined = report::Session::open(dataset)?.views();
-    output::print(&(tables + &report::views::definitions(&defined)))
+    output::print(&(tables + &report::views::definitions(dialect, &defined)))
 }
 
 /// `describe`: the data dictionary as markdown, one table as a dataset has it, or one table

@@ -34,15 +34,14 @@ counts AS (
   WHERE o.run_id LIKE 'aidev:%' AND o.eval_window = 'snapshot'
   GROUP BY o.workflow_name
 ),
--- The intervals' terms as DOUBLE, so every engine computes them alike: merged of prs, rejected of evaluable_prs.
+-- The rates' terms as DOUBLE, so every engine computes them alike: merged of prs, rejected of evaluable_prs.
 w AS (
   SELECT
     *,
     CAST(prs AS DOUBLE) AS n1,
     CAST(merged AS DOUBLE) AS k1,
     CAST(evaluable_prs AS DOUBLE) AS n2,
-    CAST(rejected AS DOUBLE) AS k2,
-    CAST(1.96 AS DOUBLE) AS z
+    CAST(rejected AS DOUBLE) AS k2
   FROM counts
 )
 SELECT
@@ -51,12 +50,12 @@ SELECT
   evaluable_prs,
   merged,
   k1 / n1 AS merge_rate,
-  (k1 + z * z / 2 - z * SQRT(k1 * (n1 - k1) / NULLIF(n1, 0) + z * z / 4)) / (n1 + z * z) AS merge_rate_ci_low,
-  1 - (n1 - k1 + z * z / 2 - z * SQRT(k1 * (n1 - k1) / NULLIF(n1, 0) + z * z / 4)) / (n1 + z * z) AS merge_rate_ci_high,
+  wilson_low(k1, n1) AS merge_rate_ci_low,
+  wilson_high(k1, n1) AS merge_rate_ci_high,
   rejected,
   k2 / NULLIF(n2, 0) AS rejection_rate,
-  (k2 + z * z / 2 - z * SQRT(k2 * (n2 - k2) / NULLIF(n2, 0) + z * z / 4)) / (n2 + z * z) AS rejection_rate_ci_low,
-  1 - (n2 - k2 + z * z / 2 - z * SQRT(k2 * (n2 - k2) / NULLIF(n2, 0) + z * z / 4)) / (n2 + z * z) AS rejection_rate_ci_high,
+  wilson_low(k2, n2) AS rejection_rate_ci_low,
+  wilson_high(k2, n2) AS rejection_rate_ci_high,
   median_hours_to_merge
 FROM w
 ORDER BY agent

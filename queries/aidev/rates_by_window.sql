@@ -27,15 +27,14 @@ WITH counts AS (
   WHERE run_id LIKE 'aidev:%'
   GROUP BY workflow_name, eval_window, window_order
 ),
--- The interval's terms as DOUBLE, so every engine computes them alike.
+-- The rates' terms as DOUBLE, so every engine computes them alike (the intervals take them as DOUBLE too).
 w AS (
   SELECT
     *,
     CAST(evaluable_prs AS DOUBLE) AS n,
     CAST(strict_k AS DOUBLE) AS k1,
     CAST(human_check_k AS DOUBLE) AS k2,
-    CAST(sticky_k AS DOUBLE) AS k3,
-    CAST(1.96 AS DOUBLE) AS z
+    CAST(sticky_k AS DOUBLE) AS k3
   FROM counts
 )
 SELECT
@@ -44,14 +43,14 @@ SELECT
   prs,
   evaluable_prs,
   k1 / NULLIF(n, 0) AS strict_acceptance_rate,
-  (k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z) AS strict_acceptance_rate_ci_low,
-  1 - (n - k1 + z * z / 2 - z * SQRT(k1 * (n - k1) / NULLIF(n, 0) + z * z / 4)) / (n + z * z) AS strict_acceptance_rate_ci_high,
+  wilson_low(k1, n) AS strict_acceptance_rate_ci_low,
+  wilson_high(k1, n) AS strict_acceptance_rate_ci_high,
   k2 / NULLIF(n, 0) AS human_check_acceptance_rate,
-  (k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z) AS human_check_acceptance_rate_ci_low,
-  1 - (n - k2 + z * z / 2 - z * SQRT(k2 * (n - k2) / NULLIF(n, 0) + z * z / 4)) / (n + z * z) AS human_check_acceptance_rate_ci_high,
+  wilson_low(k2, n) AS human_check_acceptance_rate_ci_low,
+  wilson_high(k2, n) AS human_check_acceptance_rate_ci_high,
   k3 / NULLIF(n, 0) AS sticky_artifact_rate,
-  (k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z) AS sticky_artifact_rate_ci_low,
-  1 - (n - k3 + z * z / 2 - z * SQRT(k3 * (n - k3) / NULLIF(n, 0) + z * z / 4)) / (n + z * z) AS sticky_artifact_rate_ci_high,
+  wilson_low(k3, n) AS sticky_artifact_rate_ci_low,
+  wilson_high(k3, n) AS sticky_artifact_rate_ci_high,
   CAST(rejected AS DOUBLE) / NULLIF(evaluable_prs, 0) AS rejection_rate
 FROM w
 ORDER BY agent, window_order

@@ -486,29 +486,20 @@ fn medians(frame: &Frame, groups: &Groups, value: &str, legend: &str) -> Figure 
     groups.bars(frame, series, None)
 }
 
+/// The charts, in the page's order: the dashboard section each draws (a bundled query's
+/// name, [`super::CATALOGUE`]), and how.
+const CHARTS: &[(&str, fn(&[Row]) -> Vec<Figure>)] = &[
+    ("acceptance_by_window", |rows| vec![rates_by_window(rows)]),
+    ("acceptance_by_type", by_type),
+    ("by_workflow", |rows| vec![by_workflow(rows)]),
+    ("aidev/by_agent", by_agent),
+    ("aidev/rates_by_window", |rows| vec![agent_rates(rows)]),
+    ("summary", |rows| vec![outcome_mix(rows)]),
+];
+
 /// The dashboard's charts, from its sections (rows as the page shows them), in page order.
 pub(crate) fn figures(sections: &[Section]) -> Vec<Figure> {
-    let get = |n: &str| sections.iter().find(|s| s.name == n).map(|s| &s.rows);
-    let mut out = Vec::new();
-    if let Some(rows) = get("acceptance_by_window") {
-        out.push(rates_by_window(rows));
-    }
-    if let Some(rows) = get("acceptance_by_type") {
-        out.extend(by_type(rows));
-    }
-    if let Some(rows) = get("by_workflow") {
-        out.push(by_workflow(rows));
-    }
-    if let Some(rows) = get("aidev/by_agent") {
-        out.extend(by_agent(rows));
-    }
-    if let Some(rows) = get("aidev/rates_by_window") {
-        out.push(agent_rates(rows));
-    }
-    if let Some(rows) = get("summary") {
-        out.push(outcome_mix(rows));
-    }
-    out
+    CHARTS.iter().filter_map(|(name, draw)| sections.iter().find(|s| s.name == *name).map(|s| draw(&s.rows))).flatten().collect()
 }
 
 /// The three acceptance rates in every window that has evaluable outputs.
@@ -646,6 +637,16 @@ fn outcome_mix(rows: &[Row]) -> Figure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each chart draws a bundled query that is a section of a dashboard, each once.
+    #[test]
+    fn each_chart_draws_a_dashboard_section() {
+        for (i, (name, _)) in CHARTS.iter().enumerate() {
+            let q = super::super::bundled_query(name).unwrap_or_else(|| panic!("chart of `{name}`: no such bundled query"));
+            assert!(q.title.is_some() || q.aidev_title.is_some(), "chart of `{name}`: on no dashboard");
+            assert!(!CHARTS[..i].iter().any(|(n, _)| n == name), "`{name}` charted twice");
+        }
+    }
 
     /// Ticks are 0 and whole steps of 1, 2, 2.5 or 5 × 10^k, ending at or past the data's
     /// maximum within one step, about five of them; never 1.06, 2.11, 3.17.

@@ -12,6 +12,7 @@ pub mod print;
 pub mod shell;
 mod section;
 pub mod views;
+pub mod wilson;
 
 use std::path::{Path, PathBuf};
 
@@ -23,149 +24,203 @@ use crate::error::{Error, Result};
 
 pub use format::Format;
 
-/// The bundled queries, by name.
-pub const QUERIES: &[(&str, &str)] = &[
-    ("summary", include_str!("../../queries/summary.sql")),
-    ("acceptance_by_window", include_str!("../../queries/acceptance_by_window.sql")),
-    ("accepted_over_time", include_str!("../../queries/accepted_over_time.sql")),
-    ("acceptance_by_type", include_str!("../../queries/acceptance_by_type.sql")),
-    ("by_workflow", include_str!("../../queries/by_workflow.sql")),
-    ("by_run", include_str!("../../queries/by_run.sql")),
-    ("gh_aw_summary", include_str!("../../queries/gh_aw_summary.sql")),
-    ("ci_gate", include_str!("../../queries/ci_gate.sql")),
-    ("ci_gate_outcomes", include_str!("../../queries/ci_gate_outcomes.sql")),
-    ("ci_gate_loop_state", include_str!("../../queries/ci_gate_loop_state.sql")),
-    ("risk_by_outcome", include_str!("../../queries/risk_by_outcome.sql")),
-    ("review_time_by_risk", include_str!("../../queries/review_time_by_risk.sql")),
-    ("risk_over_time", include_str!("../../queries/risk_over_time.sql")),
-    ("failure_categories", include_str!("../../queries/failure_categories.sql")),
-    ("prompt_versions", include_str!("../../queries/prompt_versions.sql")),
-    ("prompt_versions_by_repo", include_str!("../../queries/prompt_versions_by_repo.sql")),
-    ("prompt_versions_over_time", include_str!("../../queries/prompt_versions_over_time.sql")),
-    ("prompt_variants", include_str!("../../queries/prompt_variants.sql")),
-    ("by_user", include_str!("../../queries/by_user.sql")),
-    ("risk_by_prompt_version", include_str!("../../queries/risk_by_prompt_version.sql")),
-    ("risk_by_user", include_str!("../../queries/risk_by_user.sql")),
-    ("memory_over_time", include_str!("../../queries/memory_over_time.sql")),
-    ("commit_protocol", include_str!("../../queries/commit_protocol.sql")),
-    ("commit_protocol_violations", include_str!("../../queries/commit_protocol_violations.sql")),
-    ("aidev/overview", include_str!("../../queries/aidev/overview.sql")),
-    ("aidev/turnaround", include_str!("../../queries/aidev/turnaround.sql")),
-    ("aidev/merge_rate_by_type", include_str!("../../queries/aidev/merge_rate_by_type.sql")),
-    ("aidev/reviewer_mix", include_str!("../../queries/aidev/reviewer_mix.sql")),
-    ("aidev/languages", include_str!("../../queries/aidev/languages.sql")),
-    ("aidev/merged_within", include_str!("../../queries/aidev/merged_within.sql")),
-    ("aidev/acceptance", include_str!("../../queries/aidev/acceptance.sql")),
-    ("aidev/merged_by", include_str!("../../queries/aidev/merged_by.sql")),
-    ("aidev/by_agent", include_str!("../../queries/aidev/by_agent.sql")),
-    ("aidev/rates_by_window", include_str!("../../queries/aidev/rates_by_window.sql")),
-    ("aidev/accepted_over_time", include_str!("../../queries/aidev/accepted_over_time.sql")),
-];
+/// One bundled query, everything said about it in one declaration: its name, its statement
+/// (the file `queries/NAME.sql`, embedded by `bundled!`), and where the dashboard shows it.
+/// [`CATALOGUE`] holds them all; every list by query name is derived from it.
+#[derive(Debug)]
+pub struct BundledQuery {
+    /// The name: `report --query NAME`, the JSON report's key, and the file `queries/NAME.sql`.
+    pub name: &'static str,
+    /// The statement, one per file.
+    pub sql: &'static str,
+    /// Its section's title on the dashboard of a study hindsight evaluated ([`sections`]);
+    /// `None`: not there.
+    pub title: Option<&'static str>,
+    /// Its section's title on the dashboard of an AIDev import (a dataset with the table
+    /// [`AIDEV_TABLE`]); `None`: not there.
+    pub aidev_title: Option<&'static str>,
+    /// A table written by a command not every study runs: the section is shown only when the
+    /// dataset has it.
+    pub needs_table: Option<&'static str>,
+    /// On an AIDev import, an input the study may lack: the section is left out, with a
+    /// note, when the probe counts none of it.
+    pub(crate) needs_input: Option<&'static NeedsInput>,
+}
 
-/// The dashboard: every bundled query, in this order, with a title each. The JSON report is
-/// an object with one array of rows per query name (see docs/REPORT.md).
-pub const DASHBOARD: &[(&str, &str)] = &[
-    ("summary", "Outcomes by window"),
-    ("acceptance_by_window", "Acceptance rates by window (denominator: evaluable outputs; terms in docs/DATASET.md)"),
-    ("accepted_over_time", "Accepted at 24h, at 7d, and durably at 30d, on one cohort: outputs observable in all three windows (n: cohort_outputs)"),
-    ("acceptance_by_type", "By safe-output type and window"),
-    ("by_workflow", "By workflow and window"),
-    ("by_run", "By run and window"),
-    (
-        "gh_aw_summary",
+/// The bundled query `queries/NAME.sql`, named `NAME`: on no dashboard until said otherwise.
+macro_rules! bundled {
+    ($name:literal) => {
+        BundledQuery::new($name, include_str!(concat!("../../queries/", $name, ".sql")))
+    };
+}
+
+impl BundledQuery {
+    const fn new(name: &'static str, sql: &'static str) -> BundledQuery {
+        BundledQuery { name, sql, title: None, aidev_title: None, needs_table: None, needs_input: None }
+    }
+
+    /// On the dashboard of a study hindsight evaluated, under `title`.
+    const fn on_dashboard(self, title: &'static str) -> BundledQuery {
+        BundledQuery { title: Some(title), ..self }
+    }
+
+    /// On the dashboard of an AIDev import, under `title`.
+    const fn on_aidev_dashboard(self, title: &'static str) -> BundledQuery {
+        BundledQuery { aidev_title: Some(title), ..self }
+    }
+
+    /// Shown only when the dataset has `table`.
+    const fn needs_table(self, table: &'static str) -> BundledQuery {
+        BundledQuery { needs_table: Some(table), ..self }
+    }
+
+    /// On an AIDev import, shown only when the study has `input`.
+    const fn needs_input(self, input: &'static NeedsInput) -> BundledQuery {
+        BundledQuery { needs_input: Some(input), ..self }
+    }
+}
+
+/// The bundled queries, in the order the dashboard of a study hindsight evaluated shows
+/// them (the JSON report's order too: docs/REPORT.md). An AIDev import's dashboard shows
+/// its own `aidev/` sections first, then the others it has a title for ([`sections`]).
+pub const CATALOGUE: &[BundledQuery] = &[
+    bundled!("summary").on_dashboard("Outcomes by window").on_aidev_dashboard("Outcomes by window, all agents"),
+    bundled!("acceptance_by_window").on_dashboard("Acceptance rates by window (denominator: evaluable outputs; terms in docs/DATASET.md)"),
+    bundled!("accepted_over_time")
+        .on_dashboard("Accepted at 24h, at 7d, and durably at 30d, on one cohort: outputs observable in all three windows (n: cohort_outputs)"),
+    bundled!("acceptance_by_type").on_dashboard("By safe-output type and window"),
+    bundled!("by_workflow").on_dashboard("By workflow and window"),
+    bundled!("by_run").on_dashboard("By run and window"),
+    bundled!("gh_aw_summary").on_dashboard(
         "gh-aw's own summary, for comparison: its rates, closes by a bot, zero-touch rate, median seconds to resolution (mixes evidence strengths; each rate's n beside it)",
     ),
-    ("ci_gate", "CI gate replay: autoloop iterations (a program push to autoloop/{program} by the loop), first-push pass rate, fixes per accepted iteration, pauses, disagreements with the loop's state file"),
-    ("ci_gate_outcomes", "CI gate replay: how the outputs that pushed code ended, by count (pause reasons among them; not_an_iteration: no push to autoloop/{program} by the loop)"),
-    ("ci_gate_loop_state", "CI gate replay against the loop's state file: its recorded status, pause and pause reason beside the gate's conclusion"),
-    ("risk_by_outcome", "PR risk level against the PR's outcome in the snapshot window: acceptance by evidence strength (n: evaluable_prs)"),
-    ("review_time_by_risk", "Do risky PRs take longer to review? Hours to the first review by PR risk level (n: prs_reviewed; not yet reviewed: prs_unreviewed)"),
-    ("risk_over_time", "PR risk levels by repository and month opened"),
-    ("failure_categories", "Why tasks failed: failure categories of failed, cancelled and timed-out tasks (with --tasks)"),
-    (
-        "prompt_versions",
-        "Tasks by prompt version: first-review merge rate (decided PRs; open ones counted in prs_open), revision cycles, first-push CI, review comments, repeated mistakes, time to PR (with --tasks)",
-    ),
-    (
-        "prompt_versions_by_repo",
-        "Did merge rates improve after a prompt version reached a repository? Merge rate by repository and prompt version, with the month each version first ran there (n: prs_decided; open PRs in prs_open; with --tasks)",
-    ),
-    ("prompt_versions_over_time", "Prompt versions over time: tasks and their PRs by repository, month and prompt version (with --tasks)"),
-    (
-        "prompt_variants",
-        "Prompt variants compared (A/B): failure rate, merge rate, tokens, duration and cost per prompt version (n: tasks for the failure rate, prs_decided for the merge rate; with --tasks)",
-    ),
-    ("by_user", "By user: failure and merge rates, first-review merge rate, revision cycles, review comments, time to PR, cost (with --tasks)"),
-    ("risk_by_prompt_version", "PR risk levels of task PRs by prompt version (with --tasks)"),
-    ("risk_by_user", "PR risk levels of task PRs by user (with --tasks)"),
-    ("memory_over_time", "Agent PRs by repository and month: the same figures over time, time to PR among them (open PRs counted in prs_open, out of the first-review merge rate)"),
-    ("commit_protocol", "Commit protocol results by terminal state (after `hindsight gate --dataset`)"),
-    ("commit_protocol_violations", "Commit protocol violations by kind (after `hindsight gate --dataset`)"),
-];
-
-/// Dashboard sections shown only when the dataset has their table (written by a command
-/// that not every study runs).
-pub(crate) const OPTIONAL_SECTIONS: &[(&str, &str)] = &[
-    ("review_time_by_risk", "pr_feedback"),
-    ("risk_over_time", "pr_feedback"),
-    ("failure_categories", "task_failures"),
-    ("prompt_versions", "tasks"),
-    ("prompt_versions_by_repo", "tasks"),
-    ("prompt_versions_over_time", "tasks"),
-    ("prompt_variants", "tasks"),
-    ("by_user", "tasks"),
-    ("risk_by_prompt_version", "tasks"),
-    ("risk_by_user", "tasks"),
-    ("memory_over_time", "pr_feedback"),
-    ("commit_protocol", "commit_protocol"),
-    ("commit_protocol_violations", "commit_protocol_violations"),
-];
-
-/// The dashboard of a dataset written by `hindsight import aidev` (it has the table
-/// [`AIDEV_TABLE`]): the sections that mean something there, by agent. The CI gate replay and
-/// PR risk are in it but left out, each with a note, when the study lacks their inputs
-/// ([`NEEDS_INPUT`]), as AIDev does.
-pub(crate) const AIDEV_DASHBOARD: &[(&str, &str)] = &[
-    ("aidev/by_agent", "Pull requests by agent: merged, rejected, median hours to merge (snapshot; n: prs, and evaluable_prs for rejection_rate)"),
-    ("aidev/rates_by_window", "Acceptance rates by agent and window (n: evaluable_prs, the PRs neither skipped nor unknown in the window)"),
-    (
-        "aidev/accepted_over_time",
+    bundled!("ci_gate")
+        .on_dashboard("CI gate replay: autoloop iterations (a program push to autoloop/{program} by the loop), first-push pass rate, fixes per accepted iteration, pauses, disagreements with the loop's state file")
+        .on_aidev_dashboard("CI gate replay: autoloop iterations, first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red")
+        .needs_input(&CI_GATE_REPLAY),
+    bundled!("ci_gate_outcomes")
+        .on_dashboard("CI gate replay: how the outputs that pushed code ended, by count (pause reasons among them; not_an_iteration: no push to autoloop/{program} by the loop)")
+        .on_aidev_dashboard("CI gate replay: how the outputs that pushed code ended, by count")
+        .needs_input(&CI_GATE_REPLAY),
+    bundled!("ci_gate_loop_state")
+        .on_dashboard("CI gate replay against the loop's state file: its recorded status, pause and pause reason beside the gate's conclusion"),
+    bundled!("risk_by_outcome")
+        .on_dashboard("PR risk level against the PR's outcome in the snapshot window: acceptance by evidence strength (n: evaluable_prs)")
+        .on_aidev_dashboard("PR risk level against the PR's outcome in the snapshot window")
+        .needs_input(&PR_RISK),
+    bundled!("review_time_by_risk")
+        .on_dashboard("Do risky PRs take longer to review? Hours to the first review by PR risk level (n: prs_reviewed; not yet reviewed: prs_unreviewed)")
+        .needs_table("pr_feedback"),
+    bundled!("risk_over_time").on_dashboard("PR risk levels by repository and month opened").needs_table("pr_feedback"),
+    bundled!("failure_categories")
+        .on_dashboard("Why tasks failed: failure categories of failed, cancelled and timed-out tasks (with --tasks)")
+        .needs_table("task_failures"),
+    bundled!("prompt_versions")
+        .on_dashboard(
+            "Tasks by prompt version: first-review merge rate (decided PRs; open ones counted in prs_open), revision cycles, first-push CI, review comments, repeated mistakes, time to PR (with --tasks)",
+        )
+        .needs_table("tasks"),
+    bundled!("prompt_versions_by_repo")
+        .on_dashboard(
+            "Did merge rates improve after a prompt version reached a repository? Merge rate by repository and prompt version, with the month each version first ran there (n: prs_decided; open PRs in prs_open; with --tasks)",
+        )
+        .needs_table("tasks"),
+    bundled!("prompt_versions_over_time")
+        .on_dashboard("Prompt versions over time: tasks and their PRs by repository, month and prompt version (with --tasks)")
+        .needs_table("tasks"),
+    bundled!("prompt_variants")
+        .on_dashboard(
+            "Prompt variants compared (A/B): failure rate, merge rate, tokens, duration and cost per prompt version (n: tasks for the failure rate, prs_decided for the merge rate; with --tasks)",
+        )
+        .needs_table("tasks"),
+    bundled!("by_user")
+        .on_dashboard("By user: failure and merge rates, first-review merge rate, revision cycles, review comments, time to PR, cost (with --tasks)")
+        .needs_table("tasks"),
+    bundled!("risk_by_prompt_version").on_dashboard("PR risk levels of task PRs by prompt version (with --tasks)").needs_table("tasks"),
+    bundled!("risk_by_user").on_dashboard("PR risk levels of task PRs by user (with --tasks)").needs_table("tasks"),
+    bundled!("memory_over_time")
+        .on_dashboard("Agent PRs by repository and month: the same figures over time, time to PR among them (open PRs counted in prs_open, out of the first-review merge rate)")
+        .needs_table("pr_feedback"),
+    bundled!("commit_protocol").on_dashboard("Commit protocol results by terminal state (after `hindsight gate --dataset`)").needs_table("commit_protocol"),
+    bundled!("commit_protocol_violations")
+        .on_dashboard("Commit protocol violations by kind (after `hindsight gate --dataset`)")
+        .needs_table("commit_protocol_violations"),
+    bundled!("aidev/overview"),
+    bundled!("aidev/turnaround"),
+    bundled!("aidev/merge_rate_by_type"),
+    bundled!("aidev/reviewer_mix"),
+    bundled!("aidev/languages"),
+    bundled!("aidev/merged_within"),
+    bundled!("aidev/acceptance"),
+    bundled!("aidev/merged_by"),
+    bundled!("aidev/by_agent")
+        .on_aidev_dashboard("Pull requests by agent: merged, rejected, median hours to merge (snapshot; n: prs, and evaluable_prs for rejection_rate)"),
+    bundled!("aidev/rates_by_window")
+        .on_aidev_dashboard("Acceptance rates by agent and window (n: evaluable_prs, the PRs neither skipped nor unknown in the window)"),
+    bundled!("aidev/accepted_over_time").on_aidev_dashboard(
         "Accepted at 24h, at 7d, and durably at 30d by agent, on one cohort per agent: PRs observable in all three windows (n: cohort_prs)",
     ),
-    ("summary", "Outcomes by window, all agents"),
-    ("ci_gate", "CI gate replay: autoloop iterations, first-push pass rate, fixes per accepted iteration, pauses, accepted while CI red"),
-    ("ci_gate_outcomes", "CI gate replay: how the outputs that pushed code ended, by count"),
-    ("risk_by_outcome", "PR risk level against the PR's outcome in the snapshot window"),
 ];
+
+/// The bundled query named `name`.
+pub fn bundled_query(name: &str) -> Option<&'static BundledQuery> {
+    CATALOGUE.iter().find(|q| q.name == name)
+}
+
+/// A dashboard's sections, in order, each a query name and its title: an AIDev import's
+/// (`aidev`: its own `aidev/` sections, then the others it has a title for) or that of a
+/// study hindsight evaluated. Every section whatever the dataset has; [`dashboard_sections`]
+/// leaves out those it lacks.
+pub fn sections(aidev: bool) -> Vec<(&'static str, &'static str)> {
+    let title = |q: &BundledQuery| if aidev { q.aidev_title } else { q.title };
+    let mut sections: Vec<(bool, &'static str, &'static str)> =
+        CATALOGUE.iter().filter_map(|q| title(q).map(|t| (!q.name.starts_with("aidev/"), q.name, t))).collect();
+    // A stable sort: catalogue order within each group.
+    sections.sort_by_key(|(general, _, _)| *general);
+    sections.into_iter().map(|(_, name, title)| (name, title)).collect()
+}
 
 /// The table whose presence marks a dataset written by `hindsight import aidev`.
 pub(crate) const AIDEV_TABLE: &str = "aidev_pull_requests";
 
-/// Dashboard sections that need an input not every study has: shown only when `probe` (one
-/// row, one count) counts at least one row of it in `table`; otherwise left out, and the
-/// dashboard says so with `note`.
+/// An input not every study has, that an AIDev import's dashboard sections need
+/// ([`BundledQuery::needs_input`]): they are shown only when `probe` (one row, one count)
+/// counts at least one row of it in `table`; otherwise left out, and the dashboard says so
+/// with `note`.
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct NeedsInput {
-    pub(crate) sections: &'static [&'static str],
     pub table: &'static str,
     pub(crate) probe: &'static str,
     pub(crate) note: &'static str,
 }
 
-/// The sections of [`AIDEV_DASHBOARD`] left out when the study lacks their inputs.
-pub(crate) const NEEDS_INPUT: &[NeedsInput] = &[
-    NeedsInput {
-        sections: &["ci_gate", "ci_gate_outcomes"],
-        table: "ci_gate",
-        probe: "SELECT COUNT(*) AS n FROM ci_gate WHERE first_push_ci IN ('success', 'failure', 'pending')",
-        note: "CI gate replay: left out, no autoloop iteration of this study has a CI state captured (no PR's head branch is autoloop/{program}, or no CI of one was captured)",
-    },
-    NeedsInput {
-        sections: &["risk_by_outcome"],
-        table: "pr_risk",
-        probe: "SELECT COUNT(*) AS n FROM pr_risk WHERE risk_level IS NOT NULL",
-        note: "PR risk: left out, every PR's risk level is unknown (the study records no PR's changed files)",
-    },
-];
+/// The CI gate replay's input: an autoloop iteration with its CI state captured.
+const CI_GATE_REPLAY: NeedsInput = NeedsInput {
+    table: "ci_gate",
+    probe: "SELECT COUNT(*) AS n FROM ci_gate WHERE first_push_ci IN ('success', 'failure', 'pending')",
+    note: "CI gate replay: left out, no autoloop iteration of this study has a CI state captured (no PR's head branch is autoloop/{program}, or no CI of one was captured)",
+};
+
+/// PR risk's input: a PR whose risk level is known (its changed files recorded).
+const PR_RISK: NeedsInput = NeedsInput {
+    table: "pr_risk",
+    probe: "SELECT COUNT(*) AS n FROM pr_risk WHERE risk_level IS NOT NULL",
+    note: "PR risk: left out, every PR's risk level is unknown (the study records no PR's changed files)",
+};
+
+/// The inputs the AIDev dashboard's sections need, each once, in catalogue order, with the
+/// sections that need it.
+pub(crate) fn needs_inputs() -> Vec<(&'static NeedsInput, Vec<&'static str>)> {
+    let mut out: Vec<(&'static NeedsInput, Vec<&'static str>)> = Vec::new();
+    for q in CATALOGUE.iter().filter(|q| q.aidev_title.is_some()) {
+        let Some(need) = q.needs_input else { continue };
+        match out.iter_mut().find(|(n, _)| *n == need) {
+            Some((_, sections)) => sections.push(q.name),
+            None => out.push((need, vec![q.name])),
+        }
+    }
+    out
+}
 
 /// A section left out of the dashboard, and why (one line).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -175,14 +230,14 @@ pub(crate) struct LeftOut {
 }
 
 pub fn query_text(name_or_file: &str) -> Result<String> {
-    if let Some((_, sql)) = QUERIES.iter().find(|(n, _)| *n == name_or_file) {
-        return Ok(sql.to_string());
+    if let Some(q) = bundled_query(name_or_file) {
+        return Ok(q.sql.to_string());
     }
     let p = Path::new(name_or_file);
     if p.extension().is_some_and(|e| e == "sql") {
         return std::fs::read_to_string(p).map_err(|e| Error::io(p, e));
     }
-    let names: Vec<&str> = QUERIES.iter().map(|(n, _)| *n).collect();
+    let names: Vec<&str> = CATALOGUE.iter().map(|q| q.name).collect();
     Err(Error::Usage(format!("no query `{name_or_file}`: give a .sql file or one of {}", names.join(", "))))
 }
 
@@ -259,11 +314,14 @@ pub enum Engine {
 /// and on a cluster's scheduler and executors alike: the JSON functions
 /// (`json_get_str(payload, 'title')`, `payload->>'title'`, `json_length` ... over JSON
 /// text), and the functions whose result can outgrow their arguments bounded by `memory`
-/// bytes (`bounded`), and integer `+ - *` that fail on overflow instead of wrapping (`checked`).
+/// bytes (`bounded`), integer `+ - *` that fail on overflow instead of wrapping (`checked`),
+/// and the 95% Wilson score interval of k of n, `wilson_low(k, n)` and `wilson_high(k, n)`
+/// ([`wilson`]).
 pub(crate) fn register_functions(registry: &mut dyn datafusion::execution::FunctionRegistry, memory: usize) -> datafusion::common::Result<()> {
     datafusion_functions_json::register_all(registry)?;
     bounded::register(registry, memory)?;
-    checked::register(registry)
+    checked::register(registry)?;
+    wilson::register(registry)
 }
 
 /// A query session over one dataset directory.
@@ -665,25 +723,24 @@ pub fn write_figures(dataset: &Path, dir: &Path, limits: Limits, engine: &Engine
 }
 
 /// The sections the dashboard shows on this dataset, in order, and those it leaves out with
-/// a note: [`AIDEV_DASHBOARD`] on an AIDev import, [`DASHBOARD`] otherwise; an optional
-/// section only with its table ([`OPTIONAL_SECTIONS`]).
+/// a note: an AIDev import's [`sections`] on an AIDev import, the other otherwise; a
+/// section that needs a table only with it ([`BundledQuery::needs_table`]), and on an AIDev
+/// import one that needs an input only with it ([`BundledQuery::needs_input`]).
 pub(crate) fn dashboard_sections(session: &Session) -> Result<(Vec<(&'static str, &'static str)>, Vec<LeftOut>)> {
     let aidev = session.has_table(AIDEV_TABLE);
-    let list = if aidev { AIDEV_DASHBOARD } else { DASHBOARD };
     let mut left_out = Vec::new();
     if aidev {
-        for need in NEEDS_INPUT {
+        for (need, sections) in needs_inputs() {
             let has = session.has_table(need.table) && probe_count(session, need.probe)? > 0;
             if !has {
-                left_out.push(LeftOut { sections: need.sections.to_vec(), note: need.note.to_string() });
+                left_out.push(LeftOut { sections, note: need.note.to_string() });
             }
         }
     }
-    let mut shown: Vec<(&'static str, &'static str)> = list
-        .iter()
-        .filter(|(name, _)| OPTIONAL_SECTIONS.iter().find(|(s, _)| s == name).is_none_or(|(_, table)| session.has_table(table)))
+    let mut shown: Vec<(&'static str, &'static str)> = sections(aidev)
+        .into_iter()
+        .filter(|(name, _)| bundled_query(name).and_then(|q| q.needs_table).is_none_or(|table| session.has_table(table)))
         .filter(|(name, _)| !left_out.iter().any(|l| l.sections.contains(name)))
-        .copied()
         .collect();
     if session.format_version < crate::dataset::manifest::FORMAT_VERSION {
         left_out.extend(older_dataset(session, &mut shown)?);
@@ -746,6 +803,65 @@ pub fn figures(dataset: &Path, names: &[&str], limits: Limits) -> Result<std::co
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The catalogue names each query once, and every file of `queries/` (but the views,
+    /// `views::VIEWS`) is a bundled query: a query file added without its declaration fails
+    /// here (a declaration without its file does not compile).
+    #[test]
+    fn the_catalogue_is_every_query_file_once() {
+        let names: Vec<&str> = CATALOGUE.iter().map(|q| q.name).collect();
+        for (i, name) in names.iter().enumerate() {
+            assert!(!names[..i].contains(name), "`{name}` declared twice");
+        }
+        fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                let file = p.file_name().unwrap().to_string_lossy().to_string();
+                if p.is_dir() && file != "views" {
+                    walk(&p, &format!("{prefix}{file}/"), out);
+                } else if let Some(stem) = file.strip_suffix(".sql") {
+                    out.push(format!("{prefix}{stem}"));
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("queries"), "", &mut files);
+        let mut declared: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        files.sort();
+        declared.sort();
+        assert_eq!(declared, files);
+    }
+
+    /// What a declaration says about the dashboard holds together: every query but the
+    /// `aidev/` ones is a section of a study's dashboard, and an `aidev/` one is not; a
+    /// section needs a table only where it is shown, and an input only on the AIDev
+    /// dashboard (where its probe runs).
+    #[test]
+    fn each_declaration_is_consistent() {
+        for q in CATALOGUE {
+            let aidev = q.name.starts_with("aidev/");
+            assert_eq!(q.title.is_some(), !aidev, "{}: on the dashboard of a study hindsight evaluated exactly when not aidev/", q.name);
+            assert!(q.needs_table.is_none() || q.title.is_some() || q.aidev_title.is_some(), "{}: needs a table but is on no dashboard", q.name);
+            assert!(q.needs_input.is_none() || q.aidev_title.is_some(), "{}: needs an input but is not on the AIDev dashboard", q.name);
+            assert!(!q.sql.trim().is_empty(), "{}: no statement", q.name);
+        }
+    }
+
+    /// The dashboards derived from the catalogue: a study's in catalogue order; an AIDev
+    /// import's own sections first, then the general ones it shows; each input once, with
+    /// the sections it holds back.
+    #[test]
+    fn the_dashboards_are_derived_in_order() {
+        let general: Vec<&str> = sections(false).into_iter().map(|(n, _)| n).collect();
+        let want: Vec<&str> = CATALOGUE.iter().filter(|q| !q.name.starts_with("aidev/")).map(|q| q.name).collect();
+        assert_eq!(general, want);
+        assert_eq!(sections(false)[0], ("summary", "Outcomes by window"));
+        let aidev: Vec<&str> = sections(true).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(aidev, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "ci_gate", "ci_gate_outcomes", "risk_by_outcome"]);
+        assert_eq!(sections(true)[3], ("summary", "Outcomes by window, all agents"));
+        let needs: Vec<(&str, Vec<&str>)> = needs_inputs().into_iter().map(|(n, s)| (n.table, s)).collect();
+        assert_eq!(needs, [("ci_gate", vec!["ci_gate", "ci_gate_outcomes"]), ("pr_risk", vec!["risk_by_outcome"])]);
+    }
 
     /// A panic on a query thread (arrow's offset overflow, an engine assertion) reaches the
     /// caller as the query's error with the engine's words, not as a crash.

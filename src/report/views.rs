@@ -1,6 +1,7 @@
 //! `hindsight views`: the statements that register every table of a dataset in another SQL
-//! engine, and then the views the bundled queries read ([`VIEWS`]), so the queries (which
-//! name tables and views, not files) run there unchanged.
+//! engine, then hindsight's functions the queries call (as DuckDB macros), and then the views
+//! the bundled queries read ([`VIEWS`]), so the queries (which name tables and views, not
+//! files) run there unchanged.
 //!
 //! Paths are written as `--dataset` names them, joined with each table's file: a relative
 //! dataset gives relative paths, which DuckDB and datafusion-cli resolve from the directory
@@ -64,11 +65,23 @@ pub(crate) fn tables(dataset: &Path, dialect: Dialect, absolute: bool) -> Result
     Ok(out)
 }
 
-/// The statements defining `defined`, the views of [`VIEWS`] hindsight has on a dataset (a
-/// view over a table or column an older dataset lacks is left out, as in hindsight's own
-/// session), one a line after a comment; nothing when there is none.
-pub(crate) fn definitions(defined: &[(&str, &str)]) -> String {
+/// The statements defining hindsight's SQL functions the bundled queries call
+/// (`wilson_low`, `wilson_high`: [`super::wilson`]) where `dialect` can define them, then
+/// `defined`, the views of [`VIEWS`] hindsight has on a dataset (a view over a table or column
+/// an older dataset lacks is left out, as in hindsight's own session), one a line after a
+/// comment each; no view statements when there is none.
+pub(crate) fn definitions(dialect: Dialect, defined: &[(&str, &str)]) -> String {
     let mut out = String::new();
+    match dialect {
+        Dialect::Duckdb => {
+            out.push_str("-- hindsight's functions the bundled queries call, as DuckDB macros: the 95% Wilson score interval of k of n (docs/REPORT.md).\n");
+            out.push_str(&super::wilson::duckdb_macros());
+        }
+        // datafusion-cli has no `CREATE FUNCTION` (DataFusion leaves it to the application).
+        Dialect::Datafusion => out.push_str(
+            "-- The queries with rate intervals call hindsight's functions wilson_low(k, n) and wilson_high(k, n) (docs/REPORT.md), which datafusion-cli cannot define; a DataFusion SessionContext registers them with hindsight::report::wilson::register.\n",
+        ),
+    }
     if !defined.is_empty() {
         out.push_str("-- The views the bundled queries read, as hindsight defines them (docs/DATASET.md, Views).\n");
     }

@@ -172,7 +172,7 @@ fn every_bundled_query_and_the_dashboard_give_the_same_rows_on_a_loopback_cluste
     ok(&["import", "aidev", fx.to_str().unwrap(), "--out", "aidev", "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
 
     let mut cluster = Cluster::start(tmp.path());
-    for (name, _) in report::QUERIES {
+    for name in report::CATALOGUE.iter().map(|q| q.name) {
         let ds = if name.starts_with("aidev/") { "aidev" } else { "ds" };
         let args = ["report", "--dataset", ds, "--query", name, "--format", "csv"];
         let local = ok(&args, tmp.path());

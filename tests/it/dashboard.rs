@@ -326,13 +326,13 @@ fn duckdb_runs_every_query_with_identical_numbers() {
     let views = ok(&["views", "--dataset", "ghaw", "--dialect", "duckdb"], tmp.path());
     std::fs::write(tmp.path().join("ghaw.views.sql"), views).unwrap();
     let mut empty = Vec::new();
-    for (name, _) in report::QUERIES {
+    for name in report::CATALOGUE.iter().map(|q| q.name) {
         let mut on: Vec<(&str, &Session)> = if name.starts_with("aidev/") {
             vec![("aidev.views.sql", &aidev_session)]
         } else {
             vec![("ds.views.sql", &demo_session), ("eval.views.sql", &eval_session)]
         };
-        if *name == "gh_aw_summary" {
+        if name == "gh_aw_summary" {
             on.push(("ghaw.views.sql", &ghaw_session));
         }
         let mut rows = 0;
@@ -365,7 +365,7 @@ fn duckdb_runs_every_query_with_identical_numbers() {
             rows += ours.len();
         }
         if rows == 0 {
-            empty.push(*name);
+            empty.push(name);
         }
     }
     // Every query compared some rows: identical empty results would prove little.
@@ -464,6 +464,74 @@ fn wilson_intervals_are_the_textbooks_in_both_engines() {
                     _ => {}
                 }
             }
+        }
+    }
+}
+
+/// `wilson_low(k, n)` and `wilson_high(k, n)` give the same numbers, bit for bit, in
+/// hindsight's SQL (the functions) and in DuckDB (the macros `hindsight views` prints), and
+/// the same as the formula written out: on a grid of k of n with 0 of n, n of n, 0 of 0
+/// (NULL), and NULL arguments.
+#[test]
+fn wilson_functions_are_the_same_bits_in_datafusion_and_duckdb() {
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::Float64Type;
+    use hindsight::report::wilson;
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = tmp.path().join("ds");
+    std::fs::create_dir(&ds).unwrap();
+    let noop = evaluate_case(&json!({"item": {"type": "noop"}}), &[Window::Snapshot]);
+    crate::support::write_recorded(&ds, "outcomes", &outcomes_batch(&noop));
+    let views = ok(&["views", "--dataset", "ds", "--dialect", "duckdb"], tmp.path());
+    let (macros, first_view) = (views.find("CREATE OR REPLACE MACRO wilson_low(k, n) AS "), views.find("CREATE OR REPLACE VIEW \"output_flags\""));
+    assert!(macros.is_some() && views.contains("CREATE OR REPLACE MACRO wilson_high(k, n) AS ") && macros < first_view, "{views}");
+    std::fs::write(tmp.path().join("views.sql"), &views).unwrap();
+    let mut grid: Vec<(String, String)> = (0..=12).flat_map(|n| (0..=n).map(move |k| (k.to_string(), n.to_string()))).collect();
+    for n in [37, 100, 1000, 6219, 123_457] {
+        grid.extend([0, 1, n / 3, n / 2, n - 1, n].map(|k| (k.to_string(), n.to_string())));
+    }
+    grid.extend([("NULL", "5"), ("2", "NULL"), ("NULL", "NULL")].map(|(k, n)| (k.to_string(), n.to_string())));
+    let values = grid.iter().enumerate().map(|(i, (k, n))| format!("({i}, {k}, {n})")).collect::<Vec<_>>().join(", ");
+    let from = format!("FROM (VALUES {values}) AS t(i, k, n) ORDER BY i");
+    // DuckDB: 17 significant digits name a double exactly.
+    std::fs::write(tmp.path().join("grid.sql"), format!("SELECT printf('%.17g', wilson_low(k, n)) AS lo, printf('%.17g', wilson_high(k, n)) AS hi {from}"))
+        .unwrap();
+    let out =
+        Command::new(python()).arg(root().join("tests/python/duckdb_query.py")).arg("views.sql").arg("grid.sql").current_dir(tmp.path()).output().unwrap();
+    assert!(out.status.success(), "duckdb: {}", String::from_utf8_lossy(&out.stderr));
+    let duck: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let duck_bits = |r: &Value, c: &str| r[c].as_str().and_then(|t| t.parse::<f64>().ok()).map(f64::to_bits);
+    // hindsight's SQL: the functions, and the formula written out as the queries had it.
+    let (k, n, z) = ("CAST(k AS DOUBLE)", "CAST(n AS DOUBLE)", "CAST(1.96 AS DOUBLE)");
+    let sql = format!(
+        "SELECT wilson_low(k, n) AS lo, wilson_high(k, n) AS hi, {} AS lo_formula, {} AS hi_formula {from}",
+        wilson::sql(wilson::LOW, k, n, z),
+        wilson::sql(wilson::HIGH, k, n, z)
+    );
+    let batches = Session::open(&ds).unwrap().sql(&sql).unwrap();
+    let col = |c: usize| -> Vec<Option<u64>> {
+        batches
+            .iter()
+            .flat_map(|b| {
+                let a = b.column(c).as_primitive::<Float64Type>().clone();
+                (0..a.len()).map(move |i| (!a.is_null(i)).then(|| a.value(i).to_bits()))
+            })
+            .collect()
+    };
+    let (lo, hi, lo_formula, hi_formula) = (col(0), col(1), col(2), col(3));
+    assert_eq!((duck.len(), lo.len()), (grid.len(), grid.len()));
+    assert_eq!(lo, lo_formula, "wilson_low is not the formula");
+    assert_eq!(hi, hi_formula, "wilson_high is not the formula");
+    for (i, (k, n)) in grid.iter().enumerate() {
+        assert_eq!((duck_bits(&duck[i], "lo"), duck_bits(&duck[i], "hi")), (lo[i], hi[i]), "{k} of {n}: DuckDB {}", duck[i]);
+        let null = n == "0" || k == "NULL" || n == "NULL";
+        assert_eq!(lo[i].is_none() && hi[i].is_none(), null, "{k} of {n}");
+        if !null {
+            let (k, n) = (k.parse::<f64>().unwrap(), n.parse::<f64>().unwrap());
+            let (l, h) = (f64::from_bits(lo[i].unwrap()), f64::from_bits(hi[i].unwrap()));
+            assert!(0.0 <= l && l <= k / n && k / n <= h && h <= 1.0, "{k} of {n}: [{l}, {h}]");
+            assert!(k != 0.0 || l == 0.0, "0 of {n} starts at {l}");
+            assert!(k != n || h == 1.0, "{n} of {n} ends at {h}");
         }
     }
 }
@@ -1021,7 +1089,7 @@ fn json_report_keys_follow_the_queries() {
     let tmp = tempfile::tempdir().unwrap();
     demo(tmp.path());
     let text = ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path());
-    let shown: Vec<&str> = report::DASHBOARD.iter().map(|(n, _)| *n).filter(|n| text.contains(&format!("\n  \"{n}\": "))).collect();
+    let shown: Vec<&str> = report::sections(false).into_iter().map(|(n, _)| n).filter(|n| text.contains(&format!("\n  \"{n}\": "))).collect();
     assert!(shown.len() >= 10, "{shown:?}");
     let at: Vec<usize> = shown.iter().map(|n| text.find(&format!("\n  \"{n}\": ")).unwrap()).collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "sections out of the dashboard's order: {shown:?}");
