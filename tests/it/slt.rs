@@ -122,7 +122,7 @@ impl SltFile {
     fn bundled(&self) -> Option<&'static str> {
         let stem = self.rel.strip_suffix(".slt")?;
         let name = stem.strip_prefix("demo/").unwrap_or(stem);
-        report::QUERIES.iter().map(|(n, _)| *n).find(|n| *n == name)
+        report::CATALOGUE.iter().map(|q| q.name).find(|n| *n == name)
     }
 
     fn text(&self) -> String {
@@ -617,7 +617,7 @@ fn prepared() -> (Datasets, Vec<SltFile>) {
 /// DataFusion does not run, by `skipif`/`onlyif`, is left as it is); comments, directives and
 /// the other records as they were.
 fn complete(ds: &Datasets) {
-    for (name, _) in report::QUERIES {
+    for name in report::CATALOGUE.iter().map(|q| q.name) {
         let rel = file_for(name);
         let path = slt_dir().join(&rel);
         if !path.exists() {
@@ -699,12 +699,12 @@ fn fail_on(problems: &[String], engine: &str) {
 #[test]
 fn datafusion_returns_the_rows_of_the_slt_files() {
     let (ds, files) = prepared();
-    let missing: Vec<String> = report::QUERIES.iter().map(|(n, _)| file_for(n)).filter(|rel| !files.iter().any(|f| &f.rel == rel)).collect();
+    let missing: Vec<String> = report::CATALOGUE.iter().map(|q| file_for(q.name)).filter(|rel| !files.iter().any(|f| &f.rel == rel)).collect();
     assert!(missing.is_empty(), "bundled queries without their file in tests/slt/: {missing:?} (`{COMPLETE}=1 cargo test --locked --test it slt` writes them)");
     let sessions = ds.sessions();
     let (problems, ran) = run_datafusion(&files, &sessions);
     fail_on(&problems, "DataFusion");
-    assert!(ran >= report::QUERIES.len(), "{ran} records ran");
+    assert!(ran >= report::CATALOGUE.len(), "{ran} records ran");
 
     // The runner fails where it should: a value changed in a file's expected rows is
     // reported, with the file, the line, the query and the rows' diff.
@@ -792,5 +792,5 @@ fn duckdb_returns_the_rows_of_the_slt_files() {
     fail_on(&problems, "DuckDB");
     // Every bundled query ran on DuckDB but those marked `skipif duckdb`.
     let skipped = files.iter().filter(|f| f.bundled().is_some()).filter(|f| f.records.iter().any(|r| is_bundled_record(f, r) && !r.runs_on(DUCKDB))).count();
-    assert_eq!(bundled + skipped, report::QUERIES.len(), "{count} records ran on DuckDB");
+    assert_eq!(bundled + skipped, report::CATALOGUE.len(), "{count} records ran on DuckDB");
 }
