@@ -722,11 +722,14 @@ pub fn write_figures(dataset: &Path, dir: &Path, limits: Limits, engine: &Engine
     Ok(written)
 }
 
+/// A dashboard section: its query's name and its title.
+type Section = (&'static str, &'static str);
+
 /// The sections the dashboard shows on this dataset, in order, and those it leaves out with
 /// a note: an AIDev import's [`sections`] on an AIDev import, the other otherwise; a
 /// section that needs a table only with it ([`BundledQuery::needs_table`]), and on an AIDev
 /// import one that needs an input only with it ([`BundledQuery::needs_input`]).
-pub(crate) fn dashboard_sections(session: &Session) -> Result<(Vec<(&'static str, &'static str)>, Vec<LeftOut>)> {
+pub(crate) fn dashboard_sections(session: &Session) -> Result<(Vec<Section>, Vec<LeftOut>)> {
     let aidev = session.has_table(AIDEV_TABLE);
     let mut left_out = Vec::new();
     if aidev {

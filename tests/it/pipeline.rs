@@ -327,7 +327,7 @@ fn evaluating_by_repository_decides_as_one_index() {
         assert_eq!(one_repo_per_step, outcomes(usize::MAX), "{name}: chunk size changed the outcomes");
         let index = hindsight::snapshot::SnapshotIndex::build(read::responses(&ds).unwrap());
         let captured_at = hindsight::time::parse(&Manifest::load(&ds).unwrap().captured_at).unwrap();
-        let ev = Evaluation::new(&index, captured_at, &policy, window::DEFAULT);
+        let ev = Evaluation::new(&index, captured_at, policy, window::DEFAULT);
         let whole = outcomes_batch(&judge_all(&ev, &read::safe_outputs(&ds).unwrap()));
         let written = read::batches(&ds, "outcomes").unwrap();
         let written = arrow::compute::concat_batches(&written[0].schema(), &written).unwrap();
@@ -337,7 +337,7 @@ fn evaluating_by_repository_decides_as_one_index() {
         assert_eq!(whole, written, "{name}: streaming by repository decided otherwise than one index");
         // Windows given in another order: rows still sorted by window within each output.
         let reversed: Vec<_> = window::DEFAULT.iter().rev().copied().collect();
-        let ev = Evaluation::new(&index, captured_at, &policy, &reversed);
+        let ev = Evaluation::new(&index, captured_at, policy, &reversed);
         assert_eq!(outcomes_batch(&judge_all(&ev, &read::safe_outputs(&ds).unwrap())), whole, "{name}: window order given changed the rows");
     }
 }

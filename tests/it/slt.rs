@@ -635,8 +635,8 @@ fn complete(ds: &Datasets) {
         let mut replaced: Vec<((usize, usize), Vec<String>)> = Vec::new();
         for record in file.records.clone() {
             let mut record = record;
-            if bundled.is_some() && is_bundled_record(&file, &record) {
-                record.sql = bundled_sql(bundled.unwrap());
+            if let Some(name) = bundled.filter(|_| is_bundled_record(&file, &record)) {
+                record.sql = bundled_sql(name);
             }
             let Expect::Rows { types, rowsort, .. } = &record.expect else { continue };
             if !record.runs_on(DATAFUSION) {
