@@ -206,6 +206,18 @@ enum Command {
         #[arg(long, default_value_t = 0.0)]
         tolerance: f64,
     },
+    /// What changed from dataset A to dataset B (two captures, releases or policies of a
+    /// study): outputs whose verdict changed per window, outputs only one has, and every
+    /// dashboard figure that moved; exit 1 when anything did.
+    Diff {
+        /// The earlier dataset.
+        a: PathBuf,
+        /// The later dataset.
+        b: PathBuf,
+        /// markdown or json.
+        #[arg(long, value_enum, default_value = "markdown")]
+        format: hindsight::commands::DiffFormat,
+    },
     /// Recompute the manifest's sizes, sha256s and row counts; exit 1 on any drift.
     Verify {
         /// The dataset directory (written by `run`, `convert` or `import`).
@@ -656,6 +668,7 @@ impl Command {
                 Task::ImportAidev { dir, out, settings: eval.read()?, captured_at: captured_at.map(|t| capture_time(&t)).transpose()? }
             }
             Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
+            Command::Diff { a, b, format } => Task::Diff { a, b, format },
             Command::Synth { repos, outputs, seed, out } => {
                 let spec = hindsight::synth::Spec { repos, outputs, seed };
                 spec.validate()?;

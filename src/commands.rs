@@ -107,6 +107,11 @@ pub enum Task {
         spec: crate::synth::Spec,
         out: PathBuf,
     },
+    Diff {
+        a: PathBuf,
+        b: PathBuf,
+        format: DiffFormat,
+    },
     Verify {
         dataset: PathBuf,
         study: Option<Study>,
@@ -216,6 +221,7 @@ pub fn execute(config: Config) -> Result<Status> {
         }
         Task::Gate { results, policy, format, dataset } => gate(&results, &policy, format, dataset.as_deref(), quiet, &progress)?,
         Task::Verify { dataset, study } => return verify(&dataset, study.as_ref()),
+        Task::Diff { a, b, format } => return diff(&a, &b, format),
     }
     Ok(Status::Success)
 }
@@ -415,6 +421,23 @@ fn verify(dataset: &Path, study: Option<&Study>) -> Result<Status> {
         output::print(&format!("  {}\n", printable(&d.to_string())))?;
     }
     Ok(if drift.is_empty() { Status::Success } else { Status::Failure })
+}
+
+/// How `diff` prints what changed.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum DiffFormat {
+    Markdown,
+    Json,
+}
+
+/// `diff`: what changed from dataset `a` to dataset `b`; exit 1 when anything did.
+fn diff(a: &Path, b: &Path, format: DiffFormat) -> Result<Status> {
+    let d = report::diff::diff(a, b)?;
+    match format {
+        DiffFormat::Markdown => output::print(&report::diff::markdown(&d, a, b))?,
+        DiffFormat::Json => output::print(&(serde_json::to_string_pretty(&report::diff::to_json(&d))? + "\n"))?,
+    }
+    Ok(if d.is_empty() { Status::Success } else { Status::Failure })
 }
 
 /// What convert read, used and quarantined, on stderr.

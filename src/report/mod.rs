@@ -6,6 +6,7 @@ mod bounded;
 mod checked;
 pub mod charts;
 pub mod check;
+pub mod diff;
 pub mod format;
 pub mod html;
 pub mod print;

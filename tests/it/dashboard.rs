@@ -1013,6 +1013,41 @@ fn the_reports_own_json_is_a_check_file_as_it_is() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("(no such row)"));
 }
 
+/// `diff A B`: a study against itself is empty (exit 0); against a re-capture in which a
+/// pull request and an issue's events are gone, it lists exactly the outputs whose verdict
+/// changed, as an independent comparison of the two outcomes tables finds them, and the
+/// dashboard figures that moved (exit 1).
+#[test]
+fn diff_lists_exactly_the_changed_verdicts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = Study::demo().copy_to(tmp.path());
+    study.run(tmp.path(), "a");
+    ok(&["diff", "a", "a"], tmp.path());
+    for gone in ["repos/acme/docs/pulls/7.json", "repos/acme/docs/issues/8/events.json"] {
+        std::fs::remove_file(study.snapshot.join(gone)).unwrap();
+    }
+    study.run(tmp.path(), "b");
+    let sql = "SELECT safe_output_id, eval_window, outcome_status, evidence_strength, human_check_signal, rule_id FROM outcomes";
+    let rows = |ds: &str| -> std::collections::BTreeSet<String> { ok(&["report", "--dataset", ds, "--sql", sql, "--format", "csv"], tmp.path()).lines().skip(1).map(str::to_string).collect() };
+    let (ra, rb) = (rows("a"), rows("b"));
+    let key = |line: &String| line.splitn(3, ',').take(2).collect::<Vec<_>>().join(",");
+    let expected: std::collections::BTreeSet<String> = ra.symmetric_difference(&rb).map(key).collect();
+    assert!(!expected.is_empty(), "the re-capture changed no verdict: nothing compared");
+    let o = run(&["diff", "a", "b", "--format", "json"], tmp.path());
+    assert_eq!(o.status.code(), Some(1));
+    let d: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let listed: std::collections::BTreeSet<String> = d["verdicts_changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| format!("{},{}", c["safe_output_id"].as_str().unwrap(), c["eval_window"].as_str().unwrap()))
+        .collect();
+    assert_eq!(listed, expected);
+    assert!(!d["figures_moved"].as_array().unwrap().is_empty(), "{d}");
+    let md = String::from_utf8_lossy(&run(&["diff", "a", "b"], tmp.path()).stdout).to_string();
+    assert!(md.contains(&format!("{} verdict(s) changed", expected.len())) && md.contains("## Figures that moved"), "{md}");
+}
+
 #[test]
 fn check_passes_on_the_demo_and_names_a_changed_figure() {
     let tmp = tempfile::tempdir().unwrap();
