@@ -613,9 +613,6 @@ impl Target {
         if meta.as_ref().is_some_and(|m| m.is_dir()) {
             return Err(refuse(format!("{} is a directory; name the JSONL file to write", path.display())));
         }
-        if meta.as_ref().is_some_and(|m| !m.is_file()) {
-            return Err(refuse(format!("{} is not a regular file (a device, FIFO or socket is never replaced); name a file to write, or give --out - for standard output", path.display())));
-        }
         if path.starts_with(&dataset) && path.parent() != Some(dataset.as_path()) {
             return Err(refuse(format!("{} is inside the dataset's folder {}; a dataset holds only its own files", path.display(), dataset.display())));
         }

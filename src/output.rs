@@ -20,13 +20,7 @@ pub fn print(text: &str) -> Result<()> {
 /// manifest), if any: the one whose files hindsight alone writes, through its lock.
 pub(crate) fn dataset_around(path: &std::path::Path) -> Option<std::path::PathBuf> {
     let abs = crate::dataset::staging::resolve_path(path).ok()?;
-    abs.ancestors().skip(1).find(|dir| {
-        let m = dir.join("manifest.json");
-        std::fs::symlink_metadata(&m).is_ok_and(|t| t.is_file() && t.len() < (64 << 20))
-            && std::fs::read_to_string(&m).ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()).is_some_and(|v| {
-                v.get("format").and_then(|f| f.as_str()).is_some_and(|f| f.starts_with(crate::dataset::manifest::FORMAT_PREFIX))
-            })
-    }).map(std::path::Path::to_path_buf)
+    abs.ancestors().skip(1).find(|dir| crate::dataset::staging::is_dataset(dir)).map(std::path::Path::to_path_buf)
 }
 
 /// Why `path` may not be written as a file of hindsight's output (`None`: it may): it

@@ -212,6 +212,13 @@ impl Head {
     }
 }
 
+/// Whether `dir` is a hindsight dataset: its `manifest.json`, a regular file of a sane size,
+/// declares hindsight's format.
+pub(crate) fn is_dataset(dir: &Path) -> bool {
+    let plain = std::fs::symlink_metadata(dir.join("manifest.json")).is_ok_and(|m| m.is_file() && m.len() < (64 << 20));
+    plain && Head::load(dir).is_some_and(|h| h.format.starts_with(super::manifest::FORMAT_PREFIX))
+}
+
 /// Whether a dataset entry is one hindsight writes: the manifest, a file it records, a
 /// table hindsight knows, or one of hindsight's temporaries.
 fn is_hindsights(name: &str, manifest: &Head) -> bool {

@@ -194,20 +194,30 @@ fn input_files(m: &Manifest, (snapshot, runs, traces, tasks): Inputs<'_>, out: &
             added.extend(files.into_iter().filter(|p| !known.contains(p.as_str())).map(|p| (format!("{input}/{p}"), root.join(&p))));
         }
     }
-    // A missing file whose bytes are an added one's was renamed.
+    // A missing file whose bytes are an added one's was renamed. An added file is hashed
+    // once, and only when a missing one has its size.
+    let mut hashes: Vec<Option<String>> = vec![None; added.len()];
+    let mut renamed = vec![false; added.len()];
     for f in missing {
         let label = format!("{}/{}", f.input, f.path);
-        let same = added.iter().position(|(name, p)| {
-            name.starts_with(&format!("{}/", f.input))
-                && std::fs::metadata(p).is_ok_and(|m| m.len() == f.size)
-                && std::fs::read(p).is_ok_and(|b| crate::json::sha256_hex(&b) == f.sha256)
+        let prefix = format!("{}/", f.input);
+        let same = (0..added.len()).find(|&i| {
+            let (name, p) = &added[i];
+            if renamed[i] || !name.starts_with(&prefix) || !std::fs::metadata(p).is_ok_and(|m| m.len() == f.size) {
+                return false;
+            }
+            let hash = hashes[i].get_or_insert_with(|| std::fs::read(p).map(|b| crate::json::sha256_hex(&b)).unwrap_or_default());
+            *hash == f.sha256
         });
         match same {
-            Some(i) => out.push(Drift::Renamed { from: label, to: added.remove(i).0 }),
+            Some(i) => {
+                renamed[i] = true;
+                out.push(Drift::Renamed { from: label, to: added[i].0.clone() });
+            }
             None => out.push(Drift::Missing { file: label }),
         }
     }
-    out.extend(added.into_iter().map(|(file, _)| Drift::Added { file }));
+    out.extend(added.into_iter().zip(renamed).filter(|(_, r)| !r).map(|((file, _), _)| Drift::Added { file }));
     out.extend(not_given.into_iter().map(|(input, files)| Drift::NotGiven { input: input.to_string(), files }));
 }
 

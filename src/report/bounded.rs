@@ -14,14 +14,14 @@
 //! query gets. Constant folding calls the same wrapper, so `unnest(range(1, 2e8))` is refused
 //! at planning rather than aborting on allocation.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, GenericListArray, OffsetSizeTrait};
+use datafusion::arrow::array::{Array, AsArray, GenericListArray, OffsetSizeTrait};
 use datafusion::arrow::compute::{cast, kernels::concat_elements::concat_elements_dyn};
 use datafusion::arrow::datatypes::{DataType, FieldRef, Int64Type};
 use datafusion::common::{DFSchema, DataFusionError, Result, ScalarValue};
 use datafusion::execution::FunctionRegistry;
-use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
 use datafusion::logical_expr::{ColumnarValue, Documentation, Expr, ExprSchemable, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
 
@@ -88,11 +88,7 @@ pub(crate) fn register(registry: &mut dyn FunctionRegistry, limit: usize) -> Res
         registry.register_udf(Arc::new(ScalarUDF::new_from_impl(Bounded { inner, growth: *growth, limit })))?;
     }
     registry.register_udf(Arc::new(ScalarUDF::new_from_impl(ConcatOp::new(limit))))?;
-    match registry.register_expr_planner(Arc::new(ConcatPlanner { limit })) {
-        // An executor's registry plans nothing: it runs plans the client made.
-        Err(DataFusionError::NotImplemented(_)) => Ok(()),
-        other => other,
-    }
+    super::operator::register_planner(registry, Arc::new(ConcatPlanner { limit }))
 }
 
 fn refuse(name: &str, size: usize, limit: usize) -> DataFusionError {
@@ -138,10 +134,8 @@ impl Arg<'_> {
         match self.0 {
             ColumnarValue::Scalar(s) => scalar_i64(s),
             ColumnarValue::Array(a) if a.is_null(i) => 0,
-            ColumnarValue::Array(a) => match a.as_primitive_opt::<Int64Type>() {
-                Some(p) => p.value(i),
-                None => cast(&a.slice(i, 1), &DataType::Int64).ok().and_then(|c| c.as_primitive_opt::<Int64Type>().map(|p| p.value(0))).unwrap_or(0),
-            },
+            // Other integer columns are widened once, before the rows are read (`widened`).
+            ColumnarValue::Array(a) => a.as_primitive_opt::<Int64Type>().map_or(0, |p| p.value(i)),
         }
     }
 
@@ -195,7 +189,7 @@ fn widest(s: Option<&str>) -> usize {
 
 /// The values `range`/`generate_series` would make: integers, or dates and timestamps
 /// stepped by an interval (its shortest reading: a month as 28 days).
-fn series_length(args: &[ColumnarValue], i: usize, inclusive: bool) -> usize {
+fn series_length(args: &[&ColumnarValue], i: usize, inclusive: bool) -> usize {
     fn nanos(v: &ColumnarValue) -> Option<i128> {
         let ColumnarValue::Scalar(s) = v else { return None };
         Some(match s {
@@ -227,15 +221,27 @@ fn series_length(args: &[ColumnarValue], i: usize, inclusive: bool) -> usize {
     usize::try_from(n.max(0)).unwrap_or(usize::MAX)
 }
 
+/// `v`, an integer column other than 64-bit cast to `Int64` once (a count read row by row);
+/// anything else as it is, not copied.
+fn widened(v: &ColumnarValue) -> Cow<'_, ColumnarValue> {
+    match v {
+        ColumnarValue::Array(a) if a.data_type().is_integer() && a.data_type() != &DataType::Int64 => {
+            cast(a, &DataType::Int64).map_or(Cow::Borrowed(v), |c| Cow::Owned(ColumnarValue::Array(c)))
+        }
+        _ => Cow::Borrowed(v),
+    }
+}
+
 impl Bounded {
     /// The bytes the call would build at most.
     fn estimate(&self, args: &[ColumnarValue], rows: usize) -> usize {
         let rows = rows.max(1);
-        let arg = |k: usize| args.get(k).map(Arg);
+        let args: Vec<Cow<'_, ColumnarValue>> = args.iter().map(widened).collect();
+        let arg = |k: usize| args.get(k).map(|a| Arg(a.as_ref()));
         let per_row = |f: &dyn Fn(usize) -> usize| (0..rows).fold(0usize, |t, i| t.saturating_add(f(i)));
         match self.growth {
             Growth::Sum => {
-                let sum = args.iter().fold(0usize, |t, a| t.saturating_add(Arg(a).bytes(rows)));
+                let sum = args.iter().fold(0usize, |t, a| t.saturating_add(Arg(a.as_ref()).bytes(rows)));
                 // concat_ws repeats its separator between the arguments.
                 let sep = if self.inner.name() == "concat_ws" { arg(0).map_or(0, |s| s.bytes(rows)).saturating_mul(args.len().saturating_sub(2)) } else { 0 };
                 sum.saturating_add(sep)
@@ -272,7 +278,10 @@ impl Bounded {
                 per_row(&|i| s.len(i).saturating_mul(widest(to.text(i))))
             }
             Growth::Encode => arg(0).map_or(0, |s| s.bytes(rows).saturating_mul(2)),
-            Growth::Series => per_row(&|i| series_length(args, i, self.inner.name() == "generate_series").saturating_mul(8)),
+            Growth::Series => {
+                let args: Vec<&ColumnarValue> = args.iter().map(AsRef::as_ref).collect();
+                per_row(&|i| series_length(&args, i, self.inner.name() == "generate_series").saturating_mul(8))
+            }
             Growth::ArrayRepeat => {
                 let (Some(v), Some(n)) = (arg(0), arg(1)) else { return 0 };
                 per_row(&|i| count(n.int(i)).saturating_mul(v.text(i).map_or(v.elements(i).max(1).saturating_mul(8), str::len).max(8)))
@@ -345,8 +354,7 @@ impl ExprPlanner for ConcatPlanner {
         if !(text_concat(&left) && text_concat(&right)) {
             return Ok(PlannerResult::Original(expr));
         }
-        let udf = Arc::new(ScalarUDF::new_from_impl(ConcatOp::new(self.limit)));
-        Ok(PlannerResult::Planned(Expr::ScalarFunction(ScalarFunction::new_udf(udf, vec![expr.left, expr.right]))))
+        Ok(super::operator::planned(ScalarUDF::new_from_impl(ConcatOp::new(self.limit)), expr))
     }
 }
 
@@ -373,16 +381,10 @@ impl ScalarUDFImpl for ConcatOp {
         &self.signature
     }
     fn schema_name(&self, args: &[Expr]) -> Result<String> {
-        match args {
-            [l, r] => Ok(format!("{} || {}", l.schema_name(), r.schema_name())),
-            _ => Ok("||".into()),
-        }
+        Ok(super::operator::schema_name("||", args))
     }
     fn display_name(&self, args: &[Expr]) -> Result<String> {
-        match args {
-            [l, r] => Ok(format!("{l} || {r}")),
-            _ => Ok("||".into()),
-        }
+        Ok(super::operator::display_name("||", args))
     }
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         let to = if arg_types.contains(&DataType::Utf8View) {
@@ -399,17 +401,12 @@ impl ScalarUDFImpl for ConcatOp {
     }
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows.max(1);
-        let [l, r] = args.args.as_slice() else {
-            return Err(DataFusionError::Plan("|| joins two values".into()));
-        };
+        let (l, r) = super::operator::operands("||", &args)?;
         let size = Arg(l).bytes(rows).saturating_add(Arg(r).bytes(rows));
         if size > bound(self.limit) {
             return Err(refuse("||", size, bound(self.limit)));
         }
-        let scalar = matches!((l, r), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
-        let (la, ra): (ArrayRef, ArrayRef) = (l.to_array(rows)?, r.to_array(rows)?);
-        let joined = concat_elements_dyn(&la, &ra)?;
-        Ok(if scalar { ColumnarValue::Scalar(ScalarValue::try_from_array(&joined, 0)?) } else { ColumnarValue::Array(joined) })
+        super::operator::binary("||", &args, |l, r| Ok(concat_elements_dyn(l, r)?))
     }
 }
 
@@ -474,12 +471,12 @@ mod tests {
 
     #[test]
     fn series_lengths_follow_the_step() {
-        assert_eq!(series_length(&[int(1), int(200_000_001)], 0, false), 200_000_000);
-        assert_eq!(series_length(&[int(10), int(1), int(-3)], 0, true), 4);
-        assert_eq!(series_length(&[int(1), int(10), int(-1)], 0, false), 0);
-        assert_eq!(series_length(&[int(5)], 0, false), 5);
+        assert_eq!(series_length(&[&int(1), &int(200_000_001)], 0, false), 200_000_000);
+        assert_eq!(series_length(&[&int(10), &int(1), &int(-3)], 0, true), 4);
+        assert_eq!(series_length(&[&int(1), &int(10), &int(-1)], 0, false), 0);
+        assert_eq!(series_length(&[&int(5)], 0, false), 5);
         let day = |d: i32| ColumnarValue::Scalar(ScalarValue::Date32(Some(d)));
         let step = ColumnarValue::Scalar(ScalarValue::new_interval_mdn(0, 0, 1_000_000_000));
-        assert_eq!(series_length(&[day(0), day(2), step], 0, false), 2 * 86_400);
+        assert_eq!(series_length(&[&day(0), &day(2), &step], 0, false), 2 * 86_400);
     }
 }

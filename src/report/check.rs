@@ -181,9 +181,8 @@ pub fn compare(expected: &Expected, actual: &BTreeMap<String, Value>, p: Precisi
                 continue;
             }
             // No row matches every figure: the one it stands for, to say which moved.
-            let integral = |t: &str| !t.contains(['.', 'e', 'E']);
             let near: Vec<&Map<String, Value>> = if by_text.len() > 1 {
-                by_text.iter().copied().filter(|r| numbers.iter().filter(|(_, _, t)| integral(t)).all(|(k, v, _)| r.get(k) == Some(v))).collect()
+                by_text.iter().copied().filter(|r| numbers.iter().filter(|(_, _, t)| whole_number(t)).all(|(k, v, _)| r.get(k) == Some(v))).collect()
             } else {
                 by_text
             };
@@ -209,11 +208,17 @@ pub fn compare(expected: &Expected, actual: &BTreeMap<String, Value>, p: Precisi
     Ok(out)
 }
 
+/// Whether a number is written as a whole number (`2025`, not `0.5` or `1e3`): the kind
+/// that names a row (a year, a month) rather than measures it.
+fn whole_number(text: &str) -> bool {
+    !text.contains(['.', 'e', 'E'])
+}
+
 /// A row for a person: its text fields, and its whole numbers when text alone does not name
 /// it (`repo=a/b, year=2025, month=7`).
 fn describe_row(row: &[Figure], with_numbers: bool) -> String {
     let shown: Vec<(&String, &Value)> =
-        row.iter().filter(|(_, v, t)| !v.is_number() || (with_numbers && !t.contains(['.', 'e', 'E']))).map(|(k, v, _)| (k, v)).collect();
+        row.iter().filter(|(_, v, t)| !v.is_number() || (with_numbers && whole_number(t))).map(|(k, v, _)| (k, v)).collect();
     describe(&shown)
 }
 

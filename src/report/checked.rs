@@ -9,9 +9,8 @@ use std::sync::Arc;
 
 use datafusion::arrow::compute::kernels::numeric;
 use datafusion::arrow::datatypes::DataType;
-use datafusion::common::{DFSchema, DataFusionError, Result, ScalarValue};
+use datafusion::common::{DFSchema, DataFusionError, Result};
 use datafusion::execution::FunctionRegistry;
-use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
 use datafusion::logical_expr::{ColumnarValue, Expr, ExprSchemable, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility};
 use datafusion::sql::sqlparser::ast::BinaryOperator;
@@ -50,11 +49,7 @@ pub(crate) fn register(registry: &mut dyn FunctionRegistry) -> Result<()> {
     for op in Op::ALL {
         registry.register_udf(Arc::new(ScalarUDF::new_from_impl(Checked::new(op))))?;
     }
-    match registry.register_expr_planner(Arc::new(Planner)) {
-        // An executor's registry plans nothing: it runs plans the client made.
-        Err(DataFusionError::NotImplemented(_)) => Ok(()),
-        other => other,
-    }
+    super::operator::register_planner(registry, Arc::new(Planner))
 }
 
 #[derive(Debug)]
@@ -67,8 +62,7 @@ impl ExprPlanner for Planner {
         if !(integer(&expr.left) && integer(&expr.right)) {
             return Ok(PlannerResult::Original(expr));
         }
-        let udf = Arc::new(ScalarUDF::new_from_impl(Checked::new(op)));
-        Ok(PlannerResult::Planned(Expr::ScalarFunction(ScalarFunction::new_udf(udf, vec![expr.left, expr.right]))))
+        Ok(super::operator::planned(ScalarUDF::new_from_impl(Checked::new(op)), expr))
     }
 }
 
@@ -92,16 +86,10 @@ impl ScalarUDFImpl for Checked {
         &self.signature
     }
     fn schema_name(&self, args: &[Expr]) -> Result<String> {
-        match args {
-            [l, r] => Ok(format!("{} {} {}", l.schema_name(), self.op.symbol(), r.schema_name())),
-            _ => Ok(self.op.symbol().into()),
-        }
+        Ok(super::operator::schema_name(self.op.symbol(), args))
     }
     fn display_name(&self, args: &[Expr]) -> Result<String> {
-        match args {
-            [l, r] => Ok(format!("{l} {} {r}", self.op.symbol())),
-            _ => Ok(self.op.symbol().into()),
-        }
+        Ok(super::operator::display_name(self.op.symbol(), args))
     }
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         let to = if arg_types.iter().all(DataType::is_unsigned_integer) { DataType::UInt64 } else { DataType::Int64 };
@@ -111,18 +99,13 @@ impl ScalarUDFImpl for Checked {
         Ok(arg_types.first().cloned().unwrap_or(DataType::Int64))
     }
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let [l, r] = args.args.as_slice() else {
-            return Err(DataFusionError::Plan(format!("{} takes two values", self.op.symbol())));
-        };
-        let scalar = matches!((l, r), (ColumnarValue::Scalar(_), ColumnarValue::Scalar(_)));
-        let rows = if scalar { 1 } else { args.number_rows };
-        let (la, ra) = (l.to_array(rows)?, r.to_array(rows)?);
-        let out = match self.op {
-            Op::Add => numeric::add(&la, &ra),
-            Op::Subtract => numeric::sub(&la, &ra),
-            Op::Multiply => numeric::mul(&la, &ra),
-        }
-        .map_err(|e| DataFusionError::Execution(format!("integer {} leaves the 64-bit range ({e}); cast to DOUBLE or DECIMAL first", self.op.symbol())))?;
-        Ok(if scalar { ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?) } else { ColumnarValue::Array(out) })
+        super::operator::binary(self.op.symbol(), &args, |l, r| {
+            match self.op {
+                Op::Add => numeric::add(l, r),
+                Op::Subtract => numeric::sub(l, r),
+                Op::Multiply => numeric::mul(l, r),
+            }
+            .map_err(|e| DataFusionError::Execution(format!("integer {} leaves the 64-bit range ({e}); cast to DOUBLE or DECIMAL first", self.op.symbol())))
+        })
     }
 }

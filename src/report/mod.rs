@@ -4,6 +4,7 @@
 
 mod bounded;
 mod checked;
+mod operator;
 pub mod charts;
 pub mod check;
 pub mod diff;
