@@ -194,8 +194,15 @@ fn input_files(m: &Manifest, (snapshot, runs, traces, tasks): Inputs<'_>, out: &
             added.extend(files.into_iter().filter(|p| !known.contains(p.as_str())).map(|p| (format!("{input}/{p}"), root.join(&p))));
         }
     }
-    // A missing file whose bytes are an added one's was renamed. An added file is hashed
-    // once, and only when a missing one has its size.
+    renames(missing, added, out);
+    out.extend(not_given.into_iter().map(|(input, files)| Drift::NotGiven { input: input.to_string(), files }));
+}
+
+/// The recorded input files `missing` from the inputs given, and the files `added` under
+/// them (name, path): a missing file whose bytes an added one has was renamed; the others
+/// are missing, or added. An added file is hashed once, and only when a missing one has its
+/// size.
+fn renames(missing: Vec<&crate::dataset::manifest::InputFileEntry>, added: Vec<(String, std::path::PathBuf)>, out: &mut Vec<Drift>) {
     let mut hashes: Vec<Option<String>> = vec![None; added.len()];
     let mut renamed = vec![false; added.len()];
     for f in missing {
@@ -218,7 +225,6 @@ fn input_files(m: &Manifest, (snapshot, runs, traces, tasks): Inputs<'_>, out: &
         }
     }
     out.extend(added.into_iter().zip(renamed).filter(|(_, r)| !r).map(|((file, _), _)| Drift::Added { file }));
-    out.extend(not_given.into_iter().map(|(input, files)| Drift::NotGiven { input: input.to_string(), files }));
 }
 
 /// The manifest's record counts, recomputed: records read must equal the sum over the
