@@ -2,7 +2,7 @@
 -- {path, status, page, captured_at, body}) in; `responses` and the nine typed tables
 -- hindsight writes from them (issues, pull_requests, issue_comments, review_comments,
 -- reviews, commits, timeline_events, reactions, issue_labels) out, one Parquet file each,
--- with the same columns, types and row order (src/snapshot/tables.rs, docs/DATASET.md).
+-- with the same columns, types and row order (crates/hindsight-core/src/snapshot/tables.rs, docs/DATASET.md).
 --
 -- bench/run.py times it beside `hindsight convert` on the same snapshot ("vs DuckDB typed").
 -- bench/duckdb_typed.py runs it as one script through DuckDB's Python API, after replacing
@@ -51,7 +51,7 @@ CREATE TEMP MACRO jnames(x) AS CASE WHEN json_type(x) = 'ARRAY' THEN array_to_st
         lambda e: e IS NOT NULL),
     ',') END;
 -- sha256 of a body with CRLF -> LF, trailing blanks stripped from each line, and the whole
--- trimmed (src/snapshot/github.rs, normalized_body_hash).
+-- trimmed (crates/hindsight-core/src/snapshot/github.rs, normalized_body_hash).
 CREATE TEMP MACRO body_hash(b) AS CASE WHEN b IS NOT NULL THEN sha256(regexp_replace(
     regexp_replace(replace(b, chr(13) || chr(10), chr(10)), '[^\S\n]+(\n|$)', '\1', 'g'),
     '^\s+|\s+$', '', 'g')) END;
@@ -209,7 +209,7 @@ COPY (
 
 -- Events and timeline items. A `line-commented` (or `commit-commented`) item stands for the
 -- review comments under its `comments`: each becomes an event of that kind. Positions count
--- the events of a page from where its list items start (src/snapshot/tables.rs).
+-- the events of a page from where its list items start (crates/hindsight-core/src/snapshot/tables.rs).
 COPY (
     WITH expanded AS (
         SELECT i.repo, i.n, i.path, i.page, i.start, i.position AS item, x.j, x.e,

@@ -5,7 +5,7 @@
 --   human_check_acceptance_rate  accepted with strong or medium evidence / evaluable
 --   sticky_artifact_rate         (accepted with weak evidence, or signal target_exists_only) / evaluable
 --   RATE_ci_low, RATE_ci_high    the rate's 95% Wilson score interval (z = 1.96) for its k of n, hindsight's
---                                functions wilson_low(k, n) and wilson_high(k, n) (src/report/wilson.rs; in DuckDB
+--                                functions wilson_low(k, n) and wilson_high(k, n) (crates/hindsight-report/src/report/wilson.rs; in DuckDB
 --                                the macros `hindsight views` prints):
 --                                low = (k + z²/2 − z·√(k(n−k)/n + z²/4)) / (n + z²); high = 1 − the low end
 --                                for n − k of n (the same number as the + form, and exactly 1 at k = n)

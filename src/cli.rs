@@ -13,7 +13,7 @@ use hindsight::report::Format;
 use hindsight::{Error, Result};
 
 #[derive(Parser, Debug)]
-#[command(name = "hindsight", version = env!("HINDSIGHT_VERSION"), about = "What became of AI agents' actions in GitHub repositories, judged offline on frozen snapshots.")]
+#[command(name = "hindsight", version = hindsight::VERSION, about = "What became of AI agents' actions in GitHub repositories, judged offline on frozen snapshots.")]
 pub struct Cli {
     /// No progress bars or summaries on stderr.
     #[arg(long, short, global = true)]
@@ -411,13 +411,13 @@ impl ClusterRole {
         Ok(match self {
             ClusterRole::Scheduler { bind_host, port, external_host, executor_timeout } => {
                 if executor_timeout == 0 {
-                    return Err(Error::Usage("--executor-timeout 0: expected a number of seconds from 1".into()));
+                    return Err(Error::usage("--executor-timeout 0: expected a number of seconds from 1"));
                 }
                 Task::Scheduler { options: hindsight::cluster::SchedulerOptions { bind_host, port, external_host, executor_timeout } }
             }
             ClusterRole::Executor { scheduler, bind_host, external_host, port, grpc_port, work_dir, concurrency, heartbeat_interval } => {
                 if heartbeat_interval == 0 {
-                    return Err(Error::Usage("--heartbeat-interval 0: expected a number of seconds from 1".into()));
+                    return Err(Error::usage("--heartbeat-interval 0: expected a number of seconds from 1"));
                 }
                 Task::Executor {
                     options: hindsight::cluster::ExecutorOptions {
@@ -585,11 +585,11 @@ fn study(i: Inputs) -> Option<Study> {
 }
 
 fn policy(p: Option<PathBuf>) -> Result<Policy> {
-    p.map(|p| Policy::load(&p)).transpose().map(Option::unwrap_or_default)
+    Ok(p.map(|p| Policy::load(&p)).transpose()?.unwrap_or_default())
 }
 
 fn risk_policy(p: Option<PathBuf>) -> Result<RiskPolicy> {
-    p.map(|p| RiskPolicy::load(&p)).transpose().map(Option::unwrap_or_default)
+    Ok(p.map(|p| RiskPolicy::load(&p)).transpose()?.unwrap_or_default())
 }
 
 impl Cli {
@@ -608,7 +608,7 @@ fn check_threads(threads: Option<usize>) -> Result<()> {
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
         let most = MAX_THREADS.max(4 * cores);
         if n == 0 || n > most {
-            return Err(Error::Usage(format!("--threads {n}: expected 1 to {most} (this machine has {cores} cores)")));
+            return Err(Error::usage(format!("--threads {n}: expected 1 to {most} (this machine has {cores} cores)")));
         }
     }
     Ok(())
@@ -629,7 +629,7 @@ impl Command {
                 Task::Run { study: study(inputs), out, settings: eval.read()?, format, engine: engine.engine()? }
             }
             Command::Convert { inputs, out } => {
-                Task::Convert { study: study(inputs).ok_or_else(|| Error::Usage("convert needs --snapshot DIR and --runs DIR".into()))?, out }
+                Task::Convert { study: study(inputs).ok_or_else(|| Error::usage("convert needs --snapshot DIR and --runs DIR"))?, out }
             }
             Command::Evaluate { dataset, eval, engine } => {
                 Task::Evaluate { dataset, settings: eval.read()?, engine: engine.engine()? }
@@ -642,7 +642,7 @@ impl Command {
             Command::Completions { shell } => Task::Completions { shell, cli: Cli::command() },
             Command::Describe { table, dataset, markdown, format } => {
                 if dataset.is_some() && table.is_none() {
-                    return Err(Error::Usage("describe --dataset needs a TABLE (`hindsight sql --dataset DS` then \\d lists them)".into()));
+                    return Err(Error::usage("describe --dataset needs a TABLE (`hindsight sql --dataset DS` then \\d lists them)"));
                 }
                 Task::Describe { table, dataset, markdown, format }
             }
@@ -656,7 +656,7 @@ impl Command {
             }
             Command::Check { dataset, expected, exact, tolerance } => {
                 if !(tolerance >= 0.0 && tolerance.is_finite()) {
-                    return Err(Error::Usage("--tolerance must be a number >= 0".into()));
+                    return Err(Error::usage("--tolerance must be a number >= 0"));
                 }
                 Task::Check { dataset, expected, precision: hindsight::report::check::Precision { exact, tolerance } }
             }
@@ -709,7 +709,7 @@ fn sql_task(dataset: PathBuf, file: Option<PathBuf>, format: Format, rows: RowAr
     use hindsight::report::shell::Source;
     use std::io::IsTerminal;
     if format == Format::Html {
-        return Err(Error::Usage("sql --format html: expected table, json, ndjson, csv or markdown (html is a report's format)".into()));
+        return Err(Error::usage("sql --format html: expected table, json, ndjson, csv or markdown (html is a report's format)"));
     }
     let limits = limits.limits()?;
     let engine = engine.engine()?;
@@ -726,7 +726,7 @@ fn rules_json(format: &str) -> Result<bool> {
     match format {
         "json" => Ok(true),
         "markdown" | "md" => Ok(false),
-        other => Err(Error::Usage(format!("rules --format `{other}`: expected markdown or json"))),
+        other => Err(Error::usage(format!("rules --format `{other}`: expected markdown or json"))),
     }
 }
 
@@ -741,10 +741,10 @@ fn capture_options(
     retry_base_ms: u64,
 ) -> Result<hindsight::capture::Options> {
     if !(1..=64).contains(&concurrency) {
-        return Err(Error::Usage(format!("--concurrency {concurrency}: expected 1 to 64")));
+        return Err(Error::usage(format!("--concurrency {concurrency}: expected 1 to 64")));
     }
     hindsight::capture::http::check_api_url(&api_url)?;
-    let out = out.ok_or_else(|| Error::Usage("capture needs --out DIR (or --plan)".into()))?;
+    let out = out.ok_or_else(|| Error::usage("capture needs --out DIR (or --plan)"))?;
     Ok(hindsight::capture::Options {
         runs,
         out,
@@ -758,5 +758,5 @@ fn capture_options(
 
 /// `import aidev --captured-at`: an RFC 3339 time.
 fn capture_time(t: &str) -> Result<hindsight::time::Instant> {
-    hindsight::time::parse(t).ok_or_else(|| Error::Usage(format!("--captured-at `{t}`: expected an RFC 3339 time such as 2025-07-31T00:00:00Z")))
+    hindsight::time::parse(t).ok_or_else(|| Error::usage(format!("--captured-at `{t}`: expected an RFC 3339 time such as 2025-07-31T00:00:00Z")))
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::evaluate::Settings;
 use crate::demo::DemoStudy;
-use crate::error::{Error, Result};
+use crate::{Error, Result};
 use crate::evaluate::Policy;
 use crate::output;
 use crate::pipeline::{self, Converted, Study};
@@ -239,7 +239,7 @@ fn run(study: Option<Study>, out: &Path, settings: &Settings, format: Format, en
     };
     let c = pipeline::run(&study, out, settings, engine, progress)?;
     summarize(&c, out, quiet, demo.is_some());
-    output::print(&report::dashboard_with(out, format, report::Limits::default(), engine)?)
+    Ok(output::print(&report::dashboard_with(out, format, report::Limits::default(), engine)?)?)
 }
 
 /// `report`: the dashboard's figures written as files, one statement's result, or the
@@ -247,10 +247,10 @@ fn run(study: Option<Study>, out: &Path, settings: &Settings, format: Format, en
 fn report(dataset: &Path, figures: Option<&Path>, sql: Option<String>, display: report::print::Display, limits: report::Limits, engine: &report::Engine) -> Result<()> {
     if let Some(dir) = figures {
         let written = report::write_figures(dataset, dir, limits, engine)?;
-        return output::print(&written.iter().map(|p| format!("{}\n", p.display())).collect::<String>());
+        return Ok(output::print(&written.iter().map(|p| format!("{}\n", p.display())).collect::<String>())?);
     }
     match sql {
-        None => output::print(&report::dashboard_with(dataset, display.format, limits, engine)?),
+        None => Ok(output::print(&report::dashboard_with(dataset, display.format, limits, engine)?)?),
         Some(sql) => report::Session::open_on(dataset, limits, engine)?.print(&sql, display).map(drop),
     }
 }
@@ -261,7 +261,7 @@ fn report(dataset: &Path, figures: Option<&Path>, sql: Option<String>, display: 
 fn views(dataset: &Path, dialect: report::views::Dialect, absolute: bool) -> Result<()> {
     let tables = report::views::tables(dataset, dialect, absolute)?;
     let defined = report::Session::open(dataset)?.views();
-    output::print(&(tables + &report::views::definitions(dialect, &defined)))
+    Ok(output::print(&(tables + &report::views::definitions(dialect, &defined)))?)
 }
 
 /// `describe`: the data dictionary as markdown, one table as a dataset has it, or one table
@@ -269,14 +269,14 @@ fn views(dataset: &Path, dialect: report::views::Dialect, absolute: bool) -> Res
 fn describe(table: Option<String>, dataset: Option<PathBuf>, markdown: bool, format: Format) -> Result<()> {
     use crate::dataset::dictionary;
     match (table, dataset) {
-        _ if markdown => output::print(&dictionary::markdown()),
+        _ if markdown => Ok(output::print(&dictionary::markdown())?),
         (Some(t), Some(ds)) => {
             let session = report::Session::open_with(&ds, report::Limits::default())?;
-            output::print(&report::format::render(&session.describe(&t)?, format)?)
+            Ok(output::print(&report::format::render(&session.describe(&t)?, format)?)?)
         }
         (t, _) => match dictionary::text(t.as_deref()) {
-            Some(text) => output::print(&text),
-            None => Err(Error::Usage(format!("no table `{}` in the data dictionary (`hindsight describe` lists them)", t.unwrap_or_default()))),
+            Some(text) => Ok(output::print(&text)?),
+            None => Err(Error::usage(format!("no table `{}` in the data dictionary (`hindsight describe` lists them)", t.unwrap_or_default()))),
         },
     }
 }
@@ -287,7 +287,7 @@ fn man(dir: Option<&Path>, cli: clap::Command) -> Result<()> {
         None => {
             let mut out = Vec::new();
             clap_mangen::Man::new(cli).render(&mut out).map_err(|e| while_doing("writing the manual page".into(), e))?;
-            output::print(&String::from_utf8_lossy(&out))
+            Ok(output::print(&String::from_utf8_lossy(&out))?)
         }
         Some(dir) => {
             // A page is never written through a symlink planted under its name.
@@ -296,7 +296,7 @@ fn man(dir: Option<&Path>, cli: clap::Command) -> Result<()> {
                     let p = e.path();
                     if p.extension().is_some_and(|x| x == "1") {
                         if let Some(why) = output::unwritable(&p, None) {
-                            return Err(Error::Usage(format!("man --dir: {why}")));
+                            return Err(Error::usage(format!("man --dir: {why}")));
                         }
                     }
                 }
@@ -310,7 +310,7 @@ fn man(dir: Option<&Path>, cli: clap::Command) -> Result<()> {
 
 /// `error`, said after what hindsight was doing when it came.
 fn while_doing(doing: String, error: impl std::error::Error + Send + Sync + 'static) -> Error {
-    Error::While { doing, source: Box::new(error) }
+    Error::while_doing(doing, Box::new(error))
 }
 
 /// `check`: the dataset's figures against the published ones; a table of the differences.
@@ -402,7 +402,7 @@ fn gate(results: &Path, policy: &crate::gate::Policy, format: crate::gate::Forma
             c.records_read, c.evaluated, c.quarantined, c.commits_performed
         );
     }
-    output::print(&report.render(format)?)
+    Ok(output::print(&report.render(format)?)?)
 }
 
 /// `verify`: the dataset (and the study's inputs, when given) against its manifest.

@@ -1,47 +1,27 @@
 //! hindsight: what became of AI agents' actions ("safe outputs") in GitHub repositories,
 //! judged offline on frozen snapshots so a study re-runs bit-for-bit.
 //!
-//! Data flow, one module per stage: [`snapshot`] and [`runs`] read the inputs, [`dataset`]
-//! writes and reads the Parquet dataset, [`evaluate`] judges every output in every window,
-//! [`report`] runs the dashboard SQL. [`pipeline`] strings them together. Beside that flow,
-//! [`gate`] is the commit-or-reject protocol (docs/SPEC.md [SPEC-GATE]) over recorded
-//! execution results.
+//! Four crates, in the order they depend on each other (ARCHITECTURE.md):
+//! `hindsight-core` reads the inputs ([`snapshot`], [`runs`], [`traces`], [`aidev`],
+//! [`tasks`], [`gate`]) and writes and reads the Parquet [`dataset`]; `hindsight-evaluate`
+//! judges every output in every window ([`evaluate`]) and writes outcome blocks onto traces
+//! ([`attach`]); `hindsight-report` runs the SQL ([`report`], [`cluster`]); this crate strings
+//! them together into commands ([`pipeline`], [`commands`]) and talks to GitHub ([`capture`]).
+//! The modules of the crates below are re-exported here under the names they have always had.
 
-// Rules return `Result<_, Verdict>`: an early verdict (target missing, capture failed) is an
-// answer, not an error, and is built once per output and window, so its size does not matter.
-#![allow(clippy::result_large_err)]
+pub use hindsight_core::{aidev, dataset, gate, inputs, json, memory, output, progress, runs, snapshot, tasks, text, time, traces};
+#[allow(unused_imports)]
+pub(crate) use hindsight_core::{actors, error, feedback, interrupt, phases, quarantine, spill, table};
+pub use hindsight_evaluate::{attach, evaluate};
+pub use hindsight_report::{cluster, report};
+/// The top layer's error: anything the layers below report, or a query's.
+pub use hindsight_report::{Error, Result};
+pub use hindsight_core::VERSION;
 
-pub mod aidev;
-pub mod attach;
 pub mod capture;
-pub mod cluster;
 pub mod commands;
-pub mod dataset;
 pub(crate) mod demo;
-pub mod error;
-pub mod evaluate;
-pub(crate) mod feedback;
-pub mod gate;
-pub mod inputs;
-pub(crate) mod interrupt;
-pub mod json;
-pub mod memory;
-pub mod output;
-pub(crate) mod phases;
 pub mod pipeline;
-pub mod progress;
-pub(crate) mod quarantine;
-pub mod report;
-pub mod runs;
-pub mod snapshot;
-mod spill;
 pub mod synth;
-pub(crate) mod table;
-pub mod tasks;
 #[doc(hidden)]
 pub mod testing;
-pub mod text;
-pub mod time;
-pub mod traces;
-
-pub use error::{Error, Result};

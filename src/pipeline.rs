@@ -97,7 +97,7 @@ fn stage_change(dataset: &Path, command: &str, progress: &Progress) -> Result<St
 fn check_engine(engine: &Engine) -> Result<()> {
     match engine {
         Engine::Local => Ok(()),
-        Engine::Cluster(at) => crate::cluster::check(at),
+        Engine::Cluster(at) => Ok(crate::cluster::check(at)?),
     }
 }
 
@@ -511,7 +511,7 @@ fn judge_on(dir: &Path, settings: &Settings, engine: &Engine, progress: &Progres
         Engine::Cluster(at) => {
             crate::memory::retain(crate::memory::EVALUATE);
             let bar = progress.spinner("evaluate", &format!("on the cluster at {at}"));
-            let n = crate::evaluate::stage::evaluate_judged(dir, settings, &format!("the cluster at {at}"), |dir, settings| crate::cluster::judge(at, dir, settings));
+            let n = crate::evaluate::stage::evaluate_judged(dir, settings, &format!("the cluster at {at}"), |dir, settings| Ok(crate::cluster::judge(at, dir, settings)?));
             bar.finish_and_clear();
             n
         }

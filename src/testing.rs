@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::evaluate::Settings;
 use crate::pipeline::{Converted, Study};
 use crate::progress::Progress;
-use crate::Result;
+use crate::error::Result;
 
 /// `pipeline::convert`, spilling sorted runs of captures to disk beyond `captures_held_bytes`.
 pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, captures_held_bytes: usize) -> Result<Converted> {

@@ -366,8 +366,8 @@ fn common_rows_are_covered() {
 fn each_rule_has_its_own_file() {
     for r in rules::all() {
         let ty = r.output_type().name();
-        let own = crate::support::root().join("src/evaluate/rules").join(format!("{ty}.rs"));
-        assert!(own.is_file() || r.skips(), "no src/evaluate/rules/{ty}.rs for `{ty}`");
+        let own = crate::support::root().join("crates/hindsight-evaluate/src/evaluate/rules").join(format!("{ty}.rs"));
+        assert!(own.is_file() || r.skips(), "no crates/hindsight-evaluate/src/evaluate/rules/{ty}.rs for `{ty}`");
     }
 }
 

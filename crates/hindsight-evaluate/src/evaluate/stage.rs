@@ -1,0 +1,636 @@
+//! The evaluate stage on a dataset directory: threads, Parquet and the manifest around
+//! [`Evaluation`] (convert's driver is `pipeline.rs`).
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::spill::OutcomeParts;
+use super::{ci_gate, risk, Evaluation, OutcomeRows, Policy, Window};
+use crate::dataset::manifest::Manifest;
+use crate::error::{Error, Result};
+use crate::phases::Phases;
+use crate::dataset::read::{ColumnsRead, RepoGroup, RepoIndexes, ResponseRow, SafeOutputTable};
+use crate::runs::SafeOutput;
+use crate::snapshot::SnapshotIndex;
+use crate::time;
+
+/// Body bytes read per step of the evaluate stage: whole repositories, so the parsed snapshot
+/// in memory stays near a few times this, whatever the study's size.
+pub const CHUNK_BYTES: usize = 32 << 20;
+
+/// Bytes of outcome rows evaluate holds in memory before it spills a sorted part to disk
+/// (while one part is written the next is held: twice this at most).
+pub const OUTCOME_ROWS_HELD_BYTES: usize = 64 << 20;
+
+/// Outputs judged per step at most: the rows of one step are what can pass the budget.
+const STEP_OUTPUTS: usize = 16 * 1024;
+
+/// The evaluate stage on a dataset directory: reads `safe_outputs`, then `responses` one
+/// repository at a time (each repository's outputs are judged against its captures, with
+/// the paths of no repository shared by all), writes `outcomes.parquet` and updates the
+/// manifest. Returns the number of outcome rows. (On a cluster, the binary's pipeline calls
+/// [`evaluate_judged`] with the cluster's judge instead: evaluate never chooses.)
+pub fn evaluate_dataset(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress) -> Result<usize> {
+    crate::memory::retain(crate::memory::EVALUATE);
+    evaluate_with(dataset, settings, progress, CHUNK_BYTES, OUTCOME_ROWS_HELD_BYTES)
+}
+
+/// `evaluate_dataset` reading about `chunk_bytes` of bodies per step and holding about
+/// `rows_held_bytes` of outcome rows before it spills (the outcomes depend on neither;
+/// tests check that, through `crate::testing`). The steps: read the outputs (the captures
+/// arrive meanwhile, a chunk of repositories at a time), index each chunk's repositories,
+/// judge their outputs with the CI gate and PR risk beside, then the outputs no capture
+/// names, and write the tables and the manifest.
+pub fn evaluate_with(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress, chunk_bytes: usize, rows_held_bytes: usize) -> Result<usize> {
+    let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
+    let mut phases = Phases::from_env();
+    let inputs = read(dataset, chunk_bytes, &mut phases)?;
+    let mut parts = OutcomeParts::new(&dataset.join(".spill"), rows_held_bytes);
+    let mut found = GateAndRisk::default();
+    let Judged { mut manifest, outputs, held } = judge_repositories(dataset, inputs, Repositories::All, settings, progress, rows_held_bytes, &mut parts, &mut found, &mut phases)?;
+    let outcomes = write_tables(dataset, parts, &outputs, || gate_and_risk_tables(&found), &mut manifest, risk_policy)?;
+    phases.mark("tables and outcomes written");
+    // What the run held (a million outputs' columns, their gates and risks) is freed beside
+    // the manifest's writing, which waited for it before.
+    let held = (outputs, found, held);
+    let freed = std::thread::Builder::new().name("free".into()).spawn(move || drop(held));
+    save_manifest(dataset, manifest, &outcomes, policy, windows)?;
+    phases.mark("manifest saved");
+    if let Ok(freed) = freed {
+        let _ = freed.join();
+    }
+    phases.mark("freed");
+    Ok(outcomes.rows)
+}
+
+/// What an evaluation judges under: its windows, its policy and its PR-risk policy. One
+/// value, made once from the command line, for every stage that judges (a run, an import,
+/// an evaluation, a cluster's partitions).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub windows: Vec<Window>,
+    pub policy: Policy,
+    pub risk_policy: risk::RiskPolicy,
+}
+
+impl Default for Settings {
+    /// The default windows and policies.
+    fn default() -> Settings {
+        Settings { windows: super::window::DEFAULT.to_vec(), policy: Policy::default(), risk_policy: risk::RiskPolicy::default() }
+    }
+}
+
+/// Which repositories a judging takes the outputs (and task PRs) of: every one (a run in
+/// this process), or those of one partition of a cluster's evaluation, `None` standing for
+/// the outputs that name no repository.
+pub(crate) enum Repositories<'r> {
+    All,
+    Only(&'r HashSet<Option<String>>),
+}
+
+impl Repositories<'_> {
+    fn takes(&self, repo: Option<&str>) -> bool {
+        match self {
+            Repositories::All => true,
+            Repositories::Only(set) => set.contains(&repo.map(str::to_string)),
+        }
+    }
+}
+
+/// What judging leaves for the writing: the manifest read, the outputs (their columns fill
+/// the outcome rows in) and what is freed after the writing (the ranks and indexes).
+struct Judged {
+    manifest: Manifest,
+    outputs: SafeOutputTable,
+    held: Box<dyn Send>,
+}
+
+/// Judge the outputs of `repositories`: each chunk of repositories the reader sends indexed
+/// and judged (the CI gate and PR risk beside), then the outputs and task PRs of those with
+/// no capture and the outputs of no repository. Rows go to `sink`, gates and risks to
+/// `found`. The one judging of a dataset: the local run takes every repository, a cluster's
+/// executor those of its partition ([`judge_partition`]).
+#[allow(clippy::too_many_arguments)]
+fn judge_repositories(
+    dataset: &Path,
+    inputs: Inputs,
+    repositories: Repositories<'_>,
+    settings: &Settings,
+    progress: &crate::progress::Progress,
+    rows_held_bytes: usize,
+    sink: &mut (dyn RowSink + Send),
+    found: &mut GateAndRisk,
+    phases: &mut Phases,
+) -> Result<Judged> {
+    let Inputs { manifest, captured_at, outputs, run_ends, run_starts, mut task_prs, chunks, reader } = inputs;
+    let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
+    let Targets { ranks, mut by_repo, mut no_repo } = Targets::of(&outputs);
+    if let Repositories::Only(_) = repositories {
+        by_repo.retain(|r, _| repositories.takes(Some(r)));
+        task_prs.retain(|r, _| repositories.takes(Some(r)));
+        if !repositories.takes(None) {
+            no_repo.clear();
+        }
+    }
+    phases.mark("ranks");
+    let (empty, indexes) = {
+        let bar = progress.bar("evaluate", outputs.len() as u64);
+        // A small budget takes small steps, so the rows held stay near it.
+        let step = (rows_held_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
+        let judging = Judging { outputs: &outputs, ranks: &ranks, windows, policy, risk_policy, captured_at, run_ends: &run_ends, run_starts: &run_starts, step, bar: &bar };
+        let mut indexes = RepoIndexes::default();
+        let mut waiting = Waiting { outputs: by_repo, task_prs };
+        judging.every_chunk(chunks, &mut waiting, &mut indexes, sink, found, phases)?;
+        Error::joined(reader.join(), dataset.join("responses.parquet"), "the reader thread failed")?;
+        phases.mark("chunks");
+        phases.steps();
+        let empty = indexes.empty();
+        judging.rest(waiting, no_repo, &empty, sink, found)?;
+        bar.finish_and_clear();
+        phases.mark("rest");
+        (empty, indexes)
+    };
+    Ok(Judged { manifest, outputs, held: Box::new((ranks, empty, indexes)) })
+}
+
+/// Where judged rows go: the local run's parts (spilled past the budget), or a cluster
+/// partition's rows, all held for the client.
+pub(crate) trait RowSink {
+    fn extend(&mut self, rows: Vec<OutcomeRows>) -> Result<()>;
+}
+
+impl RowSink for OutcomeParts {
+    fn extend(&mut self, rows: Vec<OutcomeRows>) -> Result<()> {
+        OutcomeParts::extend(self, rows)
+    }
+}
+
+impl RowSink for Vec<OutcomeRows> {
+    fn extend(&mut self, rows: Vec<OutcomeRows>) -> Result<()> {
+        Extend::extend(self, rows.into_iter().filter(|r| !r.is_empty()));
+        Ok(())
+    }
+}
+
+/// One partition of a cluster's evaluation, on an executor: the outputs and task PRs of
+/// `repositories` judged by [`judge_repositories`] from the dataset at `dataset`, as tables
+/// named by string keys only (no number of this process's): `outcomes` in
+/// [`super::outcomes::to_wire`]'s form, then the CI gate's and risk tables as the local run
+/// builds them. Nothing is written.
+pub fn judge_partition(dataset: &Path, repositories: &HashSet<Option<String>>, settings: &Settings) -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> {
+    let mut phases = Phases::from_env();
+    let inputs = read(dataset, CHUNK_BYTES, &mut phases)?;
+    let mut rows: Vec<OutcomeRows> = Vec::new();
+    let mut found = GateAndRisk::default();
+    let hidden = crate::progress::Progress::hidden();
+    let judged =
+        judge_repositories(dataset, inputs, Repositories::Only(repositories), settings, &hidden, OUTCOME_ROWS_HELD_BYTES, &mut rows, &mut found, &mut phases)?;
+    let wire = super::outcomes::to_wire(rows, &judged.outputs)?;
+    Ok(std::iter::once(("outcomes", wire)).chain(gate_and_risk_tables(&found)?).collect())
+}
+
+/// The evaluate stage with the judging done elsewhere (`source`, a cluster): `judge` is
+/// handed the dataset and the settings and answers with every partition's tables (those of
+/// [`judge_partition`]); their rows are keyed by this run's ranks of the outputs, sorted
+/// and written by the local run's own writers (`write_tables`, the same spill parts), so
+/// the files are those a local evaluate writes. Returns the number of outcome rows.
+pub fn evaluate_judged(
+    dataset: &Path,
+    settings: &Settings,
+    source: &str,
+    judge: impl FnOnce(&Path, &Settings) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>>,
+) -> Result<usize> {
+    let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
+    let mut manifest = Manifest::load(dataset)?;
+    let outputs = SafeOutputTable::read(dataset, ColumnsRead::Judged)?;
+    let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());
+    let mut seq_of: HashMap<&str, usize> = HashMap::with_capacity(outputs.len());
+    for i in 0..outputs.len() {
+        let id = outputs.fields(i).map(|f| f.safe_output_id).unwrap_or_default();
+        if seq_of.insert(id, i).is_some() {
+            return Err(Error::Dataset {
+                path: dataset.join("safe_outputs.parquet"),
+                message: format!("safe_output_id `{id}` is on two rows: a cluster's executors name outputs by id; evaluate this dataset without --cluster"),
+            });
+        }
+    }
+    let partitions = judge(dataset, settings)?;
+    let mut parts = OutcomeParts::new(&dataset.join(".spill"), OUTCOME_ROWS_HELD_BYTES);
+    let mut tables: Vec<(String, Vec<arrow::record_batch::RecordBatch>)> = Vec::new();
+    let mut rows = 0usize;
+    for partition in partitions {
+        for (name, batch) in partition {
+            if name == "outcomes" {
+                let held = OutcomeRows::from_wire(&batch, &seq_of, &ranks).map_err(|message| Error::Dataset { path: dataset.to_path_buf(), message })?;
+                rows += held.len();
+                parts.extend(vec![held])?;
+                continue;
+            }
+            match tables.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, batches)) => batches.push(batch),
+                None => tables.push((name, vec![batch])),
+            }
+        }
+    }
+    // Every output in every window, once: a partition lost or run twice is an error.
+    if rows != outputs.len() * windows.len() {
+        return Err(Error::Usage(format!("{source} returned {rows} outcome rows for {} outputs in {} windows; nothing was written", outputs.len(), windows.len())));
+    }
+    let merged = || -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> {
+        let mut out = Vec::new();
+        for (name, keys) in GATE_AND_RISK_KEYS {
+            let batches = tables.iter().find(|(n, _)| n == name).map(|(_, b)| b.as_slice()).unwrap_or_default();
+            out.push((*name, sorted_by(batches, keys).map_err(|e| Error::Dataset { path: dataset.to_path_buf(), message: format!("the cluster's {name} rows: {e}") })?));
+        }
+        Ok(out)
+    };
+    let outcomes = write_tables(dataset, parts, &outputs, merged, &mut manifest, risk_policy)?;
+    save_manifest(dataset, manifest, &outcomes, policy, windows)?;
+    Ok(outcomes.rows)
+}
+
+/// The CI gate's and risk tables and the columns each is sorted by (see `ci_gate::tables`
+/// and `risk::table`, whose sorts are stable): a cluster's partitions' rows are merged in
+/// this order.
+const GATE_AND_RISK_KEYS: &[(&str, &[&str])] = &[
+    ("ci_gate", &["safe_output_id"]),
+    ("ci_gate_steps", &["safe_output_id", "step"]),
+    ("ci_gate_loop_state", &["repo", "state_file"]),
+    ("pr_risk", &["safe_output_id", "task_id"]),
+];
+
+/// `batches` (of one schema) as one batch stably sorted by the text or integer columns
+/// `keys`, an absent value first (as `Option`'s order has it).
+fn sorted_by(batches: &[arrow::record_batch::RecordBatch], keys: &[&str]) -> std::result::Result<arrow::record_batch::RecordBatch, String> {
+    use arrow::array::{Array, AsArray};
+    use arrow::datatypes::{DataType, Int64Type};
+    let Some(first) = batches.first() else { return Err("no partition returned the table".into()) };
+    let all = arrow::compute::concat_batches(&first.schema(), batches).map_err(|e| e.to_string())?;
+    #[derive(PartialEq, Eq, PartialOrd, Ord)]
+    enum Cell<'b> {
+        Text(Option<&'b str>),
+        Int(Option<i64>),
+    }
+    let columns = keys
+        .iter()
+        .map(|k| all.column_by_name(k).cloned().ok_or_else(|| format!("no column `{k}`")))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    for (k, c) in keys.iter().zip(&columns) {
+        if !matches!(c.data_type(), DataType::Utf8 | DataType::Int64) {
+            return Err(format!("column `{k}` is {}, not text or an integer", c.data_type()));
+        }
+    }
+    fn cell(c: &arrow::array::ArrayRef, r: usize) -> Cell<'_> {
+        match c.data_type() {
+            DataType::Utf8 => Cell::Text(c.is_valid(r).then(|| c.as_string::<i32>().value(r))),
+            _ => Cell::Int(c.is_valid(r).then(|| c.as_primitive::<Int64Type>().value(r))),
+        }
+    }
+    let mut order: Vec<u32> = (0..all.num_rows() as u32).collect();
+    order.sort_by(|&a, &b| columns.iter().map(|c| cell(c, a as usize)).cmp(columns.iter().map(|c| cell(c, b as usize))));
+    arrow::compute::take_record_batch(&all, &arrow::array::UInt32Array::from(order)).map_err(|e| e.to_string())
+}
+
+/// What the evaluate stage reads before judging, and the captures on their way.
+struct Inputs {
+    manifest: Manifest,
+    /// The snapshot's time: the end of the snapshot window.
+    captured_at: time::Instant,
+    outputs: SafeOutputTable,
+    /// Per run, the time of its last output ([`super::judge::run_ends`]).
+    run_ends: HashMap<String, time::Instant>,
+    /// Per run, when it began: the CI gate's clock ([`ci_gate::run_starts`]).
+    run_starts: ci_gate::RunStarts,
+    /// The PRs of task records, by repository.
+    task_prs: HashMap<String, Vec<TaskPr>>,
+    /// The captures, a chunk of whole repositories at a time, as the reader reads them.
+    chunks: std::sync::mpsc::Receiver<Vec<RepoGroup>>,
+    reader: std::thread::JoinHandle<Result<()>>,
+}
+
+/// Read: the outputs, the manifest and the task records' PRs, while the captures are read
+/// on a thread of their own from the start (the first chunk is ready when judging can begin).
+fn read(dataset: &Path, chunk_bytes: usize, phases: &mut Phases) -> Result<Inputs> {
+    // A large study's manifest (its list of inputs) takes a while to parse: it is read
+    // beside the outputs, and only its snapshot time is needed before judging.
+    let manifest = {
+        let dir = dataset.to_path_buf();
+        std::thread::Builder::new().name("manifest".into()).spawn(move || Manifest::load(&dir)).map_err(|e| Error::io(dataset, e))?
+    };
+    // The reader stops at its next chunk if the judging side has gone.
+    let (tx, chunks) = std::sync::mpsc::sync_channel::<Vec<RepoGroup>>(1);
+    let reader = {
+        let dir = dataset.to_path_buf();
+        std::thread::Builder::new()
+            .name("responses".into())
+            .spawn(move || {
+                crate::dataset::read::response_groups(&dir, chunk_bytes, |groups| {
+                    tx.send(groups).map_err(|_| Error::Dataset { path: dir.join("responses.parquet"), message: "evaluation stopped".into() })
+                })
+            })
+            .map_err(|e| Error::io(dataset, e))?
+    };
+    let outputs = SafeOutputTable::read(dataset, ColumnsRead::Judged)?;
+    let run_ends = super::judge::run_ends((0..outputs.len()).map(|i| outputs.acting(i)));
+    let run_starts = ci_gate::run_starts(crate::dataset::read::run_infos(dataset)?.into_iter());
+    phases.mark("outputs read");
+    let manifest = Error::joined(manifest.join(), dataset.join("manifest.json"), "the thread reading it failed")?;
+    phases.mark("manifest read");
+    let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
+        path: dataset.join("manifest.json"),
+        message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
+    })?;
+    // The PRs of task records (with --tasks), by repository: their risk level is assessed
+    // from the same captures as the outputs' PRs.
+    let task_prs = task_prs(dataset, &manifest)?;
+    Ok(Inputs { manifest, captured_at, outputs, run_ends, run_starts, task_prs, chunks, reader })
+}
+
+/// Which outputs each repository's captures judge, and where each output's rows go.
+struct Targets<'o> {
+    /// Each output's rank in the order of (run id, item index): its rows' place.
+    ranks: Vec<usize>,
+    /// The outputs of each repository, by position in the table.
+    by_repo: HashMap<&'o str, Vec<usize>>,
+    /// The outputs that name no repository.
+    no_repo: Vec<usize>,
+}
+
+impl<'o> Targets<'o> {
+    /// The outputs grouped by the repository they target, and ranked.
+    fn of(outputs: &'o SafeOutputTable) -> Targets<'o> {
+        let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());
+        let mut by_repo: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut no_repo = Vec::new();
+        for i in 0..outputs.len() {
+            match outputs.target_repo(i) {
+                Some(r) => by_repo.entry(r).or_default().push(i),
+                None => no_repo.push(i),
+            }
+        }
+        Targets { ranks, by_repo, no_repo }
+    }
+}
+
+/// The outputs (by position) and task PRs of each repository, until a chunk of its
+/// captures takes them: what is left at the end has no capture.
+struct Waiting<'o> {
+    outputs: HashMap<&'o str, Vec<usize>>,
+    task_prs: HashMap<String, Vec<TaskPr>>,
+}
+
+/// A chunk's repositories, indexed: each one's outputs made whole, its task PRs and its index.
+type Indexed<'o> = Vec<(Vec<(usize, SafeOutput<'o>)>, Vec<TaskPr>, SnapshotIndex)>;
+
+/// A chunk's repositories as read: each one's outputs (by position), task PRs and captures.
+type ChunkRepos = Vec<(Vec<usize>, Vec<TaskPr>, Vec<ResponseRow>)>;
+
+/// The CI gate's replays and the PR risk levels found so far.
+#[derive(Default)]
+struct GateAndRisk {
+    replays: ci_gate::Replays,
+    risks: Vec<risk::Risk>,
+}
+
+impl GateAndRisk {
+    fn extend(&mut self, (replays, risks): (ci_gate::Replays, Vec<risk::Risk>)) {
+        self.replays.extend(replays);
+        self.risks.extend(risks);
+    }
+}
+
+/// What judging every chunk shares: the outputs and their ranks, the windows and policies.
+struct Judging<'a> {
+    outputs: &'a SafeOutputTable,
+    ranks: &'a [usize],
+    windows: &'a [Window],
+    policy: &'a Policy,
+    risk_policy: &'a risk::RiskPolicy,
+    captured_at: time::Instant,
+    run_ends: &'a HashMap<String, time::Instant>,
+    run_starts: &'a ci_gate::RunStarts,
+    /// Outputs judged per step at most.
+    step: usize,
+    bar: &'a indicatif::ProgressBar,
+}
+
+impl<'a> Judging<'a> {
+    /// Every chunk the reader sends, two in flight with more than one thread: one judged
+    /// while the next one's outputs are made whole and its index built (mostly one thread's
+    /// work per repository, which alone left the other thread idle), both on the pool's
+    /// threads. The reader reads the chunk after meanwhile. The outputs and task PRs of each
+    /// chunk's repositories are taken from `waiting`.
+    fn every_chunk(
+        &self,
+        chunks: std::sync::mpsc::Receiver<Vec<RepoGroup>>,
+        waiting: &mut Waiting<'a>,
+        indexes: &mut RepoIndexes,
+        parts: &mut (dyn RowSink + Send),
+        found: &mut GateAndRisk,
+        phases: &mut Phases,
+    ) -> Result<()> {
+        let mut ready: Option<Indexed<'a>> = None;
+        let mut waited = std::time::Instant::now();
+        for groups in chunks {
+            phases.add("wait for the reader", waited);
+            let (_, groups) = indexes.take(groups);
+            let mut repos: ChunkRepos =
+                groups.into_iter().map(|(r, rows)| (waiting.outputs.remove(r.as_str()).unwrap_or_default(), waiting.task_prs.remove(r.as_str()).unwrap_or_default(), rows)).collect();
+            // Repositories no output targets and no task's PR is in are not parsed at all.
+            repos.retain(|(ids, tasks, _)| !ids.is_empty() || !tasks.is_empty());
+            let t = std::time::Instant::now();
+            let indexes = &*indexes;
+            let next = match ready.take() {
+                None => {
+                    let next = self.index(repos, indexes);
+                    phases.add("make the first chunk's outputs whole and build its indexes", t);
+                    next
+                }
+                // One thread gains nothing by it, and holds two chunks' memory.
+                Some(current) if rayon::current_num_threads() == 1 => {
+                    self.judge_chunk(current, parts, found, phases)?;
+                    self.index(repos, indexes)
+                }
+                Some(current) => {
+                    let (judged, next) = rayon::join(|| self.judge_chunk(current, parts, found, phases), || self.index(repos, indexes));
+                    judged?;
+                    next
+                }
+            };
+            ready = Some(next);
+            waited = std::time::Instant::now();
+        }
+        if let Some(last) = ready.take() {
+            self.judge_chunk(last, parts, found, phases)?;
+        }
+        Ok(())
+    }
+
+    /// Index: a chunk's repositories made ready to judge, each one's outputs made whole and
+    /// its index built from its captures.
+    fn index(&self, repos: ChunkRepos, indexes: &RepoIndexes) -> Indexed<'a> {
+        repos
+            .into_par_iter()
+            .map(|(ids, tasks, captures)| {
+                // Side by side: building an index is mostly one thread's work.
+                let (ids, index) = rayon::join(|| ids.into_par_iter().map(|i| (i, self.outputs.get(i))).collect(), || indexes.build(captures));
+                (ids, tasks, index)
+            })
+            .collect()
+    }
+
+    /// One evaluation per index: what is derived from its captures is shared by its outputs.
+    fn evaluation<'i>(&'i self, index: &'i SnapshotIndex) -> Evaluation<'i> {
+        Evaluation::new(index, self.captured_at, self.policy, self.windows).with_run_ends(self.run_ends)
+    }
+
+    /// Judge a chunk: each repository's outputs against its index, the CI gate and PR risk
+    /// beside (they only read the indexes); its indexes are freed after.
+    fn judge_chunk(&self, indexed: Indexed<'a>, parts: &mut (dyn RowSink + Send), found: &mut GateAndRisk, phases: &mut Phases) -> Result<()> {
+        let t = std::time::Instant::now();
+        let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> = indexed.iter().map(|(ids, _, index)| (ids.as_slice(), self.evaluation(index))).collect();
+        let (rows, gated) = rayon::join(
+            || self.judge(parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect()),
+            || self.gate_and_risk(&indexed),
+        );
+        rows?;
+        drop(evaluations);
+        found.extend(gated);
+        let t = phases.add("judge, ci gate and risk", t);
+        // Freed here, not beside the next chunk's judging: that was no faster (BENCHMARKS.md,
+        // twelfth step) and held more memory.
+        SnapshotIndex::free(indexed.into_iter().map(|(_, _, index)| index));
+        phases.add("drop indexes", t);
+        Ok(())
+    }
+
+    /// Judge: each output in every window, its rows added to `parts` (each worker fills its
+    /// own rows; they are sorted when spilled or written).
+    fn judge(&self, parts: &mut (dyn RowSink + Send), jobs: Vec<(usize, &SafeOutput, &Evaluation)>) -> Result<()> {
+        for jobs in jobs.chunks(self.step) {
+            let judged: Vec<OutcomeRows> = jobs
+                .par_iter()
+                .fold(OutcomeRows::default, |mut rows, &(i, o, ev)| {
+                    for (w, (v, at)) in self.windows.iter().zip(ev.judge_all(o)) {
+                        rows.push(o, self.ranks[i], i, *w, at, &v);
+                    }
+                    rows
+                })
+                .collect();
+            // Counted per step, not per output: every thread's count of every output was
+            // one shared counter, and a clock read, each time.
+            self.bar.inc(jobs.len() as u64);
+            parts.extend(judged)?;
+        }
+        Ok(())
+    }
+
+    /// Gate and risk: the CI gate ([SPEC-CIGATE]), replayed for the outputs that push code,
+    /// and the PR risk level ([SPEC-TASKS-TIER3]), from the PRs' captured files. Split by
+    /// output, not only by repository: a chunk holds a few repositories, often of very
+    /// different sizes.
+    fn gate_and_risk(&self, indexed: &Indexed<'_>) -> (ci_gate::Replays, Vec<risk::Risk>) {
+        rayon::join(
+            || {
+                indexed.par_iter().map(|(ids, _, index)| ci_gate::replay_all(index, &ids.iter().map(|(_, o)| o).collect::<Vec<_>>(), self.run_starts)).reduce(
+                    ci_gate::Replays::default,
+                    |mut a, b| {
+                        a.extend(b);
+                        a
+                    },
+                )
+            },
+            || {
+                indexed
+                    .par_iter()
+                    .flat_map(|(ids, tasks, index)| {
+                        let outputs = ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, self.risk_policy));
+                        outputs.chain(tasks.par_iter().map(|t| risk::assess_task(index, &t.task_id, &t.repo, t.number, self.risk_policy)))
+                    })
+                    .collect()
+            },
+        )
+    }
+
+    /// The outputs and task PRs of repositories with no capture at all (still `waiting`) and
+    /// the outputs with no repository, gated, assessed and judged against the captures of
+    /// no repository alone (`empty`).
+    fn rest(&self, waiting: Waiting<'a>, no_repo: Vec<usize>, empty: &SnapshotIndex, parts: &mut (dyn RowSink + Send), found: &mut GateAndRisk) -> Result<()> {
+        let Waiting { outputs, task_prs } = waiting;
+        let mut rest: Vec<usize> = outputs.into_values().flatten().chain(no_repo).collect();
+        rest.sort_unstable();
+        let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, self.outputs.get(i))).collect();
+        found.replays.extend(ci_gate::replay_all(empty, &rest.iter().map(|(_, o)| o).collect::<Vec<_>>(), self.run_starts));
+        found.risks.extend(rest.iter().filter_map(|(_, o)| risk::assess(empty, o, self.risk_policy)));
+        found.risks.extend(task_prs.values().flatten().map(|t| risk::assess_task(empty, &t.task_id, &t.repo, t.number, self.risk_policy)));
+        let ev = self.evaluation(empty);
+        self.judge(parts, rest.iter().map(|(i, o)| (*i, o, &ev)).collect())
+    }
+}
+
+/// Write: the CI-gate and risk tables while the outcome rows are merged into
+/// `outcomes.parquet` (both are mostly one thread's work, and neither reads the other; each
+/// table is dropped by the task that wrote it: a million rows of cells take a while to
+/// free). The gate and risk tables and the risk policy are recorded in the manifest.
+fn write_tables(
+    dataset: &Path,
+    parts: OutcomeParts,
+    outputs: &SafeOutputTable,
+    tables: impl FnOnce() -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> + Send,
+    manifest: &mut Manifest,
+    risk_policy: &risk::RiskPolicy,
+) -> Result<crate::dataset::Written> {
+    let (written, outcomes) = rayon::join(
+        || {
+            let tables = tables()?;
+            tables.into_par_iter().map(|(name, t)| crate::dataset::write_batch(dataset, name, &t).map(|w| (name, w))).collect::<Result<Vec<_>>>()
+        },
+        || parts.write(dataset, outputs),
+    );
+    for (name, w) in written? {
+        manifest.record_table(name, &w);
+    }
+    manifest.risk_policy = Some(risk_policy.to_json());
+    outcomes
+}
+
+/// The CI gate's tables and the risk table of what was found, built side by side.
+fn gate_and_risk_tables(found: &GateAndRisk) -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> {
+    let (gate, risk) = rayon::join(|| ci_gate::tables(&found.replays), || risk::table(&found.risks));
+    Ok(gate?.into_iter().chain([risk?]).collect())
+}
+
+/// Write the manifest: the outcomes table, and the policy and windows it was judged under.
+fn save_manifest(dataset: &Path, mut manifest: Manifest, outcomes: &crate::dataset::Written, policy: &Policy, windows: &[Window]) -> Result<()> {
+    manifest.record_table("outcomes", outcomes);
+    manifest.policy = Some(policy.to_json());
+    manifest.windows = windows.iter().map(|w| w.to_string()).collect();
+    manifest.save(dataset)
+}
+
+/// A task record's PR (`tasks.pr_repo`, `pr_number`).
+struct TaskPr {
+    task_id: String,
+    repo: String,
+    number: i64,
+}
+
+/// The PRs of the dataset's task records, by repository (none without a `tasks` table).
+fn task_prs(dataset: &Path, manifest: &Manifest) -> Result<HashMap<String, Vec<TaskPr>>> {
+    let mut out: HashMap<String, Vec<TaskPr>> = HashMap::new();
+    if !manifest.tables.contains_key("tasks") {
+        return Ok(out);
+    }
+    for batch in crate::dataset::read::columns(dataset, "tasks", &["task_id", "pr_repo", "pr_number"])? {
+        let c = crate::dataset::read::Cols::new("tasks", &batch);
+        let (id, repo, number) = (c.str("task_id")?, c.str("pr_repo")?, c.int("pr_number")?);
+        for ((id, repo), number) in id.into_iter().zip(repo).zip(number) {
+            if let (Some(task_id), Some(repo), Some(number)) = (id, repo, number) {
+                out.entry(repo.clone()).or_default().push(TaskPr { task_id, repo, number });
+            }
+        }
+    }
+    Ok(out)
+}
