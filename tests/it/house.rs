@@ -158,3 +158,42 @@ fn the_citation_check_knows_a_citation_from_a_number() {
     assert!(!cites_outside(&format!("[Run {}29480448548](https://github.com/o/r/actions/runs/1)", '§')));
     assert_eq!(crate::support::spec_citations("docs/SPEC.md [SPEC-PR], and `SPEC-…`; SPEC-TASKS-TIER3."), ["SPEC-PR", "SPEC-TASKS-TIER3"]);
 }
+
+/// The names a crate's `[dependencies]` table lists (optional ones included).
+fn dependencies(manifest: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let mut inside = false;
+    let mut names = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == "[dependencies]";
+        } else if inside && !line.is_empty() && !line.starts_with('#') {
+            let name = line.split(['=', '.', ' ']).next().unwrap_or_default();
+            names.push(name.to_string());
+        }
+    }
+    names
+}
+
+/// The crates' order is the architecture (ARCHITECTURE.md): each uses only the crates below
+/// it, so an upward import cannot compile; and the two lower layers never take the SQL
+/// engine, so a change to a rule does not rebuild what depends on DataFusion.
+#[test]
+fn each_crate_depends_only_on_the_layers_below_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let layers = ["hindsight-core", "hindsight-evaluate", "hindsight-report"];
+    for (i, name) in layers.iter().enumerate() {
+        let deps = dependencies(&root.join("crates").join(name).join("Cargo.toml"));
+        assert!(deps.len() > 3, "{name}: no dependencies read");
+        let ours: Vec<&String> = deps.iter().filter(|d| d.starts_with("hindsight")).collect();
+        assert_eq!(ours, layers[..i].iter().collect::<Vec<_>>(), "{name} must depend on exactly the crates below it");
+        if i < 2 {
+            let engine: Vec<&String> = deps.iter().filter(|d| d.starts_with("datafusion") || d.starts_with("ballista")).collect();
+            assert!(engine.is_empty(), "{name} must not depend on the SQL engine: {engine:?}");
+        }
+    }
+    let top = dependencies(&root.join("Cargo.toml"));
+    for name in layers {
+        assert!(top.iter().any(|d| d == name), "the binary's crate should depend on {name}");
+    }
+}
