@@ -833,6 +833,8 @@ fn the_lock_holds_whatever_way_the_snapshot_directory_is_typed() {
 
 /// `capture` run as a child of its own: its exit code, stderr and peak resident memory
 /// (bytes), from `wait4` on that child alone.
+// The child is reaped by `wait4` below, which `Child` does not see.
+#[allow(clippy::zombie_processes)]
 fn capture_measured(api_url: &str, runs: &Path, snap: &Path, tmp: &Path) -> (Option<i32>, String, u64) {
     let err_file = tmp.join("stderr.txt");
     let child = std::process::Command::new(bin())

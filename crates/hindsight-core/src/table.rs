@@ -78,6 +78,10 @@ impl Table {
         self.rows.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
     /// Sort rows by the given key columns (stable), so output does not depend on the order
     /// in which parallel work finished.
     pub fn sort_by_columns(&mut self, keys: &[&str]) {

@@ -460,6 +460,10 @@ impl SafeOutputTable {
         self.len
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     fn at(&self, i: usize) -> (&OutputColumns, usize) {
         let b = self.starts.partition_point(|&s| s <= i) - 1;
         (&self.batches[b], i - self.starts[b])

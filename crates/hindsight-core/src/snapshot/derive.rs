@@ -150,7 +150,7 @@ fn segments<'p>(path: &'p str, seg: &mut [&'p str; 6]) -> Option<usize> {
 
 /// The copies one capture (`path`, split into `parts`) carries: pushed to `derived`, or for
 /// a repository-wide list of comments or events, its items added to `grouped`.
-fn derive_from(parts: &[&str], path: &String, e: &Entry, derived: &mut Vec<Derived>, grouped: &mut HashMap<(String, String), Grouped>) {
+fn derive_from(parts: &[&str], path: &str, e: &Entry, derived: &mut Vec<Derived>, grouped: &mut HashMap<(String, String), Grouped>) {
     let mut push = |path: String, body: Value, from: &str, at: Option<Instant>| derived.push(Derived { path, body, from: from.to_string(), at });
     let items = || e.body().as_array().map(Vec::as_slice).unwrap_or(&[]);
     match parts {
@@ -196,7 +196,7 @@ fn derive_from(parts: &[&str], path: &String, e: &Entry, derived: &mut Vec<Deriv
 
 /// A repository-wide list of comments or events (`kind`: `issues/comments`,
 /// `issues/events`, `pulls/comments`) cut into the per-object lists a rule looks up.
-fn group_by_object(o: &str, r: &str, kind: &str, path: &String, e: &Entry, items: &[Value], grouped: &mut HashMap<(String, String), Grouped>) {
+fn group_by_object(o: &str, r: &str, kind: &str, path: &str, e: &Entry, items: &[Value], grouped: &mut HashMap<(String, String), Grouped>) {
     for item in items {
         let n = match kind {
             "issues/comments" => str_at(item, "issue_url").and_then(trailing_number),
@@ -209,7 +209,7 @@ fn group_by_object(o: &str, r: &str, kind: &str, path: &String, e: &Entry, items
             "issues/events" => format!("issues/{n}/events"),
             _ => format!("pulls/{n}/comments"),
         };
-        let slot = grouped.entry((format!("repos/{o}/{r}/{tail}"), path.clone())).or_insert_with(|| (Vec::new(), path.clone(), e.captured_at));
+        let slot = grouped.entry((format!("repos/{o}/{r}/{tail}"), path.to_string())).or_insert_with(|| (Vec::new(), path.to_string(), e.captured_at));
         slot.0.push(item.clone());
     }
 }

@@ -262,8 +262,8 @@ mod tests {
 
     #[test]
     fn paths_parse() {
-        assert_eq!(parse("repos/a/b/pulls/1/reviews"), Some(("a/b".into(), Resource::PullReviews(1))));
-        assert_eq!(parse("repos/a/b/compare/x...y"), Some(("a/b".into(), Resource::Compare("x".into(), "y".into()))));
+        assert_eq!(parse("repos/a/b/pulls/1/reviews"), Some(("a/b", Resource::PullReviews(1))));
+        assert_eq!(parse("repos/a/b/compare/x...y"), Some(("a/b", Resource::Compare("x".into(), "y".into()))));
         assert_eq!(parse("graphql/repos/a/b/discussions/5"), None);
     }
 }

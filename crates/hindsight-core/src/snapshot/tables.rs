@@ -108,18 +108,18 @@ fn typed_read(captures: &[Capture], reading: Reading) -> Vec<Table> {
             // The checks of a commit are read from a whole `Value` (`ci.rs`).
             (None, _) => {
                 let Ok(body) = serde_json::from_str::<serde_json::Value>(&c.body) else { continue };
-                tables.add_checks(&repo, res, &body);
+                tables.add_checks(repo, res, &body);
                 0
             }
             (Some(keys), Reading::Sparse) => {
                 let Some(body) = Sparse::try_parse(&c.body, keys) else { continue };
-                tables.add_page(&repo, res, path, &body, offset);
+                tables.add_page(repo, res, path, &body, offset);
                 body.as_array().map_or(0, <[_]>::len)
             }
             #[cfg(test)]
             (Some(_), Reading::Value) => {
                 let Ok(body) = serde_json::from_str::<serde_json::Value>(&c.body) else { continue };
-                tables.add_page(&repo, res, path, &body, offset);
+                tables.add_page(repo, res, path, &body, offset);
                 body.as_array().map_or(0, Vec::len)
             }
         };

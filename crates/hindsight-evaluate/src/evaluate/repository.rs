@@ -120,7 +120,7 @@ fn revert_marks(index: &SnapshotIndex) -> HashMap<String, Vec<RevertMark>> {
             }
             let title = pr.title.as_deref().and_then(|t| t.strip_prefix("Revert \"")).and_then(|t| t.strip_suffix('"')).map(str::to_string);
             // Most PR bodies cannot hold the reference; those are not parsed as JSON for it.
-            let body_ref = if e.may_hold(&["Reverts "]) { crate::json::str_at(e.body(), "body").and_then(|b| reverted_pr(b, &repo)) } else { None };
+            let body_ref = if e.may_hold(&["Reverts "]) { crate::json::str_at(e.body(), "body").and_then(|b| reverted_pr(b, repo)) } else { None };
             if title.is_some() || body_ref.is_some() {
                 out.entry(repo.to_string()).or_default().push(RevertMark {
                     sha: None,

@@ -486,7 +486,7 @@ mod tests {
             ("pct_merged", Arc::new(Float64Array::from(vec![Some(48.91901795529498), Some(100.0)])) as ArrayRef),
         ])
         .unwrap();
-        let r = rounded_for_reading(&[batch.clone()]).unwrap();
+        let r = rounded_for_reading(std::slice::from_ref(&batch)).unwrap();
         let json = json_rows(&r).unwrap();
         assert_eq!(
             json,
