@@ -218,6 +218,29 @@ enum Command {
         #[arg(long, value_enum, default_value = "markdown")]
         format: hindsight::commands::DiffFormat,
     },
+    /// Hand a study on: the dataset under DIR/data, with a Frictionless datapackage.json, an
+    /// RO-Crate (Process Run Crate) naming the inputs and settings, CITATION.cff, .zenodo.json
+    /// and a README with the study's figures.
+    Package {
+        /// The dataset directory (written by `run`, `convert` or `import`).
+        #[arg(long)]
+        dataset: PathBuf,
+        /// The package's folder; it must not exist.
+        #[arg(long)]
+        out: PathBuf,
+        /// An author, "Family, Given" (repeat for several; at least one).
+        #[arg(long = "author", value_name = "NAME")]
+        authors: Vec<String>,
+        /// The package's title (default: one naming the capture date).
+        #[arg(long)]
+        title: Option<String>,
+        /// A paragraph on what the study is (default: one saying what the tables hold).
+        #[arg(long)]
+        description: Option<String>,
+        /// The data's licence, an SPDX identifier.
+        #[arg(long, default_value = "CC-BY-4.0")]
+        license: String,
+    },
     /// Recompute the manifest's sizes, sha256s and row counts; exit 1 on any drift.
     Verify {
         /// The dataset directory (written by `run`, `convert` or `import`).
@@ -669,6 +692,9 @@ impl Command {
             }
             Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
             Command::Diff { a, b, format } => Task::Diff { a, b, format },
+            Command::Package { dataset, out, authors, title, description, license } => {
+                Task::Package { dataset, out, options: hindsight::package::Options { title, authors, license, description } }
+            }
             Command::Synth { repos, outputs, seed, out } => {
                 let spec = hindsight::synth::Spec { repos, outputs, seed };
                 spec.validate()?;

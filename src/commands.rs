@@ -112,6 +112,11 @@ pub enum Task {
         b: PathBuf,
         format: DiffFormat,
     },
+    Package {
+        dataset: PathBuf,
+        out: PathBuf,
+        options: crate::package::Options,
+    },
     Verify {
         dataset: PathBuf,
         study: Option<Study>,
@@ -222,6 +227,12 @@ pub fn execute(config: Config) -> Result<Status> {
         Task::Gate { results, policy, format, dataset } => gate(&results, &policy, format, dataset.as_deref(), quiet, &progress)?,
         Task::Verify { dataset, study } => return verify(&dataset, study.as_ref()),
         Task::Diff { a, b, format } => return diff(&a, &b, format),
+        Task::Package { dataset, out, options } => {
+            let p = crate::package::package(&dataset, &out, &options)?;
+            if !quiet {
+                eprintln!("packaged {} files -> {}", p.files.len(), out.display());
+            }
+        }
     }
     Ok(Status::Success)
 }
@@ -407,6 +418,9 @@ fn gate(results: &Path, policy: &crate::gate::Policy, format: crate::gate::Forma
 
 /// `verify`: the dataset (and the study's inputs, when given) against its manifest.
 fn verify(dataset: &Path, study: Option<&Study>) -> Result<Status> {
+    // A package (`hindsight package`) holds its dataset under data/.
+    let data = dataset.join("data");
+    let dataset = if crate::package::is_package(dataset) { data.as_path() } else { dataset };
     let inputs = study.map(|s| (s.snapshot.as_path(), s.runs.as_path(), s.traces.as_slice(), s.tasks.as_deref()));
     let found = crate::dataset::verify::verify(dataset, inputs)?;
     // An input not given is not drift: what was given is checked, and the rest said.

@@ -21,6 +21,7 @@ pub use hindsight_core::VERSION;
 pub mod capture;
 pub mod commands;
 pub(crate) mod demo;
+pub mod package;
 pub mod pipeline;
 pub mod synth;
 #[doc(hidden)]

@@ -32,6 +32,7 @@ mod robustness;
 mod rules;
 mod safety;
 mod shell;
+mod study_package;
 mod slt;
 mod sql;
 mod tasks;

@@ -1,0 +1,143 @@
+//! `hindsight package`: a study handed on as a Frictionless Data Package and an RO-Crate
+//! (Process Run Crate), with CITATION.cff, .zenodo.json and a README of its figures; read
+//! back by the real validators (Python `frictionless` and `rocrate`).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::{demo, have, ok, python, run, Tool};
+
+fn json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn package(dir: &Path, out: &str) -> std::path::PathBuf {
+    ok(&["package", "--quiet", "--dataset", "ds", "--out", out, "--author", "Doe, Jane", "--author", "The hindsight team", "--title", "Demo study"], dir);
+    dir.join(out)
+}
+
+#[test]
+fn a_package_holds_the_dataset_whole_and_describes_every_table_and_column() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = demo(tmp.path());
+    let pkg = package(tmp.path(), "pkg");
+    // The dataset, byte for byte, under data/; `verify` checks it through the package.
+    let manifest = json(&ds.join("manifest.json"));
+    assert_eq!(std::fs::read(pkg.join("data/manifest.json")).unwrap(), std::fs::read(ds.join("manifest.json")).unwrap());
+    let said = ok(&["verify", "--dataset", "pkg"], tmp.path());
+    assert!(said.contains("every file matches"), "{said}");
+
+    let dp = json(&pkg.join("datapackage.json"));
+    let tables = manifest["tables"].as_object().unwrap();
+    let resources = dp["resources"].as_array().unwrap();
+    assert_eq!(resources.len(), tables.len(), "one resource per table");
+    for r in resources {
+        let name = r["name"].as_str().unwrap();
+        let file = pkg.join(r["path"].as_str().unwrap());
+        let bytes = std::fs::read(&file).unwrap();
+        assert_eq!(r["bytes"], bytes.len() as u64, "{name}");
+        assert_eq!(r["hash"].as_str().unwrap(), format!("sha256:{}", hindsight::json::sha256_hex(&bytes)), "{name}");
+        assert_eq!(r["format"], "parquet");
+        let fields = r["schema"]["fields"].as_array().unwrap();
+        assert!(!fields.is_empty(), "{name} has no fields");
+        for f in fields {
+            let column = f["name"].as_str().unwrap();
+            assert_eq!(f["description"].as_str(), hindsight::dataset::dictionary::column(name, column), "{name}.{column}");
+        }
+    }
+    let outcomes = resources.iter().find(|r| r["name"] == "outcomes").unwrap();
+    let status = outcomes["schema"]["fields"].as_array().unwrap().iter().find(|f| f["name"] == "outcome_status").unwrap();
+    assert_eq!(status["type"], "string");
+
+    let cff = std::fs::read_to_string(pkg.join("CITATION.cff")).unwrap();
+    assert!(cff.contains("family-names: \"Doe\"\n    given-names: \"Jane\""), "{cff}");
+    assert!(cff.contains("- name: \"The hindsight team\""), "{cff}");
+    let zenodo = json(&pkg.join(".zenodo.json"));
+    assert_eq!(zenodo["upload_type"], "dataset");
+    assert_eq!(zenodo["creators"].as_array().unwrap().len(), 2);
+    let readme = std::fs::read_to_string(pkg.join("README.md")).unwrap();
+    assert!(readme.starts_with("# Demo study\n"), "{readme}");
+    assert!(readme.contains("strict_acceptance_rate"), "the README shows the study's figures");
+}
+
+#[test]
+fn the_ro_crate_names_every_input_with_its_hash_and_the_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = demo(tmp.path());
+    let pkg = package(tmp.path(), "pkg");
+    let manifest = json(&ds.join("manifest.json"));
+    let crate_ = json(&pkg.join("ro-crate-metadata.json"));
+    let graph = crate_["@graph"].as_array().unwrap();
+    let by_id = |id: &str| graph.iter().find(|e| e["@id"] == id).unwrap_or_else(|| panic!("no {id} in the crate"));
+    let run = by_id("#run");
+    assert_eq!(run["@type"], "CreateAction");
+    assert_eq!(by_id(run["instrument"]["@id"].as_str().unwrap())["@type"], "SoftwareApplication");
+    let objects: Vec<&str> = run["object"].as_array().unwrap().iter().map(|o| o["@id"].as_str().unwrap()).collect();
+    for input in manifest["inputs"].as_array().unwrap() {
+        let id = format!("#input/{}/{}", input["input"].as_str().unwrap(), input["path"].as_str().unwrap());
+        assert!(objects.contains(&id.as_str()), "{id} is not among the run's objects");
+        assert_eq!(by_id(&id)["sha256"], input["sha256"]);
+    }
+    let windows = by_id("#setting/windows");
+    let want: Vec<&str> = manifest["windows"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    assert_eq!(windows["value"].as_str().unwrap(), want.join(","));
+    assert!(by_id("./")["conformsTo"].as_array().unwrap().iter().any(|c| c["@id"].as_str().unwrap().starts_with("https://w3id.org/ro/wfrun/process/")));
+}
+
+#[test]
+fn packaging_twice_gives_the_same_bytes_and_never_replaces_a_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let a = package(tmp.path(), "a");
+    let b = package(tmp.path(), "b");
+    for f in ["datapackage.json", "ro-crate-metadata.json", "CITATION.cff", ".zenodo.json", "README.md"] {
+        assert_eq!(std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap(), "{f}");
+    }
+    let again = run(&["package", "--dataset", "ds", "--out", "a", "--author", "Doe, Jane"], tmp.path());
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+    let nobody = run(&["package", "--dataset", "ds", "--out", "c"], tmp.path());
+    assert_eq!(nobody.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&nobody.stderr).contains("--author"), "{}", String::from_utf8_lossy(&nobody.stderr));
+    assert!(!tmp.path().join("c").exists());
+}
+
+/// The real validators read the package: Frictionless validates every resource (the Parquet
+/// read through its parquet plugin, each value against its field's type), and the rocrate
+/// library reads the crate back with its run and inputs.
+#[test]
+fn frictionless_and_rocrate_read_the_package() {
+    if !have(&[Tool::Python]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let pkg = package(tmp.path(), "pkg");
+    let script = r##"
+import sys, json
+from frictionless import Package, validate
+from rocrate.rocrate import ROCrate
+# Frictionless reads Parquet through pyarrow, not as bytes, so it cannot count a Parquet
+# file's bytes or hash it ("actual is None"): those two checks are the other tests' (the
+# bytes and sha256 of every file, against the manifest), every other check is Frictionless's.
+report = validate(sys.argv[1] + "/datapackage.json", skip_errors=["byte-count", "hash-count"])
+errors = [e.message for task in report.tasks for e in task.errors][:5] + [e.message for e in report.errors][:5]
+rows = {r.name: len(r.read_rows()) for r in Package(sys.argv[1] + "/datapackage.json").resources}
+crate = ROCrate(sys.argv[1])
+run = crate.dereference("#run")
+print(json.dumps({"valid": report.valid, "errors": errors, "rows": rows,
+                  "root": crate.root_dataset["name"], "objects": len(run["object"]), "results": len(run["result"])}))
+"##;
+    let out = std::process::Command::new(python()).arg("-c").arg(script).arg(&pkg).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["valid"], true, "frictionless: {}", got["errors"]);
+    let manifest = json(&pkg.join("data/manifest.json"));
+    for (table, entry) in manifest["tables"].as_object().unwrap() {
+        assert_eq!(got["rows"][table], entry["rows"], "frictionless read {table}");
+    }
+    assert_eq!(got["root"], "Demo study");
+    assert!(got["objects"].as_u64().unwrap() > manifest["inputs"].as_array().unwrap().len() as u64 - 1);
+    assert_eq!(got["results"].as_u64().unwrap() as usize, manifest["tables"].as_object().unwrap().len() + manifest["files"].as_object().map_or(0, |f| f.len()));
+}
