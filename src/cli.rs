@@ -86,6 +86,10 @@ enum Command {
         limits: LimitArgs,
         #[command(flatten)]
         engine: EngineArgs,
+        /// The study's locked analysis plan (`plan lock`): whether the study matches it, and
+        /// each way it departs, is said on stderr before the figures.
+        #[arg(long, value_name = "FILE")]
+        plan: Option<PathBuf>,
     },
     /// An SQL shell over the dataset's tables (history, multi-line statements, \d); reads
     /// --file or standard input instead when given one or when it is not a terminal.
@@ -218,6 +222,12 @@ enum Command {
         #[arg(long, value_enum, default_value = "markdown")]
         format: hindsight::commands::DiffFormat,
     },
+    /// A locked analysis plan: the windows, policies and queries a study is to be analysed
+    /// with, fixed before its outcomes are seen, and every way a dataset departs from it.
+    Plan {
+        #[command(subcommand)]
+        action: PlanAction,
+    },
     /// Hand a study on: the dataset under DIR/data, with a Frictionless datapackage.json, an
     /// RO-Crate (Process Run Crate) naming the inputs and settings, CITATION.cff, .zenodo.json
     /// and a README with the study's figures.
@@ -240,6 +250,10 @@ enum Command {
         /// The data's licence, an SPDX identifier.
         #[arg(long, default_value = "CC-BY-4.0")]
         license: String,
+        /// The study's locked analysis plan (`plan lock`): the package carries it, and its
+        /// README says whether the study matches it.
+        #[arg(long, value_name = "FILE")]
+        plan: Option<PathBuf>,
     },
     /// Recompute the manifest's sizes, sha256s and row counts; exit 1 on any drift.
     Verify {
@@ -316,6 +330,29 @@ enum Command {
         /// commit_protocol_violations), where the dashboard shows them.
         #[arg(long)]
         dataset: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum PlanAction {
+    /// Write the plan of evaluating with these windows and policies and this hindsight's
+    /// queries to a new file (never replaced); prints its sha256, the plan's citation.
+    Lock {
+        /// The plan file to write; it must not exist.
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        eval: EvalArgs,
+    },
+    /// Every way a dataset departs from a plan (windows, each policy switch, each query's
+    /// SQL); exit 1 when it does.
+    Check {
+        /// The plan file (`plan lock`).
+        #[arg(long)]
+        plan: PathBuf,
+        /// The dataset directory (written by `run`, `convert` or `import`).
+        #[arg(long)]
+        dataset: PathBuf,
     },
 }
 
@@ -657,7 +694,13 @@ impl Command {
             Command::Evaluate { dataset, eval, engine } => {
                 Task::Evaluate { dataset, settings: eval.read()?, engine: engine.engine()? }
             }
-            Command::Report { dataset, query, sql, format, figures, rows, limits, engine } => report_task(dataset, query, sql, format, figures, rows, limits, engine)?,
+            Command::Report { dataset, query, sql, format, figures, rows, limits, engine, plan } => {
+                let mut task = report_task(dataset, query, sql, format, figures, rows, limits, engine)?;
+                if let Task::Report { plan: p, .. } = &mut task {
+                    *p = plan;
+                }
+                task
+            }
             Command::Sql { dataset, file, format, rows, limits, engine } => sql_task(dataset, file, format, rows, limits, engine)?,
             #[cfg(feature = "cluster")]
             Command::Cluster { role } => role.into_task()?,
@@ -692,9 +735,11 @@ impl Command {
             }
             Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
             Command::Diff { a, b, format } => Task::Diff { a, b, format },
-            Command::Package { dataset, out, authors, title, description, license } => {
-                Task::Package { dataset, out, options: hindsight::package::Options { title, authors, license, description } }
+            Command::Package { dataset, out, authors, title, description, license, plan } => {
+                Task::Package { dataset, out, options: hindsight::package::Options { title, authors, license, description, plan } }
             }
+            Command::Plan { action: PlanAction::Lock { out, eval } } => Task::LockPlan { out, settings: eval.read()? },
+            Command::Plan { action: PlanAction::Check { plan, dataset } } => Task::CheckPlan { plan, dataset },
             Command::Synth { repos, outputs, seed, out } => {
                 let spec = hindsight::synth::Spec { repos, outputs, seed };
                 spec.validate()?;
@@ -726,7 +771,7 @@ fn report_task(
         (Some(q), _) => Some(hindsight::report::query_text(&q)?),
         (None, s) => s,
     };
-    Ok(Task::Report { dataset, figures, sql, display: rows.display(format, &limits)?, limits, engine })
+    Ok(Task::Report { dataset, figures, sql, display: rows.display(format, &limits)?, limits, engine, plan: None })
 }
 
 /// `sql`: where the statements come from (a file, the terminal with its history, or

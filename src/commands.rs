@@ -48,6 +48,7 @@ pub enum Task {
         display: report::print::Display,
         limits: report::Limits,
         engine: report::Engine,
+        plan: Option<PathBuf>,
     },
     Sql {
         dataset: PathBuf,
@@ -117,6 +118,14 @@ pub enum Task {
         out: PathBuf,
         options: crate::package::Options,
     },
+    LockPlan {
+        out: PathBuf,
+        settings: Settings,
+    },
+    CheckPlan {
+        plan: PathBuf,
+        dataset: PathBuf,
+    },
     Verify {
         dataset: PathBuf,
         study: Option<Study>,
@@ -185,7 +194,13 @@ pub fn execute(config: Config) -> Result<Status> {
                 eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
             }
         }
-        Task::Report { dataset, figures, sql, display, limits, engine } => report(&dataset, figures.as_deref(), sql, display, limits, &engine)?,
+        Task::Report { dataset, figures, sql, display, limits, engine, plan } => {
+            if let Some(plan) = plan {
+                let deviations = crate::plan::Plan::load(&plan)?.deviations(&dataset)?;
+                eprint!("{}", crate::plan::verdict(&plan, &deviations));
+            }
+            report(&dataset, figures.as_deref(), sql, display, limits, &engine)?
+        }
         Task::Sql { dataset, source, display, limits, engine } => {
             let session = report::Session::open_on(&dataset, limits, &engine)?;
             report::shell::run(&session, source, display)?;
@@ -227,6 +242,15 @@ pub fn execute(config: Config) -> Result<Status> {
         Task::Gate { results, policy, format, dataset } => gate(&results, &policy, format, dataset.as_deref(), quiet, &progress)?,
         Task::Verify { dataset, study } => return verify(&dataset, study.as_ref()),
         Task::Diff { a, b, format } => return diff(&a, &b, format),
+        Task::LockPlan { out, settings } => {
+            let sha = crate::plan::Plan::of(&settings).lock(&out)?;
+            output::print(&format!("{sha}  {}\n", out.display()))?;
+        }
+        Task::CheckPlan { plan, dataset } => {
+            let deviations = crate::plan::Plan::load(&plan)?.deviations(&dataset)?;
+            output::print(&crate::plan::verdict(&plan, &deviations))?;
+            return Ok(if deviations.is_empty() { Status::Success } else { Status::Failure });
+        }
         Task::Package { dataset, out, options } => {
             let p = crate::package::package(&dataset, &out, &options)?;
             if !quiet {

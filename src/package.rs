@@ -38,6 +38,9 @@ pub struct Options {
     pub license: String,
     /// A paragraph on what the study is.
     pub description: Option<String>,
+    /// The study's locked analysis plan: carried as `plan.json`, and the README says whether
+    /// the study matches it.
+    pub plan: Option<PathBuf>,
 }
 
 /// What `package` wrote.
@@ -97,8 +100,17 @@ fn write_all(dataset: &Path, dir: &Path, m: &Manifest, o: &Options) -> Result<Ve
         copy(&dataset.join(&name), &data.join(&name))?;
         files.push(format!("data/{name}"));
     }
+    let plan = match &o.plan {
+        Some(p) => {
+            let deviations = crate::plan::Plan::load(p)?.deviations(dataset)?;
+            copy(p, &dir.join("plan.json"))?;
+            files.push("plan.json".into());
+            Some(crate::plan::verdict(Path::new("plan.json"), &deviations))
+        }
+        None => None,
+    };
     let title = o.title.clone().unwrap_or_else(|| format!("What became of AI agents' actions: a hindsight study captured {}", day(&m.captured_at)));
-    let study = Study { m, o, title: &title };
+    let study = Study { m, o, title: &title, plan: plan.as_deref() };
     let texts = [
         ("datapackage.json", pretty(&datapackage(&data, &study)?)?),
         ("ro-crate-metadata.json", pretty(&ro_crate(&study))?),
@@ -133,6 +145,8 @@ struct Study<'a> {
     m: &'a Manifest,
     o: &'a Options,
     title: &'a str,
+    /// What the README says of the plan, when one was given.
+    plan: Option<&'a str>,
 }
 
 impl Study<'_> {
@@ -327,7 +341,7 @@ fn readme(dataset: &Path, s: &Study) -> Result<String> {
          ## Files\n\n- `data/`: the dataset as hindsight wrote it (Parquet tables and `manifest.json`); `hindsight verify --dataset data` checks every file against the manifest.\n\
          - `datapackage.json`: a Frictionless Data Package of the tables, with each column's meaning.\n\
          - `ro-crate-metadata.json`: an RO-Crate (Process Run Crate) naming the inputs with their hashes and the settings.\n\
-         - `CITATION.cff`, `.zenodo.json`: how to cite it.\n\n| table | rows |\n|---|---|\n{tables}\n## Figures\n\n{figures}",
+         - `CITATION.cff`, `.zenodo.json`: how to cite it.\n\n| table | rows |\n|---|---|\n{tables}\n{}## Figures\n\n{figures}",
         s.title,
         s.description(),
         s.o.authors.join("; "),
@@ -335,5 +349,6 @@ fn readme(dataset: &Path, s: &Study) -> Result<String> {
         s.version(),
         s.m.captured_at,
         if s.m.windows.is_empty() { "none".to_string() } else { s.m.windows.join(", ") },
+        s.plan.map(|p| format!("## Analysis plan\n\n{p}\n")).unwrap_or_default(),
     ))
 }

@@ -141,3 +141,40 @@ print(json.dumps({"valid": report.valid, "errors": errors, "rows": rows,
     assert!(got["objects"].as_u64().unwrap() > manifest["inputs"].as_array().unwrap().len() as u64 - 1);
     assert_eq!(got["results"].as_u64().unwrap() as usize, manifest["tables"].as_object().unwrap().len() + manifest["files"].as_object().map_or(0, |f| f.len()));
 }
+
+/// A plan locked before evaluation: the demo, evaluated as planned, matches it; a plan with
+/// other windows or another policy switch is departed from, each way named; a plan file is
+/// never replaced; a package carries its plan and says whether the study matches it.
+#[test]
+fn a_locked_plan_names_every_departure_and_travels_with_the_package() {
+    let tmp = tempfile::tempdir().unwrap();
+    let printed = ok(&["plan", "lock", "--out", "plan.json"], tmp.path());
+    let text = std::fs::read(tmp.path().join("plan.json")).unwrap();
+    assert_eq!(printed, format!("{}  plan.json\n", hindsight::json::sha256_hex(&text)), "the plan's sha256 is its citation");
+    demo(tmp.path());
+    let matches = ok(&["plan", "check", "--plan", "plan.json", "--dataset", "ds"], tmp.path());
+    assert!(matches.starts_with("The study matches its analysis plan"), "{matches}");
+
+    std::fs::write(tmp.path().join("policy.json"), r#"{"ignore_after_hours": 24}"#).unwrap();
+    ok(&["plan", "lock", "--out", "other.json", "--windows", "1h,7d", "--policy", "policy.json"], tmp.path());
+    let departs = run(&["plan", "check", "--plan", "other.json", "--dataset", "ds"], tmp.path());
+    assert_eq!(departs.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&departs.stdout);
+    assert!(said.contains("in 2 way(s)"), "{said}");
+    assert!(said.contains("- windows: planned 1h,7d,snapshot, evaluated 1h,24h,7d,30d,snapshot"), "{said}");
+    assert!(said.contains("- policy `ignore_after_hours`: planned 24, used 168"), "{said}");
+
+    let report = run(&["report", "--dataset", "ds", "--query", "summary", "--plan", "other.json"], tmp.path());
+    assert!(report.status.success());
+    assert!(String::from_utf8_lossy(&report.stderr).starts_with("The study departs from its analysis plan (other.json) in 2 way(s):"));
+
+    let again = run(&["plan", "lock", "--out", "plan.json"], tmp.path());
+    assert_eq!(again.status.code(), Some(2));
+    assert_eq!(std::fs::read(tmp.path().join("plan.json")).unwrap(), text, "a locked plan is never replaced");
+
+    ok(&["package", "--quiet", "--dataset", "ds", "--out", "pkg", "--author", "Doe, Jane", "--plan", "other.json"], tmp.path());
+    let pkg = tmp.path().join("pkg");
+    assert_eq!(std::fs::read(pkg.join("plan.json")).unwrap(), std::fs::read(tmp.path().join("other.json")).unwrap());
+    let readme = std::fs::read_to_string(pkg.join("README.md")).unwrap();
+    assert!(readme.contains("## Analysis plan\n\nThe study departs from its analysis plan (plan.json) in 2 way(s):"), "{readme}");
+}
