@@ -196,8 +196,7 @@ pub fn execute(config: Config) -> Result<Status> {
         }
         Task::Report { dataset, figures, sql, display, limits, engine, plan } => {
             if let Some(plan) = plan {
-                let deviations = crate::plan::Plan::load(&plan)?.deviations(&dataset)?;
-                eprint!("{}", crate::plan::verdict(&plan, &deviations));
+                eprint!("{}", crate::plan::verdict(&plan, &crate::plan::Plan::load(&plan)?.deviations(&dataset)?));
             }
             report(&dataset, figures.as_deref(), sql, display, limits, &engine)?
         }
@@ -242,21 +241,9 @@ pub fn execute(config: Config) -> Result<Status> {
         Task::Gate { results, policy, format, dataset } => gate(&results, &policy, format, dataset.as_deref(), quiet, &progress)?,
         Task::Verify { dataset, study } => return verify(&dataset, study.as_ref()),
         Task::Diff { a, b, format } => return diff(&a, &b, format),
-        Task::LockPlan { out, settings } => {
-            let sha = crate::plan::Plan::of(&settings).lock(&out)?;
-            output::print(&format!("{sha}  {}\n", out.display()))?;
-        }
-        Task::CheckPlan { plan, dataset } => {
-            let deviations = crate::plan::Plan::load(&plan)?.deviations(&dataset)?;
-            output::print(&crate::plan::verdict(&plan, &deviations))?;
-            return Ok(if deviations.is_empty() { Status::Success } else { Status::Failure });
-        }
-        Task::Package { dataset, out, options } => {
-            let p = crate::package::package(&dataset, &out, &options)?;
-            if !quiet {
-                eprintln!("packaged {} files -> {}", p.files.len(), out.display());
-            }
-        }
+        Task::LockPlan { out, settings } => output::print(&format!("{}  {}\n", crate::plan::Plan::of(&settings).lock(&out)?, out.display()))?,
+        Task::CheckPlan { plan, dataset } => return check_plan(&plan, &dataset),
+        Task::Package { dataset, out, options } => package(&dataset, &out, &options, quiet)?,
     }
     Ok(Status::Success)
 }
@@ -459,6 +446,22 @@ fn verify(dataset: &Path, study: Option<&Study>) -> Result<Status> {
         output::print(&format!("  {}\n", printable(&d.to_string())))?;
     }
     Ok(if drift.is_empty() { Status::Success } else { Status::Failure })
+}
+
+/// `plan check`: every way the dataset departs from the plan; exit 1 when it does.
+fn check_plan(plan: &Path, dataset: &Path) -> Result<Status> {
+    let deviations = crate::plan::Plan::load(plan)?.deviations(dataset)?;
+    output::print(&crate::plan::verdict(plan, &deviations))?;
+    Ok(if deviations.is_empty() { Status::Success } else { Status::Failure })
+}
+
+/// `package`: the study handed on, what was written said on stderr unless quiet.
+fn package(dataset: &Path, out: &Path, options: &crate::package::Options, quiet: bool) -> Result<()> {
+    let p = crate::package::package(dataset, out, options)?;
+    if !quiet {
+        eprintln!("packaged {} files -> {}", p.files.len(), out.display());
+    }
+    Ok(())
 }
 
 /// How `diff` prints what changed.
