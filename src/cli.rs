@@ -221,6 +221,10 @@ enum Command {
         /// markdown or json.
         #[arg(long, value_enum, default_value = "markdown")]
         format: hindsight::commands::DiffFormat,
+        /// A file of published figures (as `check --expected` takes it): each of its figures
+        /// whose value moved from A to B, with both (repeat for several files).
+        #[arg(long, value_name = "FILE")]
+        expected: Vec<PathBuf>,
     },
     /// A locked analysis plan: the windows, policies and queries a study is to be analysed
     /// with, fixed before its outcomes are seen, and every way a dataset departs from it.
@@ -734,7 +738,7 @@ impl Command {
                 Task::ImportAidev { dir, out, settings: eval.read()?, captured_at: captured_at.map(|t| capture_time(&t)).transpose()? }
             }
             Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
-            Command::Diff { a, b, format } => Task::Diff { a, b, format },
+            Command::Diff { a, b, format, expected } => Task::Diff { a, b, format, expected },
             Command::Package { dataset, out, authors, title, description, license, plan } => {
                 Task::Package { dataset, out, options: hindsight::package::Options { title, authors, license, description, plan } }
             }

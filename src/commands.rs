@@ -112,6 +112,7 @@ pub enum Task {
         a: PathBuf,
         b: PathBuf,
         format: DiffFormat,
+        expected: Vec<PathBuf>,
     },
     Package {
         dataset: PathBuf,
@@ -240,7 +241,7 @@ pub fn execute(config: Config) -> Result<Status> {
         }
         Task::Gate { results, policy, format, dataset } => gate(&results, &policy, format, dataset.as_deref(), quiet, &progress)?,
         Task::Verify { dataset, study } => return verify(&dataset, study.as_ref()),
-        Task::Diff { a, b, format } => return diff(&a, &b, format),
+        Task::Diff { a, b, format, expected } => return diff(&a, &b, format, &expected),
         Task::LockPlan { out, settings } => output::print(&format!("{}  {}\n", crate::plan::Plan::of(&settings).lock(&out)?, out.display()))?,
         Task::CheckPlan { plan, dataset } => return check_plan(&plan, &dataset),
         Task::Package { dataset, out, options } => package(&dataset, &out, &options, quiet)?,
@@ -336,11 +337,16 @@ fn while_doing(doing: String, error: impl std::error::Error + Send + Sync + 'sta
 }
 
 /// `check`: the dataset's figures against the published ones; a table of the differences.
-fn check(dataset: &Path, expected: &Path, precision: report::check::Precision) -> Result<Status> {
+/// A file of expected figures, read and parsed.
+fn expected_figures(expected: &Path) -> Result<report::check::Expected> {
     let text = crate::inputs::read_text_file(expected, "file of expected figures")?;
     // A byte-order mark some editors write is no part of the JSON.
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let want = report::check::Expected::parse(text).map_err(|e| while_doing(expected.display().to_string(), e))?;
+    report::check::Expected::parse(text).map_err(|e| while_doing(expected.display().to_string(), e))
+}
+
+fn check(dataset: &Path, expected: &Path, precision: report::check::Precision) -> Result<Status> {
+    let want = expected_figures(expected)?;
     let have = report::figures(dataset, &want.names(), report::Limits::default())?;
     let c = report::check::compare(&want, &have, precision).map_err(|e| while_doing(expected.display().to_string(), e))?;
     let how = if precision.exact { "exactly" } else { "at their printed precision" };
@@ -472,8 +478,12 @@ pub enum DiffFormat {
 }
 
 /// `diff`: what changed from dataset `a` to dataset `b`; exit 1 when anything did.
-fn diff(a: &Path, b: &Path, format: DiffFormat) -> Result<Status> {
-    let d = report::diff::diff(a, b)?;
+fn diff(a: &Path, b: &Path, format: DiffFormat, expected: &[PathBuf]) -> Result<Status> {
+    let mut d = report::diff::diff(a, b)?;
+    for file in expected {
+        let want = expected_figures(file)?;
+        d.checked.push((file.display().to_string(), report::diff::checked_figures(a, b, &want).map_err(|e| while_doing(file.display().to_string(), e))?));
+    }
     match format {
         DiffFormat::Markdown => output::print(&report::diff::markdown(&d, a, b))?,
         DiffFormat::Json => output::print(&(serde_json::to_string_pretty(&report::diff::to_json(&d))? + "\n"))?,

@@ -1048,6 +1048,42 @@ fn diff_lists_exactly_the_changed_verdicts() {
     assert!(md.contains(&format!("{} verdict(s) changed", expected.len())) && md.contains("## Figures that moved"), "{md}");
 }
 
+/// `diff --expected`: the published figures that moved from A to B are exactly those
+/// `check` finds different on B (A holds the published figures), each with the published
+/// value as A's and check's value on B as B's; against itself nothing moved.
+#[test]
+fn diff_names_each_checked_figure_that_moved() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = Study::demo().copy_to(tmp.path());
+    study.run(tmp.path(), "a");
+    let published = root().join("fixtures/demo/expected-metrics.json");
+    let file = published.to_str().unwrap();
+    ok(&["check", "--exact", "--dataset", "a", "--expected", file], tmp.path());
+    let same: Value = serde_json::from_str(&ok(&["diff", "a", "a", "--expected", file, "--format", "json"], tmp.path())).unwrap();
+    assert_eq!(same["checked"][0]["figures_moved"], json!([]));
+    std::fs::remove_file(study.snapshot.join("repos/acme/docs/pulls/7.json")).unwrap();
+    study.run(tmp.path(), "b");
+    let on_b = String::from_utf8_lossy(&run(&["check", "--exact", "--dataset", "b", "--expected", file], tmp.path()).stdout).to_string();
+    // check's table: | query | row | field | expected | actual |, one line per difference.
+    let want: std::collections::BTreeSet<(String, String, String, String)> = on_b
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| query"))
+        .map(|l| {
+            let c: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            (c[0].to_string(), c[2].to_string(), c[3].to_string(), c[4].to_string())
+        })
+        .collect();
+    assert!(!want.is_empty(), "the re-capture moved no published figure: nothing compared\n{on_b}");
+    let d: Value = serde_json::from_slice(&run(&["diff", "a", "b", "--expected", file, "--format", "json"], tmp.path()).stdout).unwrap();
+    let moved: std::collections::BTreeSet<(String, String, String, String)> = d["checked"][0]["figures_moved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["query"].as_str().unwrap().into(), f["field"].as_str().unwrap().into(), f["a"].as_str().unwrap().into(), f["b"].as_str().unwrap().into()))
+        .collect();
+    assert_eq!(moved, want);
+}
+
 #[test]
 fn check_passes_on_the_demo_and_names_a_changed_figure() {
     let tmp = tempfile::tempdir().unwrap();

@@ -43,6 +43,8 @@ pub struct Diff {
     pub figures: Vec<Difference>,
     pub rows_removed: Vec<Difference>,
     pub rows_added: Vec<Difference>,
+    /// Per check file given (its name): the figures it names whose value moved from A to B.
+    pub checked: Vec<(String, Vec<Difference>)>,
 }
 
 impl Diff {
@@ -53,6 +55,7 @@ impl Diff {
             && self.windows_removed.is_empty()
             && self.windows_added.is_empty()
             && self.figures.is_empty() && self.rows_removed.is_empty() && self.rows_added.is_empty()
+            && self.checked.iter().all(|(_, moved)| moved.is_empty())
     }
 }
 
@@ -125,6 +128,31 @@ pub fn diff(a: &Path, b: &Path) -> Result<Diff> {
     Ok(d)
 }
 
+/// The figures a check file names (`expected`, as `check --expected` takes it) whose value in
+/// `a` is not their value in `b`, each with A's value as `expected` and B's as `actual`. A
+/// figure `check` finds equal to the file in one dataset has the file's value there.
+pub fn checked_figures(a: &Path, b: &Path, expected: &Expected) -> Result<Vec<Difference>> {
+    let exact = Precision { exact: true, tolerance: 0.0 };
+    let names = expected.names();
+    let found = |ds: &Path| -> Result<BTreeMap<(String, String, String), Difference>> {
+        let have = super::figures(ds, &names, super::Limits::default())?;
+        Ok(check::compare(expected, &have, exact)?.differences.into_iter().map(|d| ((d.query.clone(), d.row.clone(), d.field.clone()), d)).collect())
+    };
+    let (in_a, in_b) = (found(a)?, found(b)?);
+    let keys: std::collections::BTreeSet<&(String, String, String)> = in_a.keys().chain(in_b.keys()).collect();
+    let mut moved = Vec::new();
+    for k in keys {
+        let (da, db) = (in_a.get(k), in_b.get(k));
+        // Where `check` found no difference, the dataset holds the file's value.
+        let value = |d: Option<&Difference>, other: Option<&Difference>| d.map(|d| d.actual.clone()).or_else(|| other.map(|o| o.expected.clone())).unwrap_or_default();
+        let (va, vb) = (value(da, db), value(db, da));
+        if va != vb {
+            moved.push(Difference { query: k.0.clone(), row: k.1.clone(), field: k.2.clone(), expected: va, actual: vb });
+        }
+    }
+    Ok(moved)
+}
+
 /// The diff as markdown: a heading and a table per part, said as nothing when a part is empty.
 pub fn markdown(d: &Diff, a: &Path, b: &Path) -> String {
     let mut s = format!("# hindsight diff\n\nA: {}\nB: {}\n\n", a.display(), b.display());
@@ -168,6 +196,15 @@ pub fn markdown(d: &Diff, a: &Path, b: &Path) -> String {
             }
         }
     }
+    for (file, moved) in &d.checked {
+        s.push_str(&format!("\n## Checked figures ({file}): {} moved\n", moved.len()));
+        if !moved.is_empty() {
+            s.push_str("\n| query | row | field | A | B |\n|---|---|---|---|---|\n");
+            for f in moved {
+                s.push_str(&format!("| {} | {} | {} | {} | {} |\n", f.query, f.row, f.field, f.expected, f.actual));
+            }
+        }
+    }
     s
 }
 
@@ -198,5 +235,6 @@ pub fn to_json(d: &Diff) -> Value {
         "figures_moved": d.figures.iter().map(|f| json!({"query": f.query, "row": f.row, "field": f.field, "a": f.expected, "b": f.actual})).collect::<Vec<_>>(),
         "rows_only_in_a": rows(&d.rows_removed),
         "rows_only_in_b": rows(&d.rows_added),
+        "checked": d.checked.iter().map(|(file, moved)| json!({"file": file, "figures_moved": moved.iter().map(|f| json!({"query": f.query, "row": f.row, "field": f.field, "a": f.expected, "b": f.actual})).collect::<Vec<_>>()})).collect::<Vec<_>>(),
     })
 }
