@@ -336,7 +336,6 @@ fn while_doing(doing: String, error: impl std::error::Error + Send + Sync + 'sta
     Error::while_doing(doing, Box::new(error))
 }
 
-/// `check`: the dataset's figures against the published ones; a table of the differences.
 /// A file of expected figures, read and parsed.
 fn expected_figures(expected: &Path) -> Result<report::check::Expected> {
     let text = crate::inputs::read_text_file(expected, "file of expected figures")?;
@@ -345,6 +344,7 @@ fn expected_figures(expected: &Path) -> Result<report::check::Expected> {
     report::check::Expected::parse(text).map_err(|e| while_doing(expected.display().to_string(), e))
 }
 
+/// `check`: the dataset's figures against the published ones; a table of the differences.
 fn check(dataset: &Path, expected: &Path, precision: report::check::Precision) -> Result<Status> {
     let want = expected_figures(expected)?;
     let have = report::figures(dataset, &want.names(), report::Limits::default())?;

@@ -53,25 +53,18 @@ pub fn package(dataset: &Path, out: &Path, o: &Options) -> Result<Packaged> {
     if o.authors.is_empty() {
         return Err(Error::usage("package needs at least one --author (\"Family, Given\"): CITATION.cff and Zenodo require one"));
     }
-    let m = Manifest::load(dataset)?;
-    let drift = crate::dataset::verify::verify(dataset, None)?;
-    if let Some(d) = drift.first() {
-        return Err(Error::dataset(dataset, format!("does not match its manifest ({d}; `hindsight verify` lists all): package a dataset as it was made")));
-    }
     if out.exists() || out.is_symlink() {
         return Err(Error::usage(format!("package --out {}: already exists; a package is written as a new folder", out.display())));
     }
     if let Some(inside) = crate::output::dataset_around(out) {
         return Err(Error::usage(format!("package --out {}: inside the dataset {}, whose files hindsight writes alone", out.display(), inside.display())));
     }
-    let staging = sibling(out, ".tmp");
+    let m = Manifest::load(dataset)?;
+    let staging = staging_beside(out);
     let _ = std::fs::remove_dir_all(&staging);
-    let written = write_all(dataset, &staging, &m, o);
+    let written = write_all(dataset, &staging, &m, o).and_then(|files| std::fs::rename(&staging, out).map(|()| files).map_err(|e| Error::io(out, e)));
     match written {
-        Ok(files) => {
-            std::fs::rename(&staging, out).map_err(|e| Error::io(out, e))?;
-            Ok(Packaged { files: files.into_iter().map(|f| out.join(f)).collect() })
-        }
+        Ok(files) => Ok(Packaged { files: files.into_iter().map(|f| out.join(f)).collect() }),
         Err(e) => {
             let _ = std::fs::remove_dir_all(&staging);
             Err(e)
@@ -84,10 +77,10 @@ pub fn is_package(dir: &Path) -> bool {
     !dir.join("manifest.json").exists() && dir.join("datapackage.json").is_file() && dir.join("data/manifest.json").is_file()
 }
 
-/// `out` with `suffix` on its name, in the same folder (so the last step is a rename).
-fn sibling(out: &Path, suffix: &str) -> PathBuf {
+/// Where the package is built: a hidden folder beside `out`, so the last step is a rename.
+fn staging_beside(out: &Path) -> PathBuf {
     let name = out.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "package".into());
-    out.with_file_name(format!(".{name}{suffix}"))
+    out.with_file_name(format!(".{name}.tmp"))
 }
 
 /// Every file of the package under `dir`; their paths relative to it, sorted.
@@ -99,6 +92,11 @@ fn write_all(dataset: &Path, dir: &Path, m: &Manifest, o: &Options) -> Result<Ve
     for name in m.tables.keys().map(|t| format!("{t}.parquet")).chain(m.files.keys().cloned()) {
         copy(&dataset.join(&name), &data.join(&name))?;
         files.push(format!("data/{name}"));
+    }
+    // The copies are what the package hands on: they, not the originals, must match the
+    // manifest (each file is read once more either way).
+    if let Some(d) = crate::dataset::verify::verify(&data, None)?.first() {
+        return Err(Error::dataset(dataset, format!("does not match its manifest ({d}; `hindsight verify` lists all): package a dataset as it was made")));
     }
     let plan = match &o.plan {
         Some(p) => {

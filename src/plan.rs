@@ -53,7 +53,7 @@ impl Plan {
     }
 
     pub fn load(path: &Path) -> Result<Plan> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::inputs::read_text_file(path, "plan file")?;
         let plan: Plan = serde_json::from_str(&text).map_err(|e| {
             Error::Core(hindsight_core::Error::Input { path: path.to_path_buf(), line: e.line(), message: format!("not a hindsight plan: {e}") })
         })?;

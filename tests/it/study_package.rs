@@ -103,6 +103,24 @@ fn packaging_twice_gives_the_same_bytes_and_never_replaces_a_folder() {
     assert!(!tmp.path().join("c").exists());
 }
 
+/// A dataset whose files no longer match its manifest is not handed on, and nothing is left
+/// behind: not the package, not its staging folder.
+#[test]
+fn a_dataset_that_drifted_from_its_manifest_is_not_packaged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = demo(tmp.path());
+    let table = ds.join("outcomes.parquet");
+    let mut bytes = std::fs::read(&table).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&table, bytes).unwrap();
+    let o = run(&["package", "--dataset", "ds", "--out", "pkg", "--author", "Doe, Jane"], tmp.path());
+    assert_eq!(o.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(said.contains("does not match its manifest") && said.contains("outcomes.parquet"), "{said}");
+    assert!(!tmp.path().join("pkg").exists() && !tmp.path().join(".pkg.tmp").exists());
+}
+
 /// The real validators read the package of each kind of study: the demo (runs, traces,
 /// tasks), the AIDev fixture as imported, and a synthetic study. Frictionless validates
 /// every resource (the Parquet read through its parquet plugin, each value against its

@@ -25,6 +25,10 @@ pub enum Error {
     Arrow(#[from] arrow::error::ArrowError),
     #[error("parquet: {0}")]
     Parquet(#[from] parquet::errors::ParquetError),
+    /// A query's error from the SQL layer above, said in its one line (the layer above keeps
+    /// DataFusion's error itself; this crate does not depend on it).
+    #[error("query: {0}")]
+    Query(String),
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
     /// What hindsight was doing when `source` failed (`reading FILE`, `writing manual pages

@@ -69,7 +69,7 @@ impl From<Error> for hindsight_core::Error {
     fn from(e: Error) -> Self {
         match e {
             Error::Core(e) => e,
-            Error::Query(q) => hindsight_core::Error::Usage(format!("query: {}", query_message(&q))),
+            Error::Query(q) => hindsight_core::Error::Query(query_message(&q)),
         }
     }
 }
