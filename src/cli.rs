@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use hindsight::evaluate::Settings;
 use hindsight::commands::{Config, Task};
@@ -362,9 +362,11 @@ enum PlanAction {
 
 #[derive(Subcommand, Debug)]
 enum ImportSource {
-    /// AIDev (Li, Zhang and Hassan, arXiv 2507.15003): one folder of CSV tables per agent.
+    /// AIDev (Li, Zhang and Hassan, arXiv 2507.15003): v1's folders of CSV tables per agent,
+    /// or a v3, v4 or v5 Parquet release as a Hugging Face snapshot lays it out.
     Aidev {
-        /// The AIDev directory (Claude_Code/, Copilot/, Cursor/, Devin/, OpenAI_Codex/, Human/).
+        /// The AIDev folder: v1's Claude_Code/, Copilot/, ..., Human/, or a Parquet release's
+        /// <table>.parquet files (pull_request.parquet, pr_reviews.parquet, ...).
         dir: PathBuf,
         /// Dataset directory to write.
         #[arg(long)]
@@ -375,7 +377,41 @@ enum ImportSource {
         /// latest timestamp in its PR tables is used, the earliest it can have been.
         #[arg(long, value_name = "TIME")]
         captured_at: Option<String>,
+        /// Which release the folder holds. Told from its tables and columns by default; needed
+        /// only when they fit more than one (a subset of the tables every release has).
+        #[arg(long, value_enum)]
+        release: Option<AidevRelease>,
+        /// The Hugging Face revision (commit) of the release, recorded in the manifest; found in
+        /// the folder where huggingface_hub left it.
+        #[arg(long, value_name = "COMMIT")]
+        revision: Option<String>,
+        /// The PR set of a Parquet release: AIDev-pop (pull_request, repositories with more
+        /// than 100 stars; the default where present) or AIDev full (all_pull_request).
+        #[arg(long, value_enum)]
+        subset: Option<AidevSubset>,
     },
+}
+
+/// An AIDev release (`import aidev --release`).
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum AidevRelease {
+    /// The CSV replication package on GitHub, cut off 2025-06-22.
+    V1,
+    /// hao-li/AIDev tag v3, the MSR 2026 Mining Challenge version, cut off 2025-08-01.
+    V3,
+    /// AIDev-2.7M: hao-li/AIDev main since 2026-08-21, cut off November 2025.
+    V4,
+    /// AIDev-7.6M: hao-li/AIDev-7.6M, cut off 2026-03-31.
+    V5,
+}
+
+/// The PR set of a Parquet AIDev release (`import aidev --subset`).
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum AidevSubset {
+    /// AIDev-pop: pull_request, the PRs the review, comment, commit and timeline tables cover.
+    Pop,
+    /// AIDev full: all_pull_request.
+    All,
 }
 
 #[derive(Args, Debug)]
@@ -734,8 +770,20 @@ impl Command {
             Command::Capture { runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms, .. } => {
                 Task::Capture { options: capture_options(runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms)? }
             }
-            Command::Import { source: ImportSource::Aidev { dir, out, eval, captured_at } } => {
-                Task::ImportAidev { dir, out, settings: eval.read()?, captured_at: captured_at.map(|t| capture_time(&t)).transpose()? }
+            Command::Import { source: ImportSource::Aidev { dir, out, eval, captured_at, release, revision, subset } } => {
+                use hindsight::aidev::release::{Options, Release, Subset};
+                let release = release.map(|r| match r {
+                    AidevRelease::V1 => Release::V1,
+                    AidevRelease::V3 => Release::V3,
+                    AidevRelease::V4 => Release::V4,
+                    AidevRelease::V5 => Release::V5,
+                });
+                let subset = subset.map(|s| match s {
+                    AidevSubset::Pop => Subset::Pop,
+                    AidevSubset::All => Subset::All,
+                });
+                let release = Options { release, revision, subset };
+                Task::ImportAidev { dir, out, settings: eval.read()?, captured_at: captured_at.map(|t| capture_time(&t)).transpose()?, release }
             }
             Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
             Command::Diff { a, b, format, expected } => Task::Diff { a, b, format, expected },

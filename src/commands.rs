@@ -143,6 +143,7 @@ pub enum Task {
         out: PathBuf,
         settings: Settings,
         captured_at: Option<crate::time::Instant>,
+        release: crate::aidev::release::Options,
     },
     Gate {
         results: PathBuf,
@@ -225,8 +226,8 @@ pub fn execute(config: Config) -> Result<Status> {
             output::print(&crate::capture::render_plan(&plan))?;
         }
         Task::Capture { options } => return capture(&options, quiet, &progress),
-        Task::ImportAidev { dir, out, settings, captured_at } => {
-            let i = pipeline::import_aidev(&dir, &out, &settings, captured_at, &progress)?;
+        Task::ImportAidev { dir, out, settings, captured_at, release } => {
+            let i = pipeline::import_aidev(&dir, &out, &settings, captured_at, &release, &progress)?;
             if !quiet {
                 summarize_import(&i, &out);
             }
@@ -532,6 +533,11 @@ fn summarize(c: &Converted, out: &Path, quiet: bool, demo: bool) {
 
 /// What `import aidev` read, used, quarantined and left aside, on stderr.
 fn summarize_import(i: &pipeline::Imported, out: &Path) {
+    let said = |k: &str| i.release[k].as_str().unwrap_or_default().to_string();
+    eprintln!("  release {} ({}), recognised by {}", said("release"), said("description"), said("recognised_by"));
+    if let Some(rev) = i.release["revision"].as_str() {
+        eprintln!("  revision {rev} ({})", said("revision_basis"));
+    }
     for (file, (used, quarantined)) in &i.files {
         eprintln!("{file:>40}: {} records = {used} used + {quarantined} quarantined", used + quarantined);
     }

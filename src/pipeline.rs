@@ -571,6 +571,8 @@ pub struct Imported {
     pub extra_columns: BTreeMap<String, Vec<String>>,
     pub safe_outputs: usize,
     pub captures: usize,
+    /// The release read, as the manifest records it.
+    pub release: serde_json::Value,
     pub captured_at: String,
     pub captured_at_basis: String,
     pub duplicate_prs: usize,
@@ -588,13 +590,14 @@ pub fn import_aidev(
     out: &Path,
     settings: &Settings,
     captured_at: Option<crate::time::Instant>,
+    options: &crate::aidev::release::Options,
     progress: &Progress,
 ) -> Result<Imported> {
     let staging = Staging::new(&OutDir::resolve(out, &[dir])?)?;
     report_removed(&staging, progress);
     let bar = progress.steps("import", 3);
-    bar.set_message("reading AIDev's CSV tables");
-    let read = crate::aidev::read(dir)?;
+    bar.set_message("reading AIDev's tables");
+    let read = crate::aidev::read(dir, options)?;
     bar.inc(1);
     bar.set_message("rebuilding captures and writing tables");
     let study = crate::aidev::study::build(&read, captured_at);
@@ -608,6 +611,7 @@ pub fn import_aidev(
     manifest.skipped = read.skipped.clone();
     manifest.absent = read.absent.clone();
     manifest.captured_at_basis = Some(basis.clone());
+    manifest.source_release = Some(read.release.to_json());
     let records = RecordCount { input: read.records, used: read.used, quarantined: read.quarantined.len(), superseded: 0 };
     manifest.records.insert(crate::aidev::INPUT.to_string(), records.clone());
 
@@ -628,10 +632,11 @@ pub fn import_aidev(
             .tables
             .iter()
             .filter(|r| !r.extra_columns.is_empty())
-            .map(|r| (format!("{}/{}", r.agent, r.source.file), r.extra_columns.clone()))
+            .map(|r| (r.origin.clone(), r.extra_columns.clone()))
             .collect(),
         safe_outputs: study.outputs.len(),
         captures: study.captures.len(),
+        release: read.release.to_json(),
         captured_at: at,
         captured_at_basis: basis,
         duplicate_prs: study.duplicate_prs,

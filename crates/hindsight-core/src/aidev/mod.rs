@@ -21,6 +21,8 @@
 //! captures a snapshot would hold of it (the PR, its reviews, comments, commits and
 //! timeline), so `evaluate` and the dashboard apply unchanged.
 
+mod parquet;
+pub mod release;
 pub mod study;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -33,25 +35,36 @@ use crate::inputs::InputFile;
 use crate::quarantine::Quarantined;
 use crate::table::{Cell, Kind, Table};
 
-/// The agents of the layout, in the order they are read.
+/// The agents of the v1 layout (its folders), in the order they are read.
 pub(crate) const AGENTS: &[&str] = &["Claude_Code", "Copilot", "Cursor", "Devin", "OpenAI_Codex"];
+/// Every agent of any release, as its `agent` column spells it: v4 and v5 add Google Jules.
+pub(crate) const ALL_AGENTS: &[&str] = &["Claude_Code", "Copilot", "Cursor", "Devin", "Google_Jules", "OpenAI_Codex"];
 /// The human baseline group.
 pub(crate) const BASELINE: &str = "Human";
 /// The name of this input in the manifest and the quarantine.
 pub const INPUT: &str = "aidev";
 
-/// One CSV table of the layout and the dataset table it becomes.
+/// One table of the layout and the dataset table it becomes.
 #[derive(Debug)]
 pub struct Source {
+    /// The v1 CSV file; for a table only the Parquet releases have, the Parquet table's name.
     pub file: &'static str,
     pub table: &'static str,
-    /// Columns the header must hold, with their type. Empty fields are null.
+    /// Columns a v1 header must hold, with their type. Empty fields are null.
     pub(crate) columns: &'static [(&'static str, Kind)],
+    /// Columns only the Parquet releases carry (v3 on): null in a v1 import.
+    pub(crate) later: &'static [(&'static str, Kind)],
+    /// Whether the v1 CSV layout has this table.
+    pub(crate) in_v1: bool,
 }
+
+/// The defaults of a [`SOURCES`] entry: a v1 table with no later columns.
+const V1: Source = Source { file: "", table: "", columns: &[], later: &[], in_v1: true };
 
 use Kind::{Int as I, Str as S, Time as T};
 
 pub(crate) const PRS: &str = "prs.csv";
+pub(crate) const REVIEW_COMMENTS: &str = "pr_review_comments";
 
 pub const SOURCES: &[Source] = &[
     Source {
@@ -71,15 +84,28 @@ pub const SOURCES: &[Source] = &[
             ("html_url", S),
             ("body", S),
         ],
+        later: &[("repo_id", I)],
+        ..V1
     },
-    Source { file: "pr_reviews.csv", table: "aidev_reviews", columns: &[("pr_id", I), ("id", I), ("user", S), ("state", S), ("submitted_at", T), ("body", S)] },
-    Source { file: "pr_comments.csv", table: "aidev_comments", columns: &[("pr_id", I), ("id", I), ("user", S), ("created_at", T), ("body", S)] },
-    Source { file: "pr_commits.csv", table: "aidev_commits", columns: &[("pr_id", I), ("sha", S), ("author", S), ("committer", S), ("message", S)] },
+    Source {
+        file: "pr_reviews.csv",
+        table: "aidev_reviews",
+        columns: &[("pr_id", I), ("id", I), ("user", S), ("state", S), ("submitted_at", T), ("body", S)],
+        later: &[("user_type", S), ("pull_request_review_id", I)],
+        ..V1
+    },
+    Source {
+        file: "pr_comments.csv",
+        table: "aidev_comments",
+        columns: &[("pr_id", I), ("id", I), ("user", S), ("created_at", T), ("body", S)],
+        later: &[("user_id", I), ("user_type", S)],
+        ..V1
+    },
+    Source { file: "pr_commits.csv", table: "aidev_commits", columns: &[("pr_id", I), ("sha", S), ("author", S), ("committer", S), ("message", S)], ..V1 },
     Source {
         file: "pr_timelines.csv",
         table: "aidev_pr_timeline",
-        columns: &[("pr_id", I), ("event", S), ("created_at", T), ("actor", S), ("commit_id", S), ("assignee", S), ("label", S), ("message", S)],
-    },
+        columns: &[("pr_id", I), ("event", S), ("created_at", T), ("actor", S), ("commit_id", S), ("assignee", S), ("label", S), ("message", S)], ..V1 },
     Source {
         file: "issues.csv",
         table: "aidev_issues",
@@ -95,32 +121,32 @@ pub const SOURCES: &[Source] = &[
             ("repo_url", S),
             ("html_url", S),
             ("body", S),
-        ],
-    },
+        ], ..V1 },
     Source {
         file: "issue_timelines.csv",
         table: "aidev_issue_timeline",
-        columns: &[("issue_id", S), ("event", S), ("created_at", T), ("actor", S), ("commit_id", S), ("assignee", S), ("label", S), ("message", S)],
-    },
+        columns: &[("issue_id", S), ("event", S), ("created_at", T), ("actor", S), ("commit_id", S), ("assignee", S), ("label", S), ("message", S)], ..V1 },
     Source {
         file: "related_issues.csv",
         table: "aidev_related_issues",
         columns: &[("agent", S), ("pr_id", I), ("pr_number", I), ("repo_url", S), ("pr_url", S), ("issue_url", S), ("issue_number", I), ("source", S)],
+        later: &[("issue_id", I)],
+        ..V1
     },
     Source {
         file: "post_pr_issues.csv",
         table: "aidev_post_pr_issues",
-        columns: &[("agent", S), ("pr_id", I), ("pr_number", I), ("repo_url", S), ("pr_url", S), ("issue_url", S), ("issue_number", I), ("created_at", T)],
-    },
+        columns: &[("agent", S), ("pr_id", I), ("pr_number", I), ("repo_url", S), ("pr_url", S), ("issue_url", S), ("issue_number", I), ("created_at", T)], ..V1 },
     Source {
         file: "prs_without_issues.csv",
         table: "aidev_prs_without_issues",
-        columns: &[("agent", S), ("pr_id", I), ("pr_number", I), ("repo_url", S), ("pr_url", S)],
-    },
+        columns: &[("agent", S), ("pr_id", I), ("pr_number", I), ("repo_url", S), ("pr_url", S)], ..V1 },
     Source {
         file: "repo_metadata.csv",
         table: "aidev_repositories",
         columns: &[("url", S), ("id", I), ("full_name", S), ("language", S), ("forks", I), ("stars", I), ("open_issues", I)],
+        later: &[("license", S), ("is_forked", Kind::Bool)],
+        ..V1
     },
     Source {
         file: "developer_metadata.csv",
@@ -136,13 +162,40 @@ pub const SOURCES: &[Source] = &[
             ("following", I),
             ("public_repos", I),
             ("created_at", T),
-        ],
+        ], ..V1 },
+    Source {
+        file: "gpt_conventional_commits.csv",
+        table: "aidev_task_types",
+        columns: &[("agent", S), ("id", I), ("title", S), ("reason", S), ("type", S)],
+        later: &[("confidence", Kind::Float)],
+        ..V1
     },
-    Source { file: "gpt_conventional_commits.csv", table: "aidev_task_types", columns: &[("agent", S), ("id", I), ("title", S), ("reason", S), ("type", S)] },
+    // Inline review comments (on a diff line): v3 on. They name their PR by review and by
+    // `pull_request_url`, not by `pr_id`; the reader finds the PR's id from those.
+    Source {
+        file: REVIEW_COMMENTS,
+        table: "aidev_review_comments",
+        columns: &[],
+        later: &[
+            ("pr_id", I),
+            ("id", I),
+            ("pull_request_review_id", I),
+            ("user", S),
+            ("user_type", S),
+            ("path", S),
+            ("commit_id", S),
+            ("body", S),
+            ("pull_request_url", S),
+            ("created_at", T),
+            ("in_reply_to_id", I),
+        ],
+        in_v1: false,
+    },
 ];
 
+/// The v1 CSV table named `file`.
 pub(crate) fn source(file: &str) -> Option<&'static Source> {
-    SOURCES.iter().find(|s| s.file == file)
+    SOURCES.iter().find(|s| s.in_v1 && s.file == file)
 }
 
 impl Source {
@@ -150,23 +203,47 @@ impl Source {
     /// `agent` is kept as `recorded_agent`), and the line the record starts on.
     pub(crate) fn schema(&self) -> Vec<(&'static str, Kind)> {
         let mut cols = vec![("agent", S)];
-        cols.extend(self.columns.iter().map(|&(n, k)| (if n == "agent" { "recorded_agent" } else { n }, k)));
+        cols.extend(self.all_columns().map(|&(n, k)| (if n == "agent" { "recorded_agent" } else { n }, k)));
         cols.push(("source_line", I));
         cols
+    }
+
+    /// The v1 columns, then the later releases' columns: a row's cells in this order.
+    pub(crate) fn all_columns(&self) -> impl Iterator<Item = &'static (&'static str, Kind)> + Clone {
+        self.columns.iter().chain(self.later)
     }
 
     /// The position of column `name` in a row of [`Records::rows`].
     pub(crate) fn col(&self, name: &str) -> usize {
         // Columns are fixed in code; a wrong name is a programming error the tests catch.
-        self.columns.iter().position(|(n, _)| *n == name).unwrap_or_else(|| panic!("{} has no column `{name}`", self.file))
+        self.all_columns().position(|(n, _)| *n == name).unwrap_or_else(|| panic!("{} has no column `{name}`", self.file))
+    }
+
+}
+
+/// A null cell of `kind`.
+pub(crate) fn null(kind: Kind) -> Cell {
+    match kind {
+        Kind::Str => Cell::Str(None),
+        Kind::Int => Cell::Int(None),
+        Kind::Float => Cell::Float(None),
+        Kind::Bool => Cell::Bool(None),
+        Kind::Time => Cell::Time(None),
     }
 }
 
-/// The typed records of one CSV file.
+/// The typed records of one table for one agent: a v1 CSV file, or an agent's rows of a
+/// Parquet table.
 #[derive(Debug)]
 pub struct Records {
+    /// The agent (or `Human`); empty for a Parquet table shared by all (repositories, users).
     pub agent: &'static str,
     pub source: &'static Source,
+    /// Where the rows came from: `Claude_Code/prs.csv`, or `pull_request.parquet` (a table
+    /// of shards: its folder, `pull_request/`).
+    pub origin: String,
+    /// What [`Records::lines`] counts: a CSV file's lines, or a Parquet table's rows.
+    pub(crate) unit: &'static str,
     /// One row per usable record, in [`Source::columns`] order.
     pub rows: Vec<Vec<Cell>>,
     /// The 1-based line each row starts on.
@@ -182,7 +259,33 @@ pub struct Records {
 
 impl Records {
     fn empty(agent: &'static str, source: &'static Source) -> Records {
-        Records { agent, source, rows: Vec::new(), lines: Vec::new(), extra_columns: Vec::new(), spans: Vec::new(), bytes: Vec::new() }
+        Records::new(agent, source, format!("{agent}/{}", source.file), "line")
+    }
+
+    pub(crate) fn new(agent: &'static str, source: &'static Source, origin: String, unit: &'static str) -> Records {
+        Records { agent, source, origin, unit, rows: Vec::new(), lines: Vec::new(), extra_columns: Vec::new(), spans: Vec::new(), bytes: Vec::new() }
+    }
+
+    /// Row `r` as the quarantine and the reports name it: `Copilot/prs.csv line 4`.
+    /// The file the quarantine names for these rows (a table of shards: its folder).
+    fn quarantine_file(&self) -> String {
+        self.origin.clone()
+    }
+
+    pub(crate) fn place(&self, r: usize) -> String {
+        format!("{} {} {}", self.origin, self.unit, self.lines[r])
+    }
+
+    /// Row `r`'s raw text: the CSV record as written, or the typed Parquet row as JSON.
+    fn raw(&self, r: usize) -> String {
+        if let Some(b) = self.spans.get(r).and_then(|s| self.bytes.get(s.clone())) {
+            return raw_text(b);
+        }
+        let mut m = serde_json::Map::new();
+        for ((name, _), cell) in self.source.all_columns().zip(&self.rows[r]) {
+            m.insert((*name).to_string(), parquet::cell_json(cell));
+        }
+        serde_json::Value::Object(m).to_string()
     }
 }
 
@@ -199,6 +302,8 @@ pub struct Read {
     /// Records read = used + quarantined.
     pub records: usize,
     pub used: usize,
+    /// Which release this is, and how that was told.
+    pub release: release::Recognised,
 }
 
 impl Read {
@@ -212,15 +317,27 @@ fn agent_name(name: &str) -> Option<&'static str> {
     AGENTS.iter().chain(std::iter::once(&BASELINE)).find(|a| **a == name).copied()
 }
 
-/// Read every table of the layout under `dir`.
-pub fn read(dir: &Path) -> Result<Read> {
+/// Read every table of the release under `dir`: a v1 CSV layout (one folder per agent), or
+/// a v3, v4 or v5 Parquet folder as a Hugging Face snapshot lays it out.
+pub fn read(dir: &Path, options: &release::Options) -> Result<Read> {
     if !dir.is_dir() {
-        return Err(Error::Layout { path: dir.to_path_buf(), message: "expected the AIDev directory (Claude_Code/, Copilot/, ..., Human/)".into() });
+        let what = if dir.exists() { "is not a directory" } else { "does not exist" };
+        return Err(Error::Layout {
+            path: dir.to_path_buf(),
+            message: format!("{what}: expected an AIDev folder (v1: Claude_Code/, Copilot/, ..., Human/ of CSV tables; v3-v5: the Parquet tables of a Hugging Face snapshot)"),
+        });
     }
     // Resolved once: a link or `..` in the path given is the user's choice; below it, every
     // folder and file is judged against this root, as the runs and snapshot readers do.
     let dir = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
-    let dir = dir.as_path();
+    let recognised = release::recognise(&dir, options)?;
+    let mut out = if recognised.release == release::Release::V1 { read_v1(&dir)? } else { parquet::read(&dir, &recognised, options)? };
+    out.release = recognised;
+    Ok(out)
+}
+
+/// Read the v1 CSV layout: one folder per agent.
+fn read_v1(dir: &Path) -> Result<Read> {
     let mut out = Read::default();
     let mut jobs: Vec<(&'static str, &'static Source)> = Vec::new();
     let mut found_any = false;
@@ -242,7 +359,7 @@ pub fn read(dir: &Path) -> Result<Read> {
             Ok(_) => {}
         }
         found_any = true;
-        for s in SOURCES {
+        for s in SOURCES.iter().filter(|s| s.in_v1) {
             // A link that leads nowhere is present (and refused by `read_csv`), not absent.
             if std::fs::symlink_metadata(folder.join(s.file)).is_ok() {
                 jobs.push((agent, s));
@@ -269,13 +386,19 @@ pub fn read(dir: &Path) -> Result<Read> {
         out.files.push(file);
         out.tables.push(records);
     }
-    quarantine_pr_collisions(&mut out);
+    finish(&mut out);
+    Ok(out)
+}
+
+/// What every release's reading ends with: PR identities checked across all tables, the
+/// raw bytes let go, files and quarantine in order.
+pub(crate) fn finish(out: &mut Read) {
+    quarantine_pr_collisions(out);
     for t in &mut out.tables {
         t.bytes = Vec::new();
     }
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     out.quarantined.sort();
-    Ok(out)
 }
 
 /// Files and folders under `dir` that are not a table of the layout.
@@ -366,7 +489,7 @@ impl PrIdentities {
     fn named(&self, tables: &[Records], group: &[usize]) -> String {
         let name = |k: usize| {
             let (t, r, id) = self.prs[k];
-            format!("{}/{PRS} line {} (id {id})", tables[t].agent, tables[t].lines[r])
+            format!("{} (id {id})", tables[t].place(r))
         };
         let mut all: Vec<String> = group.iter().take(10).map(|&k| name(k)).collect();
         if group.len() > 10 {
@@ -421,10 +544,9 @@ fn quarantine_rows(out: &mut Read, prs: &[(usize, usize, i64)], reasons: HashMap
     for (t, mut rows) in drop {
         rows.sort_by_key(|r| r.0);
         let rec = &mut out.tables[t];
-        let rel = format!("{}/{}", rec.agent, rec.source.file);
+        let rel = rec.quarantine_file();
         for (r, field, why) in &rows {
-            let raw = rec.spans.get(*r).and_then(|s| rec.bytes.get(s.clone())).map(raw_text).unwrap_or_default();
-            out.quarantined.push(Quarantined::new(INPUT, &rel, Some(rec.lines[*r]), Some(field), why.clone(), &raw));
+            out.quarantined.push(Quarantined::new(INPUT, &rel, Some(rec.lines[*r]), Some(field), why.clone(), &rec.raw(*r)));
         }
         let gone: HashSet<usize> = rows.iter().map(|r| r.0).collect();
         remove_at(&mut rec.rows, &gone);
@@ -489,9 +611,11 @@ fn read_csv(dir: &Path, agent: &'static str, s: &'static Source) -> Result<(Reco
         records_in_file = 1;
     }
     let spans = row_records.iter().map(|&k| span(k)).map(|r| r.start + bom..r.end + bom).collect();
-    let file = InputFile::from_bytes(INPUT, rel, &bytes, records_in_file);
+    let file = InputFile::from_bytes(INPUT, rel.clone(), &bytes, records_in_file);
     let bytes = if s.file == PRS { bytes } else { Vec::new() };
-    Ok((Records { agent, source: s, rows, lines, extra_columns, spans, bytes }, file, quarantined))
+    let mut records = Records::new(agent, s, rel, "line");
+    (records.rows, records.lines, records.extra_columns, records.spans, records.bytes) = (rows, lines, extra_columns, spans, bytes);
+    Ok((records, file, quarantined))
 }
 
 /// A CSV file's header: its column names, where each layout column sits, and why it cannot
@@ -695,9 +819,10 @@ fn typed_row(s: &Source, index: &[usize], record: &csv::ByteRecord) -> std::resu
                     .map(|t| t.timestamp_micros())
                     .ok_or_else(|| (name, format!("`{}` is not an RFC 3339 time as written (no white space around it, seconds 00-59)", shown())))?,
             )),
-            Kind::Float | Kind::Bool => unreachable!("AIDev sources declare strings, integers and times only"),
+            Kind::Float | Kind::Bool => unreachable!("AIDev's v1 columns are strings, integers and times only"),
         });
     }
+    row.extend(s.later.iter().map(|&(_, k)| null(k)));
     Ok(row)
 }
 
@@ -770,7 +895,7 @@ pub(crate) fn table(read: &Read, s: &'static Source) -> Table {
     for r in read.tables.iter().filter(|r| std::ptr::eq(r.source, s)) {
         for (row, line) in r.rows.iter().zip(&r.lines) {
             let mut cells = Vec::with_capacity(row.len() + 2);
-            cells.push(Cell::Str(Some(r.agent.to_string())));
+            cells.push(Cell::Str((!r.agent.is_empty()).then(|| r.agent.to_string())));
             cells.extend(row.iter().cloned());
             cells.push(Cell::Int(Some(*line as i64)));
             t.push(cells);
@@ -785,13 +910,16 @@ pub fn tables(read: &Read) -> Vec<Table> {
     SOURCES.iter().map(|s| table(read, s)).collect()
 }
 
-/// Counts per file, for the terminal.
+/// Rows used and quarantined per table file (a v1 CSV file, or a Parquet table over all
+/// its agents), for the terminal.
 pub fn summary(read: &Read) -> BTreeMap<String, (usize, usize)> {
-    let mut out = BTreeMap::new();
+    let mut out: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for r in &read.tables {
-        let rel = format!("{}/{}", r.agent, r.source.file);
-        let q = read.quarantined.iter().filter(|q| q.file == rel).count();
-        out.insert(rel, (r.rows.len(), q));
+        out.entry(r.origin.clone()).or_default().0 += r.rows.len();
+    }
+    for (origin, counts) in &mut out {
+        let dir = origin.ends_with('/');
+        counts.1 = read.quarantined.iter().filter(|q| q.file == *origin || (dir && q.file.starts_with(origin.as_str()))).count();
     }
     out
 }

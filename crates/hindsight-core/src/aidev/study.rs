@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
-use super::{int, text, time, Read, Records, AGENTS, PRS};
+use super::{int, text, time, Read, Records, ALL_AGENTS, PRS};
 use crate::runs::{Execution, Run, SafeOutput};
 use crate::snapshot::Capture;
 use crate::table::Cell;
@@ -67,6 +67,7 @@ pub fn is_run_id(run_id: &str) -> bool {
 /// The rows of a per-PR table, grouped by `pr_id` in file order.
 struct ByPr<'a> {
     source: &'static super::Source,
+    origin: String,
     rows: HashMap<i64, Vec<(&'a Vec<Cell>, usize)>>,
 }
 
@@ -80,7 +81,7 @@ impl<'a> ByPr<'a> {
                 rows.entry(id).or_default().push((row, *line));
             }
         }
-        Some(ByPr { source: r.source, rows })
+        Some(ByPr { source: r.source, origin: r.origin.clone(), rows })
     }
 
     /// The rows of PR `id` and the line of the first, with a cell getter by column name.
@@ -89,16 +90,16 @@ impl<'a> ByPr<'a> {
         (rows, rows.first().map(|r| r.1))
     }
 
-    fn file(&self, agent: &str) -> String {
-        format!("{agent}/{}", self.source.file)
+    fn file(&self) -> &str {
+        &self.origin
     }
 
     /// The capture at `path` of PR `id`'s rows, each made a list item by `item`, which reads
     /// the row's fields by column name.
-    fn list(&self, agent: &str, id: i64, path: String, item: impl Fn(&dyn Fn(&str) -> &'a Cell) -> Value) -> Capture {
+    fn list(&self, id: i64, path: String, item: impl Fn(&dyn Fn(&str) -> &'a Cell) -> Value) -> Capture {
         let (rows, first) = self.of(id);
         let body: Vec<Value> = rows.iter().map(|(r, _)| item(&|name: &str| &r[self.source.col(name)])).collect();
-        capture(path, &Value::Array(body), &self.file(agent), first)
+        capture(path, &Value::Array(body), self.file(), first)
     }
 }
 
@@ -186,7 +187,7 @@ pub fn build(read: &Read, captured_at: Option<Instant>) -> Study {
             study.captured_at_basis = "the latest timestamp in the PR tables (AIDev records no collection time; give --captured-at to set it)".into();
         }
     }
-    for agent in AGENTS {
+    for agent in ALL_AGENTS {
         let Some(prs) = read.of(agent, PRS) else { continue };
         add_agent(&mut study, read, agent, prs);
     }
@@ -215,7 +216,7 @@ fn add_agent(study: &mut Study, read: &Read, agent: &'static str, prs: &Records)
         commits: ByPr::new(read.of(agent, "pr_commits.csv")),
         timeline: ByPr::new(read.of(agent, "pr_timelines.csv")),
     };
-    let file = format!("{agent}/{PRS}");
+    let file = prs.origin.clone();
     let c = |name: &str| prs.source.col(name);
     let mut seen: HashSet<i64> = HashSet::new();
     let agent_own = agent_accounts(prs);
@@ -242,7 +243,7 @@ fn add_agent(study: &mut Study, read: &Read, agent: &'static str, prs: &Records)
         let (Some(repo), Some(n)) = (repo, number) else { continue };
         let base = format!("repos/{repo}");
         study.captures.push(capture(format!("{base}/pulls/{n}"), &pull(prs, row, id, n, &agent_own), &file, Some(line)));
-        add_pr_lists(study, &tables, agent, id, &base, n);
+        add_pr_lists(study, &tables, id, &base, n);
     }
     for g in [&tables.reviews, &tables.comments, &tables.commits, &tables.timeline].into_iter().flatten() {
         study.orphan_rows += g.rows.iter().filter(|(id, _)| !seen.contains(id)).map(|(_, rows)| rows.len()).sum::<usize>();
@@ -290,7 +291,7 @@ fn pr_output(prs: &Records, row: &[Cell], agent: &str, id: i64, repo: Option<Str
         after_state: None,
         staged: false,
         source_format: "aidev".into(),
-        source_file: format!("{agent}/{PRS}").into(),
+        source_file: prs.origin.clone().into(),
         source_line: line as i64,
     }
 }
@@ -326,9 +327,9 @@ fn pull(prs: &Records, row: &[Cell], id: i64, n: i64, agent_own: &HashSet<String
 
 /// The PR's reviews, comments, commits and timeline as the list captures GitHub would
 /// have answered.
-fn add_pr_lists(study: &mut Study, tables: &PrTables, agent: &str, id: i64, base: &str, n: i64) {
+fn add_pr_lists(study: &mut Study, tables: &PrTables, id: i64, base: &str, n: i64) {
     if let Some(g) = &tables.reviews {
-        study.captures.push(g.list(agent, id, format!("{base}/pulls/{n}/reviews"), |f| {
+        study.captures.push(g.list(id, format!("{base}/pulls/{n}/reviews"), |f| {
             object(vec![
                 ("id", int(f("id")).map(Value::from).unwrap_or(Value::Null)),
                 ("user", login(text(f("user")))),
@@ -339,7 +340,7 @@ fn add_pr_lists(study: &mut Study, tables: &PrTables, agent: &str, id: i64, base
         }));
     }
     if let Some(g) = &tables.comments {
-        study.captures.push(g.list(agent, id, format!("{base}/issues/{n}/comments"), |f| {
+        study.captures.push(g.list(id, format!("{base}/issues/{n}/comments"), |f| {
             object(vec![
                 ("id", int(f("id")).map(Value::from).unwrap_or(Value::Null)),
                 ("user", login(text(f("user")))),
@@ -349,7 +350,7 @@ fn add_pr_lists(study: &mut Study, tables: &PrTables, agent: &str, id: i64, base
         }));
     }
     if let Some(g) = &tables.commits {
-        study.captures.push(g.list(agent, id, format!("{base}/pulls/{n}/commits"), |f| {
+        study.captures.push(g.list(id, format!("{base}/pulls/{n}/commits"), |f| {
             object(vec![
                 ("sha", st(f("sha"))),
                 ("author", login(text(f("author")))),
@@ -359,13 +360,13 @@ fn add_pr_lists(study: &mut Study, tables: &PrTables, agent: &str, id: i64, base
         }));
     }
     if let Some(g) = &tables.timeline {
-        let capture = timeline(g, agent, id, format!("{base}/issues/{n}/timeline"), &mut study.duplicate_events);
+        let capture = timeline(g, id, format!("{base}/issues/{n}/timeline"), &mut study.duplicate_events);
         study.captures.push(capture);
     }
 }
 
 /// The PR's timeline capture: one event per row, exact repeats of a row counted and dropped.
-fn timeline(g: &ByPr, agent: &str, id: i64, path: String, duplicate_events: &mut usize) -> Capture {
+fn timeline(g: &ByPr, id: i64, path: String, duplicate_events: &mut usize) -> Capture {
     let (rows, first) = g.of(id);
     let k = |name: &str| g.source.col(name);
     let mut seen_events: HashSet<String> = HashSet::new();
@@ -390,7 +391,7 @@ fn timeline(g: &ByPr, agent: &str, id: i64, path: String, duplicate_events: &mut
         }
         body.push(e);
     }
-    capture(path, &Value::Array(body), &g.file(agent), first)
+    capture(path, &Value::Array(body), g.file(), first)
 }
 
 fn capture(path: String, body: &Value, file: &str, line: Option<usize>) -> Capture {

@@ -64,6 +64,10 @@ pub struct Manifest {
     /// Tables of an imported layout that were not there (`import aidev`: `Devin/pr_comments.csv`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub absent: Vec<String>,
+    /// The published release an import read (`import aidev`: which AIDev release, its
+    /// revision, and how the release was told).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_release: Option<Value>,
     /// Why `captured_at` is what it is, when the input did not record it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub captured_at_basis: Option<String>,
