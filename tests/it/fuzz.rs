@@ -449,7 +449,7 @@ fn aidev_reader_survives_arbitrary_prs_files() {
                 std::fs::create_dir_all(tmp.path().join(agent)).unwrap();
                 std::fs::write(tmp.path().join(agent).join("prs.csv"), bytes).unwrap();
             }
-            let r = hindsight::aidev::read(tmp.path()).map_err(|e| TestCaseError::fail(format!("read failed: {e}")))?;
+            let r = hindsight::aidev::read(tmp.path(), &Default::default()).map_err(|e| TestCaseError::fail(format!("read failed: {e}")))?;
             for f in &r.files {
                 let (agent, _) = f.path.split_once('/').unwrap();
                 let rows = r.of(agent, "prs.csv").map_or(0, |t| t.rows.len());

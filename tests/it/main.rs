@@ -8,6 +8,7 @@ mod support;
 mod hindsight_cli;
 
 mod aidev;
+mod aidev_releases;
 mod capture;
 mod ci_gate;
 mod cli;

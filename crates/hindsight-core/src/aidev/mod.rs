@@ -892,7 +892,7 @@ pub(crate) fn repo_problem(full: &str) -> Option<String> {
 /// The dataset table of one source: every folder's records, folders in layout order.
 pub(crate) fn table(read: &Read, s: &'static Source) -> Table {
     let mut t = Table::new(s.table, &s.schema());
-    for r in read.tables.iter().filter(|r| std::ptr::eq(r.source, s)) {
+    for r in read.tables.iter().filter(|r| r.source.table == s.table) {
         for (row, line) in r.rows.iter().zip(&r.lines) {
             let mut cells = Vec::with_capacity(row.len() + 2);
             cells.push(Cell::Str((!r.agent.is_empty()).then(|| r.agent.to_string())));

@@ -268,7 +268,7 @@ fn skipped(dir: &Path, rec: &Recognised, wanted: &[&Table]) -> Result<Vec<Skippe
         Some(n) => match not_read(&n) {
             Some(why) => why.to_string(),
             None if table(&n).is_some_and(|t| t.subset.is_some()) => {
-                format!("a table of the other PR set (this import reads AIDev-{}; --subset chooses): not read", rec.subset.unwrap_or_default().name())
+                format!("a table of the other PR set (this import reads {}; --subset chooses): not read", rec.subset.unwrap_or_default().title())
             }
             None => format!("not a table of {}: not read", rec.release.name()),
         },

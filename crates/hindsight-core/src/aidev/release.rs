@@ -40,6 +40,14 @@ pub enum Subset {
 }
 
 impl Subset {
+    /// As AIDev's papers name the two sets.
+    pub fn title(self) -> &'static str {
+        match self {
+            Subset::Pop => "AIDev-pop",
+            Subset::All => "AIDev full",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Subset::Pop => "pop",

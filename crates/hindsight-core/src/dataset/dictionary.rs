@@ -330,7 +330,7 @@ pub const VIEWS: &[ViewDoc] = &[
 /// What a row of `aidev_*` tables is: AIDev's own tables, typed, with `agent` and
 /// `source_line` added.
 const AIDEV_ROW: &str =
-    "A row of AIDev's CSV table of the same name (after `hindsight import aidev`), typed; columns are AIDev's own, plus `agent` and `source_line`.";
+    "A row of one of AIDev's tables (after `hindsight import aidev`), typed: a v1 CSV file, or the v3-v5 Parquet table it maps onto (docs/AIDEV.md); columns are AIDev's own (those a release lacks are null), plus `agent` (the agent folder, the PR's `agent`, `Human`, or null for repositories, users and issues) and `source_line` (the CSV line, or the Parquet row).";
 
 pub fn table(name: &str) -> Option<&'static TableDoc> {
     TABLES.iter().find(|t| t.name == name)

@@ -1,0 +1,224 @@
+//! `import aidev` on each AIDev release: the same PRs as v1's CSV folders and as v3, v4 and
+//! v5 publish them in Parquet (`fixtures/aidev-releases`, written by pyarrow from one list of
+//! PRs by its `make.py`, in each release's own table and column names), and folders that fit
+//! no release, or several.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::support::{fixture, ok, run};
+
+const CAPTURED: &str = "2025-07-31T00:00:00Z";
+const V3_REVISION: &str = "68ed5f4b80d27a9e057fc57567f38bd322ac73ec";
+const V5_REVISION: &str = "37bbe1533e26cc1e1374917dba1186d1c8a4dc81";
+
+fn release_dir(name: &str) -> PathBuf {
+    match name {
+        "v3" => fixture(&format!("aidev-releases/v3/snapshots/{V3_REVISION}")),
+        other => fixture(&format!("aidev-releases/{other}")),
+    }
+}
+
+fn import(src: &Path, tmp: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let out = tmp.join(name);
+    let mut args = vec!["import", "aidev", src.to_str().unwrap(), "--out", out.to_str().unwrap(), "--captured-at", CAPTURED, "--quiet"];
+    args.extend_from_slice(extra);
+    ok(&args, tmp);
+    out
+}
+
+fn sql(ds: &Path, q: &str) -> Vec<Value> {
+    let text = ok(&["report", "--dataset", ds.to_str().unwrap(), "--format", "json", "--sql", q], ds);
+    serde_json::from_str::<Value>(&text).unwrap().as_array().unwrap().clone()
+}
+
+fn empty_as_null(rows: Vec<Value>) -> Vec<Value> {
+    rows.into_iter()
+        .map(|mut r| {
+            for v in r.as_object_mut().unwrap().values_mut() {
+                if v == "" {
+                    *v = Value::Null;
+                }
+            }
+            r
+        })
+        .collect()
+}
+
+fn manifest(ds: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap()
+}
+
+/// Every outcome row of the PRs all four releases hold (Google Jules is in v4 and v5 only),
+/// every column, in one order.
+const OUTCOMES: &str = "SELECT * FROM outcomes WHERE safe_output_id NOT LIKE 'aidev:Google_Jules:%' ORDER BY safe_output_id, window_order";
+
+/// AIDev tables and the columns v1 and the Parquet releases both carry.
+const SAME_ROWS: &[(&str, &str)] = &[
+    ("aidev_pull_requests", "id, number, title, \"user\", user_id, state, created_at, closed_at, merged_at, repo_url, html_url, body"),
+    ("aidev_reviews", "pr_id, id, \"user\", state, submitted_at, body"),
+    ("aidev_comments", "pr_id, id, \"user\", created_at, body"),
+    ("aidev_commits", "pr_id, sha, author, committer, message"),
+    ("aidev_pr_timeline", "pr_id, event, created_at, actor, commit_id, label, message"),
+    ("aidev_task_types", "recorded_agent, id, title, reason, type"),
+];
+
+#[test]
+fn each_release_gives_the_same_outcomes_for_the_same_prs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = sql(&import(&release_dir("v1"), tmp.path(), "v1", &[]), OUTCOMES);
+    assert_eq!(v1.len(), 30, "6 agent PRs x 5 windows");
+    let ds1 = tmp.path().join("v1");
+    for name in ["v3", "v5"] {
+        let ds = import(&release_dir(name), tmp.path(), name, &[]);
+        assert_eq!(sql(&ds, OUTCOMES), v1, "{name}: every outcome column equals v1's");
+        // AIDev's own tables hold the same rows, typed alike, whichever release they came from.
+        for (table, columns) in SAME_ROWS {
+            let every: Vec<String> = (1..=columns.split(',').count() + 1).map(|i| i.to_string()).collect();
+            // v5 has no human PRs; Google Jules is in v4 and v5 only.
+            let human = if name == "v5" { ", 'Human'" } else { "" };
+            let q = format!("SELECT agent, {columns} FROM {table} WHERE coalesce(agent, '') NOT IN ('Google_Jules'{human}) ORDER BY {}", every.join(", "));
+            // A CSV field cannot tell an empty text from none (v1 reads both as null); Parquet
+            // can, and keeps "" as "". The same rows, then, up to that.
+            let (a, b) = (empty_as_null(sql(&ds1, &q)), empty_as_null(sql(&ds, &q)));
+            assert!(!a.is_empty(), "{table}");
+            assert_eq!(a, b, "{name}: {table}");
+        }
+        ok(&["verify", "--dataset", ds.to_str().unwrap()], tmp.path());
+        let m = manifest(&ds);
+        let r = &m["records"]["aidev"];
+        assert_eq!(r["input"], r["used"].as_u64().unwrap() + r["quarantined"].as_u64().unwrap());
+    }
+    // v4 publishes no timeline: the same outcomes, but who merged or closed each PR is not
+    // in the data, so each such verdict says so and is medium, never a guessed actor.
+    let v4 = sql(&import(&release_dir("v4"), tmp.path(), "v4", &[]), OUTCOMES);
+    assert_eq!(v4.len(), v1.len());
+    let mut unattributed = 0;
+    for (a, b) in v1.iter().zip(&v4) {
+        assert_eq!((&a["safe_output_id"], &a["eval_window"], &a["outcome_status"]), (&b["safe_output_id"], &b["eval_window"], &b["outcome_status"]));
+        let details: Value = serde_json::from_str(a["details"].as_str().unwrap_or("{}")).unwrap_or_default();
+        let acted = details.get("merged_by").or_else(|| details.get("closed_by")).is_some_and(|v| !v.is_null());
+        if acted {
+            let d4: Value = serde_json::from_str(b["details"].as_str().unwrap()).unwrap();
+            assert_eq!(d4["actor_captured"], false, "{b}");
+            assert_eq!(b["evidence_strength"], "medium", "{b}");
+            unattributed += 1;
+        }
+    }
+    assert!(unattributed >= 5, "every decided PR's actor came from the timeline ({unattributed})");
+}
+
+#[test]
+fn the_release_its_basis_and_revision_are_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let want = [
+        ("v1", None, "agent folders"),
+        ("v3", Some(V3_REVISION), "human_pull_request"),
+        ("v4", None, "not v3: PRs by Google_Jules"),
+        ("v5", Some(V5_REVISION), "repository.is_forked"),
+    ];
+    for (name, revision, basis) in want {
+        let m = manifest(&import(&release_dir(name), tmp.path(), name, &[]));
+        let r = &m["source_release"];
+        assert_eq!(r["release"], name, "{r}");
+        assert_eq!(r["revision"].as_str(), revision, "{r}");
+        assert!(r["recognised_by"].as_str().unwrap().contains(basis), "{r}");
+        if name != "v1" {
+            assert_eq!(r["subset"], "pop");
+        }
+    }
+    // Given and found alike: kept, with both said; given and found differently: refused.
+    let m = manifest(&import(&release_dir("v3"), tmp.path(), "v3-given", &["--revision", "68ed5f4b80"]));
+    assert_eq!(m["source_release"]["revision"], V3_REVISION);
+    let out = tmp.path().join("v3-wrong");
+    let r = run(&["import", "aidev", release_dir("v3").to_str().unwrap(), "--out", out.to_str().unwrap(), "--revision", "abc123", "--quiet"], tmp.path());
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains(&format!("the folder is revision {V3_REVISION}")));
+    assert!(!out.exists());
+}
+
+#[test]
+fn aidev_full_is_read_with_subset_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    // v3's all_pull_request holds its user ids as floats (pandas' integers with a null).
+    let ds = import(&release_dir("v3"), tmp.path(), "all", &["--subset", "all"]);
+    let prs = sql(&ds, "SELECT agent, COUNT(*) AS n, SUM(user_id) AS users FROM aidev_pull_requests GROUP BY agent ORDER BY agent");
+    let by: Vec<(String, i64)> = prs.iter().map(|r| (r["agent"].as_str().unwrap().to_string(), r["n"].as_i64().unwrap())).collect();
+    assert_eq!(by, [("Claude_Code", 2), ("Copilot", 2), ("Devin", 2), ("Human", 1), ("OpenAI_Codex", 1)].map(|(a, n)| (a.to_string(), n)));
+    let codex = sql(&ds, "SELECT user_id FROM aidev_pull_requests WHERE agent = 'OpenAI_Codex'");
+    assert_eq!(codex[0]["user_id"], 404);
+    assert_eq!(manifest(&ds)["source_release"]["subset"], "all");
+    let skipped = manifest(&ds)["skipped"].to_string();
+    assert!(skipped.contains("pull_request.parquet") && skipped.contains("the other PR set"), "{skipped}");
+}
+
+#[test]
+fn a_folder_that_fits_no_release_or_several_is_refused_with_what_it_holds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let refused = |dir: &Path, extra: &[&str]| {
+        let out = tmp.path().join("refused");
+        let mut args = vec!["import", "aidev", dir.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"];
+        args.extend_from_slice(extra);
+        let r = run(&args, tmp.path());
+        assert_eq!(r.status.code(), Some(2), "{:?}", String::from_utf8_lossy(&r.stderr));
+        assert!(!out.exists());
+        String::from_utf8_lossy(&r.stderr).to_string()
+    };
+    // Tables every release shares, and PRs no release rules out: which one cannot be told.
+    let shared = tmp.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    for t in ["pull_request", "pr_reviews"] {
+        std::fs::copy(release_dir("v3").join(format!("{t}.parquet")), shared.join(format!("{t}.parquet"))).unwrap();
+    }
+    let e = refused(&shared, &[]);
+    assert!(e.contains("fit v3, v4, v5 alike: say which with --release"), "{e}");
+    let ds = import(&shared, tmp.path(), "said", &["--release", "v4"]);
+    assert!(manifest(&ds)["source_release"]["recognised_by"].as_str().unwrap().starts_with("--release v4"));
+    // A table the named release does not have.
+    let e = refused(&release_dir("v3"), &["--release", "v4"]);
+    assert!(e.contains("--release v4 was given") && e.contains("(it fits: v3)"), "{e}");
+    // v1's folders and Parquet tables in one folder.
+    let both = tmp.path().join("both");
+    super::support::copy_dir(&release_dir("v1"), &both);
+    std::fs::copy(release_dir("v3").join("pull_request.parquet"), both.join("pull_request.parquet")).unwrap();
+    let e = refused(&both, &[]);
+    assert!(e.contains("both v1 agent folders and the Parquet tables pull_request"), "{e}");
+    // Nothing AIDev at all.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    std::fs::write(empty.join("data.parquet"), b"PAR1").unwrap();
+    let e = refused(&empty, &[]);
+    assert!(e.contains("no agent folder found"), "{e}");
+}
+
+#[test]
+fn rows_and_files_that_cannot_be_read_are_quarantined_and_nothing_is_lost() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = import(&fixture("aidev-releases/bad-v5"), tmp.path(), "bad", &[]);
+    let m = manifest(&ds);
+    let r = &m["records"]["aidev"];
+    // pull_request 7 rows, repository 1, timeline 1, and two files refused whole (one
+    // record each): 11 = 5 used + 6 quarantined.
+    assert_eq!((r["input"].as_u64(), r["used"].as_u64(), r["quarantined"].as_u64()), (Some(11), Some(5), Some(6)), "{r}");
+    let q = sql(&ds, "SELECT file, line, field, reason, raw FROM quarantine ORDER BY file, line");
+    let got: Vec<(String, Option<i64>, Option<String>)> =
+        q.iter().map(|r| (r["file"].as_str().unwrap().to_string(), r["line"].as_i64(), r["field"].as_str().map(str::to_string))).collect();
+    let want = [
+        ("pr_comments.parquet", None, None),
+        ("pr_reviews.parquet", None, None),
+        ("pull_request.parquet", Some(2), Some("agent")),
+        ("pull_request.parquet", Some(3), Some("created_at")),
+        ("pull_request.parquet", Some(4), Some("number")),
+        ("pull_request.parquet", Some(5), Some("html_url")),
+    ];
+    assert_eq!(got, want.map(|(f, l, c)| (f.to_string(), l, c.map(str::to_string))));
+    let reasons: Vec<&str> = q.iter().map(|r| r["reason"].as_str().unwrap()).collect();
+    assert!(reasons[0].contains("no column `pr_id`") && reasons[0].contains("its 2 rows are not read"), "{}", reasons[0]);
+    assert!(reasons[1].contains("`submitted_at` is of Parquet type Boolean, which cannot hold a time"), "{}", reasons[1]);
+    assert!(reasons[2].contains("`Gemini` is not an agent of this release"), "{}", reasons[2]);
+    // A quarantined row keeps its values as the file holds them.
+    let raw: Value = serde_json::from_str(q[3]["raw"].as_str().unwrap()).unwrap();
+    assert_eq!(raw["created_at"], "yesterday");
+    assert_eq!(raw["id"], "4000000003");
+}
