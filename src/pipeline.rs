@@ -655,6 +655,7 @@ fn write_aidev_tables(d: &Path, read: &crate::aidev::Read, study: &crate::aidev:
     tables.push(crate::runs::tables::requests(&[]));
     tables.push(crate::runs::tables::runs(&study.runs));
     tables.push(quarantine::table(&read.quarantined));
+    tables.push(crate::aidev::source_tables(read));
     tables.push(snapshot::tables::responses(&study.captures));
     tables.extend(snapshot::tables::typed(&study.captures));
     let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|t| write_table(d, t)).collect();

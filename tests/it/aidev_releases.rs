@@ -222,3 +222,78 @@ fn rows_and_files_that_cannot_be_read_are_quarantined_and_nothing_is_lost() {
     assert_eq!(raw["created_at"], "yesterday");
     assert_eq!(raw["id"], "4000000003");
 }
+
+fn query(ds: &Path, name: &str) -> Vec<Value> {
+    let text = ok(&["report", "--dataset", ds.to_str().unwrap(), "--format", "json", "--query", name], ds);
+    serde_json::from_str::<Value>(&text).unwrap().as_array().unwrap().clone()
+}
+
+fn cell<'a>(rows: &'a [Value], key: &[(&str, &str)]) -> &'a Value {
+    rows.iter().find(|r| key.iter().all(|(k, v)| r[*k] == *v)).unwrap_or_else(|| panic!("no row {key:?} in {rows:?}"))
+}
+
+/// The follow-up studies' definitions, on the fixture's PRs, each figure counted by hand from
+/// `make.py`'s lists: the same on every release that has the tables, and a named missing
+/// table (never a zero) on one that has not.
+#[test]
+fn the_follow_up_studies_figures_hold_on_every_release_that_has_their_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds: Vec<(&str, PathBuf)> = ["v1", "v3", "v4", "v5"].iter().map(|r| (*r, import(&release_dir(r), tmp.path(), r, &[]))).collect();
+    let at = |r: &str| &ds.iter().find(|(n, _)| *n == r).unwrap().1;
+    for (release, d) in &ds {
+        // Copilot: #5 open, #6 merged. Claude_Code: #1 merged, #2 closed. Devin: #10 merged, #11 closed.
+        let m = query(d, "aidev/merge_rates");
+        let copilot = cell(&m, &[("agent", "Copilot")]);
+        assert_eq!((copilot["prs"].as_i64(), copilot["merged"].as_i64(), copilot["still_open"].as_i64()), (Some(2), Some(1), Some(1)), "{release}");
+        assert_eq!((copilot["merge_rate_all"].as_f64(), copilot["merge_rate_decided"].as_f64()), (Some(0.5), Some(1.0)), "{release}");
+        let devin = cell(&m, &[("agent", "Devin")]);
+        assert_eq!((devin["closed_unmerged"].as_i64(), devin["merge_rate_decided"].as_f64()), (Some(1), Some(0.5)), "{release}");
+        // Devin opened #10 (merged) in the week of 9 June and #11 (closed) in the week of 16
+        // June: its weekly merge rate fell from 1 to 0 in one week.
+        let w = query(d, "aidev/weekly_acceptance");
+        let devin: Vec<(&str, f64, f64)> = w
+            .iter()
+            .filter(|r| r["agent"] == "Devin")
+            .map(|r| (r["week"].as_str().unwrap(), r["merge_rate"].as_f64().unwrap(), r["trend_per_week"].as_f64().unwrap()))
+            .collect();
+        assert_eq!(devin, [("2025-06-09", 1.0, -1.0), ("2025-06-16", 0.0, -1.0)], "{release}");
+    }
+    // Task types: v1, v3 and v5 label the same PRs alike; v4 has none.
+    let tasks = query(at("v1"), "aidev/acceptance_by_task");
+    for r in ["v3", "v5"] {
+        let other: Vec<Value> = query(at(r), "aidev/acceptance_by_task").into_iter().filter(|x| x["agent"] != "Human").collect();
+        let v1: Vec<Value> = tasks.iter().filter(|x| x["agent"] != "Human").cloned().collect();
+        assert_eq!(other, v1, "{r}");
+        assert_eq!(query(at(r), "aidev/fix_prs"), query(at("v1"), "aidev/fix_prs"), "{r}");
+    }
+    let docs = cell(&tasks, &[("agent", "Copilot"), ("type", "docs")]);
+    assert_eq!((docs["prs"].as_i64(), docs["still_open"].as_i64(), docs["merge_rate_decided"].as_f64()), (Some(1), Some(1), None));
+    let fix = query(at("v1"), "aidev/fix_prs");
+    let claude = cell(&fix, &[("agent", "Claude_Code")]);
+    assert_eq!((claude["fix_prs"].as_i64(), claude["closed_unmerged_share"].as_f64()), (Some(1), Some(1.0)));
+    for q in ["aidev/acceptance_by_task", "aidev/fix_prs"] {
+        let rows = query(at("v4"), q);
+        assert_eq!(rows.len(), 1, "{q}");
+        assert!(rows[0]["missing"].as_str().unwrap().starts_with("aidev_task_types: this v4 copy has no task-type table"), "{q}: {rows:?}");
+    }
+    // Inline review comments: v3 on (one, on Devin's #10); v1 has none, and says so.
+    for r in ["v3", "v4", "v5"] {
+        let i = query(at(r), "aidev/inline_review");
+        let devin = cell(&i, &[("agent", "Devin")]);
+        assert_eq!((devin["prs"].as_i64(), devin["with_inline_comments"].as_i64(), devin["no_inline_share"].as_f64()), (Some(2), Some(1), Some(0.5)), "{r}");
+        assert_eq!(cell(&i, &[("agent", "Copilot")])["no_inline_share"].as_f64(), Some(1.0), "{r}");
+    }
+    let i = query(at("v1"), "aidev/inline_review");
+    assert!(i.len() == 1 && i[0]["missing"].as_str().unwrap().contains("v1 copy has no inline review comments"), "{i:?}");
+    // The human baseline (one merged human PR) where the release has one.
+    for r in ["v1", "v3"] {
+        let h = query(at(r), "aidev/human_baseline");
+        let claude = cell(&h, &[("agent", "Claude_Code")]);
+        assert_eq!((claude["human_prs"].as_i64(), claude["difference"].as_f64()), (Some(1), Some(-0.5)), "{r}");
+        assert!(h.iter().all(|x| x["missing"].is_null()), "{r}: {h:?}");
+    }
+    for r in ["v4", "v5"] {
+        let h = query(at(r), "aidev/human_baseline");
+        assert!(h.len() == 1 && h[0]["missing"].as_str().unwrap().contains("has no human PRs"), "{r}: {h:?}");
+    }
+}

@@ -304,6 +304,9 @@ pub struct Read {
     pub used: usize,
     /// Which release this is, and how that was told.
     pub release: release::Recognised,
+    /// The files each dataset table was read from (`aidev_reviews` -> `Copilot/pr_reviews.csv`,
+    /// ...): a table with none is not in this copy of the release.
+    pub read_from: BTreeMap<&'static str, Vec<String>>,
 }
 
 impl Read {
@@ -362,6 +365,7 @@ fn read_v1(dir: &Path) -> Result<Read> {
         for s in SOURCES.iter().filter(|s| s.in_v1) {
             // A link that leads nowhere is present (and refused by `read_csv`), not absent.
             if std::fs::symlink_metadata(folder.join(s.file)).is_ok() {
+                out.read_from.entry(s.table).or_default().push(format!("{agent}/{}", s.file));
                 jobs.push((agent, s));
             } else {
                 out.absent.push(format!("{agent}/{}", s.file));
@@ -908,6 +912,25 @@ pub(crate) fn table(read: &Read, s: &'static Source) -> Table {
 /// queries over it run and return nothing).
 pub fn tables(read: &Read) -> Vec<Table> {
     SOURCES.iter().map(|s| table(read, s)).collect()
+}
+
+/// The `source_tables` table: each `aidev_*` table, whether this copy of the release has
+/// it, the files it was read from and the rows it holds, so a query over a table the release
+/// lacks can say so rather than count nothing.
+pub fn source_tables(read: &Read) -> Table {
+    let mut t = Table::new("source_tables", &[("table_name", S), ("release", S), ("present", Kind::Bool), ("read_from", S), ("rows", I)]);
+    for s in SOURCES {
+        let from = read.read_from.get(s.table);
+        let rows: usize = read.tables.iter().filter(|r| r.source.table == s.table).map(|r| r.rows.len()).sum();
+        t.push(vec![
+            Cell::Str(Some(s.table.to_string())),
+            Cell::Str(Some(read.release.release.name().to_string())),
+            Cell::Bool(Some(from.is_some())),
+            Cell::Str(from.map(|f| f.join(", "))),
+            Cell::Int(Some(rows as i64)),
+        ]);
+    }
+    t
 }
 
 /// Rows used and quarantined per table file (a v1 CSV file, or a Parquet table over all

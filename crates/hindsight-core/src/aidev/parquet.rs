@@ -208,8 +208,9 @@ pub(crate) fn read(dir: &Path, rec: &Recognised, _options: &super::release::Opti
     let wanted: Vec<&'static Table> = TABLES.iter().filter(|t| rec.release.has_table(t.name) && t.subset.is_none_or(|s| s == subset)).collect();
     let mut out = Read::default();
     for t in &wanted {
-        if rec.files(t.name).is_none() {
-            out.absent.push(format!("{}.parquet", t.name));
+        match rec.files(t.name) {
+            None => out.absent.push(format!("{}.parquet", t.name)),
+            Some(files) => out.read_from.entry(source_of(t).table).or_default().extend(files.iter().cloned()),
         }
     }
     out.skipped = skipped(dir, rec, &wanted)?;

@@ -163,6 +163,17 @@ pub(crate) const TABLES: &[TableDoc] = &[
             ("raw", "The record's text as read (invalid UTF-8 escaped)."),
         ],
     },
+    TableDoc {
+        name: "source_tables",
+        row: "One of AIDev's tables as an import read it (`import aidev`): whether this copy of the release has it, so a query over a table the release lacks says so instead of counting nothing.",
+        columns: &[
+            ("table_name", "The dataset table (`aidev_reviews`, ...)."),
+            ("release", "The AIDev release read: `v1`, `v3`, `v4` or `v5` (docs/AIDEV.md)."),
+            ("present", "Whether this copy of the release has the table (in any agent's folder, for v1)."),
+            ("read_from", "The files it was read from, comma-separated, relative to the AIDev folder."),
+            ("rows", "The rows it holds in the dataset."),
+        ],
+    },
     TableDoc { name: "issues", row: "An issue as captured (the typed snapshot, flat for SQL).", columns: &[("is_pull_request", "Whether the issue is a PR (the issues API lists both)."), ("title", "The title at capture time."), ("state", "`open` or `closed` at capture time."), ("state_reason", "Why it was closed: `completed`, `not_planned`, `reopened`, ... (GitHub's)."), ("closed_at", "When it was last closed (UTC)."), ("closed_by", "Who closed it (login), when captured."), ("labels", "Its labels at capture time, comma-separated; NULL when the capture did not list them."), ("assignees", "Its assignees at capture time, comma-separated."), ("milestone_number", "Its milestone's number."), ("comments", "GitHub's count of its comments."), ("reactions_total", "GitHub's count of reactions to it."), ("body_hash", "sha256 of its body (the text itself is in `responses`).")] },
     TableDoc { name: "pull_requests", row: "A pull request as captured.", columns: &[("title", "The title at capture time."), ("state", "`open` or `closed` at capture time."), ("merged", "Whether it was merged."), ("draft", "Whether it was a draft."), ("merged_by", "Who merged it (login)."), ("closed_at", "When it was closed or merged (UTC)."), ("merged_at", "When it was merged (UTC)."), ("merge_commit_sha", "The merge commit's SHA (GitHub's test merge while open)."), ("head_ref", "The head branch's name."), ("head_sha", "The head commit's SHA at capture time."), ("base_ref", "The base branch's name."), ("labels", "Its labels at capture time, comma-separated.")] },
     TableDoc { name: "issue_comments", row: "A comment on an issue or PR as captured.", columns: &[("updated_at", "When it was last edited (UTC)."), ("reactions_total", "GitHub's count of reactions to it."), ("minimized", "Whether it was hidden (minimized), when the capture says so."), ("body", "The text as written (Markdown), as captured.")] },

@@ -155,6 +155,13 @@ pub const CATALOGUE: &[BundledQuery] = &[
     bundled!("aidev/merged_within"),
     bundled!("aidev/acceptance"),
     bundled!("aidev/merged_by"),
+    // The definitions the follow-up studies of AIDev use (docs/AIDEV.md), on any release.
+    bundled!("aidev/merge_rates"),
+    bundled!("aidev/acceptance_by_task"),
+    bundled!("aidev/fix_prs"),
+    bundled!("aidev/inline_review"),
+    bundled!("aidev/human_baseline"),
+    bundled!("aidev/weekly_acceptance"),
     bundled!("aidev/by_agent")
         .on_aidev_dashboard("Pull requests by agent: merged, rejected, median hours to merge (snapshot; n: prs, and evaluable_prs for rejection_rate)"),
     bundled!("aidev/rates_by_window")
