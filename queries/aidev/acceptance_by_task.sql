@@ -37,24 +37,24 @@ cells AS (
   JOIN labels l ON l.agent = p.agent AND l.id = p.id
   JOIN label_counts c ON c.agent = p.agent AND c.id = p.id
   GROUP BY p.agent, l.type
+),
+status AS (
+  SELECT release, present, 1 AS k FROM source_tables WHERE table_name = 'aidev_task_types'
 )
 SELECT
-  agent,
-  type,
-  prs,
-  merged,
-  still_open,
-  CAST(merged AS DOUBLE) / prs AS merge_rate_all,
-  wilson_low(merged, prs) AS merge_rate_all_low,
-  wilson_high(merged, prs) AS merge_rate_all_high,
-  CAST(merged AS DOUBLE) / NULLIF(prs - still_open, 0) AS merge_rate_decided,
-  multi_labelled,
-  CAST(NULL AS VARCHAR) AS missing
-FROM cells
-UNION ALL
-SELECT
-  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-  'aidev_task_types: this ' || release || ' copy has no task-type table (v1 gpt_conventional_commits.csv, v3 and v5 pr_task_type; v4 publishes none)'
-FROM source_tables
-WHERE table_name = 'aidev_task_types' AND NOT present
-ORDER BY agent, type
+  c.agent,
+  c.type,
+  c.prs,
+  c.merged,
+  c.still_open,
+  CAST(c.merged AS DOUBLE) / c.prs AS merge_rate_all,
+  wilson_low(c.merged, c.prs) AS merge_rate_all_low,
+  wilson_high(c.merged, c.prs) AS merge_rate_all_high,
+  CAST(c.merged AS DOUBLE) / NULLIF(c.prs - c.still_open, 0) AS merge_rate_decided,
+  c.multi_labelled,
+  CASE WHEN s.present THEN NULL
+    ELSE 'aidev_task_types: this ' || s.release || ' copy has no task-type table (v1 gpt_conventional_commits.csv, v3 and v5 pr_task_type; v4 publishes none)' END AS missing
+FROM status s
+LEFT JOIN (SELECT *, 1 AS k FROM cells) c ON c.k = s.k AND s.present
+WHERE NOT s.present OR c.agent IS NOT NULL
+ORDER BY c.agent, c.type

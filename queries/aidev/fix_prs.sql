@@ -26,19 +26,19 @@ counts AS (
   FROM prs p
   JOIN fixes f ON f.agent = p.agent AND f.id = p.id
   GROUP BY p.agent
+),
+status AS (
+  SELECT release, present, 1 AS k FROM source_tables WHERE table_name = 'aidev_task_types'
 )
 SELECT
-  agent,
-  fix_prs,
-  CAST(merged AS DOUBLE) / fix_prs AS merged_share,
-  CAST(closed_unmerged AS DOUBLE) / fix_prs AS closed_unmerged_share,
-  CAST(fix_prs - merged - closed_unmerged AS DOUBLE) / fix_prs AS still_open_share,
-  CAST(NULL AS VARCHAR) AS missing
-FROM counts
-UNION ALL
-SELECT
-  NULL, NULL, NULL, NULL, NULL,
-  'aidev_task_types: this ' || release || ' copy has no task-type table, so no PR is known to be a fix (v4 publishes none)'
-FROM source_tables
-WHERE table_name = 'aidev_task_types' AND NOT present
-ORDER BY agent
+  c.agent,
+  c.fix_prs,
+  CAST(c.merged AS DOUBLE) / c.fix_prs AS merged_share,
+  CAST(c.closed_unmerged AS DOUBLE) / c.fix_prs AS closed_unmerged_share,
+  CAST(c.fix_prs - c.merged - c.closed_unmerged AS DOUBLE) / c.fix_prs AS still_open_share,
+  CASE WHEN s.present THEN NULL
+    ELSE 'aidev_task_types: this ' || s.release || ' copy has no task-type table, so no PR is known to be a fix (v4 publishes none)' END AS missing
+FROM status s
+LEFT JOIN (SELECT *, 1 AS k FROM counts) c ON c.k = s.k AND s.present
+WHERE NOT s.present OR c.agent IS NOT NULL
+ORDER BY c.agent

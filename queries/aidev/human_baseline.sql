@@ -22,22 +22,27 @@ rates AS (
   FROM prs
   GROUP BY agent
 ),
-human AS (SELECT prs, merge_rate_decided FROM rates WHERE agent = 'Human')
+status AS (
+  -- One row: whether the copy has human PRs (and so a baseline to compare with).
+  SELECT MAX(release) AS release, (SELECT COUNT(*) FROM rates WHERE agent = 'Human') > 0 AS present, 1 AS k
+  FROM source_tables
+),
+compared AS (
+  SELECT r.agent, r.prs, r.merge_rate_decided, h.prs AS human_prs, h.merge_rate_decided AS human_merge_rate_decided, 1 AS k
+  FROM rates r
+  JOIN (SELECT prs, merge_rate_decided, 1 AS k FROM rates WHERE agent = 'Human') h ON h.k = 1
+  WHERE r.agent <> 'Human'
+)
 SELECT
-  r.agent,
-  r.prs,
-  r.merge_rate_decided,
-  h.prs AS human_prs,
-  h.merge_rate_decided AS human_merge_rate_decided,
-  r.merge_rate_decided - h.merge_rate_decided AS difference,
-  CAST(NULL AS VARCHAR) AS missing
-FROM rates r
-CROSS JOIN human h
-WHERE r.agent <> 'Human'
-UNION ALL
-SELECT
-  NULL, NULL, NULL, NULL, NULL, NULL,
-  'aidev_pull_requests: this ' || release || ' copy has no human PRs (v1 Human/prs.csv, v3 human_pull_request; v4 and v5 publish none)'
-FROM source_tables
-WHERE table_name = 'aidev_pull_requests' AND NOT EXISTS (SELECT 1 FROM rates WHERE agent = 'Human')
-ORDER BY agent
+  c.agent,
+  c.prs,
+  c.merge_rate_decided,
+  c.human_prs,
+  c.human_merge_rate_decided,
+  c.merge_rate_decided - c.human_merge_rate_decided AS difference,
+  CASE WHEN s.present THEN NULL
+    ELSE 'aidev_pull_requests: this ' || s.release || ' copy has no human PRs (v1 Human/prs.csv, v3 human_pull_request; v4 and v5 publish none)' END AS missing
+FROM status s
+LEFT JOIN compared c ON c.k = s.k AND s.present
+WHERE NOT s.present OR c.agent IS NOT NULL
+ORDER BY c.agent

@@ -19,21 +19,20 @@ counts AS (
   FROM prs p
   LEFT JOIN commented c ON c.agent = p.agent AND c.pr_id = p.id
   GROUP BY p.agent
+),
+status AS (
+  SELECT release, present, 1 AS k FROM source_tables WHERE table_name = 'aidev_review_comments'
 )
 SELECT
-  agent,
-  prs,
-  with_inline_comments,
-  CAST(prs - with_inline_comments AS DOUBLE) / prs AS no_inline_share,
-  wilson_low(prs - with_inline_comments, prs) AS no_inline_share_low,
-  wilson_high(prs - with_inline_comments, prs) AS no_inline_share_high,
-  CAST(NULL AS VARCHAR) AS missing
-FROM counts
-WHERE (SELECT present FROM source_tables WHERE table_name = 'aidev_review_comments')
-UNION ALL
-SELECT
-  NULL, NULL, NULL, NULL, NULL, NULL,
-  'aidev_review_comments: this ' || release || ' copy has no inline review comments (pr_review_comments is in v3, v4 and v5; v1 has none)'
-FROM source_tables
-WHERE table_name = 'aidev_review_comments' AND NOT present
-ORDER BY agent
+  c.agent,
+  c.prs,
+  c.with_inline_comments,
+  CAST(c.prs - c.with_inline_comments AS DOUBLE) / c.prs AS no_inline_share,
+  wilson_low(c.prs - c.with_inline_comments, c.prs) AS no_inline_share_low,
+  wilson_high(c.prs - c.with_inline_comments, c.prs) AS no_inline_share_high,
+  CASE WHEN s.present THEN NULL
+    ELSE 'aidev_review_comments: this ' || s.release || ' copy has no inline review comments (pr_review_comments is in v3, v4 and v5; v1 has none)' END AS missing
+FROM status s
+LEFT JOIN (SELECT *, 1 AS k FROM counts) c ON c.k = s.k AND s.present
+WHERE NOT s.present OR c.agent IS NOT NULL
+ORDER BY c.agent
