@@ -597,7 +597,7 @@ pub fn import_aidev(
     report_removed(&staging, progress);
     let bar = progress.steps("import", 3);
     bar.set_message("reading AIDev's tables");
-    let read = crate::aidev::read(dir, options)?;
+    let mut read = crate::aidev::read(dir, options)?;
     bar.inc(1);
     bar.set_message("rebuilding captures and writing tables");
     let study = crate::aidev::study::build(&read, captured_at);
@@ -615,7 +615,10 @@ pub fn import_aidev(
     let records = RecordCount { input: read.records, used: read.used, quarantined: read.quarantined.len(), superseded: 0 };
     manifest.records.insert(crate::aidev::INPUT.to_string(), records.clone());
 
-    write_aidev_tables(d, &read, &study, &mut manifest)?;
+    // Counted before the rows are let go (write_aidev_tables).
+    let files = crate::aidev::summary(&read);
+    let extra_columns = read.tables.iter().filter(|r| !r.extra_columns.is_empty()).map(|r| (r.origin.clone(), r.extra_columns.clone())).collect();
+    write_aidev_tables(d, &mut read, &study, &mut manifest)?;
     manifest.save(d)?;
     bar.inc(1);
     bar.set_message("evaluating");
@@ -623,17 +626,12 @@ pub fn import_aidev(
     bar.finish_and_clear();
     staging.commit()?;
     Ok(Imported {
-        files: crate::aidev::summary(&read),
+        files,
         records,
         quarantined: read.quarantined.clone(),
         absent: read.absent.clone(),
         skipped: read.skipped.clone(),
-        extra_columns: read
-            .tables
-            .iter()
-            .filter(|r| !r.extra_columns.is_empty())
-            .map(|r| (r.origin.clone(), r.extra_columns.clone()))
-            .collect(),
+        extra_columns,
         safe_outputs: study.outputs.len(),
         captures: study.captures.len(),
         release: read.release.to_json(),
@@ -649,18 +647,31 @@ pub fn import_aidev(
 
 /// The tables of an AIDev import into `d`, recorded in `manifest`: AIDev's own, the safe
 /// outputs and rebuilt captures of its agent PRs, and the review feedback on them.
-fn write_aidev_tables(d: &Path, read: &crate::aidev::Read, study: &crate::aidev::study::Study, manifest: &mut Manifest) -> Result<()> {
-    let mut tables = crate::aidev::tables(read);
-    tables.push(crate::runs::tables::safe_outputs(&study.outputs));
-    tables.push(crate::runs::tables::requests(&[]));
-    tables.push(crate::runs::tables::runs(&study.runs));
-    tables.push(quarantine::table(&read.quarantined));
-    tables.push(crate::aidev::source_tables(read));
-    tables.push(snapshot::tables::responses(&study.captures));
-    tables.extend(snapshot::tables::typed(&study.captures));
-    let written: Vec<Result<crate::dataset::Written>> = tables.par_iter().map(|t| write_table(d, t)).collect();
-    for (t, w) in tables.iter().zip(written) {
-        manifest.record_table(t.name, &w?);
+///
+/// One table at a time, each let go once written, and AIDev's rows let go once theirs are:
+/// the peak is the study and one table, not every table at once (nor one per thread).
+fn write_aidev_tables(d: &Path, read: &mut crate::aidev::Read, study: &crate::aidev::study::Study, manifest: &mut Manifest) -> Result<()> {
+    for s in crate::aidev::SOURCES {
+        manifest.record_table(s.table, &crate::aidev::write_source(d, read, s)?);
+    }
+    let small = [
+        crate::runs::tables::safe_outputs(&study.outputs),
+        crate::runs::tables::requests(&[]),
+        crate::runs::tables::runs(&study.runs),
+        quarantine::table(&read.quarantined),
+        crate::aidev::source_tables(read),
+    ];
+    for t in small {
+        manifest.record_table(t.name, &write_table(d, &t)?);
+    }
+    read.release_rows();
+    let mut w = TableWriter::create(d, "responses", snapshot::tables::responses(&[]).arrow_schema())?;
+    for chunk in study.captures.chunks(crate::aidev::WRITE_CHUNK) {
+        w.write(&snapshot::tables::responses_batch(chunk).map_err(crate::error::Error::from)?)?;
+    }
+    manifest.record_table("responses", &w.finish()?);
+    for t in snapshot::tables::typed(&study.captures) {
+        manifest.record_table(t.name, &write_table(d, &t)?);
     }
     // AIDev records no inline review comments (no `pulls/N/comments` list): its reviewer
     // comments are review bodies and conversation comments.
