@@ -334,7 +334,7 @@ pub fn read(dir: &Path, options: &release::Options) -> Result<Read> {
     // folder and file is judged against this root, as the runs and snapshot readers do.
     let dir = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
     let recognised = release::recognise(&dir, options)?;
-    let mut out = if recognised.release == release::Release::V1 { read_v1(&dir)? } else { parquet::read(&dir, &recognised, options)? };
+    let mut out = if recognised.release == release::Release::V1 { read_v1(&dir)? } else { parquet::read(&dir, &recognised)? };
     out.release = recognised;
     Ok(out)
 }

@@ -203,7 +203,7 @@ struct PrIndex {
 }
 
 /// Read the Parquet release recognised in `dir`.
-pub(crate) fn read(dir: &Path, rec: &Recognised, _options: &super::release::Options) -> Result<Read> {
+pub(crate) fn read(dir: &Path, rec: &Recognised) -> Result<Read> {
     let subset = rec.subset.unwrap_or_default();
     let wanted: Vec<&'static Table> = TABLES.iter().filter(|t| rec.release.has_table(t.name) && t.subset.is_none_or(|s| s == subset)).collect();
     let mut out = Read::default();
@@ -251,10 +251,10 @@ fn note(index: &mut PrIndex, t: &Table, records: &[Records]) {
         } else if t.name == "pr_reviews" {
             for row in &r.rows {
                 let Some(pr) = int(&row[s.col("pr_id")]) else { continue };
-                for key in ["pull_request_review_id", "id"] {
-                    if let Some(k) = int(&row[s.col(key)]) {
-                        index.review.entry(k).or_insert(pr);
-                    }
+                // The review's GitHub id is `pull_request_review_id` where the release has the
+                // column (v5, whose `id` is not documented to be it), else `id`.
+                if let Some(k) = int(&row[s.col("pull_request_review_id")]).or_else(|| int(&row[s.col("id")])) {
+                    index.review.entry(k).or_insert(pr);
                 }
             }
         }
