@@ -267,11 +267,6 @@ impl Records {
     }
 
     /// Row `r` as the quarantine and the reports name it: `Copilot/prs.csv line 4`.
-    /// The file the quarantine names for these rows (a table of shards: its folder).
-    fn quarantine_file(&self) -> String {
-        self.origin.clone()
-    }
-
     pub(crate) fn place(&self, r: usize) -> String {
         format!("{} {} {}", self.origin, self.unit, self.lines[r])
     }
@@ -548,7 +543,7 @@ fn quarantine_rows(out: &mut Read, prs: &[(usize, usize, i64)], reasons: HashMap
     for (t, mut rows) in drop {
         rows.sort_by_key(|r| r.0);
         let rec = &mut out.tables[t];
-        let rel = rec.quarantine_file();
+        let rel = rec.origin.clone();
         for (r, field, why) in &rows {
             out.quarantined.push(Quarantined::new(INPUT, &rel, Some(rec.lines[*r]), Some(field), why.clone(), &rec.raw(*r)));
         }
@@ -797,37 +792,45 @@ fn typed_row(s: &Source, index: &[usize], record: &csv::ByteRecord) -> std::resu
     for (&(name, kind), &i) in s.columns.iter().zip(index) {
         let raw = record.get(i).unwrap_or_default();
         let text = std::str::from_utf8(raw).map_err(|e| (name, format!("invalid UTF-8 at byte {} of the field", e.valid_up_to())))?;
-        let empty = text.is_empty();
-        let shown = || crate::text::printable(text);
-        row.push(match kind {
-            Kind::Str => {
-                if !empty {
-                    if let Some(why) = url_problem(s, name, text) {
-                        return Err((name, why));
-                    }
-                }
-                Cell::Str((!empty).then(|| text.to_string()))
-            }
-            Kind::Int if empty => Cell::Int(None),
-            Kind::Int => {
-                let n = integer(text).ok_or_else(|| (name, format!("`{}` is not an integer as written (digits only, as pandas writes them)", shown())))?;
-                if text.starts_with('-') {
-                    // AIDev's integers are GitHub ids, numbers and counts: none is negative.
-                    return Err((name, format!("`{}` is negative: AIDev's ids, numbers and counts are never below 0", shown())));
-                }
-                Cell::Int(Some(n))
-            }
-            Kind::Time if empty => Cell::Time(None),
-            Kind::Time => Cell::Time(Some(
-                crate::time::parse_strict(text)
-                    .map(|t| t.timestamp_micros())
-                    .ok_or_else(|| (name, format!("`{}` is not an RFC 3339 time as written (no white space around it, seconds 00-59)", shown())))?,
-            )),
-            Kind::Float | Kind::Bool => unreachable!("AIDev's v1 columns are strings, integers and times only"),
-        });
+        // A CSV field cannot tell an empty text from none: both are null.
+        row.push(if text.is_empty() { null(kind) } else { typed_text(s, name, kind, text).map_err(|why| (name, why))? });
     }
     row.extend(s.later.iter().map(|&(_, k)| null(k)));
     Ok(row)
+}
+
+/// A value written as text (a v1 CSV field; a Parquet text column) typed as its column's
+/// kind, as strictly as AIDev writes it, or why it cannot be: one reading for every layout.
+pub(crate) fn typed_text(s: &Source, name: &str, kind: Kind, text: &str) -> std::result::Result<Cell, String> {
+    let shown = || crate::text::printable(text);
+    match kind {
+        Kind::Str => match url_problem(s, name, text) {
+            Some(why) => Err(why),
+            None => Ok(Cell::Str(Some(text.to_string()))),
+        },
+        Kind::Int => {
+            let n = integer(text).ok_or_else(|| format!("`{}` is not an integer as written (digits only, as pandas writes them)", shown()))?;
+            // AIDev's integers are GitHub ids, numbers and counts: none is negative.
+            if text.starts_with('-') {
+                return Err(negative(&shown()));
+            }
+            Ok(Cell::Int(Some(n)))
+        }
+        Kind::Time => crate::time::parse_strict(text)
+            .map(|t| Cell::Time(Some(t.timestamp_micros())))
+            .ok_or_else(|| format!("`{}` is not an RFC 3339 time as written (no white space around it, seconds 00-59)", shown())),
+        Kind::Float => text.parse::<f64>().ok().filter(|x| x.is_finite()).map(|x| Cell::Float(Some(x))).ok_or_else(|| format!("`{}` is not a number", shown())),
+        Kind::Bool => match text {
+            "true" | "True" | "TRUE" => Ok(Cell::Bool(Some(true))),
+            "false" | "False" | "FALSE" => Ok(Cell::Bool(Some(false))),
+            _ => Err(format!("`{}` is not a boolean (true or false)", shown())),
+        },
+    }
+}
+
+/// Why a negative integer (`shown` as written) is refused.
+pub(crate) fn negative(shown: &str) -> String {
+    format!("`{shown}` is negative: AIDev's ids, numbers and counts are never below 0")
 }
 
 /// A `prs.csv` row whose `html_url` names the PR its `repo_url` and `number` name (where

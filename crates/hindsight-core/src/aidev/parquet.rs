@@ -133,9 +133,7 @@ pub(crate) fn ruled_out(dir: &Path, tables: &[(String, Vec<String>)]) -> Vec<(Re
     for name in ["pull_request", "all_pull_request"] {
         let Some((_, files)) = tables.iter().find(|(n, _)| n == name) else { continue };
         for rel in files {
-            // A file that cannot be read as Parquet is reported when it is read, not here.
-            let Ok(f) = File::open(dir.join(rel)) else { continue };
-            let Ok(b) = ParquetRecordBatchReaderBuilder::try_new(f) else { continue };
+            let Some(b) = schema_of(dir, rel) else { continue };
             let roots: Vec<usize> = ["created_at", "agent"].iter().filter_map(|c| b.schema().index_of(c).ok()).collect();
             let mask = ProjectionMask::roots(b.parquet_schema(), roots);
             let Ok(reader) = b.with_projection(mask).with_batch_size(BATCH_ROWS).build() else { continue };
@@ -162,6 +160,12 @@ pub(crate) fn ruled_out(dir: &Path, tables: &[(String, Vec<String>)]) -> Vec<(Re
     out
 }
 
+/// A Parquet file opened for its schema, while the release is told; a file that cannot be
+/// read as Parquet is reported when it is read, not here.
+fn schema_of(dir: &Path, rel: &str) -> Option<ParquetRecordBatchReaderBuilder<File>> {
+    ParquetRecordBatchReaderBuilder::try_new(File::open(dir.join(rel)).ok()?).ok()
+}
+
 /// The columns found that only v5 is known to have: `repository.is_forked` (or
 /// `all_repository`'s) and `pr_reviews.pull_request_review_id`.
 pub(crate) fn v5_columns(dir: &Path, tables: &[(String, Vec<String>)]) -> Result<Vec<String>> {
@@ -169,9 +173,7 @@ pub(crate) fn v5_columns(dir: &Path, tables: &[(String, Vec<String>)]) -> Result
     for (name, column) in [("repository", "is_forked"), ("all_repository", "is_forked"), ("pr_reviews", "pull_request_review_id")] {
         let Some((_, files)) = tables.iter().find(|(n, _)| n == name) else { continue };
         let Some(first) = files.first() else { continue };
-        // A file that cannot be read as Parquet is reported when it is read, not here.
-        let Ok(f) = File::open(dir.join(first)) else { continue };
-        let Ok(b) = ParquetRecordBatchReaderBuilder::try_new(f) else { continue };
+        let Some(b) = schema_of(dir, first) else { continue };
         if b.schema().index_of(column).is_ok() {
             out.push(format!("{name}.{column}"));
         }
@@ -307,7 +309,7 @@ fn read_table(dir: &Path, rec: &Recognised, t: &'static Table, index: &PrIndex) 
     // had none (an empty list), which is not the same as a table not captured.
     if matches!(t.owner, Owner::PrOf(_) | Owner::ReviewComment) {
         for agent in rec.release.agents() {
-            records_of(&mut by_agent, agent, &FileCtx { rel: "", t, s, agents: &[], index, origin: &origin, first_row: 0 });
+            records_of(&mut by_agent, agent, s, &origin);
         }
     }
     out.records = by_agent;
@@ -338,7 +340,7 @@ struct FileRead {
 /// Read one Parquet file of a table into `by_agent`, batch by batch.
 fn read_file(path: &Path, ctx: &FileCtx, by_agent: &mut Vec<Records>, absent: &mut BTreeSet<String>) -> Result<FileRead> {
     let parquet_error = |e: &dyn std::fmt::Display| Error::Input { path: path.to_path_buf(), line: 0, message: format!("not readable as Parquet: {e}") };
-    let (size, sha256) = hash_file(path)?;
+    let crate::dataset::Written { bytes: size, sha256, .. } = crate::dataset::describe(path, 0)?;
     let f = crate::inputs::open_regular(path)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| parquet_error(&e))?;
     let schema = builder.schema().clone();
@@ -393,28 +395,11 @@ fn read_file(path: &Path, ctx: &FileCtx, by_agent: &mut Vec<Records>, absent: &m
     Ok(out)
 }
 
-/// The file's size and sha256, read in blocks.
-fn hash_file(path: &Path) -> Result<(u64, String)> {
-    use sha2::Digest;
-    use std::io::Read as _;
-    let mut f = crate::inputs::open_regular(path)?;
-    let mut h = sha2::Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut size = 0u64;
-    loop {
-        let n = f.read(&mut buf).map_err(|e| Error::io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        size += n as u64;
-        h.update(&buf[..n]);
-    }
-    Ok((size, hex::encode(h.finalize())))
-}
-
 /// One source column as read from a batch, in the one arrow type its kind is read from.
 enum Column {
     Absent,
+    /// Text, typed as v1's CSV fields are (text, or integers, times, numbers and booleans
+    /// written as text).
     Text(ArrayRef),
     Int(ArrayRef),
     Float(ArrayRef),
@@ -422,8 +407,6 @@ enum Column {
     Bool(ArrayRef),
     /// Integers written as floats (pandas writes an integer column with a null so).
     IntAsFloat(ArrayRef),
-    /// Integers, booleans or floats written as text.
-    Parsed(ArrayRef),
 }
 
 fn cast(a: &ArrayRef, to: &DataType) -> std::result::Result<ArrayRef, String> {
@@ -450,14 +433,14 @@ fn typed_columns(s: &Source, batch: &RecordBatch) -> std::result::Result<Vec<Col
         let wrong = || format!("column `{name}` is of Parquet type {t}, which cannot hold {}", kind_name(kind));
         let col = match (kind, t) {
             (_, DataType::Null) => Column::Absent,
-            (Kind::Str, t) if is_text(t) || t.is_integer() => Column::Text(cast(a, &DataType::Utf8)?),
+            (Kind::Str, t) if t.is_integer() => Column::Text(cast(a, &DataType::Utf8)?),
             (Kind::Int, t) if t.is_integer() => Column::Int(cast(a, &DataType::Int64).map_err(|e| format!("{}: {e}", wrong()))?),
             (Kind::Int, t) if t.is_floating() => Column::IntAsFloat(cast(a, &DataType::Float64)?),
             (Kind::Float, t) if t.is_floating() || t.is_integer() => Column::Float(cast(a, &DataType::Float64)?),
             (Kind::Time, DataType::Timestamp(_, tz)) => Column::Time(cast(a, &DataType::Timestamp(TimeUnit::Microsecond, tz.clone()))?),
             (Kind::Time, DataType::Date32 | DataType::Date64) => Column::Time(cast(a, &DataType::Timestamp(TimeUnit::Microsecond, None))?),
             (Kind::Bool, DataType::Boolean) => Column::Bool(a.clone()),
-            (Kind::Int | Kind::Float | Kind::Time | Kind::Bool, t) if is_text(t) => Column::Parsed(cast(a, &DataType::Utf8)?),
+            (_, t) if is_text(t) => Column::Text(cast(a, &DataType::Utf8)?),
             _ => return Err(wrong()),
         };
         out.push(col);
@@ -475,65 +458,31 @@ fn kind_name(k: Kind) -> &'static str {
     }
 }
 
-/// Row `r` of a column as a cell of `kind`, or why it cannot be one.
+/// Row `r` of a column as a cell of `kind`, or why it cannot be one. Text is typed as v1's
+/// CSV fields are ([`super::typed_text`]), so both layouts accept and refuse the same values.
 fn cell(name: &'static str, kind: Kind, s: &Source, col: &Column, r: usize) -> std::result::Result<Cell, String> {
     let null = match col {
         Column::Absent => true,
-        Column::Text(a) | Column::Int(a) | Column::Float(a) | Column::Time(a) | Column::Bool(a) | Column::IntAsFloat(a) | Column::Parsed(a) => a.is_null(r),
+        Column::Text(a) | Column::Int(a) | Column::Float(a) | Column::Time(a) | Column::Bool(a) | Column::IntAsFloat(a) => a.is_null(r),
     };
     if null {
         return Ok(super::null(kind));
     }
-    let negative = |n: i64| format!("`{n}` is negative: AIDev's ids, numbers and counts are never below 0");
+    let whole = |n: i64| if n < 0 { Err(super::negative(&n.to_string())) } else { Ok(Cell::Int(Some(n))) };
     match col {
         Column::Absent => Ok(super::null(kind)),
-        Column::Text(a) => {
-            let text = a.as_string::<i32>().value(r);
-            if let Some(why) = super::url_problem(s, name, text) {
-                return Err(why);
-            }
-            Ok(Cell::Str(Some(text.to_string())))
-        }
-        Column::Int(a) => match a.as_primitive::<Int64Type>().value(r) {
-            n if n < 0 => Err(negative(n)),
-            n => Ok(Cell::Int(Some(n))),
-        },
+        Column::Text(a) => super::typed_text(s, name, kind, a.as_string::<i32>().value(r)),
+        Column::Int(a) => whole(a.as_primitive::<Int64Type>().value(r)),
         Column::IntAsFloat(a) => {
             let x = a.as_primitive::<Float64Type>().value(r);
             if x.fract() != 0.0 || !x.is_finite() || x.abs() >= 9.007_199_254_740_992e15 {
                 return Err(format!("`{x}` is not an integer (a float column holds integers only where each is whole and below 2^53)"));
             }
-            match x as i64 {
-                n if n < 0 => Err(negative(n)),
-                n => Ok(Cell::Int(Some(n))),
-            }
+            whole(x as i64)
         }
         Column::Float(a) => Ok(Cell::Float(Some(a.as_primitive::<Float64Type>().value(r)))),
         Column::Time(a) => Ok(Cell::Time(Some(a.as_primitive::<TimestampMicrosecondType>().value(r)))),
         Column::Bool(a) => Ok(Cell::Bool(Some(a.as_boolean().value(r)))),
-        Column::Parsed(a) => parsed(kind, a.as_string::<i32>().value(r)),
-    }
-}
-
-/// A text value read as the kind its column holds, as strictly as v1's CSV fields are.
-fn parsed(kind: Kind, text: &str) -> std::result::Result<Cell, String> {
-    let shown = || crate::text::printable(text);
-    match kind {
-        Kind::Int => match super::integer(text) {
-            Some(n) if n < 0 => Err(format!("`{n}` is negative: AIDev's ids, numbers and counts are never below 0")),
-            Some(n) => Ok(Cell::Int(Some(n))),
-            None => Err(format!("`{}` is not an integer as written", shown())),
-        },
-        Kind::Float => text.parse::<f64>().ok().filter(|x| x.is_finite()).map(|x| Cell::Float(Some(x))).ok_or_else(|| format!("`{}` is not a number", shown())),
-        Kind::Bool => match text {
-            "true" | "True" | "TRUE" => Ok(Cell::Bool(Some(true))),
-            "false" | "False" | "FALSE" => Ok(Cell::Bool(Some(false))),
-            _ => Err(format!("`{}` is not a boolean (true or false)", shown())),
-        },
-        Kind::Time => crate::time::parse_strict(text)
-            .map(|t| Cell::Time(Some(t.timestamp_micros())))
-            .ok_or_else(|| format!("`{}` is not an RFC 3339 time as written (no white space around it, seconds 00-59)", shown())),
-        Kind::Str => Ok(Cell::Str(Some(text.to_string()))),
     }
 }
 
@@ -545,7 +494,7 @@ fn read_batch(ctx: &FileCtx, batch: &RecordBatch, cols: &[Column], at: usize, by
         let row_in_file = at + r + 1;
         match typed_row(ctx, cols, r).and_then(|row| place(ctx, row, agent_col.as_ref(), r)) {
             Ok((agent, row)) => {
-                let rec = records_of(by_agent, agent, ctx);
+                let rec = records_of(by_agent, agent, ctx.s, ctx.origin);
                 rec.rows.push(row);
                 rec.lines.push(ctx.first_row + row_in_file);
                 out.used += 1;
@@ -600,11 +549,11 @@ fn place(ctx: &FileCtx, mut row: Vec<Cell>, agent_col: Option<&ArrayRef>, r: usi
 }
 
 /// The records of `agent` for this table, made on first use.
-fn records_of<'a>(by_agent: &'a mut Vec<Records>, agent: &'static str, ctx: &FileCtx) -> &'a mut Records {
+fn records_of<'a>(by_agent: &'a mut Vec<Records>, agent: &'static str, s: &'static Source, origin: &str) -> &'a mut Records {
     let i = match by_agent.iter().position(|r| r.agent == agent) {
         Some(i) => i,
         None => {
-            by_agent.push(Records::new(agent, ctx.s, ctx.origin.to_string(), "row"));
+            by_agent.push(Records::new(agent, s, origin.to_string(), "row"));
             by_agent.len() - 1
         }
     };
