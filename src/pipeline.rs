@@ -600,11 +600,13 @@ pub fn import_aidev(
     let mut read = crate::aidev::read(dir, options)?;
     bar.inc(1);
     bar.set_message("rebuilding captures and writing tables");
-    let study = crate::aidev::study::build(&read, captured_at);
+    let d = staging.dir.as_path();
+    // Captures go to convert's spill sink as they are built: memory holds a budget of them.
+    let mut captures = snapshot::spill::Runs::new(&d.join(".spill"), CAPTURES_HELD_BYTES);
+    let study = crate::aidev::study::build(&read, captured_at, &mut captures)?;
     let at = study.captured_at.map(|t| crate::time::format(&t)).unwrap_or_else(|| "1970-01-01T00:00:00Z".into());
     let basis =
         if study.captured_at.is_some() { study.captured_at_basis.clone() } else { "no timestamp in the PR tables: every timed window is unobservable".into() };
-    let d = staging.dir.as_path();
 
     let mut manifest = Manifest::new(at.clone());
     manifest.inputs = read.files.iter().map(InputFileEntry::from).collect();
@@ -618,7 +620,7 @@ pub fn import_aidev(
     // Counted before the rows are let go (write_aidev_tables).
     let files = crate::aidev::summary(&read);
     let extra_columns = read.tables.iter().filter(|r| !r.extra_columns.is_empty()).map(|r| (r.origin.clone(), r.extra_columns.clone())).collect();
-    write_aidev_tables(d, &mut read, &study, &mut manifest)?;
+    write_aidev_tables(d, &mut read, &study, captures, &mut manifest)?;
     manifest.save(d)?;
     bar.inc(1);
     bar.set_message("evaluating");
@@ -633,7 +635,7 @@ pub fn import_aidev(
         skipped: read.skipped.clone(),
         extra_columns,
         safe_outputs: study.outputs.len(),
-        captures: study.captures.len(),
+        captures: study.captures,
         release: read.release.to_json(),
         captured_at: at,
         captured_at_basis: basis,
@@ -650,7 +652,13 @@ pub fn import_aidev(
 ///
 /// One table at a time, each let go once written, and AIDev's rows let go once theirs are:
 /// the peak is the study and one table, not every table at once (nor one per thread).
-fn write_aidev_tables(d: &Path, read: &mut crate::aidev::Read, study: &crate::aidev::study::Study, manifest: &mut Manifest) -> Result<()> {
+fn write_aidev_tables(
+    d: &Path,
+    read: &mut crate::aidev::Read,
+    study: &crate::aidev::study::Study,
+    captures: snapshot::spill::Runs,
+    manifest: &mut Manifest,
+) -> Result<()> {
     for s in crate::aidev::SOURCES {
         manifest.record_table(s.table, &crate::aidev::write_source(d, read, s)?);
     }
@@ -665,13 +673,13 @@ fn write_aidev_tables(d: &Path, read: &mut crate::aidev::Read, study: &crate::ai
         manifest.record_table(t.name, &write_table(d, &t)?);
     }
     read.release_rows();
-    let mut w = TableWriter::create(d, "responses", snapshot::tables::responses(&[]).arrow_schema())?;
-    for chunk in study.captures.chunks(crate::aidev::WRITE_CHUNK) {
-        w.write(&snapshot::tables::responses_batch(chunk).map_err(crate::error::Error::from)?)?;
-    }
-    manifest.record_table("responses", &w.finish()?);
-    for t in snapshot::tables::typed(&study.captures) {
-        manifest.record_table(t.name, &write_table(d, &t)?);
+    // The same writer as convert's: responses and the typed tables a batch of whole
+    // repositories at a time.
+    let written = write_captures(d, captures)?;
+    let mut tables = written.typed;
+    tables.push(written.responses);
+    for (name, w) in finish_all(tables)? {
+        manifest.record_table(&name, &w);
     }
     // AIDev records no inline review comments (no `pulls/N/comments` list): its reviewer
     // comments are review bodies and conversation comments.

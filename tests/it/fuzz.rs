@@ -462,7 +462,8 @@ fn aidev_reader_survives_arbitrary_prs_files() {
             for t in hindsight::aidev::tables(&r) {
                 t.to_batch().map_err(|e| TestCaseError::fail(format!("{}: {e}", t.name)))?;
             }
-            let study = hindsight::aidev::study::build(&r, None);
+            let mut sink = hindsight::snapshot::spill::Runs::new(&tmp.path().join(".spill"), 1 << 20);
+            let study = hindsight::aidev::study::build(&r, None, &mut sink).map_err(|e| TestCaseError::fail(format!("study failed: {e}")))?;
             // No two PRs kept share a repository and number (their captures' paths): none is
             // judged by another's record.
             let mut claims: std::collections::HashMap<(String, i64), &str> = std::collections::HashMap::new();

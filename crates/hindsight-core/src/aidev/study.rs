@@ -16,7 +16,9 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{json, Map, Value};
 
 use super::{int, text, time, Read, Records, ALL_AGENTS, PRS};
+use crate::error::Result;
 use crate::runs::{Execution, Run, SafeOutput};
+use crate::snapshot::spill::Runs;
 use crate::snapshot::Capture;
 use crate::table::Cell;
 use crate::time::Instant;
@@ -25,7 +27,8 @@ use crate::time::Instant;
 #[derive(Debug, Default)]
 pub struct Study {
     pub outputs: Vec<SafeOutput<'static>>,
-    pub captures: Vec<Capture>,
+    /// Captures rebuilt: they went to the spill sink as they were built, not into memory.
+    pub captures: usize,
     pub runs: Vec<Run>,
     /// When the snapshot counts as taken, and why that time.
     pub captured_at: Option<Instant>,
@@ -174,8 +177,10 @@ fn latest_time(read: &Read) -> Option<Instant> {
     latest
 }
 
-/// Build the safe outputs, runs and captures of every agent's PRs.
-pub fn build(read: &Read, captured_at: Option<Instant>) -> Study {
+/// Build the safe outputs and runs of every agent's PRs; each PR's captures go to `sink`
+/// as they are built (convert's spill sink, which sorts them as convert orders a snapshot
+/// and holds a bounded number of bytes of them).
+pub fn build(read: &Read, captured_at: Option<Instant>, sink: &mut Runs) -> Result<Study> {
     let mut study = Study::default();
     match captured_at {
         Some(t) => {
@@ -187,16 +192,15 @@ pub fn build(read: &Read, captured_at: Option<Instant>) -> Study {
             study.captured_at_basis = "the latest timestamp in the PR tables (AIDev records no collection time; give --captured-at to set it)".into();
         }
     }
+    // The reader quarantined every PR whose repository and number another row of a
+    // prs.csv claims too, so no path is built twice from different PRs.
+    let before = sink.count;
     for agent in ALL_AGENTS {
         let Some(prs) = read.of(agent, PRS) else { continue };
-        add_agent(&mut study, read, agent, prs);
+        add_agent(&mut study, sink, read, agent, prs)?;
     }
-    // One capture per path, in the order convert writes them: by repository, path and
-    // page. The reader quarantined every PR whose repository and number another row of a
-    // prs.csv claims too, so no path is built twice from different PRs.
-    study.captures.sort_by(|a, b| a.path.cmp(&b.path));
-    study.captures.dedup_by(|b, a| a.path == b.path);
-    study
+    study.captures = sink.count - before;
+    Ok(study)
 }
 
 /// An agent folder's per-PR tables, grouped by PR.
@@ -209,7 +213,7 @@ struct PrTables<'a> {
 
 /// One agent's PRs: a run holding one safe output per PR, and each PR's captures; rows
 /// without an id, repeated PRs and per-PR rows of no PR are counted.
-fn add_agent(study: &mut Study, read: &Read, agent: &'static str, prs: &Records) {
+fn add_agent(study: &mut Study, sink: &mut Runs, read: &Read, agent: &'static str, prs: &Records) -> Result<()> {
     let tables = PrTables {
         reviews: ByPr::new(read.of(agent, "pr_reviews.csv")),
         comments: ByPr::new(read.of(agent, "pr_comments.csv")),
@@ -242,13 +246,14 @@ fn add_agent(study: &mut Study, read: &Read, agent: &'static str, prs: &Records)
         study.outputs.push(pr_output(prs, row, agent, id, repo.clone(), item_index, line));
         let (Some(repo), Some(n)) = (repo, number) else { continue };
         let base = format!("repos/{repo}");
-        study.captures.push(capture(format!("{base}/pulls/{n}"), &pull(prs, row, id, n, &agent_own), &file, Some(line)));
-        add_pr_lists(study, &tables, id, &base, n);
+        sink.push(capture(format!("{base}/pulls/{n}"), &pull(prs, row, id, n, &agent_own), &file, Some(line)))?;
+        add_pr_lists(study, sink, &tables, id, &base, n)?;
     }
     for g in [&tables.reviews, &tables.comments, &tables.commits, &tables.timeline].into_iter().flatten() {
         study.orphan_rows += g.rows.iter().filter(|(id, _)| !seen.contains(id)).map(|(_, rows)| rows.len()).sum::<usize>();
     }
     study.runs.push(run);
+    Ok(())
 }
 
 /// The safe output a `prs.csv` row stands for: the agent opened that pull request.
@@ -327,9 +332,9 @@ fn pull(prs: &Records, row: &[Cell], id: i64, n: i64, agent_own: &HashSet<String
 
 /// The PR's reviews, comments, commits and timeline as the list captures GitHub would
 /// have answered.
-fn add_pr_lists(study: &mut Study, tables: &PrTables, id: i64, base: &str, n: i64) {
+fn add_pr_lists(study: &mut Study, sink: &mut Runs, tables: &PrTables, id: i64, base: &str, n: i64) -> Result<()> {
     if let Some(g) = &tables.reviews {
-        study.captures.push(g.list(id, format!("{base}/pulls/{n}/reviews"), |f| {
+        sink.push(g.list(id, format!("{base}/pulls/{n}/reviews"), |f| {
             object(vec![
                 ("id", int(f("id")).map(Value::from).unwrap_or(Value::Null)),
                 ("user", login(text(f("user")))),
@@ -337,32 +342,33 @@ fn add_pr_lists(study: &mut Study, tables: &PrTables, id: i64, base: &str, n: i6
                 ("submitted_at", ts(f("submitted_at"))),
                 ("body", st(f("body"))),
             ])
-        }));
+        }))?;
     }
     if let Some(g) = &tables.comments {
-        study.captures.push(g.list(id, format!("{base}/issues/{n}/comments"), |f| {
+        sink.push(g.list(id, format!("{base}/issues/{n}/comments"), |f| {
             object(vec![
                 ("id", int(f("id")).map(Value::from).unwrap_or(Value::Null)),
                 ("user", login(text(f("user")))),
                 ("created_at", ts(f("created_at"))),
                 ("body", st(f("body"))),
             ])
-        }));
+        }))?;
     }
     if let Some(g) = &tables.commits {
-        study.captures.push(g.list(id, format!("{base}/pulls/{n}/commits"), |f| {
+        sink.push(g.list(id, format!("{base}/pulls/{n}/commits"), |f| {
             object(vec![
                 ("sha", st(f("sha"))),
                 ("author", login(text(f("author")))),
                 ("committer", login(text(f("committer")))),
                 ("commit", object(vec![("message", st(f("message")))])),
             ])
-        }));
+        }))?;
     }
     if let Some(g) = &tables.timeline {
         let capture = timeline(g, id, format!("{base}/issues/{n}/timeline"), &mut study.duplicate_events);
-        study.captures.push(capture);
+        sink.push(capture)?;
     }
+    Ok(())
 }
 
 /// The PR's timeline capture: one event per row, exact repeats of a row counted and dropped.

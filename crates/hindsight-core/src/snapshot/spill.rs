@@ -107,7 +107,7 @@ pub struct Runs {
 
 impl Runs {
     /// Runs of about `budget` bytes; spill files go in `dir` (created on first spill).
-    pub(crate) fn new(dir: &Path, budget: usize) -> Runs {
+    pub fn new(dir: &Path, budget: usize) -> Runs {
         Runs { spill: Spill::new(dir, budget), count: 0 }
     }
 
