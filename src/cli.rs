@@ -41,6 +41,10 @@ enum Command {
         /// How the dashboard is printed.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+        /// Print each dashboard section as one table however wide, instead of fitting the
+        /// terminal's width.
+        #[arg(long)]
+        wide: bool,
         #[command(flatten)]
         engine: EngineArgs,
     },
@@ -75,6 +79,13 @@ enum Command {
         /// How results are printed.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+        /// Show only this section of the dashboard (its query's name; repeat for more).
+        #[arg(long, value_name = "NAME", conflicts_with_all = ["query", "sql"])]
+        section: Vec<String>,
+        /// Print each dashboard section as one table however wide, instead of fitting the
+        /// terminal's width (split into parts, label columns repeated).
+        #[arg(long)]
+        wide: bool,
         /// Write each of the dashboard's charts alone into DIR, one standalone SVG file per
         /// chart named after its query (for a paper), and print their paths instead of the
         /// dashboard.
@@ -725,19 +736,25 @@ impl Command {
     /// The command as a task, its arguments checked.
     fn into_task(self) -> Result<Task> {
         Ok(match self {
-            Command::Run { inputs, out, eval, format, engine } => {
-                Task::Run { study: study(inputs), out, settings: eval.read()?, format, engine: engine.engine()? }
-            }
+            Command::Run { inputs, out, eval, format, wide, engine } => Task::Run {
+                study: study(inputs),
+                out,
+                settings: eval.read()?,
+                format,
+                view: hindsight::report::View { fit: dashboard_fit(wide), sections: Vec::new() },
+                engine: engine.engine()?,
+            },
             Command::Convert { inputs, out } => {
                 Task::Convert { study: study(inputs).ok_or_else(|| Error::usage("convert needs --snapshot DIR and --runs DIR"))?, out }
             }
             Command::Evaluate { dataset, eval, engine } => {
                 Task::Evaluate { dataset, settings: eval.read()?, engine: engine.engine()? }
             }
-            Command::Report { dataset, query, sql, format, figures, rows, limits, engine, plan } => {
+            Command::Report { dataset, query, sql, format, section, wide, figures, rows, limits, engine, plan } => {
                 let mut task = report_task(dataset, query, sql, format, figures, rows, limits, engine)?;
-                if let Task::Report { plan: p, .. } = &mut task {
+                if let Task::Report { plan: p, view, .. } = &mut task {
                     *p = plan;
+                    *view = hindsight::report::View { fit: dashboard_fit(wide), sections: section };
                 }
                 task
             }
@@ -823,7 +840,7 @@ fn report_task(
         (Some(q), _) => Some(hindsight::report::query_text(&q)?),
         (None, s) => s,
     };
-    Ok(Task::Report { dataset, figures, sql, display: rows.display(format, &limits)?, limits, engine, plan: None })
+    Ok(Task::Report { dataset, figures, sql, display: rows.display(format, &limits)?, limits, engine, plan: None, view: Default::default() })
 }
 
 /// `sql`: where the statements come from (a file, the terminal with its history, or
@@ -842,6 +859,34 @@ fn sql_task(dataset: PathBuf, file: Option<PathBuf>, format: Format, rows: RowAr
         None => Source::Stdin,
     };
     Ok(Task::Sql { dataset, source, display: rows.display(format, &limits)?, limits, engine })
+}
+
+/// How wide the terminal dashboard is: `COLUMNS` when set, else the terminal's width, else
+/// unbounded (output that is not a terminal, or `--wide`, keeps each section one table).
+fn dashboard_fit(wide: bool) -> hindsight::report::terminal::Fit {
+    if wide {
+        return Default::default();
+    }
+    let env = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()).filter(|w| *w > 0);
+    hindsight::report::terminal::Fit { width: env.or_else(terminal_columns) }
+}
+
+/// The columns of the terminal standard output is, if it is one.
+#[cfg(unix)]
+fn terminal_columns() -> Option<usize> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let mut size = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
+    // SAFETY: TIOCGWINSZ fills the winsize it is given and touches nothing else.
+    let r = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) };
+    (r == 0 && size.ws_col > 0).then_some(usize::from(size.ws_col))
+}
+
+#[cfg(not(unix))]
+fn terminal_columns() -> Option<usize> {
+    None
 }
 
 /// `rules --format`: json, or markdown.

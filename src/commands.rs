@@ -28,6 +28,8 @@ pub enum Task {
         out: PathBuf,
         settings: Settings,
         format: Format,
+        /// The dashboard's width on a terminal.
+        view: report::View,
         /// Where the evaluation and the dashboard's queries run.
         engine: report::Engine,
     },
@@ -49,6 +51,8 @@ pub enum Task {
         limits: report::Limits,
         engine: report::Engine,
         plan: Option<PathBuf>,
+        /// The dashboard's sections shown and its width on a terminal.
+        view: report::View,
     },
     Sql {
         dataset: PathBuf,
@@ -185,7 +189,7 @@ pub fn execute(config: Config) -> Result<Status> {
         crate::interrupt::on_interrupt(crate::interrupt::message(out));
     }
     match config.task {
-        Task::Run { study, out, settings, format, engine } => run(study, &out, &settings, format, &engine, quiet, &progress)?,
+        Task::Run { study, out, settings, format, view, engine } => run(study, &out, &settings, format, &view, &engine, quiet, &progress)?,
         Task::Convert { study, out } => {
             let c = pipeline::convert(&study, &out, &progress)?;
             summarize(&c, &out, quiet, false);
@@ -196,11 +200,11 @@ pub fn execute(config: Config) -> Result<Status> {
                 eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
             }
         }
-        Task::Report { dataset, figures, sql, display, limits, engine, plan } => {
+        Task::Report { dataset, figures, sql, display, limits, engine, plan, view } => {
             if let Some(plan) = plan {
                 eprint!("{}", crate::plan::verdict(&plan, &crate::plan::Plan::load(&plan)?.deviations(&dataset)?));
             }
-            report(&dataset, figures.as_deref(), sql, display, limits, &engine)?
+            report(&dataset, figures.as_deref(), sql, display, limits, &engine, &view)?
         }
         Task::Sql { dataset, source, display, limits, engine } => {
             let session = report::Session::open_on(&dataset, limits, &engine)?;
@@ -252,7 +256,8 @@ pub fn execute(config: Config) -> Result<Status> {
 
 /// `run`: convert and evaluate the study (the bundled demo without one), then print the
 /// dashboard.
-fn run(study: Option<Study>, out: &Path, settings: &Settings, format: Format, engine: &report::Engine, quiet: bool, progress: &Progress) -> Result<()> {
+#[allow(clippy::too_many_arguments)]
+fn run(study: Option<Study>, out: &Path, settings: &Settings, format: Format, view: &report::View, engine: &report::Engine, quiet: bool, progress: &Progress) -> Result<()> {
     // The demo's files live as long as `demo`; they are removed when it drops.
     let (study, demo) = match study {
         Some(s) => (s, None),
@@ -263,18 +268,26 @@ fn run(study: Option<Study>, out: &Path, settings: &Settings, format: Format, en
     };
     let c = pipeline::run(&study, out, settings, engine, progress)?;
     summarize(&c, out, quiet, demo.is_some());
-    Ok(output::print(&report::dashboard_with(out, format, report::Limits::default(), engine)?)?)
+    Ok(output::print(&report::dashboard_view(out, format, report::Limits::default(), engine, view)?)?)
 }
 
 /// `report`: the dashboard's figures written as files, one statement's result, or the
 /// whole dashboard.
-fn report(dataset: &Path, figures: Option<&Path>, sql: Option<String>, display: report::print::Display, limits: report::Limits, engine: &report::Engine) -> Result<()> {
+fn report(
+    dataset: &Path,
+    figures: Option<&Path>,
+    sql: Option<String>,
+    display: report::print::Display,
+    limits: report::Limits,
+    engine: &report::Engine,
+    view: &report::View,
+) -> Result<()> {
     if let Some(dir) = figures {
         let written = report::write_figures(dataset, dir, limits, engine)?;
         return Ok(output::print(&written.iter().map(|p| format!("{}\n", p.display())).collect::<String>())?);
     }
     match sql {
-        None => Ok(output::print(&report::dashboard_with(dataset, display.format, limits, engine)?)?),
+        None => Ok(output::print(&report::dashboard_view(dataset, display.format, limits, engine, view)?)?),
         Some(sql) => report::Session::open_on(dataset, limits, engine)?.print(&sql, display).map(drop),
     }
 }

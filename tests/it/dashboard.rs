@@ -1202,3 +1202,44 @@ fn every_rate_by_window_shows_its_n() {
     }
     assert!(checked >= 8, "only {checked} sections checked");
 }
+
+/// `hindsight ARGS` on a pseudo-terminal `cols` columns wide (util-linux `script`), in
+/// `cwd`: what the terminal showed, without its carriage returns.
+fn on_terminal(args: &[&str], cols: usize, cwd: &Path) -> String {
+    let quoted: Vec<String> = std::iter::once(crate::support::bin().display().to_string()).chain(args.iter().map(|a| a.to_string())).map(|a| format!("'{a}'")).collect();
+    let line = format!("stty cols {cols} rows 50; {}", quoted.join(" "));
+    let out = Command::new("script").args(["-qec", &line, "/dev/null"]).env_remove("COLUMNS").current_dir(cwd).output().expect("run script (util-linux)");
+    assert!(out.status.success(), "{line}: {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).replace('\r', "")
+}
+
+/// On a terminal 80 or 120 columns wide no line of the dashboard is wider; each rate is one
+/// cell with its interval, a count under ten is marked and the mark explained; piped, or
+/// with --wide, a section is one table; JSON keeps every column.
+#[test]
+fn the_terminal_dashboard_fits_the_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let json: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+    let first = &json["acceptance_by_window"][0];
+    let two = |k: &str| format!("{:.2}", (first[k].as_f64().unwrap() * 100.0).round() / 100.0);
+    let cell = format!("{} [{}-{}]", two("strict_acceptance_rate"), two("strict_acceptance_rate_ci_low"), two("strict_acceptance_rate_ci_high"));
+    for cols in [80, 120] {
+        let text = on_terminal(&["report", "--dataset", "ds"], cols, tmp.path());
+        let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+        assert!(widest <= cols, "{cols}: a line of {widest} columns\n{text}");
+        assert!(text.contains("strict_acceptance_rate [95% CI]") && text.contains(&cell), "{cols}: {cell}\n{text}");
+        assert!(!text.contains("_ci_low"), "{text}");
+        assert!(text.contains(report::terminal::SMALL_NOTE), "{text}");
+    }
+    // Piped: one table a section, as wide as it needs. --wide on a terminal: the same.
+    let piped = ok(&["report", "--dataset", "ds"], tmp.path());
+    let wide = on_terminal(&["report", "--dataset", "ds", "--wide"], 80, tmp.path());
+    assert_eq!(wide, piped);
+    assert!(piped.lines().any(|l| l.chars().count() > 120) && !piped.contains("(part 2 of"));
+    // One section, by name; a misspelt one is refused with the nearest name.
+    let one = on_terminal(&["report", "--dataset", "ds", "--section", "acceptance_by_window"], 80, tmp.path());
+    assert!(one.starts_with("Acceptance rates by window") && !one.contains("Outcomes by window"), "{one}");
+    let bad = run(&["report", "--dataset", "ds", "--section", "acceptance_by_windw"], tmp.path());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `acceptance_by_window`"), "{}", String::from_utf8_lossy(&bad.stderr));
+}

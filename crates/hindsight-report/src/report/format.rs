@@ -357,8 +357,12 @@ pub(crate) fn sections_with_notes(
     left_out: &[super::LeftOut],
     fmt: Format,
     provenance: Option<&super::html::Provenance>,
+    fit: super::terminal::Fit,
 ) -> Result<String> {
     let notes: Vec<&str> = left_out.iter().map(|l| l.note.as_str()).collect();
+    if fmt == Format::Table {
+        return dashboard_table(sections, &notes, fit);
+    }
     let sections = as_printed(sections, left_out, fmt)?;
     let sections = sections.as_ref();
     match fmt {
@@ -384,7 +388,7 @@ pub(crate) fn sections_with_notes(
             }
             Ok(out)
         }
-        Format::Table => dashboard_table(sections, &notes),
+        Format::Table => dashboard_table(sections, &notes, fit),
     }
 }
 
@@ -445,24 +449,28 @@ fn dashboard_csv(sections: &Sections<'_>) -> Result<String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// The dashboard for a terminal: each section under its title, the first [`TERMINAL_ROWS`]
-/// rows of a longer one with the command that prints them all, then the notes.
-fn dashboard_table(sections: &Sections<'_>, notes: &[&str]) -> Result<String> {
+/// The dashboard for a terminal: each section under its title as [`super::terminal`] lays
+/// it out to `fit`, the first [`TERMINAL_ROWS`] rows of a longer one with the command that
+/// prints them all, then the notes.
+fn dashboard_table(sections: &Sections<'_>, notes: &[&str], fit: super::terminal::Fit) -> Result<String> {
+    use super::terminal::wrap;
     let mut out = String::new();
     for (name, title, b) in sections {
-        out.push_str(&format!("{title}\n"));
+        out.push_str(&wrap(title, fit));
         let rows: usize = b.iter().map(RecordBatch::num_rows).sum();
         if rows > TERMINAL_ROWS {
             let all = arrow::compute::concat_batches(&b[0].schema(), b)?;
-            out.push_str(&render(&[all.slice(0, TERMINAL_ROWS)], Format::Table)?);
-            out.push_str(&format!("... and {} more rows (all {rows}: hindsight report --query {name} --max-rows 0)\n", rows - TERMINAL_ROWS));
-        } else {
+            out.push_str(&super::terminal::table(&[all.slice(0, TERMINAL_ROWS)], fit)?);
+            out.push_str(&wrap(&format!("... and {} more rows (all {rows}: hindsight report --query {name} --max-rows 0)", rows - TERMINAL_ROWS), fit));
+        } else if rows == 0 {
             out.push_str(&render(b, Format::Table)?);
+        } else {
+            out.push_str(&super::terminal::table(b, fit)?);
         }
         out.push('\n');
     }
     for note in notes {
-        out.push_str(&format!("{note}\n"));
+        out.push_str(&wrap(note, fit));
     }
     Ok(out)
 }

@@ -13,6 +13,7 @@ pub mod html;
 pub mod print;
 pub mod shell;
 mod section;
+pub mod terminal;
 pub mod views;
 pub mod wilson;
 
@@ -692,9 +693,39 @@ pub fn dashboard(dataset: &Path, fmt: Format) -> Result<String> {
 
 /// `dashboard` under the given limits, its queries run by `engine`.
 pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits, engine: &Engine) -> Result<String> {
-    let (sections, left_out) = dashboard_results(dataset, limits, engine)?;
+    dashboard_view(dataset, fmt, limits, engine, &View::default())
+}
+
+/// What of the dashboard is shown, and how wide: every section, or those named; the
+/// terminal table fitted to a width or not.
+#[derive(Clone, Debug, Default)]
+pub struct View {
+    pub fit: terminal::Fit,
+    /// Sections by query name (`--section`); empty: all.
+    pub sections: Vec<String>,
+}
+
+/// `dashboard_with`, showing `view`'s sections at its width. A section name the dashboard
+/// does not have is refused with the names it has.
+pub fn dashboard_view(dataset: &Path, fmt: Format, limits: Limits, engine: &Engine, view: &View) -> Result<String> {
+    let (mut sections, mut left_out) = dashboard_results(dataset, limits, engine)?;
+    if !view.sections.is_empty() {
+        let names: Vec<&str> = sections.iter().map(|(n, _, _)| *n).collect();
+        if let Some(bad) = view.sections.iter().find(|s| !names.contains(&s.as_str())) {
+            let hint = suggest(bad, &names).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+            return Err(Error::usage(format!("--section `{bad}` is not a section of this dashboard{hint}; its sections: {}", names.join(", "))));
+        }
+        sections.retain(|(n, _, _)| view.sections.iter().any(|s| s == n));
+        left_out.clear();
+    }
     let provenance = html::Provenance::of(dataset)?;
-    format::sections_with_notes(&sections, &left_out, fmt, Some(&provenance))
+    format::sections_with_notes(&sections, &left_out, fmt, Some(&provenance), view.fit)
+}
+
+/// The name of `names` a mistyped `given` meant: one whose last part it is (`overview` for
+/// `aidev/overview`), else the nearest a typo away.
+pub fn suggest<'a>(given: &str, names: &[&'a str]) -> Option<&'a str> {
+    names.iter().find(|n| n.rsplit('/').next() == Some(given)).copied().or_else(|| crate::text::closest(given, names.iter().copied()))
 }
 
 /// A dashboard section: query name, title, result.
