@@ -313,7 +313,11 @@ fn describe(table: Option<String>, dataset: Option<PathBuf>, markdown: bool, for
         }
         (t, _) => match dictionary::text(t.as_deref()) {
             Some(text) => Ok(output::print(&text)?),
-            None => Err(Error::usage(format!("no table `{}` in the data dictionary (`hindsight describe` lists them)", t.unwrap_or_default()))),
+            None => {
+                let t = t.unwrap_or_default();
+                let hint = crate::text::closest(&t, dictionary::names()).map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default();
+                Err(Error::usage(format!("no table `{t}` in the data dictionary{hint} (`hindsight describe` lists them)")))
+            }
         },
     }
 }

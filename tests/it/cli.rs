@@ -141,3 +141,21 @@ fn without_the_cluster_feature_cluster_says_how_to_build_it() {
     let o = run(&["cluster", "scheduler"], tmp.path());
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A query or table name a letter off, or a bundled query's name without its folder, is
+/// answered with the name meant.
+#[test]
+fn misspelt_query_and_table_names_get_the_name_meant() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    for (args, meant) in [
+        (vec!["report", "--dataset", "ds", "--query", "overview"], "did you mean `aidev/overview`?"),
+        (vec!["report", "--dataset", "ds", "--query", "acceptance_by_windw"], "did you mean `acceptance_by_window`?"),
+        (vec!["describe", "outcome"], "did you mean `outcomes`?"),
+        (vec!["describe", "outcome", "--dataset", "ds"], "did you mean `outcomes`?"),
+    ] {
+        let out = run(&args, tmp.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(meant), "{args:?}: {err}");
+    }
+}

@@ -347,6 +347,11 @@ pub fn table(name: &str) -> Option<&'static TableDoc> {
     TABLES.iter().find(|t| t.name == name)
 }
 
+/// Every table and view the dictionary describes, by name.
+pub fn names() -> Vec<&'static str> {
+    TABLES.iter().map(|t| t.name).chain(VIEWS.iter().map(|v| v.name)).collect()
+}
+
 pub(crate) fn view(name: &str) -> Option<&'static ViewDoc> {
     VIEWS.iter().find(|v| v.name == name)
 }

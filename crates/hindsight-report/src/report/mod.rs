@@ -248,7 +248,8 @@ pub fn query_text(name_or_file: &str) -> Result<String> {
         return std::fs::read_to_string(p).map_err(|e| Error::io(p, e));
     }
     let names: Vec<&str> = CATALOGUE.iter().map(|q| q.name).collect();
-    Err(Error::usage(format!("no query `{name_or_file}`: give a .sql file or one of {}", names.join(", "))))
+    let hint = suggest(name_or_file, &names).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+    Err(Error::usage(format!("no query `{name_or_file}`{hint}: give a .sql file or one of {}", names.join(", "))))
 }
 
 /// What a query may do: write (DDL, DML, `COPY`, `SET`) or only read, and how much memory
