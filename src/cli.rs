@@ -58,9 +58,10 @@ enum Command {
     },
     /// Judge every safe output in every window; writes outcomes.parquet.
     Evaluate {
-        /// The dataset directory (written by `run`, `convert` or `import`).
+        /// The dataset directory (written by `run`, `convert` or `import`); default
+        /// ./hindsight-out, where `hindsight run` writes, when it exists.
         #[arg(long)]
-        dataset: PathBuf,
+        dataset: Option<PathBuf>,
         #[command(flatten)]
         eval: EvalArgs,
         #[command(flatten)]
@@ -68,9 +69,10 @@ enum Command {
     },
     /// Run the dashboard, a bundled query, a .sql file, or one SELECT over the dataset.
     Report {
-        /// The dataset directory (written by `run`, `convert` or `import`).
+        /// The dataset directory (written by `run`, `convert` or `import`); default
+        /// ./hindsight-out, where `hindsight run` writes, when it exists.
         #[arg(long)]
-        dataset: PathBuf,
+        dataset: Option<PathBuf>,
         #[arg(long, conflicts_with = "sql", help = query_help(), value_name = "NAME|FILE.sql", value_parser = QueryName, hide_possible_values = true)]
         query: Option<String>,
         /// One SQL statement over the dataset's tables.
@@ -105,9 +107,10 @@ enum Command {
     /// An SQL shell over the dataset's tables (history, multi-line statements, \d); reads
     /// --file or standard input instead when given one or when it is not a terminal.
     Sql {
-        /// The dataset directory (written by `run`, `convert` or `import`).
+        /// The dataset directory (written by `run`, `convert` or `import`); default
+        /// ./hindsight-out, where `hindsight run` writes, when it exists.
         #[arg(long)]
-        dataset: PathBuf,
+        dataset: Option<PathBuf>,
         /// Run the statements of this file, then leave.
         #[arg(long, value_name = "FILE.sql")]
         file: Option<PathBuf>,
@@ -125,9 +128,10 @@ enum Command {
     /// the views the queries read, so queries/*.sql run there unchanged (`hindsight views
     /// --dataset DS > views.sql`, then `.read views.sql` in duckdb).
     Views {
-        /// The dataset directory (written by `run`, `convert` or `import`).
+        /// The dataset directory (written by `run`, `convert` or `import`); default
+        /// ./hindsight-out, where `hindsight run` writes, when it exists.
         #[arg(long)]
-        dataset: PathBuf,
+        dataset: Option<PathBuf>,
         /// The engine the statements are for.
         #[arg(long, value_enum, default_value = "duckdb")]
         dialect: hindsight::report::views::Dialect,
@@ -187,9 +191,10 @@ enum Command {
     },
     /// Link traces to safe outputs and write opentraces outcome and attribution blocks.
     Attach {
-        /// The dataset directory (written by `run`, `convert` or `import`).
+        /// The dataset directory (written by `run`, `convert` or `import`); default
+        /// ./hindsight-out, where `hindsight run` writes, when it exists.
         #[arg(long)]
-        dataset: PathBuf,
+        dataset: Option<PathBuf>,
         /// Where to write the enriched JSONL (default DATASET/traces.enriched.jsonl; `-` for
         /// standard output).
         #[arg(long)]
@@ -207,9 +212,10 @@ enum Command {
     },
     /// Compare the dataset's figures with published ones; exit 1, with a table, on any difference.
     Check {
-        /// The dataset directory (written by `run`, `convert` or `import`).
+        /// The dataset directory (written by `run`, `convert` or `import`); default
+        /// ./hindsight-out, where `hindsight run` writes, when it exists.
         #[arg(long)]
-        dataset: PathBuf,
+        dataset: Option<PathBuf>,
         /// A JSON object of query name (dashboard, bundled such as aidev/overview, or a .sql
         /// file) -> rows, any subset of `report --query NAME --format json` (docs/REPORT.md).
         #[arg(long)]
@@ -247,9 +253,10 @@ enum Command {
     /// RO-Crate (Process Run Crate) naming the inputs and settings, CITATION.cff, .zenodo.json
     /// and a README with the study's figures.
     Package {
-        /// The dataset directory (written by `run`, `convert` or `import`).
+        /// The dataset directory (written by `run`, `convert` or `import`); default
+        /// ./hindsight-out, where `hindsight run` writes, when it exists.
         #[arg(long)]
-        dataset: PathBuf,
+        dataset: Option<PathBuf>,
         /// The package's folder; it must not exist.
         #[arg(long)]
         out: PathBuf,
@@ -272,9 +279,10 @@ enum Command {
     },
     /// Recompute the manifest's sizes, sha256s and row counts; exit 1 on any drift.
     Verify {
-        /// The dataset directory (written by `run`, `convert` or `import`).
+        /// The dataset directory (written by `run`, `convert` or `import`); default
+        /// ./hindsight-out, where `hindsight run` writes, when it exists.
         #[arg(long)]
-        dataset: PathBuf,
+        dataset: Option<PathBuf>,
         /// Also check the input files against the manifest.
         #[command(flatten)]
         inputs: Inputs,
@@ -365,9 +373,10 @@ enum PlanAction {
         /// The plan file (`plan lock`).
         #[arg(long)]
         plan: PathBuf,
-        /// The dataset directory (written by `run`, `convert` or `import`).
+        /// The dataset directory (written by `run`, `convert` or `import`); default
+        /// ./hindsight-out, where `hindsight run` writes, when it exists.
         #[arg(long)]
-        dataset: PathBuf,
+        dataset: Option<PathBuf>,
     },
 }
 
@@ -748,17 +757,17 @@ impl Command {
                 Task::Convert { study: study(inputs).ok_or_else(|| Error::usage("convert needs --snapshot DIR and --runs DIR"))?, out }
             }
             Command::Evaluate { dataset, eval, engine } => {
-                Task::Evaluate { dataset, settings: eval.read()?, engine: engine.engine()? }
+                Task::Evaluate { dataset: dataset_or_default(dataset)?, settings: eval.read()?, engine: engine.engine()? }
             }
             Command::Report { dataset, query, sql, format, section, wide, figures, rows, limits, engine, plan } => {
-                let mut task = report_task(dataset, query, sql, format, figures, rows, limits, engine)?;
+                let mut task = report_task(dataset_or_default(dataset)?, query, sql, format, figures, rows, limits, engine)?;
                 if let Task::Report { plan: p, view, .. } = &mut task {
                     *p = plan;
                     *view = hindsight::report::View { fit: dashboard_fit(wide), sections: section };
                 }
                 task
             }
-            Command::Sql { dataset, file, format, rows, limits, engine } => sql_task(dataset, file, format, rows, limits, engine)?,
+            Command::Sql { dataset, file, format, rows, limits, engine } => sql_task(dataset_or_default(dataset)?, file, format, rows, limits, engine)?,
             #[cfg(feature = "cluster")]
             Command::Cluster { role } => role.into_task()?,
             Command::Rules { format } => Task::Rules { json: rules_json(&format)? },
@@ -770,7 +779,7 @@ impl Command {
                 Task::Describe { table, dataset, markdown, format }
             }
             Command::Man { dir } => Task::Man { dir, cli: Cli::command() },
-            Command::Views { dataset, dialect, absolute } => Task::Views { dataset, dialect, absolute },
+            Command::Views { dataset, dialect, absolute } => Task::Views { dataset: dataset_or_default(dataset)?, dialect, absolute },
             Command::Policy { policy: p } => Task::Policy { policy: policy(p)? },
             // The format first: a usage error is said before the policy file is read.
             Command::Gate { results, policy: p, format, dataset } => {
@@ -781,7 +790,7 @@ impl Command {
                 if !(tolerance >= 0.0 && tolerance.is_finite()) {
                     return Err(Error::usage("--tolerance must be a number >= 0"));
                 }
-                Task::Check { dataset, expected, precision: hindsight::report::check::Precision { exact, tolerance } }
+                Task::Check { dataset: dataset_or_default(dataset)?, expected, precision: hindsight::report::check::Precision { exact, tolerance } }
             }
             Command::Capture { runs, plan: true, snapshot, .. } => Task::Plan { runs, snapshot },
             Command::Capture { runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms, .. } => {
@@ -802,20 +811,20 @@ impl Command {
                 let release = Options { release, revision, subset };
                 Task::ImportAidev { dir, out, settings: eval.read()?, captured_at: captured_at.map(|t| capture_time(&t)).transpose()?, release }
             }
-            Command::Verify { dataset, inputs } => Task::Verify { dataset, study: study(inputs) },
+            Command::Verify { dataset, inputs } => Task::Verify { dataset: dataset_or_default(dataset)?, study: study(inputs) },
             Command::Diff { a, b, format, expected } => Task::Diff { a, b, format, expected },
             Command::Package { dataset, out, authors, title, description, license, plan } => {
-                Task::Package { dataset, out, options: hindsight::package::Options { title, authors, license, description, plan } }
+                Task::Package { dataset: dataset_or_default(dataset)?, out, options: hindsight::package::Options { title, authors, license, description, plan } }
             }
             Command::Plan { action: PlanAction::Lock { out, eval } } => Task::LockPlan { out, settings: eval.read()? },
-            Command::Plan { action: PlanAction::Check { plan, dataset } } => Task::CheckPlan { plan, dataset },
+            Command::Plan { action: PlanAction::Check { plan, dataset } } => Task::CheckPlan { plan, dataset: dataset_or_default(dataset)? },
             Command::Synth { repos, outputs, seed, out } => {
                 let spec = hindsight::synth::Spec { repos, outputs, seed };
                 spec.validate()?;
                 Task::Synth { spec, out }
             }
             Command::Attach { dataset, out, window, rebuild_attribution, force } => {
-                Task::Attach { dataset, out, options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution, force } }
+                Task::Attach { dataset: dataset_or_default(dataset)?, out, options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution, force } }
             }
         })
     }
@@ -859,6 +868,23 @@ fn sql_task(dataset: PathBuf, file: Option<PathBuf>, format: Format, rows: RowAr
         None => Source::Stdin,
     };
     Ok(Task::Sql { dataset, source, display: rows.display(format, &limits)?, limits, engine })
+}
+
+/// Where `hindsight run` writes its dataset by default.
+const DEFAULT_DATASET: &str = "hindsight-out";
+
+/// `--dataset`, or ./hindsight-out when it is a dataset (said on stderr, so a figure is never
+/// read from a dataset the user did not name without a word).
+fn dataset_or_default(given: Option<PathBuf>) -> Result<PathBuf> {
+    if let Some(d) = given {
+        return Ok(d);
+    }
+    let d = PathBuf::from(DEFAULT_DATASET);
+    if d.join("manifest.json").is_file() {
+        eprintln!("hindsight: reading the dataset in ./{DEFAULT_DATASET} (what `hindsight run` wrote here); --dataset DIR reads another");
+        return Ok(d);
+    }
+    Err(Error::usage(format!("--dataset DIR is needed: no dataset in ./{DEFAULT_DATASET} here (`hindsight run` writes one there)")))
 }
 
 /// How wide the terminal dashboard is: `COLUMNS` when set, else the terminal's width, else

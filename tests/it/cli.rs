@@ -159,3 +159,23 @@ fn misspelt_query_and_table_names_get_the_name_meant() {
         assert!(!out.status.success() && err.contains(meant), "{args:?}: {err}");
     }
 }
+
+/// Right after `hindsight run`, the readers find its dataset without --dataset and say so
+/// on stderr; where there is none, they say --dataset is needed.
+#[test]
+fn readers_default_to_the_dataset_run_wrote_and_say_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let none = run(&["report"], tmp.path());
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("--dataset DIR is needed"), "{}", String::from_utf8_lossy(&none.stderr));
+    ok(&["run", "--quiet"], tmp.path());
+    let named = ok(&["report", "--dataset", "hindsight-out", "--query", "summary"], tmp.path());
+    let out = run(&["report", "--query", "summary"], tmp.path());
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), named);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("reading the dataset in ./hindsight-out"), "{}", String::from_utf8_lossy(&out.stderr));
+    for args in [&["verify"][..], &["views"], &["evaluate", "--quiet"]] {
+        let out = run(args, tmp.path());
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
