@@ -609,6 +609,10 @@ struct RowArgs {
     /// terminal), with the row count under it; every row for csv, json, ndjson and html.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     max_rows: Option<String>,
+    /// Decimals shown of floating-point numbers in table and markdown output (17: every
+    /// digit); JSON, NDJSON and CSV keep every digit the query computed.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=17))]
+    digits: u32,
     /// Print each statement's elapsed time (stderr for csv, json and ndjson).
     #[arg(long)]
     timer: bool,
@@ -623,6 +627,7 @@ impl RowArgs {
             timer: self.timer,
             terminal: std::io::stdout().is_terminal(),
             memory: limits.memory,
+            digits: self.digits,
         })
     }
 }

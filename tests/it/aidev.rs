@@ -754,8 +754,13 @@ fn reports_round_for_reading_and_json_and_csv_keep_every_digit() {
     let (lo, hi) = crate::support::wilson(1.0, 3.0);
     let (lo, hi) = (crate::support::round4(lo).to_string(), crate::support::round4(hi).to_string());
     let want = ["Copilot", "3", "3", "1", "0.3333", &lo, &hi, "1", "0.3333", &lo, &hi, "5.0"];
-    assert_eq!(cells(&line(&table)), want, "{table}");
     assert_eq!(cells(&line(&md)), want, "{md}");
+    // The terminal table: each rate and its interval one cell, to 2 decimals.
+    let (lo2, hi2) = crate::support::wilson(1.0, 3.0);
+    let two = |x: f64| format!("{:.2}", (x * 100.0).round() / 100.0);
+    let rate = format!("{} [{}-{}]", two(third), two(lo2), two(hi2));
+    // Its counts under 10 marked as small samples.
+    assert_eq!(cells(&line(&table)), ["Copilot", "3 *", "3 *", "1", &rate, "1", &rate, "5.0"], "{table}");
     assert!(html.contains(r#"data-query="aidev/by_agent" data-row="1" data-field="rejection_rate">0.3333</td>"#), "HTML not rounded");
 }
 

@@ -179,3 +179,23 @@ fn readers_default_to_the_dataset_run_wrote_and_say_so() {
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// Tables show 4 decimals unless --digits says otherwise; JSON keeps every digit.
+#[test]
+fn tables_show_four_decimals_unless_told() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let sql = "SELECT 1.0/3 AS third, CAST(-0.00001 AS DOUBLE) AS tiny";
+    let shown = |extra: &[&str]| {
+        let mut args = vec!["report", "--dataset", "ds", "--sql", sql];
+        args.extend_from_slice(extra);
+        ok(&args, tmp.path())
+    };
+    assert!(shown(&[]).contains("| 0.3333 | 0.0  |"), "{}", shown(&[]));
+    assert!(shown(&["--digits", "1"]).contains("| 0.3   | 0.0  |"), "{}", shown(&["--digits", "1"]));
+    assert!(shown(&["--digits", "17"]).contains(&format!("| {} |", 1.0f64 / 3.0)), "{}", shown(&["--digits", "17"]));
+    assert!(shown(&["--format", "markdown"]).contains("| 0.3333 |"), "{}", shown(&["--format", "markdown"]));
+    let json: serde_json::Value = serde_json::from_str(&shown(&["--format", "json"])).unwrap();
+    assert_eq!(json[0]["third"], serde_json::json!(1.0f64 / 3.0));
+    assert_eq!(run(&["report", "--dataset", "ds", "--sql", sql, "--digits", "18"], tmp.path()).status.code(), Some(2));
+}

@@ -306,6 +306,29 @@ pub fn for_reading(column: &str, v: f64) -> f64 {
 
 /// The batches with every floating-point column rounded for reading ([`for_reading`]).
 pub(crate) fn rounded_for_reading(batches: &[RecordBatch]) -> Result<Vec<RecordBatch>> {
+    rounded_by(batches, &for_reading)
+}
+
+/// The batches with every floating-point column rounded half away from zero to `digits`
+/// decimals (`--digits`; 17 or more leaves them as they are).
+pub(crate) fn rounded_to(batches: &[RecordBatch], digits: u32) -> Result<Vec<RecordBatch>> {
+    if digits >= 17 {
+        return Ok(batches.to_vec());
+    }
+    let scale = 10f64.powi(digits as i32);
+    rounded_by(batches, &|_, v| {
+        let r = (v * scale).round() / scale;
+        if r.is_finite() {
+            r + 0.0
+        } else {
+            v
+        }
+    })
+}
+
+/// The batches with every floating-point column's values passed through `round` (with the
+/// column's name).
+fn rounded_by(batches: &[RecordBatch], round: &dyn Fn(&str, f64) -> f64) -> Result<Vec<RecordBatch>> {
     use arrow::array::{AsArray, Float32Array, Float64Array};
     use arrow::datatypes::{DataType, Float32Type, Float64Type};
     batches
@@ -318,11 +341,11 @@ pub(crate) fn rounded_for_reading(batches: &[RecordBatch]) -> Result<Vec<RecordB
                 .zip(schema.fields())
                 .map(|(c, f)| match c.data_type() {
                     DataType::Float64 => {
-                        let a: Float64Array = c.as_primitive::<Float64Type>().iter().map(|v| v.map(|v| for_reading(f.name(), v))).collect();
+                        let a: Float64Array = c.as_primitive::<Float64Type>().iter().map(|v| v.map(|v| round(f.name(), v))).collect();
                         std::sync::Arc::new(a) as ArrayRef
                     }
                     DataType::Float32 => {
-                        let a: Float32Array = c.as_primitive::<Float32Type>().iter().map(|v| v.map(|v| for_reading(f.name(), v as f64) as f32)).collect();
+                        let a: Float32Array = c.as_primitive::<Float32Type>().iter().map(|v| v.map(|v| round(f.name(), v as f64) as f32)).collect();
                         std::sync::Arc::new(a) as ArrayRef
                     }
                     _ => c.clone(),

@@ -58,6 +58,9 @@ pub struct Display {
     pub terminal: bool,
     /// Bytes of rows a preview or a whole table may hold for printing.
     pub memory: usize,
+    /// Decimals of floating-point numbers in table and markdown output (`--digits`); JSON,
+    /// NDJSON and CSV keep every digit.
+    pub digits: u32,
 }
 
 impl Display {
@@ -220,6 +223,7 @@ impl<'w> Printer<'w> {
         match self.display.format {
             Format::Table | Format::Markdown | Format::Html => {
                 let kept = std::mem::take(&mut self.kept);
+                let kept = if self.display.format == Format::Html { kept } else { format::rounded_to(&kept, self.display.digits)? };
                 let body = if self.display.format == Format::Table && self.rows == 0 { String::new() } else { format::render(&kept, self.display.format)? };
                 self.write(&body)?;
                 if self.display.format != Format::Html {
@@ -300,7 +304,7 @@ mod tests {
                 Ok(())
             }
         }
-        let display = Display { format: Format::Csv, max_rows: None, timer: false, terminal: false, memory: 1 << 30 };
+        let display = Display { format: Format::Csv, max_rows: None, timer: false, terminal: false, memory: 1 << 30, digits: 17 };
         let mut full = Full;
         let mut p = Printer::new(&mut full, display).into_file(std::path::Path::new("saved.csv"));
         let err = p.batch(batch(0, 3)).and_then(|_| p.finish().map(|_| ())).unwrap_err().to_string();
@@ -309,7 +313,7 @@ mod tests {
 
     fn print(fmt: Format, max: Option<MaxRows>, batches: Vec<RecordBatch>) -> (String, Printed) {
         let mut out = Vec::new();
-        let display = Display { format: fmt, max_rows: max, timer: false, terminal: false, memory: 1 << 30 };
+        let display = Display { format: fmt, max_rows: max, timer: false, terminal: false, memory: 1 << 30, digits: 17 };
         let total: usize = batches.iter().map(RecordBatch::num_rows).sum();
         let mut p = Printer::new(&mut out, display);
         for b in batches {

@@ -20,7 +20,8 @@ pub struct Fit {
 
 /// Counts a rate is computed over: below [`SMALL_N`] they are marked, as the HTML report
 /// hatches them.
-const DENOMINATORS: &[&str] = &["evaluable_outputs", "evaluable_prs", "cohort_outputs", "cohort_prs", "decided", "prs_decided"];
+/// Marked only in a section with an interval: elsewhere they are counts, not a rate's n.
+const DENOMINATORS: &[&str] = &["evaluable_outputs", "evaluable_prs", "cohort_outputs", "cohort_prs", "decided", "prs_decided", "prs"];
 
 /// The sample size under which a rate moves a lot with one more output (the HTML report's).
 const SMALL_N: i64 = super::charts::SMALL_N as i64;
@@ -70,6 +71,7 @@ fn columns(raw: &RecordBatch) -> Result<(Vec<Column>, bool)> {
     let opts = FormatOptions::default();
     let mut out = Vec::new();
     let mut marked = false;
+    let has_interval = names.iter().any(|n| n.strip_suffix("_ci_low").is_some_and(|rate| names.contains(&rate)));
     for (i, name) in names.iter().enumerate() {
         if name.ends_with("_ci_low") || name.ends_with("_ci_high") {
             let rate = name.trim_end_matches("_ci_low").trim_end_matches("_ci_high");
@@ -86,7 +88,7 @@ fn columns(raw: &RecordBatch) -> Result<(Vec<Column>, bool)> {
         }
         let c = rounded.column(i);
         let f = ArrayFormatter::try_new(c.as_ref(), &opts)?;
-        let small = DENOMINATORS.contains(name) && matches!(c.data_type(), DataType::Int64);
+        let small = has_interval && DENOMINATORS.contains(name) && matches!(c.data_type(), DataType::Int64);
         let cells = (0..c.len())
             .map(|r| {
                 if c.is_null(r) {
