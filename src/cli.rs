@@ -174,7 +174,8 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
-    /// Write a deterministic synthetic study (snapshot/, runs/, traces/) for benchmarks.
+    /// Write a deterministic synthetic study (snapshot/, runs/, traces/) for benchmarks, or
+    /// with --aidev an AIDev release of any size.
     Synth {
         /// Repositories the outputs act on.
         #[arg(long, default_value_t = 100)]
@@ -185,9 +186,18 @@ enum Command {
         /// Random seed: the same seed writes the same bytes.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Directory to write the study into.
+        /// Directory to write the study into (with --aidev: a new or empty one).
         #[arg(long)]
         out: PathBuf,
+        /// Write an AIDev release instead, with that release's tables and columns
+        /// (docs/AIDEV.md): v1's CSV folders per agent, or v3's, v4's or v5's Parquet tables;
+        /// synthetic PRs that `import aidev` tells as that release.
+        #[arg(long, value_enum, value_name = "RELEASE", requires = "prs", conflicts_with_all = ["repos", "outputs"])]
+        aidev: Option<AidevRelease>,
+        /// Agent PRs in the AIDev release (about 12 per repository, each with its reviews,
+        /// comments, commits, timeline and task type).
+        #[arg(long, value_name = "N", requires = "aidev")]
+        prs: Option<u64>,
     },
     /// Link traces to safe outputs and write opentraces outcome and attribution blocks.
     Attach {
@@ -412,7 +422,7 @@ enum ImportSource {
     },
 }
 
-/// An AIDev release (`import aidev --release`).
+/// An AIDev release (`import aidev --release`, `synth --aidev`).
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum AidevRelease {
     /// The CSV replication package on GitHub, cut off 2025-06-22.
@@ -423,6 +433,18 @@ enum AidevRelease {
     V4,
     /// AIDev-7.6M: hao-li/AIDev-7.6M, cut off 2026-03-31.
     V5,
+}
+
+impl From<AidevRelease> for hindsight::aidev::release::Release {
+    fn from(r: AidevRelease) -> Self {
+        use hindsight::aidev::release::Release;
+        match r {
+            AidevRelease::V1 => Release::V1,
+            AidevRelease::V3 => Release::V3,
+            AidevRelease::V4 => Release::V4,
+            AidevRelease::V5 => Release::V5,
+        }
+    }
 }
 
 /// The PR set of a Parquet AIDev release (`import aidev --subset`).
@@ -803,12 +825,7 @@ impl Command {
             }
             Command::Import { source: ImportSource::Aidev { dir, out, eval, captured_at, release, revision, subset } } => {
                 use hindsight::aidev::release::{Options, Release, Subset};
-                let release = release.map(|r| match r {
-                    AidevRelease::V1 => Release::V1,
-                    AidevRelease::V3 => Release::V3,
-                    AidevRelease::V4 => Release::V4,
-                    AidevRelease::V5 => Release::V5,
-                });
+                let release = release.map(Release::from);
                 let subset = subset.map(|s| match s {
                     AidevSubset::Pop => Subset::Pop,
                     AidevSubset::All => Subset::All,
@@ -823,16 +840,26 @@ impl Command {
             }
             Command::Plan { action: PlanAction::Lock { out, eval } } => Task::LockPlan { out, settings: eval.read()? },
             Command::Plan { action: PlanAction::Check { plan, dataset } } => Task::CheckPlan { plan, dataset: dataset_or_default(dataset)? },
-            Command::Synth { repos, outputs, seed, out } => {
-                let spec = hindsight::synth::Spec { repos, outputs, seed };
-                spec.validate()?;
-                Task::Synth { spec, out }
-            }
+            Command::Synth { repos, outputs, seed, out, aidev, prs } => synth_task(repos, outputs, seed, out, aidev, prs)?,
             Command::Attach { dataset, out, window, rebuild_attribution, force } => {
                 Task::Attach { dataset: dataset_or_default(dataset)?, out, options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution, force } }
             }
         })
     }
+}
+
+/// `synth`: a synthetic study, or with --aidev an AIDev release, its size checked.
+fn synth_task(repos: u64, outputs: u64, seed: u64, out: PathBuf, aidev: Option<AidevRelease>, prs: Option<u64>) -> Result<Task> {
+    if let Some(release) = aidev {
+        // clap requires --prs with --aidev.
+        let prs = prs.ok_or_else(|| Error::usage("synth --aidev needs --prs N"))?;
+        let spec = hindsight::synth::aidev::Spec { release: release.into(), prs, seed };
+        spec.validate()?;
+        return Ok(Task::SynthAidev { spec, out });
+    }
+    let spec = hindsight::synth::Spec { repos, outputs, seed };
+    spec.validate()?;
+    Ok(Task::Synth { spec, out })
 }
 
 /// `report`: the limits, the statement (a bundled query's text, a .sql file's, or --sql)

@@ -112,6 +112,10 @@ pub enum Task {
         spec: crate::synth::Spec,
         out: PathBuf,
     },
+    SynthAidev {
+        spec: crate::synth::aidev::Spec,
+        out: PathBuf,
+    },
     Diff {
         a: PathBuf,
         b: PathBuf,
@@ -237,6 +241,7 @@ pub fn execute(config: Config) -> Result<Status> {
             }
         }
         Task::Synth { spec, out } => synth(&spec, &out, quiet)?,
+        Task::SynthAidev { spec, out } => synth_aidev(&spec, &out, quiet)?,
         Task::Attach { dataset, out, options } => {
             let a = pipeline::attach(&dataset, out.as_deref(), &options, &progress)?;
             if !quiet {
@@ -430,6 +435,15 @@ fn synth(spec: &crate::synth::Spec, out: &Path, quiet: bool) -> Result<()> {
     let w = crate::synth::generate(spec, out)?;
     if !quiet {
         eprintln!("synth: {} outputs in {} runs, {} responses, {} traces, {} bytes -> {}", w.outputs, w.runs, w.responses, w.traces, w.bytes, out.display());
+    }
+    Ok(())
+}
+
+/// `synth --aidev`: write a synthetic AIDev release and say how big it is.
+fn synth_aidev(spec: &crate::synth::aidev::Spec, out: &Path, quiet: bool) -> Result<()> {
+    let w = crate::synth::aidev::generate(spec, out)?;
+    if !quiet {
+        eprintln!("synth: AIDev {} with {} PRs, {} rows in {} files, {} bytes -> {}", spec.release.name(), w.prs, w.rows, w.files, w.bytes, out.display());
     }
     Ok(())
 }

@@ -6,6 +6,7 @@
 //! answered or not, by a mix of people and bots. Bodies are a few hundred bytes to a few
 //! kilobytes, as real ones are. Outputs are grouped ten to a run; every tenth run has a
 //! trace. Files are written as they are generated, so memory stays flat at any size.
+//! `synth --aidev` writes an AIDev release instead ([`aidev`]).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -15,6 +16,8 @@ use chrono::{Duration, TimeZone, Utc};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
+
+pub mod aidev;
 
 /// splitmix64: small, fast, and the same on every platform.
 struct Rng(u64);

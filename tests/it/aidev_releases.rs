@@ -299,3 +299,77 @@ fn the_follow_up_studies_figures_hold_on_every_release_that_has_their_tables() {
         assert!(h.len() == 1 && h[0]["missing"].as_str().unwrap().contains("has no human PRs"), "{r}: {h:?}");
     }
 }
+
+/// `synth --aidev RELEASE --prs N --out DIR`, quietly, into `tmp/name`.
+fn synth_release(tmp: &Path, name: &str, release: &str, prs: &str, seed: &str) -> PathBuf {
+    let out = tmp.join(name);
+    ok(&["synth", "--quiet", "--aidev", release, "--prs", prs, "--seed", seed, "--out", out.to_str().unwrap()], tmp);
+    out
+}
+
+/// Every file under `dir` (relative path) with the sha256 of its bytes, in path order.
+fn hashes(dir: &Path) -> Vec<(String, String)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push((p.strip_prefix(root).unwrap().display().to_string(), hindsight::json::sha256_hex(&std::fs::read(&p).unwrap())));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// A synthetic release of each kind is told by `import aidev` without `--release` (v4 and v5
+/// even at one PR), every row is read (nothing quarantined), and every PR is a safe output.
+#[test]
+fn synthetic_releases_are_told_without_release_and_read_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let basis = [("v1", "agent folders"), ("v3", "human_pull_request"), ("v4", "not v3: PRs by Google_Jules"), ("v5", "repository.is_forked")];
+    for (release, prs) in basis.iter().map(|(r, _)| (*r, "60")).chain([("v4", "1"), ("v5", "1")]) {
+        let src = synth_release(tmp.path(), &format!("synth-{release}-{prs}"), release, prs, "1");
+        let ds = tmp.path().join(format!("ds-{release}-{prs}"));
+        ok(&["import", "aidev", src.to_str().unwrap(), "--out", ds.to_str().unwrap(), "--quiet"], tmp.path());
+        let m = manifest(&ds);
+        let r = &m["source_release"];
+        assert_eq!(r["release"], release, "{r}");
+        let told = basis.iter().find(|(n, _)| *n == release).unwrap().1;
+        assert!(r["recognised_by"].as_str().unwrap().contains(told), "{r}");
+        let records = &m["records"]["aidev"];
+        assert_eq!(records["quarantined"], 0, "{release}: {records}");
+        let rows = |table: &str| m["tables"][table]["rows"].as_u64();
+        let n: u64 = prs.parse().unwrap();
+        assert_eq!(rows("safe_outputs"), Some(n), "{release}: one safe output per PR written");
+        assert_eq!((rows("aidev_pull_requests"), rows("aidev_comments"), rows("aidev_commits")), (Some(n), Some(n), Some(2 * n)), "{release}");
+    }
+    // --prs goes with --aidev, --repos and --outputs do not; a folder with files is not written over.
+    let out = tmp.path().join("refused");
+    for args in [vec!["--aidev", "v3"], vec!["--aidev", "v3", "--prs", "5", "--repos", "2"], vec!["--prs", "5"], vec!["--aidev", "v3", "--prs", "0"]] {
+        let mut all = vec!["synth", "--quiet", "--out", out.to_str().unwrap()];
+        all.extend(args.iter().copied());
+        assert_eq!(run(&all, tmp.path()).status.code(), Some(2), "{all:?}");
+        assert!(!out.exists(), "{all:?}");
+    }
+    let r = run(&["synth", "--quiet", "--aidev", "v1", "--prs", "5", "--out", tmp.path().join("synth-v3-60").to_str().unwrap()], tmp.path());
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("not empty"), "{}", String::from_utf8_lossy(&r.stderr));
+}
+
+/// The same arguments write the same bytes, file for file; another seed, other bytes.
+#[test]
+fn synthetic_releases_are_the_same_bytes_for_the_same_arguments() {
+    let tmp = tempfile::tempdir().unwrap();
+    for release in ["v1", "v3", "v4", "v5"] {
+        let a = hashes(&synth_release(tmp.path(), &format!("{release}-a"), release, "300", "3"));
+        let b = hashes(&synth_release(tmp.path(), &format!("{release}-b"), release, "300", "3"));
+        let c = hashes(&synth_release(tmp.path(), &format!("{release}-c"), release, "300", "4"));
+        assert!(a.len() >= 6, "{release}: {a:?}");
+        assert_eq!(a, b, "{release}");
+        assert_ne!(a, c, "{release}: the seed changed nothing");
+    }
+}
