@@ -153,6 +153,19 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
+    /// Why a safe output got its verdict in each window: the rule row, the evidence, who
+    /// acted, and the captures of its target the rules could read.
+    Explain {
+        /// The safe output's id (`safe_output_id`, as the outcomes and the dashboard name it).
+        output: String,
+        /// The dataset directory (written by `run`, `convert` or `import`); default
+        /// ./hindsight-out, where `hindsight run` writes, when it exists.
+        #[arg(long)]
+        dataset: Option<PathBuf>,
+        /// How the explanation is printed: table (text for reading) or json.
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
     /// Run hindsight's SQL and evaluation on an Apache DataFusion Ballista cluster: its
     /// scheduler, or an executor, served from this process until it is stopped. Clients then
     /// give `sql`, `report`, `evaluate` and `run` --cluster df://HOST:PORT; every machine runs
@@ -806,6 +819,7 @@ impl Command {
                 Task::Describe { table, dataset, markdown, format }
             }
             Command::Man { dir } => Task::Man { dir, cli: Cli::command() },
+            Command::Explain { output, dataset, format } => Task::Explain { output, dataset: dataset_or_default(dataset)?, format },
             Command::Views { dataset, dialect, absolute } => Task::Views { dataset: dataset_or_default(dataset)?, dialect, absolute },
             Command::Policy { policy: p } => Task::Policy { policy: policy(p)? },
             // The format first: a usage error is said before the policy file is read.

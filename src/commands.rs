@@ -79,6 +79,11 @@ pub enum Task {
         shell: clap_complete::Shell,
         cli: clap::Command,
     },
+    Explain {
+        output: String,
+        dataset: PathBuf,
+        format: Format,
+    },
     Describe {
         table: Option<String>,
         dataset: Option<PathBuf>,
@@ -220,6 +225,7 @@ pub fn execute(config: Config) -> Result<Status> {
         Task::Executor { options } => crate::cluster::executor(&options, quiet)?,
         Task::Views { dataset, dialect, absolute } => views(&dataset, dialect, absolute)?,
         Task::Describe { table, dataset, markdown, format } => describe(table, dataset, markdown, format)?,
+        Task::Explain { output: id, dataset, format } => output::print(&crate::explain::explain(&dataset, &id, format)?)?,
         Task::Completions { shell, mut cli } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut cli, "hindsight", &mut out);

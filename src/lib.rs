@@ -21,6 +21,7 @@ pub use hindsight_core::VERSION;
 pub mod capture;
 pub mod commands;
 pub(crate) mod demo;
+pub mod explain;
 pub mod package;
 pub mod plan;
 pub mod pipeline;

@@ -1243,3 +1243,49 @@ fn the_terminal_dashboard_fits_the_terminal() {
     let bad = run(&["report", "--dataset", "ds", "--section", "acceptance_by_windw"], tmp.path());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `acceptance_by_window`"), "{}", String::from_utf8_lossy(&bad.stderr));
 }
+
+/// `explain` on an output of every status the demo has: each window's verdict, rule row and
+/// evidence as the outcomes table holds them, the rule's condition from the catalogue, the
+/// captures of its target, and a link to it; an unknown id gets the nearest.
+#[test]
+fn explain_says_why_each_verdict_on_every_status() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let sql = "SELECT outcome_status, MIN(safe_output_id) AS id FROM outcomes WHERE eval_window = 'snapshot' GROUP BY outcome_status ORDER BY outcome_status";
+    let picked: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", sql, "--format", "json"], tmp.path())).unwrap();
+    let picked = picked.as_array().unwrap();
+    assert!(picked.len() >= 5, "the demo has outputs of every status: {picked:?}");
+    for p in picked {
+        let id = p["id"].as_str().unwrap();
+        let e: Value = serde_json::from_str(&ok(&["explain", id, "--dataset", "ds", "--format", "json"], tmp.path())).unwrap();
+        let want = format!("SELECT eval_window, outcome_status, rule_id FROM outcomes WHERE safe_output_id = '{id}' ORDER BY window_order");
+        let want: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", &want, "--format", "json"], tmp.path())).unwrap();
+        let windows = e["windows"].as_array().unwrap();
+        assert_eq!(windows.len(), want.as_array().unwrap().len(), "{id}");
+        for (w, o) in windows.iter().zip(want.as_array().unwrap()) {
+            for k in ["eval_window", "outcome_status", "rule_id"] {
+                assert_eq!(w[k], o[k], "{id} {k}");
+            }
+            assert_eq!(w["rule"]["rule_id"], o["rule_id"], "{id}: the catalogue's row for its rule");
+            assert!(w["rule"]["when"].as_str().is_some_and(|s| !s.is_empty()), "{id}");
+            assert!(w["details"].is_object(), "{id}: details parsed");
+        }
+        let snapshot = windows.last().unwrap();
+        assert_eq!(snapshot["outcome_status"], p["outcome_status"]);
+        let text = ok(&["explain", id, "--dataset", "ds"], tmp.path());
+        assert!(text.starts_with(&format!("Safe output {id}: ")), "{text}");
+        assert!(text.contains(&format!("snapshot: {}", p["outcome_status"].as_str().unwrap())), "{text}");
+        assert!(text.contains(snapshot["rule_id"].as_str().unwrap()) && text.contains("Captures of the target in the snapshot"), "{text}");
+        let o = &e["safe_output"];
+        if o["target_kind"] == "pull_request" || o["target_kind"] == "issue" {
+            assert!(e["target_link"].as_str().is_some_and(|l| l.starts_with("https://github.com/")), "{id}: {e}");
+        }
+        for c in e["captures"].as_array().unwrap() {
+            let repo = o["target_repo"].as_str().unwrap();
+            assert!(c["path"].as_str().unwrap().starts_with(&format!("repos/{repo}/")), "{id}: {c}");
+        }
+    }
+    let bad = run(&["explain", "9001:O", "--dataset", "ds"], tmp.path());
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `9001:0`?"), "{}", String::from_utf8_lossy(&bad.stderr));
+}

@@ -55,6 +55,17 @@ fn table(out: &mut String, ty: &str, rows: &[RowSpec], rule: Option<&dyn Evaluat
     out.push('\n');
 }
 
+/// The catalogue's row `rule_id` (`TYPE/ROW`), as `rules --format json` prints it.
+pub fn row(rule_id: &str) -> Option<Value> {
+    let (ty, id) = rule_id.split_once('/')?;
+    let found = |rows: &[RowSpec], unobservable: &dyn Fn(&str) -> Option<&'static str>| rows.iter().find(|r| r.id == id).map(|r| row_json(ty, r, unobservable(r.id)));
+    match ty {
+        "system" => found(SystemRow::ROWS, &|_| None),
+        "common" => found(Common::ROWS, &|_| None),
+        _ => rules::all().into_iter().find(|rule| rule.output_type().name() == ty).and_then(|rule| found(rule.rows(), &|r| rule.not_observable(r))),
+    }
+}
+
 pub fn render(as_json: bool) -> String {
     if as_json {
         let mut rows: Vec<Value> = Vec::new();
