@@ -8,7 +8,7 @@ use hindsight::evaluate::Settings;
 use hindsight::commands::{Config, Task};
 use hindsight::evaluate::risk::RiskPolicy;
 use hindsight::evaluate::{window, Policy};
-use hindsight::pipeline::Study;
+use hindsight::pipeline::{DatasetKind, Study};
 use hindsight::report::Format;
 use hindsight::{Error, Result};
 
@@ -45,6 +45,10 @@ enum Command {
         /// terminal's width.
         #[arg(long)]
         wide: bool,
+        /// Replace the dataset at --out even when it was made from another kind of input
+        /// (an AIDev import by a gh-aw study, or the other way round).
+        #[arg(long)]
+        force: bool,
         #[command(flatten)]
         engine: EngineArgs,
     },
@@ -55,6 +59,10 @@ enum Command {
         /// Dataset directory to write.
         #[arg(long)]
         out: PathBuf,
+        /// Replace the dataset at --out even when it was made from another kind of input
+        /// (an AIDev import by a gh-aw study, or the other way round).
+        #[arg(long)]
+        force: bool,
     },
     /// Judge every safe output in every window; writes outcomes.parquet.
     Evaluate {
@@ -432,6 +440,10 @@ enum ImportSource {
         /// than 100 stars; the default where present) or AIDev full (all_pull_request).
         #[arg(long, value_enum)]
         subset: Option<AidevSubset>,
+        /// Replace the dataset at --out even when it was made from another kind of input
+        /// (an AIDev import by a gh-aw study, or the other way round).
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -785,17 +797,18 @@ impl Command {
     /// The command as a task, its arguments checked.
     fn into_task(self) -> Result<Task> {
         Ok(match self {
-            Command::Run { inputs, out, eval, format, wide, engine } => Task::Run {
+            Command::Run { inputs, out, eval, format, wide, force, engine } => Task::Run {
                 study: study(inputs),
-                out,
+                out: replacing(out, DatasetKind::Study, force)?,
                 settings: eval.read()?,
                 format,
                 view: hindsight::report::View { fit: dashboard_fit(wide), sections: Vec::new() },
                 engine: engine.engine()?,
             },
-            Command::Convert { inputs, out } => {
-                Task::Convert { study: study(inputs).ok_or_else(|| Error::usage("convert needs --snapshot DIR and --runs DIR"))?, out }
-            }
+            Command::Convert { inputs, out, force } => Task::Convert {
+                study: study(inputs).ok_or_else(|| Error::usage("convert needs --snapshot DIR and --runs DIR"))?,
+                out: replacing(out, DatasetKind::Study, force)?,
+            },
             Command::Evaluate { dataset, eval, engine } => {
                 Task::Evaluate { dataset: dataset_or_default(dataset)?, settings: eval.read()?, engine: engine.engine()? }
             }
@@ -837,16 +850,7 @@ impl Command {
             Command::Capture { runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms, .. } => {
                 Task::Capture { options: capture_options(runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms)? }
             }
-            Command::Import { source: ImportSource::Aidev { dir, out, eval, captured_at, release, revision, subset } } => {
-                use hindsight::aidev::release::{Options, Release, Subset};
-                let release = release.map(Release::from);
-                let subset = subset.map(|s| match s {
-                    AidevSubset::Pop => Subset::Pop,
-                    AidevSubset::All => Subset::All,
-                });
-                let release = Options { release, revision, subset };
-                Task::ImportAidev { dir, out, settings: eval.read()?, captured_at: captured_at.map(|t| capture_time(&t)).transpose()?, release }
-            }
+            Command::Import { source } => import_task(source)?,
             Command::Verify { dataset, inputs } => Task::Verify { dataset: dataset_or_default(dataset)?, study: study(inputs) },
             Command::Diff { a, b, format, expected } => Task::Diff { a, b, format, expected },
             Command::Package { dataset, out, authors, title, description, license, plan } => {
@@ -863,6 +867,26 @@ impl Command {
 }
 
 /// `synth`: a synthetic study, or with --aidev an AIDev release, its size checked.
+/// `import aidev`: the release options, and the output checked before any reading.
+fn import_task(source: ImportSource) -> Result<Task> {
+    use hindsight::aidev::release::{Options, Release, Subset};
+    let ImportSource::Aidev { dir, out, eval, captured_at, release, revision, subset, force } = source;
+    let release = release.map(Release::from);
+    let subset = subset.map(|s| match s {
+        AidevSubset::Pop => Subset::Pop,
+        AidevSubset::All => Subset::All,
+    });
+    let release = Options { release, revision, subset };
+    let out = replacing(out, DatasetKind::Aidev, force)?;
+    Ok(Task::ImportAidev { dir, out, settings: eval.read()?, captured_at: captured_at.map(|t| capture_time(&t)).transpose()?, release })
+}
+
+/// `--out`, once it is clear it does not replace a dataset of another kind (unless `force`).
+fn replacing(out: PathBuf, kind: DatasetKind, force: bool) -> Result<PathBuf> {
+    hindsight::pipeline::check_replaces(&out, kind, force)?;
+    Ok(out)
+}
+
 fn synth_task(repos: u64, outputs: u64, seed: u64, out: PathBuf, aidev: Option<AidevRelease>, prs: Option<u64>) -> Result<Task> {
     if let Some(release) = aidev {
         // clap requires --prs with --aidev.

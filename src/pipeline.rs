@@ -46,12 +46,67 @@ pub struct Converted {
     pub empty_runs: Vec<crate::runs::EmptyRun>,
 }
 
+/// An input directory that is there, or what it is instead.
 fn check_dir(p: &Path, what: &str) -> Result<()> {
-    if p.is_dir() {
-        Ok(())
-    } else {
-        Err(Error::Layout { path: p.to_path_buf(), message: format!("--{what} must be a directory") })
+    let why = match std::fs::metadata(p) {
+        Ok(m) if m.is_dir() => return Ok(()),
+        Ok(_) => "is a file; a directory is expected".to_string(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "does not exist".to_string(),
+        Err(e) => format!("cannot be read ({e})"),
+    };
+    Err(Error::Usage(format!("--{what} {}: {why}", p.display())))
+}
+
+/// `--snapshot` and `--runs` given the wrong way round: snapshot.json is in the runs
+/// directory and not in the snapshot's.
+fn check_not_swapped(study: &Study) -> Result<()> {
+    let info = "snapshot.json";
+    if !study.snapshot.join(info).exists() && study.runs.join(info).is_file() {
+        return Err(Error::Usage(format!(
+            "--snapshot {} and --runs {} look swapped: {info} is in the --runs directory and not in the --snapshot one",
+            study.snapshot.display(),
+            study.runs.display()
+        )));
     }
+    Ok(())
+}
+
+/// What a dataset was made from. `run`, `convert` and `import` refuse to replace a dataset
+/// made from another kind of input unless told to (`--force`): a mistyped --out must not
+/// silently replace a study's results with another study's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DatasetKind {
+    /// A gh-aw study: a snapshot and runs (`run`, `convert`).
+    Study,
+    /// A published dataset imported (`import aidev`).
+    Aidev,
+}
+
+impl DatasetKind {
+    fn held(self) -> &'static str {
+        match self {
+            DatasetKind::Study => "a gh-aw study's dataset (written by `hindsight run` or `convert`)",
+            DatasetKind::Aidev => "an AIDev import (written by `hindsight import aidev`)",
+        }
+    }
+}
+
+/// Refuse to replace the dataset at `out` with one of another kind, unless `force`. A
+/// folder that holds no readable manifest is left to the staging's own checks.
+pub fn check_replaces(out: &Path, kind: DatasetKind, force: bool) -> Result<()> {
+    let Ok(text) = std::fs::read_to_string(out.join("manifest.json")) else { return Ok(()) };
+    let Ok(m) = serde_json::from_str::<serde_json::Value>(&text) else { return Ok(()) };
+    let aidev = m.get("source_release").is_some_and(|v| !v.is_null()) || m.get("records").and_then(|r| r.get(crate::aidev::INPUT)).is_some();
+    let was = if aidev { DatasetKind::Aidev } else { DatasetKind::Study };
+    if force || was == kind {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "--out {} holds {}; this would replace it with {}: give another --out, or --force to replace it",
+        out.display(),
+        was.held(),
+        kind.held()
+    )))
 }
 
 /// Bytes of captures convert holds in memory before it spills a sorted run to disk.
@@ -75,6 +130,7 @@ impl Study {
 
 /// A new dataset at `out`, staged beside it; leftovers of dead writers are reported.
 fn stage_new(study: &Study, out: &Path, progress: &Progress) -> Result<Staging> {
+    check_not_swapped(study)?;
     check_dir(&study.snapshot, "snapshot")?;
     check_dir(&study.runs, "runs")?;
     let staging = Staging::new(&OutDir::resolve(out, &study.paths())?)?;

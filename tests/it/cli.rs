@@ -199,3 +199,36 @@ fn tables_show_four_decimals_unless_told() {
     assert_eq!(json[0]["third"], serde_json::json!(1.0f64 / 3.0));
     assert_eq!(run(&["report", "--dataset", "ds", "--sql", sql, "--digits", "18"], tmp.path()).status.code(), Some(2));
 }
+
+/// Inputs that are not there, are files, or are given the wrong way round are named as such;
+/// a dataset of another kind at --out is not replaced without --force.
+#[test]
+fn wrong_inputs_are_named_and_another_kind_of_dataset_is_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let demo_dir = root().join("fixtures/demo");
+    let (snap, runs) = (demo_dir.join("snapshot"), demo_dir.join("runs"));
+    let err = |args: &[&str]| {
+        let out = run(args, tmp.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(err(&["convert", "--snapshot", "nowhere", "--runs", runs.to_str().unwrap(), "--out", "x"]).contains("--snapshot nowhere: does not exist"));
+    std::fs::write(tmp.path().join("f"), "").unwrap();
+    assert!(err(&["convert", "--snapshot", snap.to_str().unwrap(), "--runs", "f", "--out", "x"]).contains("--runs f: is a file"));
+    let swapped = err(&["convert", "--snapshot", runs.to_str().unwrap(), "--runs", snap.to_str().unwrap(), "--out", "x"]);
+    assert!(swapped.contains("look swapped"), "{swapped}");
+    assert!(!tmp.path().join("x").exists());
+    // An AIDev import where the demo's dataset is: refused, the dataset untouched; --force replaces it.
+    ok(&["run", "--quiet"], tmp.path());
+    let manifest = std::fs::read(tmp.path().join("hindsight-out/manifest.json")).unwrap();
+    let aidev = root().join("fixtures/aidev");
+    let refused = err(&["import", "aidev", aidev.to_str().unwrap(), "--out", "hindsight-out"]);
+    assert!(refused.contains("holds a gh-aw study's dataset") && refused.contains("--force"), "{refused}");
+    assert_eq!(std::fs::read(tmp.path().join("hindsight-out/manifest.json")).unwrap(), manifest);
+    ok(&["import", "aidev", aidev.to_str().unwrap(), "--out", "hindsight-out", "--force"], tmp.path());
+    // And back: the demo's run refuses to replace the import.
+    assert!(err(&["run", "--quiet"]).contains("holds an AIDev import"));
+    ok(&["run", "--quiet", "--force"], tmp.path());
+    // The same kind is replaced as before.
+    ok(&["run", "--quiet"], tmp.path());
+}
