@@ -648,7 +648,7 @@ fn the_dashboard_of_an_aidev_import_is_by_agent_and_says_what_it_leaves_out() {
     let report: Value = serde_json::from_str(&text).unwrap();
     // The sections, in the dashboard's order (the JSON's top-level keys).
     let keys: Vec<&str> = text.lines().filter(|l| l.starts_with("  \"")).map(|l| l.trim().split('"').nth(1).unwrap()).collect();
-    assert_eq!(keys, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "left_out"], "{text}");
+    assert_eq!(keys, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "caveats", "left_out"], "{text}");
     let a = report["aidev/by_agent"].as_array().unwrap();
     // Claude_Code: 5 PRs, all evaluable at the snapshot; merged 1 (10 h), 4 (24 h), 5 (2 h):
     // median 10; 2 rejected (closed by bob, its author: a person the agent opened it as, so the
@@ -780,4 +780,36 @@ fn a_file_with_two_byte_order_marks_is_reported_not_misread() {
     assert_eq!(input, used + quarantined_n);
     let used = sql(&ds, "SELECT id FROM aidev_pull_requests ORDER BY id");
     assert_eq!(used.iter().map(|r| r["id"].as_i64().unwrap()).collect::<Vec<_>>(), [1]);
+}
+
+/// The caveats section counts, per agent, what a reader of the outcomes counts by parsing
+/// each verdict's details: decided verdicts, those whose deciding actor was not captured,
+/// merged work reverted and captures missing.
+#[test]
+fn caveats_count_what_the_outcomes_say() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = import(&fixture("aidev"), tmp.path());
+    let d = ds.to_str().unwrap();
+    let outcomes = sql(&ds, "SELECT workflow_name, outcome_status, human_check_signal, details FROM outcomes WHERE eval_window = 'snapshot'");
+    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", d, "--format", "json"], tmp.path())).unwrap();
+    let caveats = report["caveats"].as_array().unwrap();
+    assert!(!caveats.is_empty());
+    let mut unattributed = 0;
+    for c in caveats {
+        let agent = c["workflow_name"].as_str().unwrap();
+        let mine: Vec<&Value> = outcomes.iter().filter(|o| o["workflow_name"] == agent).collect();
+        let decided: Vec<&&Value> = mine.iter().filter(|o| matches!(o["outcome_status"].as_str(), Some("accepted" | "rejected"))).collect();
+        let details = |o: &Value| serde_json::from_str::<Value>(o["details"].as_str().unwrap()).unwrap();
+        let not_captured = decided.iter().filter(|o| details(o)["actor_captured"] == Value::Bool(false)).count();
+        let signal = |names: &[&str]| mine.iter().filter(|o| names.contains(&o["human_check_signal"].as_str().unwrap_or_default())).count() as i64;
+        assert_eq!(c["outputs"].as_i64(), Some(mine.len() as i64), "{agent}");
+        assert_eq!(c["decided"].as_i64(), Some(decided.len() as i64), "{agent}");
+        assert_eq!(c["actor_not_captured"].as_i64(), Some(not_captured as i64), "{agent}");
+        assert_eq!(c["merged_then_reverted"].as_i64(), Some(signal(&["reverted_after_merge"])), "{agent}");
+        assert_eq!(c["captures_missing"].as_i64(), Some(signal(&["target_not_captured", "history_missing", "capture_failed"])), "{agent}");
+        let share = (decided.len() - not_captured) as f64 / decided.len() as f64;
+        assert_eq!(c["actor_captured_share"].as_f64(), Some((share * 1e4).round() / 1e4), "{agent}");
+        unattributed += not_captured;
+    }
+    assert!(unattributed > 0, "the fixture has decisions whose actor is not captured");
 }

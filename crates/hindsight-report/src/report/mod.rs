@@ -93,6 +93,9 @@ pub const CATALOGUE: &[BundledQuery] = &[
         .on_dashboard("Accepted at 24h, at 7d, and durably at 30d, on one cohort: outputs observable in all three windows (n: cohort_outputs)"),
     bundled!("acceptance_by_type").on_dashboard("By safe-output type and window"),
     bundled!("by_workflow").on_dashboard("By workflow and window"),
+    bundled!("caveats")
+        .on_dashboard("Caveats: what the rates rest on, by workflow (snapshot): decisions whose actor was not captured, merged work reverted, captures missing")
+        .on_aidev_dashboard("Caveats: what the rates rest on, by agent (snapshot): decisions whose actor was not captured, merged work reverted, captures missing"),
     bundled!("by_run").on_dashboard("By run and window"),
     bundled!("gh_aw_summary").on_dashboard(
         "gh-aw's own summary, for comparison: its rates, closes by a bot, zero-touch rate, median seconds to resolution (mixes evidence strengths; each rate's n beside it)",
