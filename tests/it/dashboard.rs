@@ -1289,3 +1289,52 @@ fn explain_says_why_each_verdict_on_every_status() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `9001:0`?"), "{}", String::from_utf8_lossy(&bad.stderr));
 }
+
+/// The per-agent notebook, run as shipped on an AIDev import (found by HINDSIGHT_DATASET),
+/// recomputes aidev/rates_by_window with pandas: every agent and window, its n and its three
+/// rates with their intervals, never pooled; it plots inline and writes nothing into the
+/// dataset.
+#[test]
+fn aidev_notebook_recomputes_the_rates_by_agent() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = tmp.path().join("ai");
+    ok(&["import", "aidev", fixture("aidev").to_str().unwrap(), "--out", ds.to_str().unwrap(), "--quiet"], tmp.path());
+    let before = files(&ds);
+    let out_json = tmp.path().join("rates.json");
+    let out = Command::new(python().with_file_name("jupyter"))
+        .args(["nbconvert", "--to", "notebook", "--execute", "--output-dir"])
+        .arg(tmp.path().join("executed"))
+        .arg(root().join("notebooks/aidev_by_agent.ipynb"))
+        .current_dir(tmp.path())
+        .env("HINDSIGHT_DATASET", &ds)
+        .env("HINDSIGHT_NOTEBOOK_OUT", &out_json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "nbconvert: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(files(&ds) == before, "the notebook changed the dataset");
+    let nb: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
+    let report: Value = serde_json::from_str(&ok(&["report", "--dataset", ds.to_str().unwrap(), "--format", "json"], tmp.path())).unwrap();
+    let ours = report["aidev/rates_by_window"].as_array().unwrap();
+    assert_eq!(nb.len(), ours.len());
+    let agents: std::collections::BTreeSet<&str> = ours.iter().filter_map(|r| r["agent"].as_str()).collect();
+    assert!(agents.len() > 1, "several agents, each its own rows");
+    let mut fields = vec!["agent".to_string(), "eval_window".to_string(), "prs".to_string(), "evaluable_prs".to_string(), "rejection_rate".to_string()];
+    for (rate, _, _) in report::charts::RATES {
+        fields.extend([rate.to_string(), format!("{rate}_ci_low"), format!("{rate}_ci_high")]);
+    }
+    for o in ours {
+        let n = nb.iter().find(|n| n["agent"] == o["agent"] && n["eval_window"] == o["eval_window"]).unwrap_or_else(|| panic!("no notebook row for {o}"));
+        for k in &fields {
+            let close = match (n[k].as_f64(), o[k].as_f64()) {
+                (Some(a), Some(b)) => (a - b).abs() < 1e-12,
+                _ => n[k] == o[k],
+            };
+            assert!(close, "{k} of {} {}: notebook {} vs report {}", o["agent"], o["eval_window"], n[k], o[k]);
+        }
+    }
+    let executed = std::fs::read_to_string(tmp.path().join("executed/aidev_by_agent.ipynb")).unwrap();
+    assert!(executed.contains("image/png"), "the plot is not shown inline");
+}
