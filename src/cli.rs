@@ -96,6 +96,25 @@ enum Command {
         /// terminal's width (split into parts, label columns repeated).
         #[arg(long)]
         wide: bool,
+        /// Draw the result of --query or --sql as a standalone SVG figure at FILE (a group of
+        /// bars per row, a bar per number column, intervals from COL_ci_low/COL_ci_high)
+        /// instead of printing it.
+        #[arg(long, value_name = "FILE.svg", conflicts_with = "figures")]
+        figure: Option<PathBuf>,
+        /// With --figure: the number columns drawn, comma-separated (default: every one that
+        /// is not an interval's end or a count).
+        #[arg(long, value_name = "COL,...", requires = "figure", value_delimiter = ',')]
+        series: Vec<String>,
+        /// With --figure: a JSON object of display text for column names and labels
+        /// (`{"Claude_Code": "Claude Code", "strict_acceptance_rate": "strict"}`).
+        #[arg(long, value_name = "FILE.json", requires = "figure")]
+        labels: Option<PathBuf>,
+        /// With --figure: values in percent rather than 0-1.
+        #[arg(long, requires = "figure")]
+        percent: bool,
+        /// With --figure: its caption.
+        #[arg(long, value_name = "TEXT", requires = "figure")]
+        title: Option<String>,
         /// Write each of the dashboard's charts alone into DIR, one standalone SVG file per
         /// chart named after its query (for a paper), and print their paths instead of the
         /// dashboard.
@@ -812,11 +831,14 @@ impl Command {
             Command::Evaluate { dataset, eval, engine } => {
                 Task::Evaluate { dataset: dataset_or_default(dataset)?, settings: eval.read()?, engine: engine.engine()? }
             }
-            Command::Report { dataset, query, sql, format, section, wide, figures, rows, limits, engine, plan } => {
+            Command::Report { dataset, query, sql, format, section, wide, figure, series, labels, percent, title, figures, rows, limits, engine, plan } => {
+                let name = query.clone().unwrap_or_else(|| "sql".into());
+                let figure = figure.map(|f| Ok::<_, Error>((f, name, figure_spec(series, labels, percent, title)?))).transpose()?;
                 let mut task = report_task(dataset_or_default(dataset)?, query, sql, format, figures, rows, limits, engine)?;
-                if let Task::Report { plan: p, view, .. } = &mut task {
+                if let Task::Report { plan: p, view, figure: f, .. } = &mut task {
                     *p = plan;
                     *view = hindsight::report::View { fit: dashboard_fit(wide), sections: section };
+                    *f = figure;
                 }
                 task
             }
@@ -881,6 +903,18 @@ fn import_task(source: ImportSource) -> Result<Task> {
     Ok(Task::ImportAidev { dir, out, settings: eval.read()?, captured_at: captured_at.map(|t| capture_time(&t)).transpose()?, release })
 }
 
+/// `report --figure`'s drawing: the series, the label file read, percent or 0-1, the caption.
+fn figure_spec(series: Vec<String>, labels: Option<PathBuf>, percent: bool, title: Option<String>) -> Result<hindsight::report::charts::FigureSpec> {
+    let labels = match labels {
+        None => Default::default(),
+        Some(p) => {
+            let text = std::fs::read_to_string(&p).map_err(|e| Error::usage(format!("--labels {}: {e}", p.display())))?;
+            serde_json::from_str(&text).map_err(|e| Error::usage(format!("--labels {}: expected a JSON object of strings ({e})", p.display())))?
+        }
+    };
+    Ok(hindsight::report::charts::FigureSpec { series, labels, percent, title })
+}
+
 /// `--out`, once it is clear it does not replace a dataset of another kind (unless `force`).
 fn replacing(out: PathBuf, kind: DatasetKind, force: bool) -> Result<PathBuf> {
     hindsight::pipeline::check_replaces(&out, kind, force)?;
@@ -919,7 +953,7 @@ fn report_task(
         (Some(q), _) => Some(hindsight::report::query_text(&q)?),
         (None, s) => s,
     };
-    Ok(Task::Report { dataset, figures, sql, display: rows.display(format, &limits)?, limits, engine, plan: None, view: Default::default() })
+    Ok(Task::Report { dataset, figures, sql, display: rows.display(format, &limits)?, limits, engine, plan: None, view: Default::default(), figure: None })
 }
 
 /// `sql`: where the statements come from (a file, the terminal with its history, or

@@ -53,6 +53,9 @@ pub enum Task {
         plan: Option<PathBuf>,
         /// The dashboard's sections shown and its width on a terminal.
         view: report::View,
+        /// `--figure FILE`: the statement's result drawn there (with the query's name, and
+        /// how), not printed.
+        figure: Option<(PathBuf, String, report::charts::FigureSpec)>,
     },
     Sql {
         dataset: PathBuf,
@@ -209,11 +212,15 @@ pub fn execute(config: Config) -> Result<Status> {
                 eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
             }
         }
-        Task::Report { dataset, figures, sql, display, limits, engine, plan, view } => {
+        Task::Report { dataset, figures, sql, display, limits, engine, plan, view, figure } => {
             if let Some(plan) = plan {
                 eprint!("{}", crate::plan::verdict(&plan, &crate::plan::Plan::load(&plan)?.deviations(&dataset)?));
             }
-            report(&dataset, figures.as_deref(), sql, display, limits, &engine, &view)?
+            match (figure, sql) {
+                (Some((file, name, spec)), Some(sql)) => draw(&dataset, &sql, &file, &name, &spec, limits, &engine)?,
+                (Some(_), None) => return Err(Error::usage("--figure draws the result of --query or --sql (the dashboard's charts: --figures DIR)")),
+                (None, sql) => report(&dataset, figures.as_deref(), sql, display, limits, &engine, &view)?,
+            }
         }
         Task::Sql { dataset, source, display, limits, engine } => {
             let session = report::Session::open_on(&dataset, limits, &engine)?;
@@ -301,6 +308,14 @@ fn report(
         None => Ok(output::print(&report::dashboard_view(dataset, display.format, limits, engine, view)?)?),
         Some(sql) => report::Session::open_on(dataset, limits, engine)?.print(&sql, display).map(drop),
     }
+}
+
+/// `report --figure`: one statement's result drawn as a standalone SVG file; prints its path.
+fn draw(dataset: &Path, sql: &str, file: &Path, name: &str, spec: &report::charts::FigureSpec, limits: report::Limits, engine: &report::Engine) -> Result<()> {
+    let batches = report::Session::open_on(dataset, limits, engine)?.sql(sql)?;
+    let svg = report::charts::query_figure(name, &batches, spec)?;
+    std::fs::write(file, svg).map_err(|e| crate::error::Error::io(file, e))?;
+    Ok(output::print(&format!("{}\n", file.display()))?)
 }
 
 /// `views`: the statements that register the dataset's tables in another SQL engine, then

@@ -1338,3 +1338,54 @@ fn aidev_notebook_recomputes_the_rates_by_agent() {
     let executed = std::fs::read_to_string(tmp.path().join("executed/aidev_by_agent.ipynb")).unwrap();
     assert!(executed.contains("image/png"), "the plot is not shown inline");
 }
+
+/// `report --figure` draws any query's result: a bar per row and number column with the
+/// result's values (in percent when asked), its intervals, its n, label and column names
+/// mapped by --labels; the file is well-formed XML; a result a figure cannot draw is refused.
+#[test]
+fn any_query_draws_as_a_figure() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let rows: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--query", "acceptance_by_window", "--format", "json"], tmp.path())).unwrap();
+    let rows = rows.as_array().unwrap();
+    let values = |svg: &str| -> Vec<f64> { svg.split("class=\"bar\"").skip(1).map(|b| b.split("data-value=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap()).collect() };
+    let fig = tmp.path().join("rates.svg");
+    assert_eq!(ok(&["report", "--dataset", "ds", "--query", "acceptance_by_window", "--figure", fig.to_str().unwrap()], tmp.path()).trim(), fig.to_str().unwrap());
+    let svg = std::fs::read_to_string(&fig).unwrap();
+    let mut want = Vec::new();
+    for r in rows {
+        for (rate, _, _) in report::charts::RATES {
+            want.push(r[*rate].as_f64().unwrap());
+        }
+    }
+    assert_eq!(values(&svg), want, "a bar per row and rate, in order, with the result's values");
+    assert!(svg.contains("95% interval (Wilson)") && svg.contains(&format!("n = {} (evaluable_outputs)", rows[0]["evaluable_outputs"])), "{svg}");
+    // One series, in percent, labels mapped.
+    std::fs::write(tmp.path().join("labels.json"), r#"{"7d": "one week", "strict_acceptance_rate": "strict"}"#).unwrap();
+    let pct = tmp.path().join("pct.svg");
+    ok(&["report", "--dataset", "ds", "--query", "acceptance_by_window", "--figure", pct.to_str().unwrap(), "--series", "strict_acceptance_rate", "--percent", "--labels", "labels.json"], tmp.path());
+    let svg = std::fs::read_to_string(&pct).unwrap();
+    let want: Vec<f64> = rows.iter().map(|r| (r["strict_acceptance_rate"].as_f64().unwrap() * 100.0 * 1e6).round() / 1e6).collect();
+    assert_eq!(values(&svg), want);
+    assert!(svg.contains(">one week<") && svg.contains(">strict<") && svg.contains("Percent (%)"), "{svg}");
+    // Any SQL; well-formed XML.
+    let sql = tmp.path().join("sql.svg");
+    ok(&["report", "--dataset", "ds", "--sql", "SELECT workflow_name, COUNT(*) AS outputs FROM safe_outputs GROUP BY 1 ORDER BY 1", "--figure", sql.to_str().unwrap()], tmp.path());
+    for f in [&fig, &pct, &sql] {
+        let out = Command::new(python()).args(["-c", "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])"]).arg(f).output().unwrap();
+        assert!(out.status.success(), "{}: {}", f.display(), String::from_utf8_lossy(&out.stderr));
+    }
+    for (args, why) in [
+        (vec!["--sql", "SELECT 'a' AS k", "--figure", "x.svg"], "no number column"),
+        (vec!["--query", "acceptance_by_window", "--figure", "x.svg", "--series", "eval_window"], "not a number column"),
+        (vec!["--figure", "x.svg"], "--figure draws the result of --query or --sql"),
+    ] {
+        let mut all = vec!["report", "--dataset", "ds"];
+        all.extend(args.iter().copied());
+        let out = run(&all, tmp.path());
+        assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains(why), "{all:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

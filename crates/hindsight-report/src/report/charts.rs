@@ -313,9 +313,11 @@ fn bar(s: &mut String, plot: &Plot, end: f64, y: f64, series: &Series, gi: usize
     // A zero is a sliver in the series' colour, so its hue still says which rate it is.
     let w = (x_of(v) - left).max(2.0);
     let interval = series.intervals.get(gi).copied().flatten();
+    // A figure of a result with no count has no n to say.
+    let n_said = if n.is_finite() { format!(", n = {}", fmt_num(n)) } else { String::new() };
     let what = match interval {
-        Some((lo, hi)) => format!("{}: {} (95% interval {} to {}), n = {}", series.label, fmt_num(v), fmt_num(lo), fmt_num(hi), fmt_num(n)),
-        None => format!("{}: {}, n = {}", series.label, fmt_num(v), fmt_num(n)),
+        Some((lo, hi)) => format!("{}: {} (95% interval {} to {}){n_said}", series.label, fmt_num(v), fmt_num(lo), fmt_num(hi)),
+        None => format!("{}: {}{n_said}", series.label, fmt_num(v)),
     };
     let _ = write!(
         s,
@@ -632,6 +634,92 @@ fn outcome_mix(rows: &[Row]) -> Figure {
         parts: keys.iter().map(|(k, label, color)| (*label, *color, rows.iter().map(|r| num(r.get(*k)).unwrap_or(0.0)).collect())).collect(),
     }
     .draw()
+}
+
+/// How a figure of any query's result is drawn (`report --query/--sql --figure FILE.svg`).
+#[derive(Clone, Debug, Default)]
+pub struct FigureSpec {
+    /// The value columns drawn, in order; empty: every number column that is neither an
+    /// interval's end nor the count a rate is over.
+    pub series: Vec<String>,
+    /// Display text for column names and category labels (`--labels FILE.json`).
+    pub labels: std::collections::BTreeMap<String, String>,
+    /// Values (and their intervals) shown as percent rather than 0-1.
+    pub percent: bool,
+    /// The figure's caption (default: what it was drawn from).
+    pub title: Option<String>,
+}
+
+/// Series colours, in order: Okabe & Ito's.
+const SERIES_COLORS: &[&str] = &[
+    palette::BLUE,
+    palette::ORANGE,
+    palette::BLUISH_GREEN,
+    palette::VERMILLION,
+    palette::SKY_BLUE,
+    palette::REDDISH_PURPLE,
+    palette::YELLOW,
+    palette::GREY,
+];
+
+/// Groups a figure of a query draws at most: more bars than a page can read.
+const MOST_GROUPS: usize = 60;
+
+/// The columns of a result: (name, is a number).
+fn result_columns(batches: &[arrow::record_batch::RecordBatch]) -> Vec<(String, bool)> {
+    batches.first().map(|b| b.schema().fields().iter().map(|f| (f.name().clone(), f.data_type().is_numeric())).collect()).unwrap_or_default()
+}
+
+/// A query's result as one standalone SVG figure: a group of bars per row, labelled by its
+/// leading text columns; a bar per value column with its 95% interval where the result has
+/// `COL_ci_low`/`COL_ci_high`; the n beside each group where the result has a count a rate
+/// is over (`evaluable_outputs`, `prs`...), small samples hatched.
+pub fn query_figure(name: &str, batches: &[arrow::record_batch::RecordBatch], spec: &FigureSpec) -> crate::error::Result<String> {
+    use crate::error::Error;
+    let cols = result_columns(batches);
+    let rows: Vec<Row> = super::format::json_rows(batches)?.as_array().map(|a| a.iter().filter_map(|r| r.as_object().cloned()).collect()).unwrap_or_default();
+    if rows.is_empty() || rows.len() > MOST_GROUPS {
+        return Err(Error::usage(format!("--figure: the result has {} rows; a figure draws 1 to {MOST_GROUPS} (narrow the query)", rows.len())));
+    }
+    let shown = |s: &str| spec.labels.get(s).cloned().unwrap_or_else(|| s.to_string());
+    let label_cols: Vec<&str> = cols.iter().take_while(|(_, n)| !n).map(|(c, _)| c.as_str()).collect();
+    let is_end = |c: &str| c.ends_with("_ci_low") || c.ends_with("_ci_high");
+    let n_col = super::terminal::DENOMINATORS.iter().find(|d| cols.iter().any(|(c, _)| c == *d)).copied();
+    let series_cols: Vec<String> = if spec.series.is_empty() {
+        cols.iter().filter(|(c, n)| *n && !is_end(c) && Some(c.as_str()) != n_col).map(|(c, _)| c.clone()).collect()
+    } else {
+        spec.series.clone()
+    };
+    if let Some(bad) = series_cols.iter().find(|s| !cols.iter().any(|(c, n)| c == *s && *n)) {
+        return Err(Error::usage(format!("--series {bad}: not a number column of the result (its columns: {})", cols.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>().join(", "))));
+    }
+    if series_cols.is_empty() {
+        return Err(Error::usage("--figure: the result has no number column to draw"));
+    }
+    let scale = if spec.percent { 100.0 } else { 1.0 };
+    let ns: Vec<f64> = rows.iter().map(|r| n_col.and_then(|c| num(r.get(c))).unwrap_or(f64::INFINITY)).collect();
+    let series: Vec<Series> = series_cols
+        .iter()
+        .enumerate()
+        .map(|(i, col)| {
+            let (values, intervals): (Vec<_>, Vec<_>) = rows.iter().map(|r| rate_of(r, col)).map(|(v, ci)| (v.map(|v| v * scale), ci.map(|(l, h)| (l * scale, h * scale)))).unzip();
+            Series { label: shown(col), color: SERIES_COLORS[i % SERIES_COLORS.len()], values, intervals, ns: ns.clone() }
+        })
+        .collect();
+    // Shares (every value and interval within 0-1) get a fixed axis, 0 to 1 or to 100%.
+    let share = series.iter().all(|s| s.values.iter().flatten().chain(s.intervals.iter().flatten().map(|i| &i.1)).all(|v| (0.0..=scale).contains(v)));
+    let value_axis = match (share, spec.percent) {
+        (true, true) => "Percent (%)",
+        (true, false) => "Share (0–1)",
+        (false, true) => "Value × 100",
+        (false, false) => "Value",
+    };
+    let category = label_cols.iter().map(|c| shown(c)).collect::<Vec<_>>().join(" · ");
+    let labels: Vec<String> = rows.iter().map(|r| label_cols.iter().map(|c| shown(&cell(r.get(*c).unwrap_or(&Value::Null)))).collect::<Vec<_>>().join(" · ")).collect();
+    let n_text = ns.iter().map(|n| if n.is_finite() { format!("n = {} ({})", fmt_num(*n), shown(n_col.unwrap_or_default())) } else { String::new() }).collect();
+    let caption = spec.title.clone().unwrap_or_else(|| format!("{name}: {}", series_cols.iter().map(|c| shown(c)).collect::<Vec<_>>().join(", ")));
+    let bars = Bars { name: name.to_string(), caption, category: &category, value_axis, labels, n_text, series, max: share.then_some(scale) };
+    Ok(bars.draw().file_text())
 }
 
 #[cfg(test)]

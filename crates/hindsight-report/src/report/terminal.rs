@@ -21,7 +21,7 @@ pub struct Fit {
 /// Counts a rate is computed over: below [`SMALL_N`] they are marked, as the HTML report
 /// hatches them.
 /// Marked only in a section with an interval: elsewhere they are counts, not a rate's n.
-const DENOMINATORS: &[&str] = &["evaluable_outputs", "evaluable_prs", "cohort_outputs", "cohort_prs", "decided", "prs_decided", "prs"];
+pub(crate) const DENOMINATORS: &[&str] = &["evaluable_outputs", "evaluable_prs", "cohort_outputs", "cohort_prs", "decided", "prs_decided", "prs"];
 
 /// The sample size under which a rate moves a lot with one more output (the HTML report's).
 const SMALL_N: i64 = super::charts::SMALL_N as i64;
