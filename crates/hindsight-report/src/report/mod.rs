@@ -904,7 +904,7 @@ mod tests {
         assert_eq!(general, want);
         assert_eq!(sections(false)[0], ("summary", "Outcomes by window"));
         let aidev: Vec<&str> = sections(true).into_iter().map(|(n, _)| n).collect();
-        assert_eq!(aidev, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "ci_gate", "ci_gate_outcomes", "risk_by_outcome"]);
+        assert_eq!(aidev, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "caveats", "ci_gate", "ci_gate_outcomes", "risk_by_outcome"]);
         assert_eq!(sections(true)[3], ("summary", "Outcomes by window, all agents"));
         let needs: Vec<(&str, Vec<&str>)> = needs_inputs().into_iter().map(|(n, s)| (n.table, s)).collect();
         assert_eq!(needs, [("ci_gate", vec!["ci_gate", "ci_gate_outcomes"]), ("pr_risk", vec!["risk_by_outcome"])]);
