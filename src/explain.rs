@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::report::{format::json_rows, Format, Session};
+use crate::report::{format::rows_of, Format, Session};
 use crate::{Error, Result};
 
 /// Outputs above which a mistyped id gets no suggestion (finding the nearest reads them all).
@@ -21,8 +21,7 @@ fn literal(s: &str) -> String {
 }
 
 fn rows(session: &Session, sql: &str) -> Result<Vec<Map<String, Value>>> {
-    let v = json_rows(&session.sql(sql)?)?;
-    Ok(v.as_array().map(|a| a.iter().filter_map(|r| r.as_object().cloned()).collect()).unwrap_or_default())
+    rows_of(&session.sql(sql)?)
 }
 
 /// The output's row of `safe_outputs`, or an error naming the nearest id.

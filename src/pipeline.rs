@@ -96,7 +96,8 @@ impl DatasetKind {
 pub fn check_replaces(out: &Path, kind: DatasetKind, force: bool) -> Result<()> {
     let Ok(text) = std::fs::read_to_string(out.join("manifest.json")) else { return Ok(()) };
     let Ok(m) = serde_json::from_str::<serde_json::Value>(&text) else { return Ok(()) };
-    let aidev = m.get("source_release").is_some_and(|v| !v.is_null()) || m.get("records").and_then(|r| r.get(crate::aidev::INPUT)).is_some();
+    // The report's test too: an AIDev import holds AIDev's PR table.
+    let aidev = m.get("tables").and_then(|t| t.get(crate::aidev::PR_TABLE)).is_some();
     let was = if aidev { DatasetKind::Aidev } else { DatasetKind::Study };
     if force || was == kind {
         return Ok(());

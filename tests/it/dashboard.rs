@@ -283,6 +283,36 @@ fn numbers_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Each rate's columns as the queries name them: the rate, then its interval's ends.
+fn rate_columns() -> Vec<String> {
+    report::charts::RATES.iter().flat_map(|(rate, _, _)| [rate.to_string(), format!("{rate}_ci_low"), format!("{rate}_ci_high")]).collect()
+}
+
+/// `notebook` executed by nbconvert in `cwd`, the variables that choose a dataset cleared and
+/// `vars` set, into `tmp/executed`: the rows it exported (HINDSIGHT_NOTEBOOK_OUT) and the
+/// executed notebook. It must succeed and leave the dataset `ds` as it was.
+fn execute_notebook(notebook: &Path, cwd: &Path, vars: &[(&str, &Path)], ds: &Path, tmp: &Path) -> (Vec<Value>, Value) {
+    let before = files(ds);
+    let out_json = tmp.join("rates.json");
+    let mut cmd = Command::new(python().with_file_name("jupyter"));
+    cmd.args(["nbconvert", "--to", "notebook", "--execute", "--output-dir"])
+        .arg(tmp.join("executed"))
+        .arg(notebook)
+        .current_dir(cwd)
+        .env_remove("HINDSIGHT_DATASET")
+        .env_remove("JPY_SESSION_NAME")
+        .env("HINDSIGHT_NOTEBOOK_OUT", &out_json);
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "nbconvert: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(files(ds) == before, "the notebook changed the dataset");
+    let rows = serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
+    let executed = serde_json::from_str(&std::fs::read_to_string(tmp.join("executed").join(notebook.file_name().unwrap())).unwrap()).unwrap();
+    (rows, executed)
+}
+
 /// The same queries/*.sql give the same numbers in DuckDB, through `hindsight views`, as in
 /// DataFusion.
 #[test]
@@ -561,35 +591,17 @@ fn notebook_recomputes_the_report() {
     std::fs::copy(root().join("notebooks/acceptance_rates.ipynb"), &notebook).unwrap();
     let elsewhere = tmp.path().join("elsewhere");
     std::fs::create_dir(&elsewhere).unwrap();
-    let before = files(&ds);
-    let jupyter = python().with_file_name("jupyter");
-    let out_json = tmp.path().join("rates.json");
-    let out = Command::new(&jupyter)
-        .args(["nbconvert", "--to", "notebook", "--execute", "--output-dir"])
-        .arg(tmp.path().join("executed"))
-        .arg(&notebook)
-        .current_dir(&elsewhere)
-        .env_remove("HINDSIGHT_DATASET")
-        .env_remove("JPY_SESSION_NAME")
-        .env("HINDSIGHT_NOTEBOOK_OUT", &out_json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "nbconvert: {}", String::from_utf8_lossy(&out.stderr));
-    assert!(files(&ds) == before, "the notebook changed the dataset");
-    let nb: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
+    let (nb, executed) = execute_notebook(&notebook, &elsewhere, &[], &ds, tmp.path());
     let report: Value = serde_json::from_str(&ok(&["report", "--dataset", "hindsight-out", "--format", "json"], &clone)).unwrap();
     let ours = report["acceptance_by_window"].as_array().unwrap();
     assert_eq!(nb.len(), ours.len());
     let mut fields = vec!["eval_window".to_string(), "evaluable_outputs".to_string()];
-    for (rate, _, _) in report::charts::RATES {
-        fields.extend([rate.to_string(), format!("{rate}_ci_low"), format!("{rate}_ci_high")]);
-    }
+    fields.extend(rate_columns());
     for (n, o) in nb.iter().zip(ours) {
         for k in &fields {
             assert!(numbers_equal(&n[k], &o[k]), "{k}: notebook {} vs report {}", n[k], o[k]);
         }
     }
-    let executed: Value = serde_json::from_str(&std::fs::read_to_string(tmp.path().join("executed/acceptance_rates.ipynb")).unwrap()).unwrap();
     let inline_png = executed["cells"]
         .as_array()
         .unwrap()
@@ -1302,29 +1314,14 @@ fn aidev_notebook_recomputes_the_rates_by_agent() {
     let tmp = tempfile::tempdir().unwrap();
     let ds = tmp.path().join("ai");
     ok(&["import", "aidev", fixture("aidev").to_str().unwrap(), "--out", ds.to_str().unwrap(), "--quiet"], tmp.path());
-    let before = files(&ds);
-    let out_json = tmp.path().join("rates.json");
-    let out = Command::new(python().with_file_name("jupyter"))
-        .args(["nbconvert", "--to", "notebook", "--execute", "--output-dir"])
-        .arg(tmp.path().join("executed"))
-        .arg(root().join("notebooks/aidev_by_agent.ipynb"))
-        .current_dir(tmp.path())
-        .env("HINDSIGHT_DATASET", &ds)
-        .env("HINDSIGHT_NOTEBOOK_OUT", &out_json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "nbconvert: {}", String::from_utf8_lossy(&out.stderr));
-    assert!(files(&ds) == before, "the notebook changed the dataset");
-    let nb: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&out_json).unwrap()).unwrap();
+    let (nb, executed) = execute_notebook(&root().join("notebooks/aidev_by_agent.ipynb"), tmp.path(), &[("HINDSIGHT_DATASET", &ds)], &ds, tmp.path());
     let report: Value = serde_json::from_str(&ok(&["report", "--dataset", ds.to_str().unwrap(), "--format", "json"], tmp.path())).unwrap();
     let ours = report["aidev/rates_by_window"].as_array().unwrap();
     assert_eq!(nb.len(), ours.len());
     let agents: std::collections::BTreeSet<&str> = ours.iter().filter_map(|r| r["agent"].as_str()).collect();
     assert!(agents.len() > 1, "several agents, each its own rows");
     let mut fields = vec!["agent".to_string(), "eval_window".to_string(), "prs".to_string(), "evaluable_prs".to_string(), "rejection_rate".to_string()];
-    for (rate, _, _) in report::charts::RATES {
-        fields.extend([rate.to_string(), format!("{rate}_ci_low"), format!("{rate}_ci_high")]);
-    }
+    fields.extend(rate_columns());
     for o in ours {
         let n = nb.iter().find(|n| n["agent"] == o["agent"] && n["eval_window"] == o["eval_window"]).unwrap_or_else(|| panic!("no notebook row for {o}"));
         for k in &fields {
@@ -1335,8 +1332,7 @@ fn aidev_notebook_recomputes_the_rates_by_agent() {
             assert!(close, "{k} of {} {}: notebook {} vs report {}", o["agent"], o["eval_window"], n[k], o[k]);
         }
     }
-    let executed = std::fs::read_to_string(tmp.path().join("executed/aidev_by_agent.ipynb")).unwrap();
-    assert!(executed.contains("image/png"), "the plot is not shown inline");
+    assert!(executed.to_string().contains("image/png"), "the plot is not shown inline");
 }
 
 /// `report --figure` draws any query's result: a bar per row and number column with the

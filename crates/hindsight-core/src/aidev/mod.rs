@@ -66,10 +66,14 @@ use Kind::{Int as I, Str as S, Time as T};
 pub(crate) const PRS: &str = "prs.csv";
 pub(crate) const REVIEW_COMMENTS: &str = "pr_review_comments";
 
+/// The table of AIDev's PRs: a dataset holding it is an AIDev import (the dashboard's and
+/// `import`'s test alike).
+pub const PR_TABLE: &str = "aidev_pull_requests";
+
 pub const SOURCES: &[Source] = &[
     Source {
         file: PRS,
-        table: "aidev_pull_requests",
+        table: PR_TABLE,
         columns: &[
             ("id", I),
             ("number", I),

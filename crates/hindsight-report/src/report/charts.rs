@@ -677,7 +677,7 @@ fn result_columns(batches: &[arrow::record_batch::RecordBatch]) -> Vec<(String, 
 pub fn query_figure(name: &str, batches: &[arrow::record_batch::RecordBatch], spec: &FigureSpec) -> crate::error::Result<String> {
     use crate::error::Error;
     let cols = result_columns(batches);
-    let rows: Vec<Row> = super::format::json_rows(batches)?.as_array().map(|a| a.iter().filter_map(|r| r.as_object().cloned()).collect()).unwrap_or_default();
+    let rows: Vec<Row> = super::format::rows_of(batches)?;
     if rows.is_empty() || rows.len() > MOST_GROUPS {
         return Err(Error::usage(format!("--figure: the result has {} rows; a figure draws 1 to {MOST_GROUPS} (narrow the query)", rows.len())));
     }

@@ -255,7 +255,8 @@ fn pretty_rows(batches: &[RecordBatch], level: usize) -> Option<String> {
     Some(out)
 }
 
-fn rows_of(batches: &[RecordBatch]) -> Result<Vec<serde_json::Map<String, serde_json::Value>>> {
+/// The rows as JSON objects (the JSON report's), one map each.
+pub fn rows_of(batches: &[RecordBatch]) -> Result<Vec<serde_json::Map<String, serde_json::Value>>> {
     Ok(json_rows(batches)?.as_array().map(|a| a.iter().filter_map(|r| r.as_object().cloned()).collect()).unwrap_or_default())
 }
 
@@ -294,7 +295,12 @@ pub(crate) fn reading_decimals(column: &str) -> i32 {
 /// A number of `column` as the table, markdown and HTML reports show it: rounded half away
 /// from zero to [`reading_decimals`].
 pub fn for_reading(column: &str, v: f64) -> f64 {
-    let scale = 10f64.powi(reading_decimals(column));
+    rounded(v, reading_decimals(column))
+}
+
+/// `v` rounded half away from zero to `decimals`.
+pub(crate) fn rounded(v: f64, decimals: i32) -> f64 {
+    let scale = 10f64.powi(decimals);
     let r = (v * scale).round() / scale;
     // No `-0.0` from a small negative; a value too large to scale stays as it is.
     if r.is_finite() {
@@ -315,15 +321,7 @@ pub(crate) fn rounded_to(batches: &[RecordBatch], digits: u32) -> Result<Vec<Rec
     if digits >= 17 {
         return Ok(batches.to_vec());
     }
-    let scale = 10f64.powi(digits as i32);
-    rounded_by(batches, &|_, v| {
-        let r = (v * scale).round() / scale;
-        if r.is_finite() {
-            r + 0.0
-        } else {
-            v
-        }
-    })
+    rounded_by(batches, &|_, v| rounded(v, digits as i32))
 }
 
 /// The batches with every floating-point column's values passed through `round` (with the

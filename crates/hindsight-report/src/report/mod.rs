@@ -194,7 +194,7 @@ pub fn sections(aidev: bool) -> Vec<(&'static str, &'static str)> {
 }
 
 /// The table whose presence marks a dataset written by `hindsight import aidev`.
-pub(crate) const AIDEV_TABLE: &str = "aidev_pull_requests";
+pub(crate) const AIDEV_TABLE: &str = hindsight_core::aidev::PR_TABLE;
 
 /// An input not every study has, that an AIDev import's dashboard sections need
 /// ([`BundledQuery::needs_input`]): they are shown only when `probe` (one row, one count)

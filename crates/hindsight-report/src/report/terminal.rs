@@ -40,10 +40,7 @@ struct Column {
 
 /// A rate and its interval in one cell, 2 decimals (JSON keeps every digit): `0.21 [0.11-0.36]`.
 fn interval_cell(v: Option<f64>, lo: Option<f64>, hi: Option<f64>) -> String {
-    let two = |x: f64| {
-        let r = (x * 100.0).round() / 100.0 + 0.0;
-        format!("{r:.2}")
-    };
+    let two = |x: f64| format!("{:.2}", super::format::rounded(x, 2));
     match (v, lo, hi) {
         (Some(v), Some(lo), Some(hi)) => format!("{} [{}-{}]", two(v), two(lo), two(hi)),
         (Some(v), _, _) => two(v),
@@ -56,10 +53,6 @@ fn floats(c: &ArrayRef) -> Option<Vec<Option<f64>>> {
         DataType::Float64 => Some(c.as_primitive::<Float64Type>().iter().collect()),
         _ => None,
     }
-}
-
-fn is_number(t: &DataType) -> bool {
-    t.is_numeric()
 }
 
 /// The columns of one batch (the section's rows, concatenated), intervals folded into their
@@ -102,7 +95,7 @@ fn columns(raw: &RecordBatch) -> Result<(Vec<Column>, bool)> {
                 text
             })
             .collect();
-        out.push(Column { name: name.to_string(), cells, numeric: is_number(c.data_type()) });
+        out.push(Column { name: name.to_string(), cells, numeric: c.data_type().is_numeric() });
     }
     Ok((out, marked))
 }
