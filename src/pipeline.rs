@@ -653,14 +653,15 @@ pub fn import_aidev(
     let staging = Staging::new(&OutDir::resolve(out, &[dir])?)?;
     report_removed(&staging, progress);
     let bar = progress.steps("import", 3);
-    bar.set_message("reading AIDev's tables");
-    let mut read = crate::aidev::read(dir, options)?;
-    bar.inc(1);
-    bar.set_message("rebuilding captures and writing tables");
+    bar.set_message("reading AIDev's tables, rebuilding captures");
     let d = staging.dir.as_path();
-    // Captures go to convert's spill sink as they are built: memory holds a budget of them.
+    // Captures go to convert's spill sink as they are built, safe outputs to their table:
+    // memory holds a budget of them, not the study.
     let mut captures = snapshot::spill::Runs::new(&d.join(".spill"), CAPTURES_HELD_BYTES);
-    let study = crate::aidev::study::build(&read, captured_at, &mut captures)?;
+    let mut outputs = crate::aidev::Outputs::new(&d.join(".safe-outputs"));
+    let crate::aidev::Imported { read, study, written } = crate::aidev::import(dir, options, d, captured_at, &mut captures, &mut outputs)?;
+    bar.inc(1);
+    bar.set_message("writing tables");
     let at = study.captured_at.map(|t| crate::time::format(&t)).unwrap_or_else(|| "1970-01-01T00:00:00Z".into());
     let basis =
         if study.captured_at.is_some() { study.captured_at_basis.clone() } else { "no timestamp in the PR tables: every timed window is unobservable".into() };
@@ -673,11 +674,13 @@ pub fn import_aidev(
     manifest.source_release = Some(read.release.to_json());
     let records = RecordCount { input: read.records, used: read.used, quarantined: read.quarantined.len(), superseded: 0 };
     manifest.records.insert(crate::aidev::INPUT.to_string(), records.clone());
+    for (name, w) in &written {
+        manifest.record_table(name, w);
+    }
 
-    // Counted before the rows are let go (write_aidev_tables).
     let files = crate::aidev::summary(&read);
     let extra_columns = read.tables.iter().filter(|r| !r.extra_columns.is_empty()).map(|r| (r.origin.clone(), r.extra_columns.clone())).collect();
-    write_aidev_tables(d, &mut read, &study, captures, &mut manifest)?;
+    write_aidev_tables(d, &read, &study, captures, outputs, &mut manifest)?;
     manifest.save(d)?;
     bar.inc(1);
     bar.set_message("evaluating");
@@ -691,7 +694,7 @@ pub fn import_aidev(
         absent: read.absent.clone(),
         skipped: read.skipped.clone(),
         extra_columns,
-        safe_outputs: study.outputs.len(),
+        safe_outputs: study.safe_outputs,
         captures: study.captures,
         release: read.release.to_json(),
         captured_at: at,
@@ -711,16 +714,15 @@ pub fn import_aidev(
 /// the peak is the study and one table, not every table at once (nor one per thread).
 fn write_aidev_tables(
     d: &Path,
-    read: &mut crate::aidev::Read,
+    read: &crate::aidev::Read,
     study: &crate::aidev::study::Study,
     captures: snapshot::spill::Runs,
+    outputs: crate::aidev::Outputs,
     manifest: &mut Manifest,
 ) -> Result<()> {
-    for s in crate::aidev::SOURCES {
-        manifest.record_table(s.table, &crate::aidev::write_source(d, read, s)?);
-    }
+    let agent_prs = outputs.agent_prs.clone();
+    manifest.record_table("safe_outputs", &outputs.finish(d)?);
     let small = [
-        crate::runs::tables::safe_outputs(&study.outputs),
         crate::runs::tables::requests(&[]),
         crate::runs::tables::runs(&study.runs),
         quarantine::table(&read.quarantined),
@@ -729,7 +731,6 @@ fn write_aidev_tables(
     for t in small {
         manifest.record_table(t.name, &write_table(d, &t)?);
     }
-    read.release_rows();
     // The same writer as convert's: responses and the typed tables a batch of whole
     // repositories at a time.
     let written = write_captures(d, captures)?;
@@ -742,10 +743,6 @@ fn write_aidev_tables(
     // comments are review bodies and conversation comments.
     let mut task_policy = crate::tasks::TaskPolicy::default();
     task_policy.feedback.sources = vec![crate::feedback::Source::Review, crate::feedback::Source::Conversation];
-    let mut agent_prs = crate::feedback::AgentPrs::new();
-    for o in &study.outputs {
-        crate::feedback::note_output(&mut agent_prs, o);
-    }
     for (name, batch) in crate::feedback::tables(d, &task_policy.feedback, &agent_prs, &Default::default())? {
         manifest.record_table(name, &crate::dataset::write_batch(d, name, &batch)?);
     }

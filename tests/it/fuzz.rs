@@ -463,11 +463,12 @@ fn aidev_reader_survives_arbitrary_prs_files() {
                 t.to_batch().map_err(|e| TestCaseError::fail(format!("{}: {e}", t.name)))?;
             }
             let mut sink = hindsight::snapshot::spill::Runs::new(&tmp.path().join(".spill"), 1 << 20);
-            let study = hindsight::aidev::study::build(&r, None, &mut sink).map_err(|e| TestCaseError::fail(format!("study failed: {e}")))?;
+            let mut outputs = Vec::new();
+            hindsight::aidev::study::build(&r, None, &mut sink, &mut outputs).map_err(|e| TestCaseError::fail(format!("study failed: {e}")))?;
             // No two PRs kept share a repository and number (their captures' paths): none is
             // judged by another's record.
             let mut claims: std::collections::HashMap<(String, i64), &str> = std::collections::HashMap::new();
-            for o in &study.outputs {
+            for o in &outputs {
                 if let (Some(repo), Some(n)) = (&o.target_repo, o.target_number) {
                     let id: &str = &o.safe_output_id;
                     if let Some(other) = claims.insert((repo.to_lowercase(), n), id) {

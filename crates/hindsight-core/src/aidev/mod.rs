@@ -21,7 +21,11 @@
 //! captures a snapshot would hold of it (the PR, its reviews, comments, commits and
 //! timeline), so `evaluate` and the dashboard apply unchanged.
 
+mod items;
+mod outputs;
 mod parquet;
+mod stream;
+pub use outputs::Outputs;
 pub mod release;
 pub mod study;
 
@@ -306,6 +310,10 @@ pub struct Read {
     /// The files each dataset table was read from (`aidev_reviews` -> `Copilot/pr_reviews.csv`,
     /// ...): a table with none is not in this copy of the release.
     pub read_from: BTreeMap<&'static str, Vec<String>>,
+    /// Rows used per dataset table, and per file or table read (a Parquet release's rows
+    /// are counted as they stream past, never held).
+    pub(crate) rows_by_table: BTreeMap<&'static str, usize>,
+    pub(crate) used_by_origin: BTreeMap<String, usize>,
 }
 
 impl Read {
@@ -319,9 +327,8 @@ fn agent_name(name: &str) -> Option<&'static str> {
     AGENTS.iter().chain(std::iter::once(&BASELINE)).find(|a| **a == name).copied()
 }
 
-/// Read every table of the release under `dir`: a v1 CSV layout (one folder per agent), or
-/// a v3, v4 or v5 Parquet folder as a Hugging Face snapshot lays it out.
-pub fn read(dir: &Path, options: &release::Options) -> Result<Read> {
+/// The release under `dir`, checked and recognised: the folder as resolved, and what it is.
+fn open(dir: &Path, options: &release::Options) -> Result<(std::path::PathBuf, release::Recognised)> {
     if !dir.is_dir() {
         let what = if dir.exists() { "is not a directory" } else { "does not exist" };
         return Err(Error::Layout {
@@ -333,9 +340,52 @@ pub fn read(dir: &Path, options: &release::Options) -> Result<Read> {
     // folder and file is judged against this root, as the runs and snapshot readers do.
     let dir = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
     let recognised = release::recognise(&dir, options)?;
-    let mut out = if recognised.release == release::Release::V1 { read_v1(&dir)? } else { parquet::read(&dir, &recognised)? };
+    Ok((dir, recognised))
+}
+
+/// Read every table of a v1 CSV layout (one folder per agent) under `dir` into memory.
+/// A Parquet release is refused here: it is imported as it streams ([`import`]).
+pub fn read(dir: &Path, options: &release::Options) -> Result<Read> {
+    let (dir, recognised) = open(dir, options)?;
+    if recognised.release != release::Release::V1 {
+        return Err(Error::Layout { path: dir, message: format!("AIDev {} is imported as it is read (`import`), not read whole", recognised.release.name()) });
+    }
+    let mut out = read_v1(&dir)?;
     out.release = recognised;
     Ok(out)
+}
+
+/// What an import read and wrote.
+pub struct Imported {
+    pub read: Read,
+    pub study: study::Study,
+    /// The `aidev_*` tables written.
+    pub written: Vec<(&'static str, crate::dataset::Written)>,
+}
+
+/// Import the release under `dir` into the dataset folder `dataset`: its `aidev_*` tables
+/// written there, each agent PR's safe output to `outputs` and its captures to `captures`.
+/// v1's CSV tables are read whole (AIDev-pop v1 is 33k rows); the Parquet releases stream.
+pub fn import(
+    dir: &Path,
+    options: &release::Options,
+    dataset: &Path,
+    captured_at: Option<crate::time::Instant>,
+    captures: &mut crate::snapshot::spill::Runs,
+    outputs: &mut dyn study::OutputSink,
+) -> Result<Imported> {
+    let (dir, recognised) = open(dir, options)?;
+    if recognised.release != release::Release::V1 {
+        let (mut read, study, written) = stream::import(&dir, &recognised, dataset, captured_at, captures, outputs)?;
+        read.release = recognised;
+        return Ok(Imported { read, study, written });
+    }
+    let mut read = read_v1(&dir)?;
+    read.release = recognised;
+    let study = study::build(&read, captured_at, captures, outputs)?;
+    let written = SOURCES.iter().map(|s| Ok((s.table, write_source(dataset, &read, s)?))).collect::<Result<Vec<_>>>()?;
+    read.release_rows();
+    Ok(Imported { read, study, written })
 }
 
 /// Read the v1 CSV layout: one folder per agent.
@@ -395,11 +445,18 @@ fn read_v1(dir: &Path) -> Result<Read> {
 
 /// What every release's reading ends with: PR identities checked across all tables, the
 /// raw bytes let go, files and quarantine in order.
-pub(crate) fn finish(out: &mut Read) {
+fn finish(out: &mut Read) {
     quarantine_pr_collisions(out);
     for t in &mut out.tables {
         t.bytes = Vec::new();
+        *out.rows_by_table.entry(t.source.table).or_default() += t.rows.len();
+        *out.used_by_origin.entry(t.origin.clone()).or_default() += t.rows.len();
     }
+    finish_counts(out);
+}
+
+/// Files and quarantine in order, however they were read.
+pub(crate) fn finish_counts(out: &mut Read) {
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     out.quarantined.sort();
 }
@@ -917,20 +974,47 @@ pub const WRITE_CHUNK: usize = 65_536;
 /// Write the dataset table of one source into `dir`, [`WRITE_CHUNK`] rows at a time: the
 /// same bytes as [`table`] written whole, without a second copy of every row.
 pub fn write_source(dir: &Path, read: &Read, s: &'static Source) -> Result<crate::dataset::Written> {
-    let schema = s.schema();
-    let mut w = crate::dataset::TableWriter::create(dir, s.table, crate::table::arrow_schema(&schema))?;
-    let mut chunk = Table::new(s.table, &schema);
+    let mut w = SourceRows::create(dir, s)?;
     for r in read.tables.iter().filter(|r| r.source.table == s.table) {
         for (row, line) in r.rows.iter().zip(&r.lines) {
-            chunk.push(table_row(r, row, *line));
-            if chunk.len() == WRITE_CHUNK {
-                w.write(&chunk.to_batch()?)?;
-                chunk = Table::new(s.table, &schema);
-            }
+            w.push(r.agent, row.clone(), *line)?;
         }
     }
-    w.write(&chunk.to_batch()?)?;
     w.finish()
+}
+
+/// A source's dataset table written as its rows come, [`WRITE_CHUNK`] at a time.
+pub(crate) struct SourceRows {
+    source: &'static Source,
+    w: crate::dataset::TableWriter,
+    chunk: Table,
+}
+
+impl SourceRows {
+    pub(crate) fn create(dir: &Path, s: &'static Source) -> Result<SourceRows> {
+        let schema = s.schema();
+        let w = crate::dataset::TableWriter::create(dir, s.table, crate::table::arrow_schema(&schema))?;
+        Ok(SourceRows { source: s, w, chunk: Table::new(s.table, &schema) })
+    }
+
+    /// A row of `agent` (empty: none) read from `line`.
+    pub(crate) fn push(&mut self, agent: &str, row: Vec<Cell>, line: usize) -> Result<()> {
+        let mut cells = Vec::with_capacity(row.len() + 2);
+        cells.push(Cell::Str((!agent.is_empty()).then(|| agent.to_string())));
+        cells.extend(row);
+        cells.push(Cell::Int(Some(line as i64)));
+        self.chunk.push(cells);
+        if self.chunk.len() == WRITE_CHUNK {
+            self.w.write(&self.chunk.to_batch()?)?;
+            self.chunk = Table::new(self.source.table, &self.source.schema());
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish(mut self) -> Result<crate::dataset::Written> {
+        self.w.write(&self.chunk.to_batch()?)?;
+        self.w.finish()
+    }
 }
 
 /// A row of a source's dataset table: the agent, the record's cells, its line or row.
@@ -967,7 +1051,7 @@ pub fn source_tables(read: &Read) -> Table {
     let mut t = Table::new("source_tables", &[("table_name", S), ("release", S), ("present", Kind::Bool), ("read_from", S), ("rows", I)]);
     for s in SOURCES {
         let from = read.read_from.get(s.table);
-        let rows: usize = read.tables.iter().filter(|r| r.source.table == s.table).map(|r| r.rows.len()).sum();
+        let rows = read.rows_by_table.get(s.table).copied().unwrap_or(0);
         t.push(vec![
             Cell::Str(Some(s.table.to_string())),
             Cell::Str(Some(read.release.release.name().to_string())),
@@ -982,10 +1066,7 @@ pub fn source_tables(read: &Read) -> Table {
 /// Rows used and quarantined per table file (a v1 CSV file, or a Parquet table over all
 /// its agents), for the terminal.
 pub fn summary(read: &Read) -> BTreeMap<String, (usize, usize)> {
-    let mut out: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for r in &read.tables {
-        out.entry(r.origin.clone()).or_default().0 += r.rows.len();
-    }
+    let mut out: BTreeMap<String, (usize, usize)> = read.used_by_origin.iter().map(|(o, n)| (o.clone(), (*n, 0))).collect();
     for (origin, counts) in &mut out {
         let dir = origin.ends_with('/');
         counts.1 = read.quarantined.iter().filter(|q| q.file == *origin || (dir && q.file.starts_with(origin.as_str()))).count();

@@ -23,11 +23,10 @@ use arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit, TimestampMicr
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
-use rayon::prelude::*;
 use serde_json::Value;
 
 use super::release::{Recognised, Release, Subset};
-use super::{int, Read, Records, Source, BASELINE, INPUT, PRS, REVIEW_COMMENTS, SOURCES};
+use super::{int, Read, Source, BASELINE, INPUT, PRS, REVIEW_COMMENTS, SOURCES};
 use crate::error::{Error, Result};
 use crate::inputs::{InputFile, Skipped};
 use crate::quarantine::Quarantined;
@@ -52,10 +51,10 @@ enum Owner {
 }
 
 /// One Parquet table and the v1 table it is read onto.
-struct Table {
-    name: &'static str,
+pub(super) struct Table {
+    pub(super) name: &'static str,
     /// [`Source::file`] of the table it becomes.
-    source: &'static str,
+    pub(super) source: &'static str,
     owner: Owner,
     /// Read only for this PR set (the `all_*` tables for AIDev full, the rest for AIDev-pop).
     subset: Option<Subset>,
@@ -97,7 +96,7 @@ fn table(name: &str) -> Option<&'static Table> {
     TABLES.iter().find(|t| t.name == name)
 }
 
-fn source_of(t: &Table) -> &'static Source {
+pub(super) fn source_of(t: &Table) -> &'static Source {
     // Every table names a source of SOURCES; the tests read every table.
     SOURCES.iter().find(|s| s.file == t.source).unwrap_or_else(|| panic!("{} maps onto no source", t.name))
 }
@@ -181,34 +180,37 @@ pub(crate) fn v5_columns(dir: &Path, tables: &[(String, Vec<String>)]) -> Result
     Ok(out)
 }
 
-/// What reading one table gave.
+/// What reading one table gave (its rows went to the reader's callback).
 #[derive(Default)]
-struct TableRead {
-    records: Vec<Records>,
-    files: Vec<InputFile>,
-    quarantined: Vec<Quarantined>,
+pub(super) struct TableRead {
+    pub(super) files: Vec<InputFile>,
+    pub(super) quarantined: Vec<Quarantined>,
     /// Rows in the files (a refused file counts once).
-    rows: usize,
-    used: usize,
+    pub(super) rows: usize,
+    pub(super) used: usize,
     /// `table.column` of the source's columns this table lacks.
-    absent_columns: Vec<String>,
+    pub(super) absent_columns: Vec<String>,
+    /// Where the rows came from: `pull_request.parquet`, or a folder of shards.
+    pub(super) origin: String,
 }
 
 /// How the rows of PR-keyed tables find their agent.
 #[derive(Default)]
-struct PrIndex {
-    agent: HashMap<i64, &'static str>,
-    /// (repository lowercase, number) -> PR id.
-    by_number: HashMap<(String, i64), i64>,
+pub(super) struct PrIndex {
+    pub(super) agent: HashMap<i64, &'static str>,
+    /// (repository, lowercase, interned; number) -> PR id.
+    pub(super) by_number: HashMap<(u32, i64), i64>,
+    /// Repository names, lowercase, interned.
+    pub(super) repos: super::stream::Interner,
     /// Review id (`pull_request_review_id` where the reviews carry it, and `id`) -> PR id.
-    review: HashMap<i64, i64>,
+    pub(super) review: HashMap<i64, i64>,
 }
 
-/// Read the Parquet release recognised in `dir`.
-pub(crate) fn read(dir: &Path, rec: &Recognised) -> Result<Read> {
+/// The tables of the release recognised in `dir` that this import reads, in [`TABLES`]
+/// order, and what it records of the rest.
+pub(super) fn wanted(dir: &Path, rec: &Recognised, out: &mut Read) -> Result<Vec<&'static Table>> {
     let subset = rec.subset.unwrap_or_default();
     let wanted: Vec<&'static Table> = TABLES.iter().filter(|t| rec.release.has_table(t.name) && t.subset.is_none_or(|s| s == subset)).collect();
-    let mut out = Read::default();
     for t in &wanted {
         match rec.files(t.name) {
             None => out.absent.push(format!("{}.parquet", t.name)),
@@ -216,51 +218,7 @@ pub(crate) fn read(dir: &Path, rec: &Recognised) -> Result<Read> {
         }
     }
     out.skipped = skipped(dir, rec, &wanted)?;
-    let mut index = PrIndex::default();
-    // PRs first (their ids place every other row), then reviews (their ids place the inline
-    // comments), then the rest.
-    let stages: [&dyn Fn(&Table) -> bool; 3] = [&|t| t.source == PRS, &|t| t.name == "pr_reviews", &|t| t.source != PRS && t.name != "pr_reviews"];
-    for stage in stages {
-        let now: Vec<&&Table> = wanted.iter().filter(|t| stage(t) && rec.files(t.name).is_some()).collect();
-        let read: Vec<Result<TableRead>> = now.par_iter().map(|t| read_table(dir, rec, t, &index)).collect();
-        for (t, r) in now.into_iter().zip(read) {
-            let r = r?;
-            note(&mut index, t, &r.records);
-            out.records += r.rows;
-            out.used += r.used;
-            out.files.extend(r.files);
-            out.quarantined.extend(r.quarantined);
-            out.absent.extend(r.absent_columns);
-            out.tables.extend(r.records);
-        }
-    }
-    super::finish(&mut out);
-    Ok(out)
-}
-
-/// Index what a table read places later rows by: PRs' agents and numbers, reviews' PRs.
-fn note(index: &mut PrIndex, t: &Table, records: &[Records]) {
-    for r in records {
-        let s = r.source;
-        if t.source == PRS {
-            for row in &r.rows {
-                let Some(id) = int(&row[s.col("id")]) else { continue };
-                index.agent.entry(id).or_insert(r.agent);
-                if let (Some(repo), Some(n)) = (super::study::pr_repo(s, row), int(&row[s.col("number")])) {
-                    index.by_number.entry((repo.to_ascii_lowercase(), n)).or_insert(id);
-                }
-            }
-        } else if t.name == "pr_reviews" {
-            for row in &r.rows {
-                let Some(pr) = int(&row[s.col("pr_id")]) else { continue };
-                // The review's GitHub id is `pull_request_review_id` where the release has the
-                // column (v5, whose `id` is not documented to be it), else `id`.
-                if let Some(k) = int(&row[s.col("pull_request_review_id")]).or_else(|| int(&row[s.col("id")])) {
-                    index.review.entry(k).or_insert(pr);
-                }
-            }
-        }
-    }
+    Ok(wanted.into_iter().filter(|t| rec.files(t.name).is_some()).collect())
 }
 
 /// Files under `dir` not read, each with the reason.
@@ -279,13 +237,20 @@ fn skipped(dir: &Path, rec: &Recognised, wanted: &[&Table]) -> Result<Vec<Skippe
     })
 }
 
-/// Read every file of one table.
-fn read_table(dir: &Path, rec: &Recognised, t: &'static Table, index: &PrIndex) -> Result<TableRead> {
+/// A used row handed to the reader's caller: its agent, typed cells and row in the table
+/// (from 1, running on across shards). The caller may refuse it, handing it back with the
+/// field and why: it is quarantined with its values.
+pub(super) type OnRow<'a> = dyn FnMut(&'static str, Vec<Cell>, usize) -> Result<Option<Refused>> + 'a;
+
+/// A row the caller refused: the field at fault, why, and the row.
+pub(super) type Refused = (&'static str, String, Vec<Cell>);
+
+/// Read every file of one table, each used row to `on_row`, batch by batch.
+pub(super) fn read_table(dir: &Path, rec: &Recognised, t: &'static Table, index: &PrIndex, on_row: &mut OnRow) -> Result<TableRead> {
     let s = source_of(t);
     let files = rec.files(t.name).unwrap_or_default();
-    let origin = if files.len() == 1 && files[0] == format!("{}.parquet", t.name) { files[0].clone() } else { format!("{}/", files[0].split('/').next().unwrap_or(t.name)) };
-    let mut out = TableRead::default();
-    let mut by_agent: Vec<Records> = Vec::new();
+    let origin = origin_of(rec, t);
+    let mut out = TableRead { origin: origin.clone(), ..TableRead::default() };
     let mut absent: BTreeSet<String> = BTreeSet::new();
     let mut first_row = 0usize;
     for rel in files {
@@ -297,7 +262,7 @@ fn read_table(dir: &Path, rec: &Recognised, t: &'static Table, index: &PrIndex) 
             continue;
         }
         let ctx = FileCtx { rel, t, s, agents: rec.release.agents(), index, origin: &origin, first_row };
-        let got = read_file(&path, &ctx, &mut by_agent, &mut absent)?;
+        let got = read_file(&path, &ctx, &mut absent, on_row)?;
         first_row += got.rows;
         out.rows += got.counted;
         out.used += got.used;
@@ -305,15 +270,17 @@ fn read_table(dir: &Path, rec: &Recognised, t: &'static Table, index: &PrIndex) 
         out.files.push(got.file);
     }
     out.absent_columns = absent.into_iter().map(|c| format!("{origin}: column {c}")).collect();
-    // A PR-keyed table that is present is present for every agent: a PR with no rows in it
-    // had none (an empty list), which is not the same as a table not captured.
-    if matches!(t.owner, Owner::PrOf(_) | Owner::ReviewComment) {
-        for agent in rec.release.agents() {
-            records_of(&mut by_agent, agent, s, &origin);
-        }
-    }
-    out.records = by_agent;
     Ok(out)
+}
+
+/// A table's name where its rows are named: its file, or its folder of shards.
+pub(super) fn origin_of(rec: &Recognised, t: &Table) -> String {
+    let files = rec.files(t.name).unwrap_or_default();
+    match files.first() {
+        Some(f) if files.len() == 1 && *f == format!("{}.parquet", t.name) => f.clone(),
+        Some(f) => format!("{}/", f.split('/').next().unwrap_or(t.name)),
+        None => format!("{}.parquet", t.name),
+    }
 }
 
 struct FileCtx<'a> {
@@ -322,6 +289,8 @@ struct FileCtx<'a> {
     s: &'static Source,
     agents: &'static [&'static str],
     index: &'a PrIndex,
+    /// The table's name in the quarantine when a row is refused after reading (its row
+    /// numbers run across shards).
     origin: &'a str,
     /// Rows of the table's earlier shards: row numbers run on across them.
     first_row: usize,
@@ -337,29 +306,23 @@ struct FileRead {
     used: usize,
 }
 
-/// Read one Parquet file of a table into `by_agent`, batch by batch.
-fn read_file(path: &Path, ctx: &FileCtx, by_agent: &mut Vec<Records>, absent: &mut BTreeSet<String>) -> Result<FileRead> {
+/// Read one Parquet file of a table, batch by batch, each used row to `on_row`.
+fn read_file(path: &Path, ctx: &FileCtx, absent: &mut BTreeSet<String>, on_row: &mut OnRow) -> Result<FileRead> {
     let parquet_error = |e: &dyn std::fmt::Display| Error::Input { path: path.to_path_buf(), line: 0, message: format!("not readable as Parquet: {e}") };
     let crate::dataset::Written { bytes: size, sha256, .. } = crate::dataset::describe(path, 0)?;
     let f = crate::inputs::open_regular(path)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| parquet_error(&e))?;
     let schema = builder.schema().clone();
     let rows = builder.metadata().file_metadata().num_rows().max(0) as usize;
-    let owner_col = match ctx.t.owner {
-        Owner::AgentColumn => Some("agent"),
-        _ => None,
-    };
     let mut roots = Vec::new();
     let mut missing = Vec::new();
     for (name, _) in ctx.s.all_columns() {
         match schema.index_of(name) {
             Ok(i) => roots.push(i),
-            Err(_) => {
-                missing.push(*name);
-            }
+            Err(_) => missing.push(*name),
         }
     }
-    if let Some(i) = owner_col.and_then(|c| schema.index_of(c).ok()) {
+    if let Some(i) = (ctx.t.owner == Owner::AgentColumn).then(|| schema.index_of("agent").ok()).flatten() {
         roots.push(i);
     }
     let lacks: Vec<&str> = ctx.t.required.iter().copied().filter(|c| schema.index_of(c).is_err()).collect();
@@ -384,7 +347,7 @@ fn read_file(path: &Path, ctx: &FileCtx, by_agent: &mut Vec<Records>, absent: &m
     for batch in reader {
         let batch = batch.map_err(|e| parquet_error(&e))?;
         match typed_columns(ctx.s, &batch) {
-            Ok(cols) => read_batch(ctx, &batch, &cols, at, by_agent, &mut out),
+            Ok(cols) => read_batch(ctx, &batch, &cols, at, &mut out, on_row)?,
             Err(why) => {
                 let why = format!("{why}; its {rows} row{} not read", if rows == 1 { " is" } else { "s are" });
                 return Ok(FileRead { file: file(1), quarantined: vec![Quarantined::new(INPUT, ctx.rel, None, None, why, "")], rows, counted: 1, used: 0 });
@@ -486,22 +449,31 @@ fn cell(name: &'static str, kind: Kind, s: &Source, col: &Column, r: usize) -> s
     }
 }
 
-/// Type each row of a batch and give it to its agent's records; a row that cannot be typed
-/// or placed goes to the quarantine.
-fn read_batch(ctx: &FileCtx, batch: &RecordBatch, cols: &[Column], at: usize, by_agent: &mut Vec<Records>, out: &mut FileRead) {
+/// Type each row of a batch and hand it to `on_row`; a row that cannot be typed or placed,
+/// or that `on_row` refuses, goes to the quarantine.
+fn read_batch(ctx: &FileCtx, batch: &RecordBatch, cols: &[Column], at: usize, out: &mut FileRead, on_row: &mut OnRow) -> Result<()> {
     let agent_col = batch.column_by_name("agent").filter(|_| ctx.t.owner == Owner::AgentColumn).and_then(|a| cast(a, &DataType::Utf8).ok());
     for r in 0..batch.num_rows() {
         let row_in_file = at + r + 1;
         match typed_row(ctx, cols, r).and_then(|row| place(ctx, row, agent_col.as_ref(), r)) {
-            Ok((agent, row)) => {
-                let rec = records_of(by_agent, agent, ctx.s, ctx.origin);
-                rec.rows.push(row);
-                rec.lines.push(ctx.first_row + row_in_file);
-                out.used += 1;
-            }
+            Ok((agent, row)) => match on_row(agent, row, ctx.first_row + row_in_file)? {
+                None => out.used += 1,
+                Some((field, why, row)) => out.quarantined.push(Quarantined::new(INPUT, ctx.origin, Some(ctx.first_row + row_in_file), Some(field), why, &typed_text(ctx.s, &row))),
+            },
             Err((field, why)) => out.quarantined.push(Quarantined::new(INPUT, ctx.rel, Some(row_in_file), field, why, &row_text(batch, r))),
         }
     }
+    Ok(())
+}
+
+/// A typed row's values as a JSON object by column (the raw text of a row quarantined after
+/// it was typed).
+fn typed_text(s: &Source, row: &[Cell]) -> String {
+    let mut m = serde_json::Map::new();
+    for ((name, _), cell) in s.all_columns().zip(row) {
+        m.insert((*name).to_string(), cell_json(cell));
+    }
+    Value::Object(m).to_string()
 }
 
 type RowError = (Option<&'static str>, String);
@@ -539,25 +511,14 @@ fn place(ctx: &FileCtx, mut row: Vec<Cell>, agent_col: Option<&ArrayRef>, r: usi
             let pr = review.or_else(|| {
                 let url = super::text(&row[s.col("pull_request_url")])?;
                 let page = crate::snapshot::paths::parse_url(url);
-                ctx.index.by_number.get(&(page.repo?.to_ascii_lowercase(), page.number?)).copied()
+                let repo = ctx.index.repos.find(&page.repo?.to_ascii_lowercase())?;
+                ctx.index.by_number.get(&(repo, page.number?)).copied()
             });
             row[s.col("pr_id")] = Cell::Int(pr);
             by_pr(pr)
         }
     };
     Ok((agent, row))
-}
-
-/// The records of `agent` for this table, made on first use.
-fn records_of<'a>(by_agent: &'a mut Vec<Records>, agent: &'static str, s: &'static Source, origin: &str) -> &'a mut Records {
-    let i = match by_agent.iter().position(|r| r.agent == agent) {
-        Some(i) => i,
-        None => {
-            by_agent.push(Records::new(agent, s, origin.to_string(), "row"));
-            by_agent.len() - 1
-        }
-    };
-    &mut by_agent[i]
 }
 
 /// A row's values as the file holds them, as a JSON object (the quarantine's raw text).

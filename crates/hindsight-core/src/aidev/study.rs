@@ -26,7 +26,8 @@ use crate::time::Instant;
 /// What the importer evaluates.
 #[derive(Debug, Default)]
 pub struct Study {
-    pub outputs: Vec<SafeOutput<'static>>,
+    /// Safe outputs made (one per distinct agent PR): they went to the output sink.
+    pub safe_outputs: usize,
     /// Captures rebuilt: they went to the spill sink as they were built, not into memory.
     pub captures: usize,
     pub runs: Vec<Run>,
@@ -47,6 +48,29 @@ pub struct Study {
     pub without_repo: usize,
     /// PR rows with no id (kept in `aidev_pull_requests`, no safe output).
     pub(crate) without_id: usize,
+}
+
+/// Where the safe outputs go as they are made: a `Vec` in tests, the dataset's
+/// `safe_outputs` table on import ([`super::outputs::Outputs`]), so no study holds them all.
+pub trait OutputSink {
+    fn push(&mut self, o: SafeOutput<'static>) -> Result<()>;
+}
+
+impl OutputSink for Vec<SafeOutput<'static>> {
+    fn push(&mut self, o: SafeOutput<'static>) -> Result<()> {
+        Vec::push(self, o);
+        Ok(())
+    }
+}
+
+impl Study {
+    /// When the snapshot counts as taken: `given`, else the latest time in the PR tables.
+    pub(crate) fn set_captured_at(&mut self, given: Option<Instant>, latest: Option<Instant>) {
+        (self.captured_at, self.captured_at_basis) = match given {
+            Some(t) => (Some(t), "given (--captured-at)".into()),
+            None => (latest, "the latest timestamp in the PR tables (AIDev records no collection time; give --captured-at to set it)".into()),
+        };
+    }
 }
 
 /// The safe output id of an AIDev PR.
@@ -96,14 +120,6 @@ impl<'a> ByPr<'a> {
     fn file(&self) -> &str {
         &self.origin
     }
-
-    /// The capture at `path` of PR `id`'s rows, each made a list item by `item`, which reads
-    /// the row's fields by column name.
-    fn list(&self, id: i64, path: String, item: impl Fn(&dyn Fn(&str) -> &'a Cell) -> Value) -> Capture {
-        let (rows, first) = self.of(id);
-        let body: Vec<Value> = rows.iter().map(|(r, _)| item(&|name: &str| &r[self.source.col(name)])).collect();
-        capture(path, &Value::Array(body), self.file(), first)
-    }
 }
 
 fn login(v: Option<&str>) -> Value {
@@ -147,19 +163,21 @@ pub(crate) fn pr_repo(prs: &super::Source, row: &[Cell]) -> Option<String> {
 /// across unrelated projects is a service, not a person. Every other author is the person
 /// who ran the agent, whose account it opened the PR under (the requester).
 fn agent_accounts(prs: &Records) -> HashSet<String> {
-    let mut repos_by_login: HashMap<String, HashSet<String>> = HashMap::new();
-    let mut all_repos: HashSet<String> = HashSet::new();
-    for row in &prs.rows {
-        let (Some(login), Some(repo)) = (text(&row[prs.source.col("user")]), pr_repo(prs.source, row)) else { continue };
-        let repo = repo.to_lowercase();
+    let pairs = prs.rows.iter().filter_map(|row| Some((text(&row[prs.source.col("user")])?.to_lowercase(), pr_repo(prs.source, row)?.to_lowercase())));
+    own_accounts(pairs, |login| crate::snapshot::github::is_bot_login(login))
+}
+
+/// The logins of (login, repository) pairs, both lowercase, of one agent's PR rows, that are
+/// the agent's own ([`agent_accounts`]); logins and repositories of any type that names them
+/// (the streaming import's are interned numbers).
+pub(crate) fn own_accounts<K: std::hash::Hash + Eq + Clone>(pairs: impl Iterator<Item = (K, K)>, is_bot: impl Fn(&K) -> bool) -> HashSet<K> {
+    let mut repos_by_login: HashMap<K, HashSet<K>> = HashMap::new();
+    let mut all_repos: HashSet<K> = HashSet::new();
+    for (login, repo) in pairs {
         all_repos.insert(repo.clone());
-        repos_by_login.entry(login.to_lowercase()).or_default().insert(repo);
+        repos_by_login.entry(login).or_default().insert(repo);
     }
-    repos_by_login
-        .into_iter()
-        .filter(|(login, repos)| crate::snapshot::github::is_bot_login(login) || (repos.len() >= 3 && repos.len() * 2 > all_repos.len()))
-        .map(|(login, _)| login)
-        .collect()
+    repos_by_login.into_iter().filter(|(login, repos)| is_bot(login) || (repos.len() >= 3 && repos.len() * 2 > all_repos.len())).map(|(login, _)| login).collect()
 }
 
 /// The latest time in the PR tables: a lower bound on when AIDev was collected.
@@ -180,24 +198,15 @@ fn latest_time(read: &Read) -> Option<Instant> {
 /// Build the safe outputs and runs of every agent's PRs; each PR's captures go to `sink`
 /// as they are built (convert's spill sink, which sorts them as convert orders a snapshot
 /// and holds a bounded number of bytes of them).
-pub fn build(read: &Read, captured_at: Option<Instant>, sink: &mut Runs) -> Result<Study> {
+pub fn build(read: &Read, captured_at: Option<Instant>, sink: &mut Runs, outputs: &mut dyn OutputSink) -> Result<Study> {
     let mut study = Study::default();
-    match captured_at {
-        Some(t) => {
-            study.captured_at = Some(t);
-            study.captured_at_basis = "given (--captured-at)".into();
-        }
-        None => {
-            study.captured_at = latest_time(read);
-            study.captured_at_basis = "the latest timestamp in the PR tables (AIDev records no collection time; give --captured-at to set it)".into();
-        }
-    }
+    study.set_captured_at(captured_at, latest_time(read));
     // The reader quarantined every PR whose repository and number another row of a
     // prs.csv claims too, so no path is built twice from different PRs.
     let before = sink.count;
     for agent in ALL_AGENTS {
         let Some(prs) = read.of(agent, PRS) else { continue };
-        add_agent(&mut study, sink, read, agent, prs)?;
+        add_agent(&mut study, sink, outputs, read, agent, prs)?;
     }
     study.captures = sink.count - before;
     Ok(study)
@@ -213,7 +222,7 @@ struct PrTables<'a> {
 
 /// One agent's PRs: a run holding one safe output per PR, and each PR's captures; rows
 /// without an id, repeated PRs and per-PR rows of no PR are counted.
-fn add_agent(study: &mut Study, sink: &mut Runs, read: &Read, agent: &'static str, prs: &Records) -> Result<()> {
+fn add_agent(study: &mut Study, sink: &mut Runs, outputs: &mut dyn OutputSink, read: &Read, agent: &'static str, prs: &Records) -> Result<()> {
     let tables = PrTables {
         reviews: ByPr::new(read.of(agent, "pr_reviews.csv")),
         comments: ByPr::new(read.of(agent, "pr_comments.csv")),
@@ -243,10 +252,11 @@ fn add_agent(study: &mut Study, sink: &mut Runs, read: &Read, agent: &'static st
         let item_index = run.executed_items as i64;
         run.executed_items += 1;
         run.requested_items += 1;
-        study.outputs.push(pr_output(prs, row, agent, id, repo.clone(), item_index, line));
+        outputs.push(pr_output(prs.source, &prs.origin, row, agent, id, repo.clone(), item_index, line))?;
+        study.safe_outputs += 1;
         let (Some(repo), Some(n)) = (repo, number) else { continue };
         let base = format!("repos/{repo}");
-        sink.push(capture(format!("{base}/pulls/{n}"), &pull(prs, row, id, n, &agent_own), &file, Some(line)))?;
+        sink.push(capture(format!("{base}/pulls/{n}"), &pull(prs.source, row, id, n, &|l| agent_own.contains(l)), &file, Some(line)))?;
         add_pr_lists(study, sink, &tables, id, &base, n)?;
     }
     for g in [&tables.reviews, &tables.comments, &tables.commits, &tables.timeline].into_iter().flatten() {
@@ -257,8 +267,9 @@ fn add_agent(study: &mut Study, sink: &mut Runs, read: &Read, agent: &'static st
 }
 
 /// The safe output a `prs.csv` row stands for: the agent opened that pull request.
-fn pr_output(prs: &Records, row: &[Cell], agent: &str, id: i64, repo: Option<String>, item_index: i64, line: usize) -> SafeOutput<'static> {
-    let c = |name: &str| prs.source.col(name);
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pr_output(prs: &super::Source, origin: &str, row: &[Cell], agent: &str, id: i64, repo: Option<String>, item_index: i64, line: usize) -> SafeOutput<'static> {
+    let c = |name: &str| prs.col(name);
     let number = int(&row[c("number")]);
     let author = text(&row[c("user")]);
     let payload = crate::json::canonical(&json!({
@@ -296,15 +307,15 @@ fn pr_output(prs: &Records, row: &[Cell], agent: &str, id: i64, repo: Option<Str
         after_state: None,
         staged: false,
         source_format: "aidev".into(),
-        source_file: prs.origin.clone().into(),
+        source_file: origin.to_string().into(),
         source_line: line as i64,
     }
 }
 
 /// The pull request's own capture body (`repos/{repo}/pulls/{n}`), its author typed as the
 /// agent's account or a person's.
-fn pull(prs: &Records, row: &[Cell], id: i64, n: i64, agent_own: &HashSet<String>) -> Value {
-    let c = |name: &str| prs.source.col(name);
+pub(crate) fn pull(prs: &super::Source, row: &[Cell], id: i64, n: i64, agent_own: &dyn Fn(&str) -> bool) -> Value {
+    let c = |name: &str| prs.col(name);
     let author = text(&row[c("user")]);
     let merged_at = &row[c("merged_at")];
     object(vec![
@@ -318,7 +329,7 @@ fn pull(prs: &Records, row: &[Cell], id: i64, n: i64, agent_own: &HashSet<String
                 ("login", author.map(Value::from).unwrap_or(Value::Null)),
                 // The account type the evaluator reads: the agent's own account, or a
                 // person's (see `agent_accounts`).
-                ("type", author.map(|a| Value::from(if agent_own.contains(&a.to_lowercase()) { "Bot" } else { "User" })).unwrap_or(Value::Null)),
+                ("type", author.map(|a| Value::from(if agent_own(&a.to_lowercase()) { "Bot" } else { "User" })).unwrap_or(Value::Null)),
                 ("id", int(&row[c("user_id")]).map(Value::from).unwrap_or(Value::Null)),
             ]),
         ),
@@ -330,76 +341,121 @@ fn pull(prs: &Records, row: &[Cell], id: i64, n: i64, agent_own: &HashSet<String
     ])
 }
 
-/// The PR's reviews, comments, commits and timeline as the list captures GitHub would
-/// have answered.
-fn add_pr_lists(study: &mut Study, sink: &mut Runs, tables: &PrTables, id: i64, base: &str, n: i64) -> Result<()> {
-    if let Some(g) = &tables.reviews {
-        sink.push(g.list(id, format!("{base}/pulls/{n}/reviews"), |f| {
-            object(vec![
-                ("id", int(f("id")).map(Value::from).unwrap_or(Value::Null)),
-                ("user", login(text(f("user")))),
-                ("state", st(f("state"))),
-                ("submitted_at", ts(f("submitted_at"))),
-                ("body", st(f("body"))),
-            ])
-        }))?;
+/// A per-PR table rebuilt as the list capture GitHub would have answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum List {
+    Reviews,
+    Comments,
+    Commits,
+    Timeline,
+}
+
+impl List {
+    pub(crate) const ALL: [List; 4] = [List::Reviews, List::Comments, List::Commits, List::Timeline];
+
+    /// The v1 table ([`super::Source::file`]) the list is rebuilt from.
+    pub(crate) fn file(self) -> &'static str {
+        match self {
+            List::Reviews => "pr_reviews.csv",
+            List::Comments => "pr_comments.csv",
+            List::Commits => "pr_commits.csv",
+            List::Timeline => "pr_timelines.csv",
+        }
     }
-    if let Some(g) = &tables.comments {
-        sink.push(g.list(id, format!("{base}/issues/{n}/comments"), |f| {
-            object(vec![
-                ("id", int(f("id")).map(Value::from).unwrap_or(Value::Null)),
-                ("user", login(text(f("user")))),
-                ("created_at", ts(f("created_at"))),
-                ("body", st(f("body"))),
-            ])
-        }))?;
+
+    pub(crate) fn of_file(file: &str) -> Option<List> {
+        List::ALL.into_iter().find(|l| l.file() == file)
     }
-    if let Some(g) = &tables.commits {
-        sink.push(g.list(id, format!("{base}/pulls/{n}/commits"), |f| {
-            object(vec![
+
+    /// The list's path under `repos/{repo}`.
+    pub(crate) fn path(self, base: &str, n: i64) -> String {
+        match self {
+            List::Reviews => format!("{base}/pulls/{n}/reviews"),
+            List::Comments => format!("{base}/issues/{n}/comments"),
+            List::Commits => format!("{base}/pulls/{n}/commits"),
+            List::Timeline => format!("{base}/issues/{n}/timeline"),
+        }
+    }
+
+    /// Whether `path` is this list's (`.../pulls/N/reviews`, ...).
+    pub(crate) fn ends(self, path: &str) -> bool {
+        let tail = match self {
+            List::Reviews => "/reviews",
+            List::Comments => "/comments",
+            List::Commits => "/commits",
+            List::Timeline => "/timeline",
+        };
+        path.ends_with(tail)
+    }
+
+    /// One row as the list's item, its fields read by column name through `f`.
+    pub(crate) fn item<'a>(self, f: &dyn Fn(&str) -> &'a Cell) -> Value {
+        let id = |f: &dyn Fn(&str) -> &'a Cell| int(f("id")).map(Value::from).unwrap_or(Value::Null);
+        match self {
+            List::Reviews => {
+                object(vec![("id", id(f)), ("user", login(text(f("user")))), ("state", st(f("state"))), ("submitted_at", ts(f("submitted_at"))), ("body", st(f("body")))])
+            }
+            List::Comments => object(vec![("id", id(f)), ("user", login(text(f("user")))), ("created_at", ts(f("created_at"))), ("body", st(f("body")))]),
+            List::Commits => object(vec![
                 ("sha", st(f("sha"))),
                 ("author", login(text(f("author")))),
                 ("committer", login(text(f("committer")))),
                 ("commit", object(vec![("message", st(f("message")))])),
-            ])
-        }))?;
+            ]),
+            List::Timeline => {
+                let event = text(f("event"));
+                let commit = st(f("commit_id"));
+                object(vec![
+                    ("event", st(f("event"))),
+                    ("created_at", ts(f("created_at"))),
+                    ("actor", login(text(f("actor")))),
+                    ("commit_id", commit.clone()),
+                    ("sha", if event == Some("committed") { commit } else { Value::Null }),
+                    ("assignee", login(text(f("assignee")))),
+                    ("label", text(f("label")).map(|l| json!({ "name": l })).unwrap_or(Value::Null)),
+                    ("message", st(f("message"))),
+                ])
+            }
+        }
     }
-    if let Some(g) = &tables.timeline {
-        let capture = timeline(g, id, format!("{base}/issues/{n}/timeline"), &mut study.duplicate_events);
-        sink.push(capture)?;
+}
+
+/// The PR's reviews, comments, commits and timeline as the list captures GitHub would
+/// have answered.
+fn add_pr_lists(study: &mut Study, sink: &mut Runs, tables: &PrTables, id: i64, base: &str, n: i64) -> Result<()> {
+    for (list, g) in [(List::Reviews, &tables.reviews), (List::Comments, &tables.comments), (List::Commits, &tables.commits), (List::Timeline, &tables.timeline)] {
+        let Some(g) = g else { continue };
+        let (rows, first) = g.of(id);
+        let mut seen_events: HashSet<String> = HashSet::new();
+        let mut body: Vec<String> = Vec::with_capacity(rows.len());
+        for (r, _) in rows {
+            let item = list.item(&|name: &str| &r[g.source.col(name)]).to_string();
+            // An exact repeat of a timeline row says nothing new (AIDev has some).
+            if list == List::Timeline && !seen_events.insert(item.clone()) {
+                study.duplicate_events += 1;
+                continue;
+            }
+            body.push(item);
+        }
+        sink.push(list_capture(list.path(base, n), &body, g.file(), first))?;
     }
     Ok(())
 }
 
-/// The PR's timeline capture: one event per row, exact repeats of a row counted and dropped.
-fn timeline(g: &ByPr, id: i64, path: String, duplicate_events: &mut usize) -> Capture {
-    let (rows, first) = g.of(id);
-    let k = |name: &str| g.source.col(name);
-    let mut seen_events: HashSet<String> = HashSet::new();
-    let mut body: Vec<Value> = Vec::with_capacity(rows.len());
-    for (r, _) in rows {
-        let event = text(&r[k("event")]);
-        let commit = st(&r[k("commit_id")]);
-        let e = object(vec![
-            ("event", st(&r[k("event")])),
-            ("created_at", ts(&r[k("created_at")])),
-            ("actor", login(text(&r[k("actor")]))),
-            ("commit_id", commit.clone()),
-            ("sha", if event == Some("committed") { commit } else { Value::Null }),
-            ("assignee", login(text(&r[k("assignee")]))),
-            ("label", text(&r[k("label")]).map(|l| json!({ "name": l })).unwrap_or(Value::Null)),
-            ("message", st(&r[k("message")])),
-        ]);
-        // An exact repeat of a row says nothing new (AIDev has some).
-        if !seen_events.insert(e.to_string()) {
-            *duplicate_events += 1;
-            continue;
+/// A list capture of items already written as JSON: `[a,b]`, as serde writes an array.
+pub(crate) fn list_capture(path: String, items: &[String], file: &str, line: Option<usize>) -> Capture {
+    let mut body = String::with_capacity(items.iter().map(|i| i.len() + 1).sum::<usize>() + 2);
+    body.push('[');
+    for (k, i) in items.iter().enumerate() {
+        if k > 0 {
+            body.push(',');
         }
-        body.push(e);
+        body.push_str(i);
     }
-    capture(path, &Value::Array(body), g.file(), first)
+    body.push(']');
+    Capture { path, status: 200, page: 1, captured_at: None, body, file: file.to_string(), line, superseded_by: None }
 }
 
-fn capture(path: String, body: &Value, file: &str, line: Option<usize>) -> Capture {
+pub(crate) fn capture(path: String, body: &Value, file: &str, line: Option<usize>) -> Capture {
     Capture { path, status: 200, page: 1, captured_at: None, body: body.to_string(), file: file.to_string(), line, superseded_by: None }
 }
