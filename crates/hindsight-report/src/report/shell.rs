@@ -140,8 +140,8 @@ pub(crate) fn statements(sql: &str) -> Vec<String> {
 
 const HELP: &str = "\
 Statements end with `;` and may span lines. Commands (psql's and the DuckDB CLI's spellings):
-  \\d  or .tables              the dataset's tables, with rows and columns
-  \\d TABLE or .schema TABLE   TABLE's columns (also: DESCRIBE TABLE;)
+  \\d  or .tables              the dataset's tables and views, with rows and columns
+  \\d TABLE or .schema TABLE   TABLE's columns, types and meanings (also: DESCRIBE TABLE;)
   .mode FORMAT or \\pset format FORMAT
                               table, csv, json, ndjson or markdown
   .maxrows N or \\pset maxrows N
@@ -318,10 +318,8 @@ impl Shell<'_> {
                 let b = tables_batch(self.session)?;
                 self.print(vec![b])?;
             }
-            ("\\d" | ".schema", [t]) => {
-                let batches = self.session.describe(t)?;
-                self.print(batches)?;
-            }
+            // Exactly what `DESCRIBE t` prints: the same statement.
+            ("\\d" | ".schema", [t]) => self.statement(&format!("DESCRIBE {t}"))?,
             (".mode", [f]) | ("\\pset", ["format", f]) => self.display.format = mode(f)?,
             (".mode", []) | ("\\pset", ["format"]) => self.write_text(&format!("{}\n", mode_name(self.display.format)))?,
             (".maxrows", [n]) | ("\\pset", ["maxrows", n]) => self.display.max_rows = Some(MaxRows::parse(n)?),
@@ -506,9 +504,10 @@ const COMMANDS: &[&str] = &[
 impl Completion {
     fn of(session: &Session) -> Result<Completion> {
         let mut words: Vec<String> = KEYWORDS.iter().chain(COMMANDS).map(|w| w.to_string()).collect();
-        for (table, _) in session.tables() {
-            words.push(table.clone());
-            words.extend(session.columns(table)?.into_iter().map(|(c, _)| c));
+        let views = session.views().into_iter().map(|(v, _)| v.to_string());
+        for table in session.tables().iter().map(|(t, _)| t.clone()).chain(views) {
+            words.extend(session.columns(&table)?.into_iter().map(|(c, _)| c));
+            words.push(table);
         }
         words.sort();
         words.dedup();
@@ -554,21 +553,27 @@ impl rustyline::highlight::Highlighter for Completion {}
 impl rustyline::validate::Validator for Completion {}
 impl rustyline::Helper for Completion {}
 
-/// The dataset's tables with their rows (from the manifest) and column counts.
+/// The dataset's tables, then the views the session defines ([`Session::views`]), each
+/// with its kind (`table` or `view`), rows (a table's, from the manifest; a view's are not
+/// stored, so NULL) and column count.
 fn tables_batch(session: &Session) -> Result<RecordBatch> {
-    let tables = session.tables();
-    let mut columns = Vec::with_capacity(tables.len());
-    for (name, _) in tables {
+    let tables = session.tables().iter().map(|(n, rows)| (n.as_str(), "table", Some(*rows as u64)));
+    let views = session.views().into_iter().map(|(n, _)| (n, "view", None));
+    let all: Vec<(&str, &str, Option<u64>)> = tables.chain(views).collect();
+    let mut columns = Vec::with_capacity(all.len());
+    for (name, _, _) in &all {
         columns.push(session.columns(name)?.len() as u64);
     }
     let schema = Schema::new(vec![
-        Field::new("table", DataType::Utf8, false),
-        Field::new("rows", DataType::UInt64, false),
+        Field::new("name", DataType::Utf8, false),
+        Field::new("kind", DataType::Utf8, false),
+        Field::new("rows", DataType::UInt64, true),
         Field::new("columns", DataType::UInt64, false),
     ]);
     let arrays: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from_iter_values(tables.iter().map(|(n, _)| n.as_str()))),
-        Arc::new(UInt64Array::from_iter_values(tables.iter().map(|(_, r)| *r as u64))),
+        Arc::new(StringArray::from_iter_values(all.iter().map(|(n, _, _)| *n))),
+        Arc::new(StringArray::from_iter_values(all.iter().map(|(_, k, _)| *k))),
+        Arc::new(all.iter().map(|(_, _, r)| *r).collect::<UInt64Array>()),
         Arc::new(UInt64Array::from(columns)),
     ];
     Ok(RecordBatch::try_new(Arc::new(schema), arrays)?)
