@@ -21,7 +21,7 @@ echo "| outputs | threads | binary | evaluate s | µs/output | user s | sys s | 
 echo "|---|---|---|---|---|---|---|---|---|"
 for n in "$@"; do
   "$prev" synth --quiet --outputs "$n" --repos 100 --out "$w/s$n" >/dev/null
-  "$prev" --threads 2 convert --quiet --snapshot "$w/s$n/snapshot" --runs "$w/s$n/runs" --out "$w/d$n" >/dev/null
+  "$prev" convert --threads 2 --quiet --snapshot "$w/s$n/snapshot" --runs "$w/s$n/runs" --out "$w/d$n" >/dev/null
   for t in 1 1c 2; do
     pin=(); label=$t
     if [ "$t" = 1c ]; then
@@ -31,7 +31,7 @@ for n in "$@"; do
     runs_prev=""; runs_new=""
     for _ in $(seq "$rounds"); do
       for b in prev new; do
-        r=$( { /usr/bin/time -f "%e %U %S %M" ${pin[@]+"${pin[@]}"} "${!b}" --threads "$t" --quiet evaluate --dataset "$w/d$n" >/dev/null; } 2>&1 | tail -1)
+        r=$( { /usr/bin/time -f "%e %U %S %M" ${pin[@]+"${pin[@]}"} "${!b}" evaluate --threads "$t" --quiet --dataset "$w/d$n" >/dev/null; } 2>&1 | tail -1)
         runs="runs_$b"; printf -v "$runs" '%s%s\n' "${!runs}" "$r"
       done
     done

@@ -16,9 +16,9 @@ sums "$work/demo" demo
 "$bin" run --quiet --snapshot fixtures/bad-input/snapshot --runs fixtures/bad-input/runs --out "$work/bad" >/dev/null || true
 sums "$work/bad" bad-input
 "$bin" synth --quiet --outputs "$n" --repos 100 --out "$work/synth-in" >/dev/null
-"$bin" --threads 2 run --quiet --snapshot "$work/synth-in/snapshot" --runs "$work/synth-in/runs" --out "$work/synth" >/dev/null
+"$bin" run --threads 2 --quiet --snapshot "$work/synth-in/snapshot" --runs "$work/synth-in/runs" --out "$work/synth" >/dev/null
 sums "$work/synth" "synth-$n"
-"$bin" --threads 1 evaluate --quiet --dataset "$work/synth" >/dev/null
+"$bin" evaluate --threads 1 --quiet --dataset "$work/synth" >/dev/null
 sums "$work/synth" "synth-$n-1thread"
 echo "$("$bin" rules --format json | sha256sum | cut -d' ' -f1)  rules.json"
 echo "$("$bin" rules --format markdown | sha256sum | cut -d' ' -f1)  rules.md"

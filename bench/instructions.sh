@@ -12,13 +12,13 @@ command -v valgrind >/dev/null || { echo "bench/instructions.sh needs valgrind (
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 "$prev" synth --quiet --outputs "$n" --repos 100 --out "$w/s" >/dev/null
-"$prev" --threads 2 convert --quiet --snapshot "$w/s/snapshot" --runs "$w/s/runs" --out "$w/d" >/dev/null
+"$prev" convert --threads 2 --quiet --snapshot "$w/s/snapshot" --runs "$w/s/runs" --out "$w/d" >/dev/null
 echo "| binary | instructions (M) | vs PREV | outcomes sha256 |"
 echo "|---|---|---|---|"
 base=""
 for b in prev new; do
   cp -r "$w/d" "$w/$b"
-  valgrind --tool=callgrind --callgrind-out-file="$w/$b.cg" "${!b}" --threads 1 --quiet evaluate --dataset "$w/$b" 2>"$w/$b.log" >/dev/null
+  valgrind --tool=callgrind --callgrind-out-file="$w/$b.cg" "${!b}" evaluate --threads 1 --quiet --dataset "$w/$b" 2>"$w/$b.log" >/dev/null
   ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$w/$b.log" | head -1)
   sum=$(sha256sum "$w/$b/outcomes.parquet" | cut -c1-16)
   base=${base:-$ir}

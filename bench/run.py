@@ -229,9 +229,10 @@ def pinned(t):
 
 
 def hindsight(binary, t, *args):
-    """`binary` quiet with `args`, on `t` cores as `pinned` places a row's programs."""
+    """`binary` quiet with `args` (the command first), on `t` cores as `pinned` places a
+    row's programs; the thread option goes after the command, which takes it."""
     pin, topt = pinned(t)
-    return pin + [binary] + topt + ["--quiet"] + list(args)
+    return pin + [binary, args[0]] + topt + ["--quiet"] + list(args[1:])
 
 
 def sha256_instructions(callgrind_out):
@@ -271,7 +272,7 @@ def instructions(binary, study, work):
     )
     try:
         for stage, args in steps:
-            r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cg, binary, "--threads", "1", "--quiet"] + args,
+            r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cg, binary, args[0], "--threads", "1", "--quiet"] + args[1:],
                                capture_output=True, text=True)
             m = re.search(r"Collected : (\d+)", r.stderr)
             if r.returncode != 0 or not m:

@@ -18,10 +18,6 @@ pub struct Cli {
     /// No progress bars or summaries on stderr.
     #[arg(long, short, global = true)]
     quiet: bool,
-    /// Worker threads (default: all cores). Outputs are identical at any count. Evaluate also
-    /// reads captures and writes spilled rows on a thread each beside them (~0.2 of a core).
-    #[arg(long, global = true, value_name = "N")]
-    threads: Option<usize>,
     /// What to do.
     #[command(subcommand)]
     command: Command,
@@ -51,6 +47,8 @@ enum Command {
         force: bool,
         #[command(flatten)]
         engine: EngineArgs,
+        #[command(flatten)]
+        threads: ThreadArgs,
     },
     /// Read a snapshot and runs into a Parquet dataset.
     Convert {
@@ -63,6 +61,8 @@ enum Command {
         /// (an AIDev import by a gh-aw study, or the other way round).
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        threads: ThreadArgs,
     },
     /// Judge every safe output in every window; writes outcomes.parquet.
     Evaluate {
@@ -74,6 +74,8 @@ enum Command {
         eval: EvalArgs,
         #[command(flatten)]
         engine: EngineArgs,
+        #[command(flatten)]
+        threads: ThreadArgs,
     },
     /// Run the dashboard, a bundled query, a .sql file, or one SELECT over the dataset.
     Report {
@@ -130,6 +132,8 @@ enum Command {
         /// each way it departs, is said on stderr before the figures.
         #[arg(long, value_name = "FILE")]
         plan: Option<PathBuf>,
+        #[command(flatten)]
+        threads: ThreadArgs,
     },
     /// An SQL shell over the dataset's tables (history, multi-line statements, \d); reads
     /// --file or standard input instead when given one or when it is not a terminal.
@@ -259,6 +263,8 @@ enum Command {
         /// dataset's own tables and manifest).
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        threads: ThreadArgs,
     },
     /// Compare the dataset's figures with published ones; exit 1, with a table, on any difference.
     Check {
@@ -276,6 +282,8 @@ enum Command {
         /// Largest extra absolute difference accepted between numbers.
         #[arg(long, default_value_t = 0.0)]
         tolerance: f64,
+        #[command(flatten)]
+        threads: ThreadArgs,
     },
     /// What changed from dataset A to dataset B (two captures, releases or policies of a
     /// study): outputs whose verdict changed per window, outputs only one has, and every
@@ -292,6 +300,8 @@ enum Command {
         /// whose value moved from A to B, with both (repeat for several files).
         #[arg(long, value_name = "FILE")]
         expected: Vec<PathBuf>,
+        #[command(flatten)]
+        threads: ThreadArgs,
     },
     /// A locked analysis plan: the windows, policies and queries a study is to be analysed
     /// with, fixed before its outcomes are seen, and every way a dataset departs from it.
@@ -326,6 +336,8 @@ enum Command {
         /// README says whether the study matches it.
         #[arg(long, value_name = "FILE")]
         plan: Option<PathBuf>,
+        #[command(flatten)]
+        threads: ThreadArgs,
     },
     /// Recompute the manifest's sizes, sha256s and row counts; exit 1 on any drift.
     Verify {
@@ -336,6 +348,8 @@ enum Command {
         /// Also check the input files against the manifest.
         #[command(flatten)]
         inputs: Inputs,
+        #[command(flatten)]
+        threads: ThreadArgs,
     },
     /// Print the rules catalogue: every (type, condition, status, strength, signal) from the code.
     Rules {
@@ -374,6 +388,8 @@ enum Command {
         /// First retry delay in milliseconds (doubled at each retry).
         #[arg(long, default_value_t = 1000, hide = true)]
         retry_base_ms: u64,
+        #[command(flatten)]
+        threads: ThreadArgs,
     },
     /// Import a published study's data as a dataset, and evaluate it.
     Import {
@@ -403,6 +419,8 @@ enum Command {
         /// commit_protocol_violations), where the dashboard shows them.
         #[arg(long)]
         dataset: Option<PathBuf>,
+        #[command(flatten)]
+        threads: ThreadArgs,
     },
 }
 
@@ -463,6 +481,8 @@ enum ImportSource {
         /// (an AIDev import by a gh-aw study, or the other way round).
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        threads: ThreadArgs,
     },
 }
 
@@ -620,6 +640,17 @@ impl ClusterRole {
             }
         })
     }
+}
+
+/// `--threads`, taken only by the commands whose work runs on the worker threads: reading
+/// and writing Parquet, judging outputs, queries side by side. The others (one query at a
+/// time, or no data at all) would ignore it.
+#[derive(Args, Debug, Default)]
+struct ThreadArgs {
+    /// Worker threads (default: all cores). Outputs are identical at any count. Evaluate also
+    /// reads captures and writes spilled rows on a thread each beside them (~0.2 of a core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
 }
 
 #[derive(Args, Debug)]
@@ -787,8 +818,9 @@ impl Cli {
     /// The command line checked: every value parsed and every file it names for the work
     /// (policies) read, before any work starts.
     pub fn into_config(self) -> Result<Config> {
-        check_threads(self.threads)?;
-        Ok(Config { quiet: self.quiet, threads: self.threads, task: self.command.into_task()? })
+        let threads = self.command.threads();
+        check_threads(threads)?;
+        Ok(Config { quiet: self.quiet, threads, task: self.command.into_task()? })
     }
 }
 
@@ -813,10 +845,30 @@ impl EvalArgs {
 }
 
 impl Command {
+    /// `--threads` of a command that takes it ([`ThreadArgs`]).
+    fn threads(&self) -> Option<usize> {
+        let given = match self {
+            Command::Run { threads, .. }
+            | Command::Convert { threads, .. }
+            | Command::Evaluate { threads, .. }
+            | Command::Report { threads, .. }
+            | Command::Attach { threads, .. }
+            | Command::Check { threads, .. }
+            | Command::Diff { threads, .. }
+            | Command::Package { threads, .. }
+            | Command::Verify { threads, .. }
+            | Command::Capture { threads, .. }
+            | Command::Gate { threads, .. }
+            | Command::Import { source: ImportSource::Aidev { threads, .. } } => threads,
+            _ => return None,
+        };
+        given.threads
+    }
+
     /// The command as a task, its arguments checked.
     fn into_task(self) -> Result<Task> {
         Ok(match self {
-            Command::Run { inputs, out, eval, format, wide, force, engine } => Task::Run {
+            Command::Run { inputs, out, eval, format, wide, force, engine, .. } => Task::Run {
                 study: study(inputs),
                 out: replacing(out, DatasetKind::Study, force)?,
                 settings: eval.read()?,
@@ -824,14 +876,14 @@ impl Command {
                 view: hindsight::report::View { fit: dashboard_fit(wide), sections: Vec::new() },
                 engine: engine.engine()?,
             },
-            Command::Convert { inputs, out, force } => Task::Convert {
+            Command::Convert { inputs, out, force, .. } => Task::Convert {
                 study: study(inputs).ok_or_else(|| Error::usage("convert needs --snapshot DIR and --runs DIR"))?,
                 out: replacing(out, DatasetKind::Study, force)?,
             },
-            Command::Evaluate { dataset, eval, engine } => {
+            Command::Evaluate { dataset, eval, engine, .. } => {
                 Task::Evaluate { dataset: dataset_or_default(dataset)?, settings: eval.read()?, engine: engine.engine()? }
             }
-            Command::Report { dataset, query, sql, format, section, wide, figure, series, labels, percent, title, figures, rows, limits, engine, plan } => {
+            Command::Report { dataset, query, sql, format, section, wide, figure, series, labels, percent, title, figures, rows, limits, engine, plan, .. } => {
                 let name = query.clone().unwrap_or_else(|| "sql".into());
                 let figure = figure.map(|f| Ok::<_, Error>((f, name, figure_spec(series, labels, percent, title)?))).transpose()?;
                 let mut task = report_task(dataset_or_default(dataset)?, query, sql, format, figures, rows, limits, engine)?;
@@ -858,11 +910,11 @@ impl Command {
             Command::Views { dataset, dialect, absolute } => Task::Views { dataset: dataset_or_default(dataset)?, dialect, absolute },
             Command::Policy { policy: p } => Task::Policy { policy: policy(p)? },
             // The format first: a usage error is said before the policy file is read.
-            Command::Gate { results, policy: p, format, dataset } => {
+            Command::Gate { results, policy: p, format, dataset, .. } => {
                 let format = format.parse()?;
                 Task::Gate { results, policy: hindsight::gate::Policy::load(&p)?, format, dataset }
             }
-            Command::Check { dataset, expected, exact, tolerance } => {
+            Command::Check { dataset, expected, exact, tolerance, .. } => {
                 if !(tolerance >= 0.0 && tolerance.is_finite()) {
                     return Err(Error::usage("--tolerance must be a number >= 0"));
                 }
@@ -873,15 +925,15 @@ impl Command {
                 Task::Capture { options: capture_options(runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms)? }
             }
             Command::Import { source } => import_task(source)?,
-            Command::Verify { dataset, inputs } => Task::Verify { dataset: dataset_or_default(dataset)?, study: study(inputs) },
-            Command::Diff { a, b, format, expected } => Task::Diff { a, b, format, expected },
-            Command::Package { dataset, out, authors, title, description, license, plan } => {
+            Command::Verify { dataset, inputs, .. } => Task::Verify { dataset: dataset_or_default(dataset)?, study: study(inputs) },
+            Command::Diff { a, b, format, expected, .. } => Task::Diff { a, b, format, expected },
+            Command::Package { dataset, out, authors, title, description, license, plan, .. } => {
                 Task::Package { dataset: dataset_or_default(dataset)?, out, options: hindsight::package::Options { title, authors, license, description, plan } }
             }
             Command::Plan { action: PlanAction::Lock { out, eval } } => Task::LockPlan { out, settings: eval.read()? },
             Command::Plan { action: PlanAction::Check { plan, dataset } } => Task::CheckPlan { plan, dataset: dataset_or_default(dataset)? },
             Command::Synth { repos, outputs, seed, out, aidev, prs } => synth_task(repos, outputs, seed, out, aidev, prs)?,
-            Command::Attach { dataset, out, window, rebuild_attribution, force } => {
+            Command::Attach { dataset, out, window, rebuild_attribution, force, .. } => {
                 Task::Attach { dataset: dataset_or_default(dataset)?, out, options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution, force } }
             }
         })
@@ -892,7 +944,7 @@ impl Command {
 /// `import aidev`: the release options, and the output checked before any reading.
 fn import_task(source: ImportSource) -> Result<Task> {
     use hindsight::aidev::release::{Options, Release, Subset};
-    let ImportSource::Aidev { dir, out, eval, captured_at, release, revision, subset, force } = source;
+    let ImportSource::Aidev { dir, out, eval, captured_at, release, revision, subset, force, .. } = source;
     let release = release.map(Release::from);
     let subset = subset.map(|s| match s {
         AidevSubset::Pop => Subset::Pop,

@@ -101,7 +101,8 @@ pub fn explanation(dataset: &Path, id: &str) -> Result<Value> {
     let windows: Vec<Value> = rows(&session, &sql)?
         .into_iter()
         .map(|mut w| {
-            // The evidence as the object it is, and the rule row it names from the catalogue.
+            // The evidence as the object it is (rows come as the table's text, or already as
+            // JSON), and the rule row it names from the catalogue.
             if let Some(d) = w.get("details").and_then(Value::as_str).and_then(|d| serde_json::from_str::<Value>(d).ok()) {
                 w.insert("details".into(), d);
             }

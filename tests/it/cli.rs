@@ -232,3 +232,29 @@ fn wrong_inputs_are_named_and_another_kind_of_dataset_is_kept() {
     // The same kind is replaced as before.
     ok(&["run", "--quiet"], tmp.path());
 }
+
+/// `--threads` is an option of the commands whose work runs on the worker threads, listed
+/// in their help; the others neither list it nor take it (clap's usual error, exit 2), and
+/// a count out of bounds is refused by the commands that take it.
+#[test]
+fn threads_is_an_option_only_where_work_runs_side_by_side() {
+    let tmp = tempfile::tempdir().unwrap();
+    let help = |command: &[&str]| {
+        let mut args = command.to_vec();
+        args.push("--help");
+        ok(&args, tmp.path())
+    };
+    for command in [&["run"][..], &["convert"], &["evaluate"], &["report"], &["import", "aidev"], &["capture"], &["check"], &["package"]] {
+        assert!(help(command).contains("--threads <N>"), "{command:?} lists --threads");
+    }
+    for command in [&["rules"][..], &["describe"], &["explain"], &["sql"], &["views"], &["synth"], &["policy"], &["plan", "lock"]] {
+        assert!(!help(command).contains("--threads"), "{command:?} does not list --threads");
+    }
+    assert!(!help(&[]).contains("--threads"), "not a global option");
+    for args in [&["rules", "--threads", "2"][..], &["--threads", "2", "rules"], &["describe", "outcomes", "--threads", "2"]] {
+        let out = run(args, tmp.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("unexpected argument '--threads'"), "{args:?}: {err}");
+    }
+}

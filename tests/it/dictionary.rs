@@ -102,7 +102,7 @@ fn describe_prints_a_tables_meaning_with_and_without_a_dataset() {
     assert!(one.contains("  confidence "), "{one}");
     demo(tmp.path());
     let csv = ok(&["describe", "outcomes", "--dataset", "ds", "--format", "csv"], tmp.path());
-    assert!(csv.starts_with("column_name,data_type,is_nullable,description\nsafe_output_id,Utf8View,YES,The safe output: `RUN_ID:ITEM_INDEX`.\n"), "{csv}");
+    assert!(csv.starts_with("column_name,data_type,is_nullable,description\nsafe_output_id,VARCHAR,YES,The safe output: `RUN_ID:ITEM_INDEX`.\n"), "{csv}");
     assert_eq!(csv.lines().count(), 26);
     let out = crate::support::run(&["describe", "nope"], tmp.path());
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no table `nope` in the data dictionary"));

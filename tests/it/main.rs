@@ -36,5 +36,6 @@ mod shell;
 mod study_package;
 mod slt;
 mod sql;
+mod sql_duckdb;
 mod tasks;
 mod traces;

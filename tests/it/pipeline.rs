@@ -414,7 +414,8 @@ fn a_thin_add_labels_item_takes_its_labels_from_the_request() {
         .unwrap();
     let ds = study.run(tmp.path(), "ds");
     let e = sql_json(&ds, "SELECT expected_state FROM safe_outputs");
-    let e: Value = serde_json::from_str(e[0]["expected_state"].as_str().unwrap()).unwrap();
+    // A JSON column: the object itself, not its text.
+    let e = &e[0]["expected_state"];
     assert_eq!((e["labels_added"].clone(), e["labels_added_source"].as_str()), (serde_json::json!(["bug"]), Some("request run-1/agent_output.json#1")));
     let o = sql_json(&ds, "SELECT outcome_status, human_check_signal, confidence FROM outcomes WHERE eval_window = 'snapshot'");
     assert_eq!(

@@ -46,9 +46,11 @@ fn synth_refuses_an_impossible_spec_and_writes_nothing() {
 #[test]
 fn thread_counts_are_bounded() {
     let tmp = tempfile::tempdir().unwrap();
-    refused(&["--threads", "10000", "rules"], tmp.path(), &["--threads 10000", "expected 1 to"]);
-    refused(&["--threads", "0", "rules"], tmp.path(), &["--threads 0"]);
-    assert!(ok(&["--threads", "3", "rules", "--format", "json"], tmp.path()).starts_with('['));
+    // Checked before anything is read: the dataset named here does not exist.
+    refused(&["evaluate", "--threads", "10000", "--dataset", "none"], tmp.path(), &["--threads 10000", "expected 1 to"]);
+    refused(&["report", "--threads", "0", "--dataset", "none"], tmp.path(), &["--threads 0"]);
+    ok(&["run", "--threads", "3", "--quiet", "--out", "ds"], tmp.path());
+    assert!(ok(&["report", "--dataset", "ds", "--threads", "3", "--query", "summary", "--format", "csv"], tmp.path()).starts_with("eval_window,"));
 }
 
 /// Run the binary with stdout a socket whose reading end is already closed: the first

@@ -202,6 +202,18 @@ impl Terminal {
         self.tmux(&["send-keys", "-t", "0", "-l", &escaped]);
     }
 
+    /// Paste `text` as the terminal would: with `bracketed`, marked as a paste where the
+    /// shell asked for that (one edit, run by the next Enter); without, each line sent with
+    /// its own Enter (tmux turns each line feed into a carriage return).
+    fn paste(&self, text: &str, bracketed: bool) {
+        self.tmux(&["set-buffer", "-b", "pasted", "--", text]);
+        let mut args = vec!["paste-buffer", "-b", "pasted", "-t", "0"];
+        if bracketed {
+            args.push("-p");
+        }
+        self.tmux(&args);
+    }
+
     fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", "0"];
         args.extend(keys);
@@ -290,6 +302,42 @@ fn on_a_terminal_the_preview_has_its_footer_tab_completes_and_a_statement_is_one
     let entry: Vec<&str> = h.lines().filter(|l| l.contains("SELECT 2")).collect();
     assert_eq!(entry.len(), 1, "{h}");
     assert!(entry[0].contains("AS two;"), "both lines in one entry: {h}");
+}
+
+/// A statement pasted over three lines runs whole: without bracketed paste, where each line
+/// comes with its own Enter (before, the lines after the first were lost), each line after
+/// the first is shown after the continuation prompt; with bracketed paste, the paste is one
+/// edit that Enter runs.
+#[test]
+fn a_statement_pasted_over_three_lines_runs_whole_with_or_without_bracketed_paste() {
+    if !crate::support::have(&[crate::support::Tool::Tmux]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ds = demo(dir.path());
+    let t = Terminal::start(&ds, &dir.path().join("history"));
+
+    t.paste("SELECT 3 AS three,\n  4 AS four\nFROM (VALUES (1)) AS t(x);\n", false);
+    let screen = t.wait_for("| three | four |");
+    assert!(screen.contains("hindsight> SELECT 3 AS three,\n   ...>   4 AS four\n   ...> FROM (VALUES (1)) AS t(x);"), "{screen}");
+    assert!(screen.contains("| 3     | 4    |"), "{screen}");
+    assert!(!screen.contains("error"), "{screen}");
+
+    t.paste("SELECT 5 AS five,\n  6 AS six\nFROM (VALUES (1)) AS t(x);\n", true);
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("| five | six |");
+    assert!(screen.contains("| 5    | 6   |"), "{screen}");
+    assert!(!screen.contains("error"), "{screen}");
+}
+
+/// Piped, a statement over three lines is one statement too, and the lines of the next
+/// one after it on the same line are its own.
+#[test]
+fn a_piped_statement_over_three_lines_is_one_statement() {
+    let dir = tempfile::tempdir().unwrap();
+    let ds = demo(dir.path());
+    let out = stdout(&piped(&ds, &["--format", "csv"], "SELECT 3 AS three,\n  4 AS four\nFROM (VALUES (1)) AS t(x); SELECT\n  5 AS five;\n"));
+    assert_eq!(out, "three,four\n3,4\nfive\n5\n");
 }
 
 /// Copy of the dataset a past hindsight wrote in format 1.

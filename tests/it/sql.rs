@@ -26,13 +26,18 @@ fn a_piped_session_runs_multi_line_statements_and_commands() {
     demo(tmp.path());
     let session = "\\d\n\\d outcomes\nSELECT eval_window,\n       COUNT(*) AS n\n  FROM outcomes\n WHERE eval_window = 'snapshot' -- a comment; not the end\n GROUP BY eval_window;\nDESCRIBE runs;\n";
     let text = stdout_of(&piped(&["--dataset", "ds"], session, tmp.path()));
-    // \d: every table with its rows and columns.
+    // \d: every table with its rows and columns, then the views.
     let output_columns = hindsight::runs::tables::safe_outputs(&[]).arrow_schema().fields().len();
-    for line in ["| outcomes           | 230  | 25      |".to_string(), format!("| safe_outputs       | 46   | {output_columns:<7} |"), "| runs               | 9    | 12      |".to_string()] {
+    for line in [
+        "| outcomes           | table | 230  | 25      |".to_string(),
+        format!("| safe_outputs       | table | 46   | {output_columns:<7} |"),
+        "| runs               | table | 9    | 12      |".to_string(),
+        "| output_flags       | view  |      | 29      |".to_string(),
+    ] {
         assert!(text.contains(&line), "\\d lacks `{line}`:\n{text}");
     }
-    // \d outcomes: its columns with their types; DESCRIBE runs likewise.
-    assert!(text.contains("| confidence                  | Utf8View"), "{text}");
+    // \d outcomes: its columns with their SQL types; DESCRIBE runs likewise.
+    assert!(text.contains("| confidence                  | VARCHAR"), "{text}");
     assert!(text.contains("| workflow_name"), "{text}");
     // The three-line statement, comment and all.
     assert!(text.contains("| snapshot    | 46 |"), "{text}");

@@ -371,6 +371,19 @@ pub fn column(table_name: &str, column: &str) -> Option<&'static str> {
     own.or_else(|| COMMON.iter().find(|(c, _)| *c == column).map(|(_, d)| *d))
 }
 
+/// The columns that hold a JSON object or array as text, by name: those whose meaning here
+/// starts with `JSON` (`details`, `errors`, ...), sorted. SQL results print their values as
+/// JSON in the JSON formats, so a researcher's program reads them without parsing twice;
+/// a column kept verbatim as its source wrote it (`payload`) says so instead and stays text.
+pub fn json_columns() -> Vec<&'static str> {
+    let tables = TABLES.iter().flat_map(|t| t.columns.iter());
+    let views = VIEWS.iter().flat_map(|v| v.columns.iter());
+    let mut names: Vec<&'static str> = tables.chain(views).chain(COMMON).filter(|(_, d)| d.starts_with("JSON")).map(|(c, _)| *c).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 /// `schema` with the table's and its columns' descriptions as metadata (other metadata
 /// kept). A table the dictionary does not know is returned as it is.
 pub(crate) fn annotate(table_name: &str, schema: SchemaRef) -> SchemaRef {

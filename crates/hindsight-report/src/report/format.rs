@@ -6,6 +6,7 @@ use arrow::array::{Array, ArrayRef};
 use arrow::record_batch::RecordBatch;
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 
+use super::{json_text, spans};
 use crate::error::{Error, Result};
 
 /// How a result is printed.
@@ -62,6 +63,8 @@ fn cells(batches: &[RecordBatch]) -> Result<Cells> {
 }
 
 pub fn render(batches: &[RecordBatch], fmt: Format) -> Result<String> {
+    let printed = spans::all_for_format(batches, fmt)?;
+    let batches = printed.as_slice();
     match fmt {
         // Table and markdown are read on a terminal: control characters from the data are
         // shown, not obeyed. JSON and CSV escape them in their own ways.
@@ -99,7 +102,8 @@ pub fn render(batches: &[RecordBatch], fmt: Format) -> Result<String> {
     }
 }
 
-/// Rows as one pretty JSON array (keys in column order, nulls kept), nested `level` deep.
+/// Rows as one pretty JSON array (keys in column order, nulls kept, a JSON column's object
+/// or array as JSON: [`json_text`]), nested `level` deep.
 pub(crate) fn json_array(batches: &[RecordBatch], level: usize) -> Result<String> {
     match pretty_rows(batches, level) {
         Some(text) => Ok(text),
@@ -108,11 +112,15 @@ pub(crate) fn json_array(batches: &[RecordBatch], level: usize) -> Result<String
 }
 
 /// Rows as JSON Lines: one compact object per row, keys in column order, nulls kept; with
-/// `query`, each object starts with `"query": NAME` (a dashboard's rows in one stream).
+/// `query`, each object starts with `"query": NAME` (a dashboard's rows in one stream). A
+/// JSON column's object or array is JSON on the line ([`json_text`]).
 pub(crate) fn ndjson(batches: &[RecordBatch], query: Option<&str>) -> Result<String> {
     let mut buf = Vec::new();
     {
-        let mut w = arrow::json::WriterBuilder::new().with_explicit_nulls(true).build::<_, arrow::json::writer::LineDelimited>(&mut buf);
+        let mut w = arrow::json::WriterBuilder::new()
+            .with_explicit_nulls(true)
+            .with_encoder_factory(json_text::encoders())
+            .build::<_, arrow::json::writer::LineDelimited>(&mut buf);
         for b in batches {
             w.write(b)?;
         }
@@ -156,15 +164,12 @@ fn indent_after_first_line(text: &str, level: usize) -> String {
     text.lines().enumerate().map(|(i, l)| if i == 0 { l.to_string() } else { format!("{pad}{l}") }).collect::<Vec<_>>().join("\n")
 }
 
-/// `json_rows` as serde_json's pretty printer writes it (keys in column order, nulls kept,
-/// two spaces a level, nested `level` deep), written straight from the arrays: a dashboard with half
-/// a million rows spent seconds going through `Value`s. `None` for a column type it does
-/// not write the same way (the caller goes through `json_rows`).
 /// Rows as pretty JSON with each row's keys in the query's column order, for column types
-/// [`pretty_rows`] does not write itself (values as arrow's JSON writer gives them).
+/// [`pretty_rows`] does not write itself (values as arrow's JSON writer gives them; a JSON
+/// column's object or array as JSON, [`json_text`]).
 fn ordered_rows(batches: &[RecordBatch]) -> Result<String> {
     let v = json_rows(batches)?;
-    let names: Vec<String> = batches.first().map(|b| b.schema().fields().iter().map(|f| f.name().clone()).collect()).unwrap_or_default();
+    let fields: Vec<arrow::datatypes::FieldRef> = batches.first().map(|b| b.schema().fields().iter().cloned().collect()).unwrap_or_default();
     let rows = v.as_array().cloned().unwrap_or_default();
     if rows.is_empty() {
         return Ok("[]".to_string());
@@ -172,12 +177,15 @@ fn ordered_rows(batches: &[RecordBatch]) -> Result<String> {
     let mut out = String::from("[");
     for (i, row) in rows.iter().enumerate() {
         out.push_str(if i == 0 { "\n  {" } else { ",\n  {" });
-        for (k, n) in names.iter().enumerate() {
+        for (k, f) in fields.iter().enumerate() {
             out.push_str(if k == 0 { "\n    " } else { ",\n    " });
-            out.push_str(&serde_json::to_string(n)?);
+            out.push_str(&serde_json::to_string(f.name())?);
             out.push_str(": ");
-            let value = row.get(n).cloned().unwrap_or(serde_json::Value::Null);
-            out.push_str(&indent_after_first_line(&serde_json::to_string_pretty(&value)?, 2));
+            let value = row.get(f.name()).cloned().unwrap_or(serde_json::Value::Null);
+            match value.as_str() {
+                Some(text) if json_text::is_json_column(f) => out.push_str(&json_text::value(text, Some(2))),
+                _ => out.push_str(&indent_after_first_line(&serde_json::to_string_pretty(&value)?, 2)),
+            }
         }
         out.push_str("\n  }");
     }
@@ -185,18 +193,23 @@ fn ordered_rows(batches: &[RecordBatch]) -> Result<String> {
     Ok(out)
 }
 
+/// `json_rows` as serde_json's pretty printer writes it (keys in column order, nulls kept,
+/// two spaces a level, nested `level` deep), written straight from the arrays: a dashboard with half
+/// a million rows spent seconds going through `Value`s. `None` for a column type it does
+/// not write the same way (the caller goes through `json_rows`).
 fn pretty_rows(batches: &[RecordBatch], level: usize) -> Option<String> {
-    use arrow::array::{AsArray, BooleanArray, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, UInt16Array, UInt32Array, UInt64Array, UInt8Array};
-    use arrow::datatypes::DataType;
-    use std::fmt::Write;
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
     if rows == 0 {
         return Some("[]".to_string());
     }
     let schema = batches.first()?.schema();
-    // Keys in the query's column order.
-    let keys: Vec<(usize, String)> =
-        schema.fields().iter().enumerate().map(|(i, f)| Some((i, serde_json::to_string(f.name()).ok()?))).collect::<Option<_>>()?;
+    // Keys in the query's column order, and which columns hold JSON text.
+    let keys: Vec<(usize, String, bool)> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Some((i, serde_json::to_string(f.name()).ok()?, json_text::is_json_column(f))))
+        .collect::<Option<_>>()?;
     let (row_pad, key_pad) = ("  ".repeat(level + 1), "  ".repeat(level + 2));
     let mut out = String::from("[");
     let mut first = true;
@@ -206,43 +219,12 @@ fn pretty_rows(batches: &[RecordBatch], level: usize) -> Option<String> {
             first = false;
             out.push_str(&row_pad);
             out.push('{');
-            for (k, (ci, key)) in keys.iter().enumerate() {
+            for (k, (ci, key, json)) in keys.iter().enumerate() {
                 out.push_str(if k == 0 { "\n" } else { ",\n" });
                 out.push_str(&key_pad);
                 out.push_str(key);
                 out.push_str(": ");
-                let c = b.column(*ci);
-                if c.is_null(r) {
-                    out.push_str("null");
-                    continue;
-                }
-                macro_rules! int {
-                    ($t:ty) => {{
-                        let _ = write!(out, "{}", c.as_any().downcast_ref::<$t>()?.value(r));
-                    }};
-                }
-                match c.data_type() {
-                    DataType::Int8 => int!(Int8Array),
-                    DataType::Int16 => int!(Int16Array),
-                    DataType::Int32 => int!(Int32Array),
-                    DataType::Int64 => int!(Int64Array),
-                    DataType::UInt8 => int!(UInt8Array),
-                    DataType::UInt16 => int!(UInt16Array),
-                    DataType::UInt32 => int!(UInt32Array),
-                    DataType::UInt64 => int!(UInt64Array),
-                    DataType::Boolean => int!(BooleanArray),
-                    DataType::Float64 => {
-                        let v = c.as_any().downcast_ref::<Float64Array>()?.value(r);
-                        if !v.is_finite() {
-                            return None;
-                        }
-                        out.push_str(&serde_json::to_string(&v).ok()?);
-                    }
-                    DataType::Utf8 => out.push_str(&serde_json::to_string(c.as_string::<i32>().value(r)).ok()?),
-                    DataType::LargeUtf8 => out.push_str(&serde_json::to_string(c.as_string::<i64>().value(r)).ok()?),
-                    DataType::Utf8View => out.push_str(&serde_json::to_string(c.as_string_view().value(r)).ok()?),
-                    _ => return None,
-                }
+                push_value(&mut out, b.column(*ci), r, json.then_some(level + 2))?;
             }
             out.push('\n');
             out.push_str(&row_pad);
@@ -253,6 +235,50 @@ fn pretty_rows(batches: &[RecordBatch], level: usize) -> Option<String> {
     out.push_str(&"  ".repeat(level));
     out.push(']');
     Some(out)
+}
+
+/// Row `r` of `c` as [`pretty_rows`] writes it; `json`: the column holds JSON text, laid out
+/// at that level ([`json_text::value`]). `None` for a type it does not write.
+fn push_value(out: &mut String, c: &ArrayRef, r: usize, json: Option<usize>) -> Option<()> {
+    use arrow::array::{AsArray, BooleanArray, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, UInt16Array, UInt32Array, UInt64Array, UInt8Array};
+    use arrow::datatypes::DataType;
+    use std::fmt::Write;
+    if c.is_null(r) {
+        out.push_str("null");
+        return Some(());
+    }
+    macro_rules! int {
+        ($t:ty) => {{
+            let _ = write!(out, "{}", c.as_any().downcast_ref::<$t>()?.value(r));
+        }};
+    }
+    let text = |t: &str| match json {
+        Some(level) => Some(json_text::value(t, Some(level))),
+        None => serde_json::to_string(t).ok(),
+    };
+    match c.data_type() {
+        DataType::Int8 => int!(Int8Array),
+        DataType::Int16 => int!(Int16Array),
+        DataType::Int32 => int!(Int32Array),
+        DataType::Int64 => int!(Int64Array),
+        DataType::UInt8 => int!(UInt8Array),
+        DataType::UInt16 => int!(UInt16Array),
+        DataType::UInt32 => int!(UInt32Array),
+        DataType::UInt64 => int!(UInt64Array),
+        DataType::Boolean => int!(BooleanArray),
+        DataType::Float64 => {
+            let v = c.as_any().downcast_ref::<Float64Array>()?.value(r);
+            if !v.is_finite() {
+                return None;
+            }
+            out.push_str(&serde_json::to_string(&v).ok()?);
+        }
+        DataType::Utf8 => out.push_str(&text(c.as_string::<i32>().value(r))?),
+        DataType::LargeUtf8 => out.push_str(&text(c.as_string::<i64>().value(r))?),
+        DataType::Utf8View => out.push_str(&text(c.as_string_view().value(r))?),
+        _ => return None,
+    }
+    Some(())
 }
 
 /// The rows as JSON objects (the JSON report's), one map each.
@@ -381,10 +407,12 @@ pub(crate) fn sections_with_notes(
     fit: super::terminal::Fit,
 ) -> Result<String> {
     let notes: Vec<&str> = left_out.iter().map(|l| l.note.as_str()).collect();
+    let sections: Vec<(&str, &str, Vec<RecordBatch>)> =
+        sections.iter().map(|(name, title, b)| Ok((*name, *title, spans::all_for_format(b, fmt)?))).collect::<Result<_>>()?;
     if fmt == Format::Table {
-        return dashboard_table(sections, &notes, fit);
+        return dashboard_table(&sections, &notes, fit);
     }
-    let sections = as_printed(sections, left_out, fmt)?;
+    let sections = as_printed(&sections, left_out, fmt)?;
     let sections = sections.as_ref();
     match fmt {
         Format::Html => Ok(super::html::page("dashboard", &html_sections(sections)?, &notes, provenance)),

@@ -4,7 +4,11 @@
 
 mod bounded;
 mod checked;
+mod dates;
+mod json_text;
 mod operator;
+mod spans;
+mod types;
 pub mod charts;
 pub mod check;
 pub mod diff;
@@ -329,12 +333,13 @@ pub enum Engine {
 /// (`json_get_str(payload, 'title')`, `payload->>'title'`, `json_length` ... over JSON
 /// text), and the functions whose result can outgrow their arguments bounded by `memory`
 /// bytes (`bounded`), integer `+ - *` that fail on overflow instead of wrapping (`checked`),
-/// and the 95% Wilson score interval of k of n, `wilson_low(k, n)` and `wilson_high(k, n)`
-/// ([`wilson`]).
+/// DuckDB's `date_diff(part, start, end)` and `epoch(x)` ([`dates`]), and the 95% Wilson
+/// score interval of k of n, `wilson_low(k, n)` and `wilson_high(k, n)` ([`wilson`]).
 pub(crate) fn register_functions(registry: &mut dyn datafusion::execution::FunctionRegistry, memory: usize) -> datafusion::common::Result<()> {
     datafusion_functions_json::register_all(registry)?;
     bounded::register(registry, memory)?;
     checked::register(registry)?;
+    dates::register(registry)?;
     wilson::register(registry)
 }
 
@@ -462,6 +467,9 @@ impl Session {
     /// The rows `sql` returns, counted without fetching them. `None` for a statement that is
     /// not a plain read (counting would run it again) or one the engine cannot count.
     fn count(&self, sql: &str) -> Option<usize> {
+        if let Some(table) = described(sql) {
+            return self.describe(&table).ok().map(|b| b.iter().map(RecordBatch::num_rows).sum());
+        }
         let (ctx, sql) = (self.ctx.clone(), sql.to_string());
         let task = self.rt.spawn(async move {
             let plan = ctx.state().create_logical_plan(&sql).await.ok()?;
@@ -473,6 +481,9 @@ impl Session {
 
     /// One statement, already split from others.
     pub(crate) fn statement(&self, sql: &str) -> Result<Vec<RecordBatch>> {
+        if let Some(table) = described(sql) {
+            return self.describe(&table);
+        }
         let task = self.rt.spawn(run_query(self.ctx.clone(), sql.to_string(), self.limits));
         self.rt.block_on(task).map_err(stopped)?.map_err(|e| self.explained(e))
     }
@@ -481,6 +492,14 @@ impl Session {
     /// result ends or `each` says it wants no more: a preview of a million rows holds only
     /// what it shows.
     pub(crate) fn stream(&self, sql: &str, each: &mut dyn FnMut(RecordBatch) -> Result<bool>) -> Result<()> {
+        if let Some(table) = described(sql) {
+            for b in self.describe(&table)? {
+                if !each(b)? {
+                    break;
+                }
+            }
+            return Ok(());
+        }
         let (tx, mut rx) = tokio::sync::mpsc::channel(2);
         let task = self.rt.spawn(stream_query(self.ctx.clone(), sql.to_string(), self.limits, tx));
         while let Some(batch) = rx.blocking_recv() {
@@ -516,26 +535,31 @@ impl Session {
         Ok(df.schema().fields().iter().map(|f| (f.name().clone(), f.data_type().clone())).collect())
     }
 
-    /// A table's columns: name, type, nullability (as `DESCRIBE` gives them) and meaning
-    /// (the data dictionary's).
+    /// A table's or view's columns as `DESCRIBE`, `\d TABLE` and `describe TABLE --dataset`
+    /// print them: `column_name`, `data_type` (SQL's name, as DuckDB spells it:
+    /// [`types::sql_type`]), `is_nullable` (`YES` or `NO`) and `description` (the data
+    /// dictionary's meaning).
     pub fn describe(&self, table: &str) -> Result<Vec<RecordBatch>> {
-        use arrow::array::{Array, ArrayRef, StringArray};
+        use arrow::array::{ArrayRef, StringArray};
+        use arrow::datatypes::{DataType, Field, Schema};
         if !self.has_table(table) {
             return Err(self.no_table(table));
         }
-        let batches = self.statement(&format!("DESCRIBE \"{}\"", table.replace('"', "\"\"")))?;
-        batches
-            .into_iter()
-            .map(|b| {
-                let names = b.column(0).as_any().downcast_ref::<StringArray>().map(|a| (0..a.len()).map(|i| a.value(i).to_string()).collect::<Vec<_>>());
-                let meanings: StringArray = names.unwrap_or_default().iter().map(|c| crate::dataset::dictionary::column(table, c)).collect();
-                let mut fields: Vec<arrow::datatypes::FieldRef> = b.schema().fields().iter().cloned().collect();
-                fields.push(std::sync::Arc::new(arrow::datatypes::Field::new("description", arrow::datatypes::DataType::Utf8, true)));
-                let mut cols: Vec<ArrayRef> = b.columns().to_vec();
-                cols.push(std::sync::Arc::new(meanings));
-                Ok(RecordBatch::try_new(std::sync::Arc::new(arrow::datatypes::Schema::new(fields)), cols)?)
-            })
-            .collect()
+        let reference = datafusion::common::TableReference::bare(table);
+        let df = self.rt.block_on(self.ctx.table(reference)).map_err(|_| self.no_table(table))?;
+        let fields = df.schema().fields();
+        let names: StringArray = fields.iter().map(|f| Some(f.name().as_str())).collect();
+        let types: StringArray = fields.iter().map(|f| Some(types::sql_type(f.data_type()))).collect();
+        let nullable: StringArray = fields.iter().map(|f| Some(if f.is_nullable() { "YES" } else { "NO" })).collect();
+        let meanings: StringArray = fields.iter().map(|f| crate::dataset::dictionary::column(table, f.name())).collect();
+        let schema = Schema::new(vec![
+            Field::new("column_name", DataType::Utf8, false),
+            Field::new("data_type", DataType::Utf8, false),
+            Field::new("is_nullable", DataType::Utf8, false),
+            Field::new("description", DataType::Utf8, true),
+        ]);
+        let columns: Vec<ArrayRef> = vec![std::sync::Arc::new(names), std::sync::Arc::new(types), std::sync::Arc::new(nullable), std::sync::Arc::new(meanings)];
+        Ok(vec![RecordBatch::try_new(std::sync::Arc::new(schema), columns)?])
     }
 
     fn no_table(&self, table: &str) -> Error {
@@ -579,6 +603,22 @@ impl Session {
     pub fn views(&self) -> Vec<(&'static str, &'static str)> {
         views::VIEWS.iter().filter(|(name, _)| self.has_table(name)).copied().collect()
     }
+}
+
+/// The table or view a `DESCRIBE t` (or `DESC t`) statement names, as the engine resolves
+/// the name: [`Session::describe`] answers it, so that it prints SQL type names and the
+/// columns' meanings, the same as `\d t` and `describe t --dataset`.
+fn described(sql: &str) -> Option<String> {
+    use datafusion::sql::parser::{DFParser, Statement};
+    use datafusion::sql::sqlparser::ast::{DescribeAlias, Statement as Sql};
+    let mut statements = DFParser::parse_sql_with_dialect(sql, &datafusion::sql::sqlparser::dialect::PostgreSqlDialect {}).ok()?;
+    if statements.len() != 1 {
+        return None;
+    }
+    let Statement::Statement(statement) = statements.pop_front()? else { return None };
+    let Sql::ExplainTable { describe_alias: DescribeAlias::Describe | DescribeAlias::Desc, table_name, .. } = *statement else { return None };
+    let reference = datafusion::sql::planner::object_name_to_table_reference(table_name, true).ok()?;
+    Some(reference.table().to_string())
 }
 
 /// What a planning error says the dataset lacks: `table ci_gate`, `column x`.

@@ -136,6 +136,8 @@ impl<'w> Printer<'w> {
         if self.closed {
             return Ok(false);
         }
+        // Spans (INTERVAL) as this format prints them, before anything is kept or written.
+        let b = super::spans::for_format(&b, self.display.format)?;
         let n = b.num_rows();
         let take = self.max.allows(self.shown + n).saturating_sub(self.shown).min(n);
         self.rows += n;

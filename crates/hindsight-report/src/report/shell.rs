@@ -1,6 +1,7 @@
 //! `hindsight sql`: an SQL shell over a dataset. On a terminal it edits lines with
-//! rustyline (history, multi-line statements ending in `;`); from a file or a pipe it reads
-//! the same text, statements and backslash commands alike, and stops at the first error.
+//! rustyline (history, multi-line statements ending in `;`, pasted whole with or without
+//! bracketed paste); from a file or a pipe it reads the same text, statements and backslash
+//! commands alike, and stops at the first error.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -116,6 +117,85 @@ impl Splitter {
     }
 }
 
+/// What the shell shows before each line of a statement after its first.
+const CONTINUATION: &str = "   ...> ";
+
+/// Whether `text` (lines of SQL and commands) ends inside a statement: no `;` after it yet,
+/// or inside a quote or a block comment.
+fn unfinished(text: &str) -> bool {
+    let mut s = Splitter::default();
+    for line in text.lines() {
+        s.push_line(line);
+    }
+    s.pending()
+}
+
+/// The lines of a statement edited on the terminal without the [`CONTINUATION`] prompts
+/// [`Continue`] put in front of them.
+fn without_prompts(edited: &str) -> String {
+    edited.replace(&format!("\n{CONTINUATION}"), "\n")
+}
+
+/// Enter in an unfinished statement: a new line of the same statement, its continuation
+/// prompt written in front of it, instead of returning the line.
+///
+/// Why: without bracketed paste, a pasted statement arrives as lines each ended by Enter,
+/// all read at once by rustyline, which drops what it has read and not used when it returns
+/// a line; so the lines after the first were lost. Staying in one edit keeps them. The
+/// prompt is part of the edited text (rustyline draws no prompt on a second line) and is
+/// taken out again by [`without_prompts`].
+struct Continue {
+    /// The lines of the statement returned before (Enter with the cursor inside a line).
+    before: Arc<std::sync::Mutex<String>>,
+}
+
+impl rustyline::ConditionalEventHandler for Continue {
+    fn handle(&self, _: &rustyline::Event, _: rustyline::RepeatCount, _: bool, ctx: &rustyline::EventContext) -> Option<rustyline::Cmd> {
+        if ctx.pos() < ctx.line().len() {
+            return None;
+        }
+        let before = self.before.lock().map(|b| b.clone()).unwrap_or_default();
+        unfinished(&format!("{before}{}", without_prompts(ctx.line()))).then(|| rustyline::Cmd::Insert(1, format!("\n{CONTINUATION}")))
+    }
+}
+
+/// What has been typed on the terminal of a statement not yet finished.
+#[derive(Default)]
+struct Typing {
+    splitter: Splitter,
+    /// Its lines: recalled from history as one entry.
+    lines: Vec<String>,
+    /// The same lines, for [`Continue`] to tell whether Enter ends the statement.
+    before: Arc<std::sync::Mutex<String>>,
+}
+
+impl Typing {
+    /// What to do after one edit (a line typed, a statement continued over lines by
+    /// [`Continue`], or a paste), and the history entry of a statement it finished.
+    fn take(&mut self, edited: &str) -> (Vec<Item>, Option<String>) {
+        let mut items = Vec::new();
+        for line in without_prompts(edited).lines() {
+            items.extend(self.splitter.push_line(line));
+            if !line.trim().is_empty() {
+                self.lines.push(line.to_string());
+            }
+        }
+        let entry = (!self.splitter.pending() && !self.lines.is_empty()).then(|| std::mem::take(&mut self.lines).join("\n"));
+        if let Ok(mut b) = self.before.lock() {
+            *b = self.lines.iter().map(|l| format!("{l}\n")).collect();
+        }
+        (items, entry)
+    }
+
+    fn clear(&mut self) {
+        self.splitter.clear();
+        self.lines.clear();
+        if let Ok(mut b) = self.before.lock() {
+            b.clear();
+        }
+    }
+}
+
 /// The statements in `sql`, split as the shell splits them.
 pub(crate) fn statements(sql: &str) -> Vec<String> {
     let mut s = Splitter::default();
@@ -140,8 +220,8 @@ pub(crate) fn statements(sql: &str) -> Vec<String> {
 
 const HELP: &str = "\
 Statements end with `;` and may span lines. Commands (psql's and the DuckDB CLI's spellings):
-  \\d  or .tables              the dataset's tables, with rows and columns
-  \\d TABLE or .schema TABLE   TABLE's columns (also: DESCRIBE TABLE;)
+  \\d  or .tables              the dataset's tables and views, with rows and columns
+  \\d TABLE or .schema TABLE   TABLE's columns, types and meanings (also: DESCRIBE TABLE;)
   .mode FORMAT or \\pset format FORMAT
                               table, csv, json, ndjson or markdown
   .maxrows N or \\pset maxrows N
@@ -246,29 +326,28 @@ impl Shell<'_> {
     fn interactive(&mut self, history: Option<&Path>) -> Result<()> {
         use rustyline::error::ReadlineError;
         let editor_error = |e: ReadlineError| Error::usage(format!("line editor: {e}"));
-        // Tab completes the common prefix and lists the candidates, as bash and psql do.
-        let config = rustyline::Config::builder().completion_type(rustyline::CompletionType::List).build();
+        // Tab completes the common prefix and lists the candidates, as bash and psql do. A
+        // paste is one edit where the terminal marks it (bracketed paste).
+        let config = rustyline::Config::builder().completion_type(rustyline::CompletionType::List).bracketed_paste(true).build();
         let mut rl: rustyline::Editor<Completion, rustyline::history::DefaultHistory> = rustyline::Editor::with_config(config).map_err(editor_error)?;
         rl.set_helper(Some(Completion::of(self.session)?));
+        let mut typing = Typing::default();
+        // Enter, and Ctrl-J (a line feed: what some terminals paste for a new line).
+        for key in [rustyline::KeyEvent::new('\r', rustyline::Modifiers::NONE), rustyline::KeyEvent::ctrl('J')] {
+            rl.bind_sequence(key, rustyline::EventHandler::Conditional(Box::new(Continue { before: typing.before.clone() })));
+        }
         if let Some(h) = history {
             // No history yet is the usual first run.
             let _ = rl.load_history(h);
         }
         eprintln!("hindsight sql: {} tables; \\d lists them, \\? for help, \\q to leave", self.session.tables().len());
-        let mut s = Splitter::default();
-        // The lines of the statement being typed: recalled from history as one entry.
-        let mut typed: Vec<String> = Vec::new();
         loop {
-            let prompt = if s.pending() { "   ...> " } else { "hindsight> " };
+            let prompt = if typing.splitter.pending() { CONTINUATION } else { "hindsight> " };
             match rl.readline(prompt) {
-                Ok(line) => {
-                    let items = s.push_line(&line);
-                    if !line.trim().is_empty() {
-                        typed.push(line.clone());
-                    }
-                    if !s.pending() && !typed.is_empty() {
-                        let _ = rl.add_history_entry(typed.join("\n").as_str());
-                        typed.clear();
+                Ok(edited) => {
+                    let (items, entry) = typing.take(&edited);
+                    if let Some(entry) = entry {
+                        let _ = rl.add_history_entry(entry.as_str());
                     }
                     let mut quit = false;
                     for item in items {
@@ -282,10 +361,8 @@ impl Shell<'_> {
                         break;
                     }
                 }
-                Err(ReadlineError::Interrupted) => {
-                    s.clear();
-                    typed.clear();
-                }
+                // Ctrl-C drops the statement being typed.
+                Err(ReadlineError::Interrupted) => typing.clear(),
                 Err(ReadlineError::Eof) => break,
                 Err(e) => return Err(editor_error(e)),
             }
@@ -318,10 +395,8 @@ impl Shell<'_> {
                 let b = tables_batch(self.session)?;
                 self.print(vec![b])?;
             }
-            ("\\d" | ".schema", [t]) => {
-                let batches = self.session.describe(t)?;
-                self.print(batches)?;
-            }
+            // Exactly what `DESCRIBE t` prints: the same statement.
+            ("\\d" | ".schema", [t]) => self.statement(&format!("DESCRIBE {t}"))?,
             (".mode", [f]) | ("\\pset", ["format", f]) => self.display.format = mode(f)?,
             (".mode", []) | ("\\pset", ["format"]) => self.write_text(&format!("{}\n", mode_name(self.display.format)))?,
             (".maxrows", [n]) | ("\\pset", ["maxrows", n]) => self.display.max_rows = Some(MaxRows::parse(n)?),
@@ -506,9 +581,10 @@ const COMMANDS: &[&str] = &[
 impl Completion {
     fn of(session: &Session) -> Result<Completion> {
         let mut words: Vec<String> = KEYWORDS.iter().chain(COMMANDS).map(|w| w.to_string()).collect();
-        for (table, _) in session.tables() {
-            words.push(table.clone());
-            words.extend(session.columns(table)?.into_iter().map(|(c, _)| c));
+        let views = session.views().into_iter().map(|(v, _)| v.to_string());
+        for table in session.tables().iter().map(|(t, _)| t.clone()).chain(views) {
+            words.extend(session.columns(&table)?.into_iter().map(|(c, _)| c));
+            words.push(table);
         }
         words.sort();
         words.dedup();
@@ -554,21 +630,27 @@ impl rustyline::highlight::Highlighter for Completion {}
 impl rustyline::validate::Validator for Completion {}
 impl rustyline::Helper for Completion {}
 
-/// The dataset's tables with their rows (from the manifest) and column counts.
+/// The dataset's tables, then the views the session defines ([`Session::views`]), each
+/// with its kind (`table` or `view`), rows (a table's, from the manifest; a view's are not
+/// stored, so NULL) and column count.
 fn tables_batch(session: &Session) -> Result<RecordBatch> {
-    let tables = session.tables();
-    let mut columns = Vec::with_capacity(tables.len());
-    for (name, _) in tables {
+    let tables = session.tables().iter().map(|(n, rows)| (n.as_str(), "table", Some(*rows as u64)));
+    let views = session.views().into_iter().map(|(n, _)| (n, "view", None));
+    let all: Vec<(&str, &str, Option<u64>)> = tables.chain(views).collect();
+    let mut columns = Vec::with_capacity(all.len());
+    for (name, _, _) in &all {
         columns.push(session.columns(name)?.len() as u64);
     }
     let schema = Schema::new(vec![
-        Field::new("table", DataType::Utf8, false),
-        Field::new("rows", DataType::UInt64, false),
+        Field::new("name", DataType::Utf8, false),
+        Field::new("kind", DataType::Utf8, false),
+        Field::new("rows", DataType::UInt64, true),
         Field::new("columns", DataType::UInt64, false),
     ]);
     let arrays: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from_iter_values(tables.iter().map(|(n, _)| n.as_str()))),
-        Arc::new(UInt64Array::from_iter_values(tables.iter().map(|(_, r)| *r as u64))),
+        Arc::new(StringArray::from_iter_values(all.iter().map(|(n, _, _)| *n))),
+        Arc::new(StringArray::from_iter_values(all.iter().map(|(_, k, _)| *k))),
+        Arc::new(all.iter().map(|(_, _, r)| *r).collect::<UInt64Array>()),
         Arc::new(UInt64Array::from(columns)),
     ];
     Ok(RecordBatch::try_new(Arc::new(schema), arrays)?)
@@ -600,6 +682,36 @@ mod tests {
         assert_eq!(mode("box").unwrap(), Format::Table);
         assert_eq!(mode("jsonlines").unwrap(), Format::Ndjson);
         assert!(mode("html").is_err() && mode("xml").is_err());
+    }
+
+    #[test]
+    fn enter_goes_on_with_a_statement_until_its_semicolon() {
+        for text in ["SELECT 1", "SELECT 1,\n  2", "SELECT ';", "SELECT 1 /* ; ", "SELECT 1 -- ;", "SELECT 1; SELECT"] {
+            assert!(unfinished(text), "{text}");
+        }
+        for text in ["SELECT 1,\n  2;", "SELECT ';';", "\\d", ".mode csv", "", "  "] {
+            assert!(!unfinished(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn an_edit_over_lines_is_its_statements_without_prompts_and_one_history_entry() {
+        let st = |s: &str| Item::Statement(s.to_string());
+        let mut t = Typing::default();
+        let (items, entry) = t.take(&format!("SELECT 1 AS a,\n{CONTINUATION}  2 AS b\n{CONTINUATION}FROM t;"));
+        assert_eq!(items, vec![st("SELECT 1 AS a,\n  2 AS b\nFROM t")]);
+        assert_eq!(entry.as_deref(), Some("SELECT 1 AS a,\n  2 AS b\nFROM t;"));
+        // A bracketed paste: a command, a comment and two statements, each done.
+        let (items, entry) = t.take("\\d\n-- two\nSELECT 1;\nSELECT 2;\n");
+        assert_eq!(items, vec![Item::Command("\\d".into()), st("SELECT 1"), st("SELECT 2")]);
+        assert_eq!(entry.as_deref(), Some("\\d\n-- two\nSELECT 1;\nSELECT 2;"));
+        // A line returned unfinished: the next edit goes on with it, and Enter knows.
+        let (items, entry) = t.take("SELECT 3");
+        assert!(items.is_empty() && entry.is_none());
+        assert_eq!(*t.before.lock().unwrap(), "SELECT 3\n");
+        let (items, entry) = t.take("AS c;");
+        assert_eq!((items, entry.as_deref()), (vec![st("SELECT 3\nAS c")], Some("SELECT 3\nAS c;")));
+        assert_eq!(*t.before.lock().unwrap(), "");
     }
 
     #[test]

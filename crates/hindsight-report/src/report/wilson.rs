@@ -135,7 +135,8 @@ impl Wilson {
     }
 }
 
-const DOC_SECTION: DocSection =
+/// The section hindsight's own functions are listed under in the function documentation.
+pub(crate) const DOC_SECTION: DocSection =
     DocSection { include: true, label: "hindsight functions", description: Some("Functions hindsight's SQL has beyond DataFusion's own.") };
 
 static LOW_DOC: LazyLock<Documentation> = LazyLock::new(|| documentation(End::Low));
