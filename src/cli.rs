@@ -98,10 +98,10 @@ enum Command {
         /// terminal's width (split into parts, label columns repeated).
         #[arg(long)]
         wide: bool,
-        /// Draw the result of --query or --sql as a standalone SVG figure at FILE (a group of
-        /// bars per row, a bar per number column, intervals from COL_ci_low/COL_ci_high)
-        /// instead of printing it.
-        #[arg(long, value_name = "FILE.svg", conflicts_with = "figures")]
+        /// Draw the result of --query or --sql as a standalone figure at FILE (a group of bars
+        /// per row, a bar per number column, intervals from COL_ci_low/COL_ci_high) instead
+        /// of printing it: SVG, PNG or PDF as FILE's name ends.
+        #[arg(long, value_name = "FILE.svg|.png|.pdf", conflicts_with = "figures")]
         figure: Option<PathBuf>,
         /// With --figure: the number columns drawn, comma-separated (default: every one that
         /// is not an interval's end or a count).
@@ -111,17 +111,16 @@ enum Command {
         /// (`{"Claude_Code": "Claude Code", "strict_acceptance_rate": "strict"}`).
         #[arg(long, value_name = "FILE.json", requires = "figure")]
         labels: Option<PathBuf>,
-        /// With --figure: values in percent rather than 0-1.
-        #[arg(long, requires = "figure")]
-        percent: bool,
         /// With --figure: its caption.
         #[arg(long, value_name = "TEXT", requires = "figure")]
         title: Option<String>,
-        /// Write each of the dashboard's charts alone into DIR, one standalone SVG file per
-        /// chart named after its query (for a paper), and print their paths instead of the
-        /// dashboard.
+        /// Write each of the dashboard's charts alone into DIR, one standalone file per chart
+        /// named after its query (for a paper; SVG unless --figure-format), and print their
+        /// paths instead of the dashboard.
         #[arg(long, value_name = "DIR", conflicts_with_all = ["query", "sql"])]
         figures: Option<PathBuf>,
+        #[command(flatten)]
+        look: FigureArgs,
         #[command(flatten)]
         rows: RowArgs,
         #[command(flatten)]
@@ -883,14 +882,16 @@ impl Command {
             Command::Evaluate { dataset, eval, engine, .. } => {
                 Task::Evaluate { dataset: dataset_or_default(dataset)?, settings: eval.read()?, engine: engine.engine()? }
             }
-            Command::Report { dataset, query, sql, format, section, wide, figure, series, labels, percent, title, figures, rows, limits, engine, plan, .. } => {
+            Command::Report { dataset, query, sql, format, section, wide, figure, series, labels, title, figures, look, rows, limits, engine, plan, .. } => {
                 let name = query.clone().unwrap_or_else(|| "sql".into());
-                let figure = figure.map(|f| Ok::<_, Error>((f, name, figure_spec(series, labels, percent, title)?))).transpose()?;
+                let (style, encoding) = look.read(figure.as_deref(), figures.is_some())?;
+                let figure = figure.map(|f| Ok::<_, Error>((f, name, figure_spec(series, labels, title, style)?))).transpose()?;
                 let mut task = report_task(dataset_or_default(dataset)?, query, sql, format, figures, rows, limits, engine)?;
-                if let Task::Report { plan: p, view, figure: f, .. } = &mut task {
+                if let Task::Report { plan: p, view, figure: f, figure_look, .. } = &mut task {
                     *p = plan;
                     *view = hindsight::report::View { fit: dashboard_fit(wide), sections: section };
                     *f = figure;
+                    *figure_look = (style, encoding);
                 }
                 task
             }
@@ -955,8 +956,8 @@ fn import_task(source: ImportSource) -> Result<Task> {
     Ok(Task::ImportAidev { dir, out, settings: eval.read()?, captured_at: captured_at.map(|t| capture_time(&t)).transpose()?, release })
 }
 
-/// `report --figure`'s drawing: the series, the label file read, percent or 0-1, the caption.
-fn figure_spec(series: Vec<String>, labels: Option<PathBuf>, percent: bool, title: Option<String>) -> Result<hindsight::report::charts::FigureSpec> {
+/// `report --figure`'s drawing: the series, the label file read, the caption, the style.
+fn figure_spec(series: Vec<String>, labels: Option<PathBuf>, title: Option<String>, style: hindsight::report::charts::Style) -> Result<hindsight::report::charts::FigureSpec> {
     let labels = match labels {
         None => Default::default(),
         Some(p) => {
@@ -964,7 +965,55 @@ fn figure_spec(series: Vec<String>, labels: Option<PathBuf>, percent: bool, titl
             serde_json::from_str(&text).map_err(|e| Error::usage(format!("--labels {}: expected a JSON object of strings ({e})", p.display())))?
         }
     };
-    Ok(hindsight::report::charts::FigureSpec { series, labels, percent, title })
+    Ok(hindsight::report::charts::FigureSpec { series, labels, title, style })
+}
+
+/// How figures look and are written (`report --figure FILE`, `report --figures DIR`).
+#[derive(Args, Debug)]
+struct FigureArgs {
+    /// With --figure or --figures: shares (rates, intervals, the outcome mix) in percent,
+    /// 0-100, rather than 0-1, the default of every figure, the dashboard's and a query's.
+    #[arg(long)]
+    percent: bool,
+    /// With --figure or --figures: the figure's width, in px (SVG), points (PDF) or px
+    /// times --scale (PNG); its height follows from what it shows. Default 860.
+    #[arg(long, value_name = "PX", value_parser = clap::value_parser!(u32).range(300..=4000))]
+    width: Option<u32>,
+    /// With --figure or --figures: the size of the labels' text (ticks, legend and values
+    /// in proportion, bars and spacing with it). Default 12.
+    #[arg(long, value_name = "PT", value_parser = clap::value_parser!(u32).range(6..=32))]
+    font_size: Option<u32>,
+    /// PNG figures: pixels per px of the figure (default 2: sharp on screens and in print).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=8))]
+    scale: Option<u32>,
+    /// With --figures: the files' format (with --figure, FILE's name says it).
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "figures")]
+    figure_format: Option<hindsight::report::charts::FigureFormat>,
+}
+
+impl FigureArgs {
+    /// The figures' style and encoding; a usage error when there is no figure to shape or
+    /// --scale is given for a figure that is not a PNG.
+    fn read(self, figure: Option<&std::path::Path>, figures: bool) -> Result<(hindsight::report::charts::Style, hindsight::report::charts::Encoding)> {
+        use hindsight::report::charts::{Encoding, FigureFormat, Style};
+        let shaped = self.percent || self.width.is_some() || self.font_size.is_some() || self.scale.is_some();
+        if shaped && figure.is_none() && !figures {
+            return Err(Error::usage("--percent, --width, --font-size and --scale shape figures: give --figure FILE or --figures DIR"));
+        }
+        let format = match figure {
+            Some(_) if self.figure_format.is_some() => {
+                return Err(Error::usage("--figure-format is for --figures DIR: --figure FILE's name says its format (.svg, .png, .pdf)"));
+            }
+            Some(file) => FigureFormat::of_path(file)?,
+            None => self.figure_format.unwrap_or_default(),
+        };
+        if self.scale.is_some() && format != FigureFormat::Png {
+            return Err(Error::usage(format!("--scale sets a PNG's pixels; this figure is written as {}", format.extension().to_uppercase())));
+        }
+        let base = Style::default();
+        let style = Style { width: self.width.map_or(base.width, f64::from), font_size: self.font_size.map_or(base.font_size, f64::from), percent: self.percent };
+        Ok((style, Encoding { format, scale: self.scale.map_or(Encoding::default().scale, f64::from) }))
+    }
 }
 
 /// `--out`, once it is clear it does not replace a dataset of another kind (unless `force`).
@@ -1005,7 +1054,7 @@ fn report_task(
         (Some(q), _) => Some(hindsight::report::query_text(&q)?),
         (None, s) => s,
     };
-    Ok(Task::Report { dataset, figures, sql, display: rows.display(format, &limits)?, limits, engine, plan: None, view: Default::default(), figure: None })
+    Ok(Task::Report { dataset, figures, sql, display: rows.display(format, &limits)?, limits, engine, plan: None, view: Default::default(), figure: None, figure_look: Default::default() })
 }
 
 /// `sql`: where the statements come from (a file, the terminal with its history, or

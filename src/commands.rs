@@ -56,6 +56,8 @@ pub enum Task {
         /// `--figure FILE`: the statement's result drawn there (with the query's name, and
         /// how), not printed.
         figure: Option<(PathBuf, String, report::charts::FigureSpec)>,
+        /// Figures' style, and how they are written (format, PNG's scale).
+        figure_look: (report::charts::Style, report::charts::Encoding),
     },
     Sql {
         dataset: PathBuf,
@@ -212,14 +214,14 @@ pub fn execute(config: Config) -> Result<Status> {
                 eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
             }
         }
-        Task::Report { dataset, figures, sql, display, limits, engine, plan, view, figure } => {
+        Task::Report { dataset, figures, sql, display, limits, engine, plan, view, figure, figure_look } => {
             if let Some(plan) = plan {
                 eprint!("{}", crate::plan::verdict(&plan, &crate::plan::Plan::load(&plan)?.deviations(&dataset)?));
             }
             match (figure, sql) {
-                (Some((file, name, spec)), Some(sql)) => draw(&dataset, &sql, &file, &name, &spec, limits, &engine)?,
+                (Some((file, name, spec)), Some(sql)) => draw(&dataset, &sql, (&file, figure_look.1), &name, &spec, limits, &engine)?,
                 (Some(_), None) => return Err(Error::usage("--figure draws the result of --query or --sql (the dashboard's charts: --figures DIR)")),
-                (None, sql) => report(&dataset, figures.as_deref(), sql, display, limits, &engine, &view)?,
+                (None, sql) => report(&dataset, figures.as_deref().map(|d| (d, figure_look)), sql, display, limits, &engine, &view)?,
             }
         }
         Task::Sql { dataset, source, display, limits, engine } => {
@@ -293,15 +295,15 @@ fn run(study: Option<Study>, out: &Path, settings: &Settings, format: Format, vi
 /// whole dashboard.
 fn report(
     dataset: &Path,
-    figures: Option<&Path>,
+    figures: Option<(&Path, (report::charts::Style, report::charts::Encoding))>,
     sql: Option<String>,
     display: report::print::Display,
     limits: report::Limits,
     engine: &report::Engine,
     view: &report::View,
 ) -> Result<()> {
-    if let Some(dir) = figures {
-        let written = report::write_figures(dataset, dir, limits, engine)?;
+    if let Some((dir, (style, encoding))) = figures {
+        let written = report::write_figures(dataset, dir, limits, engine, &style, encoding)?;
         return Ok(output::print(&written.iter().map(|p| format!("{}\n", p.display())).collect::<String>())?);
     }
     match sql {
@@ -310,11 +312,19 @@ fn report(
     }
 }
 
-/// `report --figure`: one statement's result drawn as a standalone SVG file; prints its path.
-fn draw(dataset: &Path, sql: &str, file: &Path, name: &str, spec: &report::charts::FigureSpec, limits: report::Limits, engine: &report::Engine) -> Result<()> {
+/// `report --figure`: one statement's result drawn as a standalone file (SVG, PNG or PDF);
+/// prints its path.
+fn draw(
+    dataset: &Path,
+    sql: &str,
+    (file, encoding): (&Path, report::charts::Encoding),
+    name: &str,
+    spec: &report::charts::FigureSpec,
+    limits: report::Limits,
+    engine: &report::Engine,
+) -> Result<()> {
     let batches = report::Session::open_on(dataset, limits, engine)?.sql(sql)?;
-    let svg = report::charts::query_figure(name, &batches, spec)?;
-    std::fs::write(file, svg).map_err(|e| crate::error::Error::io(file, e))?;
+    report::charts::query_figure(name, &batches, spec)?.write_to(file, encoding)?;
     Ok(output::print(&format!("{}\n", file.display()))?)
 }
 

@@ -772,7 +772,7 @@ fn html_report_shows_the_json_numbers_in_chromium() {
         ("acceptance_by_type", ["Share of evaluable outputs (0–1)", "Safe-output type"]),
         ("acceptance_by_type-median_time", ["Median time to acceptance (hours)", "Safe-output type"]),
         ("by_workflow", ["Share of evaluable outputs (0–1)", "Workflow"]),
-        ("summary", ["Share of all outputs (%)", "Window"]),
+        ("summary", ["Share of all outputs (0–1)", "Window"]),
     ] {
         let f = figure(name);
         for t in titles {
@@ -935,7 +935,8 @@ fn figures_are_standalone_svg_files() {
             assert!(f["ticks"].as_array().unwrap().len() >= 4 && !f["legend"].as_array().unwrap().is_empty(), "{path}");
             assert!(f["n"].as_array().unwrap().iter().all(|n| n.as_str().unwrap().starts_with("n = ")), "{path}");
             assert!(!f["n"].as_array().unwrap().is_empty(), "{path}");
-            let rates = f["axis_titles"].as_array().unwrap().iter().any(|t| t.as_str().unwrap().ends_with("(0–1)"));
+            // Rates have their intervals; the outcome mix is shares of a whole, not a rate.
+            let rates = f["axis_titles"].as_array().unwrap().iter().any(|t| t.as_str().unwrap().ends_with("(0–1)")) && !path.ends_with("summary.svg");
             assert_eq!(rates, !f["ci"].as_array().unwrap().is_empty(), "{path}: a rate without its interval");
         }
         // Written again, the same bytes (figures go into a paper's repository).
@@ -1383,5 +1384,145 @@ fn any_query_draws_as_a_figure() {
         all.extend(args.iter().copied());
         let out = run(&all, tmp.path());
         assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains(why), "{all:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+/// PNG and PDF figures read by a reader's tools (tests/python/figure_files.py): per file
+/// its JSON from Pillow (PNG) or a structural read of the PDF.
+fn figure_files(paths: &[&Path], colors: &[&str]) -> Value {
+    let mut cmd = Command::new(python());
+    cmd.arg(root().join("tests/python/figure_files.py")).args(["--colors", &colors.join(",")]).args(paths);
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "a figure does not read: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The size an SVG figure declares (`width`, `height` of its root).
+fn svg_size(svg: &Path) -> (f64, f64) {
+    let text = std::fs::read_to_string(svg).unwrap();
+    let attr = |a: &str| text.split(&format!(" {a}=\"")).nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    (attr("width"), attr("height"))
+}
+
+/// `report --figure FILE.png|.pdf` draws the query's figure as the SVG does, the file's
+/// name choosing the format: the PNG decodes (Pillow checks its CRCs and zlib stream), is
+/// the SVG's size times --scale, has ink (text, axes) and bars in the series' colours; the
+/// PDF's cross-reference table points at its objects, its page is the SVG's size, and it
+/// shows the axis titles, labels and legend in Helvetica. --width and --font-size shape all
+/// three; the same bytes each time.
+#[test]
+fn query_figures_as_png_and_pdf() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let draw = |file: &str, extra: &[&str]| {
+        let mut args = vec!["report", "--dataset", "ds", "--query", "acceptance_by_window", "--figure", file, "--width", "640", "--font-size", "14"];
+        args.extend(extra);
+        assert_eq!(ok(&args, tmp.path()).trim(), file);
+        std::fs::read(tmp.path().join(file)).unwrap()
+    };
+    draw("f.svg", &[]);
+    let (w, h) = svg_size(&tmp.path().join("f.svg"));
+    assert_eq!(w, 640.0);
+    let png = draw("f.png", &["--scale", "3"]);
+    let pdf = draw("f.pdf", &[]);
+    let colors: Vec<&str> = report::charts::RATES.iter().map(|r| r.2).collect();
+    let read = figure_files(&[&tmp.path().join("f.png"), &tmp.path().join("f.pdf")], &colors);
+    let p = &read[tmp.path().join("f.png").to_str().unwrap()];
+    assert_eq!((p["format"].as_str(), p["mode"].as_str()), (Some("PNG"), Some("RGB")));
+    assert_eq!(p["size"], json!([(w * 3.0) as u64, (h * 3.0) as u64]), "the PNG is not the SVG's size times --scale");
+    assert_eq!(p["dpi"], json!([288, 288]));
+    let pixels = w * h * 9.0;
+    let dark = p["dark"].as_f64().unwrap();
+    assert!(dark > pixels * 0.005 && dark < pixels * 0.2, "{dark} dark pixels of {pixels}: blank, or blotted");
+    for c in &colors {
+        assert!(p["colors"][c].as_f64().unwrap() > 500.0, "no bar in {c}: {p}");
+    }
+    let d = &read[tmp.path().join("f.pdf").to_str().unwrap()];
+    assert_eq!(d["problems"], json!([]), "{d}");
+    assert_eq!(d["media_box"], json!([0.0, 0.0, w, h]));
+    assert_eq!(d["fonts"], json!(["Helvetica", "Helvetica-Bold"]));
+    let shown: Vec<&str> = d["text"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    for want in ["Share (0–1)", "eval_window", "snapshot", "95% interval (Wilson)", "strict_acceptance_rate", "0.2"] {
+        assert!(shown.contains(&want), "the PDF does not show `{want}`: {shown:?}");
+    }
+    assert!(d["title"].as_str().unwrap().starts_with("acceptance_by_window: "), "{d}");
+    if let Some(dark) = d["rendered_dark"].as_f64() {
+        assert!(dark > 100.0, "Poppler renders the PDF blank");
+    }
+    // Written again: the same bytes.
+    assert_eq!(draw("f.png", &["--scale", "3"]), png);
+    assert_eq!(draw("f.pdf", &[]), pdf);
+    // The font size reaches every format: larger text, a taller figure.
+    ok(&["report", "--dataset", "ds", "--query", "acceptance_by_window", "--figure", "big.svg", "--width", "640", "--font-size", "20"], tmp.path());
+    assert!(svg_size(&tmp.path().join("big.svg")).1 > h);
+    for (args, why) in [
+        (vec!["--query", "acceptance_by_window", "--figure", "x.jpg"], "must end in .svg, .png or .pdf"),
+        (vec!["--query", "acceptance_by_window", "--width", "600"], "give --figure FILE or --figures DIR"),
+        (vec!["--query", "acceptance_by_window", "--figure", "x.svg", "--scale", "2"], "--scale sets a PNG's pixels"),
+        (vec!["--query", "acceptance_by_window", "--figure", "x.svg", "--figure-format", "png"], "--figures"),
+    ] {
+        let mut all = vec!["report", "--dataset", "ds"];
+        all.extend(args.iter().copied());
+        let out = run(&all, tmp.path());
+        assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains(why), "{all:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+/// `report --figures DIR --figure-format png|pdf` writes the dashboard's charts in that
+/// format, named as the SVG files are: each PNG decodes, twice the SVG's size, with ink and
+/// its bars; each PDF is well-formed and shows its axis titles; shares are 0-1 as in the
+/// SVG, percent with --percent; written again, the same bytes.
+#[test]
+fn dashboard_figures_as_png_and_pdf() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let write = |format: &str, extra: &[&str]| -> Vec<PathBuf> {
+        let dir = tmp.path().join(format!("figs-{format}{}", extra.len()));
+        let mut args = vec!["report", "--dataset", "ds", "--figures", dir.to_str().unwrap(), "--figure-format", format];
+        args.extend(extra);
+        ok(&args, tmp.path()).lines().map(PathBuf::from).collect()
+    };
+    let svgs = write("svg", &[]);
+    let pngs = write("png", &[]);
+    let pdfs = write("pdf", &[]);
+    let stem = |p: &PathBuf| p.file_stem().unwrap().to_string_lossy().to_string();
+    assert_eq!(pngs.iter().map(stem).collect::<Vec<_>>(), svgs.iter().map(stem).collect::<Vec<_>>());
+    assert_eq!(pdfs.iter().map(stem).collect::<Vec<_>>(), svgs.iter().map(stem).collect::<Vec<_>>());
+    assert!(pngs.iter().all(|p| p.extension().unwrap() == "png") && pdfs.iter().all(|p| p.extension().unwrap() == "pdf"));
+    let all: Vec<&Path> = pngs.iter().chain(&pdfs).map(PathBuf::as_path).collect();
+    let read = figure_files(&all, &[report::charts::RATES[0].2]);
+    for (svg, (png, pdf)) in svgs.iter().zip(pngs.iter().zip(&pdfs)) {
+        let (w, h) = svg_size(svg);
+        let p = &read[png.to_str().unwrap()];
+        assert_eq!(p["size"], json!([(w * 2.0) as u64, (h * 2.0) as u64]), "{}", png.display());
+        assert!(p["dark"].as_f64().unwrap() > w * h * 0.02, "{}: blank", png.display());
+        assert!(p["colors"][report::charts::RATES[0].2].as_f64().unwrap() > 100.0, "{}: no bar in blue", png.display());
+        let d = &read[pdf.to_str().unwrap()];
+        assert_eq!(d["problems"], json!([]), "{}", pdf.display());
+        assert_eq!(d["media_box"], json!([0.0, 0.0, w, h]), "{}", pdf.display());
+        let svg_text = std::fs::read_to_string(svg).unwrap();
+        let titles: Vec<&str> = svg_text.split(r#"class="axis-title">"#).skip(1).map(|t| t.split('<').next().unwrap()).collect();
+        assert_eq!(titles.len(), 2);
+        for t in titles {
+            assert!(d["text"].as_array().unwrap().iter().any(|s| s == t), "{}: no axis title `{t}`", pdf.display());
+        }
+    }
+    // One unit convention: shares 0-1 by default, the outcome mix too; percent when asked.
+    let summary = std::fs::read_to_string(svgs.iter().find(|p| stem(p) == "summary").unwrap()).unwrap();
+    assert!(summary.contains(">Share of all outputs (0–1)</text>"), "{summary}");
+    let pct = write("svg", &["--percent"]);
+    let rates = std::fs::read_to_string(pct.iter().find(|p| stem(p) == "acceptance_by_window").unwrap()).unwrap();
+    assert!(rates.contains(">Share of evaluable outputs (%)</text>") && rates.contains(r#"class="tick">100</text>"#), "{rates}");
+    // Written again: the same bytes.
+    for (format, before) in [("png", &pngs), ("pdf", &pdfs)] {
+        let bytes = |ps: &[PathBuf]| ps.iter().map(|p| std::fs::read(p).unwrap()).collect::<Vec<_>>();
+        let first = bytes(before);
+        assert_eq!(bytes(&write(format, &[])), first, "{format}: other bytes the second time");
     }
 }

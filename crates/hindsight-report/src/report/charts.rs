@@ -1,14 +1,15 @@
-//! The dashboard's charts as SVG figures fit for a paper: axis titles with units, legends in
+//! The dashboard's charts as figures fit for a paper: axis titles with units, legends in
 //! the researcher's words, a colour-blind-safe palette (Okabe & Ito), each rate's 95% Wilson
 //! interval as an error bar, each group's n (the n its rate or median is computed over),
-//! ticks at round values. Each figure is one `<svg>` element that stands alone: the HTML
-//! report draws it inline, and `report --figures DIR` writes it to its own file.
-
-use std::fmt::Write;
+//! ticks at round values. Each chart is laid out once as a display list
+//! ([`super::figure::Drawing`]): the HTML report draws it inline as SVG, and `report
+//! --figures DIR` or `--figure FILE` write it alone as SVG, PNG or PDF.
 
 use serde_json::{Map, Value};
 
-use super::section::{cell, esc, Section};
+use super::figure::{Anchor, Drawing, Fill, Item, Meta};
+pub use super::figure::{Encoding, FigureFormat};
+use super::section::{cell, Section};
 
 type Row = Map<String, Value>;
 
@@ -36,29 +37,76 @@ pub const RATES: &[(&str, &str, &str)] = &[
     ("sticky_artifact_rate", "sticky (weak evidence or existence only)", palette::BLUISH_GREEN),
 ];
 
-/// The font every figure names, so a figure alone renders as it does in the page.
-const FONT: &str = "Helvetica, Arial, sans-serif";
 const SMALL_COLOR: &str = "#B00020";
-/// Every figure's width (SVG user units, px at 100%): one text size across a paper's figures.
-const FIGURE_WIDTH: f64 = 860.0;
+
+/// How figures look, the same for the dashboard's and a query's: the width (SVG units, px
+/// at 100%; PDF points), the font size of labels (other text in proportion), and whether
+/// shares are drawn as 0-1 (the default) or as percent.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    pub width: f64,
+    pub font_size: f64,
+    pub percent: bool,
+}
+
+impl Default for Style {
+    /// 860 wide, 12 px labels, shares 0-1: one text size across a paper's figures.
+    fn default() -> Self {
+        Style { width: 860.0, font_size: 12.0, percent: false }
+    }
+}
+
+impl Style {
+    /// Text and spacing in proportion to the font size (1 at 12).
+    fn k(&self) -> f64 {
+        self.font_size / 12.0
+    }
+
+    /// What a share is multiplied by to be drawn: 1, or 100 for percent.
+    fn share_scale(&self) -> f64 {
+        if self.percent {
+            100.0
+        } else {
+            1.0
+        }
+    }
+
+    /// A share axis's title with its unit: "... (0–1)" or "... (%)".
+    fn share_axis(&self, title: &str) -> String {
+        format!("{title} ({})", if self.percent { "%" } else { "0–1" })
+    }
+}
 
 /// One chart: `name` (its query, and what it shows of it) names its file; `caption` says
-/// what it shows and what its n is; `svg` is the figure, a standalone `<svg>` element.
-pub(crate) struct Figure {
+/// what it shows and what its n is; `drawing` is the figure, for any format.
+pub struct Figure {
     pub(crate) name: String,
     pub(crate) caption: String,
-    pub(crate) svg: String,
+    pub(crate) drawing: Drawing,
 }
 
 impl Figure {
-    /// The figure as a file of its own: an XML declaration and the `<svg>` element.
-    pub(crate) fn file_text(&self) -> String {
-        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n", self.svg)
+    /// A chart `height` tall (to the next whole unit, so each format has the same size) of
+    /// the style's width.
+    fn new(name: &str, caption: &str, style: &Style, height: f64, items: Vec<Item>) -> Figure {
+        let drawing = Drawing { name: name.into(), caption: caption.into(), width: style.width, height: height.ceil(), font_size: style.font_size, items };
+        Figure { name: name.into(), caption: caption.into(), drawing }
     }
 
-    /// The file name: the name with `/` as `-`, and `.svg`.
-    pub(crate) fn file_name(&self) -> String {
-        format!("{}.svg", self.name.replace('/', "-"))
+    /// The `<svg>` element alone, as the HTML report draws it inline.
+    pub(crate) fn svg(&self) -> String {
+        self.drawing.svg()
+    }
+
+    /// The file name: the name with `/` as `-`, and the format's extension.
+    pub(crate) fn file_name(&self, format: FigureFormat) -> String {
+        format!("{}.{}", self.name.replace('/', "-"), format.extension())
+    }
+
+    /// The figure written to `path` in `encoding`'s format.
+    pub fn write_to(&self, path: &std::path::Path, encoding: Encoding) -> crate::error::Result<()> {
+        let bytes = self.drawing.encode(encoding).map_err(|e| crate::error::Error::io(path, e))?;
+        std::fs::write(path, bytes).map_err(|e| crate::error::Error::io(path, e))
     }
 }
 
@@ -110,34 +158,54 @@ struct Bars<'a> {
     /// The n line under each group's label.
     n_text: Vec<String>,
     series: Vec<Series>,
-    /// The value axis's end when fixed (rates: 1); else from the data.
+    /// The value axis's end when fixed (rates: 1, or 100 in percent); else from the data.
     max: Option<f64>,
+    style: Style,
 }
 
+/// A text's width for the layout (about Helvetica's average letter), whatever the format.
 fn text_width(s: &str, size: f64) -> f64 {
     s.chars().count() as f64 * size * 0.58
 }
 
-/// The `<svg>` start: namespace, view box and size, font, an accessible title, and the hatch
-/// pattern that marks small samples (its id unique to the figure, as figures share a page).
-fn svg_start(s: &mut String, name: &str, caption: &str, w: f64, h: f64) {
-    let id = hatch_id(name);
-    let _ = write!(
-        s,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.0} {h:.0}" width="{w:.0}" height="{h:.0}" font-family="{FONT}" font-size="12" role="img" data-figure="{}"><title>{}</title><defs><pattern id="{id}" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect width="6" height="6" fill="none"/><line x1="0" y1="0" x2="0" y2="6" stroke="#fff" stroke-width="2.5" stroke-opacity="0.8"/></pattern></defs><rect width="100%" height="100%" fill="#fff"/>"##,
-        esc(name),
-        esc(caption)
-    );
+fn text(x: f64, y: f64, text: impl Into<String>, size: f64, anchor: Anchor) -> Item {
+    Item::Text { x, y, text: text.into(), size, bold: false, anchor, color: None, vertical: false, meta: Meta::default() }
 }
 
-/// The id of a figure's hatch pattern.
-fn hatch_id(name: &str) -> String {
-    format!("hatch-{}", name.replace(|c: char| !c.is_ascii_alphanumeric(), "-"))
+/// An axis title: bold, its class naming it one.
+fn axis_title(x: f64, y: f64, title: &str, size: f64, vertical: bool) -> Item {
+    let meta = Meta::class("axis-title");
+    Item::Text { x, y, text: title.into(), size, bold: true, anchor: Anchor::Middle, color: None, vertical, meta }
 }
 
-/// The value axis under the plot: gridlines, ticks at round values, and its title.
-#[derive(Clone, Copy)]
+/// An item with SVG's class, data and tooltip set.
+fn with_meta(mut item: Item, m: Meta) -> Item {
+    if let Item::Text { meta, .. } | Item::Rect { meta, .. } | Item::Lines { meta, .. } = &mut item {
+        *meta = m;
+    }
+    item
+}
+
+/// Text in a colour.
+fn colored(mut item: Item, c: &'static str) -> Item {
+    if let Item::Text { color, .. } = &mut item {
+        *color = Some(c);
+    }
+    item
+}
+
+fn line(x1: f64, y1: f64, x2: f64, y2: f64, color: &'static str) -> Item {
+    Item::Lines { segments: vec![[x1, y1, x2, y2]], color, width: 1.0, meta: Meta::default() }
+}
+
+/// An interval's whisker: its two ends and the line between, at height `y`.
+fn whisker(x0: f64, x1: f64, y: f64, half: f64, meta: Meta) -> Item {
+    let segments = vec![[x0, y - half, x0, y + half], [x0, y, x1, y], [x1, y - half, x1, y + half]];
+    Item::Lines { segments, color: "#222", width: 1.2, meta }
+}
+
 /// Where a chart's plot is: its left edge and width, its top, and the value axis's line.
+#[derive(Clone, Copy)]
 struct Plot {
     left: f64,
     width: f64,
@@ -145,77 +213,50 @@ struct Plot {
     axis_y: f64,
 }
 
-fn value_axis(s: &mut String, plot: &Plot, ticks: &[f64], end: f64, title: &str) {
+/// The value axis under the plot: gridlines, ticks at round values, and its title.
+fn value_axis(out: &mut Vec<Item>, plot: &Plot, ticks: &[f64], end: f64, title: &str, k: f64) {
     let Plot { left, width, top, axis_y: y } = *plot;
     for t in ticks {
         let x = left + width * t / end;
-        let _ = write!(s, r##"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{y}" stroke="#e6e6e6"/>"##);
-        let _ = write!(s, r##"<line x1="{x:.1}" y1="{y}" x2="{x:.1}" y2="{}" stroke="#444"/>"##, y + 5.0);
-        let _ = write!(s, r#"<text x="{x:.1}" y="{}" font-size="11" text-anchor="middle" class="tick">{}</text>"#, y + 18.0, fmt_num(*t));
+        out.push(line(x, top, x, y, "#e6e6e6"));
+        out.push(line(x, y, x, y + 5.0, "#444"));
+        out.push(with_meta(text(x, y + 5.0 + 13.0 * k, fmt_num(*t), 11.0 * k, Anchor::Middle), Meta::class("tick")));
     }
-    let _ = write!(s, r##"<line x1="{left}" y1="{y}" x2="{}" y2="{y}" stroke="#444"/>"##, left + width);
-    let _ = write!(
-        s,
-        r#"<text x="{:.1}" y="{}" font-size="12" font-weight="600" text-anchor="middle" class="axis-title">{}</text>"#,
-        left + width / 2.0,
-        y + 36.0,
-        esc(title)
-    );
+    out.push(line(left, y, left + width, y, "#444"));
+    out.push(axis_title(left + width / 2.0, y + 5.0 + 31.0 * k, title, 12.0 * k, false));
 }
 
 /// The category axis's title, turned along the left edge.
-fn category_axis(s: &mut String, top: f64, bottom: f64, title: &str) {
-    let cy = (top + bottom) / 2.0;
-    let _ = write!(
-        s,
-        r#"<text x="14" y="{cy:.1}" transform="rotate(-90 14 {cy:.1})" font-size="12" font-weight="600" text-anchor="middle" class="axis-title">{}</text>"#,
-        esc(title)
-    );
+fn category_axis(out: &mut Vec<Item>, top: f64, bottom: f64, title: &str, k: f64) {
+    out.push(axis_title(14.0 * k, (top + bottom) / 2.0, title, 12.0 * k, true));
 }
 
 /// Legend entries, flowing left to right and wrapping at `right`; returns the height used.
-fn legend(s: &mut String, left: f64, right: f64, top: f64, items: &[LegendItem]) -> f64 {
+fn legend(out: &mut Vec<Item>, left: f64, right: f64, top: f64, items: &[LegendItem], k: f64) -> f64 {
     let (mut x, mut y) = (left, top);
+    let (sw, sh) = (14.0 * k, 10.0 * k);
     for item in items {
-        let w = 22.0 + text_width(&item.label, 11.0) + 18.0;
+        let w = 22.0 * k + text_width(&item.label, 11.0 * k) + 18.0 * k;
         if x > left && x + w > right {
             x = left;
-            y += 18.0;
+            y += 18.0 * k;
         }
-        let _ = write!(s, r#"<g class="legend">"#);
-        match &item.mark {
-            Mark::Swatch(color) => {
-                let _ = write!(s, r#"<rect x="{x:.1}" y="{:.1}" width="14" height="10" fill="{color}"/>"#, y - 9.0);
-            }
-            Mark::Hatch(id) => {
-                let _ = write!(
-                    s,
-                    r##"<rect x="{x:.1}" y="{:.1}" width="14" height="10" fill="#888"/><rect x="{x:.1}" y="{:.1}" width="14" height="10" fill="url(#{id})"/>"##,
-                    y - 9.0,
-                    y - 9.0
-                );
-            }
-            Mark::Whisker => {
-                let (x0, x1, yy) = (x, x + 14.0, y - 4.0);
-                let _ = write!(
-                    s,
-                    r##"<path d="M{x0:.1} {:.1}V{:.1}M{x0:.1} {yy:.1}H{x1:.1}M{x1:.1} {:.1}V{:.1}" stroke="#222" stroke-width="1.2" fill="none"/>"##,
-                    yy - 4.0,
-                    yy + 4.0,
-                    yy - 4.0,
-                    yy + 4.0
-                );
-            }
-        }
-        let _ = write!(s, r#"<text x="{:.1}" y="{y:.1}" font-size="11">{}</text></g>"#, x + 20.0, esc(&item.label));
+        let swatch = |fill| Item::Rect { x, y: y - 9.0 * k, w: sw, h: sh, fill, stroke: None, meta: Meta::default() };
+        let mut entry = match &item.mark {
+            Mark::Swatch(color) => vec![swatch(Fill::Color(color))],
+            Mark::Hatch => vec![swatch(Fill::Color("#888")), swatch(Fill::Hatch)],
+            Mark::Whisker => vec![whisker(x, x + sw, y - 4.0 * k, 4.0 * k, Meta::default())],
+        };
+        entry.push(text(x + 20.0 * k, y, item.label.clone(), 11.0 * k, Anchor::Start));
+        out.push(Item::Group { class: "legend", items: entry });
         x += w;
     }
-    y - top + 18.0
+    y - top + 18.0 * k
 }
 
 enum Mark {
     Swatch(&'static str),
-    Hatch(String),
+    Hatch,
     Whisker,
 }
 
@@ -224,54 +265,51 @@ struct LegendItem {
     label: String,
 }
 
-/// A bar's thickness, and the gap between the bars of one group.
+/// A bar's thickness, and the gap between the bars of one group (at 12 px text).
 const BAR_H: f64 = 12.0;
 const BAR_GAP: f64 = 3.0;
 
 impl Bars<'_> {
     /// The figure: value and category axes, each group's label and n, its bars, the legend.
     fn draw(&self) -> Figure {
-        let k = self.series.len().max(1) as f64;
-        let group_h = (BAR_H * k + BAR_GAP * (k - 1.0) + 14.0).max(36.0);
-        let longest =
-            self.labels.iter().map(|l| text_width(l, 12.0)).chain(self.n_text.iter().map(|l| text_width(&format!("{l} (small n)"), 11.0))).fold(0.0, f64::max);
-        let left = (longest + 40.0).clamp(110.0, 330.0);
-        let right_pad = 60.0;
-        let total_w = FIGURE_WIDTH;
-        let width = total_w - left - right_pad;
+        let k = self.style.k();
+        let n_series = self.series.len().max(1) as f64;
+        let bars_h = (BAR_H * n_series + BAR_GAP * (n_series - 1.0)) * k;
+        let group_h = (bars_h + 14.0 * k).max(36.0 * k);
+        let longest = self
+            .labels
+            .iter()
+            .map(|l| text_width(l, 12.0 * k))
+            .chain(self.n_text.iter().map(|l| text_width(&format!("{l} (small n)"), 11.0 * k)))
+            .fold(0.0, f64::max);
+        let total_w = self.style.width;
+        let left = (longest + 40.0).max(110.0 * k).min(330.0 * k).min(total_w / 2.0);
+        let width = (total_w - left - 60.0 * k).max(10.0);
         let top = 10.0;
         let axis_y = top + group_h * self.labels.len() as f64;
         let data_max = self.series.iter().flat_map(|s| s.values.iter().flatten().copied().chain(s.intervals.iter().flatten().map(|i| i.1))).fold(0.0, f64::max);
         let ticks = nice_ticks(self.max.unwrap_or(data_max), 5);
         let end = *ticks.last().unwrap_or(&1.0);
-        // The legend is drawn into a scratch string first: its height sets the figure's.
-        let mut body = String::new();
-        let hatch_id = hatch_id(&self.name);
-        let legend_top = axis_y + 62.0;
-        let legend_h = legend(&mut body, left, total_w - 10.0, legend_top, &self.legend_items(&hatch_id));
-        let height = legend_top + legend_h;
-        let mut s = String::new();
-        svg_start(&mut s, &self.name, &self.caption, total_w, height);
+        let mut items = Vec::new();
         let plot = Plot { left, width, top, axis_y };
-        value_axis(&mut s, &plot, &ticks, end, self.value_axis);
-        category_axis(&mut s, top, axis_y, self.category);
+        value_axis(&mut items, &plot, &ticks, end, self.value_axis, k);
+        category_axis(&mut items, top, axis_y, self.category, k);
         for (gi, label) in self.labels.iter().enumerate() {
             let y0 = top + gi as f64 * group_h;
-            let bars_h = BAR_H * k + BAR_GAP * (k - 1.0);
             let by = y0 + (group_h - bars_h) / 2.0;
-            self.group_label(&mut s, gi, label, left, y0 + group_h / 2.0);
+            self.group_label(&mut items, gi, label, left, y0 + group_h / 2.0);
             for (si, series) in self.series.iter().enumerate() {
-                bar(&mut s, &plot, end, by + si as f64 * (BAR_H + BAR_GAP), series, gi, &hatch_id);
+                bar(&mut items, &plot, end, by + si as f64 * (BAR_H + BAR_GAP) * k, series, gi, k);
             }
         }
-        s.push_str(&body);
-        s.push_str("</svg>");
-        Figure { name: self.name.clone(), caption: self.caption.clone(), svg: s }
+        let legend_top = axis_y + 5.0 + 57.0 * k;
+        let legend_h = legend(&mut items, left, total_w - 10.0, legend_top, &self.legend_items(), k);
+        Figure::new(&self.name, &self.caption, &self.style, legend_top + legend_h, items)
     }
 
     /// The legend's entries: a swatch per series, then the interval's whisker and the small
     /// sample's hatching when a bar has them.
-    fn legend_items(&self, hatch_id: &str) -> Vec<LegendItem> {
+    fn legend_items(&self) -> Vec<LegendItem> {
         let has_ci = self.series.iter().any(|s| s.intervals.iter().any(Option::is_some));
         let has_small = self.series.iter().any(|s| s.ns.iter().any(|n| *n < SMALL_N));
         let mut items: Vec<LegendItem> = self.series.iter().map(|s| LegendItem { mark: Mark::Swatch(s.color), label: s.label.clone() }).collect();
@@ -279,34 +317,29 @@ impl Bars<'_> {
             items.push(LegendItem { mark: Mark::Whisker, label: "95% interval (Wilson)".into() });
         }
         if has_small {
-            items.push(LegendItem { mark: Mark::Hatch(hatch_id.to_string()), label: format!("n < {}: small sample", fmt_num(SMALL_N)) });
+            items.push(LegendItem { mark: Mark::Hatch, label: format!("n < {}: small sample", fmt_num(SMALL_N)) });
         }
         items
     }
 
     /// Group `gi`'s label, and under it its n (marked when the sample is small), left of
     /// the axis at height `cy`.
-    fn group_label(&self, s: &mut String, gi: usize, label: &str, left: f64, cy: f64) {
+    fn group_label(&self, out: &mut Vec<Item>, gi: usize, label: &str, left: f64, cy: f64) {
+        let k = self.style.k();
         let small = self.series.iter().any(|s| s.ns.get(gi).is_some_and(|n| *n < SMALL_N));
-        let _ = write!(s, r#"<text x="{}" y="{:.1}" text-anchor="end" font-size="12">{}</text>"#, left - 8.0, cy - 2.0, esc(label));
+        out.push(text(left - 8.0, cy - 2.0 * k, label, 12.0 * k, Anchor::End));
         let n_first = self.series.first().and_then(|s| s.ns.get(gi)).copied().unwrap_or(0.0);
-        let _ = write!(
-            s,
-            r##"<text x="{}" y="{:.1}" text-anchor="end" font-size="11" fill="{}" class="n" data-n="{}">{}{}</text>"##,
-            left - 8.0,
-            cy + 11.0,
-            if small { SMALL_COLOR } else { "#555" },
-            fmt_num(n_first),
-            esc(self.n_text.get(gi).map(String::as_str).unwrap_or_default()),
-            if small { " (small n)" } else { "" }
-        );
+        let said = format!("{}{}", self.n_text.get(gi).map(String::as_str).unwrap_or_default(), if small { " (small n)" } else { "" });
+        let meta = Meta { class: Some("n"), data: vec![("n", fmt_num(n_first))], title: None };
+        let n = colored(text(left - 8.0, cy + 11.0 * k, said, 11.0 * k, Anchor::End), if small { SMALL_COLOR } else { "#555" });
+        out.push(with_meta(n, meta));
     }
 }
 
 /// One series' bar in group `gi` at height `y`: the bar with its value and n, hatched when
 /// the sample is small, its 95% interval, and the value written after it.
-fn bar(s: &mut String, plot: &Plot, end: f64, y: f64, series: &Series, gi: usize, hatch_id: &str) {
-    let (left, width, bar_h) = (plot.left, plot.width, BAR_H);
+fn bar(out: &mut Vec<Item>, plot: &Plot, end: f64, y: f64, series: &Series, gi: usize, k: f64) {
+    let (left, width, bar_h) = (plot.left, plot.width, BAR_H * k);
     let n = series.ns.get(gi).copied().unwrap_or(0.0);
     let Some(v) = series.values.get(gi).copied().flatten() else { return };
     let x_of = |v: f64| left + (v / end).clamp(0.0, 1.0) * width;
@@ -319,36 +352,22 @@ fn bar(s: &mut String, plot: &Plot, end: f64, y: f64, series: &Series, gi: usize
         Some((lo, hi)) => format!("{}: {} (95% interval {} to {}){n_said}", series.label, fmt_num(v), fmt_num(lo), fmt_num(hi)),
         None => format!("{}: {}{n_said}", series.label, fmt_num(v)),
     };
-    let _ = write!(
-        s,
-        r#"<rect x="{left}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="{}" class="bar" data-n="{}" data-value="{}"><title>{}</title></rect>"#,
-        series.color,
-        fmt_num(n),
-        fmt_num(v),
-        esc(&what)
-    );
+    let meta = Meta { class: Some("bar"), data: vec![("n", fmt_num(n)), ("value", fmt_num(v))], title: Some(what) };
+    out.push(Item::Rect { x: left, y, w, h: bar_h, fill: Fill::Color(series.color), stroke: None, meta });
     if n < SMALL_N {
-        let _ = write!(s, r#"<rect x="{left}" y="{y:.1}" width="{w:.1}" height="{bar_h}" fill="url(#{hatch_id})" class="small-n"/>"#);
+        out.push(Item::Rect { x: left, y, w, h: bar_h, fill: Fill::Hatch, stroke: None, meta: Meta::class("small-n") });
     }
     let mut label_x = x_of(v);
     if let Some((lo, hi)) = interval {
-        let (x0, x1, yy) = (x_of(lo), x_of(hi), y + bar_h / 2.0);
-        let _ = write!(
-            s,
-            r##"<path d="M{x0:.1} {:.1}V{:.1}M{x0:.1} {yy:.1}H{x1:.1}M{x1:.1} {:.1}V{:.1}" stroke="#222" stroke-width="1.2" fill="none" class="ci" data-ci-low="{}" data-ci-high="{}"/>"##,
-            yy - 4.0,
-            yy + 4.0,
-            yy - 4.0,
-            yy + 4.0,
-            fmt_num(lo),
-            fmt_num(hi)
-        );
+        let (x0, x1) = (x_of(lo), x_of(hi));
+        let meta = Meta { class: Some("ci"), data: vec![("ci-low", fmt_num(lo)), ("ci-high", fmt_num(hi))], title: None };
+        out.push(whisker(x0, x1, y + bar_h / 2.0, 4.0 * k, meta));
         label_x = label_x.max(x1);
     }
-    let _ = write!(s, r#"<text x="{:.1}" y="{:.1}" font-size="10" class="value">{}</text>"#, label_x + 4.0, y + bar_h - 2.0, fmt_num(v));
+    out.push(with_meta(text(label_x + 4.0, y + bar_h - 2.0 * k, fmt_num(v), 10.0 * k, Anchor::Start), Meta::class("value")));
 }
 
-/// Stacked horizontal bars: one bar per group, its parts as shares (%) of its total, the n.
+/// Stacked horizontal bars: one bar per group, its parts as shares of its total, the n.
 struct Stacked<'a> {
     name: String,
     caption: String,
@@ -356,58 +375,50 @@ struct Stacked<'a> {
     value_axis: &'a str,
     labels: Vec<String>,
     parts: Vec<(&'a str, &'static str, Vec<f64>)>,
+    style: Style,
 }
 
 impl Stacked<'_> {
     fn draw(&self) -> Figure {
-        let left = (self.labels.iter().map(|l| text_width(l, 12.0)).fold(0.0, f64::max) + 40.0).max(90.0);
-        let total_w = FIGURE_WIDTH;
-        let width = total_w - left - 70.0;
-        let top = 10.0;
-        let row = 26.0;
+        let k = self.style.k();
+        let left = (self.labels.iter().map(|l| text_width(l, 12.0 * k)).fold(0.0, f64::max) + 40.0).max(90.0 * k).min(self.style.width / 2.0);
+        let total_w = self.style.width;
+        let width = (total_w - left - 70.0 * k).max(10.0);
+        let (top, row) = (10.0, 26.0 * k);
         let axis_y = top + row * self.labels.len() as f64;
-        let ticks = nice_ticks(100.0, 5);
-        let items: Vec<LegendItem> = self.parts.iter().map(|(label, color, _)| LegendItem { mark: Mark::Swatch(color), label: label.to_string() }).collect();
-        let mut body = String::new();
-        let legend_top = axis_y + 62.0;
-        let legend_h = legend(&mut body, left, total_w - 10.0, legend_top, &items);
-        let mut s = String::new();
-        svg_start(&mut s, &self.name, &self.caption, total_w, legend_top + legend_h);
-        value_axis(&mut s, &Plot { left, width, top, axis_y }, &ticks, 100.0, self.value_axis);
-        category_axis(&mut s, top, axis_y, self.category);
+        let end = self.style.share_scale();
+        let mut items = Vec::new();
+        value_axis(&mut items, &Plot { left, width, top, axis_y }, &nice_ticks(end, 5), end, self.value_axis, k);
+        category_axis(&mut items, top, axis_y, self.category, k);
         for (i, label) in self.labels.iter().enumerate() {
-            let y = top + i as f64 * row + 4.0;
-            let total: f64 = self.parts.iter().map(|(_, _, v)| v.get(i).copied().unwrap_or(0.0)).sum();
-            let _ = write!(s, r#"<text x="{}" y="{}" text-anchor="end" font-size="12">{}</text>"#, left - 8.0, y + 13.0, esc(label));
-            let _ = write!(
-                s,
-                r##"<text x="{}" y="{}" font-size="11" fill="#555" class="n" data-n="{}">n = {}</text>"##,
-                left + width + 6.0,
-                y + 13.0,
-                fmt_num(total),
-                fmt_num(total)
-            );
-            let mut x = left;
-            for (name, color, vals) in &self.parts {
-                let v = vals.get(i).copied().unwrap_or(0.0);
-                if v <= 0.0 || total <= 0.0 {
-                    continue;
-                }
-                let w = v / total * width;
-                let _ = write!(
-                    s,
-                    r##"<rect x="{x:.1}" y="{y}" width="{w:.1}" height="18" fill="{color}" stroke="#fff" stroke-width="0.5"><title>{}: {} of {} ({}%)</title></rect>"##,
-                    esc(name),
-                    fmt_num(v),
-                    fmt_num(total),
-                    fmt_num((v / total * 1000.0).round() / 10.0)
-                );
-                x += w;
-            }
+            self.row(&mut items, i, label, [left, width, top + i as f64 * row + 4.0 * k]);
         }
-        s.push_str(&body);
-        s.push_str("</svg>");
-        Figure { name: self.name.clone(), caption: self.caption.clone(), svg: s }
+        let legend_items: Vec<LegendItem> = self.parts.iter().map(|(label, color, _)| LegendItem { mark: Mark::Swatch(color), label: label.to_string() }).collect();
+        let legend_top = axis_y + 5.0 + 57.0 * k;
+        let legend_h = legend(&mut items, left, total_w - 10.0, legend_top, &legend_items, k);
+        Figure::new(&self.name, &self.caption, &self.style, legend_top + legend_h, items)
+    }
+
+    /// Group `i`'s row at height `y`: its label, its n after the plot, its parts.
+    fn row(&self, out: &mut Vec<Item>, i: usize, label: &str, [left, width, y]: [f64; 3]) {
+        let k = self.style.k();
+        let total: f64 = self.parts.iter().map(|(_, _, v)| v.get(i).copied().unwrap_or(0.0)).sum();
+        out.push(text(left - 8.0, y + 13.0 * k, label, 12.0 * k, Anchor::End));
+        let meta = Meta { class: Some("n"), data: vec![("n", fmt_num(total))], title: None };
+        let n = colored(text(left + width + 6.0, y + 13.0 * k, format!("n = {}", fmt_num(total)), 11.0 * k, Anchor::Start), "#555");
+        out.push(with_meta(n, meta));
+        let mut x = left;
+        for (name, color, vals) in &self.parts {
+            let v = vals.get(i).copied().unwrap_or(0.0);
+            if v <= 0.0 || total <= 0.0 {
+                continue;
+            }
+            let w = v / total * width;
+            let title = format!("{name}: {} of {} ({}%)", fmt_num(v), fmt_num(total), fmt_num((v / total * 1000.0).round() / 10.0));
+            let meta = Meta { title: Some(title), ..Meta::default() };
+            out.push(Item::Rect { x, y, w, h: 18.0 * k, fill: Fill::Color(color), stroke: Some(("#fff", 0.5)), meta });
+            x += w;
+        }
     }
 }
 
@@ -423,8 +434,10 @@ struct Frame {
     caption: &'static str,
     /// What a group is ("Window", "Agent"...).
     category: &'static str,
-    /// The values' axis, with its unit.
+    /// The values' axis: with its unit, or for shares without (the style adds it).
     value_axis: &'static str,
+    /// Shares: 0-1, or percent.
+    share: bool,
 }
 
 /// A chart's groups: rows, the column labelling each, the column of its n, and what the n
@@ -441,32 +454,39 @@ impl Groups<'_> {
         self.rows.iter().map(|r| num(r.get(self.n)).unwrap_or(0.0)).collect()
     }
 
-    fn bars(&self, frame: &Frame, series: Vec<Series>, max: Option<f64>) -> Figure {
+    fn bars(&self, frame: &Frame, series: Vec<Series>, style: &Style) -> Figure {
+        let (value_axis, max) = if frame.share { (style.share_axis(frame.value_axis), Some(style.share_scale())) } else { (frame.value_axis.into(), None) };
         Bars {
             name: frame.name.into(),
             caption: frame.caption.into(),
             category: frame.category,
-            value_axis: frame.value_axis,
+            value_axis: &value_axis,
             labels: self.rows.iter().map(|r| cell(r.get(self.label).unwrap_or(&Value::Null))).collect(),
             n_text: self.ns().iter().map(|n| format!("n = {} {}", fmt_num(*n), self.n_what)).collect(),
             series,
             max,
+            style: *style,
         }
         .draw()
     }
 }
 
+/// A share and its interval as drawn: times 100 in percent.
+fn scaled((v, ci): (Option<f64>, Option<(f64, f64)>), by: f64) -> (Option<f64>, Option<(f64, f64)>) {
+    (v.map(|v| v * by), ci.map(|(l, h)| (l * by, h * by)))
+}
+
 /// The three rates of each group, with their intervals, over the group's n.
-fn three_rates(frame: &Frame, groups: &Groups) -> Figure {
+fn three_rates(frame: &Frame, groups: &Groups, style: &Style) -> Figure {
     let ns = groups.ns();
     let series = RATES
         .iter()
         .map(|(col, legend, color)| {
-            let (values, intervals) = groups.rows.iter().map(|r| rate_of(r, col)).unzip();
+            let (values, intervals) = groups.rows.iter().map(|r| scaled(rate_of(r, col), style.share_scale())).unzip();
             Series { label: legend.to_string(), color, values, intervals, ns: ns.clone() }
         })
         .collect();
-    groups.bars(frame, series, Some(1.0))
+    groups.bars(frame, series, style)
 }
 
 /// Rows of the snapshot window with something in `n`.
@@ -475,7 +495,7 @@ fn snapshot_rows(rows: &[Row], n: &str) -> Vec<Row> {
 }
 
 /// The median `value` of each group (its rows without one left out), over the group's n.
-fn medians(frame: &Frame, groups: &Groups, value: &str, legend: &str) -> Figure {
+fn medians(frame: &Frame, groups: &Groups, (value, legend): (&str, &str), style: &Style) -> Figure {
     let rows: Vec<Row> = groups.rows.iter().filter(|r| num(r.get(value)).is_some() && num(r.get(groups.n)).unwrap_or(0.0) > 0.0).cloned().collect();
     let groups = Groups { rows: &rows, ..*groups };
     let series = vec![Series {
@@ -485,42 +505,45 @@ fn medians(frame: &Frame, groups: &Groups, value: &str, legend: &str) -> Figure 
         intervals: vec![None; rows.len()],
         ns: groups.ns(),
     }];
-    groups.bars(frame, series, None)
+    groups.bars(frame, series, style)
 }
 
 /// The charts, in the page's order: the dashboard section each draws (a bundled query's
 /// name, [`super::CATALOGUE`]), and how.
-const CHARTS: &[(&str, fn(&[Row]) -> Vec<Figure>)] = &[
-    ("acceptance_by_window", |rows| vec![rates_by_window(rows)]),
+type Chart = fn(&[Row], &Style) -> Vec<Figure>;
+const CHARTS: &[(&str, Chart)] = &[
+    ("acceptance_by_window", |rows, style| vec![rates_by_window(rows, style)]),
     ("acceptance_by_type", by_type),
-    ("by_workflow", |rows| vec![by_workflow(rows)]),
+    ("by_workflow", |rows, style| vec![by_workflow(rows, style)]),
     ("aidev/by_agent", by_agent),
-    ("aidev/rates_by_window", |rows| vec![agent_rates(rows)]),
-    ("summary", |rows| vec![outcome_mix(rows)]),
+    ("aidev/rates_by_window", |rows, style| vec![agent_rates(rows, style)]),
+    ("summary", |rows, style| vec![outcome_mix(rows, style)]),
 ];
 
 /// The dashboard's charts, from its sections (rows as the page shows them), in page order.
-pub(crate) fn figures(sections: &[Section]) -> Vec<Figure> {
-    CHARTS.iter().filter_map(|(name, draw)| sections.iter().find(|s| s.name == *name).map(|s| draw(&s.rows))).flatten().collect()
+pub(crate) fn figures(sections: &[Section], style: &Style) -> Vec<Figure> {
+    CHARTS.iter().filter_map(|(name, draw)| sections.iter().find(|s| s.name == *name).map(|s| draw(&s.rows, style))).flatten().collect()
 }
 
 /// The three acceptance rates in every window that has evaluable outputs.
-fn rates_by_window(rows: &[Row]) -> Figure {
+fn rates_by_window(rows: &[Row], style: &Style) -> Figure {
     let rows: Vec<Row> = rows.iter().filter(|r| num(r.get("evaluable_outputs")).unwrap_or(0.0) > 0.0).cloned().collect();
     three_rates(
         &Frame {
             name: "acceptance_by_window",
             caption: "The three acceptance rates by window, with 95% intervals (n: evaluable outputs)",
             category: "Window",
-            value_axis: "Share of evaluable outputs (0–1)",
+            value_axis: "Share of evaluable outputs",
+            share: true,
         },
         &Groups { rows: &rows, label: "eval_window", n: "evaluable_outputs", n_what: "evaluable" },
+        style,
     )
 }
 
 /// By safe-output type, in the snapshot window: the three acceptance rates, and the median
 /// time to acceptance.
-fn by_type(rows: &[Row]) -> Vec<Figure> {
+fn by_type(rows: &[Row], style: &Style) -> Vec<Figure> {
     // Types with nothing evaluable (system outputs) have no rates to draw.
     let snap = snapshot_rows(rows, "evaluable_outputs");
     let rates = three_rates(
@@ -528,9 +551,11 @@ fn by_type(rows: &[Row]) -> Vec<Figure> {
             name: "acceptance_by_type",
             caption: "The three acceptance rates by safe-output type, snapshot window, with 95% intervals (n: evaluable outputs)",
             category: "Safe-output type",
-            value_axis: "Share of evaluable outputs (0–1)",
+            value_axis: "Share of evaluable outputs",
+            share: true,
         },
         &Groups { rows: &snap, label: "safe_output_type", n: "evaluable_outputs", n_what: "evaluable" },
+        style,
     );
     let median_time = medians(
         &Frame {
@@ -538,30 +563,33 @@ fn by_type(rows: &[Row]) -> Vec<Figure> {
             caption: "Median time to acceptance by safe-output type, snapshot window (n: accepted outputs with a time, the outputs the median is over)",
             category: "Safe-output type",
             value_axis: "Median time to acceptance (hours)",
+            share: false,
         },
         &Groups { rows: &snap, label: "safe_output_type", n: "accepted_with_time", n_what: "accepted" },
-        "median_time_to_acceptance",
-        "median time to acceptance",
+        ("median_time_to_acceptance", "median time to acceptance"),
+        style,
     );
     vec![rates, median_time]
 }
 
 /// The three acceptance rates by workflow, in the snapshot window.
-fn by_workflow(rows: &[Row]) -> Figure {
+fn by_workflow(rows: &[Row], style: &Style) -> Figure {
     let snap = snapshot_rows(rows, "evaluable_outputs");
     three_rates(
         &Frame {
             name: "by_workflow",
             caption: "The three acceptance rates by workflow, snapshot window, with 95% intervals (n: evaluable outputs)",
             category: "Workflow",
-            value_axis: "Share of evaluable outputs (0–1)",
+            value_axis: "Share of evaluable outputs",
+            share: true,
         },
         &Groups { rows: &snap, label: "workflow_name", n: "evaluable_outputs", n_what: "evaluable" },
+        style,
     )
 }
 
 /// An AIDev import's agents: merged and rejected PRs, and the median time to merge.
-fn by_agent(rows: &[Row]) -> Vec<Figure> {
+fn by_agent(rows: &[Row], style: &Style) -> Vec<Figure> {
     // Two rates over two denominators: merged of all PRs, rejected of the evaluable ones.
     let prs: Vec<f64> = rows.iter().map(|r| num(r.get("prs")).unwrap_or(0.0)).collect();
     let evaluable: Vec<f64> = rows.iter().map(|r| num(r.get("evaluable_prs")).unwrap_or(0.0)).collect();
@@ -569,7 +597,7 @@ fn by_agent(rows: &[Row]) -> Vec<Figure> {
         [("merge_rate", "merged (of all PRs)", palette::BLUE, &prs), ("rejection_rate", "rejected (of evaluable PRs)", palette::VERMILLION, &evaluable)]
             .into_iter()
             .map(|(col, legend, color, ns)| {
-                let (values, intervals) = rows.iter().map(|r| rate_of(r, col)).unzip();
+                let (values, intervals) = rows.iter().map(|r| scaled(rate_of(r, col), style.share_scale())).unzip();
                 Series { label: legend.into(), color, values, intervals, ns: ns.clone() }
             })
             .collect();
@@ -577,11 +605,12 @@ fn by_agent(rows: &[Row]) -> Vec<Figure> {
         name: "aidev/by_agent".into(),
         caption: "Pull requests merged and rejected by agent, snapshot window, with 95% intervals (n: PRs for merged, evaluable PRs for rejected)".into(),
         category: "Agent",
-        value_axis: "Share of the agent's PRs (0–1)",
+        value_axis: &style.share_axis("Share of the agent's PRs"),
         labels: rows.iter().map(|r| cell(r.get("agent").unwrap_or(&Value::Null))).collect(),
         n_text: prs.iter().zip(&evaluable).map(|(p, e)| format!("n = {} PRs, {} evaluable", fmt_num(*p), fmt_num(*e))).collect(),
         series,
-        max: Some(1.0),
+        max: Some(style.share_scale()),
+        style: *style,
     }
     .draw();
     let median_time = medians(
@@ -590,30 +619,33 @@ fn by_agent(rows: &[Row]) -> Vec<Figure> {
             caption: "Median hours from opening to merge by agent (n: merged PRs, the PRs the median is over)",
             category: "Agent",
             value_axis: "Median time to merge (hours)",
+            share: false,
         },
         &Groups { rows, label: "agent", n: "merged", n_what: "merged" },
-        "median_hours_to_merge",
-        "median time to merge",
+        ("median_hours_to_merge", "median time to merge"),
+        style,
     );
     vec![merged_rejected, median_time]
 }
 
 /// The three acceptance rates by agent (an AIDev import), in the snapshot window.
-fn agent_rates(rows: &[Row]) -> Figure {
+fn agent_rates(rows: &[Row], style: &Style) -> Figure {
     let snap = snapshot_rows(rows, "evaluable_prs");
     three_rates(
         &Frame {
             name: "aidev/rates_by_window",
             caption: "The three acceptance rates by agent, snapshot window, with 95% intervals (n: evaluable PRs)",
             category: "Agent",
-            value_axis: "Share of evaluable PRs (0–1)",
+            value_axis: "Share of evaluable PRs",
+            share: true,
         },
         &Groups { rows: &snap, label: "agent", n: "evaluable_prs", n_what: "evaluable" },
+        style,
     )
 }
 
 /// The outcome mix by window: each outcome's share of all outputs, stacked.
-fn outcome_mix(rows: &[Row]) -> Figure {
+fn outcome_mix(rows: &[Row], style: &Style) -> Figure {
     use palette::*;
     let keys: [(&str, &str, &'static str); 8] = [
         ("accepted_strong", "accepted, strong evidence", BLUE),
@@ -629,14 +661,15 @@ fn outcome_mix(rows: &[Row]) -> Figure {
         name: "summary".into(),
         caption: "Outcome mix by window (share of all outputs; n: outputs)".into(),
         category: "Window",
-        value_axis: "Share of all outputs (%)",
+        value_axis: &style.share_axis("Share of all outputs"),
         labels: rows.iter().map(|r| cell(r.get("eval_window").unwrap_or(&Value::Null))).collect(),
         parts: keys.iter().map(|(k, label, color)| (*label, *color, rows.iter().map(|r| num(r.get(*k)).unwrap_or(0.0)).collect())).collect(),
+        style: *style,
     }
     .draw()
 }
 
-/// How a figure of any query's result is drawn (`report --query/--sql --figure FILE.svg`).
+/// How a figure of any query's result is drawn (`report --query/--sql --figure FILE`).
 #[derive(Clone, Debug, Default)]
 pub struct FigureSpec {
     /// The value columns drawn, in order; empty: every number column that is neither an
@@ -644,10 +677,10 @@ pub struct FigureSpec {
     pub series: Vec<String>,
     /// Display text for column names and category labels (`--labels FILE.json`).
     pub labels: std::collections::BTreeMap<String, String>,
-    /// Values (and their intervals) shown as percent rather than 0-1.
-    pub percent: bool,
     /// The figure's caption (default: what it was drawn from).
     pub title: Option<String>,
+    /// Its width, font size, and shares as 0-1 or percent.
+    pub style: Style,
 }
 
 /// Series colours, in order: Okabe & Ito's.
@@ -670,11 +703,11 @@ fn result_columns(batches: &[arrow::record_batch::RecordBatch]) -> Vec<(String, 
     batches.first().map(|b| b.schema().fields().iter().map(|f| (f.name().clone(), f.data_type().is_numeric())).collect()).unwrap_or_default()
 }
 
-/// A query's result as one standalone SVG figure: a group of bars per row, labelled by its
+/// A query's result as one standalone figure: a group of bars per row, labelled by its
 /// leading text columns; a bar per value column with its 95% interval where the result has
 /// `COL_ci_low`/`COL_ci_high`; the n beside each group where the result has a count a rate
 /// is over (`evaluable_outputs`, `prs`...), small samples hatched.
-pub fn query_figure(name: &str, batches: &[arrow::record_batch::RecordBatch], spec: &FigureSpec) -> crate::error::Result<String> {
+pub fn query_figure(name: &str, batches: &[arrow::record_batch::RecordBatch], spec: &FigureSpec) -> crate::error::Result<Figure> {
     use crate::error::Error;
     let cols = result_columns(batches);
     let rows: Vec<Row> = super::format::rows_of(batches)?;
@@ -696,19 +729,19 @@ pub fn query_figure(name: &str, batches: &[arrow::record_batch::RecordBatch], sp
     if series_cols.is_empty() {
         return Err(Error::usage("--figure: the result has no number column to draw"));
     }
-    let scale = if spec.percent { 100.0 } else { 1.0 };
+    let scale = spec.style.share_scale();
     let ns: Vec<f64> = rows.iter().map(|r| n_col.and_then(|c| num(r.get(c))).unwrap_or(f64::INFINITY)).collect();
     let series: Vec<Series> = series_cols
         .iter()
         .enumerate()
         .map(|(i, col)| {
-            let (values, intervals): (Vec<_>, Vec<_>) = rows.iter().map(|r| rate_of(r, col)).map(|(v, ci)| (v.map(|v| v * scale), ci.map(|(l, h)| (l * scale, h * scale)))).unzip();
+            let (values, intervals): (Vec<_>, Vec<_>) = rows.iter().map(|r| scaled(rate_of(r, col), scale)).unzip();
             Series { label: shown(col), color: SERIES_COLORS[i % SERIES_COLORS.len()], values, intervals, ns: ns.clone() }
         })
         .collect();
     // Shares (every value and interval within 0-1) get a fixed axis, 0 to 1 or to 100%.
     let share = series.iter().all(|s| s.values.iter().flatten().chain(s.intervals.iter().flatten().map(|i| &i.1)).all(|v| (0.0..=scale).contains(v)));
-    let value_axis = match (share, spec.percent) {
+    let value_axis = match (share, spec.style.percent) {
         (true, true) => "Percent (%)",
         (true, false) => "Share (0–1)",
         (false, true) => "Value × 100",
@@ -718,8 +751,8 @@ pub fn query_figure(name: &str, batches: &[arrow::record_batch::RecordBatch], sp
     let labels: Vec<String> = rows.iter().map(|r| label_cols.iter().map(|c| shown(&cell(r.get(*c).unwrap_or(&Value::Null)))).collect::<Vec<_>>().join(" · ")).collect();
     let n_text = ns.iter().map(|n| if n.is_finite() { format!("n = {} ({})", fmt_num(*n), shown(n_col.unwrap_or_default())) } else { String::new() }).collect();
     let caption = spec.title.clone().unwrap_or_else(|| format!("{name}: {}", series_cols.iter().map(|c| shown(c)).collect::<Vec<_>>().join(", ")));
-    let bars = Bars { name: name.to_string(), caption, category: &category, value_axis, labels, n_text, series, max: share.then_some(scale) };
-    Ok(bars.draw().file_text())
+    let bars = Bars { name: name.to_string(), caption, category: &category, value_axis, labels, n_text, series, max: share.then_some(scale), style: spec.style };
+    Ok(bars.draw())
 }
 
 #[cfg(test)]

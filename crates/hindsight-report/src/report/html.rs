@@ -93,8 +93,8 @@ fn glossary() -> String {
 /// `notes` say which sections were left out and why, one line each, after the sections.
 pub(crate) fn page(title: &str, sections: &[Section], notes: &[&str], prov: Option<&Provenance>) -> String {
     let mut charts = String::new();
-    for f in super::charts::figures(sections) {
-        let _ = write!(charts, r#"<figure id="figure-{}"><figcaption>{}</figcaption>{}</figure>"#, esc(&f.name), esc(&f.caption), f.svg);
+    for f in super::charts::figures(sections, &super::charts::Style::default()) {
+        let _ = write!(charts, r#"<figure id="figure-{}"><figcaption>{}</figcaption>{}</figure>"#, esc(&f.name), esc(&f.caption), f.svg());
     }
     let mut body = String::new();
     for sec in sections {

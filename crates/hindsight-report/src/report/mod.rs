@@ -12,6 +12,7 @@ mod types;
 pub mod charts;
 pub mod check;
 pub mod diff;
+mod figure;
 pub mod format;
 pub mod html;
 pub mod print;
@@ -787,20 +788,20 @@ fn dashboard_results(dataset: &Path, limits: Limits, engine: &Engine) -> Result<
     Ok((shown.iter().zip(results).map(|((name, title), batches)| (*name, *title, batches)).collect(), left_out))
 }
 
-/// The dashboard's charts, each written alone as an SVG file into `dir` (created if need
-/// be) and named after its query ([`charts::Figure::file_name`]), as the HTML report draws
-/// them; the files written, in the page's order.
-pub fn write_figures(dataset: &Path, dir: &Path, limits: Limits, engine: &Engine) -> Result<Vec<std::path::PathBuf>> {
+/// The dashboard's charts, each written alone into `dir` (created if need be) in
+/// `encoding`'s format and named after its query ([`charts::Figure::file_name`]), as the
+/// HTML report draws them (in `style`); the files written, in the page's order.
+pub fn write_figures(dataset: &Path, dir: &Path, limits: Limits, engine: &Engine, style: &charts::Style, encoding: charts::Encoding) -> Result<Vec<std::path::PathBuf>> {
     let (sections, _) = dashboard_results(dataset, limits, engine)?;
-    let figures = charts::figures(&format::html_sections(&sections)?);
+    let figures = charts::figures(&format::html_sections(&sections)?, style);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut written = Vec::with_capacity(figures.len());
     for f in figures {
-        let path = dir.join(f.file_name());
+        let path = dir.join(f.file_name(encoding.format));
         if let Some(why) = crate::output::unwritable(&path, Some(dataset)) {
             return Err(Error::usage(format!("--figures: {why}")));
         }
-        std::fs::write(&path, f.file_text()).map_err(|e| Error::io(&path, e))?;
+        f.write_to(&path, encoding)?;
         written.push(path);
     }
     Ok(written)
