@@ -45,7 +45,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
 
 const AS_IS: &str = "as is";
 const BOOL: &str = "true as 1, false as 0";
-const UINT64: &str = "as is; a value above 9223372036854775807 (SQLite's largest integer) as its decimal TEXT";
+const UINT64: &str = "as is; when a value is above 9223372036854775807 (SQLite's largest integer), such values are their exact decimal TEXT and the column has no declared type, so SQLite keeps both kinds as they are";
 const FLOAT: &str = "as is; NaN as NULL (as SQLite stores it)";
 const UTC: &str = "ISO-8601 in UTC, `2025-06-01T12:00:00Z`, with `.fff`, `.ffffff` or `.fffffffff` seconds when there are any";
 const NAIVE: &str = "ISO-8601 with no zone, `2025-06-01T12:00:00`, fractions as for UTC times";
@@ -116,7 +116,8 @@ pub(crate) enum Values<'a> {
     Null,
     Bool(&'a BooleanArray),
     Int(&'a Int64Array),
-    UInt(&'a UInt64Array),
+    /// Unsigned 64-bit integers, and whether one was past SQLite's integers (written as text).
+    UInt(&'a UInt64Array, bool),
     Real(&'a Float64Array),
     Text(&'a LargeStringArray),
     Blob(&'a LargeBinaryArray),
@@ -143,7 +144,7 @@ impl<'a> Values<'a> {
             Null => Values::Null,
             Boolean => Values::Bool(a.as_boolean()),
             Int64 => Values::Int(a.as_primitive()),
-            UInt64 => Values::UInt(a.as_primitive()),
+            UInt64 => Values::UInt(a.as_primitive(), false),
             Float64 => Values::Real(a.as_primitive()),
             LargeUtf8 => Values::Text(a.as_string()),
             LargeBinary => Values::Blob(a.as_binary()),
@@ -178,9 +179,12 @@ impl<'a> Values<'a> {
             Values::Null => r.null(),
             Values::Bool(a) => opt(r, a.is_valid(i), |r| r.int(i64::from(a.value(i)))),
             Values::Int(a) => opt(r, a.is_valid(i), |r| r.int(a.value(i))),
-            Values::UInt(a) => opt(r, a.is_valid(i), |r| match i64::try_from(a.value(i)) {
+            Values::UInt(a, beyond) => opt(r, a.is_valid(i), |r| match i64::try_from(a.value(i)) {
                 Ok(v) => r.int(v),
-                Err(_) => r.text(&a.value(i).to_string()),
+                Err(_) => {
+                    *beyond = true;
+                    r.text(&a.value(i).to_string());
+                }
             }),
             Values::Real(a) => opt(r, a.is_valid(i), |r| r.real(a.value(i))),
             Values::Text(a) => opt(r, a.is_valid(i), |r| r.text(a.value(i))),
@@ -208,6 +212,14 @@ impl<'a> Values<'a> {
             }
         }
         Ok(())
+    }
+}
+
+impl Values<'_> {
+    /// Whether a value was stored as another type than the column's declared one (an
+    /// unsigned integer past SQLite's largest), so the column must be declared with none.
+    pub(crate) fn beyond_declared(&self) -> bool {
+        matches!(self, Values::UInt(_, true))
     }
 }
 

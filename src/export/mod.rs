@@ -103,6 +103,7 @@ fn export_table<W: Write + Seek>(db: &mut Database<W>, dataset: &Path, table: &s
     let reader = ParquetRecordBatchReaderBuilder::try_new(f).and_then(|b| b.build()).map_err(|e| Error::dataset(&path, e.to_string()))?;
     let schema = arrow::record_batch::RecordBatchReader::schema(&reader);
     let mut columns = Vec::new();
+    let first_note = notes.len();
     for field in schema.fields() {
         let m = mapping(field.data_type());
         let folded = field.name().to_ascii_lowercase();
@@ -131,6 +132,10 @@ fn export_table<W: Write + Seek>(db: &mut Database<W>, dataset: &Path, table: &s
                 v.put(i, &mut r).map_err(|e| in_column(k, e))?;
             }
             t.push(&r).map_err(writing)?;
+        }
+        for (k, _) in values.iter().enumerate().filter(|(_, v)| v.beyond_declared()) {
+            t.untype(k);
+            notes[first_note + k].declared = Declared::Untyped;
         }
     }
     t.finish().map_err(writing)
@@ -171,7 +176,7 @@ fn columns_table<W: Write + Seek>(db: &mut Database<W>, notes: &[ColumnNote], fi
         r.text(&n.table);
         r.text(&n.column);
         r.text(&n.parquet);
-        r.text(n.declared.name());
+        r.text(if n.declared == Declared::Untyped { "(none)" } else { n.declared.name() });
         r.text(n.conversion);
         match crate::dataset::dictionary::column(&n.table, &n.column) {
             Some(d) => r.text(d),

@@ -23,6 +23,8 @@ pub(crate) enum Declared {
     Real,
     Text,
     Blob,
+    /// No declared type (BLOB affinity): SQLite keeps each value as it is given.
+    Untyped,
 }
 
 impl Declared {
@@ -32,6 +34,7 @@ impl Declared {
             Declared::Real => "REAL",
             Declared::Text => "TEXT",
             Declared::Blob => "BLOB",
+            Declared::Untyped => "",
         }
     }
 }
@@ -43,7 +46,7 @@ pub(crate) fn quoted(name: &str) -> String {
 
 /// The statement `sqlite_schema` keeps for a table, which SQLite parses on opening the file.
 pub(crate) fn create_table(name: &str, columns: &[(String, Declared)]) -> String {
-    let cols: Vec<String> = columns.iter().map(|(c, t)| format!("{} {}", quoted(c), t.name())).collect();
+    let cols: Vec<String> = columns.iter().map(|(c, t)| format!("{} {}", quoted(c), t.name()).trim_end().to_string()).collect();
     format!("CREATE TABLE {} ({})", quoted(name), cols.join(", "))
 }
 
@@ -59,7 +62,7 @@ pub(crate) struct Database<W> {
 pub(crate) struct Table<'a, W> {
     db: &'a mut Database<W>,
     name: String,
-    sql: String,
+    columns: Vec<(String, Declared)>,
     tree: Tree,
     rows: i64,
 }
@@ -71,7 +74,7 @@ impl<W: Write + Seek> Database<W> {
 
     /// A new table named `name` with these columns; its rows follow, then [`Table::finish`].
     pub(crate) fn table(&mut self, name: &str, columns: &[(String, Declared)]) -> Table<'_, W> {
-        Table { sql: create_table(name, columns), name: name.to_string(), db: self, tree: Tree::new(), rows: 0 }
+        Table { columns: columns.to_vec(), name: name.to_string(), db: self, tree: Tree::new(), rows: 0 }
     }
 
     /// The schema and the header written; the file is complete. Its size in pages.
@@ -113,13 +116,22 @@ impl<W: Write + Seek> Table<'_, W> {
         self.tree.push(&mut self.db.pager, self.rows, &self.db.encoded)
     }
 
+    /// Column `k` declared with no type after all: its values were not all of the type
+    /// first declared (the statement is written with the schema, at the end).
+    pub(crate) fn untype(&mut self, k: usize) {
+        if let Some(c) = self.columns.get_mut(k) {
+            c.1 = Declared::Untyped;
+        }
+    }
+
     /// The table's last pages and its root written; its row count.
     pub(crate) fn finish(self) -> io::Result<u64> {
         let root = self.tree.finish(&mut self.db.pager, PAGE_SIZE)?;
         let mut page = blank();
         put_root(&mut page, 0, &root);
         let n = self.db.pager.append(&page)?;
-        self.db.schema.push((self.name, n, self.sql));
+        let sql = create_table(&self.name, &self.columns);
+        self.db.schema.push((self.name, n, sql));
         Ok(self.rows as u64)
     }
 }
@@ -163,8 +175,8 @@ mod tests {
 
     #[test]
     fn identifiers_are_quoted() {
-        let sql = create_table("t", &[("a \"b\"".into(), Declared::Integer), ("c".into(), Declared::Text)]);
-        assert_eq!(sql, "CREATE TABLE \"t\" (\"a \"\"b\"\"\" INTEGER, \"c\" TEXT)");
+        let sql = create_table("t", &[("a \"b\"".into(), Declared::Integer), ("c".into(), Declared::Text), ("d".into(), Declared::Untyped)]);
+        assert_eq!(sql, "CREATE TABLE \"t\" (\"a \"\"b\"\"\" INTEGER, \"c\" TEXT, \"d\")");
     }
 
     #[test]
