@@ -334,3 +334,165 @@ pub(crate) fn interior_page(page: &mut [u8; PAGE_SIZE], at: usize, entries: &[(u
 fn put_u16(page: &mut [u8], at: usize, v: usize) {
     page[at..at + 2].copy_from_slice(&(v as u16).to_be_bytes());
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use super::*;
+
+    fn u16_at(p: &[u8], at: usize) -> usize {
+        usize::from(u16::from_be_bytes([p[at], p[at + 1]]))
+    }
+
+    fn u32_at(p: &[u8], at: usize) -> u32 {
+        u32::from_be_bytes([p[at], p[at + 1], p[at + 2], p[at + 3]])
+    }
+
+    fn varint(p: &[u8], at: usize) -> (u64, usize) {
+        let mut v = 0u64;
+        for i in 0..8 {
+            v = (v << 7) | u64::from(p[at + i] & 0x7f);
+            if p[at + i] & 0x80 == 0 {
+                return (v, at + i + 1);
+            }
+        }
+        ((v << 8) | u64::from(p[at + 8]), at + 9)
+    }
+
+    /// A table b-tree read back as fileformat2 describes it, checking what SQLite's
+    /// integrity check does: one depth for every leaf, keys in order and within their
+    /// parents' bounds, no interior page without a cell. Each row's (rowid, payload), and
+    /// the tree's depth.
+    fn read(file: &[u8], page: u32, bound: (i64, i64), rows: &mut Vec<(i64, Vec<u8>)>) -> usize {
+        let p = &file[(page as usize - 1) * PAGE_SIZE..page as usize * PAGE_SIZE];
+        let n = u16_at(p, 3);
+        if p[0] == LEAF {
+            for k in 0..n {
+                let (size, at) = varint(p, u16_at(p, LEAF_HEADER + 2 * k));
+                let (rowid, at) = varint(p, at);
+                let rowid = rowid as i64;
+                assert!(rowid > bound.0 && rowid <= bound.1, "rowid {rowid} outside {bound:?}");
+                let local = local_payload(size as usize);
+                let mut payload = p[at..at + local].to_vec();
+                let mut next = if local < size as usize { u32_at(p, at + local) } else { 0 };
+                while next != 0 {
+                    let o = &file[(next as usize - 1) * PAGE_SIZE..next as usize * PAGE_SIZE];
+                    let take = (size as usize - payload.len()).min(USABLE - 4);
+                    payload.extend_from_slice(&o[4..4 + take]);
+                    next = u32_at(o, 0);
+                }
+                assert_eq!(payload.len(), size as usize);
+                rows.push((rowid, payload));
+            }
+            return 1;
+        }
+        assert_eq!(p[0], INTERIOR);
+        assert!(n >= 1, "an interior page without a cell");
+        let mut low = bound.0;
+        let mut depths = Vec::new();
+        for k in 0..n {
+            let at = u16_at(p, INTERIOR_HEADER + 2 * k);
+            let (key, _) = varint(p, at + 4);
+            depths.push(read(file, u32_at(p, at), (low, key as i64), rows));
+            low = key as i64;
+        }
+        depths.push(read(file, u32_at(p, 8), (low, bound.1), rows));
+        assert!(depths.iter().all(|d| *d == depths[0]), "leaves at different depths: {depths:?}");
+        depths[0] + 1
+    }
+
+    fn build(n: i64, size: impl Fn(i64) -> usize) -> (Vec<(i64, Vec<u8>)>, usize) {
+        build_in(n, size, PAGE_SIZE)
+    }
+
+    /// `n` rows, the k-th `size(k)` bytes, built into a tree whose root has `room` bytes:
+    /// the rows read back, and the tree's depth.
+    fn build_in(n: i64, size: impl Fn(i64) -> usize, room: usize) -> (Vec<(i64, Vec<u8>)>, usize) {
+        let mut pager = Pager::new(Cursor::new(Vec::new())).unwrap();
+        let mut tree = Tree::new();
+        let row = |k: i64| (0..size(k)).map(|i| (i as i64 * 31 + k) as u8).collect::<Vec<u8>>();
+        for k in 1..=n {
+            tree.push(&mut pager, k, &row(k)).unwrap();
+        }
+        let root = tree.finish(&mut pager, room).unwrap();
+        let mut page = blank();
+        match &root {
+            Root::Leaf { cells, ends } => leaf_page(&mut page, 0, cells, ends),
+            Root::Interior(entries) => interior_page(&mut page, 0, entries),
+        }
+        let at = pager.append(&page).unwrap();
+        let file = pager.finish(&blank()).unwrap().into_inner();
+        let mut rows = Vec::new();
+        let depth = read(&file, at, (0, i64::MAX), &mut rows);
+        assert_eq!(rows.len() as i64, n);
+        for (k, (rowid, payload)) in rows.iter().enumerate() {
+            assert_eq!((*rowid, payload), (k as i64 + 1, &row(k as i64 + 1)), "row {}", k + 1);
+        }
+        (rows, depth)
+    }
+
+    #[test]
+    fn trees_of_every_depth_read_back_in_order() {
+        assert_eq!(build(0, |_| 1).1, 1);
+        assert_eq!(build(3, |_| 10).1, 1);
+        assert_eq!(build(2_000, |_| 10).1, 2);
+        // Three levels: leaves of ~250 rows under pages of ~450 children, and trees ending
+        // at every remainder near a page's end.
+        assert_eq!(build(250_000, |_| 10).1, 3);
+        // A row a leaf, and an interior page holds 527 of them (cells of 7 bytes up to key
+        // 127, 8 after): the leaves' level ends around a full page, a lone last child among
+        // them (moved beside one of the page before).
+        for n in 520..=535 {
+            assert_eq!(build(n, |_| 4000).1, if n <= 527 { 2 } else { 3 }, "{n}");
+        }
+    }
+
+    #[test]
+    fn a_root_too_big_for_page_1_is_split_under_a_new_one() {
+        let room = PAGE_SIZE - HEADER_BYTES;
+        // 520 leaves fit one interior page but not page 1; three rows one leaf but not page 1.
+        assert_eq!((build(520, |_| 4000).1, build_in(520, |_| 4000, room).1), (2, 3));
+        assert_eq!((build(3, |_| 1340).1, build_in(3, |_| 1340, room).1), (1, 2));
+    }
+
+    #[test]
+    fn long_rows_go_to_overflow_chains() {
+        let (rows, _) = build(40, |k| [0, 1, 4061, 4062, 4100, 8000, 20_000, 100_003][k as usize % 8]);
+        assert_eq!(rows[6].1.len(), 100_003);
+    }
+
+    /// A writer that keeps nothing, for files too large to hold.
+    struct Sink(u64);
+
+    impl Write for Sink {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0 += b.len() as u64;
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Seek for Sink {
+        fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+            Ok(if let SeekFrom::Start(n) = to { n } else { self.0 })
+        }
+    }
+
+    #[test]
+    fn the_lock_page_at_one_gibibyte_is_never_used() {
+        let mut pager = Pager::new(Sink(0)).unwrap();
+        let page = blank();
+        let mut numbers = Vec::new();
+        while pager.pages() < PENDING_PAGE + 2 {
+            let expect = pager.upcoming();
+            let n = pager.append(&page).unwrap();
+            assert_eq!(n, expect);
+            numbers.push(n);
+        }
+        assert!(!numbers.contains(&PENDING_PAGE) && numbers.contains(&(PENDING_PAGE + 1)));
+        assert_eq!(pager.out.0, u64::from(pager.pages()) * PAGE_SIZE as u64);
+    }
+}
