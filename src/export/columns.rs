@@ -6,7 +6,9 @@ use std::io::Write as _;
 use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Float64Array, Int64Array, LargeBinaryArray, LargeStringArray, UInt64Array};
 use arrow::buffer::NullBuffer;
 use arrow::compute::cast;
-use arrow::datatypes::{DataType, Date64Type, DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType, DurationSecondType, FieldRef, TimeUnit};
+use arrow::datatypes::{
+    DataType, Date64Type, DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType, DurationSecondType, FieldRef, TimeUnit,
+};
 use arrow::datatypes::{TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType};
 use arrow::error::ArrowError;
 use arrow::json::writer::{make_encoder, EncoderOptions, NullableEncoder};
@@ -121,7 +123,12 @@ pub(crate) enum Values<'a> {
     Real(&'a Float64Array),
     Text(&'a LargeStringArray),
     Blob(&'a LargeBinaryArray),
-    Time { ticks: &'a [i64], nulls: Option<&'a NullBuffer>, per_second: i64, kind: Ticks },
+    Time {
+        ticks: &'a [i64],
+        nulls: Option<&'a NullBuffer>,
+        per_second: i64,
+        kind: Ticks,
+    },
     Json(NullableEncoder<'a>),
     Shown(ArrayFormatter<'a>, Option<&'a NullBuffer>),
 }
@@ -239,7 +246,8 @@ fn put_time(r: &mut Record, ticks: i64, per_second: i64, kind: Ticks) -> Result<
     }
     let secs = ticks.div_euclid(per_second);
     let nanos = (ticks.rem_euclid(per_second) * (1_000_000_000 / per_second)) as u32;
-    let t = chrono::DateTime::from_timestamp(secs, nanos).ok_or_else(|| ArrowError::CastError(format!("{ticks} ticks of 1/{per_second} s is beyond the dates ISO-8601 text can say")))?;
+    let t = chrono::DateTime::from_timestamp(secs, nanos)
+        .ok_or_else(|| ArrowError::CastError(format!("{ticks} ticks of 1/{per_second} s is beyond the dates ISO-8601 text can say")))?;
     r.text_with(|out| {
         // Writing into a Vec cannot fail.
         let _ = match kind {

@@ -53,7 +53,14 @@ pub fn sqlite(dataset: &Path, file: &Path, force: bool) -> Result<Exported> {
     if file.exists() && !force {
         return Err(Error::usage(format!("export --sqlite {}: already exists; --force replaces it", file.display())));
     }
-    let manifest = Manifest::load(dataset)?;
+    // The version of the dataset there is now, whatever a writer swaps in while it is read
+    // (`dataset::pin`); without links, the files as they are.
+    let pinned = crate::dataset::pin::pin(dataset)?;
+    let (manifest, dir) = match &pinned {
+        Some(p) => (p.manifest.clone(), p.dir.clone()),
+        None => (Manifest::load(dataset)?, dataset.to_path_buf()),
+    };
+    let from = Source { dir, shown: dataset };
     if let Some(t) = manifest.tables.keys().find(|t| [MANIFEST_TABLE, COLUMNS_TABLE].contains(&t.as_str()) || t.to_ascii_lowercase().starts_with("sqlite_")) {
         return Err(Error::dataset(dataset, format!("has a table named `{t}`, a name the SQLite export keeps for itself or SQLite reserves")));
     }
@@ -62,7 +69,7 @@ pub fn sqlite(dataset: &Path, file: &Path, force: bool) -> Result<Exported> {
         std::fs::remove_file(&tmp).map_err(|e| Error::io(&tmp, e))?;
     }
     let out = File::options().write(true).create_new(true).open(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    let written = write_database(dataset, &manifest, BufWriter::new(out), file).and_then(|e| {
+    let written = write_database(&from, &manifest, BufWriter::new(out), file).and_then(|e| {
         std::fs::rename(&tmp, file).map_err(|err| Error::io(file, err))?;
         Ok(e)
     });
@@ -72,6 +79,20 @@ pub fn sqlite(dataset: &Path, file: &Path, force: bool) -> Result<Exported> {
     written
 }
 
+/// Where the tables are read (a pinned version of the dataset), and the dataset's path as the
+/// researcher gave it, which errors name.
+struct Source<'a> {
+    dir: PathBuf,
+    shown: &'a Path,
+}
+
+impl Source<'_> {
+    /// A file of the dataset: where it is read, and its name in errors.
+    fn file(&self, name: &str) -> (PathBuf, PathBuf) {
+        (self.dir.join(name), self.shown.join(name))
+    }
+}
+
 /// Where the database is written before it is renamed: a hidden file beside `file`.
 fn beside(file: &Path) -> PathBuf {
     let name = file.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "export.db".into());
@@ -79,16 +100,16 @@ fn beside(file: &Path) -> PathBuf {
 }
 
 /// Every table, the manifest and the column notes written into `out`, and the file synced.
-fn write_database(dataset: &Path, manifest: &Manifest, out: BufWriter<File>, file: &Path) -> Result<Exported> {
+fn write_database(from: &Source, manifest: &Manifest, out: BufWriter<File>, file: &Path) -> Result<Exported> {
     let io = |e| Error::io(file, e);
     let mut db = Database::create(out).map_err(io)?;
     let mut tables = Vec::new();
     let mut notes = Vec::new();
     for table in manifest.tables.keys() {
-        let rows = export_table(&mut db, dataset, table, &mut notes, file)?;
+        let rows = export_table(&mut db, from, table, &mut notes, file)?;
         tables.push((table.clone(), rows));
     }
-    manifest_table(&mut db, dataset, file)?;
+    manifest_table(&mut db, from, file)?;
     columns_table(&mut db, &notes, file)?;
     let (out, pages) = db.finish().map_err(io)?;
     let out = out.into_inner().map_err(|e| io(e.into_error()))?;
@@ -97,9 +118,12 @@ fn write_database(dataset: &Path, manifest: &Manifest, out: BufWriter<File>, fil
 }
 
 /// `table`'s Parquet file streamed into a table of the database, a record batch at a time.
-fn export_table<W: Write + Seek>(db: &mut Database<W>, dataset: &Path, table: &str, notes: &mut Vec<ColumnNote>, file: &Path) -> Result<u64> {
-    let path = dataset.join(format!("{table}.parquet"));
-    let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
+fn export_table<W: Write + Seek>(db: &mut Database<W>, from: &Source, table: &str, notes: &mut Vec<ColumnNote>, file: &Path) -> Result<u64> {
+    let (read, path) = from.file(&format!("{table}.parquet"));
+    let f = File::open(&read).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::dataset(&path, "recorded in manifest.json, missing on disk (see `hindsight verify`)"),
+        _ => Error::io(&path, e),
+    })?;
     let reader = ParquetRecordBatchReaderBuilder::try_new(f).and_then(|b| b.build()).map_err(|e| Error::dataset(&path, e.to_string()))?;
     let schema = arrow::record_batch::RecordBatchReader::schema(&reader);
     let mut columns = Vec::new();
@@ -108,10 +132,16 @@ fn export_table<W: Write + Seek>(db: &mut Database<W>, dataset: &Path, table: &s
         let m = mapping(field.data_type());
         let folded = field.name().to_ascii_lowercase();
         if columns.iter().any(|(c, _): &(String, Declared)| c.to_ascii_lowercase() == folded) {
-            return Err(Error::dataset(&path, format!("columns `{}` twice, told apart only by case, which SQLite does not do", field.name())));
+            return Err(Error::dataset(&path, format!("has two columns named `{}`, told apart only by case, which SQLite does not do", field.name())));
         }
         columns.push((field.name().clone(), m.declared));
-        notes.push(ColumnNote { table: table.into(), column: field.name().clone(), parquet: field.data_type().to_string(), declared: m.declared, conversion: m.conversion });
+        notes.push(ColumnNote {
+            table: table.into(),
+            column: field.name().clone(),
+            parquet: field.data_type().to_string(),
+            declared: m.declared,
+            conversion: m.conversion,
+        });
     }
     let json = EncoderOptions::default().with_explicit_nulls(true);
     let writing = |e: std::io::Error| Error::while_doing(format!("writing table `{table}` into {}", file.display()), e);
@@ -143,9 +173,9 @@ fn export_table<W: Write + Seek>(db: &mut Database<W>, dataset: &Path, table: &s
 
 /// `hindsight_manifest`: manifest.json a row per top-level key, strings as they are and
 /// anything else as its JSON.
-fn manifest_table<W: Write + Seek>(db: &mut Database<W>, dataset: &Path, file: &Path) -> Result<()> {
-    let path = dataset.join("manifest.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+fn manifest_table<W: Write + Seek>(db: &mut Database<W>, from: &Source, file: &Path) -> Result<()> {
+    let (read, path) = from.file("manifest.json");
+    let text = std::fs::read_to_string(&read).map_err(|e| Error::io(&path, e))?;
     let manifest: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).map_err(|e| Error::dataset(&path, e.to_string()))?;
     let columns = [("key".to_string(), Declared::Text), ("value".to_string(), Declared::Text)];
     let mut t = db.table(MANIFEST_TABLE, &columns);

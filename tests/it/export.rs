@@ -73,6 +73,13 @@ fn export_sqlite_gives_the_same_bytes_and_replaces_a_file_only_when_forced() {
     std::fs::rename(tmp.path().join("ds"), tmp.path().join("hindsight-out")).unwrap();
     ok(&["export", "--quiet", "--sqlite", "c.db"], tmp.path());
     assert_eq!(std::fs::read(tmp.path().join("c.db")).unwrap(), a);
+    // A table gone from the dataset: said, and nothing written.
+    std::fs::remove_file(tmp.path().join("hindsight-out/quarantine.parquet")).unwrap();
+    let broken = run(&["export", "--sqlite", "d.db"], tmp.path());
+    let said = String::from_utf8_lossy(&broken.stderr);
+    assert!(!broken.status.success() && said.contains("quarantine.parquet: recorded in manifest.json, missing on disk"), "{said}");
+    let left: Vec<String> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+    assert!(!left.iter().any(|n| n.starts_with("d.db") || n.contains("tmp") || n.contains("pin")), "{left:?}");
 }
 
 /// Every kind of Parquet column, a table two interior levels deep, values on chains of
@@ -92,7 +99,11 @@ fn export_sqlite_stores_every_column_type_and_deep_long_tables() {
     // The big table's root and its first child are both interior pages (0x05).
     let page = |n: usize| &db[(n - 1) * 4096..n * 4096];
     let out = Command::new(python())
-        .args(["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT rootpage FROM sqlite_schema WHERE name = 'big'\").fetchone()[0])", "big.db"])
+        .args([
+            "-c",
+            "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT rootpage FROM sqlite_schema WHERE name = 'big'\").fetchone()[0])",
+            "big.db",
+        ])
         .current_dir(tmp.path())
         .output()
         .unwrap();

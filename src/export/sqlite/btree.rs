@@ -1,6 +1,7 @@
-//! Table b-trees built bottom-up (fileformat2 §1.6): rows arrive in rowid order, fill leaf
-//! pages one after another, and each page written becomes an entry of the level above. Only
-//! the page being filled on each level is held, so memory does not grow with the table.
+//! Table b-trees built bottom-up (sqlite.org/fileformat2.html, "B-tree Pages"): rows arrive
+//! in rowid order, fill leaf pages one after another, and each page written becomes an entry
+//! of the level above. Only the page being filled on each level is held (and above the
+//! leaves, the full page before it), so memory does not grow with the table.
 
 use std::io::{self, Seek, SeekFrom, Write};
 

@@ -143,7 +143,7 @@ fn put_root(page: &mut [u8; PAGE_SIZE], at: usize, root: &Root) {
     }
 }
 
-/// The 100-byte database header (fileformat2 §1.3) at the start of page 1.
+/// The 100-byte database header (sqlite.org/fileformat2.html, "The Database Header") at the start of page 1.
 fn header(page: &mut [u8; PAGE_SIZE], pages: u32) {
     page[..16].copy_from_slice(b"SQLite format 3\0");
     page[16..18].copy_from_slice(&(PAGE_SIZE as u16).to_be_bytes());

@@ -1,5 +1,6 @@
-//! SQLite's record format (fileformat2 §2.1): a header of serial types, one per column, then
-//! the values, each in the smallest encoding that holds it.
+//! SQLite's record format (sqlite.org/fileformat2.html, "Record Format"): a header of
+//! serial types, one per column, then the values, each in the smallest encoding that holds
+//! it.
 
 /// The longest row SQLite reads back (its default `SQLITE_MAX_LENGTH` bounds a row as well
 /// as a value): a longer one would be unreadable there.
@@ -160,8 +161,19 @@ mod tests {
 
     #[test]
     fn integers_take_the_smallest_serial_type() {
-        let cases: &[(i64, u8, usize)] =
-            &[(0, 8, 0), (1, 9, 0), (2, 1, 1), (-1, 1, 1), (127, 1, 1), (128, 2, 2), (-32768, 2, 2), (40000, 3, 3), (1 << 30, 4, 4), (1 << 40, 5, 6), (i64::MIN, 6, 8)];
+        let cases: &[(i64, u8, usize)] = &[
+            (0, 8, 0),
+            (1, 9, 0),
+            (2, 1, 1),
+            (-1, 1, 1),
+            (127, 1, 1),
+            (128, 2, 2),
+            (-32768, 2, 2),
+            (40000, 3, 3),
+            (1 << 30, 4, 4),
+            (1 << 40, 5, 6),
+            (i64::MIN, 6, 8),
+        ];
         for &(v, serial, bytes) in cases {
             let mut r = Record::default();
             r.int(v);
