@@ -143,6 +143,10 @@ fn export_table<W: Write + Seek>(db: &mut Database<W>, from: &Source, table: &st
             conversion: m.conversion,
         });
     }
+    // SQLite refuses a table of no columns, or of more than 2000 (SQLITE_MAX_COLUMN).
+    if columns.is_empty() || columns.len() > 2000 {
+        return Err(Error::dataset(&path, format!("has {} columns; a SQLite table has 1 to 2000", columns.len())));
+    }
     let json = EncoderOptions::default().with_explicit_nulls(true);
     let writing = |e: std::io::Error| Error::while_doing(format!("writing table `{table}` into {}", file.display()), e);
     let mut t = db.table(table, &columns);
