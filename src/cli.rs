@@ -338,6 +338,21 @@ enum Command {
         #[command(flatten)]
         threads: ThreadArgs,
     },
+    /// Write the dataset as one SQLite database, for datasette or the sqlite3 shell: every
+    /// table with its rows in order, `hindsight_manifest` and `hindsight_columns` (how each
+    /// column was stored; docs/SQLITE.md). No SQLite library is needed.
+    Export {
+        /// The dataset directory (written by `run`, `convert` or `import`); default
+        /// ./hindsight-out, where `hindsight run` writes, when it exists.
+        #[arg(long)]
+        dataset: Option<PathBuf>,
+        /// The database file to write (`datasette FILE` then opens it).
+        #[arg(long, value_name = "FILE")]
+        sqlite: PathBuf,
+        /// Replace FILE when it exists.
+        #[arg(long)]
+        force: bool,
+    },
     /// Recompute the manifest's sizes, sha256s and row counts; exit 1 on any drift.
     Verify {
         /// The dataset directory (written by `run`, `convert` or `import`); default
@@ -926,6 +941,7 @@ impl Command {
                 Task::Capture { options: capture_options(runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms)? }
             }
             Command::Import { source } => import_task(source)?,
+            Command::Export { dataset, sqlite, force } => Task::Export { dataset: dataset_or_default(dataset)?, sqlite, force },
             Command::Verify { dataset, inputs, .. } => Task::Verify { dataset: dataset_or_default(dataset)?, study: study(inputs) },
             Command::Diff { a, b, format, expected, .. } => Task::Diff { a, b, format, expected },
             Command::Package { dataset, out, authors, title, description, license, plan, .. } => {

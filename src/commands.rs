@@ -145,6 +145,11 @@ pub enum Task {
         plan: PathBuf,
         dataset: PathBuf,
     },
+    Export {
+        dataset: PathBuf,
+        sqlite: PathBuf,
+        force: bool,
+    },
     Verify {
         dataset: PathBuf,
         study: Option<Study>,
@@ -265,6 +270,7 @@ pub fn execute(config: Config) -> Result<Status> {
             }
         }
         Task::Gate { results, policy, format, dataset } => gate(&results, &policy, format, dataset.as_deref(), quiet, &progress)?,
+        Task::Export { dataset, sqlite, force } => export(&dataset, &sqlite, force, quiet)?,
         Task::Verify { dataset, study } => return verify(&dataset, study.as_ref()),
         Task::Diff { a, b, format, expected } => return diff(&a, &b, format, &expected),
         Task::LockPlan { out, settings } => output::print(&format!("{}  {}\n", crate::plan::Plan::of(&settings).lock(&out)?, out.display()))?,
@@ -522,6 +528,16 @@ fn check_plan(plan: &Path, dataset: &Path) -> Result<Status> {
     let deviations = crate::plan::Plan::load(plan)?.deviations(dataset)?;
     output::print(&crate::plan::verdict(plan, &deviations))?;
     Ok(if deviations.is_empty() { Status::Success } else { Status::Failure })
+}
+
+/// `export --sqlite`: the dataset as a SQLite database; what was written said on stderr.
+fn export(dataset: &Path, file: &Path, force: bool, quiet: bool) -> Result<()> {
+    let e = crate::export::sqlite(dataset, file, force)?;
+    if !quiet {
+        let rows: u64 = e.tables.iter().map(|(_, n)| n).sum();
+        eprintln!("exported {} tables, {rows} rows, {} bytes -> {} (open it with `datasette {}`)", e.tables.len(), e.bytes, file.display(), file.display());
+    }
+    Ok(())
 }
 
 /// `package`: the study handed on, what was written said on stderr unless quiet.

@@ -22,6 +22,7 @@ pub mod capture;
 pub mod commands;
 pub(crate) mod demo;
 pub mod explain;
+pub mod export;
 pub mod package;
 pub mod plan;
 pub mod pipeline;

@@ -16,6 +16,7 @@ mod cli;
 mod cluster;
 mod dashboard;
 mod dictionary;
+mod export;
 mod feedback;
 mod fuzz;
 mod gate;
