@@ -968,11 +968,7 @@ pub(crate) fn table(read: &Read, s: &'static Source) -> Table {
     t
 }
 
-/// Rows copied into arrow at a time when a table is written.
-pub const WRITE_CHUNK: usize = 65_536;
-
-/// Write the dataset table of one source into `dir`, [`WRITE_CHUNK`] rows at a time: the
-/// same bytes as [`table`] written whole, without a second copy of every row.
+/// Write the dataset table of one source into `dir` as its rows are read from `read`.
 pub fn write_source(dir: &Path, read: &Read, s: &'static Source) -> Result<crate::dataset::Written> {
     let mut w = SourceRows::create(dir, s)?;
     for r in read.tables.iter().filter(|r| r.source.table == s.table) {
@@ -983,7 +979,14 @@ pub fn write_source(dir: &Path, read: &Read, s: &'static Source) -> Result<crate
     w.finish()
 }
 
-/// A source's dataset table written as its rows come, [`WRITE_CHUNK`] at a time.
+/// Rows a streamed table holds as cells before they go to its writer (the bytes do not
+/// depend on it): a few MB of rows, however wide.
+const STREAM_CHUNK: usize = 8192;
+
+/// Text bytes in one row group of an `aidev_*` table at most.
+const GROUP_BYTES: usize = 16 << 20;
+
+/// A source's dataset table written as its rows come, [`STREAM_CHUNK`] at a time.
 pub(crate) struct SourceRows {
     source: &'static Source,
     w: crate::dataset::TableWriter,
@@ -993,7 +996,9 @@ pub(crate) struct SourceRows {
 impl SourceRows {
     pub(crate) fn create(dir: &Path, s: &'static Source) -> Result<SourceRows> {
         let schema = s.schema();
-        let w = crate::dataset::TableWriter::create(dir, s.table, crate::table::arrow_schema(&schema))?;
+        // Row groups are cut by text bytes too: a PR table's bodies would otherwise hold tens of
+        // thousands of rows' text until a group of rows is full.
+        let w = crate::dataset::TableWriter::create(dir, s.table, crate::table::arrow_schema(&schema))?.with_group_bytes(GROUP_BYTES);
         Ok(SourceRows { source: s, w, chunk: Table::new(s.table, &schema) })
     }
 
@@ -1004,7 +1009,7 @@ impl SourceRows {
         cells.extend(row);
         cells.push(Cell::Int(Some(line as i64)));
         self.chunk.push(cells);
-        if self.chunk.len() == WRITE_CHUNK {
+        if self.chunk.len() == STREAM_CHUNK {
             self.w.write(&self.chunk.to_batch()?)?;
             self.chunk = Table::new(self.source.table, &self.source.schema());
         }

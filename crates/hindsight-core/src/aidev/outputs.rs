@@ -20,6 +20,9 @@ const CHUNK: usize = 8192;
 
 const TABLE: &str = "safe_outputs";
 
+/// Text bytes a part's row group holds at most.
+const PART_GROUP_BYTES: usize = 8 << 20;
+
 /// Safe outputs on their way to the dataset's `safe_outputs` table.
 pub struct Outputs {
     dir: PathBuf,
@@ -74,7 +77,10 @@ impl OutputSink for Outputs {
             // One folder per part: each is a `safe_outputs` table of its own.
             let dir = self.dir.join(format!("part-{:03}", self.parts.len()));
             std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-            let w = TableWriter::create(&dir, TABLE, crate::runs::tables::safe_outputs(&[]).arrow_schema())?;
+            // A part's row groups are cut by bytes too: a part holds a group's rows until it
+            // is encoded, and six agents' parts of 64k rows each would hold the study. The
+            // joined table is grouped by rows alone, so its bytes do not change.
+            let w = TableWriter::create(&dir, TABLE, crate::runs::tables::safe_outputs(&[]).arrow_schema())?.with_group_bytes(PART_GROUP_BYTES);
             self.parts.insert(o.run_id.to_string(), (dir, w, Vec::new()));
         }
         let Some((_, w, chunk)) = self.parts.get_mut(o.run_id.as_ref()) else { return Ok(()) };
