@@ -17,6 +17,7 @@ mod cluster;
 mod dashboard;
 mod dictionary;
 mod feedback;
+mod first_hour;
 mod fuzz;
 mod gate;
 mod hardening;
