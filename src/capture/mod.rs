@@ -171,9 +171,14 @@ pub fn plan(runs: &Path, snapshot: Option<&Path>) -> Result<Plan> {
         Some(dir) => read_snapshot(dir)?,
         None => Vec::new(),
     };
-    let mut planned: BTreeMap<String, String> = repository_requests(&outputs);
+    Ok(plan_of(&outputs, rows))
+}
+
+/// The plan for `outputs`, the rules answered by the captures `rows`.
+fn plan_of(outputs: &[SafeOutput], rows: Vec<crate::snapshot::CaptureRow>) -> Plan {
+    let mut planned: BTreeMap<String, String> = repository_requests(outputs);
     let (mut gql, mut elsewhere) = (BTreeSet::new(), BTreeSet::new());
-    for p in rules_read(&outputs, rows) {
+    for p in rules_read(outputs, rows) {
         if capturable(&p) {
             planned.entry(p.clone()).or_insert_with(|| request_of(&p));
         } else if graphql::queries(&p, |_, _| Some(String::new())).is_some() {
@@ -186,7 +191,70 @@ pub fn plan(runs: &Path, snapshot: Option<&Path>) -> Result<Plan> {
             elsewhere.insert(p);
         }
     }
-    Ok(Plan { requests: planned.into_iter().collect(), graphql: gql.into_iter().collect(), elsewhere: elsewhere.into_iter().collect() })
+    Plan { requests: planned.into_iter().collect(), graphql: gql.into_iter().collect(), elsewhere: elsewhere.into_iter().collect() }
+}
+
+/// What the dashboard says of a dataset's snapshot: the capture plan for its outputs, the
+/// rules answered by its captures (as `capture --plan --snapshot` makes it), against the
+/// captures it holds with an answer (2xx, or gone: 404/410; a failed one is asked for again).
+/// An AIDev import rebuilds its captures from its tables, so no plan applies; a dataset of an
+/// older format, or without the tables, is not checked.
+pub fn coverage(dataset: &Path) -> Result<crate::report::Coverage> {
+    use crate::report::Coverage;
+    let m = crate::dataset::manifest::Manifest::load(dataset)?;
+    if m.tables.contains_key(crate::aidev::PR_TABLE) {
+        return Ok(Coverage::NotPlanned(
+            "capture coverage is not checked on an AIDev import: its captures are rebuilt from the dataset's own tables, so every one the rules read is there".into(),
+        ));
+    }
+    let has = |t: &str| m.tables.contains_key(t);
+    if m.format_version() < crate::dataset::manifest::FORMAT_VERSION || !has("safe_outputs") || !has("responses") {
+        return Ok(Coverage::Whole);
+    }
+    let outputs = crate::dataset::read::safe_outputs(dataset)?;
+    let rows = crate::dataset::read::responses(dataset)?;
+    let present: BTreeSet<String> = rows.iter().filter(|r| (200..300).contains(&r.2) || matches!(r.2, 404 | 410)).map(|r| r.0.clone()).collect();
+    let plan = plan_of(&outputs, rows);
+    let planned: BTreeSet<&String> = plan.requests.iter().map(|(p, _)| p).chain(&plan.graphql).collect();
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    for p in planned.iter().filter(|p| !present.contains(p.as_str())) {
+        *kinds.entry(kind(p)).or_default() += 1;
+    }
+    if kinds.is_empty() {
+        return Ok(Coverage::Whole);
+    }
+    let missing: usize = kinds.values().sum();
+    let mut kinds: Vec<(String, usize)> = kinds.into_iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    Ok(Coverage::Missing { planned: planned.len(), present: planned.len() - missing, kinds })
+}
+
+/// A snapshot path's kind, as the warning counts them: the repository's part of it with
+/// numbers as `N` and commit ids as `SHA` (`issues/N/timeline`, `commits/SHA/check-runs`),
+/// `graphql/` kept in front; the repository itself is `repository`.
+pub(crate) fn kind(path: &str) -> String {
+    let (prefix, rest) = match path.strip_prefix("graphql/") {
+        Some(r) => ("graphql/", r),
+        None => ("", path),
+    };
+    let parts: Vec<&str> = rest.split('/').collect();
+    let tail: &[&str] = if parts.first() == Some(&"repos") && parts.len() >= 3 { &parts[3..] } else { &parts };
+    if tail.is_empty() {
+        return format!("{prefix}repository");
+    }
+    let shape = |s: &&str| -> String {
+        let sha = |x: &str| x.len() >= 7 && x.chars().all(|c| c.is_ascii_hexdigit());
+        if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) {
+            "N".into()
+        } else if sha(s) {
+            "SHA".into()
+        } else if s.split("...").count() == 2 {
+            "BASE...HEAD".into()
+        } else {
+            s.to_string()
+        }
+    };
+    format!("{prefix}{}", tail.iter().map(shape).collect::<Vec<_>>().join("/"))
 }
 
 /// What `--plan` prints.

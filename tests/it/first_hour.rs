@@ -133,7 +133,10 @@ fn the_readme_first_hour_runs_as_written() {
         last = Some((run_block(block, tmp.path()), block.code.clone()));
         ran += 1;
     }
-    assert!(ran >= 8 - usize::from(!with_python) && shown >= 7 - usize::from(!with_python), "only {ran} blocks run and {shown} outputs checked: is the section `{SECTION}` whole?");
+    assert!(
+        ran >= 8 - usize::from(!with_python) && shown >= 7 - usize::from(!with_python),
+        "only {ran} blocks run and {shown} outputs checked: is the section `{SECTION}` whole?"
+    );
     assert_eq!(not_run, 1, "only the own-study capture, which needs the network, is left unrun");
     assert!(tmp.path().join("rates.svg").is_file() && tmp.path().join("hindsight-out/manifest.json").is_file());
 }
