@@ -25,7 +25,8 @@ use std::sync::Mutex;
 use crate::error::{Error, Result};
 use crate::evaluate::rules;
 use crate::runs::SafeOutput;
-use crate::snapshot::SnapshotIndex;
+use crate::snapshot::{plan, SnapshotIndex};
+use plan::capturable;
 
 pub const DEFAULT_API: &str = "https://api.github.com";
 
@@ -134,10 +135,12 @@ fn repository_requests(outputs: &[SafeOutput]) -> BTreeMap<String, String> {
     }
     let mut out = BTreeMap::new();
     for (repo, at) in earliest {
-        out.insert(format!("repos/{repo}"), format!("repos/{repo}"));
+        // The paths evaluate counts as planned too (`plan::repository_paths`).
+        let [repository, commits, pulls] = plan::repository_paths(repo);
         let since = at.map(|t| format!("&since={}", crate::time::format(&(t - chrono::Duration::days(1))))).unwrap_or_default();
-        out.insert(format!("repos/{repo}/commits"), format!("repos/{repo}/commits?per_page=100{since}"));
-        out.insert(format!("repos/{repo}/pulls"), format!("repos/{repo}/pulls?state=closed&sort=updated&direction=desc&per_page=100"));
+        out.insert(repository.clone(), repository);
+        out.insert(commits.clone(), format!("{commits}?per_page=100{since}"));
+        out.insert(pulls.clone(), format!("{pulls}?state=closed&sort=updated&direction=desc&per_page=100"));
     }
     out
 }
@@ -151,13 +154,6 @@ enum Job {
 /// The request for a looked-up path.
 fn request_of(path: &str) -> String {
     format!("{path}?per_page=100")
-}
-
-/// REST paths of a repository, and the members of a team (a team review request is
-/// satisfied by a member's review); GraphQL paths (`graphql/...`) are not asked for.
-fn capturable(path: &str) -> bool {
-    let parts: Vec<&str> = path.split('/').collect();
-    path.starts_with("repos/") || matches!(parts.as_slice(), ["orgs", _, "teams", _, "members"])
 }
 
 /// `capture --plan`: the requests a capture would make, as (path, request), and the paths
@@ -181,7 +177,7 @@ fn plan_of(outputs: &[SafeOutput], rows: Vec<crate::snapshot::CaptureRow>) -> Pl
     for p in rules_read(outputs, rows) {
         if capturable(&p) {
             planned.entry(p.clone()).or_insert_with(|| request_of(&p));
-        } else if graphql::queries(&p, |_, _| Some(String::new())).is_some() {
+        } else if graphql::GraphqlPath::parse(&p).is_some() {
             // A comment's node id comes from its REST capture, taken first.
             for r in graphql::comment_rest_paths(&p) {
                 planned.entry(r.clone()).or_insert_with(|| request_of(&r));
@@ -194,11 +190,12 @@ fn plan_of(outputs: &[SafeOutput], rows: Vec<crate::snapshot::CaptureRow>) -> Pl
     Plan { requests: planned.into_iter().collect(), graphql: gql.into_iter().collect(), elsewhere: elsewhere.into_iter().collect() }
 }
 
-/// What the dashboard says of a dataset's snapshot: the capture plan for its outputs, the
-/// rules answered by its captures (as `capture --plan --snapshot` makes it), against the
-/// captures it holds with an answer (2xx, or gone: 404/410; a failed one is asked for again).
-/// An AIDev import rebuilds its captures from its tables, so no plan applies; a dataset of an
-/// older format, or without the tables, is not checked.
+/// What the dashboard says of a dataset's snapshot: the capture plan's counts evaluate
+/// recorded in the manifest (`capture_coverage`: the plan `capture --plan --snapshot` makes
+/// for its outputs, against the captures with an answer), read from there alone. An AIDev
+/// import rebuilds its captures from its tables, so no plan applies; a dataset evaluated
+/// before the counts were kept is said to have none, never counted here: that would read
+/// every capture again.
 pub fn coverage(dataset: &Path) -> Result<crate::report::Coverage> {
     use crate::report::Coverage;
     let m = crate::dataset::manifest::Manifest::load(dataset)?;
@@ -207,55 +204,23 @@ pub fn coverage(dataset: &Path) -> Result<crate::report::Coverage> {
             "capture coverage is not checked on an AIDev import: its captures are rebuilt from the dataset's own tables, so every one the rules read is there".into(),
         ));
     }
-    let has = |t: &str| m.tables.contains_key(t);
-    if m.format_version() < crate::dataset::manifest::FORMAT_VERSION || !has("safe_outputs") || !has("responses") {
+    let Some(c) = m.capture_coverage else {
+        // Only a dataset of this format with outcomes could have had them counted.
+        let evaluated = m.format_version() >= crate::dataset::manifest::FORMAT_VERSION && m.tables.contains_key("outcomes");
+        return Ok(match evaluated {
+            true => Coverage::NotPlanned(NOT_RECORDED.into()),
+            false => Coverage::Whole,
+        });
+    };
+    let n = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+    if c.present >= c.planned {
         return Ok(Coverage::Whole);
     }
-    let outputs = crate::dataset::read::safe_outputs(dataset)?;
-    let rows = crate::dataset::read::responses(dataset)?;
-    let present: BTreeSet<String> = rows.iter().filter(|r| (200..300).contains(&r.2) || matches!(r.2, 404 | 410)).map(|r| r.0.clone()).collect();
-    let plan = plan_of(&outputs, rows);
-    let planned: BTreeSet<&String> = plan.requests.iter().map(|(p, _)| p).chain(&plan.graphql).collect();
-    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
-    for p in planned.iter().filter(|p| !present.contains(p.as_str())) {
-        *kinds.entry(kind(p)).or_default() += 1;
-    }
-    if kinds.is_empty() {
-        return Ok(Coverage::Whole);
-    }
-    let missing: usize = kinds.values().sum();
-    let mut kinds: Vec<(String, usize)> = kinds.into_iter().collect();
-    kinds.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    Ok(Coverage::Missing { planned: planned.len(), present: planned.len() - missing, kinds })
+    Ok(Coverage::Missing { planned: n(c.planned), present: n(c.present), kinds: c.missing_by_kind.into_iter().map(|(k, v)| (k, n(v))).collect() })
 }
 
-/// A snapshot path's kind, as the warning counts them: the repository's part of it with
-/// numbers as `N` and commit ids as `SHA` (`issues/N/timeline`, `commits/SHA/check-runs`),
-/// `graphql/` kept in front; the repository itself is `repository`.
-pub(crate) fn kind(path: &str) -> String {
-    let (prefix, rest) = match path.strip_prefix("graphql/") {
-        Some(r) => ("graphql/", r),
-        None => ("", path),
-    };
-    let parts: Vec<&str> = rest.split('/').collect();
-    let tail: &[&str] = if parts.first() == Some(&"repos") && parts.len() >= 3 { &parts[3..] } else { &parts };
-    if tail.is_empty() {
-        return format!("{prefix}repository");
-    }
-    let shape = |s: &&str| -> String {
-        let sha = |x: &str| x.len() >= 7 && x.chars().all(|c| c.is_ascii_hexdigit());
-        if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) {
-            "N".into()
-        } else if sha(s) {
-            "SHA".into()
-        } else if s.split("...").count() == 2 {
-            "BASE...HEAD".into()
-        } else {
-            s.to_string()
-        }
-    };
-    format!("{prefix}{}", tail.iter().map(shape).collect::<Vec<_>>().join("/"))
-}
+/// The dashboard's note on a dataset evaluated without the capture plan's counts.
+const NOT_RECORDED: &str = "capture coverage not recorded (evaluated by an older hindsight): re-run `hindsight evaluate` to count it";
 
 /// What `--plan` prints.
 pub struct Plan {

@@ -1489,6 +1489,61 @@ fn the_dashboard_warns_when_the_snapshot_lacks_planned_captures() {
     assert!(html.contains(&format!(r#"<p class="warning" role="alert">{line}"#)), "the page shows the warning first");
 }
 
+/// The warning's counts are evaluate's, kept in the manifest (`capture_coverage`, equal to
+/// what `capture --plan` lists): the dashboard reads no capture for them, so it says the
+/// same with `responses.parquet` emptied. A manifest without them (an older evaluate) gets a
+/// one-line note, never a count made from the captures.
+#[test]
+fn the_capture_warning_is_read_from_the_manifest_not_from_the_captures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let demo = Study::demo();
+    let ds = demo.run(tmp.path(), "demo");
+    let text = std::fs::read_to_string(ds.join("manifest.json")).unwrap();
+    let mut manifest: Value = serde_json::from_str(&text).unwrap();
+    let c = manifest["capture_coverage"].clone();
+    let planned = capture_plan(&demo, tmp.path()).len() as u64;
+    let missing: u64 = c["missing_by_kind"].as_array().unwrap().iter().map(|k| k[1].as_u64().unwrap()).sum();
+    assert_eq!((c["planned"].as_u64(), c["present"].as_u64().map(|p| p + missing)), (Some(planned), Some(planned)), "{c}");
+    let json = || ok(&["report", "--dataset", "demo", "--format", "json"], tmp.path());
+    let before = json();
+    assert!(before.starts_with("{\n  \"warnings\": "), "{before}");
+    std::fs::write(ds.join("responses.parquet"), b"").unwrap();
+    assert_eq!(json(), before, "the warning needs no capture");
+    manifest.as_object_mut().unwrap().remove("capture_coverage");
+    std::fs::write(ds.join("manifest.json"), serde_json::to_string_pretty(&manifest).unwrap() + "\n").unwrap();
+    let table = ok(&["report", "--dataset", "demo"], tmp.path());
+    assert!(table.starts_with("Note: capture coverage not recorded"), "{table}");
+}
+
+/// Judged in partitions of one repository each, as a cluster's executors judge them, the
+/// capture plan's counts add up to the local run's: the same manifest, byte for byte (paths
+/// of no repository read in several partitions are counted once).
+#[test]
+fn the_capture_counts_of_partitions_add_up_to_the_local_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let local = Study::demo().run(tmp.path(), "local");
+    let parts = tmp.path().join("parts");
+    crate::support::copy_dir(&local, &parts);
+    let cols = |table: &str, col: &str| -> Vec<Option<String>> {
+        let batches = hindsight::dataset::read::columns(&parts, table, &[col]).unwrap();
+        batches.iter().flat_map(|b| hindsight::dataset::read::Cols::new(table, b).str(col).unwrap()).collect()
+    };
+    let mut repos: std::collections::BTreeSet<Option<String>> = cols("safe_outputs", "target_repo").into_iter().collect();
+    if parts.join("tasks.parquet").is_file() {
+        repos.extend(cols("tasks", "pr_repo").into_iter().flatten().map(Some));
+    }
+    assert!(repos.len() > 2, "{repos:?}");
+    let settings = hindsight::evaluate::Settings::default();
+    hindsight::evaluate::stage::evaluate_judged(&parts, &settings, "the partitions", |dir, settings| {
+        let judged = repos.iter().map(|r| hindsight::evaluate::stage::judge_partition(dir, &std::iter::once(r.clone()).collect(), settings));
+        judged.map(|tables| Ok(tables?.into_iter().map(|(n, b)| (n.to_string(), b)).collect())).collect()
+    })
+    .unwrap();
+    let manifest = |d: &Path| std::fs::read_to_string(d.join("manifest.json")).unwrap();
+    assert!(manifest(&parts).contains("\"capture_coverage\""));
+    assert_eq!(manifest(&parts), manifest(&local));
+}
+
 /// An AIDev import rebuilds its captures from its tables: no plan applies, and the
 /// dashboard says so in one line, with no warning.
 #[test]
