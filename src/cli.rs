@@ -887,7 +887,7 @@ impl Command {
                 out: replacing(out, DatasetKind::Study, force)?,
                 settings: eval.read()?,
                 format,
-                view: hindsight::report::View { fit: dashboard_fit(wide), sections: Vec::new() },
+                view: hindsight::report::View { fit: dashboard_fit(wide), ..Default::default() },
                 engine: engine.engine()?,
             },
             Command::Convert { inputs, out, force, .. } => Task::Convert {
@@ -904,7 +904,7 @@ impl Command {
                 let mut task = report_task(dataset_or_default(dataset)?, query, sql, format, figures, rows, limits, engine)?;
                 if let Task::Report { plan: p, view, figure: f, figure_look, .. } = &mut task {
                     *p = plan;
-                    *view = hindsight::report::View { fit: dashboard_fit(wide), sections: section };
+                    *view = hindsight::report::View { fit: dashboard_fit(wide), sections: section, ..Default::default() };
                     *f = figure;
                     *figure_look = (style, encoding);
                 }

@@ -294,7 +294,8 @@ fn run(study: Option<Study>, out: &Path, settings: &Settings, format: Format, vi
     };
     let c = pipeline::run(&study, out, settings, engine, progress)?;
     summarize(&c, out, quiet, demo.is_some());
-    Ok(output::print(&report::dashboard_view(out, format, report::Limits::default(), engine, view)?)?)
+    let view = report::View { coverage: crate::capture::coverage(out)?, ..view.clone() };
+    Ok(output::print(&report::dashboard_view(out, format, report::Limits::default(), engine, &view)?)?)
 }
 
 /// `report`: the dashboard's figures written as files, one statement's result, or the
@@ -313,7 +314,10 @@ fn report(
         return Ok(output::print(&written.iter().map(|p| format!("{}\n", p.display())).collect::<String>())?);
     }
     match sql {
-        None => Ok(output::print(&report::dashboard_view(dataset, display.format, limits, engine, view)?)?),
+        None => {
+            let view = report::View { coverage: crate::capture::coverage(dataset)?, ..view.clone() };
+            Ok(output::print(&report::dashboard_view(dataset, display.format, limits, engine, &view)?)?)
+        }
         Some(sql) => report::Session::open_on(dataset, limits, engine)?.print(&sql, display).map(drop),
     }
 }

@@ -12,6 +12,8 @@
 
 use serde_json::{json, Value};
 
+pub(crate) use crate::snapshot::plan::{comment_rest_paths, GraphqlPath};
+
 /// A GraphQL request for a path: its query and variables, and where its node is in `data`.
 pub(crate) struct Query {
     pub(crate) query: &'static str,
@@ -64,48 +66,29 @@ pub(crate) fn project_queries(owner: &str, number: i64) -> [Query; 2] {
     ]
 }
 
-/// What a `graphql/...` path asks for. `node_id` finds a comment's node (from its REST
-/// capture); `None` when the path is not one capture knows how to ask for.
+/// What a `graphql/...` path asks for (its shape is [`GraphqlPath`]'s). `node_id` finds a
+/// comment's node (from its REST capture); `None` when the path is not one capture knows
+/// how to ask for.
 pub(crate) fn queries(path: &str, node_id: impl Fn(&str, i64) -> Option<String>) -> Option<Vec<Query>> {
-    let seg: Vec<&str> = path.split('/').collect();
-    match seg.as_slice() {
-        ["graphql", "repos", owner, name, "discussions", n] => {
-            let number: i64 = n.parse().ok()?;
-            Some(vec![Query {
-                query: DISCUSSION,
-                variables: json!({"owner": owner, "name": name, "number": number}),
-                at: &["repository", "discussion"],
-                project: false,
-            }])
-        }
-        ["graphql", "repos", owner, name, "pulls", n, "review_threads"] => {
-            let number: i64 = n.parse().ok()?;
-            Some(vec![Query {
-                query: REVIEW_THREADS,
-                variables: json!({"owner": owner, "name": name, "number": number}),
-                at: &["repository", "pullRequest", "reviewThreads"],
-                project: false,
-            }])
-        }
-        ["graphql", "repos", owner, name, "comments", id] => {
-            let id: i64 = id.parse().ok()?;
+    Some(match GraphqlPath::parse(path)? {
+        GraphqlPath::Discussion { owner, name, number } => vec![Query {
+            query: DISCUSSION,
+            variables: json!({"owner": owner, "name": name, "number": number}),
+            at: &["repository", "discussion"],
+            project: false,
+        }],
+        GraphqlPath::ReviewThreads { owner, name, number } => vec![Query {
+            query: REVIEW_THREADS,
+            variables: json!({"owner": owner, "name": name, "number": number}),
+            at: &["repository", "pullRequest", "reviewThreads"],
+            project: false,
+        }],
+        GraphqlPath::Comment { owner, name, id } => {
             let node = node_id(&format!("repos/{owner}/{name}"), id)?;
-            Some(vec![Query { query: COMMENT, variables: json!({"id": node}), at: &["node"], project: false }])
+            vec![Query { query: COMMENT, variables: json!({"id": node}), at: &["node"], project: false }]
         }
-        ["graphql", "projects", owner, n] => Some(project_queries(owner, n.parse().ok()?).into()),
-        _ => None,
-    }
-}
-
-/// The REST captures that hold a comment's `node_id`: asked for first when a minimized
-/// comment's GraphQL path is needed.
-pub(crate) fn comment_rest_paths(path: &str) -> Vec<String> {
-    match path.split('/').collect::<Vec<_>>().as_slice() {
-        ["graphql", "repos", owner, name, "comments", id] => {
-            vec![format!("repos/{owner}/{name}/issues/comments/{id}"), format!("repos/{owner}/{name}/pulls/comments/{id}")]
-        }
-        _ => Vec::new(),
-    }
+        GraphqlPath::Project { owner, number } => project_queries(owner, number).into(),
+    })
 }
 
 /// The node at `at` in a GraphQL answer (`None`: not there, e.g. no such discussion).

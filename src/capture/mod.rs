@@ -25,7 +25,8 @@ use std::sync::Mutex;
 use crate::error::{Error, Result};
 use crate::evaluate::rules;
 use crate::runs::SafeOutput;
-use crate::snapshot::SnapshotIndex;
+use crate::snapshot::{plan, SnapshotIndex};
+use plan::capturable;
 
 pub const DEFAULT_API: &str = "https://api.github.com";
 
@@ -134,10 +135,12 @@ fn repository_requests(outputs: &[SafeOutput]) -> BTreeMap<String, String> {
     }
     let mut out = BTreeMap::new();
     for (repo, at) in earliest {
-        out.insert(format!("repos/{repo}"), format!("repos/{repo}"));
+        // The paths evaluate counts as planned too (`plan::repository_paths`).
+        let [repository, commits, pulls] = plan::repository_paths(repo);
         let since = at.map(|t| format!("&since={}", crate::time::format(&(t - chrono::Duration::days(1))))).unwrap_or_default();
-        out.insert(format!("repos/{repo}/commits"), format!("repos/{repo}/commits?per_page=100{since}"));
-        out.insert(format!("repos/{repo}/pulls"), format!("repos/{repo}/pulls?state=closed&sort=updated&direction=desc&per_page=100"));
+        out.insert(repository.clone(), repository);
+        out.insert(commits.clone(), format!("{commits}?per_page=100{since}"));
+        out.insert(pulls.clone(), format!("{pulls}?state=closed&sort=updated&direction=desc&per_page=100"));
     }
     out
 }
@@ -153,13 +156,6 @@ fn request_of(path: &str) -> String {
     format!("{path}?per_page=100")
 }
 
-/// REST paths of a repository, and the members of a team (a team review request is
-/// satisfied by a member's review); GraphQL paths (`graphql/...`) are not asked for.
-fn capturable(path: &str) -> bool {
-    let parts: Vec<&str> = path.split('/').collect();
-    path.starts_with("repos/") || matches!(parts.as_slice(), ["orgs", _, "teams", _, "members"])
-}
-
 /// `capture --plan`: the requests a capture would make, as (path, request), and the paths
 /// the rules need that capture does not ask for (GraphQL). With a snapshot, the rules are
 /// answered by it, so the plan holds every path whose content the evaluation uses (read,
@@ -171,12 +167,17 @@ pub fn plan(runs: &Path, snapshot: Option<&Path>) -> Result<Plan> {
         Some(dir) => read_snapshot(dir)?,
         None => Vec::new(),
     };
-    let mut planned: BTreeMap<String, String> = repository_requests(&outputs);
+    Ok(plan_of(&outputs, rows))
+}
+
+/// The plan for `outputs`, the rules answered by the captures `rows`.
+fn plan_of(outputs: &[SafeOutput], rows: Vec<crate::snapshot::CaptureRow>) -> Plan {
+    let mut planned: BTreeMap<String, String> = repository_requests(outputs);
     let (mut gql, mut elsewhere) = (BTreeSet::new(), BTreeSet::new());
-    for p in rules_read(&outputs, rows) {
+    for p in rules_read(outputs, rows) {
         if capturable(&p) {
             planned.entry(p.clone()).or_insert_with(|| request_of(&p));
-        } else if graphql::queries(&p, |_, _| Some(String::new())).is_some() {
+        } else if graphql::GraphqlPath::parse(&p).is_some() {
             // A comment's node id comes from its REST capture, taken first.
             for r in graphql::comment_rest_paths(&p) {
                 planned.entry(r.clone()).or_insert_with(|| request_of(&r));
@@ -186,8 +187,40 @@ pub fn plan(runs: &Path, snapshot: Option<&Path>) -> Result<Plan> {
             elsewhere.insert(p);
         }
     }
-    Ok(Plan { requests: planned.into_iter().collect(), graphql: gql.into_iter().collect(), elsewhere: elsewhere.into_iter().collect() })
+    Plan { requests: planned.into_iter().collect(), graphql: gql.into_iter().collect(), elsewhere: elsewhere.into_iter().collect() }
 }
+
+/// What the dashboard says of a dataset's snapshot: the capture plan's counts evaluate
+/// recorded in the manifest (`capture_coverage`: the plan `capture --plan --snapshot` makes
+/// for its outputs, against the captures with an answer), read from there alone. An AIDev
+/// import rebuilds its captures from its tables, so no plan applies; a dataset evaluated
+/// before the counts were kept is said to have none, never counted here: that would read
+/// every capture again.
+pub fn coverage(dataset: &Path) -> Result<crate::report::Coverage> {
+    use crate::report::Coverage;
+    let m = crate::dataset::manifest::Manifest::load(dataset)?;
+    if m.tables.contains_key(crate::aidev::PR_TABLE) {
+        return Ok(Coverage::NotPlanned(
+            "capture coverage is not checked on an AIDev import: its captures are rebuilt from the dataset's own tables, so every one the rules read is there".into(),
+        ));
+    }
+    let Some(c) = m.capture_coverage else {
+        // Only a dataset of this format with outcomes could have had them counted.
+        let evaluated = m.format_version() >= crate::dataset::manifest::FORMAT_VERSION && m.tables.contains_key("outcomes");
+        return Ok(match evaluated {
+            true => Coverage::NotPlanned(NOT_RECORDED.into()),
+            false => Coverage::Whole,
+        });
+    };
+    let n = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+    if c.present >= c.planned {
+        return Ok(Coverage::Whole);
+    }
+    Ok(Coverage::Missing { planned: n(c.planned), present: n(c.present), kinds: c.missing_by_kind.into_iter().map(|(k, v)| (k, n(v))).collect() })
+}
+
+/// The dashboard's note on a dataset evaluated without the capture plan's counts.
+const NOT_RECORDED: &str = "capture coverage not recorded (evaluated by an older hindsight): re-run `hindsight evaluate` to count it";
 
 /// What `--plan` prints.
 pub struct Plan {

@@ -996,13 +996,15 @@ fn the_reports_own_json_is_a_check_file_as_it_is() {
         let file = tmp.path().join(format!("{ds}.json"));
         std::fs::write(&file, &json).unwrap();
         let report: Value = serde_json::from_str(&json).unwrap();
-        let queries = report.as_object().unwrap().keys().filter(|k| *k != "left_out").count();
-        let rows: usize = report.as_object().unwrap().iter().filter(|(k, _)| *k != "left_out").map(|(_, v)| v.as_array().unwrap().len()).sum();
+        // The report's own notes and warnings carry no figures of their own.
+        let figure = |k: &String| k != "left_out" && k != "warnings";
+        let queries = report.as_object().unwrap().keys().filter(|k| figure(k)).count();
+        let rows: usize = report.as_object().unwrap().iter().filter(|(k, _)| figure(k)).map(|(_, v)| v.as_array().unwrap().len()).sum();
         let figures: usize = report
             .as_object()
             .unwrap()
             .iter()
-            .filter(|(k, _)| *k != "left_out")
+            .filter(|(k, _)| figure(k))
             .flat_map(|(_, v)| v.as_array().unwrap().iter())
             .map(|r| r.as_object().unwrap().values().filter(|v| v.is_number()).count())
             .sum();
@@ -1252,7 +1254,9 @@ fn the_terminal_dashboard_fits_the_terminal() {
     assert!(piped.lines().any(|l| l.chars().count() > 120) && !piped.contains("(part 2 of"));
     // One section, by name; a misspelt one is refused with the nearest name.
     let one = on_terminal(&["report", "--dataset", "ds", "--section", "acceptance_by_window"], 80, tmp.path());
-    assert!(one.starts_with("Acceptance rates by window") && !one.contains("Outcomes by window"), "{one}");
+    // The demo's snapshot lacks captures the rules ask for, so the warning comes first.
+    let (warning, one) = one.split_once("Acceptance rates by window").unwrap_or_else(|| panic!("{one}"));
+    assert!(warning.starts_with("Warning: the snapshot holds") && !one.contains("Outcomes by window"), "{warning}{one}");
     let bad = run(&["report", "--dataset", "ds", "--section", "acceptance_by_windw"], tmp.path());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `acceptance_by_window`"), "{}", String::from_utf8_lossy(&bad.stderr));
 }
@@ -1525,4 +1529,171 @@ fn dashboard_figures_as_png_and_pdf() {
         let first = bytes(before);
         assert_eq!(bytes(&write(format, &[])), first, "{format}: other bytes the second time");
     }
+}
+
+/// The paths a snapshot directory holds: each cassette line's `path`, each tree file's.
+fn snapshot_paths(dir: &Path, under: &Path, out: &mut std::collections::BTreeSet<String>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let rel = p.strip_prefix(under).unwrap().to_string_lossy().to_string();
+        if p.is_dir() {
+            snapshot_paths(&p, under, out);
+        } else if rel.ends_with(".jsonl") {
+            out.extend(std::fs::read_to_string(&p).unwrap().lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str::<Value>(l).unwrap()["path"].as_str().unwrap().to_string()));
+        } else if let Some(path) = rel.strip_suffix(".json").filter(|r| r.starts_with("repos/")) {
+            out.insert(path.to_string());
+        }
+    }
+}
+
+/// What `capture --plan` asks for, the rules answered by `study`'s snapshot: REST and GraphQL paths.
+fn capture_plan(study: &Study, cwd: &Path) -> std::collections::BTreeSet<String> {
+    let plan = study.ok("capture", &["--plan"], cwd);
+    let rest = plan.lines().filter(|l| l.starts_with("gh api")).map(|l| l.rsplit("# ").next().unwrap().trim().to_string());
+    rest.chain(plan.lines().filter_map(|l| l.strip_prefix("# graphql: ")).map(|l| l.split_whitespace().next().unwrap().to_string())).collect()
+}
+
+/// The dashboard's warning row (`warnings`, JSON) on `study`, run into `cwd/name`; None without one.
+fn warning_of(study: &Study, cwd: &Path, name: &str) -> Option<Value> {
+    let ds = study.run(cwd, name);
+    let text = ok(&["report", "--dataset", ds.to_str().unwrap(), "--format", "json"], cwd);
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let w = report.get("warnings").map(|w| w.as_array().unwrap()[0].clone());
+    assert!(w.is_none() || text.starts_with("{\n  \"warnings\": "), "the warning leads the JSON");
+    w
+}
+
+/// The missing captures by kind, as the warning lists them: `3 issues/N/reactions, 1 pulls/N`.
+fn by_kind(paths: &std::collections::BTreeSet<String>) -> String {
+    let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
+    for p in paths {
+        let tail: Vec<String> = p.split('/').skip(3).map(|s| if s.chars().all(|c| c.is_ascii_digit()) { "N".to_string() } else { s.to_string() }).collect();
+        *kinds.entry(tail.join("/")).or_default() += 1;
+    }
+    let mut kinds: Vec<(String, usize)> = kinds.into_iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    kinds.iter().map(|(k, n)| format!("{n} {k}")).collect::<Vec<_>>().join(", ")
+}
+
+/// A snapshot short of what the rules ask for is warned of first, with the counts `capture
+/// --plan` gives: the demo's own (hand-made, partial); a copy completed with a "gone" answer
+/// for every path the plan lacks, which gets none; and that copy with some captures removed
+/// again, whose warning counts exactly those. The table, markdown and HTML lead with it too.
+#[test]
+fn the_dashboard_warns_when_the_snapshot_lacks_planned_captures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (demo, copy) = (Study::demo(), Study::demo().copy_to(&tmp.path().join("study")));
+    let have = |s: &Study| {
+        let mut paths = Default::default();
+        snapshot_paths(&s.snapshot, &s.snapshot, &mut paths);
+        paths
+    };
+    let planned = capture_plan(&demo, tmp.path());
+    let w = warning_of(&demo, tmp.path(), "demo").expect("the demo's snapshot lacks captures");
+    let present = planned.intersection(&have(&demo)).count();
+    assert_eq!((w["captures_planned"].as_u64(), w["captures_present"].as_u64()), (Some(planned.len() as u64), Some(present as u64)), "{w}");
+    // Completed: a 404 for every planned path it lacks, until the plan asks for nothing new.
+    let mut gone: std::collections::BTreeSet<String> = Default::default();
+    loop {
+        let lacking: Vec<String> = capture_plan(&copy, tmp.path()).difference(&have(&copy)).cloned().collect();
+        if lacking.is_empty() {
+            break;
+        }
+        for p in lacking {
+            copy.capture("gone.jsonl", &p, 404, r#"{"message": "Not Found"}"#, None);
+            gone.insert(p);
+        }
+    }
+    assert_eq!(warning_of(&copy, tmp.path(), "whole"), None, "every planned capture is present: no warning");
+    // Some captures taken away again: the "gone" answers for reactions, and two event lists.
+    let removed: std::collections::BTreeSet<String> = gone.iter().filter(|p| p.ends_with("/reactions")).take(5).cloned().collect();
+    let kept: Vec<String> = std::fs::read_to_string(copy.snapshot.join("gone.jsonl")).unwrap().lines().filter(|l| !removed.iter().any(|p| l.contains(&format!("\"{p}\"")))).map(str::to_string).collect();
+    std::fs::write(copy.snapshot.join("gone.jsonl"), kept.join("\n") + "\n").unwrap();
+    let mut removed = removed;
+    for f in ["repos/acme/docs/issues/7/events.json", "repos/acme/docs/issues/8/events.json"] {
+        std::fs::remove_file(copy.snapshot.join(f)).unwrap();
+        removed.insert(f.trim_end_matches(".json").to_string());
+    }
+    assert!(removed.len() >= 6, "{removed:?}");
+    let all = capture_plan(&copy, tmp.path()).len();
+    let w = warning_of(&copy, tmp.path(), "partial").expect("a warning");
+    assert_eq!(w["captures_missing"].as_u64(), Some(removed.len() as u64), "{w}");
+    assert_eq!(w["captures_planned"].as_u64(), Some(all as u64), "{w}");
+    assert_eq!(w["captures_present"].as_u64(), Some((all - removed.len()) as u64), "{w}");
+    assert_eq!(w["missing_by_kind"].as_str(), Some(by_kind(&removed).as_str()), "{w}");
+    let line = format!("Warning: the snapshot holds {} of the {all} captures the rules ask for ({} missing:", all - removed.len(), removed.len());
+    assert!(w["message"].as_str().unwrap().starts_with(&line), "{w}");
+    let table = ok(&["report", "--dataset", "partial"], tmp.path());
+    assert!(table.starts_with(&line), "{table}");
+    assert!(ok(&["report", "--dataset", "partial", "--format", "markdown"], tmp.path()).starts_with(&format!("> **{line}")));
+    let html = ok(&["report", "--dataset", "partial", "--format", "html"], tmp.path());
+    assert!(html.contains(&format!(r#"<p class="warning" role="alert">{line}"#)), "the page shows the warning first");
+}
+
+/// The warning's counts are evaluate's, kept in the manifest (`capture_coverage`, equal to
+/// what `capture --plan` lists): the dashboard reads no capture for them, so it says the
+/// same with `responses.parquet` emptied. A manifest without them (an older evaluate) gets a
+/// one-line note, never a count made from the captures.
+#[test]
+fn the_capture_warning_is_read_from_the_manifest_not_from_the_captures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let demo = Study::demo();
+    let ds = demo.run(tmp.path(), "demo");
+    let text = std::fs::read_to_string(ds.join("manifest.json")).unwrap();
+    let mut manifest: Value = serde_json::from_str(&text).unwrap();
+    let c = manifest["capture_coverage"].clone();
+    let planned = capture_plan(&demo, tmp.path()).len() as u64;
+    let missing: u64 = c["missing_by_kind"].as_array().unwrap().iter().map(|k| k[1].as_u64().unwrap()).sum();
+    assert_eq!((c["planned"].as_u64(), c["present"].as_u64().map(|p| p + missing)), (Some(planned), Some(planned)), "{c}");
+    let json = || ok(&["report", "--dataset", "demo", "--format", "json"], tmp.path());
+    let before = json();
+    assert!(before.starts_with("{\n  \"warnings\": "), "{before}");
+    std::fs::write(ds.join("responses.parquet"), b"").unwrap();
+    assert_eq!(json(), before, "the warning needs no capture");
+    manifest.as_object_mut().unwrap().remove("capture_coverage");
+    std::fs::write(ds.join("manifest.json"), serde_json::to_string_pretty(&manifest).unwrap() + "\n").unwrap();
+    let table = ok(&["report", "--dataset", "demo"], tmp.path());
+    assert!(table.starts_with("Note: capture coverage not recorded"), "{table}");
+}
+
+/// Judged in partitions of one repository each, as a cluster's executors judge them, the
+/// capture plan's counts add up to the local run's: the same manifest, byte for byte (paths
+/// of no repository read in several partitions are counted once).
+#[test]
+fn the_capture_counts_of_partitions_add_up_to_the_local_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let local = Study::demo().run(tmp.path(), "local");
+    let parts = tmp.path().join("parts");
+    crate::support::copy_dir(&local, &parts);
+    let cols = |table: &str, col: &str| -> Vec<Option<String>> {
+        let batches = hindsight::dataset::read::columns(&parts, table, &[col]).unwrap();
+        batches.iter().flat_map(|b| hindsight::dataset::read::Cols::new(table, b).str(col).unwrap()).collect()
+    };
+    let mut repos: std::collections::BTreeSet<Option<String>> = cols("safe_outputs", "target_repo").into_iter().collect();
+    if parts.join("tasks.parquet").is_file() {
+        repos.extend(cols("tasks", "pr_repo").into_iter().flatten().map(Some));
+    }
+    assert!(repos.len() > 2, "{repos:?}");
+    let settings = hindsight::evaluate::Settings::default();
+    hindsight::evaluate::stage::evaluate_judged(&parts, &settings, "the partitions", |dir, settings| {
+        let judged = repos.iter().map(|r| hindsight::evaluate::stage::judge_partition(dir, &std::iter::once(r.clone()).collect(), settings));
+        judged.map(|tables| Ok(tables?.into_iter().map(|(n, b)| (n.to_string(), b)).collect())).collect()
+    })
+    .unwrap();
+    let manifest = |d: &Path| std::fs::read_to_string(d.join("manifest.json")).unwrap();
+    assert!(manifest(&parts).contains("\"capture_coverage\""));
+    assert_eq!(manifest(&parts), manifest(&local));
+}
+
+/// An AIDev import rebuilds its captures from its tables: no plan applies, and the
+/// dashboard says so in one line, with no warning.
+#[test]
+fn an_aidev_dashboard_notes_that_no_capture_plan_applies() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fx = root().join("fixtures/aidev");
+    ok(&["import", "aidev", fx.to_str().unwrap(), "--out", "aidev", "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
+    let table = ok(&["report", "--dataset", "aidev"], tmp.path());
+    assert!(table.starts_with("Note: capture coverage is not checked on an AIDev import"), "{table}");
+    let json: Value = serde_json::from_str(&ok(&["report", "--dataset", "aidev", "--format", "json"], tmp.path())).unwrap();
+    assert!(json.get("warnings").is_none());
 }

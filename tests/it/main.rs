@@ -18,6 +18,7 @@ mod dashboard;
 mod dictionary;
 mod export;
 mod feedback;
+mod first_hour;
 mod fuzz;
 mod gate;
 mod hardening;

@@ -173,17 +173,17 @@ fn a_view_over_a_missing_table_says_what_it_reads() {
     assert!(!views.contains("VIEW \"output_flags\"") && views.contains("VIEW \"pr_memory_figures\" AS SELECT"), "{views}");
 }
 
-/// The README's snippets for DuckDB, pandas and polars run as written, on the dataset
-/// `hindsight run` writes.
+/// The reference's snippets for DuckDB, pandas and polars (docs/REFERENCE.md) run as
+/// written, on the dataset `hindsight run` writes.
 #[test]
-fn readme_snippets_read_the_dataset_in_duckdb_pandas_and_polars() {
+fn reference_snippets_read_the_dataset_in_duckdb_pandas_and_polars() {
     if !crate::support::have(&[crate::support::Tool::Python]) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
     ok(&["run", "--quiet"], tmp.path());
-    let readme = std::fs::read_to_string(crate::support::root().join("README.md")).unwrap();
-    let section = readme.split("\n## Reading the dataset elsewhere").nth(1).expect("README section `Reading the dataset elsewhere`");
+    let doc = std::fs::read_to_string(crate::support::root().join("docs/REFERENCE.md")).unwrap();
+    let section = doc.split("\n## Reading the dataset elsewhere").nth(1).expect("docs/REFERENCE.md section `Reading the dataset elsewhere`");
     let section = section.split("\n## ").next().unwrap();
     let python = crate::support::root().join(".venv/bin/python");
     assert!(python.is_file(), "no .venv: run the tests with scripts/test");
@@ -212,7 +212,7 @@ fn readme_snippets_read_the_dataset_in_duckdb_pandas_and_polars() {
                 assert!(text.contains("accepted"), "{code} printed:\n{text}");
                 ran.push(code.lines().next().unwrap_or_default().to_string());
             }
-            other => panic!("a `{other}` block in the README section"),
+            other => panic!("a `{other}` block in the reference's section"),
         }
     }
     assert_eq!(ran, ["import duckdb", "import pandas as pd", "import polars as pl"]);

@@ -88,6 +88,23 @@ pub struct Manifest {
     /// The window the trace outcome blocks were taken from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attach_window: Option<String>,
+    /// The capture plan for the outputs against the snapshot's captures, counted by evaluate
+    /// as it judges (the dashboard's warning reads it). Absent for an AIDev import (its
+    /// captures are rebuilt from its tables) and for a dataset evaluated before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture_coverage: Option<CaptureCoverage>,
+}
+
+/// How much of the capture plan the snapshot holds: the paths `hindsight capture --plan
+/// --snapshot` lists (REST and GraphQL), those with an answer (2xx, or gone: 404/410), and
+/// the missing ones by kind (`issues/N/timeline`, see [`crate::snapshot::plan::kind`]), most
+/// first, then by kind.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CaptureCoverage {
+    pub planned: u64,
+    pub present: u64,
+    /// `[kind, missing]` pairs.
+    pub missing_by_kind: Vec<(String, u64)>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

@@ -233,7 +233,9 @@ fn place(entries: &mut super::Paths, mut derived: Vec<Derived>) {
         if !replace {
             continue;
         }
-        entries.insert(d.path, Entry::new(200, d.body, d.at, Some(d.from)));
+        // The path's own capture still answered, though this copy is used.
+        let answered = entries.get(&d.path).is_some_and(Entry::answered);
+        entries.insert(d.path, Entry::new(200, d.body, d.at, Some(d.from)).answered_as(answered));
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod derive;
 pub mod github;
 pub mod graphql;
 pub mod paths;
+pub mod plan;
 pub mod sha;
 pub(crate) mod sparse;
 pub mod spill;
@@ -534,6 +535,10 @@ pub struct Entry {
     /// For an entry derived from another capture (a repository-wide list, an issue-shaped
     /// PR, search results: see [`derive`]), that capture's path.
     pub derived_from: Option<String>,
+    /// Whether a capture at this very path holds an answer (2xx, or gone: 404/410), whatever
+    /// copy is used: a derived copy that replaced it keeps it, one that filled an empty
+    /// path has none. The capture plan counts a path as present by it.
+    answered: bool,
 }
 
 /// The typed views of one entry's body, each built on first use. The two large ones are
@@ -554,15 +559,34 @@ struct Views {
     names: std::sync::OnceLock<github::Names>,
 }
 
+/// Whether a capture's status is an answer: 2xx, or gone (404/410).
+fn answers(status: u16) -> bool {
+    (200..300).contains(&status) || matches!(status, 404 | 410)
+}
+
 impl Entry {
     /// An entry whose body is a `Value` already.
     pub(crate) fn new(status: u16, body: Value, captured_at: Option<Instant>, derived_from: Option<String>) -> Entry {
-        Entry { status, text: None, value: std::sync::OnceLock::from(body), views: std::sync::OnceLock::new(), captured_at, derived_from }
+        Entry { status, text: None, value: std::sync::OnceLock::from(body), views: std::sync::OnceLock::new(), captured_at, derived_from, answered: false }
     }
 
     /// An entry whose body is parsed when first read; text that is not JSON reads as `null`.
     pub(crate) fn from_text(status: u16, text: impl Into<BodyText>, captured_at: Option<Instant>) -> Entry {
-        Entry { status, text: Some(text.into()), value: std::sync::OnceLock::new(), views: std::sync::OnceLock::new(), captured_at, derived_from: None }
+        let answered = answers(status);
+        let (value, views) = (std::sync::OnceLock::new(), std::sync::OnceLock::new());
+        Entry { status, text: Some(text.into()), value, views, captured_at, derived_from: None, answered }
+    }
+
+    /// The same entry, noting whether a capture at its own path answered.
+    pub(crate) fn answered_as(mut self, answered: bool) -> Entry {
+        self.answered = answered;
+        self
+    }
+
+    /// Whether a capture at this very path holds an answer (2xx, or gone: 404/410), even
+    /// when a derived copy is used; a failed capture is asked for again by `capture`.
+    pub fn answered(&self) -> bool {
+        self.answered
     }
 
     pub fn ok(&self) -> bool {
@@ -737,9 +761,10 @@ impl SnapshotIndex {
             .map(|(path, pages)| {
                 let status = pages.iter().map(|p| p.1).find(|s| !(200..300).contains(s)).unwrap_or(pages[0].1);
                 let captured_at = pages.iter().filter_map(|p| p.2).max();
+                let answered = pages.iter().any(|p| answers(p.1));
                 // Each page's text is let go once parsed: a long list is held once, not twice.
                 let bodies: Vec<Value> = pages.into_iter().map(|p| serde_json::from_str(p.3.as_ref()).unwrap_or(Value::Null)).collect();
-                (path, Entry::new(status, join_pages(bodies), captured_at, None))
+                (path, Entry::new(status, join_pages(bodies), captured_at, None).answered_as(answered))
             })
             .collect();
         entries.extend(joined);

@@ -56,6 +56,11 @@ impl<'a> Evaluation<'a> {
         Evaluation { index, captured_at, policy, windows, repository: RepositoryFacts::default(), run_ends: None }
     }
 
+    /// What is derived once from each repository of the index.
+    pub(crate) fn facts(&self) -> &RepositoryFacts {
+        &self.repository
+    }
+
     /// With each run's last act known ([`run_ends`]).
     pub(crate) fn with_run_ends(mut self, ends: &'a std::collections::HashMap<String, Instant>) -> Self {
         self.run_ends = Some(ends);

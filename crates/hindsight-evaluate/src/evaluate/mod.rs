@@ -21,6 +21,7 @@ pub use hindsight_core::actors;
 pub(crate) mod case;
 pub mod catalogue;
 pub mod ci_gate;
+mod coverage;
 mod history;
 mod judge;
 pub(crate) mod outcome;

@@ -7,7 +7,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::spill::OutcomeParts;
-use super::{ci_gate, risk, Evaluation, OutcomeRows, Policy, Window};
+use super::{ci_gate, coverage, risk, Evaluation, OutcomeRows, Policy, Window};
 use crate::dataset::manifest::Manifest;
 use crate::error::{Error, Result};
 use crate::phases::Phases;
@@ -52,11 +52,12 @@ pub fn evaluate_with(dataset: &Path, settings: &Settings, progress: &crate::prog
     let Judged { mut manifest, outputs, held } = judge_repositories(dataset, inputs, Repositories::All, settings, progress, rows_held_bytes, &mut parts, &mut found, &mut phases)?;
     let outcomes = write_tables(dataset, parts, &outputs, || gate_and_risk_tables(&found), &mut manifest, risk_policy)?;
     phases.mark("tables and outcomes written");
+    let coverage = std::mem::take(&mut found.coverage).finish();
     // What the run held (a million outputs' columns, their gates and risks) is freed beside
     // the manifest's writing, which waited for it before.
     let held = (outputs, found, held);
     let freed = std::thread::Builder::new().name("free".into()).spawn(move || drop(held));
-    save_manifest(dataset, manifest, &outcomes, policy, windows)?;
+    save_manifest(dataset, manifest, &outcomes, policy, windows, coverage)?;
     phases.mark("manifest saved");
     if let Ok(freed) = freed {
         let _ = freed.join();
@@ -178,7 +179,7 @@ impl RowSink for Vec<OutcomeRows> {
 /// `repositories` judged by [`judge_repositories`] from the dataset at `dataset`, as tables
 /// named by string keys only (no number of this process's): `outcomes` in
 /// [`super::outcomes::to_wire`]'s form, then the CI gate's and risk tables as the local run
-/// builds them. Nothing is written.
+/// builds them, and the capture plan's counts (`coverage::TABLE`). Nothing is written.
 pub fn judge_partition(dataset: &Path, repositories: &HashSet<Option<String>>, settings: &Settings) -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> {
     let mut phases = Phases::from_env();
     let inputs = read(dataset, CHUNK_BYTES, &mut phases)?;
@@ -188,7 +189,8 @@ pub fn judge_partition(dataset: &Path, repositories: &HashSet<Option<String>>, s
     let judged =
         judge_repositories(dataset, inputs, Repositories::Only(repositories), settings, &hidden, OUTCOME_ROWS_HELD_BYTES, &mut rows, &mut found, &mut phases)?;
     let wire = super::outcomes::to_wire(rows, &judged.outputs)?;
-    Ok(std::iter::once(("outcomes", wire)).chain(gate_and_risk_tables(&found)?).collect())
+    let counted = (coverage::TABLE, std::mem::take(&mut found.coverage).to_batch()?);
+    Ok(std::iter::once(("outcomes", wire)).chain(gate_and_risk_tables(&found)?).chain([counted]).collect())
 }
 
 /// The evaluate stage with the judging done elsewhere (`source`, a cluster): `judge` is
@@ -220,8 +222,13 @@ pub fn evaluate_judged(
     let mut parts = OutcomeParts::new(&dataset.join(".spill"), OUTCOME_ROWS_HELD_BYTES);
     let mut tables: Vec<(String, Vec<arrow::record_batch::RecordBatch>)> = Vec::new();
     let mut rows = 0usize;
+    let mut counted = coverage::Tally::default();
     for partition in partitions {
         for (name, batch) in partition {
+            if name == coverage::TABLE {
+                counted = counted.add(coverage::Tally::from_batch(&batch).map_err(|message| Error::Dataset { path: dataset.to_path_buf(), message })?);
+                continue;
+            }
             if name == "outcomes" {
                 let held = OutcomeRows::from_wire(&batch, &seq_of, &ranks).map_err(|message| Error::Dataset { path: dataset.to_path_buf(), message })?;
                 rows += held.len();
@@ -247,7 +254,7 @@ pub fn evaluate_judged(
         Ok(out)
     };
     let outcomes = write_tables(dataset, parts, &outputs, merged, &mut manifest, risk_policy)?;
-    save_manifest(dataset, manifest, &outcomes, policy, windows)?;
+    save_manifest(dataset, manifest, &outcomes, policy, windows, counted.finish())?;
     Ok(outcomes.rows)
 }
 
@@ -387,17 +394,19 @@ type Indexed<'o> = Vec<(Vec<(usize, SafeOutput<'o>)>, Vec<TaskPr>, SnapshotIndex
 /// A chunk's repositories as read: each one's outputs (by position), task PRs and captures.
 type ChunkRepos = Vec<(Vec<usize>, Vec<TaskPr>, Vec<ResponseRow>)>;
 
-/// The CI gate's replays and the PR risk levels found so far.
+/// The CI gate's replays, the PR risk levels and the capture plan's counts found so far.
 #[derive(Default)]
 struct GateAndRisk {
     replays: ci_gate::Replays,
     risks: Vec<risk::Risk>,
+    coverage: coverage::Tally,
 }
 
 impl GateAndRisk {
-    fn extend(&mut self, (replays, risks): (ci_gate::Replays, Vec<risk::Risk>)) {
+    fn extend(&mut self, (replays, risks): (ci_gate::Replays, Vec<risk::Risk>), counted: coverage::Tally) {
         self.replays.extend(replays);
         self.risks.extend(risks);
+        self.coverage = std::mem::take(&mut self.coverage).add(counted);
     }
 }
 
@@ -491,13 +500,13 @@ impl<'a> Judging<'a> {
     fn judge_chunk(&self, indexed: Indexed<'a>, parts: &mut (dyn RowSink + Send), found: &mut GateAndRisk, phases: &mut Phases) -> Result<()> {
         let t = std::time::Instant::now();
         let evaluations: Vec<(&[(usize, SafeOutput)], Evaluation)> = indexed.iter().map(|(ids, _, index)| (ids.as_slice(), self.evaluation(index))).collect();
-        let (rows, gated) = rayon::join(
+        let (rows, (gated, counted)) = rayon::join(
             || self.judge(parts, evaluations.iter().flat_map(|(ids, ev)| ids.iter().map(move |(i, o)| (*i, o, ev))).collect()),
-            || self.gate_and_risk(&indexed),
+            || rayon::join(|| self.gate_and_risk(&indexed), || Self::coverage(&evaluations)),
         );
         rows?;
         drop(evaluations);
-        found.extend(gated);
+        found.extend(gated, counted);
         let t = phases.add("judge, ci gate and risk", t);
         // Freed here, not beside the next chunk's judging: that was no faster (BENCHMARKS.md,
         // twelfth step) and held more memory.
@@ -525,6 +534,15 @@ impl<'a> Judging<'a> {
             parts.extend(judged)?;
         }
         Ok(())
+    }
+
+    /// The capture plan of a chunk's repositories, each against its index (read as the
+    /// judging reads it: the same facts).
+    fn coverage(evaluations: &[(&[(usize, SafeOutput)], Evaluation)]) -> coverage::Tally {
+        evaluations
+            .par_iter()
+            .map(|(ids, ev)| coverage::repository(&ids.iter().map(|(_, o)| o).collect::<Vec<_>>(), ev.index, ev.facts()))
+            .reduce(coverage::Tally::default, coverage::Tally::add)
     }
 
     /// Gate and risk: the CI gate ([SPEC-CIGATE]), replayed for the outputs that push code,
@@ -566,6 +584,9 @@ impl<'a> Judging<'a> {
         found.risks.extend(rest.iter().filter_map(|(_, o)| risk::assess(empty, o, self.risk_policy)));
         found.risks.extend(task_prs.values().flatten().map(|t| risk::assess_task(empty, &t.task_id, &t.repo, t.number, self.risk_policy)));
         let ev = self.evaluation(empty);
+        // Their reads are missing but for captures of no repository (a team, a project).
+        let counted = coverage::each_repository(&rest.iter().map(|(_, o)| o).collect::<Vec<_>>(), empty, ev.facts());
+        found.coverage = std::mem::take(&mut found.coverage).add(counted);
         self.judge(parts, rest.iter().map(|(i, o)| (*i, o, &ev)).collect())
     }
 }
@@ -602,11 +623,21 @@ fn gate_and_risk_tables(found: &GateAndRisk) -> Result<Vec<(&'static str, arrow:
     Ok(gate?.into_iter().chain([risk?]).collect())
 }
 
-/// Write the manifest: the outcomes table, and the policy and windows it was judged under.
-fn save_manifest(dataset: &Path, mut manifest: Manifest, outcomes: &crate::dataset::Written, policy: &Policy, windows: &[Window]) -> Result<()> {
+/// Write the manifest: the outcomes table, the policy and windows it was judged under, and
+/// the capture plan's counts (an AIDev import has none: its captures are rebuilt from its
+/// own tables).
+fn save_manifest(
+    dataset: &Path,
+    mut manifest: Manifest,
+    outcomes: &crate::dataset::Written,
+    policy: &Policy,
+    windows: &[Window],
+    coverage: crate::dataset::manifest::CaptureCoverage,
+) -> Result<()> {
     manifest.record_table("outcomes", outcomes);
     manifest.policy = Some(policy.to_json());
     manifest.windows = windows.iter().map(|w| w.to_string()).collect();
+    manifest.capture_coverage = (!manifest.tables.contains_key(crate::aidev::PR_TABLE)).then_some(coverage);
     manifest.save(dataset)
 }
 

@@ -54,9 +54,9 @@ impl Expected {
         let raw: BTreeMap<String, Box<RawValue>> = serde_json::from_str(text).map_err(|_| shape("the file must hold a JSON object of query name -> rows"))?;
         let mut queries = Vec::new();
         for (query, rows) in raw {
-            // The report's own list of sections it left out, with why: no figures of its own
-            // (so `report --format json` is accepted as it is).
-            if query == LEFT_OUT {
+            // The report's own list of sections it left out, with why, and its warnings: no
+            // figures of their own (so `report --format json` is accepted as it is).
+            if query == LEFT_OUT || query == crate::report::coverage::WARNINGS {
                 continue;
             }
             let rows: Vec<Box<RawValue>> = serde_json::from_str(rows.get()).map_err(|_| shape(&format!("`{query}` must be an array of rows")))?;

@@ -86,7 +86,7 @@ pub fn render(batches: &[RecordBatch], fmt: Format) -> Result<String> {
         Format::Ndjson => ndjson(batches, None),
         Format::Html => {
             let section = super::html::Section { name: "query", title: "Query result", columns: column_names(batches), rows: rows_of(batches)? };
-            Ok(super::html::page("query result", &[section], &[], None))
+            Ok(super::html::page("query result", &[section], &[], None, None))
         }
         Format::Markdown => {
             let (names, rows) = cells(batches)?;
@@ -397,25 +397,39 @@ type Sections<'a> = [(&'a str, &'a str, Vec<RecordBatch>)];
 
 /// [`sections`], and the sections left out of this dashboard with their one-line notes:
 /// lines after the sections in the table, markdown and HTML; a [`LEFT_OUT`] key in the JSON
-/// and CSV (only when something was left out). Table, markdown and HTML round numbers for
-/// reading ([`for_reading`]); JSON and CSV keep full precision.
+/// and CSV (only when something was left out). The snapshot's coverage leads: its line
+/// before everything in the table, markdown and HTML, and a warning, when there is one, as a
+/// first [`WARNINGS`](super::coverage::WARNINGS) section in the JSON, NDJSON, CSV and HTML.
+/// Table, markdown and HTML round numbers for reading ([`for_reading`]); JSON and CSV keep
+/// full precision.
 pub(crate) fn sections_with_notes(
     sections: &[(&str, &str, Vec<RecordBatch>)],
     left_out: &[super::LeftOut],
     fmt: Format,
     provenance: Option<&super::html::Provenance>,
     fit: super::terminal::Fit,
+    coverage: &super::coverage::Coverage,
 ) -> Result<String> {
     let notes: Vec<&str> = left_out.iter().map(|l| l.note.as_str()).collect();
+    let lead = coverage.line();
     let sections: Vec<(&str, &str, Vec<RecordBatch>)> =
         sections.iter().map(|(name, title, b)| Ok((*name, *title, spans::all_for_format(b, fmt)?))).collect::<Result<_>>()?;
     if fmt == Format::Table {
-        return dashboard_table(&sections, &notes, fit);
+        let first = lead.map(|l| super::terminal::wrap(&l, fit) + "\n").unwrap_or_default();
+        return Ok(first + &dashboard_table(&sections, &notes, fit)?);
     }
-    let sections = as_printed(&sections, left_out, fmt)?;
+    let with_warning: std::borrow::Cow<'_, Sections<'_>> = match coverage.batch()? {
+        Some(b) if fmt != Format::Markdown => {
+            let mut all = vec![(super::coverage::WARNINGS, "Warning: captures missing", vec![b])];
+            all.extend(sections.iter().cloned());
+            std::borrow::Cow::Owned(all)
+        }
+        _ => std::borrow::Cow::Borrowed(&sections[..]),
+    };
+    let sections = as_printed(&with_warning, left_out, fmt)?;
     let sections = sections.as_ref();
     match fmt {
-        Format::Html => Ok(super::html::page("dashboard", &html_sections(sections)?, &notes, provenance)),
+        Format::Html => Ok(super::html::page("dashboard", &html_sections(sections)?, &notes, provenance, lead.as_deref().map(|l| (l, coverage.warns())))),
         Format::Json => dashboard_json(sections),
         Format::Ndjson => {
             let mut out = String::new();
@@ -426,7 +440,7 @@ pub(crate) fn sections_with_notes(
         }
         Format::Csv => dashboard_csv(sections),
         Format::Markdown => {
-            let mut out = String::new();
+            let mut out = lead.map(|l| format!("> **{}**\n\n", crate::text::printable(&l))).unwrap_or_default();
             for (_, title, b) in sections {
                 out.push_str(&format!("## {title}\n\n"));
                 out.push_str(&render(b, fmt)?);

@@ -90,8 +90,9 @@ fn glossary() -> String {
 }
 
 /// The page. `sections` are in dashboard order; `title` says what the page shows.
-/// `notes` say which sections were left out and why, one line each, after the sections.
-pub(crate) fn page(title: &str, sections: &[Section], notes: &[&str], prov: Option<&Provenance>) -> String {
+/// `notes` say which sections were left out and why, one line each, after the sections;
+/// `lead`, a line the reader sees first (and whether it is a warning), under the title.
+pub(crate) fn page(title: &str, sections: &[Section], notes: &[&str], prov: Option<&Provenance>, lead: Option<(&str, bool)>) -> String {
     let mut charts = String::new();
     for f in super::charts::figures(sections, &super::charts::Style::default()) {
         let _ = write!(charts, r#"<figure id="figure-{}"><figcaption>{}</figcaption>{}</figure>"#, esc(&f.name), esc(&f.caption), f.svg());
@@ -107,10 +108,14 @@ pub(crate) fn page(title: &str, sections: &[Section], notes: &[&str], prov: Opti
         }
         body.push_str("</section>");
     }
-    let head = match prov {
-        Some(p) => provenance(p),
+    let mut head = match lead {
+        Some((line, true)) => format!(r#"<p class="warning" role="alert">{}</p>"#, esc(line)),
+        Some((line, false)) => format!(r#"<p class="note">{}</p>"#, esc(line)),
         None => String::new(),
     };
+    if let Some(p) = prov {
+        head.push_str(&provenance(p));
+    }
     let explain = if charts.is_empty() {
         String::new()
     } else {
@@ -131,7 +136,7 @@ th,td{{border:1px solid #ccc;padding:3px 8px}} th{{background:#f3f3f3}} td.n{{te
 figure{{display:block;margin:0 0 2em 0;max-width:1000px}} figcaption{{font-weight:600;margin-bottom:.3em}} figure svg{{display:block;width:100%;height:auto}}
 dl.prov{{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em;font-size:13px}} dl.prov dt{{font-weight:600}} dl.prov dd{{margin:0;overflow-wrap:anywhere}}
 dl.terms{{font-size:13px}} dl.terms dt{{font-weight:600;margin-top:.4em}} dl.terms dd{{margin-left:1.5em}}
-.small{{color:#b00020}} pre{{font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere}} p,dd{{overflow-wrap:anywhere}}
+.small{{color:#b00020}} p.warning{{border-left:4px solid #b00020;background:#fdecee;padding:.5em 1em}} p.note{{border-left:4px solid #888;padding:.2em 1em}} pre{{font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere}} p,dd{{overflow-wrap:anywhere}}
 </style></head>
 <body><h1>hindsight: {t}</h1>
 {head}

@@ -10,6 +10,7 @@ mod operator;
 mod spans;
 mod types;
 pub mod charts;
+pub mod coverage;
 pub mod check;
 pub mod diff;
 mod figure;
@@ -30,6 +31,7 @@ use datafusion::prelude::{ParquetReadOptions, SQLOptions, SessionConfig, Session
 
 use crate::error::{Error, Result};
 
+pub use coverage::Coverage;
 pub use format::Format;
 
 /// One bundled query, everything said about it in one declaration: its name, its statement
@@ -748,6 +750,8 @@ pub struct View {
     pub fit: terminal::Fit,
     /// Sections by query name (`--section`); empty: all.
     pub sections: Vec<String>,
+    /// Whether the snapshot holds the captures the rules asked for, said before the figures.
+    pub coverage: Coverage,
 }
 
 /// `dashboard_with`, showing `view`'s sections at its width. A section name the dashboard
@@ -764,7 +768,7 @@ pub fn dashboard_view(dataset: &Path, fmt: Format, limits: Limits, engine: &Engi
         left_out.clear();
     }
     let provenance = html::Provenance::of(dataset)?;
-    format::sections_with_notes(&sections, &left_out, fmt, Some(&provenance), view.fit)
+    format::sections_with_notes(&sections, &left_out, fmt, Some(&provenance), view.fit, &view.coverage)
 }
 
 /// The name of `names` a mistyped `given` meant: one whose last part it is (`overview` for
