@@ -67,7 +67,7 @@ impl Lines<'_> {
         let k = self.bars.style.k();
         if let Some(xs) = &self.xs {
             let (lo, hi) = xs.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-            let ticks = span_ticks(lo, hi, 6);
+            let ticks = span_ticks(lo, hi, 6, xs.iter().flatten().all(|v| v.fract() == 0.0));
             let (t0, t1) = (ticks.first().copied().unwrap_or(0.0), ticks.last().copied().unwrap_or(1.0));
             let x_of = |v: f64| left + (v - t0) / (t1 - t0).max(f64::MIN_POSITIVE) * width;
             for t in &ticks {
@@ -157,8 +157,9 @@ fn band(out: &mut Vec<Item>, s: &Series, at: &[Option<f64>], y_of: impl Fn(f64) 
 }
 
 /// Round ticks spanning `lo` to `hi` (not from 0: years or hours of a day start where the
-/// data does), a step of 1, 2, 2.5 or 5 × 10^k.
-fn span_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+/// data does), a step of 1, 2, 2.5 or 5 × 10^k; `whole` (every x a whole number, as hours
+/// and years are): whole steps, never 1.5 or 2.5.
+fn span_ticks(lo: f64, hi: f64, target: usize, whole: bool) -> Vec<f64> {
     if !(lo.is_finite() && hi.is_finite()) {
         return vec![0.0, 1.0];
     }
@@ -167,6 +168,7 @@ fn span_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
         [a, b, ..] => b - a,
         _ => 1.0,
     };
+    let step = if whole { step.max(1.0).floor() } else { step };
     let first = (lo / step + 1e-9).floor();
     let last = (hi / step - 1e-9).ceil();
     (0..=(last - first).max(1.0) as usize).map(|i| (((first + i as f64) * step) * 1e9).round() / 1e9 + 0.0).collect()
@@ -178,9 +180,12 @@ mod tests {
 
     #[test]
     fn a_numeric_axis_spans_the_data_in_round_steps() {
-        assert_eq!(span_ticks(0.0, 23.0, 6), [0.0, 5.0, 10.0, 15.0, 20.0, 25.0]);
-        assert_eq!(span_ticks(2019.0, 2025.0, 6), [2019.0, 2020.0, 2021.0, 2022.0, 2023.0, 2024.0, 2025.0]);
-        assert_eq!(span_ticks(3.0, 3.0, 6), [2.0, 2.5, 3.0, 3.5, 4.0]);
-        assert_eq!(span_ticks(-0.5, 0.5, 4), [-0.5, -0.25, 0.0, 0.25, 0.5]);
+        assert_eq!(span_ticks(0.0, 23.0, 6, true), [0.0, 5.0, 10.0, 15.0, 20.0, 25.0]);
+        assert_eq!(span_ticks(2019.0, 2025.0, 6, true), [2019.0, 2020.0, 2021.0, 2022.0, 2023.0, 2024.0, 2025.0]);
+        assert_eq!(span_ticks(3.0, 3.0, 6, false), [2.0, 2.5, 3.0, 3.5, 4.0]);
+        assert_eq!(span_ticks(-0.5, 0.5, 4, false), [-0.5, -0.25, 0.0, 0.25, 0.5]);
+        // Whole numbers (hours): whole steps.
+        assert_eq!(span_ticks(1.0, 3.0, 6, true), [1.0, 2.0, 3.0]);
+        assert_eq!(span_ticks(0.0, 15.0, 6, true), [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0]);
     }
 }
