@@ -1516,13 +1516,15 @@ fn query_figures_as_lines() {
             assert!(a.partial_cmp(&b) == points[j].1.partial_cmp(&points[i].1), "{rate}: rows {i} and {j} ({a}, {b}) at {points:?}");
         }
     }
-    let values: Vec<f64> = svg.split(r#"class="point""#).skip(1).map(|p| p.split("data-value=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap()).collect();
+    let values: Vec<f64> =
+        svg.split(r#"class="point""#).skip(1).map(|p| p.split("data-value=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap()).collect();
     let want: Vec<f64> = report::charts::RATES.iter().flat_map(|(rate, _, _)| rows.iter().map(|r| r[*rate].as_f64().unwrap())).collect();
     assert_eq!(values, want, "a marker per row and series, in order, with the result's values");
     assert_eq!(svg.matches("<polygon ").count(), svg.matches(r#"class="band""#).count() + 1, "a band per series, and the legend's");
     assert_eq!(svg.matches(r#"class="band""#).count(), 3, "{svg}");
     assert!(svg.contains(">95% interval (Wilson)<") && svg.contains(">snapshot<") && svg.contains(">eval_window<") && svg.contains(">Share (0–1)<"), "{svg}");
-    let out = Command::new(python()).args(["-c", "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])"]).arg(tmp.path().join("l.svg")).output().unwrap();
+    let out =
+        Command::new(python()).args(["-c", "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])"]).arg(tmp.path().join("l.svg")).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let (png, pdf) = (draw("l.png"), draw("l.pdf"));
     let colors: Vec<&str> = report::charts::RATES.iter().map(|r| r.2).collect();

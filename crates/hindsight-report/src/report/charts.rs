@@ -262,7 +262,9 @@ fn legend(out: &mut Vec<Item>, left: f64, right: f64, top: f64, items: &[LegendI
                 let points = vec![[x, y - 9.0 * k], [x + sw, y - 9.0 * k], [x + sw, y + k], [x, y + k]];
                 vec![Item::Polygon { points, fill: "#444", opacity: lines::BAND_OPACITY, meta: Meta::default() }]
             }
-            Mark::Hollow => vec![Item::Circle { cx: x + sw / 2.0, cy: y - 4.0 * k, r: 3.5 * k, fill: "#fff", stroke: Some(("#555", 1.5 * k)), meta: Meta::default() }],
+            Mark::Hollow => {
+                vec![Item::Circle { cx: x + sw / 2.0, cy: y - 4.0 * k, r: 3.5 * k, fill: "#fff", stroke: Some(("#555", 1.5 * k)), meta: Meta::default() }]
+            }
         };
         entry.push(text(x + 20.0 * k, y, item.label.clone(), 11.0 * k, Anchor::Start));
         out.push(Item::Group { class: "legend", items: entry });
@@ -779,7 +781,8 @@ pub fn query_figure(name: &str, batches: &[arrow::record_batch::RecordBatch], sp
     let labels: Vec<String> = rows.iter().map(|r| label_cols.iter().map(|c| shown(&cell(r.get(*c).unwrap_or(&Value::Null)))).collect::<Vec<_>>().join(" · ")).collect();
     let n_text = ns.iter().map(|n| if n.is_finite() { format!("n = {} ({})", fmt_num(*n), shown(n_col.unwrap_or_default())) } else { String::new() }).collect();
     let caption = spec.title.clone().unwrap_or_else(|| format!("{name}: {}", series_cols.iter().map(|c| shown(c)).collect::<Vec<_>>().join(", ")));
-    let bars = Bars { name: name.to_string(), caption, category: &category, value_axis, labels, n_text, series, max: share.then_some(scale), style: spec.style };
+    let bars =
+        Bars { name: name.to_string(), caption, category: &category, value_axis, labels, n_text, series, max: share.then_some(scale), style: spec.style };
     Ok(match spec.chart {
         ChartKind::Bar => bars.draw(),
         ChartKind::Line => lines::Lines { xs: x_col.map(|c| rows.iter().map(|r| num(r.get(c))).collect()), bars }.draw(),

@@ -86,7 +86,17 @@ impl Lines<'_> {
         for (label, x) in labels.iter().zip(at.iter().flatten()) {
             out.push(line(*x, axis_y, *x, axis_y + 5.0, "#444"));
             let item = if upright {
-                Item::Text { x: x + 4.0 * k, y: axis_y + 8.0, text: label.clone(), size: 11.0 * k, bold: false, anchor: Anchor::End, color: None, vertical: true, meta: Meta::class("x-label") }
+                Item::Text {
+                    x: x + 4.0 * k,
+                    y: axis_y + 8.0,
+                    text: label.clone(),
+                    size: 11.0 * k,
+                    bold: false,
+                    anchor: Anchor::End,
+                    color: None,
+                    vertical: true,
+                    meta: Meta::class("x-label"),
+                }
             } else {
                 with_meta(text(*x, axis_y + 5.0 + 13.0 * k, label.clone(), 11.0 * k, Anchor::Middle), Meta::class("x-label"))
             };
@@ -111,7 +121,8 @@ impl Lines<'_> {
                 Some((lo, hi)) => format!("{}, {label}: {} (95% interval {} to {}){n_said}", s.label, fmt_num(v), fmt_num(lo), fmt_num(hi)),
                 None => format!("{}, {label}: {}{n_said}", s.label, fmt_num(v)),
             };
-            let meta = Meta { class: Some(if small { "point small-n" } else { "point" }), data: vec![("n", fmt_num(n)), ("value", fmt_num(v))], title: Some(what) };
+            let meta =
+                Meta { class: Some(if small { "point small-n" } else { "point" }), data: vec![("n", fmt_num(n)), ("value", fmt_num(v))], title: Some(what) };
             let (fill, stroke) = if small { ("#fff", (s.color, 1.5 * k)) } else { (s.color, ("#fff", 1.0 * k)) };
             out.push(Item::Circle { cx: x, cy: y_of(v), r: 3.5 * k, fill, stroke: Some(stroke), meta });
         }

@@ -95,9 +95,7 @@ impl Canvas {
         for (i, [a, b]) in points.windows(2).filter_map(|w| <[[f64; 2]; 2]>::try_from(w).ok()).enumerate() {
             let before = i.checked_sub(1).and_then(|j| points.get(j..j + 2)).and_then(|w| <[[f64; 2]; 2]>::try_from(w).ok());
             let bbox = [a[0].min(b[0]) - half, a[1].min(b[1]) - half, a[0].max(b[0]) + half, a[1].max(b[1]) + half];
-            self.sampled(bbox, 4, c, 1.0, |x, y| {
-                segment_distance([x, y], a, b) <= half && before.map_or(true, |[p, q]| segment_distance([x, y], p, q) > half)
-            });
+            self.sampled(bbox, 4, c, 1.0, |x, y| segment_distance([x, y], a, b) <= half && before.map_or(true, |[p, q]| segment_distance([x, y], p, q) > half));
         }
         if let [only] = points {
             self.circle([only[0], only[1], half], c, 1.0);

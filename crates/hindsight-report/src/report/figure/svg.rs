@@ -80,7 +80,12 @@ fn write_item(s: &mut String, item: &Item, hatch: &str) {
         }
         Item::Lines { segments, color, width, meta } => lines(s, segments, color, *width, meta),
         Item::Polyline { points, color, width, meta } => {
-            let _ = write!(s, r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="{}" stroke-linejoin="round" stroke-linecap="round""#, point_list(points), n(*width));
+            let _ = write!(
+                s,
+                r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="{}" stroke-linejoin="round" stroke-linecap="round""#,
+                point_list(points),
+                n(*width)
+            );
             meta_attrs(s, meta);
             close(s, "polyline", meta);
         }
