@@ -103,6 +103,11 @@ enum Command {
         /// of printing it: SVG, PNG or PDF as FILE's name ends.
         #[arg(long, value_name = "FILE.svg|.png|.pdf", conflicts_with = "figures")]
         figure: Option<PathBuf>,
+        /// With --figure: the kind of chart: bars (a group per row), or lines over the rows
+        /// in order (weeks, windows) or over a numeric first column (hours), each row a
+        /// marker, intervals as bands (default: bar).
+        #[arg(long, value_enum, value_name = "KIND", requires = "figure")]
+        chart: Option<hindsight::report::charts::ChartKind>,
         /// With --figure: the number columns drawn, comma-separated (default: every one that
         /// is not an interval's end or a count).
         #[arg(long, value_name = "COL,...", requires = "figure", value_delimiter = ',')]
@@ -897,10 +902,10 @@ impl Command {
             Command::Evaluate { dataset, eval, engine, .. } => {
                 Task::Evaluate { dataset: dataset_or_default(dataset)?, settings: eval.read()?, engine: engine.engine()? }
             }
-            Command::Report { dataset, query, sql, format, section, wide, figure, series, labels, title, figures, look, rows, limits, engine, plan, .. } => {
+            Command::Report { dataset, query, sql, format, section, wide, figure, chart, series, labels, title, figures, look, rows, limits, engine, plan, .. } => {
                 let name = query.clone().unwrap_or_else(|| "sql".into());
                 let (style, encoding) = look.read(figure.as_deref(), figures.is_some())?;
-                let figure = figure.map(|f| Ok::<_, Error>((f, name, figure_spec(series, labels, title, style)?))).transpose()?;
+                let figure = figure.map(|f| Ok::<_, Error>((f, name, figure_spec(chart.unwrap_or_default(), series, labels, title, style)?))).transpose()?;
                 let mut task = report_task(dataset_or_default(dataset)?, query, sql, format, figures, rows, limits, engine)?;
                 if let Task::Report { plan: p, view, figure: f, figure_look, .. } = &mut task {
                     *p = plan;
@@ -973,7 +978,7 @@ fn import_task(source: ImportSource) -> Result<Task> {
 }
 
 /// `report --figure`'s drawing: the series, the label file read, the caption, the style.
-fn figure_spec(series: Vec<String>, labels: Option<PathBuf>, title: Option<String>, style: hindsight::report::charts::Style) -> Result<hindsight::report::charts::FigureSpec> {
+fn figure_spec(chart: hindsight::report::charts::ChartKind, series: Vec<String>, labels: Option<PathBuf>, title: Option<String>, style: hindsight::report::charts::Style) -> Result<hindsight::report::charts::FigureSpec> {
     let labels = match labels {
         None => Default::default(),
         Some(p) => {
@@ -981,7 +986,7 @@ fn figure_spec(series: Vec<String>, labels: Option<PathBuf>, title: Option<Strin
             serde_json::from_str(&text).map_err(|e| Error::usage(format!("--labels {}: expected a JSON object of strings ({e})", p.display())))?
         }
     };
-    Ok(hindsight::report::charts::FigureSpec { series, labels, title, style })
+    Ok(hindsight::report::charts::FigureSpec { chart, series, labels, title, style })
 }
 
 /// How figures look and are written (`report --figure FILE`, `report --figures DIR`).

@@ -1475,6 +1475,115 @@ fn query_figures_as_png_and_pdf() {
     }
 }
 
+/// An SVG attribute's values in order, one per element that has it.
+fn attr_values<'a>(svg: &'a str, attr: &str) -> Vec<&'a str> {
+    svg.split(&format!(" {attr}=\"")).skip(1).filter_map(|s| s.split('"').next()).collect()
+}
+
+/// A polyline's points: `x,y x,y ...`.
+fn polyline_points(element: &str) -> Vec<(f64, f64)> {
+    let points = element.split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+    points.split(' ').map(|p| p.split_once(',').map(|(x, y)| (x.parse().unwrap(), y.parse().unwrap())).unwrap()).collect()
+}
+
+/// `--chart line`: per series one line through every row, in the rows' order left to right,
+/// higher values higher; a marker per row with its value; a band per series with intervals;
+/// the legend. As PNG (decoded by Pillow, the series' colours drawn) and PDF (structurally
+/// valid, the labels shown); the same bytes twice; bars stay the default.
+#[test]
+fn query_figures_as_lines() {
+    if !crate::support::have(&[crate::support::Tool::Python]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let rows: Value = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--query", "acceptance_by_window", "--format", "json"], tmp.path())).unwrap();
+    let rows = rows.as_array().unwrap();
+    let draw = |file: &str| {
+        assert_eq!(ok(&["report", "--dataset", "ds", "--query", "acceptance_by_window", "--figure", file, "--chart", "line"], tmp.path()).trim(), file);
+        std::fs::read(tmp.path().join(file)).unwrap()
+    };
+    let svg = String::from_utf8(draw("l.svg")).unwrap();
+    let lines: Vec<&str> = svg.split("<polyline ").skip(1).filter(|l| l.contains(r#"class="series""#)).collect();
+    assert_eq!(lines.len(), report::charts::RATES.len(), "{svg}");
+    for ((rate, _, color), l) in report::charts::RATES.iter().zip(&lines) {
+        assert!(l.contains(&format!(r#"stroke="{color}""#)) && l.contains(&format!(r#"data-series="{rate}""#)), "{l}");
+        let points = polyline_points(l);
+        assert_eq!(points.len(), rows.len(), "{rate}: a point per row");
+        assert!(points.windows(2).all(|w| w[0].0 < w[1].0), "{rate}: rows left to right in order: {points:?}");
+        for (i, j) in [(0, 1), (1, 2), (2, 4), (0, 4)] {
+            let (a, b) = (rows[i][rate].as_f64().unwrap(), rows[j][rate].as_f64().unwrap());
+            assert!(a.partial_cmp(&b) == points[j].1.partial_cmp(&points[i].1), "{rate}: rows {i} and {j} ({a}, {b}) at {points:?}");
+        }
+    }
+    let values: Vec<f64> =
+        svg.split(r#"class="point""#).skip(1).map(|p| p.split("data-value=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap()).collect();
+    let want: Vec<f64> = report::charts::RATES.iter().flat_map(|(rate, _, _)| rows.iter().map(|r| r[*rate].as_f64().unwrap())).collect();
+    assert_eq!(values, want, "a marker per row and series, in order, with the result's values");
+    assert_eq!(svg.matches("<polygon ").count(), svg.matches(r#"class="band""#).count() + 1, "a band per series, and the legend's");
+    assert_eq!(svg.matches(r#"class="band""#).count(), 3, "{svg}");
+    assert!(svg.contains(">95% interval (Wilson)<") && svg.contains(">snapshot<") && svg.contains(">eval_window<") && svg.contains(">Share (0–1)<"), "{svg}");
+    let out =
+        Command::new(python()).args(["-c", "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])"]).arg(tmp.path().join("l.svg")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (png, pdf) = (draw("l.png"), draw("l.pdf"));
+    let colors: Vec<&str> = report::charts::RATES.iter().map(|r| r.2).collect();
+    let read = figure_files(&[&tmp.path().join("l.png"), &tmp.path().join("l.pdf")], &colors);
+    let p = &read[tmp.path().join("l.png").to_str().unwrap()];
+    assert_eq!((p["format"].as_str(), p["mode"].as_str()), (Some("PNG"), Some("RGB")));
+    for c in &colors {
+        assert!(p["colors"][c].as_f64().unwrap() > 300.0, "no line in {c}: {p}");
+    }
+    let d = &read[tmp.path().join("l.pdf").to_str().unwrap()];
+    assert_eq!(d["problems"], json!([]), "{d}");
+    let shown: Vec<&str> = d["text"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    for want in ["Share (0–1)", "eval_window", "snapshot", "95% interval (Wilson)", "sticky_artifact_rate"] {
+        assert!(shown.contains(&want), "the PDF does not show `{want}`: {shown:?}");
+    }
+    if let Some(dark) = d["rendered_dark"].as_f64() {
+        assert!(dark > 100.0, "Poppler renders the PDF blank");
+    }
+    assert_eq!((draw("l.svg"), draw("l.png"), draw("l.pdf")), (svg.into_bytes(), png, pdf), "written again: the same bytes");
+    // Bars stay the default.
+    ok(&["report", "--dataset", "ds", "--query", "acceptance_by_window", "--figure", "b.svg", "--chart", "bar"], tmp.path());
+    ok(&["report", "--dataset", "ds", "--query", "acceptance_by_window", "--figure", "d.svg"], tmp.path());
+    assert_eq!(std::fs::read(tmp.path().join("b.svg")).unwrap(), std::fs::read(tmp.path().join("d.svg")).unwrap());
+}
+
+/// A line chart over a numeric first column (hours): x placed by its value on an axis of
+/// whole round ticks, the points in x order whatever the rows' order; a small sample's
+/// marker hollow, with the legend's note; usage errors said in the chart's terms.
+#[test]
+fn lines_over_a_numeric_column() {
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let sql = "SELECT * FROM (VALUES (4, 30, 0.5), (1, 5, 0.25), (2, 20, 0.75)) AS t(hour, prs, merge_rate)";
+    ok(&["report", "--dataset", "ds", "--sql", sql, "--figure", "h.svg", "--chart", "line"], tmp.path());
+    let svg = std::fs::read_to_string(tmp.path().join("h.svg")).unwrap();
+    let line = svg.split("<polyline ").find(|l| l.contains(r#"class="series""#)).unwrap();
+    let points = polyline_points(line);
+    assert_eq!(points.len(), 3, "{svg}");
+    // Hours 1, 2, 4: x in proportion (the gap from 2 to 4 twice that from 1 to 2).
+    let (gap1, gap2) = (points[1].0 - points[0].0, points[2].0 - points[1].0);
+    assert!((gap2 - 2.0 * gap1).abs() < 0.2, "{points:?}");
+    let ticks: Vec<&str> = svg.split(r#"class="tick">"#).skip(1).filter_map(|t| t.split('<').next()).collect();
+    assert!(["1", "2", "3", "4"].iter().all(|t| ticks.contains(t)) && !ticks.contains(&"1.5"), "{ticks:?}");
+    assert!(svg.contains(">hour<") && !svg.contains(r#"data-series="hour""#), "{svg}");
+    assert_eq!(svg.matches(r#"class="point small-n""#).count(), 1, "the row of 5 PRs");
+    assert!(svg.contains(">n &lt; 10: small sample<"), "{svg}");
+    assert_eq!(attr_values(&svg, "data-n").len(), 3);
+    for (args, why) in [
+        (vec!["--sql", "SELECT 'a' AS k", "--figure", "x.svg", "--chart", "line"], "--chart line: the result has no number column to draw as a line"),
+        (vec!["--query", "acceptance_by_window", "--chart", "line"], "--figure"),
+        (vec!["--query", "acceptance_by_window", "--figure", "x.svg", "--chart", "pie"], "bar, line"),
+    ] {
+        let mut all = vec!["report", "--dataset", "ds"];
+        all.extend(args.iter().copied());
+        let out = run(&all, tmp.path());
+        assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains(why), "{all:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
 /// `report --figures DIR --figure-format png|pdf` writes the dashboard's charts in that
 /// format, named as the SVG files are: each PNG decodes, twice the SVG's size, with ink and
 /// its bars; each PDF is well-formed and shows its axis titles; shares are 0-1 as in the

@@ -11,6 +11,8 @@ use super::figure::{Anchor, Drawing, Fill, Item, Meta};
 pub use super::figure::{Encoding, FigureFormat};
 use super::section::{cell, Section};
 
+mod lines;
+
 type Row = Map<String, Value>;
 
 /// Samples below this are marked on the charts (hatched bars, "small n" beside the n): a
@@ -180,7 +182,13 @@ fn axis_title(x: f64, y: f64, title: &str, size: f64, vertical: bool) -> Item {
 
 /// An item with SVG's class, data and tooltip set.
 fn with_meta(mut item: Item, m: Meta) -> Item {
-    if let Item::Text { meta, .. } | Item::Rect { meta, .. } | Item::Lines { meta, .. } = &mut item {
+    if let Item::Text { meta, .. }
+    | Item::Rect { meta, .. }
+    | Item::Lines { meta, .. }
+    | Item::Polyline { meta, .. }
+    | Item::Polygon { meta, .. }
+    | Item::Circle { meta, .. } = &mut item
+    {
         *meta = m;
     }
     item
@@ -246,6 +254,17 @@ fn legend(out: &mut Vec<Item>, left: f64, right: f64, top: f64, items: &[LegendI
             Mark::Swatch(color) => vec![swatch(Fill::Color(color))],
             Mark::Hatch => vec![swatch(Fill::Color("#888")), swatch(Fill::Hatch)],
             Mark::Whisker => vec![whisker(x, x + sw, y - 4.0 * k, 4.0 * k, Meta::default())],
+            Mark::Line(color) => vec![
+                Item::Polyline { points: vec![[x, y - 4.0 * k], [x + sw, y - 4.0 * k]], color, width: 2.0 * k, meta: Meta::default() },
+                Item::Circle { cx: x + sw / 2.0, cy: y - 4.0 * k, r: 3.5 * k, fill: color, stroke: Some(("#fff", k)), meta: Meta::default() },
+            ],
+            Mark::Band => {
+                let points = vec![[x, y - 9.0 * k], [x + sw, y - 9.0 * k], [x + sw, y + k], [x, y + k]];
+                vec![Item::Polygon { points, fill: "#444", opacity: lines::BAND_OPACITY, meta: Meta::default() }]
+            }
+            Mark::Hollow => {
+                vec![Item::Circle { cx: x + sw / 2.0, cy: y - 4.0 * k, r: 3.5 * k, fill: "#fff", stroke: Some(("#555", 1.5 * k)), meta: Meta::default() }]
+            }
         };
         entry.push(text(x + 20.0 * k, y, item.label.clone(), 11.0 * k, Anchor::Start));
         out.push(Item::Group { class: "legend", items: entry });
@@ -258,6 +277,12 @@ enum Mark {
     Swatch(&'static str),
     Hatch,
     Whisker,
+    /// A line chart's series: a stroke with its marker.
+    Line(&'static str),
+    /// An interval's band.
+    Band,
+    /// A small sample's hollow marker.
+    Hollow,
 }
 
 struct LegendItem {
@@ -669,9 +694,22 @@ fn outcome_mix(rows: &[Row], style: &Style) -> Figure {
     .draw()
 }
 
+/// The kind of chart `report --figure` draws of a query's result (`--chart`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChartKind {
+    /// Grouped horizontal bars: a group per row, a bar per number column, with intervals.
+    #[default]
+    Bar,
+    /// Lines over the rows in order (weeks, windows) or a numeric first column (hours): a
+    /// line per number column, with a marker per row and its interval as a band.
+    Line,
+}
+
 /// How a figure of any query's result is drawn (`report --query/--sql --figure FILE`).
 #[derive(Clone, Debug, Default)]
 pub struct FigureSpec {
+    /// Bars or lines.
+    pub chart: ChartKind,
     /// The value columns drawn, in order; empty: every number column that is neither an
     /// interval's end nor the count a rate is over.
     pub series: Vec<String>,
@@ -703,10 +741,12 @@ fn result_columns(batches: &[arrow::record_batch::RecordBatch]) -> Vec<(String, 
     batches.first().map(|b| b.schema().fields().iter().map(|f| (f.name().clone(), f.data_type().is_numeric())).collect()).unwrap_or_default()
 }
 
-/// A query's result as one standalone figure: a group of bars per row, labelled by its
-/// leading text columns; a bar per value column with its 95% interval where the result has
-/// `COL_ci_low`/`COL_ci_high`; the n beside each group where the result has a count a rate
-/// is over (`evaluable_outputs`, `prs`...), small samples hatched.
+/// A query's result as one standalone figure. Bars (the default): a group of bars per row,
+/// labelled by its leading text columns; a bar per value column with its 95% interval where
+/// the result has `COL_ci_low`/`COL_ci_high`; the n beside each group where the result has
+/// a count a rate is over (`evaluable_outputs`, `prs`...), small samples hatched. Lines: the
+/// rows in order along x (or a numeric first column's values), a line per value column, its
+/// interval a band, small samples' markers hollow.
 pub fn query_figure(name: &str, batches: &[arrow::record_batch::RecordBatch], spec: &FigureSpec) -> crate::error::Result<Figure> {
     use crate::error::Error;
     let cols = result_columns(batches);
@@ -714,21 +754,11 @@ pub fn query_figure(name: &str, batches: &[arrow::record_batch::RecordBatch], sp
     if rows.is_empty() || rows.len() > MOST_GROUPS {
         return Err(Error::usage(format!("--figure: the result has {} rows; a figure draws 1 to {MOST_GROUPS} (narrow the query)", rows.len())));
     }
+    let n_col = super::terminal::DENOMINATORS.iter().find(|d| cols.iter().any(|(c, _)| c == *d)).copied();
+    let x_col = if spec.chart == ChartKind::Line { numeric_x(&cols, spec, n_col) } else { None };
+    let series_cols = series_columns(&cols, spec, n_col, x_col)?;
     let shown = |s: &str| spec.labels.get(s).cloned().unwrap_or_else(|| s.to_string());
     let label_cols: Vec<&str> = cols.iter().take_while(|(_, n)| !n).map(|(c, _)| c.as_str()).collect();
-    let is_end = |c: &str| c.ends_with("_ci_low") || c.ends_with("_ci_high");
-    let n_col = super::terminal::DENOMINATORS.iter().find(|d| cols.iter().any(|(c, _)| c == *d)).copied();
-    let series_cols: Vec<String> = if spec.series.is_empty() {
-        cols.iter().filter(|(c, n)| *n && !is_end(c) && Some(c.as_str()) != n_col).map(|(c, _)| c.clone()).collect()
-    } else {
-        spec.series.clone()
-    };
-    if let Some(bad) = series_cols.iter().find(|s| !cols.iter().any(|(c, n)| c == *s && *n)) {
-        return Err(Error::usage(format!("--series {bad}: not a number column of the result (its columns: {})", cols.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>().join(", "))));
-    }
-    if series_cols.is_empty() {
-        return Err(Error::usage("--figure: the result has no number column to draw"));
-    }
     let scale = spec.style.share_scale();
     let ns: Vec<f64> = rows.iter().map(|r| n_col.and_then(|c| num(r.get(c))).unwrap_or(f64::INFINITY)).collect();
     let series: Vec<Series> = series_cols
@@ -747,12 +777,53 @@ pub fn query_figure(name: &str, batches: &[arrow::record_batch::RecordBatch], sp
         (false, true) => "Value × 100",
         (false, false) => "Value",
     };
-    let category = label_cols.iter().map(|c| shown(c)).collect::<Vec<_>>().join(" · ");
+    let category = x_col.map(shown).unwrap_or_else(|| label_cols.iter().map(|c| shown(c)).collect::<Vec<_>>().join(" · "));
     let labels: Vec<String> = rows.iter().map(|r| label_cols.iter().map(|c| shown(&cell(r.get(*c).unwrap_or(&Value::Null)))).collect::<Vec<_>>().join(" · ")).collect();
     let n_text = ns.iter().map(|n| if n.is_finite() { format!("n = {} ({})", fmt_num(*n), shown(n_col.unwrap_or_default())) } else { String::new() }).collect();
     let caption = spec.title.clone().unwrap_or_else(|| format!("{name}: {}", series_cols.iter().map(|c| shown(c)).collect::<Vec<_>>().join(", ")));
-    let bars = Bars { name: name.to_string(), caption, category: &category, value_axis, labels, n_text, series, max: share.then_some(scale), style: spec.style };
-    Ok(bars.draw())
+    let bars =
+        Bars { name: name.to_string(), caption, category: &category, value_axis, labels, n_text, series, max: share.then_some(scale), style: spec.style };
+    Ok(match spec.chart {
+        ChartKind::Bar => bars.draw(),
+        ChartKind::Line => lines::Lines { xs: x_col.map(|c| rows.iter().map(|r| num(r.get(c))).collect()), bars }.draw(),
+    })
+}
+
+/// A line chart's numeric x: the result's first column when it is a number that is not
+/// drawn as a series (nor an interval's end or a count), and other number columns are.
+fn numeric_x<'a>(cols: &'a [(String, bool)], spec: &FigureSpec, n_col: Option<&str>) -> Option<&'a str> {
+    let (first, numeric) = cols.first()?;
+    let is_end = first.ends_with("_ci_low") || first.ends_with("_ci_high");
+    let usable = *numeric && !is_end && Some(first.as_str()) != n_col && !spec.series.contains(first);
+    let others = series_columns(cols, spec, n_col, Some(first)).is_ok_and(|s| !s.is_empty());
+    (usable && others).then_some(first.as_str())
+}
+
+/// The columns drawn: `--series`, or every number column that is neither x, an interval's
+/// end nor the count a rate is over; a usage error when one named is not a number column
+/// or there is none.
+fn series_columns(cols: &[(String, bool)], spec: &FigureSpec, n_col: Option<&str>, x_col: Option<&str>) -> crate::error::Result<Vec<String>> {
+    use crate::error::Error;
+    let is_end = |c: &str| c.ends_with("_ci_low") || c.ends_with("_ci_high");
+    let series_cols: Vec<String> = if spec.series.is_empty() {
+        cols.iter().filter(|(c, n)| *n && !is_end(c) && Some(c.as_str()) != n_col && Some(c.as_str()) != x_col).map(|(c, _)| c.clone()).collect()
+    } else {
+        spec.series.clone()
+    };
+    let names = || cols.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>().join(", ");
+    if let Some(bad) = series_cols.iter().find(|s| !cols.iter().any(|(c, n)| c == *s && *n)) {
+        return Err(Error::usage(format!("--series {bad}: not a number column of the result (its columns: {})", names())));
+    }
+    if series_cols.is_empty() {
+        return Err(match spec.chart {
+            ChartKind::Bar => Error::usage("--figure: the result has no number column to draw"),
+            ChartKind::Line => Error::usage(format!(
+                "--chart line: the result has no number column to draw as a line (its columns: {}); a line chart draws number columns over the rows' order or a numeric first column",
+                names()
+            )),
+        });
+    }
+    Ok(series_cols)
 }
 
 #[cfg(test)]

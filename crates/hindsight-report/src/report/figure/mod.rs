@@ -116,6 +116,31 @@ pub(crate) enum Item {
         width: f64,
         meta: Meta,
     },
+    /// A line through `points` in order, joined and ended round (a line chart's series).
+    Polyline {
+        points: Vec<[f64; 2]>,
+        color: &'static str,
+        width: f64,
+        meta: Meta,
+    },
+    /// A closed shape through `points` filled at `opacity` (0-1) over what is beneath, no
+    /// outline (an interval's band, translucent so the lines beneath still show).
+    Polygon {
+        points: Vec<[f64; 2]>,
+        fill: &'static str,
+        opacity: f64,
+        meta: Meta,
+    },
+    /// A circle at (cx, cy) of radius `r`, filled, with an optional outline (colour,
+    /// width): a line chart's marker; white with an outline is a hollow one.
+    Circle {
+        cx: f64,
+        cy: f64,
+        r: f64,
+        fill: &'static str,
+        stroke: Option<(&'static str, f64)>,
+        meta: Meta,
+    },
     /// Text on its baseline at (x, y); `vertical`: turned a quarter anticlockwise (read
     /// bottom to top, as an axis title along the left edge).
     Text {

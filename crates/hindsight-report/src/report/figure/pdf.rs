@@ -84,8 +84,75 @@ fn draw(s: &mut String, item: &Item, page_h: f64) {
                 let _ = writeln!(s, "{} {} m {} {} l S", n(*x1), n(page_h - y1), n(*x2), n(page_h - y2));
             }
         }
+        Item::Polyline { points, color, width, .. } => {
+            // Round joins and ends (1 J 1 j) as SVG's, kept to this line by q ... Q.
+            s.push_str("q 1 J 1 j ");
+            s.push_str(&color_op(color, "RG"));
+            let _ = writeln!(s, "{} w {} S Q", n(*width), path(points, page_h));
+        }
+        Item::Polygon { points, fill, opacity, .. } => {
+            let _ = write!(s, "q /{} gs ", alpha_name(*opacity));
+            s.push_str(&color_op(fill, "rg"));
+            let _ = writeln!(s, "{} h f Q", path(points, page_h));
+        }
+        Item::Circle { cx, cy, r, fill, stroke, .. } => circle(s, [*cx, page_h - cy, *r], fill, *stroke),
         Item::Text { .. } => text(s, item, page_h),
         Item::Group { items, .. } => items.iter().for_each(|i| draw(s, i, page_h)),
+    }
+}
+
+/// Points as a path: a move to the first, a line to each after it.
+fn path(points: &[[f64; 2]], page_h: f64) -> String {
+    let ops = points.iter().enumerate().map(|(i, [x, y])| format!("{} {} {}", n(*x), n(page_h - y), if i == 0 { "m" } else { "l" }));
+    ops.collect::<Vec<_>>().join(" ")
+}
+
+/// The graphics state a fill of `opacity` uses: `/A` and the opacity in percent.
+fn alpha_name(opacity: f64) -> String {
+    format!("A{}", (opacity.clamp(0.0, 1.0) * 100.0).round())
+}
+
+/// The opacities the drawing's polygons are filled at, as graphics states for the page's
+/// resources (` /A18 << /ca 0.18 >>`); empty when it has none, so a figure without them
+/// (every bar chart) is written as before.
+fn alpha_states(items: &[Item]) -> String {
+    fn collect(items: &[Item], out: &mut std::collections::BTreeSet<u64>) {
+        for item in items {
+            match item {
+                Item::Polygon { opacity, .. } => {
+                    out.insert((opacity.clamp(0.0, 1.0) * 100.0).round() as u64);
+                }
+                Item::Group { items, .. } => collect(items, out),
+                _ => {}
+            }
+        }
+    }
+    let mut percents = std::collections::BTreeSet::new();
+    collect(items, &mut percents);
+    percents.iter().map(|p| format!(" /A{p} << /ca {} >>", n(*p as f64 / 100.0))).collect()
+}
+
+/// A circle (centre and radius in PDF's coordinates) as four Bézier quarters, filled, and
+/// outlined when it has a stroke.
+fn circle(s: &mut String, [x, y, r]: [f64; 3], fill: &str, stroke: Option<(&str, f64)>) {
+    // The control points' distance that makes a cubic Bézier quarter closest to a circle.
+    let k = 0.552_284_75 * r;
+    s.push_str(&color_op(fill, "rg"));
+    let _ = write!(s, "{} {} m ", n(x + r), n(y));
+    for [c1x, c1y, c2x, c2y, ex, ey] in [
+        [x + r, y + k, x + k, y + r, x, y + r],
+        [x - k, y + r, x - r, y + k, x - r, y],
+        [x - r, y - k, x - k, y - r, x, y - r],
+        [x + k, y - r, x + r, y - k, x + r, y],
+    ] {
+        let _ = write!(s, "{} {} {} {} {} {} c ", n(c1x), n(c1y), n(c2x), n(c2y), n(ex), n(ey));
+    }
+    match stroke {
+        Some((c, w)) => {
+            s.push_str(&color_op(c, "RG"));
+            let _ = writeln!(s, "{} w b", n(w));
+        }
+        None => s.push_str("h f\n"),
     }
 }
 
@@ -140,9 +207,10 @@ pub(super) fn document(d: &Drawing) -> Vec<u8> {
         "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
         format!(
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {} {}] /Resources << /Font << /F1 4 0 R /F2 5 0 R >> /ExtGState << /Hatch 6 0 R >> >> /Contents 7 0 R >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {} {}] /Resources << /Font << /F1 4 0 R /F2 5 0 R >> /ExtGState << /Hatch 6 0 R{} >> >> /Contents 7 0 R >>",
             n(d.width),
-            n(d.height)
+            n(d.height),
+            alpha_states(&d.items)
         ),
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_string(),
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>".to_string(),
@@ -210,6 +278,25 @@ mod tests {
         let width = text_width(&encode_text("Share (0–1) (a\\b)"), 12.0, true);
         assert!(text.contains(&format!("1 0 0 1 {} 30 Tm (Share \\(0\\2261\\) \\(a\\\\b\\)) Tj", n(100.0 - width))), "{text}");
         assert_eq!(pdf, drawing().encode(super::super::Encoding { format: super::super::FigureFormat::Pdf, scale: 1.0 }).unwrap());
+    }
+
+    /// A band names its translucent state among the page's resources; a line, a band and
+    /// a hollow marker are paths in their colours; a drawing without bands names none.
+    #[test]
+    fn line_chart_primitives_are_paths() {
+        let items = vec![
+            Item::Polygon { points: vec![[0.0, 0.0], [10.0, 0.0], [10.0, 10.0]], fill: "#000", opacity: 0.18, meta: Meta::default() },
+            Item::Polyline { points: vec![[0.0, 10.0], [20.0, 30.0]], color: "#0072B2", width: 2.0, meta: Meta::default() },
+            Item::Circle { cx: 20.0, cy: 30.0, r: 4.0, fill: "#fff", stroke: Some(("#0072B2", 1.5)), meta: Meta::default() },
+        ];
+        let d = Drawing { name: "t".into(), caption: "t".into(), width: 40.0, height: 40.0, font_size: 12.0, items };
+        let text = String::from_utf8_lossy(&document(&d)).to_string();
+        assert!(text.contains("/ExtGState << /Hatch 6 0 R /A18 << /ca 0.18 >> >>"), "{text}");
+        assert!(text.contains("q /A18 gs 0 0 0 rg\n0 40 m 10 40 l 10 30 l h f Q"), "{text}");
+        assert!(text.contains("q 1 J 1 j 0 0.45 0.7 RG\n2 w 0 30 m 20 10 l S Q"), "{text}");
+        assert!(text.contains("1 1 1 rg\n24 10 m 24 12.21 22.21 14 20 14 c "), "{text}");
+        assert!(text.contains("0 0.45 0.7 RG\n1.5 w b"), "{text}");
+        assert!(String::from_utf8_lossy(&document(&drawing())).contains("/ExtGState << /Hatch 6 0 R >> >>"));
     }
 
     #[test]

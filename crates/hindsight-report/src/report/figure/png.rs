@@ -87,6 +87,46 @@ impl Canvas {
         });
     }
 
+    /// A line through `points` (pixels), `width` wide, joined and ended round: each
+    /// segment sampled as a capsule, less what the segment before it covered, so a joint
+    /// is inked once.
+    pub(crate) fn polyline(&mut self, points: &[[f64; 2]], width: f64, c: [f32; 3]) {
+        let half = width / 2.0;
+        for (i, [a, b]) in points.windows(2).filter_map(|w| <[[f64; 2]; 2]>::try_from(w).ok()).enumerate() {
+            let before = i.checked_sub(1).and_then(|j| points.get(j..j + 2)).and_then(|w| <[[f64; 2]; 2]>::try_from(w).ok());
+            let bbox = [a[0].min(b[0]) - half, a[1].min(b[1]) - half, a[0].max(b[0]) + half, a[1].max(b[1]) + half];
+            self.sampled(bbox, 4, c, 1.0, |x, y| segment_distance([x, y], a, b) <= half && before.map_or(true, |[p, q]| segment_distance([x, y], p, q) > half));
+        }
+        if let [only] = points {
+            self.circle([only[0], only[1], half], c, 1.0);
+        }
+    }
+
+    /// A disc (cx, cy, r in pixels) at opacity `a`.
+    pub(crate) fn circle(&mut self, [cx, cy, r]: [f64; 3], c: [f32; 3], a: f32) {
+        self.sampled([cx - r, cy - r, cx + r, cy + r], 4, c, a, |x, y| (x - cx).hypot(y - cy) <= r);
+    }
+
+    /// A circle's outline `width` wide, centred on radius `r`.
+    fn ring(&mut self, [cx, cy, r]: [f64; 3], width: f64, c: [f32; 3]) {
+        let out = r + width / 2.0;
+        self.sampled([cx - out, cy - out, cx + out, cy + out], 4, c, 1.0, |x, y| ((x - cx).hypot(y - cy) - r).abs() <= width / 2.0);
+    }
+
+    /// A polygon (pixels) filled at opacity `a`, inside by the even-odd rule (as SVG's
+    /// default nonzero for the bands drawn, which never cross themselves).
+    pub(crate) fn polygon(&mut self, points: &[[f64; 2]], c: [f32; 3], a: f32) {
+        let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+        for p in points {
+            lo = [lo[0].min(p[0]), lo[1].min(p[1])];
+            hi = [hi[0].max(p[0]), hi[1].max(p[1])];
+        }
+        if points.len() < 3 {
+            return;
+        }
+        self.sampled([lo[0], lo[1], hi[0], hi[1]], 4, c, a, |x, y| inside_polygon(points, x, y));
+    }
+
     /// The hatching over a rectangle, its stripes where SVG's pattern puts them.
     fn hatch(&mut self, rect: [f64; 4], scale: f64) {
         let period = HATCH_STEP * std::f64::consts::SQRT_2 * scale;
@@ -95,6 +135,28 @@ impl Canvas {
             (along.rem_euclid(HATCH_STEP) - HATCH_STEP / 2.0).abs() <= HATCH_WIDTH / 2.0
         });
     }
+}
+
+/// The distance from `p` to the segment from `a` to `b`.
+fn segment_distance(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+    let len2 = dx * dx + dy * dy;
+    let t = if len2 > 0.0 { (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2).clamp(0.0, 1.0) } else { 0.0 };
+    (p[0] - a[0] - t * dx).hypot(p[1] - a[1] - t * dy)
+}
+
+/// Whether (x, y) is inside the polygon: an odd number of its edges cross the ray to the right.
+fn inside_polygon(points: &[[f64; 2]], x: f64, y: f64) -> bool {
+    let mut inside = false;
+    let mut j = points.len().wrapping_sub(1);
+    for (i, p) in points.iter().enumerate() {
+        let q = points.get(j).copied().unwrap_or(*p);
+        if (p[1] > y) != (q[1] > y) && x < (q[0] - p[0]) * (y - p[1]) / (q[1] - p[1]) + p[0] {
+            inside = !inside;
+        }
+        j = i;
+    }
+    inside
 }
 
 /// How text is laid: its pen's start in pixels, its size in pixels, and which way it reads.
@@ -176,6 +238,21 @@ impl Canvas {
             Item::Lines { segments, color: c, width, .. } => {
                 for [x1, y1, x2, y2] in segments {
                     self.line([x1 * scale, y1 * scale, x2 * scale, y2 * scale], width * scale, color(c));
+                }
+            }
+            Item::Polyline { points, color: c, width, .. } => {
+                let px: Vec<[f64; 2]> = points.iter().map(|[x, y]| [x * scale, y * scale]).collect();
+                self.polyline(&px, width * scale, color(c));
+            }
+            Item::Polygon { points, fill, opacity, .. } => {
+                let px: Vec<[f64; 2]> = points.iter().map(|[x, y]| [x * scale, y * scale]).collect();
+                self.polygon(&px, color(fill), *opacity as f32);
+            }
+            Item::Circle { cx, cy, r, fill, stroke, .. } => {
+                let at = [cx * scale, cy * scale, r * scale];
+                self.circle(at, color(fill), 1.0);
+                if let Some((c, sw)) = stroke {
+                    self.ring(at, sw * scale, color(c));
                 }
             }
             Item::Text { .. } => self.text(item, scale),
@@ -277,6 +354,34 @@ mod tests {
         assert!(dark.len() > 30, "{} dark pixels", dark.len());
         assert!(dark.iter().all(|(x, y)| *x < 51 && *x > 5 && *y <= 20 && *y > 8), "{dark:?}");
         assert!(dark.iter().any(|(x, _)| *x >= 47), "the text does not reach its end");
+    }
+
+    /// A polyline inks the pixels along its segments, its joint once (no darker seam), and
+    /// nothing away from it; a band blends its colour at its opacity; a hollow marker is
+    /// white inside its outline.
+    #[test]
+    fn line_chart_primitives_fill_their_pixels() {
+        let blue = [0, 0x72, 0xB2];
+        let items = vec![Item::Polyline { points: vec![[2.0, 10.0], [20.0, 10.0], [20.0, 2.0]], color: "#0072B2", width: 2.0, meta: Meta::default() }];
+        let d = Drawing { name: "t".into(), caption: "t".into(), width: 30.0, height: 20.0, font_size: 12.0, items };
+        let c = raster(&d, 1.0);
+        for x in 3..19 {
+            assert_eq!(at(&c, x, 9), blue, "({x}, 9)");
+            assert_eq!(at(&c, x, 10), blue, "({x}, 10)");
+            assert_eq!(at(&c, x, 5), [255; 3], "({x}, 5)");
+        }
+        for y in 3..9 {
+            assert_eq!(at(&c, 19, y), blue, "(19, {y})");
+        }
+        assert_eq!(at(&c, 19, 10), blue, "the joint");
+        assert_eq!(at(&c, 25, 15), [255; 3]);
+        let band = Item::Polygon { points: vec![[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]], fill: "#000", opacity: 0.5, meta: Meta::default() };
+        let c = raster(&Drawing { items: vec![band], ..d.clone() }, 1.0);
+        assert_eq!((at(&c, 5, 5), at(&c, 15, 5)), ([128; 3], [255; 3]));
+        let hollow = Item::Circle { cx: 15.0, cy: 10.0, r: 5.0, fill: "#fff", stroke: Some(("#0072B2", 2.0)), meta: Meta::default() };
+        let c = raster(&Drawing { items: vec![hollow], ..d }, 1.0);
+        assert_eq!((at(&c, 15, 10), at(&c, 19, 9), at(&c, 10, 9)), ([255; 3], blue, blue));
+        assert_eq!(at(&c, 15, 17), [255; 3]);
     }
 
     #[test]

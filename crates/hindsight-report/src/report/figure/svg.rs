@@ -79,6 +79,29 @@ fn write_item(s: &mut String, item: &Item, hatch: &str) {
             close(s, "rect", meta);
         }
         Item::Lines { segments, color, width, meta } => lines(s, segments, color, *width, meta),
+        Item::Polyline { points, color, width, meta } => {
+            let _ = write!(
+                s,
+                r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="{}" stroke-linejoin="round" stroke-linecap="round""#,
+                point_list(points),
+                n(*width)
+            );
+            meta_attrs(s, meta);
+            close(s, "polyline", meta);
+        }
+        Item::Polygon { points, fill, opacity, meta } => {
+            let _ = write!(s, r#"<polygon points="{}" fill="{fill}" fill-opacity="{}""#, point_list(points), n2(*opacity));
+            meta_attrs(s, meta);
+            close(s, "polygon", meta);
+        }
+        Item::Circle { cx, cy, r, fill, stroke, meta } => {
+            let _ = write!(s, r#"<circle cx="{}" cy="{}" r="{}" fill="{fill}""#, n(*cx), n(*cy), n(*r));
+            if let Some((c, sw)) = stroke {
+                let _ = write!(s, r#" stroke="{c}" stroke-width="{}""#, n(*sw));
+            }
+            meta_attrs(s, meta);
+            close(s, "circle", meta);
+        }
         Item::Text { .. } => text(s, item),
         Item::Group { class, items } => {
             let _ = write!(s, r#"<g class="{class}">"#);
@@ -88,6 +111,17 @@ fn write_item(s: &mut String, item: &Item, hatch: &str) {
             s.push_str("</g>");
         }
     }
+}
+
+/// Points as SVG's `points` attribute: `x,y x,y ...`.
+fn point_list(points: &[[f64; 2]]) -> String {
+    points.iter().map(|[x, y]| format!("{},{}", n(*x), n(*y))).collect::<Vec<_>>().join(" ")
+}
+
+/// An opacity to two decimals (0.18, not 0.2 rounded to a tenth).
+fn n2(v: f64) -> String {
+    let r = (v * 100.0).round() / 100.0 + 0.0;
+    r.to_string()
 }
 
 /// One segment as `<line>`; several as one `<path>`.
@@ -125,4 +159,25 @@ fn text(s: &mut String, item: &Item) {
     }
     meta_attrs(s, meta);
     let _ = write!(s, ">{}</text>", esc(text));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A polyline, a band and a marker are written with their points in order, the band
+    /// translucent, the hollow marker white with its colour's outline.
+    #[test]
+    fn line_chart_primitives() {
+        let items = vec![
+            Item::Polygon { points: vec![[1.0, 2.0], [3.0, 4.0], [5.0, 2.0]], fill: "#0072B2", opacity: 0.18, meta: Meta::class("band") },
+            Item::Polyline { points: vec![[1.0, 2.5], [3.0, 4.0], [5.25, 6.0]], color: "#0072B2", width: 2.0, meta: Meta::class("series") },
+            Item::Circle { cx: 3.0, cy: 4.0, r: 3.5, fill: "#fff", stroke: Some(("#0072B2", 1.5)), meta: Meta::class("point") },
+        ];
+        let d = Drawing { name: "t".into(), caption: "t".into(), width: 10.0, height: 10.0, font_size: 12.0, items };
+        let svg = element(&d);
+        assert!(svg.contains(r##"<polygon points="1,2 3,4 5,2" fill="#0072B2" fill-opacity="0.18" class="band"/>"##), "{svg}");
+        assert!(svg.contains(r##"<polyline points="1,2.5 3,4 5.3,6" fill="none" stroke="#0072B2" stroke-width="2" stroke-linejoin="round" stroke-linecap="round" class="series"/>"##), "{svg}");
+        assert!(svg.contains(r##"<circle cx="3" cy="4" r="3.5" fill="#fff" stroke="#0072B2" stroke-width="1.5" class="point"/>"##), "{svg}");
+    }
 }
