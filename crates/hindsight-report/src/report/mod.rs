@@ -103,6 +103,12 @@ pub const CATALOGUE: &[BundledQuery] = &[
     bundled!("caveats")
         .on_dashboard("Caveats: what the rates rest on, by workflow (snapshot): decisions whose actor was not captured, merged work reverted, captures missing")
         .on_aidev_dashboard("Caveats: what the rates rest on, by agent (snapshot): decisions whose actor was not captured, merged work reverted, captures missing"),
+    bundled!("time_to_outcome_summary")
+        .on_dashboard("Time to acceptance by workflow and type, outputs still open at capture censored (not failures): Kaplan-Meier median and restricted mean with 95% intervals, beside the naive median over accepted outputs alone")
+        .on_aidev_dashboard("Time to acceptance by agent and type, PRs still open at capture censored (not failures): Kaplan-Meier median and restricted mean with 95% intervals, beside the naive median over merged PRs alone"),
+    bundled!("time_to_outcome").on_dashboard(
+        "Time to outcome, the curves: at each time, outputs at risk, accepted, rejected and censored; Kaplan-Meier share not yet accepted (95% band) and the cumulative incidence of acceptance and of rejection",
+    ),
     bundled!("by_run").on_dashboard("By run and window"),
     bundled!("gh_aw_summary").on_dashboard(
         "gh-aw's own summary, for comparison: its rates, closes by a bot, zero-touch rate, median seconds to resolution (mixes evidence strengths; each rate's n beside it)",
@@ -949,7 +955,7 @@ mod tests {
         assert_eq!(general, want);
         assert_eq!(sections(false)[0], ("summary", "Outcomes by window"));
         let aidev: Vec<&str> = sections(true).into_iter().map(|(n, _)| n).collect();
-        assert_eq!(aidev, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "caveats", "ci_gate", "ci_gate_outcomes", "risk_by_outcome"]);
+        assert_eq!(aidev, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "caveats", "time_to_outcome_summary", "ci_gate", "ci_gate_outcomes", "risk_by_outcome"]);
         assert_eq!(sections(true)[3], ("summary", "Outcomes by window, all agents"));
         let needs: Vec<(&str, Vec<&str>)> = needs_inputs().into_iter().map(|(n, s)| (n.table, s)).collect();
         assert_eq!(needs, [("ci_gate", vec!["ci_gate", "ci_gate_outcomes"]), ("pr_risk", vec!["risk_by_outcome"])]);
