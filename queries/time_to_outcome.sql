@@ -79,16 +79,20 @@ running AS (
     SUM(ln_km) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ln_survival,
     SUM(km_zero) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS km_zeros,
     SUM(greenwood_step) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS greenwood,
-    -- Overall survival just before t (no event of either kind yet): the weight of t's events.
-    COALESCE(SUM(ln_all) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS ln_all_before,
-    COALESCE(SUM(all_zero) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS all_zeros_before
+    SUM(ln_all) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ln_all_through,
+    SUM(all_zero) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS all_zeros_through
   FROM steps s
 ),
 km AS (
   SELECT
     r.*,
     CASE WHEN km_zeros > 0 THEN 0.0 ELSE EXP(ln_survival) END AS km_not_accepted,
-    CASE WHEN all_zeros_before > 0 THEN 0.0 ELSE EXP(ln_all_before) END AS all_before
+    -- Overall survival just before t (no event of either kind yet): the weight of t's events.
+    -- The previous row's running sum: the same terms added in the same order as S's own.
+    CASE
+      WHEN COALESCE(LAG(all_zeros_through, 1) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours), 0) > 0 THEN 0.0
+      ELSE EXP(COALESCE(LAG(ln_all_through, 1) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours), 0.0))
+    END AS all_before
   FROM running r
 ),
 curve AS (
@@ -123,11 +127,13 @@ SELECT
   c.rejected_events,
   c.censored,
   e.excluded,
-  c.km_not_accepted,
-  c.km_lower_95,
-  c.km_upper_95,
-  c.cif_accepted,
-  c.cif_rejected
+  -- Rounded to 12 decimals: the engines' window sums can differ in the last bit, and the
+  -- figures must be the same in DuckDB and DataFusion.
+  ROUND(c.km_not_accepted, 12) AS km_not_accepted,
+  ROUND(c.km_lower_95, 12) AS km_lower_95,
+  ROUND(c.km_upper_95, 12) AS km_upper_95,
+  ROUND(c.cif_accepted, 12) AS cif_accepted,
+  ROUND(c.cif_rejected, 12) AS cif_rejected
 FROM curve c
 JOIN excluded e ON e.workflow_name = c.workflow_name AND e.safe_output_type = c.safe_output_type
 ORDER BY c.workflow_name, c.safe_output_type, c.hours

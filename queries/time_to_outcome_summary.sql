@@ -81,16 +81,20 @@ running AS (
     SUM(ln_km) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ln_survival,
     SUM(km_zero) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS km_zeros,
     SUM(greenwood_step) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS greenwood,
-    -- Overall survival just before t (no event of either kind yet): the weight of t's events.
-    COALESCE(SUM(ln_all) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS ln_all_before,
-    COALESCE(SUM(all_zero) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS all_zeros_before
+    SUM(ln_all) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ln_all_through,
+    SUM(all_zero) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS all_zeros_through
   FROM steps s
 ),
 km AS (
   SELECT
     r.*,
     CASE WHEN km_zeros > 0 THEN 0.0 ELSE EXP(ln_survival) END AS km_not_accepted,
-    CASE WHEN all_zeros_before > 0 THEN 0.0 ELSE EXP(ln_all_before) END AS all_before
+    -- Overall survival just before t (no event of either kind yet): the weight of t's events.
+    -- The previous row's running sum: the same terms added in the same order as S's own.
+    CASE
+      WHEN COALESCE(LAG(all_zeros_through, 1) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours), 0) > 0 THEN 0.0
+      ELSE EXP(COALESCE(LAG(ln_all_through, 1) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours), 0.0))
+    END AS all_before
   FROM running r
 ),
 curve AS (
@@ -168,12 +172,14 @@ SELECT
   f.median_lower_95,
   f.median_upper_95,
   f.tau_hours,
-  f.rmst_hours,
+  -- Rounded (hours to 9 decimals, shares to 12): the engines' window sums can differ in the
+  -- last bit, and the figures must be the same in DuckDB and DataFusion.
+  ROUND(f.rmst_hours, 9) AS rmst_hours,
   -- Clipped to [0, tau], where the area lies.
-  CASE WHEN f.rmst_hours - 1.959963984540054 * SQRT(f.rmst_variance) < 0.0 THEN 0.0 ELSE f.rmst_hours - 1.959963984540054 * SQRT(f.rmst_variance) END AS rmst_lower_95,
-  CASE WHEN f.rmst_hours + 1.959963984540054 * SQRT(f.rmst_variance) > f.tau_hours THEN f.tau_hours ELSE f.rmst_hours + 1.959963984540054 * SQRT(f.rmst_variance) END AS rmst_upper_95,
-  f.cif_accepted_at_tau,
-  f.cif_rejected_at_tau,
+  ROUND(CASE WHEN f.rmst_hours - 1.959963984540054 * SQRT(f.rmst_variance) < 0.0 THEN 0.0 ELSE f.rmst_hours - 1.959963984540054 * SQRT(f.rmst_variance) END, 9) AS rmst_lower_95,
+  ROUND(CASE WHEN f.rmst_hours + 1.959963984540054 * SQRT(f.rmst_variance) > f.tau_hours THEN f.tau_hours ELSE f.rmst_hours + 1.959963984540054 * SQRT(f.rmst_variance) END, 9) AS rmst_upper_95,
+  ROUND(f.cif_accepted_at_tau, 12) AS cif_accepted_at_tau,
+  ROUND(f.cif_rejected_at_tau, 12) AS cif_rejected_at_tau,
   n.naive_median_accepted_hours
 FROM counts n
 LEFT JOIN fitted f ON f.workflow_name = n.workflow_name AND f.safe_output_type = n.safe_output_type
