@@ -346,3 +346,99 @@ mod tests {
         assert!(m.first().is_none());
     }
 }
+
+/// An item of a run written as bytes (convert's captures, an import's list items): how it
+/// orders and how it is read back from a run file.
+pub(crate) trait Record: Sized {
+    fn cmp_key(&self, other: &Self) -> Ordering;
+    /// The next item of a run file, `None` at its end.
+    fn decode(r: &mut std::io::BufReader<std::fs::File>) -> std::io::Result<Option<Self>>;
+}
+
+/// A sorted run of [`Record`]s, at its first: the items left in memory, or a run file.
+pub(crate) struct Sorted<T> {
+    pub(crate) head: Option<T>,
+    rest: Rest<T>,
+}
+
+enum Rest<T> {
+    Memory(std::vec::IntoIter<T>),
+    Disk(std::io::BufReader<std::fs::File>, PathBuf),
+}
+
+impl<T: Record> Sorted<T> {
+    /// The items held, already sorted.
+    pub(crate) fn memory(items: Vec<T>) -> Result<Sorted<T>> {
+        Sorted::of(Rest::Memory(items.into_iter()))
+    }
+
+    /// A run file, read from its start.
+    pub(crate) fn disk(p: &Path) -> Result<Sorted<T>> {
+        let f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
+        Sorted::of(Rest::Disk(std::io::BufReader::with_capacity(1 << 20, f), p.to_path_buf()))
+    }
+
+    fn of(rest: Rest<T>) -> Result<Sorted<T>> {
+        let mut s = Sorted { head: None, rest };
+        s.head = s.read()?;
+        Ok(s)
+    }
+
+    fn read(&mut self) -> Result<Option<T>> {
+        match &mut self.rest {
+            Rest::Memory(it) => Ok(it.next()),
+            Rest::Disk(r, p) => T::decode(r).map_err(|e| Error::io(p.as_path(), e)),
+        }
+    }
+
+    /// The first item, the run moved past it.
+    pub(crate) fn take(&mut self) -> Result<Option<T>> {
+        let next = self.read()?;
+        Ok(std::mem::replace(&mut self.head, next))
+    }
+}
+
+impl<T: Record> Run for Sorted<T> {
+    fn cmp_heads(&self, other: &Self) -> Ordering {
+        match (&self.head, &other.head) {
+            (Some(a), Some(b)) => a.cmp_key(b),
+            (a, b) => a.is_none().cmp(&b.is_none()),
+        }
+    }
+
+    fn is_done(&self) -> bool {
+        self.head.is_none()
+    }
+}
+
+/// Run files' fields: numbers little-endian, texts after their length.
+pub(crate) mod bytes {
+    use std::io::{BufRead, Read, Write};
+
+    pub(crate) fn put(w: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
+        w.write_all(&(bytes.len() as u64).to_le_bytes())?;
+        w.write_all(bytes)
+    }
+
+    pub(crate) fn u64_of(r: &mut impl Read) -> std::io::Result<u64> {
+        let mut b = [0u8; 8];
+        r.read_exact(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    pub(crate) fn string_of(r: &mut impl Read) -> std::io::Result<String> {
+        let n = u64_of(r)?;
+        // Read straight into the string's buffer: no zeroing of bytes about to be overwritten
+        // (the length reserved up front is capped: a damaged file cannot ask for any size).
+        let mut v = Vec::with_capacity(n.min(1 << 26) as usize);
+        if r.take(n).read_to_end(&mut v)? as u64 != n {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        String::from_utf8(v).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    }
+
+    /// Whether a run file has nothing left.
+    pub(crate) fn at_end(r: &mut impl BufRead) -> std::io::Result<bool> {
+        Ok(r.fill_buf()?.is_empty())
+    }
+}

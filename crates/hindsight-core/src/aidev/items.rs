@@ -9,11 +9,12 @@
 
 use std::cmp::Ordering;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{BufReader, BufWriter, Write};
+use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::spill::{Cleanup, Format, Merge, Run, Spill};
+use crate::spill::bytes::{at_end, put, string_of, u64_of};
+use crate::spill::{Cleanup, Format, Merge, Record, Spill};
 
 /// One list item, or a list's empty marker (`place` 0, no text).
 pub(crate) struct Item {
@@ -50,8 +51,7 @@ impl Format for Items {
     }
 
     fn open(p: &Path) -> Result<Sorted> {
-        let f = File::open(p).map_err(|e| Error::io(p, e))?;
-        Sorted::of(Rest::Disk(BufReader::with_capacity(1 << 20, f), p.to_path_buf()))
+        Sorted::disk(p)
     }
 
     fn write_merged(p: &Path, mut runs: Merge<Sorted>) -> Result<()> {
@@ -84,7 +84,7 @@ impl ListItems {
         left.sort_unstable_by(|a, b| a.key().cmp(&b.key()));
         let (mut runs, cleanup) = self.spill.into_runs()?;
         if !left.is_empty() {
-            runs.push(Sorted::of(Rest::Memory(left.into_iter()))?);
+            runs.push(Sorted::memory(left)?);
         }
         Ok(Lists { runs: Merge::new(runs), _cleanup: cleanup })
     }
@@ -118,85 +118,30 @@ impl Lists {
     }
 }
 
-struct Sorted {
-    head: Option<Item>,
-    rest: Rest,
-}
-
-enum Rest {
-    Memory(std::vec::IntoIter<Item>),
-    Disk(BufReader<File>, PathBuf),
-}
-
-impl Sorted {
-    fn of(rest: Rest) -> Result<Sorted> {
-        let mut s = Sorted { head: None, rest };
-        s.head = s.read()?;
-        Ok(s)
+impl Record for Item {
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        self.key().cmp(&other.key())
     }
 
-    fn read(&mut self) -> Result<Option<Item>> {
-        match &mut self.rest {
-            Rest::Memory(it) => Ok(it.next()),
-            Rest::Disk(r, p) => decode(r).map_err(|e| Error::io(p.as_path(), e)),
+    fn decode(r: &mut BufReader<File>) -> std::io::Result<Option<Item>> {
+        if at_end(r)? {
+            return Ok(None);
         }
-    }
-
-    fn take(&mut self) -> Result<Option<Item>> {
-        let next = self.read()?;
-        Ok(std::mem::replace(&mut self.head, next))
-    }
-}
-
-impl Run for Sorted {
-    fn cmp_heads(&self, other: &Self) -> Ordering {
-        match (&self.head, &other.head) {
-            (Some(a), Some(b)) => a.key().cmp(&b.key()),
-            (a, b) => a.is_none().cmp(&b.is_none()),
-        }
-    }
-
-    fn is_done(&self) -> bool {
-        self.head.is_none()
+        let path = string_of(r)?;
+        let place = u64_of(r)?;
+        let line = u64_of(r)?;
+        let text = string_of(r)?;
+        Ok(Some(Item { path, place, line, text }))
     }
 }
 
-fn put(w: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
-    w.write_all(&(bytes.len() as u64).to_le_bytes())?;
-    w.write_all(bytes)
-}
+type Sorted = crate::spill::Sorted<Item>;
 
 fn encode(w: &mut impl Write, i: &Item) -> std::io::Result<()> {
     put(w, i.path.as_bytes())?;
     w.write_all(&i.place.to_le_bytes())?;
     w.write_all(&i.line.to_le_bytes())?;
     put(w, i.text.as_bytes())
-}
-
-fn u64_of(r: &mut impl Read) -> std::io::Result<u64> {
-    let mut b = [0u8; 8];
-    r.read_exact(&mut b)?;
-    Ok(u64::from_le_bytes(b))
-}
-
-fn string_of(r: &mut impl Read) -> std::io::Result<String> {
-    let n = u64_of(r)?;
-    let mut v = Vec::with_capacity(n.min(1 << 26) as usize);
-    if r.take(n).read_to_end(&mut v)? as u64 != n {
-        return Err(std::io::ErrorKind::UnexpectedEof.into());
-    }
-    String::from_utf8(v).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
-}
-
-fn decode(r: &mut BufReader<File>) -> std::io::Result<Option<Item>> {
-    if r.fill_buf()?.is_empty() {
-        return Ok(None);
-    }
-    let path = string_of(r)?;
-    let place = u64_of(r)?;
-    let line = u64_of(r)?;
-    let text = string_of(r)?;
-    Ok(Some(Item { path, place, line, text }))
 }
 
 #[cfg(test)]

@@ -13,13 +13,14 @@
 use std::cmp::Ordering;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rayon::prelude::*;
 
 use super::{paths, Capture};
 use crate::error::{Error, Result};
-use crate::spill::{Cleanup, Format, Merge as Merged, Run, Spill};
+use crate::spill::bytes::{at_end, put, string_of, u64_of};
+use crate::spill::{Cleanup, Format, Merge as Merged, Spill};
 
 type Key<'a> = (Option<&'a str>, &'a str, i64, &'a str, Option<usize>);
 
@@ -69,8 +70,7 @@ impl Format for Captures {
     }
 
     fn open(p: &Path) -> Result<Sorted> {
-        let f = File::open(p).map_err(|e| Error::io(p, e))?;
-        Sorted::of(Rest::Disk(BufReader::with_capacity(1 << 20, f), p.to_path_buf()))
+        Sorted::disk(p)
     }
 
     fn write_merged(p: &Path, mut runs: Merged<Sorted>) -> Result<()> {
@@ -129,56 +129,24 @@ impl Runs {
         sort(&mut left);
         let (mut runs, cleanup) = self.spill.into_runs()?;
         if !left.is_empty() {
-            runs.push(Sorted::of(Rest::Memory(left.into_iter()))?);
+            runs.push(Sorted::memory(left)?);
         }
         Ok(Merge { runs: Merged::new(runs), _cleanup: cleanup })
     }
 }
 
-/// A sorted run of captures, at its first.
-struct Sorted {
-    head: Option<Keyed>,
-    rest: Rest,
-}
-
-enum Rest {
-    Memory(std::vec::IntoIter<Keyed>),
-    Disk(BufReader<File>, PathBuf),
-}
-
-impl Sorted {
-    fn of(rest: Rest) -> Result<Sorted> {
-        let mut s = Sorted { head: None, rest };
-        s.head = s.read()?;
-        Ok(s)
+impl crate::spill::Record for Keyed {
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        self.key().cmp(&other.key())
     }
 
-    fn read(&mut self) -> Result<Option<Keyed>> {
-        match &mut self.rest {
-            Rest::Memory(it) => Ok(it.next()),
-            Rest::Disk(r, p) => Ok(decode(r).map_err(|e| Error::io(p.as_path(), e))?.map(Keyed::new)),
-        }
-    }
-
-    /// The first capture, the run moved past it.
-    fn take(&mut self) -> Result<Option<Keyed>> {
-        let next = self.read()?;
-        Ok(std::mem::replace(&mut self.head, next))
+    fn decode(r: &mut BufReader<File>) -> std::io::Result<Option<Keyed>> {
+        Ok(decode(r)?.map(Keyed::new))
     }
 }
 
-impl Run for Sorted {
-    fn cmp_heads(&self, other: &Self) -> Ordering {
-        match (&self.head, &other.head) {
-            (Some(a), Some(b)) => a.key().cmp(&b.key()),
-            (a, b) => a.is_none().cmp(&b.is_none()),
-        }
-    }
-
-    fn is_done(&self) -> bool {
-        self.head.is_none()
-    }
-}
+/// A sorted run of captures.
+type Sorted = crate::spill::Sorted<Keyed>;
 
 /// The merged stream, handed out whole repositories at a time.
 pub struct Merge {
@@ -245,11 +213,6 @@ fn mark_superseded(batch: &mut [Capture]) {
     }
 }
 
-fn put(w: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
-    w.write_all(&(bytes.len() as u64).to_le_bytes())?;
-    w.write_all(bytes)
-}
-
 fn encode(w: &mut impl Write, c: &Capture) -> std::io::Result<()> {
     put(w, c.path.as_bytes())?;
     w.write_all(&c.page.to_le_bytes())?;
@@ -260,26 +223,9 @@ fn encode(w: &mut impl Write, c: &Capture) -> std::io::Result<()> {
     put(w, c.body.as_bytes())
 }
 
-fn u64_of(r: &mut impl Read) -> std::io::Result<u64> {
-    let mut b = [0u8; 8];
-    r.read_exact(&mut b)?;
-    Ok(u64::from_le_bytes(b))
-}
-
-fn string_of(r: &mut impl Read) -> std::io::Result<String> {
-    let n = u64_of(r)?;
-    // Read straight into the string's buffer: no zeroing of bytes about to be overwritten
-    // (the length reserved up front is capped: a damaged file cannot ask for any size).
-    let mut v = Vec::with_capacity(n.min(1 << 26) as usize);
-    if r.take(n).read_to_end(&mut v)? as u64 != n {
-        return Err(std::io::ErrorKind::UnexpectedEof.into());
-    }
-    String::from_utf8(v).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
-}
-
 /// The next capture of a spill file, `None` at its end.
 fn decode(r: &mut BufReader<File>) -> std::io::Result<Option<Capture>> {
-    if r.fill_buf_empty()? {
+    if at_end(r)? {
         return Ok(None);
     }
     let path = string_of(r)?;
@@ -301,17 +247,6 @@ fn decode(r: &mut BufReader<File>) -> std::io::Result<Option<Capture>> {
         line: if line == u64::MAX { None } else { Some(line as usize) },
         superseded_by: None,
     }))
-}
-
-trait FillBufEmpty {
-    fn fill_buf_empty(&mut self) -> std::io::Result<bool>;
-}
-
-impl FillBufEmpty for BufReader<File> {
-    fn fill_buf_empty(&mut self) -> std::io::Result<bool> {
-        use std::io::BufRead;
-        Ok(self.fill_buf()?.is_empty())
-    }
 }
 
 #[cfg(test)]
