@@ -37,3 +37,15 @@ pub fn paths_read(o: &crate::runs::SafeOutput, known: &crate::snapshot::Snapshot
     let repo = o.target_repo.as_deref();
     crate::evaluate::rules::reads(o, known, &crate::evaluate::repository::RepositoryFacts::default()).into_iter().filter_map(|r| r.path(repo)).collect()
 }
+
+/// `evaluate::evaluate_dataset` judging at most `band_outputs` outputs per band of
+/// repositories, spilling outcome rows beyond `rows_held_bytes`.
+pub fn evaluate_in_bands(dataset: &Path, settings: &Settings, progress: &Progress, band_outputs: usize, rows_held_bytes: usize) -> Result<usize> {
+    let budgets = crate::evaluate::stage::Budgets { chunk_bytes: crate::evaluate::CHUNK_BYTES, rows_held_bytes, band_outputs };
+    crate::evaluate::stage::evaluate_in_bands(dataset, settings, progress, budgets)
+}
+
+/// The number of bands `evaluate_in_bands` judges the dataset in (one: all at once).
+pub fn bands(dataset: &Path, band_outputs: usize) -> Result<usize> {
+    crate::evaluate::stage::bands(dataset, band_outputs)
+}

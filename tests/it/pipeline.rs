@@ -225,6 +225,50 @@ fn spilling_outcome_rows_changes_no_byte_of_the_outcomes() {
     }
 }
 
+/// A large study is judged a band of repositories at a time (memory bounded by the band).
+/// The tables evaluate writes are the same, byte for byte, at any band size, spilling or
+/// not, at one thread or more: on the demo, a synthetic study and an AIDev import (every
+/// output a PR, with CI-gate and risk rows). (Bad input's outputs are in one repository:
+/// one band at any size.)
+#[test]
+fn judging_in_bands_changes_no_byte_of_what_evaluate_writes() {
+    use hindsight::evaluate::{evaluate_dataset, Settings};
+    use hindsight::progress::Progress;
+    use hindsight::testing::{bands, evaluate_in_bands};
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&["synth", "--repos", "6", "--outputs", "300", "--seed", "4", "--out", "s", "--quiet"], tmp.path());
+    let aidev = tmp.path().join("aidev");
+    let src = super::support::fixture("aidev");
+    ok(&["import", "aidev", src.to_str().unwrap(), "--out", aidev.to_str().unwrap(), "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
+    let studies = [("demo", Some(Study::demo())), ("synth", Some(Study::at(tmp.path().join("s")))), ("aidev", None)];
+    const TABLES: [&str; 6] = ["outcomes", "ci_gate", "ci_gate_steps", "ci_gate_loop_state", "pr_risk", "manifest"];
+    let settings = Settings::default();
+    let written = |ds: &Path| -> Vec<Vec<u8>> {
+        TABLES.iter().map(|t| std::fs::read(ds.join(if *t == "manifest" { "manifest.json".to_string() } else { format!("{t}.parquet") })).unwrap()).collect()
+    };
+    for (name, study) in studies {
+        let ds = match study {
+            Some(s) => s.convert(tmp.path(), name),
+            None => aidev.clone(),
+        };
+        let n = evaluate_dataset(&ds, &settings, &Progress::hidden()).unwrap();
+        let whole = written(&ds);
+        assert_eq!(bands(&ds, usize::MAX).unwrap(), 1);
+        let outputs = n / settings.windows.len();
+        for (band, budget, threads) in [(1, usize::MAX, 2), (3, 1, 2), (outputs / 4 + 1, 20000, 1), (outputs / 2 + 1, 1, 3)] {
+            let many = bands(&ds, band).unwrap();
+            assert!(many > 1, "{name}: {band} outputs a band gave {many} band: the test would not judge in bands");
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let m = pool.install(|| evaluate_in_bands(&ds, &settings, &Progress::hidden(), band, budget)).unwrap();
+            assert_eq!(m, n, "{name}: bands of {band} changed the row count");
+            for (t, (a, b)) in TABLES.iter().zip(whole.iter().zip(written(&ds))) {
+                assert!(*a == b, "{name}: bands of {band} outputs (budget {budget}, {threads} threads) changed {t}");
+            }
+            assert!(!ds.join(".bands").exists() && !ds.join(".spill").exists(), "{name}: parts left in the dataset");
+        }
+    }
+}
+
 /// The demo holds every input layout: a paginated list, a directory-tree capture, thin and
 /// rich gh-aw manifests, normalized records, requests never executed, temporary ids.
 #[test]

@@ -6,6 +6,7 @@ pub mod manifest;
 pub mod pin;
 pub mod read;
 pub mod staging;
+pub mod stream;
 pub mod verify;
 
 use std::fs::File;

@@ -86,7 +86,7 @@ impl<'a> Cols<'a> {
         }
         self.opt(name, read)
     }
-    pub(crate) fn col<T: 'static>(&self, name: &str) -> Result<&'a T> {
+    pub fn col<T: 'static>(&self, name: &str) -> Result<&'a T> {
         self.batch.column_by_name(name).and_then(|c| c.as_any().downcast_ref::<T>()).ok_or_else(|| missing(self.table, name))
     }
     pub fn str(&self, name: &str) -> Result<Vec<Option<String>>> {
@@ -109,7 +109,7 @@ impl<'a> Cols<'a> {
         let a: &BooleanArray = self.col(name)?;
         Ok((0..a.len()).map(|i| (!a.is_null(i)).then(|| a.value(i))).collect())
     }
-    pub(crate) fn time(&self, name: &str) -> Result<Vec<Option<Instant>>> {
+    pub fn time(&self, name: &str) -> Result<Vec<Option<Instant>>> {
         let a: &TimestampMicrosecondArray = self.col(name)?;
         Ok((0..a.len()).map(|i| if a.is_null(i) { None } else { time::from_micros(a.value(i)) }).collect())
     }
@@ -190,7 +190,7 @@ impl RepoIndexes {
 /// `plain` (a file's metadata, its footer read once) with the text columns `columns` read
 /// as string views: their text stays in the pages it was decompressed into, where the views
 /// point, rather than being copied out value by value.
-fn viewing(plain: &ArrowReaderMetadata, columns: &[&str]) -> Result<ArrowReaderMetadata> {
+pub(crate) fn viewing(plain: &ArrowReaderMetadata, columns: &[&str]) -> Result<ArrowReaderMetadata> {
     let fields = plain
         .schema()
         .fields()
@@ -212,17 +212,20 @@ const FIRST_CHUNK_SHARE: usize = 8;
 /// about `budget` body bytes: memory stays near the chunk size whatever the snapshot's.
 /// Rows must be grouped by repository, as convert writes them; a dataset whose rows are not
 /// is refused with a message, never evaluated with part of its evidence.
-pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<RepoGroup>) -> Result<()>) -> Result<()> {
+pub fn response_groups(dataset: &Path, budget: usize, f: impl FnMut(Vec<RepoGroup>) -> Result<()>) -> Result<()> {
+    response_groups_in(dataset, budget, &super::stream::RepoRange::default(), f)
+}
+
+/// `response_groups` for the repositories of `range` alone (and the captures of no
+/// repository, which every repository's index shares): the row groups that hold none of
+/// them are not read.
+pub fn response_groups_in(dataset: &Path, budget: usize, range: &super::stream::RepoRange, mut f: impl FnMut(Vec<RepoGroup>) -> Result<()>) -> Result<()> {
     let p = dataset.join("responses.parquet");
-    let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
-    // Bodies read as string views (see `viewing`), the footer read once.
-    let viewing = viewing(&ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?, &["body"])?;
-    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, viewing);
-    // Only the columns read below are decoded (not `repo`, `source_file`, `source_line`).
+    let groups = (*range != super::stream::RepoRange::default()).then(|| super::stream::response_row_groups(dataset, range)).transpose()?;
+    // Only the columns read below are decoded (not `repo`, `source_file`, `source_line`),
+    // bodies as string views (see `viewing`).
     const READ: [&str; 6] = ["path", "page", "status", "captured_at", "body", "superseded_by"];
-    let roots: Vec<usize> = builder.schema().fields().iter().enumerate().filter(|(_, f)| READ.contains(&f.name().as_str())).map(|(i, _)| i).collect();
-    let mask = parquet::arrow::ProjectionMask::roots(builder.parquet_schema(), roots);
-    let reader = builder.with_projection(mask).build()?;
+    let reader = super::stream::responses_reader(dataset, &|c| READ.contains(&c), groups)?;
     let mut seen: std::collections::HashSet<Option<String>> = std::collections::HashSet::new();
     let mut chunk: Vec<RepoGroup> = Vec::new();
     let mut chunk_bytes = 0usize;
@@ -249,6 +252,9 @@ pub fn response_groups(dataset: &Path, budget: usize, mut f: impl FnMut(Vec<Repo
                 false => BodyText::InColumn(bodies.clone(), row),
             };
             let repo = crate::snapshot::paths::repo_of(&path);
+            if repo.is_some() && !range.holds(repo) {
+                continue;
+            }
             if current.as_ref().is_none_or(|g| g.repo.as_deref() != repo) {
                 if let Some(g) = current.take() {
                     chunk.push(g);
@@ -290,15 +296,8 @@ pub fn safe_outputs(dataset: &Path) -> Result<Vec<SafeOutput<'static>>> {
 
 /// The columns of one batch of `safe_outputs`, resolved once.
 struct OutputColumns {
-    id: StringArray,
-    run_id: StringArray,
-    item_index: Int64Array,
-    workflow_name: StringArray,
-    output_type: StringArray,
+    own: OwnColumns,
     execution: StringArray,
-    target_repo: StringArray,
-    target_kind: StringArray,
-    target_number: Int64Array,
     target_comment_id: Int64Array,
     target_url: StringViewArray,
     /// This and the three code-change references: absent from datasets written before them.
@@ -307,7 +306,6 @@ struct OutputColumns {
     temporary_id: Option<StringArray>,
     actor: StringArray,
     run_actor: StringArray,
-    created_at: TimestampMicrosecondArray,
     payload_hash: Option<StringArray>,
     patch_hash: Option<StringArray>,
     base_ref: Option<StringArray>,
@@ -321,6 +319,65 @@ struct OutputColumns {
     source_format: Option<StringArray>,
     source_file: Option<StringArray>,
     source_line: Option<Int64Array>,
+}
+
+/// The columns an outcome row repeats ([`OutputFields`]), of one batch.
+pub(crate) struct OwnColumns {
+    id: StringArray,
+    run_id: StringArray,
+    item_index: Int64Array,
+    workflow_name: StringArray,
+    output_type: StringArray,
+    target_repo: StringArray,
+    target_kind: StringArray,
+    target_number: Int64Array,
+    created_at: TimestampMicrosecondArray,
+}
+
+impl OwnColumns {
+    /// The names of the columns read.
+    pub(crate) const NAMES: [&str; 9] = ["safe_output_id", "run_id", "item_index", "workflow_name", "safe_output_type", "target_repo", "target_kind", "target_number", "created_at"];
+
+    pub(crate) fn of(c: &Cols<'_>) -> Result<OwnColumns> {
+        Ok(OwnColumns {
+            id: c.col::<StringArray>("safe_output_id")?.clone(),
+            run_id: c.col::<StringArray>("run_id")?.clone(),
+            item_index: c.col::<Int64Array>("item_index")?.clone(),
+            workflow_name: c.col::<StringArray>("workflow_name")?.clone(),
+            output_type: c.col::<StringArray>("safe_output_type")?.clone(),
+            target_repo: c.col::<StringArray>("target_repo")?.clone(),
+            target_kind: c.col::<StringArray>("target_kind")?.clone(),
+            target_number: c.col::<Int64Array>("target_number")?.clone(),
+            created_at: c.col::<TimestampMicrosecondArray>("created_at")?.clone(),
+        })
+    }
+
+    /// Row `r`'s fields, read as `SafeOutputTable::get` reads them: a missing id or type is
+    /// empty, a missing item index 0, a time past chrono's range none.
+    pub(crate) fn fields(&self, r: usize) -> OutputFields<'_> {
+        OutputFields {
+            safe_output_id: text(&self.id, r).unwrap_or_default(),
+            run_id: text(&self.run_id, r).unwrap_or_default(),
+            item_index: int(&self.item_index, r).unwrap_or(0),
+            workflow_name: text(&self.workflow_name, r),
+            output_type: text(&self.output_type, r).unwrap_or_default(),
+            target_repo: text(&self.target_repo, r),
+            target_kind: text(&self.target_kind, r),
+            target_number: int(&self.target_number, r),
+            created_at: self.created_at(r),
+        }
+    }
+
+    fn created_at(&self, r: usize) -> Option<Instant> {
+        match self.created_at.is_null(r) {
+            true => None,
+            false => time::from_micros(self.created_at.value(r)),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.id.len()
+    }
 }
 
 /// Which columns of `safe_outputs` to read.
@@ -338,7 +395,8 @@ impl ColumnsRead {
     const NOT_JUDGED: &[&str] =
         &["target_source", "temporary_id", "payload_hash", "target_node_id", "patch_hash", "base_ref", "head_ref", "staged", "source_format", "source_file", "source_line"];
 
-    fn reads(self, column: &str) -> bool {
+    /// Whether this read takes `column`.
+    pub fn reads(self, column: &str) -> bool {
         self == ColumnsRead::Whole || !Self::NOT_JUDGED.contains(&column)
     }
 }
@@ -394,9 +452,6 @@ fn int(a: &Int64Array, i: usize) -> Option<i64> {
 
 impl SafeOutputTable {
     pub fn read(dataset: &Path, read: ColumnsRead) -> Result<SafeOutputTable> {
-        let mut batches = Vec::new();
-        let mut starts = Vec::new();
-        let mut len = 0;
         // Large batches: small ones waste part of each buffer, a million outputs' worth.
         let p = dataset.join("safe_outputs.parquet");
         let open = || File::open(&p).map_err(|e| Error::io(&p, e));
@@ -417,20 +472,20 @@ impl SafeOutputTable {
                 Ok(reader.collect::<std::result::Result<Vec<_>, _>>()?)
             })
             .collect::<Result<_>>()?;
-        for b in groups.into_iter().flatten() {
+        Self::from_batches(groups.into_iter().flatten(), read)
+    }
+
+    /// The table of `batches` (of `safe_outputs`' columns that `read` reads, payloads and
+    /// URLs as string views; other columns are ignored).
+    pub fn from_batches(batches: impl IntoIterator<Item = RecordBatch>, read: ColumnsRead) -> Result<SafeOutputTable> {
+        let (mut starts, mut len, mut columns) = (Vec::new(), 0, Vec::new());
+        for b in batches {
             let c = Cols::new("safe_outputs", &b);
             starts.push(len);
             len += b.num_rows();
-            batches.push(OutputColumns {
-                id: c.col::<StringArray>("safe_output_id")?.clone(),
-                run_id: c.col::<StringArray>("run_id")?.clone(),
-                item_index: c.col::<Int64Array>("item_index")?.clone(),
-                workflow_name: c.col::<StringArray>("workflow_name")?.clone(),
-                output_type: c.col::<StringArray>("safe_output_type")?.clone(),
+            columns.push(OutputColumns {
+                own: OwnColumns::of(&c)?,
                 execution: c.col::<StringArray>("execution")?.clone(),
-                target_repo: c.col::<StringArray>("target_repo")?.clone(),
-                target_kind: c.col::<StringArray>("target_kind")?.clone(),
-                target_number: c.col::<Int64Array>("target_number")?.clone(),
                 target_comment_id: c.col::<Int64Array>("target_comment_id")?.clone(),
                 target_url: c.col::<StringViewArray>("target_url")?.clone(),
                 target_node_id: c.newer::<StringArray>("target_node_id", read)?,
@@ -438,7 +493,6 @@ impl SafeOutputTable {
                 temporary_id: c.opt::<StringArray>("temporary_id", read)?,
                 actor: c.col::<StringArray>("actor")?.clone(),
                 run_actor: c.col::<StringArray>("run_actor")?.clone(),
-                created_at: c.col::<TimestampMicrosecondArray>("created_at")?.clone(),
                 payload_hash: c.opt::<StringArray>("payload_hash", read)?,
                 patch_hash: c.newer::<StringArray>("patch_hash", read)?,
                 base_ref: c.newer::<StringArray>("base_ref", read)?,
@@ -453,7 +507,7 @@ impl SafeOutputTable {
                 source_line: c.opt::<Int64Array>("source_line", read)?,
             });
         }
-        Ok(SafeOutputTable { batches, starts, len })
+        Ok(SafeOutputTable { batches: columns, starts, len })
     }
 
     pub fn len(&self) -> usize {
@@ -472,28 +526,12 @@ impl SafeOutputTable {
     /// The output's sort key: run id and item index.
     pub fn key(&self, i: usize) -> (&str, i64) {
         let (c, r) = self.at(i);
-        (text(&c.run_id, r).unwrap_or_default(), int(&c.item_index, r).unwrap_or(0))
+        (text(&c.own.run_id, r).unwrap_or_default(), int(&c.own.item_index, r).unwrap_or(0))
     }
 
     pub fn target_repo(&self, i: usize) -> Option<&str> {
         let (c, r) = self.at(i);
-        text(&c.target_repo, r)
-    }
-
-    /// The columns an outcome row repeats, read as `get` reads them: a missing id or type
-    /// is empty, a missing item index 0, a time past chrono's range none.
-    fn own_fields(c: &OutputColumns, r: usize) -> OutputFields<'_> {
-        OutputFields {
-            safe_output_id: text(&c.id, r).unwrap_or_default(),
-            run_id: text(&c.run_id, r).unwrap_or_default(),
-            item_index: int(&c.item_index, r).unwrap_or(0),
-            workflow_name: text(&c.workflow_name, r),
-            output_type: text(&c.output_type, r).unwrap_or_default(),
-            target_repo: text(&c.target_repo, r),
-            target_kind: text(&c.target_kind, r),
-            target_number: int(&c.target_number, r),
-            created_at: Self::created_at(c, r),
-        }
+        text(&c.own.target_repo, r)
     }
 
     /// Output `i`'s columns as `get` makes them, without copying them; `None` past the end.
@@ -502,29 +540,21 @@ impl SafeOutputTable {
             return None;
         }
         let (c, r) = self.at(i);
-        Some(Self::own_fields(c, r))
+        Some(c.own.fields(r))
     }
 
     /// Output `i`'s run id, the identity it was written as and its time, read from their
     /// columns alone (for [`crate::evaluate::run_ends`], over every output).
     pub fn acting(&self, i: usize) -> (&str, Option<&str>, Option<Instant>) {
         let (c, r) = self.at(i);
-        (text(&c.run_id, r).unwrap_or_default(), text(&c.actor, r), Self::created_at(c, r))
-    }
-
-    fn created_at(c: &OutputColumns, r: usize) -> Option<Instant> {
-        if c.created_at.is_null(r) {
-            None
-        } else {
-            time::from_micros(c.created_at.value(r))
-        }
+        (text(&c.own.run_id, r).unwrap_or_default(), text(&c.actor, r), c.own.created_at(r))
     }
 
     /// Output `i`, its text borrowed from the table's columns (`into_owned` copies it).
     pub fn get<'t>(&'t self, i: usize) -> SafeOutput<'t> {
         let (c, r) = self.at(i);
         let borrowed = |a: &'t StringArray| text(a, r).map(Cow::Borrowed);
-        let own = Self::own_fields(c, r);
+        let own = c.own.fields(r);
         SafeOutput {
             safe_output_id: own.safe_output_id.into(),
             run_id: own.run_id.into(),

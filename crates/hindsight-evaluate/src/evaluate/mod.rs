@@ -17,6 +17,7 @@
 //!   their own, merged at the end.
 
 mod activity;
+mod bands;
 pub use hindsight_core::actors;
 pub(crate) mod case;
 pub mod catalogue;

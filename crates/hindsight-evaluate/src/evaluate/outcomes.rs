@@ -123,6 +123,49 @@ impl Outputs for [SafeOutput<'_>] {
     }
 }
 
+impl<T: Outputs + ?Sized> Outputs for &T {
+    fn fields(&self, seq: usize) -> Option<OutputFields<'_>> {
+        (**self).fields(seq)
+    }
+}
+
+impl Outputs for crate::dataset::stream::HeldOutputs<'_> {
+    fn fields(&self, seq: usize) -> Option<OutputFields<'_>> {
+        crate::dataset::stream::HeldOutputs::fields(self, seq)
+    }
+}
+
+/// Where the rows being written find their outputs' columns: a table held whole, or read
+/// forward through `safe_outputs` as the rows (in the table's order) ask for them.
+pub(crate) trait OutputSource {
+    type Held<'s>: Outputs
+    where
+        Self: 's;
+    /// The outputs the rows of `keys` point at (in the table's order: ranks never go back).
+    fn cover(&mut self, keys: &[RowKey]) -> crate::error::Result<Self::Held<'_>>;
+}
+
+impl<T: Outputs + ?Sized> OutputSource for &T {
+    type Held<'s>
+        = &'s T
+    where
+        Self: 's;
+    fn cover(&mut self, _: &[RowKey]) -> crate::error::Result<&T> {
+        Ok(*self)
+    }
+}
+
+impl OutputSource for crate::dataset::stream::OutputStream {
+    type Held<'s> = crate::dataset::stream::HeldOutputs<'s>;
+    /// From the first row's rank (no row of these keys, nor after them, points before it:
+    /// a rank is the position of the first output with the key) to the last position.
+    fn cover(&mut self, keys: &[RowKey]) -> crate::error::Result<Self::Held<'_>> {
+        let from = keys.first().map_or(0, |k| k.0);
+        let to = keys.iter().map(|k| k.2).max().unwrap_or(from);
+        crate::dataset::stream::OutputStream::cover(self, from, to)
+    }
+}
+
 impl Outputs for SafeOutputTable {
     /// The output's columns as `get` makes them, without copying them.
     fn fields(&self, seq: usize) -> Option<OutputFields<'_>> {

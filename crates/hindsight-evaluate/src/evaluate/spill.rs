@@ -23,7 +23,7 @@ use arrow::ipc::reader::FileReader;
 use arrow::ipc::writer::FileWriter;
 use arrow::record_batch::RecordBatch;
 
-use super::outcomes::{self, Outputs, RowKey};
+use super::outcomes::{self, OutputSource, RowKey};
 use super::OutcomeRows;
 use crate::dataset::{TableWriter, Written, ROW_GROUP_ROWS};
 use crate::error::{Error, Result};
@@ -142,18 +142,19 @@ impl OutcomeParts {
 
     /// Write every row, sorted, to `dir/outcomes.parquet`, the output's columns taken from
     /// `outputs`.
-    pub(crate) fn write<O: Outputs + ?Sized>(mut self, dir: &Path, outputs: &O) -> Result<Written> {
+    pub(crate) fn write<S: OutputSource>(mut self, dir: &Path, mut outputs: S) -> Result<Written> {
         if self.spill.spilled() == 0 {
             // Nothing on disk: the rows are sorted here, and each row group's columns filled
             // in on a thread of its own before the groups are encoded side by side.
             use rayon::prelude::*;
             let (keys, held) = OutcomeRows::merge_keyed(self.spill.take_held())?;
+            let outputs = outputs.cover(&keys)?;
             let starts: Vec<usize> = (0..keys.len()).step_by(ROW_GROUP_ROWS).collect();
             let groups = starts
                 .into_par_iter()
                 .map(|off| {
                     let n = ROW_GROUP_ROWS.min(keys.len() - off);
-                    outcomes::table_rows(outputs, &keys[off..off + n], &held.slice(off, n))
+                    outcomes::table_rows(&outputs, &keys[off..off + n], &held.slice(off, n))
                 })
                 .collect::<Result<Vec<RecordBatch>, _>>()?;
             drop(held);
@@ -182,7 +183,8 @@ impl OutcomeParts {
             let mut ready: Option<RecordBatch> = None;
             for (keys, held) in rx {
                 let before = ready.take();
-                let (written, rows) = rayon::join(|| before.map_or(Ok(()), |b| out.write(&b)), || outcomes::table_rows(outputs, &keys, &held));
+                let outputs = outputs.cover(&keys)?;
+                let (written, rows) = rayon::join(|| before.map_or(Ok(()), |b| out.write(&b)), || outcomes::table_rows(&outputs, &keys, &held));
                 written?;
                 ready = Some(rows?);
             }

@@ -44,12 +44,44 @@ pub fn evaluate_dataset(dataset: &Path, settings: &Settings, progress: &crate::p
 /// judge their outputs with the CI gate and PR risk beside, then the outputs no capture
 /// names, and write the tables and the manifest.
 pub fn evaluate_with(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress, chunk_bytes: usize, rows_held_bytes: usize) -> Result<usize> {
+    evaluate_in_bands(dataset, settings, progress, Budgets { chunk_bytes, rows_held_bytes, band_outputs: super::bands::BAND_OUTPUTS })
+}
+
+/// The memory budgets of an evaluation (no outcome depends on them).
+#[derive(Clone, Copy, Debug)]
+pub struct Budgets {
+    /// Body bytes read per step ([`CHUNK_BYTES`]).
+    pub chunk_bytes: usize,
+    /// Bytes of outcome rows held before a part is spilled ([`OUTCOME_ROWS_HELD_BYTES`]).
+    pub rows_held_bytes: usize,
+    /// Outputs judged per band of repositories at most (`bands`).
+    pub band_outputs: usize,
+}
+
+/// `evaluate_with`, a band of repositories at a time when the study has more outputs than
+/// `budgets.band_outputs` (`bands.rs`), else all at once.
+pub fn evaluate_in_bands(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress, budgets: Budgets) -> Result<usize> {
+    match super::bands::plan(dataset, budgets.band_outputs)? {
+        Some(plan) => evaluate_banded(dataset, settings, progress, budgets, plan),
+        None => evaluate_whole(dataset, settings, progress, budgets.chunk_bytes, budgets.rows_held_bytes),
+    }
+}
+
+/// The number of bands a study is judged in with at most `band_outputs` outputs per band.
+pub fn bands(dataset: &Path, band_outputs: usize) -> Result<usize> {
+    Ok(super::bands::plan(dataset, band_outputs)?.map_or(1, |p| p.ranges.len()))
+}
+
+/// Every output judged at once, its table held.
+fn evaluate_whole(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress, chunk_bytes: usize, rows_held_bytes: usize) -> Result<usize> {
     let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
     let mut phases = Phases::from_env();
     let inputs = read(dataset, chunk_bytes, &mut phases)?;
     let mut parts = OutcomeParts::new(&dataset.join(".spill"), rows_held_bytes);
     let mut found = GateAndRisk::default();
-    let Judged { mut manifest, outputs, held } = judge_repositories(dataset, inputs, Repositories::All, settings, progress, rows_held_bytes, &mut parts, &mut found, &mut phases)?;
+    let bar = progress.bar("evaluate", inputs.band.outputs.len() as u64);
+    let Judged { mut manifest, outputs, held } = judge_repositories(dataset, inputs, Repositories::All, settings, &bar, rows_held_bytes, &mut parts, &mut found, &mut phases)?;
+    bar.finish_and_clear();
     let outcomes = write_tables(dataset, parts, &outputs, || gate_and_risk_tables(&found), &mut manifest, risk_policy)?;
     phases.mark("tables and outcomes written");
     let coverage = std::mem::take(&mut found.coverage).finish();
@@ -63,6 +95,51 @@ pub fn evaluate_with(dataset: &Path, settings: &Settings, progress: &crate::prog
         let _ = freed.join();
     }
     phases.mark("freed");
+    Ok(outcomes.rows)
+}
+
+/// A band of repositories at a time (`bands.rs`): each band's outputs and captures judged as
+/// [`evaluate_whole`] judges the study's, their rows into the same spilled parts; each band's
+/// CI-gate and risk tables kept, and merged by their keys at the end, beside the outcome
+/// rows' merge (which reads the outputs' columns forward through `safe_outputs`).
+fn evaluate_banded(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress, budgets: Budgets, plan: super::bands::Plan) -> Result<usize> {
+    let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
+    let mut phases = Phases::from_env();
+    let mut manifest = Manifest::load(dataset)?;
+    let (captured_at, run_starts, mut task_prs) = study_facts(dataset, &manifest)?;
+    let bands = super::bands::Parts::new(dataset)?;
+    bands.split(dataset, &plan)?;
+    phases.mark("outputs split into bands");
+    let super::bands::Plan { ranges, outputs, run_ends } = plan;
+    let (run_ends, run_starts) = (std::sync::Arc::new(run_ends), std::sync::Arc::new(run_starts));
+    let mut parts = OutcomeParts::new(&dataset.join(".spill"), budgets.rows_held_bytes);
+    let mut counted = coverage::Tally::default();
+    let bar = progress.bar("evaluate", outputs as u64);
+    for (k, range) in ranges.iter().enumerate() {
+        let (chunks, reader) = captures(dataset, budgets.chunk_bytes, range.clone())?;
+        let (outputs, positions, ranks) = bands.band(k)?;
+        let (mine, rest): (HashMap<_, _>, HashMap<_, _>) = std::mem::take(&mut task_prs).into_iter().partition(|(repo, _)| range.holds(Some(repo)));
+        task_prs = rest;
+        let band = Band { outputs, places: Places::Band { ranks, positions }, task_prs: mine, chunks, reader };
+        let inputs = Inputs { manifest, captured_at, run_ends: run_ends.clone(), run_starts: run_starts.clone(), band };
+        let mut found = GateAndRisk::default();
+        manifest = judge_repositories(dataset, inputs, Repositories::All, settings, &bar, budgets.rows_held_bytes, &mut parts, &mut found, &mut phases)?.manifest;
+        counted = counted.add(std::mem::take(&mut found.coverage));
+        bands.keep_tables(k, gate_and_risk_tables(&found)?)?;
+    }
+    bar.finish_and_clear();
+    phases.mark("bands judged");
+    let (written, outcomes) = rayon::join(
+        || GATE_AND_RISK_KEYS.iter().map(|(name, keys)| bands.merge_table(dataset, name, keys, ranges.len()).map(|w| (*name, w))).collect::<Result<Vec<_>>>(),
+        || parts.write(dataset, crate::dataset::stream::OutputStream::open(dataset)?),
+    );
+    for (name, w) in written? {
+        manifest.record_table(name, &w);
+    }
+    manifest.risk_policy = Some(risk_policy.to_json());
+    let outcomes = outcomes?;
+    phases.mark("tables and outcomes written");
+    save_manifest(dataset, manifest, &outcomes, policy, windows, counted.finish())?;
     Ok(outcomes.rows)
 }
 
@@ -119,15 +196,16 @@ fn judge_repositories(
     inputs: Inputs,
     repositories: Repositories<'_>,
     settings: &Settings,
-    progress: &crate::progress::Progress,
+    bar: &indicatif::ProgressBar,
     rows_held_bytes: usize,
     sink: &mut (dyn RowSink + Send),
     found: &mut GateAndRisk,
     phases: &mut Phases,
 ) -> Result<Judged> {
-    let Inputs { manifest, captured_at, outputs, run_ends, run_starts, mut task_prs, chunks, reader } = inputs;
+    let Inputs { manifest, captured_at, run_ends, run_starts, band } = inputs;
+    let Band { outputs, places, mut task_prs, chunks, reader } = band;
     let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
-    let Targets { ranks, mut by_repo, mut no_repo } = Targets::of(&outputs);
+    let Targets { mut by_repo, mut no_repo } = Targets::of(&outputs);
     if let Repositories::Only(_) = repositories {
         by_repo.retain(|r, _| repositories.takes(Some(r)));
         task_prs.retain(|r, _| repositories.takes(Some(r)));
@@ -137,10 +215,9 @@ fn judge_repositories(
     }
     phases.mark("ranks");
     let (empty, indexes) = {
-        let bar = progress.bar("evaluate", outputs.len() as u64);
         // A small budget takes small steps, so the rows held stay near it.
         let step = (rows_held_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
-        let judging = Judging { outputs: &outputs, ranks: &ranks, windows, policy, risk_policy, captured_at, run_ends: &run_ends, run_starts: &run_starts, step, bar: &bar };
+        let judging = Judging { outputs: &outputs, places: &places, windows, policy, risk_policy, captured_at, run_ends: &run_ends, run_starts: &run_starts, step, bar };
         let mut indexes = RepoIndexes::default();
         let mut waiting = Waiting { outputs: by_repo, task_prs };
         judging.every_chunk(chunks, &mut waiting, &mut indexes, sink, found, phases)?;
@@ -149,11 +226,10 @@ fn judge_repositories(
         phases.steps();
         let empty = indexes.empty();
         judging.rest(waiting, no_repo, &empty, sink, found)?;
-        bar.finish_and_clear();
         phases.mark("rest");
         (empty, indexes)
     };
-    Ok(Judged { manifest, outputs, held: Box::new((ranks, empty, indexes)) })
+    Ok(Judged { manifest, outputs, held: Box::new((places, empty, indexes)) })
 }
 
 /// Where judged rows go: the local run's parts (spilled past the budget), or a cluster
@@ -185,7 +261,7 @@ pub fn judge_partition(dataset: &Path, repositories: &HashSet<Option<String>>, s
     let inputs = read(dataset, CHUNK_BYTES, &mut phases)?;
     let mut rows: Vec<OutcomeRows> = Vec::new();
     let mut found = GateAndRisk::default();
-    let hidden = crate::progress::Progress::hidden();
+    let hidden = crate::progress::Progress::hidden().bar("evaluate", 0);
     let judged =
         judge_repositories(dataset, inputs, Repositories::Only(repositories), settings, &hidden, OUTCOME_ROWS_HELD_BYTES, &mut rows, &mut found, &mut phases)?;
     let wire = super::outcomes::to_wire(rows, &judged.outputs)?;
@@ -305,11 +381,18 @@ struct Inputs {
     manifest: Manifest,
     /// The snapshot's time: the end of the snapshot window.
     captured_at: time::Instant,
-    outputs: SafeOutputTable,
     /// Per run, the time of its last output ([`super::judge::run_ends`]).
-    run_ends: HashMap<String, time::Instant>,
+    run_ends: std::sync::Arc<HashMap<String, time::Instant>>,
     /// Per run, when it began: the CI gate's clock ([`ci_gate::run_starts`]).
-    run_starts: ci_gate::RunStarts,
+    run_starts: std::sync::Arc<ci_gate::RunStarts>,
+    band: Band,
+}
+
+/// The outputs judged together (every one, or a band's), their task PRs, and the captures
+/// of their repositories on their way.
+struct Band {
+    outputs: SafeOutputTable,
+    places: Places,
     /// The PRs of task records, by repository.
     task_prs: HashMap<String, Vec<TaskPr>>,
     /// The captures, a chunk of whole repositories at a time, as the reader reads them.
@@ -317,8 +400,42 @@ struct Inputs {
     reader: std::thread::JoinHandle<Result<()>>,
 }
 
+/// Where each output's rows go in the table (`RowKey`'s rank and position).
+enum Places {
+    /// Every output of the study is in the table: its ranks, by position.
+    Whole(Vec<usize>),
+    /// A band's outputs: each one's rank and position in the study's table.
+    Band { ranks: Vec<usize>, positions: Vec<usize> },
+}
+
+impl Places {
+    fn of(&self, i: usize) -> (usize, usize) {
+        match self {
+            Places::Whole(ranks) => (ranks[i], i),
+            Places::Band { ranks, positions } => (ranks[i], positions[i]),
+        }
+    }
+}
+
+/// The reader of the captures of `range`'s repositories, on a thread of its own from the
+/// start (the first chunk is ready when judging can begin); it stops at its next chunk if
+/// the judging side has gone.
+fn captures(dataset: &Path, chunk_bytes: usize, range: crate::dataset::stream::RepoRange) -> Result<(std::sync::mpsc::Receiver<Vec<RepoGroup>>, std::thread::JoinHandle<Result<()>>)> {
+    let (tx, chunks) = std::sync::mpsc::sync_channel::<Vec<RepoGroup>>(1);
+    let dir = dataset.to_path_buf();
+    let reader = std::thread::Builder::new()
+        .name("responses".into())
+        .spawn(move || {
+            crate::dataset::read::response_groups_in(&dir, chunk_bytes, &range, |groups| {
+                tx.send(groups).map_err(|_| Error::Dataset { path: dir.join("responses.parquet"), message: "evaluation stopped".into() })
+            })
+        })
+        .map_err(|e| Error::io(dataset, e))?;
+    Ok((chunks, reader))
+}
+
 /// Read: the outputs, the manifest and the task records' PRs, while the captures are read
-/// on a thread of their own from the start (the first chunk is ready when judging can begin).
+/// on a thread of their own from the start.
 fn read(dataset: &Path, chunk_bytes: usize, phases: &mut Phases) -> Result<Inputs> {
     // A large study's manifest (its list of inputs) takes a while to parse: it is read
     // beside the outputs, and only its snapshot time is needed before judging.
@@ -326,39 +443,32 @@ fn read(dataset: &Path, chunk_bytes: usize, phases: &mut Phases) -> Result<Input
         let dir = dataset.to_path_buf();
         std::thread::Builder::new().name("manifest".into()).spawn(move || Manifest::load(&dir)).map_err(|e| Error::io(dataset, e))?
     };
-    // The reader stops at its next chunk if the judging side has gone.
-    let (tx, chunks) = std::sync::mpsc::sync_channel::<Vec<RepoGroup>>(1);
-    let reader = {
-        let dir = dataset.to_path_buf();
-        std::thread::Builder::new()
-            .name("responses".into())
-            .spawn(move || {
-                crate::dataset::read::response_groups(&dir, chunk_bytes, |groups| {
-                    tx.send(groups).map_err(|_| Error::Dataset { path: dir.join("responses.parquet"), message: "evaluation stopped".into() })
-                })
-            })
-            .map_err(|e| Error::io(dataset, e))?
-    };
+    let (chunks, reader) = captures(dataset, chunk_bytes, Default::default())?;
     let outputs = SafeOutputTable::read(dataset, ColumnsRead::Judged)?;
     let run_ends = super::judge::run_ends((0..outputs.len()).map(|i| outputs.acting(i)));
-    let run_starts = ci_gate::run_starts(crate::dataset::read::run_infos(dataset)?.into_iter());
+    let places = Places::Whole(OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>()));
     phases.mark("outputs read");
     let manifest = Error::joined(manifest.join(), dataset.join("manifest.json"), "the thread reading it failed")?;
     phases.mark("manifest read");
+    let (captured_at, run_starts, task_prs) = study_facts(dataset, &manifest)?;
+    let band = Band { outputs, places, task_prs, chunks, reader };
+    Ok(Inputs { manifest, captured_at, run_ends: std::sync::Arc::new(run_ends), run_starts: std::sync::Arc::new(run_starts), band })
+}
+
+/// What every band of a study shares, read once: the snapshot's time, when each run began
+/// and the PRs of task records (with --tasks), by repository (their risk level is assessed
+/// from the same captures as the outputs' PRs).
+fn study_facts(dataset: &Path, manifest: &Manifest) -> Result<(time::Instant, ci_gate::RunStarts, HashMap<String, Vec<TaskPr>>)> {
     let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
         path: dataset.join("manifest.json"),
         message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
     })?;
-    // The PRs of task records (with --tasks), by repository: their risk level is assessed
-    // from the same captures as the outputs' PRs.
-    let task_prs = task_prs(dataset, &manifest)?;
-    Ok(Inputs { manifest, captured_at, outputs, run_ends, run_starts, task_prs, chunks, reader })
+    let run_starts = ci_gate::run_starts(crate::dataset::read::run_infos(dataset)?.into_iter());
+    Ok((captured_at, run_starts, task_prs(dataset, manifest)?))
 }
 
 /// Which outputs each repository's captures judge, and where each output's rows go.
 struct Targets<'o> {
-    /// Each output's rank in the order of (run id, item index): its rows' place.
-    ranks: Vec<usize>,
     /// The outputs of each repository, by position in the table.
     by_repo: HashMap<&'o str, Vec<usize>>,
     /// The outputs that name no repository.
@@ -366,9 +476,8 @@ struct Targets<'o> {
 }
 
 impl<'o> Targets<'o> {
-    /// The outputs grouped by the repository they target, and ranked.
+    /// The outputs grouped by the repository they target.
     fn of(outputs: &'o SafeOutputTable) -> Targets<'o> {
-        let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());
         let mut by_repo: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut no_repo = Vec::new();
         for i in 0..outputs.len() {
@@ -377,7 +486,7 @@ impl<'o> Targets<'o> {
                 None => no_repo.push(i),
             }
         }
-        Targets { ranks, by_repo, no_repo }
+        Targets { by_repo, no_repo }
     }
 }
 
@@ -413,7 +522,7 @@ impl GateAndRisk {
 /// What judging every chunk shares: the outputs and their ranks, the windows and policies.
 struct Judging<'a> {
     outputs: &'a SafeOutputTable,
-    ranks: &'a [usize],
+    places: &'a Places,
     windows: &'a [Window],
     policy: &'a Policy,
     risk_policy: &'a risk::RiskPolicy,
@@ -522,8 +631,9 @@ impl<'a> Judging<'a> {
             let judged: Vec<OutcomeRows> = jobs
                 .par_iter()
                 .fold(OutcomeRows::default, |mut rows, &(i, o, ev)| {
+                    let (rank, seq) = self.places.of(i);
                     for (w, (v, at)) in self.windows.iter().zip(ev.judge_all(o)) {
-                        rows.push(o, self.ranks[i], i, *w, at, &v);
+                        rows.push(o, rank, seq, *w, at, &v);
                     }
                     rows
                 })

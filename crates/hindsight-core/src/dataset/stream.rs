@@ -1,0 +1,179 @@
+//! `safe_outputs` and `responses` read a part at a time, for an evaluation that holds a
+//! band of repositories at once rather than the study (`hindsight_evaluate`'s `bands`).
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use arrow::record_batch::RecordBatch;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::ProjectionMask;
+
+use super::read::{Cols, OutputFields, OwnColumns};
+use crate::error::{Error, Result};
+
+/// Rows decoded per batch.
+const BATCH_ROWS: usize = 16 * 1024;
+
+/// A reader of `table` decoding only the columns `keep` takes, text columns named in
+/// `views` read as string views, one row group after another.
+fn reader(dataset: &Path, table: &str, keep: &dyn Fn(&str) -> bool, views: &[&str], row_groups: Option<Vec<usize>>) -> Result<ParquetRecordBatchReader> {
+    let p = dataset.join(format!("{table}.parquet"));
+    let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
+    let meta = super::read::viewing(&ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?, views)?;
+    let roots: Vec<usize> = meta.schema().fields().iter().enumerate().filter(|(_, f)| keep(f.name())).map(|(i, _)| i).collect();
+    let mask = ProjectionMask::roots(meta.parquet_schema(), roots);
+    let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta).with_projection(mask).with_batch_size(BATCH_ROWS);
+    if let Some(groups) = row_groups {
+        builder = builder.with_row_groups(groups);
+    }
+    Ok(builder.build()?)
+}
+
+/// Every row of `safe_outputs`, in the table's order, a batch at a time: the columns
+/// `keep` takes (payloads and URLs as string views, as [`super::read::SafeOutputTable`]
+/// reads them).
+pub fn output_batches(dataset: &Path, keep: &dyn Fn(&str) -> bool, mut f: impl FnMut(RecordBatch) -> Result<()>) -> Result<()> {
+    for b in reader(dataset, "safe_outputs", keep, &["payload", "target_url"], None)? {
+        f(b?)?;
+    }
+    Ok(())
+}
+
+/// The columns outcome rows repeat, read forward through `safe_outputs` as the rows are
+/// written (in the outputs' order): only the batches the rows being written point at are
+/// held.
+pub struct OutputStream {
+    path: PathBuf,
+    reader: ParquetRecordBatchReader,
+    /// The batches held, each with the position of its first row.
+    held: VecDeque<(usize, OwnColumns)>,
+    /// The position of the next row to read.
+    next: usize,
+}
+
+/// The outputs an [`OutputStream`] holds now, by position in the table.
+pub struct HeldOutputs<'s> {
+    held: &'s VecDeque<(usize, OwnColumns)>,
+}
+
+impl OutputStream {
+    pub fn open(dataset: &Path) -> Result<OutputStream> {
+        let reader = reader(dataset, "safe_outputs", &|c| OwnColumns::NAMES.contains(&c), &[], None)?;
+        Ok(OutputStream { path: dataset.join("safe_outputs.parquet"), reader, held: VecDeque::new(), next: 0 })
+    }
+
+    /// The outputs at positions `from..=to` held (those before `from` let go): positions
+    /// asked for must never go back before a `from` asked for earlier.
+    pub fn cover(&mut self, from: usize, to: usize) -> Result<HeldOutputs<'_>> {
+        while self.held.front().is_some_and(|(start, c)| start + c.len() <= from) {
+            self.held.pop_front();
+        }
+        while self.next <= to {
+            let Some(b) = self.reader.next() else {
+                return Err(Error::Dataset { path: self.path.clone(), message: format!("an outcome row points at output {to}, past the {} outputs", self.next) });
+            };
+            let b = b?;
+            let columns = OwnColumns::of(&Cols::new("safe_outputs", &b))?;
+            let rows = b.num_rows();
+            if rows > 0 && self.next + rows > from {
+                self.held.push_back((self.next, columns));
+            }
+            self.next += rows;
+        }
+        Ok(HeldOutputs { held: &self.held })
+    }
+}
+
+impl HeldOutputs<'_> {
+    /// The output at position `i`, `None` when it is not held.
+    pub fn fields(&self, i: usize) -> Option<OutputFields<'_>> {
+        let b = self.held.partition_point(|(start, _)| *start <= i).checked_sub(1)?;
+        let (start, c) = &self.held[b];
+        (i - start < c.len()).then(|| c.fields(i - start))
+    }
+}
+
+/// A contiguous range of repositories in the order `responses` is sorted by (no repository
+/// first, then by name): from `from` (included) to `until` (excluded; none: to the end).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RepoRange {
+    pub from: Option<String>,
+    pub until: Option<Option<String>>,
+}
+
+impl RepoRange {
+    pub fn holds(&self, repo: Option<&str>) -> bool {
+        self.from.as_deref() <= repo && self.until.as_ref().is_none_or(|u| repo < u.as_deref())
+    }
+
+    /// Whether a row group whose `repo` column has nulls (`nulls`) and values between `min`
+    /// and `max` (each a bound, unknown when absent) can hold a row this range needs: the
+    /// captures of no repository are needed by every range (the index they share).
+    fn may_hold(&self, nulls: bool, min: Option<&[u8]>, max: Option<&[u8]>) -> bool {
+        if nulls {
+            return true;
+        }
+        let below = match (&self.from, max) {
+            (Some(from), Some(max)) => max < from.as_bytes(),
+            _ => false,
+        };
+        let above = match (&self.until, min) {
+            (Some(Some(until)), Some(min)) => min >= until.as_bytes(),
+            (Some(None), _) => true,
+            _ => false,
+        };
+        !below && !above
+    }
+}
+
+/// The row groups of `responses` that may hold rows of `range` (or of no repository), by
+/// the statistics of its `repo` column; every group where a statistic is missing.
+pub fn response_row_groups(dataset: &Path, range: &RepoRange) -> Result<Vec<usize>> {
+    let p = dataset.join("responses.parquet");
+    let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
+    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?;
+    let Some(column) = meta.parquet_schema().columns().iter().position(|c| c.name() == "repo") else {
+        return Ok((0..meta.metadata().num_row_groups()).collect());
+    };
+    Ok(meta
+        .metadata()
+        .row_groups()
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| match g.column(column).statistics() {
+            None => true,
+            Some(s) => range.may_hold(s.null_count_opt().is_none_or(|n| n > 0), s.min_bytes_opt(), s.max_bytes_opt()),
+        })
+        .map(|(i, _)| i)
+        .collect())
+}
+
+/// A reader of `responses`' row groups `groups` (all when none), decoding `keep`'s
+/// columns, bodies as string views.
+pub(crate) fn responses_reader(dataset: &Path, keep: &dyn Fn(&str) -> bool, groups: Option<Vec<usize>>) -> Result<ParquetRecordBatchReader> {
+    reader(dataset, "responses", keep, &["body"], groups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RepoRange;
+
+    #[test]
+    fn a_range_holds_its_repositories_and_row_groups_are_kept_where_they_may() {
+        let r = RepoRange { from: Some("b/b".into()), until: Some(Some("d/d".into())) };
+        assert!(!r.holds(None) && !r.holds(Some("a/a")) && r.holds(Some("b/b")) && r.holds(Some("c/c")) && !r.holds(Some("d/d")));
+        let first = RepoRange { from: None, until: Some(Some("b/b".into())) };
+        assert!(first.holds(None) && first.holds(Some("a/a")) && !first.holds(Some("b/b")));
+        assert!(RepoRange::default().holds(Some("z/z")) && RepoRange::default().holds(None));
+        // A group entirely before, entirely after, straddling, or holding no-repository rows.
+        assert!(!r.may_hold(false, Some(b"a/a"), Some(b"a/z")));
+        assert!(!r.may_hold(false, Some(b"d/d"), Some(b"e/e")));
+        assert!(r.may_hold(false, Some(b"a/a"), Some(b"b/b")));
+        assert!(r.may_hold(true, Some(b"x/x"), Some(b"y/y")));
+        assert!(r.may_hold(false, None, None));
+        // A range that ends before every repository (`Some(None)`) keeps only no-repository groups.
+        let none_only = RepoRange { from: None, until: Some(None) };
+        assert!(!none_only.may_hold(false, Some(b"a/a"), Some(b"b/b")) && none_only.may_hold(true, None, None));
+    }
+}

@@ -1,0 +1,342 @@
+//! A large study judged a band of repositories at a time, so that evaluate's memory is
+//! bounded by the band, not the study (AIDev's 7.6M PRs): the outputs are split into bands
+//! of whole repositories in the order `responses` is sorted by, each band's outputs written
+//! to a part of their own and read back alone, and the captures of its repositories read
+//! from the row groups that hold them. Outcome rows keep the place they have in a run of
+//! the whole study (each output's position in `safe_outputs`, and the position of the first
+//! output with its key as its rank), so the spilled rows merge into the same table; the
+//! CI gate's and risk tables of each band are merged by their sort keys. The bytes written
+//! are those of one band holding every output, at any band size (a test checks it).
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{BufReader, BufWriter};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatchOptions, UInt64Array};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef, UInt64Type};
+use arrow::ipc::reader::FileReader;
+use arrow::ipc::writer::FileWriter;
+use arrow::record_batch::RecordBatch;
+use arrow::row::{RowConverter, Rows, SortField};
+
+use crate::dataset::read::{Cols, ColumnsRead, SafeOutputTable};
+use crate::dataset::stream::{output_batches, RepoRange};
+use crate::dataset::{TableWriter, Written};
+use crate::error::{Error, Result};
+use crate::time::Instant;
+
+/// Outputs a band holds at most (a repository with more is a band of its own): with the
+/// parsed captures of a chunk, the outcome rows held and the pool's threads, a band keeps
+/// evaluate near a gigabyte at any size of study.
+pub const BAND_OUTPUTS: usize = 1 << 18;
+
+/// The column a band's part gives each output's position in `safe_outputs`.
+const POSITION: &str = "__position";
+/// The column giving the position of the first output with the output's key.
+const RANK: &str = "__rank";
+
+/// The study's bands and what is read of every output once, before any band is judged.
+pub(crate) struct Plan {
+    pub(crate) ranges: Vec<RepoRange>,
+    pub(crate) outputs: usize,
+    /// Per run, the time of its last output ([`super::judge::run_ends`]).
+    pub(crate) run_ends: HashMap<String, Instant>,
+}
+
+/// The bands of the study at `dataset`, or none when one band takes every output: the
+/// study has at most `band_outputs` of them, or its outputs are not in the order of their
+/// keys (run id, item index), as hindsight writes them, which the places of the rows need.
+pub(crate) fn plan(dataset: &Path, band_outputs: usize) -> Result<Option<Plan>> {
+    const READ: [&str; 5] = ["run_id", "item_index", "target_repo", "actor", "created_at"];
+    let mut per_repo: BTreeMap<Option<String>, usize> = BTreeMap::new();
+    let mut last: Option<(String, i64)> = None;
+    let mut sorted = true;
+    let mut outputs = 0usize;
+    let mut run_ends: HashMap<String, Instant> = HashMap::new();
+    output_batches(dataset, &|c| READ.contains(&c), |b| {
+        let c = Cols::new("safe_outputs", &b);
+        let (runs, items, repos) = (c.str("run_id")?, c.int("item_index")?, c.str("target_repo")?);
+        let (actors, times) = (c.str("actor")?, c.time("created_at")?);
+        for ((run, item), repo) in runs.iter().zip(&items).zip(repos) {
+            let key = (run.as_deref().unwrap_or_default(), item.unwrap_or(0));
+            sorted &= last.as_ref().is_none_or(|(r, n)| (r.as_str(), *n) <= key);
+            if last.as_ref().is_none_or(|(r, n)| (r.as_str(), *n) != key) {
+                last = Some((key.0.to_string(), key.1));
+            }
+            *per_repo.entry(repo).or_insert(0) += 1;
+        }
+        let acting = runs.iter().zip(&actors).zip(&times).map(|((r, a), t)| (r.as_deref().unwrap_or_default(), a.as_deref(), *t));
+        for (run, end) in super::judge::run_ends(acting) {
+            let e = run_ends.entry(run).or_insert(end);
+            *e = (*e).max(end);
+        }
+        outputs += b.num_rows();
+        Ok(())
+    })?;
+    if !sorted || outputs <= band_outputs {
+        return Ok(None);
+    }
+    Ok(Some(Plan { ranges: cut(&per_repo, band_outputs), outputs, run_ends }))
+}
+
+/// Contiguous ranges of whole repositories of about `band_outputs` outputs each, covering
+/// every repository (those with no output too: a task's PR may be in one).
+fn cut(per_repo: &BTreeMap<Option<String>, usize>, band_outputs: usize) -> Vec<RepoRange> {
+    let mut starts: Vec<Option<String>> = vec![None];
+    let mut held = 0usize;
+    for (repo, n) in per_repo {
+        if held > 0 && held + n > band_outputs {
+            starts.push(repo.clone());
+            held = 0;
+        }
+        held += n;
+    }
+    let untils = starts.iter().skip(1).map(|s| Some(s.clone())).chain([None]);
+    starts.iter().cloned().zip(untils).map(|(from, until)| RepoRange { from, until }).collect()
+}
+
+/// The folder of a band evaluation's parts, removed when dropped.
+pub(crate) struct Parts {
+    dir: PathBuf,
+}
+
+impl Drop for Parts {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Parts {
+    pub(crate) fn new(dataset: &Path) -> Result<Parts> {
+        let dir = dataset.join(".bands");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        Ok(Parts { dir })
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{name}.arrow"))
+    }
+
+    fn create(&self, name: &str, schema: &SchemaRef) -> Result<FileWriter<BufWriter<File>>> {
+        let p = self.path(name);
+        let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
+        FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), schema).map_err(|e| failed(&p, e))
+    }
+
+    fn read(&self, name: &str) -> Result<Vec<RecordBatch>> {
+        let p = self.path(name);
+        let f = File::open(&p).map_err(|e| Error::io(&p, e))?;
+        let reader = FileReader::try_new(BufReader::with_capacity(1 << 20, f), None).map_err(|e| failed(&p, e))?;
+        let batches = reader.collect::<std::result::Result<Vec<_>, _>>().map_err(|e| failed(&p, e))?;
+        let _ = std::fs::remove_file(&p);
+        Ok(batches)
+    }
+
+    /// Every output written to its band's part, with its position and rank.
+    pub(crate) fn split(&self, dataset: &Path, plan: &Plan) -> Result<()> {
+        let mut writers: Vec<Option<FileWriter<BufWriter<File>>>> = (0..plan.ranges.len()).map(|_| None).collect();
+        let starts: Vec<Option<&str>> = plan.ranges.iter().map(|r| r.from.as_deref()).collect();
+        let (mut position, mut last): (usize, Option<(String, i64, usize)>) = (0, None);
+        output_batches(dataset, &|c| ColumnsRead::Judged.reads(c), |b| {
+            let n = b.num_rows();
+            let (mut ranks, mut bands) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            {
+                let c = Cols::new("safe_outputs", &b);
+                let (runs, items, repos) = (c.col::<arrow::array::StringArray>("run_id")?, c.col::<arrow::array::Int64Array>("item_index")?, c.col::<arrow::array::StringArray>("target_repo")?);
+                for r in 0..n {
+                    let key = ((!runs.is_null(r)).then(|| runs.value(r)).unwrap_or_default(), (!items.is_null(r)).then(|| items.value(r)).unwrap_or(0));
+                    let rank = match &last {
+                        Some((run, item, rank)) if (run.as_str(), *item) == key => *rank,
+                        _ => position + r,
+                    };
+                    last = Some((key.0.to_string(), key.1, rank));
+                    ranks.push(rank as u64);
+                    let repo = (!repos.is_null(r)).then(|| repos.value(r));
+                    bands.push(starts.partition_point(|s| *s <= repo) - 1);
+                }
+            }
+            let positions: ArrayRef = Arc::new(UInt64Array::from_iter_values((position..position + n).map(|p| p as u64)));
+            let ranks: ArrayRef = Arc::new(UInt64Array::from(ranks));
+            let keyed = with_columns(&b, [(POSITION, positions), (RANK, ranks)]).map_err(|e| failed(&self.dir, e))?;
+            let mut present: Vec<usize> = bands.clone();
+            present.sort_unstable();
+            present.dedup();
+            for k in present {
+                let mask = BooleanArray::from_iter(bands.iter().map(|&x| Some(x == k)));
+                let part = arrow::compute::filter_record_batch(&keyed, &mask).map_err(|e| failed(&self.dir, e))?;
+                let name = format!("band-{k}");
+                let w = match &mut writers[k] {
+                    Some(w) => w,
+                    slot => slot.insert(self.create(&name, &part.schema())?),
+                };
+                w.write(&part).map_err(|e| failed(&self.path(&name), e))?;
+            }
+            position += n;
+            Ok(())
+        })?;
+        for (k, w) in writers.into_iter().enumerate() {
+            if let Some(mut w) = w {
+                w.finish().map_err(|e| failed(&self.path(&format!("band-{k}")), e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Band `k`'s outputs (its part removed), with each one's position and rank.
+    pub(crate) fn band(&self, k: usize) -> Result<(SafeOutputTable, Vec<usize>, Vec<usize>)> {
+        let name = format!("band-{k}");
+        if !self.path(&name).exists() {
+            return Ok((SafeOutputTable::from_batches([], ColumnsRead::Judged)?, Vec::new(), Vec::new()));
+        }
+        let batches = self.read(&name)?;
+        let of = |b: &RecordBatch, name: &str| -> Result<Vec<usize>> {
+            let c = b.column_by_name(name).and_then(|c| c.as_primitive_opt::<UInt64Type>()).ok_or_else(|| failed(&self.path("band"), arrow::error::ArrowError::SchemaError(format!("no column {name}"))))?;
+            Ok(c.values().iter().map(|&v| v as usize).collect())
+        };
+        let (mut positions, mut ranks) = (Vec::new(), Vec::new());
+        for b in &batches {
+            positions.extend(of(b, POSITION)?);
+            ranks.extend(of(b, RANK)?);
+        }
+        Ok((SafeOutputTable::from_batches(batches, ColumnsRead::Judged)?, positions, ranks))
+    }
+
+    /// Band `k`'s CI-gate and risk tables, kept for [`Parts::merge_table`].
+    pub(crate) fn keep_tables(&self, k: usize, tables: Vec<(&'static str, RecordBatch)>) -> Result<()> {
+        for (name, t) in tables {
+            let name = format!("{name}-{k}");
+            let mut w = self.create(&name, &t.schema())?;
+            w.write(&t).map_err(|e| failed(&self.path(&name), e))?;
+            w.finish().map_err(|e| failed(&self.path(&name), e))?;
+        }
+        Ok(())
+    }
+
+    /// The table `name` of `bands` bands, each sorted by the text or integer columns `keys`,
+    /// merged in that order (equal keys in band order) and written to the dataset a batch
+    /// at a time.
+    pub(crate) fn merge_table(&self, dataset: &Path, name: &str, keys: &[&str], bands: usize) -> Result<Written> {
+        let mut sources = (0..bands).map(|k| Source::open(&self.path(&format!("{name}-{k}")), keys)).collect::<Result<Vec<_>>>()?;
+        let schema = sources.first().map(|s| s.schema.clone()).ok_or_else(|| Error::Dataset { path: dataset.to_path_buf(), message: format!("no band gave the {name} table") })?;
+        let mut out = TableWriter::create(dataset, name, schema.clone())?;
+        let mut picks: Vec<(usize, usize)> = Vec::new();
+        loop {
+            let next = (0..sources.len()).filter(|&s| sources[s].current().is_some()).min_by(|&a, &b| sources[a].key_bytes().cmp(&sources[b].key_bytes()).then(a.cmp(&b)));
+            if let Some(s) = next {
+                picks.push((s, sources[s].row));
+            }
+            let flush = next.is_none() || picks.len() == 8192 || next.is_some_and(|s| sources[s].row + 1 == sources[s].batch.num_rows());
+            if flush && !picks.is_empty() {
+                let pool: Vec<&RecordBatch> = sources.iter().map(|s| &s.batch).collect();
+                let columns = (0..schema.fields().len())
+                    .map(|c| arrow::compute::interleave(&pool.iter().map(|b| b.column(c).as_ref()).collect::<Vec<_>>(), &picks))
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map_err(|e| failed(&self.dir, e))?;
+                out.write(&RecordBatch::try_new(schema.clone(), columns).map_err(|e| failed(&self.dir, e))?)?;
+                picks.clear();
+            }
+            let Some(s) = next else { break };
+            sources[s].advance(keys)?;
+        }
+        out.finish()
+    }
+}
+
+/// One band's part of a table, a batch at a time, at one row.
+struct Source {
+    path: PathBuf,
+    schema: SchemaRef,
+    reader: FileReader<BufReader<File>>,
+    batch: RecordBatch,
+    rows: Option<Rows>,
+    converter: RowConverter,
+    row: usize,
+}
+
+impl Source {
+    fn open(path: &Path, keys: &[&str]) -> Result<Source> {
+        let f = File::open(path).map_err(|e| Error::io(path, e))?;
+        let reader = FileReader::try_new(BufReader::with_capacity(1 << 20, f), None).map_err(|e| failed(path, e))?;
+        let schema = reader.schema();
+        let fields = keys
+            .iter()
+            .map(|k| schema.field_with_name(k).map(|f| SortField::new(f.data_type().clone())))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| failed(path, e))?;
+        let converter = RowConverter::new(fields).map_err(|e| failed(path, e))?;
+        let batch = RecordBatch::new_empty(schema.clone());
+        let mut s = Source { path: path.to_path_buf(), schema, reader, batch, rows: None, converter, row: 0 };
+        s.load(keys)?;
+        Ok(s)
+    }
+
+    fn current(&self) -> Option<usize> {
+        self.rows.as_ref().map(|_| self.row)
+    }
+
+    /// The current row's key, as bytes that sort as the key does (arrow's row format).
+    fn key_bytes(&self) -> Option<&[u8]> {
+        self.rows.as_ref().map(|r| r.row(self.row).data())
+    }
+
+    fn advance(&mut self, keys: &[&str]) -> Result<()> {
+        self.row += 1;
+        if self.row >= self.batch.num_rows() {
+            self.load(keys)?;
+        }
+        Ok(())
+    }
+
+    /// The next non-empty batch and its keys, or none at the end.
+    fn load(&mut self, keys: &[&str]) -> Result<()> {
+        self.row = 0;
+        self.rows = None;
+        for b in self.reader.by_ref() {
+            let b = b.map_err(|e| failed(&self.path, e))?;
+            if b.num_rows() == 0 {
+                continue;
+            }
+            let columns: Vec<ArrayRef> = keys.iter().filter_map(|k| b.column_by_name(k).cloned()).collect();
+            self.rows = Some(self.converter.convert_columns(&columns).map_err(|e| failed(&self.path, e))?);
+            self.batch = b;
+            return Ok(());
+        }
+        Ok(())
+    }
+}
+
+/// `b` with `columns` after its own.
+fn with_columns<const N: usize>(b: &RecordBatch, columns: [(&str, ArrayRef); N]) -> std::result::Result<RecordBatch, arrow::error::ArrowError> {
+    let mut fields: Vec<Field> = b.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
+    let mut arrays = b.columns().to_vec();
+    for (name, a) in columns {
+        fields.push(Field::new(name, DataType::UInt64, false));
+        arrays.push(a);
+    }
+    RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), arrays, &RecordBatchOptions::new().with_row_count(Some(b.num_rows())))
+}
+
+fn failed(path: &Path, e: arrow::error::ArrowError) -> Error {
+    Error::Dataset { path: path.to_path_buf(), message: format!("a band of the evaluation: {e}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bands_are_whole_repositories_in_order_covering_every_one() {
+        let per: BTreeMap<Option<String>, usize> = [(None, 2), (Some("a/a".into()), 3), (Some("b/b".into()), 9), (Some("c/c".into()), 1), (Some("d/d".into()), 4)].into_iter().collect();
+        let ranges = cut(&per, 5);
+        let froms: Vec<Option<&str>> = ranges.iter().map(|r| r.from.as_deref()).collect();
+        assert_eq!(froms, vec![None, Some("b/b"), Some("c/c")]);
+        // Every repository, those with no output among them, is in exactly one band.
+        for repo in [None, Some("a/a"), Some("a/b"), Some("b/b"), Some("bb/x"), Some("c/c"), Some("d/d"), Some("z/z")] {
+            assert_eq!(ranges.iter().filter(|r| r.holds(repo)).count(), 1, "{repo:?}");
+        }
+        assert_eq!(cut(&per, 100).len(), 1);
+    }
+}
