@@ -652,6 +652,8 @@ pub fn import_aidev(
 ) -> Result<Imported> {
     let staging = Staging::new(&OutDir::resolve(out, &[dir])?)?;
     report_removed(&staging, progress);
+    // The import's phases free what the one before held, as convert's do.
+    crate::memory::retain(crate::memory::CONVERT);
     let bar = progress.steps("import", 3);
     bar.set_message("reading AIDev's tables, rebuilding captures");
     let d = staging.dir.as_path();

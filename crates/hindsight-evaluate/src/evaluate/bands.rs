@@ -30,7 +30,7 @@ use crate::time::Instant;
 /// Outputs a band holds at most (a repository with more is a band of its own): with the
 /// parsed captures of a chunk, the outcome rows held and the pool's threads, a band keeps
 /// evaluate near a gigabyte at any size of study.
-pub const BAND_OUTPUTS: usize = 1 << 18;
+pub const BAND_OUTPUTS: usize = 1 << 16;
 
 /// The column a band's part gives each output's position in `safe_outputs`.
 const POSITION: &str = "__position";

@@ -33,6 +33,7 @@ const STEP_OUTPUTS: usize = 16 * 1024;
 /// manifest. Returns the number of outcome rows. (On a cluster, the binary's pipeline calls
 /// [`evaluate_judged`] with the cluster's judge instead: evaluate never chooses.)
 pub fn evaluate_dataset(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress) -> Result<usize> {
+    crate::memory::give_back();
     crate::memory::retain(crate::memory::EVALUATE);
     evaluate_with(dataset, settings, progress, CHUNK_BYTES, OUTCOME_ROWS_HELD_BYTES)
 }
