@@ -29,6 +29,11 @@
 --   cif_rejected_at_tau          and of rejection
 --   naive_median_accepted_hours  the median over the accepted outputs alone, beside it to show its
 --                                bias: it leaves out every output still open, so it runs short
+-- Four levels of windows or grouping, each over the one before: each time and who is at risk
+-- (times), the running sums (running), the incidences and areas (curve), the group's row (fitted).
+-- A deeper plan is more than a cluster's scheduler decodes; and no LAG: one the planner turns
+-- around (to read rows sorted the other way) reaches a cluster's executors unturned and reads
+-- the next row, so the row before is a window frame's.
 WITH subjects AS (
   -- Each output's time on the curve and how it left the risk set; NULL hours: excluded.
   SELECT
@@ -42,6 +47,8 @@ WITH subjects AS (
   FROM outcomes
   WHERE eval_window = 'snapshot'
 ),
+-- Each time's events; at risk at t: every output whose time is t or later (one censored at t is
+-- still at risk at t), a running count from the last time back.
 times AS (
   SELECT
     workflow_name,
@@ -50,56 +57,63 @@ times AS (
     SUM(CASE WHEN outcome_status = 'accepted' THEN 1 ELSE 0 END) AS accepted_events,
     SUM(CASE WHEN outcome_status = 'rejected' THEN 1 ELSE 0 END) AS rejected_events,
     SUM(CASE WHEN outcome_status IN ('pending', 'ignored') THEN 1 ELSE 0 END) AS censored,
-    COUNT(*) AS leaving
+    SUM(COUNT(*)) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS n_at_risk
   FROM subjects
   WHERE hours IS NOT NULL
   GROUP BY workflow_name, safe_output_type, hours
-),
--- At risk at t: every output whose time is t or later (one censored at t is still at risk at t).
-at_risk AS (
-  SELECT
-    t.*,
-    SUM(leaving) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS n_at_risk
-  FROM times t
 ),
 -- Each time's factor of a product, as a logarithm so a window sum multiplies; a factor of 0
 -- (every output at risk left by the event) has no logarithm and is counted apart.
 steps AS (
   SELECT
-    a.*,
+    workflow_name,
+    safe_output_type,
+    hours,
+    accepted_events,
+    rejected_events,
+    censored,
+    n_at_risk,
     CASE WHEN accepted_events < n_at_risk THEN LN(1.0 - CAST(accepted_events AS DOUBLE) / CAST(n_at_risk AS DOUBLE)) ELSE 0.0 END AS ln_km,
     CASE WHEN accepted_events = n_at_risk THEN 1 ELSE 0 END AS km_zero,
     CASE WHEN accepted_events < n_at_risk THEN CAST(accepted_events AS DOUBLE) / (CAST(n_at_risk AS DOUBLE) * CAST(n_at_risk - accepted_events AS DOUBLE)) ELSE 0.0 END AS greenwood_step,
     CASE WHEN accepted_events + rejected_events < n_at_risk THEN LN(1.0 - CAST(accepted_events + rejected_events AS DOUBLE) / CAST(n_at_risk AS DOUBLE)) ELSE 0.0 END AS ln_all,
     CASE WHEN accepted_events + rejected_events = n_at_risk THEN 1 ELSE 0 END AS all_zero
-  FROM at_risk a
+  FROM times
 ),
+-- The running sums through t, and through the time before t (the frame ending a row earlier:
+-- the previous row's sum, the same terms added in the same order; NULL on the first row).
 running AS (
   SELECT
-    s.*,
+    workflow_name,
+    safe_output_type,
+    hours,
+    accepted_events,
+    rejected_events,
+    censored,
+    n_at_risk,
+    greenwood_step,
     SUM(accepted_events) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS accepted_so_far,
     SUM(ln_km) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ln_survival,
     SUM(km_zero) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS km_zeros,
     SUM(greenwood_step) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS greenwood,
-    SUM(ln_all) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ln_all_through,
-    SUM(all_zero) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS all_zeros_through
-  FROM steps s
-),
-km AS (
-  SELECT
-    r.*,
-    CASE WHEN km_zeros > 0 THEN 0.0 ELSE EXP(ln_survival) END AS km_not_accepted,
-    -- Overall survival just before t (no event of either kind yet): the weight of t's events.
-    -- The previous row's running sum: the same terms added in the same order as S's own.
-    CASE
-      WHEN COALESCE(LAG(all_zeros_through, 1) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours), 0) > 0 THEN 0.0
-      ELSE EXP(COALESCE(LAG(ln_all_through, 1) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours), 0.0))
-    END AS all_before
-  FROM running r
+    SUM(ln_km) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS ln_survival_before,
+    SUM(km_zero) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS km_zeros_before,
+    SUM(ln_all) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS ln_all_before,
+    SUM(all_zero) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS all_zeros_before,
+    -- The time before t (NULL on the first row).
+    MAX(hours) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN 1 PRECEDING AND 1 PRECEDING) AS hours_before
+  FROM steps
 ),
 curve AS (
   SELECT
-    k.*,
+    workflow_name,
+    safe_output_type,
+    hours,
+    accepted_events,
+    rejected_events,
+    censored,
+    greenwood_step,
+    CASE WHEN km_zeros > 0 THEN 0.0 ELSE EXP(ln_survival) END AS km_not_accepted,
     -- The log-log band: S^exp(+/-1.96 se), se = sqrt(Greenwood sum) / |ln S|.
     CASE
       WHEN km_zeros > 0 THEN 0.0
@@ -111,24 +125,21 @@ curve AS (
       WHEN accepted_so_far = 0 THEN 1.0
       ELSE EXP(ln_survival * EXP(-1.959963984540054 * SQRT(greenwood) / (0.0 - ln_survival)))
     END AS km_upper_95,
-    SUM(all_before * CAST(accepted_events AS DOUBLE) / CAST(n_at_risk AS DOUBLE)) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cif_accepted,
-    SUM(all_before * CAST(rejected_events AS DOUBLE) / CAST(n_at_risk AS DOUBLE)) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cif_rejected
-  FROM km k
-),
--- The area under S up to each time, a step at a time: S holds its value from one time to the next.
-areas AS (
-  SELECT
-    c.*,
-    COALESCE(LAG(km_not_accepted, 1) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours), 1.0)
-      * (hours - COALESCE(LAG(hours, 1) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours), 0.0)) AS area_step
-  FROM curve c
-),
-area_to AS (
-  SELECT
-    a.*,
-    SUM(area_step) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS area_so_far,
-    SUM(area_step) OVER (PARTITION BY workflow_name, safe_output_type) AS rmst
-  FROM areas a
+    -- Aalen-Johansen: each time's events weighted by the overall survival just before t (no
+    -- event of either kind yet).
+    SUM(CASE WHEN COALESCE(all_zeros_before, 0) > 0 THEN 0.0 ELSE EXP(COALESCE(ln_all_before, 0.0)) END * CAST(accepted_events AS DOUBLE) / CAST(n_at_risk AS DOUBLE)) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cif_accepted,
+    SUM(CASE WHEN COALESCE(all_zeros_before, 0) > 0 THEN 0.0 ELSE EXP(COALESCE(ln_all_before, 0.0)) END * CAST(rejected_events AS DOUBLE) / CAST(n_at_risk AS DOUBLE)) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cif_rejected,
+    -- The area under S up to each time, a step at a time: S holds its value from one time to
+    -- the next, S before the first time 1.
+    SUM(
+      CASE WHEN km_zeros_before IS NULL THEN 1.0 WHEN km_zeros_before > 0 THEN 0.0 ELSE EXP(ln_survival_before) END
+        * (hours - COALESCE(hours_before, 0.0))
+    ) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS area_so_far,
+    SUM(
+      CASE WHEN km_zeros_before IS NULL THEN 1.0 WHEN km_zeros_before > 0 THEN 0.0 ELSE EXP(ln_survival_before) END
+        * (hours - COALESCE(hours_before, 0.0))
+    ) OVER (PARTITION BY workflow_name, safe_output_type ORDER BY hours ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rmst
+  FROM running
 ),
 fitted AS (
   SELECT
@@ -147,7 +158,7 @@ fitted AS (
     SUM((rmst - area_so_far) * (rmst - area_so_far) * greenwood_step) AS rmst_variance,
     MAX(cif_accepted) AS cif_accepted_at_tau,
     MAX(cif_rejected) AS cif_rejected_at_tau
-  FROM area_to
+  FROM curve
   GROUP BY workflow_name, safe_output_type
 ),
 counts AS (
