@@ -36,6 +36,7 @@ mod rules;
 mod safety;
 mod shell;
 mod study_package;
+mod survival;
 mod slt;
 mod sql;
 mod sql_duckdb;

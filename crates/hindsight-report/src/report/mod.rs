@@ -103,6 +103,12 @@ pub const CATALOGUE: &[BundledQuery] = &[
     bundled!("caveats")
         .on_dashboard("Caveats: what the rates rest on, by workflow (snapshot): decisions whose actor was not captured, merged work reverted, captures missing")
         .on_aidev_dashboard("Caveats: what the rates rest on, by agent (snapshot): decisions whose actor was not captured, merged work reverted, captures missing"),
+    bundled!("time_to_outcome_summary")
+        .on_dashboard("Time to acceptance by workflow and type, outputs still open at capture censored (not failures): Kaplan-Meier median and restricted mean with 95% intervals, beside the naive median over accepted outputs alone")
+        .on_aidev_dashboard("Time to acceptance by agent and type, PRs still open at capture censored (not failures): Kaplan-Meier median and restricted mean with 95% intervals, beside the naive median over merged PRs alone"),
+    // The curves are a row per distinct time, as many as the outputs: asked for by name
+    // (`report --query time_to_outcome`), never a dashboard section.
+    bundled!("time_to_outcome"),
     bundled!("by_run").on_dashboard("By run and window"),
     bundled!("gh_aw_summary").on_dashboard(
         "gh-aw's own summary, for comparison: its rates, closes by a bot, zero-touch rate, median seconds to resolution (mixes evidence strengths; each rate's n beside it)",
@@ -924,6 +930,9 @@ mod tests {
         assert_eq!(declared, files);
     }
 
+    /// General queries on no dashboard: their rows grow with the outputs.
+    const QUERY_ONLY: &[&str] = &["time_to_outcome"];
+
     /// What a declaration says about the dashboard holds together: every query but the
     /// `aidev/` ones is a section of a study's dashboard, and an `aidev/` one is not; a
     /// section needs a table only where it is shown, and an input only on the AIDev
@@ -932,7 +941,8 @@ mod tests {
     fn each_declaration_is_consistent() {
         for q in CATALOGUE {
             let aidev = q.name.starts_with("aidev/");
-            assert_eq!(q.title.is_some(), !aidev, "{}: on the dashboard of a study hindsight evaluated exactly when not aidev/", q.name);
+            let general = !aidev && !QUERY_ONLY.contains(&q.name);
+            assert_eq!(q.title.is_some(), general, "{}: on the dashboard of a study hindsight evaluated exactly when not aidev/ nor asked for by name only", q.name);
             assert!(q.needs_table.is_none() || q.title.is_some() || q.aidev_title.is_some(), "{}: needs a table but is on no dashboard", q.name);
             assert!(q.needs_input.is_none() || q.aidev_title.is_some(), "{}: needs an input but is not on the AIDev dashboard", q.name);
             assert!(!q.sql.trim().is_empty(), "{}: no statement", q.name);
@@ -945,11 +955,11 @@ mod tests {
     #[test]
     fn the_dashboards_are_derived_in_order() {
         let general: Vec<&str> = sections(false).into_iter().map(|(n, _)| n).collect();
-        let want: Vec<&str> = CATALOGUE.iter().filter(|q| !q.name.starts_with("aidev/")).map(|q| q.name).collect();
+        let want: Vec<&str> = CATALOGUE.iter().filter(|q| !q.name.starts_with("aidev/") && !QUERY_ONLY.contains(&q.name)).map(|q| q.name).collect();
         assert_eq!(general, want);
         assert_eq!(sections(false)[0], ("summary", "Outcomes by window"));
         let aidev: Vec<&str> = sections(true).into_iter().map(|(n, _)| n).collect();
-        assert_eq!(aidev, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "caveats", "ci_gate", "ci_gate_outcomes", "risk_by_outcome"]);
+        assert_eq!(aidev, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "caveats", "time_to_outcome_summary", "ci_gate", "ci_gate_outcomes", "risk_by_outcome"]);
         assert_eq!(sections(true)[3], ("summary", "Outcomes by window, all agents"));
         let needs: Vec<(&str, Vec<&str>)> = needs_inputs().into_iter().map(|(n, s)| (n.table, s)).collect();
         assert_eq!(needs, [("ci_gate", vec!["ci_gate", "ci_gate_outcomes"]), ("pr_risk", vec!["risk_by_outcome"])]);
