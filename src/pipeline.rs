@@ -722,8 +722,10 @@ fn write_aidev_tables(
     outputs: crate::aidev::Outputs,
     manifest: &mut Manifest,
 ) -> Result<()> {
+    let mut phases = crate::phases::Phases::from_env();
     let agent_prs = outputs.agent_prs.clone();
     manifest.record_table("safe_outputs", &outputs.finish(d)?);
+    phases.mark("safe_outputs written");
     let small = [
         crate::runs::tables::requests(&[]),
         crate::runs::tables::runs(&study.runs),
@@ -741,6 +743,7 @@ fn write_aidev_tables(
     for (name, w) in finish_all(tables)? {
         manifest.record_table(&name, &w);
     }
+    phases.mark("captures written");
     // AIDev records no inline review comments (no `pulls/N/comments` list): its reviewer
     // comments are review bodies and conversation comments.
     let mut task_policy = crate::tasks::TaskPolicy::default();
@@ -748,6 +751,7 @@ fn write_aidev_tables(
     for (name, batch) in crate::feedback::tables(d, &task_policy.feedback, &agent_prs, &Default::default())? {
         manifest.record_table(name, &crate::dataset::write_batch(d, name, &batch)?);
     }
+    phases.mark("review feedback written");
     manifest.task_policy = Some(task_policy.to_json());
     Ok(())
 }
