@@ -748,8 +748,9 @@ fn write_aidev_tables(
     // comments are review bodies and conversation comments.
     let mut task_policy = crate::tasks::TaskPolicy::default();
     task_policy.feedback.sources = vec![crate::feedback::Source::Review, crate::feedback::Source::Conversation];
-    for (name, batch) in crate::feedback::tables(d, &task_policy.feedback, &agent_prs, &Default::default())? {
-        manifest.record_table(name, &crate::dataset::write_batch(d, name, &batch)?);
+    // A band of repositories at a time: AIDev full is millions of PRs.
+    for (name, w) in crate::feedback::write_in_bands(d, &task_policy.feedback, &agent_prs, &Default::default(), crate::feedback::BAND_PRS)? {
+        manifest.record_table(name, &w);
     }
     phases.mark("review feedback written");
     manifest.task_policy = Some(task_policy.to_json());

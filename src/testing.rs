@@ -49,3 +49,45 @@ pub fn evaluate_in_bands(dataset: &Path, settings: &Settings, progress: &Progres
 pub fn bands(dataset: &Path, band_outputs: usize) -> Result<usize> {
     crate::evaluate::stage::bands(dataset, band_outputs)
 }
+
+/// The review-feedback tables of `dataset` written (to `out`) a band of about `band_prs`
+/// PRs at a time, under the default policy, the PRs of `create_pull_request` outputs as
+/// the agents'.
+pub fn feedback_in_bands(dataset: &Path, out: &Path, band_prs: usize) -> Result<Vec<&'static str>> {
+    let (policy, prs) = feedback_inputs(dataset)?;
+    copy_tables(dataset, out)?;
+    Ok(crate::feedback::write_in_bands(out, &policy, &prs, &Default::default(), band_prs)?.into_iter().map(|(n, _)| n).collect())
+}
+
+/// The review-feedback tables of `dataset` computed at once (as convert does), written to `out`.
+pub fn feedback_at_once(dataset: &Path, out: &Path) -> Result<Vec<&'static str>> {
+    let (policy, prs) = feedback_inputs(dataset)?;
+    copy_tables(dataset, out)?;
+    let mut names = Vec::new();
+    for (name, batch) in crate::feedback::tables(out, &policy, &prs, &Default::default())? {
+        crate::dataset::write_batch(out, name, &batch)?;
+        names.push(name);
+    }
+    Ok(names)
+}
+
+fn feedback_inputs(dataset: &Path) -> Result<(crate::feedback::FeedbackPolicy, crate::feedback::AgentPrs)> {
+    let mut prs = crate::feedback::AgentPrs::new();
+    for o in crate::dataset::read::safe_outputs(dataset)? {
+        crate::feedback::note_output(&mut prs, &o);
+    }
+    Ok((Default::default(), prs))
+}
+
+/// The dataset's Parquet tables copied to `out`, a fresh folder.
+fn copy_tables(dataset: &Path, out: &Path) -> Result<()> {
+    std::fs::create_dir_all(out).map_err(|e| crate::error::Error::io(out, e))?;
+    for e in std::fs::read_dir(dataset).map_err(|e| crate::error::Error::io(dataset, e))? {
+        let p = e.map_err(|e| crate::error::Error::io(dataset, e))?.path();
+        if p.extension().is_some_and(|x| x == "parquet") {
+            let to = out.join(p.file_name().unwrap_or_default());
+            std::fs::copy(&p, &to).map_err(|e| crate::error::Error::io(&to, e))?;
+        }
+    }
+    Ok(())
+}

@@ -269,6 +269,39 @@ fn judging_in_bands_changes_no_byte_of_what_evaluate_writes() {
     }
 }
 
+/// Review feedback computed a band of repositories at a time (as an AIDev import does)
+/// writes the same bytes as computed at once (as convert does), at any band size: on the
+/// demo and an AIDev import (reviews, comments and commits on every PR).
+#[test]
+fn review_feedback_in_bands_is_the_same_bytes() {
+    use hindsight::testing::{feedback_at_once, feedback_in_bands};
+    let tmp = tempfile::tempdir().unwrap();
+    let aidev = tmp.path().join("aidev");
+    let src = super::support::fixture("aidev");
+    ok(&["import", "aidev", src.to_str().unwrap(), "--out", aidev.to_str().unwrap(), "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
+    for (name, ds) in [("demo", Study::demo().convert(tmp.path(), "demo")), ("aidev", aidev)] {
+        let whole = tmp.path().join(format!("{name}-whole"));
+        let tables = feedback_at_once(&ds, &whole).unwrap();
+        assert_eq!(tables, vec!["review_feedback", "pr_feedback"]);
+        let rows = |t: &str| {
+            use parquet::file::reader::FileReader;
+            let f = std::fs::File::open(whole.join(format!("{t}.parquet"))).unwrap();
+            parquet::file::reader::SerializedFileReader::new(f).unwrap().metadata().file_metadata().num_rows()
+        };
+        assert!(rows("review_feedback") > 0 && rows("pr_feedback") > 1, "{name}: too little review feedback to compare");
+        for band in [1, 2, 5] {
+            let banded = tmp.path().join(format!("{name}-{band}"));
+            let mut written = feedback_in_bands(&ds, &banded, band).unwrap();
+            written.sort();
+            assert_eq!(written, vec!["pr_feedback", "review_feedback"]);
+            for t in ["review_feedback", "pr_feedback"] {
+                let f = format!("{t}.parquet");
+                assert!(std::fs::read(whole.join(&f)).unwrap() == std::fs::read(banded.join(&f)).unwrap(), "{name}: bands of {band} PRs changed {t}");
+            }
+        }
+    }
+}
+
 /// The demo holds every input layout: a paginated list, a directory-tree capture, thin and
 /// rich gh-aw manifests, normalized records, requests never executed, temporary ids.
 #[test]

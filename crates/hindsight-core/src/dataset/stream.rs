@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
+use arrow::array::Array;
 use arrow::record_batch::RecordBatch;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
@@ -130,7 +131,12 @@ impl RepoRange {
 /// The row groups of `responses` that may hold rows of `range` (or of no repository), by
 /// the statistics of its `repo` column; every group where a statistic is missing.
 pub fn response_row_groups(dataset: &Path, range: &RepoRange) -> Result<Vec<usize>> {
-    let p = dataset.join("responses.parquet");
+    row_groups(dataset, "responses", range)
+}
+
+/// The row groups of `table` that may hold rows of `range` (see `response_row_groups`).
+fn row_groups(dataset: &Path, table: &str, range: &RepoRange) -> Result<Vec<usize>> {
+    let p = dataset.join(format!("{table}.parquet"));
     let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
     let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?;
     let Some(column) = meta.parquet_schema().columns().iter().position(|c| c.name() == "repo") else {
@@ -155,9 +161,58 @@ pub(crate) fn responses_reader(dataset: &Path, keep: &dyn Fn(&str) -> bool, grou
     reader(dataset, "responses", keep, &["body"], groups)
 }
 
+/// `read::columns` of the rows of `range`'s repositories alone (a row with no repository
+/// is in the range that starts at none), reading only the row groups that may hold them.
+/// `names` must include `repo`.
+pub fn columns_in(dataset: &Path, range: &RepoRange, table: &str, names: &[&str]) -> Result<Vec<RecordBatch>> {
+    if *range == RepoRange::default() {
+        return super::read::columns(dataset, table, names);
+    }
+    let groups = row_groups(dataset, table, range)?;
+    let mut out = Vec::new();
+    for b in reader(dataset, table, &|c| names.contains(&c), &[], Some(groups))? {
+        let b = b?;
+        let repos = Cols::new(table, &b).col::<arrow::array::StringArray>("repo")?.clone();
+        let keep: arrow::array::BooleanArray = (0..b.num_rows()).map(|r| Some(range.holds((!repos.is_null(r)).then(|| repos.value(r))))).collect();
+        let path = dataset.join(format!("{table}.parquet"));
+        out.push(arrow::compute::filter_record_batch(&b, &keep).map_err(|e| Error::Dataset { path, message: e.to_string() })?);
+    }
+    Ok(out)
+}
+
+/// Contiguous ranges of whole repositories of about `per_band` rows each (`per_repo`: the
+/// rows of each repository, in order), covering every repository, those with no row too.
+pub fn cut(per_repo: &std::collections::BTreeMap<Option<String>, usize>, per_band: usize) -> Vec<RepoRange> {
+    let mut starts: Vec<Option<String>> = vec![None];
+    let mut held = 0usize;
+    for (repo, n) in per_repo {
+        if held > 0 && held + n > per_band {
+            starts.push(repo.clone());
+            held = 0;
+        }
+        held += n;
+    }
+    let untils = starts.iter().skip(1).map(|s| Some(s.clone())).chain([None]);
+    starts.iter().cloned().zip(untils).map(|(from, until)| RepoRange { from, until }).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::RepoRange;
+
+    #[test]
+    fn bands_are_whole_repositories_in_order_covering_every_one() {
+        let per: std::collections::BTreeMap<Option<String>, usize> =
+            [(None, 2), (Some("a/a".into()), 3), (Some("b/b".into()), 9), (Some("c/c".into()), 1), (Some("d/d".into()), 4)].into_iter().collect();
+        let ranges = super::cut(&per, 5);
+        let froms: Vec<Option<&str>> = ranges.iter().map(|r| r.from.as_deref()).collect();
+        assert_eq!(froms, vec![None, Some("b/b"), Some("c/c")]);
+        // Every repository, those with no row among them, is in exactly one band.
+        for repo in [None, Some("a/a"), Some("a/b"), Some("b/b"), Some("bb/x"), Some("c/c"), Some("d/d"), Some("z/z")] {
+            assert_eq!(ranges.iter().filter(|r| r.holds(repo)).count(), 1, "{repo:?}");
+        }
+        assert_eq!(super::cut(&per, 100).len(), 1);
+    }
 
     #[test]
     fn a_range_holds_its_repositories_and_row_groups_are_kept_where_they_may() {

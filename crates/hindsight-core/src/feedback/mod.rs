@@ -18,7 +18,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::read::{columns, Cols};
+use crate::dataset::read::Cols;
+use crate::dataset::stream::{columns_in, RepoRange};
 use crate::error::Result;
 use crate::actors::{ActorClass, Classifier};
 use crate::snapshot::github::Actor;
@@ -271,9 +272,9 @@ fn is_acknowledgement(body: &str) -> bool {
 type Inline = HashSet<(String, i64), Fast>;
 
 /// The reviews with inline comments: the review each captured review comment names.
-fn inline_reviews(dataset: &Path) -> Result<Inline> {
+fn inline_reviews(dataset: &Path, range: &RepoRange) -> Result<Inline> {
     let mut out = Inline::default();
-    for batch in columns(dataset, "review_comments", &["repo", "review_id"])? {
+    for batch in columns_in(dataset, range, "review_comments", &["repo", "review_id"])? {
         let c = Cols::new("review_comments", &batch);
         let (repo, id) = (c.str("repo")?, c.int("review_id")?);
         out.extend((0..batch.num_rows()).filter_map(|k| Some((repo[k].clone()?, id[k]?))));
@@ -311,36 +312,68 @@ type CiStates = HashMap<(String, String), String, Fast>;
 
 /// Compute both tables from the typed tables in `dataset`.
 pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hours_to_pr: &HoursToPr) -> Result<Vec<(&'static str, RecordBatch)>> {
-    let prs = read_prs(dataset)?;
+    tables_in(dataset, &RepoRange::default(), &ci_states(dataset)?, policy, (agent_prs, hours_to_pr))
+}
+
+/// PRs whose feedback is computed at once at most, in [`write_in_bands`].
+pub const BAND_PRS: usize = 1 << 16;
+
+/// Both tables written to `dataset` a band of repositories of about `band_prs` PRs at a time
+/// (memory bounded by the band: a comment's repeats are looked for in its own repository,
+/// and every lookup is by repository), the same bytes as [`tables`] written at once.
+pub fn write_in_bands(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hours_to_pr: &HoursToPr, band_prs: usize) -> Result<Vec<(&'static str, crate::dataset::Written)>> {
+    let mut per_repo: BTreeMap<Option<String>, usize> = BTreeMap::new();
+    for batch in crate::dataset::read::columns(dataset, "pull_requests", &["repo"])? {
+        for repo in Cols::new("pull_requests", &batch).str("repo")? {
+            *per_repo.entry(repo).or_insert(0) += 1;
+        }
+    }
+    let ci = ci_states(dataset)?;
+    let mut writers: Vec<(&'static str, crate::dataset::TableWriter)> = Vec::new();
+    for range in crate::dataset::stream::cut(&per_repo, band_prs) {
+        for (name, batch) in tables_in(dataset, &range, &ci, policy, (agent_prs, hours_to_pr))? {
+            let w = match writers.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, w)) => w,
+                None => &mut writers.push_mut((name, crate::dataset::TableWriter::create(dataset, name, batch.schema())?)).1,
+            };
+            w.write(&batch)?;
+        }
+    }
+    writers.into_iter().map(|(name, w)| w.finish().map(|w| (name, w))).collect()
+}
+
+/// Both tables for the repositories of `range`.
+fn tables_in(dataset: &Path, range: &RepoRange, ci: &CiStates, policy: &FeedbackPolicy, (agent_prs, hours_to_pr): (&AgentPrs, &HoursToPr)) -> Result<Vec<(&'static str, RecordBatch)>> {
+    let prs = read_prs(dataset, range)?;
     let index: Index = prs.iter().enumerate().map(|(k, p)| ((p.repo.as_str(), p.number), k)).collect();
     let reviewers = Reviewers { policy, classifier: Classifier::default() };
 
     // The three tables are read side by side, and beside them which lists were captured and
     // each commit's CI state; their remarks are put together in one order.
     let mut remarks = Vec::new();
-    let (((reviews, conversation), review_comments), (captured, ci)) = rayon::join(
+    let (((reviews, conversation), review_comments), captured) = rayon::join(
         || {
             rayon::join(
                 || {
                     rayon::join(
-                        || read_reviews(dataset, &prs, &index, &reviewers, &mut remarks),
-                        || read_comments(dataset, ("issue_comments", "issue_number", Source::Conversation), &prs, &index, &reviewers),
+                        || read_reviews(dataset, range, &prs, &index, &reviewers, &mut remarks),
+                        || read_comments((dataset, range), ("issue_comments", "issue_number", Source::Conversation), &prs, &index, &reviewers),
                     )
                 },
-                || read_comments(dataset, ("review_comments", "pull_number", Source::ReviewComment), &prs, &index, &reviewers),
+                || read_comments((dataset, range), ("review_comments", "pull_number", Source::ReviewComment), &prs, &index, &reviewers),
             )
         },
-        || rayon::join(|| captured_lists(dataset), || ci_states(dataset)),
+        || captured_lists(dataset, range),
     );
-    let (reviews, captured, ci) = (reviews?, captured?, ci?);
+    let (reviews, captured) = (reviews?, captured?);
     remarks.extend(review_comments?);
     remarks.extend(conversation?);
     // Deterministic order whatever the tables' order: by PR, source, id.
     remarks.sort_by_key(|r| (r.pr, r.source, r.id, r.created_at));
     // The PRs' commits are read while repeats are found.
-    let ((), commits) = rayon::join(|| repeats::find_repeats(&prs, &mut remarks, policy), || pr_commits(dataset, &index));
+    let ((), commits) = rayon::join(|| repeats::find_repeats(&prs, &mut remarks, policy), || pr_commits(dataset, range, &index));
     let commits = commits?;
-    let (rounds_of, first_review) = review_rounds(&prs, &reviews, &commits, (&inline_reviews(dataset)?, &captured));
+    let (rounds_of, first_review) = review_rounds(&prs, &reviews, &commits, (&inline_reviews(dataset, range)?, &captured));
     let mut comments_of = vec![(0i64, 0i64); prs.len()];
     for r in &remarks {
         comments_of[r.pr].0 += 1;
@@ -356,7 +389,7 @@ pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hou
         first_review: &first_review,
         comments_of: &comments_of,
         first_push: &first_pushes(&prs, &commits),
-        ci: &ci,
+        ci,
         hours_to_pr,
     };
     let figures: Vec<Figures> = prs.par_iter().enumerate().map(|(k, pr)| evidence.figures(k, pr)).collect();
@@ -391,10 +424,10 @@ impl Reviewers<'_> {
 
 /// The reviewers' submitted reviews of the PRs; their bodies become remarks when the policy
 /// reads reviews.
-fn read_reviews(dataset: &Path, prs: &[Pr], index: &Index, reviewers: &Reviewers, remarks: &mut Vec<Remark>) -> Result<Vec<Review>> {
+fn read_reviews(dataset: &Path, range: &RepoRange, prs: &[Pr], index: &Index, reviewers: &Reviewers, remarks: &mut Vec<Remark>) -> Result<Vec<Review>> {
     let policy = reviewers.policy;
     let mut reviews = Vec::new();
-    for batch in columns(dataset, "reviews", &["repo", "pull_number", "review_id", "author", "author_type", "state", "submitted_at", "commit_id", "body"])? {
+    for batch in columns_in(dataset, range, "reviews", &["repo", "pull_number", "review_id", "author", "author_type", "state", "submitted_at", "commit_id", "body"])? {
         let c = Cols::new("reviews", &batch);
         let (repo, pull, id, author, kind, state, at, commit, body) = (
             c.str("repo")?,
@@ -432,7 +465,7 @@ fn read_reviews(dataset: &Path, prs: &[Pr], index: &Index, reviewers: &Reviewers
 /// The reviewers' comments of one comment table (the table, its PR-number column and the
 /// source it is), when the policy reads that source.
 fn read_comments(
-    dataset: &Path,
+    (dataset, range): (&Path, &RepoRange),
     (table, number, source): (&str, &str, Source),
     prs: &[Pr],
     index: &Index,
@@ -443,7 +476,7 @@ fn read_comments(
     if !policy.sources.contains(&source) {
         return Ok(remarks);
     }
-    for batch in columns(dataset, table, &["repo", number, "comment_id", "author", "author_type", "created_at", "body"])? {
+    for batch in columns_in(dataset, range, table, &["repo", number, "comment_id", "author", "author_type", "created_at", "body"])? {
         let c = Cols::new(table, &batch);
         let (repo, n, id, author, kind, at, body) =
             (c.str("repo")?, c.int(number)?, c.int("comment_id")?, c.str("author")?, c.str("author_type")?, c.time("created_at")?, c.str("body")?);
@@ -572,9 +605,9 @@ fn remark(
     Some(Remark { pr, source, id, author, created_at: at, tokens, repeats: None })
 }
 
-fn read_prs(dataset: &Path) -> Result<Vec<Pr>> {
+fn read_prs(dataset: &Path, range: &RepoRange) -> Result<Vec<Pr>> {
     let mut prs: BTreeMap<(String, i64), Pr> = BTreeMap::new();
-    for batch in columns(dataset, "pull_requests", &["repo", "number", "author", "created_at", "state", "merged", "merged_at"])? {
+    for batch in columns_in(dataset, range, "pull_requests", &["repo", "number", "author", "created_at", "state", "merged", "merged_at"])? {
         let c = Cols::new("pull_requests", &batch);
         let (repo, number, author, created, state, merged, merged_at) =
             (c.str("repo")?, c.int("number")?, c.str("author")?, c.time("created_at")?, c.str("state")?, c.bool("merged")?, c.time("merged_at")?);
@@ -596,9 +629,9 @@ fn read_prs(dataset: &Path) -> Result<Vec<Pr>> {
 }
 
 /// (repo, list, number) of every list captured whole (2xx, the copy in use).
-fn captured_lists(dataset: &Path) -> Result<Captured> {
+fn captured_lists(dataset: &Path, range: &RepoRange) -> Result<Captured> {
     let mut out = Captured::default();
-    for batch in columns(dataset, "responses", &["path", "status", "superseded_by"])? {
+    for batch in columns_in(dataset, range, "responses", &["repo", "path", "status", "superseded_by"])? {
         let c = Cols::new("responses", &batch);
         let (path, status, old) = (c.str("path")?, c.int("status")?, c.superseded());
         for k in 0..batch.num_rows() {
@@ -623,9 +656,9 @@ fn captured_lists(dataset: &Path) -> Result<Captured> {
 type Commits = Vec<(i64, String, Option<Instant>)>;
 
 /// Each PR's commits (`commits`), by PR.
-fn pr_commits(dataset: &Path, index: &Index) -> Result<BTreeMap<usize, Commits>> {
+fn pr_commits(dataset: &Path, range: &RepoRange, index: &Index) -> Result<BTreeMap<usize, Commits>> {
     let mut commits: BTreeMap<usize, Commits> = BTreeMap::new();
-    for batch in columns(dataset, "commits", &["repo", "pull_number", "position", "sha", "committed_at"])? {
+    for batch in columns_in(dataset, range, "commits", &["repo", "pull_number", "position", "sha", "committed_at"])? {
         let c = Cols::new("commits", &batch);
         let (repo, pull, pos, sha, at) = (c.str("repo")?, c.int("pull_number")?, c.int("position")?, c.str("sha")?, c.time("committed_at")?);
         for k in 0..batch.num_rows() {

@@ -84,17 +84,7 @@ pub(crate) fn plan(dataset: &Path, band_outputs: usize) -> Result<Option<Plan>> 
 /// Contiguous ranges of whole repositories of about `band_outputs` outputs each, covering
 /// every repository (those with no output too: a task's PR may be in one).
 fn cut(per_repo: &BTreeMap<Option<String>, usize>, band_outputs: usize) -> Vec<RepoRange> {
-    let mut starts: Vec<Option<String>> = vec![None];
-    let mut held = 0usize;
-    for (repo, n) in per_repo {
-        if held > 0 && held + n > band_outputs {
-            starts.push(repo.clone());
-            held = 0;
-        }
-        held += n;
-    }
-    let untils = starts.iter().skip(1).map(|s| Some(s.clone())).chain([None]);
-    starts.iter().cloned().zip(untils).map(|(from, until)| RepoRange { from, until }).collect()
+    crate::dataset::stream::cut(per_repo, band_outputs)
 }
 
 /// The folder of a band evaluation's parts, removed when dropped.
@@ -321,22 +311,4 @@ fn with_columns<const N: usize>(b: &RecordBatch, columns: [(&str, ArrayRef); N])
 
 fn failed(path: &Path, e: arrow::error::ArrowError) -> Error {
     Error::Dataset { path: path.to_path_buf(), message: format!("a band of the evaluation: {e}") }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bands_are_whole_repositories_in_order_covering_every_one() {
-        let per: BTreeMap<Option<String>, usize> = [(None, 2), (Some("a/a".into()), 3), (Some("b/b".into()), 9), (Some("c/c".into()), 1), (Some("d/d".into()), 4)].into_iter().collect();
-        let ranges = cut(&per, 5);
-        let froms: Vec<Option<&str>> = ranges.iter().map(|r| r.from.as_deref()).collect();
-        assert_eq!(froms, vec![None, Some("b/b"), Some("c/c")]);
-        // Every repository, those with no output among them, is in exactly one band.
-        for repo in [None, Some("a/a"), Some("a/b"), Some("b/b"), Some("bb/x"), Some("c/c"), Some("d/d"), Some("z/z")] {
-            assert_eq!(ranges.iter().filter(|r| r.holds(repo)).count(), 1, "{repo:?}");
-        }
-        assert_eq!(cut(&per, 100).len(), 1);
-    }
 }
