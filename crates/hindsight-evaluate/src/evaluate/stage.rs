@@ -105,6 +105,7 @@ fn evaluate_whole(dataset: &Path, settings: &Settings, progress: &crate::progres
 /// rows' merge (which reads the outputs' columns forward through `safe_outputs`).
 fn evaluate_banded(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress, budgets: Budgets, plan: super::bands::Plan) -> Result<usize> {
     let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
+    crate::memory::retain(crate::memory::EVALUATE_BANDS);
     let mut phases = Phases::from_env();
     let mut manifest = Manifest::load(dataset)?;
     let (captured_at, run_starts, mut task_prs) = study_facts(dataset, &manifest)?;
@@ -127,9 +128,6 @@ fn evaluate_banded(dataset: &Path, settings: &Settings, progress: &crate::progre
         manifest = judge_repositories(dataset, inputs, Repositories::All, settings, &bar, budgets.rows_held_bytes, &mut parts, &mut found, &mut phases)?.manifest;
         counted = counted.add(std::mem::take(&mut found.coverage));
         bands.keep_tables(k, gate_and_risk_tables(&found)?)?;
-        // What the band held goes back before the next one is read: kept, the bands' peaks
-        // crept up by tens of MB each.
-        crate::memory::give_back();
     }
     bar.finish_and_clear();
     phases.mark("bands judged");
