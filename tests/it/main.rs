@@ -27,6 +27,7 @@ mod layouts;
 mod packaging;
 mod pipeline;
 mod promises;
+mod rates;
 mod readers;
 mod real;
 mod report;

@@ -100,6 +100,12 @@ pub const CATALOGUE: &[BundledQuery] = &[
         .on_dashboard("Accepted at 24h, at 7d, and durably at 30d, on one cohort: outputs observable in all three windows (n: cohort_outputs)"),
     bundled!("acceptance_by_type").on_dashboard("By safe-output type and window"),
     bundled!("by_workflow").on_dashboard("By workflow and window"),
+    bundled!("acceptance_clustered")
+        .on_dashboard("By workflow, type and window, outputs clustered by repository, developer or run (cluster_by): each rate's Wilson interval beside a cluster-robust (CR1) one and the design effect; NULL: one cluster, or a rate of 0 or 1")
+        .on_aidev_dashboard("By agent, type and window, PRs clustered by repository, developer or run (cluster_by): each rate's Wilson interval beside a cluster-robust (CR1) one and the design effect; NULL: one cluster, or a rate of 0 or 1"),
+    bundled!("acceptance_weighting")
+        .on_dashboard("How much the rates by workflow rest on a few repositories or people: per output, the mean of per-repository and per-developer rates, the busiest 1, 5 and 10 repositories' share of the outputs and the rates without them (n: evaluable outputs)")
+        .on_aidev_dashboard("How much the rates by agent rest on a few repositories or people: per PR, the mean of per-repository and per-developer rates, the busiest 1, 5 and 10 repositories' share of the PRs and the rates without them (n: evaluable PRs)"),
     bundled!("caveats")
         .on_dashboard("Caveats: what the rates rest on, by workflow (snapshot): decisions whose actor was not captured, merged work reverted, captures missing")
         .on_aidev_dashboard("Caveats: what the rates rest on, by agent (snapshot): decisions whose actor was not captured, merged work reverted, captures missing"),
@@ -959,7 +965,22 @@ mod tests {
         assert_eq!(general, want);
         assert_eq!(sections(false)[0], ("summary", "Outcomes by window"));
         let aidev: Vec<&str> = sections(true).into_iter().map(|(n, _)| n).collect();
-        assert_eq!(aidev, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "caveats", "time_to_outcome_summary", "ci_gate", "ci_gate_outcomes", "risk_by_outcome"]);
+        assert_eq!(
+            aidev,
+            [
+                "aidev/by_agent",
+                "aidev/rates_by_window",
+                "aidev/accepted_over_time",
+                "summary",
+                "acceptance_clustered",
+                "acceptance_weighting",
+                "caveats",
+                "time_to_outcome_summary",
+                "ci_gate",
+                "ci_gate_outcomes",
+                "risk_by_outcome"
+            ]
+        );
         assert_eq!(sections(true)[3], ("summary", "Outcomes by window, all agents"));
         let needs: Vec<(&str, Vec<&str>)> = needs_inputs().into_iter().map(|(n, s)| (n.table, s)).collect();
         assert_eq!(needs, [("ci_gate", vec!["ci_gate", "ci_gate_outcomes"]), ("pr_risk", vec!["risk_by_outcome"])]);

@@ -1,5 +1,6 @@
 //! The dashboard as a terminal shows it: each rate and its 95% interval in one cell
-//! (`0.21 [0.11-0.36]`), numbers right-aligned, small samples marked, and a section wider
+//! (`0.21 [0.11-0.36]`; an interval beside the rate's own, as a clustered one, in a cell of
+//! its own, `[0.05-0.40]`), numbers right-aligned, small samples marked, and a section wider
 //! than the terminal split into parts that each fit, its label columns repeated in every
 //! part. JSON, CSV and the other formats keep every column as the query wrote it.
 
@@ -48,6 +49,19 @@ fn interval_cell(v: Option<f64>, lo: Option<f64>, hi: Option<f64>) -> String {
     }
 }
 
+/// An interval with no rate column of its own (`NAME_ci_low`, `NAME_ci_high`, no `NAME`: a
+/// second interval of a rate shown before it) as one column `NAME [95% CI]` of `[low-high]`
+/// cells, empty where either end is NULL; `None` for any other column. Its high end is left
+/// out by the caller.
+fn lone_interval(raw: &RecordBatch, names: &[&str], i: usize) -> Option<Column> {
+    let base = names[i].strip_suffix("_ci_low").filter(|b| !names.contains(b))?;
+    let hi = names.iter().position(|n| *n == format!("{base}_ci_high"))?;
+    let (lo, hi) = (floats(raw.column(i))?, floats(raw.column(hi))?);
+    let two = |x: f64| format!("{:.2}", super::format::rounded(x, 2));
+    let cells = lo.iter().zip(&hi).map(|(l, h)| l.zip(*h).map(|(l, h)| format!("[{}-{}]", two(l), two(h))).unwrap_or_default()).collect();
+    Some(Column { name: format!("{base} [95% CI]"), cells, numeric: true })
+}
+
 fn floats(c: &ArrayRef) -> Option<Vec<Option<f64>>> {
     match c.data_type() {
         DataType::Float64 => Some(c.as_primitive::<Float64Type>().iter().collect()),
@@ -68,8 +82,14 @@ fn columns(raw: &RecordBatch) -> Result<(Vec<Column>, bool)> {
     for (i, name) in names.iter().enumerate() {
         if name.ends_with("_ci_low") || name.ends_with("_ci_high") {
             let rate = name.trim_end_matches("_ci_low").trim_end_matches("_ci_high");
-            if names.contains(&rate) && names.contains(&format!("{rate}_ci_low").as_str()) && names.contains(&format!("{rate}_ci_high").as_str()) {
-                continue;
+            if names.contains(&format!("{rate}_ci_low").as_str()) && names.contains(&format!("{rate}_ci_high").as_str()) {
+                if let Some(column) = lone_interval(raw, &names, i) {
+                    out.push(column);
+                    continue;
+                }
+                if names.contains(&rate) || name.ends_with("_ci_high") {
+                    continue;
+                }
             }
         }
         let (lo, hi) = (names.iter().position(|n| *n == format!("{name}_ci_low")), names.iter().position(|n| *n == format!("{name}_ci_high")));
@@ -280,6 +300,25 @@ mod tests {
             seen.sort();
             assert_eq!(seen, vec!["evaluable_outputs", "rejection_rate", "strict_acceptance_rate [95% CI]"], "{w}: {text}");
         }
+    }
+
+    /// A second interval of a rate, with no rate column of its own (a clustered one beside
+    /// the Wilson interval), is one cell too: `[low-high]`, empty where it is NULL.
+    #[test]
+    fn an_interval_without_its_own_rate_is_one_cell() {
+        let extra: Vec<(&str, ArrayRef)> = vec![
+            ("strict_clustered_ci_low", Arc::new(Float64Array::from(vec![Some(0.0512), None]))),
+            ("strict_clustered_ci_high", Arc::new(Float64Array::from(vec![Some(0.3977), None]))),
+        ];
+        let base = section();
+        let schema = base.schema();
+        let columns = schema.fields().iter().map(|f| f.name().as_str()).zip(base.columns().iter().cloned());
+        let batch = RecordBatch::try_from_iter(columns.chain(extra)).unwrap();
+        let text = table(&[batch], Fit { width: None }).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].ends_with("| rejection_rate | strict_clustered [95% CI] |") && !text.contains("_ci_"), "{text}");
+        assert!(lines[3].ends_with("|         0.3333 |               [0.05-0.40] |"), "{text}");
+        assert!(lines[4].ends_with("|            0.0 |                           |"), "{text}");
     }
 
     #[test]
