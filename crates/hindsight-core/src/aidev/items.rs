@@ -8,8 +8,7 @@
 //! in a table it has gets `[]`, which says "none", unlike a list never captured.
 
 use std::cmp::Ordering;
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::Write;
 use std::path::Path;
 
 use crate::error::{Error, Result};
@@ -43,11 +42,11 @@ impl Format for Items {
 
     fn write_run(p: &Path, mut held: Vec<Item>) -> Result<()> {
         held.sort_unstable_by(|a, b| a.key().cmp(&b.key()));
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(p).map_err(|e| Error::io(p, e))?);
+        let mut w = crate::spill::create_run(p)?;
         for i in &held {
             encode(&mut w, i).map_err(|e| Error::io(p, e))?;
         }
-        w.flush().map_err(|e| Error::io(p, e))
+        crate::spill::close_run(w, p)
     }
 
     fn open(p: &Path) -> Result<Sorted> {
@@ -55,11 +54,11 @@ impl Format for Items {
     }
 
     fn write_merged(p: &Path, mut runs: Merge<Sorted>) -> Result<()> {
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(p).map_err(|e| Error::io(p, e))?);
+        let mut w = crate::spill::create_run(p)?;
         while let Some(i) = runs.next(|_, r| r.take())?.flatten() {
             encode(&mut w, &i).map_err(|e| Error::io(p, e))?;
         }
-        w.flush().map_err(|e| Error::io(p, e))
+        crate::spill::close_run(w, p)
     }
 }
 
@@ -123,7 +122,7 @@ impl Record for Item {
         self.key().cmp(&other.key())
     }
 
-    fn decode(r: &mut BufReader<File>) -> std::io::Result<Option<Item>> {
+    fn decode(r: &mut crate::spill::RunReader) -> std::io::Result<Option<Item>> {
         if at_end(r)? {
             return Ok(None);
         }

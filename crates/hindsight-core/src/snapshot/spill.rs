@@ -11,8 +11,7 @@
 //! line): the newest state wins. The others stay, marked superseded.
 
 use std::cmp::Ordering;
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -74,12 +73,11 @@ impl Format for Captures {
     }
 
     fn write_merged(p: &Path, mut runs: Merged<Sorted>) -> Result<()> {
-        let f = File::create(p).map_err(|e| Error::io(p, e))?;
-        let mut w = BufWriter::with_capacity(1 << 20, f);
+        let mut w = crate::spill::create_run(p)?;
         while let Some(k) = runs.next(|_, r| r.take())?.flatten() {
             encode(&mut w, &k.c).map_err(|e| Error::io(p, e))?;
         }
-        w.flush().map_err(|e| Error::io(p, e))
+        crate::spill::close_run(w, p)
     }
 }
 
@@ -90,12 +88,11 @@ fn sort(buffer: &mut [Keyed]) {
 }
 
 fn write_all<'a>(p: &Path, captures: impl Iterator<Item = &'a Capture>) -> Result<()> {
-    let f = File::create(p).map_err(|e| Error::io(p, e))?;
-    let mut w = BufWriter::with_capacity(1 << 20, f);
+    let mut w = crate::spill::create_run(p)?;
     for c in captures {
         encode(&mut w, c).map_err(|e| Error::io(p, e))?;
     }
-    w.flush().map_err(|e| Error::io(p, e))
+    crate::spill::close_run(w, p)
 }
 
 /// Sorted runs of captures: one in memory, the earlier ones on disk.
@@ -140,7 +137,7 @@ impl crate::spill::Record for Keyed {
         self.key().cmp(&other.key())
     }
 
-    fn decode(r: &mut BufReader<File>) -> std::io::Result<Option<Keyed>> {
+    fn decode(r: &mut crate::spill::RunReader) -> std::io::Result<Option<Keyed>> {
         Ok(decode(r)?.map(Keyed::new))
     }
 }
@@ -224,7 +221,7 @@ fn encode(w: &mut impl Write, c: &Capture) -> std::io::Result<()> {
 }
 
 /// The next capture of a spill file, `None` at its end.
-fn decode(r: &mut BufReader<File>) -> std::io::Result<Option<Capture>> {
+fn decode(r: &mut crate::spill::RunReader) -> std::io::Result<Option<Capture>> {
     if at_end(r)? {
         return Ok(None);
     }
