@@ -15,6 +15,8 @@
 //!   and window's columns filled in) as `outcomes.parquet` is written.
 //! - `spill.rs`: rows past the memory budget, sorted and written in parts on a thread of
 //!   their own, merged at the end.
+//! - `bands.rs`: a study of more than `BAND_OUTPUTS` outputs judged a band of whole
+//!   repositories at a time (memory bounded by the band), the same bytes written.
 
 mod activity;
 mod bands;
