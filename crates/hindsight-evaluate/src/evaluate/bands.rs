@@ -25,6 +25,7 @@ use crate::dataset::read::{Cols, ColumnsRead, SafeOutputTable};
 use crate::dataset::stream::{output_batches, RepoRange};
 use crate::dataset::{TableWriter, Written};
 use crate::error::{Error, Result};
+use crate::spill::{Merge, Run};
 use crate::time::Instant;
 
 /// Outputs a band holds at most (a repository with more is a band of its own): with the
@@ -51,7 +52,7 @@ pub(crate) struct Plan {
 pub(crate) fn plan(dataset: &Path, band_outputs: usize) -> Result<Option<Plan>> {
     const READ: [&str; 5] = ["run_id", "item_index", "target_repo", "actor", "created_at"];
     let mut per_repo: BTreeMap<Option<String>, usize> = BTreeMap::new();
-    let mut last: Option<(String, i64)> = None;
+    let mut last = LastKey::default();
     let mut sorted = true;
     let mut outputs = 0usize;
     let mut run_ends: HashMap<String, Instant> = HashMap::new();
@@ -60,11 +61,7 @@ pub(crate) fn plan(dataset: &Path, band_outputs: usize) -> Result<Option<Plan>> 
         let (runs, items, repos) = (c.str("run_id")?, c.int("item_index")?, c.str("target_repo")?);
         let (actors, times) = (c.str("actor")?, c.time("created_at")?);
         for ((run, item), repo) in runs.iter().zip(&items).zip(repos) {
-            let key = (run.as_deref().unwrap_or_default(), item.unwrap_or(0));
-            sorted &= last.as_ref().is_none_or(|(r, n)| (r.as_str(), *n) <= key);
-            if last.as_ref().is_none_or(|(r, n)| (r.as_str(), *n) != key) {
-                last = Some((key.0.to_string(), key.1));
-            }
+            sorted &= last.next((run.as_deref().unwrap_or_default(), item.unwrap_or(0))) != Some(std::cmp::Ordering::Greater);
             *per_repo.entry(repo).or_insert(0) += 1;
         }
         let acting = runs.iter().zip(&actors).zip(&times).map(|((r, a), t)| (r.as_deref().unwrap_or_default(), a.as_deref(), *t));
@@ -78,13 +75,37 @@ pub(crate) fn plan(dataset: &Path, band_outputs: usize) -> Result<Option<Plan>> 
     if !sorted || outputs <= band_outputs {
         return Ok(None);
     }
-    Ok(Some(Plan { ranges: cut(&per_repo, band_outputs), outputs, run_ends }))
+    // Every repository is in a band, those with no output too (a task's PR may be in one).
+    Ok(Some(Plan { ranges: crate::dataset::stream::cut(&per_repo, band_outputs), outputs, run_ends }))
 }
 
-/// Contiguous ranges of whole repositories of about `band_outputs` outputs each, covering
-/// every repository (those with no output too: a task's PR may be in one).
-fn cut(per_repo: &BTreeMap<Option<String>, usize>, band_outputs: usize) -> Vec<RepoRange> {
-    crate::dataset::stream::cut(per_repo, band_outputs)
+impl Plan {
+    /// The band `repo` is in.
+    pub(crate) fn band_of(&self, repo: Option<&str>) -> usize {
+        self.ranges.partition_point(|r| r.from.as_deref() <= repo) - 1
+    }
+}
+
+/// The key (run id, item index) of the output read before, its text's buffer reused: one
+/// is read for every output of the study.
+#[derive(Default)]
+struct LastKey {
+    run: String,
+    item: i64,
+    read: bool,
+}
+
+impl LastKey {
+    /// The key before against `key` (none for the first), `key` kept as the key before.
+    fn next(&mut self, key: (&str, i64)) -> Option<std::cmp::Ordering> {
+        let order = self.read.then(|| (self.run.as_str(), self.item).cmp(&key));
+        if order != Some(std::cmp::Ordering::Equal) {
+            self.run.clear();
+            self.run.push_str(key.0);
+            (self.item, self.read) = (key.1, true);
+        }
+        order
+    }
 }
 
 /// The folder of a band evaluation's parts, removed when dropped.
@@ -128,8 +149,7 @@ impl Parts {
     /// Every output written to its band's part, with its position and rank.
     pub(crate) fn split(&self, dataset: &Path, plan: &Plan) -> Result<()> {
         let mut writers: Vec<Option<FileWriter<BufWriter<File>>>> = (0..plan.ranges.len()).map(|_| None).collect();
-        let starts: Vec<Option<&str>> = plan.ranges.iter().map(|r| r.from.as_deref()).collect();
-        let (mut position, mut last): (usize, Option<(String, i64, usize)>) = (0, None);
+        let (mut position, mut last, mut rank) = (0usize, LastKey::default(), 0usize);
         output_batches(dataset, &|c| ColumnsRead::Judged.reads(c), |b| {
             let n = b.num_rows();
             let (mut ranks, mut bands) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -138,14 +158,11 @@ impl Parts {
                 let (runs, items, repos) = (c.col::<arrow::array::StringArray>("run_id")?, c.col::<arrow::array::Int64Array>("item_index")?, c.col::<arrow::array::StringArray>("target_repo")?);
                 for r in 0..n {
                     let key = ((!runs.is_null(r)).then(|| runs.value(r)).unwrap_or_default(), (!items.is_null(r)).then(|| items.value(r)).unwrap_or(0));
-                    let rank = match &last {
-                        Some((run, item, rank)) if (run.as_str(), *item) == key => *rank,
-                        _ => position + r,
-                    };
-                    last = Some((key.0.to_string(), key.1, rank));
+                    if last.next(key) != Some(std::cmp::Ordering::Equal) {
+                        rank = position + r;
+                    }
                     ranks.push(rank as u64);
-                    let repo = (!repos.is_null(r)).then(|| repos.value(r));
-                    bands.push(starts.partition_point(|s| *s <= repo) - 1);
+                    bands.push(plan.band_of((!repos.is_null(r)).then(|| repos.value(r))));
                 }
             }
             let positions: ArrayRef = Arc::new(UInt64Array::from_iter_values((position..position + n).map(|p| p as u64)));
@@ -183,7 +200,10 @@ impl Parts {
         }
         let batches = self.read(&name)?;
         let of = |b: &RecordBatch, name: &str| -> Result<Vec<usize>> {
-            let c = b.column_by_name(name).and_then(|c| c.as_primitive_opt::<UInt64Type>()).ok_or_else(|| failed(&self.path("band"), arrow::error::ArrowError::SchemaError(format!("no column {name}"))))?;
+            let c = b
+                .column_by_name(name)
+                .and_then(|c| c.as_primitive_opt::<UInt64Type>())
+                .ok_or_else(|| failed(&self.path(&format!("band-{k}")), arrow::error::ArrowError::SchemaError(format!("no column {name}"))))?;
             Ok(c.values().iter().map(|&v| v as usize).collect())
         };
         let (mut positions, mut ranks) = (Vec::new(), Vec::new());
@@ -206,30 +226,40 @@ impl Parts {
     }
 
     /// The table `name` of `bands` bands, each sorted by the text or integer columns `keys`,
-    /// merged in that order (equal keys in band order) and written to the dataset a batch
-    /// at a time.
+    /// merged in that order (equal keys in band order, as [`Merge`] takes them) and written
+    /// to the dataset a batch at a time.
     pub(crate) fn merge_table(&self, dataset: &Path, name: &str, keys: &[&str], bands: usize) -> Result<Written> {
-        let mut sources = (0..bands).map(|k| Source::open(&self.path(&format!("{name}-{k}")), keys)).collect::<Result<Vec<_>>>()?;
+        let sources = (0..bands).map(|k| Source::open(&self.path(&format!("{name}-{k}")), keys)).collect::<Result<Vec<_>>>()?;
         let schema = sources.first().map(|s| s.schema.clone()).ok_or_else(|| Error::Dataset { path: dataset.to_path_buf(), message: format!("no band gave the {name} table") })?;
         let mut out = TableWriter::create(dataset, name, schema.clone())?;
+        let mut sources = Merge::new(sources);
+        // Rows picked as (batch in `pool`, row); every source's current batch is in the pool,
+        // and a batch a source moves on to is added, so picks stay valid until written.
+        let mut pool: Vec<RecordBatch> = sources.runs().iter().map(|s| s.batch.clone()).collect();
+        let mut at: Vec<usize> = (0..pool.len()).collect();
         let mut picks: Vec<(usize, usize)> = Vec::new();
         loop {
-            let next = (0..sources.len()).filter(|&s| sources[s].current().is_some()).min_by(|&a, &b| sources[a].key_bytes().cmp(&sources[b].key_bytes()).then(a.cmp(&b)));
-            if let Some(s) = next {
-                picks.push((s, sources[s].row));
-            }
-            let flush = next.is_none() || picks.len() == 8192 || next.is_some_and(|s| sources[s].row + 1 == sources[s].batch.num_rows());
-            if flush && !picks.is_empty() {
-                let pool: Vec<&RecordBatch> = sources.iter().map(|s| &s.batch).collect();
+            let taken = sources.next(|i, s| {
+                picks.push((at[i], s.row));
+                if s.advance(keys)? {
+                    at[i] = pool.len();
+                    pool.push(s.batch.clone());
+                }
+                Ok(())
+            })?;
+            if !picks.is_empty() && (picks.len() == 8192 || taken.is_none()) {
                 let columns = (0..schema.fields().len())
                     .map(|c| arrow::compute::interleave(&pool.iter().map(|b| b.column(c).as_ref()).collect::<Vec<_>>(), &picks))
                     .collect::<std::result::Result<Vec<_>, _>>()
                     .map_err(|e| failed(&self.dir, e))?;
                 out.write(&RecordBatch::try_new(schema.clone(), columns).map_err(|e| failed(&self.dir, e))?)?;
                 picks.clear();
+                pool = sources.runs().iter().map(|s| s.batch.clone()).collect();
+                at = (0..pool.len()).collect();
             }
-            let Some(s) = next else { break };
-            sources[s].advance(keys)?;
+            if taken.is_none() {
+                break;
+            }
         }
         out.finish()
     }
@@ -244,6 +274,20 @@ struct Source {
     rows: Option<Rows>,
     converter: RowConverter,
     row: usize,
+}
+
+impl Run for Source {
+    /// By the current rows' keys, as bytes that sort as the keys do (arrow's row format).
+    fn cmp_heads(&self, other: &Self) -> std::cmp::Ordering {
+        fn key(s: &Source) -> Option<&[u8]> {
+            s.rows.as_ref().map(|r| r.row(s.row).data())
+        }
+        key(self).cmp(&key(other))
+    }
+
+    fn is_done(&self) -> bool {
+        self.rows.is_none()
+    }
 }
 
 impl Source {
@@ -263,21 +307,14 @@ impl Source {
         Ok(s)
     }
 
-    fn current(&self) -> Option<usize> {
-        self.rows.as_ref().map(|_| self.row)
-    }
-
-    /// The current row's key, as bytes that sort as the key does (arrow's row format).
-    fn key_bytes(&self) -> Option<&[u8]> {
-        self.rows.as_ref().map(|r| r.row(self.row).data())
-    }
-
-    fn advance(&mut self, keys: &[&str]) -> Result<()> {
+    /// The next row; whether that moved to a new batch (or to the end).
+    fn advance(&mut self, keys: &[&str]) -> Result<bool> {
         self.row += 1;
-        if self.row >= self.batch.num_rows() {
-            self.load(keys)?;
+        if self.row < self.batch.num_rows() {
+            return Ok(false);
         }
-        Ok(())
+        self.load(keys)?;
+        Ok(true)
     }
 
     /// The next non-empty batch and its keys, or none at the end.

@@ -108,21 +108,24 @@ fn evaluate_banded(dataset: &Path, settings: &Settings, progress: &crate::progre
     crate::memory::retain(crate::memory::EVALUATE_BANDS);
     let mut phases = Phases::from_env();
     let mut manifest = Manifest::load(dataset)?;
-    let (captured_at, run_starts, mut task_prs) = study_facts(dataset, &manifest)?;
+    let (captured_at, run_starts, task_prs) = study_facts(dataset, &manifest)?;
     let bands = super::bands::Parts::new(dataset)?;
     bands.split(dataset, &plan)?;
     phases.mark("outputs split into bands");
+    // Each band's task PRs, by the band their repository is in.
+    let mut tasks_of: Vec<HashMap<String, Vec<TaskPr>>> = plan.ranges.iter().map(|_| HashMap::new()).collect();
+    for (repo, prs) in task_prs {
+        tasks_of[plan.band_of(Some(&repo))].insert(repo, prs);
+    }
     let super::bands::Plan { ranges, outputs, run_ends } = plan;
     let (run_ends, run_starts) = (std::sync::Arc::new(run_ends), std::sync::Arc::new(run_starts));
     let mut parts = OutcomeParts::new(&dataset.join(".spill"), budgets.rows_held_bytes);
     let mut counted = coverage::Tally::default();
     let bar = progress.bar("evaluate", outputs as u64);
-    for (k, range) in ranges.iter().enumerate() {
+    for (k, (range, task_prs)) in ranges.iter().zip(tasks_of).enumerate() {
         let (chunks, reader) = captures(dataset, budgets.chunk_bytes, range.clone())?;
         let (outputs, positions, ranks) = bands.band(k)?;
-        let (mine, rest): (HashMap<_, _>, HashMap<_, _>) = std::mem::take(&mut task_prs).into_iter().partition(|(repo, _)| range.holds(Some(repo)));
-        task_prs = rest;
-        let band = Band { outputs, places: Places::Band { ranks, positions }, task_prs: mine, chunks, reader };
+        let band = Band { outputs, places: Places::Band { ranks, positions }, task_prs, chunks, reader };
         let inputs = Inputs { manifest, captured_at, run_ends: run_ends.clone(), run_starts: run_starts.clone(), band };
         let mut found = GateAndRisk::default();
         manifest = judge_repositories(dataset, inputs, Repositories::All, settings, &bar, budgets.rows_held_bytes, &mut parts, &mut found, &mut phases)?.manifest;
