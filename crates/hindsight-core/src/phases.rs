@@ -38,12 +38,12 @@ impl Phases {
 
     pub fn mark(&mut self, name: &str) {
         if self.on {
-            let rss = std::fs::read_to_string("/proc/self/status")
-                .ok()
-                .and_then(|s| s.lines().find_map(|l| l.strip_prefix("VmRSS:").map(|v| v.trim().to_string())))
-                .unwrap_or_default();
+            // The resident memory now, and the most it has been (the peak a step left behind).
+            let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+            let field = |key: &str| status.lines().find_map(|l| l.strip_prefix(key).map(|v| v.trim().to_string())).unwrap_or_default();
+            let (rss, peak) = (field("VmRSS:"), field("VmHWM:"));
             self.cpu_at = cpu_time();
-            eprintln!("phase {name}: {:.3} s, cpu {:.3} s, rss {rss}", self.start.elapsed().as_secs_f64(), self.cpu_at.as_secs_f64());
+            eprintln!("phase {name}: {:.3} s, cpu {:.3} s, rss {rss}, peak {peak}", self.start.elapsed().as_secs_f64(), self.cpu_at.as_secs_f64());
         }
     }
 

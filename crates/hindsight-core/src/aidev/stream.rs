@@ -142,16 +142,21 @@ pub(crate) fn import(
     };
     let prs: Vec<&'static Table> = wanted.iter().copied().filter(|t| t.source == PRS).collect();
     im.lists = List::ALL.into_iter().filter_map(|l| wanted.iter().find(|t| t.source == l.file()).map(|t| (l, parquet::origin_of(rec, t)))).collect();
+    let mut phases = crate::phases::Phases::from_env();
     let claims = im.claim(&prs)?;
+    phases.mark("PR identities claimed");
     im.write_prs(&prs, claims, captures, outputs)?;
+    phases.mark("PR rows written");
     // Reviews before the inline comments, which are placed by their review.
     let mut order: Vec<&'static super::Source> = SOURCES.iter().filter(|s| s.file != PRS).collect();
     order.sort_by_key(|s| (s.file == REVIEW_COMMENTS, s.file != "pr_reviews.csv"));
     for s in order {
         let tables: Vec<&'static Table> = wanted.iter().copied().filter(|t| t.source == s.file).collect();
         im.write_rows(s, &tables)?;
+        phases.mark(s.table);
     }
     im.write_lists(captures)?;
+    phases.mark("lists written");
     let Importer { mut read, mut study, written, latest, runs, .. } = im;
     study.set_captured_at(captured_at, latest);
     study.runs = runs.into_values().collect();
