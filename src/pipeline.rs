@@ -463,13 +463,14 @@ fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPol
     // Review feedback ([SPEC-TASKS-MEMORY]), from the typed tables just written.
     for t in inputs.tasks.iter().flat_map(|t| &t.tasks) {
         if let Some(pr) = t.pull_request() {
-            inputs.agent_prs.insert(pr, crate::feedback::OpenedBy::Task);
+            inputs.agent_prs.insert(&pr.0, pr.1, crate::feedback::OpenedBy::Task);
         }
     }
     let tasks = &inputs.tasks;
     let timings = tasks.as_ref().map(|t| crate::tasks::timings(&t.tasks, &t.events)).unwrap_or_default();
     let hours_to_pr = tasks.as_ref().map(|t| crate::tasks::hours_to_pr(&t.tasks, &timings)).unwrap_or_default();
-    tables.extend(crate::feedback::tables(dir, &task_policy.feedback, &inputs.agent_prs, &hours_to_pr)?);
+    let opened = std::mem::take(&mut inputs.agent_prs).finish();
+    tables.extend(crate::feedback::tables(dir, &task_policy.feedback, &opened, &hours_to_pr)?);
     if !study.traces.is_empty() {
         tables.extend(crate::traces::tables(&inputs.traces.records).into_iter().map(named_batch).collect::<Result<Vec<_>>>()?);
     }
@@ -719,11 +720,11 @@ fn write_aidev_tables(
     read: &crate::aidev::Read,
     study: &crate::aidev::study::Study,
     captures: snapshot::spill::Runs,
-    outputs: crate::aidev::Outputs,
+    mut outputs: crate::aidev::Outputs,
     manifest: &mut Manifest,
 ) -> Result<()> {
     let mut phases = crate::phases::Phases::from_env();
-    let agent_prs = outputs.agent_prs.clone();
+    let agent_prs = std::mem::take(&mut outputs.agent_prs).finish();
     manifest.record_table("safe_outputs", &outputs.finish(d)?);
     phases.mark("safe_outputs written");
     let small = [

@@ -71,12 +71,12 @@ pub fn feedback_at_once(dataset: &Path, out: &Path) -> Result<Vec<&'static str>>
     Ok(names)
 }
 
-fn feedback_inputs(dataset: &Path) -> Result<(crate::feedback::FeedbackPolicy, crate::feedback::AgentPrs)> {
+fn feedback_inputs(dataset: &Path) -> Result<(crate::feedback::FeedbackPolicy, crate::feedback::OpenedPrs)> {
     let mut prs = crate::feedback::AgentPrs::new();
     for o in crate::dataset::read::safe_outputs(dataset)? {
         crate::feedback::note_output(&mut prs, &o);
     }
-    Ok((Default::default(), prs))
+    Ok((Default::default(), prs.finish()))
 }
 
 /// The dataset's Parquet tables copied to `out`, a fresh folder.

@@ -12,6 +12,7 @@ pub mod error;
 pub mod feedback;
 pub mod gate;
 pub mod inputs;
+pub mod intern;
 pub mod interrupt;
 pub mod json;
 pub mod memory;

@@ -21,6 +21,7 @@
 //! captures a snapshot would hold of it (the PR, its reviews, comments, commits and
 //! timeline), so `evaluate` and the dashboard apply unchanged.
 
+mod index;
 mod items;
 mod outputs;
 mod parquet;

@@ -13,7 +13,7 @@
 //! tables by their PR's agent (found from the PR id), the inline review comments by their
 //! review's PR or their `pull_request_url`. Repositories, users and issues belong to no agent.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::Path;
 
@@ -26,6 +26,7 @@ use parquet::arrow::ProjectionMask;
 use serde_json::Value;
 
 use super::release::{Recognised, Release, Subset};
+use super::index::PrIndex;
 use super::{int, Read, Source, BASELINE, INPUT, PRS, REVIEW_COMMENTS, SOURCES};
 use crate::error::{Error, Result};
 use crate::inputs::{InputFile, Skipped};
@@ -194,17 +195,6 @@ pub(super) struct TableRead {
     pub(super) origin: String,
 }
 
-/// How the rows of PR-keyed tables find their agent.
-#[derive(Default)]
-pub(super) struct PrIndex {
-    pub(super) agent: HashMap<i64, &'static str>,
-    /// (repository, lowercase, interned; number) -> PR id.
-    pub(super) by_number: HashMap<(u32, i64), i64>,
-    /// Repository names, lowercase, interned.
-    pub(super) repos: super::stream::Interner,
-    /// Review id (`pull_request_review_id` where the reviews carry it, and `id`) -> PR id.
-    pub(super) review: HashMap<i64, i64>,
-}
 
 /// The tables of the release recognised in `dir` that this import reads, in [`TABLES`]
 /// order, and what it records of the rest.
@@ -245,8 +235,31 @@ pub(super) type OnRow<'a> = dyn FnMut(&'static str, Vec<Cell>, usize) -> Result<
 /// A row the caller refused: the field at fault, why, and the row.
 pub(super) type Refused = (&'static str, String, Vec<Cell>);
 
+/// Whether a read records each file's SHA-256 (the manifest's inputs), or only its size:
+/// a table read twice (the PR tables' first pass) is hashed once.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Hash {
+    Files,
+    Not,
+}
+
+/// The rows the files of one table hold, from their footers (0 for a file that cannot be
+/// read: reading it says why).
+pub(super) fn rows_of(dir: &Path, rec: &Recognised, t: &Table) -> usize {
+    let rows = |rel: &String| -> Option<usize> {
+        let path = dir.join(rel);
+        if crate::inputs::refusal(dir, &path, INPUT).is_some() {
+            return None;
+        }
+        let f = File::open(path).ok()?;
+        let b = ParquetRecordBatchReaderBuilder::try_new(f).ok()?;
+        usize::try_from(b.metadata().file_metadata().num_rows()).ok()
+    };
+    rec.files(t.name).unwrap_or_default().iter().filter_map(rows).sum()
+}
+
 /// Read every file of one table, each used row to `on_row`, batch by batch.
-pub(super) fn read_table(dir: &Path, rec: &Recognised, t: &'static Table, index: &PrIndex, on_row: &mut OnRow) -> Result<TableRead> {
+pub(super) fn read_table(dir: &Path, rec: &Recognised, t: &'static Table, index: &PrIndex, hash: Hash, on_row: &mut OnRow) -> Result<TableRead> {
     let s = source_of(t);
     let files = rec.files(t.name).unwrap_or_default();
     let origin = origin_of(rec, t);
@@ -261,7 +274,7 @@ pub(super) fn read_table(dir: &Path, rec: &Recognised, t: &'static Table, index:
             out.rows += 1;
             continue;
         }
-        let ctx = FileCtx { rel, t, s, agents: rec.release.agents(), index, origin: &origin, first_row };
+        let ctx = FileCtx { rel, t, s, agents: rec.release.agents(), index, hash, origin: &origin, first_row };
         let got = read_file(&path, &ctx, &mut absent, on_row)?;
         first_row += got.rows;
         out.rows += got.counted;
@@ -289,6 +302,7 @@ struct FileCtx<'a> {
     s: &'static Source,
     agents: &'static [&'static str],
     index: &'a PrIndex,
+    hash: Hash,
     /// The table's name in the quarantine when a row is refused after reading (its row
     /// numbers run across shards).
     origin: &'a str,
@@ -309,7 +323,13 @@ struct FileRead {
 /// Read one Parquet file of a table, batch by batch, each used row to `on_row`.
 fn read_file(path: &Path, ctx: &FileCtx, absent: &mut BTreeSet<String>, on_row: &mut OnRow) -> Result<FileRead> {
     let parquet_error = |e: &dyn std::fmt::Display| Error::Input { path: path.to_path_buf(), line: 0, message: format!("not readable as Parquet: {e}") };
-    let crate::dataset::Written { bytes: size, sha256, .. } = crate::dataset::describe(path, 0)?;
+    let (size, sha256) = match ctx.hash {
+        Hash::Files => {
+            let w = crate::dataset::describe(path, 0)?;
+            (w.bytes, w.sha256)
+        }
+        Hash::Not => (std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len(), String::new()),
+    };
     let f = crate::inputs::open_regular(path)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| parquet_error(&e))?;
     let schema = builder.schema().clone();
@@ -490,7 +510,7 @@ fn typed_row(ctx: &FileCtx, cols: &[Column], r: usize) -> std::result::Result<Ve
 /// The agent a row belongs to (the review comments: with their PR's id filled in).
 fn place(ctx: &FileCtx, mut row: Vec<Cell>, agent_col: Option<&ArrayRef>, r: usize) -> std::result::Result<(&'static str, Vec<Cell>), RowError> {
     let s = ctx.s;
-    let by_pr = |id: Option<i64>| id.and_then(|id| ctx.index.agent.get(&id).copied()).unwrap_or("");
+    let by_pr = |id: Option<i64>| id.and_then(|id| ctx.index.get(id)).map_or("", |p| super::index::agent_name(p.agent));
     let agent = match ctx.t.owner {
         Owner::Human => BASELINE,
         Owner::Shared => "",
@@ -507,12 +527,12 @@ fn place(ctx: &FileCtx, mut row: Vec<Cell>, agent_col: Option<&ArrayRef>, r: usi
             }
         }
         Owner::ReviewComment => {
-            let review = int(&row[s.col("pull_request_review_id")]).and_then(|k| ctx.index.review.get(&k).copied());
+            let review = int(&row[s.col("pull_request_review_id")]).and_then(|k| ctx.index.review(k));
             let pr = review.or_else(|| {
                 let url = super::text(&row[s.col("pull_request_url")])?;
                 let page = crate::snapshot::paths::parse_url(url);
                 let repo = ctx.index.repos.find(&page.repo?.to_ascii_lowercase())?;
-                ctx.index.by_number.get(&(repo, page.number?)).copied()
+                ctx.index.by_number(repo, page.number?)
             });
             row[s.col("pr_id")] = Cell::Int(pr);
             by_pr(pr)

@@ -18,12 +18,14 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 
-use super::parquet::{self, PrIndex, Refused, Table, TableRead};
+use super::index::{agent_name, agent_no, Made, PrEntry, PrIndex, NONE};
+use super::parquet::{self, Refused, Table, TableRead};
 use super::release::Recognised;
 use super::study::{List, OutputSink, Study};
-use super::{int, text, time, Read, SourceRows, ALL_AGENTS, BASELINE, PRS, REVIEW_COMMENTS, SOURCES};
+use super::{int, text, time, Read, SourceRows, ALL_AGENTS, PRS, REVIEW_COMMENTS, SOURCES};
 use crate::dataset::Written;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::intern::Interner;
 use crate::runs::Run;
 use crate::snapshot::spill::Runs;
 use crate::table::Cell;
@@ -32,64 +34,50 @@ use crate::time::Instant;
 /// Bytes of list items held before a sorted run goes to disk.
 const ITEMS_HELD_BYTES: usize = 64 << 20;
 
-/// Names numbered in the order first seen: an index holds a number, not a string, per PR.
-#[derive(Default)]
-pub(crate) struct Interner {
-    ids: HashMap<String, u32>,
-    names: Vec<String>,
-}
-
-impl Interner {
-    fn id(&mut self, name: &str) -> u32 {
-        if let Some(&i) = self.ids.get(name) {
-            return i;
-        }
-        let i = self.names.len() as u32;
-        self.names.push(name.to_string());
-        self.ids.insert(name.to_string(), i);
-        i
-    }
-
-    pub(crate) fn find(&self, name: &str) -> Option<u32> {
-        self.ids.get(name).copied()
-    }
-
-    fn name(&self, id: u32) -> &str {
-        &self.names[id as usize]
-    }
-}
-
-const NONE: u32 = u32::MAX;
-
-/// The agents a PR row can belong to: the release's and the human baseline.
-fn agent_no(agent: &str) -> u8 {
-    ALL_AGENTS.iter().position(|a| *a == agent).unwrap_or(ALL_AGENTS.len()) as u8
-}
-
-fn agent_name(no: u8) -> &'static str {
-    ALL_AGENTS.get(no as usize).copied().unwrap_or(BASELINE)
-}
-
-/// What a PR row with an id claims, as the first pass saw it.
+/// What a PR row with an id claims, as the first pass saw it. Every PR row is claimed
+/// before any is judged (AIDev-7.6M: millions), so a claim is 48 bytes of numbers.
 struct Claim {
-    /// Which PR table, and which agent: v1's folder.
-    folder: (u8, u8),
-    line: u64,
     id: i64,
-    /// The repository, lowercase, interned (`NONE`: not read), and the number.
-    repo: u32,
-    number: Option<i64>,
-    /// The author's login, lowercase, interned (`NONE`: none).
-    login: u32,
+    /// The PR number (with `has_number`).
+    number: i64,
     /// A hash of the typed row: rows of one id that differ collide.
     hash: u64,
-    /// The row's latest time.
-    latest: Option<Instant>,
+    /// The row's latest time in microseconds (with `has_latest`).
+    latest: i64,
+    /// The row in its PR table (from 1).
+    line: u32,
+    /// The repository, lowercase, interned (`NONE`: not read).
+    repo: u32,
+    /// The author's login, lowercase, interned (`NONE`: none).
+    login: u32,
+    /// Which PR table.
+    table: u8,
+    /// Which agent: v1's folder, or the `agent` column.
+    agent: u8,
+    has_number: bool,
+    has_latest: bool,
+}
+
+impl Claim {
+    fn latest(&self) -> Option<Instant> {
+        self.has_latest.then(|| crate::time::from_micros(self.latest)).flatten()
+    }
+
+    /// Its folder: the PR table and the agent.
+    fn folder(&self) -> (u8, u8) {
+        (self.table, self.agent)
+    }
+
+    /// Its key in the collisions: (PR table, row).
+    fn at(&self) -> (u8, u64) {
+        (self.table, self.line as u64)
+    }
 }
 
 /// The first pass over the PR tables.
 #[derive(Default)]
 struct Claims {
+    /// Sorted by (id, table, row) once judged.
     claims: Vec<Claim>,
     /// Each PR table's name in the quarantine.
     origins: Vec<String>,
@@ -135,8 +123,7 @@ pub(crate) fn import(
         written: Vec::new(),
         latest: None,
         items: Some(super::items::ListItems::new(&dataset.join(".list-items"), ITEMS_HELD_BYTES)),
-        outputs_of: HashMap::new(),
-        repos: Interner::default(),
+        review_comments: wanted.iter().any(|t| t.source == REVIEW_COMMENTS),
         runs: BTreeMap::new(),
         lists: Vec::new(),
     };
@@ -175,9 +162,8 @@ struct Importer<'a> {
     latest: Option<Instant>,
     /// The list items, until merged.
     items: Option<super::items::ListItems>,
-    /// Agent PR id -> (agent, repository as written (interned) and number, when both are read).
-    outputs_of: HashMap<i64, (u8, Option<(u32, i64)>)>,
-    repos: Interner,
+    /// Whether the release has inline review comments (placed by their review's PR).
+    review_comments: bool,
     runs: BTreeMap<u8, Run>,
     /// The lists the release has, each with its table's name.
     lists: Vec<(List, String)>,
@@ -195,38 +181,40 @@ impl Importer<'_> {
         self.read.absent.extend(got.absent_columns);
     }
 
-    /// The first pass: every PR row's identity claimed, the index built from the claims.
+    /// The first pass: every PR row's identity claimed.
     fn claim(&mut self, prs: &[&'static Table]) -> Result<Claims> {
         let mut c = Claims::default();
+        // Reserved whole from the files' footers: grown by doubling, the claims would
+        // hold room for up to twice their rows.
+        c.claims.reserve_exact(prs.iter().map(|t| parquet::rows_of(self.dir, self.rec, t)).sum());
         for (k, t) in prs.iter().enumerate() {
             let s = parquet::source_of(t);
+            let origin = parquet::origin_of(self.rec, t);
             let mut on_row = |agent: &'static str, row: Vec<Cell>, line: usize| -> Result<Option<Refused>> {
-                claim_row(&mut c, s, k as u8, agent, &row, line);
+                let Ok(line32) = u32::try_from(line) else {
+                    let message = "more than 4,294,967,295 rows in one PR table: not imported".to_string();
+                    return Err(Error::Input { path: origin.clone().into(), line, message });
+                };
+                claim_row(&mut c, s, k as u8, agent, &row, line32);
                 Ok(None)
             };
-            let got = parquet::read_table(self.dir, self.rec, t, &self.index, &mut on_row)?;
+            // The second pass records the files (and hashes them); this one reads them only.
+            let got = parquet::read_table(self.dir, self.rec, t, &self.index, parquet::Hash::Not, &mut on_row)?;
             c.origins.push(got.origin);
-        }
-        self.index.repos = std::mem::take(&mut c.repos);
-        for cl in &c.claims {
-            self.index.agent.entry(cl.id).or_insert(agent_name(cl.folder.1));
-            if let (true, Some(n)) = (cl.repo != NONE, cl.number) {
-                self.index.by_number.entry((cl.repo, n)).or_insert(cl.id);
-            }
         }
         Ok(c)
     }
 }
 
 /// A PR row's claim (or, without an id, what it adds to the accounts and the latest time).
-fn claim_row(c: &mut Claims, s: &'static super::Source, table: u8, agent: &'static str, row: &[Cell], line: usize) {
+fn claim_row(c: &mut Claims, s: &'static super::Source, table: u8, agent: &'static str, row: &[Cell], line: u32) {
     let a = agent_no(agent);
     c.agents.insert(a);
     let repo = super::study::pr_repo(s, row).map(|r| r.to_ascii_lowercase());
     let login = text(&row[s.col("user")]).map(|l| l.to_lowercase());
-    let login = login.map_or(NONE, |l| c.logins.id(&l));
+    let login = login.and_then(|l| c.logins.id(&l)).unwrap_or(NONE);
     // Interned with the index's numbers: the repositories are the index's.
-    let repo = repo.map_or(NONE, |r| c.repos.id(&r));
+    let repo = repo.and_then(|r| c.repos.id(&r)).unwrap_or(NONE);
     let Some(id) = int(&row[s.col("id")]) else {
         c.latest = later(c.latest, latest_of(row));
         if login != NONE && repo != NONE {
@@ -236,60 +224,103 @@ fn claim_row(c: &mut Claims, s: &'static super::Source, table: u8, agent: &'stat
     };
     let mut h = std::collections::hash_map::DefaultHasher::new();
     format!("{row:?}").hash(&mut h);
-    c.claims.push(Claim { folder: (table, a), line: line as u64, id, repo, number: int(&row[s.col("number")]), login, hash: h.finish(), latest: latest_of(row) });
+    let (number, latest) = (int(&row[s.col("number")]), latest_of(row).map(|t| t.timestamp_micros()));
+    c.claims.push(Claim {
+        id,
+        number: number.unwrap_or_default(),
+        hash: h.finish(),
+        latest: latest.unwrap_or_default(),
+        line,
+        repo,
+        login,
+        table,
+        agent: a,
+        has_number: number.is_some(),
+        has_latest: latest.is_some(),
+    });
 }
 
 /// Why each colliding claim is quarantined, keyed by (PR table, row): an id claimed by rows
 /// that differ or sit in different folders, a repository and number claimed under different
-/// ids or folders (the reader's rule for v1, `quarantine_pr_collisions`).
-fn judge(c: &Claims, repos: &Interner) -> HashMap<(u8, u64), (&'static str, String)> {
+/// ids or folders (the reader's rule for v1, `quarantine_pr_collisions`). The claims are
+/// left sorted by (id, table, row); returned beside the reasons: the positions of the
+/// claims with a repository and number, sorted by (repository, number, table, row).
+fn judge(c: &mut Claims) -> (Collisions, Vec<u32>) {
+    // In reading order within an id: (table, row) is each claim's place.
+    c.claims.sort_unstable_by_key(|k| (k.id, k.table, k.line));
     let cl = &c.claims;
     let named = |group: &[usize]| {
-        let mut all: Vec<String> = group.iter().take(10).map(|&k| format!("{} row {} (id {})", c.origins[cl[k].folder.0 as usize], cl[k].line, cl[k].id)).collect();
+        let mut all: Vec<String> = group.iter().take(10).map(|&k| format!("{} row {} (id {})", c.origins[cl[k].table as usize], cl[k].line, cl[k].id)).collect();
         if group.len() > 10 {
             all.push(format!("and {} more", group.len() - 10));
         }
         all.join(", ")
     };
     let mut reasons: BTreeMap<usize, (&'static str, Vec<String>)> = BTreeMap::new();
-    let mut by_id: Vec<usize> = (0..cl.len()).collect();
-    by_id.sort_by_key(|&k| (cl[k].id, k));
-    for group in by_id.chunk_by(|&a, &b| cl[a].id == cl[b].id).filter(|g| g.len() > 1) {
-        let first = &cl[group[0]];
-        let differ = group.iter().any(|&k| cl[k].hash != first.hash);
-        let folders = group.iter().any(|&k| cl[k].folder != first.folder);
+    let mut start = 0;
+    for group in cl.chunk_by(|a, b| a.id == b.id) {
+        let (first, at) = (&group[0], start);
+        start += group.len();
+        if group.len() == 1 {
+            continue;
+        }
+        let differ = group.iter().any(|k| k.hash != first.hash);
+        let folders = group.iter().any(|k| k.folder() != first.folder());
         if !(differ || folders) {
             continue;
         }
+        let members: Vec<usize> = (at..at + group.len()).collect();
         let how = if differ { "rows that differ" } else { "identical rows in different folders" };
-        let why = format!("PR id {} is claimed by {} {how}: {}; none is used, since which of them is that PR cannot be told", first.id, group.len(), named(group));
-        for &k in group {
+        let why = format!("PR id {} is claimed by {} {how}: {}; none is used, since which of them is that PR cannot be told", first.id, group.len(), named(&members));
+        for k in members {
             reasons.entry(k).or_insert(("id", Vec::new())).1.push(why.clone());
         }
     }
-    let mut by_pr: Vec<usize> = (0..cl.len()).filter(|&k| cl[k].repo != NONE && cl[k].number.is_some()).collect();
-    by_pr.sort_by_key(|&k| (cl[k].repo, cl[k].number, k));
-    for group in by_pr.chunk_by(|&a, &b| (cl[a].repo, cl[a].number) == (cl[b].repo, cl[b].number)) {
-        let first = &cl[group[0]];
-        if group.iter().all(|&k| cl[k].folder == first.folder && cl[k].id == first.id) {
+    // Positions fit: `claim` refuses a PR table past u32 rows, and there are at most 256 tables.
+    let mut by_pr: Vec<u32> = (0..cl.len()).filter(|&k| cl[k].repo != NONE && cl[k].has_number).map(|k| k as u32).collect();
+    by_pr.sort_unstable_by_key(|&k| (cl[k as usize].repo, cl[k as usize].number, cl[k as usize].table, cl[k as usize].line));
+    for group in by_pr.chunk_by(|&a, &b| (cl[a as usize].repo, cl[a as usize].number) == (cl[b as usize].repo, cl[b as usize].number)) {
+        let first = &cl[group[0] as usize];
+        if group.iter().all(|&k| cl[k as usize].folder() == first.folder() && cl[k as usize].id == first.id) {
             continue;
         }
-        let (repo, n) = (repos.name(first.repo), first.number.unwrap_or_default());
-        let why = format!("PR {repo}#{n} is claimed by {} rows with different ids or folders: {}; none is used, so that no PR is judged by another's record", group.len(), named(group));
-        for &k in group {
+        let members: Vec<usize> = group.iter().map(|&k| k as usize).collect();
+        let (repo, n) = (c.repos.name(first.repo), first.number);
+        let why = format!("PR {repo}#{n} is claimed by {} rows with different ids or folders: {}; none is used, so that no PR is judged by another's record", group.len(), named(&members));
+        for k in members {
             reasons.entry(k).or_insert(("number", Vec::new())).1.push(why.clone());
         }
     }
-    reasons.into_iter().map(|(k, (field, why))| ((cl[k].folder.0, cl[k].line), (field, why.join("; ")))).collect()
+    (reasons.into_iter().map(|(k, (field, why))| (cl[k].at(), (field, why.join("; ")))).collect(), by_pr)
+}
+
+/// The colliding claims' reasons, keyed by (PR table, row).
+type Collisions = HashMap<(u8, u64), (&'static str, String)>;
+
+/// The index of the claimed PRs: each id's first claim's agent, each (repository, number)'s
+/// first claim's id (`by_pr`: as `judge` returns it).
+fn index_of(claims: &[Claim], by_pr: &[u32], repos: Interner) -> PrIndex {
+    let ids = claims.chunk_by(|a, b| a.id == b.id);
+    let mut prs = Vec::with_capacity(ids.clone().count());
+    prs.extend(ids.map(|g| PrEntry { id: g[0].id, number: 0, repo: NONE, agent: g[0].agent, made: Made::Nothing }));
+    let same = |a: &u32, b: &u32| {
+        let (a, b) = (&claims[*a as usize], &claims[*b as usize]);
+        (a.repo, a.number) == (b.repo, b.number)
+    };
+    let pairs = by_pr.chunk_by(same).map(|g| {
+        let k = &claims[g[0] as usize];
+        (k.repo, k.number, k.id)
+    });
+    PrIndex::new(prs, pairs, by_pr.chunk_by(same).count(), repos)
 }
 
 impl Importer<'_> {
     /// The second pass over the PR tables: `aidev_pull_requests` written, colliding rows
     /// quarantined, each agent PR's safe output and `pulls/N` capture made and its lists marked.
-    fn write_prs(&mut self, prs: &[&'static Table], c: Claims, captures: &mut Runs, outputs: &mut dyn OutputSink) -> Result<()> {
-        let mut collisions = judge(&c, &self.index.repos);
+    fn write_prs(&mut self, prs: &[&'static Table], mut c: Claims, captures: &mut Runs, outputs: &mut dyn OutputSink) -> Result<()> {
+        let (mut collisions, by_pr) = judge(&mut c);
         let own = own_accounts(&c, &collisions);
-        self.latest = c.claims.iter().filter(|k| !collisions.contains_key(&(k.folder.0, k.line))).fold(c.latest, |l, k| later(l, k.latest));
+        self.latest = c.claims.iter().filter(|k| !collisions.contains_key(&k.at())).fold(c.latest, |l, k| later(l, k.latest()));
         for &a in &c.agents {
             let agent = agent_name(a);
             if ALL_AGENTS.contains(&agent) {
@@ -297,7 +328,8 @@ impl Importer<'_> {
                 self.runs.insert(a, run);
             }
         }
-        drop(c.claims);
+        self.index = index_of(&c.claims, &by_pr, std::mem::take(&mut c.repos));
+        drop((c.claims, by_pr));
         let prs_source = super::source(PRS).unwrap_or_else(|| panic!("no source {PRS}"));
         let mut w = SourceRows::create(self.dataset, prs_source)?;
         let (dir, rec) = (self.dir, self.rec);
@@ -312,7 +344,7 @@ impl Importer<'_> {
                 w.push(agent, row, line)?;
                 Ok(None)
             };
-            let got = parquet::read_table(dir, rec, t, &PrIndex::default(), &mut on_row)?;
+            let got = parquet::read_table(dir, rec, t, &PrIndex::default(), parquet::Hash::Files, &mut on_row)?;
             self.count(s.table, got);
         }
         self.written.push((prs_source.table, w.finish()?));
@@ -339,7 +371,8 @@ impl Importer<'_> {
             self.study.without_id += 1;
             return Ok(());
         };
-        if self.outputs_of.contains_key(&id) {
+        if self.index.get(id).is_none_or(|p| p.made != Made::Nothing) {
+            // An id the first pass did not claim cannot be: both passes read the same rows.
             self.study.duplicate_prs += 1;
             return Ok(());
         }
@@ -354,10 +387,18 @@ impl Importer<'_> {
         outputs.push(super::study::pr_output(s, origin, row, agent, id, repo.clone(), item_index, line))?;
         self.study.safe_outputs += 1;
         let (Some(repo), Some(n)) = (repo, number) else {
-            self.outputs_of.insert(id, (a, None));
+            if let Some(pr) = self.index.get_mut(id) {
+                pr.made = Made::Bare;
+            }
             return Ok(());
         };
-        self.outputs_of.insert(id, (a, Some((self.repos.id(&repo), n))));
+        // As the row writes it: the capture paths are.
+        let Some(written) = self.index.repos.id(&repo) else {
+            return Err(Error::Input { path: origin.into(), line, message: "more than 4,294,967,294 repository names: not imported".into() });
+        };
+        if let Some(pr) = self.index.get_mut(id) {
+            *pr = PrEntry { number: n, repo: written, made: Made::Full, ..*pr };
+        }
         let agent_own = |l: &str| logins.find(l).is_some_and(|l| own.get(&a).is_some_and(|o| o.contains(&l)));
         let base = format!("repos/{repo}");
         captures.push(super::study::capture(format!("{base}/pulls/{n}"), &super::study::pull(s, row, id, n, &agent_own), origin, Some(line)))?;
@@ -377,13 +418,15 @@ impl Importer<'_> {
         let timed = matches!(s.file, "pr_reviews.csv" | "pr_comments.csv" | "pr_timelines.csv");
         let (dir, rec) = (self.dir, self.rec);
         for t in tables {
+            // The inline comments find their PR by their review's id, when the release has them.
+            let keep_reviews = self.review_comments && t.name == "pr_reviews";
             let index = std::mem::take(&mut self.index);
             let mut reviews: Vec<(i64, i64)> = Vec::new();
             let mut on_row = |agent: &'static str, row: Vec<Cell>, line: usize| -> Result<Option<Refused>> {
                 if timed {
                     self.latest = later(self.latest, latest_of(&row));
                 }
-                if t.name == "pr_reviews" {
+                if keep_reviews {
                     // The review's GitHub id is `pull_request_review_id` where the release has
                     // the column (v5, whose `id` is not documented to be it), else `id`.
                     if let (Some(pr), Some(k)) = (int(&row[s.col("pr_id")]), int(&row[s.col("pull_request_review_id")]).or_else(|| int(&row[s.col("id")]))) {
@@ -391,17 +434,15 @@ impl Importer<'_> {
                     }
                 }
                 if let Some(list) = list {
-                    self.list_item(list, s, agent, &row, line)?;
+                    self.list_item(&index, list, s, agent, &row, line)?;
                 }
                 w.push(agent, row, line)?;
                 Ok(None)
             };
-            let got = parquet::read_table(dir, rec, t, &index, &mut on_row);
+            let got = parquet::read_table(dir, rec, t, &index, parquet::Hash::Files, &mut on_row);
             self.index = index;
             self.count(s.table, got?);
-            for (k, pr) in reviews {
-                self.index.review.entry(k).or_insert(pr);
-            }
+            self.index.add_reviews(reviews);
         }
         self.written.push((s.table, w.finish()?));
         Ok(())
@@ -409,22 +450,23 @@ impl Importer<'_> {
 
     /// A per-PR row as an item of its PR's list; a row of an agent's table whose PR is not
     /// one of the agent's safe outputs is an orphan.
-    fn list_item(&mut self, list: List, s: &'static super::Source, agent: &'static str, row: &[Cell], line: usize) -> Result<()> {
+    fn list_item(&mut self, index: &PrIndex, list: List, s: &'static super::Source, agent: &'static str, row: &[Cell], line: usize) -> Result<()> {
         let a = agent_no(agent);
         if !ALL_AGENTS.contains(&agent) {
             return Ok(());
         }
         let Some(id) = int(&row[s.col("pr_id")]) else { return Ok(()) };
-        match self.outputs_of.get(&id) {
-            Some(&(of, Some((repo, n)))) if of == a => {
+        match index.get(id).filter(|p| p.agent == a).map(|p| p.made) {
+            Some(Made::Full) => {
+                let Some(&PrEntry { repo, number: n, .. }) = index.get(id) else { return Ok(()) };
                 let text = list.item(&|name: &str| &row[s.col(name)]).to_string();
-                let path = list.path(&format!("repos/{}", self.repos.name(repo)), n);
+                let path = list.path(&format!("repos/{}", index.repos.name(repo)), n);
                 match &mut self.items {
                     Some(items) => items.push(super::items::Item { path, place: line as u64, line: line as u64, text }),
                     None => Ok(()),
                 }
             }
-            Some(&(of, None)) if of == a => Ok(()),
+            Some(Made::Bare) => Ok(()),
             _ => {
                 self.study.orphan_rows += 1;
                 Ok(())
@@ -450,13 +492,26 @@ impl Importer<'_> {
     }
 }
 
-/// Each agent's own accounts ([`super::study::own_accounts`]) from its PR rows that are used.
-fn own_accounts(c: &Claims, collisions: &HashMap<(u8, u64), (&'static str, String)>) -> HashMap<u8, HashSet<u32>> {
-    let mut out = HashMap::new();
-    for a in 0..ALL_AGENTS.len() as u8 {
-        let claimed = c.claims.iter().filter(|k| k.folder.1 == a && k.login != NONE && k.repo != NONE && !collisions.contains_key(&(k.folder.0, k.line)));
-        let pairs = claimed.map(|k| (k.login, k.repo)).chain(c.unclaimed.iter().filter(|u| u.0 == a).map(|u| (u.1, u.2)));
-        out.insert(a, super::study::own_accounts(pairs, |l| crate::snapshot::github::is_bot_login(c.logins.name(*l))));
+/// Each agent's own accounts ([`super::study::own_accounts`]'s rule) from its PR rows that
+/// are used: a bot, or a login in at least three of the agent's repositories and more than
+/// half of them. Counted over the sorted (agent, login, repository) triples, not sets per login.
+fn own_accounts(c: &Claims, collisions: &Collisions) -> HashMap<u8, HashSet<u32>> {
+    let used = c.claims.iter().filter(|k| k.login != NONE && k.repo != NONE && !collisions.contains_key(&k.at()));
+    let mut triples: Vec<(u8, u32, u32)> = used.map(|k| (k.agent, k.login, k.repo)).chain(c.unclaimed.iter().copied()).collect();
+    triples.sort_unstable();
+    triples.dedup();
+    let mut out: HashMap<u8, HashSet<u32>> = (0..ALL_AGENTS.len() as u8).map(|a| (a, HashSet::new())).collect();
+    for of_agent in triples.chunk_by(|x, y| x.0 == y.0) {
+        let Some(own) = out.get_mut(&of_agent[0].0) else { continue };
+        let mut repos: Vec<u32> = of_agent.iter().map(|t| t.2).collect();
+        repos.sort_unstable();
+        repos.dedup();
+        for of_login in of_agent.chunk_by(|x, y| x.1 == y.1) {
+            let login = of_login[0].1;
+            if crate::snapshot::github::is_bot_login(c.logins.name(login)) || (of_login.len() >= 3 && of_login.len() * 2 > repos.len()) {
+                own.insert(login);
+            }
+        }
     }
     out
 }

@@ -153,13 +153,77 @@ impl OpenedBy {
     }
 }
 
-/// The agent PRs of a study, by (repository, number).
-pub type AgentPrs = BTreeMap<(String, i64), OpenedBy>;
+/// One agent PR: its repository (numbered by the interner) and number, and what opened it.
+#[derive(Clone, Copy)]
+struct Opened {
+    number: i64,
+    repo: u32,
+    by: OpenedBy,
+}
+
+/// The agent PRs of a study as they are found (safe outputs, then tasks); `finish` makes
+/// the [`OpenedPrs`] the feedback tables look PRs up in. Sixteen bytes a PR and each
+/// repository's name once: AIDev full has millions of agent PRs.
+#[derive(Default)]
+pub struct AgentPrs {
+    repos: crate::intern::Interner,
+    prs: Vec<Opened>,
+}
+
+impl AgentPrs {
+    pub fn new() -> AgentPrs {
+        AgentPrs::default()
+    }
+
+    /// Record that `by` opened `repo#number` (a later record of the same PR replaces it).
+    pub fn insert(&mut self, repo: &str, number: i64, by: OpenedBy) {
+        // More than four billion repositories cannot be numbered; no study has them.
+        if let Some(repo) = self.repos.id(repo) {
+            self.prs.push(Opened { number, repo, by });
+        }
+    }
+
+    /// The PRs, each once (the last record of it), sorted for lookup.
+    pub fn finish(self) -> OpenedPrs {
+        let AgentPrs { repos, mut prs } = self;
+        // Reversed, a stable sort puts each PR's last record first; dedup keeps the first.
+        prs.reverse();
+        prs.sort_by_key(|o| (o.repo, o.number));
+        prs.dedup_by_key(|o| (o.repo, o.number));
+        prs.shrink_to_fit();
+        OpenedPrs { repos, prs }
+    }
+}
+
+/// The agent PRs of a study, looked up by (repository, number).
+#[derive(Default)]
+pub struct OpenedPrs {
+    repos: crate::intern::Interner,
+    /// Sorted by (repository, number), one per PR.
+    prs: Vec<Opened>,
+}
+
+impl OpenedPrs {
+    /// What opened `repo#number`, if an agent did.
+    pub fn get(&self, repo: &str, number: i64) -> Option<OpenedBy> {
+        let repo = self.repos.find(repo)?;
+        let k = self.prs.binary_search_by_key(&(repo, number), |o| (o.repo, o.number)).ok()?;
+        Some(self.prs[k].by)
+    }
+
+    pub fn len(&self) -> usize {
+        self.prs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.prs.is_empty()
+    }
+}
 
 /// Record the PR a safe output opened, if it is a `create_pull_request` with a target.
 pub fn note_output(prs: &mut AgentPrs, o: &crate::runs::SafeOutput) {
     if let (true, Some(repo), Some(n)) = (o.output_type == "create_pull_request", &o.target_repo, o.target_number) {
-        prs.insert((repo.to_string(), n), OpenedBy::SafeOutput);
+        prs.insert(repo, n, OpenedBy::SafeOutput);
     }
 }
 
@@ -311,7 +375,7 @@ type Captured = HashSet<(String, Capture, i64), Fast>;
 type CiStates = HashMap<(String, String), String, Fast>;
 
 /// Compute both tables from the typed tables in `dataset`.
-pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hours_to_pr: &HoursToPr) -> Result<Vec<(&'static str, RecordBatch)>> {
+pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &OpenedPrs, hours_to_pr: &HoursToPr) -> Result<Vec<(&'static str, RecordBatch)>> {
     tables_in(dataset, &RepoRange::default(), &ci_states(dataset)?, policy, (agent_prs, hours_to_pr))
 }
 
@@ -321,7 +385,7 @@ pub const BAND_PRS: usize = 1 << 16;
 /// Both tables written to `dataset` a band of repositories of about `band_prs` PRs at a time
 /// (memory bounded by the band: a comment's repeats are looked for in its own repository,
 /// and every lookup is by repository), the same bytes as [`tables`] written at once.
-pub fn write_in_bands(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &AgentPrs, hours_to_pr: &HoursToPr, band_prs: usize) -> Result<Vec<(&'static str, crate::dataset::Written)>> {
+pub fn write_in_bands(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &OpenedPrs, hours_to_pr: &HoursToPr, band_prs: usize) -> Result<Vec<(&'static str, crate::dataset::Written)>> {
     let mut per_repo: BTreeMap<Option<String>, usize> = BTreeMap::new();
     for batch in crate::dataset::read::columns(dataset, "pull_requests", &["repo"])? {
         for repo in Cols::new("pull_requests", &batch).str("repo")? {
@@ -332,18 +396,19 @@ pub fn write_in_bands(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &Agent
     let mut writers: Vec<(&'static str, crate::dataset::TableWriter)> = Vec::new();
     for range in crate::dataset::stream::cut(&per_repo, band_prs) {
         for (name, batch) in tables_in(dataset, &range, &ci, policy, (agent_prs, hours_to_pr))? {
-            let w = match writers.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, w)) => w,
-                None => &mut writers.push_mut((name, crate::dataset::TableWriter::create(dataset, name, batch.schema())?)).1,
-            };
-            w.write(&batch)?;
+            if !writers.iter().any(|(n, _)| *n == name) {
+                writers.push((name, crate::dataset::TableWriter::create(dataset, name, batch.schema())?));
+            }
+            if let Some((_, w)) = writers.iter_mut().find(|(n, _)| *n == name) {
+                w.write(&batch)?;
+            }
         }
     }
     writers.into_iter().map(|(name, w)| w.finish().map(|w| (name, w))).collect()
 }
 
 /// Both tables for the repositories of `range`.
-fn tables_in(dataset: &Path, range: &RepoRange, ci: &CiStates, policy: &FeedbackPolicy, (agent_prs, hours_to_pr): (&AgentPrs, &HoursToPr)) -> Result<Vec<(&'static str, RecordBatch)>> {
+fn tables_in(dataset: &Path, range: &RepoRange, ci: &CiStates, policy: &FeedbackPolicy, (agent_prs, hours_to_pr): (&OpenedPrs, &HoursToPr)) -> Result<Vec<(&'static str, RecordBatch)>> {
     let prs = read_prs(dataset, range)?;
     let index: Index = prs.iter().enumerate().map(|(k, p)| ((p.repo.as_str(), p.number), k)).collect();
     let reviewers = Reviewers { policy, classifier: Classifier::default() };
@@ -764,14 +829,14 @@ const PR_FEEDBACK: &[(&str, Kind)] = &[
     ("missing", Kind::Str),
 ];
 
-fn pr_feedback(prs: &[Pr], figures: &[Figures], agent_prs: &AgentPrs) -> Result<RecordBatch> {
+fn pr_feedback(prs: &[Pr], figures: &[Figures], agent_prs: &OpenedPrs) -> Result<RecordBatch> {
     let rows = || prs.iter().zip(figures);
     let missing: Vec<Option<String>> = figures.iter().map(|x| (!x.missing.is_empty()).then(|| x.missing.iter().map(Capture::as_str).collect::<Vec<_>>().join(","))).collect();
     let columns: Vec<ArrayRef> = vec![
         str_column(prs.iter().map(|pr| Some(pr.repo.as_str()))),
         int_column(prs.iter().map(|pr| Some(pr.number))),
         str_column(prs.iter().map(|pr| pr.author.as_deref())),
-        str_column(prs.iter().map(|pr| agent_prs.get(&(pr.repo.clone(), pr.number)).map(OpenedBy::as_str))),
+        str_column(prs.iter().map(|pr| agent_prs.get(&pr.repo, pr.number).map(|b| b.as_str()))),
         time_column(prs.iter().map(|pr| pr.created_at)),
         str_column(prs.iter().map(|pr| pr.state.as_deref())),
         bool_column(prs.iter().map(|pr| pr.merged)),
