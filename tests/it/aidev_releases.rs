@@ -373,3 +373,66 @@ fn synthetic_releases_are_the_same_bytes_for_the_same_arguments() {
         assert_ne!(a, c, "{release}: the seed changed nothing");
     }
 }
+
+/// The Parquet releases are read in two passes in bounded memory (every PR row's identity
+/// claimed, then judged by sorting); the rule is v1's (`aidev::colliding_pr_identities_*`):
+/// an id claimed by rows that differ or by two agents, a repository and number claimed by
+/// two ids, and every claimant is quarantined with the others named; an exact repeat is
+/// one PR. The PRs no collision touches are judged exactly as without the extra rows.
+#[test]
+fn colliding_pr_identities_in_parquet_are_quarantined_as_v1s_are() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("v5");
+    std::fs::create_dir_all(&src).unwrap();
+    for e in std::fs::read_dir(release_dir("v5")).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, src.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    // Rows 8-11 appended: 8 repeats row 1 exactly; 9 is row 2 retitled; 10 is row 3 under
+    // another id; 11 is row 4 given to another agent.
+    let script = r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+p = sys.argv[1] + "/pull_request.parquet"
+t = pq.read_table(p)
+rows = t.to_pylist()
+extra = [dict(rows[0]), dict(rows[1], title="Fix typo, again"), dict(rows[2], id=4000000099), dict(rows[3], agent="Devin")]
+pq.write_table(pa.Table.from_pylist(rows + extra, schema=t.schema), p)
+"#;
+    let out = std::process::Command::new(super::support::python()).args(["-c", script, src.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let plain = import(&release_dir("v5"), tmp.path(), "plain", &[]);
+    let ds = import(&src, tmp.path(), "collide", &[]);
+    let m = manifest(&ds);
+    let r = &m["records"]["aidev"];
+    assert_eq!(r["input"], r["used"].as_u64().unwrap() + r["quarantined"].as_u64().unwrap(), "{r}");
+
+    let q = sql(&ds, "SELECT line, field, reason FROM quarantine WHERE file = 'pull_request.parquet' ORDER BY line");
+    let got: Vec<(i64, &str)> = q.iter().map(|r| (r["line"].as_i64().unwrap(), r["field"].as_str().unwrap())).collect();
+    assert_eq!(got, [(2, "id"), (3, "number"), (4, "id"), (9, "id"), (10, "number"), (11, "id")]);
+    let reason = |line: i64| q.iter().find(|r| r["line"] == line).unwrap()["reason"].as_str().unwrap().to_string();
+    for line in [2, 9] {
+        let why = reason(line);
+        assert!(why.contains("PR id 4000000002 is claimed by 2 rows that differ") && why.contains("pull_request.parquet row 2 (id 4000000002), pull_request.parquet row 9"), "{why}");
+    }
+    for line in [3, 10] {
+        let why = reason(line);
+        assert!(why.contains("PR octo/beta#5 is claimed by 2 rows with different ids or folders") && why.contains("row 10 (id 4000000099)"), "{why}");
+    }
+    for line in [4, 11] {
+        let why = reason(line);
+        assert!(why.contains("PR id 4000000004 is claimed by 2 identical rows in different folders") && why.contains("PR octo/beta#6 is claimed by 2 rows"), "{why}");
+    }
+
+    // Neither claimant is judged; the exact repeat is one output; the rest as before.
+    let ids = "SELECT safe_output_id FROM safe_outputs ORDER BY safe_output_id";
+    let outs: Vec<Value> = sql(&ds, ids).into_iter().map(|r| r["safe_output_id"].clone()).collect();
+    assert_eq!(outs, ["aidev:Claude_Code:4000000001", "aidev:Devin:4000000005", "aidev:Devin:4000000006", "aidev:Google_Jules:4000000007"]);
+    let kept = "SELECT * FROM outcomes WHERE safe_output_id IN ('aidev:Claude_Code:4000000001', 'aidev:Devin:4000000005', 'aidev:Devin:4000000006', 'aidev:Google_Jules:4000000007') ORDER BY safe_output_id, window_order";
+    let (a, b) = (sql(&plain, kept), sql(&ds, kept));
+    assert_eq!(a.len(), 20, "4 PRs x 5 windows");
+    assert_eq!(a, b, "the PRs no collision touches are judged as without the extra rows");
+    let lost = sql(&ds, "SELECT path FROM responses WHERE path LIKE 'repos/octo/beta/%' OR path LIKE 'repos/octo/alpha/pulls/2%'");
+    assert!(lost.is_empty(), "no capture of a quarantined PR: {lost:?}");
+}

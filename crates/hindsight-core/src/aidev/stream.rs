@@ -515,3 +515,44 @@ fn own_accounts(c: &Claims, collisions: &Collisions) -> HashMap<u8, HashSet<u32>
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn claim(id: i64, agent: u8, login: u32, repo: u32, line: u32) -> Claim {
+        Claim { id, number: 0, hash: 0, latest: 0, line, repo, login, table: 0, agent, has_number: false, has_latest: false }
+    }
+
+    proptest! {
+        /// Counting over sorted triples finds the accounts the rule finds with a set of
+        /// repositories per login (v1's reader), whatever the rows and collisions.
+        #[test]
+        fn own_accounts_are_the_rules(rows in proptest::collection::vec((0u8..3, 0u32..6, 0u32..7, any::<bool>()), 0..60), bots in proptest::collection::vec(any::<bool>(), 6)) {
+            let mut c = Claims::default();
+            for k in 0..6 {
+                let name = if bots[k] { format!("agent{k}[bot]") } else { format!("user{k}") };
+                c.logins.id(&name);
+            }
+            let mut collisions = Collisions::new();
+            for (line, &(agent, login, repo, collides)) in rows.iter().enumerate() {
+                // Repository 6 stands for none read, login 5 for none.
+                let (login, repo) = (if login == 5 { NONE } else { login }, if repo == 6 { NONE } else { repo });
+                let k = claim(line as i64, agent, login, repo, line as u32);
+                if collides {
+                    collisions.insert(k.at(), ("id", String::new()));
+                }
+                c.claims.push(k);
+            }
+            c.unclaimed.insert((1, 2, 3));
+            let got = own_accounts(&c, &collisions);
+            for a in 0..ALL_AGENTS.len() as u8 {
+                let used = c.claims.iter().filter(|k| k.agent == a && k.login != NONE && k.repo != NONE && !collisions.contains_key(&k.at()));
+                let pairs = used.map(|k| (k.login, k.repo)).chain(c.unclaimed.iter().filter(|u| u.0 == a).map(|u| (u.1, u.2)));
+                let want = super::super::study::own_accounts(pairs, |l| crate::snapshot::github::is_bot_login(c.logins.name(*l)));
+                prop_assert_eq!(got.get(&a).cloned().unwrap_or_default(), want, "agent {}", a);
+            }
+        }
+    }
+}
