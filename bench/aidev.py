@@ -37,7 +37,7 @@ print(json.dumps({"seconds": time.perf_counter() - t0}))
 
 
 def timed(cmd):
-    """(wall seconds, peak RSS MiB, ok, stdout, the command's last line of error) of a command under /usr/bin/time -v."""
+    """(wall seconds, peak RSS MiB, ok, stdout, the command's last line of error, stderr) of a command under /usr/bin/time -v."""
     t0 = time.perf_counter()
     r = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True)
     secs = time.perf_counter() - t0
@@ -45,18 +45,22 @@ def timed(cmd):
     if r.returncode != 0:
         sys.stderr.write(r.stderr[-2000:])
     said = [l for l in r.stderr.splitlines() if l.strip() and not l.startswith(("\t", "Command "))]
-    return secs, (int(rss.group(1)) / 1024 if rss else 0.0), r.returncode == 0, r.stdout, said[-1] if said and r.returncode else ""
+    return secs, (int(rss.group(1)) / 1024 if rss else 0.0), r.returncode == 0, r.stdout, said[-1] if said and r.returncode else "", r.stderr
 
 
 def size_mb(folder):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(folder) for f in fs) / 1e6
 
 
-def measure(binary, python, release, n, work):
+def measure(binary, python, release, n, work, log=None):
     src = os.path.join(work, "aidev-%d" % n)
     subprocess.run([binary, "synth", "--aidev", release, "--prs", str(n), "--seed", "1", "--out", src], check=True, capture_output=True)
     ds = os.path.join(work, "ds-%d" % n)
     h = timed([binary, "--quiet", "import", "aidev", src, "--out", ds])
+    if log:
+        # With HINDSIGHT_PHASES=1 set, where the time and memory went.
+        with open(os.path.join(log, "import-%d.log" % n), "w") as f:
+            f.write(h[5])
     copy = os.path.join(work, "copy-%d" % n)
     os.makedirs(copy)
     d = timed([python, "-c", DUCK, src, copy])
@@ -120,6 +124,7 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "hindsight"))
     ap.add_argument("--python", default=os.path.join(ROOT, ".venv", "bin", "python"))
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--log", help="a folder for each import's stderr (HINDSIGHT_PHASES=1 gives its phases)")
     args = ap.parse_args()
     binary = os.path.abspath(args.bin)
     run = "%d cores, %s" % (os.cpu_count() or 1, time.strftime("%Y-%m-%d"))
@@ -127,7 +132,7 @@ def main():
     rows = []
     try:
         for n in sorted(int(x) for x in args.sizes.split(",")):
-            rows.append(measure(binary, args.python, args.release, n, work))
+            rows.append(measure(binary, args.python, args.release, n, work, args.log))
             print(json.dumps(rows[-1]), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
