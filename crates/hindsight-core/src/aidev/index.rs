@@ -74,7 +74,7 @@ impl PrIndex {
         let mut by_number = Vec::with_capacity(count);
         for (repo, number, id) in pairs {
             if let Ok(k) = prs.binary_search_by_key(&id, |p| p.id) {
-                // Positions fit: the ids are PR rows, and `claim` refuses tables past u32 rows.
+                // Positions fit: there is at most one PR per claim, and `claim` refuses more than u32::MAX.
                 by_number.push(ByNumber { number, repo, pr: k as u32 });
             }
         }

@@ -191,8 +191,10 @@ impl Importer<'_> {
             let s = parquet::source_of(t);
             let origin = parquet::origin_of(self.rec, t);
             let mut on_row = |agent: &'static str, row: Vec<Cell>, line: usize| -> Result<Option<Refused>> {
-                let Ok(line32) = u32::try_from(line) else {
-                    let message = "more than 4,294,967,295 rows in one PR table: not imported".to_string();
+                // Rows and claims are numbered in 32 bits (AIDev-7.6M has 7.7M PR rows).
+                let line32 = u32::try_from(line).ok().filter(|_| c.claims.len() < u32::MAX as usize);
+                let Some(line32) = line32 else {
+                    let message = "more than 4,294,967,295 PR rows: not imported".to_string();
                     return Err(Error::Input { path: origin.clone().into(), line, message });
                 };
                 claim_row(&mut c, s, k as u8, agent, &row, line32);
@@ -276,7 +278,7 @@ fn judge(c: &mut Claims) -> (Collisions, Vec<u32>) {
             reasons.entry(k).or_insert(("id", Vec::new())).1.push(why.clone());
         }
     }
-    // Positions fit: `claim` refuses a PR table past u32 rows, and there are at most 256 tables.
+    // Positions fit: `claim` refuses more than u32::MAX claims.
     let mut by_pr: Vec<u32> = (0..cl.len()).filter(|&k| cl[k].repo != NONE && cl[k].has_number).map(|k| k as u32).collect();
     by_pr.sort_unstable_by_key(|&k| (cl[k as usize].repo, cl[k as usize].number, cl[k as usize].table, cl[k as usize].line));
     for group in by_pr.chunk_by(|&a, &b| (cl[a as usize].repo, cl[a as usize].number) == (cl[b as usize].repo, cl[b as usize].number)) {
