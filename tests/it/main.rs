@@ -29,6 +29,7 @@ mod pipeline;
 mod promises;
 mod rates;
 mod readers;
+mod reference;
 mod real;
 mod report;
 mod risk;
