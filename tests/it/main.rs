@@ -12,6 +12,7 @@ mod aidev_releases;
 mod capture;
 mod ci_gate;
 mod cli;
+mod comparisons;
 #[cfg(feature = "cluster")]
 mod cluster;
 mod dashboard;

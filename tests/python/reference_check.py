@@ -19,12 +19,14 @@ window's curve (study_tables.survival_subjects):
   ties as the textbook does, so it is fitted with them kept (Fitter below).
 - statsmodels proportion_confint(method="wilson") for each rate's Wilson interval in
   acceptance_clustered, at hindsight's z = 1.96 (alpha = 2 * norm.sf(1.96)).
-- scipy.stats.fisher_exact (two-sided) and statsmodels multipletests (holm, fdr_bh) for the
-  comparisons' p-values (Fisher's test on the cell's 2x2 table against the rest of its family;
-  Pearson's chi-square, scipy.stats.chi2_contingency without correction, where a row says so).
+- scipy.stats.fisher_exact (two-sided) for each comparison's p-value and odds ratio (the cell's
+  2x2 table against the rest of its family), and statsmodels multipletests (holm, fdr_bh) for
+  the p-values adjusted across the family (a window's cells; on an AIDev import's task types,
+  the study's).
 
-Prints JSON: how many values were compared per figure, the largest absolute difference of each,
-and every value that differs by more than 1e-9 (the test wants none).
+Prints JSON: how many values were compared per figure, the largest absolute difference of each
+(and the largest relative difference of the p-values above 1e-300), and every value that
+differs by more than 1e-9 (the test wants none).
 """
 
 import json
@@ -56,7 +58,12 @@ class AalenJohansenTiesKept(AalenJohansenFitter):
 
 class Tally:
     def __init__(self):
-        self.compared, self.max_diff, self.mismatches = {}, {}, []
+        self.compared, self.max_diff, self.max_rel, self.mismatches = {}, {}, {}, []
+
+    def relative(self, figure, got, want):
+        """The relative difference, recorded (a tiny p-value agrees to 1e-9 whatever its digits)."""
+        if got is not None and want:
+            self.max_rel[figure] = max(self.max_rel.get(figure, 0.0), abs(got - want) / abs(want))
 
     def check(self, figure, got, want, where):
         """One value: hindsight's `got` against the reference's `want` (None and inf: NULL)."""
@@ -126,22 +133,29 @@ def wilson(clustered, t):
             t.check("wilson_high", r[f"{rate}_ci_high"], float(hi), where)
 
 
-def comparisons(rows, family_keys, t):
-    """Each row's p-value from its 2x2 table (scipy), and the family's adjusted ones (statsmodels)."""
+def comparisons(rows, family_keys, counts, t):
+    """Each row's p-value and odds ratio from its 2x2 table (scipy), and the family's adjusted
+    p-values (statsmodels); `counts` names the table's columns, `family_keys` the family's."""
     families = {}
     for r in rows:
         families.setdefault(tuple(r[k] for k in family_keys), []).append(r)
     for fam, members in families.items():
         tested = [r for r in members if r["p_value"] is not None]
         for r in members:
-            table = [[r["accepted"], r["not_accepted"]], [r["rest_accepted"], r["rest_not_accepted"]]]
+            a, b, c, d = (r[k] for k in counts)
+            where = (fam, a, b, c, d)
             if r["test"] == "fisher":
-                odds, p = stats.fisher_exact(table, alternative="two-sided")
-            elif r["test"] == "chi_square":
-                p = stats.chi2_contingency(table, correction=False).pvalue
+                odds, p = stats.fisher_exact([[a, b], [c, d]], alternative="two-sided")
+                t.check("p_value", r["p_value"], float(p), where)
+                if p > 1e-300:
+                    t.relative("p_value", r["p_value"], float(p))
+                # scipy's ratio is infinite or undefined where hindsight's is NULL.
+                t.check("odds_ratio", r["odds_ratio"], float(odds), where)
             else:
-                p = None
-            t.check(f"p_value ({r['test']})", r["p_value"], None if p is None else float(p), fam)
+                # No test: no other cell in the family.
+                t.check("untested rows", r["p_value"], None, where)
+                if c + d != 0:
+                    t.mismatches.append(f"untested {where}: the family has other cells")
         if tested:
             ps = [r["p_value"] for r in tested]
             for method, col in (("holm", "p_holm"), ("fdr_bh", "p_bh")):
@@ -156,10 +170,14 @@ def main():
     t = Tally()
     survival(survival_subjects(f"{dataset}/outcomes.parquet"), load(f"{jdir}/time_to_outcome.json"), load(f"{jdir}/time_to_outcome_summary.json"), t)
     wilson(load(f"{jdir}/acceptance_clustered.json"), t)
-    for name, keys in (("acceptance_comparisons", ("eval_window",)), ("aidev_task_comparisons", ())):
+    tables = {
+        "acceptance_comparisons": (("eval_window",), ("accepted", "not_accepted", "rest_accepted", "rest_not_accepted")),
+        "aidev_task_comparisons": ((), ("merged", "not_merged", "rest_merged", "rest_not_merged")),
+    }
+    for name, (keys, counts) in tables.items():
         if os.path.exists(f"{jdir}/{name}.json"):
-            comparisons(load(f"{jdir}/{name}.json"), keys, t)
-    print(json.dumps({"compared": t.compared, "max_abs_diff": t.max_diff, "mismatches": t.mismatches[:50]}))
+            comparisons(load(f"{jdir}/{name}.json"), keys, counts, t)
+    print(json.dumps({"compared": t.compared, "max_abs_diff": t.max_diff, "max_rel_diff": t.max_rel, "mismatches": t.mismatches[:50]}))
 
 
 if __name__ == "__main__":
