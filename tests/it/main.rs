@@ -13,6 +13,7 @@ mod capture;
 mod ci_gate;
 mod cli;
 mod comparisons;
+mod coverage_study;
 #[cfg(feature = "cluster")]
 mod cluster;
 mod dashboard;
