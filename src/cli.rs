@@ -98,6 +98,12 @@ enum Command {
         /// terminal's width (split into parts, label columns repeated).
         #[arg(long)]
         wide: bool,
+        /// Which outputs the dashboard's clustered intervals (acceptance_clustered) treat as
+        /// correlated: those acting on one repository, those for one developer, or those of
+        /// one workflow run. Pick the level at which acceptance is decided together; the
+        /// interval is wider the more acceptance differs between these clusters.
+        #[arg(long, value_enum, value_name = "UNIT", default_value_t = ClusterBy::Repo, conflicts_with_all = ["query", "sql"])]
+        cluster_by: ClusterBy,
         /// Draw the result of --query or --sql as a standalone figure at FILE (a group of bars
         /// per row, a bar per number column, intervals from COL_ci_low/COL_ci_high) instead
         /// of printing it: SVG, PNG or PDF as FILE's name ends.
@@ -530,6 +536,28 @@ impl From<AidevRelease> for hindsight::aidev::release::Release {
     }
 }
 
+/// The cluster unit of the dashboard's clustered intervals (`report --cluster-by`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ClusterBy {
+    /// Outputs acting on one repository (its maintainers, rules and CI).
+    Repo,
+    /// Outputs for one person: the run's triggering actor, else the account the output was written as.
+    Developer,
+    /// Outputs of one workflow run (one task, one prompt).
+    Run,
+}
+
+impl From<ClusterBy> for hindsight::report::ClusterUnit {
+    fn from(c: ClusterBy) -> Self {
+        use hindsight::report::ClusterUnit;
+        match c {
+            ClusterBy::Repo => ClusterUnit::Repository,
+            ClusterBy::Developer => ClusterUnit::Developer,
+            ClusterBy::Run => ClusterUnit::Run,
+        }
+    }
+}
+
 /// The PR set of a Parquet AIDev release (`import aidev --subset`).
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum AidevSubset {
@@ -902,14 +930,14 @@ impl Command {
             Command::Evaluate { dataset, eval, engine, .. } => {
                 Task::Evaluate { dataset: dataset_or_default(dataset)?, settings: eval.read()?, engine: engine.engine()? }
             }
-            Command::Report { dataset, query, sql, format, section, wide, figure, chart, series, labels, title, figures, look, rows, limits, engine, plan, .. } => {
+            Command::Report { dataset, query, sql, format, section, wide, cluster_by, figure, chart, series, labels, title, figures, look, rows, limits, engine, plan, .. } => {
                 let name = query.clone().unwrap_or_else(|| "sql".into());
                 let (style, encoding) = look.read(figure.as_deref(), figures.is_some())?;
                 let figure = figure.map(|f| Ok::<_, Error>((f, name, figure_spec(chart.unwrap_or_default(), series, labels, title, style)?))).transpose()?;
                 let mut task = report_task(dataset_or_default(dataset)?, query, sql, format, figures, rows, limits, engine)?;
                 if let Task::Report { plan: p, view, figure: f, figure_look, .. } = &mut task {
                     *p = plan;
-                    *view = hindsight::report::View { fit: dashboard_fit(wide), sections: section, ..Default::default() };
+                    *view = hindsight::report::View { fit: dashboard_fit(wide), sections: section, cluster_by: cluster_by.into(), ..Default::default() };
                     *f = figure;
                     *figure_look = (style, encoding);
                 }

@@ -648,7 +648,19 @@ fn the_dashboard_of_an_aidev_import_is_by_agent_and_says_what_it_leaves_out() {
     let report: Value = serde_json::from_str(&text).unwrap();
     // The sections, in the dashboard's order (the JSON's top-level keys).
     let keys: Vec<&str> = text.lines().filter(|l| l.starts_with("  \"")).map(|l| l.trim().split('"').nth(1).unwrap()).collect();
-    assert_eq!(keys, ["aidev/by_agent", "aidev/rates_by_window", "aidev/accepted_over_time", "summary", "acceptance_clustered", "acceptance_weighting", "caveats", "time_to_outcome_summary", "left_out"], "{text}");
+    assert_eq!(keys, [
+            "aidev/by_agent",
+            "aidev/rates_by_window",
+            "aidev/accepted_over_time",
+            "aidev/task_comparisons",
+            "summary",
+            "acceptance_clustered",
+            "acceptance_weighting",
+            "acceptance_comparisons",
+            "caveats",
+            "time_to_outcome_summary",
+            "left_out"
+        ], "{text}");
     let a = report["aidev/by_agent"].as_array().unwrap();
     // Claude_Code: 5 PRs, all evaluable at the snapshot; merged 1 (10 h), 4 (24 h), 5 (2 h):
     // median 10; 2 rejected (closed by bob, its author: a person the agent opened it as, so the

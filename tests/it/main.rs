@@ -12,6 +12,8 @@ mod aidev_releases;
 mod capture;
 mod ci_gate;
 mod cli;
+mod comparisons;
+mod coverage_study;
 #[cfg(feature = "cluster")]
 mod cluster;
 mod dashboard;
@@ -29,6 +31,7 @@ mod pipeline;
 mod promises;
 mod rates;
 mod readers;
+mod reference;
 mod real;
 mod report;
 mod risk;

@@ -145,16 +145,16 @@ fn every_output_in_its_own_repository_has_a_design_effect_of_one() {
 
 /// A PR in the snapshot window, merged (accepted, strong evidence) or closed unmerged: its
 /// workflow, repository, run, and the person its run was for.
-struct Pr {
-    workflow: &'static str,
-    repo: String,
-    run: String,
-    person: &'static str,
-    merged: bool,
+pub(crate) struct Pr {
+    pub(crate) workflow: &'static str,
+    pub(crate) repo: String,
+    pub(crate) run: String,
+    pub(crate) person: &'static str,
+    pub(crate) merged: bool,
 }
 
 /// The outcomes and safe_outputs of `prs`, with the columns the two queries read.
-fn study(dir: &Path, prs: &[Pr]) {
+pub(crate) fn study(dir: &Path, prs: &[Pr]) {
     let text = |v: Vec<String>| Arc::new(StringArray::from(v)) as ArrayRef;
     let each = |f: &dyn Fn(&Pr) -> String| text(prs.iter().map(f).collect());
     let field = |name: &str| Field::new(name, DataType::Utf8, true);
@@ -313,4 +313,33 @@ fn the_weighting_of_a_concentrated_study_is_worked_out_from_its_repositories() {
     // `solo` has one repository: without it nothing is left.
     let solo = got.iter().find(|r| r["workflow_name"] == "solo").unwrap();
     assert!(solo["strict_acceptance_rate_without_top_1"].is_null(), "{solo}");
+}
+
+/// `report --cluster-by` picks the cluster unit of the dashboard's `acceptance_clustered`: on the
+/// demo, each choice shows exactly that unit's rows of the query (which has all three), the
+/// repository by default; with a query, and a unit mistyped, it is refused, naming the units.
+#[test]
+fn cluster_by_picks_the_dashboards_cluster_unit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let ds = demo(dir);
+    let d = ds.to_str().unwrap();
+    let all = rows(&ds, "acceptance_clustered");
+    for (flag, unit) in [(None, "repository"), (Some("repo"), "repository"), (Some("developer"), "developer"), (Some("run"), "run")] {
+        let mut args = vec!["report", "--dataset", d, "--section", "acceptance_clustered", "--format", "json"];
+        args.extend(flag.iter().flat_map(|f| ["--cluster-by", *f]));
+        let shown: Value = serde_json::from_str(&ok(&args, dir)).unwrap();
+        let want: Vec<&Value> = all.iter().filter(|r| r["cluster_by"] == unit).collect();
+        let got: Vec<&Value> = shown["acceptance_clustered"].as_array().unwrap().iter().collect();
+        assert!(!want.is_empty() && got == want, "--cluster-by {flag:?}: {got:?}, want the {unit} rows {want:?}");
+    }
+    let fails = |args: &[&str]| {
+        let out = crate::support::run(args, dir);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let e = fails(&["report", "--dataset", d, "--cluster-by", "team"]);
+    assert!(e.contains("repo") && e.contains("developer") && e.contains("run"), "{e}");
+    let e = fails(&["report", "--dataset", d, "--query", "acceptance_clustered", "--cluster-by", "run"]);
+    assert!(e.contains("--cluster-by"), "{e}");
 }

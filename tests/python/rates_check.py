@@ -3,7 +3,7 @@ bundled queries acceptance_clustered and acceptance_weighting value by value.
 
 Usage: rates_check.py DATASET_DIR CLUSTERED.json WEIGHTING.json
 
-Reads the dataset's outcomes and safe_outputs with pandas, sets the rates' flags from the statuses as
+Reads the dataset's outcomes and safe_outputs (study_tables.output_flags), which sets the rates' flags from the statuses as
 docs/DATASET.md defines them (not from the view output_flags), and computes per group with numpy:
 each rate, its Wilson interval in the textbook's centre and half-width form, the cluster-robust
 variance as the sum over clusters of each output's influence (y_i - p e_i) / N with CR1's factor,
@@ -20,28 +20,11 @@ import sys
 import numpy as np
 import pandas as pd
 
+from study_tables import differ, load, output_flags
+
 Z = 1.96
-TOL = 1e-9
 RATES = (("strict", "strict_acceptance_rate"), ("human_check", "human_check_acceptance_rate"), ("sticky_artifact", "sticky_artifact_rate"))
 UNITS = (("repository", "repository"), ("developer", "developer"), ("run", "run_id"))
-
-
-def outputs(dataset):
-    """One row per output and window, its flags and cluster keys."""
-    o = pd.read_parquet(f"{dataset}/outcomes.parquet")
-    s = pd.read_parquet(f"{dataset}/safe_outputs.parquet", columns=["safe_output_id", "run_actor", "actor"])
-    o = o.merge(s, on="safe_output_id", how="left", validate="many_to_one")
-    status, strength, signal = o["outcome_status"], o["evidence_strength"], o["human_check_signal"]
-    accepted = status == "accepted"
-    o["evaluable"] = (~status.isin(["skipped", "unknown"])).astype(np.int64)
-    o["strict"] = (accepted & (strength == "strong")).astype(np.int64)
-    o["human_check"] = (accepted & strength.isin(["strong", "medium"])).astype(np.int64)
-    o["sticky_artifact"] = ((accepted & (strength == "weak")) | (signal == "target_exists_only")).astype(np.int64)
-    o["workflow_name"] = o["workflow_name"].where(o["workflow_name"].notna(), "(unknown)")
-    o["repository"] = o["target_repo"].where(o["target_repo"].notna(), "(unknown)")
-    person = o["run_actor"].where(o["run_actor"].notna(), o["actor"])
-    o["developer"] = person.where(person.notna(), "(unknown)")
-    return o
 
 
 def wilson(k, n):
@@ -128,14 +111,6 @@ def weighting_rows(o):
     return out
 
 
-def differ(a, b):
-    if a is None or b is None:
-        return a is not b
-    if isinstance(a, str) or isinstance(b, str):
-        return a != b
-    return abs(float(a) - float(b)) > TOL
-
-
 def compare(name, got, want, mismatches):
     if len(got) != len(want):
         mismatches.append(f"{name}: {len(got)} rows, want {len(want)}")
@@ -150,12 +125,12 @@ def compare(name, got, want, mismatches):
 
 def main():
     dataset, clustered_json, weighting_json = sys.argv[1:4]
-    o = outputs(dataset)
+    o = output_flags(dataset)
     want_clustered, intervals = clustered_rows(o)
     want_weighting = weighting_rows(o)
     mismatches = []
-    compare("acceptance_clustered", json.load(open(clustered_json)), want_clustered, mismatches)
-    compare("acceptance_weighting", json.load(open(weighting_json)), want_weighting, mismatches)
+    compare("acceptance_clustered", load(clustered_json), want_clustered, mismatches)
+    compare("acceptance_weighting", load(weighting_json), want_weighting, mismatches)
     print(json.dumps({"clustered_rows": len(want_clustered), "clustered_intervals": intervals, "weighting_rows": len(want_weighting), "mismatches": mismatches[:50]}))
 
 

@@ -3,7 +3,7 @@ time_to_outcome and time_to_outcome_summary value by value.
 
 Usage: survival_check.py OUTCOMES.parquet CURVE.json SUMMARY.json
 
-Reads the snapshot window's outcomes with pyarrow and computes, per workflow and safe-output
+Reads the snapshot window's outcomes (study_tables.survival_subjects) and computes, per workflow and safe-output
 type, with plain Python loops over each time (no window functions, no logarithms: products as
 products): who is at risk, Kaplan-Meier with rejection as censoring, Greenwood's variance and
 its log-log band, the Aalen-Johansen cumulative incidence of each outcome, the median from KM
@@ -17,28 +17,9 @@ import statistics
 import sys
 from fractions import Fraction
 
-import pyarrow.parquet as pq
+from study_tables import TOL, differ, load, survival_subjects
 
 Z = 1.959963984540054
-TOL = 1e-9
-
-
-def groups(path):
-    rows = pq.read_table(path).to_pylist()
-    out = {}
-    for r in rows:
-        if r["eval_window"] != "snapshot":
-            continue
-        key = (r["workflow_name"] or "(unknown)", r["safe_output_type"] or "(unknown)")
-        s = r["outcome_status"]
-        if s in ("accepted", "rejected"):
-            hours, kind = r["time_to_outcome_hours"], s
-        elif s in ("pending", "ignored") and r["evaluated_at"] is not None and r["created_at"] is not None:
-            hours, kind = (r["evaluated_at"] - r["created_at"]).total_seconds() / 3600.0, "censored"
-        else:
-            hours, kind = None, None
-        out.setdefault(key, []).append((hours, kind))
-    return out
 
 
 def curve(subjects):
@@ -107,20 +88,12 @@ def summary(subjects, rows):
     return out
 
 
-def differ(a, b):
-    if a is None or b is None:
-        return a is not b
-    if isinstance(a, str) or isinstance(b, str):
-        return a != b
-    return abs(float(a) - float(b)) > TOL
-
-
 def main():
     outcomes, curve_json, summary_json = sys.argv[1:4]
-    got_curve = json.load(open(curve_json))
-    got_summary = json.load(open(summary_json))
+    got_curve = load(curve_json)
+    got_summary = load(summary_json)
     want_curve, want_summary = [], []
-    for key, subjects in sorted(groups(outcomes).items()):
+    for key, subjects in sorted(survival_subjects(outcomes).items()):
         rows = curve(subjects)
         excluded = sum(1 for h, _ in subjects if h is None)
         for r in rows:

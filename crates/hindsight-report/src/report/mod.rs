@@ -10,6 +10,7 @@ mod operator;
 mod spans;
 mod types;
 pub mod charts;
+mod comparisons;
 pub mod coverage;
 pub mod check;
 pub mod diff;
@@ -55,6 +56,45 @@ pub struct BundledQuery {
     /// On an AIDev import, an input the study may lack: the section is left out, with a
     /// note, when the probe counts none of it.
     pub(crate) needs_input: Option<&'static NeedsInput>,
+    /// What the dashboard makes of the query's rows before showing them; `None`: shown as
+    /// they are.
+    pub(crate) shaping: Option<Shaping>,
+}
+
+/// What the dashboard makes of a bundled query's rows ([`BundledQuery::shaping`]).
+#[derive(Debug)]
+pub(crate) enum Shaping {
+    /// Each row's 2x2 table tested, and the p-values adjusted across its family
+    /// ([`comparisons::complete`]): the tests are not portable SQL, so the query gives the
+    /// counts and the report the tests.
+    Compared(&'static comparisons::Comparison),
+    /// Only the rows of the cluster unit the researcher chose (`--cluster-by`; column
+    /// `cluster_by`): the query gives every unit.
+    OneClusterUnit,
+}
+
+/// How `acceptance_clustered`'s dashboard section clusters outputs (`report --cluster-by`):
+/// the outputs of one repository, of one developer, or of one run as correlated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClusterUnit {
+    /// The output's target repository.
+    #[default]
+    Repository,
+    /// The person the output acted for.
+    Developer,
+    /// The workflow run that wrote it.
+    Run,
+}
+
+impl ClusterUnit {
+    /// The value of the query's `cluster_by` column for this unit.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClusterUnit::Repository => "repository",
+            ClusterUnit::Developer => "developer",
+            ClusterUnit::Run => "run",
+        }
+    }
 }
 
 /// The bundled query `queries/NAME.sql`, named `NAME`: on no dashboard until said otherwise.
@@ -66,7 +106,7 @@ macro_rules! bundled {
 
 impl BundledQuery {
     const fn new(name: &'static str, sql: &'static str) -> BundledQuery {
-        BundledQuery { name, sql, title: None, aidev_title: None, needs_table: None, needs_input: None }
+        BundledQuery { name, sql, title: None, aidev_title: None, needs_table: None, needs_input: None, shaping: None }
     }
 
     /// On the dashboard of a study hindsight evaluated, under `title`.
@@ -88,6 +128,11 @@ impl BundledQuery {
     const fn needs_input(self, input: &'static NeedsInput) -> BundledQuery {
         BundledQuery { needs_input: Some(input), ..self }
     }
+
+    /// Its rows shaped by `shaping` on the dashboard.
+    const fn shaped(self, shaping: Shaping) -> BundledQuery {
+        BundledQuery { shaping: Some(shaping), ..self }
+    }
 }
 
 /// The bundled queries, in the order the dashboard of a study hindsight evaluated shows
@@ -101,11 +146,16 @@ pub const CATALOGUE: &[BundledQuery] = &[
     bundled!("acceptance_by_type").on_dashboard("By safe-output type and window"),
     bundled!("by_workflow").on_dashboard("By workflow and window"),
     bundled!("acceptance_clustered")
-        .on_dashboard("By workflow, type and window, outputs clustered by repository, developer or run (cluster_by): each rate's Wilson interval beside a cluster-robust (CR1) one and the design effect; NULL: one cluster, or a rate of 0 or 1")
-        .on_aidev_dashboard("By agent, type and window, PRs clustered by repository, developer or run (cluster_by): each rate's Wilson interval beside a cluster-robust (CR1) one and the design effect; NULL: one cluster, or a rate of 0 or 1"),
+        .on_dashboard("By workflow, type and window, outputs clustered by repository (or the developer or run --cluster-by names; cluster_by): each rate's Wilson interval beside a cluster-robust (CR1) one and the design effect; NULL: one cluster, or a rate of 0 or 1")
+        .on_aidev_dashboard("By agent, type and window, PRs clustered by repository (or the developer or run --cluster-by names; cluster_by): each rate's Wilson interval beside a cluster-robust (CR1) one and the design effect; NULL: one cluster, or a rate of 0 or 1")
+        .shaped(Shaping::OneClusterUnit),
     bundled!("acceptance_weighting")
         .on_dashboard("How much the rates by workflow rest on a few repositories or people: per output, the mean of per-repository and per-developer rates, the busiest 1, 5 and 10 repositories' share of the outputs and the rates without them (n: evaluable outputs)")
         .on_aidev_dashboard("How much the rates by agent rest on a few repositories or people: per PR, the mean of per-repository and per-developer rates, the busiest 1, 5 and 10 repositories' share of the PRs and the rates without them (n: evaluable PRs)"),
+    bundled!("acceptance_comparisons")
+        .on_dashboard("Each workflow and type against the rest of its window: strictly accepted or not, the odds ratio, Fisher's exact p-value, and p adjusted across the window's cells (Holm: family-wise error; Benjamini-Hochberg: false discovery rate)")
+        .on_aidev_dashboard("Each agent and type against the rest of its window: strictly accepted or not, the odds ratio, Fisher's exact p-value, and p adjusted across the window's cells (Holm: family-wise error; Benjamini-Hochberg: false discovery rate)")
+        .shaped(Shaping::Compared(&comparisons::BY_WINDOW)),
     bundled!("caveats")
         .on_dashboard("Caveats: what the rates rest on, by workflow (snapshot): decisions whose actor was not captured, merged work reverted, captures missing")
         .on_aidev_dashboard("Caveats: what the rates rest on, by agent (snapshot): decisions whose actor was not captured, merged work reverted, captures missing"),
@@ -192,6 +242,9 @@ pub const CATALOGUE: &[BundledQuery] = &[
     bundled!("aidev/accepted_over_time").on_aidev_dashboard(
         "Accepted at 24h, at 7d, and durably at 30d by agent, on one cohort per agent: PRs observable in all three windows (n: cohort_prs)",
     ),
+    bundled!("aidev/task_comparisons")
+        .on_aidev_dashboard("Each agent and task type against every other of the study: merged or not, the odds ratio, Fisher's exact p-value, and p adjusted across the study's cells (Holm: family-wise error; Benjamini-Hochberg: false discovery rate); a PR with several labels counts under each")
+        .shaped(Shaping::Compared(&comparisons::ACROSS_TASKS)),
 ];
 
 /// The bundled query named `name`.
@@ -764,12 +817,14 @@ pub struct View {
     pub sections: Vec<String>,
     /// Whether the snapshot holds the captures the rules asked for, said before the figures.
     pub coverage: Coverage,
+    /// The cluster unit of `acceptance_clustered`'s section (`--cluster-by`).
+    pub cluster_by: ClusterUnit,
 }
 
 /// `dashboard_with`, showing `view`'s sections at its width. A section name the dashboard
 /// does not have is refused with the names it has.
 pub fn dashboard_view(dataset: &Path, fmt: Format, limits: Limits, engine: &Engine, view: &View) -> Result<String> {
-    let (mut sections, mut left_out) = dashboard_results(dataset, limits, engine)?;
+    let (mut sections, mut left_out) = dashboard_results(dataset, limits, engine, view.cluster_by)?;
     if !view.sections.is_empty() {
         let names: Vec<&str> = sections.iter().map(|(n, _, _)| *n).collect();
         if let Some(bad) = view.sections.iter().find(|s| !names.contains(&s.as_str())) {
@@ -793,7 +848,7 @@ pub fn suggest<'a>(given: &str, names: &[&'a str]) -> Option<&'a str> {
 pub(crate) type SectionResult = (&'static str, &'static str, Vec<RecordBatch>);
 
 /// The dashboard's sections on this dataset, run, and those left out.
-fn dashboard_results(dataset: &Path, limits: Limits, engine: &Engine) -> Result<(Vec<SectionResult>, Vec<LeftOut>)> {
+fn dashboard_results(dataset: &Path, limits: Limits, engine: &Engine, cluster_by: ClusterUnit) -> Result<(Vec<SectionResult>, Vec<LeftOut>)> {
     let session = Session::open_on(dataset, limits, engine)?;
     if !session.has_table("outcomes") {
         return Err(Error::dataset(dataset.to_path_buf(), "no outcomes table: run `hindsight evaluate` first"));
@@ -801,14 +856,33 @@ fn dashboard_results(dataset: &Path, limits: Limits, engine: &Engine) -> Result<
     let (shown, left_out) = dashboard_sections(&session)?;
     let sqls: Vec<String> = shown.iter().map(|(name, _)| query_text(name)).collect::<Result<_>>()?;
     let results = session.sql_all(&sqls)?;
-    Ok((shown.iter().zip(results).map(|((name, title), batches)| (*name, *title, batches)).collect(), left_out))
+    let sections = shown.iter().zip(results).map(|((name, title), batches)| Ok((*name, *title, shaped(name, batches, cluster_by)?))).collect::<Result<_>>()?;
+    Ok((sections, left_out))
+}
+
+/// A dashboard section's rows as the dashboard shows them ([`BundledQuery::shaping`]).
+fn shaped(name: &str, batches: Vec<RecordBatch>, cluster_by: ClusterUnit) -> Result<Vec<RecordBatch>> {
+    match bundled_query(name).and_then(|q| q.shaping.as_ref()) {
+        None => Ok(batches),
+        Some(Shaping::Compared(how)) => comparisons::complete(&batches, how),
+        Some(Shaping::OneClusterUnit) => batches.iter().map(|b| one_cluster_unit(b, cluster_by)).collect(),
+    }
+}
+
+/// The rows of `batch` whose `cluster_by` is `unit`.
+fn one_cluster_unit(batch: &RecordBatch, unit: ClusterUnit) -> Result<RecordBatch> {
+    use arrow::array::{AsArray, BooleanArray};
+    let column = batch.column_by_name("cluster_by").ok_or_else(|| Error::usage("acceptance_clustered has no column cluster_by"))?;
+    let column = arrow::compute::cast(column, &arrow::datatypes::DataType::Utf8)?;
+    let keep: BooleanArray = column.as_string::<i32>().iter().map(|v| Some(v == Some(unit.name()))).collect();
+    Ok(arrow::compute::filter_record_batch(batch, &keep)?)
 }
 
 /// The dashboard's charts, each written alone into `dir` (created if need be) in
 /// `encoding`'s format and named after its query ([`charts::Figure::file_name`]), as the
 /// HTML report draws them (in `style`); the files written, in the page's order.
 pub fn write_figures(dataset: &Path, dir: &Path, limits: Limits, engine: &Engine, style: &charts::Style, encoding: charts::Encoding) -> Result<Vec<std::path::PathBuf>> {
-    let (sections, _) = dashboard_results(dataset, limits, engine)?;
+    let (sections, _) = dashboard_results(dataset, limits, engine, ClusterUnit::default())?;
     let figures = charts::figures(&format::html_sections(&sections)?, style);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut written = Vec::with_capacity(figures.len());
@@ -901,7 +975,12 @@ pub fn figures(dataset: &Path, names: &[&str], limits: Limits) -> Result<std::co
     let session = Session::open_with(dataset, limits)?;
     let sqls: Vec<String> = names.iter().map(|n| query_text(n)).collect::<Result<_>>()?;
     let results = session.sql_all(&sqls)?;
-    names.iter().zip(results).map(|(n, batches)| Ok((n.to_string(), format::json_rows(&batches)?))).collect()
+    // A comparison's tests are figures a paper publishes: checked as the dashboard shows them.
+    let complete = |n: &str, batches: Vec<RecordBatch>| match bundled_query(n).and_then(|q| q.shaping.as_ref()) {
+        Some(Shaping::Compared(how)) => comparisons::complete(&batches, how),
+        _ => Ok(batches),
+    };
+    names.iter().zip(results).map(|(n, batches)| Ok((n.to_string(), format::json_rows(&complete(n, batches)?)?))).collect()
 }
 
 #[cfg(test)]
@@ -971,9 +1050,11 @@ mod tests {
                 "aidev/by_agent",
                 "aidev/rates_by_window",
                 "aidev/accepted_over_time",
+                "aidev/task_comparisons",
                 "summary",
                 "acceptance_clustered",
                 "acceptance_weighting",
+                "acceptance_comparisons",
                 "caveats",
                 "time_to_outcome_summary",
                 "ci_gate",
@@ -981,7 +1062,7 @@ mod tests {
                 "risk_by_outcome"
             ]
         );
-        assert_eq!(sections(true)[3], ("summary", "Outcomes by window, all agents"));
+        assert_eq!(sections(true)[4], ("summary", "Outcomes by window, all agents"));
         let needs: Vec<(&str, Vec<&str>)> = needs_inputs().into_iter().map(|(n, s)| (n.table, s)).collect();
         assert_eq!(needs, [("ci_gate", vec!["ci_gate", "ci_gate_outcomes"]), ("pr_risk", vec!["risk_by_outcome"])]);
     }
