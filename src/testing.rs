@@ -50,6 +50,11 @@ pub fn bands(dataset: &Path, band_outputs: usize) -> Result<usize> {
     crate::evaluate::stage::bands(dataset, band_outputs)
 }
 
+/// The bands `evaluate_in_bands` splits the dataset into, and the bytes their parts take.
+pub fn band_part_bytes(dataset: &Path, band_outputs: usize) -> Result<(usize, u64)> {
+    crate::evaluate::stage::band_part_bytes(dataset, band_outputs)
+}
+
 /// The review-feedback tables of `dataset` written (to `out`) a band of about `band_prs`
 /// PRs at a time, under the default policy, the PRs of `create_pull_request` outputs as
 /// the agents'.

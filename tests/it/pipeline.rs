@@ -225,6 +225,25 @@ fn spilling_outcome_rows_changes_no_byte_of_the_outcomes() {
     }
 }
 
+/// Splitting a study into bands writes each output once: the parts of twenty bands take
+/// about the bytes of two. (A band's part once carried every long text of each batch its
+/// rows came from, so the parts together, on disk and in memory, held the study's texts
+/// once per band: 28 GB at 7.6M AIDev PRs.)
+#[test]
+fn bands_hold_each_output_once() {
+    use hindsight::testing::band_part_bytes;
+    let tmp = tempfile::tempdir().unwrap();
+    let (src, ds) = (tmp.path().join("src"), tmp.path().join("ds"));
+    ok(&["synth", "--quiet", "--aidev", "v5", "--prs", "3000", "--seed", "2", "--out", src.to_str().unwrap()], tmp.path());
+    ok(&["import", "aidev", src.to_str().unwrap(), "--out", ds.to_str().unwrap(), "--quiet"], tmp.path());
+    let outputs = 3000;
+    let (two, few) = band_part_bytes(&ds, outputs / 2 + 1).unwrap();
+    let (many, lots) = band_part_bytes(&ds, outputs / 20 + 1).unwrap();
+    assert!(two >= 2 && many >= 15, "{two} and {many} bands");
+    assert!(few > 0 && lots < few * 3 / 2, "{many} bands take {lots} bytes, {two} bands {few}");
+    assert!(!ds.join(".bands").exists(), "the parts are removed");
+}
+
 /// A large study is judged a band of repositories at a time (memory bounded by the band).
 /// The tables evaluate writes are the same, byte for byte, at any band size, spilling or
 /// not, at one thread or more: on the demo, a synthetic study and an AIDev import (every

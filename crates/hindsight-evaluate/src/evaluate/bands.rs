@@ -127,6 +127,12 @@ impl Parts {
         Ok(Parts { dir })
     }
 
+    /// The bytes of every part written so far.
+    pub(crate) fn bytes(&self) -> u64 {
+        let files = std::fs::read_dir(&self.dir).into_iter().flatten().flatten();
+        files.filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum()
+    }
+
     fn path(&self, name: &str) -> PathBuf {
         self.dir.join(format!("{name}.arrow"))
     }
@@ -173,7 +179,7 @@ impl Parts {
             present.dedup();
             for k in present {
                 let mask = BooleanArray::from_iter(bands.iter().map(|&x| Some(x == k)));
-                let part = arrow::compute::filter_record_batch(&keyed, &mask).map_err(|e| failed(&self.dir, e))?;
+                let part = compact(&arrow::compute::filter_record_batch(&keyed, &mask).map_err(|e| failed(&self.dir, e))?).map_err(|e| failed(&self.dir, e))?;
                 let name = format!("band-{k}");
                 let w = match &mut writers[k] {
                     Some(w) => w,
@@ -344,6 +350,23 @@ fn with_columns<const N: usize>(b: &RecordBatch, columns: [(&str, ArrayRef); N])
         arrays.push(a);
     }
     RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), arrays, &RecordBatchOptions::new().with_row_count(Some(b.num_rows())))
+}
+
+/// A band's rows with their text held alone. Long texts (`payload`, `target_url`) are read
+/// as string views, and a filtered view array keeps every buffer of the batch it came from:
+/// written as it is, each band's part would carry the whole batch's texts, and the parts
+/// together (on disk, and in memory as each band is read back) the study's texts once per
+/// band.
+fn compact(b: &RecordBatch) -> std::result::Result<RecordBatch, arrow::error::ArrowError> {
+    let columns: Vec<ArrayRef> = b
+        .columns()
+        .iter()
+        .map(|c| match c.as_string_view_opt() {
+            Some(v) => Arc::new(v.gc()) as ArrayRef,
+            None => c.clone(),
+        })
+        .collect();
+    RecordBatch::try_new_with_options(b.schema(), columns, &RecordBatchOptions::new().with_row_count(Some(b.num_rows())))
 }
 
 fn failed(path: &Path, e: arrow::error::ArrowError) -> Error {

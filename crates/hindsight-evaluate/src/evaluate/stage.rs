@@ -73,6 +73,15 @@ pub fn bands(dataset: &Path, band_outputs: usize) -> Result<usize> {
     Ok(super::bands::plan(dataset, band_outputs)?.map_or(1, |p| p.ranges.len()))
 }
 
+/// The bands a study is split into with at most `band_outputs` outputs per band, and the
+/// bytes their parts take on disk together (the parts are removed again, as they drop).
+pub fn band_part_bytes(dataset: &Path, band_outputs: usize) -> Result<(usize, u64)> {
+    let Some(plan) = super::bands::plan(dataset, band_outputs)? else { return Ok((1, 0)) };
+    let parts = super::bands::Parts::new(dataset)?;
+    parts.split(dataset, &plan)?;
+    Ok((plan.ranges.len(), parts.bytes()))
+}
+
 /// Every output judged at once, its table held.
 fn evaluate_whole(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress, chunk_bytes: usize, rows_held_bytes: usize) -> Result<usize> {
     let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
