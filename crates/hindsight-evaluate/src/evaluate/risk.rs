@@ -5,8 +5,8 @@
 //! - **critical**: breaking public API changes (a public item's line removed), database
 //!   schema or migration files, CI/CD pipeline files, or security-sensitive paths;
 //! - **high**: a large change surface, public API changes (added), new or changed external
-//!   dependencies (a dependency manifest), or shared infrastructure (container, deployment,
-//!   root configuration);
+//!   dependencies (a dependency manifest), or shared infrastructure (a container, Terraform,
+//!   or a deployment folder: `infra`, `deploy`, `k8s`, `helm`, `charts`, `terraform`);
 //! - **medium**: a moderate change surface, or source changed with no test file touched;
 //! - **low**: everything else.
 //!
