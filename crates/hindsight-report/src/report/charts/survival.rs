@@ -48,7 +48,7 @@ pub(crate) fn no_curve(rows: &[Row], aidev: bool) -> Option<String> {
     let o = words(aidev).outputs;
     if rows.is_empty() {
         return Some(format!(
-            "No time-to-outcome curve: no {o} of the snapshot window was accepted or rejected with a dated event, nor still open with a capture time, so none can be followed over time (unknown and skipped {o} are never on the curve)."
+            "No time-to-outcome curve: none of the snapshot window's {o} was accepted or rejected with a dated event, or still open with a capture time, so none can be followed over time (unknown and skipped {o} are never on the curve)."
         ));
     }
     groups(rows).iter().all(|g| !g.decided()).then(|| {
@@ -330,4 +330,166 @@ fn caption(g: &Group, x: Scale, left_out: &LeftOut, w: &Words) -> String {
 fn capitalized(s: &str) -> String {
     let mut c = s.chars();
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A group's rows of the curve: (hours, at risk, accepted, rejected, censored, S, lower,
+    /// upper, CIF accepted, CIF rejected).
+    type Step = (f64, i64, i64, i64, i64, f64, f64, f64, f64, f64);
+
+    fn curve_rows(workflow: &str, steps: &[Step]) -> Vec<Row> {
+        steps
+            .iter()
+            .map(|(t, n, a, r, c, s, lo, hi, ca, cr)| {
+                let v = json!({"workflow_name": workflow, "safe_output_type": "create_pull_request", "hours": t, "n_at_risk": n, "accepted_events": a,
+                    "rejected_events": r, "censored": c, "excluded": 0, "km_not_accepted": s, "km_lower_95": lo, "km_upper_95": hi,
+                    "cif_accepted": ca, "cif_rejected": cr});
+                v.as_object().cloned().unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// tests/it/survival.rs's five PRs worked by hand: merged at 1 and 2 h, one open at capture
+    /// at 2 h, one closed unmerged at 3 h, one merged at 4 h (the band's ends made up, inside).
+    fn by_hand(workflow: &str) -> Vec<Row> {
+        curve_rows(
+            workflow,
+            &[
+                (1.0, 5, 1, 0, 0, 0.8, 0.3, 0.95, 0.2, 0.0),
+                (2.0, 4, 1, 0, 1, 0.6, 0.2, 0.9, 0.4, 0.0),
+                (3.0, 2, 0, 1, 0, 0.6, 0.2, 0.9, 0.4, 0.3),
+                (4.0, 1, 1, 0, 0, 0.0, 0.0, 0.0, 0.7, 0.3),
+            ],
+        )
+    }
+
+    fn polylines(f: &Figure) -> Vec<(String, Vec<[f64; 2]>)> {
+        f.drawing
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Polyline { points, meta, .. } if meta.class == Some("step") => Some((meta.data[0].1.clone(), points.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Each curve is a step function of its column: a horizontal run to each time its value
+    /// changes, then a vertical one to the new value (the time unchanged); the band's outline
+    /// is the upper ends' steps, then the lower ones' back, and holds the Kaplan-Meier curve.
+    #[test]
+    fn curves_are_steps_of_their_rows_within_the_band() {
+        let rows = by_hand("fixer");
+        let figures = figures(&rows, &Style::default(), false);
+        assert_eq!(figures.len(), 1);
+        let group = &groups(&rows)[0];
+        let lines = polylines(&figures[0]);
+        assert_eq!(lines.iter().map(|l| l.0.as_str()).collect::<Vec<_>>(), ["km_not_accepted", "cif_accepted", "cif_rejected"]);
+        for (col, points) in &lines {
+            let values: Vec<(f64, f64)> = group.series(col, 1.0);
+            // A vertex pair per change of value, the start and the last time: 1 + 2 * changes (+ 1
+            // when the last row changes nothing).
+            let start = if col == "km_not_accepted" { 1.0 } else { 0.0 };
+            let changes = values.iter().scan(start, |prev, (_, v)| Some(std::mem::replace(prev, *v) != *v)).filter(|c| *c).count();
+            let last_flat = values.last().is_some_and(|(_, v)| values.len() > 1 && values[values.len() - 2].1 == *v);
+            assert_eq!(points.len(), 1 + 2 * changes + usize::from(last_flat), "{col}: {points:?}");
+            for w in points.windows(2) {
+                assert!(w[0][0] == w[1][0] || w[0][1] == w[1][1], "{col}: a slanted segment {w:?}");
+            }
+            // The heights, top to bottom as drawn, in the order of the rows' values.
+            let heights: Vec<f64> = points.iter().map(|p| p[1]).collect();
+            let mut want: Vec<f64> = vec![start];
+            want.extend(values.iter().map(|(_, v)| *v));
+            want.dedup();
+            let mut drawn = heights.clone();
+            drawn.dedup();
+            assert_eq!(drawn.len(), want.len(), "{col}: {heights:?} for {want:?}");
+            for (a, b) in drawn.windows(2).zip(want.windows(2)) {
+                assert_eq!(a[0] < a[1], b[0] > b[1], "{col}: a step the wrong way: {drawn:?} for {want:?}");
+            }
+        }
+        let km = &lines[0].1;
+        let band = figures[0].drawing.items.iter().find_map(|i| match i {
+            Item::Polygon { points, meta, .. } if meta.class == Some("band") => Some(points.clone()),
+            _ => None,
+        });
+        let band = band.unwrap_or_default();
+        let (upper, lower) = band.split_at(band.len() / 2);
+        let lower: Vec<[f64; 2]> = lower.iter().rev().copied().collect();
+        // An edge's height just before x (its last vertex left of x), or at and after it.
+        let at = |edge: &[[f64; 2]], x: f64, after: bool| edge.iter().filter(|e| if after { e[0] <= x } else { e[0] < x }).last().map(|e| e[1]);
+        // y grows downwards: the upper end is above (a smaller y than) the curve and the lower
+        // below it, just before each vertex's time for the vertex before a step, just after it
+        // otherwise.
+        for (i, p) in km.iter().enumerate() {
+            let after = i == 0 || km.get(i + 1).is_none_or(|q| q[0] != p[0]);
+            let (above, below) = (at(upper, p[0], after), at(&lower, p[0], after));
+            assert!(above.is_some_and(|a| a <= p[1] + 1e-9) && below.is_some_and(|b| p[1] <= b + 1e-9), "{p:?} outside the band ({above:?}, {below:?})");
+        }
+    }
+
+    /// Nothing on the curves, or nothing decided on any: no figure, and a note saying why (the
+    /// page shows it in place of the figures); something decided: a figure and no note.
+    #[test]
+    fn no_curve_is_said_not_drawn() {
+        let style = Style::default();
+        assert!(figures(&[], &style, false).is_empty());
+        assert!(no_curve(&[], false).is_some_and(|n| n.contains("none of the snapshot window's outputs was accepted or rejected with a dated event")));
+        let open = curve_rows("waiting", &[(5.0, 2, 0, 0, 1, 1.0, 1.0, 1.0, 0.0, 0.0), (9.0, 1, 0, 0, 1, 1.0, 1.0, 1.0, 0.0, 0.0)]);
+        assert!(figures(&open, &style, false).is_empty());
+        assert!(no_curve(&open, true).is_some_and(|n| n.contains("every one of the 2 PRs on the curves was still open at capture")), "{:?}", no_curve(&open, true));
+        assert!(no_curve(&by_hand("fixer"), false).is_none());
+        let section = |rows| crate::report::html::Section { name: CURVES, title: "", columns: vec![], rows };
+        let page = crate::report::html::page("dashboard", &[section(vec![])], &[], None, None);
+        assert!(page.contains(r#"<p class="no-figure">No time-to-outcome curve: "#) && !page.contains("<figure"), "{page}");
+        let page = crate::report::html::page("dashboard", &[section(by_hand("fixer"))], &[], None, None);
+        assert!(page.contains(r#"<figure id="figure-time_to_outcome-1">"#) && !page.contains("no-figure"));
+        assert!(!page.contains(r#"<section id="time_to_outcome">"#), "the curves are not a table");
+    }
+
+    /// At most [`MOST_CURVES`] figures, the groups with the most outputs on the curve first;
+    /// each caption says how many groups are left out and that one of them was flat.
+    #[test]
+    fn the_figures_are_bounded_and_say_what_is_left_out() {
+        let mut all = Vec::new();
+        // Group i has i + 1 outputs on the curve (its first row's at-risk count).
+        let names = ["a", "b", "c", "d", "e", "f"];
+        for (i, w) in names.iter().enumerate() {
+            all.extend(curve_rows(w, &[(1.0, i as i64 + 1, 1, 0, 0, 0.5, 0.1, 0.9, 0.5, 0.0)]));
+        }
+        all.extend(curve_rows("flat", &[(1.0, 99, 0, 0, 99, 1.0, 1.0, 1.0, 0.0, 0.0)]));
+        let figures = figures(&all, &Style::default(), false);
+        assert_eq!(figures.len(), MOST_CURVES);
+        let drawn: Vec<&str> = names.iter().rev().take(MOST_CURVES).copied().collect();
+        // Six groups and the flat one, less those drawn.
+        let left = names.len() + 1 - MOST_CURVES;
+        for (i, (f, w)) in figures.iter().zip(&drawn).enumerate() {
+            assert_eq!(f.name, format!("time_to_outcome-{}", i + 1));
+            assert!(f.caption.contains(&format!("workflow {w} · create_pull_request")), "{}", f.caption);
+            assert!(f.caption.contains(&format!("{left} more left out, 1 of them with no outputs accepted or rejected yet")), "{}", f.caption);
+        }
+    }
+
+    /// The same rows in any order: the same bytes; times spanning two decades or more: a log
+    /// axis, said in its title and the caption; fewer: linear.
+    #[test]
+    fn the_figure_is_deterministic_and_its_time_axis_said() {
+        let style = Style::default();
+        let rows = by_hand("fixer");
+        let mut reversed = rows.clone();
+        reversed.reverse();
+        assert_eq!(figures(&rows, &style, false)[0].svg(), figures(&reversed, &style, false)[0].svg());
+        let linear = &figures(&rows, &style, false)[0];
+        assert!(linear.caption.contains("Hours on a linear scale") && linear.svg().contains(">Hours since the output was created</text>"));
+        let wide = curve_rows("fixer", &[(0.5, 2, 1, 0, 0, 0.5, 0.1, 0.9, 0.5, 0.0), (400.0, 1, 1, 0, 0, 0.0, 0.0, 0.0, 1.0, 0.0)]);
+        let log = &figures(&wide, &style, true)[0];
+        assert!(log.caption.contains("log scale") && log.svg().contains(">Hours since the PR was opened (log scale)</text>"), "{}", log.caption);
+        for tick in ["0.1", "1", "10", "100", "1000"] {
+            assert!(log.svg().contains(&format!(r#"class="grid-x" data-value="{tick}""#)), "no tick at {tick}");
+        }
+    }
 }
