@@ -421,7 +421,7 @@ mod tests {
         let (upper, lower) = band.split_at(band.len() / 2);
         let lower: Vec<[f64; 2]> = lower.iter().rev().copied().collect();
         // An edge's height just before x (its last vertex left of x), or at and after it.
-        let at = |edge: &[[f64; 2]], x: f64, after: bool| edge.iter().filter(|e| if after { e[0] <= x } else { e[0] < x }).next_back().map(|e| e[1]);
+        let at = |edge: &[[f64; 2]], x: f64, after: bool| edge.iter().rfind(|e| if after { e[0] <= x } else { e[0] < x }).map(|e| e[1]);
         // y grows downwards: the upper end is above (a smaller y than) the curve and the lower
         // below it, just before each vertex's time for the vertex before a step, just after it
         // otherwise.
