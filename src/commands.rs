@@ -310,7 +310,10 @@ fn report(
     view: &report::View,
 ) -> Result<()> {
     if let Some((dir, (style, encoding))) = figures {
-        let written = report::write_figures(dataset, dir, limits, engine, &style, encoding)?;
+        let (written, notes) = report::write_figures(dataset, dir, limits, engine, &style, encoding)?;
+        for note in notes {
+            eprintln!("{note}");
+        }
         return Ok(output::print(&written.iter().map(|p| format!("{}\n", p.display())).collect::<String>())?);
     }
     match sql {

@@ -902,7 +902,11 @@ fn figures_are_standalone_svg_files() {
         let in_page: Vec<String> = html.split(r#"<figure id="figure-"#).skip(1).map(|f| f.split('"').next().unwrap().replace('/', "-") + ".svg").collect();
         let files: Vec<String> = listed.lines().map(|l| Path::new(l).file_name().unwrap().to_string_lossy().to_string()).collect();
         assert_eq!(files, in_page, "{ds}");
-        assert_eq!(files.iter().map(|f| f.trim_end_matches(".svg")).collect::<Vec<_>>(), must, "{ds}");
+        // Then the curves of time to outcome, numbered (which groups: tests/it/survival.rs).
+        let (charts, curves) = files.split_at(must.len().min(files.len()));
+        assert_eq!(charts.iter().map(|f| f.trim_end_matches(".svg")).collect::<Vec<_>>(), must, "{ds}");
+        let numbered: Vec<String> = (1..=curves.len()).map(|i| format!("time_to_outcome-{i}.svg")).collect();
+        assert!((1..=4).contains(&curves.len()) && curves == numbered, "{ds}: {curves:?}");
         let mut on_disk: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
         on_disk.sort();
         let mut sorted = files.clone();
@@ -936,8 +940,11 @@ fn figures_are_standalone_svg_files() {
             assert!(f["n"].as_array().unwrap().iter().all(|n| n.as_str().unwrap().starts_with("n = ")), "{path}");
             assert!(!f["n"].as_array().unwrap().is_empty(), "{path}");
             // Rates have their intervals; the outcome mix is shares of a whole, not a rate.
-            let rates = f["axis_titles"].as_array().unwrap().iter().any(|t| t.as_str().unwrap().ends_with("(0–1)")) && !path.ends_with("summary.svg");
+            // A curve's interval is its shaded band.
+            let curve = path.contains("time_to_outcome-");
+            let rates = f["axis_titles"].as_array().unwrap().iter().any(|t| t.as_str().unwrap().ends_with("(0–1)")) && !path.ends_with("summary.svg") && !curve;
             assert_eq!(rates, !f["ci"].as_array().unwrap().is_empty(), "{path}: a rate without its interval");
+            assert_eq!(curve, !f["bands"].as_array().unwrap().is_empty(), "{path}: a curve without its band");
         }
         // Written again, the same bytes (figures go into a paper's repository).
         let before: Vec<Vec<u8>> = listed.lines().map(|p| std::fs::read(p).unwrap()).collect();

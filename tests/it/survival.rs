@@ -163,3 +163,127 @@ fn the_demo_agrees_with_an_independent_computation() {
     // The demo has groups with every kind of row: censored, rejected, accepted, excluded.
     assert!(got["curve_rows"].as_u64().unwrap() > 20 && got["summary_rows"].as_u64().unwrap() > 10, "{got}");
 }
+
+/// A step function as the figures draw it, computed here from the query's rows: from
+/// `(0, start)` flat to each time the value changes, then straight to the new value; flat on
+/// to the last time.
+fn step_vertices(points: &[(f64, f64)], start: f64) -> Vec<(f64, f64)> {
+    let mut out = vec![(0.0, start)];
+    let mut prev = start;
+    for &(t, v) in points {
+        if v != prev {
+            out.extend([(t, prev), (t, v)]);
+            prev = v;
+        }
+    }
+    if let Some(&(t, _)) = points.last() {
+        if out.last().map(|p| p.0) != Some(t) {
+            out.push((t, prev));
+        }
+    }
+    out
+}
+
+/// Gridlines `(value, x, y)` as svg_figures.py reads them.
+fn grid(f: &Value, axis: &str) -> Vec<(f64, f64, f64)> {
+    f[axis].as_array().unwrap().iter().map(|g| (g[0].as_f64().unwrap(), g[1].as_f64().unwrap(), g[2].as_f64().unwrap())).collect()
+}
+
+/// The dashboard's time-to-outcome figures (`report --figures`, and the HTML page) on the demo
+/// and on an AIDev import: one per workflow (agent) × type with an output decided, the most
+/// outputs on the curve first, at most four; each curve's vertices, mapped back to hours and
+/// shares through the figure's own gridlines, are the query's rows as steps (flat, then
+/// straight down or up at each time an output was decided: the step heights are the Kaplan-Meier
+/// and cumulative incidence values); the shaded band runs along the upper ends and back along
+/// the lower ones, which hold the curve between them; the curves are figures, never a table.
+#[test]
+fn the_curves_are_drawn_as_steps_within_their_band() {
+    if !have(&[Tool::Python]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    demo(tmp.path());
+    let fx = root().join("fixtures/aidev");
+    ok(&["import", "aidev", fx.to_str().unwrap(), "--out", "aidev", "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
+    for ds in ["ds", "aidev"] {
+        let curve: Value = serde_json::from_str(&ok(&["report", "--dataset", ds, "--query", "time_to_outcome", "--format", "json"], tmp.path())).unwrap();
+        let mut groups: std::collections::BTreeMap<(String, String), Vec<&Value>> = Default::default();
+        for r in curve.as_array().unwrap() {
+            groups.entry((r["workflow_name"].as_str().unwrap().to_string(), r["safe_output_type"].as_str().unwrap().to_string())).or_default().push(r);
+        }
+        let decided = |rows: &[&Value]| rows.iter().any(|r| r["accepted_events"].as_i64() > Some(0) || r["rejected_events"].as_i64() > Some(0));
+        let mut drawn: Vec<(&(String, String), &Vec<&Value>)> = groups.iter().filter(|(_, rows)| decided(rows)).collect();
+        drawn.sort_by_key(|(_, rows)| std::cmp::Reverse(rows[0]["n_at_risk"].as_i64().unwrap()));
+        drawn.truncate(4);
+        assert!(!drawn.is_empty(), "{ds}: nothing decided on the curves");
+        let dir = tmp.path().join(format!("{ds}-figures"));
+        let listed = ok(&["report", "--dataset", ds, "--figures", dir.to_str().unwrap()], tmp.path());
+        let files: Vec<&str> = listed.lines().filter(|l| l.contains("time_to_outcome-")).collect();
+        let want: Vec<String> = (1..=drawn.len()).map(|i| dir.join(format!("time_to_outcome-{i}.svg")).display().to_string()).collect();
+        assert_eq!(files, want, "{ds}");
+        let out = std::process::Command::new(python()).arg(root().join("tests/python/svg_figures.py")).args(&files).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let parsed: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for (file, ((workflow, kind), rows)) in files.iter().zip(&drawn) {
+            check_figure(&parsed[*file], workflow, kind, rows);
+        }
+        let html = ok(&["report", "--dataset", ds, "--format", "html"], tmp.path());
+        for i in 1..=drawn.len() {
+            assert!(html.contains(&format!(r#"<figure id="figure-time_to_outcome-{i}">"#)), "{ds}: the page lacks curve {i}");
+        }
+        assert!(!html.contains(r#"<section id="time_to_outcome">"#), "{ds}: the curves are shown as a table");
+        let json: Value = serde_json::from_str(&ok(&["report", "--dataset", ds, "--format", "json"], tmp.path())).unwrap();
+        assert!(json.get("time_to_outcome").is_none() && json.get("time_to_outcome_summary").is_some(), "{ds}: the curves are in the JSON report");
+    }
+}
+
+/// One figure against its group's rows: title, axes, the three step curves and the band.
+fn check_figure(f: &Value, workflow: &str, kind: &str, rows: &[&Value]) {
+    let title = f["title"].as_str().unwrap();
+    assert!(title.contains(&format!(" {workflow} · {kind}, ")) && title.contains("censored"), "{title}");
+    let n = rows[0]["n_at_risk"].as_i64().unwrap();
+    assert!(title.contains(&format!("(n: {n} ")), "{title}");
+    let (gx, gy) = (grid(f, "grid_x"), grid(f, "grid_y"));
+    let (y0, y1) = (gy[0], gy[gy.len() - 1]);
+    let py = |v: f64| y0.2 + (v - y0.0) / (y1.0 - y0.0) * (y1.2 - y0.2);
+    let steps = f["steps"].as_array().unwrap();
+    let log = steps[0]["scale"] == "log";
+    assert_eq!(log, f["axis_titles"].as_array().unwrap().iter().any(|t| t.as_str().unwrap().ends_with("(log scale)")), "{title}");
+    let (x0, x1) = (gx[0], gx[gx.len() - 1]);
+    let px = |t: f64| {
+        let at = |v: f64| if log { v.max(x0.0).log10() } else { v };
+        x0.1 + (at(t) - at(x0.0)) / (at(x1.0) - at(x0.0)) * (x1.1 - x0.1)
+    };
+    let series = |col: &str| rows.iter().map(|r| (r["hours"].as_f64().unwrap(), r[col].as_f64().unwrap())).collect::<Vec<_>>();
+    let near = |got: &Value, (t, v): (f64, f64), what: &str| {
+        let (gx, gy) = (got[0].as_f64().unwrap(), got[1].as_f64().unwrap());
+        // Coordinates are written to a tenth of a unit, the gridlines too.
+        assert!((gx - px(t)).abs() < 0.2 && (gy - py(v)).abs() < 0.2, "{title}: {what}: ({gx}, {gy}) is not hour {t}, share {v} at ({}, {})", px(t), py(v));
+    };
+    let cols: Vec<&str> = steps.iter().map(|s| s["series"].as_str().unwrap()).collect();
+    assert_eq!(cols, ["km_not_accepted", "cif_accepted", "cif_rejected"], "{title}");
+    for s in steps {
+        let col = s["series"].as_str().unwrap();
+        let want = step_vertices(&series(col), if col == "km_not_accepted" { 1.0 } else { 0.0 });
+        let got = s["points"].as_array().unwrap();
+        assert_eq!(got.len(), want.len(), "{title}: {col}: {got:?}");
+        for (g, w) in got.iter().zip(&want) {
+            near(g, *w, col);
+        }
+        // Flat, then straight: each segment is horizontal or vertical.
+        assert!(got.windows(2).all(|p| p[0][0] == p[1][0] || p[0][1] == p[1][1]), "{title}: {col} is not a step curve");
+    }
+    let band = f["bands"].as_array().unwrap();
+    assert_eq!(band.len(), 1, "{title}");
+    let band = band[0].as_array().unwrap();
+    let upper = step_vertices(&series("km_upper_95"), 1.0);
+    let lower: Vec<(f64, f64)> = step_vertices(&series("km_lower_95"), 1.0).into_iter().rev().collect();
+    assert_eq!(band.len(), upper.len() + lower.len(), "{title}: band {band:?}");
+    for (g, w) in band.iter().zip(upper.iter().chain(&lower)) {
+        near(g, *w, "band");
+    }
+    for r in rows {
+        let (lo, s, hi) = (r["km_lower_95"].as_f64().unwrap(), r["km_not_accepted"].as_f64().unwrap(), r["km_upper_95"].as_f64().unwrap());
+        assert!(lo <= s && s <= hi, "{title}: the band does not hold the curve at {r}");
+    }
+}

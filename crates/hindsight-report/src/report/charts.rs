@@ -12,6 +12,9 @@ pub use super::figure::{Encoding, FigureFormat};
 use super::section::{cell, Section};
 
 mod lines;
+mod survival;
+
+pub(crate) use survival::{CURVES, CURVES_SUMMARY};
 
 type Row = Map<String, Value>;
 
@@ -258,9 +261,13 @@ fn legend(out: &mut Vec<Item>, left: f64, right: f64, top: f64, items: &[LegendI
                 Item::Polyline { points: vec![[x, y - 4.0 * k], [x + sw, y - 4.0 * k]], color, width: 2.0 * k, meta: Meta::default() },
                 Item::Circle { cx: x + sw / 2.0, cy: y - 4.0 * k, r: 3.5 * k, fill: color, stroke: Some(("#fff", k)), meta: Meta::default() },
             ],
-            Mark::Band => {
+            Mark::Band(fill) => {
                 let points = vec![[x, y - 9.0 * k], [x + sw, y - 9.0 * k], [x + sw, y + k], [x, y + k]];
-                vec![Item::Polygon { points, fill: "#444", opacity: lines::BAND_OPACITY, meta: Meta::default() }]
+                vec![Item::Polygon { points, fill, opacity: lines::BAND_OPACITY, meta: Meta::default() }]
+            }
+            Mark::Stroke(color) => vec![Item::Polyline { points: vec![[x, y - 4.0 * k], [x + sw, y - 4.0 * k]], color, width: 2.0 * k, meta: Meta::default() }],
+            Mark::Tick(color) => {
+                vec![Item::Lines { segments: vec![[x + sw / 2.0, y - 9.0 * k, x + sw / 2.0, y + k]], color, width: 1.5 * k, meta: Meta::default() }]
             }
             Mark::Hollow => {
                 vec![Item::Circle { cx: x + sw / 2.0, cy: y - 4.0 * k, r: 3.5 * k, fill: "#fff", stroke: Some(("#555", 1.5 * k)), meta: Meta::default() }]
@@ -279,10 +286,14 @@ enum Mark {
     Whisker,
     /// A line chart's series: a stroke with its marker.
     Line(&'static str),
-    /// An interval's band.
-    Band,
+    /// An interval's band, in its colour.
+    Band(&'static str),
+    /// A line without markers (a step curve).
+    Stroke(&'static str),
     /// A small sample's hollow marker.
     Hollow,
+    /// A short upright stroke on a curve (a censoring time).
+    Tick(&'static str),
 }
 
 struct LegendItem {
@@ -545,9 +556,20 @@ const CHARTS: &[(&str, Chart)] = &[
     ("summary", |rows, style| vec![outcome_mix(rows, style)]),
 ];
 
-/// The dashboard's charts, from its sections (rows as the page shows them), in page order.
+/// The dashboard's charts, from its sections (rows as the page shows them), in page order;
+/// then the curves of time to outcome, where the sections have them ([`CURVES`]).
 pub(crate) fn figures(sections: &[Section], style: &Style) -> Vec<Figure> {
-    CHARTS.iter().filter_map(|(name, draw)| sections.iter().find(|s| s.name == *name).map(|s| draw(&s.rows, style))).flatten().collect()
+    let charts = CHARTS.iter().filter_map(|(name, draw)| sections.iter().find(|s| s.name == *name).map(|s| draw(&s.rows, style))).flatten();
+    let aidev = sections.iter().any(|s| s.name.starts_with("aidev/"));
+    let curves = sections.iter().find(|s| s.name == CURVES).map(|s| survival::figures(&s.rows, style, aidev)).unwrap_or_default();
+    charts.chain(curves).collect()
+}
+
+/// What the page says in place of a figure it cannot draw: the curves' when nothing is on
+/// them (rather than an empty plot).
+pub(crate) fn notes(sections: &[Section]) -> Vec<String> {
+    let aidev = sections.iter().any(|s| s.name.starts_with("aidev/"));
+    sections.iter().filter(|s| s.name == CURVES).filter_map(|s| survival::no_curve(&s.rows, aidev)).collect()
 }
 
 /// The three acceptance rates in every window that has evaluable outputs.

@@ -381,12 +381,12 @@ fn rounded_by(batches: &[RecordBatch], round: &dyn Fn(&str, f64) -> f64) -> Resu
 }
 
 /// The sections as the HTML page shows them (and its charts draw them): numbers rounded for
-/// reading ([`for_reading`]).
+/// reading ([`for_reading`]); the curves, drawn and never shown as a table, as computed.
 pub(crate) fn html_sections<'a>(sections: &'a [(&'a str, &'a str, Vec<RecordBatch>)]) -> Result<Vec<super::html::Section<'a>>> {
     sections
         .iter()
         .map(|(name, title, b)| {
-            let b = rounded_for_reading(b)?;
+            let b = if *name == super::charts::CURVES { b.clone() } else { rounded_for_reading(b)? };
             Ok(super::html::Section { name, title, columns: column_names(&b), rows: rows_of(&b)? })
         })
         .collect()

@@ -97,8 +97,12 @@ pub(crate) fn page(title: &str, sections: &[Section], notes: &[&str], prov: Opti
     for f in super::charts::figures(sections, &super::charts::Style::default()) {
         let _ = write!(charts, r#"<figure id="figure-{}"><figcaption>{}</figcaption>{}</figure>"#, esc(&f.name), esc(&f.caption), f.svg());
     }
+    for note in super::charts::notes(sections) {
+        let _ = write!(charts, r#"<p class="no-figure">{}</p>"#, esc(&note));
+    }
     let mut body = String::new();
-    for sec in sections {
+    // The curves are drawn, never a table (a row per time, as many as the outputs).
+    for sec in sections.iter().filter(|s| s.name != super::charts::CURVES) {
         let _ = write!(body, r#"<section id="{}"><h2>{}</h2>{}</section>"#, esc(sec.name), esc(sec.title), table(sec));
     }
     if !notes.is_empty() {

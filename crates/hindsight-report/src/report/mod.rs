@@ -824,14 +824,15 @@ pub struct View {
 /// `dashboard_with`, showing `view`'s sections at its width. A section name the dashboard
 /// does not have is refused with the names it has.
 pub fn dashboard_view(dataset: &Path, fmt: Format, limits: Limits, engine: &Engine, view: &View) -> Result<String> {
-    let (mut sections, mut left_out) = dashboard_results(dataset, limits, engine, view.cluster_by)?;
+    let (mut sections, mut left_out) = dashboard_results(dataset, limits, engine, view.cluster_by, fmt == Format::Html)?;
     if !view.sections.is_empty() {
-        let names: Vec<&str> = sections.iter().map(|(n, _, _)| *n).collect();
+        let names: Vec<&str> = sections.iter().map(|(n, _, _)| *n).filter(|n| *n != charts::CURVES).collect();
         if let Some(bad) = view.sections.iter().find(|s| !names.contains(&s.as_str())) {
             let hint = suggest(bad, &names).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
             return Err(Error::usage(format!("--section `{bad}` is not a section of this dashboard{hint}; its sections: {}", names.join(", "))));
         }
-        sections.retain(|(n, _, _)| view.sections.iter().any(|s| s == n));
+        // The curves' figures go with the summary they draw.
+        sections.retain(|(n, _, _)| view.sections.iter().any(|s| s == n || (*n == charts::CURVES && s == charts::CURVES_SUMMARY)));
         left_out.clear();
     }
     let provenance = html::Provenance::of(dataset)?;
@@ -847,13 +848,19 @@ pub fn suggest<'a>(given: &str, names: &[&'a str]) -> Option<&'a str> {
 /// A dashboard section: query name, title, result.
 pub(crate) type SectionResult = (&'static str, &'static str, Vec<RecordBatch>);
 
-/// The dashboard's sections on this dataset, run, and those left out.
-fn dashboard_results(dataset: &Path, limits: Limits, engine: &Engine, cluster_by: ClusterUnit) -> Result<(Vec<SectionResult>, Vec<LeftOut>)> {
+/// The dashboard's sections on this dataset, run, and those left out. With `curves` (the
+/// HTML page and `--figures`, which draw them) and where the dashboard shows
+/// `time_to_outcome_summary`, the curves behind it ([`charts::CURVES`], a query on no
+/// dashboard) come last: for the figures only, never a table.
+fn dashboard_results(dataset: &Path, limits: Limits, engine: &Engine, cluster_by: ClusterUnit, curves: bool) -> Result<(Vec<SectionResult>, Vec<LeftOut>)> {
     let session = Session::open_on(dataset, limits, engine)?;
     if !session.has_table("outcomes") {
         return Err(Error::dataset(dataset.to_path_buf(), "no outcomes table: run `hindsight evaluate` first"));
     }
-    let (shown, left_out) = dashboard_sections(&session)?;
+    let (mut shown, left_out) = dashboard_sections(&session)?;
+    if curves && shown.iter().any(|(name, _)| *name == charts::CURVES_SUMMARY) {
+        shown.push((charts::CURVES, ""));
+    }
     let sqls: Vec<String> = shown.iter().map(|(name, _)| query_text(name)).collect::<Result<_>>()?;
     let results = session.sql_all(&sqls)?;
     let sections = shown.iter().zip(results).map(|((name, title), batches)| Ok((*name, *title, shaped(name, batches, cluster_by)?))).collect::<Result<_>>()?;
@@ -880,10 +887,19 @@ fn one_cluster_unit(batch: &RecordBatch, unit: ClusterUnit) -> Result<RecordBatc
 
 /// The dashboard's charts, each written alone into `dir` (created if need be) in
 /// `encoding`'s format and named after its query ([`charts::Figure::file_name`]), as the
-/// HTML report draws them (in `style`); the files written, in the page's order.
-pub fn write_figures(dataset: &Path, dir: &Path, limits: Limits, engine: &Engine, style: &charts::Style, encoding: charts::Encoding) -> Result<Vec<std::path::PathBuf>> {
-    let (sections, _) = dashboard_results(dataset, limits, engine, ClusterUnit::default())?;
-    let figures = charts::figures(&format::html_sections(&sections)?, style);
+/// HTML report draws them (in `style`); the files written, in the page's order, and the
+/// notes the page has for figures it does not draw ([`charts::notes`]).
+pub fn write_figures(
+    dataset: &Path,
+    dir: &Path,
+    limits: Limits,
+    engine: &Engine,
+    style: &charts::Style,
+    encoding: charts::Encoding,
+) -> Result<(Vec<std::path::PathBuf>, Vec<String>)> {
+    let (sections, _) = dashboard_results(dataset, limits, engine, ClusterUnit::default(), true)?;
+    let sections = format::html_sections(&sections)?;
+    let (figures, notes) = (charts::figures(&sections, style), charts::notes(&sections));
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut written = Vec::with_capacity(figures.len());
     for f in figures {
@@ -894,7 +910,7 @@ pub fn write_figures(dataset: &Path, dir: &Path, limits: Limits, engine: &Engine
         f.write_to(&path, encoding)?;
         written.push(path);
     }
-    Ok(written)
+    Ok((written, notes))
 }
 
 /// A dashboard section: its query's name and its title.

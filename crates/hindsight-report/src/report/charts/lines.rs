@@ -136,7 +136,7 @@ impl Lines<'_> {
         let has_small = series.iter().any(|s| s.ns.iter().zip(&s.values).any(|(n, v)| *n < SMALL_N && v.is_some()));
         let mut items: Vec<LegendItem> = series.iter().map(|s| LegendItem { mark: Mark::Line(s.color), label: s.label.clone() }).collect();
         if has_ci {
-            items.push(LegendItem { mark: Mark::Band, label: "95% interval (Wilson)".into() });
+            items.push(LegendItem { mark: Mark::Band("#444"), label: "95% interval (Wilson)".into() });
         }
         if has_small {
             items.push(LegendItem { mark: Mark::Hollow, label: format!("n < {}: small sample", fmt_num(SMALL_N)) });
