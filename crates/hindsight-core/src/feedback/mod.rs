@@ -858,6 +858,27 @@ fn pr_feedback(prs: &[Pr], figures: &[Figures], agent_prs: &OpenedPrs) -> Result
 mod tests {
     use super::*;
 
+    /// Each PR once, found by its repository and number, the last record of it winning (a
+    /// task's PR that a safe output opened too is the task's, as the pipeline records them).
+    #[test]
+    fn agent_prs_are_found_by_repository_and_number_the_last_record_winning() {
+        let mut prs = AgentPrs::new();
+        prs.insert("o/b", 2, OpenedBy::SafeOutput);
+        prs.insert("o/a", 9, OpenedBy::SafeOutput);
+        prs.insert("o/b", 1, OpenedBy::SafeOutput);
+        prs.insert("o/b", 2, OpenedBy::Task);
+        prs.insert("o/a", 9, OpenedBy::Task);
+        prs.insert("o/a", 9, OpenedBy::SafeOutput);
+        let opened = prs.finish();
+        assert_eq!(opened.len(), 3);
+        assert_eq!(opened.get("o/b", 2), Some(OpenedBy::Task));
+        assert_eq!(opened.get("o/a", 9), Some(OpenedBy::SafeOutput));
+        assert_eq!(opened.get("o/b", 1), Some(OpenedBy::SafeOutput));
+        assert_eq!(opened.get("o/b", 3), None);
+        assert_eq!(opened.get("O/b", 2), None, "repositories as written, as the captures' paths are");
+        assert!(AgentPrs::new().finish().is_empty());
+    }
+
     fn review(state: &str, body: Option<&str>) -> Review {
         Review { pr: 0, id: Some(7), body: body.map(str::to_string), state: Some(state.into()), submitted_at: None, commit: None }
     }
