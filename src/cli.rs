@@ -358,8 +358,12 @@ enum Command {
         #[arg(long)]
         dataset: Option<PathBuf>,
         /// The database file to write (`datasette FILE` then opens it).
-        #[arg(long, value_name = "FILE")]
-        sqlite: PathBuf,
+        #[arg(long, value_name = "FILE", required_unless_present = "insights")]
+        sqlite: Option<PathBuf>,
+        /// Write the insights (agent self-feedback, failure summaries with the prompt section
+        /// they point at) as JSON Lines, the shape a platform's memory loads.
+        #[arg(long, value_name = "FILE", conflicts_with = "sqlite")]
+        insights: Option<PathBuf>,
         /// Replace FILE when it exists.
         #[arg(long)]
         force: bool,
@@ -974,7 +978,11 @@ impl Command {
                 Task::Capture { options: capture_options(runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms)? }
             }
             Command::Import { source } => import_task(source)?,
-            Command::Export { dataset, sqlite, force } => Task::Export { dataset: dataset_or_default(dataset)?, sqlite, force },
+            Command::Export { dataset, sqlite, insights, force } => Task::Export { dataset: dataset_or_default(dataset)?, to: match (sqlite, insights) {
+                (_, Some(file)) => hindsight::commands::ExportTo::Insights(file),
+                (Some(file), None) => hindsight::commands::ExportTo::Sqlite(file),
+                (None, None) => return Err(hindsight::Error::usage("export: give --sqlite FILE or --insights FILE").into()),
+            }, force },
             Command::Verify { dataset, inputs, .. } => Task::Verify { dataset: dataset_or_default(dataset)?, study: study(inputs) },
             Command::Diff { a, b, format, expected, .. } => Task::Diff { a, b, format, expected },
             Command::Package { dataset, out, authors, title, description, license, plan, .. } => {

@@ -478,7 +478,15 @@ fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPol
         // The snapshot's CI states, from the `ci_commits` table just written.
         let ci = crate::tasks::categorize::CiStates::from_rows(snapshot::ci::read_commits(dir)?);
         let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, task_policy, &ci);
-        let built = [crate::tasks::tables::tasks(&t.tasks, &timings), crate::tasks::tables::task_events(&t.events), crate::tasks::tables::task_failures(&failures)];
+        let insights = crate::tasks::insights::insights(&t.tasks, &t.events, &failures, &t.prompts, &task_policy.feedback);
+        let changes = crate::tasks::insights::prompt_changes(&t.prompts);
+        let built = [
+            crate::tasks::tables::tasks(&t.tasks, &timings),
+            crate::tasks::tables::task_events(&t.events),
+            crate::tasks::tables::task_failures(&failures),
+            crate::tasks::tables::insights(&insights),
+            crate::tasks::tables::prompt_changes(&changes),
+        ];
         tables.extend(built.into_iter().map(named_batch).collect::<Result<Vec<_>>>()?);
     }
     Ok(tables)

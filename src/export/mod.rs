@@ -6,7 +6,10 @@
 //! ([`sqlite`]), so no SQLite library is needed, and the same dataset gives the same bytes.
 
 mod columns;
+mod insights;
 mod sqlite;
+
+pub use insights::insights;
 
 use std::fs::File;
 use std::io::{BufWriter, Seek, Write};

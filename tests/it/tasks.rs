@@ -276,6 +276,8 @@ fn the_docs_follow_the_code() {
         hindsight::tasks::tables::tasks(&read.tasks, &hindsight::tasks::timings(&read.tasks, &read.events)),
         hindsight::tasks::tables::task_events(&read.events),
         hindsight::tasks::tables::task_failures(&failures),
+        hindsight::tasks::tables::insights(&[]),
+        hindsight::tasks::tables::prompt_changes(&[]),
     ] {
         for f in t.arrow_schema().fields() {
             assert!(schema.contains(&format!("`{}`", f.name())), "schemas/tasks.md lacks column {}.{}", t.name, f.name());
@@ -568,4 +570,86 @@ fn evaluation_sections_titled_and_shown_only_with_their_tables() {
         assert!(plain.get(section).is_none(), "{section} shown without task records");
     }
     assert!(plain.get("review_time_by_risk").is_some() && plain.get("risk_over_time").is_some());
+}
+
+/// The feedback loop as data, on `fixtures/tasks/feedback-loop` read by hand:
+/// - **Records.** 6 task lines (w2's `risk_level` "extreme" is no level: quarantined), 6
+///   events, 7 prompt lines (a second default `p1` and `p3` without `text` quarantined):
+///   19 read = 16 used + 3 quarantined.
+/// - **Failure summaries.** a1 (`command not found`: environment) points at p1's "Setup"
+///   (its heading, and "tools" in its text); a3 (TIMED_OUT) at p2's "Time budget"; w1
+///   (build failed, no tests run) at acme/web's own `w2`, "Testing". a4 decides nothing
+///   (uncategorized): no insight.
+/// - **Self-feedback.** a1-fb, a2-done (marked by `insight_type`, its answer in `content`),
+///   a2-fb2 and w1-fb; a3-fb has no answer and a4-note is not marked. a2-fb2 says a1-fb's
+///   words exactly (overlap 1); a2-done shares 7 of its 9 words with a1-fb (0.78, under the
+///   0.8 threshold) and is the same task as a2-fb2; w1-fb is a1-fb's text in another
+///   repository: none of those three repeats.
+/// - **Prompt changes.** p1 -> p2 by release time (4 lines added: a Setup line and the Time
+///   budget section); acme/web's versions have no release times, so by name as numbers:
+///   w1 -> w2 -> w10.
+#[test]
+fn insights_and_prompt_changes_from_task_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = Study::demo().tasks(fixture("tasks/feedback-loop")).convert(tmp.path(), "ds");
+    let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
+    let r = &m.records["tasks"];
+    assert_eq!((r.input, r.used, r.quarantined), (19, 16, 3));
+    let q = sql_json(&ds, "SELECT file, line, field FROM quarantine WHERE input = 'tasks' ORDER BY file, line");
+    let q: Vec<String> = q.iter().map(|r| format!("{}:{} {}", r["file"].as_str().unwrap(), r["line"], r["field"].as_str().unwrap_or(""))).collect();
+    assert_eq!(q, ["prompts.jsonl:6 prompt_version", "prompts.jsonl:7 text", "tasks.jsonl:6 risk_level"]);
+    let levels = sql_json(&ds, "SELECT task_id, platform_risk_level FROM tasks WHERE platform_risk_level IS NOT NULL");
+    assert_eq!((levels[0]["task_id"].as_str(), levels[0]["platform_risk_level"].as_str(), levels.len()), (Some("a2"), Some("high"), 1));
+
+    let rows = sql_json(&ds, "SELECT insight_id, repo, insight_type, prompt_section, failure_category, repeats_insight_id FROM insights");
+    let got: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or("-").to_string();
+            format!("{} {} {} {} {} {}", s("insight_id"), s("repo"), s("insight_type"), s("prompt_section"), s("failure_category"), s("repeats_insight_id"))
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "failure:a1 acme/api failure_summary Setup tool_or_environment_failure -",
+            "self_feedback:a1-fb acme/api agent_self_feedback - - -",
+            "self_feedback:a2-done acme/api agent_self_feedback - - -",
+            "self_feedback:a2-fb2 acme/api agent_self_feedback - - self_feedback:a1-fb",
+            "failure:a3 acme/api failure_summary Time budget running_out_of_time -",
+            "failure:w1 acme/web failure_summary Testing missing_testing_or_verification -",
+            "self_feedback:w1-fb acme/web agent_self_feedback - - -",
+        ]
+    );
+    let text = sql_json(&ds, "SELECT text FROM insights WHERE insight_id = 'failure:a1'");
+    assert_eq!(text[0]["text"], "A tool or the environment failed: error_message matches \"command not found\"");
+
+    let changes = sql_json(&ds, "SELECT repo, from_version, to_version, ordered_by, lines_added, lines_removed, sections_changed FROM prompt_changes ORDER BY repo NULLS FIRST, step");
+    let got: Vec<String> = changes
+        .iter()
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or("-").replace('\n', "|");
+            format!("{} {}->{} {} +{} -{} {}", s("repo"), s("from_version"), s("to_version"), s("ordered_by"), r["lines_added"], r["lines_removed"], s("sections_changed"))
+        })
+        .collect();
+    assert_eq!(
+        got,
+        ["- p1->p2 released_at +4 -0 Setup|Time budget", "acme/web w1->w2 version_name +4 -1 Testing|Web", "acme/web w2->w10 version_name +1 -1 Testing"]
+    );
+    let diff = sql_json(&ds, "SELECT diff FROM prompt_changes WHERE to_version = 'w10'");
+    assert!(diff[0]["diff"].as_str().unwrap().contains("-Run pnpm test.\n+Run pnpm test and pnpm lint.\n"), "{}", diff[0]["diff"]);
+
+    // `export --insights`: a line per row of the table, keys sorted, the working columns left out.
+    let file = tmp.path().join("insights.jsonl");
+    ok(&["export", "--quiet", "--dataset", ds.to_str().unwrap(), "--insights", file.to_str().unwrap()], tmp.path());
+    let lines: Vec<Value> = std::fs::read_to_string(&file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), rows.len());
+    let keys: Vec<&str> = lines[0].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["failure_category", "insight_id", "insight_type", "prompt_section", "prompt_version", "repeats_insight_id", "repo", "source", "task_id", "text", "timestamp"]
+    );
+    assert_eq!((lines[3]["insight_id"].as_str(), lines[3]["timestamp"].as_str()), (Some("self_feedback:a2-fb2"), Some("2026-03-02T10:06:00Z")));
+    let again = crate::support::run(&["export", "--quiet", "--dataset", ds.to_str().unwrap(), "--insights", file.to_str().unwrap()], tmp.path());
+    assert!(!again.status.success() && String::from_utf8_lossy(&again.stderr).contains("--force replaces it"));
 }

@@ -288,6 +288,41 @@ struct Remark {
     repeats: Option<(usize, f64)>,
 }
 
+/// A text compared for repeats outside review comments (an agent's self-feedback): its
+/// repository, its owner (a task: texts of one owner never repeat each other), when it was
+/// said (`None`: not compared), and its normalized words joined by spaces.
+pub(crate) struct Said {
+    pub(crate) repo: String,
+    pub(crate) owner: String,
+    pub(crate) at: Option<Instant>,
+    pub(crate) text_words: Option<String>,
+}
+
+/// For each text, the earlier text of another owner in the same repository it repeats best,
+/// and the overlap: the repeated-mistake search of review comments, each owner standing for
+/// a PR opened when its first text was said (so only texts said before it are compared).
+pub(crate) fn repeats_among(said: &[Said], policy: &FeedbackPolicy) -> Vec<Option<(usize, f64)>> {
+    let policy = FeedbackPolicy { scope: RepeatScope::Repository, ..policy.clone() };
+    let mut owners: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut prs: Vec<Pr> = Vec::new();
+    let mut remarks: Vec<Remark> = Vec::with_capacity(said.len());
+    for (k, s) in said.iter().enumerate() {
+        let pr = *owners.entry((s.repo.as_str(), s.owner.as_str())).or_insert_with(|| {
+            prs.push(Pr { repo: s.repo.clone(), number: prs.len() as i64, author: None, created_at: None, state: None, merged: None, merged_at: None });
+            prs.len() - 1
+        });
+        prs[pr].created_at = match (prs[pr].created_at, s.at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let words = s.text_words.as_deref().map(|w| w.split(' ').filter(|x| !x.is_empty()).collect::<BTreeSet<&str>>());
+        let tokens = words.filter(|w| w.len() >= policy.min_tokens.max(1)).map(|w| w.into_iter().collect::<similarity::Words>());
+        remarks.push(Remark { pr, source: Source::Conversation, id: Some(k as i64), author: None, created_at: s.at, tokens, repeats: None });
+    }
+    repeats::find_repeats(&prs, &mut remarks, &policy);
+    remarks.into_iter().map(|r| r.repeats).collect()
+}
+
 struct Review {
     pr: usize,
     id: Option<i64>,
