@@ -477,7 +477,9 @@ fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPol
     if let Some(t) = tasks {
         // The snapshot's CI states, from the `ci_commits` table just written.
         let ci = crate::tasks::categorize::CiStates::from_rows(snapshot::ci::read_commits(dir)?);
-        let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, task_policy, &ci);
+        // And the tasks' PRs and repositories as captured, from the `responses` just written.
+        let evidence = crate::tasks::evidence::read(dir, &t.tasks, ci)?;
+        let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, task_policy, &evidence);
         let insights = crate::tasks::insights::insights(&t.tasks, &t.events, &failures, &t.prompts, &task_policy.feedback);
         let changes = crate::tasks::insights::prompt_changes(&t.prompts);
         let built = [

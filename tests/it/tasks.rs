@@ -25,7 +25,22 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ("t11-uncategorized", "uncategorized", ""),
     ("t13-ci-no-tests", "missing_testing_or_verification", "no_test_run_ci_failed"),
     ("t14-ci-after-tests", "reasoning_error", "ci_failed_after_tests"),
+    ("t15-tests-skipped", "failure_to_follow_instructions", "tests_skipped_or_deleted"),
+    ("t16-named-files", "failure_to_follow_instructions", "change_outside_named_files"),
+    ("t17-linter-not-run", "missing_testing_or_verification", "linter_not_run"),
+    ("t18-no-verification", "missing_testing_or_verification", "no_verification_notes"),
 ];
+
+/// What the snapshot holds of the fixture tasks t15 to t18 (`fixtures/tasks/study-captures.jsonl`,
+/// cassette lines): their PRs' files and description, and acme/tools' top-level files.
+fn study_evidence(tasks: &[hindsight::tasks::Task]) -> hindsight::tasks::evidence::Evidence {
+    let text = std::fs::read_to_string(fixture("tasks/study-captures.jsonl")).unwrap();
+    let bodies = text.lines().map(|l| {
+        let v: Value = serde_json::from_str(l).unwrap();
+        (v["path"].as_str().unwrap().to_string(), v["body"].to_string())
+    });
+    hindsight::tasks::evidence::from_bodies(tasks, demo_ci(), bodies.collect::<Vec<_>>())
+}
 
 /// The CI states of the demo snapshot the fixture tasks t13 and t14 point at.
 fn demo_ci() -> CiStates {
@@ -47,8 +62,8 @@ fn expected() -> Vec<(String, String, String)> {
 fn every_rule_fires_on_its_fixture_task() {
     let read = hindsight::tasks::read(&fixture("tasks/study")).unwrap();
     assert!(read.quarantined.is_empty(), "{:?}", read.quarantined);
-    assert_eq!((read.tasks.len(), read.events.len()), (14, 26));
-    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &demo_ci());
+    assert_eq!((read.tasks.len(), read.events.len()), (18, 30));
+    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &study_evidence(&read.tasks));
     let mut got: Vec<(String, String, String)> =
         failures.iter().map(|f| (f.task_id.clone(), f.category.as_str().to_string(), f.rule_id.unwrap_or("").to_string())).collect();
     got.sort();
@@ -63,11 +78,17 @@ fn every_rule_fires_on_its_fixture_task() {
     assert_eq!(evidence("t08-outside-scope"), "event e11: src/cli.rs is outside the scope");
     assert_eq!(evidence("t10-tests-failing"), "event e19: test run failed (exit_code 101)");
     assert_eq!(evidence("t02-timed-out-event"), "event e04");
+    assert_eq!(evidence("t15-tests-skipped"), "repos/acme/api/pulls/304/files: tests/parse.rs adds a skipped test (\"#[ignore]\")");
+    // src/lexer.rs is not named; the test file and Cargo.lock are never outside; "Node.js"
+    // names no file the PR changed.
+    assert_eq!(evidence("t16-named-files"), "repos/acme/api/pulls/305/files: src/lexer.rs is not among the files the task names (src/parse.rs)");
+    assert_eq!(evidence("t17-linter-not-run"), ".eslintrc.json configures a linter or type checker in acme/tools (repos/acme/tools/contents); no agent_tool_call runs one");
+    assert_eq!(evidence("t18-no-verification"), "no agent_tool_call runs tests, and the PR description (repos/acme/tools/pulls/7) says nothing of how the change was verified");
     // A 7-character head SHA finds the one commit it abbreviates.
     assert_eq!(evidence("t14-ci-after-tests"), "CI failed on acme/webapp@32000000000000000000000000000000000000c1 (typecheck|TS2339)");
     // Without the snapshot's CI (switched off), the CI rules do not fire.
     let p = TaskPolicy { use_snapshot_ci: false, ..TaskPolicy::default() };
-    let off = categorize_all(&read.tasks, &read.events, &p, &demo_ci());
+    let off = categorize_all(&read.tasks, &read.events, &p, &demo_ci().into());
     assert!(off.iter().filter(|f| f.task_id.starts_with("t13") || f.task_id.starts_with("t14")).all(|f| f.category == FailureCategory::Uncategorized));
     assert!(failures.iter().find(|f| f.task_id == "t11-uncategorized").is_some_and(|f| f.evidence.is_none()));
 }
@@ -88,7 +109,7 @@ fn precedence_decides_between_categories_that_both_apply() {
     .unwrap();
     let read = hindsight::tasks::read(dir.path()).unwrap();
     let by = |p: &TaskPolicy| {
-        let f = categorize_all(&read.tasks, &read.events, p, &CiStates::default());
+        let f = categorize_all(&read.tasks, &read.events, p, &CiStates::default().into());
         (f[0].category, f[0].rule_id)
     };
     assert_eq!(by(&TaskPolicy::default()), (FailureCategory::RunningOutOfTime, Some("timed_out_status")));
@@ -106,10 +127,10 @@ fn missing_tests_switch() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("tasks.jsonl"), "{\"task_id\":\"t\",\"status\":\"FAILED\"}\n").unwrap();
     let read = hindsight::tasks::read(dir.path()).unwrap();
-    let f = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default());
+    let f = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default().into());
     assert_eq!(f[0].category, FailureCategory::Uncategorized);
     let p = TaskPolicy { missing_tests_needs_failed_check: false, ..TaskPolicy::default() };
-    let f = categorize_all(&read.tasks, &read.events, &p, &CiStates::default());
+    let f = categorize_all(&read.tasks, &read.events, &p, &CiStates::default().into());
     assert_eq!((f[0].category, f[0].rule_id), (FailureCategory::MissingTestingOrVerification, Some("no_test_run")));
 }
 
@@ -173,7 +194,12 @@ fn convert_with_tasks_writes_the_tables() {
     let tasks = tmp.path().join("tasks");
     crate::support::copy_dir(&fixture("tasks/study"), &tasks);
     std::fs::write(tasks.join("README.md"), "notes\n").unwrap();
-    let study = Study::demo().tasks(&tasks);
+    // The demo snapshot with the captures of tasks t15 to t18 as one more cassette: convert
+    // reads them from the dataset's responses.
+    let snapshot = tmp.path().join("snapshot");
+    crate::support::copy_dir(&Study::demo().snapshot, &snapshot);
+    std::fs::copy(fixture("tasks/study-captures.jsonl"), snapshot.join("capture-9001.jsonl")).unwrap();
+    let study = Study { snapshot, ..Study::demo() }.tasks(&tasks);
     let ds = study.convert(tmp.path(), "ds");
 
     let rows = sql_json(&ds, "SELECT task_id, failure_category, rule_id FROM task_failures ORDER BY task_id");
@@ -193,14 +219,22 @@ fn convert_with_tasks_writes_the_tables() {
         .collect();
     assert_eq!(
         got,
-        vec!["t08-outside-scope acme/api 301 v2", "t09-no-tests acme/api 302 v2", "t12-completed acme/api 303 v2", "t13-ci-no-tests acme/webapp 31 v2"]
+        vec![
+            "t08-outside-scope acme/api 301 v2",
+            "t09-no-tests acme/api 302 v2",
+            "t12-completed acme/api 303 v2",
+            "t13-ci-no-tests acme/webapp 31 v2",
+            "t15-tests-skipped acme/api 304 v2",
+            "t16-named-files acme/api 305 v2",
+            "t18-no-verification acme/tools 7 v2"
+        ]
     );
     let n = sql_json(&ds, "SELECT COUNT(*) AS n FROM task_events");
-    assert_eq!(n[0]["n"], 26);
+    assert_eq!(n[0]["n"], 30);
 
     let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
     let r = &m.records["tasks"];
-    assert_eq!((r.input, r.used, r.quarantined), (40, 40, 0));
+    assert_eq!((r.input, r.used, r.quarantined), (48, 48, 0));
     assert_eq!(m.task_policy, Some(TaskPolicy::default().to_json()));
     assert_eq!(m.inputs.iter().filter(|f| f.input == "tasks").map(|f| f.path.as_str()).collect::<Vec<_>>(), vec!["events.jsonl", "tasks.jsonl"]);
     assert!(m.skipped.iter().any(|s| s.input == "tasks" && s.path == "README.md"));
@@ -271,7 +305,7 @@ fn the_docs_follow_the_code() {
     }
     let schema = std::fs::read_to_string(crate::support::root().join("schemas/tasks.md")).unwrap();
     let read = hindsight::tasks::read(&fixture("tasks/study")).unwrap();
-    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default());
+    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default().into());
     for t in [
         hindsight::tasks::tables::tasks(&read.tasks, &hindsight::tasks::timings(&read.tasks, &read.events)),
         hindsight::tasks::tables::task_events(&read.events),
@@ -652,4 +686,33 @@ fn insights_and_prompt_changes_from_task_records() {
     assert_eq!((lines[3]["insight_id"].as_str(), lines[3]["timestamp"].as_str()), (Some("self_feedback:a2-fb2"), Some("2026-03-02T10:06:00Z")));
     let again = crate::support::run(&["export", "--quiet", "--dataset", ds.to_str().unwrap(), "--insights", file.to_str().unwrap()], tmp.path());
     assert!(!again.status.success() && String::from_utf8_lossy(&again.stderr).contains("--force replaces it"));
+}
+
+/// The PR rules on a real recorded `pulls/N/files` body (github3.py PR 286, verbatim:
+/// fixtures/real/pull-files/README.md): it changes `github3/pulls.py`, adds two cassettes
+/// and extends two test files (101 lines added, 1 removed, no test declaration among the
+/// removed). A task naming `github3/pulls.py` changed nothing else (tests aside); one naming
+/// `github3/models.py` changed `github3/pulls.py` outside it; no test was skipped or deleted.
+#[test]
+fn named_files_and_skipped_tests_on_a_real_pull_files_body() {
+    let body = std::fs::read_to_string(fixture("real/pull-files/github3py-pulls-286-files-2015.json")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |description: &str| {
+        let dir = tmp.path().join(description.len().to_string());
+        std::fs::create_dir_all(&dir).unwrap();
+        let task = serde_json::json!({"task_id": "t", "status": "FAILED", "pr_url": "https://github.com/sigmavirus24/github3.py/pull/286", "description": description});
+        std::fs::write(dir.join("tasks.jsonl"), format!("{task}\n")).unwrap();
+        hindsight::tasks::read(&dir).unwrap()
+    };
+    let judge = |description: &str| {
+        let read = write(description);
+        let evidence = hindsight::tasks::evidence::from_bodies(&read.tasks, CiStates::default(), [("repos/sigmavirus24/github3.py/pulls/286/files".to_string(), body.clone())]);
+        let f = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &evidence);
+        (f[0].rule_id.unwrap_or("").to_string(), f[0].evidence.clone().unwrap_or_default())
+    };
+    assert_eq!(judge("Add create_review_comment to github3/pulls.py"), (String::new(), String::new()));
+    assert_eq!(
+        judge("Add a helper to github3/models.py"),
+        ("change_outside_named_files".to_string(), "repos/sigmavirus24/github3.py/pulls/286/files: github3/pulls.py is not among the files the task names (github3/models.py)".to_string())
+    );
 }

@@ -10,6 +10,7 @@ pub mod aidev;
 pub mod dataset;
 pub mod error;
 pub mod feedback;
+pub mod files;
 pub mod gate;
 pub mod inputs;
 pub mod intern;

@@ -12,6 +12,7 @@
 //! used + quarantined.
 
 pub mod categorize;
+pub mod evidence;
 pub mod insights;
 pub mod tables;
 

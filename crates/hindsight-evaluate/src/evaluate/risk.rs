@@ -145,20 +145,8 @@ const DEPENDENCY_MANIFESTS: &[&str] = &[
     "composer.lock",
 ];
 
-fn base(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
-
-pub(crate) fn is_test(path: &str) -> bool {
-    let p = path.to_lowercase();
-    let b = base(&p).to_string();
-    p.split('/').any(|s| matches!(s, "test" | "tests" | "__tests__" | "spec" | "specs" | "testdata"))
-        || b.starts_with("test_")
-        || b.contains("_test.")
-        || b.contains(".test.")
-        || b.contains(".spec.")
-        || b.ends_with("_spec.rb")
-}
+use hindsight_core::files::base;
+pub(crate) use hindsight_core::files::is_test;
 
 fn is_dependency_manifest(path: &str) -> bool {
     let b = base(path).to_lowercase();
