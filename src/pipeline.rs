@@ -483,7 +483,7 @@ fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPol
         let insights = crate::tasks::insights::insights(&t.tasks, &t.events, &failures, &t.prompts, &task_policy.feedback);
         let changes = crate::tasks::insights::prompt_changes(&t.prompts);
         let built = [
-            crate::tasks::tables::tasks(&t.tasks, &timings),
+            crate::tasks::tables::tasks(&t.tasks, &timings, &crate::tasks::categorize::validations(&t.tasks, &t.events, task_policy)),
             crate::tasks::tables::task_events(&t.events),
             crate::tasks::tables::task_failures(&failures),
             crate::tasks::tables::insights(&insights),

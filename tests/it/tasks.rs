@@ -231,6 +231,11 @@ fn convert_with_tasks_writes_the_tables() {
     );
     let n = sql_json(&ds, "SELECT COUNT(*) AS n FROM task_events");
     assert_eq!(n[0]["n"], 30);
+    // The tasks' own tier-1 runs: t15 ran `cargo test` once and it failed (exit 101); t17 ran
+    // `npm test`, which passed, and no linter.
+    let v = sql_json(&ds, "SELECT task_id, test_runs, test_runs_failed, lint_runs FROM tasks WHERE task_id IN ('t15-tests-skipped', 't17-linter-not-run') ORDER BY task_id");
+    let v: Vec<String> = v.iter().map(|r| format!("{} {} {} {}", r["task_id"].as_str().unwrap(), r["test_runs"], r["test_runs_failed"], r["lint_runs"])).collect();
+    assert_eq!(v, ["t15-tests-skipped 1 1 0", "t17-linter-not-run 1 0 0"]);
 
     let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
     let r = &m.records["tasks"];
@@ -307,7 +312,11 @@ fn the_docs_follow_the_code() {
     let read = hindsight::tasks::read(&fixture("tasks/study")).unwrap();
     let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default().into());
     for t in [
-        hindsight::tasks::tables::tasks(&read.tasks, &hindsight::tasks::timings(&read.tasks, &read.events)),
+        hindsight::tasks::tables::tasks(
+            &read.tasks,
+            &hindsight::tasks::timings(&read.tasks, &read.events),
+            &hindsight::tasks::categorize::validations(&read.tasks, &read.events, &TaskPolicy::default()),
+        ),
         hindsight::tasks::tables::task_events(&read.events),
         hindsight::tasks::tables::task_failures(&failures),
         hindsight::tasks::tables::insights(&[]),

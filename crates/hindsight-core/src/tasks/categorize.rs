@@ -572,6 +572,33 @@ fn linter_not_run(task: &Task, events: &[&TaskEvent], p: &TaskPolicy, evidence: 
     (!ran).then(|| format!("{config} configures a linter or type checker in {repo} (repos/{repo}/contents); no agent_tool_call runs one"))
 }
 
+/// A task's own tier-1 validation as its events record it: the test runs (tool calls whose
+/// command runs tests), those whose result failed (a non-zero `exit_code`), and the lint or
+/// type-check runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Validation {
+    pub test_runs: i64,
+    pub test_runs_failed: i64,
+    pub lint_runs: i64,
+}
+
+/// Each task's [`Validation`], in the order of `tasks` (`events` in any order).
+pub fn validations(tasks: &[Task], events: &[TaskEvent], p: &TaskPolicy) -> Vec<Validation> {
+    let mut by_task: std::collections::HashMap<&str, Validation> = std::collections::HashMap::new();
+    for e in events {
+        let Some(c) = command(e) else { continue };
+        let v = by_task.entry(e.task_id.as_str()).or_default();
+        let tests = first_match(c, &p.test_command_patterns).is_some();
+        match e.event_type.as_str() {
+            "agent_tool_call" if tests => v.test_runs += 1,
+            "agent_tool_call" if first_match(c, &p.lint_command_patterns).is_some() => v.lint_runs += 1,
+            "agent_tool_result" if tests && e.metadata.get("exit_code").and_then(serde_json::Value::as_i64).is_some_and(|x| x != 0) => v.test_runs_failed += 1,
+            _ => {}
+        }
+    }
+    tasks.iter().map(|t| by_task.get(t.task_id.as_str()).copied().unwrap_or_default()).collect()
+}
+
 /// Whether the task's status asks for a category.
 pub(crate) fn needs_category(task: &Task) -> bool {
     matches!(task.status.as_str(), "FAILED" | "CANCELLED" | "TIMED_OUT")

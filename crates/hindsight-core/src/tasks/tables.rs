@@ -7,7 +7,8 @@ use crate::table::{i, ob, of, oi, os, s, t, Kind, Table};
 /// One row per task; `pr_repo` and `pr_number` are parsed from `pr_url` (null when it is no
 /// GitHub pull-request URL), the link to the snapshot's tables; `submitted_at` and
 /// `hours_to_pr` from `timings` (one per task, in the same order: [`super::timings`]).
-pub fn tasks(tasks: &[Task], timings: &[Timing]) -> Table {
+/// `validations` likewise ([`super::categorize::validations`]).
+pub fn tasks(tasks: &[Task], timings: &[Timing], validations: &[super::categorize::Validation]) -> Table {
     let mut tb = Table::new(
         "tasks",
         &[
@@ -30,6 +31,9 @@ pub fn tasks(tasks: &[Task], timings: &[Timing]) -> Table {
             ("output_tokens", Kind::Int),
             ("build_passed", Kind::Bool),
             ("lint_passed", Kind::Bool),
+            ("test_runs", Kind::Int),
+            ("test_runs_failed", Kind::Int),
+            ("lint_runs", Kind::Int),
             ("created_at", Kind::Time),
             ("completed_at", Kind::Time),
             ("submitted_at", Kind::Time),
@@ -39,7 +43,7 @@ pub fn tasks(tasks: &[Task], timings: &[Timing]) -> Table {
             ("source_line", Kind::Int),
         ],
     );
-    for (x, timing) in tasks.iter().zip(timings) {
+    for ((x, timing), v) in tasks.iter().zip(timings).zip(validations) {
         let pr = x.pull_request();
         let scope = (!x.scope.is_empty()).then(|| x.scope.join("\n"));
         tb.push(vec![
@@ -62,6 +66,9 @@ pub fn tasks(tasks: &[Task], timings: &[Timing]) -> Table {
             oi(x.output_tokens),
             ob(x.build_passed),
             ob(x.lint_passed),
+            i(v.test_runs),
+            i(v.test_runs_failed),
+            i(v.lint_runs),
             t(x.created_at),
             t(x.completed_at),
             t(timing.submitted_at),
