@@ -14,15 +14,22 @@ fn every_risk_level_with_its_reasons_and_the_dashboard_section() {
     let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();
     let got: Vec<(i64, &str)> = rows.iter().map(|r| (r["pull_number"].as_i64().unwrap(), r["risk_level"].as_str().unwrap())).collect();
     // As laid out in the demo: a small change with tests; six files (moderate surface); an
-    // exported function added; a migration; a dependency bumped; a CI workflow changed.
+    // exported function added; a migration; a dependency replaced by a new one; a CI
+    // workflow changed.
     assert_eq!(got, [(130, "low"), (131, "medium"), (132, "high"), (133, "critical"), (134, "high"), (135, "critical")]);
     let reasons = |i: usize| -> Vec<String> { serde_json::from_str(rows[i]["reasons"].as_str().unwrap()).unwrap() };
+    let q = "SELECT pull_number, modules, new_dependencies FROM pr_risk WHERE pull_number >= 130 AND safe_output_id IS NOT NULL ORDER BY pull_number";
+    let rows_modules: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();
     assert_eq!(reasons(0), Vec::<String>::new());
     // Five files of +10/-2 and a test file of +6: 6 files, 56 + 10 = 66 lines.
     assert_eq!(reasons(1), ["medium: moderate change surface (6 files, 66 lines)"]);
     assert_eq!(reasons(2), ["high: public API added in `src/stats/frame.ts`"]);
     assert_eq!(reasons(3), ["critical: database schema or migration `db/migrations/0042_add_index.sql`"]);
-    assert_eq!(reasons(4), ["high: dependency manifest `package.json`"]);
+    // The manifest's diff tells the new dependency (date-fns) from the one it removes.
+    assert_eq!(reasons(4), ["high: new dependencies in `package.json`: date-fns", "low: dependencies removed from `package.json`: left-pad"]);
+    let modules = |i: usize| rows_modules[i]["modules"].as_str().unwrap().to_string();
+    assert_eq!((modules(0), modules(3), modules(4)), ("src/stats\ntests/stats".to_string(), "db/migrations\ntests/db".to_string(), ".\ntests".to_string()));
+    assert_eq!(rows_modules[4]["new_dependencies"], "package.json: date-fns");
     assert_eq!(reasons(5), ["critical: CI/CD pipeline `.github/workflows/ci.yml`"]);
     assert_eq!((rows[1]["files"].as_i64(), rows[1]["additions"].as_i64(), rows[1]["deletions"].as_i64()), (Some(6), Some(56), Some(10)));
     // A PR whose files were not captured has no level, never `low`.

@@ -4,10 +4,14 @@
 //!
 //! - **critical**: breaking public API changes (a public item's line removed), database
 //!   schema or migration files, CI/CD pipeline files, or security-sensitive paths;
-//! - **high**: a large change surface, public API changes (added), new or changed external
-//!   dependencies (a dependency manifest), or shared infrastructure (a container, Terraform,
-//!   or a deployment folder: `infra`, `deploy`, `k8s`, `helm`, `charts`, `terraform`);
-//! - **medium**: a moderate change surface, or source changed with no test file touched;
+//! - **high**: a large change surface (files, lines or modules touched), public API changes
+//!   (added), new external dependencies (told from version changes by the manifest's diff:
+//!   [`super::dependencies`]; a manifest whose diff is not captured counts, as it may add
+//!   one), shared infrastructure (a container, Terraform, or a deployment folder: `infra`,
+//!   `deploy`, `k8s`, `helm`, `charts`, `terraform`), or shared code (a `utils`, `util`,
+//!   `common`, `shared` or `helpers` folder; a base class; configuration files);
+//! - **medium**: a moderate change surface, source changed with no test file touched,
+//!   dependency versions changed, or a lock file changed;
 //! - **low**: everything else.
 //!
 //! The highest level any reason reaches wins; every reason is listed. Without a capture of
@@ -59,6 +63,10 @@ pub struct RiskPolicy {
     pub moderate_files: i64,
     /// Lines added + deleted at or above which the surface is moderate (medium).
     pub moderate_lines: i64,
+    /// Modules touched ([`module_of`]) at or above which the surface is moderate (medium).
+    pub moderate_modules: i64,
+    /// Modules touched at or above which the surface is large (high).
+    pub large_modules: i64,
     /// Path fragments (lower case) of security-sensitive code (critical).
     pub security_paths: Vec<String>,
 }
@@ -70,6 +78,8 @@ impl Default for RiskPolicy {
             large_lines: 500,
             moderate_files: 5,
             moderate_lines: 100,
+            moderate_modules: 4,
+            large_modules: 8,
             security_paths: ["auth", "crypto", "security", "secret", "password", "permission", "token", ".pem", "sandbox"].map(String::from).to_vec(),
         }
     }
@@ -98,13 +108,19 @@ impl RiskPolicy {
             ("large_lines", self.large_lines),
             ("moderate_files", self.moderate_files),
             ("moderate_lines", self.moderate_lines),
+            ("moderate_modules", self.moderate_modules),
+            ("large_modules", self.large_modules),
         ] {
             if v < 1 {
                 return Err(format!("`{key}` must be at least 1 (it is {v})"));
             }
         }
         for (moderate, large, m, l) in
-            [("moderate_files", "large_files", self.moderate_files, self.large_files), ("moderate_lines", "large_lines", self.moderate_lines, self.large_lines)]
+            [
+            ("moderate_files", "large_files", self.moderate_files, self.large_files),
+            ("moderate_lines", "large_lines", self.moderate_lines, self.large_lines),
+            ("moderate_modules", "large_modules", self.moderate_modules, self.large_modules),
+        ]
         {
             if m > l {
                 return Err(format!("`{moderate}` ({m}) must not exceed `{large}` ({l}): a surface that large is already high risk"));
@@ -219,6 +235,10 @@ pub(crate) struct Risk {
     pub(crate) files: i64,
     pub(crate) additions: i64,
     pub(crate) deletions: i64,
+    /// The modules touched ([`module_of`]), sorted.
+    pub(crate) modules: Vec<String>,
+    /// `path: name` of each dependency a manifest's diff adds.
+    pub(crate) new_dependencies: Vec<String>,
     pub(crate) reasons: Vec<String>,
 }
 
@@ -249,6 +269,8 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy) -> 
         files: 0,
         additions: 0,
         deletions: 0,
+        modules: Vec::new(),
+        new_dependencies: Vec::new(),
         reasons: Vec::new(),
     };
     // Read where it is: a PR's files can run to thousands, each with its patch.
@@ -256,64 +278,149 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy) -> 
         r.reasons.push("the PR's files were not captured (pulls/N/files)".into());
         return r;
     };
-    let mut level = RiskLevel::Low;
-    let mut raise = |l: RiskLevel, why: String, reasons: &mut Vec<String>| {
-        level = level.max(l);
-        reasons.push(format!("{}: {why}", l.as_str()));
-    };
-    let mut tests_touched = false;
-    let mut source_changed = false;
+    let mut raised = Raised { level: RiskLevel::Low, reasons: Vec::new() };
+    let (mut tests_touched, mut source_changed) = (false, false);
+    let mut modules = std::collections::BTreeSet::new();
     for f in files {
         let path = f.get("filename").and_then(Value::as_str).unwrap_or_default();
         r.files += 1;
         r.additions += f.get("additions").and_then(Value::as_i64).unwrap_or(0);
         r.deletions += f.get("deletions").and_then(Value::as_i64).unwrap_or(0);
-        let lower = path.to_lowercase();
+        modules.insert(module_of(path));
         if is_test(path) {
             tests_touched = true;
             continue;
         }
-        let (schema, ci, dependency, infrastructure) = (is_schema(path), is_ci(path), is_dependency_manifest(path), is_shared_infrastructure(path));
-        if schema {
-            raise(RiskLevel::Critical, format!("database schema or migration `{path}`"), &mut r.reasons);
-        }
-        if ci {
-            raise(RiskLevel::Critical, format!("CI/CD pipeline `{path}`"), &mut r.reasons);
-        }
-        if policy.security_paths.iter().any(|s| lower.contains(s.as_str())) {
-            raise(RiskLevel::Critical, format!("security-sensitive path `{path}`"), &mut r.reasons);
-        }
-        if dependency {
-            raise(RiskLevel::High, format!("dependency manifest `{path}`"), &mut r.reasons);
-        } else if infrastructure {
-            raise(RiskLevel::High, format!("shared infrastructure `{path}`"), &mut r.reasons);
-        }
-        // Code, as opposed to schema, pipelines, manifests and infrastructure: what tests cover.
-        source_changed |= !(schema || ci || dependency || infrastructure);
-        let patch = f.get("patch").and_then(Value::as_str).unwrap_or_default();
-        let removed = patch.lines().filter(|l| l.starts_with('-') && !l.starts_with("---")).any(|l| public_api(path, &l[1..]));
-        let added = patch.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).any(|l| public_api(path, &l[1..]));
-        if removed {
-            raise(RiskLevel::Critical, format!("public API removed or changed in `{path}`"), &mut r.reasons);
-        } else if added {
-            raise(RiskLevel::High, format!("public API added in `{path}`"), &mut r.reasons);
-        }
+        let patch = f.get("patch").and_then(Value::as_str);
+        source_changed |= assess_file(path, patch, policy, &mut raised, &mut r.new_dependencies);
     }
+    r.modules = modules.into_iter().collect();
     let lines = r.additions + r.deletions;
+    let m = r.modules.len() as i64;
     if r.files >= policy.large_files || lines >= policy.large_lines {
-        raise(RiskLevel::High, format!("large change surface ({} files, {lines} lines)", r.files), &mut r.reasons);
+        raised.raise(RiskLevel::High, format!("large change surface ({} files, {lines} lines)", r.files));
     } else if r.files >= policy.moderate_files || lines >= policy.moderate_lines {
-        raise(RiskLevel::Medium, format!("moderate change surface ({} files, {lines} lines)", r.files), &mut r.reasons);
+        raised.raise(RiskLevel::Medium, format!("moderate change surface ({} files, {lines} lines)", r.files));
+    }
+    if m >= policy.large_modules {
+        raised.raise(RiskLevel::High, format!("{m} modules touched"));
+    } else if m >= policy.moderate_modules {
+        raised.raise(RiskLevel::Medium, format!("{m} modules touched"));
     }
     if source_changed && !tests_touched {
-        raise(RiskLevel::Medium, "source changed, no test file touched".into(), &mut r.reasons);
+        raised.raise(RiskLevel::Medium, "source changed, no test file touched".into());
     }
-    r.level = Some(level);
+    r.level = Some(raised.level);
+    r.reasons = raised.reasons;
     r
 }
 
+/// The highest level raised so far and every reason, with the level it reaches.
+struct Raised {
+    level: RiskLevel,
+    reasons: Vec<String>,
+}
+
+impl Raised {
+    fn raise(&mut self, l: RiskLevel, why: String) {
+        self.level = self.level.max(l);
+        self.reasons.push(format!("{}: {why}", l.as_str()));
+    }
+}
+
+/// The module a file belongs to: its folder, cut to its first two levels (`src/parser`,
+/// `crates/core`); a file at the top is in `.`.
+pub(crate) fn module_of(path: &str) -> String {
+    let dirs: Vec<&str> = path.split('/').collect();
+    let dirs = &dirs[..dirs.len().saturating_sub(1)];
+    if dirs.is_empty() {
+        ".".into()
+    } else {
+        dirs[..dirs.len().min(2)].join("/")
+    }
+}
+
+/// One changed file (not a test) assessed: reasons raised, new dependencies noted; whether
+/// it is code that tests would cover.
+fn assess_file(path: &str, patch: Option<&str>, policy: &RiskPolicy, raised: &mut Raised, new_dependencies: &mut Vec<String>) -> bool {
+    let lower = path.to_lowercase();
+    let (schema, ci, dependency, infrastructure) = (is_schema(path), is_ci(path), is_dependency_manifest(path), is_shared_infrastructure(path));
+    if schema {
+        raised.raise(RiskLevel::Critical, format!("database schema or migration `{path}`"));
+    }
+    if ci {
+        raised.raise(RiskLevel::Critical, format!("CI/CD pipeline `{path}`"));
+    }
+    if policy.security_paths.iter().any(|s| lower.contains(s.as_str())) {
+        raised.raise(RiskLevel::Critical, format!("security-sensitive path `{path}`"));
+    }
+    if dependency {
+        assess_dependencies(path, patch, raised, new_dependencies);
+    } else if infrastructure {
+        raised.raise(RiskLevel::High, format!("shared infrastructure `{path}`"));
+    } else if let Some(what) = shared_code(path) {
+        raised.raise(RiskLevel::High, format!("{what} `{path}`"));
+    }
+    let patch = patch.unwrap_or_default();
+    let removed = patch.lines().filter(|l| l.starts_with('-') && !l.starts_with("---")).any(|l| public_api(path, &l[1..]));
+    let added = patch.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).any(|l| public_api(path, &l[1..]));
+    if removed {
+        raised.raise(RiskLevel::Critical, format!("public API removed or changed in `{path}`"));
+    } else if added {
+        raised.raise(RiskLevel::High, format!("public API added in `{path}`"));
+    }
+    // Code, as opposed to schema, pipelines, manifests and infrastructure: what tests cover.
+    !(schema || ci || dependency || infrastructure)
+}
+
+/// A dependency manifest or lock file: new dependencies are high, versions moved medium; a
+/// manifest whose diff was not captured (or not read here) cannot be told apart: high, as
+/// a new dependency may be among its changes.
+fn assess_dependencies(path: &str, patch: Option<&str>, raised: &mut Raised, new_dependencies: &mut Vec<String>) {
+    if hindsight_core::files::is_lock_file(path) {
+        raised.raise(RiskLevel::Medium, format!("lock file `{path}`: resolved versions changed"));
+        return;
+    }
+    match patch.and_then(|p| super::dependencies::diff(path, p)) {
+        Some(d) => {
+            if !d.added.is_empty() {
+                raised.raise(RiskLevel::High, format!("new dependencies in `{path}`: {}", d.added.join(", ")));
+                new_dependencies.extend(d.added.iter().map(|a| format!("{path}: {a}")));
+            }
+            if !d.changed.is_empty() {
+                raised.raise(RiskLevel::Medium, format!("dependency versions changed in `{path}`: {}", d.changed.join(", ")));
+            }
+            if !d.removed.is_empty() {
+                raised.raise(RiskLevel::Low, format!("dependencies removed from `{path}`: {}", d.removed.join(", ")));
+            }
+        }
+        None => raised.raise(RiskLevel::High, format!("dependency manifest `{path}` (its diff does not tell a new dependency from an update)")),
+    }
+}
+
+/// Code many modules share: shared utilities, base classes, configuration.
+fn shared_code(path: &str) -> Option<&'static str> {
+    let p = path.to_lowercase();
+    let b = base(&p);
+    let stem = b.split('.').next().unwrap_or(b);
+    let dirs: Vec<&str> = p.split('/').collect();
+    let dirs = &dirs[..dirs.len().saturating_sub(1)];
+    if dirs.iter().any(|s| matches!(*s, "utils" | "util" | "common" | "shared" | "helpers")) {
+        return Some("shared utility");
+    }
+    let original = base(path);
+    if stem == "base" || stem.starts_with("base_") || (original.starts_with("Base") && original[4..].starts_with(|c: char| c.is_ascii_uppercase())) {
+        return Some("base class");
+    }
+    let config = dirs.iter().any(|s| matches!(*s, "config" | "configs" | "conf" | "settings"))
+        || b.starts_with(".env")
+        || (matches!(stem, "settings" | "config" | "application") && [".py", ".yml", ".yaml", ".json", ".toml", ".ini", ".properties"].iter().any(|e| b.ends_with(e)))
+        || b.contains(".config.");
+    config.then_some("configuration")
+}
+
 /// The `pr_risk` table's columns.
-const RISK_COLUMNS: [(&str, Kind); 9] = [
+const RISK_COLUMNS: [(&str, Kind); 11] = [
     ("safe_output_id", Kind::Str),
     ("task_id", Kind::Str),
     ("repo", Kind::Str),
@@ -322,6 +429,8 @@ const RISK_COLUMNS: [(&str, Kind); 9] = [
     ("files", Kind::Int),
     ("additions", Kind::Int),
     ("deletions", Kind::Int),
+    ("modules", Kind::Str),
+    ("new_dependencies", Kind::Str),
     ("reasons", Kind::Str),
 ];
 
@@ -332,6 +441,10 @@ pub(crate) fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow
     let mut order: Vec<&Risk> = risks.iter().collect();
     order.sort_by(|a, b| (&a.safe_output_id, &a.task_id).cmp(&(&b.safe_output_id, &b.task_id)));
     let reasons: Vec<String> = order.iter().map(|r| serde_json::to_string(&r.reasons).unwrap_or_default()).collect();
+    // Unknown (files not captured): no modules, rather than none touched.
+    let lines = |r: &Risk, v: &[String]| r.level.map(|_| v.join("\n"));
+    let modules: Vec<Option<String>> = order.iter().map(|r| lines(r, &r.modules)).collect();
+    let new_dependencies: Vec<Option<String>> = order.iter().map(|r| lines(r, &r.new_dependencies)).collect();
     let o = &order;
     let batch = RecordBatch::try_new(
         table::arrow_schema(&RISK_COLUMNS),
@@ -344,6 +457,8 @@ pub(crate) fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow
             table::int_column(o.iter().map(|r| Some(r.files))),
             table::int_column(o.iter().map(|r| Some(r.additions))),
             table::int_column(o.iter().map(|r| Some(r.deletions))),
+            table::str_column(modules.iter().map(|m| m.as_deref())),
+            table::str_column(new_dependencies.iter().map(|d| d.as_deref())),
             table::str_column(reasons.iter().map(|r| Some(r.as_str()))),
         ],
     )?;
@@ -369,6 +484,8 @@ mod tests {
             files: n * 3,
             additions: n * 10,
             deletions: n,
+            modules: vec!["src".into(), format!("m{n}")],
+            new_dependencies: if n == 7 { vec!["package.json: left-pad".into()] } else { Vec::new() },
             reasons: reasons.iter().map(|r| r.to_string()).collect(),
         };
         let risks = vec![
@@ -390,6 +507,8 @@ mod tests {
                 i(r.files),
                 i(r.additions),
                 i(r.deletions),
+                os(r.level.map(|_| r.modules.join("\n"))),
+                os(r.level.map(|_| r.new_dependencies.join("\n"))),
                 s(serde_json::to_string(&r.reasons).unwrap_or_default()),
             ]);
         }
@@ -400,6 +519,30 @@ mod tests {
         assert_eq!(built, cells.to_batch().unwrap());
         let numbers = built.column(3).as_any().downcast_ref::<arrow::array::Int64Array>().unwrap();
         assert_eq!(numbers.values().to_vec(), [10, 9, 1, 3, 7, 8]);
+    }
+
+    /// Modules are folders cut to two levels; shared code by folder and name, not by
+    /// anything in its text.
+    #[test]
+    fn modules_and_shared_code_by_path() {
+        assert_eq!([module_of("src/parser/lex/a.rs"), module_of("src/lib.rs"), module_of("README.md")], ["src/parser", "src", "."]);
+        assert_eq!(shared_code("src/utils/dates.ts"), Some("shared utility"));
+        assert_eq!(shared_code("app/models/BaseModel.java"), Some("base class"));
+        assert_eq!(shared_code("config/database.yml"), Some("configuration"));
+        assert_eq!(shared_code("src/main/resources/application.properties"), Some("configuration"));
+        assert_eq!(shared_code("src/Application.java"), None);
+        assert_eq!(shared_code("src/Basement.java"), None);
+        assert_eq!(shared_code("src/parser.rs"), None);
+    }
+
+    /// A public item removed (or its line changed) is a breaking change: critical; added
+    /// alone, high.
+    #[test]
+    fn a_public_item_removed_is_critical() {
+        let mut raised = Raised { level: RiskLevel::Low, reasons: Vec::new() };
+        let patch = "@@ -1,3 +1,3 @@\n-pub fn parse(s: &str) -> u8 {\n+pub fn parse(s: &str, strict: bool) -> u8 {\n     0";
+        assess_file("src/lib.rs", Some(patch), &RiskPolicy::default(), &mut raised, &mut Vec::new());
+        assert_eq!((raised.level, raised.reasons), (RiskLevel::Critical, vec!["critical: public API removed or changed in `src/lib.rs`".to_string()]));
     }
 
     #[test]
