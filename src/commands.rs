@@ -544,6 +544,8 @@ pub enum ExportTo {
     Sqlite(PathBuf),
     /// The insights as JSON Lines.
     Insights(PathBuf),
+    /// One window's outcomes as OTLP/JSON spans.
+    Otlp { file: PathBuf, window: String },
 }
 
 fn export(dataset: &Path, to: &ExportTo, force: bool, quiet: bool) -> Result<()> {
@@ -559,6 +561,12 @@ fn export(dataset: &Path, to: &ExportTo, force: bool, quiet: bool) -> Result<()>
             let n = crate::export::insights(dataset, file, force)?;
             if !quiet {
                 eprintln!("exported {n} insights -> {}", file.display());
+            }
+        }
+        ExportTo::Otlp { file, window } => {
+            let n = crate::export::otlp(dataset, window, file, force)?;
+            if !quiet {
+                eprintln!("exported {n} outcome spans of window {window} -> {}", file.display());
             }
         }
     }

@@ -7,9 +7,11 @@
 
 mod columns;
 mod insights;
+mod otlp;
 mod sqlite;
 
 pub use insights::insights;
+pub use otlp::otlp;
 
 use std::fs::File;
 use std::io::{BufWriter, Seek, Write};
