@@ -501,7 +501,7 @@ fn figures_by_user() {
     assert_eq!(
         rows[1],
         serde_json::json!({"user_id": "alice", "tasks": 4, "failure_rate": 0.25, "prs_decided": 3, "merge_rate": 1.0, "prs_open": 0,
-                           "first_review_merge_rate": round4(2.0 / 3.0), "mean_revision_cycles": round4(1.0 / 3.0), "review_comment_density": null,
+                           "first_review_merge_rate": round4(2.0 / 3.0), "mean_revision_cycles": round4(1.0 / 3.0), "first_push_ci_pass_rate": null, "review_comment_density": null,
                            "repeated_mistake_count": null, "mean_hours_to_pr": round4(4.0 / 3.0), "mean_cost_usd": round4(2.1 / 4.0)})
     );
     // bob: api#2 closed unmerged after changes were asked, api#4 open, web#1 merged: 1 of 2
@@ -509,7 +509,7 @@ fn figures_by_user() {
     assert_eq!(
         rows[2],
         serde_json::json!({"user_id": "bob", "tasks": 3, "failure_rate": 0.0, "prs_decided": 2, "merge_rate": 0.5, "prs_open": 1,
-                           "first_review_merge_rate": 0.5, "mean_revision_cycles": 0.0, "review_comment_density": null,
+                           "first_review_merge_rate": 0.5, "mean_revision_cycles": 0.0, "first_push_ci_pass_rate": null, "review_comment_density": null,
                            "repeated_mistake_count": null, "mean_hours_to_pr": round4((2.0 + 0.5 + 1.0) / 3.0), "mean_cost_usd": round4((1.5 + 0.7 + 0.4) / 3.0)})
     );
     assert_eq!((rows[0]["tasks"].as_i64(), rows[0]["failure_rate"].as_f64(), &rows[0]["merge_rate"]), (Some(1), Some(1.0), &Value::Null));
@@ -517,7 +517,7 @@ fn figures_by_user() {
 
 /// Task PRs get a risk level, and its distribution is shown over time (per repository),
 /// per prompt version and per user. Levels as laid out: api#1 low (small, tested), api#2
-/// critical (a migration), api#3 medium (seven files), api#4 high (package.json), web#1
+/// critical (a migration), api#3 medium (seven files), api#4 high (package.json adds a dependency), web#1
 /// unknown (files not captured), web#2 low.
 #[test]
 fn risk_levels_of_task_prs_by_month_prompt_version_and_user() {
@@ -546,6 +546,21 @@ fn risk_levels_of_task_prs_by_month_prompt_version_and_user() {
     // alice: t1, t4, t8; bob: t2, t5, t6.
     let by_user: Vec<Value> = dash["risk_by_user"].as_array().unwrap().iter().map(|r| as_dist(r, "task_prs")).collect();
     assert_eq!(by_user, [dist(3, 2, 1, 0, 0, 0), dist(3, 0, 0, 1, 1, 1)]);
+    // Against the outcome: low api#1 and web#2 merged; medium api#3 merged; high api#4 still
+    // open (undecided, out of both rates); critical api#2 closed unmerged; unknown web#1 merged.
+    let row = |level: &str, prs: i64, decided: i64, open: i64, merge: Option<f64>, reject: Option<f64>| {
+        serde_json::json!({"risk_level": level, "prs": prs, "prs_decided": decided, "prs_open": open, "merge_rate": merge, "rejection_rate": reject})
+    };
+    assert_eq!(
+        dash["task_risk_by_outcome"],
+        serde_json::json!([
+            row("low", 2, 2, 0, Some(1.0), Some(0.0)),
+            row("medium", 1, 1, 0, Some(1.0), Some(0.0)),
+            row("high", 1, 0, 1, None, None),
+            row("critical", 1, 1, 0, Some(0.0), Some(1.0)),
+            row("(unknown)", 1, 1, 0, Some(1.0), Some(0.0)),
+        ])
+    );
 }
 
 /// "Do risky PRs take longer to review?": hours from a PR's opening to its first review, per

@@ -220,6 +220,9 @@ pub const CATALOGUE: &[BundledQuery] = &[
     bundled!("prompt_changes")
         .on_dashboard("How the prompt changed: consecutive prompt versions, lines added and removed, sections changed (with --tasks and prompts.jsonl; the diffs in table prompt_changes)")
         .needs_table("prompt_changes"),
+    bundled!("task_risk_by_outcome")
+        .on_dashboard("Do high-risk task PRs get rejected more often? Task PRs by risk level against what the repository decided (n: prs_decided; open ones in prs_open; with --tasks)")
+        .needs_table("tasks"),
     bundled!("risk_by_prompt_version").on_dashboard("PR risk levels of task PRs by prompt version (with --tasks)").needs_table("tasks"),
     bundled!("risk_by_user").on_dashboard("PR risk levels of task PRs by user (with --tasks)").needs_table("tasks"),
     bundled!("memory_over_time")
