@@ -226,6 +226,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
             // Tables are held as Arrow batches from here, not as cells: the largest of them
             // are built after the others, beside what they were built from.
             tables.push(named_batch(crate::runs::tables::runs(&inputs.runs.runs))?);
+            tables.push(named_batch(crate::runs::tables::coverage(&inputs.runs.coverage))?);
             tables.push(named_batch(quarantine::table(&quarantined))?);
             tables.extend(derived_tables(study, &dir, &task_policy, &mut inputs)?);
             Ok(typed)

@@ -183,3 +183,42 @@ fn risk_policy_schema_matches_the_code() {
     }
     assert_eq!(schema["additionalProperties"], json!(false));
 }
+
+/// A run's coverage report decides coverage of the lines its PRs change. The demo's
+/// autoloop run (run-9009, PRs 130 to 135) with an LCOV report in an artifact folder:
+/// `src/stats/query.ts` line 2 (the line PR 130 adds) ran; of PR 131's added lines (line 1
+/// of `src/stats/a.ts` to `e.ts`) the report lists a.ts's, not run, and b.ts's, run: 1 of 2,
+/// partial (medium; it was medium by its surface already). PR 132's file is not in the
+/// report: said in `not_captured`, and the test-file proxy decides as before. A report that
+/// is no report (run-9008's `coverage.xml`, not Cobertura) is quarantined, and every record
+/// is used or quarantined.
+#[test]
+fn a_runs_coverage_report_decides_the_coverage_of_its_prs_changed_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    super::support::copy_dir(&super::support::root().join("fixtures/demo/runs"), &runs);
+    std::fs::create_dir_all(runs.join("run-9009/coverage")).unwrap();
+    let lcov = "TN:\nSF:/home/runner/work/webapp/src/stats/query.ts\nDA:1,4\nDA:2,4\nend_of_record\nSF:/home/runner/work/webapp/src/stats/a.ts\nDA:1,0\nend_of_record\nSF:/home/runner/work/webapp/src/stats/b.ts\nDA:1,2\nend_of_record\n";
+    std::fs::write(runs.join("run-9009/coverage/lcov.info"), lcov).unwrap();
+    std::fs::write(runs.join("run-9008/coverage.xml"), "<?xml version=\"1.0\"?>\n<report><counter/></report>\n").unwrap();
+    let study = super::support::Study { runs, ..super::support::Study::demo() };
+    let ds = study.run(tmp.path(), "ds");
+    let q = "SELECT pull_number, risk_level, changed_lines_covered, not_captured, reasons FROM pr_risk WHERE pull_number BETWEEN 130 AND 132 AND safe_output_id IS NOT NULL ORDER BY pull_number";
+    let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", q, "--format", "json"], tmp.path())).unwrap();
+    assert_eq!((rows[0]["risk_level"].as_str(), rows[0]["changed_lines_covered"].as_f64(), &rows[0]["not_captured"]), (Some("low"), Some(1.0), &Value::Null));
+    assert_eq!((rows[1]["risk_level"].as_str(), rows[1]["changed_lines_covered"].as_f64()), (Some("medium"), Some(0.5)));
+    let reasons: Vec<String> = serde_json::from_str(rows[1]["reasons"].as_str().unwrap()).unwrap();
+    assert!(reasons.contains(&"medium: partial coverage of the changed lines (1 of 2 run by the tests)".to_string()), "{reasons:?}");
+    assert_eq!((rows[2]["changed_lines_covered"].clone(), rows[2]["not_captured"].as_str()), (Value::Null, Some("coverage of the changed lines (the run's report lists none of them)")));
+    let cov = ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", "SELECT run_id, source_file, lines_found, lines_hit, covered_lines, uncovered_lines FROM coverage", "--format", "json"], tmp.path());
+    let cov: Vec<Value> = serde_json::from_str(&cov).unwrap();
+    assert_eq!(cov.len(), 3);
+    assert_eq!((cov[0]["run_id"].as_str(), cov[0]["covered_lines"].as_str(), cov[0]["uncovered_lines"].as_str()), (Some("9009"), Some(""), Some("1")));
+    let q = ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", "SELECT file, reason FROM quarantine WHERE input = 'runs' AND file LIKE '%coverage.xml'", "--format", "json"], tmp.path());
+    let q: Vec<Value> = serde_json::from_str(&q).unwrap();
+    assert_eq!(q.len(), 1);
+    assert!(q[0]["reason"].as_str().unwrap().starts_with("coverage report: "), "{q:?}");
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
+    let r = &m["records"]["runs"];
+    assert_eq!(r["input"].as_i64(), Some(r["used"].as_i64().unwrap() + r["quarantined"].as_i64().unwrap()));
+}

@@ -6,6 +6,7 @@
 //! this crate does not depend on DataFusion (ARCHITECTURE.md).
 
 pub mod actors;
+pub mod coverage;
 pub mod aidev;
 pub mod dataset;
 pub mod error;

@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::runs::SafeOutput;
+use hindsight_core::coverage::FileLines;
 use crate::snapshot::SnapshotIndex;
 use crate::table::{self, Kind};
 use arrow::record_batch::RecordBatch;
@@ -67,6 +68,11 @@ pub struct RiskPolicy {
     pub moderate_modules: i64,
     /// Modules touched at or above which the surface is large (high).
     pub large_modules: i64,
+    /// Share of the changed lines a coverage report instruments that its tests ran, below
+    /// which coverage is low (high).
+    pub low_coverage: f64,
+    /// The share below which coverage is partial (medium).
+    pub partial_coverage: f64,
     /// Path fragments (lower case) of security-sensitive code (critical).
     pub security_paths: Vec<String>,
 }
@@ -80,6 +86,8 @@ impl Default for RiskPolicy {
             moderate_lines: 100,
             moderate_modules: 4,
             large_modules: 8,
+            low_coverage: 0.5,
+            partial_coverage: 0.8,
             security_paths: ["auth", "crypto", "security", "secret", "password", "permission", "token", ".pem", "sandbox"].map(String::from).to_vec(),
         }
     }
@@ -125,6 +133,12 @@ impl RiskPolicy {
             if m > l {
                 return Err(format!("`{moderate}` ({m}) must not exceed `{large}` ({l}): a surface that large is already high risk"));
             }
+        }
+        if !(0.0..=1.0).contains(&self.low_coverage) || !(0.0..=1.0).contains(&self.partial_coverage) || self.low_coverage > self.partial_coverage {
+            return Err(format!(
+                "`low_coverage` ({}) and `partial_coverage` ({}) must be shares from 0 to 1, low at most partial",
+                self.low_coverage, self.partial_coverage
+            ));
         }
         for (k, s) in self.security_paths.iter().enumerate() {
             if s.trim().is_empty() {
@@ -239,26 +253,84 @@ pub(crate) struct Risk {
     pub(crate) modules: Vec<String>,
     /// `path: name` of each dependency a manifest's diff adds.
     pub(crate) new_dependencies: Vec<String>,
+    /// Of the code lines the PR adds that the run's coverage report instruments, the share
+    /// its tests ran; `None` without a report or such a line.
+    pub(crate) changed_lines_covered: Option<f64>,
+    /// What the level could not rest on: a coverage report, a file's patch.
+    pub(crate) not_captured: Vec<String>,
     pub(crate) reasons: Vec<String>,
 }
 
 /// Assess the PR of output `o` (types that open or push to a PR, executed).
-pub(crate) fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Option<Risk> {
+pub(crate) fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy, coverage: &CoverageByRun) -> Option<Risk> {
     if !matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch") || o.execution != crate::runs::Execution::Executed {
         return None;
     }
     let (repo, n) = (o.target_repo.as_deref()?, o.target_number?);
-    Some(Risk { safe_output_id: Some(o.safe_output_id.to_string()), ..assess_pr(index, repo, n, policy) })
+    let report = coverage.get(o.run_id.as_ref()).map(Vec::as_slice);
+    Some(Risk { safe_output_id: Some(o.safe_output_id.to_string()), ..assess_pr(index, repo, n, policy, report) })
+}
+
+/// Per run, the files of the coverage report it uploaded (table `coverage`).
+pub(crate) type CoverageByRun = std::collections::HashMap<String, Vec<FileLines>>;
+
+/// The dataset's coverage reports by run; none when it has no `coverage` table (an import,
+/// a dataset written before it existed).
+pub(crate) fn coverage_by_run(dataset: &std::path::Path) -> crate::Result<CoverageByRun> {
+    let mut out = CoverageByRun::new();
+    if !dataset.join("coverage.parquet").is_file() {
+        return Ok(out);
+    }
+    for batch in crate::dataset::read::columns(dataset, "coverage", &["run_id", "source_file", "covered_lines", "uncovered_lines"])? {
+        let c = crate::dataset::read::Cols::new("coverage", &batch);
+        let (run, file, covered, uncovered) = (c.str("run_id")?, c.str("source_file")?, c.str("covered_lines")?, c.str("uncovered_lines")?);
+        for k in 0..batch.num_rows() {
+            let (Some(run), Some(path)) = (run[k].clone(), file[k].clone()) else { continue };
+            let lines = |r: &Option<String>| r.as_deref().map(hindsight_core::coverage::from_ranges).unwrap_or_default();
+            out.entry(run).or_default().push(FileLines { path, covered: lines(&covered[k]), uncovered: lines(&uncovered[k]) });
+        }
+    }
+    Ok(out)
+}
+
+/// The new-side line numbers a patch adds.
+fn added_lines(patch: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut at: Option<u32> = None;
+    for l in patch.lines() {
+        if let Some(rest) = l.strip_prefix("@@") {
+            // `@@ -a,b +c,d @@`: the new side starts at line c.
+            at = rest.split_whitespace().find_map(|w| w.strip_prefix('+')).and_then(|w| w.split(',').next()).and_then(|n| n.parse().ok());
+            continue;
+        }
+        let Some(n) = at.as_mut() else { continue };
+        if l.starts_with('+') {
+            out.push(*n);
+            *n += 1;
+        } else if !l.starts_with('-') && !l.starts_with('\\') {
+            *n += 1;
+        }
+    }
+    out
+}
+
+/// Of the lines `patch` adds to `path`, those a report instruments and those it ran.
+fn covered_lines(report: &[FileLines], path: &str, patch: &str) -> (usize, usize) {
+    let Some(f) = report.iter().find(|f| hindsight_core::coverage::names(&f.path, path)) else { return (0, 0) };
+    let added = added_lines(patch);
+    let ran = added.iter().filter(|l| f.covered.binary_search(l).is_ok()).count();
+    let missed = added.iter().filter(|l| f.uncovered.binary_search(l).is_ok()).count();
+    (ran + missed, ran)
 }
 
 /// A task's PR ([SPEC-TASKS-TIER3] stores the risk level in the task record): the same
 /// assessment, for the task `task_id` whose `pr_url` names `repo`#`n`.
 pub(crate) fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy) -> Risk {
-    Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy) }
+    Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy, None) }
 }
 
 /// The PR `repo`#`n` assessed from its captured files; no subject set.
-fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy) -> Risk {
+fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, report: Option<&[FileLines]>) -> Risk {
     let repo = repo.to_string();
     let mut r = Risk {
         safe_output_id: None,
@@ -271,6 +343,8 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy) -> 
         deletions: 0,
         modules: Vec::new(),
         new_dependencies: Vec::new(),
+        changed_lines_covered: None,
+        not_captured: Vec::new(),
         reasons: Vec::new(),
     };
     // Read where it is: a PR's files can run to thousands, each with its patch.
@@ -281,6 +355,8 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy) -> 
     let mut raised = Raised { level: RiskLevel::Low, reasons: Vec::new() };
     let (mut tests_touched, mut source_changed) = (false, false);
     let mut modules = std::collections::BTreeSet::new();
+    // Of the lines the PR adds to code, those the run's coverage report instruments and runs.
+    let (mut instrumented, mut ran) = (0usize, 0usize);
     for f in files {
         let path = f.get("filename").and_then(Value::as_str).unwrap_or_default();
         r.files += 1;
@@ -292,7 +368,17 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy) -> 
             continue;
         }
         let patch = f.get("patch").and_then(Value::as_str);
-        source_changed |= assess_file(path, patch, policy, &mut raised, &mut r.new_dependencies);
+        if patch.is_none() {
+            // GitHub leaves out the patch of a binary or very large file.
+            r.not_captured.push(format!("patch of `{path}`"));
+        }
+        let code = assess_file(path, patch, policy, &mut raised, &mut r.new_dependencies);
+        source_changed |= code;
+        if let (true, Some(report), Some(patch)) = (code, report, patch) {
+            let (i, c) = covered_lines(report, path, patch);
+            instrumented += i;
+            ran += c;
+        }
     }
     r.modules = modules.into_iter().collect();
     let lines = r.additions + r.deletions;
@@ -307,8 +393,28 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy) -> 
     } else if m >= policy.moderate_modules {
         raised.raise(RiskLevel::Medium, format!("{m} modules touched"));
     }
-    if source_changed && !tests_touched {
-        raised.raise(RiskLevel::Medium, "source changed, no test file touched".into());
+    match (report, instrumented) {
+        // The run's tests ran (or not) the changed lines: coverage, not its proxy, decides.
+        (Some(_), i) if i > 0 => {
+            let share = ran as f64 / i as f64;
+            r.changed_lines_covered = Some((share * 10_000.0).round() / 10_000.0);
+            if share < policy.low_coverage {
+                raised.raise(RiskLevel::High, format!("low coverage of the changed lines ({ran} of {i} run by the tests)"));
+            } else if share < policy.partial_coverage {
+                raised.raise(RiskLevel::Medium, format!("partial coverage of the changed lines ({ran} of {i} run by the tests)"));
+            }
+        }
+        (Some(_), _) if source_changed => {
+            r.not_captured.push("coverage of the changed lines (the run's report lists none of them)".into());
+            if !tests_touched {
+                raised.raise(RiskLevel::Medium, "source changed, no test file touched".into());
+            }
+        }
+        _ if source_changed && !tests_touched => raised.raise(RiskLevel::Medium, "source changed, no test file touched".into()),
+        _ => {}
+    }
+    if source_changed && report.is_none() {
+        r.not_captured.push("coverage report (coverage judged by whether a test file was touched)".into());
     }
     r.level = Some(raised.level);
     r.reasons = raised.reasons;
@@ -420,7 +526,7 @@ fn shared_code(path: &str) -> Option<&'static str> {
 }
 
 /// The `pr_risk` table's columns.
-const RISK_COLUMNS: [(&str, Kind); 11] = [
+const RISK_COLUMNS: [(&str, Kind); 13] = [
     ("safe_output_id", Kind::Str),
     ("task_id", Kind::Str),
     ("repo", Kind::Str),
@@ -431,6 +537,8 @@ const RISK_COLUMNS: [(&str, Kind); 11] = [
     ("deletions", Kind::Int),
     ("modules", Kind::Str),
     ("new_dependencies", Kind::Str),
+    ("changed_lines_covered", Kind::Float),
+    ("not_captured", Kind::Str),
     ("reasons", Kind::Str),
 ];
 
@@ -445,6 +553,7 @@ pub(crate) fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow
     let lines = |r: &Risk, v: &[String]| r.level.map(|_| v.join("\n"));
     let modules: Vec<Option<String>> = order.iter().map(|r| lines(r, &r.modules)).collect();
     let new_dependencies: Vec<Option<String>> = order.iter().map(|r| lines(r, &r.new_dependencies)).collect();
+    let not_captured: Vec<Option<String>> = order.iter().map(|r| lines(r, &r.not_captured).filter(|t| !t.is_empty())).collect();
     let o = &order;
     let batch = RecordBatch::try_new(
         table::arrow_schema(&RISK_COLUMNS),
@@ -459,6 +568,8 @@ pub(crate) fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow
             table::int_column(o.iter().map(|r| Some(r.deletions))),
             table::str_column(modules.iter().map(|m| m.as_deref())),
             table::str_column(new_dependencies.iter().map(|d| d.as_deref())),
+            table::float_column(o.iter().map(|r| r.changed_lines_covered)),
+            table::str_column(not_captured.iter().map(|d| d.as_deref())),
             table::str_column(reasons.iter().map(|r| Some(r.as_str()))),
         ],
     )?;
@@ -486,6 +597,8 @@ mod tests {
             deletions: n,
             modules: vec!["src".into(), format!("m{n}")],
             new_dependencies: if n == 7 { vec!["package.json: left-pad".into()] } else { Vec::new() },
+            changed_lines_covered: (n == 3).then_some(0.25),
+            not_captured: if n == 8 { vec!["coverage report".into()] } else { Vec::new() },
             reasons: reasons.iter().map(|r| r.to_string()).collect(),
         };
         let risks = vec![
@@ -509,6 +622,8 @@ mod tests {
                 i(r.deletions),
                 os(r.level.map(|_| r.modules.join("\n"))),
                 os(r.level.map(|_| r.new_dependencies.join("\n"))),
+                crate::table::of(r.changed_lines_covered),
+                os(r.level.map(|_| r.not_captured.join("\n")).filter(|t| !t.is_empty())),
                 s(serde_json::to_string(&r.reasons).unwrap_or_default()),
             ]);
         }
@@ -543,6 +658,17 @@ mod tests {
         let patch = "@@ -1,3 +1,3 @@\n-pub fn parse(s: &str) -> u8 {\n+pub fn parse(s: &str, strict: bool) -> u8 {\n     0";
         assess_file("src/lib.rs", Some(patch), &RiskPolicy::default(), &mut raised, &mut Vec::new());
         assert_eq!((raised.level, raised.reasons), (RiskLevel::Critical, vec!["critical: public API removed or changed in `src/lib.rs`".to_string()]));
+    }
+
+    /// The new-side numbers of added lines, from the hunk headers; a report's lines matched
+    /// to them: instrumented and run.
+    #[test]
+    fn changed_lines_against_a_coverage_report() {
+        let patch = "@@ -1,3 +1,4 @@\n a\n+b\n c\n-d\n+e\n@@ -10,2 +11,3 @@ fn x\n x\n+y\n z";
+        assert_eq!(added_lines(patch), [2, 4, 12]);
+        let report = [FileLines { path: "/ci/build/src/a.rs".into(), covered: vec![2, 12], uncovered: vec![4, 7] }];
+        assert_eq!(covered_lines(&report, "src/a.rs", patch), (3, 2));
+        assert_eq!(covered_lines(&report, "src/b.rs", patch), (0, 0));
     }
 
     #[test]
