@@ -281,3 +281,50 @@ fn outcome_words_are_the_specs() {
         );
     }
 }
+
+/// OpenTelemetry spans and logs read as a trace beside opentraces records
+/// (fixtures/traces/otlp/README.md): the agent's model calls are steps with their model and
+/// tokens, its tool spans tool calls of the step before with their results and errors, its
+/// user-message log a step of the user; an HTTP span is counted, not a step. A span without
+/// a trace is quarantined; OpenTelemetry's own example trace and logs (fixtures/real/otlp,
+/// one trace id) read as one trace of one span and one log record. Every record is used or
+/// quarantined.
+#[test]
+fn otlp_spans_and_logs_are_read_as_traces() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("otlp");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(fixture("traces/otlp/session.jsonl"), dir.join("session.jsonl")).unwrap();
+    let mut real = String::new();
+    for f in ["trace.json", "logs.json"] {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(root().join("fixtures/real/otlp").join(f)).unwrap()).unwrap();
+        real.push_str(&format!("{v}\n"));
+    }
+    std::fs::write(dir.join("real.jsonl"), real).unwrap();
+    let ds = Study::demo().traces(&dir).convert(tmp.path(), "ds");
+    let sql = |q: &str| -> Vec<Value> { serde_json::from_str(&ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", q, "--format", "json"], tmp.path())).unwrap() };
+    let t = sql("SELECT trace_id, session_id, agent_name, agent_model, step_count, tool_call_count, timestamp_start, timestamp_end FROM traces ORDER BY trace_id");
+    assert_eq!(t.len(), 2);
+    assert_eq!(
+        (t[0]["trace_id"].as_str(), t[0]["session_id"].as_str(), t[0]["agent_name"].as_str(), t[0]["agent_model"].as_str()),
+        (Some("4bf92f3577b34da6a3ce929d0e0e4736"), Some("conv-77"), Some("fixer"), Some("gpt-4.1-2025-04-14"))
+    );
+    assert_eq!((t[0]["step_count"].as_i64(), t[0]["tool_call_count"].as_i64()), (Some(3), Some(2)));
+    assert_eq!((t[0]["timestamp_start"].as_str(), t[0]["timestamp_end"].as_str()), (Some("2026-01-01T10:00:00Z"), Some("2026-01-01T10:01:00Z")));
+    assert_eq!((t[1]["trace_id"].as_str(), t[1]["agent_name"].as_str(), t[1]["step_count"].as_i64()), (Some("5B8EFFF798038103D269B633813FC60C"), Some("my.service"), Some(0)));
+    let steps = sql("SELECT step_index, role, model, content, input_tokens, output_tokens FROM trace_steps WHERE trace_id LIKE '4bf9%' ORDER BY step_index");
+    let got: Vec<String> = steps.iter().map(|s| format!("{} {} {} {} {}", s["step_index"], s["role"].as_str().unwrap(), s["model"].as_str().unwrap_or("-"), s["input_tokens"], s["content"].as_str().unwrap_or("-"))).collect();
+    assert_eq!(got, ["1 user - null Fix the off-by-one in src/parse.rs", "2 agent gpt-4.1-2025-04-14 1200 -", "3 agent gpt-4.1 1500 -"]);
+    let calls = sql("SELECT step_index, tool_call_id, tool_name, input, duration_ms, observation, observation_error FROM trace_tool_calls ORDER BY step_index");
+    let got: Vec<String> = calls
+        .iter()
+        .map(|c| format!("{} {} {} {} {} {}", c["step_index"], c["tool_name"].as_str().unwrap(), c["input"].as_str().unwrap(), c["duration_ms"], c["observation"].as_str().unwrap_or("-"), c["observation_error"].as_str().unwrap_or("-")))
+        .collect();
+    assert_eq!(got, ["2 read_file \"{\\\"path\\\": \\\"src/parse.rs\\\"}\" 250 fn parse() {} -", "3 bash \"{\\\"command\\\": \\\"cargo test\\\"}\" 7000 - exit status 101"]);
+    let q = sql("SELECT file, line, reason FROM quarantine WHERE input = 'traces'");
+    assert_eq!((q.len(), q[0]["file"].as_str(), q[0]["line"].as_i64()), (1, Some("session.jsonl"), Some(4)));
+    assert!(q[0]["reason"].as_str().unwrap().contains("without a `traceId`"));
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
+    let r = &m["records"]["traces"];
+    assert_eq!((r["input"].as_i64(), r["used"].as_i64(), r["quarantined"].as_i64()), (Some(3), Some(2), Some(1)));
+}

@@ -1,9 +1,11 @@
 //! opentraces JSONL (schema 0.2.0 to 0.9.x, see [`version`]): read records, keep each
 //! verbatim (unknown fields survive), and flatten them into `traces`, `trace_steps` and
-//! `trace_tool_calls`.
+//! `trace_tool_calls`. OpenTelemetry traces and logs (OTLP/JSON lines) are read beside them,
+//! a trace per `traceId` ([`otlp`]).
 
 pub mod attribution;
 pub mod hash;
+mod otlp;
 pub mod version;
 
 use std::path::{Path, PathBuf};
@@ -32,6 +34,12 @@ pub struct TracesRead {
     pub records: Vec<TraceRecord>,
     pub quarantined: Vec<Quarantined>,
     pub files: Vec<InputFile>,
+}
+
+/// A line of a traces file: an opentraces record, or an OTLP export request.
+enum Line {
+    Opentraces(Value),
+    Otlp(Value),
 }
 
 /// `paths` are files or directories (their `*.jsonl`, in name order). A path given is read
@@ -69,29 +77,49 @@ pub fn read(paths: &[PathBuf]) -> Result<TracesRead> {
             });
         }
     }
+    // An input record is an opentraces line, or a trace of OTLP spans (gathered across
+    // lines and files, counted in the file it starts in), or a line that is neither.
+    let mut otlp = otlp::Gathered::default();
+    let mut counts: Vec<(String, Vec<u8>, usize)> = Vec::new();
     for (root, f) in files {
         let bytes = crate::inputs::read_regular(&f)?;
         let name = f.strip_prefix(&root).unwrap_or(&f).to_string_lossy().replace('\\', "/");
         let lines = crate::inputs::jsonl_byte_lines(&bytes, 1, 0).0;
-        let records = lines.len();
+        let mut records = 0;
         for l in lines {
             let lineno = l.lineno;
-            match l.text.clone().map_err(|why| (None, why, false)).and_then(|raw| parse(raw).map(|rec| (raw, rec))) {
-                Ok((raw, rec)) => out.records.push(TraceRecord {
-                    trace_id: str_at(&rec, "trace_id").unwrap_or_default().to_string(),
-                    source_file: name.clone(),
-                    source_line: lineno as i64,
-                    record: rec,
-                    text: raw.trim().to_string(),
-                }),
+            let line = l.text.clone().map_err(|why| (None, why, false)).and_then(|raw| parse(raw).map(|rec| (raw, rec)));
+            let line = line.and_then(|(raw, rec)| match rec {
+                Line::Otlp(v) => otlp.add(&v, &name, lineno as i64).map(|()| None).map_err(|why| (None, format!("OTLP: {why}"), false)),
+                Line::Opentraces(rec) => Ok(Some((raw, rec))),
+            });
+            match line {
+                Ok(None) => {}
+                Ok(Some((raw, rec))) => {
+                    records += 1;
+                    out.records.push(TraceRecord {
+                        trace_id: str_at(&rec, "trace_id").unwrap_or_default().to_string(),
+                        source_file: name.clone(),
+                        source_line: lineno as i64,
+                        record: rec,
+                        text: raw.trim().to_string(),
+                    })
+                }
                 Err((field, reason, eof)) => {
+                    records += 1;
                     let reason = if eof && l.unterminated { crate::inputs::truncated(reason) } else { reason };
                     out.quarantined.push(Quarantined::new("traces", &name, Some(lineno), field, reason, &l.raw));
                 }
             }
         }
-        out.files.push(InputFile::from_bytes("traces", name, &bytes, records));
+        counts.push((name, bytes, records));
     }
+    let gathered = otlp.records();
+    for (name, bytes, records) in counts {
+        let traces = gathered.iter().filter(|t| t.source_file == name).count();
+        out.files.push(InputFile::from_bytes("traces", name, &bytes, records + traces));
+    }
+    out.records.extend(gathered);
     // A trace id seen twice: the first is kept.
     let mut seen = std::collections::HashMap::new();
     let mut kept = Vec::new();
@@ -117,13 +145,16 @@ pub fn read(paths: &[PathBuf]) -> Result<TracesRead> {
 
 type LineError = (Option<&'static str>, String, bool);
 
-fn parse(raw: &str) -> std::result::Result<Value, LineError> {
+fn parse(raw: &str) -> std::result::Result<Line, LineError> {
     if let Some(why) = crate::json::too_deep(raw) {
         return Err((None, why, false));
     }
     let v: Value = serde_json::from_str(raw).map_err(|e| (None, format!("not valid JSON: {e}"), e.is_eof()))?;
     if !v.is_object() {
         return Err((None, "not a JSON object".into(), false));
+    }
+    if otlp::is_otlp(&v) {
+        return Ok(Line::Otlp(v));
     }
     for f in ["trace_id", "session_id"] {
         match v.get(f) {
@@ -142,7 +173,7 @@ fn parse(raw: &str) -> std::result::Result<Value, LineError> {
         Some(_) => return Err((Some("schema_version"), "expected a string".into(), false)),
     }
     version::Shape::of_record(&v).map_err(|why| (Some("schema_version"), why, false))?;
-    Ok(v)
+    Ok(Line::Opentraces(v))
 }
 
 /// Canonical JSON of member `key` of the object text `text` (whose parse is `v`), its numbers
