@@ -480,11 +480,16 @@ fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPol
         let ci = crate::tasks::categorize::CiStates::from_rows(snapshot::ci::read_commits(dir)?);
         // And the tasks' PRs and repositories as captured, from the `responses` just written.
         let evidence = crate::tasks::evidence::read(dir, &t.tasks, ci)?;
-        let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, task_policy, &evidence);
-        let insights = crate::tasks::insights::insights(&t.tasks, &t.events, &failures, &t.prompts, &task_policy.feedback);
+        // The tasks' own events, and what the traces naming them lend (tool calls,
+        // self-feedback): evidence for the categories, counts and insights, never written
+        // as task events.
+        let mut events = t.events.clone();
+        events.extend(crate::tasks::traced::events(&inputs.traces.records));
+        let failures = crate::tasks::categorize::categorize_all(&t.tasks, &events, task_policy, &evidence);
+        let insights = crate::tasks::insights::insights(&t.tasks, &events, &failures, &t.prompts, &task_policy.feedback);
         let changes = crate::tasks::insights::prompt_changes(&t.prompts);
         let built = [
-            crate::tasks::tables::tasks(&t.tasks, &timings, &crate::tasks::categorize::validations(&t.tasks, &t.events, task_policy)),
+            crate::tasks::tables::tasks(&t.tasks, &timings, &crate::tasks::categorize::validations(&t.tasks, &events, task_policy)),
             crate::tasks::tables::task_events(&t.events),
             crate::tasks::tables::task_failures(&failures),
             crate::tasks::tables::insights(&insights),

@@ -740,3 +740,28 @@ fn named_files_and_skipped_tests_on_a_real_pull_files_body() {
         ("change_outside_named_files".to_string(), "repos/sigmavirus24/github3.py/pulls/286/files: github3/pulls.py is not among the files the task names (github3/models.py)".to_string())
     );
 }
+
+/// Traces that name their task (`metadata.task_id`) lend it their tool calls and
+/// self-feedback (fixtures/tasks/feedback-loop-traces with fixtures/tasks/feedback-loop):
+/// a4, which its own records leave uncategorized, ran `cargo test --workspace` in its trace
+/// and the call ended in error: tests were run and failed, a reasoning error, counted in its
+/// tier-1 runs. Its trace's self-feedback step is a4's insight; a trace naming no task keeps
+/// its own (`trace:ID`), with the repository its task names. Nothing of the traces is written
+/// as a task event.
+#[test]
+fn traces_lend_their_tasks_tool_calls_and_self_feedback() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = Study::demo().tasks(fixture("tasks/feedback-loop")).traces(fixture("tasks/feedback-loop-traces")).convert(tmp.path(), "ds");
+    let f = sql_json(&ds, "SELECT failure_category, rule_id, evidence FROM task_failures WHERE task_id = 'a4'");
+    assert_eq!(
+        (f[0]["failure_category"].as_str(), f[0]["rule_id"].as_str(), f[0]["evidence"].as_str()),
+        (Some("reasoning_error"), Some("tests_failing"), Some("event trace:tr-a4:2:0:result: test run failed (exit_code 1)"))
+    );
+    let v = sql_json(&ds, "SELECT test_runs, test_runs_failed FROM tasks WHERE task_id = 'a4'");
+    assert_eq!((v[0]["test_runs"].as_i64(), v[0]["test_runs_failed"].as_i64()), (Some(1), Some(1)));
+    let i = sql_json(&ds, "SELECT insight_id, task_id, repo, source FROM insights WHERE source LIKE 'trace_steps%' ORDER BY insight_id");
+    let got: Vec<String> = i.iter().map(|r| format!("{} {} {} {}", r["insight_id"].as_str().unwrap(), r["task_id"].as_str().unwrap(), r["repo"].as_str().unwrap(), r["source"].as_str().unwrap())).collect();
+    assert_eq!(got, ["self_feedback:trace:tr-a4:3 a4 acme/api trace_steps tr-a4:3", "self_feedback:trace:tr-free:1 trace:tr-free acme/web trace_steps tr-free:1"]);
+    let e = sql_json(&ds, "SELECT COUNT(*) AS n FROM task_events WHERE event_id LIKE 'trace:%'");
+    assert_eq!(e[0]["n"], 0);
+}

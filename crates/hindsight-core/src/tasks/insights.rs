@@ -180,7 +180,11 @@ pub fn insights(tasks: &[Task], events: &[TaskEvent], failures: &[Failure], prom
             insight_type: InsightType::AgentSelfFeedback,
             timestamp: Some(e.timestamp),
             text: text.to_string(),
-            source: format!("task_events {}", e.event_id),
+            // A trace's step lends it (`trace:ID:STEP`, [`super::traced`]), else a task event.
+            source: match e.event_id.strip_prefix("trace:") {
+                Some(step) => format!("trace_steps {step}"),
+                None => format!("task_events {}", e.event_id),
+            },
             prompt_version: task.and_then(|t| t.prompt_version.clone()),
             prompt_section: None,
             failure_category: None,

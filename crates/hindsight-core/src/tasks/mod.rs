@@ -15,6 +15,7 @@ pub mod categorize;
 pub mod evidence;
 pub mod insights;
 pub mod tables;
+pub mod traced;
 
 use std::collections::HashMap;
 use std::path::Path;
