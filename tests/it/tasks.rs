@@ -62,7 +62,7 @@ fn expected() -> Vec<(String, String, String)> {
 fn every_rule_fires_on_its_fixture_task() {
     let read = hindsight::tasks::read(&fixture("tasks/study")).unwrap();
     assert!(read.quarantined.is_empty(), "{:?}", read.quarantined);
-    assert_eq!((read.tasks.len(), read.events.len()), (18, 30));
+    assert_eq!((read.tasks.len(), read.events.len()), (18, 34));
     let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &study_evidence(&read.tasks));
     let mut got: Vec<(String, String, String)> =
         failures.iter().map(|f| (f.task_id.clone(), f.category.as_str().to_string(), f.rule_id.unwrap_or("").to_string())).collect();
@@ -230,16 +230,22 @@ fn convert_with_tasks_writes_the_tables() {
         ]
     );
     let n = sql_json(&ds, "SELECT COUNT(*) AS n FROM task_events");
-    assert_eq!(n[0]["n"], 30);
+    assert_eq!(n[0]["n"], 34);
     // The tasks' own tier-1 runs: t15 ran `cargo test` once and it failed (exit 101); t17 ran
     // `npm test`, which passed, and no linter.
     let v = sql_json(&ds, "SELECT task_id, test_runs, test_runs_failed, lint_runs FROM tasks WHERE task_id IN ('t15-tests-skipped', 't17-linter-not-run') ORDER BY task_id");
     let v: Vec<String> = v.iter().map(|r| format!("{} {} {} {}", r["task_id"].as_str().unwrap(), r["test_runs"], r["test_runs_failed"], r["lint_runs"])).collect();
     assert_eq!(v, ["t15-tests-skipped 1 1 0", "t17-linter-not-run 1 0 0"]);
+    // t16 ran a type checker (`mypy src`, passed) and a security scanner (`semgrep`, exit 1).
+    let c = sql_json(&ds, "SELECT typecheck_runs, typecheck_runs_failed, security_scan_runs, security_scan_runs_failed FROM tasks WHERE task_id = 't16-named-files'");
+    assert_eq!(
+        (c[0]["typecheck_runs"].as_i64(), c[0]["typecheck_runs_failed"].as_i64(), c[0]["security_scan_runs"].as_i64(), c[0]["security_scan_runs_failed"].as_i64()),
+        (Some(1), Some(0), Some(1), Some(1))
+    );
 
     let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
     let r = &m.records["tasks"];
-    assert_eq!((r.input, r.used, r.quarantined), (48, 48, 0));
+    assert_eq!((r.input, r.used, r.quarantined), (52, 52, 0));
     assert_eq!(m.task_policy, Some(TaskPolicy::default().to_json()));
     assert_eq!(m.inputs.iter().filter(|f| f.input == "tasks").map(|f| f.path.as_str()).collect::<Vec<_>>(), vec!["events.jsonl", "tasks.jsonl"]);
     assert!(m.skipped.iter().any(|s| s.input == "tasks" && s.path == "README.md"));
@@ -764,4 +770,45 @@ fn traces_lend_their_tasks_tool_calls_and_self_feedback() {
     assert_eq!(got, ["self_feedback:trace:tr-a4:3 a4 acme/api trace_steps tr-a4:3", "self_feedback:trace:tr-free:1 trace:tr-free acme/web trace_steps tr-free:1"]);
     let e = sql_json(&ds, "SELECT COUNT(*) AS n FROM task_events WHERE event_id LIKE 'trace:%'");
     assert_eq!(e[0]["n"], 0);
+}
+
+/// Outcomes against memory state and hydration quality, on the demo's platform tasks
+/// (fixtures/make_demo.py): v1's tasks 140-143 ran with memory `mem-2026-01` (PRs 140, 141
+/// merged, 142 closed unmerged, 143 open), v2's 144-147 with `mem-2026-02` (144-146 merged,
+/// 147 closed); the three failed tasks record no memory and no score. Hydration scores
+/// 0.2, 0.4, 0.6, 0.9 for 140-143 and 0.8 for 144-147.
+#[test]
+fn outcomes_by_memory_state_and_hydration_quality() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = crate::support::demo(tmp.path());
+    let dash: Value = serde_json::from_str(&ok(&["report", "--dataset", ds.to_str().unwrap(), "--format", "json"], tmp.path())).unwrap();
+    let row = |v: &str, tasks: i64, failure: f64, decided: i64, merge: Option<f64>, open: i64| {
+        serde_json::json!({"memory_version": v, "tasks": tasks, "failure_rate": failure, "prs_decided": decided, "merge_rate": merge, "prs_open": open})
+    };
+    let got: Vec<Value> = dash["memory_state"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::json!({"memory_version": r["memory_version"], "tasks": r["tasks"], "failure_rate": r["failure_rate"], "prs_decided": r["prs_decided"], "merge_rate": r["merge_rate"], "prs_open": r["prs_open"]}))
+        .collect();
+    assert_eq!(got, [row("(none)", 3, 1.0, 0, None, 0), row("mem-2026-01", 4, 0.0, 3, Some(round4(2.0 / 3.0)), 1), row("mem-2026-02", 4, 0.0, 4, Some(0.75), 0)]);
+    assert_eq!(dash["memory_state"][1]["mean_hydration_score"], serde_json::json!(round4((0.2 + 0.4 + 0.6 + 0.9) / 4.0)));
+    let bands: Vec<(String, i64, i64, Value)> = dash["hydration_quality"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["hydration_band"].as_str().unwrap().to_string(), r["tasks"].as_i64().unwrap(), r["prs_decided"].as_i64().unwrap(), r["merge_rate"].clone()))
+        .collect();
+    assert_eq!(
+        bands,
+        [
+            ("(unscored)".to_string(), 3, 0, Value::Null),
+            ("[0, 0.25)".to_string(), 1, 1, serde_json::json!(1.0)),
+            ("[0.25, 0.5)".to_string(), 1, 1, serde_json::json!(1.0)),
+            ("[0.5, 0.75)".to_string(), 1, 1, serde_json::json!(0.0)),
+            ("[0.75, 1]".to_string(), 5, 4, serde_json::json!(0.75)),
+        ]
+    );
+    let issue = sql_json(&ds, "SELECT issue_repo, issue_number FROM tasks WHERE task_id = 'task-140'");
+    assert_eq!((issue[0]["issue_repo"].as_str(), issue[0]["issue_number"].as_i64()), (Some("acme/webapp"), Some(12)));
 }

@@ -87,6 +87,10 @@ pub struct TaskPolicy {
     /// Phrases in an `agent_tool_call`'s command that run a linter, formatter check or type
     /// checker.
     pub lint_command_patterns: Vec<String>,
+    /// Phrases in an `agent_tool_call`'s command that run a type checker.
+    pub typecheck_command_patterns: Vec<String>,
+    /// Phrases in an `agent_tool_call`'s command that run a static security scanner.
+    pub security_scan_command_patterns: Vec<String>,
     /// File names at the top of a repository that configure a linter or type checker (a
     /// trailing `*` matches any ending: `.eslintrc*`).
     pub linter_configs: Vec<String>,
@@ -175,20 +179,37 @@ impl Default for TaskPolicy {
                 "ruff",
                 "flake8",
                 "pylint",
-                "mypy",
-                "pyright",
                 "black --check",
                 "cargo clippy",
                 "cargo fmt --check",
                 "golangci-lint",
                 "go vet",
-                "tsc",
                 "rubocop",
                 "prettier --check",
                 "biome",
                 "stylelint",
                 "pre-commit",
                 "make lint",
+            ]),
+            typecheck_command_patterns: strings(&["tsc", "vue-tsc", "mypy", "pyright", "pyre check", "flow check", "cargo check", "sorbet", "phpstan", "psalm"]),
+            security_scan_command_patterns: strings(&[
+                "semgrep",
+                "bandit",
+                "gosec",
+                "govulncheck",
+                "trivy",
+                "snyk",
+                "npm audit",
+                "yarn audit",
+                "pnpm audit",
+                "cargo audit",
+                "cargo deny",
+                "pip-audit",
+                "safety check",
+                "brakeman",
+                "gitleaks",
+                "osv-scanner",
+                "codeql",
             ]),
             linter_configs: strings(&[
                 ".eslintrc*",
@@ -342,7 +363,7 @@ pub const RULES: &[FailureRule] = &[
         id: "linter_not_run",
         category: FailureCategory::MissingTestingOrVerification,
         when: "the repository configures a linter or type checker (repos/O/R/contents) and no agent_tool_call runs one, while lint_passed or build_passed is false",
-        policy: Some("linter_configs, lint_command_patterns, missing_tests_needs_failed_check"),
+        policy: Some("linter_configs, lint_command_patterns, typecheck_command_patterns, missing_tests_needs_failed_check"),
     },
     FailureRule {
         id: "no_test_run",
@@ -568,18 +589,40 @@ fn configures_linter(name: &str, configs: &[String]) -> bool {
 fn linter_not_run(task: &Task, events: &[&TaskEvent], p: &TaskPolicy, evidence: &Evidence) -> Option<String> {
     let (repo, names) = evidence.root(task)?;
     let config = names.iter().find(|n| configures_linter(n, &p.linter_configs))?;
-    let ran = events.iter().any(|e| e.event_type == "agent_tool_call" && command(e).is_some_and(|c| first_match(c, &p.lint_command_patterns).is_some()));
+    let checks = |c: &str| first_match(c, &p.lint_command_patterns).or_else(|| first_match(c, &p.typecheck_command_patterns)).is_some();
+    let ran = events.iter().any(|e| e.event_type == "agent_tool_call" && command(e).is_some_and(checks));
     (!ran).then(|| format!("{config} configures a linter or type checker in {repo} (repos/{repo}/contents); no agent_tool_call runs one"))
 }
 
-/// A task's own tier-1 validation as its events record it: the test runs (tool calls whose
-/// command runs tests), those whose result failed (a non-zero `exit_code`), and the lint or
-/// type-check runs.
+/// A task's own tier-1 validation as its events record it: for tests, linters, type
+/// checkers and security scanners, the tool calls running one and their results that failed
+/// (a non-zero `exit_code`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Validation {
-    pub test_runs: i64,
-    pub test_runs_failed: i64,
-    pub lint_runs: i64,
+    /// (runs, failed) per [`Check`], in its order.
+    pub runs: [(i64, i64); 4],
+}
+
+/// A kind of tier-1 check a tool call runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    Tests,
+    Lint,
+    Typecheck,
+    SecurityScan,
+}
+
+impl Check {
+    pub const ALL: [Check; 4] = [Check::Tests, Check::Lint, Check::Typecheck, Check::SecurityScan];
+
+    fn patterns(self, p: &TaskPolicy) -> &[String] {
+        match self {
+            Check::Tests => &p.test_command_patterns,
+            Check::Lint => &p.lint_command_patterns,
+            Check::Typecheck => &p.typecheck_command_patterns,
+            Check::SecurityScan => &p.security_scan_command_patterns,
+        }
+    }
 }
 
 /// Each task's [`Validation`], in the order of `tasks` (`events` in any order).
@@ -587,13 +630,17 @@ pub fn validations(tasks: &[Task], events: &[TaskEvent], p: &TaskPolicy) -> Vec<
     let mut by_task: std::collections::HashMap<&str, Validation> = std::collections::HashMap::new();
     for e in events {
         let Some(c) = command(e) else { continue };
-        let v = by_task.entry(e.task_id.as_str()).or_default();
-        let tests = first_match(c, &p.test_command_patterns).is_some();
-        match e.event_type.as_str() {
-            "agent_tool_call" if tests => v.test_runs += 1,
-            "agent_tool_call" if first_match(c, &p.lint_command_patterns).is_some() => v.lint_runs += 1,
-            "agent_tool_result" if tests && e.metadata.get("exit_code").and_then(serde_json::Value::as_i64).is_some_and(|x| x != 0) => v.test_runs_failed += 1,
-            _ => {}
+        let failed = e.metadata.get("exit_code").and_then(serde_json::Value::as_i64).is_some_and(|x| x != 0);
+        for (k, check) in Check::ALL.iter().enumerate() {
+            if first_match(c, check.patterns(p)).is_none() {
+                continue;
+            }
+            let v = by_task.entry(e.task_id.as_str()).or_default();
+            match e.event_type.as_str() {
+                "agent_tool_call" => v.runs[k].0 += 1,
+                "agent_tool_result" if failed => v.runs[k].1 += 1,
+                _ => {}
+            }
         }
     }
     tasks.iter().map(|t| by_task.get(t.task_id.as_str()).copied().unwrap_or_default()).collect()

@@ -58,6 +58,8 @@ pub struct Task {
     pub(crate) user_id: Option<String>,
     pub(crate) branch_name: Option<String>,
     pub(crate) pr_url: Option<String>,
+    /// The issue the task was opened from (`issue_url`), when the platform records it.
+    pub(crate) issue_url: Option<String>,
     pub(crate) prompt_version: Option<String>,
     pub(crate) error_message: Option<String>,
     pub(crate) duration_s: Option<f64>,
@@ -75,6 +77,11 @@ pub struct Task {
     /// The risk level the platform itself recorded on the task (`risk_level`), beside
     /// hindsight's own in `pr_risk`.
     pub(crate) platform_risk_level: Option<String>,
+    /// The state of the platform's memory the task ran with (`memory_version`: a version,
+    /// snapshot id or hash, kept as recorded).
+    pub(crate) memory_version: Option<String>,
+    /// How well context hydration went, as the platform scored it (`hydration_score`, 0 to 1).
+    pub(crate) hydration_score: Option<f64>,
     pub created_at: Option<Instant>,
     pub(crate) completed_at: Option<Instant>,
     /// Paths the task may change (`metadata.scope`): a file is in scope when it is one of
@@ -89,6 +96,15 @@ pub struct Task {
 impl Task {
     /// The repository and number of `pr_url` when it is a GitHub pull-request URL: the
     /// task's link to the snapshot.
+    /// The repository and number of `issue_url` when it is a GitHub issue URL.
+    pub(crate) fn issue(&self) -> Option<(String, i64)> {
+        let u = crate::snapshot::paths::parse_url(self.issue_url.as_deref()?);
+        if u.kind != Some("issue") {
+            return None;
+        }
+        Some((u.repo?, u.number?))
+    }
+
     pub fn pull_request(&self) -> Option<(String, i64)> {
         let u = crate::snapshot::paths::parse_url(self.pr_url.as_deref()?);
         if u.kind != Some("pull_request") {
@@ -311,6 +327,14 @@ fn optional_num(v: &Value, field: &'static str) -> std::result::Result<Option<f6
     }
 }
 
+/// A number from 0 to 1 (a score or share).
+fn share(v: &Value, field: &'static str) -> std::result::Result<Option<f64>, Bad> {
+    match optional_num(v, field)? {
+        Some(x) if x > 1.0 => Err((Some(field), format!("expected a number from 0 to 1 (it is {x})"))),
+        x => Ok(x),
+    }
+}
+
 fn optional_count(v: &Value, field: &'static str) -> std::result::Result<Option<i64>, Bad> {
     match v.get(field) {
         None | Some(Value::Null) => Ok(None),
@@ -365,6 +389,7 @@ fn task(v: &Value, line: i64) -> std::result::Result<Task, Bad> {
         user_id: optional_str(v, "user_id")?,
         branch_name: optional_str(v, "branch_name")?,
         pr_url: optional_str(v, "pr_url")?,
+        issue_url: optional_str(v, "issue_url")?,
         prompt_version: optional_str(v, "prompt_version")?,
         error_message: optional_str(v, "error_message")?,
         duration_s: optional_num(v, "duration_s")?,
@@ -376,6 +401,8 @@ fn task(v: &Value, line: i64) -> std::result::Result<Task, Bad> {
         head_sha: optional_str(v, "head_sha")?,
         description: optional_str(v, "description")?,
         platform_risk_level: risk_level(v)?,
+        memory_version: optional_str(v, "memory_version")?,
+        hydration_score: share(v, "hydration_score")?,
         created_at: optional_time(v, "created_at")?,
         completed_at: optional_time(v, "completed_at")?,
         scope,

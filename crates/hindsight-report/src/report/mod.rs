@@ -220,6 +220,12 @@ pub const CATALOGUE: &[BundledQuery] = &[
     bundled!("prompt_changes")
         .on_dashboard("How the prompt changed: consecutive prompt versions, lines added and removed, sections changed (with --tasks and prompts.jsonl; the diffs in table prompt_changes)")
         .needs_table("prompt_changes"),
+    bundled!("memory_state")
+        .on_dashboard("Outcomes by the memory state tasks ran with: failure and merge rates, first-review merges, hydration score (tasks.memory_version as recorded; n: tasks, prs_decided; with --tasks)")
+        .needs_table("tasks"),
+    bundled!("hydration_quality")
+        .on_dashboard("Outcomes by context hydration quality: failure and merge rates by quarter of the platform's hydration score (n: tasks, prs_decided; with --tasks)")
+        .needs_table("tasks"),
     bundled!("task_risk_by_outcome")
         .on_dashboard("Do high-risk task PRs get rejected more often? Task PRs by risk level against what the repository decided (n: prs_decided; open ones in prs_open; with --tasks)")
         .needs_table("tasks"),
