@@ -247,6 +247,22 @@ pub(crate) const TABLES: &[TableDoc] = &[
     },
     TableDoc { name: "pr_risk", row: "A PR an output opened or pushed to, or a task record's PR (`pr_url`), with its risk level (low, medium, high, critical; NULL without its captured files) and the reasons: one row per output, one per task.", columns: &[("task_id", "The task whose `pr_url` names the PR; NULL for an output's PR (then `safe_output_id` is set)."), ("risk_level", "`low`, `medium`, `high` or `critical` (the evaluation pipeline's tier 3); NULL when the PR's files were not captured."), ("files", "Files changed."), ("additions", "Lines added."), ("deletions", "Lines deleted."), ("reasons", "Every reason found, with the level it reaches.")] },
     TableDoc {
+        name: "quality_findings",
+        row: "A code-quality finding (the evaluation pipeline's tier 2; docs/TASKS.md, Code-quality findings) in a PR `pr_risk` assesses, read from its captured files' patches: one row per finding and per output or task whose PR it is. A PR whose files were not captured has no row (its `pr_risk.risk_level` is NULL).",
+        columns: &[
+            ("task_id", "The task whose `pr_url` names the PR; NULL for an output's PR (then `safe_output_id` is set)."),
+            ("pr_number", "The pull request's number."),
+            ("tier", "The tier of task evaluation: always 2 (code quality)."),
+            ("rule", "`duplicated_block`, `complex_function`, `naming_convention` or `repository_rule` (the quality policy's rules)."),
+            ("severity", "`info`, `warning` or `error`."),
+            ("blocking", "Whether the severity is at or above the repository's blocking severity (the quality policy's `blocking_severity`, default `error`)."),
+            ("file", "The file's path in the PR (after a rename)."),
+            ("line", "The line in the new file the finding starts at, from the patch's hunk headers; NULL for a removed file."),
+            ("message", "What was found, with where."),
+            ("suggestion", "A concrete change that would resolve it."),
+        ],
+    },
+    TableDoc {
         name: "pr_feedback",
         row: "A pull request of the snapshot with the evaluation pipeline's review figures (docs/TASKS.md); a figure whose capture is missing is NULL and `missing` names the capture.",
         columns: &[
