@@ -158,9 +158,8 @@ fn evaluate_banded(dataset: &Path, settings: &Settings, progress: &crate::progre
 }
 
 /// What an evaluation judges under: its windows, its policy, its PR-risk and quality
-/// policies. One
-/// value, made once from the command line, for every stage that judges (a run, an import,
-/// an evaluation, a cluster's partitions).
+/// policies. One value, made once from the command line, for every stage that judges (a
+/// run, an import, an evaluation, a cluster's partitions).
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub windows: Vec<Window>,
@@ -352,8 +351,8 @@ pub fn evaluate_judged(
 }
 
 /// The CI gate's, risk and quality tables and the columns each is sorted by (see
-/// `ci_gate::tables`, `risk::table` and `quality::table`, whose sorts are stable): a cluster's partitions' rows are merged in
-/// this order.
+/// `ci_gate::tables`, `risk::table` and `quality::table`, whose sorts are stable): a
+/// cluster's partitions' rows, and a banded evaluation's bands, are merged in this order.
 const GATE_AND_RISK_KEYS: &[(&str, &[&str])] = &[
     ("ci_gate", &["safe_output_id"]),
     ("ci_gate_steps", &["safe_output_id", "step"]),
