@@ -5,7 +5,8 @@
 //! the PR added elsewhere (in the same file or another) or lines the patch shows staying in
 //! the file (its context lines). Lines with no letter or digit (blank lines, lone braces)
 //! are skipped, so they neither make nor break a block. Only code files are read (by
-//! extension): lock files and data repeat by nature.
+//! extension), and not those a tool generated: lock files, data and generated code repeat
+//! by nature.
 //!
 //! **Why.** A copied block is logic to be kept in step twice; an agent that pastes rather
 //! than extracts leaves the next change half done. A block equal to lines the PR *removed*
@@ -59,7 +60,7 @@ fn hash_of(s: &str) -> u64 {
 }
 
 /// The runs of each code file's hunks: a run ends where the side changes.
-fn runs<'f>(files: &[File<'f>]) -> Vec<Run<'f>> {
+fn runs<'f>(files: &[&File<'f>]) -> Vec<Run<'f>> {
     let mut out: Vec<Run> = Vec::new();
     for f in files.iter().filter(|f| is_code(f.path)) {
         for h in &f.hunks {
@@ -110,7 +111,7 @@ struct Block {
     target_from: usize,
 }
 
-pub(crate) fn check(files: &[File<'_>], policy: &Effective<'_>, out: &mut Vec<Found>) {
+pub(crate) fn check(files: &[&File<'_>], policy: &Effective<'_>, out: &mut Vec<Found>) {
     let n = policy.duplicate_lines;
     let runs = runs(files);
     let mut first: HashMap<u64, (usize, usize)> = HashMap::new();

@@ -113,6 +113,14 @@ impl File<'_> {
     pub(crate) fn first_line(&self) -> Option<i64> {
         self.hunks.iter().flat_map(|h| h.new_side()).find_map(|l| l.new)
     }
+
+    /// Whether the file says in its first lines that a tool wrote it (`Code generated ...
+    /// DO NOT EDIT.`, `@generated`): its names, size and repeats are the tool's, so the
+    /// code rules leave it alone (the repository's own rules still apply).
+    pub(crate) fn generated(&self) -> bool {
+        let mut head = self.hunks.first().into_iter().flat_map(|h| h.new_side()).take_while(|l| l.new.is_some_and(|n| n <= 5));
+        head.any(|l| l.text.contains("DO NOT EDIT") || l.text.contains("@generated") || l.text.contains("Code generated"))
+    }
 }
 
 /// The findings of the PR `risk` assessed (same PR, same subject: an output's or a task's),
@@ -152,13 +160,17 @@ pub(crate) fn find(files: &[Value], policy: &policy::Effective<'_>) -> Vec<Found
         })
         .collect();
     let mut out = Vec::new();
-    duplicated_block::check(&files, policy, &mut out);
-    for f in &files {
+    let (generated, written): (Vec<&File>, Vec<&File>) = files.iter().partition(|f| f.generated());
+    duplicated_block::check(&written, policy, &mut out);
+    for f in written {
         if let Some(language) = syntax::Language::of(f.path) {
             let parsed = syntax::parse(language, &f.hunks);
             complex_function::check(f, language, &parsed, policy, &mut out);
             naming_convention::check(f, language, &parsed, &mut out);
         }
+        repository_rule::check(f, policy, &mut out);
+    }
+    for f in generated {
         repository_rule::check(f, policy, &mut out);
     }
     out
