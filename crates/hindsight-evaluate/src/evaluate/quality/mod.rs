@@ -56,6 +56,9 @@ impl Severity {
 }
 
 /// The rules, by the name the table's `rule` column gives them.
+// `RepositoryRule` ends with the enum's name because the rule is called that (the table's
+// `repository_rule`); renaming the variant would only part it from its name.
+#[allow(clippy::enum_variant_names)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Rule {
     DuplicatedBlock,
