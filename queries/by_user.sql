@@ -6,6 +6,7 @@
 --   prs_open                 PRs still open at capture: out of both merge rates
 --   first_review_merge_rate  merged with no review round asking for a revision / decided PRs with reviews captured
 --   mean_revision_cycles     review rounds asking for a revision before the merge, per merged PR
+--   first_push_ci_pass_rate  PRs whose first push's CI passed / those whose first push's CI finished
 --   review_comment_density   reviewer comments per PR
 --   repeated_mistake_count   reviewer comments saying what a reviewer said on an earlier PR
 --   mean_hours_to_pr         time to PR: hours from task submission to its pr_created event
@@ -22,6 +23,7 @@ SELECT
   SUM(CASE WHEN p.state = 'open' THEN 1 ELSE 0 END) AS prs_open,
   ROUND(AVG(p.first_review_merge), 4) AS first_review_merge_rate,
   ROUND(AVG(p.revision_cycles), 4) AS mean_revision_cycles,
+  ROUND(AVG(p.first_push_ci_pass), 4) AS first_push_ci_pass_rate,
   ROUND(AVG(p.review_comment_density), 4) AS review_comment_density,
   SUM(p.repeated_mistake_count) AS repeated_mistake_count,
   ROUND(AVG(t.hours_to_pr), 4) AS mean_hours_to_pr,

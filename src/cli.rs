@@ -359,8 +359,19 @@ enum Command {
         #[arg(long)]
         dataset: Option<PathBuf>,
         /// The database file to write (`datasette FILE` then opens it).
-        #[arg(long, value_name = "FILE")]
-        sqlite: PathBuf,
+        #[arg(long, value_name = "FILE", required_unless_present_any = ["insights", "otlp"])]
+        sqlite: Option<PathBuf>,
+        /// Write the insights (agent self-feedback, failure summaries with the prompt section
+        /// they point at) as JSON Lines, the shape a platform's memory loads.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["sqlite", "otlp"])]
+        insights: Option<PathBuf>,
+        /// Write one window's outcomes as OpenTelemetry spans (OTLP/JSON lines, gh-aw's
+        /// `gh-aw.outcome.*` attribute names), for an observability stack to chart.
+        #[arg(long, value_name = "FILE", conflicts_with = "sqlite", requires = "window")]
+        otlp: Option<PathBuf>,
+        /// With --otlp: the window whose verdicts are exported (1h, 24h, 7d, 30d, snapshot).
+        #[arg(long, value_name = "WINDOW")]
+        window: Option<String>,
         /// Replace FILE when it exists.
         #[arg(long)]
         force: bool,
@@ -990,7 +1001,12 @@ impl Command {
                 Task::Capture { options: capture_options(runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms)? }
             }
             Command::Import { source } => import_task(source)?,
-            Command::Export { dataset, sqlite, force } => Task::Export { dataset: dataset_or_default(dataset)?, sqlite, force },
+            Command::Export { dataset, sqlite, insights, otlp, window, force } => Task::Export { dataset: dataset_or_default(dataset)?, to: match (sqlite, insights, otlp) {
+                (_, Some(file), _) => hindsight::commands::ExportTo::Insights(file),
+                (_, _, Some(file)) => hindsight::commands::ExportTo::Otlp { file, window: window.unwrap_or_default() },
+                (Some(file), None, None) => hindsight::commands::ExportTo::Sqlite(file),
+                (None, None, None) => return Err(hindsight::Error::usage("export: give --sqlite FILE, --insights FILE or --otlp FILE").into()),
+            }, force },
             Command::Verify { dataset, inputs, .. } => Task::Verify { dataset: dataset_or_default(dataset)?, study: study(inputs) },
             Command::Diff { a, b, format, expected, .. } => Task::Diff { a, b, format, expected },
             Command::Package { dataset, out, authors, title, description, license, plan, .. } => {

@@ -147,7 +147,7 @@ pub enum Task {
     },
     Export {
         dataset: PathBuf,
-        sqlite: PathBuf,
+        to: ExportTo,
         force: bool,
     },
     Verify {
@@ -270,7 +270,7 @@ pub fn execute(config: Config) -> Result<Status> {
             }
         }
         Task::Gate { results, policy, format, dataset } => gate(&results, &policy, format, dataset.as_deref(), quiet, &progress)?,
-        Task::Export { dataset, sqlite, force } => export(&dataset, &sqlite, force, quiet)?,
+        Task::Export { dataset, to, force } => export(&dataset, &to, force, quiet)?,
         Task::Verify { dataset, study } => return verify(&dataset, study.as_ref()),
         Task::Diff { a, b, format, expected } => return diff(&a, &b, format, &expected),
         Task::LockPlan { out, settings } => output::print(&format!("{}  {}\n", crate::plan::Plan::of(&settings).lock(&out)?, out.display()))?,
@@ -538,11 +538,37 @@ fn check_plan(plan: &Path, dataset: &Path) -> Result<Status> {
 }
 
 /// `export --sqlite`: the dataset as a SQLite database; what was written said on stderr.
-fn export(dataset: &Path, file: &Path, force: bool, quiet: bool) -> Result<()> {
-    let e = crate::export::sqlite(dataset, file, force)?;
-    if !quiet {
-        let rows: u64 = e.tables.iter().map(|(_, n)| n).sum();
-        eprintln!("exported {} tables, {rows} rows, {} bytes -> {} (open it with `datasette {}`)", e.tables.len(), e.bytes, file.display(), file.display());
+/// What `export` writes.
+pub enum ExportTo {
+    /// The whole dataset as one SQLite database.
+    Sqlite(PathBuf),
+    /// The insights as JSON Lines.
+    Insights(PathBuf),
+    /// One window's outcomes as OTLP/JSON spans.
+    Otlp { file: PathBuf, window: String },
+}
+
+fn export(dataset: &Path, to: &ExportTo, force: bool, quiet: bool) -> Result<()> {
+    match to {
+        ExportTo::Sqlite(file) => {
+            let e = crate::export::sqlite(dataset, file, force)?;
+            if !quiet {
+                let rows: u64 = e.tables.iter().map(|(_, n)| n).sum();
+                eprintln!("exported {} tables, {rows} rows, {} bytes -> {} (open it with `datasette {}`)", e.tables.len(), e.bytes, file.display(), file.display());
+            }
+        }
+        ExportTo::Insights(file) => {
+            let n = crate::export::insights(dataset, file, force)?;
+            if !quiet {
+                eprintln!("exported {n} insights -> {}", file.display());
+            }
+        }
+        ExportTo::Otlp { file, window } => {
+            let n = crate::export::otlp(dataset, window, file, force)?;
+            if !quiet {
+                eprintln!("exported {n} outcome spans of window {window} -> {}", file.display());
+            }
+        }
     }
     Ok(())
 }

@@ -226,6 +226,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
             // Tables are held as Arrow batches from here, not as cells: the largest of them
             // are built after the others, beside what they were built from.
             tables.push(named_batch(crate::runs::tables::runs(&inputs.runs.runs))?);
+            tables.push(named_batch(crate::runs::tables::coverage(&inputs.runs.coverage))?);
             tables.push(named_batch(quarantine::table(&quarantined))?);
             tables.extend(derived_tables(study, &dir, &task_policy, &mut inputs)?);
             Ok(typed)
@@ -477,8 +478,18 @@ fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPol
     if let Some(t) = tasks {
         // The snapshot's CI states, from the `ci_commits` table just written.
         let ci = crate::tasks::categorize::CiStates::from_rows(snapshot::ci::read_commits(dir)?);
-        let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, task_policy, &ci);
-        let built = [crate::tasks::tables::tasks(&t.tasks, &timings), crate::tasks::tables::task_events(&t.events), crate::tasks::tables::task_failures(&failures)];
+        // And the tasks' PRs and repositories as captured, from the `responses` just written.
+        let evidence = crate::tasks::evidence::read(dir, &t.tasks, ci)?;
+        let failures = crate::tasks::categorize::categorize_all(&t.tasks, &t.events, task_policy, &evidence);
+        let insights = crate::tasks::insights::insights(&t.tasks, &t.events, &failures, &t.prompts, &task_policy.feedback);
+        let changes = crate::tasks::insights::prompt_changes(&t.prompts);
+        let built = [
+            crate::tasks::tables::tasks(&t.tasks, &timings, &crate::tasks::categorize::validations(&t.tasks, &t.events, task_policy)),
+            crate::tasks::tables::task_events(&t.events),
+            crate::tasks::tables::task_failures(&failures),
+            crate::tasks::tables::insights(&insights),
+            crate::tasks::tables::prompt_changes(&changes),
+        ];
         tables.extend(built.into_iter().map(named_batch).collect::<Result<Vec<_>>>()?);
     }
     Ok(tables)

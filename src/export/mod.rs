@@ -6,7 +6,12 @@
 //! ([`sqlite`]), so no SQLite library is needed, and the same dataset gives the same bytes.
 
 mod columns;
+mod insights;
+mod otlp;
 mod sqlite;
+
+pub use insights::insights;
+pub use otlp::otlp;
 
 use std::fs::File;
 use std::io::{BufWriter, Seek, Write};

@@ -159,3 +159,85 @@ fn sqlite_doc_states_every_type_mapping() {
     }
     assert!(std::fs::read_to_string(&file).unwrap() == fresh, "docs/SQLITE.md's types are stale: run `HINDSIGHT_BLESS=1 cargo test --test it sqlite_doc`");
 }
+
+/// Every key path of a JSON value (`/a/b[]/c`), with the JSON type of each leaf.
+fn key_paths(v: &Value, at: &str, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        Value::Object(m) => m.iter().for_each(|(k, x)| key_paths(x, &format!("{at}/{k}"), out)),
+        Value::Array(a) => a.iter().for_each(|x| key_paths(x, &format!("{at}[]"), out)),
+        Value::String(_) => drop(out.insert(format!("{at} string"))),
+        Value::Number(n) if n.is_f64() => drop(out.insert(format!("{at} float"))),
+        Value::Number(_) => drop(out.insert(format!("{at} int"))),
+        Value::Bool(_) => drop(out.insert(format!("{at} bool"))),
+        Value::Null => drop(out.insert(format!("{at} null"))),
+    }
+}
+
+/// `export --otlp`: one window's verdicts as gh-aw's outcome spans.
+/// - **Shape.** Every key the payload uses, with its JSON type, is one OpenTelemetry's own
+///   examples use (fixtures/real/otlp: trace.json for spans, logs.json for the typed values:
+///   integers as strings), and a span's `status.code` (an integer, as OTLP defines it).
+/// - **Names.** Every `gh-aw.outcome.*` key and span name is one gh-aw itself emits, verbatim
+///   in fixtures/real/otlp/GH_AW_ATTRIBUTES.md.
+/// - **Counts.** The summary's counts per status are the outcomes table's, counted by SQL;
+///   one span per output of the window, rejected ones with gh-aw's error code 2.
+/// - **Bytes.** The same dataset gives the same file.
+#[test]
+fn export_otlp_writes_gh_aws_outcome_spans() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = demo(tmp.path());
+    let file = tmp.path().join("otel.jsonl");
+    let export = || ok(&["export", "--quiet", "--dataset", ds.to_str().unwrap(), "--otlp", file.to_str().unwrap(), "--window", "7d", "--force"], tmp.path());
+    export();
+    let first = std::fs::read(&file).unwrap();
+    export();
+    assert_eq!(std::fs::read(&file).unwrap(), first);
+    let lines: Vec<Value> = String::from_utf8(first).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+
+    let mut allowed = std::collections::BTreeSet::new();
+    for example in ["trace.json", "logs.json"] {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(root().join("fixtures/real/otlp").join(example)).unwrap()).unwrap();
+        key_paths(&v, "", &mut allowed);
+    }
+    let typed: Vec<String> = allowed.iter().filter_map(|p| p.split_once("/value/").map(|(_, t)| t.to_string())).collect();
+    let mut used = std::collections::BTreeSet::new();
+    lines.iter().for_each(|l| key_paths(l, "", &mut used));
+    for p in &used {
+        let value_type = p.split_once("/value/").map(|(_, t)| t.to_string());
+        let fits = allowed.contains(p) || value_type.is_some_and(|t| typed.contains(&t)) || p == "/resourceSpans[]/scopeSpans[]/spans[]/status/code int";
+        assert!(fits, "{p} is not a key path of OpenTelemetry's examples");
+    }
+
+    let names = std::fs::read_to_string(root().join("fixtures/real/otlp/GH_AW_ATTRIBUTES.md")).unwrap();
+    let spans: Vec<&Value> = lines.iter().flat_map(|l| l["resourceSpans"][0]["scopeSpans"][0]["spans"].as_array().unwrap()).collect();
+    for s in &spans {
+        assert!(names.contains(&format!("`{}`", s["name"].as_str().unwrap())));
+        for a in s["attributes"].as_array().unwrap() {
+            let key = a["key"].as_str().unwrap();
+            assert!(key.starts_with("hindsight.") || names.contains(&format!("`{key}`")), "{key} is not a name gh-aw uses");
+        }
+    }
+    let summary = spans[0];
+    assert_eq!(summary["name"], "gh-aw.outcome.summary");
+    let attr = |s: &Value, k: &str| s["attributes"].as_array().unwrap().iter().find(|a| a["key"] == k).map(|a| a["value"].clone());
+    let counted: Vec<Value> = serde_json::from_str(&ok(
+        &["report", "--dataset", ds.to_str().unwrap(), "--format", "json", "--sql", "SELECT outcome_status, COUNT(*) AS n FROM outcomes WHERE eval_window = '7d' GROUP BY outcome_status"],
+        tmp.path(),
+    ))
+    .unwrap();
+    let total: i64 = counted.iter().map(|r| r["n"].as_i64().unwrap()).sum();
+    assert_eq!((spans.len() as i64 - 1, attr(summary, "gh-aw.outcome.total")), (total, Some(serde_json::json!({"intValue": total.to_string()}))));
+    for r in &counted {
+        let status = r["outcome_status"].as_str().unwrap();
+        let key = if status == "skipped" { "hindsight.outcome.skipped".to_string() } else { format!("gh-aw.outcome.{status}") };
+        assert_eq!(attr(summary, &key), Some(serde_json::json!({"intValue": r["n"].as_i64().unwrap().to_string()})), "{status}");
+        let coded = spans[1..].iter().filter(|s| attr(s, "gh-aw.outcome.outcome_status") == Some(serde_json::json!({"stringValue": status}))).count() as i64;
+        assert_eq!(coded, r["n"].as_i64().unwrap());
+    }
+    assert!(spans[1..].iter().filter(|s| attr(s, "gh-aw.outcome.outcome_status") == Some(serde_json::json!({"stringValue": "rejected"}))).all(|s| s["status"]["code"] == 2));
+    let ids: std::collections::BTreeSet<&str> = spans.iter().map(|s| s["spanId"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), spans.len());
+    // A window with no verdicts is refused, saying which windows there are.
+    let out = run(&["export", "--quiet", "--dataset", ds.to_str().unwrap(), "--otlp", file.to_str().unwrap(), "--window", "2d", "--force"], tmp.path());
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no outcome in that window"));
+}

@@ -282,3 +282,38 @@ fn review_rounds_are_versions_a_reviewer_asked_to_revise() {
         ]
     );
 }
+
+/// Fix cycles are counted as the CI gate replay counts autoloop's fix attempts: on the
+/// demo's autoloop iterations (PRs 130 to 135), with the gate's limit of 5 fixes, each PR's
+/// `fix_attempts` and `fix_result` agree with the gate's own count and outcome wherever the
+/// gate decides by CI alone (its 60-minute clock, which fix cycles do not keep, decides
+/// PR 134). Under the default limit of 2, PR 133 (5 fixes by the gate) is exhausted at 2.
+#[test]
+fn fix_cycles_count_as_the_ci_gate_replay_counts_fix_attempts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("limit.json");
+    std::fs::write(&p, json!({"feedback": {"fix_cycle_limit": 5}}).to_string()).unwrap();
+    let (_t, ds) = demo(&["--task-policy", p.to_str().unwrap()]);
+    let rows = sql(
+        &ds,
+        "SELECT g.pull_number, g.fix_attempts AS gate_fixes, g.gate_outcome, f.fix_attempts, f.fix_result \
+         FROM ci_gate g JOIN pr_feedback f ON f.repo = g.repo AND f.number = g.pull_number WHERE g.iteration ORDER BY g.pull_number",
+    );
+    let by_ci = |outcome: &str| match outcome {
+        "accepted" => Some("accepted"),
+        "stuck" => Some("stuck"),
+        "ci-fix-exhausted" => Some("fix_exhausted"),
+        "red_unresolved" => Some("red_unresolved"),
+        _ => None,
+    };
+    let mut compared = 0;
+    for r in &rows {
+        let Some(want) = by_ci(r["gate_outcome"].as_str().unwrap()) else { continue };
+        assert_eq!((r["fix_attempts"].clone(), r["fix_result"].as_str()), (r["gate_fixes"].clone(), Some(want)), "{r}");
+        compared += 1;
+    }
+    assert_eq!((rows.len(), compared), (6, 5), "{rows:?}");
+    let (_d, default) = demo(&[]);
+    let r = sql(&default, "SELECT fix_attempts, fix_result FROM pr_feedback WHERE repo = 'acme/webapp' AND number = 133");
+    assert_eq!((r[0]["fix_attempts"].clone(), r[0]["fix_result"].as_str()), (json!(2), Some("fix_exhausted")));
+}

@@ -30,6 +30,11 @@ fn as_downloaded(runs: &Path) {
         for f in std::fs::read_dir(&run).unwrap() {
             let f = f.unwrap().path();
             let name = f.file_name().unwrap().to_str().unwrap().to_string();
+            // An artifact folder already (the autoloop run's coverage report): as it is.
+            if f.is_dir() {
+                super::support::copy_dir(&f, &to.join(&name));
+                continue;
+            }
             // One run as older gh-aw uploaded its request log: artifact `safe-output`
             // holding `safe_output.jsonl`.
             if name == "safeoutputs.jsonl" && run.ends_with("run-9004") {

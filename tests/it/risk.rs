@@ -14,15 +14,22 @@ fn every_risk_level_with_its_reasons_and_the_dashboard_section() {
     let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();
     let got: Vec<(i64, &str)> = rows.iter().map(|r| (r["pull_number"].as_i64().unwrap(), r["risk_level"].as_str().unwrap())).collect();
     // As laid out in the demo: a small change with tests; six files (moderate surface); an
-    // exported function added; a migration; a dependency bumped; a CI workflow changed.
+    // exported function added; a migration; a dependency replaced by a new one; a CI
+    // workflow changed.
     assert_eq!(got, [(130, "low"), (131, "medium"), (132, "high"), (133, "critical"), (134, "high"), (135, "critical")]);
     let reasons = |i: usize| -> Vec<String> { serde_json::from_str(rows[i]["reasons"].as_str().unwrap()).unwrap() };
+    let q = "SELECT pull_number, modules, new_dependencies FROM pr_risk WHERE pull_number >= 130 AND safe_output_id IS NOT NULL ORDER BY pull_number";
+    let rows_modules: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", "ds", "--sql", q, "--format", "json"], tmp.path())).unwrap();
     assert_eq!(reasons(0), Vec::<String>::new());
     // Five files of +10/-2 and a test file of +6: 6 files, 56 + 10 = 66 lines.
     assert_eq!(reasons(1), ["medium: moderate change surface (6 files, 66 lines)"]);
     assert_eq!(reasons(2), ["high: public API added in `src/stats/frame.ts`"]);
     assert_eq!(reasons(3), ["critical: database schema or migration `db/migrations/0042_add_index.sql`"]);
-    assert_eq!(reasons(4), ["high: dependency manifest `package.json`"]);
+    // The manifest's diff tells the new dependency (date-fns) from the one it removes.
+    assert_eq!(reasons(4), ["high: new dependencies in `package.json`: date-fns", "low: dependencies removed from `package.json`: left-pad"]);
+    let modules = |i: usize| rows_modules[i]["modules"].as_str().unwrap().to_string();
+    assert_eq!((modules(0), modules(3), modules(4)), ("src/stats\ntests/stats".to_string(), "db/migrations\ntests/db".to_string(), ".\ntests".to_string()));
+    assert_eq!(rows_modules[4]["new_dependencies"], "package.json: date-fns");
     assert_eq!(reasons(5), ["critical: CI/CD pipeline `.github/workflows/ci.yml`"]);
     assert_eq!((rows[1]["files"].as_i64(), rows[1]["additions"].as_i64(), rows[1]["deletions"].as_i64()), (Some(6), Some(56), Some(10)));
     // A PR whose files were not captured has no level, never `low`.
@@ -175,4 +182,43 @@ fn risk_policy_schema_matches_the_code() {
         assert_eq!(&props[k]["default"], v, "default of `{k}`");
     }
     assert_eq!(schema["additionalProperties"], json!(false));
+}
+
+/// A run's coverage report decides coverage of the lines its PRs change. The demo's
+/// autoloop run (run-9009, PRs 130 to 135) with an LCOV report in an artifact folder:
+/// `src/stats/query.ts` line 2 (the line PR 130 adds) ran; of PR 131's added lines (line 1
+/// of `src/stats/a.ts` to `e.ts`) the report lists a.ts's, not run, and b.ts's, run: 1 of 2,
+/// partial (medium; it was medium by its surface already). PR 132's file is not in the
+/// report: said in `not_captured`, and the test-file proxy decides as before. A report that
+/// is no report (run-9008's `coverage.xml`, not Cobertura) is quarantined, and every record
+/// is used or quarantined.
+#[test]
+fn a_runs_coverage_report_decides_the_coverage_of_its_prs_changed_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    super::support::copy_dir(&super::support::root().join("fixtures/demo/runs"), &runs);
+    std::fs::create_dir_all(runs.join("run-9009/coverage")).unwrap();
+    let lcov = "TN:\nSF:/home/runner/work/webapp/src/stats/query.ts\nDA:1,4\nDA:2,4\nend_of_record\nSF:/home/runner/work/webapp/src/stats/a.ts\nDA:1,0\nend_of_record\nSF:/home/runner/work/webapp/src/stats/b.ts\nDA:1,2\nend_of_record\n";
+    std::fs::write(runs.join("run-9009/coverage/lcov.info"), lcov).unwrap();
+    std::fs::write(runs.join("run-9008/coverage.xml"), "<?xml version=\"1.0\"?>\n<report><counter/></report>\n").unwrap();
+    let study = super::support::Study { runs, ..super::support::Study::demo() };
+    let ds = study.run(tmp.path(), "ds");
+    let q = "SELECT pull_number, risk_level, changed_lines_covered, not_captured, reasons FROM pr_risk WHERE pull_number BETWEEN 130 AND 132 AND safe_output_id IS NOT NULL ORDER BY pull_number";
+    let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", q, "--format", "json"], tmp.path())).unwrap();
+    assert_eq!((rows[0]["risk_level"].as_str(), rows[0]["changed_lines_covered"].as_f64(), &rows[0]["not_captured"]), (Some("low"), Some(1.0), &Value::Null));
+    assert_eq!((rows[1]["risk_level"].as_str(), rows[1]["changed_lines_covered"].as_f64()), (Some("medium"), Some(0.5)));
+    let reasons: Vec<String> = serde_json::from_str(rows[1]["reasons"].as_str().unwrap()).unwrap();
+    assert!(reasons.contains(&"medium: partial coverage of the changed lines (1 of 2 run by the tests)".to_string()), "{reasons:?}");
+    assert_eq!((rows[2]["changed_lines_covered"].clone(), rows[2]["not_captured"].as_str()), (Value::Null, Some("coverage of the changed lines (the run's report lists none of them)")));
+    let cov = ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", "SELECT run_id, source_file, lines_found, lines_hit, covered_lines, uncovered_lines FROM coverage", "--format", "json"], tmp.path());
+    let cov: Vec<Value> = serde_json::from_str(&cov).unwrap();
+    assert_eq!(cov.len(), 3);
+    assert_eq!((cov[0]["run_id"].as_str(), cov[0]["covered_lines"].as_str(), cov[0]["uncovered_lines"].as_str()), (Some("9009"), Some(""), Some("1")));
+    let q = ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", "SELECT file, reason FROM quarantine WHERE input = 'runs' AND file LIKE '%coverage.xml'", "--format", "json"], tmp.path());
+    let q: Vec<Value> = serde_json::from_str(&q).unwrap();
+    assert_eq!(q.len(), 1);
+    assert!(q[0]["reason"].as_str().unwrap().starts_with("coverage report: "), "{q:?}");
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
+    let r = &m["records"]["runs"];
+    assert_eq!(r["input"].as_i64(), Some(r["used"].as_i64().unwrap() + r["quarantined"].as_i64().unwrap()));
 }

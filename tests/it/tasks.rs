@@ -25,7 +25,22 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ("t11-uncategorized", "uncategorized", ""),
     ("t13-ci-no-tests", "missing_testing_or_verification", "no_test_run_ci_failed"),
     ("t14-ci-after-tests", "reasoning_error", "ci_failed_after_tests"),
+    ("t15-tests-skipped", "failure_to_follow_instructions", "tests_skipped_or_deleted"),
+    ("t16-named-files", "failure_to_follow_instructions", "change_outside_named_files"),
+    ("t17-linter-not-run", "missing_testing_or_verification", "linter_not_run"),
+    ("t18-no-verification", "missing_testing_or_verification", "no_verification_notes"),
 ];
+
+/// What the snapshot holds of the fixture tasks t15 to t18 (`fixtures/tasks/study-captures.jsonl`,
+/// cassette lines): their PRs' files and description, and acme/tools' top-level files.
+fn study_evidence(tasks: &[hindsight::tasks::Task]) -> hindsight::tasks::evidence::Evidence {
+    let text = std::fs::read_to_string(fixture("tasks/study-captures.jsonl")).unwrap();
+    let bodies = text.lines().map(|l| {
+        let v: Value = serde_json::from_str(l).unwrap();
+        (v["path"].as_str().unwrap().to_string(), v["body"].to_string())
+    });
+    hindsight::tasks::evidence::from_bodies(tasks, demo_ci(), bodies.collect::<Vec<_>>())
+}
 
 /// The CI states of the demo snapshot the fixture tasks t13 and t14 point at.
 fn demo_ci() -> CiStates {
@@ -47,8 +62,8 @@ fn expected() -> Vec<(String, String, String)> {
 fn every_rule_fires_on_its_fixture_task() {
     let read = hindsight::tasks::read(&fixture("tasks/study")).unwrap();
     assert!(read.quarantined.is_empty(), "{:?}", read.quarantined);
-    assert_eq!((read.tasks.len(), read.events.len()), (14, 26));
-    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &demo_ci());
+    assert_eq!((read.tasks.len(), read.events.len()), (18, 30));
+    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &study_evidence(&read.tasks));
     let mut got: Vec<(String, String, String)> =
         failures.iter().map(|f| (f.task_id.clone(), f.category.as_str().to_string(), f.rule_id.unwrap_or("").to_string())).collect();
     got.sort();
@@ -63,11 +78,17 @@ fn every_rule_fires_on_its_fixture_task() {
     assert_eq!(evidence("t08-outside-scope"), "event e11: src/cli.rs is outside the scope");
     assert_eq!(evidence("t10-tests-failing"), "event e19: test run failed (exit_code 101)");
     assert_eq!(evidence("t02-timed-out-event"), "event e04");
+    assert_eq!(evidence("t15-tests-skipped"), "repos/acme/api/pulls/304/files: tests/parse.rs adds a skipped test (\"#[ignore]\")");
+    // src/lexer.rs is not named; the test file and Cargo.lock are never outside; "Node.js"
+    // names no file the PR changed.
+    assert_eq!(evidence("t16-named-files"), "repos/acme/api/pulls/305/files: src/lexer.rs is not among the files the task names (src/parse.rs)");
+    assert_eq!(evidence("t17-linter-not-run"), ".eslintrc.json configures a linter or type checker in acme/tools (repos/acme/tools/contents); no agent_tool_call runs one");
+    assert_eq!(evidence("t18-no-verification"), "no agent_tool_call runs tests, and the PR description (repos/acme/tools/pulls/7) says nothing of how the change was verified");
     // A 7-character head SHA finds the one commit it abbreviates.
     assert_eq!(evidence("t14-ci-after-tests"), "CI failed on acme/webapp@32000000000000000000000000000000000000c1 (typecheck|TS2339)");
     // Without the snapshot's CI (switched off), the CI rules do not fire.
     let p = TaskPolicy { use_snapshot_ci: false, ..TaskPolicy::default() };
-    let off = categorize_all(&read.tasks, &read.events, &p, &demo_ci());
+    let off = categorize_all(&read.tasks, &read.events, &p, &demo_ci().into());
     assert!(off.iter().filter(|f| f.task_id.starts_with("t13") || f.task_id.starts_with("t14")).all(|f| f.category == FailureCategory::Uncategorized));
     assert!(failures.iter().find(|f| f.task_id == "t11-uncategorized").is_some_and(|f| f.evidence.is_none()));
 }
@@ -88,7 +109,7 @@ fn precedence_decides_between_categories_that_both_apply() {
     .unwrap();
     let read = hindsight::tasks::read(dir.path()).unwrap();
     let by = |p: &TaskPolicy| {
-        let f = categorize_all(&read.tasks, &read.events, p, &CiStates::default());
+        let f = categorize_all(&read.tasks, &read.events, p, &CiStates::default().into());
         (f[0].category, f[0].rule_id)
     };
     assert_eq!(by(&TaskPolicy::default()), (FailureCategory::RunningOutOfTime, Some("timed_out_status")));
@@ -106,10 +127,10 @@ fn missing_tests_switch() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("tasks.jsonl"), "{\"task_id\":\"t\",\"status\":\"FAILED\"}\n").unwrap();
     let read = hindsight::tasks::read(dir.path()).unwrap();
-    let f = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default());
+    let f = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default().into());
     assert_eq!(f[0].category, FailureCategory::Uncategorized);
     let p = TaskPolicy { missing_tests_needs_failed_check: false, ..TaskPolicy::default() };
-    let f = categorize_all(&read.tasks, &read.events, &p, &CiStates::default());
+    let f = categorize_all(&read.tasks, &read.events, &p, &CiStates::default().into());
     assert_eq!((f[0].category, f[0].rule_id), (FailureCategory::MissingTestingOrVerification, Some("no_test_run")));
 }
 
@@ -173,7 +194,12 @@ fn convert_with_tasks_writes_the_tables() {
     let tasks = tmp.path().join("tasks");
     crate::support::copy_dir(&fixture("tasks/study"), &tasks);
     std::fs::write(tasks.join("README.md"), "notes\n").unwrap();
-    let study = Study::demo().tasks(&tasks);
+    // The demo snapshot with the captures of tasks t15 to t18 as one more cassette: convert
+    // reads them from the dataset's responses.
+    let snapshot = tmp.path().join("snapshot");
+    crate::support::copy_dir(&Study::demo().snapshot, &snapshot);
+    std::fs::copy(fixture("tasks/study-captures.jsonl"), snapshot.join("capture-9001.jsonl")).unwrap();
+    let study = Study { snapshot, ..Study::demo() }.tasks(&tasks);
     let ds = study.convert(tmp.path(), "ds");
 
     let rows = sql_json(&ds, "SELECT task_id, failure_category, rule_id FROM task_failures ORDER BY task_id");
@@ -193,14 +219,27 @@ fn convert_with_tasks_writes_the_tables() {
         .collect();
     assert_eq!(
         got,
-        vec!["t08-outside-scope acme/api 301 v2", "t09-no-tests acme/api 302 v2", "t12-completed acme/api 303 v2", "t13-ci-no-tests acme/webapp 31 v2"]
+        vec![
+            "t08-outside-scope acme/api 301 v2",
+            "t09-no-tests acme/api 302 v2",
+            "t12-completed acme/api 303 v2",
+            "t13-ci-no-tests acme/webapp 31 v2",
+            "t15-tests-skipped acme/api 304 v2",
+            "t16-named-files acme/api 305 v2",
+            "t18-no-verification acme/tools 7 v2"
+        ]
     );
     let n = sql_json(&ds, "SELECT COUNT(*) AS n FROM task_events");
-    assert_eq!(n[0]["n"], 26);
+    assert_eq!(n[0]["n"], 30);
+    // The tasks' own tier-1 runs: t15 ran `cargo test` once and it failed (exit 101); t17 ran
+    // `npm test`, which passed, and no linter.
+    let v = sql_json(&ds, "SELECT task_id, test_runs, test_runs_failed, lint_runs FROM tasks WHERE task_id IN ('t15-tests-skipped', 't17-linter-not-run') ORDER BY task_id");
+    let v: Vec<String> = v.iter().map(|r| format!("{} {} {} {}", r["task_id"].as_str().unwrap(), r["test_runs"], r["test_runs_failed"], r["lint_runs"])).collect();
+    assert_eq!(v, ["t15-tests-skipped 1 1 0", "t17-linter-not-run 1 0 0"]);
 
     let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
     let r = &m.records["tasks"];
-    assert_eq!((r.input, r.used, r.quarantined), (40, 40, 0));
+    assert_eq!((r.input, r.used, r.quarantined), (48, 48, 0));
     assert_eq!(m.task_policy, Some(TaskPolicy::default().to_json()));
     assert_eq!(m.inputs.iter().filter(|f| f.input == "tasks").map(|f| f.path.as_str()).collect::<Vec<_>>(), vec!["events.jsonl", "tasks.jsonl"]);
     assert!(m.skipped.iter().any(|s| s.input == "tasks" && s.path == "README.md"));
@@ -271,11 +310,17 @@ fn the_docs_follow_the_code() {
     }
     let schema = std::fs::read_to_string(crate::support::root().join("schemas/tasks.md")).unwrap();
     let read = hindsight::tasks::read(&fixture("tasks/study")).unwrap();
-    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default());
+    let failures = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &CiStates::default().into());
     for t in [
-        hindsight::tasks::tables::tasks(&read.tasks, &hindsight::tasks::timings(&read.tasks, &read.events)),
+        hindsight::tasks::tables::tasks(
+            &read.tasks,
+            &hindsight::tasks::timings(&read.tasks, &read.events),
+            &hindsight::tasks::categorize::validations(&read.tasks, &read.events, &TaskPolicy::default()),
+        ),
         hindsight::tasks::tables::task_events(&read.events),
         hindsight::tasks::tables::task_failures(&failures),
+        hindsight::tasks::tables::insights(&[]),
+        hindsight::tasks::tables::prompt_changes(&[]),
     ] {
         for f in t.arrow_schema().fields() {
             assert!(schema.contains(&format!("`{}`", f.name())), "schemas/tasks.md lacks column {}.{}", t.name, f.name());
@@ -456,7 +501,7 @@ fn figures_by_user() {
     assert_eq!(
         rows[1],
         serde_json::json!({"user_id": "alice", "tasks": 4, "failure_rate": 0.25, "prs_decided": 3, "merge_rate": 1.0, "prs_open": 0,
-                           "first_review_merge_rate": round4(2.0 / 3.0), "mean_revision_cycles": round4(1.0 / 3.0), "review_comment_density": null,
+                           "first_review_merge_rate": round4(2.0 / 3.0), "mean_revision_cycles": round4(1.0 / 3.0), "first_push_ci_pass_rate": null, "review_comment_density": null,
                            "repeated_mistake_count": null, "mean_hours_to_pr": round4(4.0 / 3.0), "mean_cost_usd": round4(2.1 / 4.0)})
     );
     // bob: api#2 closed unmerged after changes were asked, api#4 open, web#1 merged: 1 of 2
@@ -464,7 +509,7 @@ fn figures_by_user() {
     assert_eq!(
         rows[2],
         serde_json::json!({"user_id": "bob", "tasks": 3, "failure_rate": 0.0, "prs_decided": 2, "merge_rate": 0.5, "prs_open": 1,
-                           "first_review_merge_rate": 0.5, "mean_revision_cycles": 0.0, "review_comment_density": null,
+                           "first_review_merge_rate": 0.5, "mean_revision_cycles": 0.0, "first_push_ci_pass_rate": null, "review_comment_density": null,
                            "repeated_mistake_count": null, "mean_hours_to_pr": round4((2.0 + 0.5 + 1.0) / 3.0), "mean_cost_usd": round4((1.5 + 0.7 + 0.4) / 3.0)})
     );
     assert_eq!((rows[0]["tasks"].as_i64(), rows[0]["failure_rate"].as_f64(), &rows[0]["merge_rate"]), (Some(1), Some(1.0), &Value::Null));
@@ -472,7 +517,7 @@ fn figures_by_user() {
 
 /// Task PRs get a risk level, and its distribution is shown over time (per repository),
 /// per prompt version and per user. Levels as laid out: api#1 low (small, tested), api#2
-/// critical (a migration), api#3 medium (seven files), api#4 high (package.json), web#1
+/// critical (a migration), api#3 medium (seven files), api#4 high (package.json adds a dependency), web#1
 /// unknown (files not captured), web#2 low.
 #[test]
 fn risk_levels_of_task_prs_by_month_prompt_version_and_user() {
@@ -501,6 +546,21 @@ fn risk_levels_of_task_prs_by_month_prompt_version_and_user() {
     // alice: t1, t4, t8; bob: t2, t5, t6.
     let by_user: Vec<Value> = dash["risk_by_user"].as_array().unwrap().iter().map(|r| as_dist(r, "task_prs")).collect();
     assert_eq!(by_user, [dist(3, 2, 1, 0, 0, 0), dist(3, 0, 0, 1, 1, 1)]);
+    // Against the outcome: low api#1 and web#2 merged; medium api#3 merged; high api#4 still
+    // open (undecided, out of both rates); critical api#2 closed unmerged; unknown web#1 merged.
+    let row = |level: &str, prs: i64, decided: i64, open: i64, merge: Option<f64>, reject: Option<f64>| {
+        serde_json::json!({"risk_level": level, "prs": prs, "prs_decided": decided, "prs_open": open, "merge_rate": merge, "rejection_rate": reject})
+    };
+    assert_eq!(
+        dash["task_risk_by_outcome"],
+        serde_json::json!([
+            row("low", 2, 2, 0, Some(1.0), Some(0.0)),
+            row("medium", 1, 1, 0, Some(1.0), Some(0.0)),
+            row("high", 1, 0, 1, None, None),
+            row("critical", 1, 1, 0, Some(0.0), Some(1.0)),
+            row("(unknown)", 1, 1, 0, Some(1.0), Some(0.0)),
+        ])
+    );
 }
 
 /// "Do risky PRs take longer to review?": hours from a PR's opening to its first review, per
@@ -568,4 +628,115 @@ fn evaluation_sections_titled_and_shown_only_with_their_tables() {
         assert!(plain.get(section).is_none(), "{section} shown without task records");
     }
     assert!(plain.get("review_time_by_risk").is_some() && plain.get("risk_over_time").is_some());
+}
+
+/// The feedback loop as data, on `fixtures/tasks/feedback-loop` read by hand:
+/// - **Records.** 6 task lines (w2's `risk_level` "extreme" is no level: quarantined), 6
+///   events, 7 prompt lines (a second default `p1` and `p3` without `text` quarantined):
+///   19 read = 16 used + 3 quarantined.
+/// - **Failure summaries.** a1 (`command not found`: environment) points at p1's "Setup"
+///   (its heading, and "tools" in its text); a3 (TIMED_OUT) at p2's "Time budget"; w1
+///   (build failed, no tests run) at acme/web's own `w2`, "Testing". a4 decides nothing
+///   (uncategorized): no insight.
+/// - **Self-feedback.** a1-fb, a2-done (marked by `insight_type`, its answer in `content`),
+///   a2-fb2 and w1-fb; a3-fb has no answer and a4-note is not marked. a2-fb2 says a1-fb's
+///   words exactly (overlap 1); a2-done shares 7 of its 9 words with a1-fb (0.78, under the
+///   0.8 threshold) and is the same task as a2-fb2; w1-fb is a1-fb's text in another
+///   repository: none of those three repeats.
+/// - **Prompt changes.** p1 -> p2 by release time (4 lines added: a Setup line and the Time
+///   budget section); acme/web's versions have no release times, so by name as numbers:
+///   w1 -> w2 -> w10.
+#[test]
+fn insights_and_prompt_changes_from_task_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = Study::demo().tasks(fixture("tasks/feedback-loop")).convert(tmp.path(), "ds");
+    let m = hindsight::dataset::manifest::Manifest::load(&ds).unwrap();
+    let r = &m.records["tasks"];
+    assert_eq!((r.input, r.used, r.quarantined), (19, 16, 3));
+    let q = sql_json(&ds, "SELECT file, line, field FROM quarantine WHERE input = 'tasks' ORDER BY file, line");
+    let q: Vec<String> = q.iter().map(|r| format!("{}:{} {}", r["file"].as_str().unwrap(), r["line"], r["field"].as_str().unwrap_or(""))).collect();
+    assert_eq!(q, ["prompts.jsonl:6 prompt_version", "prompts.jsonl:7 text", "tasks.jsonl:6 risk_level"]);
+    let levels = sql_json(&ds, "SELECT task_id, platform_risk_level FROM tasks WHERE platform_risk_level IS NOT NULL");
+    assert_eq!((levels[0]["task_id"].as_str(), levels[0]["platform_risk_level"].as_str(), levels.len()), (Some("a2"), Some("high"), 1));
+
+    let rows = sql_json(&ds, "SELECT insight_id, repo, insight_type, prompt_section, failure_category, repeats_insight_id FROM insights");
+    let got: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or("-").to_string();
+            format!("{} {} {} {} {} {}", s("insight_id"), s("repo"), s("insight_type"), s("prompt_section"), s("failure_category"), s("repeats_insight_id"))
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "failure:a1 acme/api failure_summary Setup tool_or_environment_failure -",
+            "self_feedback:a1-fb acme/api agent_self_feedback - - -",
+            "self_feedback:a2-done acme/api agent_self_feedback - - -",
+            "self_feedback:a2-fb2 acme/api agent_self_feedback - - self_feedback:a1-fb",
+            "failure:a3 acme/api failure_summary Time budget running_out_of_time -",
+            "failure:w1 acme/web failure_summary Testing missing_testing_or_verification -",
+            "self_feedback:w1-fb acme/web agent_self_feedback - - -",
+        ]
+    );
+    let text = sql_json(&ds, "SELECT text FROM insights WHERE insight_id = 'failure:a1'");
+    assert_eq!(text[0]["text"], "A tool or the environment failed: error_message matches \"command not found\"");
+
+    let changes = sql_json(&ds, "SELECT repo, from_version, to_version, ordered_by, lines_added, lines_removed, sections_changed FROM prompt_changes ORDER BY repo NULLS FIRST, step");
+    let got: Vec<String> = changes
+        .iter()
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or("-").replace('\n', "|");
+            format!("{} {}->{} {} +{} -{} {}", s("repo"), s("from_version"), s("to_version"), s("ordered_by"), r["lines_added"], r["lines_removed"], s("sections_changed"))
+        })
+        .collect();
+    assert_eq!(
+        got,
+        ["- p1->p2 released_at +4 -0 Setup|Time budget", "acme/web w1->w2 version_name +4 -1 Testing|Web", "acme/web w2->w10 version_name +1 -1 Testing"]
+    );
+    let diff = sql_json(&ds, "SELECT diff FROM prompt_changes WHERE to_version = 'w10'");
+    assert!(diff[0]["diff"].as_str().unwrap().contains("-Run pnpm test.\n+Run pnpm test and pnpm lint.\n"), "{}", diff[0]["diff"]);
+
+    // `export --insights`: a line per row of the table, keys sorted, the working columns left out.
+    let file = tmp.path().join("insights.jsonl");
+    ok(&["export", "--quiet", "--dataset", ds.to_str().unwrap(), "--insights", file.to_str().unwrap()], tmp.path());
+    let lines: Vec<Value> = std::fs::read_to_string(&file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), rows.len());
+    let keys: Vec<&str> = lines[0].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["failure_category", "insight_id", "insight_type", "prompt_section", "prompt_version", "repeats_insight_id", "repo", "source", "task_id", "text", "timestamp"]
+    );
+    assert_eq!((lines[3]["insight_id"].as_str(), lines[3]["timestamp"].as_str()), (Some("self_feedback:a2-fb2"), Some("2026-03-02T10:06:00Z")));
+    let again = crate::support::run(&["export", "--quiet", "--dataset", ds.to_str().unwrap(), "--insights", file.to_str().unwrap()], tmp.path());
+    assert!(!again.status.success() && String::from_utf8_lossy(&again.stderr).contains("--force replaces it"));
+}
+
+/// The PR rules on a real recorded `pulls/N/files` body (github3.py PR 286, verbatim:
+/// fixtures/real/pull-files/README.md): it changes `github3/pulls.py`, adds two cassettes
+/// and extends two test files (101 lines added, 1 removed, no test declaration among the
+/// removed). A task naming `github3/pulls.py` changed nothing else (tests aside); one naming
+/// `github3/models.py` changed `github3/pulls.py` outside it; no test was skipped or deleted.
+#[test]
+fn named_files_and_skipped_tests_on_a_real_pull_files_body() {
+    let body = std::fs::read_to_string(fixture("real/pull-files/github3py-pulls-286-files-2015.json")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |description: &str| {
+        let dir = tmp.path().join(description.len().to_string());
+        std::fs::create_dir_all(&dir).unwrap();
+        let task = serde_json::json!({"task_id": "t", "status": "FAILED", "pr_url": "https://github.com/sigmavirus24/github3.py/pull/286", "description": description});
+        std::fs::write(dir.join("tasks.jsonl"), format!("{task}\n")).unwrap();
+        hindsight::tasks::read(&dir).unwrap()
+    };
+    let judge = |description: &str| {
+        let read = write(description);
+        let evidence = hindsight::tasks::evidence::from_bodies(&read.tasks, CiStates::default(), [("repos/sigmavirus24/github3.py/pulls/286/files".to_string(), body.clone())]);
+        let f = categorize_all(&read.tasks, &read.events, &TaskPolicy::default(), &evidence);
+        (f[0].rule_id.unwrap_or("").to_string(), f[0].evidence.clone().unwrap_or_default())
+    };
+    assert_eq!(judge("Add create_review_comment to github3/pulls.py"), (String::new(), String::new()));
+    assert_eq!(
+        judge("Add a helper to github3/models.py"),
+        ("change_outside_named_files".to_string(), "repos/sigmavirus24/github3.py/pulls/286/files: github3/pulls.py is not among the files the task names (github3/models.py)".to_string())
+    );
 }

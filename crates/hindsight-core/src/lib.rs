@@ -6,10 +6,12 @@
 //! this crate does not depend on DataFusion (ARCHITECTURE.md).
 
 pub mod actors;
+pub mod coverage;
 pub mod aidev;
 pub mod dataset;
 pub mod error;
 pub mod feedback;
+pub mod files;
 pub mod gate;
 pub mod inputs;
 pub mod intern;

@@ -45,7 +45,7 @@ pub fn i(v: i64) -> Cell {
 pub fn oi(v: Option<i64>) -> Cell {
     Cell::Int(v)
 }
-pub(crate) fn of(v: Option<f64>) -> Cell {
+pub fn of(v: Option<f64>) -> Cell {
     Cell::Float(v)
 }
 pub fn b(v: bool) -> Cell {
@@ -158,7 +158,7 @@ pub fn int_column(values: impl Iterator<Item = Option<i64>>) -> ArrayRef {
 }
 
 /// A column of `Kind::Float`.
-pub(crate) fn float_column(values: impl Iterator<Item = Option<f64>>) -> ArrayRef {
+pub fn float_column(values: impl Iterator<Item = Option<f64>>) -> ArrayRef {
     Arc::new(Float64Array::from_iter(values))
 }
 

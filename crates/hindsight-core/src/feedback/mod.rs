@@ -9,6 +9,7 @@
 //! missing is `NULL` and the PR's `missing` column names the capture: an uncaptured list
 //! is never read as "nobody said anything". Definitions and switches: `docs/TASKS.md`.
 
+mod fix_cycle;
 mod repeats;
 pub(crate) mod similarity;
 
@@ -100,6 +101,9 @@ pub struct FeedbackPolicy {
     /// capture without account types (AIDev's CSVs) knows bots only by a `[bot]` suffix or a
     /// known name, so CI reporters on service accounts read as reviewers unless named here.
     pub(crate) automation_accounts: Vec<String>,
+    /// Fix attempts after the first push's red CI before the cycle is exhausted (the
+    /// evaluation pipeline's default: 2 retries).
+    pub(crate) fix_cycle_limit: usize,
 }
 
 impl Default for FeedbackPolicy {
@@ -112,6 +116,7 @@ impl Default for FeedbackPolicy {
             sources: Source::ALL.to_vec(),
             bot_reviewers: false,
             automation_accounts: Vec::new(),
+            fix_cycle_limit: 2,
         }
     }
 }
@@ -288,6 +293,41 @@ struct Remark {
     repeats: Option<(usize, f64)>,
 }
 
+/// A text compared for repeats outside review comments (an agent's self-feedback): its
+/// repository, its owner (a task: texts of one owner never repeat each other), when it was
+/// said (`None`: not compared), and its normalized words joined by spaces.
+pub(crate) struct Said {
+    pub(crate) repo: String,
+    pub(crate) owner: String,
+    pub(crate) at: Option<Instant>,
+    pub(crate) text_words: Option<String>,
+}
+
+/// For each text, the earlier text of another owner in the same repository it repeats best,
+/// and the overlap: the repeated-mistake search of review comments, each owner standing for
+/// a PR opened when its first text was said (so only texts said before it are compared).
+pub(crate) fn repeats_among(said: &[Said], policy: &FeedbackPolicy) -> Vec<Option<(usize, f64)>> {
+    let policy = FeedbackPolicy { scope: RepeatScope::Repository, ..policy.clone() };
+    let mut owners: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut prs: Vec<Pr> = Vec::new();
+    let mut remarks: Vec<Remark> = Vec::with_capacity(said.len());
+    for (k, s) in said.iter().enumerate() {
+        let pr = *owners.entry((s.repo.as_str(), s.owner.as_str())).or_insert_with(|| {
+            prs.push(Pr { repo: s.repo.clone(), number: prs.len() as i64, author: None, created_at: None, state: None, merged: None, merged_at: None });
+            prs.len() - 1
+        });
+        prs[pr].created_at = match (prs[pr].created_at, s.at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let words = s.text_words.as_deref().map(|w| w.split(' ').filter(|x| !x.is_empty()).collect::<BTreeSet<&str>>());
+        let tokens = words.filter(|w| w.len() >= policy.min_tokens.max(1)).map(|w| w.into_iter().collect::<similarity::Words>());
+        remarks.push(Remark { pr, source: Source::Conversation, id: Some(k as i64), author: None, created_at: s.at, tokens, repeats: None });
+    }
+    repeats::find_repeats(&prs, &mut remarks, &policy);
+    remarks.into_iter().map(|r| r.repeats).collect()
+}
+
 struct Review {
     pr: usize,
     id: Option<i64>,
@@ -356,6 +396,8 @@ struct Figures {
     repeated_mistakes: Option<i64>,
     first_push_sha: Option<String>,
     first_push_ci: Option<String>,
+    fix_attempts: Option<i64>,
+    fix_result: Option<fix_cycle::FixResult>,
     missing: Vec<Capture>,
 }
 
@@ -371,8 +413,8 @@ type Fast = foldhash::fast::FixedState;
 type Index<'a> = HashMap<(&'a str, i64), usize, Fast>;
 /// (repo, list, number) of every list captured whole.
 type Captured = HashSet<(String, Capture, i64), Fast>;
-/// (repo, sha) -> ci_state.
-type CiStates = HashMap<(String, String), String, Fast>;
+/// (repo, sha) -> (ci_state, failure signature).
+type CiStates = HashMap<(String, String), (String, Option<String>), Fast>;
 
 /// Compute both tables from the typed tables in `dataset`.
 pub fn tables(dataset: &Path, policy: &FeedbackPolicy, agent_prs: &OpenedPrs, hours_to_pr: &HoursToPr) -> Result<Vec<(&'static str, RecordBatch)>> {
@@ -454,6 +496,7 @@ fn tables_in(dataset: &Path, range: &RepoRange, ci: &CiStates, policy: &Feedback
         first_review: &first_review,
         comments_of: &comments_of,
         first_push: &first_pushes(&prs, &commits),
+        commits: &commits,
         ci,
         hours_to_pr,
     };
@@ -597,6 +640,7 @@ struct Evidence<'a> {
     /// (reviewer comments, repeated mistakes) per PR.
     comments_of: &'a [(i64, i64)],
     first_push: &'a HashMap<usize, String>,
+    commits: &'a BTreeMap<usize, Commits>,
     ci: &'a CiStates,
     hours_to_pr: &'a HoursToPr,
 }
@@ -631,10 +675,12 @@ impl Evidence<'_> {
         if !has(Capture::Commits) {
             missing.push(Capture::Commits);
         }
-        let state = sha.as_ref().and_then(|s| ci.get(&(pr.repo.clone(), s.clone())).cloned());
+        let state = sha.as_ref().and_then(|s| ci.get(&(pr.repo.clone(), s.clone())).map(|(state, _)| state.clone()));
         if sha.is_some() && state.is_none() {
             missing.push(Capture::Ci);
         }
+        let list = self.commits.get(&k).map(Vec::as_slice).unwrap_or_default();
+        let cycle = sha.as_deref().map(|first| fix_cycle::fix_cycle(pr, list, first, policy.fix_cycle_limit, |c| ci.get(&(pr.repo.clone(), c.to_string()))));
         missing.sort();
         Figures {
             review_rounds: rounds,
@@ -645,6 +691,8 @@ impl Evidence<'_> {
             repeated_mistakes: comments_there.then_some(repeated),
             first_push_sha: sha,
             first_push_ci: state,
+            fix_attempts: cycle.and_then(|(n, _)| n),
+            fix_result: cycle.map(|(_, r)| r),
             missing,
         }
     }
@@ -717,19 +765,20 @@ fn captured_lists(dataset: &Path, range: &RepoRange) -> Result<Captured> {
     Ok(out)
 }
 
-/// A PR's commits as captured: (position, sha, committed_at), in position order.
-type Commits = Vec<(i64, String, Option<Instant>)>;
+/// A PR's commits as captured: (position, sha, committed_at, author), in position order.
+type Commits = Vec<fix_cycle::Commit>;
 
 /// Each PR's commits (`commits`), by PR.
 fn pr_commits(dataset: &Path, range: &RepoRange, index: &Index) -> Result<BTreeMap<usize, Commits>> {
     let mut commits: BTreeMap<usize, Commits> = BTreeMap::new();
-    for batch in columns_in(dataset, range, "commits", &["repo", "pull_number", "position", "sha", "committed_at"])? {
+    for batch in columns_in(dataset, range, "commits", &["repo", "pull_number", "position", "sha", "committed_at", "author"])? {
         let c = Cols::new("commits", &batch);
         let (repo, pull, pos, sha, at) = (c.str("repo")?, c.int("pull_number")?, c.int("position")?, c.str("sha")?, c.time("committed_at")?);
+        let author = c.str("author")?;
         for k in 0..batch.num_rows() {
             let Some(&pr) = repo[k].as_deref().zip(pull[k]).and_then(|key| index.get(&key)) else { continue };
             if let (Some(p), Some(s)) = (pos[k], sha[k].clone()) {
-                commits.entry(pr).or_default().push((p, s, at[k]));
+                commits.entry(pr).or_default().push((p, s, at[k], author[k].clone()));
             }
         }
     }
@@ -745,8 +794,8 @@ fn first_pushes(prs: &[Pr], commits: &BTreeMap<usize, Commits>) -> HashMap<usize
     let mut out = HashMap::new();
     for (&pr, list) in commits {
         let opened = prs[pr].created_at;
-        let at_open = list.iter().rev().find(|(_, _, at)| matches!((at, opened), (Some(a), Some(o)) if a <= &o));
-        if let Some((_, sha, _)) = at_open.or(list.first()) {
+        let at_open = list.iter().rev().find(|(_, _, at, _)| matches!((at, opened), (Some(a), Some(o)) if a <= &o));
+        if let Some((_, sha, _, _)) = at_open.or(list.first()) {
             out.insert(pr, sha.clone());
         }
     }
@@ -756,20 +805,20 @@ fn first_pushes(prs: &[Pr], commits: &BTreeMap<usize, Commits>) -> HashMap<usize
 /// The version of the PR a review was given on: the commit it names (`commit_id`), else the
 /// last of the PR's commits committed at or before the review (when the review and every
 /// commit have a time), else `None`: the round cannot be told.
-fn version(r: &Review, commits: &[(i64, String, Option<Instant>)]) -> Option<String> {
+fn version(r: &Review, commits: &[fix_cycle::Commit]) -> Option<String> {
     if let Some(c) = &r.commit {
         return Some(c.clone());
     }
     let at = r.submitted_at?;
-    if commits.is_empty() || commits.iter().any(|(_, _, t)| t.is_none()) {
+    if commits.is_empty() || commits.iter().any(|(_, _, t, _)| t.is_none()) {
         return None;
     }
-    commits.iter().filter(|(_, _, t)| t.is_some_and(|t| t <= at)).max_by_key(|(p, _, t)| (*t, *p)).map(|(_, sha, _)| sha.clone())
+    commits.iter().filter(|(_, _, t, _)| t.is_some_and(|t| t <= at)).max_by_key(|(p, _, t, _)| (*t, *p)).map(|(_, sha, _, _)| sha.clone())
 }
 
 /// (repo, sha) -> ci_state, from `ci_commits`.
 fn ci_states(dataset: &Path) -> Result<CiStates> {
-    Ok(crate::snapshot::ci::read_commits(dataset)?.into_iter().map(|(repo, sha, state, _)| ((repo, sha), state)).collect())
+    Ok(crate::snapshot::ci::read_commits(dataset)?.into_iter().map(|(repo, sha, state, sig)| ((repo, sha), (state, sig))).collect())
 }
 
 /// The columns of `review_feedback`, one row per reviewer comment.
@@ -826,6 +875,8 @@ const PR_FEEDBACK: &[(&str, Kind)] = &[
     ("repeated_mistake_count", Kind::Int),
     ("first_push_sha", Kind::Str),
     ("first_push_ci", Kind::Str),
+    ("fix_attempts", Kind::Int),
+    ("fix_result", Kind::Str),
     ("missing", Kind::Str),
 ];
 
@@ -849,6 +900,8 @@ fn pr_feedback(prs: &[Pr], figures: &[Figures], agent_prs: &OpenedPrs) -> Result
         int_column(figures.iter().map(|x| x.repeated_mistakes)),
         str_column(figures.iter().map(|x| x.first_push_sha.as_deref())),
         str_column(figures.iter().map(|x| x.first_push_ci.as_deref())),
+        int_column(figures.iter().map(|x| x.fix_attempts)),
+        str_column(figures.iter().map(|x| x.fix_result.map(fix_cycle::FixResult::as_str))),
         str_column(missing.iter().map(Option::as_deref)),
     ];
     Ok(RecordBatch::try_new(arrow_schema(PR_FEEDBACK), columns)?)

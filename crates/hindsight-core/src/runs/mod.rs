@@ -38,11 +38,22 @@ pub enum RunFile {
     /// The run as GitHub's Actions API answered (`gh aw logs` keeps it as `run.json`):
     /// its conclusion says whether it was cancelled.
     RunApi,
+    /// A line coverage report the run uploaded (LCOV or Cobertura; gh-aw's
+    /// `upload_code_coverage` stages one as an artifact): which lines its tests ran.
+    Coverage,
 }
 
 impl RunFile {
-    pub const ALL: [RunFile; 7] =
-        [RunFile::AwInfo, RunFile::Manifest, RunFile::Normalized, RunFile::AgentOutput, RunFile::RequestLog, RunFile::TempIdMap, RunFile::RunApi];
+    pub const ALL: [RunFile; 8] = [
+        RunFile::AwInfo,
+        RunFile::Manifest,
+        RunFile::Normalized,
+        RunFile::AgentOutput,
+        RunFile::RequestLog,
+        RunFile::TempIdMap,
+        RunFile::RunApi,
+        RunFile::Coverage,
+    ];
 
     /// The names gh-aw has given the file, preferred first. The request log was
     /// `safe_output.jsonl` (artifact `safe-output`) before `safeoutputs.jsonl`.
@@ -55,6 +66,7 @@ impl RunFile {
             RunFile::RequestLog => &[REQUEST_LOG, "safe_output.jsonl"],
             RunFile::TempIdMap => &[TEMP_ID_MAP],
             RunFile::RunApi => &[RUN_API],
+            RunFile::Coverage => &["lcov.info", "coverage.lcov", "cobertura.xml", "coverage.xml", "cobertura-coverage.xml"],
         }
     }
 
@@ -158,6 +170,17 @@ pub struct RunsRead {
     pub used: usize,
     /// Run directories where no file holding safe outputs was found, with what was there.
     pub empty: Vec<EmptyRun>,
+    /// The coverage reports read: (run id, the report's file, its format, its files).
+    pub coverage: Vec<RunCoverage>,
+}
+
+/// A run's coverage report, read.
+#[derive(Clone, Debug)]
+pub struct RunCoverage {
+    pub run_id: String,
+    pub file: String,
+    pub format: crate::coverage::CoverageFormat,
+    pub files: crate::coverage::Report,
 }
 
 /// A run directory with nothing hindsight can read safe outputs from.
@@ -269,6 +292,7 @@ impl RunsRead {
         self.files.extend(p.files);
         self.used += p.used;
         self.empty.extend(p.empty);
+        self.coverage.extend(p.coverage);
     }
 }
 
@@ -447,7 +471,30 @@ fn read_run_rest(root: &Path, dir: &Path, files: &Located, mut run: Run) -> Resu
     fill_labels_from_requests(&mut out.outputs, &requests);
     let cancelled = run.conclusion.as_deref() == Some("cancelled");
     add_unexecuted_requests(&ctx, requests, executed_types, has_manifest, cancelled, &mut out, next_index);
+    read_coverage(root, files, &run.run_id, &mut out)?;
     Ok((run, out))
+}
+
+/// The run's coverage report, when it has one: a record used, or quarantined with why it
+/// cannot be read (not a report of its format, no line counts).
+fn read_coverage(root: &Path, files: &Located, run_id: &str, out: &mut RunsRead) -> Result<()> {
+    let Some(lines) = load(root, files, RunFile::Coverage, out)? else { return Ok(()) };
+    out.files.push(InputFile::from_bytes("runs", lines.file.clone(), &lines.bytes, 1));
+    let name = crate::files::base(&lines.file).to_string();
+    let format = crate::coverage::CoverageFormat::of_name(&name);
+    let read = match (format, std::str::from_utf8(&lines.bytes)) {
+        (Some(f), Ok(text)) => crate::coverage::parse(f, text).map(|r| (f, r)),
+        (None, _) => Err(format!("{name}: not a coverage report name hindsight reads")),
+        (_, Err(e)) => Err(format!("not UTF-8 text: {e}")),
+    };
+    match read {
+        Ok((format, files)) => {
+            out.used += 1;
+            out.coverage.push(RunCoverage { run_id: run_id.to_string(), file: lines.file, format, files });
+        }
+        Err(why) => out.quarantined.push(Quarantined::new("runs", &lines.file, None, None, format!("coverage report: {why}"), &lines.lossy())),
+    }
+    Ok(())
 }
 
 /// One file of executed items (manifest or normalized records): each record an output,

@@ -131,3 +131,36 @@ pub fn requests(requests: &[Request]) -> Table {
     tb.sort_by_columns(&["run_id", "source_file", "position"]);
     tb
 }
+
+/// One row per source file of each run's coverage report: the lines it ran and those it
+/// did not, as ranges (`1-4,9`); lines a report does not list are not instrumented.
+pub fn coverage(reports: &[super::RunCoverage]) -> Table {
+    let mut tb = Table::new(
+        "coverage",
+        &[
+            ("run_id", Kind::Str),
+            ("report", Kind::Str),
+            ("format", Kind::Str),
+            ("source_file", Kind::Str),
+            ("lines_found", Kind::Int),
+            ("lines_hit", Kind::Int),
+            ("covered_lines", Kind::Str),
+            ("uncovered_lines", Kind::Str),
+        ],
+    );
+    let mut rows: Vec<(&super::RunCoverage, &crate::coverage::FileLines)> = reports.iter().flat_map(|r| r.files.iter().map(move |f| (r, f))).collect();
+    rows.sort_by(|a, b| (&a.0.run_id, &a.1.path).cmp(&(&b.0.run_id, &b.1.path)));
+    for (r, f) in rows {
+        tb.push(vec![
+            s(&r.run_id),
+            s(&r.file),
+            s(r.format.as_str()),
+            s(&f.path),
+            i((f.covered.len() + f.uncovered.len()) as i64),
+            i(f.covered.len() as i64),
+            s(crate::coverage::ranges(&f.covered)),
+            s(crate::coverage::ranges(&f.uncovered)),
+        ]);
+    }
+    tb
+}

@@ -23,6 +23,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::evidence::Evidence;
 use super::{Task, TaskEvent};
 use crate::error::{Error, Result};
 use crate::snapshot::sha::{same_commit, Sha};
@@ -83,6 +84,19 @@ pub struct TaskPolicy {
     pub scope_guardrail_patterns: Vec<String>,
     /// Phrases in an `agent_tool_call`'s command that run tests.
     pub test_command_patterns: Vec<String>,
+    /// Phrases in an `agent_tool_call`'s command that run a linter, formatter check or type
+    /// checker.
+    pub lint_command_patterns: Vec<String>,
+    /// File names at the top of a repository that configure a linter or type checker (a
+    /// trailing `*` matches any ending: `.eslintrc*`).
+    pub linter_configs: Vec<String>,
+    /// Phrases in a PR's description that tell how the change was or can be verified.
+    pub verification_note_patterns: Vec<String>,
+    /// Phrases on a line a PR adds to a test file that skip a test.
+    pub test_skip_patterns: Vec<String>,
+    /// Phrases on a line of a test file that declare a test: more of them removed than
+    /// added is a test deleted.
+    pub test_declaration_patterns: Vec<String>,
     /// Whether `no_test_run` needs evidence the change was wrong (`build_passed` or
     /// `lint_passed` false). Default true: a task that failed for another reason and ran no
     /// tests is not shown to have failed for want of them.
@@ -153,6 +167,77 @@ impl Default for TaskPolicy {
                 "rspec",
                 "ctest",
             ]),
+            lint_command_patterns: strings(&[
+                "eslint",
+                "npm run lint",
+                "yarn lint",
+                "pnpm lint",
+                "ruff",
+                "flake8",
+                "pylint",
+                "mypy",
+                "pyright",
+                "black --check",
+                "cargo clippy",
+                "cargo fmt --check",
+                "golangci-lint",
+                "go vet",
+                "tsc",
+                "rubocop",
+                "prettier --check",
+                "biome",
+                "stylelint",
+                "pre-commit",
+                "make lint",
+            ]),
+            linter_configs: strings(&[
+                ".eslintrc*",
+                "eslint.config.*",
+                "ruff.toml",
+                ".ruff.toml",
+                ".flake8",
+                ".pylintrc",
+                "pylintrc",
+                "mypy.ini",
+                ".mypy.ini",
+                "pyrightconfig.json",
+                "clippy.toml",
+                ".clippy.toml",
+                ".golangci.*",
+                "tsconfig.json",
+                ".rubocop.yml",
+                "biome.json",
+                ".stylelintrc*",
+                ".pre-commit-config.yaml",
+            ]),
+            verification_note_patterns: strings(&[
+                "how to verify",
+                "how to test",
+                "how was this tested",
+                "test plan",
+                "testing",
+                "tested",
+                "verification",
+                "verified",
+                "steps to reproduce",
+                "to reproduce",
+                "validation",
+            ]),
+            test_skip_patterns: strings(&[
+                "#[ignore]",
+                "@pytest.mark.skip",
+                "@unittest.skip",
+                "pytest.skip(",
+                "it.skip(",
+                "describe.skip(",
+                "test.skip(",
+                "xit(",
+                "xdescribe(",
+                "t.skip(",
+                "@disabled",
+                "@ignore",
+            ]),
+            test_declaration_patterns: strings(&["#[test]", "#[tokio::test]", "def test_", "func test", "@test", "it(", "test(", "describe("]),
             missing_tests_needs_failed_check: true,
             use_snapshot_ci: true,
             feedback: crate::feedback::FeedbackPolicy::default(),
@@ -242,6 +327,24 @@ pub const RULES: &[FailureRule] = &[
         policy: None,
     },
     FailureRule {
+        id: "tests_skipped_or_deleted",
+        category: FailureCategory::FailureToFollowInstructions,
+        when: "the task's PR (pulls/N/files) adds a line skipping a test to a test file, removes a test file, or removes more test declarations from a test file than it adds",
+        policy: Some("test_skip_patterns, test_declaration_patterns"),
+    },
+    FailureRule {
+        id: "change_outside_named_files",
+        category: FailureCategory::FailureToFollowInstructions,
+        when: "the task declares no scope, its description names files, and its PR changes a file it does not name (nor one below a named folder; test and lock files aside)",
+        policy: None,
+    },
+    FailureRule {
+        id: "linter_not_run",
+        category: FailureCategory::MissingTestingOrVerification,
+        when: "the repository configures a linter or type checker (repos/O/R/contents) and no agent_tool_call runs one, while lint_passed or build_passed is false",
+        policy: Some("linter_configs, lint_command_patterns, missing_tests_needs_failed_check"),
+    },
+    FailureRule {
         id: "no_test_run",
         category: FailureCategory::MissingTestingOrVerification,
         when: "no agent_tool_call whose command runs tests, while build_passed or lint_passed is false",
@@ -252,6 +355,12 @@ pub const RULES: &[FailureRule] = &[
         category: FailureCategory::MissingTestingOrVerification,
         when: "no agent_tool_call whose command runs tests, and CI failed on the task's PR head in the snapshot",
         policy: Some("test_command_patterns, use_snapshot_ci"),
+    },
+    FailureRule {
+        id: "no_verification_notes",
+        category: FailureCategory::MissingTestingOrVerification,
+        when: "no agent_tool_call runs tests, and the task's PR description (pulls/N) says nothing of how the change was verified",
+        policy: Some("test_command_patterns, verification_note_patterns"),
     },
     FailureRule {
         id: "tests_failing",
@@ -367,13 +476,137 @@ fn changed_files(e: &TaskEvent) -> Vec<&str> {
     out
 }
 
+/// The snapshot path of the task's PR (`repos/O/R/pulls/N`).
+fn pr_path(task: &Task) -> Option<String> {
+    task.pull_request().map(|(r, n)| format!("repos/{r}/pulls/{n}"))
+}
+
+/// The lines a patch adds (`+`) or removes (`-`), without the marker, hunk headers aside.
+fn patch_lines(patch: &str, marker: char) -> impl Iterator<Item = &str> {
+    patch.lines().filter(move |l| l.starts_with(marker) && !l.starts_with("+++") && !l.starts_with("---")).map(|l| &l[1..])
+}
+
+/// A test skipped, or deleted, by the PR: the first such file, with what was seen.
+fn tests_skipped_or_deleted(pr: &str, files: &[super::evidence::PrFile], p: &TaskPolicy) -> Option<String> {
+    for f in files.iter().filter(|f| crate::files::is_test(&f.filename)) {
+        if f.status == "removed" {
+            return Some(format!("{pr}/files: test file {} removed", f.filename));
+        }
+        let Some(patch) = f.patch.as_deref() else { continue };
+        if let Some(m) = patch_lines(patch, '+').find_map(|l| first_match_anywhere(l, &p.test_skip_patterns)) {
+            return Some(format!("{pr}/files: {} adds a skipped test ({m:?})", f.filename));
+        }
+        let count = |marker| patch_lines(patch, marker).filter(|l| first_match_anywhere(l, &p.test_declaration_patterns).is_some()).count();
+        let (added, removed) = (count('+'), count('-'));
+        if removed > added {
+            return Some(format!("{pr}/files: {} removes {removed} test declarations and adds {added}", f.filename));
+        }
+    }
+    None
+}
+
+/// The first of `patterns` found anywhere in `text`, ignoring ASCII case: code markers
+/// (`#[ignore]`, `it.skip(`) sit inside other code, not between words.
+fn first_match_anywhere<'a>(text: &str, patterns: &'a [String]) -> Option<&'a str> {
+    let t = text.trim_start().to_ascii_lowercase();
+    patterns.iter().find(|p| !p.is_empty() && t.contains(&p.to_ascii_lowercase())).map(String::as_str)
+}
+
+/// The files a task's description names: words holding a `/` (paths and folders), and file
+/// names with an extension (`parse.rs`); links and e-mail addresses are not files.
+pub(crate) fn named_files(description: &str) -> Vec<String> {
+    let trim = |w: &str| w.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | '(' | ')' | '[' | ']' | ',' | ';' | ':' | '.' | '!' | '?' | '<' | '>' | '*')).to_string();
+    let mut out: Vec<String> = description
+        .split_whitespace()
+        .map(trim)
+        .filter(|w| !w.contains("://") && !w.contains('@') && !w.is_empty())
+        .filter(|w| {
+            let ext = w.rsplit_once('.').map(|(stem, ext)| !stem.is_empty() && ext.len() <= 6 && ext.starts_with(|c: char| c.is_ascii_alphabetic()) && ext.chars().all(|c| c.is_ascii_alphanumeric()));
+            w.contains('/') || ext == Some(true)
+        })
+        .map(|w| w.trim_start_matches("./").to_string())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A changed file the task's description does not name, when it names files and declares
+/// no scope (a declared scope is `change_outside_scope`'s).
+fn change_outside_named_files(task: &Task, pr: &str, files: &[super::evidence::PrFile]) -> Option<String> {
+    if !task.scope.is_empty() {
+        return None;
+    }
+    let named = named_files(task.description.as_deref()?);
+    let changed: Vec<&str> = files.iter().map(|f| f.filename.as_str()).collect();
+    // A bare name counts as naming a file only when a changed file has it ("Node.js" in a
+    // sentence names nothing the PR changed).
+    let naming: Vec<&String> = named.iter().filter(|n| n.contains('/') || changed.iter().any(|c| crate::files::base(c) == n.as_str())).collect();
+    if naming.is_empty() {
+        return None;
+    }
+    let covered = |file: &str| {
+        naming.iter().any(|n| {
+            let n = n.trim_end_matches('/');
+            file == n || file.strip_prefix(n).is_some_and(|rest| rest.starts_with('/')) || (!n.contains('/') && crate::files::base(file) == n)
+        })
+    };
+    let outside = changed.into_iter().find(|f| !covered(f) && !crate::files::is_test(f) && !crate::files::is_lock_file(f))?;
+    let list = naming.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ");
+    Some(format!("{pr}/files: {outside} is not among the files the task names ({list})"))
+}
+
+/// Whether `name` is one of the linter configurations (`pattern*`: any ending).
+fn configures_linter(name: &str, configs: &[String]) -> bool {
+    configs.iter().any(|c| match c.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => name == c,
+    })
+}
+
+/// A linter configured at the top of the repository that no tool call ran.
+fn linter_not_run(task: &Task, events: &[&TaskEvent], p: &TaskPolicy, evidence: &Evidence) -> Option<String> {
+    let (repo, names) = evidence.root(task)?;
+    let config = names.iter().find(|n| configures_linter(n, &p.linter_configs))?;
+    let ran = events.iter().any(|e| e.event_type == "agent_tool_call" && command(e).is_some_and(|c| first_match(c, &p.lint_command_patterns).is_some()));
+    (!ran).then(|| format!("{config} configures a linter or type checker in {repo} (repos/{repo}/contents); no agent_tool_call runs one"))
+}
+
+/// A task's own tier-1 validation as its events record it: the test runs (tool calls whose
+/// command runs tests), those whose result failed (a non-zero `exit_code`), and the lint or
+/// type-check runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Validation {
+    pub test_runs: i64,
+    pub test_runs_failed: i64,
+    pub lint_runs: i64,
+}
+
+/// Each task's [`Validation`], in the order of `tasks` (`events` in any order).
+pub fn validations(tasks: &[Task], events: &[TaskEvent], p: &TaskPolicy) -> Vec<Validation> {
+    let mut by_task: std::collections::HashMap<&str, Validation> = std::collections::HashMap::new();
+    for e in events {
+        let Some(c) = command(e) else { continue };
+        let v = by_task.entry(e.task_id.as_str()).or_default();
+        let tests = first_match(c, &p.test_command_patterns).is_some();
+        match e.event_type.as_str() {
+            "agent_tool_call" if tests => v.test_runs += 1,
+            "agent_tool_call" if first_match(c, &p.lint_command_patterns).is_some() => v.lint_runs += 1,
+            "agent_tool_result" if tests && e.metadata.get("exit_code").and_then(serde_json::Value::as_i64).is_some_and(|x| x != 0) => v.test_runs_failed += 1,
+            _ => {}
+        }
+    }
+    tasks.iter().map(|t| by_task.get(t.task_id.as_str()).copied().unwrap_or_default()).collect()
+}
+
 /// Whether the task's status asks for a category.
 pub(crate) fn needs_category(task: &Task) -> bool {
     matches!(task.status.as_str(), "FAILED" | "CANCELLED" | "TIMED_OUT")
 }
 
 /// One rule applied to one task: the evidence when it fires.
-fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy, ci: &CiStates) -> Option<String> {
+fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy, evidence: &Evidence) -> Option<String> {
+    let ci = &evidence.ci;
     let error = task.error_message.as_deref().unwrap_or("");
     let guardrail_reason = |e: &&&TaskEvent| e.event_type == "guardrail_blocked";
     let reason_of = |e: &TaskEvent| e.meta_str("reason").or_else(|| e.meta_str("rule")).unwrap_or("").to_string();
@@ -416,6 +649,23 @@ fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy, ci: &CiS
                 changed_files(e).into_iter().find(|f| !in_scope(f, &task.scope)).map(|f| format!("event {}: {f} is outside the scope", e.event_id))
             })
         }
+        "tests_skipped_or_deleted" => tests_skipped_or_deleted(&pr_path(task)?, evidence.pr(task)?.files.as_deref()?, p),
+        "change_outside_named_files" => change_outside_named_files(task, &pr_path(task)?, evidence.pr(task)?.files.as_deref()?),
+        "linter_not_run" => {
+            if p.missing_tests_needs_failed_check && !failed_check {
+                return None;
+            }
+            linter_not_run(task, events, p, evidence)
+        }
+        "no_verification_notes" => {
+            if test_calls().next().is_some() {
+                return None;
+            }
+            let body = evidence.pr(task)?.body.as_deref()?;
+            first_match(body, &p.verification_note_patterns)
+                .is_none()
+                .then(|| format!("no agent_tool_call runs tests, and the PR description ({}) says nothing of how the change was verified", pr_path(task).unwrap_or_default()))
+        }
         "no_test_run" => {
             if test_calls().next().is_some() || (p.missing_tests_needs_failed_check && !failed_check) {
                 return None;
@@ -454,7 +704,7 @@ fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy, ci: &CiS
 
 /// The category of one task, from its events (any order). `None` for a task whose status
 /// asks for none (COMPLETED).
-pub(crate) fn categorize(task: &Task, events: &[&TaskEvent], policy: &TaskPolicy, ci: &CiStates) -> Option<Failure> {
+pub(crate) fn categorize(task: &Task, events: &[&TaskEvent], policy: &TaskPolicy, evidence: &Evidence) -> Option<Failure> {
     if !needs_category(task) {
         return None;
     }
@@ -462,8 +712,8 @@ pub(crate) fn categorize(task: &Task, events: &[&TaskEvent], policy: &TaskPolicy
     events.sort_by(|a, b| (a.timestamp, &a.event_id).cmp(&(b.timestamp, &b.event_id)));
     for category in &policy.precedence {
         for rule in RULES.iter().filter(|r| r.category == *category) {
-            if let Some(evidence) = fire(rule.id, task, &events, policy, ci) {
-                return Some(Failure { task_id: task.task_id.clone(), category: *category, rule_id: Some(rule.id), evidence: Some(evidence) });
+            if let Some(seen) = fire(rule.id, task, &events, policy, evidence) {
+                return Some(Failure { task_id: task.task_id.clone(), category: *category, rule_id: Some(rule.id), evidence: Some(seen) });
             }
         }
     }
@@ -471,18 +721,27 @@ pub(crate) fn categorize(task: &Task, events: &[&TaskEvent], policy: &TaskPolicy
 }
 
 /// Every task that needs a category, categorized, in task-id order (`tasks` and `events`
-/// as [`super::read`] sorts them).
-pub fn categorize_all(tasks: &[super::Task], events: &[TaskEvent], policy: &TaskPolicy, ci: &CiStates) -> Vec<Failure> {
+/// as [`super::read`] sorts them), from what `evidence` found in the snapshot.
+pub fn categorize_all(tasks: &[super::Task], events: &[TaskEvent], policy: &TaskPolicy, evidence: &Evidence) -> Vec<Failure> {
     let mut by_task: std::collections::HashMap<&str, Vec<&TaskEvent>> = std::collections::HashMap::new();
     for e in events {
         by_task.entry(e.task_id.as_str()).or_default().push(e);
     }
-    tasks.iter().filter_map(|t| categorize(t, by_task.get(t.task_id.as_str()).map_or(&[][..], Vec::as_slice), policy, ci)).collect()
+    tasks.iter().filter_map(|t| categorize(t, by_task.get(t.task_id.as_str()).map_or(&[][..], Vec::as_slice), policy, evidence)).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Paths and file names are named; links, e-mail addresses, versions and sentences are not.
+    #[test]
+    fn the_files_a_description_names() {
+        let d = "Fix `src/parse.rs` and the docs/ folder (see https://example.com/a/b.html, v1.2, e.g. README.md; mail a@b.io).";
+        assert_eq!(named_files(d), ["README.md", "docs/", "e.g", "src/parse.rs"]);
+        // "e.g" looks like a file name; it names no file a PR changes, so it never counts
+        // (a bare name counts only when a changed file has it).
+    }
 
     /// A task's head SHA finds its commit's CI as every SHA match in hindsight does
     /// (`snapshot::sha`): an abbreviation of 7 or more, and, since that rule is shared, in

@@ -12,6 +12,8 @@
 //! used + quarantined.
 
 pub mod categorize;
+pub mod evidence;
+pub mod insights;
 pub mod tables;
 
 use std::collections::HashMap;
@@ -32,6 +34,12 @@ pub const INPUT: &str = "tasks";
 pub const TASKS_FILE: &str = "tasks.jsonl";
 /// Task events, one JSON object a line.
 pub const EVENTS_FILE: &str = "events.jsonl";
+/// The texts of the system prompt's versions, one JSON object a line.
+pub const PROMPTS_FILE: &str = "prompts.jsonl";
+
+/// The risk levels a platform records on a task ([SPEC-TASKS-TIER3]: low, medium, high,
+/// critical), as hindsight's own `pr_risk` names them.
+pub(crate) const RISK_LEVELS: [&str; 4] = ["low", "medium", "high", "critical"];
 
 /// The statuses a finished task can have ([SPEC-TASKS-SOURCES]: COMPLETED, FAILED,
 /// TIMED_OUT; the platform's CANCELLED too). A task still running has no outcome to study:
@@ -60,6 +68,12 @@ pub struct Task {
     pub(crate) build_passed: Option<bool>,
     pub(crate) lint_passed: Option<bool>,
     pub(crate) head_sha: Option<String>,
+    /// The task's text as submitted (`description`): the files it names are what
+    /// `change_outside_named_files` compares the PR with.
+    pub(crate) description: Option<String>,
+    /// The risk level the platform itself recorded on the task (`risk_level`), beside
+    /// hindsight's own in `pr_risk`.
+    pub(crate) platform_risk_level: Option<String>,
     pub created_at: Option<Instant>,
     pub(crate) completed_at: Option<Instant>,
     /// Paths the task may change (`metadata.scope`): a file is in scope when it is one of
@@ -160,22 +174,24 @@ pub struct TasksRead {
     pub tasks: Vec<Task>,
     /// Sorted by (task id, timestamp, event id).
     pub events: Vec<TaskEvent>,
+    /// The prompt versions' texts, sorted by (repository, version).
+    pub prompts: Vec<insights::PromptText>,
     pub quarantined: Vec<Quarantined>,
     pub files: Vec<InputFile>,
 }
 
 impl TasksRead {
-    /// Records used: every task and every event kept.
+    /// Records used: every task, event and prompt text kept.
     pub fn used(&self) -> usize {
-        self.tasks.len() + self.events.len()
+        self.tasks.len() + self.events.len() + self.prompts.len()
     }
 }
 
 /// Why a line was not used: the field at fault, if one is, and the reason.
 type Bad = (Option<&'static str>, String);
 
-/// Read `tasks.jsonl` and `events.jsonl` under `dir` (either may be absent; the directory
-/// must exist). A file that is a link leading out of `dir`, or not a regular file, is
+/// Read `tasks.jsonl`, `events.jsonl` and `prompts.jsonl` under `dir` (any may be absent;
+/// the directory must exist). A file that is a link leading out of `dir`, or not a regular file, is
 /// refused: listed, quarantined, unread.
 pub fn read(dir: &Path) -> Result<TasksRead> {
     if !dir.is_dir() {
@@ -187,7 +203,8 @@ pub fn read(dir: &Path) -> Result<TasksRead> {
     // the earlier line.
     let mut task_ids: HashMap<String, usize> = HashMap::new();
     let mut event_ids: HashMap<String, usize> = HashMap::new();
-    for name in [TASKS_FILE, EVENTS_FILE] {
+    let mut prompt_ids: HashMap<(Option<String>, String), usize> = HashMap::new();
+    for name in [TASKS_FILE, EVENTS_FILE, PROMPTS_FILE] {
         let p = dir.join(name);
         match std::fs::symlink_metadata(&p) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -205,7 +222,11 @@ pub fn read(dir: &Path) -> Result<TasksRead> {
         for l in lines {
             let parsed = l.text.clone().map_err(|why| (None, why)).and_then(|text| object(text, l.unterminated));
             let lineno = l.lineno as i64;
-            let result = parsed.and_then(|v| if name == TASKS_FILE { task(&v, lineno).map(Record::Task) } else { event(&v, lineno).map(Record::Event) });
+            let result = parsed.and_then(|v| match name {
+                TASKS_FILE => task(&v, lineno).map(Record::Task),
+                EVENTS_FILE => event(&v, lineno).map(Record::Event),
+                _ => prompt(&v, lineno).map(Record::Prompt),
+            });
             let result = match result {
                 Ok(Record::Task(t)) => match task_ids.get(&t.task_id) {
                     Some(first) => Err((Some("task_id"), format!("duplicate task id (first at line {first})"))),
@@ -223,6 +244,14 @@ pub fn read(dir: &Path) -> Result<TasksRead> {
                         Ok(())
                     }
                 },
+                Ok(Record::Prompt(p)) => match prompt_ids.get(&(p.repo.clone(), p.prompt_version.clone())) {
+                    Some(first) => Err((Some("prompt_version"), format!("the same prompt version and repository twice (first at line {first})"))),
+                    None => {
+                        prompt_ids.insert((p.repo.clone(), p.prompt_version.clone()), l.lineno);
+                        out.prompts.push(p);
+                        Ok(())
+                    }
+                },
                 Err(bad) => Err(bad),
             };
             if let Err((field, reason)) = result {
@@ -232,6 +261,7 @@ pub fn read(dir: &Path) -> Result<TasksRead> {
     }
     out.tasks.sort_by(|a, b| a.task_id.cmp(&b.task_id));
     out.events.sort_by(|a, b| (&a.task_id, a.timestamp, &a.event_id).cmp(&(&b.task_id, b.timestamp, &b.event_id)));
+    out.prompts.sort_by(|a, b| (&a.repo, &a.prompt_version).cmp(&(&b.repo, &b.prompt_version)));
     Ok(out)
 }
 
@@ -240,6 +270,7 @@ pub fn read(dir: &Path) -> Result<TasksRead> {
 enum Record {
     Task(Task),
     Event(TaskEvent),
+    Prompt(insights::PromptText),
 }
 
 fn object(text: &str, unterminated: bool) -> std::result::Result<Value, Bad> {
@@ -342,12 +373,34 @@ fn task(v: &Value, line: i64) -> std::result::Result<Task, Bad> {
         build_passed: optional_bool(v, "build_passed")?,
         lint_passed: optional_bool(v, "lint_passed")?,
         head_sha: optional_str(v, "head_sha")?,
+        description: optional_str(v, "description")?,
+        platform_risk_level: risk_level(v)?,
         created_at: optional_time(v, "created_at")?,
         completed_at: optional_time(v, "completed_at")?,
         scope,
         metadata: meta.map(|m| crate::json::canonical(&Value::Object(m.clone()))),
         source_line: line,
     })
+}
+
+/// `risk_level`, one of [`RISK_LEVELS`] in any case (kept in lower case).
+fn risk_level(v: &Value) -> std::result::Result<Option<String>, Bad> {
+    match optional_str(v, "risk_level")? {
+        None => Ok(None),
+        Some(l) if RISK_LEVELS.contains(&l.to_ascii_lowercase().as_str()) => Ok(Some(l.to_ascii_lowercase())),
+        Some(l) => Err((Some("risk_level"), format!("{l:?} is not a risk level (expected one of {})", RISK_LEVELS.join(", ")))),
+    }
+}
+
+/// A line of `prompts.jsonl`.
+fn prompt(v: &Value, line: i64) -> std::result::Result<insights::PromptText, Bad> {
+    let prompt_version = required_str(v, "prompt_version")?.to_string();
+    let text = match v.get("text") {
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => return Err((Some("text"), "expected a string".into())),
+        None => return Err((Some("text"), "missing (required)".into())),
+    };
+    Ok(insights::PromptText { repo: optional_str(v, "repo")?, prompt_version, text, released_at: optional_time(v, "released_at")?, source_line: line })
 }
 
 fn event(v: &Value, line: i64) -> std::result::Result<TaskEvent, Bad> {

@@ -1,12 +1,14 @@
 //! `tasks`, `task_events` and `task_failures` tables.
 
+use super::insights::{Insight, PromptChange};
 use super::{Failure, Task, TaskEvent, Timing};
 use crate::table::{i, ob, of, oi, os, s, t, Kind, Table};
 
 /// One row per task; `pr_repo` and `pr_number` are parsed from `pr_url` (null when it is no
 /// GitHub pull-request URL), the link to the snapshot's tables; `submitted_at` and
 /// `hours_to_pr` from `timings` (one per task, in the same order: [`super::timings`]).
-pub fn tasks(tasks: &[Task], timings: &[Timing]) -> Table {
+/// `validations` likewise ([`super::categorize::validations`]).
+pub fn tasks(tasks: &[Task], timings: &[Timing], validations: &[super::categorize::Validation]) -> Table {
     let mut tb = Table::new(
         "tasks",
         &[
@@ -20,6 +22,8 @@ pub fn tasks(tasks: &[Task], timings: &[Timing]) -> Table {
             ("pr_number", Kind::Int),
             ("head_sha", Kind::Str),
             ("prompt_version", Kind::Str),
+            ("description", Kind::Str),
+            ("platform_risk_level", Kind::Str),
             ("error_message", Kind::Str),
             ("duration_s", Kind::Float),
             ("cost_usd", Kind::Float),
@@ -27,6 +31,9 @@ pub fn tasks(tasks: &[Task], timings: &[Timing]) -> Table {
             ("output_tokens", Kind::Int),
             ("build_passed", Kind::Bool),
             ("lint_passed", Kind::Bool),
+            ("test_runs", Kind::Int),
+            ("test_runs_failed", Kind::Int),
+            ("lint_runs", Kind::Int),
             ("created_at", Kind::Time),
             ("completed_at", Kind::Time),
             ("submitted_at", Kind::Time),
@@ -36,7 +43,7 @@ pub fn tasks(tasks: &[Task], timings: &[Timing]) -> Table {
             ("source_line", Kind::Int),
         ],
     );
-    for (x, timing) in tasks.iter().zip(timings) {
+    for ((x, timing), v) in tasks.iter().zip(timings).zip(validations) {
         let pr = x.pull_request();
         let scope = (!x.scope.is_empty()).then(|| x.scope.join("\n"));
         tb.push(vec![
@@ -50,6 +57,8 @@ pub fn tasks(tasks: &[Task], timings: &[Timing]) -> Table {
             oi(pr.as_ref().map(|(_, n)| *n)),
             os(x.head_sha.as_ref()),
             os(x.prompt_version.as_ref()),
+            os(x.description.as_ref()),
+            os(x.platform_risk_level.as_ref()),
             os(x.error_message.as_ref()),
             of(x.duration_s),
             of(x.cost_usd),
@@ -57,6 +66,9 @@ pub fn tasks(tasks: &[Task], timings: &[Timing]) -> Table {
             oi(x.output_tokens),
             ob(x.build_passed),
             ob(x.lint_passed),
+            i(v.test_runs),
+            i(v.test_runs_failed),
+            i(v.lint_runs),
             t(x.created_at),
             t(x.completed_at),
             t(timing.submitted_at),
@@ -102,6 +114,82 @@ pub fn task_failures(failures: &[Failure]) -> Table {
     let mut tb = Table::new("task_failures", &[("task_id", Kind::Str), ("failure_category", Kind::Str), ("rule_id", Kind::Str), ("evidence", Kind::Str)]);
     for f in failures {
         tb.push(vec![s(&f.task_id), s(f.category.as_str()), os(f.rule_id), os(f.evidence.as_ref())]);
+    }
+    tb
+}
+
+/// One row per insight ([`super::insights::insights`]'s order).
+pub fn insights(rows: &[Insight]) -> Table {
+    let mut tb = Table::new(
+        "insights",
+        &[
+            ("insight_id", Kind::Str),
+            ("task_id", Kind::Str),
+            ("repo", Kind::Str),
+            ("insight_type", Kind::Str),
+            ("timestamp", Kind::Time),
+            ("text", Kind::Str),
+            ("source", Kind::Str),
+            ("prompt_version", Kind::Str),
+            ("prompt_section", Kind::Str),
+            ("failure_category", Kind::Str),
+            ("tokens", Kind::Str),
+            ("repeats_insight_id", Kind::Str),
+            ("similarity", Kind::Float),
+        ],
+    );
+    for x in rows {
+        tb.push(vec![
+            s(&x.insight_id),
+            s(&x.task_id),
+            os(x.repo.as_ref()),
+            s(x.insight_type.as_str()),
+            t(x.timestamp),
+            s(&x.text),
+            s(&x.source),
+            os(x.prompt_version.as_ref()),
+            os(x.prompt_section.as_ref()),
+            os(x.failure_category.map(|c| c.as_str())),
+            os(x.tokens.as_ref()),
+            os(x.repeats_insight_id.as_ref()),
+            of(x.similarity),
+        ]);
+    }
+    tb
+}
+
+/// One row per pair of consecutive prompt versions ([`super::insights::prompt_changes`]).
+pub fn prompt_changes(rows: &[PromptChange]) -> Table {
+    let mut tb = Table::new(
+        "prompt_changes",
+        &[
+            ("repo", Kind::Str),
+            ("step", Kind::Int),
+            ("from_version", Kind::Str),
+            ("to_version", Kind::Str),
+            ("from_released_at", Kind::Time),
+            ("to_released_at", Kind::Time),
+            ("ordered_by", Kind::Str),
+            ("lines_added", Kind::Int),
+            ("lines_removed", Kind::Int),
+            ("sections_changed", Kind::Str),
+            ("diff", Kind::Str),
+        ],
+    );
+    for x in rows {
+        tb.push(vec![
+            os(x.repo.as_ref()),
+            i(x.step),
+            s(&x.from_version),
+            s(&x.to_version),
+            t(x.from_released_at),
+            t(x.to_released_at),
+            s(x.ordered_by),
+            i(x.lines_added),
+            i(x.lines_removed),
+            s(&x.sections_changed),
+            s(&x.diff),
+        ]);
     }
     tb
 }

@@ -26,6 +26,7 @@ pub(crate) mod case;
 pub mod catalogue;
 pub mod ci_gate;
 mod coverage;
+pub(crate) mod dependencies;
 mod history;
 mod judge;
 pub(crate) mod outcome;

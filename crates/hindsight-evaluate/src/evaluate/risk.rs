@@ -4,10 +4,14 @@
 //!
 //! - **critical**: breaking public API changes (a public item's line removed), database
 //!   schema or migration files, CI/CD pipeline files, or security-sensitive paths;
-//! - **high**: a large change surface, public API changes (added), new or changed external
-//!   dependencies (a dependency manifest), or shared infrastructure (a container, Terraform,
-//!   or a deployment folder: `infra`, `deploy`, `k8s`, `helm`, `charts`, `terraform`);
-//! - **medium**: a moderate change surface, or source changed with no test file touched;
+//! - **high**: a large change surface (files, lines or modules touched), public API changes
+//!   (added), new external dependencies (told from version changes by the manifest's diff:
+//!   [`super::dependencies`]; a manifest whose diff is not captured counts, as it may add
+//!   one), shared infrastructure (a container, Terraform, or a deployment folder: `infra`,
+//!   `deploy`, `k8s`, `helm`, `charts`, `terraform`), or shared code (a `utils`, `util`,
+//!   `common`, `shared` or `helpers` folder; a base class; configuration files);
+//! - **medium**: a moderate change surface, source changed with no test file touched,
+//!   dependency versions changed, or a lock file changed;
 //! - **low**: everything else.
 //!
 //! The highest level any reason reaches wins; every reason is listed. Without a capture of
@@ -23,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::runs::SafeOutput;
+use hindsight_core::coverage::FileLines;
 use crate::snapshot::SnapshotIndex;
 use crate::table::{self, Kind};
 use arrow::record_batch::RecordBatch;
@@ -59,6 +64,15 @@ pub struct RiskPolicy {
     pub moderate_files: i64,
     /// Lines added + deleted at or above which the surface is moderate (medium).
     pub moderate_lines: i64,
+    /// Modules touched ([`module_of`]) at or above which the surface is moderate (medium).
+    pub moderate_modules: i64,
+    /// Modules touched at or above which the surface is large (high).
+    pub large_modules: i64,
+    /// Share of the changed lines a coverage report instruments that its tests ran, below
+    /// which coverage is low (high).
+    pub low_coverage: f64,
+    /// The share below which coverage is partial (medium).
+    pub partial_coverage: f64,
     /// Path fragments (lower case) of security-sensitive code (critical).
     pub security_paths: Vec<String>,
 }
@@ -70,6 +84,10 @@ impl Default for RiskPolicy {
             large_lines: 500,
             moderate_files: 5,
             moderate_lines: 100,
+            moderate_modules: 4,
+            large_modules: 8,
+            low_coverage: 0.5,
+            partial_coverage: 0.8,
             security_paths: ["auth", "crypto", "security", "secret", "password", "permission", "token", ".pem", "sandbox"].map(String::from).to_vec(),
         }
     }
@@ -98,17 +116,29 @@ impl RiskPolicy {
             ("large_lines", self.large_lines),
             ("moderate_files", self.moderate_files),
             ("moderate_lines", self.moderate_lines),
+            ("moderate_modules", self.moderate_modules),
+            ("large_modules", self.large_modules),
         ] {
             if v < 1 {
                 return Err(format!("`{key}` must be at least 1 (it is {v})"));
             }
         }
         for (moderate, large, m, l) in
-            [("moderate_files", "large_files", self.moderate_files, self.large_files), ("moderate_lines", "large_lines", self.moderate_lines, self.large_lines)]
+            [
+            ("moderate_files", "large_files", self.moderate_files, self.large_files),
+            ("moderate_lines", "large_lines", self.moderate_lines, self.large_lines),
+            ("moderate_modules", "large_modules", self.moderate_modules, self.large_modules),
+        ]
         {
             if m > l {
                 return Err(format!("`{moderate}` ({m}) must not exceed `{large}` ({l}): a surface that large is already high risk"));
             }
+        }
+        if !(0.0..=1.0).contains(&self.low_coverage) || !(0.0..=1.0).contains(&self.partial_coverage) || self.low_coverage > self.partial_coverage {
+            return Err(format!(
+                "`low_coverage` ({}) and `partial_coverage` ({}) must be shares from 0 to 1, low at most partial",
+                self.low_coverage, self.partial_coverage
+            ));
         }
         for (k, s) in self.security_paths.iter().enumerate() {
             if s.trim().is_empty() {
@@ -145,20 +175,8 @@ const DEPENDENCY_MANIFESTS: &[&str] = &[
     "composer.lock",
 ];
 
-fn base(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
-
-pub(crate) fn is_test(path: &str) -> bool {
-    let p = path.to_lowercase();
-    let b = base(&p).to_string();
-    p.split('/').any(|s| matches!(s, "test" | "tests" | "__tests__" | "spec" | "specs" | "testdata"))
-        || b.starts_with("test_")
-        || b.contains("_test.")
-        || b.contains(".test.")
-        || b.contains(".spec.")
-        || b.ends_with("_spec.rb")
-}
+use hindsight_core::files::base;
+pub(crate) use hindsight_core::files::is_test;
 
 fn is_dependency_manifest(path: &str) -> bool {
     let b = base(path).to_lowercase();
@@ -231,26 +249,88 @@ pub(crate) struct Risk {
     pub(crate) files: i64,
     pub(crate) additions: i64,
     pub(crate) deletions: i64,
+    /// The modules touched ([`module_of`]), sorted.
+    pub(crate) modules: Vec<String>,
+    /// `path: name` of each dependency a manifest's diff adds.
+    pub(crate) new_dependencies: Vec<String>,
+    /// Of the code lines the PR adds that the run's coverage report instruments, the share
+    /// its tests ran; `None` without a report or such a line.
+    pub(crate) changed_lines_covered: Option<f64>,
+    /// What the level could not rest on: a coverage report, a file's patch.
+    pub(crate) not_captured: Vec<String>,
     pub(crate) reasons: Vec<String>,
 }
 
 /// Assess the PR of output `o` (types that open or push to a PR, executed).
-pub(crate) fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy) -> Option<Risk> {
+pub(crate) fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy, coverage: &CoverageByRun) -> Option<Risk> {
     if !matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch") || o.execution != crate::runs::Execution::Executed {
         return None;
     }
     let (repo, n) = (o.target_repo.as_deref()?, o.target_number?);
-    Some(Risk { safe_output_id: Some(o.safe_output_id.to_string()), ..assess_pr(index, repo, n, policy) })
+    let report = coverage.get(o.run_id.as_ref()).map(Vec::as_slice);
+    Some(Risk { safe_output_id: Some(o.safe_output_id.to_string()), ..assess_pr(index, repo, n, policy, report) })
+}
+
+/// Per run, the files of the coverage report it uploaded (table `coverage`).
+pub(crate) type CoverageByRun = std::collections::HashMap<String, Vec<FileLines>>;
+
+/// The dataset's coverage reports by run; none when it has no `coverage` table (an import,
+/// a dataset written before it existed).
+pub(crate) fn coverage_by_run(dataset: &std::path::Path) -> crate::Result<CoverageByRun> {
+    let mut out = CoverageByRun::new();
+    if !dataset.join("coverage.parquet").is_file() {
+        return Ok(out);
+    }
+    for batch in crate::dataset::read::columns(dataset, "coverage", &["run_id", "source_file", "covered_lines", "uncovered_lines"])? {
+        let c = crate::dataset::read::Cols::new("coverage", &batch);
+        let (run, file, covered, uncovered) = (c.str("run_id")?, c.str("source_file")?, c.str("covered_lines")?, c.str("uncovered_lines")?);
+        for k in 0..batch.num_rows() {
+            let (Some(run), Some(path)) = (run[k].clone(), file[k].clone()) else { continue };
+            let lines = |r: &Option<String>| r.as_deref().map(hindsight_core::coverage::from_ranges).unwrap_or_default();
+            out.entry(run).or_default().push(FileLines { path, covered: lines(&covered[k]), uncovered: lines(&uncovered[k]) });
+        }
+    }
+    Ok(out)
+}
+
+/// The new-side line numbers a patch adds.
+fn added_lines(patch: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut at: Option<u32> = None;
+    for l in patch.lines() {
+        if let Some(rest) = l.strip_prefix("@@") {
+            // `@@ -a,b +c,d @@`: the new side starts at line c.
+            at = rest.split_whitespace().find_map(|w| w.strip_prefix('+')).and_then(|w| w.split(',').next()).and_then(|n| n.parse().ok());
+            continue;
+        }
+        let Some(n) = at.as_mut() else { continue };
+        if l.starts_with('+') {
+            out.push(*n);
+            *n += 1;
+        } else if !l.starts_with('-') && !l.starts_with('\\') {
+            *n += 1;
+        }
+    }
+    out
+}
+
+/// Of the lines `patch` adds to `path`, those a report instruments and those it ran.
+fn covered_lines(report: &[FileLines], path: &str, patch: &str) -> (usize, usize) {
+    let Some(f) = report.iter().find(|f| hindsight_core::coverage::names(&f.path, path)) else { return (0, 0) };
+    let added = added_lines(patch);
+    let ran = added.iter().filter(|l| f.covered.binary_search(l).is_ok()).count();
+    let missed = added.iter().filter(|l| f.uncovered.binary_search(l).is_ok()).count();
+    (ran + missed, ran)
 }
 
 /// A task's PR ([SPEC-TASKS-TIER3] stores the risk level in the task record): the same
 /// assessment, for the task `task_id` whose `pr_url` names `repo`#`n`.
 pub(crate) fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy) -> Risk {
-    Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy) }
+    Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy, None) }
 }
 
 /// The PR `repo`#`n` assessed from its captured files; no subject set.
-fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy) -> Risk {
+fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, report: Option<&[FileLines]>) -> Risk {
     let repo = repo.to_string();
     let mut r = Risk {
         safe_output_id: None,
@@ -261,6 +341,10 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy) -> 
         files: 0,
         additions: 0,
         deletions: 0,
+        modules: Vec::new(),
+        new_dependencies: Vec::new(),
+        changed_lines_covered: None,
+        not_captured: Vec::new(),
         reasons: Vec::new(),
     };
     // Read where it is: a PR's files can run to thousands, each with its patch.
@@ -268,64 +352,181 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy) -> 
         r.reasons.push("the PR's files were not captured (pulls/N/files)".into());
         return r;
     };
-    let mut level = RiskLevel::Low;
-    let mut raise = |l: RiskLevel, why: String, reasons: &mut Vec<String>| {
-        level = level.max(l);
-        reasons.push(format!("{}: {why}", l.as_str()));
-    };
-    let mut tests_touched = false;
-    let mut source_changed = false;
+    let mut raised = Raised { level: RiskLevel::Low, reasons: Vec::new() };
+    let (mut tests_touched, mut source_changed) = (false, false);
+    let mut modules = std::collections::BTreeSet::new();
+    // Of the lines the PR adds to code, those the run's coverage report instruments and runs.
+    let (mut instrumented, mut ran) = (0usize, 0usize);
     for f in files {
         let path = f.get("filename").and_then(Value::as_str).unwrap_or_default();
         r.files += 1;
         r.additions += f.get("additions").and_then(Value::as_i64).unwrap_or(0);
         r.deletions += f.get("deletions").and_then(Value::as_i64).unwrap_or(0);
-        let lower = path.to_lowercase();
+        modules.insert(module_of(path));
         if is_test(path) {
             tests_touched = true;
             continue;
         }
-        let (schema, ci, dependency, infrastructure) = (is_schema(path), is_ci(path), is_dependency_manifest(path), is_shared_infrastructure(path));
-        if schema {
-            raise(RiskLevel::Critical, format!("database schema or migration `{path}`"), &mut r.reasons);
+        let patch = f.get("patch").and_then(Value::as_str);
+        if patch.is_none() {
+            // GitHub leaves out the patch of a binary or very large file.
+            r.not_captured.push(format!("patch of `{path}`"));
         }
-        if ci {
-            raise(RiskLevel::Critical, format!("CI/CD pipeline `{path}`"), &mut r.reasons);
-        }
-        if policy.security_paths.iter().any(|s| lower.contains(s.as_str())) {
-            raise(RiskLevel::Critical, format!("security-sensitive path `{path}`"), &mut r.reasons);
-        }
-        if dependency {
-            raise(RiskLevel::High, format!("dependency manifest `{path}`"), &mut r.reasons);
-        } else if infrastructure {
-            raise(RiskLevel::High, format!("shared infrastructure `{path}`"), &mut r.reasons);
-        }
-        // Code, as opposed to schema, pipelines, manifests and infrastructure: what tests cover.
-        source_changed |= !(schema || ci || dependency || infrastructure);
-        let patch = f.get("patch").and_then(Value::as_str).unwrap_or_default();
-        let removed = patch.lines().filter(|l| l.starts_with('-') && !l.starts_with("---")).any(|l| public_api(path, &l[1..]));
-        let added = patch.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).any(|l| public_api(path, &l[1..]));
-        if removed {
-            raise(RiskLevel::Critical, format!("public API removed or changed in `{path}`"), &mut r.reasons);
-        } else if added {
-            raise(RiskLevel::High, format!("public API added in `{path}`"), &mut r.reasons);
+        let code = assess_file(path, patch, policy, &mut raised, &mut r.new_dependencies);
+        source_changed |= code;
+        if let (true, Some(report), Some(patch)) = (code, report, patch) {
+            let (i, c) = covered_lines(report, path, patch);
+            instrumented += i;
+            ran += c;
         }
     }
+    r.modules = modules.into_iter().collect();
     let lines = r.additions + r.deletions;
+    let m = r.modules.len() as i64;
     if r.files >= policy.large_files || lines >= policy.large_lines {
-        raise(RiskLevel::High, format!("large change surface ({} files, {lines} lines)", r.files), &mut r.reasons);
+        raised.raise(RiskLevel::High, format!("large change surface ({} files, {lines} lines)", r.files));
     } else if r.files >= policy.moderate_files || lines >= policy.moderate_lines {
-        raise(RiskLevel::Medium, format!("moderate change surface ({} files, {lines} lines)", r.files), &mut r.reasons);
+        raised.raise(RiskLevel::Medium, format!("moderate change surface ({} files, {lines} lines)", r.files));
     }
-    if source_changed && !tests_touched {
-        raise(RiskLevel::Medium, "source changed, no test file touched".into(), &mut r.reasons);
+    if m >= policy.large_modules {
+        raised.raise(RiskLevel::High, format!("{m} modules touched"));
+    } else if m >= policy.moderate_modules {
+        raised.raise(RiskLevel::Medium, format!("{m} modules touched"));
     }
-    r.level = Some(level);
+    match (report, instrumented) {
+        // The run's tests ran (or not) the changed lines: coverage, not its proxy, decides.
+        (Some(_), i) if i > 0 => {
+            let share = ran as f64 / i as f64;
+            r.changed_lines_covered = Some((share * 10_000.0).round() / 10_000.0);
+            if share < policy.low_coverage {
+                raised.raise(RiskLevel::High, format!("low coverage of the changed lines ({ran} of {i} run by the tests)"));
+            } else if share < policy.partial_coverage {
+                raised.raise(RiskLevel::Medium, format!("partial coverage of the changed lines ({ran} of {i} run by the tests)"));
+            }
+        }
+        (Some(_), _) if source_changed => {
+            r.not_captured.push("coverage of the changed lines (the run's report lists none of them)".into());
+            if !tests_touched {
+                raised.raise(RiskLevel::Medium, "source changed, no test file touched".into());
+            }
+        }
+        _ if source_changed && !tests_touched => raised.raise(RiskLevel::Medium, "source changed, no test file touched".into()),
+        _ => {}
+    }
+    if source_changed && report.is_none() {
+        r.not_captured.push("coverage report (coverage judged by whether a test file was touched)".into());
+    }
+    r.level = Some(raised.level);
+    r.reasons = raised.reasons;
     r
 }
 
+/// The highest level raised so far and every reason, with the level it reaches.
+struct Raised {
+    level: RiskLevel,
+    reasons: Vec<String>,
+}
+
+impl Raised {
+    fn raise(&mut self, l: RiskLevel, why: String) {
+        self.level = self.level.max(l);
+        self.reasons.push(format!("{}: {why}", l.as_str()));
+    }
+}
+
+/// The module a file belongs to: its folder, cut to its first two levels (`src/parser`,
+/// `crates/core`); a file at the top is in `.`.
+pub(crate) fn module_of(path: &str) -> String {
+    let dirs: Vec<&str> = path.split('/').collect();
+    let dirs = &dirs[..dirs.len().saturating_sub(1)];
+    if dirs.is_empty() {
+        ".".into()
+    } else {
+        dirs[..dirs.len().min(2)].join("/")
+    }
+}
+
+/// One changed file (not a test) assessed: reasons raised, new dependencies noted; whether
+/// it is code that tests would cover.
+fn assess_file(path: &str, patch: Option<&str>, policy: &RiskPolicy, raised: &mut Raised, new_dependencies: &mut Vec<String>) -> bool {
+    let lower = path.to_lowercase();
+    let (schema, ci, dependency, infrastructure) = (is_schema(path), is_ci(path), is_dependency_manifest(path), is_shared_infrastructure(path));
+    if schema {
+        raised.raise(RiskLevel::Critical, format!("database schema or migration `{path}`"));
+    }
+    if ci {
+        raised.raise(RiskLevel::Critical, format!("CI/CD pipeline `{path}`"));
+    }
+    if policy.security_paths.iter().any(|s| lower.contains(s.as_str())) {
+        raised.raise(RiskLevel::Critical, format!("security-sensitive path `{path}`"));
+    }
+    if dependency {
+        assess_dependencies(path, patch, raised, new_dependencies);
+    } else if infrastructure {
+        raised.raise(RiskLevel::High, format!("shared infrastructure `{path}`"));
+    } else if let Some(what) = shared_code(path) {
+        raised.raise(RiskLevel::High, format!("{what} `{path}`"));
+    }
+    let patch = patch.unwrap_or_default();
+    let removed = patch.lines().filter(|l| l.starts_with('-') && !l.starts_with("---")).any(|l| public_api(path, &l[1..]));
+    let added = patch.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).any(|l| public_api(path, &l[1..]));
+    if removed {
+        raised.raise(RiskLevel::Critical, format!("public API removed or changed in `{path}`"));
+    } else if added {
+        raised.raise(RiskLevel::High, format!("public API added in `{path}`"));
+    }
+    // Code, as opposed to schema, pipelines, manifests and infrastructure: what tests cover.
+    !(schema || ci || dependency || infrastructure)
+}
+
+/// A dependency manifest or lock file: new dependencies are high, versions moved medium; a
+/// manifest whose diff was not captured (or not read here) cannot be told apart: high, as
+/// a new dependency may be among its changes.
+fn assess_dependencies(path: &str, patch: Option<&str>, raised: &mut Raised, new_dependencies: &mut Vec<String>) {
+    if hindsight_core::files::is_lock_file(path) {
+        raised.raise(RiskLevel::Medium, format!("lock file `{path}`: resolved versions changed"));
+        return;
+    }
+    match patch.and_then(|p| super::dependencies::diff(path, p)) {
+        Some(d) => {
+            if !d.added.is_empty() {
+                raised.raise(RiskLevel::High, format!("new dependencies in `{path}`: {}", d.added.join(", ")));
+                new_dependencies.extend(d.added.iter().map(|a| format!("{path}: {a}")));
+            }
+            if !d.changed.is_empty() {
+                raised.raise(RiskLevel::Medium, format!("dependency versions changed in `{path}`: {}", d.changed.join(", ")));
+            }
+            if !d.removed.is_empty() {
+                raised.raise(RiskLevel::Low, format!("dependencies removed from `{path}`: {}", d.removed.join(", ")));
+            }
+        }
+        None => raised.raise(RiskLevel::High, format!("dependency manifest `{path}` (its diff does not tell a new dependency from an update)")),
+    }
+}
+
+/// Code many modules share: shared utilities, base classes, configuration.
+fn shared_code(path: &str) -> Option<&'static str> {
+    let p = path.to_lowercase();
+    let b = base(&p);
+    let stem = b.split('.').next().unwrap_or(b);
+    let dirs: Vec<&str> = p.split('/').collect();
+    let dirs = &dirs[..dirs.len().saturating_sub(1)];
+    if dirs.iter().any(|s| matches!(*s, "utils" | "util" | "common" | "shared" | "helpers")) {
+        return Some("shared utility");
+    }
+    let original = base(path);
+    if stem == "base" || stem.starts_with("base_") || (original.starts_with("Base") && original[4..].starts_with(|c: char| c.is_ascii_uppercase())) {
+        return Some("base class");
+    }
+    let config = dirs.iter().any(|s| matches!(*s, "config" | "configs" | "conf" | "settings"))
+        || b.starts_with(".env")
+        || (matches!(stem, "settings" | "config" | "application") && [".py", ".yml", ".yaml", ".json", ".toml", ".ini", ".properties"].iter().any(|e| b.ends_with(e)))
+        || b.contains(".config.");
+    config.then_some("configuration")
+}
+
 /// The `pr_risk` table's columns.
-const RISK_COLUMNS: [(&str, Kind); 9] = [
+const RISK_COLUMNS: [(&str, Kind); 13] = [
     ("safe_output_id", Kind::Str),
     ("task_id", Kind::Str),
     ("repo", Kind::Str),
@@ -334,6 +535,10 @@ const RISK_COLUMNS: [(&str, Kind); 9] = [
     ("files", Kind::Int),
     ("additions", Kind::Int),
     ("deletions", Kind::Int),
+    ("modules", Kind::Str),
+    ("new_dependencies", Kind::Str),
+    ("changed_lines_covered", Kind::Float),
+    ("not_captured", Kind::Str),
     ("reasons", Kind::Str),
 ];
 
@@ -344,6 +549,11 @@ pub(crate) fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow
     let mut order: Vec<&Risk> = risks.iter().collect();
     order.sort_by(|a, b| (&a.safe_output_id, &a.task_id).cmp(&(&b.safe_output_id, &b.task_id)));
     let reasons: Vec<String> = order.iter().map(|r| serde_json::to_string(&r.reasons).unwrap_or_default()).collect();
+    // Unknown (files not captured): no modules, rather than none touched.
+    let lines = |r: &Risk, v: &[String]| r.level.map(|_| v.join("\n"));
+    let modules: Vec<Option<String>> = order.iter().map(|r| lines(r, &r.modules)).collect();
+    let new_dependencies: Vec<Option<String>> = order.iter().map(|r| lines(r, &r.new_dependencies)).collect();
+    let not_captured: Vec<Option<String>> = order.iter().map(|r| lines(r, &r.not_captured).filter(|t| !t.is_empty())).collect();
     let o = &order;
     let batch = RecordBatch::try_new(
         table::arrow_schema(&RISK_COLUMNS),
@@ -356,6 +566,10 @@ pub(crate) fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow
             table::int_column(o.iter().map(|r| Some(r.files))),
             table::int_column(o.iter().map(|r| Some(r.additions))),
             table::int_column(o.iter().map(|r| Some(r.deletions))),
+            table::str_column(modules.iter().map(|m| m.as_deref())),
+            table::str_column(new_dependencies.iter().map(|d| d.as_deref())),
+            table::float_column(o.iter().map(|r| r.changed_lines_covered)),
+            table::str_column(not_captured.iter().map(|d| d.as_deref())),
             table::str_column(reasons.iter().map(|r| Some(r.as_str()))),
         ],
     )?;
@@ -381,6 +595,10 @@ mod tests {
             files: n * 3,
             additions: n * 10,
             deletions: n,
+            modules: vec!["src".into(), format!("m{n}")],
+            new_dependencies: if n == 7 { vec!["package.json: left-pad".into()] } else { Vec::new() },
+            changed_lines_covered: (n == 3).then_some(0.25),
+            not_captured: if n == 8 { vec!["coverage report".into()] } else { Vec::new() },
             reasons: reasons.iter().map(|r| r.to_string()).collect(),
         };
         let risks = vec![
@@ -402,6 +620,10 @@ mod tests {
                 i(r.files),
                 i(r.additions),
                 i(r.deletions),
+                os(r.level.map(|_| r.modules.join("\n"))),
+                os(r.level.map(|_| r.new_dependencies.join("\n"))),
+                crate::table::of(r.changed_lines_covered),
+                os(r.level.map(|_| r.not_captured.join("\n")).filter(|t| !t.is_empty())),
                 s(serde_json::to_string(&r.reasons).unwrap_or_default()),
             ]);
         }
@@ -412,6 +634,41 @@ mod tests {
         assert_eq!(built, cells.to_batch().unwrap());
         let numbers = built.column(3).as_any().downcast_ref::<arrow::array::Int64Array>().unwrap();
         assert_eq!(numbers.values().to_vec(), [10, 9, 1, 3, 7, 8]);
+    }
+
+    /// Modules are folders cut to two levels; shared code by folder and name, not by
+    /// anything in its text.
+    #[test]
+    fn modules_and_shared_code_by_path() {
+        assert_eq!([module_of("src/parser/lex/a.rs"), module_of("src/lib.rs"), module_of("README.md")], ["src/parser", "src", "."]);
+        assert_eq!(shared_code("src/utils/dates.ts"), Some("shared utility"));
+        assert_eq!(shared_code("app/models/BaseModel.java"), Some("base class"));
+        assert_eq!(shared_code("config/database.yml"), Some("configuration"));
+        assert_eq!(shared_code("src/main/resources/application.properties"), Some("configuration"));
+        assert_eq!(shared_code("src/Application.java"), None);
+        assert_eq!(shared_code("src/Basement.java"), None);
+        assert_eq!(shared_code("src/parser.rs"), None);
+    }
+
+    /// A public item removed (or its line changed) is a breaking change: critical; added
+    /// alone, high.
+    #[test]
+    fn a_public_item_removed_is_critical() {
+        let mut raised = Raised { level: RiskLevel::Low, reasons: Vec::new() };
+        let patch = "@@ -1,3 +1,3 @@\n-pub fn parse(s: &str) -> u8 {\n+pub fn parse(s: &str, strict: bool) -> u8 {\n     0";
+        assess_file("src/lib.rs", Some(patch), &RiskPolicy::default(), &mut raised, &mut Vec::new());
+        assert_eq!((raised.level, raised.reasons), (RiskLevel::Critical, vec!["critical: public API removed or changed in `src/lib.rs`".to_string()]));
+    }
+
+    /// The new-side numbers of added lines, from the hunk headers; a report's lines matched
+    /// to them: instrumented and run.
+    #[test]
+    fn changed_lines_against_a_coverage_report() {
+        let patch = "@@ -1,3 +1,4 @@\n a\n+b\n c\n-d\n+e\n@@ -10,2 +11,3 @@ fn x\n x\n+y\n z";
+        assert_eq!(added_lines(patch), [2, 4, 12]);
+        let report = [FileLines { path: "/ci/build/src/a.rs".into(), covered: vec![2, 12], uncovered: vec![4, 7] }];
+        assert_eq!(covered_lines(&report, "src/a.rs", patch), (3, 2));
+        assert_eq!(covered_lines(&report, "src/b.rs", patch), (0, 0));
     }
 
     #[test]

@@ -117,7 +117,8 @@ fn evaluate_banded(dataset: &Path, settings: &Settings, progress: &crate::progre
     crate::memory::retain(crate::memory::EVALUATE_BANDS);
     let mut phases = Phases::from_env();
     let mut manifest = Manifest::load(dataset)?;
-    let (captured_at, run_starts, task_prs) = study_facts(dataset, &manifest)?;
+    let (captured_at, run_starts, task_prs, coverage) = study_facts(dataset, &manifest)?;
+    let coverage = std::sync::Arc::new(coverage);
     let bands = super::bands::Parts::new(dataset)?;
     bands.split(dataset, &plan)?;
     phases.mark("outputs split into bands");
@@ -135,7 +136,7 @@ fn evaluate_banded(dataset: &Path, settings: &Settings, progress: &crate::progre
         let (chunks, reader) = captures(dataset, budgets.chunk_bytes, range.clone())?;
         let (outputs, positions, ranks) = bands.band(k)?;
         let band = Band { outputs, places: Places::Band { ranks, positions }, task_prs, chunks, reader };
-        let inputs = Inputs { manifest, captured_at, run_ends: run_ends.clone(), run_starts: run_starts.clone(), band };
+        let inputs = Inputs { manifest, captured_at, run_ends: run_ends.clone(), run_starts: run_starts.clone(), coverage: coverage.clone(), band };
         let mut found = GateAndRisk::default();
         manifest = judge_repositories(dataset, inputs, Repositories::All, settings, &bar, budgets.rows_held_bytes, &mut parts, &mut found, &mut phases)?.manifest;
         counted = counted.add(std::mem::take(&mut found.coverage));
@@ -217,7 +218,7 @@ fn judge_repositories(
     found: &mut GateAndRisk,
     phases: &mut Phases,
 ) -> Result<Judged> {
-    let Inputs { manifest, captured_at, run_ends, run_starts, band } = inputs;
+    let Inputs { manifest, captured_at, run_ends, run_starts, coverage, band } = inputs;
     let Band { outputs, places, mut task_prs, chunks, reader } = band;
     let (windows, policy) = (settings.windows.as_slice(), &settings.policy);
     let (risk_policy, quality_policy) = (&settings.risk_policy, &settings.quality_policy);
@@ -233,7 +234,20 @@ fn judge_repositories(
     let (empty, indexes) = {
         // A small budget takes small steps, so the rows held stay near it.
         let step = (rows_held_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
-        let judging = Judging { outputs: &outputs, places: &places, windows, policy, risk_policy, quality_policy, captured_at, run_ends: &run_ends, run_starts: &run_starts, step, bar };
+        let judging = Judging {
+            outputs: &outputs,
+            places: &places,
+            windows,
+            policy,
+            risk_policy,
+            quality_policy,
+            captured_at,
+            run_ends: &run_ends,
+            run_starts: &run_starts,
+            coverage: &coverage,
+            step,
+            bar,
+        };
         let mut indexes = RepoIndexes::default();
         let mut waiting = Waiting { outputs: by_repo, task_prs };
         judging.every_chunk(chunks, &mut waiting, &mut indexes, sink, found, phases)?;
@@ -402,6 +416,8 @@ struct Inputs {
     run_ends: std::sync::Arc<HashMap<String, time::Instant>>,
     /// Per run, when it began: the CI gate's clock ([`ci_gate::run_starts`]).
     run_starts: std::sync::Arc<ci_gate::RunStarts>,
+    /// Per run, the coverage report it uploaded ([`risk::coverage_by_run`]).
+    coverage: std::sync::Arc<risk::CoverageByRun>,
     band: Band,
 }
 
@@ -467,21 +483,22 @@ fn read(dataset: &Path, chunk_bytes: usize, phases: &mut Phases) -> Result<Input
     phases.mark("outputs read");
     let manifest = Error::joined(manifest.join(), dataset.join("manifest.json"), "the thread reading it failed")?;
     phases.mark("manifest read");
-    let (captured_at, run_starts, task_prs) = study_facts(dataset, &manifest)?;
+    let (captured_at, run_starts, task_prs, coverage) = study_facts(dataset, &manifest)?;
     let band = Band { outputs, places, task_prs, chunks, reader };
-    Ok(Inputs { manifest, captured_at, run_ends: std::sync::Arc::new(run_ends), run_starts: std::sync::Arc::new(run_starts), band })
+    let (run_ends, run_starts, coverage) = (std::sync::Arc::new(run_ends), std::sync::Arc::new(run_starts), std::sync::Arc::new(coverage));
+    Ok(Inputs { manifest, captured_at, run_ends, run_starts, coverage, band })
 }
 
 /// What every band of a study shares, read once: the snapshot's time, when each run began
 /// and the PRs of task records (with --tasks), by repository (their risk level is assessed
 /// from the same captures as the outputs' PRs).
-fn study_facts(dataset: &Path, manifest: &Manifest) -> Result<(time::Instant, ci_gate::RunStarts, HashMap<String, Vec<TaskPr>>)> {
+fn study_facts(dataset: &Path, manifest: &Manifest) -> Result<(time::Instant, ci_gate::RunStarts, HashMap<String, Vec<TaskPr>>, risk::CoverageByRun)> {
     let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
         path: dataset.join("manifest.json"),
         message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
     })?;
     let run_starts = ci_gate::run_starts(crate::dataset::read::run_infos(dataset)?.into_iter());
-    Ok((captured_at, run_starts, task_prs(dataset, manifest)?))
+    Ok((captured_at, run_starts, task_prs(dataset, manifest)?, risk::coverage_by_run(dataset)?))
 }
 
 /// Which outputs each repository's captures judge, and where each output's rows go.
@@ -557,6 +574,7 @@ struct Judging<'a> {
     captured_at: time::Instant,
     run_ends: &'a HashMap<String, time::Instant>,
     run_starts: &'a ci_gate::RunStarts,
+    coverage: &'a risk::CoverageByRun,
     /// Outputs judged per step at most.
     step: usize,
     bar: &'a indicatif::ProgressBar,
@@ -703,7 +721,7 @@ impl<'a> Judging<'a> {
                 indexed
                     .par_iter()
                     .flat_map(|(ids, tasks, index)| {
-                        let outputs = ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, self.risk_policy));
+                        let outputs = ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, self.risk_policy, self.coverage));
                         let risks = outputs.chain(tasks.par_iter().map(|t| risk::assess_task(index, &t.task_id, &t.repo, t.number, self.risk_policy)));
                         risks.map(|r| {
                             let findings = quality::assess(index, &r, self.quality_policy);
@@ -724,7 +742,7 @@ impl<'a> Judging<'a> {
         rest.sort_unstable();
         let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, self.outputs.get(i))).collect();
         found.replays.extend(ci_gate::replay_all(empty, &rest.iter().map(|(_, o)| o).collect::<Vec<_>>(), self.run_starts));
-        let risks = rest.iter().filter_map(|(_, o)| risk::assess(empty, o, self.risk_policy));
+        let risks = rest.iter().filter_map(|(_, o)| risk::assess(empty, o, self.risk_policy, self.coverage));
         let risks = risks.chain(task_prs.values().flatten().map(|t| risk::assess_task(empty, &t.task_id, &t.repo, t.number, self.risk_policy)));
         // No repository's captures: no PR's files, so no finding; assessed all the same.
         found.add(

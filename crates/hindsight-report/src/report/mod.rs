@@ -214,6 +214,18 @@ pub const CATALOGUE: &[BundledQuery] = &[
     bundled!("by_user")
         .on_dashboard("By user: failure and merge rates, first-review merge rate, revision cycles, review comments, time to PR, cost (with --tasks)")
         .needs_table("tasks"),
+    bundled!("failure_insights")
+        .on_dashboard("What each failure would teach the prompt: failed tasks by prompt version, category and the section of the prompt they point at (with --tasks; each task's insight in table insights, `export --insights` for a platform's memory)")
+        .needs_table("insights"),
+    bundled!("self_feedback_themes")
+        .on_dashboard("What agents said was missing: self-feedback by repository, the share repeating an earlier task's, and the most repeated (with --tasks)")
+        .needs_table("insights"),
+    bundled!("prompt_changes")
+        .on_dashboard("How the prompt changed: consecutive prompt versions, lines added and removed, sections changed (with --tasks and prompts.jsonl; the diffs in table prompt_changes)")
+        .needs_table("prompt_changes"),
+    bundled!("task_risk_by_outcome")
+        .on_dashboard("Do high-risk task PRs get rejected more often? Task PRs by risk level against what the repository decided (n: prs_decided; open ones in prs_open; with --tasks)")
+        .needs_table("tasks"),
     bundled!("risk_by_prompt_version").on_dashboard("PR risk levels of task PRs by prompt version (with --tasks)").needs_table("tasks"),
     bundled!("risk_by_user").on_dashboard("PR risk levels of task PRs by user (with --tasks)").needs_table("tasks"),
     bundled!("memory_over_time")
