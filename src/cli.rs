@@ -6,6 +6,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use hindsight::evaluate::Settings;
 use hindsight::commands::{Config, Task};
+use hindsight::evaluate::quality::QualityPolicy;
 use hindsight::evaluate::risk::RiskPolicy;
 use hindsight::evaluate::{window, Policy};
 use hindsight::pipeline::{DatasetKind, Study};
@@ -755,6 +756,12 @@ struct EvalArgs {
     /// thresholds in force are recorded in the dataset's manifest (`risk_policy`).
     #[arg(long, value_name = "FILE")]
     risk_policy: Option<PathBuf>,
+    /// Quality policy (JSON; schemas/quality-policy.schema.json): the code-quality findings'
+    /// thresholds, blocking severity and the repositories' own rules (forbidden patterns and
+    /// paths, required headers), globally and per repository; absent keys keep their
+    /// defaults. The policy in force is recorded in the dataset's manifest (`quality_policy`).
+    #[arg(long, value_name = "FILE")]
+    quality_policy: Option<PathBuf>,
 }
 
 /// How much of a query's result is printed, and whether it is timed.
@@ -872,6 +879,10 @@ fn risk_policy(p: Option<PathBuf>) -> Result<RiskPolicy> {
     Ok(p.map(|p| RiskPolicy::load(&p)).transpose()?.unwrap_or_default())
 }
 
+fn quality_policy(p: Option<PathBuf>) -> Result<QualityPolicy> {
+    Ok(p.map(|p| QualityPolicy::load(&p)).transpose()?.unwrap_or_default())
+}
+
 impl Cli {
     /// The command line checked: every value parsed and every file it names for the work
     /// (policies) read, before any work starts.
@@ -898,7 +909,12 @@ fn check_threads(threads: Option<usize>) -> Result<()> {
 impl EvalArgs {
     /// The windows parsed and the policy files read.
     fn read(self) -> Result<Settings> {
-        Ok(Settings { windows: window::parse_list(&self.windows)?, policy: policy(self.policy)?, risk_policy: risk_policy(self.risk_policy)? })
+        Ok(Settings {
+            windows: window::parse_list(&self.windows)?,
+            policy: policy(self.policy)?,
+            risk_policy: risk_policy(self.risk_policy)?,
+            quality_policy: quality_policy(self.quality_policy)?,
+        })
     }
 }
 

@@ -285,7 +285,7 @@ fn settings(m: &Manifest) -> Vec<(String, String, String)> {
     if !m.windows.is_empty() {
         out.push(("#setting/windows".into(), "windows".into(), m.windows.join(",")));
     }
-    for (key, v) in [("policy", &m.policy), ("risk_policy", &m.risk_policy), ("task_policy", &m.task_policy)] {
+    for (key, v) in [("policy", &m.policy), ("risk_policy", &m.risk_policy), ("quality_policy", &m.quality_policy), ("task_policy", &m.task_policy)] {
         if let Some(v) = v {
             out.push((format!("#setting/{key}"), key.into(), v.to_string()));
         }

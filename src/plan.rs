@@ -30,6 +30,9 @@ pub struct Plan {
     pub windows: Vec<String>,
     pub policy: Value,
     pub risk_policy: Value,
+    /// The quality policy (absent from a plan locked before quality findings: not compared).
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub quality_policy: Value,
     /// sha256 of each bundled query's SQL, by name.
     pub queries: BTreeMap<String, String>,
 }
@@ -48,6 +51,7 @@ impl Plan {
             windows: settings.windows.iter().map(|w| w.to_string()).collect(),
             policy: settings.policy.to_json(),
             risk_policy: settings.risk_policy.to_json(),
+            quality_policy: settings.quality_policy.to_json(),
             queries: queries(),
         }
     }
@@ -93,6 +97,9 @@ impl Plan {
         }
         differences("policy", &self.policy, m.policy.as_ref(), &mut out);
         differences("risk policy", &self.risk_policy, m.risk_policy.as_ref(), &mut out);
+        if !self.quality_policy.is_null() {
+            differences("quality policy", &self.quality_policy, m.quality_policy.as_ref(), &mut out);
+        }
         let now = queries();
         for (name, planned) in &self.queries {
             match now.get(name) {

@@ -29,6 +29,7 @@ mod layouts;
 mod packaging;
 mod pipeline;
 mod promises;
+mod quality;
 mod rates;
 mod readers;
 mod reference;

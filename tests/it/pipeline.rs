@@ -247,7 +247,7 @@ fn bands_hold_each_output_once() {
 /// A large study is judged a band of repositories at a time (memory bounded by the band).
 /// The tables evaluate writes are the same, byte for byte, at any band size, spilling or
 /// not, at one thread or more: on the demo, a synthetic study and an AIDev import (every
-/// output a PR, with CI-gate and risk rows). (Bad input's outputs are in one repository:
+/// output a PR, with CI-gate, risk and quality rows). (Bad input's outputs are in one repository:
 /// one band at any size.)
 #[test]
 fn judging_in_bands_changes_no_byte_of_what_evaluate_writes() {
@@ -260,7 +260,7 @@ fn judging_in_bands_changes_no_byte_of_what_evaluate_writes() {
     let src = super::support::fixture("aidev");
     ok(&["import", "aidev", src.to_str().unwrap(), "--out", aidev.to_str().unwrap(), "--captured-at", "2025-07-31T00:00:00Z", "--quiet"], tmp.path());
     let studies = [("demo", Some(Study::demo())), ("synth", Some(Study::at(tmp.path().join("s")))), ("aidev", None)];
-    const TABLES: [&str; 6] = ["outcomes", "ci_gate", "ci_gate_steps", "ci_gate_loop_state", "pr_risk", "manifest"];
+    const TABLES: [&str; 7] = ["outcomes", "ci_gate", "ci_gate_steps", "ci_gate_loop_state", "pr_risk", "quality_findings", "manifest"];
     let settings = Settings::default();
     let written = |ds: &Path| -> Vec<Vec<u8>> {
         TABLES.iter().map(|t| std::fs::read(ds.join(if *t == "manifest" { "manifest.json".to_string() } else { format!("{t}.parquet") })).unwrap()).collect()

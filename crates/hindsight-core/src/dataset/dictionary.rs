@@ -248,6 +248,22 @@ pub(crate) const TABLES: &[TableDoc] = &[
     TableDoc { name: "coverage", row: "A source file of a line coverage report a run uploaded (`lcov.info`, `coverage.xml`, `cobertura.xml`... in the run's folder): the lines its tests ran and those they did not. PR risk reads it for the lines a run's PR changed.", columns: &[("report", "The report file, relative to the runs directory."), ("format", "`lcov` or `cobertura`."), ("source_file", "The source file as the report names it (often an absolute or build-root path: matched to a PR's files by its ending)."), ("lines_found", "Lines the report lists (instrumented)."), ("lines_hit", "Of those, lines run at least once."), ("covered_lines", "The lines run, as ranges (`1-4,9`)."), ("uncovered_lines", "The instrumented lines not run, as ranges.")] },
     TableDoc { name: "pr_risk", row: "A PR an output opened or pushed to, or a task record's PR (`pr_url`), with its risk level (low, medium, high, critical; NULL without its captured files) and the reasons: one row per output, one per task.", columns: &[("task_id", "The task whose `pr_url` names the PR; NULL for an output's PR (then `safe_output_id` is set)."), ("risk_level", "`low`, `medium`, `high` or `critical` (the evaluation pipeline's tier 3); NULL when the PR's files were not captured."), ("files", "Files changed."), ("additions", "Lines added."), ("deletions", "Lines deleted."), ("modules", "The modules touched, one a line: each changed file's folder cut to its first two levels (`src/parser`; a top-level file is `.`); NULL when the files were not captured."), ("new_dependencies", "The dependencies a manifest's diff adds, `path: name` one a line (npm, Cargo, pip, pyproject, Go, Maven, Gradle; a version moved is no new dependency); NULL when the files were not captured."), ("changed_lines_covered", "Of the code lines the PR adds that its run's coverage report (table `coverage`) instruments, the share the tests ran; NULL without a report or such a line (then a PR changing code and no test file is medium)."), ("not_captured", "What the level could not rest on, one a line: the run's coverage report, the coverage of the changed lines, a file's patch (GitHub leaves out binary and very large ones); NULL when nothing is missing or the files were not captured."), ("reasons", "Every reason found, with the level it reaches.")] },
     TableDoc {
+        name: "quality_findings",
+        row: "A code-quality finding (the evaluation pipeline's tier 2; docs/TASKS.md, Code-quality findings) in a PR `pr_risk` assesses, read from its captured files' patches: one row per finding and per output or task whose PR it is. A PR whose files were not captured has no row (its `pr_risk.risk_level` is NULL).",
+        columns: &[
+            ("task_id", "The task whose `pr_url` names the PR; NULL for an output's PR (then `safe_output_id` is set)."),
+            ("pr_number", "The pull request's number."),
+            ("tier", "The tier of task evaluation: always 2 (code quality)."),
+            ("rule", "`duplicated_block`, `complex_function`, `naming_convention` or `repository_rule` (the quality policy's rules)."),
+            ("severity", "`info`, `warning` or `error`."),
+            ("blocking", "Whether the severity is at or above the repository's blocking severity (the quality policy's `blocking_severity`, default `error`)."),
+            ("file", "The file's path in the PR (after a rename)."),
+            ("line", "The line in the new file the finding starts at, from the patch's hunk headers; NULL for a removed file."),
+            ("message", "What was found, with where."),
+            ("suggestion", "A concrete change that would resolve it."),
+        ],
+    },
+    TableDoc {
         name: "pr_feedback",
         row: "A pull request of the snapshot with the evaluation pipeline's review figures (docs/TASKS.md); a figure whose capture is missing is NULL and `missing` names the capture.",
         columns: &[

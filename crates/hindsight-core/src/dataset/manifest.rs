@@ -58,6 +58,9 @@ pub struct Manifest {
     /// The PR risk thresholds and patterns in force ([SPEC-TASKS-TIER3]; `evaluate::risk`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk_policy: Option<Value>,
+    /// The code-quality thresholds and repository rules in force (`evaluate::quality`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality_policy: Option<Value>,
     /// Run directories where no file with safe outputs was found, with what they hold.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub empty_runs: Vec<crate::runs::EmptyRun>,

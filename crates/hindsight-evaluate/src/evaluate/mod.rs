@@ -15,6 +15,7 @@
 //!   and window's columns filled in) as `outcomes.parquet` is written.
 //! - `spill.rs`: rows past the memory budget, sorted and written in parts on a thread of
 //!   their own, merged at the end.
+//! - `quality/`: code-quality findings (tier 2), a rule per file, from the PRs' patches.
 //! - `bands.rs`: a study of more than `BAND_OUTPUTS` outputs judged a band of whole
 //!   repositories at a time (memory bounded by the band), the same bytes written.
 
@@ -32,6 +33,7 @@ pub(crate) mod outcome;
 pub(crate) mod outcomes;
 pub mod policy;
 pub(crate) mod promises;
+pub mod quality;
 pub mod repository;
 pub mod risk;
 pub(crate) mod rule;

@@ -7,7 +7,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::spill::OutcomeParts;
-use super::{ci_gate, coverage, risk, Evaluation, OutcomeRows, Policy, Window};
+use super::{ci_gate, coverage, quality, risk, Evaluation, OutcomeRows, Policy, Window};
 use crate::dataset::manifest::Manifest;
 use crate::error::{Error, Result};
 use crate::phases::Phases;
@@ -84,7 +84,7 @@ pub fn band_part_bytes(dataset: &Path, band_outputs: usize) -> Result<(usize, u6
 
 /// Every output judged at once, its table held.
 fn evaluate_whole(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress, chunk_bytes: usize, rows_held_bytes: usize) -> Result<usize> {
-    let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
+    let (windows, policy) = (settings.windows.as_slice(), &settings.policy);
     let mut phases = Phases::from_env();
     let inputs = read(dataset, chunk_bytes, &mut phases)?;
     let mut parts = OutcomeParts::new(&dataset.join(".spill"), rows_held_bytes);
@@ -92,7 +92,7 @@ fn evaluate_whole(dataset: &Path, settings: &Settings, progress: &crate::progres
     let bar = progress.bar("evaluate", inputs.band.outputs.len() as u64);
     let Judged { mut manifest, outputs, held } = judge_repositories(dataset, inputs, Repositories::All, settings, &bar, rows_held_bytes, &mut parts, &mut found, &mut phases)?;
     bar.finish_and_clear();
-    let outcomes = write_tables(dataset, parts, &outputs, || gate_and_risk_tables(&found), &mut manifest, risk_policy)?;
+    let outcomes = write_tables(dataset, parts, &outputs, || gate_and_risk_tables(&found), &mut manifest, settings)?;
     phases.mark("tables and outcomes written");
     let coverage = std::mem::take(&mut found.coverage).finish();
     // What the run held (a million outputs' columns, their gates and risks) is freed beside
@@ -113,7 +113,7 @@ fn evaluate_whole(dataset: &Path, settings: &Settings, progress: &crate::progres
 /// CI-gate and risk tables kept, and merged by their keys at the end, beside the outcome
 /// rows' merge (which reads the outputs' columns forward through `safe_outputs`).
 fn evaluate_banded(dataset: &Path, settings: &Settings, progress: &crate::progress::Progress, budgets: Budgets, plan: super::bands::Plan) -> Result<usize> {
-    let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
+    let (windows, policy) = (settings.windows.as_slice(), &settings.policy);
     crate::memory::retain(crate::memory::EVALUATE_BANDS);
     let mut phases = Phases::from_env();
     let mut manifest = Manifest::load(dataset)?;
@@ -151,27 +151,28 @@ fn evaluate_banded(dataset: &Path, settings: &Settings, progress: &crate::progre
     for (name, w) in written? {
         manifest.record_table(name, &w);
     }
-    manifest.risk_policy = Some(risk_policy.to_json());
+    record_policies(&mut manifest, settings);
     let outcomes = outcomes?;
     phases.mark("tables and outcomes written");
     save_manifest(dataset, manifest, &outcomes, policy, windows, counted.finish())?;
     Ok(outcomes.rows)
 }
 
-/// What an evaluation judges under: its windows, its policy and its PR-risk policy. One
-/// value, made once from the command line, for every stage that judges (a run, an import,
-/// an evaluation, a cluster's partitions).
+/// What an evaluation judges under: its windows, its policy, its PR-risk and quality
+/// policies. One value, made once from the command line, for every stage that judges (a
+/// run, an import, an evaluation, a cluster's partitions).
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub windows: Vec<Window>,
     pub policy: Policy,
     pub risk_policy: risk::RiskPolicy,
+    pub quality_policy: quality::QualityPolicy,
 }
 
 impl Default for Settings {
     /// The default windows and policies.
     fn default() -> Settings {
-        Settings { windows: super::window::DEFAULT.to_vec(), policy: Policy::default(), risk_policy: risk::RiskPolicy::default() }
+        Settings { windows: super::window::DEFAULT.to_vec(), policy: Policy::default(), risk_policy: risk::RiskPolicy::default(), quality_policy: quality::QualityPolicy::default() }
     }
 }
 
@@ -219,7 +220,8 @@ fn judge_repositories(
 ) -> Result<Judged> {
     let Inputs { manifest, captured_at, run_ends, run_starts, coverage, band } = inputs;
     let Band { outputs, places, mut task_prs, chunks, reader } = band;
-    let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
+    let (windows, policy) = (settings.windows.as_slice(), &settings.policy);
+    let (risk_policy, quality_policy) = (&settings.risk_policy, &settings.quality_policy);
     let Targets { mut by_repo, mut no_repo } = Targets::of(&outputs);
     if let Repositories::Only(_) = repositories {
         by_repo.retain(|r, _| repositories.takes(Some(r)));
@@ -232,8 +234,20 @@ fn judge_repositories(
     let (empty, indexes) = {
         // A small budget takes small steps, so the rows held stay near it.
         let step = (rows_held_bytes / (windows.len().max(1) * 1024)).clamp(1, STEP_OUTPUTS);
-        let judging =
-            Judging { outputs: &outputs, places: &places, windows, policy, risk_policy, captured_at, run_ends: &run_ends, run_starts: &run_starts, coverage: &coverage, step, bar };
+        let judging = Judging {
+            outputs: &outputs,
+            places: &places,
+            windows,
+            policy,
+            risk_policy,
+            quality_policy,
+            captured_at,
+            run_ends: &run_ends,
+            run_starts: &run_starts,
+            coverage: &coverage,
+            step,
+            bar,
+        };
         let mut indexes = RepoIndexes::default();
         let mut waiting = Waiting { outputs: by_repo, task_prs };
         judging.every_chunk(chunks, &mut waiting, &mut indexes, sink, found, phases)?;
@@ -296,7 +310,7 @@ pub fn evaluate_judged(
     source: &str,
     judge: impl FnOnce(&Path, &Settings) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>>,
 ) -> Result<usize> {
-    let (windows, policy, risk_policy) = (settings.windows.as_slice(), &settings.policy, &settings.risk_policy);
+    let (windows, policy) = (settings.windows.as_slice(), &settings.policy);
     let mut manifest = Manifest::load(dataset)?;
     let outputs = SafeOutputTable::read(dataset, ColumnsRead::Judged)?;
     let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());
@@ -345,19 +359,20 @@ pub fn evaluate_judged(
         }
         Ok(out)
     };
-    let outcomes = write_tables(dataset, parts, &outputs, merged, &mut manifest, risk_policy)?;
+    let outcomes = write_tables(dataset, parts, &outputs, merged, &mut manifest, settings)?;
     save_manifest(dataset, manifest, &outcomes, policy, windows, counted.finish())?;
     Ok(outcomes.rows)
 }
 
-/// The CI gate's and risk tables and the columns each is sorted by (see `ci_gate::tables`
-/// and `risk::table`, whose sorts are stable): a cluster's partitions' rows are merged in
-/// this order.
+/// The CI gate's, risk and quality tables and the columns each is sorted by (see
+/// `ci_gate::tables`, `risk::table` and `quality::table`, whose sorts are stable): a
+/// cluster's partitions' rows, and a banded evaluation's bands, are merged in this order.
 const GATE_AND_RISK_KEYS: &[(&str, &[&str])] = &[
     ("ci_gate", &["safe_output_id"]),
     ("ci_gate_steps", &["safe_output_id", "step"]),
     ("ci_gate_loop_state", &["repo", "state_file"]),
     ("pr_risk", &["safe_output_id", "task_id"]),
+    ("quality_findings", quality::KEYS),
 ];
 
 /// `batches` (of one schema) as one batch stably sorted by the text or integer columns
@@ -522,19 +537,29 @@ type Indexed<'o> = Vec<(Vec<(usize, SafeOutput<'o>)>, Vec<TaskPr>, SnapshotIndex
 /// A chunk's repositories as read: each one's outputs (by position), task PRs and captures.
 type ChunkRepos = Vec<(Vec<usize>, Vec<TaskPr>, Vec<ResponseRow>)>;
 
-/// The CI gate's replays, the PR risk levels and the capture plan's counts found so far.
+/// The CI gate's replays, the PR risk levels, the PRs' quality findings and the capture
+/// plan's counts found so far.
 #[derive(Default)]
 struct GateAndRisk {
     replays: ci_gate::Replays,
     risks: Vec<risk::Risk>,
+    findings: Vec<quality::Finding>,
     coverage: coverage::Tally,
 }
 
 impl GateAndRisk {
-    fn extend(&mut self, (replays, risks): (ci_gate::Replays, Vec<risk::Risk>), counted: coverage::Tally) {
+    fn extend(&mut self, (replays, assessed): (ci_gate::Replays, Vec<(risk::Risk, Vec<quality::Finding>)>), counted: coverage::Tally) {
         self.replays.extend(replays);
-        self.risks.extend(risks);
+        self.add(assessed);
         self.coverage = std::mem::take(&mut self.coverage).add(counted);
+    }
+
+    /// PRs assessed: each one's risk, and its quality findings.
+    fn add(&mut self, assessed: Vec<(risk::Risk, Vec<quality::Finding>)>) {
+        for (risk, findings) in assessed {
+            self.risks.push(risk);
+            self.findings.extend(findings);
+        }
     }
 }
 
@@ -545,6 +570,7 @@ struct Judging<'a> {
     windows: &'a [Window],
     policy: &'a Policy,
     risk_policy: &'a risk::RiskPolicy,
+    quality_policy: &'a quality::QualityPolicy,
     captured_at: time::Instant,
     run_ends: &'a HashMap<String, time::Instant>,
     run_starts: &'a ci_gate::RunStarts,
@@ -679,7 +705,8 @@ impl<'a> Judging<'a> {
     /// and the PR risk level ([SPEC-TASKS-TIER3]), from the PRs' captured files. Split by
     /// output, not only by repository: a chunk holds a few repositories, often of very
     /// different sizes.
-    fn gate_and_risk(&self, indexed: &Indexed<'_>) -> (ci_gate::Replays, Vec<risk::Risk>) {
+    /// Each PR's quality findings are read from the same captures, for the same subject.
+    fn gate_and_risk(&self, indexed: &Indexed<'_>) -> (ci_gate::Replays, Vec<(risk::Risk, Vec<quality::Finding>)>) {
         rayon::join(
             || {
                 indexed.par_iter().map(|(ids, _, index)| ci_gate::replay_all(index, &ids.iter().map(|(_, o)| o).collect::<Vec<_>>(), self.run_starts)).reduce(
@@ -695,7 +722,11 @@ impl<'a> Judging<'a> {
                     .par_iter()
                     .flat_map(|(ids, tasks, index)| {
                         let outputs = ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, self.risk_policy, self.coverage));
-                        outputs.chain(tasks.par_iter().map(|t| risk::assess_task(index, &t.task_id, &t.repo, t.number, self.risk_policy)))
+                        let risks = outputs.chain(tasks.par_iter().map(|t| risk::assess_task(index, &t.task_id, &t.repo, t.number, self.risk_policy)));
+                        risks.map(|r| {
+                            let findings = quality::assess(index, &r, self.quality_policy);
+                            (r, findings)
+                        })
                     })
                     .collect()
             },
@@ -711,8 +742,17 @@ impl<'a> Judging<'a> {
         rest.sort_unstable();
         let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, self.outputs.get(i))).collect();
         found.replays.extend(ci_gate::replay_all(empty, &rest.iter().map(|(_, o)| o).collect::<Vec<_>>(), self.run_starts));
-        found.risks.extend(rest.iter().filter_map(|(_, o)| risk::assess(empty, o, self.risk_policy, self.coverage)));
-        found.risks.extend(task_prs.values().flatten().map(|t| risk::assess_task(empty, &t.task_id, &t.repo, t.number, self.risk_policy)));
+        let risks = rest.iter().filter_map(|(_, o)| risk::assess(empty, o, self.risk_policy, self.coverage));
+        let risks = risks.chain(task_prs.values().flatten().map(|t| risk::assess_task(empty, &t.task_id, &t.repo, t.number, self.risk_policy)));
+        // No repository's captures: no PR's files, so no finding; assessed all the same.
+        found.add(
+            risks
+                .map(|r| {
+                    let findings = quality::assess(empty, &r, self.quality_policy);
+                    (r, findings)
+                })
+                .collect(),
+        );
         let ev = self.evaluation(empty);
         // Their reads are missing but for captures of no repository (a team, a project).
         let counted = coverage::each_repository(&rest.iter().map(|(_, o)| o).collect::<Vec<_>>(), empty, ev.facts());
@@ -724,14 +764,14 @@ impl<'a> Judging<'a> {
 /// Write: the CI-gate and risk tables while the outcome rows are merged into
 /// `outcomes.parquet` (both are mostly one thread's work, and neither reads the other; each
 /// table is dropped by the task that wrote it: a million rows of cells take a while to
-/// free). The gate and risk tables and the risk policy are recorded in the manifest.
+/// free). The gate, risk and quality tables and the policies are recorded in the manifest.
 fn write_tables(
     dataset: &Path,
     parts: OutcomeParts,
     outputs: &SafeOutputTable,
     tables: impl FnOnce() -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> + Send,
     manifest: &mut Manifest,
-    risk_policy: &risk::RiskPolicy,
+    settings: &Settings,
 ) -> Result<crate::dataset::Written> {
     let (written, outcomes) = rayon::join(
         || {
@@ -743,14 +783,21 @@ fn write_tables(
     for (name, w) in written? {
         manifest.record_table(name, &w);
     }
-    manifest.risk_policy = Some(risk_policy.to_json());
+    record_policies(manifest, settings);
     outcomes
 }
 
-/// The CI gate's tables and the risk table of what was found, built side by side.
+/// The PR risk and quality policies in force, into the manifest.
+fn record_policies(manifest: &mut Manifest, settings: &Settings) {
+    manifest.risk_policy = Some(settings.risk_policy.to_json());
+    manifest.quality_policy = Some(settings.quality_policy.to_json());
+}
+
+/// The CI gate's tables, the risk table and the quality table of what was found, built
+/// side by side.
 fn gate_and_risk_tables(found: &GateAndRisk) -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> {
-    let (gate, risk) = rayon::join(|| ci_gate::tables(&found.replays), || risk::table(&found.risks));
-    Ok(gate?.into_iter().chain([risk?]).collect())
+    let (gate, (risk, quality)) = rayon::join(|| ci_gate::tables(&found.replays), || rayon::join(|| risk::table(&found.risks), || quality::table(&found.findings)));
+    Ok(gate?.into_iter().chain([risk?, quality?]).collect())
 }
 
 /// Write the manifest: the outcomes table, the policy and windows it was judged under, and

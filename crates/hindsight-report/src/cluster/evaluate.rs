@@ -60,6 +60,7 @@ struct Settings {
     windows: Vec<String>,
     policy: Policy,
     risk_policy: RiskPolicy,
+    quality_policy: crate::evaluate::quality::QualityPolicy,
 }
 
 /// The function, for a registry (the client's session, the scheduler's, each executor's).
@@ -127,7 +128,7 @@ fn judge_here(dataset: &Path, settings: &str, repositories: &HashSet<Option<Stri
     if says {
         eprintln!("executor: evaluating {} repositories of {}", repositories.len(), dataset.display());
     }
-    let settings = crate::evaluate::Settings { windows, policy: s.policy, risk_policy: s.risk_policy };
+    let settings = crate::evaluate::Settings { windows, policy: s.policy, risk_policy: s.risk_policy, quality_policy: s.quality_policy };
     let tables = crate::evaluate::stage::judge_partition(dataset, repositories, &settings)?;
     let blob = encode(&tables)?;
     if says {
@@ -192,7 +193,12 @@ fn literal(s: &str) -> String {
 pub(crate) fn judge(at: &Address, dataset: &Path, settings: &crate::evaluate::Settings) -> Result<Vec<Vec<(String, RecordBatch)>>> {
     let dataset = std::fs::canonicalize(dataset).map_err(|e| Error::io(dataset, e))?;
     let manifest = crate::dataset::manifest::Manifest::load(&dataset)?;
-    let wire = Settings { windows: settings.windows.iter().map(|w| w.to_string()).collect(), policy: settings.policy.clone(), risk_policy: settings.risk_policy.clone() };
+    let wire = Settings {
+        windows: settings.windows.iter().map(|w| w.to_string()).collect(),
+        policy: settings.policy.clone(),
+        risk_policy: settings.risk_policy.clone(),
+        quality_policy: settings.quality_policy.clone(),
+    };
     let wire = serde_json::to_string(&wire)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| Error::io(&dataset, e))?;
     // Ballista's static planner: the partitions stay the ones asked for, and a lost

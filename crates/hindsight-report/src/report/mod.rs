@@ -187,6 +187,9 @@ pub const CATALOGUE: &[BundledQuery] = &[
         .on_dashboard("Do risky PRs take longer to review? Hours to the first review by PR risk level (n: prs_reviewed; not yet reviewed: prs_unreviewed)")
         .needs_table("pr_feedback"),
     bundled!("risk_over_time").on_dashboard("PR risk levels by repository and month opened").needs_table("pr_feedback"),
+    bundled!("quality_findings")
+        .on_dashboard("Code-quality findings (tier 2) by rule and severity: findings, blocking ones, PRs with one (n: prs_assessed, the PRs whose files were captured; prs_not_captured were not looked at)")
+        .needs_table("quality_findings"),
     bundled!("failure_categories")
         .on_dashboard("Why tasks failed: failure categories of failed, cancelled and timed-out tasks (with --tasks)")
         .needs_table("task_failures"),
