@@ -494,6 +494,7 @@ fn derived_tables(study: &Study, dir: &Path, task_policy: &crate::tasks::TaskPol
             crate::tasks::tables::task_failures(&failures),
             crate::tasks::tables::insights(&insights),
             crate::tasks::tables::prompt_changes(&changes),
+            crate::tasks::tables::prompts(&t.prompts),
         ];
         tables.extend(built.into_iter().map(named_batch).collect::<Result<Vec<_>>>()?);
     }

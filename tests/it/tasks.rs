@@ -327,6 +327,7 @@ fn the_docs_follow_the_code() {
         hindsight::tasks::tables::task_failures(&failures),
         hindsight::tasks::tables::insights(&[]),
         hindsight::tasks::tables::prompt_changes(&[]),
+        hindsight::tasks::tables::prompts(&[]),
     ] {
         for f in t.arrow_schema().fields() {
             assert!(schema.contains(&format!("`{}`", f.name())), "schemas/tasks.md lacks column {}.{}", t.name, f.name());

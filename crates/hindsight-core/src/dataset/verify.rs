@@ -273,10 +273,11 @@ fn record_counts(dataset: &Path, m: &Manifest, table_rows: &BTreeMap<&str, usize
             }
         }
         if input == crate::tasks::INPUT {
-            // Every used task record is a row of `tasks`, every used event one of `task_events`.
-            let rows: usize = ["tasks", "task_events"].iter().filter_map(|t| table_rows.get(t)).sum();
+            // Every used task record is a row of `tasks`, every used event one of `task_events`,
+            // every prompt text one of `prompts`.
+            let rows: usize = ["tasks", "task_events", "prompts"].iter().filter_map(|t| table_rows.get(t)).sum();
             if r.used != rows {
-                bad(format!("{} used, but tasks and task_events hold {rows} rows", r.used));
+                bad(format!("{} used, but tasks, task_events and prompts hold {rows} rows", r.used));
             }
         }
         let table = match input.as_str() {

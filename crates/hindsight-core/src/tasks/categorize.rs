@@ -119,12 +119,10 @@ fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
-impl Default for TaskPolicy {
-    fn default() -> Self {
-        TaskPolicy {
-            precedence: FailureCategory::DECIDED.to_vec(),
-            timeout_patterns: strings(&["timed out", "timeout", "deadline exceeded", "time limit", "max duration", "idle for"]),
-            environment_patterns: strings(&[
+/// The default `timeout_patterns`.
+const TIMEOUT_PATTERNS: &[&str] = &["timed out", "timeout", "deadline exceeded", "time limit", "max duration", "idle for"];
+/// The default `environment_patterns`.
+const ENVIRONMENT_PATTERNS: &[&str] = &[
                 "command not found",
                 "no such file or directory",
                 "permission denied",
@@ -148,9 +146,11 @@ impl Default for TaskPolicy {
                 "api error",
                 "502 bad gateway",
                 "503 service unavailable",
-            ]),
-            scope_guardrail_patterns: strings(&["scope", "outside", "not allowed path", "protected path", "forbidden path"]),
-            test_command_patterns: strings(&[
+            ];
+/// The default `scope_guardrail_patterns`.
+const SCOPE_GUARDRAIL_PATTERNS: &[&str] = &["scope", "outside", "not allowed path", "protected path", "forbidden path"];
+/// The default `test_command_patterns`.
+const TEST_COMMAND_PATTERNS: &[&str] = &[
                 "cargo test",
                 "cargo nextest",
                 "pytest",
@@ -170,8 +170,9 @@ impl Default for TaskPolicy {
                 "dotnet test",
                 "rspec",
                 "ctest",
-            ]),
-            lint_command_patterns: strings(&[
+            ];
+/// The default `lint_command_patterns`.
+const LINT_COMMAND_PATTERNS: &[&str] = &[
                 "eslint",
                 "npm run lint",
                 "yarn lint",
@@ -190,9 +191,11 @@ impl Default for TaskPolicy {
                 "stylelint",
                 "pre-commit",
                 "make lint",
-            ]),
-            typecheck_command_patterns: strings(&["tsc", "vue-tsc", "mypy", "pyright", "pyre check", "flow check", "cargo check", "sorbet", "phpstan", "psalm"]),
-            security_scan_command_patterns: strings(&[
+            ];
+/// The default `typecheck_command_patterns`.
+const TYPECHECK_COMMAND_PATTERNS: &[&str] = &["tsc", "vue-tsc", "mypy", "pyright", "pyre check", "flow check", "cargo check", "sorbet", "phpstan", "psalm"];
+/// The default `security_scan_command_patterns`.
+const SECURITY_SCAN_COMMAND_PATTERNS: &[&str] = &[
                 "semgrep",
                 "bandit",
                 "gosec",
@@ -210,8 +213,9 @@ impl Default for TaskPolicy {
                 "gitleaks",
                 "osv-scanner",
                 "codeql",
-            ]),
-            linter_configs: strings(&[
+            ];
+/// The default `linter_configs`.
+const LINTER_CONFIGS: &[&str] = &[
                 ".eslintrc*",
                 "eslint.config.*",
                 "ruff.toml",
@@ -230,8 +234,9 @@ impl Default for TaskPolicy {
                 "biome.json",
                 ".stylelintrc*",
                 ".pre-commit-config.yaml",
-            ]),
-            verification_note_patterns: strings(&[
+            ];
+/// The default `verification_note_patterns`.
+const VERIFICATION_NOTE_PATTERNS: &[&str] = &[
                 "how to verify",
                 "how to test",
                 "how was this tested",
@@ -243,8 +248,9 @@ impl Default for TaskPolicy {
                 "steps to reproduce",
                 "to reproduce",
                 "validation",
-            ]),
-            test_skip_patterns: strings(&[
+            ];
+/// The default `test_skip_patterns`.
+const TEST_SKIP_PATTERNS: &[&str] = &[
                 "#[ignore]",
                 "@pytest.mark.skip",
                 "@unittest.skip",
@@ -257,8 +263,25 @@ impl Default for TaskPolicy {
                 "t.skip(",
                 "@disabled",
                 "@ignore",
-            ]),
-            test_declaration_patterns: strings(&["#[test]", "#[tokio::test]", "def test_", "func test", "@test", "it(", "test(", "describe("]),
+            ];
+/// The default `test_declaration_patterns`.
+const TEST_DECLARATION_PATTERNS: &[&str] = &["#[test]", "#[tokio::test]", "def test_", "func test", "@test", "it(", "test(", "describe("];
+
+impl Default for TaskPolicy {
+    fn default() -> Self {
+        TaskPolicy {
+            precedence: FailureCategory::DECIDED.to_vec(),
+            timeout_patterns: strings(TIMEOUT_PATTERNS),
+            environment_patterns: strings(ENVIRONMENT_PATTERNS),
+            scope_guardrail_patterns: strings(SCOPE_GUARDRAIL_PATTERNS),
+            test_command_patterns: strings(TEST_COMMAND_PATTERNS),
+            lint_command_patterns: strings(LINT_COMMAND_PATTERNS),
+            typecheck_command_patterns: strings(TYPECHECK_COMMAND_PATTERNS),
+            security_scan_command_patterns: strings(SECURITY_SCAN_COMMAND_PATTERNS),
+            linter_configs: strings(LINTER_CONFIGS),
+            verification_note_patterns: strings(VERIFICATION_NOTE_PATTERNS),
+            test_skip_patterns: strings(TEST_SKIP_PATTERNS),
+            test_declaration_patterns: strings(TEST_DECLARATION_PATTERNS),
             missing_tests_needs_failed_check: true,
             use_snapshot_ci: true,
             feedback: crate::feedback::FeedbackPolicy::default(),
@@ -651,6 +674,29 @@ pub(crate) fn needs_category(task: &Task) -> bool {
     matches!(task.status.as_str(), "FAILED" | "CANCELLED" | "TIMED_OUT")
 }
 
+/// Tests were run (`first` the first test call) and failed: a test run's result with a
+/// non-zero exit code, else `failed_check` (the checks recorded as failed).
+fn tests_failing(events: &[&TaskEvent], p: &TaskPolicy, first: &TaskEvent, failed_check: Option<String>) -> Option<String> {
+    let failed_run = events.iter().find(|e| {
+        e.event_type == "agent_tool_result"
+            && command(e).is_some_and(|c| first_match(c, &p.test_command_patterns).is_some())
+            && e.metadata.get("exit_code").and_then(serde_json::Value::as_i64).is_some_and(|c| c != 0)
+    });
+    match (failed_run, failed_check) {
+        (Some(e), _) => Some(format!("event {}: test run failed (exit_code {})", e.event_id, e.metadata.get("exit_code").map_or(String::new(), |c| c.to_string()))),
+        (None, Some(checks)) => Some(format!("event {}: tests run; {checks}", first.event_id)),
+        (None, None) => None,
+    }
+}
+
+/// The task's PR description, captured, says nothing of how the change was verified.
+fn no_verification_notes(task: &Task, p: &TaskPolicy, evidence: &Evidence) -> Option<String> {
+    let body = evidence.pr(task)?.body.as_deref()?;
+    first_match(body, &p.verification_note_patterns)
+        .is_none()
+        .then(|| format!("no agent_tool_call runs tests, and the PR description ({}) says nothing of how the change was verified", pr_path(task).unwrap_or_default()))
+}
+
 /// One rule applied to one task: the evidence when it fires.
 fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy, evidence: &Evidence) -> Option<String> {
     let ci = &evidence.ci;
@@ -704,15 +750,7 @@ fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy, evidence
             }
             linter_not_run(task, events, p, evidence)
         }
-        "no_verification_notes" => {
-            if test_calls().next().is_some() {
-                return None;
-            }
-            let body = evidence.pr(task)?.body.as_deref()?;
-            first_match(body, &p.verification_note_patterns)
-                .is_none()
-                .then(|| format!("no agent_tool_call runs tests, and the PR description ({}) says nothing of how the change was verified", pr_path(task).unwrap_or_default()))
-        }
+        "no_verification_notes" => (test_calls().next().is_none()).then(|| no_verification_notes(task, p, evidence)).flatten(),
         "no_test_run" => {
             if test_calls().next().is_some() || (p.missing_tests_needs_failed_check && !failed_check) {
                 return None;
@@ -730,21 +768,7 @@ fn fire(rule: &str, task: &Task, events: &[&TaskEvent], p: &TaskPolicy, evidence
                 format!("CI failed on {repo}@{sha}{sig}")
             })
         }
-        "tests_failing" => {
-            let first = test_calls().next()?;
-            let failed_run = events.iter().find(|e| {
-                e.event_type == "agent_tool_result"
-                    && command(e).is_some_and(|c| first_match(c, &p.test_command_patterns).is_some())
-                    && e.metadata.get("exit_code").and_then(serde_json::Value::as_i64).is_some_and(|c| c != 0)
-            });
-            match failed_run {
-                Some(e) => {
-                    Some(format!("event {}: test run failed (exit_code {})", e.event_id, e.metadata.get("exit_code").map_or(String::new(), |c| c.to_string())))
-                }
-                None if failed_check => Some(format!("event {}: tests run; {}", first.event_id, check_words())),
-                None => None,
-            }
-        }
+        "tests_failing" => tests_failing(events, p, test_calls().next()?, failed_check.then(check_words)),
         _ => None,
     }
 }

@@ -1,58 +1,58 @@
 //! `tasks`, `task_events` and `task_failures` tables.
 
-use super::insights::{Insight, PromptChange};
+use super::insights::{Insight, PromptChange, PromptText};
 use super::{Failure, Task, TaskEvent, Timing};
 use crate::table::{i, ob, of, oi, os, s, t, Kind, Table};
+
+/// The columns of `tasks`.
+const TASK_COLUMNS: &[(&str, Kind)] = &[
+    ("task_id", Kind::Str),
+    ("status", Kind::Str),
+    ("repo", Kind::Str),
+    ("user_id", Kind::Str),
+    ("branch_name", Kind::Str),
+    ("pr_url", Kind::Str),
+    ("pr_repo", Kind::Str),
+    ("pr_number", Kind::Int),
+    ("issue_url", Kind::Str),
+    ("issue_repo", Kind::Str),
+    ("issue_number", Kind::Int),
+    ("head_sha", Kind::Str),
+    ("prompt_version", Kind::Str),
+    ("description", Kind::Str),
+    ("platform_risk_level", Kind::Str),
+    ("memory_version", Kind::Str),
+    ("hydration_score", Kind::Float),
+    ("error_message", Kind::Str),
+    ("duration_s", Kind::Float),
+    ("cost_usd", Kind::Float),
+    ("input_tokens", Kind::Int),
+    ("output_tokens", Kind::Int),
+    ("build_passed", Kind::Bool),
+    ("lint_passed", Kind::Bool),
+    ("test_runs", Kind::Int),
+    ("test_runs_failed", Kind::Int),
+    ("lint_runs", Kind::Int),
+    ("lint_runs_failed", Kind::Int),
+    ("typecheck_runs", Kind::Int),
+    ("typecheck_runs_failed", Kind::Int),
+    ("security_scan_runs", Kind::Int),
+    ("security_scan_runs_failed", Kind::Int),
+    ("created_at", Kind::Time),
+    ("completed_at", Kind::Time),
+    ("submitted_at", Kind::Time),
+    ("hours_to_pr", Kind::Float),
+    ("scope", Kind::Str),
+    ("metadata", Kind::Str),
+    ("source_line", Kind::Int),
+];
 
 /// One row per task; `pr_repo` and `pr_number` are parsed from `pr_url` (null when it is no
 /// GitHub pull-request URL), the link to the snapshot's tables; `submitted_at` and
 /// `hours_to_pr` from `timings` (one per task, in the same order: [`super::timings`]).
 /// `validations` likewise ([`super::categorize::validations`]).
 pub fn tasks(tasks: &[Task], timings: &[Timing], validations: &[super::categorize::Validation]) -> Table {
-    let mut tb = Table::new(
-        "tasks",
-        &[
-            ("task_id", Kind::Str),
-            ("status", Kind::Str),
-            ("repo", Kind::Str),
-            ("user_id", Kind::Str),
-            ("branch_name", Kind::Str),
-            ("pr_url", Kind::Str),
-            ("pr_repo", Kind::Str),
-            ("pr_number", Kind::Int),
-            ("issue_url", Kind::Str),
-            ("issue_repo", Kind::Str),
-            ("issue_number", Kind::Int),
-            ("head_sha", Kind::Str),
-            ("prompt_version", Kind::Str),
-            ("description", Kind::Str),
-            ("platform_risk_level", Kind::Str),
-            ("memory_version", Kind::Str),
-            ("hydration_score", Kind::Float),
-            ("error_message", Kind::Str),
-            ("duration_s", Kind::Float),
-            ("cost_usd", Kind::Float),
-            ("input_tokens", Kind::Int),
-            ("output_tokens", Kind::Int),
-            ("build_passed", Kind::Bool),
-            ("lint_passed", Kind::Bool),
-            ("test_runs", Kind::Int),
-            ("test_runs_failed", Kind::Int),
-            ("lint_runs", Kind::Int),
-            ("lint_runs_failed", Kind::Int),
-            ("typecheck_runs", Kind::Int),
-            ("typecheck_runs_failed", Kind::Int),
-            ("security_scan_runs", Kind::Int),
-            ("security_scan_runs_failed", Kind::Int),
-            ("created_at", Kind::Time),
-            ("completed_at", Kind::Time),
-            ("submitted_at", Kind::Time),
-            ("hours_to_pr", Kind::Float),
-            ("scope", Kind::Str),
-            ("metadata", Kind::Str),
-            ("source_line", Kind::Int),
-        ],
-    );
+    let mut tb = Table::new("tasks", TASK_COLUMNS);
     for ((x, timing), v) in tasks.iter().zip(timings).zip(validations) {
         let pr = x.pull_request();
         let issue = x.issue();
@@ -211,6 +211,18 @@ pub fn prompt_changes(rows: &[PromptChange]) -> Table {
             s(&x.sections_changed),
             s(&x.diff),
         ]);
+    }
+    tb
+}
+
+/// One row per prompt version's text (`prompts.jsonl`), by (repository, version).
+pub fn prompts(rows: &[PromptText]) -> Table {
+    let mut tb = Table::new(
+        "prompts",
+        &[("repo", Kind::Str), ("prompt_version", Kind::Str), ("released_at", Kind::Time), ("text", Kind::Str), ("source_line", Kind::Int)],
+    );
+    for p in rows {
+        tb.push(vec![os(p.repo.as_ref()), s(&p.prompt_version), t(p.released_at), s(&p.text), i(p.source_line)]);
     }
     tb
 }

@@ -48,35 +48,7 @@ enum Line {
 /// (listed, quarantined, not read).
 pub fn read(paths: &[PathBuf]) -> Result<TracesRead> {
     let mut out = TracesRead::default();
-    let mut files: Vec<(PathBuf, PathBuf)> = Vec::new();
-    for p in paths {
-        let meta = std::fs::metadata(p).map_err(|e| Error::io(p, e))?;
-        if meta.is_dir() {
-            let mut v: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| Error::io(p, e))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
-                .collect();
-            v.sort();
-            for f in v {
-                match crate::inputs::refusal(p, &f, "traces") {
-                    None => files.push((p.clone(), f)),
-                    Some(why) => {
-                        let name = f.strip_prefix(p).unwrap_or(&f).to_string_lossy().replace('\\', "/");
-                        out.quarantined.push(Quarantined::new("traces", &name, None, None, why, ""));
-                        out.files.push(InputFile::refused("traces", name));
-                    }
-                }
-            }
-        } else if meta.is_file() {
-            files.push((p.parent().map(Path::to_path_buf).unwrap_or_default(), p.clone()));
-        } else {
-            return Err(Error::Layout {
-                path: p.clone(),
-                message: format!("{}, not a regular file: --traces must be a .jsonl file or a directory of them", crate::inputs::file_kind(&meta.file_type())),
-            });
-        }
-    }
+    let files = files_of(paths, &mut out)?;
     // An input record is an opentraces line, or a trace of OTLP spans (gathered across
     // lines and files, counted in the file it starts in), or a line that is neither.
     let mut otlp = otlp::Gathered::default();
@@ -120,6 +92,47 @@ pub fn read(paths: &[PathBuf]) -> Result<TracesRead> {
         out.files.push(InputFile::from_bytes("traces", name, &bytes, records + traces));
     }
     out.records.extend(gathered);
+    dedupe(&mut out);
+    Ok(out)
+}
+
+/// The files `paths` name (a directory's `*.jsonl`, in name order), each with the directory
+/// it was found in; refused files are listed and quarantined in `out`.
+fn files_of(paths: &[PathBuf], out: &mut TracesRead) -> Result<Vec<(PathBuf, PathBuf)>> {
+    let mut files: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p).map_err(|e| Error::io(p, e))?;
+        if meta.is_dir() {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| Error::io(p, e))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+                .collect();
+            v.sort();
+            for f in v {
+                match crate::inputs::refusal(p, &f, "traces") {
+                    None => files.push((p.clone(), f)),
+                    Some(why) => {
+                        let name = f.strip_prefix(p).unwrap_or(&f).to_string_lossy().replace('\\', "/");
+                        out.quarantined.push(Quarantined::new("traces", &name, None, None, why, ""));
+                        out.files.push(InputFile::refused("traces", name));
+                    }
+                }
+            }
+        } else if meta.is_file() {
+            files.push((p.parent().map(Path::to_path_buf).unwrap_or_default(), p.clone()));
+        } else {
+            return Err(Error::Layout {
+                path: p.clone(),
+                message: format!("{}, not a regular file: --traces must be a .jsonl file or a directory of them", crate::inputs::file_kind(&meta.file_type())),
+            });
+        }
+    }
+    Ok(files)
+}
+
+/// A trace id seen twice: the first is kept, the later quarantined; records by trace id.
+fn dedupe(out: &mut TracesRead) {
     // A trace id seen twice: the first is kept.
     let mut seen = std::collections::HashMap::new();
     let mut kept = Vec::new();
@@ -140,7 +153,6 @@ pub fn read(paths: &[PathBuf]) -> Result<TracesRead> {
     }
     kept.sort_by(|a, b| a.trace_id.cmp(&b.trace_id));
     out.records = kept;
-    Ok(out)
 }
 
 type LineError = (Option<&'static str>, String, bool);

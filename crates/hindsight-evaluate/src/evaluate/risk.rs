@@ -381,6 +381,16 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, rep
         }
     }
     r.modules = modules.into_iter().collect();
+    surface(&r, policy, &mut raised);
+    let covered = Covered { report, instrumented, ran, source_changed, tests_touched };
+    covered.raise(&mut r, policy, &mut raised);
+    r.level = Some(raised.level);
+    r.reasons = raised.reasons;
+    r
+}
+
+/// The change surface: files, lines and modules against the policy's thresholds.
+fn surface(r: &Risk, policy: &RiskPolicy, raised: &mut Raised) {
     let lines = r.additions + r.deletions;
     let m = r.modules.len() as i64;
     if r.files >= policy.large_files || lines >= policy.large_lines {
@@ -393,32 +403,45 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, rep
     } else if m >= policy.moderate_modules {
         raised.raise(RiskLevel::Medium, format!("{m} modules touched"));
     }
-    match (report, instrumented) {
-        // The run's tests ran (or not) the changed lines: coverage, not its proxy, decides.
-        (Some(_), i) if i > 0 => {
-            let share = ran as f64 / i as f64;
-            r.changed_lines_covered = Some((share * 10_000.0).round() / 10_000.0);
-            if share < policy.low_coverage {
-                raised.raise(RiskLevel::High, format!("low coverage of the changed lines ({ran} of {i} run by the tests)"));
-            } else if share < policy.partial_coverage {
-                raised.raise(RiskLevel::Medium, format!("partial coverage of the changed lines ({ran} of {i} run by the tests)"));
+}
+
+/// What is known of the tests' reach over a PR's changed code.
+struct Covered<'a> {
+    /// The run's coverage report, when it uploaded one.
+    report: Option<&'a [FileLines]>,
+    /// Changed code lines the report instruments, and of those, ran.
+    instrumented: usize,
+    ran: usize,
+    source_changed: bool,
+    tests_touched: bool,
+}
+
+impl Covered<'_> {
+    /// Coverage of the changed lines from the report; without it (or without a changed line
+    /// in it), the proxy: code changed and no test file touched. What was missing is said.
+    fn raise(&self, r: &mut Risk, policy: &RiskPolicy, raised: &mut Raised) {
+        let (ran, i) = (self.ran, self.instrumented);
+        let proxy = self.source_changed && !self.tests_touched;
+        match self.report {
+            // The run's tests ran (or not) the changed lines: coverage, not its proxy, decides.
+            Some(_) if i > 0 => {
+                let share = ran as f64 / i as f64;
+                r.changed_lines_covered = Some((share * 10_000.0).round() / 10_000.0);
+                if share < policy.low_coverage {
+                    raised.raise(RiskLevel::High, format!("low coverage of the changed lines ({ran} of {i} run by the tests)"));
+                } else if share < policy.partial_coverage {
+                    raised.raise(RiskLevel::Medium, format!("partial coverage of the changed lines ({ran} of {i} run by the tests)"));
+                }
+                return;
             }
+            Some(_) if self.source_changed => r.not_captured.push("coverage of the changed lines (the run's report lists none of them)".into()),
+            None if self.source_changed => r.not_captured.push("coverage report (coverage judged by whether a test file was touched)".into()),
+            _ => {}
         }
-        (Some(_), _) if source_changed => {
-            r.not_captured.push("coverage of the changed lines (the run's report lists none of them)".into());
-            if !tests_touched {
-                raised.raise(RiskLevel::Medium, "source changed, no test file touched".into());
-            }
+        if proxy {
+            raised.raise(RiskLevel::Medium, "source changed, no test file touched".into());
         }
-        _ if source_changed && !tests_touched => raised.raise(RiskLevel::Medium, "source changed, no test file touched".into()),
-        _ => {}
     }
-    if source_changed && report.is_none() {
-        r.not_captured.push("coverage report (coverage judged by whether a test file was touched)".into());
-    }
-    r.level = Some(raised.level);
-    r.reasons = raised.reasons;
-    r
 }
 
 /// The highest level raised so far and every reason, with the level it reaches.
