@@ -295,7 +295,10 @@ fn complex_function_flags_deep_nesting_not_else_if_chains() {
     }
   }
 }";
-    assert!(findings(&[added("src/each.ts", nested)]).is_empty());
+    // Neither is deep; but cognitive complexity counts the callback's loops inside `each`,
+    // weighted by their nesting (1 + 2 + 4 + 5 + 6 = 18): that is its only finding.
+    let rows = findings(&[added("src/each.ts", nested)]);
+    assert_eq!(rows.iter().map(|r| r.message.as_str()).collect::<Vec<_>>(), ["Function `each` has cognitive complexity 18 (threshold: 15)"]);
 }
 
 /// Names declared on added lines against the language's convention (`info`, never
@@ -502,6 +505,7 @@ fn every_rule_on_the_demo_with_the_dashboard_section() {
         [
             ("repository_rule", "warning", false, 1, "New file `src/stats/summary.ts` lacks the required header \"SPDX-License-Identifier\" in its first 3 lines"),
             ("duplicated_block", "warning", false, 14, "Lines 14-20 of `src/stats/summary.ts` duplicate lines 3-9 of `src/stats/summary.ts` (added in this PR): 6 lines of code"),
+            ("complex_function", "warning", false, 24, "Function `classify` has cognitive complexity 30 (threshold: 15)"),
             ("complex_function", "error", true, 24, "Function `classify` has cyclomatic complexity 21 (threshold: 10)"),
             ("complex_function", "warning", false, 24, "Function `classify` nests control flow 5 deep (threshold: 4)"),
             ("repository_rule", "warning", false, 44, "Line 44 of `src/stats/summary.ts` contains `console.log`: log through the stats logger, not the console"),
@@ -534,11 +538,11 @@ fn every_rule_on_the_demo_with_the_dashboard_section() {
         section,
         [
             ("complex_function", "error", 1, 1, 1),
-            ("complex_function", "warning", 1, 0, 1),
+            ("complex_function", "warning", 2, 0, 1),
             ("duplicated_block", "warning", 1, 0, 1),
             ("naming_convention", "info", 1, 0, 1),
             ("repository_rule", "warning", 2, 0, 1),
-            ("(all rules)", "(any)", 6, 1, 1),
+            ("(all rules)", "(any)", 7, 1, 1),
         ]
     );
     for r in dash["quality_findings"].as_array().unwrap() {
@@ -624,4 +628,28 @@ fn quality_policy_schema_matches_the_code() {
     let mut overrides: Vec<&String> = schema["$defs"]["repository"]["properties"].as_object().unwrap().keys().collect();
     overrides.sort();
     assert_eq!(overrides, a.into_iter().filter(|k| *k != "repositories").collect::<Vec<_>>());
+}
+
+/// Cognitive complexity as SonarSource's paper counts it ("Cognitive Complexity", G. Ann
+/// Campbell, 2017), on its own examples: `sumOfPrimes` (two nested loops and an `if`: 1 + 2
+/// + 3 = 6, where cyclomatic complexity says 4) and `getWords` (one `switch` of four cases:
+/// 1, cyclomatic 4); and a JavaScript function with a chain: `if` (1) and its `&&` sequence
+/// (1), `else if` (1) and its `||` (1), `else` (1), a loop nested once (2) holding an `if`
+/// nested twice (3): 10.
+#[test]
+fn complex_function_counts_cognitive_complexity_as_sonarsource_does() {
+    let primes = "int sumOfPrimes(int max) {\n  int total = 0;\n  for (int i = 1; i <= max; ++i) {\n    for (int j = 2; j < i; ++j) {\n      if (i % j == 0) {\n        continue;\n      }\n    }\n    total += i;\n  }\n  return total;\n}\n";
+    let words = "String getWords(int number) {\n  switch (number) {\n    case 1: return \"one\";\n    case 2: return \"a couple\";\n    case 3: return \"a few\";\n    default: return \"lots\";\n  }\n}\n";
+    let chain = "function pick(a, b, c) {\n  if (a && b && c) {\n    return 1;\n  } else if (a || b) {\n    return 2;\n  } else {\n    for (const x of c) {\n      if (x) { return 3; }\n    }\n  }\n  return 0;\n}\n";
+    let cognitive = |name: &str, code: &str, threshold: i64| -> Vec<String> {
+        let java = format!("class A {{\n{code}}}\n");
+        let body = if name.ends_with(".java") { java } else { code.to_string() };
+        let strict = QualityPolicy { cognitive_threshold: threshold, ..Default::default() };
+        findings_of(&[added(name, &body)], "o/r", &strict).into_iter().filter(|r| r.message.contains("cognitive")).map(|r| r.message).collect()
+    };
+    assert_eq!(cognitive("src/Primes.java", primes, 5), ["Function `sumOfPrimes` has cognitive complexity 6 (threshold: 5)"]);
+    assert!(cognitive("src/Primes.java", primes, 6).is_empty());
+    assert_eq!(cognitive("src/Words.java", words, 0), ["Function `getWords` has cognitive complexity 1 (threshold: 0)"]);
+    assert_eq!(cognitive("web/pick.js", chain, 9), ["Function `pick` has cognitive complexity 10 (threshold: 9)"]);
+    assert!(cognitive("web/pick.js", chain, 10).is_empty());
 }

@@ -9,6 +9,9 @@
 //!   or `except`, the ternary, and the short-circuit operators `&&`, `||` (`??`; Python's
 //!   `and`, `or`). Above `complexity_threshold` (default 10) a `warning`, above twice it an
 //!   `error`;
+//! - cognitive complexity (SonarSource's: each break in flow, weighted by how deep it is
+//!   nested; [`cognitive`]): above `cognitive_threshold` (default 15, SonarSource's) a
+//!   `warning`;
 //! - the deepest nesting of control flow (`if`, loops, `switch`/`match`, `try`, `with`; an
 //!   `else if` is as deep as its `if`): above `nesting_threshold` (default 4) a `warning`.
 //!
@@ -105,6 +108,63 @@ fn measure(function: tree_sitter::Node<'_>, kinds: &Kinds, parsed: &Parsed) -> (
     (complexity, deepest)
 }
 
+/// Whether `node` is a flow break cognitive complexity counts with its nesting: a structure
+/// of `kinds.nesting` (not an `else if`, which counts flat), a `catch`/`except`, a ternary.
+fn nests_and_counts(node: tree_sitter::Node<'_>, kinds: &Kinds) -> bool {
+    let k = node.kind();
+    (kinds.nesting.contains(&k) && !is_else_if(node) && !matches!(k, "try_statement" | "with_statement"))
+        || matches!(k, "catch_clause" | "except_clause" | "ternary_expression" | "conditional_expression")
+}
+
+/// Whether `node` counts one flat: an `else` or `else if` (Python's `elif`), or the first of
+/// a sequence of like short-circuit operators (`a && b && c` is one; `a && b || c` two).
+fn counts_flat(node: tree_sitter::Node<'_>) -> bool {
+    fn operator(n: tree_sitter::Node<'_>) -> Option<String> {
+        match n.kind() {
+            "binary_expression" => n.child_by_field_name("operator").map(|o| o.kind().to_string()).filter(|o| matches!(o.as_str(), "&&" | "||" | "??")),
+            "boolean_operator" => n.child_by_field_name("operator").map(|o| o.kind().to_string()),
+            _ => None,
+        }
+    }
+    if let Some(op) = operator(node) {
+        return node.parent().and_then(operator) != Some(op);
+    }
+    match node.kind() {
+        "else_clause" | "elif_clause" => true,
+        // Go and Java write a plain `else` as the `if`'s alternative block.
+        "if_statement" | "if_expression" => {
+            let plain_else = node.child_by_field_name("alternative").is_some_and(|a| a.kind() == "block");
+            plain_else || (is_else_if(node) && node.parent().is_none_or(|p| p.kind() != "else_clause"))
+        }
+        _ => false,
+    }
+}
+
+/// A function's cognitive complexity (G. Ann Campbell, "Cognitive Complexity", SonarSource,
+/// 2017): each break in linear flow adds 1 (`if`, `else if`, `else`, loops, `switch` or
+/// `match`, `catch`, the ternary, each sequence of like logical operators), and the
+/// structures that nest (all of those but `else`, `else if` and the operators) add their
+/// nesting level too; nesting grows inside them and inside nested functions.
+fn cognitive(function: tree_sitter::Node<'_>, kinds: &Kinds) -> i64 {
+    let mut total = 0i64;
+    let mut stack = vec![(function, 0i64)];
+    let mut cursor = function.walk();
+    while let Some((node, nesting)) = stack.pop() {
+        let nested_function = node.id() != function.id() && kinds.functions.contains(&node.kind());
+        let mut inner = nesting;
+        if nests_and_counts(node, kinds) {
+            total += 1 + nesting;
+            inner += 1;
+        } else if counts_flat(node) {
+            total += 1;
+        } else if nested_function {
+            inner += 1;
+        }
+        stack.extend(node.children(&mut cursor).map(|c| (c, inner)));
+    }
+    total
+}
+
 /// The name a function is known by: its own, else the variable or key it is assigned to.
 pub(crate) fn function_name(node: tree_sitter::Node<'_>, parsed: &Parsed) -> String {
     let named = node.child_by_field_name("name").or_else(|| {
@@ -127,6 +187,7 @@ pub(crate) fn check(file: &File<'_>, language: Language, parsed: &[Parsed], poli
                 return;
             }
             let (complexity, depth) = measure(node, kinds, p);
+            let cognitive = cognitive(node, kinds);
             let name = function_name(node, p);
             let line = p.line(node.start_position().row);
             let threshold = policy.complexity_threshold;
@@ -138,6 +199,16 @@ pub(crate) fn check(file: &File<'_>, language: Language, parsed: &[Parsed], poli
                     line,
                     message: format!("Function `{name}` has cyclomatic complexity {complexity} (threshold: {threshold})"),
                     suggestion: format!("Split `{name}` into smaller functions (a function per branch group or loop body), or replace chains of conditions with early returns or a lookup table."),
+                });
+            }
+            if cognitive > policy.cognitive_threshold {
+                out.push(Found {
+                    rule: Rule::ComplexFunction,
+                    severity: Severity::Warning,
+                    file: file.path.to_string(),
+                    line,
+                    message: format!("Function `{name}` has cognitive complexity {cognitive} (threshold: {})", policy.cognitive_threshold),
+                    suggestion: format!("Make `{name}` read straight down: return early instead of nesting, and name the inner steps as functions."),
                 });
             }
             if depth > policy.nesting_threshold {

@@ -65,6 +65,8 @@ pub struct QualityPolicy {
     pub complexity_threshold: i64,
     /// Nesting depth of control flow above which a function is a `warning`.
     pub nesting_threshold: i64,
+    /// Cognitive complexity above which a function is a `warning`.
+    pub cognitive_threshold: i64,
     pub forbidden_patterns: Vec<ForbiddenPattern>,
     pub required_headers: Vec<RequiredHeader>,
     /// Path prefixes or globs an agent's PR must not change (an `error` each).
@@ -86,6 +88,8 @@ pub struct RepositoryQuality {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nesting_threshold: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cognitive_threshold: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forbidden_patterns: Option<Vec<ForbiddenPattern>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required_headers: Option<Vec<RequiredHeader>>,
@@ -100,6 +104,7 @@ impl Default for QualityPolicy {
             duplicate_lines: 6,
             complexity_threshold: 10,
             nesting_threshold: 4,
+            cognitive_threshold: 15,
             forbidden_patterns: Vec::new(),
             required_headers: Vec::new(),
             forbidden_paths: Vec::new(),
@@ -115,6 +120,7 @@ pub(crate) struct Effective<'p> {
     pub(crate) duplicate_lines: usize,
     pub(crate) complexity_threshold: i64,
     pub(crate) nesting_threshold: i64,
+    pub(crate) cognitive_threshold: i64,
     pub(crate) forbidden_patterns: &'p [ForbiddenPattern],
     pub(crate) required_headers: &'p [RequiredHeader],
     pub(crate) forbidden_paths: &'p [String],
@@ -141,6 +147,7 @@ impl QualityPolicy {
             duplicate_lines: o.and_then(|o| o.duplicate_lines).unwrap_or(self.duplicate_lines).max(1) as usize,
             complexity_threshold: o.and_then(|o| o.complexity_threshold).unwrap_or(self.complexity_threshold),
             nesting_threshold: o.and_then(|o| o.nesting_threshold).unwrap_or(self.nesting_threshold),
+            cognitive_threshold: o.and_then(|o| o.cognitive_threshold).unwrap_or(self.cognitive_threshold),
             forbidden_patterns: o.and_then(|o| o.forbidden_patterns.as_deref()).unwrap_or(&self.forbidden_patterns),
             required_headers: o.and_then(|o| o.required_headers.as_deref()).unwrap_or(&self.required_headers),
             forbidden_paths: o.and_then(|o| o.forbidden_paths.as_deref()).unwrap_or(&self.forbidden_paths),
@@ -152,6 +159,7 @@ impl QualityPolicy {
     /// everything), regular expressions that compile, and repository keys `owner/name`.
     pub fn check(&self) -> std::result::Result<(), String> {
         check_values("", self.duplicate_lines, self.complexity_threshold, self.nesting_threshold)?;
+        check_values("", self.duplicate_lines, self.cognitive_threshold, self.nesting_threshold).map_err(|e| e.replace("complexity_threshold", "cognitive_threshold"))?;
         check_rules("", &self.forbidden_patterns, &self.required_headers, &self.forbidden_paths)?;
         for (repo, o) in &self.repositories {
             let at = format!("repositories.{repo}.");
@@ -160,6 +168,8 @@ impl QualityPolicy {
             }
             let d = self.for_repo(repo);
             check_values(&at, o.duplicate_lines.unwrap_or(self.duplicate_lines), d.complexity_threshold, d.nesting_threshold)?;
+            check_values(&at, o.duplicate_lines.unwrap_or(self.duplicate_lines), d.cognitive_threshold, d.nesting_threshold)
+                .map_err(|e| e.replace("complexity_threshold", "cognitive_threshold"))?;
             check_rules(&at, d.forbidden_patterns, d.required_headers, d.forbidden_paths)?;
         }
         Ok(())
