@@ -653,3 +653,42 @@ fn complex_function_counts_cognitive_complexity_as_sonarsource_does() {
     assert_eq!(cognitive("web/pick.js", chain, 9), ["Function `pick` has cognitive complexity 10 (threshold: 9)"]);
     assert!(cognitive("web/pick.js", chain, 10).is_empty());
 }
+
+/// Naming against the existing code: a TypeScript file whose functions the patch shows are
+/// snake_case (`load_rows`, `save_rows`) keeps its own convention. A new `parse_rows` follows
+/// it (no finding, though TypeScript's is camelCase); a new `parseRows` breaks it. Where the
+/// file shows one such name, or none, the language's convention decides.
+#[test]
+fn naming_follows_the_files_own_convention_where_it_keeps_one() {
+    let patch = |new: &str| format!("@@ -1,6 +1,7 @@\n function load_rows(path: string) {{ return path; }}\n function save_rows(rows: string[]) {{ return rows; }}\n+function {new}(text: string) {{ return text; }}\n");
+    assert!(findings(&[modified("src/rows.ts", &patch("parse_rows"))]).is_empty());
+    let rows = findings(&[modified("src/rows.ts", &patch("parseRows"))]);
+    assert_eq!(rows.iter().map(|r| (r.message.as_str(), r.suggestion.as_str())).collect::<Vec<_>>(), [(
+        "`parseRows` (function) is not snake_case, the convention of this file's existing functions",
+        "Rename it `parse_rows`, as its neighbours are written."
+    )]);
+    let one = "@@ -1,2 +1,3 @@\n function load_rows(path: string) { return path; }\n+function parse_rows(text: string) { return text; }\n";
+    let rows = findings(&[modified("src/rows.ts", one)]);
+    assert_eq!(rows.iter().map(|r| r.message.as_str()).collect::<Vec<_>>(), ["`parse_rows` (function) is not camelCase, the TypeScript convention"]);
+}
+
+/// Near duplicates (`near_duplicates`, off by default): a block that repeats another but
+/// for its names and literals. Off, the renamed copy is not reported; on, it is, said to be
+/// the same but for names and literals; an exact copy is reported either way, as a duplicate.
+#[test]
+fn near_duplicates_when_the_policy_asks_for_them() {
+    let block = |v: &str, n: i64| {
+        format!(
+            "function check_{v}(input) {{\n  const {v} = input.{v};\n  if ({v} === undefined) {{\n    throw new Error(\"missing {v}\");\n  }}\n  if ({v}.length > {n}) {{\n    return false;\n  }}\n  return true;\n}}\n"
+        )
+    };
+    // Ten lines each, of which the seven with a letter or digit count (`}` lines do not).
+    let text = format!("{}{}", block("name", 40), block("email", 120));
+    let file = || added("src/checks.js", &text);
+    let off = findings(&[file()]);
+    assert!(off.iter().all(|r| r.rule != "duplicated_block"), "{off:#?}");
+    let on = QualityPolicy { near_duplicates: true, ..Default::default() };
+    let rows = findings_of(&[file()], "o/r", &on);
+    let dup: Vec<&str> = rows.iter().filter(|r| r.rule == "duplicated_block").map(|r| r.message.as_str()).collect();
+    assert_eq!(dup, ["Lines 11-19 of `src/checks.js` nearly duplicate (the same but for names and literals) lines 1-9 of `src/checks.js` (added in this PR): 7 lines of code"]);
+}

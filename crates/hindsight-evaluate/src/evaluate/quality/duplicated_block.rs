@@ -43,14 +43,58 @@ fn is_code(path: &str) -> bool {
 struct Run<'f> {
     file: &'f str,
     added: bool,
-    /// Normalized text and new-file line of each line that counts.
+    /// What each line that counts is compared by (its normalized text, or that abstracted
+    /// for near duplicates) and its new-file line.
     lines: Vec<(String, i64)>,
+    /// Each line's normalized text, to tell a near duplicate from an exact one.
+    texts: Vec<String>,
     hashes: Vec<u64>,
 }
 
 /// Whitespace collapsed to one space: a copy re-indented is still a copy.
 fn normalize(text: &str) -> Option<String> {
     text.chars().any(char::is_alphanumeric).then(|| text.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// Words that keep their meaning in an abstracted line (control flow and declarations of
+/// the common languages): a near duplicate has the same shape, not merely the same
+/// punctuation.
+const KEYWORDS: &[&str] = &[
+    "if", "else", "for", "while", "do", "return", "break", "continue", "switch", "case", "match", "try", "catch", "except", "finally", "throw", "raise",
+    "fn", "def", "function", "func", "let", "const", "var", "mut", "pub", "class", "struct", "enum", "impl", "new", "await", "async", "yield", "in", "of",
+    "and", "or", "not", "true", "false", "null", "None", "nil", "self", "this", "import", "from", "use",
+];
+
+/// A normalized line with its names and literals abstracted: identifiers (other than
+/// [`KEYWORDS`]) as `_`, numbers as `0`, quoted strings as `""`.
+fn abstracted(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let chars: Vec<char> = line.chars().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        if c == '"' || c == '\'' || c == '`' {
+            let end = (k + 1..chars.len()).find(|&j| chars[j] == c && chars[j - 1] != '\\').unwrap_or(chars.len() - 1);
+            out.push_str("\"\"");
+            k = end + 1;
+        } else if c.is_ascii_digit() {
+            while k < chars.len() && (chars[k].is_ascii_alphanumeric() || chars[k] == '.' || chars[k] == '_') {
+                k += 1;
+            }
+            out.push('0');
+        } else if c.is_alphabetic() || c == '_' || c == '$' {
+            let start = k;
+            while k < chars.len() && (chars[k].is_alphanumeric() || chars[k] == '_' || chars[k] == '$') {
+                k += 1;
+            }
+            let word: String = chars[start..k].iter().collect();
+            out.push_str(if KEYWORDS.contains(&word.as_str()) { &word } else { "_" });
+        } else {
+            out.push(c);
+            k += 1;
+        }
+    }
+    out
 }
 
 fn hash_of(s: &str) -> u64 {
@@ -60,7 +104,7 @@ fn hash_of(s: &str) -> u64 {
 }
 
 /// The runs of each code file's hunks: a run ends where the side changes.
-fn runs<'f>(files: &[&File<'f>]) -> Vec<Run<'f>> {
+fn runs<'f>(files: &[&File<'f>], near: bool) -> Vec<Run<'f>> {
     let mut out: Vec<Run> = Vec::new();
     for f in files.iter().filter(|f| is_code(f.path)) {
         for h in &f.hunks {
@@ -71,12 +115,14 @@ fn runs<'f>(files: &[&File<'f>]) -> Vec<Run<'f>> {
                     continue;
                 }
                 if last != Some(l.side) {
-                    out.push(Run { file: f.path, added: l.side == Side::Added, lines: Vec::new(), hashes: Vec::new() });
+                    out.push(Run { file: f.path, added: l.side == Side::Added, lines: Vec::new(), texts: Vec::new(), hashes: Vec::new() });
                     last = Some(l.side);
                 }
                 if let (Some(text), Some(run), Some(n)) = (normalize(l.text), out.last_mut(), l.new) {
-                    run.hashes.push(hash_of(&text));
-                    run.lines.push((text, n));
+                    let key = if near { abstracted(&text) } else { text.clone() };
+                    run.hashes.push(hash_of(&key));
+                    run.lines.push((key, n));
+                    run.texts.push(text);
                 }
             }
         }
@@ -113,7 +159,7 @@ struct Block {
 
 pub(crate) fn check(files: &[&File<'_>], policy: &Effective<'_>, out: &mut Vec<Found>) {
     let n = policy.duplicate_lines;
-    let runs = runs(files);
+    let runs = runs(files, policy.near_duplicates);
     let mut first: HashMap<u64, (usize, usize)> = HashMap::new();
     // What stays in the files is the original: it is looked up first.
     let order = runs.iter().enumerate().filter(|(_, r)| !r.added).chain(runs.iter().enumerate().filter(|(_, r)| r.added));
@@ -149,12 +195,14 @@ fn flush(block: Option<Block>, runs: &[Run<'_>], n: usize, out: &mut Vec<Found>)
     let (a, z) = (run.lines[b.from].1, run.lines[last].1);
     let (c, d) = (target.lines[b.target_from].1, target.lines[b.target_from + (last - b.from)].1);
     let whence = if target.added { "added in this PR" } else { "already in the file" };
+    let exact = (0..=last - b.from).all(|k| run.texts[b.from + k] == target.texts[b.target_from + k]);
+    let kind = if exact { "duplicate" } else { "nearly duplicate (the same but for names and literals)" };
     out.push(Found {
         rule: Rule::DuplicatedBlock,
         severity: Severity::Warning,
         file: run.file.to_string(),
         line: Some(a),
-        message: format!("Lines {a}-{z} of `{}` duplicate lines {c}-{d} of `{}` ({whence}): {} lines of code", run.file, target.file, last - b.from + 1),
+        message: format!("Lines {a}-{z} of `{}` {kind} lines {c}-{d} of `{}` ({whence}): {} lines of code", run.file, target.file, last - b.from + 1),
         suggestion: format!("Extract the shared lines into one function (or constant) and call it from `{}` and `{}`.", run.file, target.file),
     });
 }

@@ -14,6 +14,12 @@
 //! Leading and trailing underscores (`_private`, `__init__`), a name of non-ASCII letters,
 //! and Go's test functions (`TestX_y` in `_test.go`) are not judged.
 //!
+//! **Against the existing code.** Where the names of one kind the patch shows staying in the
+//! file (its context lines; two or more of two words or more) all follow one casing other
+//! than the language's, that file's convention is the rule: a new name following it is not
+//! flagged, one breaking it is ("is not snake_case, the convention of this file's existing
+//! functions").
+//!
 //! **Why.** A name in another language's casing (`get_data` in TypeScript) is the mark of
 //! code pasted from elsewhere and reads as foreign beside its neighbours. An `info`: the
 //! repository's own convention may differ, which the language's cannot know.
@@ -191,16 +197,58 @@ fn judge(name: &str, what: What, cases: &[Case], language: Language, path: &str)
     ))
 }
 
+/// The casing the file's existing names of one kind follow, told by those the patch shows
+/// staying (its context lines): the one case all of them of two words or more fit, when there
+/// are at least two such names; `None` when they are too few, or mixed.
+fn file_case(existing: &[&str]) -> Option<Case> {
+    let informative: Vec<&str> = existing.iter().map(|n| n.trim_start_matches(['_', '$', '#']).trim_end_matches('_')).filter(|n| words(n).len() > 1 && n.is_ascii()).collect();
+    if informative.len() < 2 {
+        return None;
+    }
+    let fitting: Vec<Case> = [Case::Snake, Case::Camel, Case::UpperCamel, Case::Screaming].into_iter().filter(|c| informative.iter().all(|n| c.fits(n))).collect();
+    (fitting.len() == 1).then(|| fitting[0])
+}
+
+/// A name the language's convention allows, judged against the file's own (`file`): a
+/// finding when it breaks the file's. A name the file's convention allows is never flagged.
+fn against_file(name: &str, what: What, file: Case) -> Option<(String, String)> {
+    let core = name.trim_start_matches(['_', '$', '#']).trim_end_matches('_');
+    if core.is_empty() || !core.is_ascii() || words(core).len() < 2 || file.fits(core) {
+        return None;
+    }
+    let prefix = &name[..name.len() - name.trim_start_matches(['_', '$', '#']).len()];
+    Some((
+        format!("`{name}` ({}) is not {}, the convention of this file's existing {}s", what.word(), file.name(), what.word()),
+        format!("Rename it `{prefix}{}`, as its neighbours are written.", file.write(&words(core), core.starts_with(|c: char| c.is_ascii_uppercase()))),
+    ))
+}
+
 pub(crate) fn check(file: &File<'_>, language: Language, parsed: &[Parsed], out: &mut Vec<Found>) {
     let jsx = language.has_jsx(file.path);
     for p in parsed {
+        // The names the file already has (context lines), by what they name.
+        let mut existing: std::collections::HashMap<&'static str, Vec<&str>> = std::collections::HashMap::new();
+        super::syntax::walk(p.tree.root_node(), |node| {
+            for (name_node, what, _) in declared(node, language, jsx) {
+                if !p.added(name_node.start_position().row) {
+                    existing.entry(what.word()).or_default().push(p.text_of(name_node));
+                }
+            }
+        });
         super::syntax::walk(p.tree.root_node(), |node| {
             for (name_node, what, cases) in declared(node, language, jsx) {
                 let row = name_node.start_position().row;
                 if !p.added(row) {
                     continue;
                 }
-                if let Some((message, suggestion)) = judge(p.text_of(name_node), what, cases, language, file.path) {
+                let name = p.text_of(name_node);
+                let file_case = existing.get(what.word()).and_then(|names| file_case(names));
+                let found = match file_case {
+                    // The file keeps a convention of its own: the new name is judged by it.
+                    Some(c) if !cases.contains(&c) => against_file(name, what, c),
+                    _ => judge(name, what, cases, language, file.path),
+                };
+                if let Some((message, suggestion)) = found {
                     out.push(Found { rule: Rule::NamingConvention, severity: Severity::Info, file: file.path.to_string(), line: p.line(row), message, suggestion });
                 }
             }

@@ -61,6 +61,10 @@ pub struct QualityPolicy {
     pub blocking_severity: Severity,
     /// Consecutive added non-blank lines that make a duplicated block.
     pub duplicate_lines: i64,
+    /// Whether blocks that repeat but for their names and literals count too (near
+    /// duplicates). Default false: repetitive code of one shape (field-by-field mappings)
+    /// would read as copies.
+    pub near_duplicates: bool,
     /// Cyclomatic complexity above which a function is a `warning` (above twice it, `error`).
     pub complexity_threshold: i64,
     /// Nesting depth of control flow above which a function is a `warning`.
@@ -84,6 +88,8 @@ pub struct RepositoryQuality {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicate_lines: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub near_duplicates: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub complexity_threshold: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nesting_threshold: Option<i64>,
@@ -102,6 +108,7 @@ impl Default for QualityPolicy {
         QualityPolicy {
             blocking_severity: Severity::Error,
             duplicate_lines: 6,
+            near_duplicates: false,
             complexity_threshold: 10,
             nesting_threshold: 4,
             cognitive_threshold: 15,
@@ -118,6 +125,7 @@ impl Default for QualityPolicy {
 pub(crate) struct Effective<'p> {
     pub(crate) blocking_severity: Severity,
     pub(crate) duplicate_lines: usize,
+    pub(crate) near_duplicates: bool,
     pub(crate) complexity_threshold: i64,
     pub(crate) nesting_threshold: i64,
     pub(crate) cognitive_threshold: i64,
@@ -145,6 +153,7 @@ impl QualityPolicy {
         Effective {
             blocking_severity: o.and_then(|o| o.blocking_severity).unwrap_or(self.blocking_severity),
             duplicate_lines: o.and_then(|o| o.duplicate_lines).unwrap_or(self.duplicate_lines).max(1) as usize,
+            near_duplicates: o.and_then(|o| o.near_duplicates).unwrap_or(self.near_duplicates),
             complexity_threshold: o.and_then(|o| o.complexity_threshold).unwrap_or(self.complexity_threshold),
             nesting_threshold: o.and_then(|o| o.nesting_threshold).unwrap_or(self.nesting_threshold),
             cognitive_threshold: o.and_then(|o| o.cognitive_threshold).unwrap_or(self.cognitive_threshold),
