@@ -52,7 +52,8 @@ impl From<CiStates> for Evidence {
 }
 
 impl Evidence {
-    /// The task's PR as captured (an empty record when no capture of it was found).
+    /// The task's PR, when it names one: its description and files as captured (each
+    /// `None` when not captured).
     pub(crate) fn pr(&self, task: &Task) -> Option<&PrEvidence> {
         self.prs.get(&task.pull_request()?)
     }
