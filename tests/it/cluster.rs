@@ -163,9 +163,10 @@ fn free_port() -> u16 {
 #[test]
 fn every_bundled_query_and_the_dashboard_give_the_same_rows_on_a_loopback_cluster() {
     let tmp = tempfile::tempdir().unwrap();
-    // The demo with task records and the commit protocol's tables: every non-AIDev query
-    // has its tables; the aidev/* queries run on an AIDev import.
-    Study::demo().traces(fixture("demo/traces")).tasks(fixture("tasks/study")).run(tmp.path(), "ds");
+    // The demo with its task records (self-feedback and prompt versions among them) and the
+    // commit protocol's tables: every non-AIDev query has its tables; the aidev/* queries run
+    // on an AIDev import.
+    Study::demo().traces(fixture("demo/traces")).tasks(fixture("demo/tasks")).run(tmp.path(), "ds");
     let (results, policy) = (root().join("fixtures/gate/results.jsonl"), root().join("fixtures/gate/policy.json"));
     ok(&["gate", "--results", results.to_str().unwrap(), "--policy", policy.to_str().unwrap(), "--dataset", "ds", "--quiet"], tmp.path());
     let fx = root().join("fixtures/aidev");
