@@ -2,7 +2,6 @@
 //! line with its keys sorted, the shape an agent platform's memory loads (docs/TASKS.md,
 //! "The feedback loop"). The file is written beside FILE and renamed over it when complete.
 
-use std::io::Write;
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -16,12 +15,7 @@ const KEYS: [&str; 11] =
 
 /// Write the dataset's insights to `file` (replaced only with `force`); the lines written.
 pub fn insights(dataset: &Path, file: &Path, force: bool) -> Result<u64> {
-    if let Some(why) = crate::output::unwritable(file, Some(dataset)) {
-        return Err(Error::usage(format!("export --insights: {why}")));
-    }
-    if file.exists() && !force {
-        return Err(Error::usage(format!("export --insights {}: already exists; --force replaces it", file.display())));
-    }
+    super::check_target("insights", file, dataset, force)?;
     if !dataset.join("insights.parquet").is_file() {
         return Err(Error::dataset(dataset, "has no insights table: convert with --tasks to read task records and their events".to_string()));
     }
@@ -42,11 +36,6 @@ pub fn insights(dataset: &Path, file: &Path, force: bool) -> Result<u64> {
             lines += 1;
         }
     }
-    let tmp = file.with_file_name(format!(".{}.tmp", file.file_name().map_or("insights.jsonl".into(), |n| n.to_string_lossy())));
-    let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(&text).and_then(|()| f.sync_all())).and_then(|()| std::fs::rename(&tmp, file));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Error::io(file, e));
-    }
+    super::write_whole(file, &text)?;
     Ok(lines)
 }

@@ -52,12 +52,7 @@ struct ColumnNote {
 /// `force`. The database is written beside it and renamed over it when complete, so `file`
 /// is never half-written.
 pub fn sqlite(dataset: &Path, file: &Path, force: bool) -> Result<Exported> {
-    if let Some(why) = crate::output::unwritable(file, Some(dataset)) {
-        return Err(Error::usage(format!("export --sqlite: {why}")));
-    }
-    if file.exists() && !force {
-        return Err(Error::usage(format!("export --sqlite {}: already exists; --force replaces it", file.display())));
-    }
+    check_target("sqlite", file, dataset, force)?;
     // The version of the dataset there is now, whatever a writer swaps in while it is read
     // (`dataset::pin`); without links, the files as they are.
     let pinned = crate::dataset::pin::pin(dataset)?;
@@ -98,7 +93,30 @@ impl Source<'_> {
     }
 }
 
-/// Where the database is written before it is renamed: a hidden file beside `file`.
+/// An export's target (`--FLAG FILE`), checked before any work: a place that can be written
+/// outside the dataset, replaced only with `force`.
+fn check_target(flag: &str, file: &Path, dataset: &Path, force: bool) -> Result<()> {
+    if let Some(why) = crate::output::unwritable(file, Some(dataset)) {
+        return Err(Error::usage(format!("export --{flag}: {why}")));
+    }
+    if file.exists() && !force {
+        return Err(Error::usage(format!("export --{flag} {}: already exists; --force replaces it", file.display())));
+    }
+    Ok(())
+}
+
+/// `bytes` written [`beside`] `file`, synced, then renamed over it: `file` is never
+/// half-written.
+fn write_whole(file: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = beside(file);
+    let written = File::create(&tmp).and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all())).and_then(|()| std::fs::rename(&tmp, file));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(file, e)
+    })
+}
+
+/// Where an export is written before it is renamed: a hidden file beside `file`.
 fn beside(file: &Path) -> PathBuf {
     let name = file.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "export.db".into());
     file.with_file_name(format!(".{name}.tmp"))

@@ -12,7 +12,6 @@
 //! `evaluated_at`, so the same dataset gives the same bytes.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
 use serde_json::{json, Value};
@@ -119,12 +118,7 @@ fn evaluation_span(row: &BTreeMap<&str, Option<String>>, trace: &str, parent: &s
 /// The window's outcomes as OTLP JSON lines into `file` (replaced only with `force`): the
 /// spans written.
 pub fn otlp(dataset: &Path, window: &str, file: &Path, force: bool) -> Result<u64> {
-    if let Some(why) = crate::output::unwritable(file, Some(dataset)) {
-        return Err(Error::usage(format!("export --otlp: {why}")));
-    }
-    if file.exists() && !force {
-        return Err(Error::usage(format!("export --otlp {}: already exists; --force replaces it", file.display())));
-    }
+    super::check_target("otlp", file, dataset, force)?;
     let manifest = Manifest::load(dataset)?;
     let table_hash = manifest.tables.get("outcomes").map(|t| t.sha256.clone()).unwrap_or_default();
     let trace = id(&format!("hindsight|{table_hash}|{window}"), 16);
@@ -171,7 +165,7 @@ pub fn otlp(dataset: &Path, window: &str, file: &Path, force: bool) -> Result<u6
         serde_json::to_writer(&mut out, &payload(chunk)).map_err(|e| Error::io(file, e.into()))?;
         out.push(b'\n');
     }
-    write_replacing(file, &out)?;
+    super::write_whole(file, &out)?;
     Ok(total as u64)
 }
 
@@ -183,12 +177,3 @@ fn text_column(c: &Cols<'_>, name: &str) -> hindsight_core::Result<Vec<Option<St
     c.str(name)
 }
 
-/// `bytes` written beside `file`, then renamed over it.
-fn write_replacing(file: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = file.with_file_name(format!(".{}.tmp", file.file_name().map_or("otlp.jsonl".into(), |n| n.to_string_lossy())));
-    let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all())).and_then(|()| std::fs::rename(&tmp, file));
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(file, e)
-    })
-}

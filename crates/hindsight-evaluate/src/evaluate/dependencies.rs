@@ -99,27 +99,16 @@ pub(crate) fn diff(path: &str, patch: &str) -> Option<DependencyDiff> {
     Some(d)
 }
 
-/// A patch's hunks, each its lines as (marker, text): `+`, `-` or ` ` (context).
+/// A patch's hunks (as the quality rules read patches), each its lines as (marker, text):
+/// `+`, `-` or ` ` (context).
 fn hunks(patch: &str) -> Vec<Vec<(char, &str)>> {
-    let mut out: Vec<Vec<(char, &str)>> = Vec::new();
-    for l in patch.lines() {
-        if l.starts_with("@@") {
-            out.push(Vec::new());
-            continue;
-        }
-        if l.starts_with("+++") || l.starts_with("---") || l.starts_with('\\') {
-            continue;
-        }
-        let marker = l.chars().next().unwrap_or(' ');
-        let text = if matches!(marker, '+' | '-' | ' ') { &l[1..] } else { l };
-        if out.is_empty() {
-            out.push(Vec::new());
-        }
-        if let Some(h) = out.last_mut() {
-            h.push((if matches!(marker, '+' | '-') { marker } else { ' ' }, text));
-        }
-    }
-    out
+    use super::quality::patch::Side;
+    let marker = |side| match side {
+        Side::Added => '+',
+        Side::Removed => '-',
+        Side::Context => ' ',
+    };
+    super::quality::patch::hunks(patch).into_iter().map(|h| h.lines.into_iter().map(|l| (marker(l.side), l.text)).collect()).collect()
 }
 
 /// Where in the manifest a hunk's line is, as far as the hunk shows.

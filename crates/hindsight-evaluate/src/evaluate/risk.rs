@@ -293,25 +293,10 @@ pub(crate) fn coverage_by_run(dataset: &std::path::Path) -> crate::Result<Covera
     Ok(out)
 }
 
-/// The new-side line numbers a patch adds.
+/// The new-side line numbers a patch adds (read as the quality rules read patches).
 fn added_lines(patch: &str) -> Vec<u32> {
-    let mut out = Vec::new();
-    let mut at: Option<u32> = None;
-    for l in patch.lines() {
-        if let Some(rest) = l.strip_prefix("@@") {
-            // `@@ -a,b +c,d @@`: the new side starts at line c.
-            at = rest.split_whitespace().find_map(|w| w.strip_prefix('+')).and_then(|w| w.split(',').next()).and_then(|n| n.parse().ok());
-            continue;
-        }
-        let Some(n) = at.as_mut() else { continue };
-        if l.starts_with('+') {
-            out.push(*n);
-            *n += 1;
-        } else if !l.starts_with('-') && !l.starts_with('\\') {
-            *n += 1;
-        }
-    }
-    out
+    use super::quality::patch::{hunks, Side};
+    hunks(patch).iter().flat_map(|h| &h.lines).filter(|l| l.side == Side::Added).filter_map(|l| l.new).filter_map(|n| u32::try_from(n).ok()).collect()
 }
 
 /// Of the lines `patch` adds to `path`, those a report instruments and those it ran.

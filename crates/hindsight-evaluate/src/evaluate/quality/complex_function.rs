@@ -191,35 +191,29 @@ pub(crate) fn check(file: &File<'_>, language: Language, parsed: &[Parsed], poli
             let name = function_name(node, p);
             let line = p.line(node.start_position().row);
             let threshold = policy.complexity_threshold;
+            let mut found = |severity: Severity, message: String, suggestion: String| {
+                out.push(Found { rule: Rule::ComplexFunction, severity, file: file.path.to_string(), line, message, suggestion });
+            };
             if complexity > threshold {
-                out.push(Found {
-                    rule: Rule::ComplexFunction,
-                    severity: if complexity > 2 * threshold { Severity::Error } else { Severity::Warning },
-                    file: file.path.to_string(),
-                    line,
-                    message: format!("Function `{name}` has cyclomatic complexity {complexity} (threshold: {threshold})"),
-                    suggestion: format!("Split `{name}` into smaller functions (a function per branch group or loop body), or replace chains of conditions with early returns or a lookup table."),
-                });
+                found(
+                    if complexity > 2 * threshold { Severity::Error } else { Severity::Warning },
+                    format!("Function `{name}` has cyclomatic complexity {complexity} (threshold: {threshold})"),
+                    format!("Split `{name}` into smaller functions (a function per branch group or loop body), or replace chains of conditions with early returns or a lookup table."),
+                );
             }
             if cognitive > policy.cognitive_threshold {
-                out.push(Found {
-                    rule: Rule::ComplexFunction,
-                    severity: Severity::Warning,
-                    file: file.path.to_string(),
-                    line,
-                    message: format!("Function `{name}` has cognitive complexity {cognitive} (threshold: {})", policy.cognitive_threshold),
-                    suggestion: format!("Make `{name}` read straight down: return early instead of nesting, and name the inner steps as functions."),
-                });
+                found(
+                    Severity::Warning,
+                    format!("Function `{name}` has cognitive complexity {cognitive} (threshold: {})", policy.cognitive_threshold),
+                    format!("Make `{name}` read straight down: return early instead of nesting, and name the inner steps as functions."),
+                );
             }
             if depth > policy.nesting_threshold {
-                out.push(Found {
-                    rule: Rule::ComplexFunction,
-                    severity: Severity::Warning,
-                    file: file.path.to_string(),
-                    line,
-                    message: format!("Function `{name}` nests control flow {depth} deep (threshold: {})", policy.nesting_threshold),
-                    suggestion: format!("Flatten `{name}`: return early (guard clauses) and move the innermost blocks into functions of their own."),
-                });
+                found(
+                    Severity::Warning,
+                    format!("Function `{name}` nests control flow {depth} deep (threshold: {})", policy.nesting_threshold),
+                    format!("Flatten `{name}`: return early (guard clauses) and move the innermost blocks into functions of their own."),
+                );
             }
         });
     }
