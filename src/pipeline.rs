@@ -586,7 +586,9 @@ fn judge_on(dir: &Path, settings: &Settings, engine: &Engine, progress: &Progres
         Engine::Cluster(at) => {
             crate::memory::retain(crate::memory::EVALUATE);
             let bar = progress.spinner("evaluate", &format!("on the cluster at {at}"));
-            let n = crate::evaluate::stage::evaluate_judged(dir, settings, &format!("the cluster at {at}"), |dir, settings| Ok(crate::cluster::judge(at, dir, settings)?));
+            let source = format!("the cluster at {at}");
+            let partitions = crate::cluster::PARTITIONS;
+            let n = crate::evaluate::stage::evaluate_judged(dir, settings, &source, partitions, |staging, bands| Ok(crate::cluster::judge(at, dir, staging, bands, settings)?));
             bar.finish_and_clear();
             n
         }

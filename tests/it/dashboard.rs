@@ -1778,33 +1778,38 @@ fn the_capture_warning_is_read_from_the_manifest_not_from_the_captures() {
     assert!(table.starts_with("Note: capture coverage not recorded"), "{table}");
 }
 
-/// Judged in partitions of one repository each, as a cluster's executors judge them, the
-/// capture plan's counts add up to the local run's: the same manifest, byte for byte (paths
-/// of no repository read in several partitions are counted once).
+/// Judged in bands of about one repository each, as a cluster's executors judge them (each
+/// band here, one after another), the dataset is the local run's, byte for byte: its tables
+/// and its manifest, whose capture plan's counts add up across the bands (paths of no
+/// repository read in several bands are counted once).
 #[test]
-fn the_capture_counts_of_partitions_add_up_to_the_local_runs() {
+fn the_bands_of_a_clusters_evaluation_add_up_to_the_local_run() {
     let tmp = tempfile::tempdir().unwrap();
-    let local = Study::demo().run(tmp.path(), "local");
+    let local = Study::demo().tasks(root().join("fixtures/tasks/study")).run(tmp.path(), "local");
     let parts = tmp.path().join("parts");
     crate::support::copy_dir(&local, &parts);
-    let cols = |table: &str, col: &str| -> Vec<Option<String>> {
-        let batches = hindsight::dataset::read::columns(&parts, table, &[col]).unwrap();
-        batches.iter().flat_map(|b| hindsight::dataset::read::Cols::new(table, b).str(col).unwrap()).collect()
-    };
-    let mut repos: std::collections::BTreeSet<Option<String>> = cols("safe_outputs", "target_repo").into_iter().collect();
-    if parts.join("tasks.parquet").is_file() {
-        repos.extend(cols("tasks", "pr_repo").into_iter().flatten().map(Some));
-    }
-    assert!(repos.len() > 2, "{repos:?}");
     let settings = hindsight::evaluate::Settings::default();
-    hindsight::evaluate::stage::evaluate_judged(&parts, &settings, "the partitions", |dir, settings| {
-        let judged = repos.iter().map(|r| hindsight::evaluate::stage::judge_partition(dir, &std::iter::once(r.clone()).collect(), settings));
-        judged.map(|tables| Ok(tables?.into_iter().map(|(n, b)| (n.to_string(), b)).collect())).collect()
+    let mut judged = 0;
+    hindsight::evaluate::stage::evaluate_judged(&parts, &settings, "the partitions", 64, |staging, bands| {
+        for k in 0..bands {
+            hindsight::evaluate::stage::judge_partition(&parts, staging, k, &settings)?;
+            judged += 1;
+        }
+        Ok(())
     })
     .unwrap();
-    let manifest = |d: &Path| std::fs::read_to_string(d.join("manifest.json")).unwrap();
-    assert!(manifest(&parts).contains("\"capture_coverage\""));
-    assert_eq!(manifest(&parts), manifest(&local));
+    assert!(judged > 2, "the demo was judged in {judged} bands");
+    let files = |d: &Path| -> std::collections::BTreeMap<String, Vec<u8>> {
+        let names = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned());
+        names.filter(|n| n.ends_with(".parquet") || n == "manifest.json").map(|n| (n.clone(), std::fs::read(d.join(&n)).unwrap())).collect()
+    };
+    let (got, want) = (files(&parts), files(&local));
+    assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+    for (name, bytes) in &want {
+        assert!(got[name] == *bytes, "{name} differs from the local run's");
+    }
+    assert!(String::from_utf8_lossy(&got["manifest.json"]).contains("\"capture_coverage\""));
+    assert!(!parts.join(hindsight::evaluate::partitions::STAGING).exists(), "the staging folder was left");
 }
 
 /// An AIDev import rebuilds its captures from its tables: no plan applies, and the

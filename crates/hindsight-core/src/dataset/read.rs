@@ -221,11 +221,11 @@ pub fn response_groups(dataset: &Path, budget: usize, f: impl FnMut(Vec<RepoGrou
 /// them are not read.
 pub fn response_groups_in(dataset: &Path, budget: usize, range: &super::stream::RepoRange, mut f: impl FnMut(Vec<RepoGroup>) -> Result<()>) -> Result<()> {
     let p = dataset.join("responses.parquet");
-    let groups = (*range != super::stream::RepoRange::default()).then(|| super::stream::response_row_groups(dataset, range)).transpose()?;
+    let rows = (*range != super::stream::RepoRange::default()).then(|| super::stream::response_rows(dataset, range)).transpose()?;
     // Only the columns read below are decoded (not `repo`, `source_file`, `source_line`),
     // bodies as string views (see `viewing`).
     const READ: [&str; 6] = ["path", "page", "status", "captured_at", "body", "superseded_by"];
-    let reader = super::stream::responses_reader(dataset, &|c| READ.contains(&c), groups)?;
+    let reader = super::stream::responses_reader(dataset, &|c| READ.contains(&c), rows)?;
     let mut seen: std::collections::HashSet<Option<String>> = std::collections::HashSet::new();
     let mut chunk: Vec<RepoGroup> = Vec::new();
     let mut chunk_bytes = 0usize;

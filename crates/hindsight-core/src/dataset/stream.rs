@@ -5,10 +5,11 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use arrow::array::Array;
+use arrow::array::{Array, AsArray};
 use arrow::record_batch::RecordBatch;
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, RowSelection};
 use parquet::arrow::ProjectionMask;
+use parquet::file::metadata::PageIndexPolicy;
 
 use super::read::{Cols, OutputFields, OwnColumns};
 use crate::error::{Error, Result};
@@ -17,18 +18,31 @@ use crate::error::{Error, Result};
 const BATCH_ROWS: usize = 16 * 1024;
 
 /// A reader of `table` decoding only the columns `keep` takes, text columns named in
-/// `views` read as string views, one row group after another.
-fn reader(dataset: &Path, table: &str, keep: &dyn Fn(&str) -> bool, views: &[&str], row_groups: Option<Vec<usize>>) -> Result<ParquetRecordBatchReader> {
+/// `views` read as string views, one row group after another: of `rows`' row groups and
+/// rows alone when given (the page index read, so pages holding none of them are skipped).
+fn reader(dataset: &Path, table: &str, keep: &dyn Fn(&str) -> bool, views: &[&str], rows: Option<Rows>) -> Result<ParquetRecordBatchReader> {
     let p = dataset.join(format!("{table}.parquet"));
     let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
-    let meta = super::read::viewing(&ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?, views)?;
+    let selected = rows.as_ref().is_some_and(|r| r.selection.is_some());
+    let meta = super::read::viewing(&ArrowReaderMetadata::load(&file, ArrowReaderOptions::new().with_page_index_policy(if selected { PageIndexPolicy::Optional } else { PageIndexPolicy::Skip }))?, views)?;
     let roots: Vec<usize> = meta.schema().fields().iter().enumerate().filter(|(_, f)| keep(f.name())).map(|(i, _)| i).collect();
     let mask = ProjectionMask::roots(meta.parquet_schema(), roots);
     let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta).with_projection(mask).with_batch_size(BATCH_ROWS);
-    if let Some(groups) = row_groups {
+    if let Some(Rows { groups, selection }) = rows {
         builder = builder.with_row_groups(groups);
+        if let Some(selection) = selection {
+            builder = builder.with_row_selection(selection);
+        }
     }
     Ok(builder.build()?)
+}
+
+/// Which rows of a table a range of repositories reads: the row groups that may hold them
+/// (by the `repo` column's statistics) and, within those, the rows that do (by the column
+/// itself; `None` when the table has no such column).
+pub(crate) struct Rows {
+    groups: Vec<usize>,
+    selection: Option<RowSelection>,
 }
 
 /// Every row of `safe_outputs`, in the table's order, a batch at a time: the columns
@@ -128,21 +142,26 @@ impl RepoRange {
     }
 }
 
-/// The row groups of `responses` that may hold rows of `range` (or of no repository), by
-/// the statistics of its `repo` column; every group where a statistic is missing.
-pub fn response_row_groups(dataset: &Path, range: &RepoRange) -> Result<Vec<usize>> {
-    row_groups(dataset, "responses", range)
+/// The rows of `responses` that `range` reads: those of its repositories and of no
+/// repository, in the row groups that may hold them.
+pub(crate) fn response_rows(dataset: &Path, range: &RepoRange) -> Result<Rows> {
+    rows_in(dataset, "responses", range)
 }
 
-/// The row groups of `table` that may hold rows of `range` (see `response_row_groups`).
-fn row_groups(dataset: &Path, table: &str, range: &RepoRange) -> Result<Vec<usize>> {
+/// The rows of `table` that `range` reads (see [`response_rows`]). The row groups come from
+/// the `repo` column's statistics (every group where one is missing); a group straddling the
+/// range's ends is read whole only in its `repo` column, which is small (a dictionary of a
+/// few names): the rows selected from it let the reader skip the other columns' pages that
+/// hold none of the range's rows. A cluster's partitions each read their own repositories
+/// so, not the row groups they share with their neighbours.
+fn rows_in(dataset: &Path, table: &str, range: &RepoRange) -> Result<Rows> {
     let p = dataset.join(format!("{table}.parquet"));
     let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
     let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?;
     let Some(column) = meta.parquet_schema().columns().iter().position(|c| c.name() == "repo") else {
-        return Ok((0..meta.metadata().num_row_groups()).collect());
+        return Ok(Rows { groups: (0..meta.metadata().num_row_groups()).collect(), selection: None });
     };
-    Ok(meta
+    let groups: Vec<usize> = meta
         .metadata()
         .row_groups()
         .iter()
@@ -152,25 +171,33 @@ fn row_groups(dataset: &Path, table: &str, range: &RepoRange) -> Result<Vec<usiz
             Some(s) => range.may_hold(s.null_count_opt().is_none_or(|n| n > 0), s.min_bytes_opt(), s.max_bytes_opt()),
         })
         .map(|(i, _)| i)
-        .collect())
+        .collect();
+    let mut filters = Vec::new();
+    for b in reader(dataset, table, &|c| c == "repo", &[], Some(Rows { groups: groups.clone(), selection: None }))? {
+        let b = b?;
+        let repos = arrow::compute::cast(b.column(0), &arrow::datatypes::DataType::Utf8).map_err(|e| Error::Dataset { path: p.clone(), message: format!("column repo: {e}") })?;
+        let repos = repos.as_string::<i32>();
+        filters.push((0..b.num_rows()).map(|r| Some(repos.is_null(r) || range.holds(Some(repos.value(r))))).collect::<arrow::array::BooleanArray>());
+    }
+    Ok(Rows { groups, selection: Some(RowSelection::from_filters(&filters)) })
 }
 
-/// A reader of `responses`' row groups `groups` (all when none), decoding `keep`'s
-/// columns, bodies as string views.
-pub(crate) fn responses_reader(dataset: &Path, keep: &dyn Fn(&str) -> bool, groups: Option<Vec<usize>>) -> Result<ParquetRecordBatchReader> {
-    reader(dataset, "responses", keep, &["body"], groups)
+/// A reader of `responses`' rows `rows` (all when none), decoding `keep`'s columns, bodies
+/// as string views.
+pub(crate) fn responses_reader(dataset: &Path, keep: &dyn Fn(&str) -> bool, rows: Option<Rows>) -> Result<ParquetRecordBatchReader> {
+    reader(dataset, "responses", keep, &["body"], rows)
 }
 
 /// `read::columns` of the rows of `range`'s repositories alone (a row with no repository
-/// is in the range that starts at none), reading only the row groups that may hold them.
-/// `names` must include `repo`.
+/// is in the range that starts at none), reading only the rows that may hold them
+/// ([`rows_in`]). `names` must include `repo`.
 pub fn columns_in(dataset: &Path, range: &RepoRange, table: &str, names: &[&str]) -> Result<Vec<RecordBatch>> {
     if *range == RepoRange::default() {
         return super::read::columns(dataset, table, names);
     }
-    let groups = row_groups(dataset, table, range)?;
+    let rows = rows_in(dataset, table, range)?;
     let mut out = Vec::new();
-    for b in reader(dataset, table, &|c| names.contains(&c), &[], Some(groups))? {
+    for b in reader(dataset, table, &|c| names.contains(&c), &[], Some(rows))? {
         let b = b?;
         let repos = Cols::new(table, &b).col::<arrow::array::StringArray>("repo")?.clone();
         let keep: arrow::array::BooleanArray = (0..b.num_rows()).map(|r| Some(range.holds((!repos.is_null(r)).then(|| repos.value(r))))).collect();

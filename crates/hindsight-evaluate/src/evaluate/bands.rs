@@ -37,6 +37,18 @@ pub const BAND_OUTPUTS: usize = 1 << 16;
 const POSITION: &str = "__position";
 /// The column giving the position of the first output with the output's key.
 const RANK: &str = "__rank";
+/// The column giving the time of the last output of the output's run (microseconds since
+/// the epoch): a cluster's executor judges a band without the study's other outputs.
+const RUN_END: &str = "__run_end";
+
+/// A band's part read back: its outputs, each one's position and rank, and the time of the
+/// last output of each of their runs.
+pub(crate) struct BandRead {
+    pub(crate) outputs: SafeOutputTable,
+    pub(crate) positions: Vec<usize>,
+    pub(crate) ranks: Vec<usize>,
+    pub(crate) run_ends: HashMap<String, Instant>,
+}
 
 /// The study's bands and what is read of every output once, before any band is judged.
 pub(crate) struct Plan {
@@ -50,6 +62,37 @@ pub(crate) struct Plan {
 /// study has at most `band_outputs` of them, or its outputs are not in the order of their
 /// keys (run id, item index), as hindsight writes them, which the places of the rows need.
 pub(crate) fn plan(dataset: &Path, band_outputs: usize) -> Result<Option<Plan>> {
+    let read = read_outputs(dataset)?;
+    if !read.sorted || read.outputs <= band_outputs {
+        return Ok(None);
+    }
+    // Every repository is in a band, those with no output too (a task's PR may be in one).
+    Ok(Some(Plan { ranges: crate::dataset::stream::cut(&read.per_repo, band_outputs), outputs: read.outputs, run_ends: read.run_ends }))
+}
+
+/// The study at `dataset` cut into about `partitions` bands of whole repositories with
+/// about as many outputs each: a cluster's partitions. An error when its outputs are not in
+/// the order of their keys (a dataset hindsight did not write).
+pub(crate) fn plan_partitions(dataset: &Path, partitions: usize) -> Result<Plan> {
+    let read = read_outputs(dataset)?;
+    if !read.sorted {
+        let message = "the outputs are not in the order of their run id and item index, as hindsight writes them; evaluate this dataset without --cluster".into();
+        return Err(Error::Dataset { path: dataset.join("safe_outputs.parquet"), message });
+    }
+    let per_band = read.outputs.div_ceil(partitions.max(1)).max(1);
+    Ok(Plan { ranges: crate::dataset::stream::cut(&read.per_repo, per_band), outputs: read.outputs, run_ends: read.run_ends })
+}
+
+/// What a plan reads of every output: the outputs of each repository, whether they are in
+/// the order of their keys, and when each run's last output was.
+struct OutputsRead {
+    per_repo: BTreeMap<Option<String>, usize>,
+    sorted: bool,
+    outputs: usize,
+    run_ends: HashMap<String, Instant>,
+}
+
+fn read_outputs(dataset: &Path) -> Result<OutputsRead> {
     const READ: [&str; 5] = ["run_id", "item_index", "target_repo", "actor", "created_at"];
     let mut per_repo: BTreeMap<Option<String>, usize> = BTreeMap::new();
     let mut last = LastKey::default();
@@ -72,11 +115,7 @@ pub(crate) fn plan(dataset: &Path, band_outputs: usize) -> Result<Option<Plan>> 
         outputs += b.num_rows();
         Ok(())
     })?;
-    if !sorted || outputs <= band_outputs {
-        return Ok(None);
-    }
-    // Every repository is in a band, those with no output too (a task's PR may be in one).
-    Ok(Some(Plan { ranges: crate::dataset::stream::cut(&per_repo, band_outputs), outputs, run_ends }))
+    Ok(OutputsRead { per_repo, sorted, outputs, run_ends })
 }
 
 impl Plan {
@@ -114,20 +153,40 @@ const KEPT_BATCH_ROWS: usize = 4096;
 
 pub(crate) struct Parts {
     dir: PathBuf,
+    /// Whether this process made the folder: it then removes each part once read, and the
+    /// folder when dropped. A cluster's executor reads the client's parts and leaves them
+    /// (a partition may be run again).
+    owned: bool,
 }
 
 impl Drop for Parts {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if self.owned {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
 impl Parts {
     pub(crate) fn new(dataset: &Path) -> Result<Parts> {
-        let dir = dataset.join(".bands");
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        Ok(Parts { dir })
+        Self::new_in(&dataset.join(".bands"))
+    }
+
+    /// Parts in the new folder `dir` (one there is emptied first).
+    pub(crate) fn new_in(dir: &Path) -> Result<Parts> {
+        let _ = std::fs::remove_dir_all(dir);
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        Ok(Parts { dir: dir.to_path_buf(), owned: true })
+    }
+
+    /// The parts another process wrote in `dir`, read and left as they are.
+    pub(crate) fn written_in(dir: &Path) -> Parts {
+        Parts { dir: dir.to_path_buf(), owned: false }
+    }
+
+    /// The folder the parts are in.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The bytes of every part written so far.
@@ -151,7 +210,9 @@ impl Parts {
         let f = File::open(&p).map_err(|e| Error::io(&p, e))?;
         let reader = FileReader::try_new(BufReader::with_capacity(1 << 20, f), None).map_err(|e| failed(&p, e))?;
         let batches = reader.collect::<std::result::Result<Vec<_>, _>>().map_err(|e| failed(&p, e))?;
-        let _ = std::fs::remove_file(&p);
+        if self.owned {
+            let _ = std::fs::remove_file(&p);
+        }
         Ok(batches)
     }
 
@@ -161,7 +222,7 @@ impl Parts {
         let (mut position, mut last, mut rank) = (0usize, LastKey::default(), 0usize);
         output_batches(dataset, &|c| ColumnsRead::Judged.reads(c), |b| {
             let n = b.num_rows();
-            let (mut ranks, mut bands) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            let (mut ranks, mut bands, mut ends) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
             {
                 let c = Cols::new("safe_outputs", &b);
                 let (runs, items, repos) = (c.col::<arrow::array::StringArray>("run_id")?, c.col::<arrow::array::Int64Array>("item_index")?, c.col::<arrow::array::StringArray>("target_repo")?);
@@ -171,12 +232,14 @@ impl Parts {
                         rank = position + r;
                     }
                     ranks.push(rank as u64);
+                    ends.push(plan.run_ends.get(key.0).map(|t| t.timestamp_micros()));
                     bands.push(plan.band_of((!repos.is_null(r)).then(|| repos.value(r))));
                 }
             }
             let positions: ArrayRef = Arc::new(UInt64Array::from_iter_values((position..position + n).map(|p| p as u64)));
             let ranks: ArrayRef = Arc::new(UInt64Array::from(ranks));
-            let keyed = with_columns(&b, [(POSITION, positions), (RANK, ranks)]).map_err(|e| failed(&self.dir, e))?;
+            let ends: ArrayRef = Arc::new(arrow::array::Int64Array::from(ends));
+            let keyed = with_columns(&b, [(POSITION, positions), (RANK, ranks), (RUN_END, ends)]).map_err(|e| failed(&self.dir, e))?;
             let mut present: Vec<usize> = bands.clone();
             present.sort_unstable();
             present.dedup();
@@ -201,26 +264,34 @@ impl Parts {
         Ok(())
     }
 
-    /// Band `k`'s outputs (its part removed), with each one's position and rank.
-    pub(crate) fn band(&self, k: usize) -> Result<(SafeOutputTable, Vec<usize>, Vec<usize>)> {
+    /// Band `k`'s outputs (its part removed when this process wrote it), with each one's
+    /// position and rank and their runs' ends.
+    pub(crate) fn band(&self, k: usize) -> Result<BandRead> {
         let name = format!("band-{k}");
         if !self.path(&name).exists() {
-            return Ok((SafeOutputTable::from_batches([], ColumnsRead::Judged)?, Vec::new(), Vec::new()));
+            let outputs = SafeOutputTable::from_batches([], ColumnsRead::Judged)?;
+            return Ok(BandRead { outputs, positions: Vec::new(), ranks: Vec::new(), run_ends: HashMap::new() });
         }
         let batches = self.read(&name)?;
+        let missing = |name: &str| failed(&self.path(&format!("band-{k}")), arrow::error::ArrowError::SchemaError(format!("no column {name}")));
         let of = |b: &RecordBatch, name: &str| -> Result<Vec<usize>> {
-            let c = b
-                .column_by_name(name)
-                .and_then(|c| c.as_primitive_opt::<UInt64Type>())
-                .ok_or_else(|| failed(&self.path(&format!("band-{k}")), arrow::error::ArrowError::SchemaError(format!("no column {name}"))))?;
+            let c = b.column_by_name(name).and_then(|c| c.as_primitive_opt::<UInt64Type>()).ok_or_else(|| missing(name))?;
             Ok(c.values().iter().map(|&v| v as usize).collect())
         };
-        let (mut positions, mut ranks) = (Vec::new(), Vec::new());
+        let (mut positions, mut ranks, mut run_ends) = (Vec::new(), Vec::new(), HashMap::new());
         for b in &batches {
             positions.extend(of(b, POSITION)?);
             ranks.extend(of(b, RANK)?);
+            let ends = b.column_by_name(RUN_END).and_then(|c| c.as_primitive_opt::<arrow::datatypes::Int64Type>()).ok_or_else(|| missing(RUN_END))?;
+            let runs = Cols::new("safe_outputs", b).col::<arrow::array::StringArray>("run_id")?.clone();
+            for r in (0..b.num_rows()).filter(|&r| ends.is_valid(r) && runs.is_valid(r)) {
+                if let Some(t) = chrono::DateTime::from_timestamp_micros(ends.value(r)) {
+                    run_ends.entry(runs.value(r).to_string()).or_insert(t);
+                }
+            }
         }
-        Ok((SafeOutputTable::from_batches(batches, ColumnsRead::Judged)?, positions, ranks))
+        let outputs = SafeOutputTable::from_batches(batches, ColumnsRead::Judged)?;
+        Ok(BandRead { outputs, positions, ranks, run_ends })
     }
 
     /// Band `k`'s CI-gate and risk tables, kept for [`Parts::merge_table`].
@@ -355,7 +426,8 @@ fn with_columns<const N: usize>(b: &RecordBatch, columns: [(&str, ArrayRef); N])
     let mut fields: Vec<Field> = b.schema().fields().iter().map(|f| f.as_ref().clone()).collect();
     let mut arrays = b.columns().to_vec();
     for (name, a) in columns {
-        fields.push(Field::new(name, DataType::UInt64, false));
+        // A run's end is absent where the output has no time.
+        fields.push(Field::new(name, a.data_type().clone(), name == RUN_END));
         arrays.push(a);
     }
     RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), arrays, &RecordBatchOptions::new().with_row_count(Some(b.num_rows())))

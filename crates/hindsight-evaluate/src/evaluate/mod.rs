@@ -38,6 +38,7 @@ pub mod repository;
 pub mod risk;
 pub(crate) mod rule;
 pub mod rules;
+pub mod partitions;
 mod spill;
 pub mod stage;
 pub mod window;

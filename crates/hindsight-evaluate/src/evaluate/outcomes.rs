@@ -375,15 +375,16 @@ impl OutcomeRows {
     }
 
     /// Rows a cluster's executor judged, in [`to_wire`]'s form, held as this process holds
-    /// rows it judged: each keyed by its output's position (`seq_of`, by id) and rank
-    /// (`ranks`, by position), its names numbered here. The table written from them is the
-    /// one rows judged here give. An error says which row is at fault.
-    pub(crate) fn from_wire(batch: &RecordBatch, seq_of: &HashMap<&str, usize>, ranks: &[usize]) -> Result<OutcomeRows, String> {
+    /// rows it judged: each keyed by its output's position and rank (`ranks`, by position),
+    /// its names numbered here. The table written from them is the one rows judged here
+    /// give. An error says which row is at fault.
+    pub(crate) fn from_wire(batch: &RecordBatch, ranks: &[usize]) -> Result<OutcomeRows, String> {
         if batch.schema() != wire_schema() {
             return Err(format!("outcome rows from a cluster's executor have the columns {:?}, not those of this hindsight", batch.schema().fields().iter().map(|f| f.name()).collect::<Vec<_>>()));
         }
         let text = |c: usize| batch.column(c).as_string::<i32>();
-        let (id, signal, details, notes, rule) = (text(0), text(5), text(12), text(13), text(14));
+        let position = batch.column(0).as_primitive::<arrow::datatypes::UInt64Type>();
+        let (signal, details, notes, rule) = (text(5), text(12), text(13), text(14));
         let order = batch.column(1).as_primitive::<Int64Type>();
         let evaluated_at = batch.column(2).as_primitive::<Int64Type>();
         let (status, strength, confidence) =
@@ -393,10 +394,10 @@ impl OutcomeRows {
         let (tto, partial) = (batch.column(10).as_primitive::<arrow::datatypes::Float64Type>(), batch.column(11).as_primitive::<arrow::datatypes::Float64Type>());
         let mut rows = OutcomeRows::default();
         for r in 0..batch.num_rows() {
-            let at = |what: &str| format!("outcome row {r} from a cluster's executor (output `{}`): {what}", id.value(r));
-            let seq = *seq_of.get(id.value(r)).ok_or_else(|| at("no such safe_output_id in the dataset's safe_outputs"))?;
-            let rank = *ranks.get(seq).ok_or_else(|| at("no rank"))?;
-            if [id.is_null(r), order.is_null(r), status.is_null(r), strength.is_null(r), signal.is_null(r), resolved.is_null(r), confidence.is_null(r)]
+            let at = |what: &str| format!("outcome row {r} from a cluster's executor (output at position {}): {what}", position.value(r));
+            let seq = usize::try_from(position.value(r)).map_err(|_| at("not a position"))?;
+            let rank = *ranks.get(seq).ok_or_else(|| at("past the dataset's safe_outputs"))?;
+            if [position.is_null(r), order.is_null(r), status.is_null(r), strength.is_null(r), signal.is_null(r), resolved.is_null(r), confidence.is_null(r)]
                 .into_iter()
                 .chain([visible.is_null(r), bots.is_null(r), details.is_null(r), notes.is_null(r), rule.is_null(r)])
                 .any(|null| null)
@@ -543,7 +544,7 @@ impl OutcomeRows {
 /// positions or numbers of the executor's process), then the held columns, the names in
 /// full.
 const WIRE: &[(&str, DataType)] = &[
-    ("safe_output_id", DataType::Utf8),
+    ("position", DataType::UInt64),
     ("window_order", DataType::Int64),
     ("evaluated_at", DataType::Int64),
     ("outcome_status", DataType::UInt8),
@@ -565,15 +566,11 @@ pub(crate) fn wire_schema() -> SchemaRef {
 }
 
 /// Rows judged on a cluster's executor in the form it hands them to the client (`WIRE`),
-/// sorted as the table is; `outputs` are those the rows' positions point at.
-pub(crate) fn to_wire<O: Outputs + ?Sized>(parts: Vec<OutcomeRows>, outputs: &O) -> Result<RecordBatch, ArrowError> {
+/// sorted as the table is: each keyed by its output's position in `safe_outputs` (the
+/// client's table is the same file), names and details in words.
+pub(crate) fn to_wire(parts: Vec<OutcomeRows>) -> Result<RecordBatch, ArrowError> {
     let (keys, held) = OutcomeRows::merge_keyed(parts)?;
-    let n = keys.len();
-    let mut ids = StringBuilder::with_capacity(n, n * 16);
-    for &(_, _, seq) in &keys {
-        let o = outputs.fields(seq).ok_or_else(|| ArrowError::InvalidArgumentError(format!("an outcome row points at output {seq}, past the outputs")))?;
-        ids.append_value(o.safe_output_id);
-    }
+    let positions = arrow::array::UInt64Array::from_iter_values(keys.iter().map(|k| k.2 as u64));
     let orders = Int64Array::from_iter_values(keys.iter().map(|k| k.1));
     // The table's verdict columns give the names and details in full.
     let table = verdict_columns(&held)?;
@@ -582,7 +579,7 @@ pub(crate) fn to_wire<O: Outputs + ?Sized>(parts: Vec<OutcomeRows>, outputs: &O)
     RecordBatch::try_new(
         wire_schema(),
         vec![
-            Arc::new(ids.finish()),
+            Arc::new(positions),
             Arc::new(orders),
             held_col(0),
             held_col(1),

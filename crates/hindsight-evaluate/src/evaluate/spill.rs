@@ -507,9 +507,9 @@ mod tests {
         assert!(write("mixed-spilled", 1, &|i| i % 2 == 0) == numbered, "spilled details held both ways changed the table");
     }
 
-    /// Rows handed over as a cluster's executor does (`to_wire`: ids and names in words),
+    /// Rows handed over as a cluster's executor does (`to_wire`: positions, names in words),
     /// taken back in other parts and spilled, make the table the rows judged here make; a
-    /// row naming an output the dataset lacks is refused.
+    /// row pointing past the dataset's outputs is refused.
     #[test]
     fn rows_from_a_clusters_executor_make_the_same_table() {
         let (outputs, ranks) = outputs(30);
@@ -526,16 +526,14 @@ mod tests {
         };
         let tmp = tempfile::tempdir().unwrap();
         let local = write_parts(&tmp.path().join("local"), &outputs, judged(), usize::MAX, crate::spill::FAN_IN).2;
-        // Two partitions, each turned into words; positions and ranks from the ids alone.
+        // Two partitions, each turned into words; ranks from the positions alone.
         let (odd, even): (Vec<(usize, OutcomeRows)>, Vec<(usize, OutcomeRows)>) = judged().enumerate().partition(|(i, _)| i % 2 == 1);
-        let wire: Vec<RecordBatch> = [odd, even].into_iter().map(|p| outcomes::to_wire(p.into_iter().map(|(_, r)| r).collect(), outputs.as_slice()).unwrap()).collect();
+        let wire: Vec<RecordBatch> = [odd, even].into_iter().map(|p| outcomes::to_wire(p.into_iter().map(|(_, r)| r).collect()).unwrap()).collect();
         assert_eq!(wire[0].num_rows(), 30);
-        let seq_of: std::collections::HashMap<&str, usize> = outputs.iter().enumerate().map(|(i, o)| (o.safe_output_id.as_ref(), i)).collect();
-        let back = || wire.iter().rev().map(|b| OutcomeRows::from_wire(b, &seq_of, &ranks).unwrap());
+        let back = || wire.iter().rev().map(|b| OutcomeRows::from_wire(b, &ranks).unwrap());
         assert!(write_parts(&tmp.path().join("held"), &outputs, back(), usize::MAX, crate::spill::FAN_IN).2 == local, "rows from the wire changed the table");
         assert!(write_parts(&tmp.path().join("spilled"), &outputs, back(), 1, 3).2 == local, "spilled rows from the wire changed the table");
-        let fewer: std::collections::HashMap<&str, usize> = seq_of.iter().filter(|(id, _)| **id != "o3").map(|(k, v)| (*k, *v)).collect();
-        let e = OutcomeRows::from_wire(&wire[0], &fewer, &ranks).err().unwrap();
-        assert!(e.contains("`o3`") && e.contains("no such safe_output_id"), "{e}");
+        let e = OutcomeRows::from_wire(&wire[0], &ranks[..3]).err().unwrap();
+        assert!(e.contains("position 3") && e.contains("past the dataset's safe_outputs"), "{e}");
     }
 }

@@ -1,7 +1,7 @@
 //! The evaluate stage on a dataset directory: threads, Parquet and the manifest around
 //! [`Evaluation`] (convert's driver is `pipeline.rs`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -90,7 +90,7 @@ fn evaluate_whole(dataset: &Path, settings: &Settings, progress: &crate::progres
     let mut parts = OutcomeParts::new(&dataset.join(".spill"), rows_held_bytes);
     let mut found = GateAndRisk::default();
     let bar = progress.bar("evaluate", inputs.band.outputs.len() as u64);
-    let Judged { mut manifest, outputs, held } = judge_repositories(dataset, inputs, Repositories::All, settings, &bar, rows_held_bytes, &mut parts, &mut found, &mut phases)?;
+    let Judged { mut manifest, outputs, held } = judge_repositories(dataset, inputs, settings, &bar, rows_held_bytes, &mut parts, &mut found, &mut phases)?;
     bar.finish_and_clear();
     let outcomes = write_tables(dataset, parts, &outputs, || gate_and_risk_tables(&found), &mut manifest, settings)?;
     phases.mark("tables and outcomes written");
@@ -134,11 +134,11 @@ fn evaluate_banded(dataset: &Path, settings: &Settings, progress: &crate::progre
     let bar = progress.bar("evaluate", outputs as u64);
     for (k, (range, task_prs)) in ranges.iter().zip(tasks_of).enumerate() {
         let (chunks, reader) = captures(dataset, budgets.chunk_bytes, range.clone())?;
-        let (outputs, positions, ranks) = bands.band(k)?;
+        let super::bands::BandRead { outputs, positions, ranks, .. } = bands.band(k)?;
         let band = Band { outputs, places: Places::Band { ranks, positions }, task_prs, chunks, reader };
         let inputs = Inputs { manifest, captured_at, run_ends: run_ends.clone(), run_starts: run_starts.clone(), coverage: coverage.clone(), band };
         let mut found = GateAndRisk::default();
-        manifest = judge_repositories(dataset, inputs, Repositories::All, settings, &bar, budgets.rows_held_bytes, &mut parts, &mut found, &mut phases)?.manifest;
+        manifest = judge_repositories(dataset, inputs, settings, &bar, budgets.rows_held_bytes, &mut parts, &mut found, &mut phases)?.manifest;
         counted = counted.add(std::mem::take(&mut found.coverage));
         bands.keep_tables(k, gate_and_risk_tables(&found)?)?;
     }
@@ -176,23 +176,6 @@ impl Default for Settings {
     }
 }
 
-/// Which repositories a judging takes the outputs (and task PRs) of: every one (a run in
-/// this process), or those of one partition of a cluster's evaluation, `None` standing for
-/// the outputs that name no repository.
-pub(crate) enum Repositories<'r> {
-    All,
-    Only(&'r HashSet<Option<String>>),
-}
-
-impl Repositories<'_> {
-    fn takes(&self, repo: Option<&str>) -> bool {
-        match self {
-            Repositories::All => true,
-            Repositories::Only(set) => set.contains(&repo.map(str::to_string)),
-        }
-    }
-}
-
 /// What judging leaves for the writing: the manifest read, the outputs (their columns fill
 /// the outcome rows in) and what is freed after the writing (the ranks and indexes).
 struct Judged {
@@ -201,16 +184,15 @@ struct Judged {
     held: Box<dyn Send>,
 }
 
-/// Judge the outputs of `repositories`: each chunk of repositories the reader sends indexed
-/// and judged (the CI gate and PR risk beside), then the outputs and task PRs of those with
-/// no capture and the outputs of no repository. Rows go to `sink`, gates and risks to
-/// `found`. The one judging of a dataset: the local run takes every repository, a cluster's
-/// executor those of its partition ([`judge_partition`]).
+/// Judge the outputs of a band (the whole study, or a band of repositories): each chunk of
+/// repositories the reader sends indexed and judged (the CI gate and PR risk beside), then
+/// the outputs and task PRs of those with no capture and the outputs of no repository. Rows
+/// go to `sink`, gates and risks to `found`. The one judging of a dataset: the local run's,
+/// a banded run's and a cluster's partitions' ([`judge_partition`]).
 #[allow(clippy::too_many_arguments)]
 fn judge_repositories(
     dataset: &Path,
     inputs: Inputs,
-    repositories: Repositories<'_>,
     settings: &Settings,
     bar: &indicatif::ProgressBar,
     rows_held_bytes: usize,
@@ -219,17 +201,10 @@ fn judge_repositories(
     phases: &mut Phases,
 ) -> Result<Judged> {
     let Inputs { manifest, captured_at, run_ends, run_starts, coverage, band } = inputs;
-    let Band { outputs, places, mut task_prs, chunks, reader } = band;
+    let Band { outputs, places, task_prs, chunks, reader } = band;
     let (windows, policy) = (settings.windows.as_slice(), &settings.policy);
     let (risk_policy, quality_policy) = (&settings.risk_policy, &settings.quality_policy);
-    let Targets { mut by_repo, mut no_repo } = Targets::of(&outputs);
-    if let Repositories::Only(_) = repositories {
-        by_repo.retain(|r, _| repositories.takes(Some(r)));
-        task_prs.retain(|r, _| repositories.takes(Some(r)));
-        if !repositories.takes(None) {
-            no_repo.clear();
-        }
-    }
+    let Targets { by_repo, no_repo } = Targets::of(&outputs);
     phases.mark("ranks");
     let (empty, indexes) = {
         // A small budget takes small steps, so the rows held stay near it.
@@ -281,62 +256,77 @@ impl RowSink for Vec<OutcomeRows> {
     }
 }
 
-/// One partition of a cluster's evaluation, on an executor: the outputs and task PRs of
-/// `repositories` judged by [`judge_repositories`] from the dataset at `dataset`, as tables
-/// named by string keys only (no number of this process's): `outcomes` in
-/// [`super::outcomes::to_wire`]'s form, then the CI gate's and risk tables as the local run
-/// builds them, and the capture plan's counts (`coverage::TABLE`). Nothing is written.
-pub fn judge_partition(dataset: &Path, repositories: &HashSet<Option<String>>, settings: &Settings) -> Result<Vec<(&'static str, arrow::record_batch::RecordBatch)>> {
+/// One partition of a cluster's evaluation, on an executor: band `k` of the evaluation the
+/// client planned in `staging` ([`evaluate_judged`]) judged by [`judge_repositories`] from
+/// the dataset at `dataset`, reading only its repositories' rows of the captures and its
+/// band's outputs. Its tables are written to the staging folder
+/// ([`super::partitions::write_result`]): `outcomes` in [`super::outcomes::to_wire`]'s form
+/// (keyed by the outputs' positions), then the CI gate's and risk tables as the local run
+/// builds them, and the capture plan's counts (`coverage::TABLE`). Returns its outcome rows.
+pub fn judge_partition(dataset: &Path, staging: &Path, k: usize, settings: &Settings) -> Result<usize> {
     let mut phases = Phases::from_env();
-    let inputs = read(dataset, CHUNK_BYTES, &mut phases)?;
+    let plan = super::partitions::Plan::load(staging)?;
+    let range = plan.range(staging, k)?;
+    let captured_at = time::parse(&plan.captured_at)
+        .ok_or_else(|| Error::Dataset { path: staging.to_path_buf(), message: format!("captured_at `{}` is not an RFC 3339 time", plan.captured_at) })?;
+    let run_starts = ci_gate::run_starts(crate::dataset::read::run_infos(dataset)?.into_iter());
+    let mut task_prs = if plan.tasks { task_prs(dataset)? } else { HashMap::new() };
+    task_prs.retain(|repo, _| range.holds(Some(repo)));
+    let coverage = risk::coverage_by_run(dataset)?;
+    let (chunks, reader) = captures(dataset, CHUNK_BYTES, range)?;
+    let super::bands::BandRead { outputs, positions, ranks, run_ends } = super::bands::Parts::written_in(staging).band(k)?;
+    let band = Band { outputs, places: Places::Band { ranks, positions }, task_prs, chunks, reader };
+    let (run_ends, run_starts, coverage) = (std::sync::Arc::new(run_ends), std::sync::Arc::new(run_starts), std::sync::Arc::new(coverage));
+    let inputs = Inputs { manifest: Manifest::default(), captured_at, run_ends, run_starts, coverage, band };
     let mut rows: Vec<OutcomeRows> = Vec::new();
     let mut found = GateAndRisk::default();
     let hidden = crate::progress::Progress::hidden().bar("evaluate", 0);
-    let judged =
-        judge_repositories(dataset, inputs, Repositories::Only(repositories), settings, &hidden, OUTCOME_ROWS_HELD_BYTES, &mut rows, &mut found, &mut phases)?;
-    let wire = super::outcomes::to_wire(rows, &judged.outputs)?;
+    judge_repositories(dataset, inputs, settings, &hidden, OUTCOME_ROWS_HELD_BYTES, &mut rows, &mut found, &mut phases)?;
+    let wire = super::outcomes::to_wire(rows)?;
+    let judged = wire.num_rows();
     let counted = (coverage::TABLE, std::mem::take(&mut found.coverage).to_batch()?);
-    Ok(std::iter::once(("outcomes", wire)).chain(gate_and_risk_tables(&found)?).chain([counted]).collect())
+    let tables: Vec<_> = std::iter::once(("outcomes", wire)).chain(gate_and_risk_tables(&found)?).chain([counted]).collect();
+    super::partitions::write_result(staging, k, &tables)?;
+    Ok(judged)
 }
 
-/// The evaluate stage with the judging done elsewhere (`source`, a cluster): `judge` is
-/// handed the dataset and the settings and answers with every partition's tables (those of
-/// [`judge_partition`]); their rows are keyed by this run's ranks of the outputs, sorted
-/// and written by the local run's own writers (`write_tables`, the same spill parts), so
-/// the files are those a local evaluate writes. Returns the number of outcome rows.
+/// The evaluate stage with the judging done elsewhere (`source`, a cluster): the study is
+/// cut into about `partitions` bands of whole repositories ([`super::bands::plan_partitions`]),
+/// each band's outputs written to the dataset's staging folder with the plan; `judge` is
+/// handed the folder and the number of bands, and has each judged
+/// ([`judge_partition`], which writes its tables beside them). The bands' rows are then
+/// sorted and written by the local run's own writers (`write_tables`, the same spill
+/// parts), so the files are those a local evaluate writes; the folder is removed whatever
+/// happened. Returns the number of outcome rows.
 pub fn evaluate_judged(
     dataset: &Path,
     settings: &Settings,
     source: &str,
-    judge: impl FnOnce(&Path, &Settings) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>>,
+    partitions: usize,
+    judge: impl FnOnce(&Path, usize) -> Result<()>,
 ) -> Result<usize> {
     let (windows, policy) = (settings.windows.as_slice(), &settings.policy);
     let mut manifest = Manifest::load(dataset)?;
+    let plan = super::bands::plan_partitions(dataset, partitions)?;
+    let staging = super::bands::Parts::new_in(&dataset.join(super::partitions::STAGING))?;
+    staging.split(dataset, &plan)?;
+    let bands = plan.ranges.len();
+    super::partitions::Plan::new(&manifest, plan.ranges).save(staging.dir())?;
+    judge(staging.dir(), bands)?;
     let outputs = SafeOutputTable::read(dataset, ColumnsRead::Judged)?;
     let ranks = OutcomeRows::ranks(&(0..outputs.len()).map(|i| outputs.key(i)).collect::<Vec<_>>());
-    let mut seq_of: HashMap<&str, usize> = HashMap::with_capacity(outputs.len());
-    for i in 0..outputs.len() {
-        let id = outputs.fields(i).map(|f| f.safe_output_id).unwrap_or_default();
-        if seq_of.insert(id, i).is_some() {
-            return Err(Error::Dataset {
-                path: dataset.join("safe_outputs.parquet"),
-                message: format!("safe_output_id `{id}` is on two rows: a cluster's executors name outputs by id; evaluate this dataset without --cluster"),
-            });
-        }
-    }
-    let partitions = judge(dataset, settings)?;
     let mut parts = OutcomeParts::new(&dataset.join(".spill"), OUTCOME_ROWS_HELD_BYTES);
     let mut tables: Vec<(String, Vec<arrow::record_batch::RecordBatch>)> = Vec::new();
     let mut rows = 0usize;
     let mut counted = coverage::Tally::default();
-    for partition in partitions {
-        for (name, batch) in partition {
+    for k in 0..bands {
+        for (name, batch) in super::partitions::read_result(staging.dir(), k, source)? {
             if name == coverage::TABLE {
                 counted = counted.add(coverage::Tally::from_batch(&batch).map_err(|message| Error::Dataset { path: dataset.to_path_buf(), message })?);
                 continue;
             }
             if name == "outcomes" {
-                let held = OutcomeRows::from_wire(&batch, &seq_of, &ranks).map_err(|message| Error::Dataset { path: dataset.to_path_buf(), message })?;
+                let held = OutcomeRows::from_wire(&batch, &ranks).map_err(|message| Error::Dataset { path: dataset.to_path_buf(), message })?;
                 rows += held.len();
                 parts.extend(vec![held])?;
                 continue;
@@ -498,7 +488,8 @@ fn study_facts(dataset: &Path, manifest: &Manifest) -> Result<(time::Instant, ci
         message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
     })?;
     let run_starts = ci_gate::run_starts(crate::dataset::read::run_infos(dataset)?.into_iter());
-    Ok((captured_at, run_starts, task_prs(dataset, manifest)?, risk::coverage_by_run(dataset)?))
+    let task_prs = if manifest.tables.contains_key("tasks") { task_prs(dataset)? } else { HashMap::new() };
+    Ok((captured_at, run_starts, task_prs, risk::coverage_by_run(dataset)?))
 }
 
 /// Which outputs each repository's captures judge, and where each output's rows go.
@@ -825,12 +816,9 @@ struct TaskPr {
     number: i64,
 }
 
-/// The PRs of the dataset's task records, by repository (none without a `tasks` table).
-fn task_prs(dataset: &Path, manifest: &Manifest) -> Result<HashMap<String, Vec<TaskPr>>> {
+/// The PRs of the dataset's task records (its `tasks` table), by repository.
+fn task_prs(dataset: &Path) -> Result<HashMap<String, Vec<TaskPr>>> {
     let mut out: HashMap<String, Vec<TaskPr>> = HashMap::new();
-    if !manifest.tables.contains_key("tasks") {
-        return Ok(out);
-    }
     for batch in crate::dataset::read::columns(dataset, "tasks", &["task_id", "pr_repo", "pr_number"])? {
         let c = crate::dataset::read::Cols::new("tasks", &batch);
         let (id, repo, number) = (c.str("task_id")?, c.str("pr_repo")?, c.int("pr_number")?);

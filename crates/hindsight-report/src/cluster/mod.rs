@@ -113,23 +113,21 @@ pub fn check(at: &Address) -> Result<()> {
     return Err(Error::usage(format!("--cluster {at}: {NOT_BUILT}")));
 }
 
-/// Judge the outputs of the dataset at `dataset` on the cluster at `at`, partitioned by
-/// repository: each partition's tables (`evaluate::stage::judge_partition`'s).
+/// Bands a cluster's evaluation is cut into at most (`evaluate::stage::evaluate_judged`;
+/// fewer when the study has fewer repositories): more than the task slots of a small
+/// cluster, so a slow band leaves the others busy; each band's fixed cost is small (the
+/// plan, the runs table).
+pub const PARTITIONS: usize = 16;
+
+/// Judge the `bands` bands of the dataset at `dataset` planned in `staging` on the cluster at
+/// `at` (`evaluate::stage::judge_partition` on its executors).
 #[cfg(feature = "cluster")]
-pub fn judge(
-    at: &Address,
-    dataset: &std::path::Path,
-    settings: &crate::evaluate::Settings,
-) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>> {
-    evaluate::judge(at, dataset, settings)
+pub fn judge(at: &Address, dataset: &std::path::Path, staging: &std::path::Path, bands: usize, settings: &crate::evaluate::Settings) -> Result<()> {
+    evaluate::judge(at, dataset, staging, bands, settings)
 }
 
 #[cfg(not(feature = "cluster"))]
-pub fn judge(
-    _at: &Address,
-    _dataset: &std::path::Path,
-    _settings: &crate::evaluate::Settings,
-) -> Result<Vec<Vec<(String, arrow::record_batch::RecordBatch)>>> {
+pub fn judge(_at: &Address, _dataset: &std::path::Path, _staging: &std::path::Path, _bands: usize, _settings: &crate::evaluate::Settings) -> Result<()> {
     Err(Error::usage(NOT_BUILT))
 }
 
