@@ -136,9 +136,17 @@ impl Cluster {
         }
     }
 
-    /// How many batches of repositories each executor said it evaluated.
+    /// How many bands each executor said it evaluated.
     fn evaluated(&self) -> Vec<usize> {
         (0..2).map(|i| self.log(&format!("executor-{i}")).lines().filter(|l| l.starts_with("executor: evaluated ")).count()).collect()
+    }
+
+    /// The bytes the executors together said they read while judging their bands (files and
+    /// sockets: `rchar`), so far.
+    fn bytes_read(&self) -> u64 {
+        let said = (0..2).map(|i| self.log(&format!("executor-{i}"))).collect::<Vec<_>>();
+        let read = said.iter().flat_map(|log| log.lines()).filter(|l| l.starts_with("executor: evaluated "));
+        read.map(|l| l.rsplit(", ").next().and_then(|t| t.strip_suffix(" bytes read)")).and_then(|n| n.parse::<u64>().ok()).unwrap_or_else(|| panic!("{l}"))).sum()
     }
 
     /// `hindsight ARGS --cluster ADDRESS` in `cwd`, which must succeed: its stdout.
@@ -286,15 +294,22 @@ fn evaluation_on_a_loopback_cluster_writes_the_local_runs_bytes() {
         ok(&["evaluate", "--quiet", "--dataset", &format!("{ds}-local")], dir);
     }
 
+    let parquet_bytes = |d: &Path| -> u64 { files(d).iter().filter(|(n, _)| n.ends_with(".parquet")).map(|(_, b)| b.len() as u64).sum() };
+    let (dataset_bytes, responses_bytes) = (parquet_bytes(&dir.join("synth")), std::fs::metadata(dir.join("synth/responses.parquet")).unwrap().len());
     let mut cluster = Cluster::start(dir);
     for ds in ["demo", "synth"] {
-        let before = cluster.evaluated();
+        let (before, read_before) = (cluster.evaluated(), cluster.bytes_read());
         cluster.ok(&["evaluate", "--quiet", "--dataset", &format!("{ds}-cluster")], dir);
         assert_same_files(&dir.join(format!("{ds}-local")), &dir.join(format!("{ds}-cluster")));
         no_staging_left(dir, &format!("{ds}-cluster"));
         if ds == "synth" {
             let after = cluster.evaluated();
             assert!(after.iter().zip(&before).all(|(a, b)| a > b), "both executors should have judged partitions of {ds}: before {before:?}, after {after:?}");
+            // Each band reads its own repositories' captures: together about the dataset
+            // once, not once per partition (every capture is read at least once).
+            let read = cluster.bytes_read() - read_before;
+            let ratio = read as f64 / dataset_bytes as f64;
+            assert!(read >= responses_bytes && ratio <= 1.3, "the executors read {read} bytes for a dataset of {dataset_bytes} Parquet bytes ({ratio:.2}x)");
         }
     }
     // `run`: convert here, evaluate on the cluster, the dashboard's queries there too.

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatchOptions, UInt64Array};
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef, UInt64Type};
+use arrow::datatypes::{Field, Schema, SchemaRef, UInt64Type};
 use arrow::ipc::reader::FileReader;
 use arrow::ipc::writer::FileWriter;
 use arrow::record_batch::RecordBatch;
@@ -157,6 +157,10 @@ pub(crate) struct Parts {
     /// folder when dropped. A cluster's executor reads the client's parts and leaves them
     /// (a partition may be run again).
     owned: bool,
+    /// Whether parts are written compressed (zstd): a cluster's executors read them over a
+    /// shared filesystem, where bytes cost more than the compression; a local banded run's
+    /// are read back from the page cache.
+    compressed: bool,
 }
 
 impl Drop for Parts {
@@ -169,19 +173,19 @@ impl Drop for Parts {
 
 impl Parts {
     pub(crate) fn new(dataset: &Path) -> Result<Parts> {
-        Self::new_in(&dataset.join(".bands"))
+        Self::new_in(&dataset.join(".bands"), false)
     }
 
-    /// Parts in the new folder `dir` (one there is emptied first).
-    pub(crate) fn new_in(dir: &Path) -> Result<Parts> {
+    /// Parts in the new folder `dir` (one there is emptied first), `compressed` or not.
+    pub(crate) fn new_in(dir: &Path, compressed: bool) -> Result<Parts> {
         let _ = std::fs::remove_dir_all(dir);
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        Ok(Parts { dir: dir.to_path_buf(), owned: true })
+        Ok(Parts { dir: dir.to_path_buf(), owned: true, compressed })
     }
 
     /// The parts another process wrote in `dir`, read and left as they are.
     pub(crate) fn written_in(dir: &Path) -> Parts {
-        Parts { dir: dir.to_path_buf(), owned: false }
+        Parts { dir: dir.to_path_buf(), owned: false, compressed: false }
     }
 
     /// The folder the parts are in.
@@ -202,7 +206,9 @@ impl Parts {
     fn create(&self, name: &str, schema: &SchemaRef) -> Result<FileWriter<BufWriter<File>>> {
         let p = self.path(name);
         let f = File::create(&p).map_err(|e| Error::io(&p, e))?;
-        FileWriter::try_new(BufWriter::with_capacity(1 << 20, f), schema).map_err(|e| failed(&p, e))
+        let compression = self.compressed.then_some(arrow::ipc::CompressionType::ZSTD);
+        let options = arrow::ipc::writer::IpcWriteOptions::default().try_with_compression(compression).map_err(|e| failed(&p, e))?;
+        FileWriter::try_new_with_options(BufWriter::with_capacity(1 << 20, f), schema, options).map_err(|e| failed(&p, e))
     }
 
     fn read(&self, name: &str) -> Result<Vec<RecordBatch>> {

@@ -308,7 +308,7 @@ pub fn evaluate_judged(
     let (windows, policy) = (settings.windows.as_slice(), &settings.policy);
     let mut manifest = Manifest::load(dataset)?;
     let plan = super::bands::plan_partitions(dataset, partitions)?;
-    let staging = super::bands::Parts::new_in(&dataset.join(super::partitions::STAGING))?;
+    let staging = super::bands::Parts::new_in(&dataset.join(super::partitions::STAGING), true)?;
     staging.split(dataset, &plan)?;
     let bands = plan.ranges.len();
     super::partitions::Plan::new(&manifest, plan.ranges).save(staging.dir())?;
