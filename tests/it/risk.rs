@@ -299,13 +299,15 @@ fn dependents_of_the_changed_files_at_their_distance_raise_the_level() {
     assert_eq!((rows[1]["risk_level"].as_str(), rows[1]["dependents"].as_i64()), (Some("low"), Some(direct as i64)));
 
     // Capture asks for the tree with its folders, and the text of the source files in the
-    // changed files' languages by their blobs (the README is not asked for).
+    // changed files' languages by their blobs (the README is not asked for); `app.ts`, whose
+    // contents were captured, is planned as those.
     let plan = study.ok("capture", &["--plan"], tmp.path());
     assert!(plan.contains("'repos/acme/webapp/git/trees/ffffffffffffffffffffffffffffffffffffffff?recursive=1'"), "{plan}");
     for (i, (p, _)) in files.iter().enumerate() {
         let blob = format!("# repos/acme/webapp/git/blobs/{:040x}\n", i + 1);
-        assert_eq!(plan.contains(&blob), p.ends_with(".ts"), "{p}: {plan}");
+        assert_eq!(plan.contains(&blob), p.ends_with(".ts") && *p != "src/app.ts", "{p}: {plan}");
     }
+    assert!(plan.contains("# repos/acme/webapp/contents/src/app.ts\n"), "{plan}");
 
     // The demo as it is: no tree captured.
     super::support::Study::demo().run(tmp.path(), "bare");

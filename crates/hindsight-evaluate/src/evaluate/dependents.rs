@@ -45,7 +45,7 @@ use hindsight_core::files::base;
 pub(crate) const MAX_SOURCE_FILES: usize = 2000;
 
 /// A language whose imports are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Lang {
     Python,
     Script,
@@ -499,11 +499,18 @@ fn blobs(tree: &Value) -> Option<(Vec<(String, String)>, bool)> {
     Some((blobs, tree.get("truncated").and_then(Value::as_bool).unwrap_or(false)))
 }
 
-/// The source files of the tree whose text is read for `changed`: those in the changed
-/// files' languages, tests included (they import code too), the first
-/// [`MAX_SOURCE_FILES`] by path.
-fn sources_to_read<'a>(blobs: &'a [(String, String)], changed: &[&str]) -> Vec<&'a (String, String)> {
-    let langs: HashSet<Lang> = changed.iter().filter_map(|c| lang_of(c)).collect();
+/// The languages of `changed` whose imports are read, sorted.
+fn langs_of(changed: &[&str]) -> Vec<Lang> {
+    let mut langs: Vec<Lang> = changed.iter().filter_map(|c| lang_of(c)).collect();
+    langs.sort();
+    langs.dedup();
+    langs
+}
+
+/// The source files of the tree whose text is read: those in `langs` (the changed files'
+/// languages), tests included (they import code too), the first [`MAX_SOURCE_FILES`] by
+/// path.
+fn sources_to_read<'a>(blobs: &'a [(String, String)], langs: &[Lang]) -> Vec<&'a (String, String)> {
     let mut wanted: Vec<&(String, String)> = blobs.iter().filter(|(p, _)| lang_of(p).is_some_and(|l| langs.contains(&l))).collect();
     wanted.sort();
     wanted.truncate(MAX_SOURCE_FILES);
@@ -525,7 +532,11 @@ pub(crate) fn reads(index: &SnapshotIndex, repo: &str, n: i64) -> Vec<String> {
     let files = index.get(&format!("repos/{repo}/pulls/{n}/files")).filter(|e| e.ok()).and_then(|e| e.body().as_array().cloned());
     let (Some(files), Some((blobs, _))) = (files, index.get(&path).filter(|e| e.ok()).and_then(|e| blobs(e.body()))) else { return out };
     let changed: Vec<&str> = files.iter().filter_map(|f| f.get("filename").and_then(Value::as_str)).collect();
-    out.extend(sources_to_read(&blobs, &changed).into_iter().filter(|(_, sha)| !sha.is_empty()).map(|(p, sha)| text_paths(repo, p, sha)[0].clone()));
+    // Each file's text where it was read from: its contents when those alone are captured,
+    // else its blob (asked for when not captured yet).
+    let captured = |p: &String| index.get(p).is_some_and(|e| e.ok());
+    let wanted = sources_to_read(&blobs, &langs_of(&changed)).into_iter().filter(|(_, sha)| !sha.is_empty()).map(|(p, sha)| text_paths(repo, p, sha));
+    out.extend(wanted.map(|[blob, contents]| if !captured(&blob) && captured(&contents) { contents } else { blob }));
     out
 }
 
@@ -542,13 +553,26 @@ pub(crate) struct Found {
     pub(crate) truncated: bool,
 }
 
-/// The dependents of `changed` in PR `repo`#`n`'s base tree; `None` when the tree, or the
-/// text of every one of its source files, was not captured.
-pub(crate) fn find(index: &SnapshotIndex, repo: &str, n: i64, changed: &[&str], max_distance: u32) -> Option<Found> {
-    let sha = base_sha(index, repo, n)?;
-    let (blobs, truncated) = blobs(index.get(&tree_path(repo, &sha)).filter(|e| e.ok())?.body())?;
+/// One tree's import graph, reversed, over the source files of some languages.
+#[derive(Debug, Default)]
+pub(crate) struct Graph {
+    rev: HashMap<String, Vec<String>>,
+    sources: usize,
+    read: usize,
+    truncated: bool,
+}
+
+/// The graphs built so far, by tree path and languages (`None`: not captured): the PRs of a
+/// repository often share a base commit, and its graph is built once for them all.
+#[derive(Debug, Default)]
+pub(crate) struct Graphs(std::sync::Mutex<HashMap<(String, Vec<Lang>), std::sync::Arc<Option<Graph>>>>);
+
+/// The graph of the tree at `path` over its source files in `langs`; `None` when the tree,
+/// or the text of every one of those files, was not captured.
+fn graph(index: &SnapshotIndex, repo: &str, path: &str, langs: &[Lang]) -> Option<Graph> {
+    let (blobs, truncated) = blobs(index.get(path).filter(|e| e.ok())?.body())?;
     let tree = Tree::new(blobs.iter().map(|(p, _)| p.as_str()));
-    let wanted = sources_to_read(&blobs, changed);
+    let wanted = sources_to_read(&blobs, langs);
     let mut sources = Vec::new();
     for (path, blob) in &wanted {
         let text = text_paths(repo, path, blob)
@@ -560,8 +584,28 @@ pub(crate) fn find(index: &SnapshotIndex, repo: &str, n: i64, changed: &[&str], 
     if sources.is_empty() && !wanted.is_empty() {
         return None;
     }
-    let rev = reverse(&tree, &sources);
-    Some(Found { dependents: dependents(&rev, changed, max_distance), sources: wanted.len(), read: sources.len(), truncated })
+    Some(Graph { rev: reverse(&tree, &sources), sources: wanted.len(), read: sources.len(), truncated })
+}
+
+/// The dependents of `changed` in PR `repo`#`n`'s base tree; `None` when the tree, or the
+/// text of every one of its source files, was not captured. The tree's graph is taken from
+/// `graphs` when another PR built it.
+pub(crate) fn find(index: &SnapshotIndex, graphs: &Graphs, repo: &str, n: i64, changed: &[&str], max_distance: u32) -> Option<Found> {
+    let path = tree_path(repo, &base_sha(index, repo, n)?);
+    let key = (path, langs_of(changed));
+    let cached = graphs.0.lock().ok().and_then(|m| m.get(&key).cloned());
+    let g = match cached {
+        Some(g) => g,
+        None => {
+            let g = std::sync::Arc::new(graph(index, repo, &key.0, &key.1));
+            if let Ok(mut m) = graphs.0.lock() {
+                m.insert(key, g.clone());
+            }
+            g
+        }
+    };
+    let g = g.as_ref().as_ref()?;
+    Some(Found { dependents: dependents(&g.rev, changed, max_distance), sources: g.sources, read: g.read, truncated: g.truncated })
 }
 
 #[cfg(test)]
@@ -686,13 +730,17 @@ mod tests {
             {"path": "c.py", "type": "blob", "sha": "3"}, {"path": "pkg", "type": "tree", "sha": "4"}]});
         let mut bodies = vec![("repos/o/r/pulls/1".to_string(), r#"{"base": {"sha": "abc"}}"#.to_string())];
         let build = |b: &[(String, String)]| SnapshotIndex::build(b.iter().map(|(p, t)| (p.clone(), 1, 200, None, t.clone())));
-        assert_eq!(find(&build(&bodies), "o/r", 1, &["a.py"], 3), None);
+        assert_eq!(find(&build(&bodies), &Graphs::default(), "o/r", 1, &["a.py"], 3), None);
         bodies.push(("repos/o/r/git/trees/abc".into(), tree.to_string()));
-        assert_eq!(find(&build(&bodies), "o/r", 1, &["a.py"], 3), None);
+        assert_eq!(find(&build(&bodies), &Graphs::default(), "o/r", 1, &["a.py"], 3), None);
         bodies.push(("repos/o/r/git/blobs/2".into(), b64("import a\n")));
         bodies.push(("repos/o/r/contents/c.py".into(), b64("from b import x\n")));
-        let f = find(&build(&bodies), "o/r", 1, &["a.py"], 3).unwrap();
+        let f = find(&build(&bodies), &Graphs::default(), "o/r", 1, &["a.py"], 3).unwrap();
         assert_eq!(f, Found { dependents: vec![("b.py".into(), 1), ("c.py".into(), 2)], sources: 3, read: 2, truncated: false });
         assert_eq!(reads(&build(&bodies), "o/r", 1), ["repos/o/r/git/trees/abc"]);
+        // With the PR's files: each file's text where it was read, else its blob.
+        bodies.push(("repos/o/r/pulls/1/files".into(), r#"[{"filename": "a.py"}]"#.into()));
+        let want = ["repos/o/r/git/trees/abc", "repos/o/r/git/blobs/1", "repos/o/r/git/blobs/2", "repos/o/r/contents/c.py"];
+        assert_eq!(reads(&build(&bodies), "o/r", 1), want);
     }
 }

@@ -28,6 +28,7 @@ use serde_json::Value;
 
 use crate::runs::SafeOutput;
 use hindsight_core::coverage::FileLines;
+use super::dependents::Graphs;
 use crate::snapshot::SnapshotIndex;
 use crate::table::{self, Kind};
 use arrow::record_batch::RecordBatch;
@@ -291,13 +292,13 @@ pub(crate) struct Risk {
 }
 
 /// Assess the PR of output `o` (types that open or push to a PR, executed).
-pub(crate) fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy, coverage: &CoverageByRun) -> Option<Risk> {
+pub(crate) fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy, coverage: &CoverageByRun, graphs: &Graphs) -> Option<Risk> {
     if !matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch") || o.execution != crate::runs::Execution::Executed {
         return None;
     }
     let (repo, n) = (o.target_repo.as_deref()?, o.target_number?);
     let report = coverage.get(o.run_id.as_ref()).map(Vec::as_slice);
-    Some(Risk { safe_output_id: Some(o.safe_output_id.to_string()), ..assess_pr(index, repo, n, policy, report) })
+    Some(Risk { safe_output_id: Some(o.safe_output_id.to_string()), ..assess_pr(index, repo, n, policy, report, graphs) })
 }
 
 /// Per run, the files of the coverage report it uploaded (table `coverage`).
@@ -339,12 +340,12 @@ fn covered_lines(report: &[FileLines], path: &str, patch: &str) -> (usize, usize
 
 /// A task's PR ([SPEC-TASKS-TIER3] stores the risk level in the task record): the same
 /// assessment, for the task `task_id` whose `pr_url` names `repo`#`n`.
-pub(crate) fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy) -> Risk {
-    Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy, None) }
+pub(crate) fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy, graphs: &Graphs) -> Risk {
+    Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy, None, graphs) }
 }
 
 /// The PR `repo`#`n` assessed from its captured files; no subject set.
-fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, report: Option<&[FileLines]>) -> Risk {
+fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, report: Option<&[FileLines]>, graphs: &Graphs) -> Risk {
     let repo = repo.to_string();
     let mut r = Risk {
         safe_output_id: None,
@@ -398,7 +399,7 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, rep
     r.modules = modules.into_iter().collect();
     surface(&r, policy, &mut raised);
     let changed: Vec<&str> = files.iter().filter_map(|f| f.get("filename").and_then(Value::as_str)).collect();
-    downstream(index, &changed, policy, &mut r, &mut raised);
+    downstream(index, graphs, &changed, policy, &mut r, &mut raised);
     let covered = Covered { report, instrumented, ran, source_changed, tests_touched };
     covered.raise(&mut r, policy, &mut raised);
     r.level = Some(raised.level);
@@ -424,9 +425,9 @@ fn surface(r: &Risk, policy: &RiskPolicy, raised: &mut Raised) {
 
 /// The dependents of the changed files (T-R03) against the policy's thresholds; what the
 /// capture lacked for them, said.
-fn downstream(index: &SnapshotIndex, changed: &[&str], policy: &RiskPolicy, r: &mut Risk, raised: &mut Raised) {
+fn downstream(index: &SnapshotIndex, graphs: &Graphs, changed: &[&str], policy: &RiskPolicy, r: &mut Risk, raised: &mut Raised) {
     let distance = u32::try_from(policy.dependents_distance).unwrap_or(u32::MAX);
-    let Some(found) = super::dependents::find(index, &r.repo, r.pull_number, changed, distance) else {
+    let Some(found) = super::dependents::find(index, graphs, &r.repo, r.pull_number, changed, distance) else {
         r.not_captured.push("repository tree and file contents (dependents of the changed files)".into());
         return;
     };
