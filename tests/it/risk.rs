@@ -316,3 +316,37 @@ fn dependents_of_the_changed_files_at_their_distance_raise_the_level() {
     let said = rows[1]["not_captured"].as_str().unwrap_or_default();
     assert!(said.contains("repository tree and file contents (dependents of the changed files)"), "{said}");
 }
+
+/// T-R06 for a task PR: a task has no run, but the run whose output opened its PR may have
+/// uploaded a coverage report. The demo's run-9009 (PRs 130 to 135) with the LCOV report of
+/// `a_runs_coverage_report_decides_the_coverage_of_its_prs_changed_lines`, and a task whose
+/// `pr_url` is PR 130: the task's row has the coverage the output's row has, from the same
+/// report, and says no report is missing; the demo's own task PRs, with no run on them, keep
+/// none.
+#[test]
+fn a_task_pr_takes_the_coverage_report_of_a_run_on_the_same_pr() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    super::support::copy_dir(&super::support::root().join("fixtures/demo/runs"), &runs);
+    std::fs::create_dir_all(runs.join("run-9009/coverage")).unwrap();
+    let lcov = "TN:\nSF:/home/runner/work/webapp/src/stats/query.ts\nDA:1,4\nDA:2,4\nend_of_record\n";
+    std::fs::write(runs.join("run-9009/coverage/lcov.info"), lcov).unwrap();
+    let tasks = tmp.path().join("tasks");
+    super::support::copy_dir(&super::support::root().join("fixtures/demo/tasks"), &tasks);
+    let records = std::fs::read_to_string(tasks.join("tasks.jsonl")).unwrap();
+    let mut task: Value = serde_json::from_str(records.lines().next().unwrap()).unwrap();
+    task["task_id"] = json!("task-on-130");
+    task["pr_url"] = json!("https://github.com/acme/webapp/pull/130");
+    std::fs::write(tasks.join("tasks.jsonl"), format!("{records}{task}\n")).unwrap();
+    let study = super::support::Study { runs, ..super::support::Study::demo() }.tasks(&tasks);
+    let ds = study.run(tmp.path(), "ds");
+    let q = "SELECT task_id, pull_number, changed_lines_covered, not_captured FROM pr_risk WHERE pull_number = 130 OR task_id IS NOT NULL ORDER BY task_id NULLS FIRST, safe_output_id";
+    let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", q, "--format", "json"], tmp.path())).unwrap();
+    let output = rows.iter().find(|r| r["task_id"].is_null()).unwrap();
+    let on_130 = rows.iter().find(|r| r["task_id"] == "task-on-130").unwrap();
+    assert!(output["changed_lines_covered"].as_f64().is_some(), "{output:?}");
+    assert_eq!((&on_130["pull_number"], &on_130["changed_lines_covered"]), (&json!(130), &output["changed_lines_covered"]));
+    assert!(!on_130["not_captured"].as_str().unwrap_or_default().contains("coverage report"), "{on_130:?}");
+    let others: Vec<&Value> = rows.iter().filter(|r| r["task_id"].as_str().is_some_and(|t| t != "task-on-130")).collect();
+    assert!(!others.is_empty() && others.iter().all(|r| r["changed_lines_covered"].is_null()), "{others:?}");
+}

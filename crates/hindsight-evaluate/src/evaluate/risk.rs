@@ -339,9 +339,24 @@ fn covered_lines(report: &[FileLines], path: &str, patch: &str) -> (usize, usize
 }
 
 /// A task's PR ([SPEC-TASKS-TIER3] stores the risk level in the task record): the same
-/// assessment, for the task `task_id` whose `pr_url` names `repo`#`n`.
-pub(crate) fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy, graphs: &Graphs) -> Risk {
-    Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy, None, graphs) }
+/// assessment, for the task `task_id` whose `pr_url` names `repo`#`n`, with the coverage
+/// report `report` of a run on the same PR ([`task_report`]) when there is one.
+pub(crate) fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy, report: Option<&[FileLines]>, graphs: &Graphs) -> Risk {
+    Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy, report, graphs) }
+}
+
+/// The coverage report for the task PR `repo`#`n` (T-R06): a task has no run, but a run whose
+/// executed output opened or pushed to the same PR may have uploaded one (table
+/// `coverage`). Of such runs with a report, the one of the latest output (by its time, then
+/// run id): the report nearest the PR's last state.
+pub(crate) fn task_report<'a, 'o: 'a>(outputs: impl Iterator<Item = &'a SafeOutput<'o>>, repo: &str, n: i64, coverage: &'a CoverageByRun) -> Option<&'a [FileLines]> {
+    outputs
+        .filter(|o| matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch") && o.execution == crate::runs::Execution::Executed)
+        .filter(|o| o.target_repo.as_deref() == Some(repo) && o.target_number == Some(n))
+        .filter(|o| coverage.contains_key(o.run_id.as_ref()))
+        .max_by(|a, b| (a.created_at, a.run_id.as_ref()).cmp(&(b.created_at, b.run_id.as_ref())))
+        .and_then(|o| coverage.get(o.run_id.as_ref()))
+        .map(Vec::as_slice)
 }
 
 /// The PR `repo`#`n` assessed from its captured files; no subject set.
