@@ -23,7 +23,8 @@
 //!   .cjs`, or `/index.*` (a `.js` written for a `.ts` file too);
 //! - Rust: `mod x;` -> `x.rs` or `x/mod.rs` beside the declaring module; `use crate::a::b`
 //!   (and `super::`, `self::`) -> the deepest of `a/b.rs`, `a/b/mod.rs`, `a.rs`, `a/mod.rs`
-//!   under the crate's `src/` that exists, else the crate root (`lib.rs`, `main.rs`);
+//!   under the crate's `src/` that exists, else the crate root (`lib.rs`, `main.rs`); a
+//!   path through another crate's name (a workspace's other crates) is not followed;
 //! - Go: an import path whose last segments name a folder of the tree -> every `.go` file
 //!   there (tests aside); the standard library (no `.` in the first segment) never;
 //! - Java: `import a.b.C;` -> a path ending `a/b/C.java`; `import a.b.*;` -> the `.java`
@@ -107,7 +108,7 @@ impl Tree {
             t.files.insert(p.to_string());
             t.by_name.entry(base(p).to_string()).or_default().push(p.to_string());
             let d = dir_of(p);
-            if t.by_dir.get(d).is_none() {
+            if !t.by_dir.contains_key(d) {
                 t.dirs_by_name.entry(base(d).to_string()).or_default().push(d.to_string());
             }
             t.by_dir.entry(d.to_string()).or_default().push(p.to_string());

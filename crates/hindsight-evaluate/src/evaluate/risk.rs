@@ -9,9 +9,14 @@
 //!   [`super::dependencies`]; a manifest whose diff is not captured counts, as it may add
 //!   one), shared infrastructure (a container, Terraform, or a deployment folder: `infra`,
 //!   `deploy`, `k8s`, `helm`, `charts`, `terraform`), or shared code (a `utils`, `util`,
-//!   `common`, `shared` or `helpers` folder; a base class; configuration files);
-//! - **medium**: a moderate change surface, source changed with no test file touched,
-//!   dependency versions changed, or a lock file changed;
+//!   `common`, `shared` or `helpers` folder; a base class; configuration files), or many
+//!   files outside the PR importing the changed code (`large_dependents`);
+//! - **medium**: a moderate change surface, source changed with no test file touched (or
+//!   partial coverage of the changed lines), dependency versions changed, a lock file
+//!   changed, or some files outside the PR importing the changed code
+//!   (`moderate_dependents`; the dependents are read from the captured base tree and its
+//!   files' text: [`super::dependents`]; without them they are unknown, said in
+//!   `not_captured`, and raise nothing);
 //! - **low**: everything else.
 //!
 //! The highest level any reason reaches wins; every reason is listed. Without a capture of
