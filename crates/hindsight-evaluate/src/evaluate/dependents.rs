@@ -696,6 +696,46 @@ mod tests {
         assert!(declared.iter().all(|d| got.contains(d)), "{got:?} lacks some of {declared:?}");
     }
 
+    /// This workspace's own Rust files, a real tree: `dependents.rs` is imported by
+    /// `risk.rs` (`use super::dependents::Graphs`) and declared by `evaluate/mod.rs`
+    /// (`mod dependents;`), both at distance 1; `lib.rs` declares `evaluate`, so it is a
+    /// dependent at 2. Every dependent found imports the file one nearer, as the graph says.
+    #[test]
+    fn this_workspaces_own_rust_files() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+        let mut paths = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(root).join("crates"), std::path::PathBuf::from(root).join("src")];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    paths.push(p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"));
+                }
+            }
+        }
+        paths.sort();
+        let tree = Tree::new(paths.iter().map(String::as_str));
+        let sources: Vec<(String, String)> = paths.iter().map(|p| (p.clone(), std::fs::read_to_string(format!("{root}/{p}")).unwrap())).collect();
+        let started = std::time::Instant::now();
+        let rev = reverse(&tree, &sources);
+        let changed = "crates/hindsight-evaluate/src/evaluate/dependents.rs";
+        let found = dependents(&rev, &[changed], DEFAULT_TEST_DISTANCE);
+        eprintln!("{} files, {} import edges, {} dependents, in {:?}", sources.len(), rev.values().map(Vec::len).sum::<usize>(), found.len(), started.elapsed());
+        let at = |p: &str| found.iter().find(|(f, _)| f == p).map(|(_, k)| *k);
+        assert_eq!(at("crates/hindsight-evaluate/src/evaluate/risk.rs"), Some(1));
+        assert_eq!(at("crates/hindsight-evaluate/src/evaluate/mod.rs"), Some(1));
+        assert_eq!(at("crates/hindsight-evaluate/src/lib.rs"), Some(2));
+        for (f, k) in &found {
+            let nearer: Vec<&str> = if *k == 1 { vec![changed] } else { found.iter().filter(|(_, j)| *j == k - 1).map(|(p, _)| p.as_str()).collect() };
+            assert!(nearer.iter().any(|n| rev.get(*n).is_some_and(|v| v.contains(f))), "{f} at {k} imports nothing at {}", k - 1);
+        }
+    }
+
+    /// The distance the tests walk to: the policy's default.
+    const DEFAULT_TEST_DISTANCE: u32 = crate::evaluate::risk::DEPENDENTS_DISTANCE as u32;
+
     /// Breadth first over the reversed graph: each dependent once, at its shortest
     /// distance, the changed files and anything past the limit left out, a cycle ended.
     #[test]
