@@ -154,6 +154,8 @@ fn a_bad_risk_policy_names_the_file_and_the_field() {
         (r#"{"moderate_files": 30}"#, "`moderate_files` (30) must not exceed `large_files` (20)"),
         (r#"{"security_paths": ["auth", "Secrets"]}"#, "`security_paths[1]`"),
         (r#"{"security_paths": [""]}"#, "`security_paths[0]`"),
+        (r#"{"moderate_dependents": 30}"#, "`moderate_dependents` (30) must not exceed `large_dependents` (25)"),
+        (r#"{"dependents_distance": 0}"#, "`dependents_distance` must be at least 1"),
         (r#"[20, 500]"#, "expected a JSON object"),
     ];
     for (i, (text, field)) in cases.iter().enumerate() {
