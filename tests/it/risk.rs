@@ -253,8 +253,8 @@ fn snapshot_with_tree(dir: &std::path::Path, files: &[(&str, &str)]) -> std::pat
 /// `report.ts` imports `./query` (distance 1), `app.ts` imports `./stats/report.js`
 /// (distance 2), `other.ts` nothing, and the PR's own test is not a dependent. Under the
 /// default policy two dependents leave PR 130 low; with `moderate_dependents` at two it is
-/// medium, the reason saying how many and how far; with `dependents_distance` 1 only
-/// `report.ts` counts. Without the tree the column is NULL and `not_captured` says why.
+/// medium, the reason saying how many and how far; with `large_dependents` at two, high;
+/// with `dependents_distance` 1 only `report.ts` counts. Without the tree the column is NULL and `not_captured` says why.
 #[test]
 fn dependents_of_the_changed_files_at_their_distance_raise_the_level() {
     let tmp = tempfile::tempdir().unwrap();
@@ -294,6 +294,13 @@ fn dependents_of_the_changed_files_at_their_distance_raise_the_level() {
     let farthest = expected.iter().map(|(_, k)| *k).max().unwrap();
     let why = format!("medium: {} files outside the PR import the changed code ({direct} directly, the farthest {farthest} imports away; within {})", expected.len(), defaults.dependents_distance);
     assert_eq!(reasons, [why]);
+
+    std::fs::write(&policy, format!(r#"{{"moderate_dependents": 1, "large_dependents": {}}}"#, expected.len())).unwrap();
+    study.ok("run", &["--quiet", "--out", "ds4", "--risk-policy", policy.to_str().unwrap()], tmp.path());
+    let rows = query("ds4");
+    let reasons: Vec<String> = serde_json::from_str(rows[1]["reasons"].as_str().unwrap()).unwrap();
+    assert_eq!((rows[1]["risk_level"].as_str(), reasons.len()), (Some("high"), 1), "{reasons:?}");
+    assert!(reasons[0].starts_with(&format!("high: {} files outside the PR import the changed code", expected.len())), "{reasons:?}");
 
     std::fs::write(&policy, r#"{"moderate_dependents": 2, "dependents_distance": 1}"#).unwrap();
     study.ok("run", &["--quiet", "--out", "ds3", "--risk-policy", policy.to_str().unwrap()], tmp.path());
