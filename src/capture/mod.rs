@@ -151,9 +151,14 @@ enum Job {
     Graphql(Vec<graphql::Query>),
 }
 
-/// The request for a looked-up path.
+/// The request for a looked-up path: a tree with every folder below it (`recursive=1`: the
+/// dependents of a PR's changed files need the whole repository's paths), any other path
+/// with the largest pages.
 fn request_of(path: &str) -> String {
-    format!("{path}?per_page=100")
+    match path.contains("/git/trees/") {
+        true => format!("{path}?recursive=1"),
+        false => format!("{path}?per_page=100"),
+    }
 }
 
 /// `capture --plan`: the requests a capture would make, as (path, request), and the paths

@@ -656,6 +656,14 @@ fn the_capture_table_is_generated_from_the_rules() {
          `repos/OWNER/REPO/`, `graphql:` ones are asked for with GraphQL (`schemas/graphql.md`). For\n\
          every target repository capture also takes the repository, `commits` since the earliest\n\
          action and the closed `pulls`, which revert detection reads.\n\n\
+         For a PR an output opened or pushed to, the PR risk (`pr_risk`) reads its changed files\n\
+         (`pulls/{n}/files`) and, for the dependents of the changed code, the tree of its base\n\
+         commit (`git/trees/{sha}`, asked with `recursive=1`; the sha is `pulls/{n}`'s\n\
+         `base.sha`) and then the text of its source files in the changed files' languages\n\
+         (`git/blobs/{sha}`, the blob the tree names). A repository's every source file is one\n\
+         request each: capture asks for at most 2000 of them per PR, the first by path\n\
+         (`MAX_SOURCE_FILES` in `crates/hindsight-evaluate/src/evaluate/dependents.rs`). The\n\
+         fixture cases below name no base commit, so these do not show in the table.\n\n\
          | safe-output type | paths its rule reads |\n|---|---|\n",
     );
     for (ty, paths) in &table {

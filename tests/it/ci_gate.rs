@@ -79,7 +79,7 @@ fn commit_json(c: &C) -> Value {
 }
 
 /// Standard base64, as GitHub's contents API writes it (lines of 60).
-fn base64(bytes: &[u8]) -> String {
+pub(crate) fn base64(bytes: &[u8]) -> String {
     const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {

@@ -154,6 +154,8 @@ fn a_bad_risk_policy_names_the_file_and_the_field() {
         (r#"{"moderate_files": 30}"#, "`moderate_files` (30) must not exceed `large_files` (20)"),
         (r#"{"security_paths": ["auth", "Secrets"]}"#, "`security_paths[1]`"),
         (r#"{"security_paths": [""]}"#, "`security_paths[0]`"),
+        (r#"{"moderate_dependents": 30}"#, "`moderate_dependents` (30) must not exceed `large_dependents` (25)"),
+        (r#"{"dependents_distance": 0}"#, "`dependents_distance` must be at least 1"),
         (r#"[20, 500]"#, "expected a JSON object"),
     ];
     for (i, (text, field)) in cases.iter().enumerate() {
@@ -205,11 +207,13 @@ fn a_runs_coverage_report_decides_the_coverage_of_its_prs_changed_lines() {
     let ds = study.run(tmp.path(), "ds");
     let q = "SELECT pull_number, risk_level, changed_lines_covered, not_captured, reasons FROM pr_risk WHERE pull_number BETWEEN 130 AND 132 AND safe_output_id IS NOT NULL ORDER BY pull_number";
     let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", q, "--format", "json"], tmp.path())).unwrap();
-    assert_eq!((rows[0]["risk_level"].as_str(), rows[0]["changed_lines_covered"].as_f64(), &rows[0]["not_captured"]), (Some("low"), Some(1.0), &Value::Null));
+    // The demo captured no tree: dependents are what its rows lack, beside coverage.
+    const NO_TREE: &str = "repository tree and file contents (dependents of the changed files)";
+    assert_eq!((rows[0]["risk_level"].as_str(), rows[0]["changed_lines_covered"].as_f64(), rows[0]["not_captured"].as_str()), (Some("low"), Some(1.0), Some(NO_TREE)));
     assert_eq!((rows[1]["risk_level"].as_str(), rows[1]["changed_lines_covered"].as_f64()), (Some("medium"), Some(0.5)));
     let reasons: Vec<String> = serde_json::from_str(rows[1]["reasons"].as_str().unwrap()).unwrap();
     assert!(reasons.contains(&"medium: partial coverage of the changed lines (1 of 2 run by the tests)".to_string()), "{reasons:?}");
-    assert_eq!((rows[2]["changed_lines_covered"].clone(), rows[2]["not_captured"].as_str()), (Value::Null, Some("coverage of the changed lines (the run's report lists none of them)")));
+    assert_eq!((rows[2]["changed_lines_covered"].clone(), rows[2]["not_captured"].as_str()), (Value::Null, Some(format!("{NO_TREE}\ncoverage of the changed lines (the run's report lists none of them)").as_str())));
     let cov = ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", "SELECT run_id, source_file, lines_found, lines_hit, covered_lines, uncovered_lines FROM coverage", "--format", "json"], tmp.path());
     let cov: Vec<Value> = serde_json::from_str(&cov).unwrap();
     assert_eq!(cov.len(), 3);
@@ -221,4 +225,137 @@ fn a_runs_coverage_report_decides_the_coverage_of_its_prs_changed_lines() {
     let m: Value = serde_json::from_str(&std::fs::read_to_string(ds.join("manifest.json")).unwrap()).unwrap();
     let r = &m["records"]["runs"];
     assert_eq!(r["input"].as_i64(), Some(r["used"].as_i64().unwrap() + r["quarantined"].as_i64().unwrap()));
+}
+
+/// The demo's snapshot with a capture of its PRs' base tree (every demo PR has base
+/// `ffff...`) where `importers` import PR 130's `src/stats/query.ts`: each file's text as
+/// its blob, except `src/app.ts`, as its contents (the two shapes read).
+fn snapshot_with_tree(dir: &std::path::Path, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let snap = dir.join("snapshot");
+    super::support::copy_dir(&super::support::root().join("fixtures/demo/snapshot"), &snap);
+    let repo = "repos/acme/webapp";
+    let sha = |i: usize| format!("{:040x}", i + 1);
+    let entries: Vec<Value> = files.iter().enumerate().map(|(i, (p, _))| json!({"path": p, "mode": "100644", "type": "blob", "sha": sha(i)})).collect();
+    let folders = json!({"path": "src", "mode": "040000", "type": "tree", "sha": sha(99)});
+    let tree = json!({"sha": "ffffffffffffffffffffffffffffffffffffffff", "tree": entries.into_iter().chain([folders]).collect::<Vec<_>>(), "truncated": false});
+    let mut lines = vec![json!({"path": format!("{repo}/git/trees/ffffffffffffffffffffffffffffffffffffffff"), "status": 200, "body": tree})];
+    for (i, (p, text)) in files.iter().enumerate() {
+        let content = json!({"encoding": "base64", "content": super::ci_gate::base64(text.as_bytes())});
+        let path = if *p == "src/app.ts" { format!("{repo}/contents/{p}") } else { format!("{repo}/git/blobs/{}", sha(i)) };
+        lines.push(json!({"path": path, "status": 200, "body": content}));
+    }
+    std::fs::write(snap.join("capture-9999.jsonl"), lines.iter().map(Value::to_string).collect::<Vec<_>>().join("\n") + "\n").unwrap();
+    snap
+}
+
+/// T-R03 and T-R10: the dependents of a PR's changed files, from the captured base tree and
+/// its files' text. PR 130 changes `src/stats/query.ts` and `summary.ts` (and a test);
+/// `report.ts` imports `./query` (distance 1), `app.ts` imports `./stats/report.js`
+/// (distance 2), `other.ts` nothing, and the PR's own test is not a dependent. Under the
+/// default policy two dependents leave PR 130 low; with `moderate_dependents` at two it is
+/// medium, the reason saying how many and how far; with `large_dependents` at two, high;
+/// with `dependents_distance` 1 only `report.ts` counts. Without the tree the column is NULL and `not_captured` says why.
+#[test]
+fn dependents_of_the_changed_files_at_their_distance_raise_the_level() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = [
+        ("src/stats/query.ts", "export const x = 1;\n"),
+        ("src/stats/summary.ts", "export const s = 2;\n"),
+        ("src/stats/report.ts", "import { x } from './query';\nexport const report = x;\n"),
+        ("src/app.ts", "import { report } from './stats/report.js';\n"),
+        ("src/other.ts", "export const o = 0;\n"),
+        ("tests/stats/eval_query.test.ts", "import { x } from '../../src/stats/query';\n"),
+        ("README.md", "# webapp\n"),
+    ];
+    // What the files above lay out: (dependent, distance), nearest first.
+    let expected = [("src/stats/report.ts", 1), ("src/app.ts", 2)];
+    let listed = expected.iter().map(|(p, k)| format!("{p} ({k})")).collect::<Vec<_>>().join("\n");
+    let study = super::support::Study { snapshot: snapshot_with_tree(tmp.path(), &files), ..super::support::Study::demo() };
+    let q = "SELECT pull_number, risk_level, dependents, dependent_files, not_captured, reasons FROM pr_risk WHERE pull_number IN (101, 130, 132) AND safe_output_id IS NOT NULL ORDER BY pull_number";
+    let query = |ds: &str| -> Vec<Value> { serde_json::from_str(&ok(&["report", "--dataset", ds, "--sql", q, "--format", "json"], tmp.path())).unwrap() };
+    study.run(tmp.path(), "ds");
+    let rows = query("ds");
+    let defaults = hindsight::evaluate::risk::RiskPolicy::default();
+    assert!((expected.len() as i64) < defaults.moderate_dependents);
+    assert_eq!((rows[1]["risk_level"].as_str(), rows[1]["dependents"].as_i64(), rows[1]["dependent_files"].as_str()), (Some("low"), Some(expected.len() as i64), Some(listed.as_str())));
+    assert!(!rows[1]["not_captured"].as_str().unwrap_or_default().contains("dependents"), "{:?}", rows[1]);
+    // PR 132's `src/stats/frame.ts` is in no tree file's imports: none, counted, not unknown.
+    assert_eq!((rows[2]["dependents"].as_i64(), &rows[2]["dependent_files"]), (Some(0), &json!("")));
+    // PR 101's files were not captured: no level, no dependents.
+    assert!(rows[0]["dependents"].is_null() && rows[0]["risk_level"].is_null());
+
+    let policy = tmp.path().join("risk.json");
+    std::fs::write(&policy, r#"{"moderate_dependents": 2}"#).unwrap();
+    study.ok("run", &["--quiet", "--out", "ds2", "--risk-policy", policy.to_str().unwrap()], tmp.path());
+    let rows = query("ds2");
+    let reasons: Vec<String> = serde_json::from_str(rows[1]["reasons"].as_str().unwrap()).unwrap();
+    assert_eq!(rows[1]["risk_level"].as_str(), Some("medium"));
+    let direct = expected.iter().filter(|(_, k)| *k == 1).count();
+    let farthest = expected.iter().map(|(_, k)| *k).max().unwrap();
+    let why = format!("medium: {} files outside the PR import the changed code ({direct} directly, the farthest {farthest} imports away; within {})", expected.len(), defaults.dependents_distance);
+    assert_eq!(reasons, [why]);
+
+    std::fs::write(&policy, format!(r#"{{"moderate_dependents": 1, "large_dependents": {}}}"#, expected.len())).unwrap();
+    study.ok("run", &["--quiet", "--out", "ds4", "--risk-policy", policy.to_str().unwrap()], tmp.path());
+    let rows = query("ds4");
+    let reasons: Vec<String> = serde_json::from_str(rows[1]["reasons"].as_str().unwrap()).unwrap();
+    assert_eq!((rows[1]["risk_level"].as_str(), reasons.len()), (Some("high"), 1), "{reasons:?}");
+    assert!(reasons[0].starts_with(&format!("high: {} files outside the PR import the changed code", expected.len())), "{reasons:?}");
+
+    std::fs::write(&policy, r#"{"moderate_dependents": 2, "dependents_distance": 1}"#).unwrap();
+    study.ok("run", &["--quiet", "--out", "ds3", "--risk-policy", policy.to_str().unwrap()], tmp.path());
+    let rows = query("ds3");
+    assert_eq!((rows[1]["risk_level"].as_str(), rows[1]["dependents"].as_i64()), (Some("low"), Some(direct as i64)));
+
+    // Capture asks for the tree with its folders, and the text of the source files in the
+    // changed files' languages by their blobs (the README is not asked for); `app.ts`, whose
+    // contents were captured, is planned as those.
+    let plan = study.ok("capture", &["--plan"], tmp.path());
+    assert!(plan.contains("'repos/acme/webapp/git/trees/ffffffffffffffffffffffffffffffffffffffff?recursive=1'"), "{plan}");
+    for (i, (p, _)) in files.iter().enumerate() {
+        let blob = format!("# repos/acme/webapp/git/blobs/{:040x}\n", i + 1);
+        assert_eq!(plan.contains(&blob), p.ends_with(".ts") && *p != "src/app.ts", "{p}: {plan}");
+    }
+    assert!(plan.contains("# repos/acme/webapp/contents/src/app.ts\n"), "{plan}");
+
+    // The demo as it is: no tree captured.
+    super::support::Study::demo().run(tmp.path(), "bare");
+    let rows = query("bare");
+    assert!(rows[1]["dependents"].is_null() && rows[1]["dependent_files"].is_null(), "{:?}", rows[1]);
+    let said = rows[1]["not_captured"].as_str().unwrap_or_default();
+    assert!(said.contains("repository tree and file contents (dependents of the changed files)"), "{said}");
+}
+
+/// T-R06 for a task PR: a task has no run, but the run whose output opened its PR may have
+/// uploaded a coverage report. The demo's run-9009 (PRs 130 to 135) with the LCOV report of
+/// `a_runs_coverage_report_decides_the_coverage_of_its_prs_changed_lines`, and a task whose
+/// `pr_url` is PR 130: the task's row has the coverage the output's row has, from the same
+/// report, and says no report is missing; the demo's own task PRs, with no run on them, keep
+/// none.
+#[test]
+fn a_task_pr_takes_the_coverage_report_of_a_run_on_the_same_pr() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    super::support::copy_dir(&super::support::root().join("fixtures/demo/runs"), &runs);
+    std::fs::create_dir_all(runs.join("run-9009/coverage")).unwrap();
+    let lcov = "TN:\nSF:/home/runner/work/webapp/src/stats/query.ts\nDA:1,4\nDA:2,4\nend_of_record\n";
+    std::fs::write(runs.join("run-9009/coverage/lcov.info"), lcov).unwrap();
+    let tasks = tmp.path().join("tasks");
+    super::support::copy_dir(&super::support::root().join("fixtures/demo/tasks"), &tasks);
+    let records = std::fs::read_to_string(tasks.join("tasks.jsonl")).unwrap();
+    let mut task: Value = serde_json::from_str(records.lines().next().unwrap()).unwrap();
+    task["task_id"] = json!("task-on-130");
+    task["pr_url"] = json!("https://github.com/acme/webapp/pull/130");
+    std::fs::write(tasks.join("tasks.jsonl"), format!("{records}{task}\n")).unwrap();
+    let study = super::support::Study { runs, ..super::support::Study::demo() }.tasks(&tasks);
+    let ds = study.run(tmp.path(), "ds");
+    let q = "SELECT task_id, pull_number, changed_lines_covered, not_captured FROM pr_risk WHERE pull_number = 130 OR task_id IS NOT NULL ORDER BY task_id NULLS FIRST, safe_output_id";
+    let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", q, "--format", "json"], tmp.path())).unwrap();
+    let output = rows.iter().find(|r| r["task_id"].is_null()).unwrap();
+    let on_130 = rows.iter().find(|r| r["task_id"] == "task-on-130").unwrap();
+    assert!(output["changed_lines_covered"].as_f64().is_some(), "{output:?}");
+    assert_eq!((&on_130["pull_number"], &on_130["changed_lines_covered"]), (&json!(130), &output["changed_lines_covered"]));
+    assert!(!on_130["not_captured"].as_str().unwrap_or_default().contains("coverage report"), "{on_130:?}");
+    let others: Vec<&Value> = rows.iter().filter(|r| r["task_id"].as_str().is_some_and(|t| t != "task-on-130")).collect();
+    assert!(!others.is_empty() && others.iter().all(|r| r["changed_lines_covered"].is_null()), "{others:?}");
 }

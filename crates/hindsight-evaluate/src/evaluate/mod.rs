@@ -27,6 +27,7 @@ pub mod catalogue;
 pub mod ci_gate;
 mod coverage;
 pub(crate) mod dependencies;
+pub(crate) mod dependents;
 mod history;
 mod judge;
 pub(crate) mod outcome;

@@ -9,9 +9,14 @@
 //!   [`super::dependencies`]; a manifest whose diff is not captured counts, as it may add
 //!   one), shared infrastructure (a container, Terraform, or a deployment folder: `infra`,
 //!   `deploy`, `k8s`, `helm`, `charts`, `terraform`), or shared code (a `utils`, `util`,
-//!   `common`, `shared` or `helpers` folder; a base class; configuration files);
-//! - **medium**: a moderate change surface, source changed with no test file touched,
-//!   dependency versions changed, or a lock file changed;
+//!   `common`, `shared` or `helpers` folder; a base class; configuration files), or many
+//!   files outside the PR importing the changed code (`large_dependents`);
+//! - **medium**: a moderate change surface, source changed with no test file touched (or
+//!   partial coverage of the changed lines), dependency versions changed, a lock file
+//!   changed, or some files outside the PR importing the changed code
+//!   (`moderate_dependents`; the dependents are read from the captured base tree and its
+//!   files' text: [`super::dependents`]; without them they are unknown, said in
+//!   `not_captured`, and raise nothing);
 //! - **low**: everything else.
 //!
 //! The highest level any reason reaches wins; every reason is listed. Without a capture of
@@ -28,6 +33,7 @@ use serde_json::Value;
 
 use crate::runs::SafeOutput;
 use hindsight_core::coverage::FileLines;
+use super::dependents::Graphs;
 use crate::snapshot::SnapshotIndex;
 use crate::table::{self, Kind};
 use arrow::record_batch::RecordBatch;
@@ -75,7 +81,25 @@ pub struct RiskPolicy {
     pub partial_coverage: f64,
     /// Path fragments (lower case) of security-sensitive code (critical).
     pub security_paths: Vec<String>,
+    /// Files not in the PR that import a changed file (up to `dependents_distance`), at or
+    /// above which some downstream code depends on the change (medium).
+    pub moderate_dependents: i64,
+    /// Such files at or above which much downstream code depends on it (high).
+    pub large_dependents: i64,
+    /// How many imports away a file may be from a changed file and count as a dependent
+    /// (1: it imports a changed file itself).
+    pub dependents_distance: i64,
 }
+
+/// Default `moderate_dependents`: a handful of files depend on the change.
+pub const MODERATE_DEPENDENTS: i64 = 5;
+/// Default `large_dependents`.
+pub const LARGE_DEPENDENTS: i64 = 25;
+/// Default `dependents_distance`: a file that imports one that imports one that imports a
+/// changed file still counts.
+pub const DEPENDENTS_DISTANCE: i64 = 3;
+/// The dependents `pr_risk.dependent_files` lists, nearest first; the rest are counted.
+const LISTED_DEPENDENTS: usize = 20;
 
 impl Default for RiskPolicy {
     fn default() -> Self {
@@ -89,6 +113,9 @@ impl Default for RiskPolicy {
             low_coverage: 0.5,
             partial_coverage: 0.8,
             security_paths: ["auth", "crypto", "security", "secret", "password", "permission", "token", ".pem", "sandbox"].map(String::from).to_vec(),
+            moderate_dependents: MODERATE_DEPENDENTS,
+            large_dependents: LARGE_DEPENDENTS,
+            dependents_distance: DEPENDENTS_DISTANCE,
         }
     }
 }
@@ -118,6 +145,9 @@ impl RiskPolicy {
             ("moderate_lines", self.moderate_lines),
             ("moderate_modules", self.moderate_modules),
             ("large_modules", self.large_modules),
+            ("moderate_dependents", self.moderate_dependents),
+            ("large_dependents", self.large_dependents),
+            ("dependents_distance", self.dependents_distance),
         ] {
             if v < 1 {
                 return Err(format!("`{key}` must be at least 1 (it is {v})"));
@@ -128,6 +158,7 @@ impl RiskPolicy {
             ("moderate_files", "large_files", self.moderate_files, self.large_files),
             ("moderate_lines", "large_lines", self.moderate_lines, self.large_lines),
             ("moderate_modules", "large_modules", self.moderate_modules, self.large_modules),
+            ("moderate_dependents", "large_dependents", self.moderate_dependents, self.large_dependents),
         ]
         {
             if m > l {
@@ -256,19 +287,23 @@ pub(crate) struct Risk {
     /// Of the code lines the PR adds that the run's coverage report instruments, the share
     /// its tests ran; `None` without a report or such a line.
     pub(crate) changed_lines_covered: Option<f64>,
+    /// Files not in the PR that import a changed file, with their distance (1: directly),
+    /// nearest first ([`super::dependents`]); `None` when the repository's tree or the text
+    /// of its files was not captured.
+    pub(crate) dependents: Option<Vec<(String, u32)>>,
     /// What the level could not rest on: a coverage report, a file's patch.
     pub(crate) not_captured: Vec<String>,
     pub(crate) reasons: Vec<String>,
 }
 
 /// Assess the PR of output `o` (types that open or push to a PR, executed).
-pub(crate) fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy, coverage: &CoverageByRun) -> Option<Risk> {
+pub(crate) fn assess(index: &SnapshotIndex, o: &SafeOutput, policy: &RiskPolicy, coverage: &CoverageByRun, graphs: &Graphs) -> Option<Risk> {
     if !matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch") || o.execution != crate::runs::Execution::Executed {
         return None;
     }
     let (repo, n) = (o.target_repo.as_deref()?, o.target_number?);
     let report = coverage.get(o.run_id.as_ref()).map(Vec::as_slice);
-    Some(Risk { safe_output_id: Some(o.safe_output_id.to_string()), ..assess_pr(index, repo, n, policy, report) })
+    Some(Risk { safe_output_id: Some(o.safe_output_id.to_string()), ..assess_pr(index, repo, n, policy, report, graphs) })
 }
 
 /// Per run, the files of the coverage report it uploaded (table `coverage`).
@@ -309,13 +344,28 @@ fn covered_lines(report: &[FileLines], path: &str, patch: &str) -> (usize, usize
 }
 
 /// A task's PR ([SPEC-TASKS-TIER3] stores the risk level in the task record): the same
-/// assessment, for the task `task_id` whose `pr_url` names `repo`#`n`.
-pub(crate) fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy) -> Risk {
-    Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy, None) }
+/// assessment, for the task `task_id` whose `pr_url` names `repo`#`n`, with the coverage
+/// report `report` of a run on the same PR ([`task_report`]) when there is one.
+pub(crate) fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy, report: Option<&[FileLines]>, graphs: &Graphs) -> Risk {
+    Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy, report, graphs) }
+}
+
+/// The coverage report for the task PR `repo`#`n` (T-R06): a task has no run, but a run whose
+/// executed output opened or pushed to the same PR may have uploaded one (table
+/// `coverage`). Of such runs with a report, the one of the latest output (by its time, then
+/// run id): the report nearest the PR's last state.
+pub(crate) fn task_report<'a, 'o: 'a>(outputs: impl Iterator<Item = &'a SafeOutput<'o>>, repo: &str, n: i64, coverage: &'a CoverageByRun) -> Option<&'a [FileLines]> {
+    outputs
+        .filter(|o| matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch") && o.execution == crate::runs::Execution::Executed)
+        .filter(|o| o.target_repo.as_deref() == Some(repo) && o.target_number == Some(n))
+        .filter(|o| coverage.contains_key(o.run_id.as_ref()))
+        .max_by(|a, b| (a.created_at, a.run_id.as_ref()).cmp(&(b.created_at, b.run_id.as_ref())))
+        .and_then(|o| coverage.get(o.run_id.as_ref()))
+        .map(Vec::as_slice)
 }
 
 /// The PR `repo`#`n` assessed from its captured files; no subject set.
-fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, report: Option<&[FileLines]>) -> Risk {
+fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, report: Option<&[FileLines]>, graphs: &Graphs) -> Risk {
     let repo = repo.to_string();
     let mut r = Risk {
         safe_output_id: None,
@@ -329,6 +379,7 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, rep
         modules: Vec::new(),
         new_dependencies: Vec::new(),
         changed_lines_covered: None,
+        dependents: None,
         not_captured: Vec::new(),
         reasons: Vec::new(),
     };
@@ -367,6 +418,8 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, rep
     }
     r.modules = modules.into_iter().collect();
     surface(&r, policy, &mut raised);
+    let changed: Vec<&str> = files.iter().filter_map(|f| f.get("filename").and_then(Value::as_str)).collect();
+    downstream(index, graphs, &changed, policy, &mut r, &mut raised);
     let covered = Covered { report, instrumented, ran, source_changed, tests_touched };
     covered.raise(&mut r, policy, &mut raised);
     r.level = Some(raised.level);
@@ -388,6 +441,46 @@ fn surface(r: &Risk, policy: &RiskPolicy, raised: &mut Raised) {
     } else if m >= policy.moderate_modules {
         raised.raise(RiskLevel::Medium, format!("{m} modules touched"));
     }
+}
+
+/// The dependents of the changed files (T-R03) against the policy's thresholds; what the
+/// capture lacked for them, said.
+fn downstream(index: &SnapshotIndex, graphs: &Graphs, changed: &[&str], policy: &RiskPolicy, r: &mut Risk, raised: &mut Raised) {
+    let distance = u32::try_from(policy.dependents_distance).unwrap_or(u32::MAX);
+    let Some(found) = super::dependents::find(index, graphs, &r.repo, r.pull_number, changed, distance) else {
+        r.not_captured.push("repository tree and file contents (dependents of the changed files)".into());
+        return;
+    };
+    if found.truncated {
+        r.not_captured.push("the whole repository tree (GitHub cut its listing short: dependents may be missing)".into());
+    }
+    if found.read < found.sources {
+        r.not_captured.push(format!("contents of {} of the {} source files read for dependents", found.sources - found.read, found.sources));
+    }
+    let d = &found.dependents;
+    let n = d.len() as i64;
+    let direct = d.iter().filter(|(_, k)| *k == 1).count();
+    let farthest = d.iter().map(|(_, k)| *k).max().unwrap_or(0);
+    let why = format!(
+        "{n} files outside the PR import the changed code ({direct} directly, the farthest {farthest} imports away; within {})",
+        policy.dependents_distance
+    );
+    if n >= policy.large_dependents {
+        raised.raise(RiskLevel::High, why);
+    } else if n >= policy.moderate_dependents {
+        raised.raise(RiskLevel::Medium, why);
+    }
+    r.dependents = Some(found.dependents);
+}
+
+/// `pr_risk.dependent_files`: `path (distance)` per line, nearest first, the first
+/// [`LISTED_DEPENDENTS`]; then how many more.
+fn dependent_lines(d: &[(String, u32)]) -> String {
+    let mut lines: Vec<String> = d.iter().take(LISTED_DEPENDENTS).map(|(p, k)| format!("{p} ({k})")).collect();
+    if d.len() > LISTED_DEPENDENTS {
+        lines.push(format!("and {} more", d.len() - LISTED_DEPENDENTS));
+    }
+    lines.join("\n")
 }
 
 /// What is known of the tests' reach over a PR's changed code.
@@ -534,7 +627,7 @@ fn shared_code(path: &str) -> Option<&'static str> {
 }
 
 /// The `pr_risk` table's columns.
-const RISK_COLUMNS: [(&str, Kind); 13] = [
+const RISK_COLUMNS: [(&str, Kind); 15] = [
     ("safe_output_id", Kind::Str),
     ("task_id", Kind::Str),
     ("repo", Kind::Str),
@@ -546,6 +639,8 @@ const RISK_COLUMNS: [(&str, Kind); 13] = [
     ("modules", Kind::Str),
     ("new_dependencies", Kind::Str),
     ("changed_lines_covered", Kind::Float),
+    ("dependents", Kind::Int),
+    ("dependent_files", Kind::Str),
     ("not_captured", Kind::Str),
     ("reasons", Kind::Str),
 ];
@@ -562,6 +657,7 @@ pub(crate) fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow
     let modules: Vec<Option<String>> = order.iter().map(|r| lines(r, &r.modules)).collect();
     let new_dependencies: Vec<Option<String>> = order.iter().map(|r| lines(r, &r.new_dependencies)).collect();
     let not_captured: Vec<Option<String>> = order.iter().map(|r| lines(r, &r.not_captured).filter(|t| !t.is_empty())).collect();
+    let dependent_files: Vec<Option<String>> = order.iter().map(|r| r.dependents.as_deref().map(dependent_lines)).collect();
     let o = &order;
     let batch = RecordBatch::try_new(
         table::arrow_schema(&RISK_COLUMNS),
@@ -577,6 +673,8 @@ pub(crate) fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow
             table::str_column(modules.iter().map(|m| m.as_deref())),
             table::str_column(new_dependencies.iter().map(|d| d.as_deref())),
             table::float_column(o.iter().map(|r| r.changed_lines_covered)),
+            table::int_column(o.iter().map(|r| r.dependents.as_ref().map(|d| d.len() as i64))),
+            table::str_column(dependent_files.iter().map(|d| d.as_deref())),
             table::str_column(not_captured.iter().map(|d| d.as_deref())),
             table::str_column(reasons.iter().map(|r| Some(r.as_str()))),
         ],
@@ -606,6 +704,7 @@ mod tests {
             modules: vec!["src".into(), format!("m{n}")],
             new_dependencies: if n == 7 { vec!["package.json: left-pad".into()] } else { Vec::new() },
             changed_lines_covered: (n == 3).then_some(0.25),
+            dependents: (n == 7).then(|| vec![("src/a.rs".to_string(), 1), ("src/b.rs".to_string(), 2)]),
             not_captured: if n == 8 { vec!["coverage report".into()] } else { Vec::new() },
             reasons: reasons.iter().map(|r| r.to_string()).collect(),
         };
@@ -631,6 +730,8 @@ mod tests {
                 os(r.level.map(|_| r.modules.join("\n"))),
                 os(r.level.map(|_| r.new_dependencies.join("\n"))),
                 crate::table::of(r.changed_lines_covered),
+                crate::table::oi(r.dependents.as_ref().map(|d| d.len() as i64)),
+                os(r.dependents.as_deref().map(dependent_lines)),
                 os(r.level.map(|_| r.not_captured.join("\n")).filter(|t| !t.is_empty())),
                 s(serde_json::to_string(&r.reasons).unwrap_or_default()),
             ]);

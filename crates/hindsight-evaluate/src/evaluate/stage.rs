@@ -712,8 +712,13 @@ impl<'a> Judging<'a> {
                 indexed
                     .par_iter()
                     .flat_map(|(ids, tasks, index)| {
-                        let outputs = ids.par_iter().filter_map(|(_, o)| risk::assess(index, o, self.risk_policy, self.coverage));
-                        let risks = outputs.chain(tasks.par_iter().map(|t| risk::assess_task(index, &t.task_id, &t.repo, t.number, self.risk_policy)));
+                        // The import graph of a base tree, built once for the PRs on it.
+                        let graphs = std::sync::Arc::new(super::dependents::Graphs::default());
+                        let g = graphs.clone();
+                        let outputs = ids.par_iter().filter_map(move |(_, o)| risk::assess(index, o, self.risk_policy, self.coverage, &g));
+                        // A task PR's coverage: the report of a run on the same PR, if any.
+                        let report = move |t: &TaskPr| risk::task_report(ids.iter().map(|(_, o)| o), &t.repo, t.number, self.coverage);
+                        let risks = outputs.chain(tasks.par_iter().map(move |t| risk::assess_task(index, &t.task_id, &t.repo, t.number, self.risk_policy, report(t), &graphs)));
                         risks.map(|r| {
                             let findings = quality::assess(index, &r, self.quality_policy);
                             (r, findings)
@@ -733,8 +738,10 @@ impl<'a> Judging<'a> {
         rest.sort_unstable();
         let rest: Vec<(usize, SafeOutput)> = rest.into_par_iter().map(|i| (i, self.outputs.get(i))).collect();
         found.replays.extend(ci_gate::replay_all(empty, &rest.iter().map(|(_, o)| o).collect::<Vec<_>>(), self.run_starts));
-        let risks = rest.iter().filter_map(|(_, o)| risk::assess(empty, o, self.risk_policy, self.coverage));
-        let risks = risks.chain(task_prs.values().flatten().map(|t| risk::assess_task(empty, &t.task_id, &t.repo, t.number, self.risk_policy)));
+        let graphs = super::dependents::Graphs::default();
+        let risks = rest.iter().filter_map(|(_, o)| risk::assess(empty, o, self.risk_policy, self.coverage, &graphs));
+        let report = |t: &TaskPr| risk::task_report(rest.iter().map(|(_, o)| o), &t.repo, t.number, self.coverage);
+        let risks = risks.chain(task_prs.values().flatten().map(|t| risk::assess_task(empty, &t.task_id, &t.repo, t.number, self.risk_policy, report(t), &graphs)));
         // No repository's captures: no PR's files, so no finding; assessed all the same.
         found.add(
             risks

@@ -119,6 +119,9 @@ pub fn reads(o: &SafeOutput, known: &SnapshotIndex, facts: &RepositoryFacts) -> 
     if matches!(t, OutputType::CreatePullRequest | OutputType::MergePullRequest | OutputType::PushToPullRequestBranch) {
         out.extend(revert_sources(o, known, facts));
     }
+    if let (true, Some(n), Some(repo)) = (matches!(t, OutputType::CreatePullRequest | OutputType::PushToPullRequestBranch), o.target_number, o.target_repo.as_deref()) {
+        out.extend(risk_reads(known, repo, n));
+    }
     let repo = o.target_repo.as_deref();
     let sources: Vec<Read> = out
         .iter()
@@ -134,6 +137,15 @@ pub fn reads(o: &SafeOutput, known: &SnapshotIndex, facts: &RepositoryFacts) -> 
 /// An integer the output recorded: in its expected metadata (`metadata.KEY`), else its payload.
 pub(crate) fn recorded_int(rec: &Recorded, key: &str) -> Option<i64> {
     rec.expected().get(format!("metadata.{key}")).and_then(as_int).or(rec.payload().get(key).and_then(as_int))
+}
+
+/// What the PR risk of an output's PR reads (`pr_risk`): its changed files, and for their
+/// dependents the base tree and the text of its source files ([`crate::evaluate::dependents::reads`],
+/// bounded by `MAX_SOURCE_FILES`), as each becomes known.
+fn risk_reads(known: &SnapshotIndex, repo: &str, n: i64) -> Vec<Read> {
+    let mut out = vec![Read::Target(format!("pulls/{n}/files"))];
+    out.extend(crate::evaluate::dependents::reads(known, repo, n).into_iter().map(Read::Global));
+    out
 }
 
 /// Where the reverts of the target repository were found (a merged PR's rules look for one).
