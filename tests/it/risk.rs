@@ -278,7 +278,7 @@ fn dependents_of_the_changed_files_at_their_distance_raise_the_level() {
     let defaults = hindsight::evaluate::risk::RiskPolicy::default();
     assert!((expected.len() as i64) < defaults.moderate_dependents);
     assert_eq!((rows[1]["risk_level"].as_str(), rows[1]["dependents"].as_i64(), rows[1]["dependent_files"].as_str()), (Some("low"), Some(expected.len() as i64), Some(listed.as_str())));
-    assert!(!rows[1]["not_captured"].as_str().unwrap_or_default().contains("dependents"), "{:?}", rows[1]);
+    assert!(!rows[1]["not_captured"].as_str().unwrap_or_default().contains("dependents of the changed files"), "{:?}", rows[1]);
     // PR 132's `src/stats/frame.ts` is in no tree file's imports: none, counted, not unknown.
     assert_eq!((rows[2]["dependents"].as_i64(), &rows[2]["dependent_files"]), (Some(0), &json!("")));
     // PR 101's files were not captured: no level, no dependents.
@@ -358,4 +358,42 @@ fn a_task_pr_takes_the_coverage_report_of_a_run_on_the_same_pr() {
     assert!(!on_130["not_captured"].as_str().unwrap_or_default().contains("coverage report"), "{on_130:?}");
     let others: Vec<&Value> = rows.iter().filter(|r| r["task_id"].as_str().is_some_and(|t| t != "task-on-130")).collect();
     assert!(!others.is_empty() && others.iter().all(|r| r["changed_lines_covered"].is_null()), "{others:?}");
+}
+
+/// T-R06, the dependents: with the base tree captured (PR 130's dependents `report.ts` at
+/// distance 1 and `app.ts` at 2) and run-9009's LCOV report instrumenting `report.ts` (two
+/// of its three lines run) but not `app.ts`, `dependents_lines_covered` is the share of the
+/// dependents' instrumented lines the tests ran; a report that lists none of the dependents
+/// leaves it NULL and says so in `not_captured`. The level still rests on the changed lines.
+#[test]
+fn the_dependents_coverage_comes_from_the_runs_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = [
+        ("src/stats/query.ts", "export const x = 1;\n"),
+        ("src/stats/report.ts", "import { x } from './query';\nexport const report = x;\n"),
+        ("src/app.ts", "import { report } from './stats/report.js';\n"),
+    ];
+    let snapshot = snapshot_with_tree(tmp.path(), &files);
+    let q = "SELECT dependents, dependents_lines_covered, changed_lines_covered, not_captured FROM pr_risk WHERE pull_number = 130 AND safe_output_id IS NOT NULL";
+    let with_report = |name: &str, lcov: &str| -> Value {
+        let runs = tmp.path().join(format!("runs-{name}"));
+        super::support::copy_dir(&super::support::root().join("fixtures/demo/runs"), &runs);
+        std::fs::create_dir_all(runs.join("run-9009/coverage")).unwrap();
+        std::fs::write(runs.join("run-9009/coverage/lcov.info"), lcov).unwrap();
+        let study = super::support::Study { snapshot: snapshot.clone(), runs, ..super::support::Study::demo() };
+        let ds = study.run(tmp.path(), name);
+        let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", q, "--format", "json"], tmp.path())).unwrap();
+        rows[0].clone()
+    };
+    let report_lines = [(1, 3), (2, 0), (3, 1)];
+    let body: String = report_lines.iter().map(|(l, hits)| format!("DA:{l},{hits}\n")).collect();
+    let lcov = format!("TN:\nSF:/home/runner/work/webapp/src/stats/query.ts\nDA:1,4\nDA:2,4\nend_of_record\nSF:/home/runner/work/webapp/src/stats/report.ts\n{body}end_of_record\n");
+    let row = with_report("listed", &lcov);
+    let ran = report_lines.iter().filter(|(_, hits)| *hits > 0).count() as f64;
+    let share = (ran / report_lines.len() as f64 * 10_000.0).round() / 10_000.0;
+    assert_eq!((row["dependents"].as_i64(), row["dependents_lines_covered"].as_f64()), (Some(2), Some(share)), "{row:?}");
+    assert!(!row["not_captured"].as_str().unwrap_or_default().contains("dependents"), "{row:?}");
+    let row = with_report("unlisted", "TN:\nSF:/home/runner/work/webapp/src/stats/query.ts\nDA:1,4\nDA:2,4\nend_of_record\n");
+    assert!(row["dependents_lines_covered"].is_null() && row["changed_lines_covered"].as_f64().is_some(), "{row:?}");
+    assert!(row["not_captured"].as_str().unwrap_or_default().contains("coverage of the dependents (the run's report lists none of them)"), "{row:?}");
 }

@@ -291,6 +291,9 @@ pub(crate) struct Risk {
     /// nearest first ([`super::dependents`]); `None` when the repository's tree or the text
     /// of its files was not captured.
     pub(crate) dependents: Option<Vec<(String, u32)>>,
+    /// Of the dependents' code lines the coverage report instruments, the share the tests ran;
+    /// `None` without dependents, a report, or such a line.
+    pub(crate) dependents_lines_covered: Option<f64>,
     /// What the level could not rest on: a coverage report, a file's patch.
     pub(crate) not_captured: Vec<String>,
     pub(crate) reasons: Vec<String>,
@@ -345,23 +348,36 @@ fn covered_lines(report: &[FileLines], path: &str, patch: &str) -> (usize, usize
 
 /// A task's PR ([SPEC-TASKS-TIER3] stores the risk level in the task record): the same
 /// assessment, for the task `task_id` whose `pr_url` names `repo`#`n`, with the coverage
-/// report `report` of a run on the same PR ([`task_report`]) when there is one.
+/// report `report` of a run on the same PR ([`pr_reports`]) when there is one.
 pub(crate) fn assess_task(index: &SnapshotIndex, task_id: &str, repo: &str, n: i64, policy: &RiskPolicy, report: Option<&[FileLines]>, graphs: &Graphs) -> Risk {
     Risk { task_id: Some(task_id.to_string()), ..assess_pr(index, repo, n, policy, report, graphs) }
 }
 
-/// The coverage report for the task PR `repo`#`n` (T-R06): a task has no run, but a run whose
-/// executed output opened or pushed to the same PR may have uploaded one (table
-/// `coverage`). Of such runs with a report, the one of the latest output (by its time, then
-/// run id): the report nearest the PR's last state.
-pub(crate) fn task_report<'a, 'o: 'a>(outputs: impl Iterator<Item = &'a SafeOutput<'o>>, repo: &str, n: i64, coverage: &'a CoverageByRun) -> Option<&'a [FileLines]> {
-    outputs
-        .filter(|o| matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch") && o.execution == crate::runs::Execution::Executed)
-        .filter(|o| o.target_repo.as_deref() == Some(repo) && o.target_number == Some(n))
-        .filter(|o| coverage.contains_key(o.run_id.as_ref()))
-        .max_by(|a, b| (a.created_at, a.run_id.as_ref()).cmp(&(b.created_at, b.run_id.as_ref())))
-        .and_then(|o| coverage.get(o.run_id.as_ref()))
-        .map(Vec::as_slice)
+/// The coverage report of each PR (by repository and number) that a run's executed output
+/// opened or pushed to, for the task PRs (T-R06): a task has no run, but a run on the same PR
+/// may have uploaded one (table `coverage`). Of such runs with a report, the one of the
+/// latest output (by its time, then run id): the report nearest the PR's last state. One pass
+/// over the outputs, so a repository's task PRs each look theirs up rather than scan them.
+pub(crate) fn pr_reports<'a, 'o: 'a>(outputs: impl Iterator<Item = &'a SafeOutput<'o>>, coverage: &'a CoverageByRun) -> PrReports<'a> {
+    let mut best: std::collections::HashMap<(&'a str, i64), (&'a SafeOutput<'o>, &'a [FileLines])> = std::collections::HashMap::new();
+    let opened = outputs.filter(|o| matches!(o.output_type.as_ref(), "create_pull_request" | "push_to_pull_request_branch") && o.execution == crate::runs::Execution::Executed);
+    for o in opened {
+        let (Some(repo), Some(n), Some(report)) = (o.target_repo.as_deref(), o.target_number, coverage.get(o.run_id.as_ref())) else { continue };
+        let e = best.entry((repo, n)).or_insert((o, report));
+        if (o.created_at, o.run_id.as_ref()) > (e.0.created_at, e.0.run_id.as_ref()) {
+            *e = (o, report);
+        }
+    }
+    PrReports(best.into_iter().map(|(k, (_, report))| (k, report)).collect())
+}
+
+/// The coverage report of a PR a run was on, by repository and number ([`pr_reports`]).
+pub(crate) struct PrReports<'a>(std::collections::HashMap<(&'a str, i64), &'a [FileLines]>);
+
+impl<'a> PrReports<'a> {
+    pub(crate) fn of(&self, repo: &str, n: i64) -> Option<&'a [FileLines]> {
+        self.0.get(&(repo, n)).copied()
+    }
 }
 
 /// The PR `repo`#`n` assessed from its captured files; no subject set.
@@ -380,6 +396,7 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, rep
         new_dependencies: Vec::new(),
         changed_lines_covered: None,
         dependents: None,
+        dependents_lines_covered: None,
         not_captured: Vec::new(),
         reasons: Vec::new(),
     };
@@ -420,6 +437,7 @@ fn assess_pr(index: &SnapshotIndex, repo: &str, n: i64, policy: &RiskPolicy, rep
     surface(&r, policy, &mut raised);
     let changed: Vec<&str> = files.iter().filter_map(|f| f.get("filename").and_then(Value::as_str)).collect();
     downstream(index, graphs, &changed, policy, &mut r, &mut raised);
+    dependents_covered(&mut r, report);
     let covered = Covered { report, instrumented, ran, source_changed, tests_touched };
     covered.raise(&mut r, policy, &mut raised);
     r.level = Some(raised.level);
@@ -481,6 +499,29 @@ fn dependent_lines(d: &[(String, u32)]) -> String {
         lines.push(format!("and {} more", d.len() - LISTED_DEPENDENTS));
     }
     lines.join("\n")
+}
+
+/// The coverage of the dependents' code (T-R06) from the run's report: the share of their
+/// instrumented lines the tests ran. Reported beside the level, which rests on the changed
+/// lines' coverage: code that imports the change is run by its tests only through its own
+/// lines, which say little of whether the changed behaviour is exercised. A report that
+/// lists none of the dependents is said in `not_captured`.
+fn dependents_covered(r: &mut Risk, report: Option<&[FileLines]>) {
+    let (Some(report), Some(dependents)) = (report, r.dependents.as_deref()) else { return };
+    if dependents.is_empty() {
+        return;
+    }
+    let (mut instrumented, mut ran) = (0usize, 0usize);
+    for (path, _) in dependents {
+        if let Some(f) = report.iter().find(|f| hindsight_core::coverage::names(&f.path, path)) {
+            instrumented += f.covered.len() + f.uncovered.len();
+            ran += f.covered.len();
+        }
+    }
+    match instrumented {
+        0 => r.not_captured.push("coverage of the dependents (the run's report lists none of them)".into()),
+        i => r.dependents_lines_covered = Some((ran as f64 / i as f64 * 10_000.0).round() / 10_000.0),
+    }
 }
 
 /// What is known of the tests' reach over a PR's changed code.
@@ -627,7 +668,7 @@ fn shared_code(path: &str) -> Option<&'static str> {
 }
 
 /// The `pr_risk` table's columns.
-const RISK_COLUMNS: [(&str, Kind); 15] = [
+const RISK_COLUMNS: [(&str, Kind); 16] = [
     ("safe_output_id", Kind::Str),
     ("task_id", Kind::Str),
     ("repo", Kind::Str),
@@ -641,6 +682,7 @@ const RISK_COLUMNS: [(&str, Kind); 15] = [
     ("changed_lines_covered", Kind::Float),
     ("dependents", Kind::Int),
     ("dependent_files", Kind::Str),
+    ("dependents_lines_covered", Kind::Float),
     ("not_captured", Kind::Str),
     ("reasons", Kind::Str),
 ];
@@ -675,6 +717,7 @@ pub(crate) fn table(risks: &[Risk]) -> Result<(&'static str, RecordBatch), arrow
             table::float_column(o.iter().map(|r| r.changed_lines_covered)),
             table::int_column(o.iter().map(|r| r.dependents.as_ref().map(|d| d.len() as i64))),
             table::str_column(dependent_files.iter().map(|d| d.as_deref())),
+            table::float_column(o.iter().map(|r| r.dependents_lines_covered)),
             table::str_column(not_captured.iter().map(|d| d.as_deref())),
             table::str_column(reasons.iter().map(|r| Some(r.as_str()))),
         ],

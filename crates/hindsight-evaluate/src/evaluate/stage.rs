@@ -717,8 +717,9 @@ impl<'a> Judging<'a> {
                         let g = graphs.clone();
                         let outputs = ids.par_iter().filter_map(move |(_, o)| risk::assess(index, o, self.risk_policy, self.coverage, &g));
                         // A task PR's coverage: the report of a run on the same PR, if any.
-                        let report = move |t: &TaskPr| risk::task_report(ids.iter().map(|(_, o)| o), &t.repo, t.number, self.coverage);
-                        let risks = outputs.chain(tasks.par_iter().map(move |t| risk::assess_task(index, &t.task_id, &t.repo, t.number, self.risk_policy, report(t), &graphs)));
+                        let reports = risk::pr_reports(ids.iter().map(|(_, o)| o), self.coverage);
+                        let assess = move |t: &TaskPr| risk::assess_task(index, &t.task_id, &t.repo, t.number, self.risk_policy, reports.of(&t.repo, t.number), &graphs);
+                        let risks = outputs.chain(tasks.par_iter().map(assess));
                         risks.map(|r| {
                             let findings = quality::assess(index, &r, self.quality_policy);
                             (r, findings)
@@ -740,8 +741,8 @@ impl<'a> Judging<'a> {
         found.replays.extend(ci_gate::replay_all(empty, &rest.iter().map(|(_, o)| o).collect::<Vec<_>>(), self.run_starts));
         let graphs = super::dependents::Graphs::default();
         let risks = rest.iter().filter_map(|(_, o)| risk::assess(empty, o, self.risk_policy, self.coverage, &graphs));
-        let report = |t: &TaskPr| risk::task_report(rest.iter().map(|(_, o)| o), &t.repo, t.number, self.coverage);
-        let risks = risks.chain(task_prs.values().flatten().map(|t| risk::assess_task(empty, &t.task_id, &t.repo, t.number, self.risk_policy, report(t), &graphs)));
+        let reports = risk::pr_reports(rest.iter().map(|(_, o)| o), self.coverage);
+        let risks = risks.chain(task_prs.values().flatten().map(|t| risk::assess_task(empty, &t.task_id, &t.repo, t.number, self.risk_policy, reports.of(&t.repo, t.number), &graphs)));
         // No repository's captures: no PR's files, so no finding; assessed all the same.
         found.add(
             risks
