@@ -464,6 +464,7 @@ fn failed(path: &Path, e: arrow::error::ArrowError) -> Error {
 mod tests {
     use super::*;
     use arrow::array::{Int64Array, StringArray};
+    use arrow::datatypes::DataType;
 
     /// Each band's table is kept in several batches and the bands are merged back by key,
     /// equal keys in band order: the whole table, sorted, row for row.

@@ -748,6 +748,7 @@ mod tests {
             new_dependencies: if n == 7 { vec!["package.json: left-pad".into()] } else { Vec::new() },
             changed_lines_covered: (n == 3).then_some(0.25),
             dependents: (n == 7).then(|| vec![("src/a.rs".to_string(), 1), ("src/b.rs".to_string(), 2)]),
+            dependents_lines_covered: (n == 7).then_some(0.5),
             not_captured: if n == 8 { vec!["coverage report".into()] } else { Vec::new() },
             reasons: reasons.iter().map(|r| r.to_string()).collect(),
         };
@@ -775,6 +776,7 @@ mod tests {
                 crate::table::of(r.changed_lines_covered),
                 crate::table::oi(r.dependents.as_ref().map(|d| d.len() as i64)),
                 os(r.dependents.as_deref().map(dependent_lines)),
+                crate::table::of(r.dependents_lines_covered),
                 os(r.level.map(|_| r.not_captured.join("\n")).filter(|t| !t.is_empty())),
                 s(serde_json::to_string(&r.reasons).unwrap_or_default()),
             ]);
