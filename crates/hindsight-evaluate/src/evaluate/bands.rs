@@ -214,7 +214,10 @@ impl Parts {
     fn read(&self, name: &str) -> Result<Vec<RecordBatch>> {
         let p = self.path(name);
         let f = File::open(&p).map_err(|e| Error::io(&p, e))?;
-        let reader = FileReader::try_new(BufReader::with_capacity(1 << 20, f), None).map_err(|e| failed(&p, e))?;
+        // A small buffer: the reader seeks to each batch, and a seek drops what is buffered,
+        // so a large one read a megabyte for each batch of a few kilobytes (a cluster's
+        // executors read 2.6x the dataset at 1M outputs through it, 1.2x without).
+        let reader = FileReader::try_new(BufReader::with_capacity(64 << 10, f), None).map_err(|e| failed(&p, e))?;
         let batches = reader.collect::<std::result::Result<Vec<_>, _>>().map_err(|e| failed(&p, e))?;
         if self.owned {
             let _ = std::fs::remove_file(&p);
