@@ -197,11 +197,8 @@ fn risk_policy_schema_matches_the_code() {
 #[test]
 fn a_runs_coverage_report_decides_the_coverage_of_its_prs_changed_lines() {
     let tmp = tempfile::tempdir().unwrap();
-    let runs = tmp.path().join("runs");
-    super::support::copy_dir(&super::support::root().join("fixtures/demo/runs"), &runs);
-    std::fs::create_dir_all(runs.join("run-9009/coverage")).unwrap();
     let lcov = "TN:\nSF:/home/runner/work/webapp/src/stats/query.ts\nDA:1,4\nDA:2,4\nend_of_record\nSF:/home/runner/work/webapp/src/stats/a.ts\nDA:1,0\nend_of_record\nSF:/home/runner/work/webapp/src/stats/b.ts\nDA:1,2\nend_of_record\n";
-    std::fs::write(runs.join("run-9009/coverage/lcov.info"), lcov).unwrap();
+    let runs = demo_runs_with_lcov(&tmp.path().join("runs"), lcov);
     std::fs::write(runs.join("run-9008/coverage.xml"), "<?xml version=\"1.0\"?>\n<report><counter/></report>\n").unwrap();
     let study = super::support::Study { runs, ..super::support::Study::demo() };
     let ds = study.run(tmp.path(), "ds");
@@ -326,6 +323,15 @@ fn dependents_of_the_changed_files_at_their_distance_raise_the_level() {
     assert!(said.contains("repository tree and file contents (dependents of the changed files)"), "{said}");
 }
 
+/// The demo's run folders copied to `runs`, run-9009 (PRs 130 to 135) with the LCOV report
+/// `lcov` as it would upload it.
+fn demo_runs_with_lcov(runs: &std::path::Path, lcov: &str) -> std::path::PathBuf {
+    super::support::copy_dir(&super::support::root().join("fixtures/demo/runs"), runs);
+    std::fs::create_dir_all(runs.join("run-9009/coverage")).unwrap();
+    std::fs::write(runs.join("run-9009/coverage/lcov.info"), lcov).unwrap();
+    runs.to_path_buf()
+}
+
 /// T-R06 for a task PR: a task has no run, but the run whose output opened its PR may have
 /// uploaded a coverage report. The demo's run-9009 (PRs 130 to 135) with the LCOV report of
 /// `a_runs_coverage_report_decides_the_coverage_of_its_prs_changed_lines`, and a task whose
@@ -335,11 +341,7 @@ fn dependents_of_the_changed_files_at_their_distance_raise_the_level() {
 #[test]
 fn a_task_pr_takes_the_coverage_report_of_a_run_on_the_same_pr() {
     let tmp = tempfile::tempdir().unwrap();
-    let runs = tmp.path().join("runs");
-    super::support::copy_dir(&super::support::root().join("fixtures/demo/runs"), &runs);
-    std::fs::create_dir_all(runs.join("run-9009/coverage")).unwrap();
-    let lcov = "TN:\nSF:/home/runner/work/webapp/src/stats/query.ts\nDA:1,4\nDA:2,4\nend_of_record\n";
-    std::fs::write(runs.join("run-9009/coverage/lcov.info"), lcov).unwrap();
+    let runs = demo_runs_with_lcov(&tmp.path().join("runs"), "TN:\nSF:/home/runner/work/webapp/src/stats/query.ts\nDA:1,4\nDA:2,4\nend_of_record\n");
     let tasks = tmp.path().join("tasks");
     super::support::copy_dir(&super::support::root().join("fixtures/demo/tasks"), &tasks);
     let records = std::fs::read_to_string(tasks.join("tasks.jsonl")).unwrap();
@@ -376,10 +378,7 @@ fn the_dependents_coverage_comes_from_the_runs_report() {
     let snapshot = snapshot_with_tree(tmp.path(), &files);
     let q = "SELECT dependents, dependents_lines_covered, changed_lines_covered, not_captured FROM pr_risk WHERE pull_number = 130 AND safe_output_id IS NOT NULL";
     let with_report = |name: &str, lcov: &str| -> Value {
-        let runs = tmp.path().join(format!("runs-{name}"));
-        super::support::copy_dir(&super::support::root().join("fixtures/demo/runs"), &runs);
-        std::fs::create_dir_all(runs.join("run-9009/coverage")).unwrap();
-        std::fs::write(runs.join("run-9009/coverage/lcov.info"), lcov).unwrap();
+        let runs = demo_runs_with_lcov(&tmp.path().join(format!("runs-{name}")), lcov);
         let study = super::support::Study { snapshot: snapshot.clone(), runs, ..super::support::Study::demo() };
         let ds = study.run(tmp.path(), name);
         let rows: Vec<Value> = serde_json::from_str(&ok(&["report", "--dataset", ds.to_str().unwrap(), "--sql", q, "--format", "json"], tmp.path())).unwrap();

@@ -267,12 +267,8 @@ pub fn judge_partition(dataset: &Path, staging: &Path, k: usize, settings: &Sett
     let mut phases = Phases::from_env();
     let plan = super::partitions::Plan::load(staging)?;
     let range = plan.range(staging, k)?;
-    let captured_at = time::parse(&plan.captured_at)
-        .ok_or_else(|| Error::Dataset { path: staging.to_path_buf(), message: format!("captured_at `{}` is not an RFC 3339 time", plan.captured_at) })?;
-    let run_starts = ci_gate::run_starts(crate::dataset::read::run_infos(dataset)?.into_iter());
-    let mut task_prs = if plan.tasks { task_prs(dataset)? } else { HashMap::new() };
+    let (captured_at, run_starts, mut task_prs, coverage) = facts(dataset, &staging.join("plan.json"), &plan.captured_at, plan.tasks)?;
     task_prs.retain(|repo, _| range.holds(Some(repo)));
-    let coverage = risk::coverage_by_run(dataset)?;
     let (chunks, reader) = captures(dataset, CHUNK_BYTES, range)?;
     let super::bands::BandRead { outputs, positions, ranks, run_ends } = super::bands::Parts::written_in(staging).band(k)?;
     let band = Band { outputs, places: Places::Band { ranks, positions }, task_prs, chunks, reader };
@@ -482,14 +478,21 @@ fn read(dataset: &Path, chunk_bytes: usize, phases: &mut Phases) -> Result<Input
 /// What every band of a study shares, read once: the snapshot's time, when each run began
 /// and the PRs of task records (with --tasks), by repository (their risk level is assessed
 /// from the same captures as the outputs' PRs).
-fn study_facts(dataset: &Path, manifest: &Manifest) -> Result<(time::Instant, ci_gate::RunStarts, HashMap<String, Vec<TaskPr>>, risk::CoverageByRun)> {
-    let captured_at = time::parse(&manifest.captured_at).ok_or_else(|| Error::Dataset {
-        path: dataset.join("manifest.json"),
-        message: format!("captured_at `{}` is not an RFC 3339 time", manifest.captured_at),
-    })?;
+fn study_facts(dataset: &Path, manifest: &Manifest) -> Result<StudyFacts> {
+    facts(dataset, &dataset.join("manifest.json"), &manifest.captured_at, manifest.tables.contains_key("tasks"))
+}
+
+/// The snapshot's time, when each run began, the task records' PRs and the coverage reports.
+type StudyFacts = (time::Instant, ci_gate::RunStarts, HashMap<String, Vec<TaskPr>>, risk::CoverageByRun);
+
+/// [`study_facts`] from what a manifest or a cluster's plan (`said_in`) says: the snapshot's
+/// time and whether the study has task records.
+fn facts(dataset: &Path, said_in: &Path, captured_at: &str, tasks: bool) -> Result<StudyFacts> {
+    let at = time::parse(captured_at)
+        .ok_or_else(|| Error::Dataset { path: said_in.to_path_buf(), message: format!("captured_at `{captured_at}` is not an RFC 3339 time") })?;
     let run_starts = ci_gate::run_starts(crate::dataset::read::run_infos(dataset)?.into_iter());
-    let task_prs = if manifest.tables.contains_key("tasks") { task_prs(dataset)? } else { HashMap::new() };
-    Ok((captured_at, run_starts, task_prs, risk::coverage_by_run(dataset)?))
+    let task_prs = if tasks { task_prs(dataset)? } else { HashMap::new() };
+    Ok((at, run_starts, task_prs, risk::coverage_by_run(dataset)?))
 }
 
 /// Which outputs each repository's captures judge, and where each output's rows go.
