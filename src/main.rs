@@ -38,9 +38,8 @@ fn main() -> ExitCode {
 
 /// The worker threads every stage shares: `n`, or one a core.
 fn worker_threads(n: Option<usize>) -> anyhow::Result<()> {
-    if let Some(n) = n {
-        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("setting up worker threads")?;
-    }
+    // Named, so that `HINDSIGHT_PHASES` can tell a worker from the threads beside them.
+    rayon::ThreadPoolBuilder::new().num_threads(n.unwrap_or(0)).thread_name(|i| format!("worker-{i}")).build_global().context("setting up worker threads")?;
     Ok(())
 }
 

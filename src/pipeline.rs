@@ -192,7 +192,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     // read side by side: neither needs the other.
     let (info, info_bytes) = snapshot::read_info(&study.snapshot)?;
     let (snap, others) = std::thread::scope(|scope| {
-        let others = scope.spawn(|| read_inputs(study, &dir));
+        let others = crate::phases::spawn_named(scope, "inputs", || read_inputs(study, &dir));
         let snap = snapshot::scan_files(&study.snapshot, info, &info_bytes, &dir.join(".spill"), budget);
         (snap, Error::joined(others.join(), &study.runs, "the thread reading runs, traces and tasks stopped"))
     });
@@ -334,7 +334,7 @@ fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<Capture
     // tables built from it.
     std::thread::scope(|scope| -> Result<()> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<snapshot::Capture>>(1);
-        let merger = scope.spawn(move || -> Result<()> {
+        let merger = crate::phases::spawn_named(scope, "merge captures", move || -> Result<()> {
             let mut merge = merge;
             loop {
                 let batch = merge.next_batch(BATCH_BYTES)?;

@@ -9,6 +9,129 @@ pub struct Phases {
     start: std::time::Instant,
     steps: Vec<(&'static str, std::time::Duration, std::time::Duration)>,
     cpu_at: std::time::Duration,
+    /// The threads found running, sampled beside the stage (Linux; `None` elsewhere).
+    sampler: Option<Sampler>,
+    /// The samples as of the last mark.
+    sampled_at: Runnable,
+}
+
+/// Samples, every few milliseconds, how many of the process's threads are running or ready
+/// to run (state `R` in `/proc/self/task/*/stat`; the sampler itself aside). CPU spent while
+/// only one thread could run is the stage's serial share: more cores cannot shorten it.
+struct Sampler {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    seen: std::sync::Arc<std::sync::Mutex<Runnable>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Counts of samples: those with any thread running, those with exactly one, and the
+/// running threads summed over the samples (thread-samples of CPU).
+#[derive(Clone, Default)]
+struct Runnable {
+    busy: u64,
+    one: u64,
+    /// CPU sampled: each sample's running threads, at most one per core.
+    cpu: u64,
+    /// The thread found running alone, by name, in how many samples.
+    alone: std::collections::BTreeMap<String, u64>,
+}
+
+impl Runnable {
+    fn since(&self, before: &Runnable) -> Runnable {
+        let alone = self.alone.iter().map(|(k, n)| (k.clone(), n - before.alone.get(k).copied().unwrap_or(0))).filter(|(_, n)| *n > 0).collect();
+        Runnable { busy: self.busy - before.busy, one: self.one - before.one, cpu: self.cpu - before.cpu, alone }
+    }
+
+    /// The serial share of the CPU sampled and the threads that ran alone most, as a line's
+    /// tail ("" with no sample).
+    fn said(&self) -> String {
+        if self.cpu == 0 {
+            return String::new();
+        }
+        let mut alone: Vec<(&String, &u64)> = self.alone.iter().collect();
+        alone.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let names: Vec<String> = alone.iter().take(3).map(|(k, n)| format!("{k} {n}")).collect();
+        format!(
+            ", serial {:.1}% of cpu (one thread running in {} of {} samples{}{})",
+            100.0 * self.one as f64 / self.cpu as f64,
+            self.one,
+            self.busy,
+            if names.is_empty() { "" } else { ": " },
+            names.join(", ")
+        )
+    }
+}
+
+impl Sampler {
+    const EVERY: std::time::Duration = std::time::Duration::from_millis(5);
+
+    fn start() -> Option<Sampler> {
+        std::fs::read_dir("/proc/self/task").ok()?;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Runnable::default()));
+        let (s, n) = (stop.clone(), seen.clone());
+        let thread = std::thread::Builder::new()
+            .name("phases".into())
+            .spawn(move || {
+                // This thread's id: `/proc/thread-self` links to `<pid>/task/<tid>`.
+                let me = std::fs::read_link("/proc/thread-self").ok().and_then(|l| l.file_name().map(|n| n.to_string_lossy().into_owned())).unwrap_or_default();
+                let cores = std::thread::available_parallelism().map_or(1, |c| c.get() as u64);
+                while !s.load(std::sync::atomic::Ordering::Relaxed) {
+                    let running = Sampler::running(&me);
+                    if let Ok(mut n) = n.lock() {
+                        n.busy += u64::from(!running.is_empty());
+                        n.cpu += (running.len() as u64).min(cores);
+                        if let [one] = running.as_slice() {
+                            n.one += 1;
+                            *n.alone.entry(one.clone()).or_default() += 1;
+                        }
+                    }
+                    std::thread::sleep(Sampler::EVERY);
+                }
+            })
+            .ok()?;
+        Some(Sampler { stop, seen, thread: Some(thread) })
+    }
+
+    /// The names of this process's threads in state `R`, `me` aside.
+    fn running(me: &str) -> Vec<String> {
+        let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return Vec::new() };
+        let mut names = Vec::new();
+        for t in tasks.flatten() {
+            if t.file_name().to_str() == Some(me) {
+                continue;
+            }
+            // `tid (name) S ...`: the state follows the name's closing parenthesis.
+            let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+            if let Some((head, rest)) = stat.rsplit_once(") ") {
+                if rest.starts_with('R') {
+                    names.push(head.split_once(" (").map_or("?", |(_, n)| n).to_string());
+                }
+            }
+        }
+        names
+    }
+
+    fn seen(&self) -> Runnable {
+        self.seen.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Phases {
+    fn drop(&mut self) {
+        if let Some(s) = &self.sampler {
+            eprintln!("phase (the whole stage){}", s.seen().said());
+        }
+    }
 }
 
 /// CPU time the process has used, user and system, all threads (zero where `getrusage` is
@@ -33,7 +156,8 @@ fn cpu_time() -> std::time::Duration {
 impl Phases {
     pub fn from_env() -> Phases {
         let on = std::env::var_os("HINDSIGHT_PHASES").is_some();
-        Phases { on, start: std::time::Instant::now(), steps: Vec::new(), cpu_at: if on { cpu_time() } else { std::time::Duration::ZERO } }
+        let sampler = if on { Sampler::start() } else { None };
+        Phases { on, start: std::time::Instant::now(), steps: Vec::new(), cpu_at: if on { cpu_time() } else { std::time::Duration::ZERO }, sampler, sampled_at: Runnable::default() }
     }
 
     pub fn mark(&mut self, name: &str) {
@@ -43,7 +167,10 @@ impl Phases {
             let field = |key: &str| status.lines().find_map(|l| l.strip_prefix(key).map(|v| v.trim().to_string())).unwrap_or_default();
             let (rss, peak) = (field("VmRSS:"), field("VmHWM:"));
             self.cpu_at = cpu_time();
-            eprintln!("phase {name}: {:.3} s, cpu {:.3} s, rss {rss}, peak {peak}", self.start.elapsed().as_secs_f64(), self.cpu_at.as_secs_f64());
+            let sampled = self.sampler.as_ref().map(|s| s.seen()).unwrap_or_default();
+            let serial = sampled.since(&self.sampled_at).said();
+            self.sampled_at = sampled;
+            eprintln!("phase {name}: {:.3} s, cpu {:.3} s, rss {rss}, peak {peak}{serial}", self.start.elapsed().as_secs_f64(), self.cpu_at.as_secs_f64());
         }
     }
 
@@ -74,4 +201,14 @@ impl Phases {
         }
         now
     }
+}
+
+/// `scope.spawn` with the thread named, so that `HINDSIGHT_PHASES` (and a debugger) can tell
+/// it from the others. It panics where `scope.spawn` does: the system could not start a thread.
+pub fn spawn_named<'scope, F, T>(scope: &'scope std::thread::Scope<'scope, '_>, name: &str, f: F) -> std::thread::ScopedJoinHandle<'scope, T>
+where
+    F: FnOnce() -> T + Send + 'scope,
+    T: Send + 'scope,
+{
+    std::thread::Builder::new().name(name.into()).spawn_scoped(scope, f).expect("the system could not start a thread")
 }

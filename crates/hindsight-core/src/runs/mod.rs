@@ -255,7 +255,7 @@ fn read_in_steps(dir: &Path, per_step: usize, mut sink: impl FnMut(Vec<SafeOutpu
     std::thread::scope(|scope| -> Result<()> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<(Run, RunsRead)>>>(1);
         let runs = &runs;
-        scope.spawn(move || {
+        crate::phases::spawn_named(scope, "runs", move || {
             for step in runs.chunks(per_step.max(1)) {
                 let parts: Result<Vec<(Run, RunsRead)>> = step.par_iter().map(|(run, d, files)| read_run_rest(dir, d, files, run.clone())).collect();
                 let failed = parts.is_err();

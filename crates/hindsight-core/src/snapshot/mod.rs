@@ -249,7 +249,7 @@ fn read_cassette_in_blocks(
     let (size, sha256) = std::thread::scope(|scope| -> Result<(u64, String)> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Block>(1);
         let (free_tx, free_rx) = std::sync::mpsc::channel::<Vec<u8>>();
-        let reader = scope.spawn(move || read_blocks(f, p, block_bytes, &tx, &free_rx));
+        let reader = crate::phases::spawn_named(scope, "cassette", move || read_blocks(f, p, block_bytes, &tx, &free_rx));
         let mut consume = || -> Result<()> {
             for block in &rx {
                 let (pushed, (parsed, count)) = rayon::join(|| pending.flush(runs, quarantined), || parse_block(&block, &file, lineno));

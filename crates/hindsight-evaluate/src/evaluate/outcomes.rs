@@ -284,6 +284,44 @@ impl OutcomeRows {
         self.keys.is_empty()
     }
 
+    /// Room for `rows` rows and no more: a builder's default room is 1,024 rows, and a
+    /// part of a few rows held that for each of its fourteen columns.
+    pub(crate) fn with_capacity(rows: usize) -> OutcomeRows {
+        OutcomeRows {
+            keys: Vec::with_capacity(rows),
+            evaluated_at: Int64Builder::with_capacity(rows),
+            outcome_status: UInt8Builder::with_capacity(rows),
+            evidence_strength: UInt8Builder::with_capacity(rows),
+            human_check_signal: UInt32Builder::with_capacity(rows),
+            target_resolved: BooleanBuilder::with_capacity(rows),
+            confidence: UInt8Builder::with_capacity(rows),
+            visible_non_bot_actor_count: UInt32Builder::with_capacity(rows),
+            bot_actor_count: UInt32Builder::with_capacity(rows),
+            time_to_outcome_hours: Float64Builder::with_capacity(rows),
+            partial_score: Float64Builder::with_capacity(rows),
+            // Most rows' details are a number and their notes empty.
+            details: StringBuilder::with_capacity(rows, 0),
+            notes: StringBuilder::with_capacity(rows, 0),
+            rule_id: UInt32Builder::with_capacity(rows),
+            details_name: UInt32Builder::with_capacity(rows),
+            ..OutcomeRows::default()
+        }
+    }
+
+    /// The position (`seq`) of the first row's output.
+    #[cfg(test)]
+    pub(crate) fn first_position(&self) -> usize {
+        self.keys.first().map_or(usize::MAX, |k| k.2)
+    }
+
+    /// The rows as they are held until spilled: the names this part met, kept only to spare
+    /// the shared table's lock while it was filled, are let go.
+    pub(crate) fn done(mut self) -> OutcomeRows {
+        self.known = HashMap::default();
+        self.scratch = Vec::new();
+        self
+    }
+
     fn name(&mut self, name: &str) -> u32 {
         if let Some(id) = self.known.get(name) {
             return *id;

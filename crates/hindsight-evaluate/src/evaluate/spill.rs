@@ -178,7 +178,7 @@ impl OutcomeParts {
         // encoded and written.
         std::thread::scope(|scope| -> Result<()> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<(Vec<RowKey>, RecordBatch)>(1);
-            let merging = scope.spawn(move || merge(Merge::new(sources), |keys, held| Ok(tx.send((keys, held)).is_ok())));
+            let merging = crate::phases::spawn_named(scope, "merge outcomes", move || merge(Merge::new(sources), |keys, held| Ok(tx.send((keys, held)).is_ok())));
             // A row group's output columns are filled in while the one before is encoded.
             let mut ready: Option<RecordBatch> = None;
             for (keys, held) in rx {
@@ -355,14 +355,14 @@ impl Run for Source {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::evaluate::rule::{common, Common};
     use crate::evaluate::Window;
     use crate::runs::{Execution, SafeOutput};
     use std::borrow::Cow;
 
-    fn output(n: usize) -> SafeOutput<'static> {
+    pub(in crate::evaluate) fn output(n: usize) -> SafeOutput<'static> {
         SafeOutput {
             safe_output_id: Cow::Owned(format!("o{n}")),
             run_id: Cow::Owned(format!("run-{}", n % 7)),
