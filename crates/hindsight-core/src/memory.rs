@@ -24,9 +24,11 @@ pub const CONVERT: Retention = Retention::ReturnAfter(1000);
 pub const EVALUATE: Retention = Retention::Keep;
 /// Evaluate's retention when it judges a band of repositories at a time: kept, what each
 /// band's threads freed crept up band after band (0.96 -> 1.53 GiB over 15 bands at 930k
-/// AIDev PRs, for ~0.55 GiB live); given back after a second, the peak stays near 1 GiB and
-/// the stage was no slower.
-pub const EVALUATE_BANDS: Retention = Retention::ReturnAfter(1000);
+/// AIDev PRs, for ~0.55 GiB live). Given back after a second, the peak still grew with
+/// threads, each holding what it freed in the last second: at 1M synthetic outputs 540 MB
+/// at one thread, 775 MB at sixteen; after 100 ms, 489 and 579 MB, for 5-7% more time
+/// (BENCHMARKS.md, "Threads on two cores").
+pub const EVALUATE_BANDS: Retention = Retention::ReturnAfter(100);
 
 // Option numbers of the vendored mimalloc.h (v3). The `mimalloc` crate binds them only with a
 // feature whose dependencies are not vendored here.
