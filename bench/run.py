@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Benchmark hindsight against DuckDB and pyarrow on the same synthetic studies.
 
-    bench/run.sh [--sizes 10000,100000,1000000] [--threads 1,2] [--instructions 100000] [--bin BINARY] [--out BENCHMARKS.md]
+    bench/run.sh [--sizes 10000,100000,1000000] [--threads 1,2] [--instructions 100000] [--bin BINARY] [--out BENCHMARKS.md] [--compact]
 
-For each size it writes a study with `hindsight synth` (once; deleted after that size's runs),
+For each size it writes a study with `hindsight synth` (once; deleted after that size's runs;
+real-shaped bodies with every key GitHub sends, or with --compact only the keys hindsight reads),
 then measures, at each core count (1: pinned to one core with `taskset -c 0`, the programs at
 their default thread count; N > 1: N threads on cores 0..N-1):
 - convert: `hindsight convert` vs DuckDB's plain JSON->Parquet (`read_json` of the cassettes +
@@ -296,6 +297,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="runs of each timed command; a row keeps the run of median wall time (default 3)")
     ap.add_argument("--bin", default=BIN, help="the hindsight binary (default: target/release/hindsight)")
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--compact", action="store_true",
+                    help="studies with synth's compact bodies (only the keys hindsight reads) instead of real-shaped ones (every key GitHub sends)")
     ap.add_argument("--rows", help="re-write the report from the JSON rows an earlier run printed (its stdout), measuring nothing")
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
@@ -322,7 +325,7 @@ def main():
         write(args.out, rows, sizes, threads, (run or {}).get("repos", args.repos), target_lines, run, instr, (run or {}).get("instructions_size"), pairs)
         return
     # The run's own line, first: what --rows needs to say where and when it was measured.
-    run = dict(machine(binary), repos=args.repos, instructions_size=args.instructions, rounds=args.rounds)
+    run = dict(machine(binary), repos=args.repos, instructions_size=args.instructions, rounds=args.rounds, compact=args.compact)
     print(json.dumps({"run": run}), flush=True)
     work = tempfile.mkdtemp(prefix="hindsight-bench-")
     empty_runs = os.path.join(work, "no-runs")
@@ -332,7 +335,8 @@ def main():
     try:
         for n in sorted(set(sizes) | set(instr_sizes)):
             study = os.path.join(work, "study-%d" % n)
-            subprocess.run([binary, "synth", "--repos", str(args.repos), "--outputs", str(n), "--seed", "1", "--out", study, "--quiet"], check=True)
+            shape = ["--compact"] if args.compact else []
+            subprocess.run([binary, "synth", "--repos", str(args.repos), "--outputs", str(n), "--seed", "1", "--out", study, "--quiet"] + shape, check=True)
             snapshot = os.path.join(study, "snapshot")
             cassettes = os.path.join(snapshot, "*.jsonl")
             size_mb = mb(cassettes)
@@ -856,13 +860,19 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None, instr=None,
     opts = ("" if repos == 200 else " --repos %d" % repos) + ("" if rounds == 3 else " --rounds %d" % rounds)
     if instr_size is not None and instr_size != 100000:
         opts += " --instructions %d" % instr_size
+    # Runs before synth wrote real-shaped bodies recorded no `compact`: theirs were compact.
+    compact = (run or {}).get("compact", run is not None)
+    if compact:
+        opts += " --compact"
+    bodies = ("compact bodies (`synth --compact`: only the keys hindsight reads)" if compact
+              else "real-shaped bodies (every key GitHub's REST API sends for the endpoint, as recorded in `fixtures/real/bodies/`)")
     lines += [
         "## Method",
         "",
         "- Machine: %s" % machine_line,
-        "- Command: `bench/run.sh --sizes %s --threads %s%s`. Each size is a study `hindsight synth` writes (seed 1, %d repositories); "
+        "- Command: `bench/run.sh --sizes %s --threads %s%s`. Each size is a study `hindsight synth` writes (seed 1, %d repositories, %s); "
         "every program runs %s per size and core count, %speak memory from `/usr/bin/time -v`."
-        % (",".join(map(str, sizes)), ",".join(map(str, threads)), opts, repos,
+        % (",".join(map(str, sizes)), ",".join(map(str, threads)), opts, repos, bodies,
            "once" if rounds == 1 else "%d times" % rounds,
            "" if rounds == 1 else "and a row shows the run of median time (each peer's and hindsight's alike; the pyarrow floor is the best of its own 3 rounds), with its cores busy and "),
         "- Cores: 1 is one core (`taskset -c 0`) with each program at its default thread count (hindsight's is the cores it may "

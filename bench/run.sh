@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark: builds the release binary, installs DuckDB and pyarrow (tests/requirements.txt)
 # in .venv, and runs bench/run.py. Arguments go to bench/run.py (--sizes, --threads, --instructions,
-# --bin, --out, --rows); the instruction counts need valgrind.
+# --bin, --out, --rows, --compact); the instruction counts need valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked

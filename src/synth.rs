@@ -3,9 +3,11 @@
 //!
 //! Each safe output gets a target with a timestamped history drawn from a seeded generator:
 //! PRs merged or closed at some hour, issues closed, labelled or commented on, comments
-//! answered or not, by a mix of people and bots. Bodies are a few hundred bytes to a few
-//! kilobytes, as real ones are. Outputs are grouped ten to a run; every tenth run has a
-//! trace. Files are written as they are generated, so memory stays flat at any size.
+//! answered or not, by a mix of people and bots. Bodies have every key GitHub's REST API
+//! sends for their endpoint ([`real`]), so a benchmark pays what parsing real captures costs;
+//! `--compact` writes only the keys the evaluator reads, with the same judged outcomes.
+//! Outputs are grouped ten to a run; every tenth run has a trace. Files are written as they
+//! are generated, so memory stays flat at any size.
 //! `synth --aidev` writes an AIDev release instead ([`aidev`]).
 
 use std::fs::File;
@@ -18,6 +20,7 @@ use serde_json::{json, Value};
 use crate::error::{Error, Result};
 
 pub mod aidev;
+mod real;
 
 /// splitmix64: small, fast, and the same on every platform.
 struct Rng(u64);
@@ -72,6 +75,9 @@ pub struct Spec {
     pub repos: u64,
     pub outputs: u64,
     pub seed: u64,
+    /// Write the compact bodies (only the keys the evaluator reads) instead of real-shaped
+    /// ones: smaller studies, the same outcomes.
+    pub compact: bool,
 }
 
 /// What was written.
@@ -129,7 +135,7 @@ pub fn generate(spec: &Spec, out: &Path) -> Result<Written> {
         std::fs::create_dir_all(d).map_err(|e| Error::io(d, e))?;
     }
     let captured = Utc.with_ymd_and_hms(2026, 6, 1, 0, 0, 0).single().unwrap_or_default();
-    let info = json!({"format": "hindsight-snapshot/1", "captured_at": ts(captured), "source": format!("hindsight synth --repos {} --outputs {} --seed {}", spec.repos, spec.outputs, spec.seed)});
+    let info = json!({"format": "hindsight-snapshot/1", "captured_at": ts(captured), "source": format!("hindsight synth --repos {} --outputs {} --seed {}{}", spec.repos, spec.outputs, spec.seed, if spec.compact { " --compact" } else { "" })});
     std::fs::write(snap.join("snapshot.json"), serde_json::to_string_pretty(&info)? + "\n").map_err(|e| Error::io(&snap, e))?;
 
     let mut r = Rng(spec.seed);
@@ -159,7 +165,7 @@ pub fn generate(spec: &Spec, out: &Path) -> Result<Written> {
         let kind = r.below(100);
         let person = PEOPLE[r.below(PEOPLE.len() as u64) as usize];
         let bot = BOTS[r.below(BOTS.len() as u64) as usize];
-        let mut scene = Scene { i, repo: format!("org{}/repo{}", repo_i % 97, repo_i), n: number_in_repo[repo_i], t, person, bot, cas, cas_path, written: &mut written };
+        let mut scene = Scene { compact: spec.compact, i, repo: format!("org{}/repo{}", repo_i % 97, repo_i), n: number_in_repo[repo_i], t, person, bot, cas, cas_path, written: &mut written };
         let mut item = if kind < 35 {
             scene.pull_request(&mut r)?
         } else if kind < 60 {
@@ -199,6 +205,8 @@ pub fn generate(spec: &Spec, out: &Path) -> Result<Written> {
 /// One synthetic output's setting: where it lands and when, who may answer it, and the
 /// cassette its captures go to.
 struct Scene<'a> {
+    /// Write the compact bodies as drawn, not shaped as real ones.
+    compact: bool,
     i: u64,
     repo: String,
     n: i64,
@@ -238,6 +246,8 @@ impl Scene<'_> {
             "merged_at": if merged { Value::from(ts(self.at(decided))) } else { Value::Null }, "closed_at": if closed { Value::from(ts(self.at(decided))) } else { Value::Null },
             "merged_by": if merged { user(person) } else { Value::Null }, "merge_commit_sha": format!("{:040x}", r.next() as u128 * 31 + i as u128),
             "head": {"ref": format!("agent/{i}"), "sha": format!("{:040x}", r.next())}, "base": {"ref": "main"}, "draft": false, "labels": []});
+        let (head_sha, merge_sha) = (pr["head"]["sha"].as_str().unwrap_or_default().to_string(), pr["merge_commit_sha"].as_str().map(str::to_string));
+        let pr = if self.compact { pr } else { real::pull(&repo, &pr) };
         self.cap(self.path(&format!("pulls/{n}")), pr)?;
         let mut events = Vec::new();
         if closed {
@@ -246,11 +256,13 @@ impl Scene<'_> {
             }
             events.push(json!({"id": i * 10 + 1, "event": "closed", "actor": user(person), "created_at": ts(self.at(decided))}));
         }
-        self.cap(self.path(&format!("issues/{n}/events")), Value::Array(events))?;
+        let events = if self.compact { Value::Array(events) } else { real::events(&repo, &Value::Array(events), merge_sha.as_deref()) };
+        self.cap(self.path(&format!("issues/{n}/events")), events)?;
         let reviews: Vec<Value> = (0..r.below(3))
             .map(|k| json!({"id": i * 10 + k, "user": user(if r.chance(70) { person } else { bot }), "state": if r.chance(60) { "APPROVED" } else { "COMMENTED" }, "submitted_at": ts(self.at(r.below(decided.max(1)))), "body": text(r, 5, 40)}))
             .collect();
-        self.cap(self.path(&format!("pulls/{n}/reviews")), Value::Array(reviews))?;
+        let reviews = if self.compact { Value::Array(reviews) } else { real::reviews(&repo, n, &Value::Array(reviews), &head_sha) };
+        self.cap(self.path(&format!("pulls/{n}/reviews")), reviews)?;
         Ok(json!({"type": "create_pull_request", "url": format!("https://github.com/{repo}/pull/{n}"), "number": n, "repo": repo, "timestamp": ts(t)}))
     }
 
@@ -264,6 +276,7 @@ impl Scene<'_> {
         let issue = json!({"number": n, "title": text(r, 4, 9), "body": text(r, 80, 500), "user": user("github-actions[bot]"), "state": if closed { "closed" } else { "open" },
             "state_reason": if closed { Value::from(reason) } else { Value::Null }, "created_at": ts(t), "updated_at": ts(self.at(decided)),
             "closed_at": if closed { Value::from(ts(self.at(decided))) } else { Value::Null }, "labels": [], "assignees": [], "comments": 0});
+        let issue = if self.compact { issue } else { real::issue(&repo, &issue) };
         self.cap(self.path(&format!("issues/{n}")), issue)?;
         let mut events = Vec::new();
         if r.chance(40) {
@@ -272,11 +285,13 @@ impl Scene<'_> {
         if closed {
             events.push(json!({"id": i * 10 + 1, "event": "closed", "actor": user(if r.chance(85) { person } else { "stale[bot]" }), "state_reason": reason, "created_at": ts(self.at(decided))}));
         }
-        self.cap(self.path(&format!("issues/{n}/events")), Value::Array(events))?;
+        let events = if self.compact { Value::Array(events) } else { real::events(&repo, &Value::Array(events), None) };
+        self.cap(self.path(&format!("issues/{n}/events")), events)?;
         let comments: Vec<Value> = (0..r.below(4))
             .map(|k| json!({"id": i * 10 + k, "user": user(if r.chance(60) { person } else { bot }), "created_at": ts(self.at(r.below(200))), "body": text(r, 10, 120)}))
             .collect();
-        self.cap(self.path(&format!("issues/{n}/comments")), Value::Array(comments))?;
+        let comments = if self.compact { Value::Array(comments) } else { real::comments(&repo, n, &Value::Array(comments)) };
+        self.cap(self.path(&format!("issues/{n}/comments")), comments)?;
         Ok(json!({"type": "create_issue", "url": format!("https://github.com/{repo}/issues/{n}"), "number": n, "repo": repo, "timestamp": ts(t)}))
     }
 
@@ -290,7 +305,8 @@ impl Scene<'_> {
         if r.chance(45) {
             comments.push(json!({"id": cid + 1, "user": user(person), "created_at": ts(self.at(r.below(96))), "body": text(r, 5, 60)}));
         }
-        self.cap(self.path(&format!("issues/{n}/comments")), Value::Array(comments))?;
+        let comments = if self.compact { Value::Array(comments) } else { real::comments(&repo, n, &Value::Array(comments)) };
+        self.cap(self.path(&format!("issues/{n}/comments")), comments)?;
         Ok(json!({"type": "add_comment", "url": format!("https://github.com/{repo}/issues/{n}#issuecomment-{cid}"), "repo": repo, "timestamp": ts(t)}))
     }
 
@@ -299,12 +315,14 @@ impl Scene<'_> {
         let (i, n, t, person, repo) = (self.i, self.n, self.t, self.person, self.repo.clone());
         let removed = r.chance(25);
         let labels = if removed { json!([{"name": "triage"}]) } else { json!([{"name": "triage"}, {"name": "bug"}]) };
+        let labels = if self.compact { labels } else { real::labels(&repo, &labels) };
         self.cap(self.path(&format!("issues/{n}/labels")), labels)?;
         let mut events = vec![json!({"id": i * 10, "event": "labeled", "actor": user("github-actions[bot]"), "label": {"name": "bug"}, "created_at": ts(t)})];
         if removed {
             events.push(json!({"id": i * 10 + 1, "event": "unlabeled", "actor": user(person), "label": {"name": "bug"}, "created_at": ts(self.at(r.below(72)))}));
         }
-        self.cap(self.path(&format!("issues/{n}/events")), Value::Array(events))?;
+        let events = if self.compact { Value::Array(events) } else { real::events(&repo, &Value::Array(events), None) };
+        self.cap(self.path(&format!("issues/{n}/events")), events)?;
         Ok(json!({"type": "add_labels", "number": n, "repo": repo, "timestamp": ts(t), "labelsAdded": ["bug"]}))
     }
 }

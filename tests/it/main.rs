@@ -42,6 +42,7 @@ mod safety;
 mod shell;
 mod study_package;
 mod survival;
+mod synth;
 mod slt;
 mod sql;
 mod sql_duckdb;
