@@ -286,7 +286,8 @@ fn evaluation_on_a_loopback_cluster_writes_the_local_runs_bytes() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     Study::demo().traces(fixture("demo/traces")).tasks(fixture("tasks/study")).run(dir, "demo");
-    ok(&["synth", "--quiet", "--outputs", "100000", "--repos", "40", "--out", "synth-in"], dir);
+    // Compact bodies: what is measured is which rows each executor reads, not parsing.
+    ok(&["synth", "--quiet", "--compact", "--outputs", "100000", "--repos", "40", "--out", "synth-in"], dir);
     ok(&["convert", "--quiet", "--snapshot", "synth-in/snapshot", "--runs", "synth-in/runs", "--out", "synth"], dir);
     for ds in ["demo", "synth"] {
         copy_dataset(&dir.join(ds), &dir.join(format!("{ds}-local")));
@@ -326,7 +327,7 @@ fn evaluation_on_a_loopback_cluster_writes_the_local_runs_bytes() {
 fn an_executor_killed_mid_evaluation_leaves_no_half_written_dataset() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    ok(&["synth", "--quiet", "--outputs", "20000", "--repos", "40", "--out", "synth-in"], dir);
+    ok(&["synth", "--quiet", "--compact", "--outputs", "20000", "--repos", "40", "--out", "synth-in"], dir);
     ok(&["convert", "--quiet", "--snapshot", "synth-in/snapshot", "--runs", "synth-in/runs", "--out", "synth"], dir);
     copy_dataset(&dir.join("synth"), &dir.join("local"));
     ok(&["evaluate", "--quiet", "--dataset", "local"], dir);
