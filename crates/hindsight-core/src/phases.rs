@@ -212,3 +212,43 @@ where
 {
     std::thread::Builder::new().name(name.into()).spawn_scoped(scope, f).expect("the system could not start a thread")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A thread busy on a core is found running, by its name.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_busy_thread_is_found_running_by_name() {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let s = stop.clone();
+        let spinner = std::thread::Builder::new()
+            .name("spinner".into())
+            .spawn(move || {
+                while !s.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+            .unwrap();
+        let me = std::fs::read_link("/proc/thread-self").unwrap().file_name().unwrap().to_string_lossy().into_owned();
+        let seen = (0..2000).map(|_| Sampler::running(&me)).find(|names| names.iter().any(|n| n == "spinner"));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        spinner.join().unwrap();
+        assert!(seen.is_some(), "the spinning thread was never seen running");
+    }
+
+    /// The serial share is the samples with one thread running over the CPU sampled (each
+    /// sample's running threads, at most one per core), and names who ran alone, most first.
+    #[test]
+    fn the_serial_share_is_one_threads_samples_over_the_cpu_sampled() {
+        let mut r = Runnable { busy: 3, one: 2, cpu: 8, alone: Default::default() };
+        r.alone.insert("spill".into(), 1);
+        r.alone.insert("worker-0".into(), 1);
+        r.alone.insert("cassette".into(), 3);
+        let before = Runnable { busy: 1, one: 0, cpu: 4, alone: [("cassette".to_string(), 2)].into_iter().collect() };
+        let said = r.since(&before).said();
+        assert_eq!(said, ", serial 50.0% of cpu (one thread running in 2 of 2 samples: cassette 1, spill 1, worker-0 1)");
+        assert_eq!(Runnable::default().said(), "");
+    }
+}
