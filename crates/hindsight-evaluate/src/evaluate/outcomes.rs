@@ -231,6 +231,39 @@ impl Names {
     }
 }
 
+/// Bytes of names a thread remembers (`KNOWN`) before it starts afresh.
+const KNOWN_BYTES: usize = 1 << 20;
+
+/// Names a thread has numbered or looked up, with their numbers.
+#[derive(Default)]
+struct Known {
+    ids: HashMap<Box<str>, u32, foldhash::fast::FixedState>,
+    bytes: usize,
+}
+
+thread_local! {
+    /// What this thread has met, so that most rows take no lock: kept across parts (a part
+    /// of 64 outputs that kept its own met each name once and asked the shared table, under
+    /// its lock, for each), up to `KNOWN_BYTES` of names. Numbers are the process's, never
+    /// taken back, so a remembered one stays right.
+    static KNOWN: std::cell::RefCell<Known> = std::cell::RefCell::default();
+}
+
+/// The number this thread remembers for `name`.
+fn known(name: &str) -> Option<u32> {
+    KNOWN.with_borrow(|k| k.ids.get(name).copied())
+}
+
+fn remember(name: &str, id: u32) {
+    KNOWN.with_borrow_mut(|k| {
+        if k.bytes + name.len() > KNOWN_BYTES {
+            *k = Known::default();
+        }
+        k.bytes += name.len();
+        k.ids.insert(name.into(), id);
+    })
+}
+
 /// Every name given a number so far, at its number (shared: the table is written a row
 /// group at a time, after every name was given).
 fn named() -> Arc<Vec<Arc<str>>> {
@@ -253,8 +286,6 @@ pub struct OutcomeRows {
     /// (rank of the output's (run id, item index), window order, output's position in its
     /// table) of each row.
     keys: Vec<RowKey>,
-    /// Names numbered in this part already (saves taking the shared table's lock).
-    known: HashMap<Box<str>, u32, foldhash::fast::FixedState>,
     /// Set once details stopped being numbered (`detail_id`): they are held as text.
     details_as_text: bool,
     /// A row's details as JSON text, before they go in their column.
@@ -314,20 +345,19 @@ impl OutcomeRows {
         self.keys.first().map_or(usize::MAX, |k| k.2)
     }
 
-    /// The rows as they are held until spilled: the names this part met, kept only to spare
-    /// the shared table's lock while it was filled, are let go.
+    /// The rows as they are held until spilled: the buffer a row's details were written in
+    /// is let go.
     pub(crate) fn done(mut self) -> OutcomeRows {
-        self.known = HashMap::default();
         self.scratch = Vec::new();
         self
     }
 
     fn name(&mut self, name: &str) -> u32 {
-        if let Some(id) = self.known.get(name) {
-            return *id;
+        if let Some(id) = known(name) {
+            return id;
         }
         let id = name_id(name);
-        self.known.insert(name.into(), id);
+        remember(name, id);
         id
     }
 
@@ -346,9 +376,7 @@ impl OutcomeRows {
         }
         let id = detail_id(details);
         match id {
-            Some(id) => {
-                self.known.insert(details.into(), id);
-            }
+            Some(id) => remember(details, id),
             None => self.details_as_text = true,
         }
         id
@@ -400,7 +428,7 @@ impl OutcomeRows {
 
     /// A row's details (JSON text): their number when they have one, else the text.
     fn hold_details(&mut self, details: &str) {
-        match self.known.get(details).copied().or_else(|| self.detail_name(details)) {
+        match known(details).or_else(|| self.detail_name(details)) {
             Some(id) => {
                 self.details.append_value("");
                 self.details_name.append_value(id);
