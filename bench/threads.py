@@ -82,13 +82,15 @@ def main():
     one = {k: r for k, r in (("c", rows[0][2]), ("e", rows[0][3]))} if rows and rows[0][0] == 1 else None
     print("| threads | cores | convert s | speed-up | cores busy | peak MiB | serial % of CPU | evaluate s | speed-up | cores busy | peak MiB | peak vs one thread | serial % of CPU |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    # On one core every sample has at most one thread running: no serial share to tell.
+    serial = lambda r, t: "—" if t == 1 else ("%.1f" % r[3] if r[4] and r[3] is not None else "n/a")
     for t, pinned, c, e in rows:
         cell = lambda r, i, spec: (spec % r[i]) if r[4] and r[i] is not None else ("failed: " + r[5] if not r[4] else "n/a")
         up = lambda r, k: "%.2f" % (one[k][0] / r[0]) if one and r[4] and r[0] else "n/a"
         vs = "%.2f" % (e[2] / one["e"][2]) if one and e[4] and one["e"][2] else "n/a"
         print("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            t, pinned, cell(c, 0, "%.2f"), up(c, "c"), cell(c, 1, "%.2f"), cell(c, 2, "%.0f"), cell(c, 3, "%.1f"),
-            cell(e, 0, "%.2f"), up(e, "e"), cell(e, 1, "%.2f"), cell(e, 2, "%.0f"), vs, cell(e, 3, "%.1f")))
+            t, pinned, cell(c, 0, "%.2f"), up(c, "c"), cell(c, 1, "%.2f"), cell(c, 2, "%.0f"), serial(c, t),
+            cell(e, 0, "%.2f"), up(e, "e"), cell(e, 1, "%.2f"), cell(e, 2, "%.0f"), vs, serial(e, t)))
 
 
 if __name__ == "__main__":

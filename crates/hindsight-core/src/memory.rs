@@ -24,11 +24,12 @@ pub const CONVERT: Retention = Retention::ReturnAfter(1000);
 pub const EVALUATE: Retention = Retention::Keep;
 /// Evaluate's retention when it judges a band of repositories at a time: kept, what each
 /// band's threads freed crept up band after band (0.96 -> 1.53 GiB over 15 bands at 930k
-/// AIDev PRs, for ~0.55 GiB live). Given back after a second, the peak still grew with
-/// threads, each holding what it freed in the last second: at 1M synthetic outputs 540 MB
-/// at one thread, 775 MB at sixteen; after 100 ms, 489 and 579 MB, for 5-7% more time
-/// (BENCHMARKS.md, "Threads on two cores").
-pub const EVALUATE_BANDS: Retention = Retention::ReturnAfter(100);
+/// AIDev PRs, for ~0.55 GiB live); given back after a second, the peak stays near 1 GiB and
+/// the stage was no slower. What is free for up to a second still grows with threads (at
+/// 1M synthetic outputs 540 MB at one thread, 775 MB at sixteen on two cores); after 100
+/// ms it was 489 and 579 MB, but evaluate took 15% longer at one and two threads (100k
+/// outputs: the memory faulted in again), so a second it stays.
+pub const EVALUATE_BANDS: Retention = Retention::ReturnAfter(1000);
 
 // Option numbers of the vendored mimalloc.h (v3). The `mimalloc` crate binds them only with a
 // feature whose dependencies are not vendored here.
