@@ -79,7 +79,7 @@ def main():
             print("threads %d: convert %.2f s, evaluate %.2f s" % (t, c[0], e[0]), file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    one = {k: r for k, r in (("c", rows[0][2]), ("e", rows[0][3]))} if rows and rows[0][0] == 1 else None
+    one = {"c": rows[0][2], "e": rows[0][3]} if rows and rows[0][0] == 1 else None
     print("| threads | cores | convert s | speed-up | cores busy | peak MiB | serial % of CPU | evaluate s | speed-up | cores busy | peak MiB | peak vs one thread | serial % of CPU |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     # On one core every sample has at most one thread running: no serial share to tell.

@@ -252,7 +252,8 @@ enum Command {
         /// Agent PRs in the AIDev release (about 12 per repository, each with its reviews,
         /// comments, commits, timeline and task type).
         #[arg(long, value_name = "N", requires = "aidev")]
-        prs: Option<u64>,        /// Write small bodies with only the keys hindsight reads, instead of every key
+        prs: Option<u64>,
+        /// Write small bodies with only the keys hindsight reads, instead of every key
         /// GitHub's API sends: a smaller, faster study with the same outcomes.
         #[arg(long, conflicts_with = "aidev")]
         compact: bool,

@@ -229,6 +229,15 @@ impl Scene<'_> {
     }
 
     /// Record GitHub's answer at `p` in the cassette.
+    /// `compact` as drawn with `--compact`, else laid over its real shape by `real`.
+    fn shaped(&self, compact: Value, real: impl FnOnce(&Value) -> Value) -> Value {
+        if self.compact {
+            compact
+        } else {
+            real(&compact)
+        }
+    }
+
     fn cap(&mut self, p: String, body: Value) -> Result<()> {
         self.written.responses += 1;
         self.cas.line(&json!({"path": p, "status": 200, "body": body}), self.cas_path)
@@ -247,7 +256,7 @@ impl Scene<'_> {
             "merged_by": if merged { user(person) } else { Value::Null }, "merge_commit_sha": format!("{:040x}", r.next() as u128 * 31 + i as u128),
             "head": {"ref": format!("agent/{i}"), "sha": format!("{:040x}", r.next())}, "base": {"ref": "main"}, "draft": false, "labels": []});
         let (head_sha, merge_sha) = (pr["head"]["sha"].as_str().unwrap_or_default().to_string(), pr["merge_commit_sha"].as_str().map(str::to_string));
-        let pr = if self.compact { pr } else { real::pull(&repo, &pr) };
+        let pr = self.shaped(pr, |v| real::pull(&repo, v));
         self.cap(self.path(&format!("pulls/{n}")), pr)?;
         let mut events = Vec::new();
         if closed {
@@ -256,12 +265,12 @@ impl Scene<'_> {
             }
             events.push(json!({"id": i * 10 + 1, "event": "closed", "actor": user(person), "created_at": ts(self.at(decided))}));
         }
-        let events = if self.compact { Value::Array(events) } else { real::events(&repo, &Value::Array(events), merge_sha.as_deref()) };
+        let events = self.shaped(Value::Array(events), |v| real::events(&repo, v, merge_sha.as_deref()));
         self.cap(self.path(&format!("issues/{n}/events")), events)?;
         let reviews: Vec<Value> = (0..r.below(3))
             .map(|k| json!({"id": i * 10 + k, "user": user(if r.chance(70) { person } else { bot }), "state": if r.chance(60) { "APPROVED" } else { "COMMENTED" }, "submitted_at": ts(self.at(r.below(decided.max(1)))), "body": text(r, 5, 40)}))
             .collect();
-        let reviews = if self.compact { Value::Array(reviews) } else { real::reviews(&repo, n, &Value::Array(reviews), &head_sha) };
+        let reviews = self.shaped(Value::Array(reviews), |v| real::reviews(&repo, n, v, &head_sha));
         self.cap(self.path(&format!("pulls/{n}/reviews")), reviews)?;
         Ok(json!({"type": "create_pull_request", "url": format!("https://github.com/{repo}/pull/{n}"), "number": n, "repo": repo, "timestamp": ts(t)}))
     }
@@ -276,7 +285,7 @@ impl Scene<'_> {
         let issue = json!({"number": n, "title": text(r, 4, 9), "body": text(r, 80, 500), "user": user("github-actions[bot]"), "state": if closed { "closed" } else { "open" },
             "state_reason": if closed { Value::from(reason) } else { Value::Null }, "created_at": ts(t), "updated_at": ts(self.at(decided)),
             "closed_at": if closed { Value::from(ts(self.at(decided))) } else { Value::Null }, "labels": [], "assignees": [], "comments": 0});
-        let issue = if self.compact { issue } else { real::issue(&repo, &issue) };
+        let issue = self.shaped(issue, |v| real::issue(&repo, v));
         self.cap(self.path(&format!("issues/{n}")), issue)?;
         let mut events = Vec::new();
         if r.chance(40) {
@@ -285,12 +294,12 @@ impl Scene<'_> {
         if closed {
             events.push(json!({"id": i * 10 + 1, "event": "closed", "actor": user(if r.chance(85) { person } else { "stale[bot]" }), "state_reason": reason, "created_at": ts(self.at(decided))}));
         }
-        let events = if self.compact { Value::Array(events) } else { real::events(&repo, &Value::Array(events), None) };
+        let events = self.shaped(Value::Array(events), |v| real::events(&repo, v, None));
         self.cap(self.path(&format!("issues/{n}/events")), events)?;
         let comments: Vec<Value> = (0..r.below(4))
             .map(|k| json!({"id": i * 10 + k, "user": user(if r.chance(60) { person } else { bot }), "created_at": ts(self.at(r.below(200))), "body": text(r, 10, 120)}))
             .collect();
-        let comments = if self.compact { Value::Array(comments) } else { real::comments(&repo, n, &Value::Array(comments)) };
+        let comments = self.shaped(Value::Array(comments), |v| real::comments(&repo, n, v));
         self.cap(self.path(&format!("issues/{n}/comments")), comments)?;
         Ok(json!({"type": "create_issue", "url": format!("https://github.com/{repo}/issues/{n}"), "number": n, "repo": repo, "timestamp": ts(t)}))
     }
@@ -305,7 +314,7 @@ impl Scene<'_> {
         if r.chance(45) {
             comments.push(json!({"id": cid + 1, "user": user(person), "created_at": ts(self.at(r.below(96))), "body": text(r, 5, 60)}));
         }
-        let comments = if self.compact { Value::Array(comments) } else { real::comments(&repo, n, &Value::Array(comments)) };
+        let comments = self.shaped(Value::Array(comments), |v| real::comments(&repo, n, v));
         self.cap(self.path(&format!("issues/{n}/comments")), comments)?;
         Ok(json!({"type": "add_comment", "url": format!("https://github.com/{repo}/issues/{n}#issuecomment-{cid}"), "repo": repo, "timestamp": ts(t)}))
     }
@@ -315,13 +324,13 @@ impl Scene<'_> {
         let (i, n, t, person, repo) = (self.i, self.n, self.t, self.person, self.repo.clone());
         let removed = r.chance(25);
         let labels = if removed { json!([{"name": "triage"}]) } else { json!([{"name": "triage"}, {"name": "bug"}]) };
-        let labels = if self.compact { labels } else { real::labels(&repo, &labels) };
+        let labels = self.shaped(labels, |v| real::labels(&repo, v));
         self.cap(self.path(&format!("issues/{n}/labels")), labels)?;
         let mut events = vec![json!({"id": i * 10, "event": "labeled", "actor": user("github-actions[bot]"), "label": {"name": "bug"}, "created_at": ts(t)})];
         if removed {
             events.push(json!({"id": i * 10 + 1, "event": "unlabeled", "actor": user(person), "label": {"name": "bug"}, "created_at": ts(self.at(r.below(72)))}));
         }
-        let events = if self.compact { Value::Array(events) } else { real::events(&repo, &Value::Array(events), None) };
+        let events = self.shaped(Value::Array(events), |v| real::events(&repo, v, None));
         self.cap(self.path(&format!("issues/{n}/events")), events)?;
         Ok(json!({"type": "add_labels", "number": n, "repo": repo, "timestamp": ts(t), "labelsAdded": ["bug"]}))
     }

@@ -46,7 +46,8 @@ fn node_id(prefix: &str, id: u64) -> String {
 
 /// A 40-hex commit sha mixed from its inputs.
 fn sha(parts: &[u64]) -> String {
-    format!("{:016x}{:016x}{:08x}", mix(parts), mix(&[mix(parts)]), mix(&[mix(parts), 1]) as u32)
+    let m = mix(parts);
+    format!("{m:016x}{:016x}{:08x}", mix(&[m]), mix(&[m, 1]) as u32)
 }
 
 /// A timestamp in the years before the study, for a repository's creation and the like.

@@ -335,7 +335,10 @@ impl OutcomeRows {
             notes: StringBuilder::with_capacity(rows, 0),
             rule_id: UInt32Builder::with_capacity(rows),
             details_name: UInt32Builder::with_capacity(rows),
-            ..OutcomeRows::default()
+            // Not `..OutcomeRows::default()`: that would make fourteen builders of 1,024
+            // rows only to drop them.
+            details_as_text: false,
+            scratch: Vec::new(),
         }
     }
 
