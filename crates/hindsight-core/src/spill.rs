@@ -370,6 +370,54 @@ pub(crate) fn close_run(w: RunWriter, p: &Path) -> Result<()> {
     w.finish().and_then(|mut f| f.flush()).map_err(|e| Error::io(p, e))
 }
 
+/// A run's bytes are compressed in frames of about this many bytes of items each.
+pub(crate) const FRAME_BYTES: usize = 4 << 20;
+
+/// Frames compressed at once at most: what a run holds compressed before it is written.
+const FRAMES_AT_ONCE: usize = 8;
+
+/// A run file at `p` of `items` in their order, each written by `encode`, as zstd frames of
+/// about [`FRAME_BYTES`] of items (by `weight`) compressed side by side. One frame of a whole
+/// run was one core's work while the others waited for it (convert's read of the snapshot
+/// went serial at every spill); a run reader reads the frames one after the other as one
+/// stream, so what a merge reads back is the same whatever the cut.
+pub(crate) fn write_run_in_frames<T: Sync>(
+    p: &Path,
+    items: &[T],
+    weight: impl Fn(&T) -> usize + Sync,
+    encode: impl Fn(&mut zstd::stream::write::Encoder<'static, Vec<u8>>, &T) -> std::io::Result<()> + Sync,
+) -> Result<()> {
+    use rayon::prelude::*;
+    use std::io::Write;
+    let mut frames = Vec::new();
+    let (mut start, mut bytes) = (0usize, 0usize);
+    for (i, item) in items.iter().enumerate() {
+        bytes += weight(item);
+        if bytes >= FRAME_BYTES {
+            frames.push(start..i + 1);
+            (start, bytes) = (i + 1, 0);
+        }
+    }
+    if start < items.len() || frames.is_empty() {
+        frames.push(start..items.len());
+    }
+    let f = std::fs::File::create(p).map_err(|e| Error::io(p, e))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+    for group in frames.chunks(FRAMES_AT_ONCE) {
+        let compressed: Vec<Vec<u8>> = group
+            .par_iter()
+            .map(|r| {
+                let mut e = zstd::stream::write::Encoder::new(Vec::new(), RUN_LEVEL)?;
+                items[r.clone()].iter().try_for_each(|item| encode(&mut e, item))?;
+                e.finish()
+            })
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| Error::io(p, e))?;
+        compressed.iter().try_for_each(|c| w.write_all(c)).map_err(|e| Error::io(p, e))?;
+    }
+    w.flush().map_err(|e| Error::io(p, e))
+}
+
 /// An item of a run written as bytes (convert's captures, an import's list items): how it
 /// orders and how it is read back from a run file.
 pub(crate) trait Record: Sized {

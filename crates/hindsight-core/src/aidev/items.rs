@@ -26,6 +26,11 @@ pub(crate) struct Item {
 }
 
 impl Item {
+    /// Bytes the item holds in memory, roughly.
+    fn weight(&self) -> usize {
+        self.path.len() + self.text.len() + 64
+    }
+
     fn key(&self) -> (&str, u64) {
         (&self.path, self.place)
     }
@@ -42,11 +47,7 @@ impl Format for Items {
 
     fn write_run(p: &Path, mut held: Vec<Item>) -> Result<()> {
         held.sort_unstable_by(|a, b| a.key().cmp(&b.key()));
-        let mut w = crate::spill::create_run(p)?;
-        for i in &held {
-            encode(&mut w, i).map_err(|e| Error::io(p, e))?;
-        }
-        crate::spill::close_run(w, p)
+        crate::spill::write_run_in_frames(p, &held, Item::weight, |w, i| encode(w, i))
     }
 
     fn open(p: &Path) -> Result<Sorted> {
@@ -73,7 +74,7 @@ impl ListItems {
     }
 
     pub(crate) fn push(&mut self, item: Item) -> Result<()> {
-        let bytes = item.path.len() + item.text.len() + 64;
+        let bytes = item.weight();
         self.spill.push(item, bytes)
     }
 

@@ -62,7 +62,7 @@ impl Format for Captures {
 
     fn write_run(p: &Path, mut held: Vec<Keyed>) -> Result<()> {
         sort(&mut held);
-        write_all(p, held.iter().map(|k| &k.c))?;
+        crate::spill::write_run_in_frames(p, &held, |k| weight(&k.c), |w, k| encode(w, &k.c))?;
         // Freed on another thread: dropping millions of strings is not free.
         rayon::spawn(move || drop(held));
         Ok(())
@@ -85,14 +85,6 @@ fn sort(buffer: &mut [Keyed]) {
     // Keys are unique (file and line tell every capture apart), so an unstable sort is
     // still deterministic.
     buffer.par_sort_unstable_by(|a, b| a.key().cmp(&b.key()));
-}
-
-fn write_all<'a>(p: &Path, captures: impl Iterator<Item = &'a Capture>) -> Result<()> {
-    let mut w = crate::spill::create_run(p)?;
-    for c in captures {
-        encode(&mut w, c).map_err(|e| Error::io(p, e))?;
-    }
-    crate::spill::close_run(w, p)
 }
 
 /// Sorted runs of captures: one in memory, the earlier ones on disk.
@@ -311,6 +303,40 @@ mod tests {
         // Captured at the same time: the later file (b.jsonl) is used.
         assert_eq!(a[4].2, "b.jsonl");
         assert!(!dir.path().join("disk").exists(), "spill files are removed after the merge");
+    }
+
+    /// A run larger than a frame is written as several frames compressed side by side: read
+    /// back it is every capture, body included, in the order of the run kept in memory.
+    #[test]
+    fn a_run_of_many_frames_reads_back_whole_and_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let input: Vec<Capture> = (0..400usize)
+            .map(|i| cap(&format!("repos/r{}/x/pulls/{}", i % 7, i), 1, "a.jsonl", i + 1, &format!("{{\"n\":{i},\"pad\":\"{}\"}}", "x".repeat(40_000 + i))))
+            .collect();
+        let total: usize = input.iter().map(weight).sum();
+        assert!(total > 3 * crate::spill::FRAME_BYTES, "the run must span several frames");
+        let mut in_memory = Runs::new(&dir.path().join("mem"), usize::MAX);
+        // One run: the budget is reached by the last capture only.
+        let mut on_disk = Runs::new(&dir.path().join("disk"), total);
+        for c in input {
+            in_memory.push(c.clone()).unwrap();
+            on_disk.push(c).unwrap();
+        }
+        assert_eq!(on_disk.spilled(), 1);
+        let bodies = |runs: Runs| {
+            let mut m = runs.merge().unwrap();
+            let mut out = Vec::new();
+            loop {
+                let b = m.next_batch(1 << 20).unwrap();
+                if b.is_empty() {
+                    break out;
+                }
+                out.extend(b.into_iter().map(|c| (c.path, c.line, c.body)));
+            }
+        };
+        let (a, b) = (bodies(in_memory), bodies(on_disk));
+        assert_eq!(a.len(), 400);
+        assert!(a == b, "a run read back from its frames differs from the run held in memory");
     }
 
     /// More runs than may be open at once are merged a few at a time first, over several
