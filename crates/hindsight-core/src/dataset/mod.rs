@@ -64,7 +64,9 @@ pub struct TableWriter {
     path: PathBuf,
     tmp: PathBuf,
     schema: arrow::datatypes::SchemaRef,
-    file: Option<(parquet::file::writer::SerializedFileWriter<File>, parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory)>,
+    file: Option<(parquet::file::writer::SerializedFileWriter<Hashed>, parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory)>,
+    /// The file's size and digest, once it is closed.
+    written: Option<(u64, String)>,
     pending: Vec<RecordBatch>,
     pending_rows: usize,
     /// The text bytes of the pending rows, when groups are also cut by bytes.
@@ -82,9 +84,22 @@ impl TableWriter {
         let path = dir.join(format!("{name}.parquet"));
         let tmp = dir.join(format!(".{name}.parquet.tmp"));
         let f = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        let w = ArrowWriter::try_new(f, schema.clone(), Some(writer_properties()))?;
+        let w = ArrowWriter::try_new(Hashed::new(f), schema.clone(), Some(writer_properties()))?;
         let file = Some(w.into_serialized_writer()?);
-        Ok(TableWriter { name: name.to_string(), path, tmp, schema, file, pending: Vec::new(), pending_rows: 0, pending_bytes: 0, group_bytes: None, groups: 0, rows: 0 })
+        Ok(TableWriter {
+            name: name.to_string(),
+            path,
+            tmp,
+            schema,
+            file,
+            written: None,
+            pending: Vec::new(),
+            pending_rows: 0,
+            pending_bytes: 0,
+            group_bytes: None,
+            groups: 0,
+            rows: 0,
+        })
     }
 
     /// Also close a row group once its rows hold `bytes` of text (the row that reaches it
@@ -205,7 +220,10 @@ impl TableWriter {
             Err(e) => return Err(self.failed(e)),
         }
         std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
-        describe(&self.path, self.rows)
+        match self.written.take() {
+            Some((bytes, sha256)) => Ok(Written { rows: self.rows, bytes, sha256 }),
+            None => describe(&self.path, self.rows),
+        }
     }
 
     fn close(&mut self) -> Result<()> {
@@ -213,19 +231,55 @@ impl TableWriter {
             // What `ArrowWriter` writes for no rows.
             self.file = None;
             let f = File::create(&self.tmp).map_err(|e| Error::io(&self.tmp, e))?;
-            let mut w = ArrowWriter::try_new(f, self.schema.clone(), Some(writer_properties()))?;
+            let mut w = ArrowWriter::try_new(Hashed::new(f), self.schema.clone(), Some(writer_properties()))?;
             w.write(&RecordBatch::new_empty(self.schema.clone()))?;
-            w.close()?;
+            self.written = Some(w.into_inner()?.finish());
         } else {
             if self.pending_rows > 0 {
                 let last = self.take_pending()?;
                 self.append(&[last])?;
             }
             if let Some((file, _)) = self.file.take() {
-                file.close()?;
+                self.written = Some(file.into_inner()?.finish());
             }
         }
         Ok(())
+    }
+}
+
+/// A table's file, hashed as its bytes are written: the manifest's digest needs no second
+/// read of the file (at the end of convert, the largest table's read and hash was one
+/// core's work while the others waited).
+pub(crate) struct Hashed {
+    file: File,
+    sha: sha2::Sha256,
+    bytes: u64,
+}
+
+impl Hashed {
+    fn new(file: File) -> Hashed {
+        use sha2::Digest;
+        Hashed { file, sha: sha2::Sha256::new(), bytes: 0 }
+    }
+
+    /// The bytes written and their SHA-256, as hex.
+    fn finish(self) -> (u64, String) {
+        use sha2::Digest;
+        (self.bytes, hex::encode(self.sha.finalize()))
+    }
+}
+
+impl std::io::Write for Hashed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use sha2::Digest;
+        let n = self.file.write(buf)?;
+        self.sha.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
     }
 }
 
@@ -342,6 +396,11 @@ mod tests {
         let empty_a = write_batch(&a, "e", &RecordBatch::new_empty(schema.clone())).unwrap();
         let empty_b = TableWriter::create(&b, "e", schema).unwrap().finish().unwrap();
         assert_eq!(empty_a.sha256, empty_b.sha256);
+        // The digest and size taken as the bytes went out are those of the file on disk.
+        for (w, p) in [(&wa, a.join("t.parquet")), (&wb, b.join("t.parquet")), (&empty_a, a.join("e.parquet")), (&empty_b, b.join("e.parquet"))] {
+            let read = describe(&p, w.rows).unwrap();
+            assert_eq!((w.bytes, &w.sha256), (read.bytes, &read.sha256), "{}", p.display());
+        }
     }
 
     /// With groups also closed by bytes, the pieces do not move where groups end either:
