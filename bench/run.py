@@ -672,10 +672,11 @@ def per_size(rows, key, target, label, spec="%.2fx"):
 
 def targets(rows, sizes, threads, pairs=(), cores=None):
     """The targets of issue 42, one bullet each, computed from the measured rows. They are
-    stated for two cores: every target but the speed-up from one core reads the rows of the
-    most cores run (2 unless --threads said otherwise). Then those of the speed-up against
-    this machine's ceiling (`ceiling_targets`; `cores`: the machine's)."""
-    t_max = max(threads)
+    stated for two cores: every target but the speed-up from one core reads the rows of 2
+    cores (of the most cores run where 2 were not). Then those of the speed-up
+    against this machine's ceiling (`ceiling_targets`; `cores`: the machine's)."""
+    # Two cores, the count these targets are stated for, wherever 2 was run.
+    t_max = 2 if 2 in threads else max(threads)
     top = sorted((r for r in rows if r["threads"] == t_max), key=lambda r: r["outputs"])
     by = {(r["outputs"], r["threads"]): r for r in rows}
     small, large = min(sizes), max(sizes)
@@ -756,10 +757,10 @@ def targets(rows, sizes, threads, pairs=(), cores=None):
         out.append("- evaluate at %d outputs against the pyarrow floor (target <= 1.2x): no successful pair." % large)
 
     for stage, key, limit in (("convert (whole study)", "h_convert", 1024.0), ("evaluate", "h_evaluate", 1536.0)):
-        peaks = [(r[key][1], r["threads"]) for r in rows if r["outputs"] == large and good(r.get(key))]
+        peaks = [(r[key][1], r["threads"]) for r in rows if r["outputs"] == large and r["threads"] <= t_max and good(r.get(key))]
         if peaks:
             peak, t = max(peaks)
-            small_peak = max((r[key][1] for r in rows if r["outputs"] == small and good(r.get(key))), default=None)
+            small_peak = max((r[key][1] for r in rows if r["outputs"] == small and r["threads"] <= t_max and good(r.get(key))), default=None)
             growth = "; %.0f MiB at %d outputs (%.1fx for %.0fx the outputs)" % (small_peak, small, peak / small_peak, large / small) if small != large and small_peak else ""
             out.append("- peak memory of %s at %d outputs: %.0f MiB at %d core%s (target < %.0f MiB): %s%s." % (
                 stage, large, peak, t, "" if t == 1 else "s", limit, below(peak, limit), growth))
@@ -818,7 +819,7 @@ def ceiling_table(rows, pairs):
             if failed:
                 notes.append("%s at %d outputs, %d threads failed: `%s`." % (stage, n, t, failed))
             elif p.get("no_ceiling"):
-                notes.append("%s at %d outputs, %d threads: no ceiling (%s)." % (stage, n, t, p["no_ceiling"]))
+                notes.append("%s at %d outputs, %d threads: %s." % (stage, n, t, p["no_ceiling"]))
             body.append([stage, str(n), "%d threads" % t, "failed" if failed else num(p.get("speed_up"), "%.2fx"),
                          num(p.get("ceiling"), "%.2fx"), num(share_of(p), "%.2f"), num(peak, "%.0f"),
                          num(peak / one if peak and one else None, "%.2f")])
