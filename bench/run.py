@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Benchmark hindsight against DuckDB and pyarrow on the same synthetic studies.
 
-    bench/run.sh [--sizes 10000,100000,1000000] [--threads 1,2] [--instructions 100000] [--bin BINARY] [--out BENCHMARKS.md] [--compact]
+    bench/run.sh [--sizes 10000,100000,1000000] [--threads 1,2] [--instructions 100000] [--rounds 3] [--bin BINARY] [--out BENCHMARKS.md] [--compact]
+    bench/run.py --rows FILE [--out BENCHMARKS.md]
+
+--threads takes any core counts (`--threads 1,2,4,8,16`); counts above the machine's cores run
+unpinned.
 
 For each size it writes a study with `hindsight synth` (once; deleted after that size's runs;
 real-shaped bodies with every key GitHub sends, or with --compact only the keys hindsight reads),
@@ -25,20 +29,28 @@ their default thread count; N > 1: N threads on cores 0..N-1):
 - report: `hindsight report` (the whole dashboard) vs the same `queries/*.sql` in DuckDB
   over the same Parquet;
 - peak memory of each, from `/usr/bin/time -v`, and cores busy ((user + sys) / wall);
-- with 1 and N > 1 cores both asked for, evaluate's speed-up from one core to N threads,
-  interleaved (each round N threads, then one core, on one dataset) and the machine's
-  ceiling for it (N one-core copies at once, each on its own core and dataset copy); see
-  `speed_up_pairs`;
+- with 1 and some N > 1 asked for, for every such N, convert's (the whole study) and
+  evaluate's speed-up from one core to N threads, interleaved (each round N threads, then one
+  core, on the same input), the machine's ceiling for it (N one-core copies at once, each on
+  its own core with its own output: convert's its own dataset, evaluate's its own dataset
+  copy), the speed-up's share of the ceiling (median of the rounds) and the peak memory at N
+  threads against one core's; with fewer cores than N there is a speed-up but no ceiling,
+  and the pair says why; see `speed_up_pairs`;
 - at one size (`--instructions`, 100000 unless given; 0: not at all) the instructions
   convert and evaluate execute at 1 thread, under valgrind's callgrind, SHA-256's counted
   apart (valgrind runs sha2's portable code; see `sha256_instructions`).
 It prints a JSON line of the run (date, machine, the peers' versions), one JSON line per
-measured row (and one for each size's interleaved pairs, one for the instruction counts), a
-table of ratios (hindsight / peer) and the targets of issue 42 checked against the rows, and writes BENCHMARKS.md: one table per
-stage, the targets and the method, this run only (earlier runs are in git's history of the
-file). The sections from "The SQL shell's first look" on are written by hand and kept as
-they are. `--rows FILE` writes the file again from what an earlier run printed, measuring
-nothing. Timings belong here, never in tests.
+measured row (and one for each interleaved pair: stage, size and N; one for the instruction
+counts), a table of ratios (hindsight / peer), the table of speed-ups against the machine's
+ceiling, and the targets checked against them (issue 42's, and issue 59's speed-up against
+the ceiling: on 2 cores evaluate one core -> two >= 0.9 of it; on 16, convert and evaluate
+1 -> 16 >= 0.75 of it, never slower at more threads, evaluate's peak at 16 <= 1.25x its
+one-thread peak; n/a, with why, where not measured), and writes BENCHMARKS.md: one table per
+stage, the speed-ups against the ceiling, the targets and the method, this run only (earlier
+runs are in git's history of the file). The sections from "The SQL shell's first look" on
+are written by hand and kept as they are. `--rows FILE` writes the file again from what an
+earlier run printed, measuring nothing (pair lines without a stage, from runs before convert
+had pairs, are evaluate's). Timings belong here, never in tests.
 """
 import argparse
 import concurrent.futures
@@ -290,7 +302,7 @@ def instructions(binary, study, work):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,100000,1000000")
-    ap.add_argument("--threads", default="1,2", help="core counts: 1 is one core (taskset -c 0) at the default thread count, N > 1 is N threads on N cores")
+    ap.add_argument("--threads", default="1,2", help="core counts, any number of them (1,2,4,8,16): 1 is one core (taskset -c 0) at the default thread count, N > 1 is N threads on N cores (unpinned where the machine has fewer)")
     ap.add_argument("--repos", type=int, default=200)
     ap.add_argument("--instructions", type=int, default=100000, metavar="SIZE",
                     help="count instructions (callgrind, 1 thread) of convert and evaluate at SIZE outputs; 0: not at all")
@@ -312,7 +324,7 @@ def main():
                 if "run" in r:
                     run = r["run"]
                 elif "pair" in r:
-                    pairs.append(r["pair"])
+                    pairs.append(dict(r["pair"], stage=stage_of(r["pair"])))
                 elif "instructions" in r:
                     instr = r["instructions"]
                 else:
@@ -320,8 +332,9 @@ def main():
                     rows.append({k: ((tuple(v) + ("",))[:4] if isinstance(v, list) else v) for k, v in r.items()})
         sizes = sorted({r["outputs"] for r in rows})
         threads = sorted({r["threads"] for r in rows})
-        target_lines = targets(rows, sizes, threads, pairs)
-        print("\n".join(ratio_table(rows) + [""] + instruction_lines(instr) + [""] + target_lines + ["", WITHIN_ONE_RUN]))
+        cores = (run or {}).get("cores") or next((p["cores"] for p in pairs if p.get("cores")), None)
+        target_lines = targets(rows, sizes, threads, pairs, cores)
+        print("\n".join(ratio_table(rows) + [""] + ceiling_lines(rows, pairs) + instruction_lines(instr) + [""] + target_lines + ["", WITHIN_ONE_RUN]))
         write(args.out, rows, sizes, threads, (run or {}).get("repos", args.repos), target_lines, run, instr, (run or {}).get("instructions_size"), pairs)
         return
     # The run's own line, first: what --rows needs to say where and when it was measured.
@@ -345,12 +358,14 @@ def main():
                     rows.append(measure(binary, n, t, study, size_mb, work, empty_runs, check_typed=(n == min(sizes) and t == threads[0]), rounds=args.rounds))
                     r = rows[-1]
                     x = derive(r)
-                    line = {k: (v if not isinstance(v, tuple) else [round(v[0], 3), round(v[1]), v[2]] + ([] if v[2] else [v[3]])) for k, v in r.items()}
+                    # Seconds as measured (not rounded), so that --rows writes the same file again.
+                    line = {k: (v if not isinstance(v, tuple) else [v[0], round(v[1]), v[2]] + ([] if v[2] else [v[3]])) for k, v in r.items()}
                     line.update({"convert_us_per_output": rnd(x["convert_us"]), "evaluate_us_per_output": rnd(x["eval_us"])})
                     print(json.dumps(line), flush=True)
                 if n in sizes and 1 in threads and max(threads) > 1:
-                    pairs.append(speed_up_pairs(binary, n, study, work, max(threads), args.rounds))
-                    print(json.dumps({"pair": pairs[-1]}), flush=True)
+                    for pair in speed_up_pairs(binary, n, study, work, threads, args.rounds):
+                        pairs.append(pair)
+                        print(json.dumps({"pair": pair}), flush=True)
                 if n in instr_sizes:
                     instr = dict(instructions(binary, study, work), outputs=n)
                     print(json.dumps({"instructions": instr}), flush=True)
@@ -359,10 +374,13 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     ratio_lines = ratio_table(rows)
-    target_lines = targets(rows, sizes, threads, pairs)
+    target_lines = targets(rows, sizes, threads, pairs, run["cores"])
     print()
     print("\n".join(ratio_lines))
     print()
+    against = ceiling_lines(rows, pairs)
+    if against:
+        print("\n".join(against))
     print("\n".join(instruction_lines(instr)))
     print()
     print("\n".join(target_lines))
@@ -371,48 +389,97 @@ def main():
     write(args.out, rows, sizes, threads, args.repos, target_lines, run, instr, args.instructions, pairs)
 
 
-def speed_up_pairs(binary, n, study, work, t_max, rounds):
-    """Evaluate's speed-up from one core to `t_max` threads, measured interleaved: each round
-    runs evaluate with `t_max` threads on `t_max` cores and then on one core, on the same
-    dataset, one right after the other, and the figure is the median of the rounds' ratios.
-    The rows' own seconds are measured minutes apart, so the machine's drift between them
-    entered a ratio of the two.
+PAIR_STAGES = ("convert", "evaluate")
+STAGE_KEY = {"convert": "h_convert", "evaluate": "h_evaluate"}
 
-    Each round then runs `t_max` one-core copies of evaluate at once, each on a core of its
-    own and a dataset of its own: what the cores give work that shares nothing (`ceiling`,
-    `t_max` x the one-core time over the copies' mean time). Cores that slow each other down
-    (a shared cache, the host's other guests, a lower clock with every core busy) show there,
-    and no program's speed-up on this machine is expected above it. The one-core run sits
-    between the two it is compared with, so drift weighs on both ratios alike."""
-    ds = os.path.join(work, "pair-%d" % n)
-    copies = [ds + "-copy-%d" % i for i in range(t_max)]
-    pair = {"outputs": n, "threads": t_max, "one_core_s": [], "threads_s": [], "copies_s": []}
+
+def speed_up_pairs(binary, n, study, work, threads, rounds):
+    """The interleaved pairs of study `study` (n outputs): for every N > 1 of `threads`, convert
+    (the whole study) and then evaluate, each as `speed_up_pair` measures it. A generator, so
+    each pair is printed as soon as it is measured."""
+    for t in sorted({x for x in threads if x > 1}):
+        for stage in PAIR_STAGES:
+            yield speed_up_pair(binary, stage, n, study, work, t, rounds)
+
+
+def no_ceiling(t):
+    """Why `t` one-core copies cannot each run on a core of its own here (None: they can)."""
+    if not shutil.which("taskset"):
+        return "taskset is not installed: nothing is pinned, so there is no ceiling"
+    cores = os.cpu_count() or 1
+    if cores < t:
+        return "this machine has %d cores, fewer than %d: the copies cannot each have a core of their own, so there is no ceiling" % (cores, t)
+    return None
+
+
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def speed_up_pair(binary, stage, n, study, work, t, rounds):
+    """`stage`'s speed-up from one core to `t` threads, measured interleaved: each round runs
+    it with `t` threads on `t` cores and then on one core, on the same input, one right after
+    the other, and the figure is the median of the rounds' ratios. The rows' own seconds are
+    measured minutes apart, so the machine's drift between them entered a ratio of the two.
+    convert is the whole study (its output removed before each run); evaluate reads a
+    dataset converted once at `t` threads.
+
+    Each round then runs `t` one-core copies of the stage at once, each on a core of its own
+    (`taskset -c i`) with an output of its own (convert: the study's files read by all of
+    them, each written to its own dataset; evaluate: a dataset copy each): what the cores give
+    work that shares nothing (`ceiling`, `t` x the one-core time over the copies' mean time).
+    Cores that slow each other down (a shared cache, the host's other guests, a lower clock
+    with every core busy) show there, and no program's speed-up on this machine is expected
+    above it. The one-core run sits between the two it is compared with, so drift weighs on
+    both ratios alike. `share` is each round's speed-up over its ceiling (the copies' mean
+    time over `t` x the `t`-thread time), the median of the rounds. Where the copies cannot
+    each have a core (`no_ceiling`) the pair gives the speed-up alone and says why. The peaks
+    (MiB, `/usr/bin/time -v`) of every run at `t` threads and on one core are kept too."""
+    base = os.path.join(work, "pair-%s-%d-%d" % (stage, n, t))
+    ds = base + "-ds"
+    copies = [base + "-copy-%d" % i for i in range(t)]
+    pair = {"stage": stage, "outputs": n, "threads": t, "cores": os.cpu_count() or 0,
+            "one_core_s": [], "threads_s": [], "copies_s": [], "one_core_mib": [], "threads_mib": []}
+    why = no_ceiling(t)
+    if why:
+        pair["no_ceiling"] = why
+    study_args = ["--snapshot", os.path.join(study, "snapshot"), "--runs", os.path.join(study, "runs")]
+    if stage == "convert":
+        args, fresh = (lambda out: study_args + ["--out", out]), rm
+    else:
+        args, fresh = (lambda d: ["--dataset", d]), (lambda d: None)
     try:
-        conv = timed(hindsight(binary, t_max, "convert", "--snapshot", os.path.join(study, "snapshot"), "--runs", os.path.join(study, "runs"), "--out", ds))
-        if not conv[2]:
-            return dict(pair, failed="convert: " + conv[3])
-        # Copies on cores of their own only where a row's programs are pinned.
-        can_pin = bool(pinned(t_max)[0])
-        for c in copies if can_pin else []:
-            shutil.copytree(ds, c)
-        # The datasets' pages on disk, not flushed by the kernel while evaluate runs.
+        if stage == "evaluate":
+            conv = timed(hindsight(binary, t, "convert", *study_args, "--out", ds))
+            if not conv[2]:
+                return dict(pair, failed="convert: " + conv[3])
+            for c in copies if not why else []:
+                shutil.copytree(ds, c)
+        # The inputs' pages on disk, not flushed by the kernel while the stage runs.
         os.sync()
         for _ in range(max(rounds, 1)):
-            for t, key in ((t_max, "threads_s"), (1, "one_core_s")):
-                res = timed(hindsight(binary, t, "evaluate", "--dataset", ds))
+            for k, key in ((t, "threads"), (1, "one_core")):
+                fresh(ds)
+                res = timed(hindsight(binary, k, stage, *args(ds)))
                 if not res[2]:
-                    return dict(pair, failed="evaluate at %d: %s" % (t, res[3]))
-                pair[key].append(round(res[0], 3))
-            if not can_pin:
+                    return dict(pair, failed="%s at %d: %s" % (stage, k, res[3]))
+                pair[key + "_s"].append(round(res[0], 3))
+                pair[key + "_mib"].append(round(res[1]))
+            if why:
                 continue
-            with concurrent.futures.ThreadPoolExecutor(t_max) as pool:
-                runs = list(pool.map(lambda ic: timed(["taskset", "-c", str(ic[0]), binary, "--quiet", "evaluate", "--dataset", ic[1]]), enumerate(copies)))
+            for c in copies:
+                fresh(c)
+            with concurrent.futures.ThreadPoolExecutor(t) as pool:
+                runs = list(pool.map(lambda ic: timed(["taskset", "-c", str(ic[0]), binary, stage, "--quiet"] + args(ic[1])), enumerate(copies)))
             if not all(res[2] for res in runs):
-                return dict(pair, failed="evaluate, one-core copies at once: " + next(res[3] for res in runs if not res[2]))
+                return dict(pair, failed="%s, one-core copies at once: %s" % (stage, next(res[3] for res in runs if not res[2])))
             pair["copies_s"].append([round(res[0], 3) for res in runs])
         pair["speed_up"] = round(middle([a / b for a, b in zip(pair["one_core_s"], pair["threads_s"])]), 3)
         if pair["copies_s"]:
-            pair["ceiling"] = round(middle([t_max * a / (sum(c) / len(c)) for a, c in zip(pair["one_core_s"], pair["copies_s"])]), 3)
+            pair["ceiling"] = round(middle([t * a / mean(c) for a, c in zip(pair["one_core_s"], pair["copies_s"])]), 3)
+            pair["share"] = round(middle([mean(c) / (t * b) for b, c in zip(pair["threads_s"], pair["copies_s"])]), 3)
+        pair["one_core_peak_mib"], pair["peak_mib"] = max(pair["one_core_mib"]), max(pair["threads_mib"])
+        pair["peak_vs_one_core"] = round(pair["peak_mib"] / pair["one_core_peak_mib"], 3) if pair["one_core_peak_mib"] else None
         return pair
     finally:
         for p in [ds] + copies:
@@ -568,11 +635,11 @@ def instruction_lines(instr):
     return lines
 
 
-def at_least(value, target, unit="x"):
+def at_least(value, target, unit="x", spec="%.1f"):
     """PASS/MISS for a value that must be >= target, and by how much."""
     if value >= target:
         return "**PASS** (%.0f%% above)" % ((value / target - 1) * 100)
-    return "**MISS** (%.0f%% short of %.1f%s)" % ((1 - value / target) * 100, target, unit)
+    return ("**MISS** (%.0f%% short of " + spec + "%s)") % ((1 - value / target) * 100, target, unit)
 
 
 def at_most(value, limit):
@@ -603,11 +670,13 @@ def per_size(rows, key, target, label, spec="%.2fx"):
     )
 
 
-def targets(rows, sizes, threads, pairs=()):
+def targets(rows, sizes, threads, pairs=(), cores=None):
     """The targets of issue 42, one bullet each, computed from the measured rows. They are
-    stated for two cores: every target but the speed-up from one core reads the rows of the
-    most cores run (2 unless --threads said otherwise)."""
-    t_max = max(threads)
+    stated for two cores: every target but the speed-up from one core reads the rows of 2
+    cores (of the most cores run where 2 were not). Then those of the speed-up
+    against this machine's ceiling (`ceiling_targets`; `cores`: the machine's)."""
+    # Two cores, the count these targets are stated for, wherever 2 was run.
+    t_max = 2 if 2 in threads else max(threads)
     top = sorted((r for r in rows if r["threads"] == t_max), key=lambda r: r["outputs"])
     by = {(r["outputs"], r["threads"]): r for r in rows}
     small, large = min(sizes), max(sizes)
@@ -651,7 +720,7 @@ def targets(rows, sizes, threads, pairs=()):
 
     if 1 in threads and t_max > 1:
         parts = []
-        done = [p for p in pairs if p.get("speed_up") is not None and p["threads"] == t_max]
+        done = [p for p in pairs if p.get("speed_up") is not None and p["threads"] == t_max and stage_of(p) == "evaluate"]
         paired = [(p["speed_up"], p["outputs"]) for p in done]
         if paired:
             parts.append("evaluate, interleaved (median of %d rounds' ratios) %s: %s" % (
@@ -660,7 +729,7 @@ def targets(rows, sizes, threads, pairs=()):
             if ceilings:
                 parts.append("this machine's ceiling (%d one-core copies at once, each on its own core and dataset) %s" % (
                     t_max, ", ".join("%.2fx at %d" % c for c in ceilings)))
-        failed = ["%d: %s" % (p["outputs"], p["failed"]) for p in pairs if p.get("failed")]
+        failed = ["%d: %s" % (p["outputs"], p["failed"]) for p in pairs if p.get("failed") and p["threads"] == t_max and stage_of(p) == "evaluate"]
         if failed:
             parts.append("interleaved pairs failed at " + "; ".join(failed))
         for stage, key, target in (("evaluate, from the rows%s" % (" (no target: the interleaved figure decides)" if paired else ""), "h_evaluate", None if paired else 1.8),
@@ -688,17 +757,157 @@ def targets(rows, sizes, threads, pairs=()):
         out.append("- evaluate at %d outputs against the pyarrow floor (target <= 1.2x): no successful pair." % large)
 
     for stage, key, limit in (("convert (whole study)", "h_convert", 1024.0), ("evaluate", "h_evaluate", 1536.0)):
-        peaks = [(r[key][1], r["threads"]) for r in rows if r["outputs"] == large and good(r.get(key))]
+        peaks = [(r[key][1], r["threads"]) for r in rows if r["outputs"] == large and r["threads"] <= t_max and good(r.get(key))]
         if peaks:
             peak, t = max(peaks)
-            small_peak = max((r[key][1] for r in rows if r["outputs"] == small and good(r.get(key))), default=None)
+            small_peak = max((r[key][1] for r in rows if r["outputs"] == small and r["threads"] <= t_max and good(r.get(key))), default=None)
             growth = "; %.0f MiB at %d outputs (%.1fx for %.0fx the outputs)" % (small_peak, small, peak / small_peak, large / small) if small != large and small_peak else ""
             out.append("- peak memory of %s at %d outputs: %.0f MiB at %d core%s (target < %.0f MiB): %s%s." % (
                 stage, large, peak, t, "" if t == 1 else "s", limit, below(peak, limit), growth))
         else:
             out.append("- peak memory of %s at %d outputs (target < %.0f MiB): no successful run." % (stage, large, limit))
     out.append("- outcomes, review_feedback and pr_feedback byte-identical: not measured here; `bench/identity.sh` checks it.")
+    return out + [""] + ceiling_targets(rows, threads, pairs, cores)
+
+
+def stage_of(p):
+    """A pair's stage (runs before convert had pairs recorded none: theirs were evaluate's)."""
+    return p.get("stage", "evaluate")
+
+
+def share_of(p):
+    """A pair's speed-up over its ceiling (the median of its rounds' shares; from a run that
+    recorded none, the speed-up over the ceiling), None without both."""
+    if p.get("share") is not None:
+        return p["share"]
+    if p.get("speed_up") is not None and p.get("ceiling"):
+        return round(p["speed_up"] / p["ceiling"], 3)
+    return None
+
+
+def peak_at(rows, pairs, stage, n, t):
+    """`stage`'s peak MiB at `n` outputs and `t` threads: the largest over the pairs' runs
+    (t = 1: the one-core runs of every pair of that stage and size), else the row's."""
+    mine = [p for p in pairs if stage_of(p) == stage and p["outputs"] == n]
+    got = [m for p in mine for m in p.get("one_core_mib", [])] if t == 1 else \
+          [m for p in mine if p["threads"] == t for m in p.get("threads_mib", [])]
+    if got:
+        return max(got)
+    res = next((r.get(STAGE_KEY[stage]) for r in rows if r["outputs"] == n and r["threads"] == t), None)
+    return res[1] if good(res) else None
+
+
+def ceiling_lines(rows, pairs):
+    """The stdout's copy of the table of speed-ups against the ceiling, a blank line after it
+    (nothing when no pair was measured)."""
+    lines = ceiling_table(rows, pairs)
+    return ["Speed-up against this machine's ceiling:", ""] + lines + [""] if lines else []
+
+
+def ceiling_table(rows, pairs):
+    """The table of speed-ups against the machine's ceiling (markdown) and its footnotes:
+    per stage and size, a one-core row (the peak the others are read against), then one row
+    per thread count paired with it. Empty when no pair was measured."""
+    body, notes = [], []
+    keys = sorted({(PAIR_STAGES.index(stage_of(p)) if stage_of(p) in PAIR_STAGES else 9, stage_of(p), p["outputs"]) for p in pairs})
+    for _, stage, n in keys:
+        one = peak_at(rows, pairs, stage, n, 1)
+        body.append([stage, str(n), "1 (one core)", "—", "—", "—", num(one, "%.0f"), "1.00" if one else "n/a"])
+        for p in sorted((p for p in pairs if stage_of(p) == stage and p["outputs"] == n), key=lambda p: p["threads"]):
+            t, peak = p["threads"], peak_at(rows, pairs, stage, n, p["threads"])
+            failed = p.get("failed")
+            if failed:
+                notes.append("%s at %d outputs, %d threads failed: `%s`." % (stage, n, t, failed))
+            elif p.get("no_ceiling"):
+                notes.append("%s at %d outputs, %d threads: %s." % (stage, n, t, p["no_ceiling"]))
+            body.append([stage, str(n), "%d threads" % t, "failed" if failed else num(p.get("speed_up"), "%.2fx"),
+                         num(p.get("ceiling"), "%.2fx"), num(share_of(p), "%.2f"), num(peak, "%.0f"),
+                         num(peak / one if peak and one else None, "%.2f")])
+    if not body:
+        return []
+    lines = table(["stage", "outputs", "threads", "speed-up", "ceiling", "share of ceiling", "peak MiB", "peak vs one thread"], body)
+    return lines + ([""] + ["- " + x for x in notes] if notes else [])
+
+
+def share_bullet(pairs, stages, t, target, label):
+    """A bullet for a share of the ceiling that must be >= target at `t` threads, for each
+    of `stages` at every size: each pair's share (its speed-up of its ceiling), the verdict
+    on the worst; n/a with the reason where no pair has one."""
+    got, missing = [], []
+    for stage in stages:
+        mine = sorted((p for p in pairs if stage_of(p) == stage and p["threads"] == t), key=lambda p: p["outputs"])
+        if not mine:
+            missing.append("%s: no interleaved pair at %d threads was recorded" % (stage, t))
+        for p in mine:
+            s = share_of(p)
+            if s is not None:
+                got.append((s, "%s %.2f at %d (%.2fx of %.2fx)" % (stage, s, p["outputs"], p["speed_up"], p["ceiling"])))
+            else:
+                missing.append("%s at %d: %s" % (stage, p["outputs"], p.get("failed") or p.get("no_ceiling") or "no ceiling recorded"))
+    if not got:
+        return "- %s: n/a (%s)." % (label, "; ".join(missing))
+    return "- %s: %s: %s%s." % (label, ", ".join(g[1] for g in got), at_least(min(got)[0], target, " of the ceiling", "%.2f"),
+                                "; n/a for %s" % "; ".join(missing) if missing else "")
+
+
+def never_slower(rows, threads):
+    """A bullet: convert's and evaluate's time at each thread count <= at the count before
+    (the rows' seconds), at every size."""
+    counts = sorted(threads)
+    parts, slower = [], []
+    for stage in PAIR_STAGES:
+        key = STAGE_KEY[stage]
+        for n in sorted({r["outputs"] for r in rows}):
+            by = {r["threads"]: r.get(key) for r in rows if r["outputs"] == n}
+            secs = [(t, by[t][0]) for t in counts if good(by.get(t))]
+            if len(secs) < len(counts):
+                slower.append("%s at %d: a count has no time" % (stage, n))
+            parts.append("%s at %d: %s s" % (stage, n, " -> ".join("%.2f" % s for _, s in secs)))
+            slower += ["%s at %d: %d -> %d threads %.2f -> %.2f s" % (stage, n, a[0], b[0], a[1], b[1])
+                       for a, b in zip(secs, secs[1:]) if b[1] > a[1]]
+    verdict = "**MISS** (%s)" % "; ".join(slower) if slower else "**PASS**"
+    return "- never slower at more threads (convert, whole study, and evaluate; each count's time <= the previous count's, %s threads, from the rows): %s: %s." % (
+        ", ".join(map(str, counts)), "; ".join(parts), verdict)
+
+
+def ceiling_targets(rows, threads, pairs, cores):
+    """The targets of the speed-up against this machine's ceiling (issue 59), one bullet
+    each, from the pairs and the rows; a target whose figures were not measured says n/a and
+    why."""
+    out = ["## Against the targets (issue 59): speed-up against this machine's ceiling", "",
+           "This machine has %s; the figures are those of the table \"Speed-up against this machine's ceiling\": each "
+           "share is an interleaved speed-up over the ceiling measured in the same run (the median of the rounds)." % (
+               "%d cores" % cores if cores else "an unrecorded number of cores"), ""]
+    if 1 not in threads or 2 not in threads:
+        out.append("- evaluate, one core -> two threads, against the ceiling (target >= 0.9 of it, on 2 cores): n/a (--threads did not include 1 and 2).")
+    else:
+        out.append(share_bullet(pairs, ["evaluate"], 2, 0.9, "evaluate, one core -> two threads on two cores, against the ceiling (target >= 0.9 of it)"))
+    sixteen = [("convert and evaluate, one core -> 16 threads, against the ceiling (target >= 0.75 of it, on 16 cores)",
+                lambda: share_bullet(pairs, PAIR_STAGES, 16, 0.75, "convert and evaluate, one core -> 16 threads on 16 cores, against the ceiling (target >= 0.75 of it)")),
+               ("never slower at more threads, convert and evaluate (on 16 cores)", lambda: never_slower(rows, threads)),
+               ("evaluate's peak memory at 16 threads (target <= 1.25x its one-thread peak, on 16 cores)", lambda: peak_bullet(rows, pairs))]
+    why = ("16 threads were not run: --threads %s" % ",".join(map(str, sorted(threads))) if 16 not in threads else
+           "1 thread was not run" if 1 not in threads else
+           "this machine has %s cores: 16 threads cannot each have a core of their own" % (cores or "an unrecorded number of") if not cores or cores < 16 else None)
+    for label, bullet in sixteen:
+        out.append("- %s: n/a (%s)." % (label, why) if why else bullet())
     return out
+
+
+def peak_bullet(rows, pairs):
+    """A bullet: evaluate's peak at 16 threads over its one-thread peak <= 1.25, at every size."""
+    got, missing = [], []
+    for n in sorted({r["outputs"] for r in rows} | {p["outputs"] for p in pairs}):
+        one, top = peak_at(rows, pairs, "evaluate", n, 1), peak_at(rows, pairs, "evaluate", n, 16)
+        if one and top:
+            got.append((top / one, "%.2fx at %d (%.0f / %.0f MiB)" % (top / one, n, top, one)))
+        else:
+            missing.append(str(n))
+    label = "evaluate's peak memory at 16 threads against its one-thread peak (target <= 1.25x)"
+    if not got:
+        return "- %s: n/a (no successful runs at 1 and 16 threads)." % label
+    return "- %s: %s: %s%s." % (label, ", ".join(g[1] for g in got), at_most(max(got)[0], 1.25),
+                                "; no number at %s" % ", ".join(missing) if missing else "")
 
 
 SHELL_HEADING = "## The SQL shell's first look"
@@ -770,10 +979,8 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None, instr=None,
             if not (a and b):
                 continue
             up = lambda k: num(a[k][0] / b[k][0], "%.2f") if good(a.get(k)) and good(b.get(k)) else "n/a"
-            pair = next((p for p in pairs if p["outputs"] == n and p["threads"] == t_max and p.get("speed_up") is not None), None)
             scaling.append([str(n), cell(a["h_convert"], a["h_convert"][0], "%.2f"), cell(b["h_convert"], b["h_convert"][0], "%.2f"), up("h_convert"),
-                            cell(a["h_evaluate"], a["h_evaluate"][0], "%.2f"), cell(b["h_evaluate"], b["h_evaluate"][0], "%.2f"), up("h_evaluate"),
-                            "%.2f" % pair["speed_up"] if pair else "n/a", "%.2f" % pair["ceiling"] if pair and pair.get("ceiling") else "n/a"])
+                            cell(a["h_evaluate"], a["h_evaluate"][0], "%.2f"), cell(b["h_evaluate"], b["h_evaluate"][0], "%.2f"), up("h_evaluate")])
     m = run or {}
     lines = [
         "# Benchmarks",
@@ -820,16 +1027,31 @@ def write(path, rows, sizes, threads, repos, target_lines, run=None, instr=None,
             "",
             "## One core to %s" % ({2: "two", 3: "three", 4: "four"}.get(t_max) or t_max),
             "",
-            "Wall seconds on one core (`taskset -c 0`, the default thread count) and with %d threads on %d cores; the speed-up "
-            "is the first over the second. The rows' runs are minutes apart; evaluate's interleaved speed-up runs the two "
-            "one right after the other on one dataset, each round, and is the median of the rounds' ratios (the target reads it). "
-            "The ceiling is what the cores give work that shares nothing: %d one-core copies of evaluate run at once, each on a "
-            "core and a dataset of its own, each round; %d x the one-core time over the copies' mean time, the median of the rounds. "
-            "A speed-up is not expected above it on this machine." % (t_max, t_max, t_max, t_max),
+            "Wall seconds of the rows on one core (`taskset -c 0`, the default thread count) and with %d threads on %d cores; "
+            "the speed-up is the first over the second. The rows' runs are minutes apart: the targets read the interleaved "
+            "speed-ups of the next table." % (t_max, t_max),
             "",
         ]
         lines += table(["outputs", "convert s, 1 core", "convert s, %d" % t_max, "convert speed-up", "evaluate s, 1 core",
-                        "evaluate s, %d" % t_max, "evaluate speed-up", "evaluate speed-up, interleaved", "ceiling, %d copies at once" % t_max], scaling)
+                        "evaluate s, %d" % t_max, "evaluate speed-up"], scaling)
+    against = ceiling_table(rows, pairs)
+    if against:
+        lines += [
+            "",
+            "## Speed-up against this machine's ceiling",
+            "",
+            "For each thread count N > 1, convert (the whole study) and evaluate, interleaved: each round runs the stage with N "
+            "threads on N cores and then on one core (`taskset -c 0`), one right after the other on the same input, and the "
+            "speed-up is the median of the rounds' ratios (one core over N threads). The ceiling is what the cores give work that "
+            "shares nothing: each round, N one-core copies of the stage run at once, each on a core of its own (`taskset -c i`) "
+            "with an output of its own (convert: the same study read, each its own dataset written; evaluate: a dataset copy "
+            "each); N x the one-core time over the copies' mean time, the median of the rounds. No speed-up is expected above it "
+            "on this machine. The share of the ceiling is each round's speed-up over its ceiling, the median of the rounds; with "
+            "more threads than the machine has cores nothing is pinned and there is no ceiling. Peak MiB is the largest resident "
+            "set over the pair's runs at that count (one core: over every pair's one-core runs), from `/usr/bin/time -v`.",
+            "",
+        ]
+        lines += against
     lines += ["", "## Instructions", "",
               "Instructions executed at 1 thread (valgrind's callgrind; helper threads count as the work they do): convert of "
               "the whole study, then evaluate of its dataset. A count does not move with the load of the machine. valgrind's CPU "
