@@ -49,10 +49,32 @@ pub(crate) struct Rows {
 /// `keep` takes (payloads and URLs as string views, as [`super::read::SafeOutputTable`]
 /// reads them).
 pub fn output_batches(dataset: &Path, keep: &dyn Fn(&str) -> bool, mut f: impl FnMut(RecordBatch) -> Result<()>) -> Result<()> {
-    for b in reader(dataset, "safe_outputs", keep, &["payload", "target_url"], None)? {
-        f(b?)?;
-    }
-    Ok(())
+    let batches = reader(dataset, "safe_outputs", keep, &["payload", "target_url"], None)?;
+    // Decoded on a thread of its own, a batch ahead of `f`: planning and splitting a
+    // million outputs into bands was one thread's work, decoding then using each batch.
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<RecordBatch>>(1);
+        let decoder = crate::phases::spawn_named(scope, "outputs", move || -> Result<()> {
+            for b in batches {
+                if tx.send(b.map_err(Error::from)).is_err() {
+                    break;
+                }
+            }
+            Ok(())
+        });
+        let mut used = || -> Result<()> {
+            for b in &rx {
+                f(b?)?;
+            }
+            Ok(())
+        };
+        let used = used();
+        // On an error here the receiver goes, which stops the decoder too.
+        drop(rx);
+        let decoded = Error::joined(decoder.join(), dataset.join("safe_outputs.parquet"), "the thread reading safe_outputs stopped");
+        used?;
+        decoded
+    })
 }
 
 /// The columns outcome rows repeat, read forward through `safe_outputs` as the rows are
