@@ -25,13 +25,17 @@ mod real;
 /// splitmix64: small, fast, and the same on every platform.
 struct Rng(u64);
 
+/// splitmix64's finalizer: every bit of `z` moves every bit of the result.
+fn finalize(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+    z ^ (z >> 31)
+}
+
 impl Rng {
     fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
-        z ^ (z >> 31)
+        finalize(self.0)
     }
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)

@@ -19,10 +19,7 @@ const WEB: &str = "https://github.com";
 fn mix(parts: &[u64]) -> u64 {
     let mut z = 0x243f_6a88_85a3_08d3u64;
     for p in parts {
-        z = (z ^ p).wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
+        z = super::finalize((z ^ p).wrapping_add(0x9e37_79b9_7f4a_7c15));
     }
     z
 }
