@@ -19,16 +19,21 @@ const BATCH_ROWS: usize = 16 * 1024;
 
 /// A reader of `table` decoding only the columns `keep` takes, text columns named in
 /// `views` read as string views, one row group after another: of `rows`' row groups and
-/// rows alone when given (the page index read, so pages holding none of them are skipped).
+/// rows alone when given (the page index read, so pages holding none of them are skipped;
+/// the footer `rows` read is used again, not read a second time).
 fn reader(dataset: &Path, table: &str, keep: &dyn Fn(&str) -> bool, views: &[&str], rows: Option<Rows>) -> Result<ParquetRecordBatchReader> {
     let p = dataset.join(format!("{table}.parquet"));
     let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
     let selected = rows.as_ref().is_some_and(|r| r.selection.is_some());
-    let meta = super::read::viewing(&ArrowReaderMetadata::load(&file, ArrowReaderOptions::new().with_page_index_policy(if selected { PageIndexPolicy::Optional } else { PageIndexPolicy::Skip }))?, views)?;
+    let plain = match rows.as_ref().map(|r| r.footer.clone()) {
+        Some(footer) => footer,
+        None => ArrowReaderMetadata::load(&file, ArrowReaderOptions::new().with_page_index_policy(if selected { PageIndexPolicy::Optional } else { PageIndexPolicy::Skip }))?,
+    };
+    let meta = super::read::viewing(&plain, views)?;
     let roots: Vec<usize> = meta.schema().fields().iter().enumerate().filter(|(_, f)| keep(f.name())).map(|(i, _)| i).collect();
     let mask = ProjectionMask::roots(meta.parquet_schema(), roots);
     let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta).with_projection(mask).with_batch_size(BATCH_ROWS);
-    if let Some(Rows { groups, selection }) = rows {
+    if let Some(Rows { groups, selection, .. }) = rows {
         builder = builder.with_row_groups(groups);
         if let Some(selection) = selection {
             builder = builder.with_row_selection(selection);
@@ -43,6 +48,9 @@ fn reader(dataset: &Path, table: &str, keep: &dyn Fn(&str) -> bool, views: &[&st
 pub(crate) struct Rows {
     groups: Vec<usize>,
     selection: Option<RowSelection>,
+    /// The table's footer and page index, read once for the selection and the rows' reader
+    /// (a band of a large study read the footer of `responses` three times).
+    footer: ArrowReaderMetadata,
 }
 
 /// Every row of `safe_outputs`, in the table's order, a batch at a time: the columns
@@ -179,9 +187,9 @@ pub(crate) fn response_rows(dataset: &Path, range: &RepoRange) -> Result<Rows> {
 fn rows_in(dataset: &Path, table: &str, range: &RepoRange) -> Result<Rows> {
     let p = dataset.join(format!("{table}.parquet"));
     let file = File::open(&p).map_err(|e| Error::io(&p, e))?;
-    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?;
+    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional))?;
     let Some(column) = meta.parquet_schema().columns().iter().position(|c| c.name() == "repo") else {
-        return Ok(Rows { groups: (0..meta.metadata().num_row_groups()).collect(), selection: None });
+        return Ok(Rows { groups: (0..meta.metadata().num_row_groups()).collect(), selection: None, footer: meta });
     };
     let groups: Vec<usize> = meta
         .metadata()
@@ -195,13 +203,13 @@ fn rows_in(dataset: &Path, table: &str, range: &RepoRange) -> Result<Rows> {
         .map(|(i, _)| i)
         .collect();
     let mut filters = Vec::new();
-    for b in reader(dataset, table, &|c| c == "repo", &[], Some(Rows { groups: groups.clone(), selection: None }))? {
+    for b in reader(dataset, table, &|c| c == "repo", &[], Some(Rows { groups: groups.clone(), selection: None, footer: meta.clone() }))? {
         let b = b?;
         let repos = arrow::compute::cast(b.column(0), &arrow::datatypes::DataType::Utf8).map_err(|e| Error::Dataset { path: p.clone(), message: format!("column repo: {e}") })?;
         let repos = repos.as_string::<i32>();
         filters.push((0..b.num_rows()).map(|r| Some(repos.is_null(r) || range.holds(Some(repos.value(r))))).collect::<arrow::array::BooleanArray>());
     }
-    Ok(Rows { groups, selection: Some(RowSelection::from_filters(&filters)) })
+    Ok(Rows { groups, selection: Some(RowSelection::from_filters(&filters)), footer: meta })
 }
 
 /// A reader of `responses`' rows `rows` (all when none), decoding `keep`'s columns, bodies
