@@ -121,10 +121,13 @@ fn evaluate_banded(dataset: &Path, settings: &Settings, progress: &crate::progre
     crate::memory::retain(crate::memory::EVALUATE_BANDS);
     let mut phases = Phases::from_env();
     let mut manifest = Manifest::load(dataset)?;
-    let (captured_at, run_starts, task_prs, coverage) = study_facts(dataset, &manifest)?;
-    let coverage = std::sync::Arc::new(coverage);
     let bands = super::bands::Parts::new(dataset)?;
-    bands.split(dataset, &plan)?;
+    // Side by side: each was one thread's work (the facts read the runs and coverage
+    // tables; the split reads every output).
+    let (facts, split) = rayon::join(|| study_facts(dataset, &manifest), || bands.split(dataset, &plan));
+    let (captured_at, run_starts, task_prs, coverage) = facts?;
+    split?;
+    let coverage = std::sync::Arc::new(coverage);
     phases.mark("outputs split into bands");
     // Each band's task PRs, by the band their repository is in.
     let mut tasks_of: Vec<HashMap<String, Vec<TaskPr>>> = plan.ranges.iter().map(|_| HashMap::new()).collect();
