@@ -186,8 +186,15 @@ impl Manifest {
             return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no manifest.json: is this a hindsight dataset? (run `hindsight convert` first)".into() });
         }
         let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
+        Manifest::parse(&text, &p)
+    }
+
+    /// A manifest's text, read from wherever the dataset is (a folder here, an object
+    /// store), checked as [`Manifest::load`] checks it; `p` names it in errors.
+    pub fn parse(text: &str, p: &Path) -> Result<Manifest> {
+        let p = p.to_path_buf();
         let m: Manifest =
-            serde_json::from_str(&text).map_err(|e| Error::Input { path: p.clone(), line: e.line(), message: format!("not a hindsight manifest: {e}") })?;
+            serde_json::from_str(text).map_err(|e| Error::Input { path: p.clone(), line: e.line(), message: format!("not a hindsight manifest: {e}") })?;
         match version_of(&m.format) {
             None => {
                 return Err(Error::Dataset {
