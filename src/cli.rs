@@ -30,7 +30,7 @@ enum Command {
     Run {
         #[command(flatten)]
         inputs: Inputs,
-        /// Dataset directory to write.
+        /// Dataset directory to write, or s3://BUCKET/PREFIX in an S3-compatible object store.
         #[arg(long, default_value = "hindsight-out")]
         out: PathBuf,
         #[command(flatten)]
@@ -949,14 +949,7 @@ impl Command {
     /// The command as a task, its arguments checked.
     fn into_task(self) -> Result<Task> {
         Ok(match self {
-            Command::Run { inputs, out, eval, format, wide, force, engine, .. } => Task::Run {
-                study: study(inputs),
-                out: replacing(out, DatasetKind::Study, force)?,
-                settings: eval.read()?,
-                format,
-                view: hindsight::report::View { fit: dashboard_fit(wide), ..Default::default() },
-                engine: engine.engine()?,
-            },
+            Command::Run { inputs, out, eval, format, wide, force, engine, .. } => run_task(inputs, out, eval, format, wide, force, engine)?,
             Command::Convert { inputs, out, force, .. } => Task::Convert {
                 study: study(inputs).ok_or_else(|| Error::usage("convert needs --snapshot DIR and --runs DIR"))?,
                 out: replacing(out, DatasetKind::Study, force)?,
@@ -1102,6 +1095,27 @@ impl FigureArgs {
         let style = Style { width: self.width.map_or(base.width, f64::from), font_size: self.font_size.map_or(base.font_size, f64::from), percent: self.percent };
         Ok((style, Encoding { format, scale: self.scale.map_or(Encoding::default().scale, f64::from) }))
     }
+}
+
+/// `run`: where the dataset goes. An object store's URL: written into a folder of its own
+/// under the system's temporary folder, uploaded from there, and removed.
+fn run_task(inputs: Inputs, out: PathBuf, eval: EvalArgs, format: Format, wide: bool, force: bool, engine: EngineArgs) -> Result<Task> {
+    let (out, upload) = match DatasetLocation::parse(&out)? {
+        DatasetLocation::ObjectStore(url) => {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or_default();
+            (std::env::temp_dir().join(format!("hindsight-upload-{}-{nanos}", std::process::id())).join("ds"), Some(url))
+        }
+        DatasetLocation::Local(out) => (replacing(out, DatasetKind::Study, force)?, None),
+    };
+    Ok(Task::Run {
+        study: study(inputs),
+        out,
+        upload,
+        settings: eval.read()?,
+        format,
+        view: hindsight::report::View { fit: dashboard_fit(wide), ..Default::default() },
+        engine: engine.engine()?,
+    })
 }
 
 /// `--out`, once it is clear it does not replace a dataset of another kind (unless `force`).

@@ -26,6 +26,8 @@ pub enum Task {
     Run {
         study: Option<Study>,
         out: PathBuf,
+        /// Where the dataset written at `out`, a temporary folder then, is uploaded.
+        upload: Option<report::ObjectUrl>,
         settings: Settings,
         format: Format,
         /// The dashboard's width on a terminal.
@@ -208,7 +210,7 @@ pub fn execute(config: Config) -> Result<Status> {
         crate::interrupt::on_interrupt(crate::interrupt::message(out));
     }
     match config.task {
-        Task::Run { study, out, settings, format, view, engine } => run(study, &out, &settings, format, &view, &engine, quiet, &progress)?,
+        Task::Run { study, out, upload, settings, format, view, engine } => run(study, (&out, upload.as_ref()), &settings, format, &view, &engine, quiet, &progress)?,
         Task::Convert { study, out } => {
             let c = pipeline::convert(&study, &out, &progress)?;
             summarize(&c, &out, quiet, false);
@@ -280,10 +282,42 @@ pub fn execute(config: Config) -> Result<Status> {
     Ok(Status::Success)
 }
 
+/// The temporary folder a dataset is written into before it is uploaded: removed when
+/// dropped, the upload done or not.
+struct Staging(PathBuf);
+
+impl Staging {
+    /// The folder holding `out`.
+    fn make(out: &Path) -> Result<Staging> {
+        let dir = out.parent().unwrap_or(out).to_path_buf();
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        Ok(Staging(dir))
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// `run`: convert and evaluate the study (the bundled demo without one), then print the
 /// dashboard.
+///
+/// With `upload`, `out` is a temporary folder, uploaded to the object store before the
+/// dashboard is printed (from `out`, the same tables).
 #[allow(clippy::too_many_arguments)]
-fn run(study: Option<Study>, out: &Path, settings: &Settings, format: Format, view: &report::View, engine: &report::Engine, quiet: bool, progress: &Progress) -> Result<()> {
+fn run(
+    study: Option<Study>,
+    (out, upload): (&Path, Option<&report::ObjectUrl>),
+    settings: &Settings,
+    format: Format,
+    view: &report::View,
+    engine: &report::Engine,
+    quiet: bool,
+    progress: &Progress,
+) -> Result<()> {
+    let _staging = upload.map(|_| Staging::make(out)).transpose()?;
     // The demo's files live as long as `demo`; they are removed when it drops.
     let (study, demo) = match study {
         Some(s) => (s, None),
@@ -293,7 +327,13 @@ fn run(study: Option<Study>, out: &Path, settings: &Settings, format: Format, vi
         }
     };
     let c = pipeline::run(&study, out, settings, engine, progress)?;
-    summarize(&c, out, quiet, demo.is_some());
+    match upload {
+        None => summarize(&c, out, quiet, demo.is_some()),
+        Some(url) => {
+            let under = report::location::upload(out, url)?;
+            summarize(&c, Path::new(&format!("{url} (tables under {under}/)")), quiet, demo.is_some());
+        }
+    }
     let view = report::View { coverage: crate::capture::coverage(out)?, ..view.clone() };
     Ok(output::print(&report::dashboard_view(&out.into(), format, report::Limits::default(), engine, &view)?)?)
 }

@@ -77,6 +77,23 @@ for name in sorted(os.listdir(folder)):
         assert!(out.status.success(), "upload: {}", String::from_utf8_lossy(&out.stderr));
     }
 
+    /// The keys under `prefix`, sorted.
+    fn keys(&self, prefix: &str) -> Vec<String> {
+        let script = r#"
+import sys, boto3
+endpoint, bucket, prefix = sys.argv[1:4]
+s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="test", aws_secret_access_key="test")
+for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+    for o in page.get("Contents", []):
+        print(o["Key"])
+"#;
+        let out = Command::new(python()).args(["-c", script, &self.endpoint, BUCKET, prefix]).output().unwrap();
+        assert!(out.status.success(), "list: {}", String::from_utf8_lossy(&out.stderr));
+        let mut keys: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(String::from).collect();
+        keys.sort();
+        keys
+    }
+
     /// `hindsight ARGS` with the server's environment, in `cwd`.
     fn run(&self, args: &[&str], cwd: &Path) -> Output {
         let out = Command::new(bin()).args(args).envs(self.env()).current_dir(cwd).output().expect("run hindsight");
@@ -131,6 +148,41 @@ fn a_dataset_in_an_object_store_reads_as_it_does_on_disk() {
     assert!(checked.contains("every expected figure matches"), "{checked}");
 }
 
+/// `run --out s3://...` writes the dataset in a temporary folder, uploads its tables under a
+/// version's prefix and the manifest last, and prints the dashboard a local run prints; the
+/// dataset then reads as the local one does, also once written again; the temporary folder
+/// is gone.
+#[test]
+fn run_writes_a_dataset_into_an_object_store() {
+    if !have(&[Tool::Python]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let moto = Moto::start();
+    moto.upload(tmp.path(), "empty");
+    let there = format!("s3://{BUCKET}/written");
+    let local = ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    let run_there = || {
+        let out = Command::new(bin()).args(["run", "--out", &there, "--quiet"]).envs(moto.env()).env("TMPDIR", temp.path()).current_dir(tmp.path()).output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && !stdout.contains(SECRET) && !stderr.contains(SECRET), "{stderr}");
+        stdout
+    };
+    assert_eq!(run_there(), local);
+    let keys = moto.keys("written/");
+    assert!(keys.contains(&"written/manifest.json".to_string()), "{keys:?}");
+    let version = keys.iter().find_map(|k| k.strip_prefix("written/versions/")?.split('/').next()).expect("a version's prefix");
+    assert!(keys.contains(&format!("written/versions/{version}/outcomes.parquet")), "{keys:?}");
+    assert!(keys.iter().all(|k| k == "written/manifest.json" || k.starts_with("written/versions/")), "{keys:?}");
+    let scan = ["report", "--sql", "SELECT * FROM outcomes ORDER BY safe_output_id, window_order", "--format", "csv"];
+    assert_eq!(moto.ok(&at(&scan, &there), tmp.path()), ok(&at(&scan, "ds"), tmp.path()));
+    // Written again: the manifest names one version, whole.
+    assert_eq!(run_there(), local);
+    assert_eq!(moto.ok(&at(&scan, &there), tmp.path()), ok(&at(&scan, "ds"), tmp.path()));
+    assert_eq!(std::fs::read_dir(temp.path()).unwrap().count(), 0, "the temporary folder is left");
+}
+
 /// `COMMAND --dataset DATASET ARGS...` of `COMMAND ARGS...`.
 fn at<'a>(args: &[&'a str], dataset: &'a str) -> Vec<&'a str> {
     let mut all = args.to_vec();
@@ -176,7 +228,7 @@ fn commands_on_this_machine_refuse_a_url() {
     let tmp = tempfile::tempdir().unwrap();
     for args in [
         vec!["evaluate", "--dataset", "s3://bucket/demo"],
-        vec!["run", "--out", "s3://bucket/demo", "--quiet"],
+        vec!["export", "--dataset", "s3://bucket/demo", "--sqlite", "out.db"],
         vec!["verify", "--dataset", "s3://bucket/demo"],
     ] {
         let out = Command::new(bin()).args(&args).current_dir(tmp.path()).output().unwrap();
@@ -195,4 +247,22 @@ fn commands_on_this_machine_refuse_a_url() {
     let out = Command::new(bin()).args(["report", "--dataset", "gs://bucket/demo"]).current_dir(tmp.path()).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("S3-compatible"), "{err}");
+}
+
+/// A copy on disk of a dataset `run --out s3://...` wrote keeps its tables under
+/// `versions/ID/`: readers on disk say so rather than miss every table, and a manifest
+/// placing its tables outside the dataset is refused.
+#[test]
+fn a_copy_with_its_tables_under_a_version_is_refused_on_disk() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = demo(tmp.path());
+    let path = ds.join("manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for (under, said) in [("versions/0123", "its tables are under `versions/0123/`"), ("../elsewhere", "not a folder inside the dataset")] {
+        manifest["tables_under"] = serde_json::json!(under);
+        std::fs::write(&path, manifest.to_string()).unwrap();
+        let out = Command::new(bin()).args(["report", "--dataset", "ds", "--sql", "SELECT 1"]).current_dir(tmp.path()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(said), "{under}: {err}");
+    }
 }

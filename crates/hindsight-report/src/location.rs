@@ -5,7 +5,8 @@
 //! An object store's dataset is not pinned the way a folder's is (`dataset::pin`): there
 //! are no hard links to take, and none are needed, because a table's object is written
 //! once and never replaced in place, and `manifest.json` is the object a writer switches
-//! last. A session reads the manifest once and then only the tables it lists.
+//! last ([`upload`]: each version's objects under a prefix of their own, which the manifest
+//! names). A session reads the manifest once and then only the tables it lists.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -151,6 +152,76 @@ impl ObjectUrl {
         let store = AmazonS3Builder::from_env().with_bucket_name(&self.bucket).with_retry(retry).build();
         store.map(Arc::new).map_err(|e| Error::remote(self.to_string(), format!("cannot be opened: {}", said(&e))))
     }
+}
+
+/// A table's or file's name as the dataset's manifest places it: under its version's prefix
+/// (`versions/ID/outcomes.parquet`), or beside the manifest.
+pub(crate) fn in_version(m: &Manifest, file: &str) -> String {
+    match &m.tables_under {
+        Some(under) => format!("{under}/{file}"),
+        None => file.to_string(),
+    }
+}
+
+/// The dataset in the folder `dir` (as `run` writes it) written to `url`: its tables and
+/// files under a prefix of their own, `versions/ID` (ID from the manifest, so the same
+/// dataset written again goes to the same objects), then `manifest.json`, naming that
+/// prefix, last. A reader opens the manifest that was there or the new one, never a mix of
+/// versions; an upload stopped midway leaves the old manifest, and the objects of a version
+/// no manifest names are never read (the older versions' objects stay until removed by
+/// hand). Returns the version's prefix.
+pub fn upload(dir: &Path, url: &ObjectUrl) -> Result<String> {
+    let mut manifest = Manifest::load(dir)?;
+    let text = std::fs::read(dir.join("manifest.json")).map_err(|e| Error::io(dir.join("manifest.json"), e))?;
+    let under = format!("versions/{}", &crate::json::sha256_hex(&text)[..16]);
+    let names: Vec<String> = manifest.tables.keys().map(|t| format!("{t}.parquet")).chain(manifest.files.keys().cloned()).collect();
+    manifest.tables_under = Some(under.clone());
+    let mut text = serde_json::to_string_pretty(&manifest)?;
+    text.push('\n');
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::remote(url.to_string(), format!("cannot start its writer: {e}")))?;
+    let store = url.store()?;
+    rt.block_on(async {
+        for name in &names {
+            put_file(&store, &dir.join(name), url, &format!("{under}/{name}")).await?;
+        }
+        let at = url.key("manifest.json");
+        store.put(&at, text.into()).await.map_err(|e| Error::remote(url.object("manifest.json"), format!("cannot be written: {}", said(&e))))?;
+        Ok(under)
+    })
+}
+
+/// Bytes of a file read and sent at a time; a larger file goes up in parts of this size.
+const PART: usize = 16 << 20;
+
+/// The file at `path` written to the object `name` of `url`: in one request, or in parts,
+/// four at a time, so a table of any size is held a few parts at a time.
+async fn put_file(store: &AmazonS3, path: &Path, url: &ObjectUrl, name: &str) -> Result<()> {
+    use std::io::Read;
+    let said_as = |e: object_store::Error| Error::remote(url.object(name), format!("cannot be written: {}", said(&e)));
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    if size <= PART as u64 {
+        let mut bytes = Vec::with_capacity(size as usize);
+        file.read_to_end(&mut bytes).map_err(|e| Error::io(path, e))?;
+        store.put(&url.key(name), bytes.into()).await.map_err(said_as)?;
+        return Ok(());
+    }
+    let upload = store.put_multipart(&url.key(name)).await.map_err(said_as)?;
+    let mut parts = object_store::WriteMultipart::new_with_chunk_size(upload, PART);
+    let mut buf = vec![0u8; PART];
+    loop {
+        let n = file.read(&mut buf).map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        parts.wait_for_capacity(4).await.map_err(said_as)?;
+        parts.write(&buf[..n]);
+    }
+    parts.finish().await.map_err(said_as)?;
+    Ok(())
 }
 
 /// The manifest at `url`, through `store`.

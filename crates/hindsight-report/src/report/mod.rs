@@ -740,7 +740,7 @@ fn object_tables(rt: &tokio::runtime::Runtime, ctx: &SessionContext, url: &Objec
         .tables
         .keys()
         .map(|name| {
-            let at = url.object(&format!("{name}.parquet"));
+            let at = url.object(&crate::location::in_version(&manifest, &format!("{name}.parquet")));
             (name.clone(), at.clone(), PathBuf::from(at))
         })
         .collect();
