@@ -1107,6 +1107,12 @@ fn run_task(inputs: Inputs, out: PathBuf, eval: EvalArgs, format: Format, wide: 
         }
         DatasetLocation::Local(out) => (replacing(out, DatasetKind::Study, force)?, None),
     };
+    let engine = engine.engine()?;
+    if upload.is_some() && engine != hindsight::report::Engine::Local {
+        return Err(Error::usage(
+            "run --out s3://... with --cluster: the dataset is made in a temporary folder here, which the executors do not see; run --out on the shared filesystem, then upload",
+        ));
+    }
     Ok(Task::Run {
         study: study(inputs),
         out,
@@ -1114,7 +1120,7 @@ fn run_task(inputs: Inputs, out: PathBuf, eval: EvalArgs, format: Format, wide: 
         settings: eval.read()?,
         format,
         view: hindsight::report::View { fit: dashboard_fit(wide), ..Default::default() },
-        engine: engine.engine()?,
+        engine,
     })
 }
 
@@ -1222,7 +1228,7 @@ fn in_process(dataset: &DatasetLocation, engine: &hindsight::report::Engine) -> 
 fn here(given: PathBuf, option: &str) -> Result<PathBuf> {
     if hindsight::report::location::is_url(&given) {
         return Err(Error::usage(format!(
-            "{option} `{}`: this command works on a dataset on this machine; `sql`, `report` and `check` read one in an object store (s3://BUCKET/PREFIX)",
+            "{option} `{}`: this command works on a dataset on this machine; `sql`, `report` and `check` read one in an object store (s3://BUCKET/PREFIX), `run --out` writes one",
             given.display()
         )));
     }

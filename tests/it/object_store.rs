@@ -236,7 +236,10 @@ fn commands_on_this_machine_refuse_a_url() {
         assert!(!out.status.success() && err.contains("this command works on a dataset on this machine"), "{args:?}: {err}");
     }
     assert!(!tmp.path().join("s3:").exists());
-    // Nor does a cluster read one: refused before anything is read.
+    // Nor does a cluster read or write one: refused before anything is read.
+    let args = ["run", "--out", "s3://bucket/demo", "--cluster", "df://127.0.0.1:1"];
+    let out = Command::new(bin()).args(args).current_dir(tmp.path()).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("run --out s3://... with --cluster"));
     for command in ["report", "sql"] {
         let args = [command, "--dataset", "s3://bucket/demo", "--cluster", "df://127.0.0.1:1"];
         let out = Command::new(bin()).args(args).current_dir(tmp.path()).output().unwrap();

@@ -258,3 +258,32 @@ fn said(e: &object_store::Error) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_s3_url_is_a_bucket_and_a_plain_prefix() {
+        let u = ObjectUrl::parse("s3://studies/2026-02/hindsight-out/").unwrap();
+        assert_eq!(u.to_string(), "s3://studies/2026-02/hindsight-out");
+        assert_eq!(u.key("manifest.json").as_ref(), "2026-02/hindsight-out/manifest.json");
+        assert_eq!(u.object("outcomes.parquet"), "s3://studies/2026-02/hindsight-out/outcomes.parquet");
+        let top = ObjectUrl::parse("s3://studies").unwrap();
+        assert_eq!((top.to_string(), top.key("manifest.json").as_ref().to_string()), ("s3://studies".into(), "manifest.json".into()));
+        for bad in ["s3://ab/x", "s3://Studies/x", "s3://studies/a//b", "s3://studies/../x", "s3://studies/a b", "gs://studies/x", "s3://"] {
+            assert!(ObjectUrl::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_url_is_told_from_a_path() {
+        for url in ["s3://b/p", "gs://b", "https://host/x"] {
+            assert!(is_url(Path::new(url)), "{url}");
+        }
+        for path in ["hindsight-out", "/data/s3:/x", "./s3", "://x", "dir/s3://x"] {
+            assert!(!is_url(Path::new(path)), "{path}");
+        }
+        assert_eq!(DatasetLocation::parse(Path::new("ds")).unwrap(), DatasetLocation::Local("ds".into()));
+    }
+}
