@@ -10,7 +10,7 @@ use hindsight::evaluate::quality::QualityPolicy;
 use hindsight::evaluate::risk::RiskPolicy;
 use hindsight::evaluate::{window, Policy};
 use hindsight::pipeline::{DatasetKind, Study};
-use hindsight::report::Format;
+use hindsight::report::{DatasetLocation, Format};
 use hindsight::{Error, Result};
 
 #[derive(Parser, Debug)]
@@ -30,7 +30,7 @@ enum Command {
     Run {
         #[command(flatten)]
         inputs: Inputs,
-        /// Dataset directory to write.
+        /// Dataset directory to write, or s3://BUCKET/PREFIX in an S3-compatible object store.
         #[arg(long, default_value = "hindsight-out")]
         out: PathBuf,
         #[command(flatten)]
@@ -80,8 +80,9 @@ enum Command {
     },
     /// Run the dashboard, a bundled query, a .sql file, or one SELECT over the dataset.
     Report {
-        /// The dataset directory (written by `run`, `convert` or `import`); default
-        /// ./hindsight-out, where `hindsight run` writes, when it exists.
+        /// The dataset directory (written by `run`, `convert` or `import`), or
+        /// s3://BUCKET/PREFIX in an S3-compatible object store; default ./hindsight-out,
+        /// where `hindsight run` writes, when it exists.
         #[arg(long)]
         dataset: Option<PathBuf>,
         #[arg(long, conflicts_with = "sql", help = query_help(), value_name = "NAME|FILE.sql", value_parser = QueryName, hide_possible_values = true)]
@@ -149,8 +150,9 @@ enum Command {
     /// An SQL shell over the dataset's tables (history, multi-line statements, \d); reads
     /// --file or standard input instead when given one or when it is not a terminal.
     Sql {
-        /// The dataset directory (written by `run`, `convert` or `import`); default
-        /// ./hindsight-out, where `hindsight run` writes, when it exists.
+        /// The dataset directory (written by `run`, `convert` or `import`), or
+        /// s3://BUCKET/PREFIX in an S3-compatible object store; default ./hindsight-out,
+        /// where `hindsight run` writes, when it exists.
         #[arg(long)]
         dataset: Option<PathBuf>,
         /// Run the statements of this file, then leave.
@@ -283,8 +285,9 @@ enum Command {
     },
     /// Compare the dataset's figures with published ones; exit 1, with a table, on any difference.
     Check {
-        /// The dataset directory (written by `run`, `convert` or `import`); default
-        /// ./hindsight-out, where `hindsight run` writes, when it exists.
+        /// The dataset directory (written by `run`, `convert` or `import`), or
+        /// s3://BUCKET/PREFIX in an S3-compatible object store; default ./hindsight-out,
+        /// where `hindsight run` writes, when it exists.
         #[arg(long)]
         dataset: Option<PathBuf>,
         /// A JSON object of query name (dashboard, bundled such as aidev/overview, or a .sql
@@ -946,14 +949,7 @@ impl Command {
     /// The command as a task, its arguments checked.
     fn into_task(self) -> Result<Task> {
         Ok(match self {
-            Command::Run { inputs, out, eval, format, wide, force, engine, .. } => Task::Run {
-                study: study(inputs),
-                out: replacing(out, DatasetKind::Study, force)?,
-                settings: eval.read()?,
-                format,
-                view: hindsight::report::View { fit: dashboard_fit(wide), ..Default::default() },
-                engine: engine.engine()?,
-            },
+            Command::Run { inputs, out, eval, format, wide, force, engine, .. } => run_task(inputs, out, eval, format, wide, force, engine)?,
             Command::Convert { inputs, out, force, .. } => Task::Convert {
                 study: study(inputs).ok_or_else(|| Error::usage("convert needs --snapshot DIR and --runs DIR"))?,
                 out: replacing(out, DatasetKind::Study, force)?,
@@ -965,7 +961,7 @@ impl Command {
                 let name = query.clone().unwrap_or_else(|| "sql".into());
                 let (style, encoding) = look.read(figure.as_deref(), figures.is_some())?;
                 let figure = figure.map(|f| Ok::<_, Error>((f, name, figure_spec(chart.unwrap_or_default(), series, labels, title, style)?))).transpose()?;
-                let mut task = report_task(dataset_or_default(dataset)?, query, sql, format, figures, rows, limits, engine)?;
+                let mut task = report_task(dataset_anywhere(dataset)?, query, sql, format, figures, rows, limits, engine)?;
                 if let Task::Report { plan: p, view, figure: f, figure_look, .. } = &mut task {
                     *p = plan;
                     *view = hindsight::report::View { fit: dashboard_fit(wide), sections: section, cluster_by: cluster_by.into(), ..Default::default() };
@@ -974,7 +970,7 @@ impl Command {
                 }
                 task
             }
-            Command::Sql { dataset, file, format, rows, limits, engine } => sql_task(dataset_or_default(dataset)?, file, format, rows, limits, engine)?,
+            Command::Sql { dataset, file, format, rows, limits, engine } => sql_task(dataset_anywhere(dataset)?, file, format, rows, limits, engine)?,
             #[cfg(feature = "cluster")]
             Command::Cluster { role } => role.into_task()?,
             Command::Rules { format } => Task::Rules { json: rules_json(&format)? },
@@ -983,7 +979,7 @@ impl Command {
                 if dataset.is_some() && table.is_none() {
                     return Err(Error::usage("describe --dataset needs a TABLE (`hindsight sql --dataset DS` then \\d lists them)"));
                 }
-                Task::Describe { table, dataset, markdown, format }
+                Task::Describe { table, dataset: dataset.map(|d| here(d, "--dataset")).transpose()?, markdown, format }
             }
             Command::Man { dir } => Task::Man { dir, cli: Cli::command() },
             Command::Explain { output, dataset, format } => Task::Explain { output, dataset: dataset_or_default(dataset)?, format },
@@ -992,13 +988,13 @@ impl Command {
             // The format first: a usage error is said before the policy file is read.
             Command::Gate { results, policy: p, format, dataset, .. } => {
                 let format = format.parse()?;
-                Task::Gate { results, policy: hindsight::gate::Policy::load(&p)?, format, dataset }
+                Task::Gate { results, policy: hindsight::gate::Policy::load(&p)?, format, dataset: dataset.map(|d| here(d, "--dataset")).transpose()? }
             }
             Command::Check { dataset, expected, exact, tolerance, .. } => {
                 if !(tolerance >= 0.0 && tolerance.is_finite()) {
                     return Err(Error::usage("--tolerance must be a number >= 0"));
                 }
-                Task::Check { dataset: dataset_or_default(dataset)?, expected, precision: hindsight::report::check::Precision { exact, tolerance } }
+                Task::Check { dataset: dataset_anywhere(dataset)?, expected, precision: hindsight::report::check::Precision { exact, tolerance } }
             }
             Command::Capture { runs, plan: true, snapshot, .. } => Task::Plan { runs, snapshot },
             Command::Capture { runs, out, api_url, concurrency, refresh, max_pages, retry_base_ms, .. } => {
@@ -1101,8 +1097,36 @@ impl FigureArgs {
     }
 }
 
+/// `run`: where the dataset goes. An object store's URL: written into a folder of its own
+/// under the system's temporary folder, uploaded from there, and removed.
+fn run_task(inputs: Inputs, out: PathBuf, eval: EvalArgs, format: Format, wide: bool, force: bool, engine: EngineArgs) -> Result<Task> {
+    let (out, upload) = match DatasetLocation::parse(&out)? {
+        DatasetLocation::ObjectStore(url) => {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or_default();
+            (std::env::temp_dir().join(format!("hindsight-upload-{}-{nanos}", std::process::id())).join("ds"), Some(url))
+        }
+        DatasetLocation::Local(out) => (replacing(out, DatasetKind::Study, force)?, None),
+    };
+    let engine = engine.engine()?;
+    if upload.is_some() && engine != hindsight::report::Engine::Local {
+        return Err(Error::usage(
+            "run --out s3://... with --cluster: the dataset is made in a temporary folder here, which the executors do not see; run --out on the shared filesystem, then upload",
+        ));
+    }
+    Ok(Task::Run {
+        study: study(inputs),
+        out,
+        upload,
+        settings: eval.read()?,
+        format,
+        view: hindsight::report::View { fit: dashboard_fit(wide), ..Default::default() },
+        engine,
+    })
+}
+
 /// `--out`, once it is clear it does not replace a dataset of another kind (unless `force`).
 fn replacing(out: PathBuf, kind: DatasetKind, force: bool) -> Result<PathBuf> {
+    let out = here(out, "--out")?;
     hindsight::pipeline::check_replaces(&out, kind, force)?;
     Ok(out)
 }
@@ -1124,7 +1148,7 @@ fn synth_task(repos: u64, outputs: u64, seed: u64, out: PathBuf, aidev: Option<A
 /// and how its result is printed.
 #[allow(clippy::too_many_arguments)]
 fn report_task(
-    dataset: PathBuf,
+    dataset: DatasetLocation,
     query: Option<String>,
     sql: Option<String>,
     format: Format,
@@ -1135,6 +1159,7 @@ fn report_task(
 ) -> Result<Task> {
     let limits = limits.limits()?;
     let engine = engine.engine()?;
+    in_process(&dataset, &engine)?;
     let sql = match (query, sql) {
         (Some(q), _) => Some(hindsight::report::query_text(&q)?),
         (None, s) => s,
@@ -1144,7 +1169,7 @@ fn report_task(
 
 /// `sql`: where the statements come from (a file, the terminal with its history, or
 /// standard input) and how results are printed; html is a report's format, not the shell's.
-fn sql_task(dataset: PathBuf, file: Option<PathBuf>, format: Format, rows: RowArgs, limits: LimitArgs, engine: EngineArgs) -> Result<Task> {
+fn sql_task(dataset: DatasetLocation, file: Option<PathBuf>, format: Format, rows: RowArgs, limits: LimitArgs, engine: EngineArgs) -> Result<Task> {
     use hindsight::report::shell::Source;
     use std::io::IsTerminal;
     if format == Format::Html {
@@ -1152,6 +1177,7 @@ fn sql_task(dataset: PathBuf, file: Option<PathBuf>, format: Format, rows: RowAr
     }
     let limits = limits.limits()?;
     let engine = engine.engine()?;
+    in_process(&dataset, &engine)?;
     let source = match file {
         Some(f) => Source::File(f),
         None if std::io::stdin().is_terminal() => Source::Terminal { history: history_file() },
@@ -1167,7 +1193,7 @@ const DEFAULT_DATASET: &str = "hindsight-out";
 /// read from a dataset the user did not name without a word).
 fn dataset_or_default(given: Option<PathBuf>) -> Result<PathBuf> {
     if let Some(d) = given {
-        return Ok(d);
+        return here(d, "--dataset");
     }
     let d = PathBuf::from(DEFAULT_DATASET);
     if d.join("manifest.json").is_file() {
@@ -1175,6 +1201,38 @@ fn dataset_or_default(given: Option<PathBuf>) -> Result<PathBuf> {
         return Ok(d);
     }
     Err(Error::usage(format!("--dataset DIR is needed: no dataset in ./{DEFAULT_DATASET} here (`hindsight run` writes one there)")))
+}
+
+/// `--dataset` for a command that reads a dataset wherever it is (`sql`, `report`,
+/// `check`): an object store's URL, else [`dataset_or_default`].
+fn dataset_anywhere(given: Option<PathBuf>) -> Result<DatasetLocation> {
+    match given {
+        Some(d) if hindsight::report::location::is_url(&d) => Ok(DatasetLocation::parse(&d)?),
+        given => Ok(dataset_or_default(given)?.into()),
+    }
+}
+
+/// A dataset in an object store is read in this process: `--cluster`'s executors read a
+/// dataset on the filesystem they share (refused before anything is read).
+fn in_process(dataset: &DatasetLocation, engine: &hindsight::report::Engine) -> Result<()> {
+    if dataset.local().is_none() && *engine != hindsight::report::Engine::Local {
+        return Err(Error::usage(format!(
+            "--cluster with {dataset}: a dataset in an object store is read in this process; the cluster's executors read one on the filesystem they share"
+        )));
+    }
+    Ok(())
+}
+
+/// A path given to `option` of a command that reads or writes a dataset on this machine
+/// only: a URL is refused, rather than taken for a folder named `s3:`.
+fn here(given: PathBuf, option: &str) -> Result<PathBuf> {
+    if hindsight::report::location::is_url(&given) {
+        return Err(Error::usage(format!(
+            "{option} `{}`: this command works on a dataset on this machine; `sql`, `report` and `check` read one in an object store (s3://BUCKET/PREFIX), `run --out` writes one",
+            given.display()
+        )));
+    }
+    Ok(given)
 }
 
 /// How wide the terminal dashboard is: `COLUMNS` when set, else the terminal's width, else

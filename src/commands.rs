@@ -26,6 +26,8 @@ pub enum Task {
     Run {
         study: Option<Study>,
         out: PathBuf,
+        /// Where the dataset written at `out`, a temporary folder then, is uploaded.
+        upload: Option<report::ObjectUrl>,
         settings: Settings,
         format: Format,
         /// The dashboard's width on a terminal.
@@ -44,7 +46,7 @@ pub enum Task {
         engine: report::Engine,
     },
     Report {
-        dataset: PathBuf,
+        dataset: report::DatasetLocation,
         figures: Option<PathBuf>,
         sql: Option<String>,
         display: report::print::Display,
@@ -60,7 +62,7 @@ pub enum Task {
         figure_look: (report::charts::Style, report::charts::Encoding),
     },
     Sql {
-        dataset: PathBuf,
+        dataset: report::DatasetLocation,
         source: report::shell::Source,
         display: report::print::Display,
         limits: report::Limits,
@@ -109,7 +111,7 @@ pub enum Task {
         policy: Policy,
     },
     Check {
-        dataset: PathBuf,
+        dataset: report::DatasetLocation,
         expected: PathBuf,
         precision: report::check::Precision,
     },
@@ -208,7 +210,7 @@ pub fn execute(config: Config) -> Result<Status> {
         crate::interrupt::on_interrupt(crate::interrupt::message(out));
     }
     match config.task {
-        Task::Run { study, out, settings, format, view, engine } => run(study, &out, &settings, format, &view, &engine, quiet, &progress)?,
+        Task::Run { study, out, upload, settings, format, view, engine } => run(study, (&out, upload.as_ref()), &settings, format, &view, &engine, quiet, &progress)?,
         Task::Convert { study, out } => {
             let c = pipeline::convert(&study, &out, &progress)?;
             summarize(&c, &out, quiet, false);
@@ -221,7 +223,7 @@ pub fn execute(config: Config) -> Result<Status> {
         }
         Task::Report { dataset, figures, sql, display, limits, engine, plan, view, figure, figure_look } => {
             if let Some(plan) = plan {
-                eprint!("{}", crate::plan::verdict(&plan, &crate::plan::Plan::load(&plan)?.deviations(&dataset)?));
+                eprint!("{}", plan_verdict(&plan, &dataset)?);
             }
             match (figure, sql) {
                 (Some((file, name, spec)), Some(sql)) => draw(&dataset, &sql, (&file, figure_look.1), &name, &spec, limits, &engine)?,
@@ -230,7 +232,7 @@ pub fn execute(config: Config) -> Result<Status> {
             }
         }
         Task::Sql { dataset, source, display, limits, engine } => {
-            let session = report::Session::open_on(&dataset, limits, &engine)?;
+            let session = report::Session::open_at(&dataset, limits, &engine)?;
             report::shell::run(&session, source, display)?;
         }
         #[cfg(feature = "cluster")]
@@ -280,10 +282,42 @@ pub fn execute(config: Config) -> Result<Status> {
     Ok(Status::Success)
 }
 
+/// The temporary folder a dataset is written into before it is uploaded: removed when
+/// dropped, the upload done or not.
+struct Staging(PathBuf);
+
+impl Staging {
+    /// The folder holding `out`.
+    fn make(out: &Path) -> Result<Staging> {
+        let dir = out.parent().unwrap_or(out).to_path_buf();
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        Ok(Staging(dir))
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// `run`: convert and evaluate the study (the bundled demo without one), then print the
 /// dashboard.
+///
+/// With `upload`, `out` is a temporary folder, uploaded to the object store before the
+/// dashboard is printed (from `out`, the same tables).
 #[allow(clippy::too_many_arguments)]
-fn run(study: Option<Study>, out: &Path, settings: &Settings, format: Format, view: &report::View, engine: &report::Engine, quiet: bool, progress: &Progress) -> Result<()> {
+fn run(
+    study: Option<Study>,
+    (out, upload): (&Path, Option<&report::ObjectUrl>),
+    settings: &Settings,
+    format: Format,
+    view: &report::View,
+    engine: &report::Engine,
+    quiet: bool,
+    progress: &Progress,
+) -> Result<()> {
+    let _staging = upload.map(|_| Staging::make(out)).transpose()?;
     // The demo's files live as long as `demo`; they are removed when it drops.
     let (study, demo) = match study {
         Some(s) => (s, None),
@@ -293,15 +327,31 @@ fn run(study: Option<Study>, out: &Path, settings: &Settings, format: Format, vi
         }
     };
     let c = pipeline::run(&study, out, settings, engine, progress)?;
-    summarize(&c, out, quiet, demo.is_some());
+    match upload {
+        None => summarize(&c, out, quiet, demo.is_some()),
+        Some(url) => {
+            let under = report::location::upload(out, url)?;
+            summarize(&c, Path::new(&format!("{url} (tables under {under}/)")), quiet, demo.is_some());
+        }
+    }
     let view = report::View { coverage: crate::capture::coverage(out)?, ..view.clone() };
-    Ok(output::print(&report::dashboard_view(out, format, report::Limits::default(), engine, &view)?)?)
+    Ok(output::print(&report::dashboard_view(&out.into(), format, report::Limits::default(), engine, &view)?)?)
+}
+
+/// `report --plan`: how the dataset departs from the plan, said before the report.
+fn plan_verdict(plan: &Path, dataset: &report::DatasetLocation) -> Result<String> {
+    let Some(local) = dataset.local() else {
+        return Err(Error::usage(format!(
+            "report --plan: checks a dataset on this machine; {dataset} is in an object store (`hindsight plan check` on a copy)"
+        )));
+    };
+    Ok(crate::plan::verdict(plan, &crate::plan::Plan::load(plan)?.deviations(local)?))
 }
 
 /// `report`: the dashboard's figures written as files, one statement's result, or the
 /// whole dashboard.
 fn report(
-    dataset: &Path,
+    dataset: &report::DatasetLocation,
     figures: Option<(&Path, (report::charts::Style, report::charts::Encoding))>,
     sql: Option<String>,
     display: report::print::Display,
@@ -318,17 +368,17 @@ fn report(
     }
     match sql {
         None => {
-            let view = report::View { coverage: crate::capture::coverage(dataset)?, ..view.clone() };
+            let view = report::View { coverage: crate::capture::coverage_of(dataset.manifest()?), ..view.clone() };
             Ok(output::print(&report::dashboard_view(dataset, display.format, limits, engine, &view)?)?)
         }
-        Some(sql) => report::Session::open_on(dataset, limits, engine)?.print(&sql, display).map(drop),
+        Some(sql) => report::Session::open_at(dataset, limits, engine)?.print(&sql, display).map(drop),
     }
 }
 
 /// `report --figure`: one statement's result drawn as a standalone file (SVG, PNG or PDF);
 /// prints its path.
 fn draw(
-    dataset: &Path,
+    dataset: &report::DatasetLocation,
     sql: &str,
     (file, encoding): (&Path, report::charts::Encoding),
     name: &str,
@@ -336,7 +386,7 @@ fn draw(
     limits: report::Limits,
     engine: &report::Engine,
 ) -> Result<()> {
-    let batches = report::Session::open_on(dataset, limits, engine)?.sql(sql)?;
+    let batches = report::Session::open_at(dataset, limits, engine)?.sql(sql)?;
     report::charts::query_figure(name, &batches, spec)?.write_to(file, encoding)?;
     Ok(output::print(&format!("{}\n", file.display()))?)
 }
@@ -412,7 +462,7 @@ fn expected_figures(expected: &Path) -> Result<report::check::Expected> {
 }
 
 /// `check`: the dataset's figures against the published ones; a table of the differences.
-fn check(dataset: &Path, expected: &Path, precision: report::check::Precision) -> Result<Status> {
+fn check(dataset: &report::DatasetLocation, expected: &Path, precision: report::check::Precision) -> Result<Status> {
     let want = expected_figures(expected)?;
     let have = report::figures(dataset, &want.names(), report::Limits::default())?;
     let c = report::check::compare(&want, &have, precision).map_err(|e| while_doing(expected.display().to_string(), e))?;

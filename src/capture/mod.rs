@@ -202,26 +202,30 @@ fn plan_of(outputs: &[SafeOutput], rows: Vec<crate::snapshot::CaptureRow>) -> Pl
 /// before the counts were kept is said to have none, never counted here: that would read
 /// every capture again.
 pub fn coverage(dataset: &Path) -> Result<crate::report::Coverage> {
+    Ok(coverage_of(crate::dataset::manifest::Manifest::load(dataset)?))
+}
+
+/// [`coverage`] as the manifest `m` records it, wherever the dataset is.
+pub fn coverage_of(m: crate::dataset::manifest::Manifest) -> crate::report::Coverage {
     use crate::report::Coverage;
-    let m = crate::dataset::manifest::Manifest::load(dataset)?;
     if m.tables.contains_key(crate::aidev::PR_TABLE) {
-        return Ok(Coverage::NotPlanned(
+        return Coverage::NotPlanned(
             "capture coverage is not checked on an AIDev import: its captures are rebuilt from the dataset's own tables, so every one the rules read is there".into(),
-        ));
+        );
     }
     let Some(c) = m.capture_coverage else {
         // Only a dataset of this format with outcomes could have had them counted.
         let evaluated = m.format_version() >= crate::dataset::manifest::FORMAT_VERSION && m.tables.contains_key("outcomes");
-        return Ok(match evaluated {
+        return match evaluated {
             true => Coverage::NotPlanned(NOT_RECORDED.into()),
             false => Coverage::Whole,
-        });
+        };
     };
     let n = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
     if c.present >= c.planned {
-        return Ok(Coverage::Whole);
+        return Coverage::Whole;
     }
-    Ok(Coverage::Missing { planned: n(c.planned), present: n(c.present), kinds: c.missing_by_kind.into_iter().map(|(k, v)| (k, n(v))).collect() })
+    Coverage::Missing { planned: n(c.planned), present: n(c.present), kinds: c.missing_by_kind.into_iter().map(|(k, v)| (k, n(v))).collect() }
 }
 
 /// The dashboard's note on a dataset evaluated without the capture plan's counts.

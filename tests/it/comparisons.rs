@@ -39,7 +39,7 @@ fn num(v: &Value) -> f64 {
 fn two_workflows_each_against_the_other() {
     let tmp = tempfile::tempdir().unwrap();
     study(tmp.path(), &prs("fixer", 10, 9).chain(prs("other", 10, 2)).collect::<Vec<_>>());
-    let figures = hindsight::report::figures(tmp.path(), &["acceptance_comparisons"], Default::default()).unwrap();
+    let figures = hindsight::report::figures(&tmp.path().into(), &["acceptance_comparisons"], Default::default()).unwrap();
     let rows = figures["acceptance_comparisons"].as_array().unwrap().clone();
     assert_eq!(rows.len(), 2, "{rows:?}");
     let p = fisher_by_enumeration(9, 1, 2, 8);
@@ -62,7 +62,7 @@ fn two_workflows_each_against_the_other() {
 fn a_workflow_alone_is_not_tested() {
     let tmp = tempfile::tempdir().unwrap();
     study(tmp.path(), &prs("solo", 5, 0).collect::<Vec<_>>());
-    let figures = hindsight::report::figures(tmp.path(), &["acceptance_comparisons"], Default::default()).unwrap();
+    let figures = hindsight::report::figures(&tmp.path().into(), &["acceptance_comparisons"], Default::default()).unwrap();
     let rows = figures["acceptance_comparisons"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "{rows:?}");
     for k in ["test", "p_value", "p_holm", "p_bh", "rest_strict_acceptance_rate", "odds_ratio"] {

@@ -26,6 +26,7 @@ mod gate;
 mod hardening;
 mod house;
 mod layouts;
+mod object_store;
 mod packaging;
 mod pipeline;
 mod promises;

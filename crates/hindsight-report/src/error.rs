@@ -14,6 +14,9 @@ pub enum Error {
     /// (Not its `source`: that would say it twice.)
     #[error("query: {}", query_message(.0))]
     Query(DataFusionError),
+    /// A dataset in an object store, named by its URL (`s3://bucket/prefix/manifest.json`).
+    #[error("{url}: {message}")]
+    Remote { url: String, message: String },
 }
 
 impl From<DataFusionError> for Error {
@@ -55,6 +58,11 @@ impl Error {
         Error::Core(hindsight_core::Error::Dataset { path: path.into(), message: message.into() })
     }
 
+    /// A dataset in an object store, or one of its objects, and what went wrong there.
+    pub fn remote(url: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Remote { url: url.into(), message: message.into() }
+    }
+
     /// What hindsight was doing when `source` failed, said before it.
     pub fn while_doing(doing: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
         Error::Core(hindsight_core::Error::While { doing: doing.into(), source: source.into() })
@@ -70,6 +78,7 @@ impl From<Error> for hindsight_core::Error {
         match e {
             Error::Core(e) => e,
             Error::Query(q) => hindsight_core::Error::Query(query_message(&q)),
+            Error::Remote { url, message } => hindsight_core::Error::Dataset { path: url.into(), message },
         }
     }
 }

@@ -96,6 +96,12 @@ pub struct Manifest {
     /// captures are rebuilt from its tables) and for a dataset evaluated before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capture_coverage: Option<CaptureCoverage>,
+    /// Where the tables and files are, relative to the manifest (`versions/ID`), for a
+    /// dataset in an object store (`run --out s3://...`): each version's objects under a
+    /// prefix of their own and the manifest written last, so a reader sees one version or
+    /// the other, never a mix. Absent: beside the manifest, as in every folder on disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables_under: Option<String>,
 }
 
 /// How much of the capture plan the snapshot holds: the paths `hindsight capture --plan
@@ -137,6 +143,12 @@ fn version_of(format: &str) -> Option<u32> {
 /// A table's name as hindsight writes them: `outcomes`, `aidev_pull_requests`.
 fn is_table_name(n: &str) -> bool {
     !n.is_empty() && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// A folder inside the dataset: plain names (letters, digits, `.`, `_`, `-`) between
+/// single `/`s.
+fn is_relative_folder(n: &str) -> bool {
+    n.split('/').all(|part| is_file_name(part) && part.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)))
 }
 
 /// A file name directly inside the dataset.
@@ -186,8 +198,25 @@ impl Manifest {
             return Err(Error::Dataset { path: dataset.to_path_buf(), message: "no manifest.json: is this a hindsight dataset? (run `hindsight convert` first)".into() });
         }
         let text = std::fs::read_to_string(&p).map_err(|e| Error::io(&p, e))?;
+        let m = Manifest::parse(&text, &p)?;
+        // Every reader on disk opens `DATASET/<table>.parquet`.
+        if let Some(under) = &m.tables_under {
+            return Err(Error::Dataset {
+                path: p,
+                message: format!(
+                    "its tables are under `{under}/`: a copy of a dataset written to an object store. Read it there (`--dataset s3://...`), or move the files of `{under}/` beside manifest.json and remove `tables_under` from it"
+                ),
+            });
+        }
+        Ok(m)
+    }
+
+    /// A manifest's text, read from wherever the dataset is (a folder here, an object
+    /// store), checked as [`Manifest::load`] checks it; `p` names it in errors.
+    pub fn parse(text: &str, p: &Path) -> Result<Manifest> {
+        let p = p.to_path_buf();
         let m: Manifest =
-            serde_json::from_str(&text).map_err(|e| Error::Input { path: p.clone(), line: e.line(), message: format!("not a hindsight manifest: {e}") })?;
+            serde_json::from_str(text).map_err(|e| Error::Input { path: p.clone(), line: e.line(), message: format!("not a hindsight manifest: {e}") })?;
         match version_of(&m.format) {
             None => {
                 return Err(Error::Dataset {
@@ -222,6 +251,12 @@ impl Manifest {
                     "names the {what} `{}`, which is not a plain name inside the dataset (tables are letters, digits and `_`; files have no `/` and are not `.` or `..`); refusing to read outside the dataset",
                     crate::text::printable(name)
                 ),
+            });
+        }
+        if let Some(under) = m.tables_under.as_deref().filter(|u| !is_relative_folder(u)) {
+            return Err(Error::Dataset {
+                path: p,
+                message: format!("puts its tables under `{}`, not a folder inside the dataset; refusing to read outside it", crate::text::printable(under)),
             });
         }
         Ok(m)

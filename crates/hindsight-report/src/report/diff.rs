@@ -135,7 +135,7 @@ pub fn checked_figures(a: &Path, b: &Path, expected: &Expected) -> Result<Vec<Di
     let exact = Precision { exact: true, tolerance: 0.0 };
     let names = expected.names();
     let found = |ds: &Path| -> Result<BTreeMap<(String, String, String), Difference>> {
-        let have = super::figures(ds, &names, super::Limits::default())?;
+        let have = super::figures(&ds.into(), &names, super::Limits::default())?;
         Ok(check::compare(expected, &have, exact)?.differences.into_iter().map(|d| ((d.query.clone(), d.row.clone(), d.field.clone()), d)).collect())
     };
     let (in_a, in_b) = (found(a)?, found(b)?);

@@ -48,16 +48,16 @@ pub(crate) struct Provenance {
 }
 
 impl Provenance {
-    pub(crate) fn of(dataset: &std::path::Path) -> crate::Result<Provenance> {
-        let m = crate::dataset::manifest::Manifest::load(dataset)?;
+    /// What the report says of the dataset `m` is the manifest of.
+    pub(crate) fn of(dataset: &crate::location::DatasetLocation, m: &crate::dataset::manifest::Manifest) -> Provenance {
         let tool = |k: &str| m.tool.get(k).cloned().unwrap_or_default();
-        Ok(Provenance {
-            dataset: dataset.display().to_string(),
+        Provenance {
+            dataset: dataset.to_string(),
             captured_at: m.captured_at.clone(),
             written_by: format!("{} {}", tool("name"), tool("version")).trim().to_string(),
             windows: m.windows.join(", "),
             policy: m.policy.as_ref().map(|p| serde_json::to_string_pretty(p).unwrap_or_default()),
-        })
+        }
     }
 }
 

@@ -31,6 +31,7 @@ use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::prelude::{ParquetReadOptions, SQLOptions, SessionConfig, SessionContext};
 
 use crate::error::{Error, Result};
+pub use crate::location::{self, DatasetLocation, ObjectUrl};
 
 pub use coverage::Coverage;
 pub use format::Format;
@@ -432,7 +433,7 @@ pub(crate) fn register_functions(registry: &mut dyn datafusion::execution::Funct
     wilson::register(registry)
 }
 
-/// A query session over one dataset directory.
+/// A query session over one dataset: a directory, or a prefix in an object store.
 pub struct Session {
     rt: tokio::runtime::Runtime,
     ctx: SessionContext,
@@ -441,11 +442,17 @@ pub struct Session {
     tables: Vec<(String, usize)>,
     /// The dataset's format version (an older one lacks tables and columns).
     pub(crate) format_version: u32,
-    /// The dataset's directory: the shell never writes into it.
-    pub dir: PathBuf,
+    /// The dataset's directory, when it is on this machine: the shell never writes into it.
+    pub dir: Option<PathBuf>,
+    /// The manifest the session read (the dashboard's provenance).
+    pub(crate) manifest: crate::dataset::manifest::Manifest,
     /// The version the session reads, kept until it ends (`dataset::pin`).
     _pinned: Option<crate::dataset::pin::Pinned>,
 }
+
+/// The tables a session registers: each name, where the SQL engine reads it (a path or an
+/// object's URL), and how that place is said in an error.
+type Registered = Vec<(String, String, PathBuf)>;
 
 impl Session {
     pub fn open(dataset: &Path) -> Result<Session> {
@@ -461,6 +468,17 @@ impl Session {
     /// [`Session::open_with`], its queries run by `engine`: in this process, or on a cluster
     /// whose executors read the dataset's files at its absolute path.
     pub fn open_on(dataset: &Path, limits: Limits, engine: &Engine) -> Result<Session> {
+        Session::open_at(&DatasetLocation::Local(dataset.to_path_buf()), limits, engine)
+    }
+
+    /// [`Session::open_on`] wherever the dataset is: a directory, or an object store's
+    /// prefix (read in this process only: a cluster's executors would each need the store).
+    pub fn open_at(location: &DatasetLocation, limits: Limits, engine: &Engine) -> Result<Session> {
+        if location.local().is_none() && matches!(engine, Engine::Cluster(_)) {
+            return Err(Error::usage(format!(
+                "{location}: a dataset in an object store is read in this process; --cluster reads a dataset on the filesystem the cluster shares"
+            )));
+        }
         // Workers run whole queries side by side (the dashboard's); within a query one
         // partition keeps result order and float sums independent of the core count.
         let rt = tokio::runtime::Builder::new_multi_thread()
@@ -468,46 +486,40 @@ impl Session {
             .thread_name(SQL_THREAD)
             .enable_all()
             .build()
-            .map_err(|e| Error::io(dataset, e))?;
+            .map_err(|e| Error::while_doing(format!("starting the SQL engine for {location}"), e))?;
         let mut cfg = SessionConfig::new().with_target_partitions(1).with_information_schema(true);
         // PostgreSQL's grammar binds `->>` tighter than `=` and `IS`, as researchers expect
         // (the generic dialect reads `payload->>'id' = 'x'` as `payload->>('id' = 'x')`).
         cfg.options_mut().sql_parser.dialect = datafusion::config::Dialect::PostgreSQL;
         let runtime = RuntimeEnvBuilder::new().with_memory_limit(limits.memory, 1.0).build_arc()?;
-        let (mut ctx, dir) = match engine {
-            Engine::Local => (SessionContext::new_with_config_rt(cfg, runtime), dataset.to_path_buf()),
-            Engine::Cluster(at) => (crate::cluster::remote(&rt, at, cfg, runtime)?, std::fs::canonicalize(dataset).map_err(|e| Error::io(dataset, e))?),
+        let mut ctx = match engine {
+            Engine::Local => SessionContext::new_with_config_rt(cfg, runtime),
+            Engine::Cluster(at) => crate::cluster::remote(&rt, at, cfg, runtime)?,
         };
         register_functions(&mut ctx, limits.memory)?;
-        // A session reads the version it opened, whatever a writer swaps in meanwhile
-        // (`dataset::pin`); a cluster's executors read the pinned links at their absolute
-        // path, beside the dataset on the filesystem they share.
-        let pinned = crate::dataset::pin::pin(dataset)?;
-        let (manifest, dir) = match &pinned {
-            Some(p) if matches!(engine, Engine::Cluster(_)) => (p.manifest.clone(), std::fs::canonicalize(&p.dir).map_err(|e| Error::io(&p.dir, e))?),
-            Some(p) => (p.manifest.clone(), p.dir.clone()),
-            None => (crate::dataset::manifest::Manifest::load(dataset)?, dir),
-        };
-        for name in manifest.tables.keys() {
-            let p = dir.join(format!("{name}.parquet"));
-            if !p.is_file() {
-                return Err(Error::dataset(p, "recorded in manifest.json, missing on disk (see `hindsight verify`)"));
+        let (manifest, registered, pinned) = match location {
+            DatasetLocation::Local(dataset) => local_tables(dataset, engine)?,
+            DatasetLocation::ObjectStore(url) => {
+                let (manifest, registered) = object_tables(&rt, &ctx, url)?;
+                (manifest, registered, None)
             }
-            let path = p.to_string_lossy().to_string();
-            rt.block_on(ctx.register_parquet(name.as_str(), path.as_str(), ParquetReadOptions::default()))
-                .map_err(|e| Error::dataset(p.clone(), format!("cannot be read as a table: {e}")))?;
+        };
+        for (name, at, said) in registered {
+            rt.block_on(ctx.register_parquet(name.as_str(), at.as_str(), ParquetReadOptions::default()))
+                .map_err(|e| Error::dataset(said, format!("cannot be read as a table: {e}")))?;
         }
         // The views the bundled queries read; one over a table or column an older dataset
         // lacks is left out (a query reading it is then left out, `lacks` says for what).
         for (name, sql) in views::VIEWS {
             if let Err(e) = rt.block_on(ctx.sql(&views::create_view(name, sql))) {
                 if missing(&e.to_string()).is_none() {
-                    return Err(Error::dataset(dataset.to_path_buf(), format!("the view {name} cannot be defined on it: {e}")));
+                    return Err(Error::dataset(PathBuf::from(location.to_string()), format!("the view {name} cannot be defined on it: {e}")));
                 }
             }
         }
         let tables = manifest.tables.iter().map(|(n, t)| (n.clone(), t.rows)).collect();
-        Ok(Session { rt, ctx, limits, tables, format_version: manifest.format_version(), dir: dataset.to_path_buf(), _pinned: pinned })
+        let dir = location.local().map(Path::to_path_buf);
+        Ok(Session { rt, ctx, limits, tables, format_version: manifest.format_version(), dir, manifest, _pinned: pinned })
     }
 
     /// Whether SQL and the shell may write (`--allow-write`).
@@ -694,6 +706,47 @@ impl Session {
     }
 }
 
+/// A directory's manifest and tables, pinned: a session reads the version it opened,
+/// whatever a writer swaps in meanwhile (`dataset::pin`); a cluster's executors read the
+/// pinned links at their absolute path, beside the dataset on the filesystem they share.
+fn local_tables(dataset: &Path, engine: &Engine) -> Result<(crate::dataset::manifest::Manifest, Registered, Option<crate::dataset::pin::Pinned>)> {
+    let cluster = matches!(engine, Engine::Cluster(_));
+    let pinned = crate::dataset::pin::pin(dataset)?;
+    let (manifest, dir) = match &pinned {
+        Some(p) if cluster => (p.manifest.clone(), std::fs::canonicalize(&p.dir).map_err(|e| Error::io(&p.dir, e))?),
+        Some(p) => (p.manifest.clone(), p.dir.clone()),
+        None if cluster => (crate::dataset::manifest::Manifest::load(dataset)?, std::fs::canonicalize(dataset).map_err(|e| Error::io(dataset, e))?),
+        None => (crate::dataset::manifest::Manifest::load(dataset)?, dataset.to_path_buf()),
+    };
+    let mut registered = Vec::with_capacity(manifest.tables.len());
+    for name in manifest.tables.keys() {
+        let p = dir.join(format!("{name}.parquet"));
+        if !p.is_file() {
+            return Err(Error::dataset(p, "recorded in manifest.json, missing on disk (see `hindsight verify`)"));
+        }
+        registered.push((name.clone(), p.to_string_lossy().to_string(), p));
+    }
+    Ok((manifest, registered, pinned))
+}
+
+/// An object store's manifest and tables: the bucket's store registered with the SQL
+/// engine, each table by its object's URL. Not pinned: see [`crate::location`].
+fn object_tables(rt: &tokio::runtime::Runtime, ctx: &SessionContext, url: &ObjectUrl) -> Result<(crate::dataset::manifest::Manifest, Registered)> {
+    let store = url.store()?;
+    let manifest = rt.block_on(crate::location::read_manifest(&store, url))?;
+    let bucket = datafusion::execution::object_store::ObjectStoreUrl::parse(url.bucket_url())?;
+    ctx.runtime_env().register_object_store(bucket.as_ref(), store);
+    let registered = manifest
+        .tables
+        .keys()
+        .map(|name| {
+            let at = url.object(&crate::location::in_version(&manifest, &format!("{name}.parquet")));
+            (name.clone(), at.clone(), PathBuf::from(at))
+        })
+        .collect();
+    Ok((manifest, registered))
+}
+
 /// The table or view a `DESCRIBE t` (or `DESC t`) statement names, as the engine resolves
 /// the name: [`Session::describe`] answers it, so that it prints SQL type names and the
 /// columns' meanings, the same as `\d t` and `describe t --dataset`.
@@ -826,7 +879,7 @@ pub fn dashboard(dataset: &Path, fmt: Format) -> Result<String> {
 
 /// `dashboard` under the given limits, its queries run by `engine`.
 pub fn dashboard_with(dataset: &Path, fmt: Format, limits: Limits, engine: &Engine) -> Result<String> {
-    dashboard_view(dataset, fmt, limits, engine, &View::default())
+    dashboard_view(&dataset.into(), fmt, limits, engine, &View::default())
 }
 
 /// What of the dashboard is shown, and how wide: every section, or those named; the
@@ -844,8 +897,8 @@ pub struct View {
 
 /// `dashboard_with`, showing `view`'s sections at its width. A section name the dashboard
 /// does not have is refused with the names it has.
-pub fn dashboard_view(dataset: &Path, fmt: Format, limits: Limits, engine: &Engine, view: &View) -> Result<String> {
-    let (mut sections, mut left_out) = dashboard_results(dataset, limits, engine, view.cluster_by, fmt == Format::Html)?;
+pub fn dashboard_view(dataset: &DatasetLocation, fmt: Format, limits: Limits, engine: &Engine, view: &View) -> Result<String> {
+    let (mut sections, mut left_out, provenance) = dashboard_results(dataset, limits, engine, view.cluster_by, fmt == Format::Html)?;
     if !view.sections.is_empty() {
         let names: Vec<&str> = sections.iter().map(|(n, _, _)| *n).filter(|n| *n != charts::CURVES).collect();
         if let Some(bad) = view.sections.iter().find(|s| !names.contains(&s.as_str())) {
@@ -856,7 +909,6 @@ pub fn dashboard_view(dataset: &Path, fmt: Format, limits: Limits, engine: &Engi
         sections.retain(|(n, _, _)| view.sections.iter().any(|s| s == n || (*n == charts::CURVES && s == charts::CURVES_SUMMARY)));
         left_out.clear();
     }
-    let provenance = html::Provenance::of(dataset)?;
     format::sections_with_notes(&sections, &left_out, fmt, Some(&provenance), view.fit, &view.coverage)
 }
 
@@ -873,10 +925,16 @@ pub(crate) type SectionResult = (&'static str, &'static str, Vec<RecordBatch>);
 /// HTML page and `--figures`, which draw them) and where the dashboard shows
 /// `time_to_outcome_summary`, the curves behind it ([`charts::CURVES`], a query on no
 /// dashboard) come last: for the figures only, never a table.
-fn dashboard_results(dataset: &Path, limits: Limits, engine: &Engine, cluster_by: ClusterUnit, curves: bool) -> Result<(Vec<SectionResult>, Vec<LeftOut>)> {
-    let session = Session::open_on(dataset, limits, engine)?;
+fn dashboard_results(
+    dataset: &DatasetLocation,
+    limits: Limits,
+    engine: &Engine,
+    cluster_by: ClusterUnit,
+    curves: bool,
+) -> Result<(Vec<SectionResult>, Vec<LeftOut>, html::Provenance)> {
+    let session = Session::open_at(dataset, limits, engine)?;
     if !session.has_table("outcomes") {
-        return Err(Error::dataset(dataset.to_path_buf(), "no outcomes table: run `hindsight evaluate` first"));
+        return Err(Error::dataset(PathBuf::from(dataset.to_string()), "no outcomes table: run `hindsight evaluate` first"));
     }
     let (mut shown, left_out) = dashboard_sections(&session)?;
     if curves && shown.iter().any(|(name, _)| *name == charts::CURVES_SUMMARY) {
@@ -885,7 +943,7 @@ fn dashboard_results(dataset: &Path, limits: Limits, engine: &Engine, cluster_by
     let sqls: Vec<String> = shown.iter().map(|(name, _)| query_text(name)).collect::<Result<_>>()?;
     let results = session.sql_all(&sqls)?;
     let sections = shown.iter().zip(results).map(|((name, title), batches)| Ok((*name, *title, shaped(name, batches, cluster_by)?))).collect::<Result<_>>()?;
-    Ok((sections, left_out))
+    Ok((sections, left_out, html::Provenance::of(dataset, &session.manifest)))
 }
 
 /// A dashboard section's rows as the dashboard shows them ([`BundledQuery::shaping`]).
@@ -911,21 +969,21 @@ fn one_cluster_unit(batch: &RecordBatch, unit: ClusterUnit) -> Result<RecordBatc
 /// HTML report draws them (in `style`); the files written, in the page's order, and the
 /// notes the page has for figures it does not draw ([`charts::notes`]).
 pub fn write_figures(
-    dataset: &Path,
+    dataset: &DatasetLocation,
     dir: &Path,
     limits: Limits,
     engine: &Engine,
     style: &charts::Style,
     encoding: charts::Encoding,
 ) -> Result<(Vec<std::path::PathBuf>, Vec<String>)> {
-    let (sections, _) = dashboard_results(dataset, limits, engine, ClusterUnit::default(), true)?;
+    let (sections, _, _) = dashboard_results(dataset, limits, engine, ClusterUnit::default(), true)?;
     let sections = format::html_sections(&sections)?;
     let (figures, notes) = (charts::figures(&sections, style), charts::notes(&sections));
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut written = Vec::with_capacity(figures.len());
     for f in figures {
         let path = dir.join(f.file_name(encoding.format));
-        if let Some(why) = crate::output::unwritable(&path, Some(dataset)) {
+        if let Some(why) = crate::output::unwritable(&path, dataset.local()) {
             return Err(Error::usage(format!("--figures: {why}")));
         }
         f.write_to(&path, encoding)?;
@@ -1008,8 +1066,8 @@ fn probe_count(session: &Session, sql: &str) -> Result<i64> {
 
 /// The rows of each named query (a bundled query or a `.sql` file), as JSON: what `check`
 /// compares published figures with.
-pub fn figures(dataset: &Path, names: &[&str], limits: Limits) -> Result<std::collections::BTreeMap<String, serde_json::Value>> {
-    let session = Session::open_with(dataset, limits)?;
+pub fn figures(dataset: &DatasetLocation, names: &[&str], limits: Limits) -> Result<std::collections::BTreeMap<String, serde_json::Value>> {
+    let session = Session::open_at(dataset, limits, &Engine::Local)?;
     let sqls: Vec<String> = names.iter().map(|n| query_text(n)).collect::<Result<_>>()?;
     let results = session.sql_all(&sqls)?;
     // A comparison's tests are figures a paper publishes: checked as the dashboard shows them.

@@ -448,7 +448,7 @@ impl Shell<'_> {
         if !self.session.allows_writes() {
             return refuse("writing a file needs --allow-write".into());
         }
-        match crate::output::unwritable(path, Some(&self.session.dir)) {
+        match crate::output::unwritable(path, self.session.dir.as_deref()) {
             Some(why) => refuse(why),
             None => Ok(()),
         }
