@@ -365,11 +365,11 @@ fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<Capture
     Ok(CapturesWritten { responses, typed, counts: CaptureCounts { used, superseded } })
 }
 
-/// The typed tables' rows of a batch, a part of repositories at a time, not yet written.
+/// The typed tables' rows of a batch (one batch per table), not yet written.
 type TypedParts = Vec<Vec<RecordBatch>>;
 
 /// One batch of captures (`old` of them superseded) into `responses` and, the copies in
-/// use, into typed rows, a few repositories at a time in parallel. The typed rows of the
+/// use, into typed rows, read a few paths at a time in parallel. The typed rows of the
 /// batch before (`pending`) are written meanwhile, and this batch's take their place: no
 /// step waits for the typed tables' writing.
 fn write_batch(batch: &[snapshot::Capture], old: usize, responses: &mut TableWriter, typed: &mut [TableWriter], pending: &mut TypedParts) -> Result<()> {
@@ -387,7 +387,17 @@ fn write_batch(batch: &[snapshot::Capture], old: usize, responses: &mut TableWri
                 kept = batch.iter().filter(|c| c.superseded_by.is_none()).cloned().collect();
                 &kept
             };
-            split_by_repo(current).par_iter().map(|part| snapshot::tables::typed(part).iter().map(|t| Ok(t.to_batch()?)).collect()).collect()
+            // Read in pieces on every thread, finished once: a batch holds whole
+            // repositories, and often one large one.
+            let pieces: Vec<snapshot::tables::TypedRows> = split_at_paths(current).par_iter().map(|piece| snapshot::tables::typed_rows(piece)).collect();
+            let Some(rows) = pieces.into_iter().reduce(|mut all, later| {
+                all.append(later);
+                all
+            }) else {
+                return Ok(Vec::new());
+            };
+            let tables: Vec<RecordBatch> = rows.finish().par_iter().map(|t| t.to_batch()).collect::<std::result::Result<_, _>>()?;
+            Ok(vec![tables])
         },
     );
     written?;
@@ -549,16 +559,16 @@ fn skipped_files(study: &Study, inputs: &[InputFileEntry]) -> Result<Vec<crate::
     Ok(out)
 }
 
-/// A batch cut into a few parts at repository boundaries, for building typed tables in
-/// parallel; the parts are taken back in order.
-fn split_by_repo(batch: &[snapshot::Capture]) -> Vec<&[snapshot::Capture]> {
+/// A batch cut into a few pieces, each with every page of its paths, for reading typed rows
+/// in parallel; the pieces are taken back in order.
+fn split_at_paths(batch: &[snapshot::Capture]) -> Vec<&[snapshot::Capture]> {
     let parts = rayon::current_num_threads().max(1) * 2;
     let target = batch.len().div_ceil(parts).max(1);
     let mut out = Vec::new();
     let mut start = 0;
     while start < batch.len() {
         let mut end = (start + target).min(batch.len());
-        while end < batch.len() && snapshot::paths::repo_of(&batch[end - 1].path) == snapshot::paths::repo_of(&batch[end].path) {
+        while end < batch.len() && batch[end - 1].path == batch[end].path {
             end += 1;
         }
         out.push(&batch[start..end]);

@@ -78,6 +78,12 @@ impl Table {
         self.rows.len()
     }
 
+    /// `other`'s rows (of the same table) after this one's.
+    pub(crate) fn append(&mut self, other: Table) {
+        debug_assert_eq!(self.name, other.name);
+        self.rows.extend(other.rows);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }

@@ -72,6 +72,34 @@ pub fn typed(captures: &[Capture]) -> Vec<Table> {
     typed_read(captures, Reading::Sparse)
 }
 
+/// Typed rows not yet finished: those of consecutive pieces of captures, each read on its
+/// own (every page of a path in one piece), are put together in order and finished once
+/// for whole repositories. A piece need not hold whole repositories: a comment captured both
+/// in its list and alone is kept once, a commit's check runs and statuses are one commit's
+/// checks, and rows are sorted by repository, all when the rows are finished. So a batch
+/// that holds one large repository is read on every core, not one.
+pub struct TypedRows(Typed);
+
+/// `captures` (every page of each of their paths) read into typed rows.
+pub fn typed_rows(captures: &[Capture]) -> TypedRows {
+    let mut tables = Typed::new();
+    tables.read(captures, Reading::Sparse);
+    TypedRows(tables)
+}
+
+impl TypedRows {
+    /// `later`'s rows after these (read from the captures that follow these).
+    pub fn append(&mut self, later: TypedRows) {
+        self.0.append(later.0);
+    }
+
+    /// The typed tables of the captures read, which must be every capture of their
+    /// repositories: what [`typed`] makes of them.
+    pub fn finish(self) -> Vec<Table> {
+        self.0.finish()
+    }
+}
+
 /// How the typed tables read a body.
 #[derive(Clone, Copy)]
 enum Reading {
@@ -86,46 +114,75 @@ enum Reading {
 
 fn typed_read(captures: &[Capture], reading: Reading) -> Vec<Table> {
     let mut tables = Typed::new();
-    let failed: std::collections::HashSet<&str, foldhash::fast::FixedState> =
-        captures.iter().filter(|c| !(200..300).contains(&c.status)).map(|c| c.path.as_str()).collect();
-    // Position of a list element across the pages of its path.
-    let mut last_path = "";
-    let mut offset = 0usize;
-    for c in captures {
-        let path = c.path.as_str();
-        if failed.contains(path) {
-            continue;
-        }
-        let Some((repo, res)) = paths::parse(path) else { continue };
-        if matches!(res, Resource::Other(_) | Resource::Compare(..) | Resource::ActionsRun(_) | Resource::PullRequestedReviewers(_)) {
-            continue;
-        }
-        if path != last_path {
-            last_path = path;
-            offset = 0;
-        }
-        let items = match (keys_of(&res), reading) {
-            // The checks of a commit are read from a whole `Value` (`ci.rs`).
-            (None, _) => {
-                let Ok(body) = serde_json::from_str::<serde_json::Value>(&c.body) else { continue };
-                tables.add_checks(repo, res, &body);
-                0
-            }
-            (Some(keys), Reading::Sparse) => {
-                let Some(body) = Sparse::try_parse(&c.body, keys) else { continue };
-                tables.add_page(repo, res, path, &body, offset);
-                body.as_array().map_or(0, <[_]>::len)
-            }
-            #[cfg(test)]
-            (Some(_), Reading::Value) => {
-                let Ok(body) = serde_json::from_str::<serde_json::Value>(&c.body) else { continue };
-                tables.add_page(repo, res, path, &body, offset);
-                body.as_array().map_or(0, Vec::len)
-            }
-        };
-        offset += items;
-    }
+    tables.read(captures, reading);
     tables.finish()
+}
+
+impl Typed {
+    /// Rows from `captures`, which hold every page of each of their paths.
+    fn read(&mut self, captures: &[Capture], reading: Reading) {
+        let tables = self;
+        let failed: std::collections::HashSet<&str, foldhash::fast::FixedState> =
+            captures.iter().filter(|c| !(200..300).contains(&c.status)).map(|c| c.path.as_str()).collect();
+        // Position of a list element across the pages of its path.
+        let mut last_path = "";
+        let mut offset = 0usize;
+        for c in captures {
+            let path = c.path.as_str();
+            if failed.contains(path) {
+                continue;
+            }
+            let Some((repo, res)) = paths::parse(path) else { continue };
+            if matches!(res, Resource::Other(_) | Resource::Compare(..) | Resource::ActionsRun(_) | Resource::PullRequestedReviewers(_)) {
+                continue;
+            }
+            if path != last_path {
+                last_path = path;
+                offset = 0;
+            }
+            let items = match (keys_of(&res), reading) {
+                // The checks of a commit are read from a whole `Value` (`ci.rs`).
+                (None, _) => {
+                    let Ok(body) = serde_json::from_str::<serde_json::Value>(&c.body) else { continue };
+                    tables.add_checks(repo, res, &body);
+                    0
+                }
+                (Some(keys), Reading::Sparse) => {
+                    let Some(body) = Sparse::try_parse(&c.body, keys) else { continue };
+                    tables.add_page(repo, res, path, &body, offset);
+                    body.as_array().map_or(0, <[_]>::len)
+                }
+                #[cfg(test)]
+                (Some(_), Reading::Value) => {
+                    let Ok(body) = serde_json::from_str::<serde_json::Value>(&c.body) else { continue };
+                    tables.add_page(repo, res, path, &body, offset);
+                    body.as_array().map_or(0, Vec::len)
+                }
+            };
+            offset += items;
+        }
+    }
+
+    /// `later`'s rows after these; a commit's checks read apart are put together.
+    fn append(&mut self, later: Typed) {
+        let Typed { issues, pulls, comments, review_comments, reviews, commits, events, reactions, labels, commit_checks } = later;
+        for (mine, theirs) in [
+            (&mut self.issues, issues),
+            (&mut self.pulls, pulls),
+            (&mut self.comments, comments),
+            (&mut self.review_comments, review_comments),
+            (&mut self.reviews, reviews),
+            (&mut self.commits, commits),
+            (&mut self.events, events),
+            (&mut self.reactions, reactions),
+            (&mut self.labels, labels),
+        ] {
+            mine.append(theirs);
+        }
+        for (commit, checks) in commit_checks {
+            self.commit_checks.entry(commit).or_default().extend(checks);
+        }
+    }
 }
 
 /// The keys the rows of resource `res` read (`None`: its body is read whole). An issue's
@@ -615,6 +672,55 @@ mod tests {
 
     fn capture(path: &str, page: i64, body: &str) -> Capture {
         Capture { path: path.to_string(), status: 200, page, captured_at: None, body: body.to_string(), file: "f".into(), line: None, superseded_by: None }
+    }
+
+    /// Typed rows read in pieces (every page of a path in one piece, a repository across
+    /// several) and put together are the tables of the captures read at once: the comment
+    /// captured in its list and alone is kept once, a commit's check runs and statuses read
+    /// in different pieces are one commit's checks, and the rows keep the repositories'
+    /// order. Cut at every path, and in pieces of a few paths.
+    #[test]
+    fn typed_rows_read_in_pieces_make_the_tables_of_one_read() {
+        let comment = r#"{"id": 5, "body": "same", "user": {"login": "a", "type": "User"}, "created_at": "2026-01-01T00:00:00Z", "issue_url": "https://api.github.com/repos/o/r/issues/1"}"#;
+        let check_runs = r#"{"total_count": 1, "check_runs": [{"name": "ci", "status": "completed", "conclusion": "failure", "started_at": "2026-01-01T00:00:00Z", "completed_at": "2026-01-01T00:01:00Z"}]}"#;
+        let status = r#"{"state": "success", "statuses": [{"context": "lint", "state": "success", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:02:00Z"}]}"#;
+        let bodies = crate::snapshot::sparse::equivalence::fixture_bodies();
+        let mut captures = Vec::new();
+        for repo in ["repos/a/one", "repos/b/two"] {
+            for path in PATHS {
+                let path = path.replacen("repos/o/r", repo, 1);
+                captures.extend(bodies.iter().enumerate().map(|(page, b)| capture(&path, page as i64 + 1, b)));
+            }
+            captures.push(capture(&format!("{repo}/issues/1/comments"), 8, &format!("[{comment}]")));
+            captures.push(capture(&format!("{repo}/issues/comments/5"), 1, comment));
+            for sha in ["abc", "def"] {
+                captures.push(capture(&format!("{repo}/commits/{sha}/check-runs"), 1, check_runs));
+                captures.push(capture(&format!("{repo}/commits/{sha}/status"), 1, status));
+            }
+        }
+        captures.sort_by(|a, b| (&a.path, a.page).cmp(&(&b.path, b.page)));
+        let whole: Vec<_> = typed(&captures).iter().map(|t| t.to_batch().unwrap()).collect();
+        let empty: Vec<&str> = typed(&captures).iter().filter(|t| t.is_empty()).map(|t| t.name).collect();
+        assert!(empty.is_empty(), "every table must have rows to compare: {empty:?}");
+        for paths_per_piece in [1, 3] {
+            let mut pieces: Vec<&[Capture]> = Vec::new();
+            let (mut start, mut paths) = (0, 0);
+            for k in 1..=captures.len() {
+                if k == captures.len() || captures[k].path != captures[k - 1].path {
+                    paths += 1;
+                    if paths == paths_per_piece || k == captures.len() {
+                        pieces.push(&captures[start..k]);
+                        (start, paths) = (k, 0);
+                    }
+                }
+            }
+            assert!(pieces.len() >= 10, "{} pieces", pieces.len());
+            let mut rows = pieces.iter().map(|p| typed_rows(p));
+            let mut all = rows.next().unwrap();
+            rows.for_each(|later| all.append(later));
+            let pieced: Vec<_> = all.finish().iter().map(|t| t.to_batch().unwrap()).collect();
+            assert_eq!(pieced, whole, "read in pieces of {paths_per_piece} paths");
+        }
     }
 
     /// The tables read with only each resource's keys kept are the tables read from whole
