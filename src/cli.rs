@@ -1159,7 +1159,7 @@ fn report_task(
 ) -> Result<Task> {
     let limits = limits.limits()?;
     let engine = engine.engine()?;
-    in_process(&dataset, &engine)?;
+    hindsight::report::in_process(&dataset, &engine)?;
     let sql = match (query, sql) {
         (Some(q), _) => Some(hindsight::report::query_text(&q)?),
         (None, s) => s,
@@ -1177,7 +1177,7 @@ fn sql_task(dataset: DatasetLocation, file: Option<PathBuf>, format: Format, row
     }
     let limits = limits.limits()?;
     let engine = engine.engine()?;
-    in_process(&dataset, &engine)?;
+    hindsight::report::in_process(&dataset, &engine)?;
     let source = match file {
         Some(f) => Source::File(f),
         None if std::io::stdin().is_terminal() => Source::Terminal { history: history_file() },
@@ -1210,17 +1210,6 @@ fn dataset_anywhere(given: Option<PathBuf>) -> Result<DatasetLocation> {
         Some(d) if hindsight::report::location::is_url(&d) => Ok(DatasetLocation::parse(&d)?),
         given => Ok(dataset_or_default(given)?.into()),
     }
-}
-
-/// A dataset in an object store is read in this process: `--cluster`'s executors read a
-/// dataset on the filesystem they share (refused before anything is read).
-fn in_process(dataset: &DatasetLocation, engine: &hindsight::report::Engine) -> Result<()> {
-    if dataset.local().is_none() && *engine != hindsight::report::Engine::Local {
-        return Err(Error::usage(format!(
-            "--cluster with {dataset}: a dataset in an object store is read in this process; the cluster's executors read one on the filesystem they share"
-        )));
-    }
-    Ok(())
 }
 
 /// A path given to `option` of a command that reads or writes a dataset on this machine
