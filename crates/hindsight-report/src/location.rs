@@ -75,11 +75,7 @@ impl DatasetLocation {
         match self {
             DatasetLocation::Local(p) => Ok(Manifest::load(p)?),
             DatasetLocation::ObjectStore(u) => {
-                let rt = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .map_err(|e| Error::remote(u.to_string(), format!("cannot start its reader: {e}")))?;
-                rt.block_on(read_manifest(&*u.store()?, u))
+                runtime(u, "reader")?.block_on(read_manifest(&*u.store()?, u))
             }
         }
     }
@@ -117,8 +113,7 @@ impl ObjectUrl {
             return Err(bad("the bucket's name is 3 or more lowercase letters, digits, `.` and `-`"));
         }
         let prefix = prefix.trim_end_matches('/');
-        let plain = |part: &str| !part.is_empty() && part != "." && part != ".." && part.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
-        if !prefix.is_empty() && !prefix.split('/').all(plain) {
+        if !prefix.is_empty() && !crate::dataset::manifest::is_relative_folder(prefix) {
             return Err(bad("the prefix is names of letters, digits, `.`, `_` and `-` between single `/`s"));
         }
         Ok(ObjectUrl { bucket: bucket.to_string(), prefix: prefix.to_string() })
@@ -178,10 +173,7 @@ pub fn upload(dir: &Path, url: &ObjectUrl) -> Result<String> {
     manifest.tables_under = Some(under.clone());
     let mut text = serde_json::to_string_pretty(&manifest)?;
     text.push('\n');
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::remote(url.to_string(), format!("cannot start its writer: {e}")))?;
+    let rt = runtime(url, "writer")?;
     let store = url.store()?;
     rt.block_on(async {
         for name in &names {
@@ -191,6 +183,12 @@ pub fn upload(dir: &Path, url: &ObjectUrl) -> Result<String> {
         store.put(&at, text.into()).await.map_err(|e| Error::remote(url.object("manifest.json"), format!("cannot be written: {}", said(&e))))?;
         Ok(under)
     })
+}
+
+/// A runtime on this thread for the requests to `url` (its `role`, reader or writer, said
+/// should it fail to start).
+fn runtime(url: &ObjectUrl, role: &str) -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Error::remote(url.to_string(), format!("cannot start its {role}: {e}")))
 }
 
 /// Bytes of a file read and sent at a time; a larger file goes up in parts of this size.

@@ -146,8 +146,8 @@ fn is_table_name(n: &str) -> bool {
 }
 
 /// A folder inside the dataset: plain names (letters, digits, `.`, `_`, `-`) between
-/// single `/`s.
-fn is_relative_folder(n: &str) -> bool {
+/// single `/`s. An object store's prefix is held to the same (`s3://bucket/PREFIX`).
+pub fn is_relative_folder(n: &str) -> bool {
     n.split('/').all(|part| is_file_name(part) && part.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)))
 }
 
