@@ -67,8 +67,10 @@ enum Command {
     },
     /// Judge every safe output in every window; writes outcomes.parquet.
     Evaluate {
-        /// The dataset directory (written by `run`, `convert` or `import`); default
-        /// ./hindsight-out, where `hindsight run` writes, when it exists.
+        /// The dataset directory (written by `run`, `convert` or `import`), or
+        /// s3://BUCKET/PREFIX in an S3-compatible object store (copied here, evaluated, and
+        /// written back as a new version); default ./hindsight-out, where `hindsight run`
+        /// writes, when it exists.
         #[arg(long)]
         dataset: Option<PathBuf>,
         #[command(flatten)]
@@ -954,9 +956,7 @@ impl Command {
                 study: study(inputs).ok_or_else(|| Error::usage("convert needs --snapshot DIR and --runs DIR"))?,
                 out: replacing(out, DatasetKind::Study, force)?,
             },
-            Command::Evaluate { dataset, eval, engine, .. } => {
-                Task::Evaluate { dataset: dataset_or_default(dataset)?, settings: eval.read()?, engine: engine.engine()? }
-            }
+            Command::Evaluate { dataset, eval, engine, .. } => evaluate_task(dataset, eval, engine)?,
             Command::Report { dataset, query, sql, format, section, wide, cluster_by, figure, chart, series, labels, title, figures, look, rows, limits, engine, plan, .. } => {
                 let name = query.clone().unwrap_or_else(|| "sql".into());
                 let (style, encoding) = look.read(figure.as_deref(), figures.is_some())?;
@@ -1097,22 +1097,48 @@ impl FigureArgs {
     }
 }
 
+/// The folder, under the system's temporary folder, where a dataset in an object store is
+/// made or changed before it is uploaded (`commands::Staging` removes it).
+fn upload_folder() -> PathBuf {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or_default();
+    std::env::temp_dir().join(format!("hindsight-upload-{}-{nanos}", std::process::id())).join("ds")
+}
+
+/// `--cluster` with a dataset in an object store, refused for `command` (`run --out`,
+/// `evaluate --dataset`): the dataset is made in a temporary folder here, which the
+/// executors do not see.
+fn here_only(command: &str, engine: EngineArgs, upload: bool) -> Result<hindsight::report::Engine> {
+    let engine = engine.engine()?;
+    if upload && engine != hindsight::report::Engine::Local {
+        return Err(Error::usage(format!(
+            "{command} s3://... with --cluster: the dataset is made in a temporary folder here, which the executors do not see; work on the shared filesystem, then upload"
+        )));
+    }
+    Ok(engine)
+}
+
+/// `evaluate`: the dataset judged. An object store's URL: copied into a folder of its own
+/// under the system's temporary folder, evaluated there, and written back as a new version.
+fn evaluate_task(dataset: Option<PathBuf>, eval: EvalArgs, engine: EngineArgs) -> Result<Task> {
+    let (dataset, upload) = match dataset {
+        Some(d) if hindsight::report::location::is_url(&d) => match DatasetLocation::parse(&d)? {
+            DatasetLocation::ObjectStore(url) => (upload_folder(), Some(url)),
+            DatasetLocation::Local(d) => (d, None),
+        },
+        given => (dataset_or_default(given)?, None),
+    };
+    let engine = here_only("evaluate --dataset", engine, upload.is_some())?;
+    Ok(Task::Evaluate { dataset, upload, settings: eval.read()?, engine })
+}
+
 /// `run`: where the dataset goes. An object store's URL: written into a folder of its own
 /// under the system's temporary folder, uploaded from there, and removed.
 fn run_task(inputs: Inputs, out: PathBuf, eval: EvalArgs, format: Format, wide: bool, force: bool, engine: EngineArgs) -> Result<Task> {
     let (out, upload) = match DatasetLocation::parse(&out)? {
-        DatasetLocation::ObjectStore(url) => {
-            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or_default();
-            (std::env::temp_dir().join(format!("hindsight-upload-{}-{nanos}", std::process::id())).join("ds"), Some(url))
-        }
+        DatasetLocation::ObjectStore(url) => (upload_folder(), Some(url)),
         DatasetLocation::Local(out) => (replacing(out, DatasetKind::Study, force)?, None),
     };
-    let engine = engine.engine()?;
-    if upload.is_some() && engine != hindsight::report::Engine::Local {
-        return Err(Error::usage(
-            "run --out s3://... with --cluster: the dataset is made in a temporary folder here, which the executors do not see; run --out on the shared filesystem, then upload",
-        ));
-    }
+    let engine = here_only("run --out", engine, upload.is_some())?;
     Ok(Task::Run {
         study: study(inputs),
         out,
@@ -1217,7 +1243,7 @@ fn dataset_anywhere(given: Option<PathBuf>) -> Result<DatasetLocation> {
 fn here(given: PathBuf, option: &str) -> Result<PathBuf> {
     if hindsight::report::location::is_url(&given) {
         return Err(Error::usage(format!(
-            "{option} `{}`: this command works on a dataset on this machine; `sql`, `report` and `check` read one in an object store (s3://BUCKET/PREFIX), `run --out` writes one",
+            "{option} `{}`: this command works on a dataset on this machine; `sql`, `report` and `check` read one in an object store (s3://BUCKET/PREFIX), `run --out` writes one, `evaluate` changes one",
             given.display()
         )));
     }

@@ -41,6 +41,9 @@ pub enum Task {
     },
     Evaluate {
         dataset: PathBuf,
+        /// Where the dataset at `dataset`, a temporary folder then, was downloaded from and
+        /// is written back to.
+        upload: Option<report::ObjectUrl>,
         settings: Settings,
         /// Where the outputs are judged.
         engine: report::Engine,
@@ -215,10 +218,13 @@ pub fn execute(config: Config) -> Result<Status> {
             let c = pipeline::convert(&study, &out, &progress)?;
             summarize(&c, &out, quiet, false);
         }
-        Task::Evaluate { dataset, settings, engine } => {
-            let n = pipeline::evaluate(&dataset, &settings, &engine, &progress)?;
+        Task::Evaluate { dataset, upload, settings, engine } => {
+            let (n, to) = match upload {
+                None => (pipeline::evaluate(&dataset, &settings, &engine, &progress)?, dataset.join("outcomes.parquet").display().to_string()),
+                Some(url) => evaluate_there(&dataset, &url, &settings, &progress)?,
+            };
             if !quiet {
-                eprintln!("evaluated: {n} outcomes -> {}", dataset.join("outcomes.parquet").display());
+                eprintln!("evaluated: {n} outcomes -> {to}");
             }
         }
         Task::Report { dataset, figures, sql, display, limits, engine, plan, view, figure, figure_look } => {
@@ -299,6 +305,22 @@ impl Drop for Staging {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// `evaluate` of the dataset at `url`: copied into the temporary folder `dir`, evaluated
+/// there, and written back as a new version (the tables evaluate left as they were copied
+/// inside the object store), the manifest switched last and only if no other command
+/// switched it meanwhile. Returns the number of outcome rows and where they are.
+fn evaluate_there(dir: &Path, url: &report::ObjectUrl, settings: &Settings, progress: &Progress) -> Result<(usize, String)> {
+    let _staging = Staging::make(dir)?;
+    let bar = progress.spinner("download", &format!("the dataset at {url}"));
+    let base = report::location::download(url, dir)?;
+    bar.finish_and_clear();
+    let n = pipeline::evaluate(dir, settings, &report::Engine::Local, progress)?;
+    let bar = progress.spinner("upload", &format!("the evaluated dataset to {url}"));
+    let under = report::location::upload_over(dir, url, &base)?;
+    bar.finish_and_clear();
+    Ok((n, format!("{url}/{under}/outcomes.parquet")))
 }
 
 /// `run`: convert and evaluate the study (the bundled demo without one), then print the

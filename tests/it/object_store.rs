@@ -94,6 +94,19 @@ for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=p
         keys
     }
 
+    /// The object `key`'s bytes.
+    fn get(&self, key: &str) -> Vec<u8> {
+        let script = r#"
+import sys, boto3
+endpoint, bucket, key = sys.argv[1:4]
+s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="test", aws_secret_access_key="test")
+sys.stdout.buffer.write(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
+"#;
+        let out = Command::new(python()).args(["-c", script, &self.endpoint, BUCKET, key]).output().unwrap();
+        assert!(out.status.success(), "get {key}: {}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    }
+
     /// `hindsight ARGS` with the server's environment, in `cwd`.
     fn run(&self, args: &[&str], cwd: &Path) -> Output {
         let out = Command::new(bin()).args(args).envs(self.env()).current_dir(cwd).output().expect("run hindsight");
@@ -183,6 +196,81 @@ fn run_writes_a_dataset_into_an_object_store() {
     assert_eq!(std::fs::read_dir(temp.path()).unwrap().count(), 0, "the temporary folder is left");
 }
 
+/// `evaluate --dataset s3://...` evaluates a copy here and writes it back as a new version:
+/// the outcomes read as those of the same evaluate on disk; the tables it left as they were
+/// are the same objects' bytes under the new version; the old version is still whole (a
+/// reader that opened the old manifest reads on); the temporary folder is gone.
+#[test]
+fn evaluate_writes_a_new_version_into_the_object_store() {
+    if !have(&[Tool::Python]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let moto = Moto::start();
+    moto.upload(tmp.path(), "empty");
+    let there = format!("s3://{BUCKET}/evaluated");
+    ok(&["run", "--out", "ds", "--quiet"], tmp.path());
+    moto.ok(&["run", "--out", &there, "--quiet"], tmp.path());
+    let before = moto.keys("evaluated/versions/");
+    let scan = ["report", "--sql", "SELECT * FROM outcomes ORDER BY safe_output_id, window_order", "--format", "csv"];
+    let was = moto.ok(&at(&scan, &there), tmp.path());
+    let evaluate = ["evaluate", "--windows", "24h,7d"];
+    ok(&at(&evaluate, "ds"), tmp.path());
+    let out = Command::new(bin()).args(at(&evaluate, &there)).envs(moto.env()).env("TMPDIR", temp.path()).current_dir(tmp.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !stderr.contains(SECRET), "{stderr}");
+    assert!(stderr.contains(&format!("-> {there}/versions/")), "{stderr}");
+    let now = moto.ok(&at(&scan, &there), tmp.path());
+    assert_eq!(now, ok(&at(&scan, "ds"), tmp.path()));
+    assert_ne!(now, was, "evaluating with other windows changed nothing");
+    // A new version beside the old one, whole; tables evaluate did not write kept their bytes.
+    let version = |keys: &[String]| keys.iter().filter_map(|k| Some(k.strip_prefix("evaluated/versions/")?.split('/').next()?.to_string())).collect::<std::collections::BTreeSet<_>>();
+    let after = moto.keys("evaluated/versions/");
+    let old: Vec<String> = version(&before).into_iter().collect();
+    let new: Vec<String> = version(&after).difference(&version(&before)).cloned().collect();
+    assert_eq!((old.len(), new.len()), (1, 1), "{after:?}");
+    assert!(before.iter().all(|k| after.contains(k)), "the old version lost objects");
+    let names = |v: &str| after.iter().filter_map(|k| k.strip_prefix(&format!("evaluated/versions/{v}/")).map(String::from)).collect::<Vec<_>>();
+    assert_eq!(names(&old[0]), names(&new[0]));
+    let manifest = |bytes: Vec<u8>| serde_json::from_slice::<serde_json::Value>(&bytes).unwrap();
+    let local = manifest(std::fs::read(tmp.path().join("ds/manifest.json")).unwrap());
+    let remote = manifest(moto.get("evaluated/manifest.json"));
+    assert_eq!(remote["tables_under"], serde_json::json!(format!("versions/{}", new[0])));
+    assert_eq!(remote["tables"], local["tables"], "the tables are not those of the same evaluate on disk");
+    assert_eq!(moto.get(&format!("evaluated/versions/{}/safe_outputs.parquet", new[0])), moto.get(&format!("evaluated/versions/{}/safe_outputs.parquet", old[0])));
+    assert_eq!(std::fs::read_dir(temp.path()).unwrap().count(), 0, "the temporary folder is left");
+}
+
+/// Two commands change one dataset in an object store at once: the one that switches the
+/// manifest second is refused (its switch is conditional on the manifest it read) and says
+/// so, and the dataset is the first one's version, whole.
+#[test]
+fn a_change_switched_over_another_is_refused() {
+    if !have(&[Tool::Python]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let moto = Moto::start();
+    moto.upload(tmp.path(), "empty");
+    let there = format!("s3://{BUCKET}/shared");
+    moto.ok(&["run", "--out", &there, "--quiet"], tmp.path());
+    let url = moto.env().into_iter().fold(hindsight::report::ObjectUrl::parse(&there).unwrap(), |u, (k, v)| u.with(k, &v));
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    let base_a = hindsight::report::location::download(&url, &a).unwrap();
+    let base_b = hindsight::report::location::download(&url, &b).unwrap();
+    assert_eq!(std::fs::read(a.join("outcomes.parquet")).unwrap(), std::fs::read(b.join("outcomes.parquet")).unwrap());
+    ok(&["evaluate", "--dataset", "a", "--windows", "24h", "--quiet"], tmp.path());
+    ok(&["evaluate", "--dataset", "b", "--windows", "7d", "--quiet"], tmp.path());
+    let first = hindsight::report::location::upload_over(&a, &url, &base_a).unwrap();
+    let err = hindsight::report::location::upload_over(&b, &url, &base_b).unwrap_err().to_string();
+    assert!(err.contains(&format!("{there}/manifest.json: changed while this command ran")), "{err}");
+    let scan = ["report", "--sql", "SELECT * FROM outcomes ORDER BY safe_output_id, window_order", "--format", "csv"];
+    assert_eq!(moto.ok(&at(&scan, &there), tmp.path()), ok(&at(&scan, "a"), tmp.path()));
+    let remote: serde_json::Value = serde_json::from_slice(&moto.get("shared/manifest.json")).unwrap();
+    assert_eq!(remote["tables_under"], serde_json::json!(first));
+}
+
 /// `COMMAND --dataset DATASET ARGS...` of `COMMAND ARGS...`.
 fn at<'a>(args: &[&'a str], dataset: &'a str) -> Vec<&'a str> {
     let mut all = args.to_vec();
@@ -227,7 +315,6 @@ fn a_missing_dataset_is_said_with_its_url() {
 fn commands_on_this_machine_refuse_a_url() {
     let tmp = tempfile::tempdir().unwrap();
     for args in [
-        vec!["evaluate", "--dataset", "s3://bucket/demo"],
         vec!["export", "--dataset", "s3://bucket/demo", "--sqlite", "out.db"],
         vec!["verify", "--dataset", "s3://bucket/demo"],
     ] {
@@ -237,9 +324,13 @@ fn commands_on_this_machine_refuse_a_url() {
     }
     assert!(!tmp.path().join("s3:").exists());
     // Nor does a cluster read or write one: refused before anything is read.
-    let args = ["run", "--out", "s3://bucket/demo", "--cluster", "df://127.0.0.1:1"];
-    let out = Command::new(bin()).args(args).current_dir(tmp.path()).output().unwrap();
-    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("run --out s3://... with --cluster"));
+    for (args, said) in [
+        (["run", "--out", "s3://bucket/demo", "--cluster", "df://127.0.0.1:1"], "run --out s3://... with --cluster"),
+        (["evaluate", "--dataset", "s3://bucket/demo", "--cluster", "df://127.0.0.1:1"], "evaluate --dataset s3://... with --cluster"),
+    ] {
+        let out = Command::new(bin()).args(args).current_dir(tmp.path()).output().unwrap();
+        assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains(said), "{args:?}");
+    }
     for command in ["report", "sql"] {
         let args = [command, "--dataset", "s3://bucket/demo", "--cluster", "df://127.0.0.1:1"];
         let out = Command::new(bin()).args(args).current_dir(tmp.path()).output().unwrap();

@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use object_store::aws::{AmazonS3, AmazonS3Builder};
-use object_store::ObjectStoreExt;
+use object_store::{ObjectStore, ObjectStoreExt};
 
-use crate::dataset::manifest::Manifest;
+use crate::dataset::manifest::{Manifest, TableEntry};
 use crate::error::{Error, Result};
 
 /// A dataset's place, as `--dataset` gives it.
@@ -88,6 +88,8 @@ pub struct ObjectUrl {
     bucket: String,
     /// Without a `/` at either end; empty: the bucket's top.
     prefix: String,
+    /// Settings of the store given here, over the environment's ([`ObjectUrl::with`]).
+    settings: Vec<(String, String)>,
 }
 
 impl std::fmt::Display for ObjectUrl {
@@ -116,7 +118,15 @@ impl ObjectUrl {
         if !prefix.is_empty() && !crate::dataset::manifest::is_relative_folder(prefix) {
             return Err(bad("the prefix is names of letters, digits, `.`, `_` and `-` between single `/`s"));
         }
-        Ok(ObjectUrl { bucket: bucket.to_string(), prefix: prefix.to_string() })
+        Ok(ObjectUrl { bucket: bucket.to_string(), prefix: prefix.to_string(), settings: Vec::new() })
+    }
+
+    /// The store's setting `key` (as its environment variable is named: `AWS_ENDPOINT_URL`)
+    /// given here, over the environment's: for a program that reaches two stores, or one
+    /// whose environment is not its own to set.
+    pub fn with(mut self, key: &str, value: &str) -> ObjectUrl {
+        self.settings.push((key.to_string(), value.to_string()));
+        self
     }
 
     /// The URL the SQL engine reaches the bucket by (the object store is registered under it).
@@ -144,7 +154,12 @@ impl ObjectUrl {
         // A few retries over half a minute: a server that does not answer is said soon, not
         // after the library's default three minutes.
         let retry = object_store::RetryConfig { max_retries: 3, retry_timeout: std::time::Duration::from_secs(30), ..Default::default() };
-        let store = AmazonS3Builder::from_env().with_bucket_name(&self.bucket).with_retry(retry).build();
+        let mut builder = AmazonS3Builder::from_env();
+        for (key, value) in &self.settings {
+            let key = key.to_ascii_lowercase().parse().map_err(|_| Error::remote(self.to_string(), format!("has no setting {key}")))?;
+            builder = builder.with_config(key, value);
+        }
+        let store = builder.with_bucket_name(&self.bucket).with_retry(retry).build();
         store.map(Arc::new).map_err(|e| Error::remote(self.to_string(), format!("cannot be opened: {}", said(&e))))
     }
 }
@@ -166,23 +181,119 @@ pub(crate) fn in_version(m: &Manifest, file: &str) -> String {
 /// no manifest names are never read (the older versions' objects stay until removed by
 /// hand). Returns the version's prefix.
 pub fn upload(dir: &Path, url: &ObjectUrl) -> Result<String> {
+    upload_version(dir, url, None)
+}
+
+/// [`upload`] of a dataset that was [`download`]ed from `url` and changed here (`evaluate`):
+/// a table or file the change left as it was is copied inside the object store, not sent
+/// again, and the manifest is switched only if it is still the one `base` read (a
+/// conditional write, `If-Match`): two commands changing one dataset at once never lose
+/// one's change to the other's without a word.
+pub fn upload_over(dir: &Path, url: &ObjectUrl, base: &Downloaded) -> Result<String> {
+    upload_version(dir, url, Some(base))
+}
+
+fn upload_version(dir: &Path, url: &ObjectUrl, base: Option<&Downloaded>) -> Result<String> {
     let mut manifest = Manifest::load(dir)?;
     let text = std::fs::read(dir.join("manifest.json")).map_err(|e| Error::io(dir.join("manifest.json"), e))?;
     let under = format!("versions/{}", &crate::json::sha256_hex(&text)[..16]);
-    let names: Vec<String> = manifest.tables.keys().map(|t| format!("{t}.parquet")).chain(manifest.files.keys().cloned()).collect();
+    let objects = objects_of(&manifest);
     manifest.tables_under = Some(under.clone());
     let mut text = serde_json::to_string_pretty(&manifest)?;
     text.push('\n');
     let rt = runtime(url, "writer")?;
     let store = url.store()?;
     rt.block_on(async {
-        for name in &names {
-            put_file(&store, &dir.join(name), url, &format!("{under}/{name}")).await?;
+        for (name, entry) in &objects {
+            let to = format!("{under}/{name}");
+            match base.and_then(|b| b.unchanged(name, entry)) {
+                Some(from) if from == to => {}
+                Some(from) => {
+                    let said_as = |e: object_store::Error| Error::remote(url.object(&to), format!("cannot be copied from {}: {}", url.object(&from), said(&e)));
+                    store.copy(&url.key(&from), &url.key(&to)).await.map_err(said_as)?;
+                }
+                None => put_file(&store, &dir.join(name), url, &to).await?,
+            }
         }
-        let at = url.key("manifest.json");
-        store.put(&at, text.into()).await.map_err(|e| Error::remote(url.object("manifest.json"), format!("cannot be written: {}", said(&e))))?;
+        let mode = match base {
+            Some(b) => object_store::PutMode::Update(b.version.clone()),
+            None => object_store::PutMode::Overwrite,
+        };
+        let at = url.object("manifest.json");
+        store.put_opts(&url.key("manifest.json"), text.into(), mode.into()).await.map_err(|e| match e {
+            object_store::Error::Precondition { .. } | object_store::Error::NotFound { .. } => Error::remote(
+                at.clone(),
+                format!("changed while this command ran: another command switched the dataset to a version of its own. Nothing was switched (this command's tables are under {under}/, which no manifest names); run it again on the dataset as it is now"),
+            ),
+            object_store::Error::NotImplemented { .. } => Error::remote(at.clone(), format!("cannot be switched safely: this object store does not take conditional writes (If-Match): {}", said(&e))),
+            e => Error::remote(at.clone(), format!("cannot be written: {}", said(&e))),
+        })?;
         Ok(under)
     })
+}
+
+/// A dataset's objects other than its manifest: each table's and file's name, with what the
+/// manifest says of its bytes.
+fn objects_of(m: &Manifest) -> Vec<(String, TableEntry)> {
+    let tables = m.tables.iter().map(|(t, e)| (format!("{t}.parquet"), e.clone()));
+    tables.chain(m.files.iter().map(|(f, e)| (f.clone(), e.clone()))).collect()
+}
+
+/// A dataset in an object store, copied into a folder here by [`download`].
+pub struct Downloaded {
+    /// The manifest as the object store has it (`tables_under` naming the version copied).
+    pub manifest: Manifest,
+    /// The manifest object's version: the switch to a changed dataset is conditional on it.
+    version: object_store::UpdateVersion,
+}
+
+impl Downloaded {
+    /// Where the copied version holds the object `name`, if it is the same bytes as `entry`.
+    fn unchanged(&self, name: &str, entry: &TableEntry) -> Option<String> {
+        let (table, file) = (name.strip_suffix(".parquet").and_then(|t| self.manifest.tables.get(t)), self.manifest.files.get(name));
+        // A single copy request takes at most 5 GiB; a larger object is sent again.
+        table.or(file).filter(|was| *was == entry && entry.bytes < 5 << 30).map(|_| in_version(&self.manifest, name))
+    }
+}
+
+/// The dataset at `url` copied into the folder `dir` (made here), as `run` writes a dataset:
+/// its tables and files beside a manifest without `tables_under`. Each object is checked
+/// against the size and SHA-256 the manifest gives it as it is written, so a copy is the
+/// version the manifest names or an error.
+pub fn download(url: &ObjectUrl, dir: &Path) -> Result<Downloaded> {
+    let rt = runtime(url, "reader")?;
+    let store = url.store()?;
+    rt.block_on(async {
+        let (manifest, version) = read_manifest_versioned(&store, url).await?;
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        // The names are plain file names (`Manifest::parse`): files of this folder.
+        for (name, entry) in objects_of(&manifest) {
+            get_file(&store, url, &in_version(&manifest, &name), &dir.join(&name), &entry).await?;
+        }
+        let mut here = manifest.clone();
+        here.tables_under = None;
+        here.save(dir)?;
+        Ok(Downloaded { manifest, version })
+    })
+}
+
+/// The object `name` of `url` written to the file `to`, a part at a time, and checked
+/// against `entry`.
+async fn get_file(store: &AmazonS3, url: &ObjectUrl, name: &str, to: &Path, entry: &TableEntry) -> Result<()> {
+    use futures::StreamExt;
+    use std::io::Write;
+    let said_as = |e: object_store::Error| Error::remote(url.object(name), format!("cannot be read: {}", said(&e)));
+    let mut parts = store.get(&url.key(name)).await.map_err(said_as)?.into_stream();
+    let mut file = crate::dataset::Hashed::new(std::fs::File::create(to).map_err(|e| Error::io(to, e))?);
+    while let Some(part) = parts.next().await {
+        file.write_all(&part.map_err(said_as)?).map_err(|e| Error::io(to, e))?;
+    }
+    let (bytes, sha256) = file.finish();
+    if bytes != entry.bytes || sha256 != entry.sha256 {
+        let says = format!("is not what the manifest names: {bytes} bytes, SHA-256 {sha256}, where the manifest says {} bytes, {}", entry.bytes, entry.sha256);
+        return Err(Error::remote(url.object(name), says));
+    }
+    Ok(())
 }
 
 /// A runtime on this thread for the requests to `url` (its `role`, reader or writer, said
@@ -224,19 +335,23 @@ async fn put_file(store: &AmazonS3, path: &Path, url: &ObjectUrl, name: &str) ->
 
 /// The manifest at `url`, through `store`.
 pub(crate) async fn read_manifest(store: &AmazonS3, url: &ObjectUrl) -> Result<Manifest> {
+    Ok(read_manifest_versioned(store, url).await?.0)
+}
+
+/// [`read_manifest`], with the version of the object read.
+async fn read_manifest_versioned(store: &AmazonS3, url: &ObjectUrl) -> Result<(Manifest, object_store::UpdateVersion)> {
     let at = url.object("manifest.json");
-    let got = match store.get(&url.key("manifest.json")).await {
-        Ok(got) => got.bytes().await,
-        Err(e) => Err(e),
-    };
-    let bytes = got.map_err(|e| match e {
+    let said_as = |e: object_store::Error| match e {
         object_store::Error::NotFound { .. } => {
             Error::remote(at.clone(), "not found: is this a hindsight dataset? (no manifest.json under this prefix; `hindsight run` writes one)")
         }
         e => Error::remote(at.clone(), format!("cannot be read: {}", said(&e))),
-    })?;
+    };
+    let got = store.get(&url.key("manifest.json")).await.map_err(said_as)?;
+    let version = object_store::UpdateVersion { e_tag: got.meta.e_tag.clone(), version: got.meta.version.clone() };
+    let bytes = got.bytes().await.map_err(said_as)?;
     let text = std::str::from_utf8(&bytes).map_err(|_| Error::remote(at.clone(), "not a hindsight manifest: not UTF-8 text"))?;
-    Ok(Manifest::parse(text, Path::new(&at))?)
+    Ok((Manifest::parse(text, Path::new(&at))?, version))
 }
 
 /// An object store's error in one line, with what it says of the server it could not

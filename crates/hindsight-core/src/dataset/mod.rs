@@ -250,20 +250,20 @@ impl TableWriter {
 /// A table's file, hashed as its bytes are written: the manifest's digest needs no second
 /// read of the file (at the end of convert, the largest table's read and hash was one
 /// core's work while the others waited).
-pub(crate) struct Hashed {
+pub struct Hashed {
     file: File,
     sha: sha2::Sha256,
     bytes: u64,
 }
 
 impl Hashed {
-    fn new(file: File) -> Hashed {
+    pub fn new(file: File) -> Hashed {
         use sha2::Digest;
         Hashed { file, sha: sha2::Sha256::new(), bytes: 0 }
     }
 
     /// The bytes written and their SHA-256, as hex.
-    fn finish(self) -> (u64, String) {
+    pub fn finish(self) -> (u64, String) {
         use sha2::Digest;
         (self.bytes, hex::encode(self.sha.finalize()))
     }
