@@ -13,7 +13,7 @@ pub use hindsight_core::{aidev, dataset, gate, inputs, json, memory, output, pro
 #[allow(unused_imports)]
 pub(crate) use hindsight_core::{actors, error, feedback, interrupt, phases, quarantine, spill, table};
 pub use hindsight_evaluate::{attach, evaluate};
-pub use hindsight_report::{cluster, report};
+pub use hindsight_report::{cluster, mirror, report};
 /// The top layer's error: anything the layers below report, or a query's.
 pub use hindsight_report::{Error, Result};
 pub use hindsight_core::VERSION;

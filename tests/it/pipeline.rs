@@ -519,3 +519,60 @@ fn a_thin_add_labels_item_takes_its_labels_from_the_request() {
         (Some("accepted"), Some("labels_retained"), Some("medium"))
     );
 }
+
+/// A cluster's bands judged each from a folder holding only what an executor without the
+/// dataset fetches (`BAND_READS`: the tables read whole, and of `responses` its footer, page
+/// index and the row groups the band may need, holes elsewhere) give the tables a local
+/// evaluate gives, byte for byte; a study whose captures span row groups has bands that
+/// fetched less than all of them, and all bands together about the table once.
+#[test]
+fn bands_judged_from_their_fetched_share_give_the_local_tables() {
+    use hindsight::evaluate::stage::{band_range, evaluate_judged, judge_partition};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    Study::demo().tasks(fixture("tasks/study")).run(dir, "demo");
+    ok(&["synth", "--quiet", "--compact", "--outputs", "20000", "--repos", "20", "--out", "synth-in"], dir);
+    ok(&["convert", "--quiet", "--snapshot", "synth-in/snapshot", "--runs", "synth-in/runs", "--out", "synth"], dir);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let settings = hindsight::evaluate::Settings::default();
+    for ds in ["demo", "synth"] {
+        let (source, local, banded) = (dir.join(ds), dir.join(format!("{ds}-local")), dir.join(format!("{ds}-banded")));
+        for copy in [&local, &banded] {
+            std::fs::create_dir_all(copy).unwrap();
+            for (name, bytes) in files(&source) {
+                std::fs::write(copy.join(name), bytes).unwrap();
+            }
+        }
+        ok(&["evaluate", "--quiet", "--dataset", local.to_str().unwrap()], dir);
+        let store = object_store::local::LocalFileSystem::new_with_prefix(&source).unwrap();
+        let tables = hindsight::mirror::Tables { store: &store, prefix: Default::default(), shown: source.display().to_string() };
+        let mut fetched = Vec::new();
+        evaluate_judged(&banded, &settings, "the test's bands", 4, |staging, bands| {
+            for k in 0..bands {
+                let band = dir.join(format!("{ds}-band-{k}"));
+                std::fs::create_dir_all(&band).unwrap();
+                let range = band_range(staging, k)?;
+                fetched.push(rt.block_on(hindsight::mirror::fetch_band(&tables, &band, &range)).unwrap());
+                let held: Vec<String> = files(&band).into_iter().map(|(name, _)| name).collect();
+                assert!(held.iter().all(|f| hindsight::evaluate::stage::BAND_READS.iter().any(|(t, _)| *f == format!("{t}.parquet"))), "{held:?}");
+                judge_partition(&band, staging, k, &settings)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        for name in ["outcomes.parquet", "ci_gate.parquet", "pr_risk.parquet", "manifest.json"] {
+            assert!(std::fs::read(local.join(name)).unwrap() == std::fs::read(banded.join(name)).unwrap(), "{ds}: {name} differs from the local evaluate's");
+        }
+        if ds == "synth" {
+            let responses = std::fs::metadata(source.join("responses.parquet")).unwrap().len();
+            let groups = parquet::file::reader::FileReader::metadata(&parquet::file::reader::SerializedFileReader::new(std::fs::File::open(source.join("responses.parquet")).unwrap()).unwrap()).num_row_groups();
+            assert!(groups > 2 && fetched.len() > 2, "{groups} row groups, {} bands: nothing to skip", fetched.len());
+            assert!(fetched.iter().any(|f| *f < responses / 2), "every band fetched half the captures or more: {fetched:?} of {responses}");
+            let all: u64 = fetched.iter().sum();
+            // The cluster's target: its partitions together read at most 1.3x the dataset's
+            // Parquet bytes (every capture at least once).
+            let dataset: u64 = files(&source).iter().filter(|(n, _)| n.ends_with(".parquet")).map(|(_, b)| b.len() as u64).sum();
+            assert!(all >= responses && all as f64 <= 1.3 * dataset as f64, "the bands fetched {all} bytes of a dataset of {dataset} Parquet bytes ({responses} of captures)");
+        }
+    }
+}

@@ -10,6 +10,7 @@ pub(crate) use hindsight_evaluate::evaluate;
 pub mod cluster;
 pub mod error;
 pub mod location;
+pub mod mirror;
 pub mod report;
 
 pub use error::{Error, Result};

@@ -152,6 +152,17 @@ impl RepoRange {
         self.from.as_deref() <= repo && self.until.as_ref().is_none_or(|u| repo < u.as_deref())
     }
 
+    /// The row groups of a table (its footer, `meta`) that may hold rows of this range, by
+    /// the statistics of its `repo` column (the `column`th leaf): every group where they are
+    /// missing. What a band reads of the table is in these groups, and nowhere else.
+    pub fn row_groups(&self, meta: &parquet::file::metadata::ParquetMetaData, column: usize) -> Vec<usize> {
+        let may_hold = |g: &parquet::file::metadata::RowGroupMetaData| match g.column(column).statistics() {
+            None => true,
+            Some(s) => self.may_hold(s.null_count_opt().is_none_or(|n| n > 0), s.min_bytes_opt(), s.max_bytes_opt()),
+        };
+        meta.row_groups().iter().enumerate().filter(|(_, g)| may_hold(g)).map(|(i, _)| i).collect()
+    }
+
     /// Whether a row group whose `repo` column has nulls (`nulls`) and values between `min`
     /// and `max` (each a bound, unknown when absent) can hold a row this range needs: the
     /// captures of no repository are needed by every range (the index they share).
@@ -191,17 +202,7 @@ fn rows_in(dataset: &Path, table: &str, range: &RepoRange) -> Result<Rows> {
     let Some(column) = meta.parquet_schema().columns().iter().position(|c| c.name() == "repo") else {
         return Ok(Rows { groups: (0..meta.metadata().num_row_groups()).collect(), selection: None, footer: meta });
     };
-    let groups: Vec<usize> = meta
-        .metadata()
-        .row_groups()
-        .iter()
-        .enumerate()
-        .filter(|(_, g)| match g.column(column).statistics() {
-            None => true,
-            Some(s) => range.may_hold(s.null_count_opt().is_none_or(|n| n > 0), s.min_bytes_opt(), s.max_bytes_opt()),
-        })
-        .map(|(i, _)| i)
-        .collect();
+    let groups = range.row_groups(meta.metadata(), column);
     let mut filters = Vec::new();
     for b in reader(dataset, table, &|c| c == "repo", &[], Some(Rows { groups: groups.clone(), selection: None, footer: meta.clone() }))? {
         let b = b?;
@@ -210,6 +211,15 @@ fn rows_in(dataset: &Path, table: &str, range: &RepoRange) -> Result<Rows> {
         filters.push((0..b.num_rows()).map(|r| Some(repos.is_null(r) || range.holds(Some(repos.value(r))))).collect::<arrow::array::BooleanArray>());
     }
     Ok(Rows { groups, selection: Some(RowSelection::from_filters(&filters)), footer: meta })
+}
+
+/// Which row groups of `table` a band of `range` reads and, within them, which rows
+/// ([`rows_in`]: the rows are none when the table has no `repo` column, and then every row of
+/// the groups is read), with the table's footer and page index: what a band's reader reads
+/// of the file, said before it is read (`hindsight_report::mirror` fetches just that).
+pub fn band_rows(dataset: &Path, table: &str, range: &RepoRange) -> Result<(Vec<usize>, Option<RowSelection>, ArrowReaderMetadata)> {
+    let Rows { groups, selection, footer } = rows_in(dataset, table, range)?;
+    Ok((groups, selection, footer))
 }
 
 /// A reader of `responses`' rows `rows` (all when none), decoding `keep`'s columns, bodies

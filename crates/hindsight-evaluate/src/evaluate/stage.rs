@@ -263,6 +263,28 @@ impl RowSink for Vec<OutcomeRows> {
     }
 }
 
+/// How [`judge_partition`] reads a table of the dataset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BandRead {
+    /// Only the rows of the band's repositories: the row groups
+    /// [`crate::dataset::stream::RepoRange::row_groups`] names, and the footer.
+    Repositories,
+    /// Every row.
+    Whole,
+}
+
+/// The tables of the dataset [`judge_partition`] reads, and how: a partition that has no
+/// dataset at hand (an executor reading an object store) fetches these and only these
+/// (`tests/it` judges bands from a folder holding them alone). The staging folder's plan and
+/// the band's outputs are read besides.
+pub const BAND_READS: [(&str, BandRead); 4] =
+    [("responses", BandRead::Repositories), ("runs", BandRead::Whole), ("tasks", BandRead::Whole), ("coverage", BandRead::Whole)];
+
+/// The repositories of band `k` of the evaluation planned in `staging`.
+pub fn band_range(staging: &Path, k: usize) -> Result<crate::dataset::stream::RepoRange> {
+    super::partitions::Plan::load(staging)?.range(staging, k)
+}
+
 /// One partition of a cluster's evaluation, on an executor: band `k` of the evaluation the
 /// client planned in `staging` ([`evaluate_judged`]) judged by [`judge_repositories`] from
 /// the dataset at `dataset`, reading only its repositories' rows of the captures and its
