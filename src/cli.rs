@@ -1104,21 +1104,9 @@ fn upload_folder() -> PathBuf {
     std::env::temp_dir().join(format!("hindsight-upload-{}-{nanos}", std::process::id())).join("ds")
 }
 
-/// `--cluster` with a dataset in an object store, refused for `command` (`run --out`,
-/// `evaluate --dataset`): the dataset is made in a temporary folder here, which the
-/// executors do not see.
-fn here_only(command: &str, engine: EngineArgs, upload: bool) -> Result<hindsight::report::Engine> {
-    let engine = engine.engine()?;
-    if upload && engine != hindsight::report::Engine::Local {
-        return Err(Error::usage(format!(
-            "{command} s3://... with --cluster: the dataset is made in a temporary folder here, which the executors do not see; work on the shared filesystem, then upload"
-        )));
-    }
-    Ok(engine)
-}
-
 /// `evaluate`: the dataset judged. An object store's URL: copied into a folder of its own
-/// under the system's temporary folder, evaluated there, and written back as a new version.
+/// under the system's temporary folder, evaluated there (on a cluster, its executors read
+/// the captures in the object store), and written back as a new version.
 fn evaluate_task(dataset: Option<PathBuf>, eval: EvalArgs, engine: EngineArgs) -> Result<Task> {
     let (dataset, upload) = match dataset {
         Some(d) if hindsight::report::location::is_url(&d) => match DatasetLocation::parse(&d)? {
@@ -1127,8 +1115,7 @@ fn evaluate_task(dataset: Option<PathBuf>, eval: EvalArgs, engine: EngineArgs) -
         },
         given => (dataset_or_default(given)?, None),
     };
-    let engine = here_only("evaluate --dataset", engine, upload.is_some())?;
-    Ok(Task::Evaluate { dataset, upload, settings: eval.read()?, engine })
+    Ok(Task::Evaluate { dataset, upload, settings: eval.read()?, engine: engine.engine()? })
 }
 
 /// `run`: where the dataset goes. An object store's URL: written into a folder of its own
@@ -1138,7 +1125,12 @@ fn run_task(inputs: Inputs, out: PathBuf, eval: EvalArgs, format: Format, wide: 
         DatasetLocation::ObjectStore(url) => (upload_folder(), Some(url)),
         DatasetLocation::Local(out) => (replacing(out, DatasetKind::Study, force)?, None),
     };
-    let engine = here_only("run --out", engine, upload.is_some())?;
+    let engine = engine.engine()?;
+    if upload.is_some() && engine != hindsight::report::Engine::Local {
+        return Err(Error::usage(
+            "run --out s3://... with --cluster: the dataset is made in a temporary folder here, which the executors do not see; run --out s3://... here, then evaluate --dataset s3://... --cluster",
+        ));
+    }
     Ok(Task::Run {
         study: study(inputs),
         out,

@@ -221,11 +221,9 @@ pub fn execute(config: Config) -> Result<Status> {
         Task::Evaluate { dataset, upload, settings, engine } => {
             let (n, to) = match upload {
                 None => (pipeline::evaluate(&dataset, &settings, &engine, &progress)?, dataset.join("outcomes.parquet").display().to_string()),
-                Some(url) => evaluate_there(&dataset, &url, &settings, &progress)?,
+                Some(url) => evaluate_there(&dataset, &url, &settings, &engine, &progress)?,
             };
-            if !quiet {
-                eprintln!("evaluated: {n} outcomes -> {to}");
-            }
+            say(quiet, &format!("evaluated: {n} outcomes -> {to}"));
         }
         Task::Report { dataset, figures, sql, display, limits, engine, plan, view, figure, figure_look } => {
             if let Some(plan) = plan {
@@ -272,10 +270,8 @@ pub fn execute(config: Config) -> Result<Status> {
         Task::SynthAidev { spec, out } => synth_aidev(&spec, &out, quiet)?,
         Task::Attach { dataset, out, options } => {
             let a = pipeline::attach(&dataset, out.as_deref(), &options, &progress)?;
-            if !quiet {
-                let to = if a.out == std::path::Path::new("-") { "standard output".to_string() } else { a.out.display().to_string() };
-                eprintln!("attached: {} traces, {} linked -> {to}", a.traces, a.linked);
-            }
+            let to = if a.out == std::path::Path::new("-") { "standard output".to_string() } else { a.out.display().to_string() };
+            say(quiet, &format!("attached: {} traces, {} linked -> {to}", a.traces, a.linked));
         }
         Task::Gate { results, policy, format, dataset } => gate(&results, &policy, format, dataset.as_deref(), quiet, &progress)?,
         Task::Export { dataset, to, force } => export(&dataset, &to, force, quiet)?,
@@ -286,6 +282,13 @@ pub fn execute(config: Config) -> Result<Status> {
         Task::Package { dataset, out, options } => package(&dataset, &out, &options, quiet)?,
     }
     Ok(Status::Success)
+}
+
+/// `line` on stderr, unless `quiet`.
+fn say(quiet: bool, line: &str) {
+    if !quiet {
+        eprintln!("{line}");
+    }
 }
 
 /// The temporary folder a dataset is written into before it is uploaded: removed when
@@ -310,13 +313,18 @@ impl Drop for Staging {
 /// `evaluate` of the dataset at `url`: copied into the temporary folder `dir`, evaluated
 /// there, and written back as a new version (the tables evaluate left as they were copied
 /// inside the object store), the manifest switched last and only if no other command
-/// switched it meanwhile. Returns the number of outcome rows and where they are.
-fn evaluate_there(dir: &Path, url: &report::ObjectUrl, settings: &Settings, progress: &Progress) -> Result<(usize, String)> {
+/// switched it meanwhile. On a cluster, the tables only its executors read (the captures)
+/// are not copied: they read their share where it is. Returns the number of outcome rows
+/// and where they are.
+fn evaluate_there(dir: &Path, url: &report::ObjectUrl, settings: &Settings, engine: &report::Engine, progress: &Progress) -> Result<(usize, String)> {
     let _staging = Staging::make(dir)?;
+    let on_cluster = *engine != report::Engine::Local;
+    let left: Vec<&str> = crate::evaluate::stage::BAND_READS.iter().filter(|(_, r)| on_cluster && *r == crate::evaluate::stage::BandRead::Repositories).map(|(t, _)| *t).collect();
     let bar = progress.spinner("download", &format!("the dataset at {url}"));
-    let base = report::location::download(url, dir)?;
+    let base = report::location::download(url, dir, &left)?;
     bar.finish_and_clear();
-    let n = pipeline::evaluate(dir, settings, &report::Engine::Local, progress)?;
+    let remote = on_cluster.then(|| base.on_cluster(url));
+    let n = pipeline::evaluate_copy(dir, remote.as_ref(), settings, engine, progress)?;
     let bar = progress.spinner("upload", &format!("the evaluated dataset to {url}"));
     let under = report::location::upload_over(dir, url, &base)?;
     bar.finish_and_clear();

@@ -581,16 +581,22 @@ fn split_at_paths(batch: &[snapshot::Capture]) -> Vec<&[snapshot::Capture]> {
 /// executors read the staging folder the tables are written into, at its absolute path):
 /// the new outcomes and manifest replace the old ones together, or not at all.
 pub fn evaluate(dataset: &Path, settings: &Settings, engine: &Engine, progress: &Progress) -> Result<usize> {
+    evaluate_copy(dataset, None, settings, engine, progress)
+}
+
+/// [`evaluate`] of `dataset`, or, with `remote`, of a copy here of a dataset in an object
+/// store whose cluster reads the tables there (the copy lacks those only the executors read).
+pub fn evaluate_copy(dataset: &Path, remote: Option<&crate::report::location::OnCluster>, settings: &Settings, engine: &Engine, progress: &Progress) -> Result<usize> {
     check_engine(engine)?;
     let staging = stage_change(dataset, "hindsight evaluate", progress)?;
-    let n = judge_on(&staging.dir, settings, engine, progress)?;
+    let n = judge_on(&staging.dir, remote, settings, engine, progress)?;
     staging.commit()?;
     Ok(n)
 }
 
 /// The evaluate stage on `dir`, judged in this process or on a cluster's executors: the one
 /// place that chooses (the tables written are the same bytes either way).
-fn judge_on(dir: &Path, settings: &Settings, engine: &Engine, progress: &Progress) -> Result<usize> {
+fn judge_on(dir: &Path, remote: Option<&crate::report::location::OnCluster>, settings: &Settings, engine: &Engine, progress: &Progress) -> Result<usize> {
     match engine {
         Engine::Local => crate::evaluate::evaluate_dataset(dir, settings, progress),
         Engine::Cluster(at) => {
@@ -598,7 +604,7 @@ fn judge_on(dir: &Path, settings: &Settings, engine: &Engine, progress: &Progres
             let bar = progress.spinner("evaluate", &format!("on the cluster at {at}"));
             let source = format!("the cluster at {at}");
             let partitions = crate::cluster::PARTITIONS;
-            let n = crate::evaluate::stage::evaluate_judged(dir, settings, &source, partitions, |staging, bands| Ok(crate::cluster::judge(at, dir, staging, bands, settings)?));
+            let n = crate::evaluate::stage::evaluate_judged(dir, settings, &source, partitions, |staging, bands| Ok(crate::cluster::judge(at, dir, staging, bands, settings, remote)?));
             bar.finish_and_clear();
             n
         }
@@ -636,7 +642,7 @@ pub fn run(study: &Study, out: &Path, settings: &Settings, engine: &Engine, prog
     check_engine(engine)?;
     let staging = stage_new(study, out, progress)?;
     let c = convert_into(study, &staging.dir, progress, CAPTURES_HELD_BYTES)?;
-    judge_on(&staging.dir, settings, engine, progress)?;
+    judge_on(&staging.dir, None, settings, engine, progress)?;
     if !study.traces.is_empty() {
         let window = if settings.windows.contains(&Window::ONE_WEEK) { Window::ONE_WEEK } else { Window::Snapshot };
         crate::attach::attach(&staging.dir, None, &crate::attach::Options { window, rebuild_attribution: false, force: false }, progress)?;

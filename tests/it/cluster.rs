@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use hindsight::report;
 
-use crate::support::{bin, fixture, ok, root, run, Study};
+use crate::object_store::{Moto, BUCKET, SECRET};
+use crate::support::{bin, fixture, have, ok, root, run, Study, Tool};
 
 /// How long a process may take to start listening (a debug build on a loaded machine).
 const START: Duration = Duration::from_secs(120);
@@ -30,6 +31,8 @@ struct Cluster {
     children: Vec<(String, Child)>,
     logs: PathBuf,
     address: String,
+    /// The environment the processes start with.
+    env: Vec<(&'static str, String)>,
 }
 
 impl Drop for Cluster {
@@ -45,9 +48,15 @@ impl Cluster {
     /// A scheduler on a port it picks (read from what it says on stderr), then two
     /// executors on free ports, each serving one task at a time.
     fn start(dir: &Path) -> Cluster {
+        Cluster::start_with(dir, &[])
+    }
+
+    /// [`Cluster::start`], every process with the environment `env`, each executor with a
+    /// temporary folder of its own: executors that share no folder.
+    fn start_with(dir: &Path, env: &[(&'static str, String)]) -> Cluster {
         let logs = dir.join("cluster-logs");
         std::fs::create_dir_all(&logs).unwrap();
-        let mut cluster = Cluster { children: Vec::new(), logs, address: String::new() };
+        let mut cluster = Cluster { children: Vec::new(), logs, address: String::new(), env: env.to_vec() };
         cluster.spawn(
             "scheduler",
             &["cluster", "scheduler", "--bind-host", "127.0.0.1", "--external-host", "127.0.0.1", "--port", "0", "--executor-timeout", EXECUTOR_TIMEOUT],
@@ -82,6 +91,10 @@ impl Cluster {
                 "1",
             ];
             let name = format!("executor-{i}");
+            let temp = dir.join(format!("executor-{i}-tmp"));
+            std::fs::create_dir_all(&temp).unwrap();
+            cluster.env.retain(|(k, _)| *k != "TMPDIR");
+            cluster.env.push(("TMPDIR", temp.to_string_lossy().into_owned()));
             cluster.spawn(&name, &args);
             cluster.wait_listening(&name, flight);
         }
@@ -90,7 +103,8 @@ impl Cluster {
 
     fn spawn(&mut self, name: &str, args: &[&str]) {
         let log = std::fs::File::create(self.logs.join(format!("{name}.log"))).unwrap();
-        let child = Command::new(bin()).args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(log).spawn().unwrap();
+        let env = self.env.iter().map(|(k, v)| (*k, v.as_str()));
+        let child = Command::new(bin()).args(args).envs(env).stdin(Stdio::null()).stdout(Stdio::null()).stderr(log).spawn().unwrap();
         self.children.push((name.to_string(), child));
     }
 
@@ -147,6 +161,13 @@ impl Cluster {
         let said = (0..2).map(|i| self.log(&format!("executor-{i}"))).collect::<Vec<_>>();
         let read = said.iter().flat_map(|log| log.lines()).filter(|l| l.starts_with("executor: evaluated "));
         read.map(|l| l.rsplit(", ").next().and_then(|t| t.strip_suffix(" bytes read)")).and_then(|n| n.parse::<u64>().ok()).unwrap_or_else(|| panic!("{l}"))).sum()
+    }
+
+    /// The bytes the executors said they fetched from an object store for their bands, so far.
+    fn bytes_fetched(&self) -> u64 {
+        let said = (0..2).map(|i| self.log(&format!("executor-{i}"))).collect::<Vec<_>>();
+        let read = said.iter().flat_map(|log| log.lines()).filter(|l| l.starts_with("executor: evaluated "));
+        read.filter_map(|l| l.split(", ").find_map(|t| t.strip_suffix(" bytes fetched")).map(|n| n.parse::<u64>().unwrap())).sum()
     }
 
     /// `hindsight ARGS --cluster ADDRESS` in `cwd`, which must succeed: its stdout.
@@ -279,8 +300,9 @@ fn no_staging_left(dir: &Path, ds: &str) {
 
 /// The demo (with task records: their PRs are judged by repository too) and a synthetic
 /// study of 100,000 outputs in 40 repositories, evaluated on the cluster, give the files a local evaluate
-/// gives, byte for byte; `run --cluster` gives the local run's dataset and dashboard. Both
-/// executors judged partitions of the synthetic study.
+/// gives, byte for byte; so does the synthetic study in an object store, evaluated by the
+/// same executors from there ([`evaluate_in_the_object_store`]); `run --cluster` gives the
+/// local run's dataset and dashboard. Both executors judged partitions of the synthetic study.
 #[test]
 fn evaluation_on_a_loopback_cluster_writes_the_local_runs_bytes() {
     let tmp = tempfile::tempdir().unwrap();
@@ -297,7 +319,9 @@ fn evaluation_on_a_loopback_cluster_writes_the_local_runs_bytes() {
 
     let parquet_bytes = |d: &Path| -> u64 { files(d).iter().filter(|(n, _)| n.ends_with(".parquet")).map(|(_, b)| b.len() as u64).sum() };
     let (dataset_bytes, responses_bytes) = (parquet_bytes(&dir.join("synth")), std::fs::metadata(dir.join("synth/responses.parquet")).unwrap().len());
-    let mut cluster = Cluster::start(dir);
+    // The processes reach moto's S3 server started here, for the dataset in an object store.
+    let moto = have(&[Tool::Python]).then(Moto::start);
+    let mut cluster = Cluster::start_with(dir, &moto.as_ref().map(Moto::env).unwrap_or_default());
     for ds in ["demo", "synth"] {
         let (before, read_before) = (cluster.evaluated(), cluster.bytes_read());
         cluster.ok(&["evaluate", "--quiet", "--dataset", &format!("{ds}-cluster")], dir);
@@ -312,6 +336,9 @@ fn evaluation_on_a_loopback_cluster_writes_the_local_runs_bytes() {
             let ratio = read as f64 / dataset_bytes as f64;
             assert!(read >= responses_bytes && ratio <= 1.3, "the executors read {read} bytes for a dataset of {dataset_bytes} Parquet bytes ({ratio:.2}x)");
         }
+    }
+    if let Some(moto) = &moto {
+        evaluate_in_the_object_store(&mut cluster, moto, dir, "synth");
     }
     // `run`: convert here, evaluate on the cluster, the dashboard's queries there too.
     let local = ok(&["run", "--out", "run-local"], dir);
@@ -376,4 +403,54 @@ fn an_executor_killed_mid_evaluation_leaves_no_half_written_dataset() {
         assert!(files(&dir.join("synth")) == before, "the dataset changed though the evaluation failed");
     }
     no_staging_left(dir, "synth");
+}
+
+/// The dataset `ds` in `dir` put in the object store and evaluated there on `cluster`, whose
+/// executors share no folder with the client or each other (each its own working and
+/// temporary folder; the dataset on no disk they are told of): each band's share of the
+/// captures is fetched from the store, the new version's tables are those of the local
+/// evaluate in `ds-local`, the executors together fetch at most 1.3x the dataset's Parquet
+/// bytes and every capture at least once, and no staging is left in the store, on the
+/// client or on an executor.
+fn evaluate_in_the_object_store(cluster: &mut Cluster, moto: &Moto, dir: &Path, ds: &str) {
+    let prefix = format!("studies/{ds}");
+    moto.upload(&dir.join(ds), &prefix);
+    let there = format!("s3://{BUCKET}/{prefix}");
+    let client_tmp = dir.join("client-tmp");
+    std::fs::create_dir_all(&client_tmp).unwrap();
+    let (evaluated, fetched) = (cluster.evaluated(), cluster.bytes_fetched());
+    let out = Command::new(bin())
+        .args(["evaluate", "--quiet", "--dataset", &there, "--cluster", &cluster.address.clone()])
+        .envs(moto.env())
+        .env("TMPDIR", &client_tmp)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for name in ["scheduler", "executor-0", "executor-1"] {
+        cluster.check_alive(name);
+        assert!(!cluster.log(name).contains(SECRET), "{name} said the secret key");
+    }
+    assert!(out.status.success() && !stderr.contains(SECRET), "{stderr}\n{}\n{}", cluster.log("executor-0"), cluster.log("executor-1"));
+    let now = cluster.evaluated();
+    assert!(now.iter().zip(&evaluated).all(|(a, b)| a > b), "both executors should have judged bands of {there}: before {evaluated:?}, after {now:?}");
+    let manifest: serde_json::Value = serde_json::from_slice(&moto.get(&format!("{prefix}/manifest.json"))).unwrap();
+    let under = manifest["tables_under"].as_str().unwrap().to_string();
+    let local = dir.join(format!("{ds}-local"));
+    for name in ["outcomes.parquet", "ci_gate.parquet", "pr_risk.parquet"] {
+        assert!(moto.get(&format!("{prefix}/{under}/{name}")) == std::fs::read(local.join(name)).unwrap(), "{name} differs from the local evaluate's");
+    }
+    let local: serde_json::Value = serde_json::from_slice(&std::fs::read(local.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["tables"], local["tables"]);
+    let parquet_bytes: u64 = files(&dir.join(ds)).iter().filter(|(n, _)| n.ends_with(".parquet")).map(|(_, b)| b.len() as u64).sum();
+    let responses = std::fs::metadata(dir.join(ds).join("responses.parquet")).unwrap().len();
+    let fetched = cluster.bytes_fetched() - fetched;
+    let ratio = fetched as f64 / parquet_bytes as f64;
+    assert!(fetched >= responses && ratio <= 1.3, "the executors fetched {fetched} bytes of a dataset of {parquet_bytes} Parquet bytes ({ratio:.2}x)");
+    assert_eq!(moto.keys(&format!("{prefix}/staging/")), Vec::<String>::new(), "the evaluation's staging is left in the store");
+    assert_eq!(std::fs::read_dir(&client_tmp).unwrap().count(), 0, "the client's temporary folder is left");
+    for i in 0..2 {
+        let left = std::fs::read_dir(dir.join(format!("executor-{i}-tmp"))).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("hindsight-band-")).count();
+        assert_eq!(left, 0, "executor-{i} left a band's folder");
+    }
 }

@@ -129,13 +129,25 @@ impl ObjectUrl {
         self
     }
 
+    /// The prefix `under` this one (`versions/ID`): a folder of the dataset.
+    pub fn under(&self, under: &str) -> ObjectUrl {
+        let prefix = [self.prefix.as_str(), under].iter().filter(|p| !p.is_empty()).copied().collect::<Vec<_>>().join("/");
+        ObjectUrl { prefix, ..self.clone() }
+    }
+
+    /// The objects' prefix, as the object store names it.
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+    pub(crate) fn prefix(&self) -> object_store::path::Path {
+        object_store::path::Path::from(self.prefix.as_str())
+    }
+
     /// The URL the SQL engine reaches the bucket by (the object store is registered under it).
     pub(crate) fn bucket_url(&self) -> String {
         format!("s3://{}", self.bucket)
     }
 
     /// An object of the dataset, by its file name (`manifest.json`, `outcomes.parquet`).
-    fn key(&self, file: &str) -> object_store::path::Path {
+    pub(crate) fn key(&self, file: &str) -> object_store::path::Path {
         match self.prefix.is_empty() {
             true => object_store::path::Path::from(file),
             false => object_store::path::Path::from(format!("{}/{file}", self.prefix)),
@@ -162,6 +174,49 @@ impl ObjectUrl {
         let store = builder.with_bucket_name(&self.bucket).with_retry(retry).build();
         store.map(Arc::new).map_err(|e| Error::remote(self.to_string(), format!("cannot be opened: {}", said(&e))))
     }
+}
+
+/// The object stores of a cluster's processes (the client, the scheduler, each executor):
+/// every `s3://BUCKET` a plan names, opened when it is first named, from this process's AWS
+/// environment variables (each machine is set up on its own); every other URL as
+/// DataFusion's own registry has it (files on this machine).
+#[cfg(feature = "cluster")]
+#[derive(Debug, Default)]
+pub(crate) struct Buckets(datafusion::execution::object_store::DefaultObjectStoreRegistry);
+
+#[cfg(feature = "cluster")]
+impl datafusion::execution::object_store::ObjectStoreRegistry for Buckets {
+    fn register_store(&self, url: &url::Url, store: Arc<dyn ObjectStore>) -> Option<Arc<dyn ObjectStore>> {
+        self.0.register_store(url, store)
+    }
+
+    fn deregister_store(&self, url: &url::Url) -> datafusion::common::Result<Arc<dyn ObjectStore>> {
+        self.0.deregister_store(url)
+    }
+
+    fn get_store(&self, url: &url::Url) -> datafusion::common::Result<Arc<dyn ObjectStore>> {
+        match (self.0.get_store(url), url.scheme(), url.host_str()) {
+            (Ok(store), _, _) => Ok(store),
+            (Err(_), "s3", Some(bucket)) => {
+                let opened = ObjectUrl::parse(&format!("s3://{bucket}")).and_then(|u| u.store());
+                let store: Arc<dyn ObjectStore> = opened.map_err(|e| datafusion::common::DataFusionError::External(Box::new(e)))?;
+                self.0.register_store(url, store.clone());
+                Ok(store)
+            }
+            (Err(e), _, _) => Err(e),
+        }
+    }
+}
+
+/// A runtime environment for a cluster's process, its object stores [`Buckets`] (`temp`:
+/// where it spills, when not the system's temporary folder).
+#[cfg(feature = "cluster")]
+pub(crate) fn cluster_runtime(buckets: Arc<Buckets>, temp: Option<&Path>) -> datafusion::common::Result<Arc<datafusion::execution::runtime_env::RuntimeEnv>> {
+    let mut env = datafusion::execution::runtime_env::RuntimeEnvBuilder::new().with_object_store_registry(buckets);
+    if let Some(temp) = temp {
+        env = env.with_temp_file_path(temp);
+    }
+    env.build_arc()
 }
 
 /// A table's or file's name as the dataset's manifest places it: under its version's prefix
@@ -247,7 +302,25 @@ pub struct Downloaded {
     version: object_store::UpdateVersion,
 }
 
+/// A dataset in an object store evaluated on a cluster whose executors share no folder with
+/// this machine: they read its tables there, and the evaluation's staging is there too.
+#[derive(Clone, Debug)]
+pub struct OnCluster {
+    /// Where the tables of the version copied here are.
+    pub tables: ObjectUrl,
+    /// A prefix of the evaluation's own (`staging/ID`): the plan, the bands' outputs and
+    /// results, removed when the evaluation ends.
+    pub staging: ObjectUrl,
+}
+
 impl Downloaded {
+    /// The version copied here, evaluated on a cluster from `url` (the dataset's place).
+    pub fn on_cluster(&self, url: &ObjectUrl) -> OnCluster {
+        let tables = url.under(self.manifest.tables_under.as_deref().unwrap_or(""));
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
+        OnCluster { tables, staging: url.under(&format!("staging/{}-{nanos}", std::process::id())) }
+    }
+
     /// Where the copied version holds the object `name`, if it is the same bytes as `entry`.
     fn unchanged(&self, name: &str, entry: &TableEntry) -> Option<String> {
         let (table, file) = (name.strip_suffix(".parquet").and_then(|t| self.manifest.tables.get(t)), self.manifest.files.get(name));
@@ -257,17 +330,18 @@ impl Downloaded {
 }
 
 /// The dataset at `url` copied into the folder `dir` (made here), as `run` writes a dataset:
-/// its tables and files beside a manifest without `tables_under`. Each object is checked
-/// against the size and SHA-256 the manifest gives it as it is written, so a copy is the
-/// version the manifest names or an error.
-pub fn download(url: &ObjectUrl, dir: &Path) -> Result<Downloaded> {
+/// its tables and files beside a manifest without `tables_under`, but those `left` names
+/// (tables a cluster's executors read where they are). Each object is checked against the
+/// size and SHA-256 the manifest gives it as it is written, so a copy is the version the
+/// manifest names or an error.
+pub fn download(url: &ObjectUrl, dir: &Path, left: &[&str]) -> Result<Downloaded> {
     let rt = runtime(url, "reader")?;
     let store = url.store()?;
     rt.block_on(async {
         let (manifest, version) = read_manifest_versioned(&store, url).await?;
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         // The names are plain file names (`Manifest::parse`): files of this folder.
-        for (name, entry) in objects_of(&manifest) {
+        for (name, entry) in objects_of(&manifest).into_iter().filter(|(n, _)| !left.iter().any(|t| n.strip_suffix(".parquet") == Some(*t))) {
             get_file(&store, url, &in_version(&manifest, &name), &dir.join(&name), &entry).await?;
         }
         let mut here = manifest.clone();
@@ -331,6 +405,90 @@ async fn put_file(store: &AmazonS3, path: &Path, url: &ObjectUrl, name: &str) ->
     }
     parts.finish().await.map_err(said_as)?;
     Ok(())
+}
+
+/// The object `name` of `url` written to the file `to`, a part at a time: its bytes, or none
+/// when there is no such object.
+#[cfg(feature = "cluster")]
+async fn get_whole(store: &AmazonS3, url: &ObjectUrl, name: &str, to: &Path) -> Result<Option<u64>> {
+    use futures::StreamExt;
+    use std::io::Write;
+    let said_as = |e: object_store::Error| Error::remote(url.object(name), format!("cannot be read: {}", said(&e)));
+    let got = match store.get(&url.key(name)).await {
+        Err(object_store::Error::NotFound { .. }) => return Ok(None),
+        got => got.map_err(said_as)?,
+    };
+    let mut parts = got.into_stream();
+    let mut file = std::io::BufWriter::new(std::fs::File::create(to).map_err(|e| Error::io(to, e))?);
+    let mut bytes = 0u64;
+    while let Some(part) = parts.next().await {
+        let part = part.map_err(said_as)?;
+        file.write_all(&part).map_err(|e| Error::io(to, e))?;
+        bytes += part.len() as u64;
+    }
+    file.flush().map_err(|e| Error::io(to, e))?;
+    Ok(Some(bytes))
+}
+
+/// What band `k` of a cluster's evaluation reads, fetched on an executor: from `staging`,
+/// the plan and the band's outputs into the folder `plan`; from `tables`, the band's share
+/// of the tables into the folder `data` ([`crate::mirror::fetch_band`]). The bytes fetched.
+#[cfg(feature = "cluster")]
+pub(crate) fn fetch_for_band(tables: &ObjectUrl, staging: &ObjectUrl, k: usize, data: &Path, plan: &Path) -> Result<u64> {
+    let store = tables.store()?;
+    runtime(tables, "reader")?.block_on(async {
+        let mut fetched = 0;
+        for name in crate::evaluate::partitions::band_files(k).0 {
+            fetched += get_whole(&store, staging, &name, &plan.join(&name)).await?.unwrap_or(0);
+        }
+        let range = crate::evaluate::stage::band_range(plan, k)?;
+        let shown = crate::mirror::Tables { store: &*store, prefix: tables.prefix(), shown: tables.to_string() };
+        Ok(fetched + crate::mirror::fetch_band(&shown, data, &range).await?)
+    })
+}
+
+/// The files `names` of the folder `dir` written under `url`, those a folder holds under
+/// their path in it (`partitions/part-00000.parquet`).
+#[cfg(feature = "cluster")]
+pub(crate) fn put_files(dir: &Path, names: &[String], url: &ObjectUrl) -> Result<()> {
+    let store = url.store()?;
+    runtime(url, "writer")?.block_on(async {
+        for name in names {
+            put_file(&store, &dir.join(name), url, name).await?;
+        }
+        Ok(())
+    })
+}
+
+/// The objects `names` of `url` written into the folder `dir`; an error names one missing.
+#[cfg(feature = "cluster")]
+pub(crate) fn get_files(url: &ObjectUrl, names: &[String], dir: &Path) -> Result<()> {
+    let store = url.store()?;
+    runtime(url, "reader")?.block_on(async {
+        for name in names {
+            if get_whole(&store, url, name, &dir.join(name)).await?.is_none() {
+                return Err(Error::remote(url.object(name), "not found"));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Every object under `url` removed (a cluster's staging, when its evaluation ends).
+#[cfg(feature = "cluster")]
+pub(crate) fn remove_all(url: &ObjectUrl) -> Result<()> {
+    use futures::{StreamExt, TryStreamExt};
+    let store = url.store()?;
+    let said_as = |e: object_store::Error| Error::remote(url.to_string(), format!("cannot be removed: {}", said(&e)));
+    runtime(url, "writer")?.block_on(async {
+        let prefix = url.prefix();
+        let keys: Vec<object_store::path::Path> = store.list(Some(&prefix)).map_ok(|m| m.location).try_collect().await.map_err(said_as)?;
+        let mut gone = store.delete_stream(futures::stream::iter(keys.into_iter().map(Ok)).boxed());
+        while let Some(done) = gone.next().await {
+            done.map_err(said_as)?;
+        }
+        Ok(())
+    })
 }
 
 /// The manifest at `url`, through `store`.

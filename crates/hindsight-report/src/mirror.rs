@@ -115,7 +115,7 @@ async fn fetch_rows(tables: &Tables<'_>, file: &str, to: &Path, range: &RepoRang
     out.write_all_at(&footer, footer_at).map_err(|e| Error::io(to, e))?;
     let mut fetched = tail.len() as u64 + if footer_at >= tail_at { 0 } else { footer_len };
     let (first, repo) = first_round(&meta, range).map_err(&bad)?;
-    fetched += fetch_into(tables, file, &out, first, footer_at).await?;
+    fetched += fetch_into(tables, file, (&out, to), first, footer_at).await?;
     let Some(repo) = repo else {
         return Ok(Some(fetched));
     };
@@ -123,13 +123,13 @@ async fn fetch_rows(tables: &Tables<'_>, file: &str, to: &Path, range: &RepoRang
     let table = file.strip_suffix(".parquet").unwrap_or(file);
     let (groups, selection, footer) = crate::dataset::stream::band_rows(dir, table, range)?;
     let second = pages_of(footer.metadata(), &groups, selection, repo).map_err(&bad)?;
-    fetched += fetch_into(tables, file, &out, second, footer_at).await?;
+    fetched += fetch_into(tables, file, (&out, to), second, footer_at).await?;
     Ok(Some(fetched))
 }
 
-/// The byte ranges `ranges` of the table `file`, fetched and written into `out` at their
-/// places (none past the footer, at `footer_at`). Returns the bytes fetched.
-async fn fetch_into(tables: &Tables<'_>, file: &str, out: &std::fs::File, ranges: Vec<Range<u64>>, footer_at: u64) -> Result<u64> {
+/// The byte ranges `ranges` of the table `file`, fetched and written into `out` (the file
+/// `to`) at their places (none past the footer, at `footer_at`). Returns the bytes fetched.
+async fn fetch_into(tables: &Tables<'_>, file: &str, (out, to): (&std::fs::File, &Path), ranges: Vec<Range<u64>>, footer_at: u64) -> Result<u64> {
     let ranges = coalesce(ranges);
     if let Some(r) = ranges.iter().find(|r| r.end > footer_at) {
         let why = format!("not a Parquet file hindsight wrote: bytes {}..{} named past the footer at {footer_at}", r.start, r.end);
@@ -138,7 +138,7 @@ async fn fetch_into(tables: &Tables<'_>, file: &str, out: &std::fs::File, ranges
     let got = tables.store.get_ranges(&tables.key(file), &ranges).await.map_err(|e| tables.said(file, e))?;
     let mut fetched = 0;
     for (r, bytes) in ranges.iter().zip(&got) {
-        out.write_all_at(bytes, r.start).map_err(|e| Error::io(&format!("{}/{file}", tables.shown), e))?;
+        out.write_all_at(bytes, r.start).map_err(|e| Error::io(to, e))?;
         fetched += bytes.len() as u64;
     }
     Ok(fetched)

@@ -171,6 +171,11 @@ impl Drop for Parts {
     }
 }
 
+/// The name of band `k`'s part of the outputs (`band-K`, in a file `band-K.arrow`).
+pub(crate) fn band_part(k: usize) -> String {
+    format!("band-{k}")
+}
+
 impl Parts {
     pub(crate) fn new(dataset: &Path) -> Result<Parts> {
         Self::new_in(&dataset.join(".bands"), false)
@@ -255,7 +260,7 @@ impl Parts {
             for k in present {
                 let mask = BooleanArray::from_iter(bands.iter().map(|&x| Some(x == k)));
                 let part = compact(&arrow::compute::filter_record_batch(&keyed, &mask).map_err(|e| failed(&self.dir, e))?).map_err(|e| failed(&self.dir, e))?;
-                let name = format!("band-{k}");
+                let name = band_part(k);
                 let w = match &mut writers[k] {
                     Some(w) => w,
                     slot => slot.insert(self.create(&name, &part.schema())?),
@@ -267,7 +272,7 @@ impl Parts {
         })?;
         for (k, w) in writers.into_iter().enumerate() {
             if let Some(mut w) = w {
-                w.finish().map_err(|e| failed(&self.path(&format!("band-{k}")), e))?;
+                w.finish().map_err(|e| failed(&self.path(&band_part(k)), e))?;
             }
         }
         Ok(())
@@ -276,13 +281,13 @@ impl Parts {
     /// Band `k`'s outputs (its part removed when this process wrote it), with each one's
     /// position and rank and their runs' ends.
     pub(crate) fn band(&self, k: usize) -> Result<BandRead> {
-        let name = format!("band-{k}");
+        let name = band_part(k);
         if !self.path(&name).exists() {
             let outputs = SafeOutputTable::from_batches([], ColumnsRead::Judged)?;
             return Ok(BandRead { outputs, positions: Vec::new(), ranks: Vec::new(), run_ends: HashMap::new() });
         }
         let batches = self.read(&name)?;
-        let missing = |name: &str| failed(&self.path(&format!("band-{k}")), arrow::error::ArrowError::SchemaError(format!("no column {name}")));
+        let missing = |name: &str| failed(&self.path(&band_part(k)), arrow::error::ArrowError::SchemaError(format!("no column {name}")));
         let of = |b: &RecordBatch, name: &str| -> Result<Vec<usize>> {
             let c = b.column_by_name(name).and_then(|c| c.as_primitive_opt::<UInt64Type>()).ok_or_else(|| missing(name))?;
             Ok(c.values().iter().map(|&v| v as usize).collect())

@@ -55,7 +55,14 @@ impl Plan {
 }
 
 fn result_path(staging: &Path, k: usize) -> PathBuf {
-    staging.join(format!("result-{k}.arrow"))
+    staging.join(band_files(k).1)
+}
+
+/// The files of the staging folder that judging band `k` reads (the plan, and the band's
+/// part of the outputs, absent when it has none) and the one it writes (its result): an
+/// executor that shares no folder with the client fetches the first and sends the second.
+pub fn band_files(k: usize) -> ([String; 2], String) {
+    (["plan.json".into(), format!("{}.arrow", super::bands::band_part(k))], format!("result-{k}.arrow"))
 }
 
 /// Band `k`'s tables written to the staging folder: beside, then renamed into place, so a

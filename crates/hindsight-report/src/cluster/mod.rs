@@ -120,14 +120,16 @@ pub fn check(at: &Address) -> Result<()> {
 pub const PARTITIONS: usize = 16;
 
 /// Judge the `bands` bands of the dataset at `dataset` planned in `staging` on the cluster at
-/// `at` (`evaluate::stage::judge_partition` on its executors).
+/// `at` (`evaluate::stage::judge_partition` on its executors). With `remote`, `dataset` is a
+/// copy of one in an object store: the executors read its tables there, and the staging goes
+/// through the store too, so they share no folder with this machine.
 #[cfg(feature = "cluster")]
-pub fn judge(at: &Address, dataset: &std::path::Path, staging: &std::path::Path, bands: usize, settings: &crate::evaluate::Settings) -> Result<()> {
-    evaluate::judge(at, dataset, staging, bands, settings)
+pub fn judge(at: &Address, dataset: &std::path::Path, staging: &std::path::Path, bands: usize, settings: &crate::evaluate::Settings, remote: Option<&crate::location::OnCluster>) -> Result<()> {
+    evaluate::judge(at, dataset, staging, bands, settings, remote)
 }
 
 #[cfg(not(feature = "cluster"))]
-pub fn judge(_at: &Address, _dataset: &std::path::Path, _staging: &std::path::Path, _bands: usize, _settings: &crate::evaluate::Settings) -> Result<()> {
+pub fn judge(_at: &Address, _dataset: &std::path::Path, _staging: &std::path::Path, _bands: usize, _settings: &crate::evaluate::Settings, _remote: Option<&crate::location::OnCluster>) -> Result<()> {
     Err(Error::usage(NOT_BUILT))
 }
 

@@ -82,7 +82,10 @@ const SCHEDULING: ballista_core::config::TaskSchedulingPolicy = ballista_core::c
 /// functions (the client's plan names them).
 fn session_state(config: SessionConfig) -> datafusion::common::Result<SessionState> {
     use datafusion::execution::FunctionRegistry;
-    let mut state = ballista_core::utils::default_session_builder(config)?;
+    let state = ballista_core::utils::default_session_builder(config)?;
+    // The plans of an evaluation of a dataset in an object store name its objects.
+    let runtime = crate::location::cluster_runtime(Default::default(), None)?;
+    let mut state = datafusion::execution::SessionStateBuilder::new_from_existing(state).with_runtime_env(runtime).build();
     crate::report::register_functions(&mut state, crate::report::default_memory_limit())?;
     state.register_udf(Arc::new(super::evaluate::udf()))?;
     Ok(state)
@@ -168,6 +171,7 @@ pub fn scheduler(o: &SchedulerOptions, quiet: bool) -> Result<()> {
 pub fn executor(o: &ExecutorOptions, quiet: bool) -> Result<()> {
     use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
     let state = session_state(SessionConfig::new())?;
+    let (buckets, work_dir) = (Arc::new(crate::location::Buckets::default()), o.work_dir.clone());
     let config = ExecutorProcessConfig {
         bind_host: o.bind_host.clone(),
         external_host: o.external_host.clone(),
@@ -182,6 +186,9 @@ pub fn executor(o: &ExecutorOptions, quiet: bool) -> Result<()> {
         override_function_registry: Some(Arc::new(BallistaFunctionRegistry::from(&state))),
         grpc_max_encoding_message_size: super::MESSAGE_BYTES as u32,
         grpc_max_decoding_message_size: super::MESSAGE_BYTES as u32,
+        // The tasks' object stores: the S3 buckets their plans name (an evaluation of a
+        // dataset in an object store), opened from this process's AWS environment.
+        override_runtime_producer: Some(Arc::new(move |_: &SessionConfig| crate::location::cluster_runtime(buckets.clone(), work_dir.as_deref()))),
         ..ExecutorProcessConfig::default()
     };
     if !quiet {
