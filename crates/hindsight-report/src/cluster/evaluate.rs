@@ -15,6 +15,12 @@
 //! band's tables beside the plan; it answers with the band's number of outcome rows, so no
 //! message grows with the study. The client then reads the bands' tables in band order.
 //!
+//! A dataset in an object store needs no shared folder: the client copies only what it
+//! reads itself, puts the plan, the bands' outputs and the table of bands under a staging
+//! prefix in the store, and names the tables' and the staging's URLs instead of paths; the
+//! function fetches its band's share into a folder of its own (`crate::mirror`), judges it
+//! there the same way, and puts the band's result back beside the plan.
+//!
 //! A scalar function, rather than a plan node of hindsight's own: it travels in Ballista's
 //! plans by name, as hindsight's other functions do, so no physical extension codec is
 //! needed on the scheduler and executors; the scheduling of the partitions over the
