@@ -354,20 +354,32 @@ pub fn download(url: &ObjectUrl, dir: &Path, left: &[&str]) -> Result<Downloaded
 /// The object `name` of `url` written to the file `to`, a part at a time, and checked
 /// against `entry`.
 async fn get_file(store: &AmazonS3, url: &ObjectUrl, name: &str, to: &Path, entry: &TableEntry) -> Result<()> {
-    use futures::StreamExt;
-    use std::io::Write;
-    let said_as = |e: object_store::Error| Error::remote(url.object(name), format!("cannot be read: {}", said(&e)));
-    let mut parts = store.get(&url.key(name)).await.map_err(said_as)?.into_stream();
-    let mut file = crate::dataset::Hashed::new(std::fs::File::create(to).map_err(|e| Error::io(to, e))?);
-    while let Some(part) = parts.next().await {
-        file.write_all(&part.map_err(said_as)?).map_err(|e| Error::io(to, e))?;
-    }
-    let (bytes, sha256) = file.finish();
+    let Some((bytes, sha256)) = save_object(store, &url.key(name), &url.object(name), to).await? else {
+        return Err(Error::remote(url.object(name), "cannot be read: not found, though the manifest names it"));
+    };
     if bytes != entry.bytes || sha256 != entry.sha256 {
         let says = format!("is not what the manifest names: {bytes} bytes, SHA-256 {sha256}, where the manifest says {} bytes, {}", entry.bytes, entry.sha256);
         return Err(Error::remote(url.object(name), says));
     }
     Ok(())
+}
+
+/// The object `key` of `store` written to the file `to`, a part at a time, hashed as it is
+/// written: its size and SHA-256, or none when there is no such object (`shown`: its URL,
+/// for what an error says).
+pub(crate) async fn save_object(store: &dyn ObjectStore, key: &object_store::path::Path, shown: &str, to: &Path) -> Result<Option<(u64, String)>> {
+    use futures::StreamExt;
+    use std::io::Write;
+    let said_as = |e: object_store::Error| Error::remote(shown, format!("cannot be read: {}", said(&e)));
+    let mut parts = match store.get(key).await {
+        Err(object_store::Error::NotFound { .. }) => return Ok(None),
+        got => got.map_err(said_as)?.into_stream(),
+    };
+    let mut file = crate::dataset::Hashed::new(std::fs::File::create(to).map_err(|e| Error::io(to, e))?);
+    while let Some(part) = parts.next().await {
+        file.write_all(&part.map_err(said_as)?).map_err(|e| Error::io(to, e))?;
+    }
+    Ok(Some(file.finish()))
 }
 
 /// A runtime on this thread for the requests to `url` (its `role`, reader or writer, said
@@ -407,29 +419,6 @@ async fn put_file(store: &AmazonS3, path: &Path, url: &ObjectUrl, name: &str) ->
     Ok(())
 }
 
-/// The object `name` of `url` written to the file `to`, a part at a time: its bytes, or none
-/// when there is no such object.
-#[cfg(feature = "cluster")]
-async fn get_whole(store: &AmazonS3, url: &ObjectUrl, name: &str, to: &Path) -> Result<Option<u64>> {
-    use futures::StreamExt;
-    use std::io::Write;
-    let said_as = |e: object_store::Error| Error::remote(url.object(name), format!("cannot be read: {}", said(&e)));
-    let got = match store.get(&url.key(name)).await {
-        Err(object_store::Error::NotFound { .. }) => return Ok(None),
-        got => got.map_err(said_as)?,
-    };
-    let mut parts = got.into_stream();
-    let mut file = std::io::BufWriter::new(std::fs::File::create(to).map_err(|e| Error::io(to, e))?);
-    let mut bytes = 0u64;
-    while let Some(part) = parts.next().await {
-        let part = part.map_err(said_as)?;
-        file.write_all(&part).map_err(|e| Error::io(to, e))?;
-        bytes += part.len() as u64;
-    }
-    file.flush().map_err(|e| Error::io(to, e))?;
-    Ok(Some(bytes))
-}
-
 /// What band `k` of a cluster's evaluation reads, fetched on an executor: from `staging`,
 /// the plan and the band's outputs into the folder `plan`; from `tables`, the band's share
 /// of the tables into the folder `data` ([`crate::mirror::fetch_band`]). The bytes fetched.
@@ -439,7 +428,7 @@ pub(crate) fn fetch_for_band(tables: &ObjectUrl, staging: &ObjectUrl, k: usize, 
     runtime(tables, "reader")?.block_on(async {
         let mut fetched = 0;
         for name in crate::evaluate::partitions::band_files(k).0 {
-            fetched += get_whole(&store, staging, &name, &plan.join(&name)).await?.unwrap_or(0);
+            fetched += save_object(&*store, &staging.key(&name), &staging.object(&name), &plan.join(&name)).await?.map_or(0, |(bytes, _)| bytes);
         }
         let range = crate::evaluate::stage::band_range(plan, k)?;
         let shown = crate::mirror::Tables { store: &*store, prefix: tables.prefix(), shown: tables.to_string() };
@@ -466,7 +455,7 @@ pub(crate) fn get_files(url: &ObjectUrl, names: &[String], dir: &Path) -> Result
     let store = url.store()?;
     runtime(url, "reader")?.block_on(async {
         for name in names {
-            if get_whole(&store, url, name, &dir.join(name)).await?.is_none() {
+            if save_object(&*store, &url.key(name), &url.object(name), &dir.join(name)).await?.is_none() {
                 return Err(Error::remote(url.object(name), "not found"));
             }
         }
@@ -514,7 +503,7 @@ async fn read_manifest_versioned(store: &AmazonS3, url: &ObjectUrl) -> Result<(M
 
 /// An object store's error in one line, with what it says of the server it could not
 /// reach. Its text names URLs and statuses, never the credentials it signed with.
-fn said(e: &object_store::Error) -> String {
+pub(crate) fn said(e: &object_store::Error) -> String {
     let mut text = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {

@@ -37,7 +37,7 @@ impl Tables<'_> {
     }
 
     fn said(&self, file: &str, e: object_store::Error) -> Error {
-        Error::remote(format!("{}/{file}", self.shown), format!("cannot be read: {e}"))
+        Error::remote(format!("{}/{file}", self.shown), format!("cannot be read: {}", crate::location::said(&e)))
     }
 }
 
@@ -58,24 +58,11 @@ pub async fn fetch_band(tables: &Tables<'_>, dir: &Path, range: &RepoRange) -> R
     Ok(fetched)
 }
 
-/// The object `file` written to `to`, a part at a time; none when there is no such object.
+/// The object `file` written to `to`, a part at a time: its bytes, or none when there is no
+/// such object.
 async fn fetch_whole(tables: &Tables<'_>, file: &str, to: &Path) -> Result<Option<u64>> {
-    use futures::StreamExt;
-    use std::io::Write;
-    let got = match tables.store.get(&tables.key(file)).await {
-        Err(object_store::Error::NotFound { .. }) => return Ok(None),
-        got => got.map_err(|e| tables.said(file, e))?,
-    };
-    let mut parts = got.into_stream();
-    let mut out = std::io::BufWriter::new(std::fs::File::create(to).map_err(|e| Error::io(to, e))?);
-    let mut bytes = 0u64;
-    while let Some(part) = parts.next().await {
-        let part = part.map_err(|e| tables.said(file, e))?;
-        out.write_all(&part).map_err(|e| Error::io(to, e))?;
-        bytes += part.len() as u64;
-    }
-    out.flush().map_err(|e| Error::io(to, e))?;
-    Ok(Some(bytes))
+    let saved = crate::location::save_object(tables.store, &tables.key(file), &format!("{}/{file}", tables.shown), to).await?;
+    Ok(saved.map(|(bytes, _)| bytes))
 }
 
 /// Bytes read from a table's end at once: its footer, and usually its page index too.
