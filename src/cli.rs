@@ -1100,8 +1100,7 @@ impl FigureArgs {
 /// The folder, under the system's temporary folder, where a dataset in an object store is
 /// made or changed before it is uploaded (`commands::Staging` removes it).
 fn upload_folder() -> PathBuf {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or_default();
-    std::env::temp_dir().join(format!("hindsight-upload-{}-{nanos}", std::process::id())).join("ds")
+    std::env::temp_dir().join(hindsight::report::location::fresh_name("hindsight-upload")).join("ds")
 }
 
 /// `evaluate`: the dataset judged. An object store's URL: copied into a folder of its own

@@ -302,6 +302,13 @@ pub struct Downloaded {
     version: object_store::UpdateVersion,
 }
 
+/// A name no other run takes, for a temporary folder or prefix of `what`: the process and
+/// the time, to the nanosecond (`what-PID-NANOS`), unique across the machines of a cluster.
+pub fn fresh_name(what: &str) -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
+    format!("{what}-{}-{nanos}", std::process::id())
+}
+
 /// A dataset in an object store evaluated on a cluster whose executors share no folder with
 /// this machine: they read its tables there, and the evaluation's staging is there too.
 #[derive(Clone, Debug)]
@@ -317,8 +324,7 @@ impl Downloaded {
     /// The version copied here, evaluated on a cluster from `url` (the dataset's place).
     pub fn on_cluster(&self, url: &ObjectUrl) -> OnCluster {
         let tables = url.under(self.manifest.tables_under.as_deref().unwrap_or(""));
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
-        OnCluster { tables, staging: url.under(&format!("staging/{}-{nanos}", std::process::id())) }
+        OnCluster { tables, staging: url.under(&format!("staging/{}", fresh_name("evaluate"))) }
     }
 
     /// Where the copied version holds the object `name`, if it is the same bytes as `entry`.

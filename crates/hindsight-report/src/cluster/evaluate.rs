@@ -177,8 +177,7 @@ struct Scratch(std::path::PathBuf);
 
 impl Scratch {
     fn new(k: usize) -> Result<Scratch> {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or_default();
-        let dir = std::env::temp_dir().join(format!("hindsight-band-{}-{k}-{nanos}", std::process::id()));
+        let dir = std::env::temp_dir().join(crate::location::fresh_name(&format!("hindsight-band-{k}")));
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         Ok(Scratch(dir))
     }
