@@ -215,7 +215,8 @@ enum Command {
     /// Run hindsight's SQL and evaluation on an Apache DataFusion Ballista cluster: its
     /// scheduler, or an executor, served from this process until it is stopped. Clients then
     /// give `sql`, `report`, `evaluate` and `run` --cluster df://HOST:PORT; every machine runs
-    /// this same hindsight and sees the dataset at the same path.
+    /// this same hindsight and sees the dataset at the same path, or reaches the object store
+    /// it is in (s3://BUCKET/PREFIX) with its own AWS environment variables.
     #[cfg(feature = "cluster")]
     Cluster {
         #[command(subcommand)]
@@ -613,8 +614,9 @@ struct Inputs {
 struct EngineArgs {
     /// Run on the Apache DataFusion Ballista cluster whose scheduler is at this address
     /// (`hindsight cluster scheduler`): the queries, and the evaluation partitioned by
-    /// repository. Its executors read the dataset at its absolute path, so every machine
-    /// must see it there. Results and tables are those of a run in this process.
+    /// repository. Its executors read a dataset on disk at its absolute path, so every
+    /// machine must see it there, or one in an object store (s3://BUCKET/PREFIX) from the
+    /// store. Results and tables are those of a run in this process.
     #[arg(long, value_name = "df://HOST:PORT")]
     cluster: Option<String>,
 }
@@ -1176,7 +1178,6 @@ fn report_task(
 ) -> Result<Task> {
     let limits = limits.limits()?;
     let engine = engine.engine()?;
-    hindsight::report::in_process(&dataset, &engine)?;
     let sql = match (query, sql) {
         (Some(q), _) => Some(hindsight::report::query_text(&q)?),
         (None, s) => s,
@@ -1194,7 +1195,6 @@ fn sql_task(dataset: DatasetLocation, file: Option<PathBuf>, format: Format, row
     }
     let limits = limits.limits()?;
     let engine = engine.engine()?;
-    hindsight::report::in_process(&dataset, &engine)?;
     let source = match file {
         Some(f) => Source::File(f),
         None if std::io::stdin().is_terminal() => Source::Terminal { history: history_file() },

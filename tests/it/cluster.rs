@@ -411,7 +411,8 @@ fn an_executor_killed_mid_evaluation_leaves_no_half_written_dataset() {
 /// captures is fetched from the store, the new version's tables are those of the local
 /// evaluate in `ds-local`, the executors together fetch at most 1.3x the dataset's Parquet
 /// bytes and every capture at least once, and no staging is left in the store, on the
-/// client or on an executor.
+/// client or on an executor. `report` on the cluster then reads the new version from the
+/// store as the client does in-process.
 fn evaluate_in_the_object_store(cluster: &mut Cluster, moto: &Moto, dir: &Path, ds: &str) {
     let prefix = format!("studies/{ds}");
     moto.upload(&dir.join(ds), &prefix);
@@ -446,5 +447,17 @@ fn evaluate_in_the_object_store(cluster: &mut Cluster, moto: &Moto, dir: &Path, 
     for i in 0..2 {
         let left = std::fs::read_dir(dir.join(format!("executor-{i}-tmp"))).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("hindsight-band-")).count();
         assert_eq!(left, 0, "executor-{i} left a band's folder");
+    }
+    // The new version read on the cluster: the dashboard the client reads in-process, and a
+    // statement's rows those of the local evaluate.
+    let dashboard = moto.ok(&["report", "--dataset", &there], dir);
+    assert_eq!(moto.ok(&["report", "--dataset", &there, "--cluster", &address], dir), dashboard, "the dashboard read from {there} on the cluster differs");
+    let sql = "SELECT eval_window, outcome_status, evidence_strength, count(*) AS n, sum(length(safe_output_id)) AS id_chars FROM outcomes GROUP BY 1, 2, 3 ORDER BY 1, 2, 3";
+    let on_cluster = moto.ok(&["report", "--dataset", &there, "--cluster", &address, "--sql", sql, "--format", "csv"], dir);
+    let local = dir.join(format!("{ds}-local"));
+    assert_eq!(on_cluster, ok(&["report", "--dataset", local.to_str().unwrap(), "--sql", sql, "--format", "csv"], dir));
+    for name in ["scheduler", "executor-0", "executor-1"] {
+        cluster.check_alive(name);
+        assert!(!cluster.log(name).contains(SECRET), "{name} said the secret key");
     }
 }

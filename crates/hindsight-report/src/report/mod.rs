@@ -408,18 +408,6 @@ pub fn parse_size(s: &str) -> Result<usize> {
     Ok(bytes as usize)
 }
 
-/// An error unless `engine` can read `dataset`: one in an object store is read in this
-/// process, because `--cluster`'s executors read a dataset on the filesystem they share.
-/// The command line asks it before anything is read; a session, when it opens.
-pub fn in_process(dataset: &DatasetLocation, engine: &Engine) -> Result<()> {
-    if dataset.local().is_none() && *engine != Engine::Local {
-        return Err(Error::usage(format!(
-            "--cluster with {dataset}: a dataset in an object store is read in this process; the cluster's executors read one on the filesystem they share"
-        )));
-    }
-    Ok(())
-}
-
 /// Where a session's queries run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Engine {
@@ -484,9 +472,9 @@ impl Session {
     }
 
     /// [`Session::open_on`] wherever the dataset is: a directory, or an object store's
-    /// prefix (read in this process only: a cluster's executors would each need the store).
+    /// prefix (on a cluster, the scheduler and each executor open the bucket from their own
+    /// AWS environment, `location::Buckets`).
     pub fn open_at(location: &DatasetLocation, limits: Limits, engine: &Engine) -> Result<Session> {
-        in_process(location, engine)?;
         // Workers run whole queries side by side (the dashboard's); within a query one
         // partition keeps result order and float sums independent of the core count.
         let rt = tokio::runtime::Builder::new_multi_thread()
