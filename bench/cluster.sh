@@ -10,7 +10,8 @@
 # With STORE `s3`, the dataset is in an object store instead of a folder the executors
 # share: moto's S3 server on loopback (from .venv, which scripts/test installs), each
 # executor with a temporary folder of its own; the bytes are those each executor fetched
-# from the store for its bands, and the outcomes compared are the new version's.
+# from the store for its bands, the outcomes compared are the new version's, and a row
+# before the cluster's gives the same commands in one process on the dataset in the store.
 # Usage: bench/cluster.sh BINARY [OUTPUTS] [EXECUTORS] [STORE]   (a release binary built
 # with --features cluster; OUTPUTS 1000000, EXECUTORS 1,2,4 and STORE `folder` unless given)
 set -euo pipefail
@@ -95,6 +96,16 @@ said=$([ "$store" = s3 ] && echo fetched || echo read)
 echo "| where | evaluate s | vs local | dashboard s | vs local | MB $said per executor | $said / dataset | outcomes as local |"
 echo "|---|---|---|---|---|---|---|---|"
 printf '| local (one process, all cores) | %.2f | 1.00 | %.2f | 1.00 | — | — | — |\n' "$local_eval" "$local_report"
+# In an object store: the same in one process first (copied here, evaluated, written back),
+# what the cluster's time is to be read beside.
+if [ "$store" = s3 ]; then
+  se=$(secs "$bin" evaluate --quiet --dataset "$dataset")
+  outcomes
+  same=$(cmp -s "$work/cluster-outcomes.parquet" "$work/local-outcomes.parquet" && echo yes || echo NO)
+  sr=$(secs "$bin" report --quiet --dataset "$dataset")
+  awk -v se="$se" -v le="$local_eval" -v sr="$sr" -v lr="$local_report" -v same="$same" \
+    'BEGIN { printf "| one process, from the object store | %.2f | %.2f | %.2f | %.2f | — | — | %s |\n", se, le / se, sr, lr / sr, same }'
+fi
 for e in ${executors//,/ }; do
   start_cluster "$e"
   ce=$(secs "$bin" evaluate --quiet --dataset "$dataset" --cluster "$address")
