@@ -168,8 +168,9 @@ pub fn convert(study: &Study, out: &Path, progress: &Progress) -> Result<Convert
     convert_with_budget(study, out, progress, CAPTURES_HELD_BYTES)
 }
 
-/// `convert`, spilling sorted runs of captures to disk beyond `budget` bytes (the dataset's
-/// bytes do not depend on it; tests check that, through `crate::testing`).
+/// `convert`, spilling sorted runs of captures to disk beyond `budget` bytes, and turning at
+/// most that many bytes of captures into rows a step (whole repositories, so at least one a
+/// step). The dataset's bytes depend on neither; tests check that, through `crate::testing`.
 pub(crate) fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, budget: usize) -> Result<Converted> {
     let staging = stage_new(study, out, progress)?;
     let c = convert_into(study, &staging.dir, progress, budget)?;
@@ -202,7 +203,7 @@ fn convert_into(study: &Study, dir: &Path, progress: &Progress, budget: usize) -
     bar.inc(2);
     bar.set_message("writing responses and the snapshot's tables");
     let snapshot::SnapshotScan { info, quarantined, files, runs: captures } = snap;
-    let captures = write_captures(&dir, captures)?;
+    let captures = write_captures(&dir, captures, BATCH_BYTES.min(budget))?;
     phases.mark("captures merged into responses and typed tables");
     let mut manifest = Manifest::new(crate::time::format(&info.captured_at));
     manifest.inputs = input_files(&files, &inputs);
@@ -322,27 +323,41 @@ fn finish_all(writers: Vec<TableWriter>) -> Result<Vec<(String, crate::dataset::
 }
 
 /// Write every capture to `responses`, and the copies in use to the typed tables.
-fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<CapturesWritten> {
+fn write_captures(dir: &Path, captures: snapshot::spill::Runs, batch_bytes: usize) -> Result<CapturesWritten> {
     // Captures come back in order, whole repositories at a time: `responses` and the typed
-    // tables are written as they fill, so memory holds a batch and a row group per table.
+    // tables are written as they fill, so memory holds a few batches and a row group per table.
     let merge = captures.merge()?;
-    let mut responses = TableWriter::create(dir, "responses", snapshot::tables::responses(&[]).arrow_schema())?.with_group_bytes(GROUP_BYTES);
+    let responses = TableWriter::create(dir, "responses", snapshot::tables::responses(&[]).arrow_schema())?.with_group_bytes(GROUP_BYTES);
     let mut typed: Vec<TableWriter> =
         snapshot::tables::typed(&[]).iter().map(|t| Ok(TableWriter::create(dir, t.name, t.arrow_schema())?.with_group_bytes(GROUP_BYTES))).collect::<Result<_>>()?;
     let (mut used, mut superseded) = (0usize, 0usize);
-    // The merge is one ordered stream: it runs on its own thread, a batch ahead of the
-    // tables built from it.
-    std::thread::scope(|scope| -> Result<()> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<snapshot::Capture>>(1);
+    // A pipeline of three, each a batch ahead of the next: the merge (one ordered stream, its
+    // own thread), the typed rows (on every worker), and `responses` (its own thread: the
+    // bodies copied into a column, compressed a row group per worker). With `responses`
+    // inside each step, the copy and the last group's compression ran on one core while the
+    // others waited for the next batch (HINDSIGHT_PHASES: 9% of the merge's CPU serial at
+    // two threads, against 4-5%). Batches are handed over, not queued, so memory holds one
+    // batch per stage, as many as before the pipeline (BENCHMARKS.md, "Threads on two cores").
+    let responses = std::thread::scope(|scope| -> Result<TableWriter> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<snapshot::Capture>>(0);
+        let (to_responses, for_responses) = std::sync::mpsc::sync_channel::<std::sync::Arc<Vec<snapshot::Capture>>>(0);
         let merger = crate::phases::spawn_named(scope, "merge captures", move || -> Result<()> {
             let mut merge = merge;
             loop {
-                let batch = merge.next_batch(BATCH_BYTES)?;
+                let batch = merge.next_batch(batch_bytes)?;
                 if batch.is_empty() || tx.send(batch).is_err() {
                     break;
                 }
             }
             Ok(())
+        });
+        let writer = crate::phases::spawn_named(scope, "responses", move || -> Result<TableWriter> {
+            let mut responses = responses;
+            // On an error here the receiver is dropped, which stops the steps that feed it.
+            for batch in for_responses {
+                responses.write(&snapshot::tables::responses_batch(&batch)?)?;
+            }
+            Ok(responses)
         });
         let consume = || -> Result<()> {
             let mut pending = TypedParts::new();
@@ -351,16 +366,25 @@ fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<Capture
                 let old = batch.iter().filter(|c| c.superseded_by.is_some()).count();
                 used += batch.len() - old;
                 superseded += old;
-                write_batch(&batch, old, &mut responses, &mut typed, &mut pending)?;
+                let batch = std::sync::Arc::new(batch);
+                if to_responses.send(batch.clone()).is_err() {
+                    // The writer stopped: its error is the one to report.
+                    break;
+                }
+                write_batch(&batch, old, &mut typed, &mut pending)?;
+                // Freed on a worker, beside the next step, whichever of the two drops it last.
                 rayon::spawn(move || drop(batch));
             }
+            drop(to_responses);
             write_typed(&mut typed, pending)
         };
-        // On an error here the receiver is dropped, which stops the merger too.
+        // On an error here the receivers are dropped, which stops the merger and the writer.
         let consumed = consume();
         let merged = Error::joined(merger.join(), dir, "the snapshot merge thread stopped");
+        let written = Error::joined(writer.join(), dir, "the thread writing responses stopped");
         consumed?;
-        merged
+        merged?;
+        written
     })?;
     Ok(CapturesWritten { responses, typed, counts: CaptureCounts { used, superseded } })
 }
@@ -368,17 +392,14 @@ fn write_captures(dir: &Path, captures: snapshot::spill::Runs) -> Result<Capture
 /// The typed tables' rows of a batch (one batch per table), not yet written.
 type TypedParts = Vec<Vec<RecordBatch>>;
 
-/// One batch of captures (`old` of them superseded) into `responses` and, the copies in
-/// use, into typed rows, read a few paths at a time in parallel. The typed rows of the
-/// batch before (`pending`) are written meanwhile, and this batch's take their place: no
-/// step waits for the typed tables' writing.
-fn write_batch(batch: &[snapshot::Capture], old: usize, responses: &mut TableWriter, typed: &mut [TableWriter], pending: &mut TypedParts) -> Result<()> {
+/// The copies in use of one batch of captures (`old` of them superseded) into typed rows,
+/// read a few paths at a time in parallel. The typed rows of the batch before (`pending`)
+/// are written meanwhile, and this batch's take their place: no step waits for the typed
+/// tables' writing.
+fn write_batch(batch: &[snapshot::Capture], old: usize, typed: &mut [TableWriter], pending: &mut TypedParts) -> Result<()> {
     let earlier = std::mem::take(pending);
     let (written, tables) = rayon::join(
-        || -> Result<()> {
-            responses.write(&snapshot::tables::responses_batch(batch)?)?;
-            write_typed(typed, earlier)
-        },
+        || write_typed(typed, earlier),
         || -> Result<TypedParts> {
             let kept: Vec<snapshot::Capture>;
             let current: &[snapshot::Capture] = if old == 0 {

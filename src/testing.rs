@@ -10,7 +10,9 @@ use crate::pipeline::{Converted, Study};
 use crate::progress::Progress;
 use crate::error::Result;
 
-/// `pipeline::convert`, spilling sorted runs of captures to disk beyond `captures_held_bytes`.
+/// `pipeline::convert`, spilling sorted runs of captures to disk beyond `captures_held_bytes`
+/// and turning at most that many bytes of captures into rows a step (small: a repository a
+/// step, each handed from the merge to the typed rows to `responses`' writer in turn).
 pub fn convert_with_budget(study: &Study, out: &Path, progress: &Progress, captures_held_bytes: usize) -> Result<Converted> {
     crate::pipeline::convert_with_budget(study, out, progress, captures_held_bytes)
 }
