@@ -794,7 +794,7 @@ fn write_aidev_tables(
     }
     // The same writer as convert's: responses and the typed tables a batch of whole
     // repositories at a time.
-    let written = write_captures(d, captures)?;
+    let written = write_captures(d, captures, BATCH_BYTES)?;
     let mut tables = written.typed;
     tables.push(written.responses);
     for (name, w) in finish_all(tables)? {
