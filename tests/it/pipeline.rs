@@ -149,8 +149,10 @@ fn outputs_are_byte_identical_across_runs_and_thread_counts() {
 }
 
 /// Convert spills sorted runs of captures to disk beyond its memory budget. The dataset is
-/// the same, byte for byte, whether everything fits or every capture is its own run: on the
-/// demo (every layout), on bad input (duplicates across files) and on a synthetic study.
+/// the same, byte for byte, whether everything fits or every capture is its own run and each
+/// step of the merge a repository of its own (handed from the merge to the typed rows to
+/// `responses`' writer in turn): on the demo (every layout), on bad input (duplicates across
+/// files) and on a synthetic study.
 #[test]
 fn spilling_to_disk_changes_no_byte_of_the_dataset() {
     use hindsight::pipeline::Study;
