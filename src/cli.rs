@@ -488,8 +488,9 @@ enum PlanAction {
         /// The plan file (`plan lock`).
         #[arg(long)]
         plan: PathBuf,
-        /// The dataset directory (written by `run`, `convert` or `import`); default
-        /// ./hindsight-out, where `hindsight run` writes, when it exists.
+        /// The dataset directory (written by `run`, `convert` or `import`), or
+        /// s3://BUCKET/PREFIX in an S3-compatible object store; default ./hindsight-out,
+        /// where `hindsight run` writes, when it exists.
         #[arg(long)]
         dataset: Option<PathBuf>,
     },
@@ -1015,7 +1016,7 @@ impl Command {
                 Task::Package { dataset: dataset_or_default(dataset)?, out, options: hindsight::package::Options { title, authors, license, description, plan } }
             }
             Command::Plan { action: PlanAction::Lock { out, eval } } => Task::LockPlan { out, settings: eval.read()? },
-            Command::Plan { action: PlanAction::Check { plan, dataset } } => Task::CheckPlan { plan, dataset: dataset_or_default(dataset)? },
+            Command::Plan { action: PlanAction::Check { plan, dataset } } => Task::CheckPlan { plan, dataset: dataset_anywhere(dataset)? },
             Command::Synth { repos, outputs, seed, out, aidev, prs, compact } => synth_task(repos, outputs, seed, out, aidev, prs, compact)?,
             Command::Attach { dataset, out, window, rebuild_attribution, force, .. } => {
                 Task::Attach { dataset: dataset_or_default(dataset)?, out, options: hindsight::attach::Options { window: window.parse()?, rebuild_attribution, force } }
@@ -1221,7 +1222,7 @@ fn dataset_or_default(given: Option<PathBuf>) -> Result<PathBuf> {
 }
 
 /// `--dataset` for a command that reads a dataset wherever it is (`sql`, `report`,
-/// `check`): an object store's URL, else [`dataset_or_default`].
+/// `check`, `plan check`): an object store's URL, else [`dataset_or_default`].
 fn dataset_anywhere(given: Option<PathBuf>) -> Result<DatasetLocation> {
     match given {
         Some(d) if hindsight::report::location::is_url(&d) => Ok(DatasetLocation::parse(&d)?),
@@ -1234,7 +1235,7 @@ fn dataset_anywhere(given: Option<PathBuf>) -> Result<DatasetLocation> {
 fn here(given: PathBuf, option: &str) -> Result<PathBuf> {
     if hindsight::report::location::is_url(&given) {
         return Err(Error::usage(format!(
-            "{option} `{}`: this command works on a dataset on this machine; `sql`, `report` and `check` read one in an object store (s3://BUCKET/PREFIX), `run --out` writes one, `evaluate` changes one",
+            "{option} `{}`: this command works on a dataset on this machine; `sql`, `report`, `check` and `plan check` read one in an object store (s3://BUCKET/PREFIX), `run --out` writes one, `evaluate` changes one",
             given.display()
         )));
     }

@@ -148,7 +148,7 @@ pub enum Task {
     },
     CheckPlan {
         plan: PathBuf,
-        dataset: PathBuf,
+        dataset: report::DatasetLocation,
     },
     Export {
         dataset: PathBuf,
@@ -370,12 +370,8 @@ fn run(
 
 /// `report --plan`: how the dataset departs from the plan, said before the report.
 fn plan_verdict(plan: &Path, dataset: &report::DatasetLocation) -> Result<String> {
-    let Some(local) = dataset.local() else {
-        return Err(Error::usage(format!(
-            "report --plan: checks a dataset on this machine; {dataset} is in an object store (`hindsight plan check` on a copy)"
-        )));
-    };
-    Ok(crate::plan::verdict(plan, &crate::plan::Plan::load(plan)?.deviations(local)?))
+    let plan_read = crate::plan::Plan::load(plan)?;
+    Ok(crate::plan::verdict(plan, &plan_read.deviations(&dataset.manifest()?)))
 }
 
 /// `report`: the dashboard's figures written as files, one statement's result, or the
@@ -610,9 +606,11 @@ fn verify(dataset: &Path, study: Option<&Study>) -> Result<Status> {
     Ok(if drift.is_empty() { Status::Success } else { Status::Failure })
 }
 
-/// `plan check`: every way the dataset departs from the plan; exit 1 when it does.
-fn check_plan(plan: &Path, dataset: &Path) -> Result<Status> {
-    let deviations = crate::plan::Plan::load(plan)?.deviations(dataset)?;
+/// `plan check`: every way the dataset (here or in an object store) departs from the plan;
+/// exit 1 when it does.
+fn check_plan(plan: &Path, dataset: &report::DatasetLocation) -> Result<Status> {
+    let plan_read = crate::plan::Plan::load(plan)?;
+    let deviations = plan_read.deviations(&dataset.manifest()?);
     output::print(&crate::plan::verdict(plan, &deviations))?;
     Ok(if deviations.is_empty() { Status::Success } else { Status::Failure })
 }

@@ -1,6 +1,6 @@
 //! A dataset in an S3-compatible object store (`--dataset s3://BUCKET/PREFIX`): moto's
 //! S3 server started by the test on 127.0.0.1 (`tests/requirements.txt`), the demo dataset
-//! uploaded to it, then `sql`, `report` and `check` on it give what they give on the same
+//! uploaded to it, then `sql`, `report`, `check` and `plan check` on it give what they give on the same
 //! dataset on disk. The server is killed when the test ends, also when it fails.
 
 use std::net::{TcpListener, TcpStream};
@@ -141,7 +141,8 @@ sys.stdout.buffer.write(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
 
 /// The demo dataset on disk and in the object store answer every command alike: a plain
 /// scan, a join, the whole dashboard (terminal and JSON), a bundled query, the SQL shell
-/// reading a file, and `check` against figures taken from the local dataset.
+/// reading a file, `check` against figures taken from the local dataset, and a locked
+/// analysis plan checked (`plan check`, `report --plan`).
 #[test]
 fn a_dataset_in_an_object_store_reads_as_it_does_on_disk() {
     if !have(&[Tool::Python]) {
@@ -174,6 +175,24 @@ fn a_dataset_in_an_object_store_reads_as_it_does_on_disk() {
     std::fs::write(tmp.path().join("expected.json"), serde_json::json!({ "summary": summary }).to_string()).unwrap();
     let checked = moto.ok(&["check", "--dataset", there, "--expected", "expected.json"], tmp.path());
     assert!(checked.contains("every expected figure matches"), "{checked}");
+    // A plan is checked against the manifest wherever the dataset is: the same departures,
+    // the same exit status, and `report --plan` says them before the same figures.
+    std::fs::write(tmp.path().join("policy.json"), r#"{"ignore_after_hours": 24}"#).unwrap();
+    ok(&["plan", "lock", "--out", "plan.json", "--windows", "1h,7d", "--policy", "policy.json"], tmp.path());
+    let check = |ds: &str| {
+        let args = ["plan", "check", "--plan", "plan.json", "--dataset", ds];
+        if ds == here { Command::new(bin()).args(args).current_dir(tmp.path()).output().unwrap() } else { moto.run(&args, tmp.path()) }
+    };
+    let (local, remote) = (check(here), check(there));
+    let said = String::from_utf8_lossy(&local.stdout);
+    assert!(said.contains("- policy `ignore_after_hours`: planned 24, used 168"), "{said}");
+    assert_eq!((local.status.code(), remote.status.code()), (Some(1), Some(1)), "{remote:?}");
+    assert_eq!(String::from_utf8_lossy(&remote.stdout), said);
+    let report = moto.run(&["report", "--dataset", there, "--query", "summary", "--format", "json", "--plan", "plan.json"], tmp.path());
+    assert!(report.status.success(), "{report:?}");
+    let said = String::from_utf8_lossy(&report.stderr);
+    assert!(said.starts_with("The study departs from its analysis plan (plan.json) in 2 way(s):"), "{said}");
+    assert_eq!(String::from_utf8_lossy(&report.stdout), ok(&["report", "--dataset", here, "--query", "summary", "--format", "json"], tmp.path()));
 }
 
 /// `run --out s3://...` writes the dataset in a temporary folder, uploads its tables under a
