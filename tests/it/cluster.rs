@@ -120,6 +120,17 @@ impl Cluster {
         }
     }
 
+    /// Panics when any of the cluster's processes has exited, or has said `secret` (the
+    /// object store's key, which no log may hold).
+    fn check_all(&mut self, secret: Option<&str>) {
+        for name in ["scheduler", "executor-0", "executor-1"] {
+            self.check_alive(name);
+            if let Some(secret) = secret {
+                assert!(!self.log(name).contains(secret), "{name} said the secret key");
+            }
+        }
+    }
+
     /// The rest of the first line of `name`'s stderr that starts with `prefix`.
     fn wait_for_line(&mut self, name: &str, prefix: &str) -> String {
         let start = Instant::now();
@@ -176,9 +187,7 @@ impl Cluster {
         let mut all = args.to_vec();
         all.extend(["--cluster", address.as_str()]);
         let out = run(&all, cwd);
-        for name in ["scheduler", "executor-0", "executor-1"] {
-            self.check_alive(name);
-        }
+        self.check_all(None);
         assert!(out.status.success(), "hindsight {all:?} failed ({}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).to_string()
     }
@@ -422,10 +431,7 @@ fn evaluate_in_the_object_store(cluster: &mut Cluster, moto: &Moto, dir: &Path, 
     let (evaluated, fetched) = (cluster.evaluated(), cluster.bytes_fetched());
     let address = cluster.address.clone();
     let out = moto.run_with_temp(&["evaluate", "--quiet", "--dataset", &there, "--cluster", &address], dir, Some(&client_tmp));
-    for name in ["scheduler", "executor-0", "executor-1"] {
-        cluster.check_alive(name);
-        assert!(!cluster.log(name).contains(SECRET), "{name} said the secret key");
-    }
+    cluster.check_all(Some(SECRET));
     assert!(out.status.success(), "{}\n{}\n{}", String::from_utf8_lossy(&out.stderr), cluster.log("executor-0"), cluster.log("executor-1"));
     let now = cluster.evaluated();
     assert!(now.iter().zip(&evaluated).all(|(a, b)| a > b), "both executors should have judged bands of {there}: before {evaluated:?}, after {now:?}");
@@ -456,8 +462,5 @@ fn evaluate_in_the_object_store(cluster: &mut Cluster, moto: &Moto, dir: &Path, 
     let on_cluster = moto.ok(&["report", "--dataset", &there, "--cluster", &address, "--sql", sql, "--format", "csv"], dir);
     let local = dir.join(format!("{ds}-local"));
     assert_eq!(on_cluster, ok(&["report", "--dataset", local.to_str().unwrap(), "--sql", sql, "--format", "csv"], dir));
-    for name in ["scheduler", "executor-0", "executor-1"] {
-        cluster.check_alive(name);
-        assert!(!cluster.log(name).contains(SECRET), "{name} said the secret key");
-    }
+    cluster.check_all(Some(SECRET));
 }
