@@ -89,12 +89,10 @@ impl Table {
     }
 
     /// Sort rows by the given key columns (stable), so output does not depend on the order
-    /// in which parallel work finished. On every worker: a stable sort's order is one, however
-    /// it is split.
+    /// in which parallel work finished.
     pub fn sort_by_columns(&mut self, keys: &[&str]) {
-        use rayon::slice::ParallelSliceMut;
         let idx: Vec<usize> = keys.iter().filter_map(|k| self.schema.iter().position(|(n, _)| n == k)).collect();
-        self.rows.par_sort_by(|a, b| {
+        self.rows.sort_by(|a, b| {
             for &i in &idx {
                 let o = cmp_cell(&a[i], &b[i]);
                 if o != std::cmp::Ordering::Equal {

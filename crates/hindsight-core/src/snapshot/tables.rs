@@ -351,16 +351,11 @@ impl Typed {
     /// from each commit's checks.
     fn finish(self) -> Vec<Table> {
         let Typed { issues, pulls, mut comments, review_comments, reviews, commits, events, reactions, labels, commit_checks } = self;
-        // Side by side: convert finishes a batch's rows at every step, and the workers wait.
-        let ((), (ci_checks, ci_commits)) = rayon::join(
-            || {
-                // Comments captured both in a list and alone appear twice; keep one.
-                comments.sort_by_columns(&["repo", "comment_id", "issue_number"]);
-                comments.dedup_by_columns(&["repo", "comment_id"]);
-                comments.sort_by_columns(&["repo", "issue_number", "comment_id"]);
-            },
-            || ci_tables(&commit_checks),
-        );
+        // Comments captured both in a list and alone appear twice; keep one.
+        comments.sort_by_columns(&["repo", "comment_id", "issue_number"]);
+        comments.dedup_by_columns(&["repo", "comment_id"]);
+        comments.sort_by_columns(&["repo", "issue_number", "comment_id"]);
+        let (ci_checks, ci_commits) = ci_tables(&commit_checks);
         vec![issues, pulls, comments, review_comments, reviews, commits, events, reactions, labels, ci_checks, ci_commits]
     }
 }
