@@ -368,10 +368,15 @@ fn run(
     Ok(output::print(&report::dashboard_view(&out.into(), format, report::Limits::default(), engine, &view)?)?)
 }
 
+/// Every way the dataset (here or in an object store) departs from the plan: read from its
+/// manifest, wherever it is.
+fn departures(plan: &Path, dataset: &report::DatasetLocation) -> Result<Vec<String>> {
+    Ok(crate::plan::Plan::load(plan)?.deviations(&dataset.manifest()?))
+}
+
 /// `report --plan`: how the dataset departs from the plan, said before the report.
 fn plan_verdict(plan: &Path, dataset: &report::DatasetLocation) -> Result<String> {
-    let plan_read = crate::plan::Plan::load(plan)?;
-    Ok(crate::plan::verdict(plan, &plan_read.deviations(&dataset.manifest()?)))
+    Ok(crate::plan::verdict(plan, &departures(plan, dataset)?))
 }
 
 /// `report`: the dashboard's figures written as files, one statement's result, or the
@@ -609,8 +614,7 @@ fn verify(dataset: &Path, study: Option<&Study>) -> Result<Status> {
 /// `plan check`: every way the dataset (here or in an object store) departs from the plan;
 /// exit 1 when it does.
 fn check_plan(plan: &Path, dataset: &report::DatasetLocation) -> Result<Status> {
-    let plan_read = crate::plan::Plan::load(plan)?;
-    let deviations = plan_read.deviations(&dataset.manifest()?);
+    let deviations = departures(plan, dataset)?;
     output::print(&crate::plan::verdict(plan, &deviations))?;
     Ok(if deviations.is_empty() { Status::Success } else { Status::Failure })
 }

@@ -100,7 +100,7 @@ fn write_all(dataset: &Path, dir: &Path, m: &Manifest, o: &Options) -> Result<Ve
     }
     let plan = match &o.plan {
         Some(p) => {
-            let deviations = crate::plan::Plan::load(p)?.deviations(&m);
+            let deviations = crate::plan::Plan::load(p)?.deviations(m);
             copy(p, &dir.join("plan.json"))?;
             files.push("plan.json".into());
             Some(crate::plan::verdict(Path::new("plan.json"), &deviations))

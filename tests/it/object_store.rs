@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{bin, demo, have, ok, python, Tool};
+use crate::support::{bin, demo, have, ok, python, run, Tool};
 
 /// The secret key the commands sign with: it must appear in no output.
 pub(crate) const SECRET: &str = "never-printed-4f1d9c";
@@ -179,11 +179,8 @@ fn a_dataset_in_an_object_store_reads_as_it_does_on_disk() {
     // the same exit status, and `report --plan` says them before the same figures.
     std::fs::write(tmp.path().join("policy.json"), r#"{"ignore_after_hours": 24}"#).unwrap();
     ok(&["plan", "lock", "--out", "plan.json", "--windows", "1h,7d", "--policy", "policy.json"], tmp.path());
-    let check = |ds: &str| {
-        let args = ["plan", "check", "--plan", "plan.json", "--dataset", ds];
-        if ds == here { Command::new(bin()).args(args).current_dir(tmp.path()).output().unwrap() } else { moto.run(&args, tmp.path()) }
-    };
-    let (local, remote) = (check(here), check(there));
+    let check = |ds| ["plan", "check", "--plan", "plan.json", "--dataset", ds];
+    let (local, remote) = (run(&check(here), tmp.path()), moto.run(&check(there), tmp.path()));
     let said = String::from_utf8_lossy(&local.stdout);
     assert!(said.contains("- policy `ignore_after_hours`: planned 24, used 168"), "{said}");
     assert_eq!((local.status.code(), remote.status.code()), (Some(1), Some(1)), "{remote:?}");
